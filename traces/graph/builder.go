@@ -1,0 +1,184 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Op is one operation as handed to a Builder. Build operations with
+// CalcOp, SendOp and RecvOp, which set Region to NoRegion, then adjust
+// fields as needed.
+type Op struct {
+	Kind   OpKind
+	Size   int64
+	Peer   int32
+	Tag    int32
+	CPU    int32
+	NIC    int32
+	Region int32
+}
+
+// CalcOp returns a calc operation lasting ns nanoseconds.
+func CalcOp(ns int64) Op { return Op{Kind: Calc, Size: ns, Peer: -1, Region: NoRegion} }
+
+// SendOp returns a send of bytes to peer with tag.
+func SendOp(bytes int64, peer, tag int32) Op {
+	return Op{Kind: Send, Size: bytes, Peer: peer, Tag: tag, Region: NoRegion}
+}
+
+// RecvOp returns a receive of bytes from peer with tag.
+func RecvOp(bytes int64, peer, tag int32) Op {
+	return Op{Kind: Recv, Size: bytes, Peer: peer, Tag: tag, Region: NoRegion}
+}
+
+type dep struct {
+	op, on int32
+	kind   DepKind
+}
+
+type rankBuf struct {
+	ops    []Op
+	deps   []dep
+	labels []string
+}
+
+// Builder assembles a Graph rank by rank. Operations are addressed by their
+// index within their rank, in the order they were added; dependencies may
+// name operations added later, since they are resolved in Build. A Builder
+// is not safe for concurrent use.
+type Builder struct {
+	ranks   []rankBuf
+	regions map[string]int32
+	names   []string
+	labeled bool
+}
+
+// NewBuilder returns a Builder for a graph of numRanks ranks.
+func NewBuilder(numRanks int) *Builder {
+	return &Builder{ranks: make([]rankBuf, numRanks), regions: map[string]int32{}}
+}
+
+// NumRanks returns the number of ranks the builder was made for.
+func (b *Builder) NumRanks() int { return len(b.ranks) }
+
+// Len returns the number of operations added to rank so far.
+func (b *Builder) Len(rank int) int32 { return int32(len(b.ranks[rank].ops)) }
+
+// Grow reserves room for n more operations on rank.
+func (b *Builder) Grow(rank, n int) {
+	rb := &b.ranks[rank]
+	if cap(rb.ops)-len(rb.ops) < n {
+		ops := make([]Op, len(rb.ops), len(rb.ops)+n)
+		copy(ops, rb.ops)
+		rb.ops = ops
+	}
+}
+
+// Add appends op to rank and returns its index within the rank.
+func (b *Builder) Add(rank int, op Op) int32 {
+	rb := &b.ranks[rank]
+	rb.ops = append(rb.ops, op)
+	if b.labeled {
+		rb.labels = append(rb.labels, "")
+	}
+	return int32(len(rb.ops) - 1)
+}
+
+// SetLabel attaches a label (such as a GOAL label) to operation op of rank.
+func (b *Builder) SetLabel(rank int, op int32, label string) {
+	if !b.labeled {
+		b.labeled = true
+		for r := range b.ranks {
+			b.ranks[r].labels = make([]string, len(b.ranks[r].ops))
+		}
+	}
+	b.ranks[rank].labels[op] = label
+}
+
+// Dep records that operation op of rank depends on operation on of the same
+// rank with the given kind.
+func (b *Builder) Dep(rank int, op, on int32, kind DepKind) {
+	rb := &b.ranks[rank]
+	rb.deps = append(rb.deps, dep{op: op, on: on, kind: kind})
+}
+
+// Region interns a region name and returns its index for Op.Region.
+func (b *Builder) Region(name string) int32 {
+	if id, ok := b.regions[name]; ok {
+		return id
+	}
+	id := int32(len(b.names))
+	b.regions[name] = id
+	b.names = append(b.names, name)
+	return id
+}
+
+// Build assembles and validates the graph. The builder must not be used
+// afterwards.
+func (b *Builder) Build() (*Graph, error) {
+	var nops, ndeps int64
+	for _, rb := range b.ranks {
+		nops += int64(len(rb.ops))
+		ndeps += int64(len(rb.deps))
+	}
+	if nops > 1<<31-2 || ndeps > 1<<31-2 {
+		return nil, fmt.Errorf("graph too large: %d operations, %d dependencies (limit 2^31-2 each)", nops, ndeps)
+	}
+	g := &Graph{
+		RankStart: make([]int32, len(b.ranks)+1),
+		Kind:      make([]OpKind, nops),
+		Size:      make([]int64, nops),
+		Peer:      make([]int32, nops),
+		Tag:       make([]int32, nops),
+		CPU:       make([]int32, nops),
+		NIC:       make([]int32, nops),
+		Region:    make([]int32, nops),
+		DepStart:  make([]int32, nops+1),
+		DepOp:     make([]int32, 0, ndeps),
+		DepKind:   make([]DepKind, 0, ndeps),
+		Regions:   b.names,
+	}
+	if b.labeled {
+		g.Labels = make([]string, nops)
+	}
+	var base int32
+	for r := range b.ranks {
+		rb := &b.ranks[r]
+		g.RankStart[r] = base
+		n := int32(len(rb.ops))
+		for i, op := range rb.ops {
+			id := base + int32(i)
+			g.Kind[id], g.Size[id], g.Peer[id], g.Tag[id] = op.Kind, op.Size, op.Peer, op.Tag
+			g.CPU[id], g.NIC[id], g.Region[id] = op.CPU, op.NIC, op.Region
+		}
+		if b.labeled {
+			copy(g.Labels[base:], rb.labels)
+		}
+		sort.SliceStable(rb.deps, func(i, j int) bool { return rb.deps[i].op < rb.deps[j].op })
+		k := 0
+		for i := int32(0); i < n; i++ {
+			for ; k < len(rb.deps) && rb.deps[k].op == i; k++ {
+				d := rb.deps[k]
+				if d.on < 0 || d.on >= n {
+					return nil, fmt.Errorf("%w: rank %d operation %d depends on operation %d, which rank %d does not have (it has %d)",
+						ErrInvalid, r, i, d.on, r, n)
+				}
+				g.DepOp = append(g.DepOp, base+d.on)
+				g.DepKind = append(g.DepKind, d.kind)
+			}
+			g.DepStart[base+i+1] = int32(len(g.DepOp))
+		}
+		if k < len(rb.deps) {
+			d := rb.deps[k]
+			return nil, fmt.Errorf("%w: rank %d: dependency of operation %d, which rank %d does not have (it has %d)",
+				ErrInvalid, r, d.op, r, n)
+		}
+		rb.ops, rb.deps, rb.labels = nil, nil, nil
+		base += n
+	}
+	g.RankStart[len(b.ranks)] = base
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}

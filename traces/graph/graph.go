@@ -1,0 +1,294 @@
+// Package graph defines the per-rank execution graph, capsim's one
+// intermediate representation.
+//
+// Every importer (GOAL text, Arrow execution graphs, MPI traces through
+// lowering, generators) produces a *Graph, and the replay engine in package
+// sim executes one. The model is GOAL's: each rank holds a list of
+// operations (calc, send, recv) and dependency edges between operations of
+// the same rank. An edge of kind Requires lets an operation start only after
+// the other completes; Irequires lets it start once the other has started.
+//
+// The graph is stored as columns (structure of arrays) indexed by a global
+// operation id, so that multi-million operation graphs stay compact and the
+// replay loop touches only the columns it needs. Operations of rank r occupy
+// ids RankStart[r] up to RankStart[r+1].
+package graph
+
+import (
+	"errors"
+	"fmt"
+)
+
+// OpKind is the kind of an operation.
+type OpKind uint8
+
+// The operation kinds of the GOAL language.
+const (
+	Calc OpKind = iota // local computation for Size nanoseconds
+	Send               // send Size bytes to Peer with Tag
+	Recv               // receive Size bytes from Peer with Tag
+)
+
+// String returns the GOAL keyword of the kind.
+func (k OpKind) String() string {
+	switch k {
+	case Calc:
+		return "calc"
+	case Send:
+		return "send"
+	case Recv:
+		return "recv"
+	}
+	return fmt.Sprintf("OpKind(%d)", uint8(k))
+}
+
+// ParseOpKind maps a GOAL keyword to its kind.
+func ParseOpKind(s string) (OpKind, error) {
+	switch s {
+	case "calc":
+		return Calc, nil
+	case "send":
+		return Send, nil
+	case "recv":
+		return Recv, nil
+	}
+	return 0, fmt.Errorf("unknown operation kind %q (want calc, send or recv)", s)
+}
+
+// DepKind is the kind of a dependency edge.
+type DepKind uint8
+
+// The dependency kinds of the GOAL language.
+const (
+	// Requires: the dependent operation starts after the other completes.
+	Requires DepKind = iota
+	// Irequires: the dependent operation starts after the other starts.
+	Irequires
+)
+
+// String returns the GOAL keyword of the kind.
+func (k DepKind) String() string {
+	switch k {
+	case Requires:
+		return "requires"
+	case Irequires:
+		return "irequires"
+	}
+	return fmt.Sprintf("DepKind(%d)", uint8(k))
+}
+
+// AnySource and AnyTag are the wildcard values a Recv may carry in Peer and
+// Tag (MPI_ANY_SOURCE, MPI_ANY_TAG).
+const (
+	AnySource int32 = -1
+	AnyTag    int32 = -1
+)
+
+// NoRegion marks an operation that belongs to no named code region.
+const NoRegion int32 = -1
+
+// Graph is a per-rank execution graph. All slices indexed by operation id
+// have the same length, NumOps(). The zero Graph is an empty graph with no
+// ranks; build graphs with a Builder.
+type Graph struct {
+	// RankStart has NumRanks()+1 entries; rank r owns operation ids
+	// RankStart[r] ≤ id < RankStart[r+1].
+	RankStart []int32
+
+	// Per-operation columns.
+	Kind   []OpKind
+	Size   []int64 // calc: duration in ns; send/recv: message bytes
+	Peer   []int32 // send/recv: the other rank (AnySource allowed on recv); calc: -1
+	Tag    []int32 // send/recv: message tag (AnyTag allowed on recv); calc: 0
+	CPU    []int32 // CPU (core) of the rank's host that executes the operation
+	NIC    []int32 // NIC of the rank's host that carries the message
+	Region []int32 // index into Regions, or NoRegion
+
+	// Dependencies in compressed sparse row form: the operations that
+	// operation i depends on are DepOp[DepStart[i]:DepStart[i+1]], each with
+	// the kind DepKind[j]. Dependencies always stay within one rank.
+	DepStart []int32
+	DepOp    []int32
+	DepKind  []DepKind
+
+	// Regions names code regions (for compute models and reports).
+	Regions []string
+
+	// Labels optionally holds a label per operation (the GOAL label such
+	// as "l7"), used in error messages and GOAL export. It is nil when
+	// the graph carries no labels; then label i of rank r is "l<i-RankStart[r]+1>".
+	Labels []string
+}
+
+// NumRanks returns the number of ranks.
+func (g *Graph) NumRanks() int {
+	if len(g.RankStart) == 0 {
+		return 0
+	}
+	return len(g.RankStart) - 1
+}
+
+// NumOps returns the number of operations over all ranks.
+func (g *Graph) NumOps() int { return len(g.Kind) }
+
+// NumDeps returns the number of dependency edges.
+func (g *Graph) NumDeps() int { return len(g.DepOp) }
+
+// RankOf returns the rank that owns operation id. It runs a binary search.
+func (g *Graph) RankOf(id int32) int {
+	lo, hi := 0, g.NumRanks()
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if g.RankStart[mid] <= id {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// Label returns the label of operation id: its stored label, or
+// "l<n>" where n counts the rank's operations from 1.
+func (g *Graph) Label(id int32) string {
+	if g.Labels != nil && g.Labels[id] != "" {
+		return g.Labels[id]
+	}
+	r := g.RankOf(id)
+	return fmt.Sprintf("l%d", id-g.RankStart[r]+1)
+}
+
+// Deps returns the operations id depends on and the kinds of those edges.
+// The returned slices alias the graph's storage.
+func (g *Graph) Deps(id int32) ([]int32, []DepKind) {
+	a, b := g.DepStart[id], g.DepStart[id+1]
+	return g.DepOp[a:b], g.DepKind[a:b]
+}
+
+// RegionName returns the region name of operation id, or "" when it has none.
+func (g *Graph) RegionName(id int32) string {
+	r := g.Region[id]
+	if r == NoRegion {
+		return ""
+	}
+	return g.Regions[r]
+}
+
+// Describe returns a short human description of operation id such as
+// "rank 3 l7: recv 1024b from 2 tag 0", for error messages.
+func (g *Graph) Describe(id int32) string {
+	r := g.RankOf(id)
+	s := fmt.Sprintf("rank %d %s: ", r, g.Label(id))
+	switch g.Kind[id] {
+	case Calc:
+		s += fmt.Sprintf("calc %d", g.Size[id])
+	case Send:
+		s += fmt.Sprintf("send %db to %d tag %d", g.Size[id], g.Peer[id], g.Tag[id])
+	case Recv:
+		s += fmt.Sprintf("recv %db from %s tag %s", g.Size[id], wild(g.Peer[id], AnySource), wild(g.Tag[id], AnyTag))
+	default:
+		s += g.Kind[id].String()
+	}
+	return s
+}
+
+func wild(v, any int32) string {
+	if v == any {
+		return "any"
+	}
+	return fmt.Sprint(v)
+}
+
+// ErrInvalid is wrapped by every error Validate returns.
+var ErrInvalid = errors.New("invalid execution graph")
+
+// Validate checks the graph's structural invariants: consistent column
+// lengths, monotone rank offsets, known kinds, non-negative sizes, peers
+// that name existing ranks, CPU and NIC indices ≥ 0, regions in range, and
+// dependencies that point to an operation of the same rank other than
+// itself. It does not look for dependency cycles (the engine reports those
+// as a deadlock, naming the blocked operations).
+func (g *Graph) Validate() error {
+	n := len(g.Kind)
+	for name, l := range map[string]int{"Size": len(g.Size), "Peer": len(g.Peer), "Tag": len(g.Tag),
+		"CPU": len(g.CPU), "NIC": len(g.NIC), "Region": len(g.Region)} {
+		if l != n {
+			return fmt.Errorf("%w: column %s has %d entries, want %d", ErrInvalid, name, l, n)
+		}
+	}
+	if g.Labels != nil && len(g.Labels) != n {
+		return fmt.Errorf("%w: column Labels has %d entries, want %d", ErrInvalid, len(g.Labels), n)
+	}
+	if len(g.RankStart) == 0 {
+		if n != 0 {
+			return fmt.Errorf("%w: %d operations but no ranks", ErrInvalid, n)
+		}
+		return nil
+	}
+	if g.RankStart[0] != 0 || int(g.RankStart[len(g.RankStart)-1]) != n {
+		return fmt.Errorf("%w: rank offsets must run from 0 to %d", ErrInvalid, n)
+	}
+	if len(g.DepStart) != n+1 || g.DepStart[0] != 0 || int(g.DepStart[n]) != len(g.DepOp) || len(g.DepKind) != len(g.DepOp) {
+		return fmt.Errorf("%w: dependency offsets inconsistent with %d operations and %d edges", ErrInvalid, n, len(g.DepOp))
+	}
+	nr := int32(g.NumRanks())
+	for r := 0; r < int(nr); r++ {
+		lo, hi := g.RankStart[r], g.RankStart[r+1]
+		if hi < lo {
+			return fmt.Errorf("%w: rank %d: offsets decrease (%d > %d)", ErrInvalid, r, lo, hi)
+		}
+		for id := lo; id < hi; id++ {
+			if err := g.validateOp(id, int32(r), lo, hi, nr); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrInvalid, g.Describe(id), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (g *Graph) validateOp(id, rank, lo, hi, nr int32) error {
+	switch g.Kind[id] {
+	case Calc:
+	case Send:
+		if g.Peer[id] < 0 || g.Peer[id] >= nr {
+			return fmt.Errorf("peer %d is not a rank (0..%d)", g.Peer[id], nr-1)
+		}
+		if g.Tag[id] < 0 {
+			return fmt.Errorf("send tag %d is negative", g.Tag[id])
+		}
+	case Recv:
+		if (g.Peer[id] < 0 && g.Peer[id] != AnySource) || g.Peer[id] >= nr {
+			return fmt.Errorf("peer %d is not a rank (0..%d)", g.Peer[id], nr-1)
+		}
+		if g.Tag[id] < 0 && g.Tag[id] != AnyTag {
+			return fmt.Errorf("recv tag %d is negative", g.Tag[id])
+		}
+	default:
+		return fmt.Errorf("unknown kind %d", g.Kind[id])
+	}
+	if g.Size[id] < 0 {
+		return fmt.Errorf("negative size %d", g.Size[id])
+	}
+	if g.CPU[id] < 0 {
+		return fmt.Errorf("negative cpu %d", g.CPU[id])
+	}
+	if g.NIC[id] < 0 {
+		return fmt.Errorf("negative nic %d", g.NIC[id])
+	}
+	if reg := g.Region[id]; reg != NoRegion && (reg < 0 || int(reg) >= len(g.Regions)) {
+		return fmt.Errorf("region %d out of range (%d regions)", reg, len(g.Regions))
+	}
+	for j := g.DepStart[id]; j < g.DepStart[id+1]; j++ {
+		d := g.DepOp[j]
+		if d < lo || d >= hi {
+			return fmt.Errorf("depends on operation %d, which is not on rank %d", d, rank)
+		}
+		if d == id {
+			return fmt.Errorf("depends on itself")
+		}
+		if g.DepKind[j] != Requires && g.DepKind[j] != Irequires {
+			return fmt.Errorf("unknown dependency kind %d", g.DepKind[j])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+// Package mpi defines the in-memory MPI trace: per rank, in program order,
+// compute regions and MPI calls, plus the communicators they use.
+//
+// An MPI trace is the level at which applications are recorded. It is
+// lowered into an execution graph (package traces/lower) before replay, with
+// the algorithm of every collective chosen at lowering time.
+package mpi
+
+import "fmt"
+
+// Kind is the kind of a trace event: a compute region or an MPI call.
+type Kind uint8
+
+// Event kinds. The values are stable: they are stored in trace files.
+const (
+	Compute Kind = iota
+	Send
+	Recv
+	Isend
+	Irecv
+	Wait
+	Waitall
+	Barrier
+	Bcast
+	Reduce
+	Allreduce
+	Allgather
+	Alltoall
+	Alltoallv
+	Gather
+	Scatter
+	ReduceScatter
+	Scan
+	numKinds
+)
+
+var kindNames = [...]string{
+	Compute: "compute", Send: "send", Recv: "recv", Isend: "isend", Irecv: "irecv",
+	Wait: "wait", Waitall: "waitall", Barrier: "barrier", Bcast: "bcast", Reduce: "reduce",
+	Allreduce: "allreduce", Allgather: "allgather", Alltoall: "alltoall", Alltoallv: "alltoallv",
+	Gather: "gather", Scatter: "scatter", ReduceScatter: "reduce_scatter", Scan: "scan",
+}
+
+// String returns the kind's name as used in trace files ("allreduce").
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ParseKind maps a name such as "allreduce" to its Kind.
+func ParseKind(s string) (Kind, error) {
+	for k, n := range kindNames {
+		if n == s {
+			return Kind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown event kind %q", s)
+}
+
+// Kinds returns every event kind in value order.
+func Kinds() []Kind {
+	ks := make([]Kind, numKinds)
+	for i := range ks {
+		ks[i] = Kind(i)
+	}
+	return ks
+}
+
+// IsCollective reports whether k is a collective operation.
+func (k Kind) IsCollective() bool { return k >= Barrier && k < numKinds }
+
+// IsRooted reports whether k is a collective with a root (Peer holds it).
+func (k Kind) IsRooted() bool { return k == Bcast || k == Reduce || k == Gather || k == Scatter }
+
+// IsPointToPoint reports whether k is a point-to-point call.
+func (k Kind) IsPointToPoint() bool { return k >= Send && k <= Irecv }
+
+// World is the id of MPI_COMM_WORLD in every trace.
+const World int32 = 0
+
+// AnySource and AnyTag are the wildcards a receive may carry.
+const (
+	AnySource int32 = -1
+	AnyTag    int32 = -1
+)
+
+// NoRegion marks an event without a named region.
+const NoRegion int32 = -1
+
+// Event is one entry of a rank's event list.
+//
+// Field use by kind:
+//   - Compute: Region, Duration (measured ns); optional parameters in
+//     Rank.Params[ParamOff : ParamOff+len(Trace.ParamNames)] when ParamOff ≥ 0.
+//   - Send/Recv/Isend/Irecv: Comm, Peer (rank within Comm; AnySource allowed
+//     on receives), Tag (AnyTag allowed on receives), Bytes. Isend/Irecv
+//     also set Req, the request id a later Wait or Waitall completes.
+//   - Wait: Req. Waitall: the request ids Rank.List[ListOff : ListOff+ListLen].
+//   - Collectives: Comm; Bytes is the per-rank payload (the count times the
+//     datatype size of one rank's contribution); rooted collectives put the
+//     root's rank within Comm in Peer. Alltoallv lists the bytes sent to each
+//     member of Comm in Rank.List[ListOff : ListOff+ListLen].
+//
+// Duration on an MPI call is the time the call took when traced (optional,
+// 0 if unknown); replay recomputes communication from the network model.
+type Event struct {
+	Kind     Kind
+	Region   int32
+	Comm     int32
+	Peer     int32
+	Tag      int32
+	Bytes    int64
+	Duration int64
+	Req      int64
+	ListOff  int32
+	ListLen  int32
+	ParamOff int32
+}
+
+// Rank holds one rank's events in program order and their side arrays.
+type Rank struct {
+	Events []Event
+	List   []int64   // request ids of Waitall, per-peer bytes of Alltoallv
+	Params []float64 // per-compute-event parameters, len(Trace.ParamNames) each
+}
+
+// Communicator lists its members as world ranks, in communicator rank order.
+type Communicator struct {
+	ID      int32
+	Name    string
+	Members []int32
+}
+
+// Trace is an MPI trace of a whole job.
+type Trace struct {
+	Ranks      []Rank
+	Comms      []Communicator // Comms[0] is World, with every rank in order
+	Regions    []string
+	ParamNames []string // names of the per-compute-event numeric parameters
+}
+
+// NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.
+func NewTrace(n int) *Trace {
+	m := make([]int32, n)
+	for i := range m {
+		m[i] = int32(i)
+	}
+	return &Trace{
+		Ranks: make([]Rank, n),
+		Comms: []Communicator{{ID: World, Name: "world", Members: m}},
+	}
+}
+
+// Comm returns the communicator with the given id, or nil.
+func (t *Trace) Comm(id int32) *Communicator {
+	if id >= 0 && int(id) < len(t.Comms) && t.Comms[id].ID == id {
+		return &t.Comms[id]
+	}
+	for i := range t.Comms {
+		if t.Comms[i].ID == id {
+			return &t.Comms[i]
+		}
+	}
+	return nil
+}
+
+// AddComm defines a new communicator over the given world ranks and
+// returns its id.
+func (t *Trace) AddComm(name string, members []int32) int32 {
+	id := int32(0)
+	for _, c := range t.Comms {
+		if c.ID >= id {
+			id = c.ID + 1
+		}
+	}
+	t.Comms = append(t.Comms, Communicator{ID: id, Name: name, Members: members})
+	return id
+}
+
+// Region interns a region name and returns its index.
+func (t *Trace) Region(name string) int32 {
+	for i, n := range t.Regions {
+		if n == name {
+			return int32(i)
+		}
+	}
+	t.Regions = append(t.Regions, name)
+	return int32(len(t.Regions) - 1)
+}
+
+// Append adds e to rank r's events.
+func (t *Trace) Append(r int, e Event) { t.Ranks[r].Events = append(t.Ranks[r].Events, e) }
+
+// AppendList adds e after storing list in the rank's side array and
+// pointing e's ListOff/ListLen at it (for Waitall and Alltoallv).
+func (t *Trace) AppendList(r int, e Event, list []int64) {
+	rk := &t.Ranks[r]
+	e.ListOff, e.ListLen = int32(len(rk.List)), int32(len(list))
+	rk.List = append(rk.List, list...)
+	rk.Events = append(rk.Events, e)
+}
+
+// AppendCompute adds a compute event of the named region lasting ns
+// nanoseconds, with optional parameters (len(params) must be 0 or
+// len(t.ParamNames)).
+func (t *Trace) AppendCompute(r int, region string, ns int64, params ...float64) {
+	e := Event{Kind: Compute, Region: t.Region(region), Duration: ns, Peer: -1, ParamOff: -1}
+	if len(params) > 0 {
+		rk := &t.Ranks[r]
+		e.ParamOff = int32(len(rk.Params))
+		rk.Params = append(rk.Params, params...)
+	}
+	t.Append(r, e)
+}
+
+// List returns the side-array entries of event e of rank r.
+func (t *Trace) List(r int, e *Event) []int64 {
+	return t.Ranks[r].List[e.ListOff : e.ListOff+e.ListLen]
+}
+
+// NumEvents returns the total number of events over all ranks.
+func (t *Trace) NumEvents() int {
+	n := 0
+	for _, r := range t.Ranks {
+		n += len(r.Events)
+	}
+	return n
+}
