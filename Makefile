@@ -1,0 +1,28 @@
+# capsim: the two commands of the README are `make demo` and `make test`.
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: demo test build deps bench clean
+
+## demo: install what is missing, build, and run the main job on the embedded default scenario
+demo: deps build
+	./bin/capsim demo -o out/demo
+
+## test: install what is missing, then vet and run every test
+test: deps
+	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build ./...
+	$(GO) test ./...
+
+build:
+	$(GO) build -o bin/capsim ./cmd/capsim
+
+deps:
+	@scripts/deps.sh
+
+## bench: the benchmarks behind the README's performance numbers
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
+
+clean:
+	rm -rf bin out
