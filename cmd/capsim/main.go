@@ -65,7 +65,10 @@ over power caps, policies and machines.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand()
+	root.AddCommand(
+		newScenarioCmd(),
+		newMergeCmd(),
+	)
 	return root
 }
 
