@@ -1,0 +1,650 @@
+// Package sim is capsim's discrete-event replay engine. It executes a
+// per-rank execution graph (package traces/graph) under the LogGOPS network
+// model (package network) and reports when every rank finishes and where
+// its time went.
+//
+// The engine follows LogGOPSim's event semantics exactly, so that its
+// per-host finish times equal LogGOPSim's to the nanosecond:
+//
+//   - Operations become ready when every dependency is met: a "requires"
+//     dependency when the other operation completes, an "irequires"
+//     dependency when it starts. Ready operations of a host enter the event
+//     queue ordered sends, then receives, then calcs, and the queue orders
+//     events by time, then by the order in which they were first queued.
+//   - A calc starts when its CPU is free and occupies it for its duration;
+//     its dependents are released when it starts and are queued at the time
+//     their own CPU becomes free.
+//   - A send starts when its CPU and NIC are free, costs o + (s-1)·O of CPU
+//     and g + (s-1)·G of NIC time, and puts the message on the wire to
+//     arrive o + L later. An eager send (s ≤ S) completes at once; a
+//     rendezvous send completes when the receiver matches the message.
+//   - A message is received when the receiver's CPU and NIC are free, costs
+//     o + max((s-1)·O, (s-1)·G) of CPU and g + (s-1)·G of NIC time, and is
+//     matched against the posted receives in order by (source, tag), with
+//     wildcards; an unmatched message waits in the unexpected queue, where
+//     a receive posted later finds it without further cost.
+//
+// A host's finish time is when its last CPU becomes free. Where LogGOPSim's
+// unsigned arithmetic would wrap for zero-byte messages ((s-1) with s = 0),
+// capsim charges (s-1) as 0.
+//
+// The event loop allocates nothing per event.
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// CalcPricer prices calc operations, for compute models and power
+// policies. CalcDuration returns the duration in ns of calc operation op
+// starting at time start.
+type CalcPricer interface {
+	CalcDuration(op int32, start int64) int64
+}
+
+// Observer is told what the engine does, for timelines and power accounting.
+type Observer interface {
+	// Busy reports that operation op kept its rank's CPU busy from start to
+	// end: the computation of a calc, the overhead of a send or receive.
+	Busy(op int32, start, end int64)
+	// Message reports that the message of send operation send was matched
+	// by receive operation recv: it left at sent and was matched at matched.
+	Message(send, recv int32, sent, matched int64)
+}
+
+// Options controls a replay. The zero value replays recorded durations and
+// observes nothing.
+type Options struct {
+	Pricer   CalcPricer
+	Observer Observer
+}
+
+// RankStats is where one rank's time went.
+type RankStats struct {
+	Finish  int64 // when the rank's last CPU became free
+	Compute int64 // time in calc operations (summed over CPUs)
+	Comm    int64 // CPU overhead of sends and receives (summed over CPUs)
+	Wait    int64 // Finish − Compute − Comm, at least 0: time blocked or idle
+}
+
+// Result is the outcome of a replay.
+type Result struct {
+	Makespan int64
+	Ranks    []RankStats
+	Events   int64 // events processed
+}
+
+// Event types. The first three are also the order in which operations
+// that become ready together are queued (LogGOPSim sorts by this type).
+const (
+	evSend uint8 = 1 + iota
+	evRecv
+	evCalc
+	evMsg
+)
+
+// Operation states.
+const (
+	stWaiting uint8 = iota
+	stReady
+	stStarted
+	stDone
+)
+
+type event struct {
+	time  uint64
+	ts    uint64 // first-queued order, the tie-breaker at equal times
+	start uint64 // messages: when the send started
+	op    int32
+	host  int32 // host the event executes on (the receiver for messages)
+	typ   uint8
+}
+
+// qentry is an entry of a posted-receive or unexpected-message queue.
+type qentry struct {
+	src, tag int32
+	op       int32 // the receive (posted queue) or the send (unexpected queue)
+	size     uint64
+	start    uint64
+	next     int32
+}
+
+type queue struct{ head, tail int32 }
+
+type readyOp struct {
+	host int32
+	op   int32
+	typ  uint8
+}
+
+type engine struct {
+	g   *graph.Graph
+	net network.LogGOPS
+	opt Options
+
+	ncpu, nnic int
+	nexto      []uint64 // [host*ncpu+cpu]
+	nextgr     []uint64 // [host*nnic+nic]
+	nextgs     []uint64
+
+	remaining []int32
+	state     []uint8
+	opRank    []int32
+	reqStart  []int32 // successors released when an op completes
+	reqOp     []int32
+	ireqStart []int32 // successors released when an op starts
+	ireqOp    []int32
+
+	heap    []event
+	ts      uint64
+	pending []readyOp
+
+	pool []qentry
+	free int32
+	rq   []queue
+	uq   []queue
+
+	stats  []RankStats
+	events int64
+}
+
+// Run replays g under the LogGOPS parameters net.
+func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	e := newEngine(g, net, opt)
+	e.seed()
+	e.loop()
+	return e.finish()
+}
+
+func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
+	n := g.NumOps()
+	nr := g.NumRanks()
+	e := &engine{g: g, net: net, opt: opt, ncpu: 1, nnic: 1, free: -1}
+	for i := 0; i < n; i++ {
+		if int(g.CPU[i]) >= e.ncpu {
+			e.ncpu = int(g.CPU[i]) + 1
+		}
+		if int(g.NIC[i]) >= e.nnic {
+			e.nnic = int(g.NIC[i]) + 1
+		}
+	}
+	e.nexto = make([]uint64, nr*e.ncpu)
+	e.nextgr = make([]uint64, nr*e.nnic)
+	e.nextgs = make([]uint64, nr*e.nnic)
+	e.remaining = make([]int32, n)
+	e.state = make([]uint8, n)
+	e.opRank = make([]int32, n)
+	for r := 0; r < nr; r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			e.opRank[id] = int32(r)
+		}
+	}
+	// Successor lists, split by dependency kind.
+	e.reqStart = make([]int32, n+1)
+	e.ireqStart = make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		e.remaining[i] = g.DepStart[i+1] - g.DepStart[i]
+		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
+			if g.DepKind[j] == graph.Requires {
+				e.reqStart[g.DepOp[j]+1]++
+			} else {
+				e.ireqStart[g.DepOp[j]+1]++
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		e.reqStart[i+1] += e.reqStart[i]
+		e.ireqStart[i+1] += e.ireqStart[i]
+	}
+	e.reqOp = make([]int32, e.reqStart[n])
+	e.ireqOp = make([]int32, e.ireqStart[n])
+	rfill := append([]int32(nil), e.reqStart[:n]...)
+	ifill := append([]int32(nil), e.ireqStart[:n]...)
+	for i := 0; i < n; i++ {
+		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
+			d := g.DepOp[j]
+			if g.DepKind[j] == graph.Requires {
+				e.reqOp[rfill[d]] = int32(i)
+				rfill[d]++
+			} else {
+				e.ireqOp[ifill[d]] = int32(i)
+				ifill[d]++
+			}
+		}
+	}
+	e.heap = make([]event, 0, 1024)
+	e.rq = make([]queue, nr)
+	e.uq = make([]queue, nr)
+	for r := range e.rq {
+		e.rq[r] = queue{-1, -1}
+		e.uq[r] = queue{-1, -1}
+	}
+	e.stats = make([]RankStats, nr)
+	return e
+}
+
+func typeOf(k graph.OpKind) uint8 {
+	switch k {
+	case graph.Send:
+		return evSend
+	case graph.Recv:
+		return evRecv
+	}
+	return evCalc
+}
+
+// seed queues every operation without dependencies at time 0, host by host.
+func (e *engine) seed() {
+	g := e.g
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if e.remaining[id] == 0 {
+				e.state[id] = stReady
+				e.pending = append(e.pending, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
+			}
+		}
+		e.flushSeed()
+	}
+}
+
+func (e *engine) flushSeed() {
+	sortPending(e.pending)
+	for _, p := range e.pending {
+		e.push(event{time: 0, ts: e.ts, op: p.op, host: p.host, typ: p.typ})
+		e.ts++
+	}
+	e.pending = e.pending[:0]
+}
+
+// sortPending orders ready operations by host, then type, keeping the
+// order in which they became ready (a stable insertion sort: the list is
+// short).
+func sortPending(p []readyOp) {
+	for i := 1; i < len(p); i++ {
+		x := p[i]
+		j := i
+		for j > 0 && (p[j-1].host > x.host || (p[j-1].host == x.host && p[j-1].typ > x.typ)) {
+			p[j] = p[j-1]
+			j--
+		}
+		p[j] = x
+	}
+}
+
+// flush queues the operations made ready by the last event.
+func (e *engine) flush() {
+	if len(e.pending) == 0 {
+		return
+	}
+	sortPending(e.pending)
+	g := e.g
+	for _, p := range e.pending {
+		h := int(p.host)
+		cpu := h*e.ncpu + int(g.CPU[p.op])
+		t := e.nexto[cpu]
+		if p.typ == evSend {
+			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
+		}
+		e.push(event{time: t, ts: e.ts, op: p.op, host: p.host, typ: p.typ})
+		e.ts++
+	}
+	e.pending = e.pending[:0]
+}
+
+func (e *engine) release(list []int32) {
+	for _, s := range list {
+		e.remaining[s]--
+		if e.remaining[s] == 0 {
+			e.state[s] = stReady
+			e.pending = append(e.pending, readyOp{host: e.opRank[s], op: s, typ: typeOf(e.g.Kind[s])})
+		}
+	}
+}
+
+func (e *engine) markStarted(op int32) {
+	if e.state[op] < stStarted {
+		e.state[op] = stStarted
+	}
+	e.release(e.ireqOp[e.ireqStart[op]:e.ireqStart[op+1]])
+}
+
+func (e *engine) markDone(op int32) {
+	e.state[op] = stDone
+	e.release(e.reqOp[e.reqStart[op]:e.reqStart[op+1]])
+}
+
+// sizeMinus1 is (s-1) as LogGOPSim charges it, with 0 for empty messages.
+func sizeMinus1(s int64) uint64 {
+	if s <= 0 {
+		return 0
+	}
+	return uint64(s - 1)
+}
+
+func (e *engine) loop() {
+	g := e.g
+	o := uint64(e.net.Overhead)
+	gap := uint64(e.net.Gap)
+	L := uint64(e.net.Latency)
+	G := uint64(e.net.GapPerByte)
+	O := uint64(e.net.OverheadPerByte)
+	S := e.net.EagerLimit
+	obs := e.opt.Observer
+	for len(e.heap) > 0 {
+		ev := e.pop()
+		e.events++
+		h := int(ev.host)
+		op := ev.op
+		cpu := h*e.ncpu + int(g.CPU[op])
+		nic := h*e.nnic + int(g.NIC[op])
+		t := ev.time
+		switch ev.typ {
+		case evCalc:
+			if e.nexto[cpu] > t {
+				ev.time = e.nexto[cpu]
+				e.push(ev)
+				continue
+			}
+			d := g.Size[op]
+			if e.opt.Pricer != nil {
+				d = e.opt.Pricer.CalcDuration(op, int64(t))
+				if d < 0 {
+					d = 0
+				}
+			}
+			e.nexto[cpu] = t + uint64(d)
+			e.stats[h].Compute += d
+			if obs != nil {
+				obs.Busy(op, int64(t), int64(t)+d)
+			}
+			e.markStarted(op)
+			e.markDone(op)
+
+		case evSend:
+			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
+				ev.time = ready
+				e.push(ev)
+				continue
+			}
+			e.markStarted(op)
+			s1 := sizeMinus1(g.Size[op])
+			busy := o + s1*O
+			e.nexto[cpu] = t + busy
+			e.nextgs[nic] = t + gap + s1*G
+			e.stats[h].Comm += int64(busy)
+			if obs != nil {
+				obs.Busy(op, int64(t), int64(t+busy))
+			}
+			e.push(event{time: t + o + L, ts: e.ts, start: t, op: op, host: g.Peer[op], typ: evMsg})
+			e.ts++
+			if g.Size[op] <= S {
+				e.markDone(op)
+			}
+
+		case evRecv:
+			e.markStarted(op)
+			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
+				ent := e.pool[m]
+				e.freeEntry(m)
+				if g.Size[op] > S { // rendezvous: the sender completes now
+					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
+				}
+				if obs != nil {
+					obs.Message(ent.op, op, int64(ent.start), int64(t))
+				}
+				e.markDone(op)
+			} else {
+				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op, size: uint64(g.Size[op])})
+			}
+
+		case evMsg:
+			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
+				ev.time = ready
+				e.push(ev)
+				continue
+			}
+			s1 := sizeMinus1(g.Size[op])
+			busy := o + max(s1*O, s1*G)
+			e.nexto[cpu] = t + busy
+			e.nextgr[nic] = t + gap + s1*G
+			e.stats[h].Comm += int64(busy)
+			src := e.opRank[op]
+			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
+				recv := e.pool[m].op
+				e.freeEntry(m)
+				if g.Size[op] > S {
+					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
+				}
+				if obs != nil {
+					obs.Busy(recv, int64(t), int64(t+busy))
+					obs.Message(op, recv, int64(ev.start), int64(t))
+				}
+				e.markDone(recv)
+			} else {
+				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op, size: uint64(g.Size[op]), start: t})
+			}
+		}
+		e.flush()
+	}
+}
+
+// rendezvousDone completes the rendezvous send op of host src at time t.
+// Like LogGOPSim, it moves the sender's CPU and NIC clocks (indexed by the
+// matching side's CPU and NIC numbers) up to t, so that what the send
+// releases starts no earlier than now.
+func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
+	c := src*e.ncpu + cpu
+	n := src*e.nnic + nic
+	if e.nexto[c] < t {
+		e.nexto[c] = t
+	}
+	if e.nextgs[n] < t {
+		e.nextgs[n] = t
+	}
+	e.markDone(op)
+}
+
+// match removes and returns the first entry of q that matches (src, tag),
+// with wildcards on either side, or -1.
+func (e *engine) match(q *queue, src, tag int32) int32 {
+	prev := int32(-1)
+	for i := q.head; i >= 0; i = e.pool[i].next {
+		x := &e.pool[i]
+		if (src == graph.AnySource || x.src == graph.AnySource || x.src == src) &&
+			(tag == graph.AnyTag || x.tag == graph.AnyTag || x.tag == tag) {
+			if prev < 0 {
+				q.head = x.next
+			} else {
+				e.pool[prev].next = x.next
+			}
+			if q.tail == i {
+				q.tail = prev
+			}
+			return i
+		}
+		prev = i
+	}
+	return -1
+}
+
+func (e *engine) enqueue(q *queue, x qentry) {
+	x.next = -1
+	var i int32
+	if e.free >= 0 {
+		i = e.free
+		e.free = e.pool[i].next
+		e.pool[i] = x
+	} else {
+		i = int32(len(e.pool))
+		e.pool = append(e.pool, x)
+	}
+	if q.tail >= 0 {
+		e.pool[q.tail].next = i
+	} else {
+		q.head = i
+	}
+	q.tail = i
+}
+
+func (e *engine) freeEntry(i int32) {
+	e.pool[i].next = e.free
+	e.free = i
+}
+
+// Binary min-heap on (time, ts).
+
+func less(a, b *event) bool {
+	return a.time < b.time || (a.time == b.time && a.ts < b.ts)
+}
+
+func (e *engine) push(ev event) {
+	e.heap = append(e.heap, ev)
+	h := e.heap
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *engine) pop() event {
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(&h[r], &h[l]) {
+			m = r
+		}
+		if !less(&h[m], &h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	e.heap = h
+	return top
+}
+
+// DeadlockError reports a replay that could not finish.
+type DeadlockError struct {
+	// Blocked lists, per stuck rank, what it waits on.
+	Blocked []string
+	// Unmatched lists messages that were sent but never received.
+	Unmatched []string
+}
+
+func (d *DeadlockError) Error() string {
+	var b strings.Builder
+	b.WriteString("replay cannot finish")
+	if len(d.Blocked) > 0 {
+		fmt.Fprintf(&b, ": %d rank(s) blocked:", len(d.Blocked))
+		for i, s := range d.Blocked {
+			if i == 16 {
+				fmt.Fprintf(&b, "\n  ... and %d more", len(d.Blocked)-16)
+				break
+			}
+			b.WriteString("\n  ")
+			b.WriteString(s)
+		}
+	}
+	if len(d.Unmatched) > 0 {
+		fmt.Fprintf(&b, "\n%d message(s) never received:", len(d.Unmatched))
+		for i, s := range d.Unmatched {
+			if i == 16 {
+				fmt.Fprintf(&b, "\n  ... and %d more", len(d.Unmatched)-16)
+				break
+			}
+			b.WriteString("\n  ")
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+func (e *engine) finish() (*Result, error) {
+	g := e.g
+	var dl DeadlockError
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if e.state[id] == stDone {
+				continue
+			}
+			dl.Blocked = append(dl.Blocked, e.why(id))
+			break
+		}
+	}
+	for h := range e.uq {
+		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
+			dl.Unmatched = append(dl.Unmatched, fmt.Sprintf("%s (arrived at rank %d)", g.Describe(e.pool[i].op), h))
+		}
+	}
+	if len(dl.Blocked) > 0 || len(dl.Unmatched) > 0 {
+		sort.Strings(dl.Unmatched)
+		return nil, &dl
+	}
+	res := &Result{Ranks: e.stats, Events: e.events}
+	for r := range e.stats {
+		var f uint64
+		for c := 0; c < e.ncpu; c++ {
+			f = max(f, e.nexto[r*e.ncpu+c])
+		}
+		st := &e.stats[r]
+		st.Finish = int64(f)
+		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
+		res.Makespan = max(res.Makespan, st.Finish)
+	}
+	return res, nil
+}
+
+// why describes what unfinished operation id waits on, following the
+// chain of unmet dependencies to the operation that is really stuck.
+func (e *engine) why(id int32) string {
+	g := e.g
+	seen := map[int32]bool{}
+	for !seen[id] {
+		seen[id] = true
+		switch e.state[id] {
+		case stStarted:
+			if g.Kind[id] == graph.Recv {
+				return g.Describe(id) + ": no matching message"
+			}
+			return g.Describe(id) + ": rendezvous send never matched by a receive"
+		case stWaiting:
+			deps, kinds := g.Deps(id)
+			next := int32(-1)
+			for j, d := range deps {
+				if kinds[j] == graph.Requires && e.state[d] != stDone || kinds[j] == graph.Irequires && e.state[d] < stStarted {
+					next = d
+					break
+				}
+			}
+			if next < 0 {
+				return g.Describe(id) + ": never became ready"
+			}
+			id = next
+		default:
+			return g.Describe(id) + ": never ran"
+		}
+	}
+	return g.Describe(id) + ": waits on itself through a dependency cycle"
+}
