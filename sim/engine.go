@@ -96,21 +96,22 @@ const (
 	stDone
 )
 
+// event is a queued operation or message. seq packs the first-queued order
+// (the tie-breaker at equal times) above the event type, so (time, seq)
+// orders events as LogGOPSim's (time, ts) does. A message executes on its
+// destination rank, anything else on the rank that owns op.
 type event struct {
-	time  uint64
-	ts    uint64 // first-queued order, the tie-breaker at equal times
-	start uint64 // messages: when the send started
-	op    int32
-	host  int32 // host the event executes on (the receiver for messages)
-	typ   uint8
+	time uint64
+	seq  uint64
+	op   int32
 }
+
+func (ev *event) typ() uint8 { return uint8(ev.seq & 7) }
 
 // qentry is an entry of a posted-receive or unexpected-message queue.
 type qentry struct {
 	src, tag int32
 	op       int32 // the receive (posted queue) or the send (unexpected queue)
-	size     uint64
-	start    uint64
 	next     int32
 }
 
@@ -140,9 +141,12 @@ type engine struct {
 	ireqStart []int32 // successors released when an op starts
 	ireqOp    []int32
 
-	heap    []event
+	heap    []event // min-heap on (time, seq)
+	run     []event // events queued in (time, seq) order: a sorted run
+	runHead int
 	ts      uint64
 	pending []readyOp
+	sent    []uint64 // per send op, when it started (only with an Observer)
 
 	pool []qentry
 	free int32
@@ -221,6 +225,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		}
 	}
 	e.heap = make([]event, 0, 1024)
+	if opt.Observer != nil {
+		e.sent = make([]uint64, n)
+	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
 	for r := range e.rq {
@@ -258,7 +265,7 @@ func (e *engine) seed() {
 func (e *engine) flushSeed() {
 	sortPending(e.pending)
 	for _, p := range e.pending {
-		e.push(event{time: 0, ts: e.ts, op: p.op, host: p.host, typ: p.typ})
+		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op})
 		e.ts++
 	}
 	e.pending = e.pending[:0]
@@ -293,7 +300,7 @@ func (e *engine) flush() {
 		if p.typ == evSend {
 			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
 		}
-		e.push(event{time: t, ts: e.ts, op: p.op, host: p.host, typ: p.typ})
+		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op})
 		e.ts++
 	}
 	e.pending = e.pending[:0]
@@ -338,15 +345,19 @@ func (e *engine) loop() {
 	O := uint64(e.net.OverheadPerByte)
 	S := e.net.EagerLimit
 	obs := e.opt.Observer
-	for len(e.heap) > 0 {
+	for e.queued() {
 		ev := e.pop()
 		e.events++
-		h := int(ev.host)
 		op := ev.op
+		typ := ev.typ()
+		h := int(e.opRank[op])
+		if typ == evMsg {
+			h = int(g.Peer[op])
+		}
 		cpu := h*e.ncpu + int(g.CPU[op])
 		nic := h*e.nnic + int(g.NIC[op])
 		t := ev.time
-		switch ev.typ {
+		switch typ {
 		case evCalc:
 			if e.nexto[cpu] > t {
 				ev.time = e.nexto[cpu]
@@ -383,8 +394,11 @@ func (e *engine) loop() {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(t+busy))
 			}
-			e.push(event{time: t + o + L, ts: e.ts, start: t, op: op, host: g.Peer[op], typ: evMsg})
+			e.push(event{time: t + o + L, seq: e.ts<<3 | uint64(evMsg), op: op})
 			e.ts++
+			if e.sent != nil {
+				e.sent[op] = t
+			}
 			if g.Size[op] <= S {
 				e.markDone(op)
 			}
@@ -398,11 +412,11 @@ func (e *engine) loop() {
 					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
 				if obs != nil {
-					obs.Message(ent.op, op, int64(ent.start), int64(t))
+					obs.Message(ent.op, op, int64(e.sent[ent.op]), int64(t))
 				}
 				e.markDone(op)
 			} else {
-				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op, size: uint64(g.Size[op])})
+				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op})
 			}
 
 		case evMsg:
@@ -425,11 +439,11 @@ func (e *engine) loop() {
 				}
 				if obs != nil {
 					obs.Busy(recv, int64(t), int64(t+busy))
-					obs.Message(op, recv, int64(ev.start), int64(t))
+					obs.Message(op, recv, int64(e.sent[op]), int64(t))
 				}
 				e.markDone(recv)
 			} else {
-				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op, size: uint64(g.Size[op]), start: t})
+				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
 		}
 		e.flush()
@@ -499,18 +513,31 @@ func (e *engine) freeEntry(i int32) {
 	e.free = i
 }
 
-// Binary min-heap on (time, ts).
+// The event queue is a sorted run plus a min-heap, both on (time, seq).
+// Sequence numbers only grow, so an event not earlier than the run's last
+// event extends the run in O(1); the rest go to the heap. Replays release
+// most operations in time order (every rank's first operations at time 0,
+// then work that becomes ready later), which keeps the heap small.
 
 func less(a, b *event) bool {
-	return a.time < b.time || (a.time == b.time && a.ts < b.ts)
+	return a.time < b.time || (a.time == b.time && a.seq < b.seq)
 }
 
+func (e *engine) queued() bool { return len(e.heap) > 0 || e.runHead < len(e.run) }
+
 func (e *engine) push(ev event) {
+	if n := len(e.run); n == e.runHead || !less(&ev, &e.run[n-1]) {
+		if e.runHead > 0 && e.runHead == n {
+			e.run, e.runHead = e.run[:0], 0
+		}
+		e.run = append(e.run, ev)
+		return
+	}
 	e.heap = append(e.heap, ev)
 	h := e.heap
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !less(&h[i], &h[p]) {
 			break
 		}
@@ -520,6 +547,17 @@ func (e *engine) push(ev event) {
 }
 
 func (e *engine) pop() event {
+	if e.runHead < len(e.run) && (len(e.heap) == 0 || less(&e.run[e.runHead], &e.heap[0])) {
+		ev := e.run[e.runHead]
+		e.runHead++
+		if e.runHead == len(e.run) {
+			e.run, e.runHead = e.run[:0], 0
+		} else if e.runHead >= 4096 && e.runHead*2 >= len(e.run) {
+			k := copy(e.run, e.run[e.runHead:])
+			e.run, e.runHead = e.run[:k], 0
+		}
+		return ev
+	}
 	h := e.heap
 	top := h[0]
 	n := len(h) - 1
@@ -527,13 +565,15 @@ func (e *engine) pop() event {
 	h = h[:n]
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if less(&h[k], &h[m]) {
+				m = k
+			}
 		}
 		if !less(&h[m], &h[i]) {
 			break
