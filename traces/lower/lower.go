@@ -1,0 +1,386 @@
+// Package lower turns an MPI trace (package traces/mpi) into the execution
+// graph (package traces/graph) that the replay engine runs, choosing an
+// algorithm for every collective.
+//
+// Program order becomes dependencies. A compute region or a blocking call
+// requires everything before it on its rank to have completed. A
+// nonblocking Isend or Irecv requires the same, but later operations do not
+// wait for it: they only start after it has started (irequires), which
+// keeps posting order, until a Wait or Waitall makes the next operation
+// require its completion. Collectives expand into point-to-point messages
+// between the members of their communicator; the rounds of an algorithm
+// depend on each other as data flows through them.
+//
+// Tags keep communicators apart, as MPI's contexts do. A point-to-point
+// message with user tag t (0 ≤ t < MaxUserTag) on communicator c carries
+// tag c·2^20 + t. Collective messages carry CollectiveTagBase + c·2^20 + s,
+// where s is the collective's sequence number on c (modulo 2^20), so
+// collectives never match user messages or each other. A receive with
+// MPI_ANY_TAG matches any tag from its source.
+package lower
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// CollectiveTagBase is the first tag used by lowered collectives.
+const CollectiveTagBase int32 = 1 << 30
+
+// MaxUserTag bounds the tags of point-to-point calls in a trace.
+const MaxUserTag int32 = 1 << 20
+
+// Algorithm names, per collective kind; the first one listed is the default.
+var algorithms = map[mpi.Kind][]string{
+	mpi.Barrier:       {"dissemination", "linear"},
+	mpi.Bcast:         {"binomial", "linear"},
+	mpi.Reduce:        {"binomial", "linear"},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast"},
+	mpi.Allgather:     {"ring", "linear"},
+	mpi.Alltoall:      {"pairwise", "linear"},
+	mpi.Alltoallv:     {"pairwise", "linear"},
+	mpi.Gather:        {"linear", "binomial"},
+	mpi.Scatter:       {"linear", "binomial"},
+	mpi.ReduceScatter: {"ring", "reduce-scatter"},
+	mpi.Scan:          {"linear", "recdoub"},
+}
+
+// Algorithms returns the algorithm names available for a collective kind,
+// the default first.
+func Algorithms(k mpi.Kind) []string { return append([]string(nil), algorithms[k]...) }
+
+// Options controls lowering.
+type Options struct {
+	// Algorithm maps a collective kind to an algorithm name; kinds left
+	// out use their default.
+	Algorithm map[mpi.Kind]string
+	// ReduceNsPerByte is the compute cost of combining received data in
+	// reductions (reduce, allreduce, reduce_scatter, scan), in ns per byte.
+	ReduceNsPerByte float64
+}
+
+// ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial".
+func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
+	m := map[mpi.Kind]string{}
+	if strings.TrimSpace(spec) == "" {
+		return m, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return nil, fmt.Errorf("collective spec %q: %q is not COLLECTIVE=ALGORITHM", spec, kv)
+		}
+		kind, err := mpi.ParseKind(strings.TrimSpace(k))
+		if err != nil || !kind.IsCollective() {
+			return nil, fmt.Errorf("collective spec %q: %q is not a collective", spec, k)
+		}
+		v = strings.TrimSpace(v)
+		if !known(kind, v) {
+			return nil, fmt.Errorf("collective spec %q: %s has no algorithm %q (have %s)", spec, kind, v, strings.Join(algorithms[kind], ", "))
+		}
+		m[kind] = v
+	}
+	return m, nil
+}
+
+func known(k mpi.Kind, alg string) bool {
+	for _, a := range algorithms[k] {
+		if a == alg {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is a lowering error naming the rank and the event index.
+type Error struct {
+	Rank, Event int
+	Msg         string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("rank %d event %d: %s", e.Rank, e.Event, e.Msg) }
+
+// collKey identifies one collective call: its communicator and its
+// sequence number among that communicator's collectives.
+type collKey struct {
+	comm int32
+	seq  int
+}
+
+// instance is one collective as called by all members.
+type instance struct {
+	kind   mpi.Kind
+	root   int32
+	bytes  int64
+	events []int // event index per member (communicator rank order)
+	lists  [][]int64
+}
+
+// rankState tracks one rank's program while its events are lowered.
+type rankState struct {
+	rank    int
+	last    []int32 // ops the next operation must require
+	started int32   // a nonblocking op the next operation must irequire, or -1
+	reqs    map[int64]int32
+}
+
+type lowerer struct {
+	t     *mpi.Trace
+	opt   Options
+	b     *graph.Builder
+	comms map[int32]*mpi.Communicator
+	// commRank[comm][world rank] = rank within the communicator
+	commRank map[int32]map[int32]int32
+	inst     map[collKey]*instance
+	ranks    []rankState
+}
+
+// Lower lowers trace t into an execution graph.
+func Lower(t *mpi.Trace, opt Options) (*graph.Graph, error) {
+	for k, a := range opt.Algorithm {
+		if !known(k, a) {
+			return nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
+		}
+	}
+	if opt.ReduceNsPerByte < 0 {
+		return nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
+	}
+	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), comms: map[int32]*mpi.Communicator{},
+		commRank: map[int32]map[int32]int32{}, inst: map[collKey]*instance{}}
+	if err := l.indexComms(); err != nil {
+		return nil, err
+	}
+	if err := l.matchCollectives(); err != nil {
+		return nil, err
+	}
+	for _, name := range t.Regions {
+		l.b.Region(name)
+	}
+	l.ranks = make([]rankState, len(t.Ranks))
+	for r := range t.Ranks {
+		l.ranks[r] = rankState{rank: r, started: -1, reqs: map[int64]int32{}}
+		if err := l.lowerRank(r); err != nil {
+			return nil, err
+		}
+	}
+	return l.b.Build()
+}
+
+func (l *lowerer) indexComms() error {
+	n := int32(len(l.t.Ranks))
+	for i := range l.t.Comms {
+		c := &l.t.Comms[i]
+		if _, dup := l.comms[c.ID]; dup {
+			return fmt.Errorf("lower: communicator %d defined twice", c.ID)
+		}
+		if len(c.Members) == 0 {
+			return fmt.Errorf("lower: communicator %d (%s) has no members", c.ID, c.Name)
+		}
+		if c.ID < 0 || c.ID >= 1<<10 {
+			return fmt.Errorf("lower: communicator id %d outside 0..1023", c.ID)
+		}
+		idx := make(map[int32]int32, len(c.Members))
+		for j, w := range c.Members {
+			if w < 0 || w >= n {
+				return fmt.Errorf("lower: communicator %d member %d is not a rank (0..%d)", c.ID, w, n-1)
+			}
+			if _, dup := idx[w]; dup {
+				return fmt.Errorf("lower: communicator %d lists rank %d twice", c.ID, w)
+			}
+			idx[w] = int32(j)
+		}
+		l.comms[c.ID] = c
+		l.commRank[c.ID] = idx
+	}
+	return nil
+}
+
+// matchCollectives pairs up the collective calls of every communicator's
+// members by sequence number and checks that they agree.
+func (l *lowerer) matchCollectives() error {
+	for r := range l.t.Ranks {
+		seq := map[int32]int{}
+		rk := &l.t.Ranks[r]
+		for i := range rk.Events {
+			e := &rk.Events[i]
+			if !e.Kind.IsCollective() {
+				continue
+			}
+			c, ok := l.comms[e.Comm]
+			if !ok {
+				return &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
+			}
+			me, ok := l.commRank[e.Comm][int32(r)]
+			if !ok {
+				return &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
+			}
+			p := int32(len(c.Members))
+			if e.Kind.IsRooted() && (e.Peer < 0 || e.Peer >= p) {
+				return &Error{r, i, fmt.Sprintf("%s root %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, p)}
+			}
+			if e.Bytes < 0 {
+				return &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
+			}
+			key := collKey{e.Comm, seq[e.Comm]}
+			seq[e.Comm]++
+			in, ok := l.inst[key]
+			if !ok {
+				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, events: make([]int, p), lists: make([][]int64, p)}
+				for j := range in.events {
+					in.events[j] = -1
+				}
+				l.inst[key] = in
+			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
+				return &Error{r, i, fmt.Sprintf("collective #%d on communicator %d is %s (root %d) here but %s (root %d) on another member",
+					key.seq, e.Comm, e.Kind, e.Peer, in.kind, in.root)}
+			}
+			in.events[me] = i
+			if e.Kind == mpi.Alltoallv {
+				list := l.t.List(r, e)
+				if int32(len(list)) != p {
+					return &Error{r, i, fmt.Sprintf("alltoallv lists %d sizes for a communicator of %d", len(list), p)}
+				}
+				for _, b := range list {
+					if b < 0 {
+						return &Error{r, i, "alltoallv with a negative size"}
+					}
+				}
+				in.lists[me] = list
+			}
+		}
+	}
+	keys := make([]collKey, 0, len(l.inst))
+	for k := range l.inst {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].comm < keys[j].comm || keys[i].comm == keys[j].comm && keys[i].seq < keys[j].seq
+	})
+	for _, k := range keys {
+		in := l.inst[k]
+		for j, ev := range in.events {
+			if ev < 0 {
+				w := l.comms[k.comm].Members[j]
+				return &Error{int(w), len(l.t.Ranks[w].Events), fmt.Sprintf("rank never calls collective #%d (%s) on communicator %d", k.seq, in.kind, k.comm)}
+			}
+		}
+	}
+	return nil
+}
+
+// add appends op to rank r after everything the program order requires.
+func (l *lowerer) add(st *rankState, op graph.Op) int32 {
+	id := l.b.Add(st.rank, op)
+	for _, d := range st.last {
+		l.b.Dep(st.rank, id, d, graph.Requires)
+	}
+	if st.started >= 0 {
+		l.b.Dep(st.rank, id, st.started, graph.Irequires)
+	}
+	return id
+}
+
+// then makes id the only operation the next one waits for.
+func (st *rankState) then(id int32) {
+	st.last = append(st.last[:0], id)
+	st.started = -1
+}
+
+func (l *lowerer) lowerRank(r int) error {
+	rk := &l.t.Ranks[r]
+	st := &l.ranks[r]
+	seq := map[int32]int{}
+	for i := range rk.Events {
+		e := &rk.Events[i]
+		switch e.Kind {
+		case mpi.Compute:
+			if e.Duration < 0 {
+				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
+			}
+			if e.Region != mpi.NoRegion && (e.Region < 0 || int(e.Region) >= len(l.t.Regions)) {
+				return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
+			}
+			op := graph.CalcOp(e.Duration)
+			op.Region = e.Region
+			st.then(l.add(st, op))
+		case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
+			op, err := l.p2p(r, i, e)
+			if err != nil {
+				return err
+			}
+			id := l.add(st, op)
+			if e.Kind == mpi.Send || e.Kind == mpi.Recv {
+				st.then(id)
+				continue
+			}
+			if _, dup := st.reqs[e.Req]; dup {
+				return &Error{r, i, fmt.Sprintf("request %d is still pending", e.Req)}
+			}
+			st.reqs[e.Req] = id
+			st.started = id
+		case mpi.Wait, mpi.Waitall:
+			reqs := []int64{e.Req}
+			if e.Kind == mpi.Waitall {
+				if e.ListOff < 0 || e.ListLen < 0 || int(e.ListOff+e.ListLen) > len(rk.List) {
+					return &Error{r, i, "waitall request list out of range"}
+				}
+				reqs = l.t.List(r, e)
+			}
+			for _, q := range reqs {
+				id, ok := st.reqs[q]
+				if !ok {
+					return &Error{r, i, fmt.Sprintf("%s on unknown request %d", e.Kind, q)}
+				}
+				delete(st.reqs, q)
+				st.last = append(st.last, id)
+			}
+		default:
+			if !e.Kind.IsCollective() {
+				return &Error{r, i, fmt.Sprintf("unknown event kind %d", e.Kind)}
+			}
+			key := collKey{e.Comm, seq[e.Comm]}
+			seq[e.Comm]++
+			if err := l.collective(st, i, key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) p2p(r, i int, e *mpi.Event) (graph.Op, error) {
+	c, ok := l.comms[e.Comm]
+	if !ok {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
+	}
+	if _, ok := l.commRank[e.Comm][int32(r)]; !ok {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
+	}
+	recv := e.Kind == mpi.Recv || e.Kind == mpi.Irecv
+	peer := e.Peer
+	if recv && peer == mpi.AnySource {
+		peer = graph.AnySource
+	} else if peer < 0 || int(peer) >= len(c.Members) {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s peer %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, len(c.Members))}
+	} else {
+		peer = c.Members[peer]
+	}
+	if e.Tag >= MaxUserTag || e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s tag %d outside 0..%d", e.Kind, e.Tag, MaxUserTag-1)}
+	}
+	tag := e.Tag
+	if tag != mpi.AnyTag {
+		tag |= e.Comm << 20 // separate communicators, as MPI's contexts do
+	}
+	if e.Bytes < 0 {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
+	}
+	if recv {
+		return graph.RecvOp(e.Bytes, peer, tag), nil
+	}
+	return graph.SendOp(e.Bytes, peer, tag), nil
+}
