@@ -66,6 +66,9 @@ over power caps, policies and machines.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
+		newReplayCmd(),
+		newImportCmd(),
+		newExportCmd(),
 		newScenarioCmd(),
 		newMergeCmd(),
 	)

@@ -60,7 +60,7 @@ type replayJSON struct {
 func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
-		asJSON                     bool
+		asJSON                      bool
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",

@@ -157,8 +157,8 @@ func Lower(t *mpi.Trace, opt Options) (*graph.Graph, error) {
 	if err := l.matchCollectives(); err != nil {
 		return nil, err
 	}
-	for _, name := range t.Regions {
-		l.b.Region(name)
+	for _, name := range t.Regions[min(1, len(t.Regions)):] {
+		l.b.Region(name) // graph region i is trace region i+1
 	}
 	l.ranks = make([]rankState, len(t.Ranks))
 	for r := range t.Ranks {
@@ -301,11 +301,13 @@ func (l *lowerer) lowerRank(r int) error {
 			if e.Duration < 0 {
 				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
 			}
-			if e.Region != mpi.NoRegion && (e.Region < 0 || int(e.Region) >= len(l.t.Regions)) {
+			if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
 				return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
 			}
 			op := graph.CalcOp(e.Duration)
-			op.Region = e.Region
+			if e.Region != mpi.NoRegion {
+				op.Region = e.Region - 1
+			}
 			st.then(l.add(st, op))
 		case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
 			op, err := l.p2p(r, i, e)

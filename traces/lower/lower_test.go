@@ -124,7 +124,7 @@ func expectedMessages(kind mpi.Kind, alg string, p int) (int, bool) {
 	case kind == mpi.Allreduce && alg == "ring":
 		return 2 * (p - 1) * p, true
 	case kind == mpi.Allreduce && alg == "recdoub":
-		pof2 := 1 << (log2ceil(p + 1) - 1)
+		pof2 := 1 << (log2ceil(p+1) - 1)
 		if pof2 > p {
 			pof2 /= 2
 		}
