@@ -98,12 +98,13 @@ const (
 
 // event is a queued operation or message. seq packs the first-queued order
 // (the tie-breaker at equal times) above the event type, so (time, seq)
-// orders events as LogGOPSim's (time, ts) does. A message executes on its
-// destination rank, anything else on the rank that owns op.
+// orders events as LogGOPSim's (time, ts) does. rank is the rank that owns
+// op; a message executes on op's peer, the receiver.
 type event struct {
 	time uint64
 	seq  uint64
 	op   int32
+	rank int32
 }
 
 func (ev *event) typ() uint8 { return uint8(ev.seq & 7) }
@@ -116,6 +117,9 @@ type qentry struct {
 }
 
 type queue struct{ head, tail int32 }
+
+// irqBit marks an irequires successor in the successor lists.
+const irqBit int32 = -1 << 31
 
 type readyOp struct {
 	host int32
@@ -135,11 +139,11 @@ type engine struct {
 
 	remaining []int32
 	state     []uint8
-	opRank    []int32
-	reqStart  []int32 // successors released when an op completes
-	reqOp     []int32
-	ireqStart []int32 // successors released when an op starts
-	ireqOp    []int32
+	// Successor lists: op i releases succ[succStart[i]:succStart[i+1]];
+	// entries with the irqBit set are released when i starts, the others
+	// when it completes.
+	succStart []int32
+	succ      []int32
 
 	heap    []event // min-heap on (time, seq)
 	run     []event // events queued in (time, seq) order: a sorted run
@@ -185,46 +189,46 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	e.nextgs = make([]uint64, nr*e.nnic)
 	e.remaining = make([]int32, n)
 	e.state = make([]uint8, n)
-	e.opRank = make([]int32, n)
-	for r := 0; r < nr; r++ {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			e.opRank[id] = int32(r)
-		}
-	}
-	// Successor lists, split by dependency kind.
-	e.reqStart = make([]int32, n+1)
-	e.ireqStart = make([]int32, n+1)
+	// Count, prefix-sum, then fill each list from its end so that
+	// successors appear in increasing operation order.
+	e.succStart = make([]int32, n+1)
 	for i := 0; i < n; i++ {
 		e.remaining[i] = g.DepStart[i+1] - g.DepStart[i]
 		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
-			if g.DepKind[j] == graph.Requires {
-				e.reqStart[g.DepOp[j]+1]++
-			} else {
-				e.ireqStart[g.DepOp[j]+1]++
-			}
+			e.succStart[g.DepOp[j]+1]++
 		}
 	}
 	for i := 0; i < n; i++ {
-		e.reqStart[i+1] += e.reqStart[i]
-		e.ireqStart[i+1] += e.ireqStart[i]
+		e.succStart[i+1] += e.succStart[i]
 	}
-	e.reqOp = make([]int32, e.reqStart[n])
-	e.ireqOp = make([]int32, e.ireqStart[n])
-	rfill := append([]int32(nil), e.reqStart[:n]...)
-	ifill := append([]int32(nil), e.ireqStart[:n]...)
-	for i := 0; i < n; i++ {
-		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
+	e.succ = make([]int32, e.succStart[n])
+	for i := n - 1; i >= 0; i-- {
+		for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
 			d := g.DepOp[j]
-			if g.DepKind[j] == graph.Requires {
-				e.reqOp[rfill[d]] = int32(i)
-				rfill[d]++
-			} else {
-				e.ireqOp[ifill[d]] = int32(i)
-				ifill[d]++
+			v := int32(i)
+			if g.DepKind[j] == graph.Irequires {
+				v |= irqBit
 			}
+			e.succStart[d+1]--
+			e.succ[e.succStart[d+1]] = v
 		}
 	}
+	copy(e.succStart, e.succStart[1:]) // entry d+1 now holds d's start
+	e.succStart[n] = int32(len(e.succ))
 	e.heap = make([]event, 0, 1024)
+	roots, recvs := 0, 0
+	for i := 0; i < n; i++ {
+		if e.remaining[i] == 0 {
+			roots++
+		}
+		if g.Kind[i] == graph.Recv {
+			recvs++
+		}
+	}
+	e.run = make([]event, 0, roots) // the seeds form the first run
+	// Posted receives usually dominate the matching queues; size the pool
+	// for all of them at once rather than growing it.
+	e.pool = make([]qentry, 0, recvs)
 	if opt.Observer != nil {
 		e.sent = make([]uint64, n)
 	}
@@ -265,7 +269,7 @@ func (e *engine) seed() {
 func (e *engine) flushSeed() {
 	sortPending(e.pending)
 	for _, p := range e.pending {
-		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op})
+		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
 	}
 	e.pending = e.pending[:0]
@@ -300,32 +304,38 @@ func (e *engine) flush() {
 		if p.typ == evSend {
 			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
 		}
-		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op})
+		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
 	}
 	e.pending = e.pending[:0]
 }
 
-func (e *engine) release(list []int32) {
-	for _, s := range list {
+// release releases the successors of op (on rank) of one kind: those
+// marked with irqBit when started is true, the others otherwise.
+func (e *engine) release(op, rank int32, started bool) {
+	for _, v := range e.succ[e.succStart[op]:e.succStart[op+1]] {
+		if (v < 0) != started {
+			continue
+		}
+		s := v &^ irqBit
 		e.remaining[s]--
 		if e.remaining[s] == 0 {
 			e.state[s] = stReady
-			e.pending = append(e.pending, readyOp{host: e.opRank[s], op: s, typ: typeOf(e.g.Kind[s])})
+			e.pending = append(e.pending, readyOp{host: rank, op: s, typ: typeOf(e.g.Kind[s])})
 		}
 	}
 }
 
-func (e *engine) markStarted(op int32) {
+func (e *engine) markStarted(op, rank int32) {
 	if e.state[op] < stStarted {
 		e.state[op] = stStarted
 	}
-	e.release(e.ireqOp[e.ireqStart[op]:e.ireqStart[op+1]])
+	e.release(op, rank, true)
 }
 
-func (e *engine) markDone(op int32) {
+func (e *engine) markDone(op, rank int32) {
 	e.state[op] = stDone
-	e.release(e.reqOp[e.reqStart[op]:e.reqStart[op+1]])
+	e.release(op, rank, false)
 }
 
 // sizeMinus1 is (s-1) as LogGOPSim charges it, with 0 for empty messages.
@@ -350,7 +360,8 @@ func (e *engine) loop() {
 		e.events++
 		op := ev.op
 		typ := ev.typ()
-		h := int(e.opRank[op])
+		rank := ev.rank
+		h := int(rank)
 		if typ == evMsg {
 			h = int(g.Peer[op])
 		}
@@ -376,8 +387,8 @@ func (e *engine) loop() {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(t)+d)
 			}
-			e.markStarted(op)
-			e.markDone(op)
+			e.markStarted(op, rank)
+			e.markDone(op, rank)
 
 		case evSend:
 			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
@@ -385,7 +396,7 @@ func (e *engine) loop() {
 				e.push(ev)
 				continue
 			}
-			e.markStarted(op)
+			e.markStarted(op, rank)
 			s1 := sizeMinus1(g.Size[op])
 			busy := o + s1*O
 			e.nexto[cpu] = t + busy
@@ -394,17 +405,17 @@ func (e *engine) loop() {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(t+busy))
 			}
-			e.push(event{time: t + o + L, seq: e.ts<<3 | uint64(evMsg), op: op})
+			e.push(event{time: t + o + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
 			}
 			if g.Size[op] <= S {
-				e.markDone(op)
+				e.markDone(op, rank)
 			}
 
 		case evRecv:
-			e.markStarted(op)
+			e.markStarted(op, rank)
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
@@ -414,7 +425,7 @@ func (e *engine) loop() {
 				if obs != nil {
 					obs.Message(ent.op, op, int64(e.sent[ent.op]), int64(t))
 				}
-				e.markDone(op)
+				e.markDone(op, rank)
 			} else {
 				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op})
 			}
@@ -430,7 +441,7 @@ func (e *engine) loop() {
 			e.nexto[cpu] = t + busy
 			e.nextgr[nic] = t + gap + s1*G
 			e.stats[h].Comm += int64(busy)
-			src := e.opRank[op]
+			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
@@ -441,7 +452,7 @@ func (e *engine) loop() {
 					obs.Busy(recv, int64(t), int64(t+busy))
 					obs.Message(op, recv, int64(e.sent[op]), int64(t))
 				}
-				e.markDone(recv)
+				e.markDone(recv, int32(h))
 			} else {
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
@@ -463,7 +474,7 @@ func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
 	if e.nextgs[n] < t {
 		e.nextgs[n] = t
 	}
-	e.markDone(op)
+	e.markDone(op, int32(src))
 }
 
 // match removes and returns the first entry of q that matches (src, tag),
@@ -527,8 +538,10 @@ func (e *engine) queued() bool { return len(e.heap) > 0 || e.runHead < len(e.run
 
 func (e *engine) push(ev event) {
 	if n := len(e.run); n == e.runHead || !less(&ev, &e.run[n-1]) {
-		if e.runHead > 0 && e.runHead == n {
-			e.run, e.runHead = e.run[:0], 0
+		if e.runHead > 0 && (e.runHead == n || n == cap(e.run)) {
+			// Reuse the consumed prefix before growing the slice.
+			k := copy(e.run, e.run[e.runHead:])
+			e.run, e.runHead = e.run[:k], 0
 		}
 		e.run = append(e.run, ev)
 		return

@@ -55,6 +55,7 @@ type replayJSON struct {
 	Events       int64      `json:"events"`
 	EventsPerSec float64    `json:"events_per_s"`
 	ReplayS      float64    `json:"replay_s"`
+	PeakRSSBytes int64      `json:"peak_rss_bytes"`
 }
 
 func newReplayCmd() *cobra.Command {
@@ -112,7 +113,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				}
 			}
 			out := replayJSON{Trace: a[0], Network: net.String(), MakespanNs: res.Makespan, Operations: g.NumOps(),
-				Events: res.Events, ReplayS: wall.Seconds()}
+				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS()}
 			if wall > 0 {
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
@@ -151,8 +152,8 @@ func copyAtomic(path string, f *os.File) error {
 }
 
 func printReplay(w io.Writer, r replayJSON) {
-	fmt.Fprintf(w, "trace     %s\nnetwork   %s\nmakespan  %d ns (%.6f s)\nevents    %d in %.3f s (%.2f M events/s), %d operations\n\n",
-		r.Trace, r.Network, r.MakespanNs, float64(r.MakespanNs)/1e9, r.Events, r.ReplayS, r.EventsPerSec/1e6, r.Operations)
+	fmt.Fprintf(w, "trace     %s\nnetwork   %s\nmakespan  %d ns (%.6f s)\nevents    %d in %.3f s (%.2f M events/s), %d operations, peak RSS %.0f MiB\n\n",
+		r.Trace, r.Network, r.MakespanNs, float64(r.MakespanNs)/1e9, r.Events, r.ReplayS, r.EventsPerSec/1e6, r.Operations, float64(r.PeakRSSBytes)/(1<<20))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\tfinish_ns\tcompute_ns\tcomm_ns\twait_ns\t")
 	limit := len(r.Ranks)

@@ -27,6 +27,8 @@ const (
 	MetaFormat   = "capsim.format"
 	MetaVersion  = "capsim.version"
 	MetaNumRanks = "capsim.num_ranks"
+	MetaNumOps   = "capsim.num_ops"  // optional: lets readers size columns once
+	MetaNumDeps  = "capsim.num_deps" // optional, likewise
 	MetaUnits    = "capsim.units"
 
 	FormatGraph = "execution-graph"
@@ -125,8 +127,8 @@ func graphSchema(g *graph.Graph) *arrow.Schema {
 		fields = append(fields, arrow.Field{Name: "label", Type: arrow.BinaryTypes.String, Nullable: true})
 	}
 	md := arrow.NewMetadata(
-		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits},
-		[]string{FormatGraph, Version, strconv.Itoa(g.NumRanks()), graphUnits})
+		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaNumOps, MetaNumDeps, MetaUnits},
+		[]string{FormatGraph, Version, strconv.Itoa(g.NumRanks()), strconv.Itoa(g.NumOps()), strconv.Itoa(g.NumDeps()), graphUnits})
 	return arrow.NewSchema(fields, &md)
 }
 
@@ -176,8 +178,8 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 			sizeB.Append(g.Size[id])
 			peerB.Append(g.Peer[id])
 			tagB.Append(g.Tag[id])
-			cpuB.Append(g.CPU[id])
-			nicB.Append(g.NIC[id])
+			cpuB.Append(int32(g.CPU[id]))
+			nicB.Append(int32(g.NIC[id]))
 			if reg := g.Region[id]; reg == graph.NoRegion {
 				regB.AppendNull()
 			} else if err := regB.AppendString(g.Regions[reg]); err != nil {
@@ -272,6 +274,8 @@ func decodeGraph(r ipc.ReadAtSeeker, name string) (g *graph.Graph, err error) {
 
 type graphDecoder struct {
 	name     string
+	opsHint  int
+	depsHint int
 	col      map[string]int
 	numRanks int
 	g        *graph.Graph
@@ -298,6 +302,17 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 		return d.errf(-1, MetaNumRanks, "number of ranks %q is not a positive integer", v)
 	}
 	d.numRanks = n
+	// Size hints; wrong or missing hints only cost reallocation.
+	if v, ok := md.GetValue(MetaNumOps); ok {
+		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
+			d.opsHint = h
+		}
+	}
+	if v, ok := md.GetValue(MetaNumDeps); ok {
+		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
+			d.depsHint = h
+		}
+	}
 	d.col = map[string]int{}
 	want := []struct {
 		name  string
@@ -345,9 +360,22 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 }
 
 func (d *graphDecoder) alloc() {
-	d.g = &graph.Graph{RankStart: make([]int32, d.numRanks+1), DepStart: []int32{0}}
+	n := min(d.opsHint, 1<<26) // a hint from the file is not trusted beyond reason
+	d.g = &graph.Graph{
+		RankStart: make([]int32, d.numRanks+1),
+		Kind:      make([]graph.OpKind, 0, n),
+		Size:      make([]int64, 0, n),
+		Peer:      make([]int32, 0, n),
+		Tag:       make([]int32, 0, n),
+		CPU:       make([]uint8, 0, n),
+		NIC:       make([]uint8, 0, n),
+		Region:    make([]int32, 0, n),
+		DepStart:  make([]int32, 1, n+1),
+		DepOp:     make([]int32, 0, min(d.depsHint, 1<<26)),
+		DepKind:   make([]graph.DepKind, 0, min(d.depsHint, 1<<26)),
+	}
 	if _, ok := d.col["label"]; ok {
-		d.g.Labels = []string{}
+		d.g.Labels = make([]string, 0, n)
 	}
 	d.regions = map[string]int32{}
 	d.rank = 0
@@ -499,13 +527,13 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		if k == graph.Calc {
 			g.Peer[id], g.Tag[id] = -1, 0
 		}
-		if cv[i] < 0 {
-			return d.errf(row, "cpu", "negative cpu %d", cv[i])
+		if cv[i] < 0 || cv[i] > graph.MaxCPU {
+			return d.errf(row, "cpu", "cpu %d outside 0..%d", cv[i], graph.MaxCPU)
 		}
-		if nv[i] < 0 {
-			return d.errf(row, "nic", "negative nic %d", nv[i])
+		if nv[i] < 0 || nv[i] > graph.MaxNIC {
+			return d.errf(row, "nic", "nic %d outside 0..%d", nv[i], graph.MaxNIC)
 		}
-		g.CPU[id], g.NIC[id] = cv[i], nv[i]
+		g.CPU[id], g.NIC[id] = uint8(cv[i]), uint8(nv[i])
 		g.Region[id] = graph.NoRegion
 		if !region.isNull(i) {
 			name := region.value(i)

@@ -201,7 +201,7 @@ func TestGraphErrorsNameRowAndField(t *testing.T) {
 		{"ranks out of order", "2", []rawRow{ok[1], ok[0]}, nil, "row 1: field rank: rank 0 after rank 1"},
 		{"dangling dependency", "2", []rawRow{ok[0], {0, "calc", 8, -1, 0, 0, []int32{7}}, ok[1]}, nil, "row 1: field requires: operation index 7, but rank 0 has only 2 operations"},
 		{"self dependency", "2", []rawRow{ok[0], {0, "calc", 8, -1, 0, 0, []int32{1}}, ok[1]}, nil, "row 1: field requires: operation depends on itself"},
-		{"negative cpu", "2", []rawRow{{0, "calc", 8, -1, 0, -2, nil}}, nil, "row 0: field cpu: negative cpu -2"},
+		{"negative cpu", "2", []rawRow{{0, "calc", 8, -1, 0, -2, nil}}, nil, "row 0: field cpu: cpu -2 outside 0..255"},
 		{"bad num_ranks", "zero", ok, nil, "field capsim.num_ranks"},
 		{"missing column", "2", ok, func(s *arrow.Schema) *arrow.Schema {
 			md := s.Metadata()

@@ -309,11 +309,11 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 		if t[0] != "cpu" || len(t) != 2 {
 			return graph.Op{}, p.errf("after calc N only 'cpu C' may follow")
 		}
-		c, err := p.count(t[1], "cpu", 1<<20)
+		c, err := p.count(t[1], "cpu", graph.MaxCPU)
 		if err != nil {
 			return graph.Op{}, err
 		}
-		op.CPU = int32(c)
+		op.CPU = uint8(c)
 	}
 	return op, nil
 }
@@ -381,14 +381,14 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 			if key == "nic" {
 				pos = 3
 			}
-			v, err := p.count(val, key, 1<<20)
+			v, err := p.count(val, key, graph.MaxCPU)
 			if err != nil {
 				return graph.Op{}, err
 			}
 			if key == "cpu" {
-				op.CPU = int32(v)
+				op.CPU = uint8(v)
 			} else {
-				op.NIC = int32(v)
+				op.NIC = uint8(v)
 			}
 		default:
 			return graph.Op{}, p.errf("unexpected %q in %s (want tag, cpu or nic)", key, kw)

@@ -41,9 +41,10 @@ func TestParseSample(t *testing.T) {
 		t.Fatalf("ranks %d ops %d deps %d", g.NumRanks(), g.NumOps(), g.NumDeps())
 	}
 	type op struct {
-		kind                graph.OpKind
-		size                int64
-		peer, tag, cpu, nic int32
+		kind      graph.OpKind
+		size      int64
+		peer, tag int32
+		cpu, nic  uint8
 	}
 	want := []op{
 		{graph.Calc, 100, -1, 0, 1, 0},
