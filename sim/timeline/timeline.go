@@ -26,12 +26,7 @@ type Writer struct {
 
 // New returns a Writer producing a timeline of g on w.
 func New(w io.Writer, g *graph.Graph) *Writer {
-	t := &Writer{w: bufio.NewWriterSize(w, 1<<16), g: g, first: true, rank: make([]int32, g.NumOps())}
-	for r := 0; r < g.NumRanks(); r++ {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			t.rank[id] = int32(r)
-		}
-	}
+	t := &Writer{w: bufio.NewWriterSize(w, 1<<16), g: g, first: true, rank: g.OpRanks()}
 	t.write([]byte(`{"displayTimeUnit":"ns","traceEvents":[`))
 	for r := 0; r < g.NumRanks(); r++ {
 		b := t.begin()

@@ -292,3 +292,15 @@ func (g *Graph) validateOp(id, rank, lo, hi, nr int32) error {
 	}
 	return nil
 }
+
+// OpRanks returns the rank of every operation, for consumers that look
+// ranks up per operation in a hot loop.
+func (g *Graph) OpRanks() []int32 {
+	ranks := make([]int32, g.NumOps())
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			ranks[id] = int32(r)
+		}
+	}
+	return ranks
+}
