@@ -392,9 +392,12 @@ func ParseCapRange(spec string) ([]float64, error) {
 	return caps, nil
 }
 
-// Policies lists the policy names a sweep accepts.
+// Policies lists the policy names a sweep accepts: "uncapped" runs every
+// rank at the fastest P-state; "static" gives every rank an equal share of
+// the cap above the machine's base power and runs it at the fastest
+// P-state that fits.
 func Policies() []string {
-	return []string{"uncapped", "static", "conductor", "lp", "lp-rounded"}
+	return []string{"uncapped", "static"}
 }
 
 func knownPolicy(p string) bool {

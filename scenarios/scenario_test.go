@@ -14,7 +14,7 @@ func TestDefaultParses(t *testing.T) {
 	if len(s.Machines) != 1 || len(s.Machines[0].PStates) != 5 || s.Machines[0].PStates[0].FreqGHz != 2.1 {
 		t.Fatalf("machines = %+v", s.Machines)
 	}
-	if len(s.Sweep.CapsW) != 9 || s.Sweep.CapsW[0] != 300 || s.Sweep.CapsW[8] != 380 {
+	if len(s.Sweep.CapsW) != 10 || s.Sweep.CapsW[0] != 290 || s.Sweep.CapsW[9] != 380 {
 		t.Fatalf("caps = %v", s.Sweep.CapsW)
 	}
 	if s.Network.SBytes != 65535 || s.Network.GNsPerByte != 6 {
@@ -31,8 +31,8 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"unknown key in table", strings.Replace(base, "L_ns = 2500", "L_ns = 2500\nlatency = 3", 1), "key network.latency: unknown key", -1},
 		{"unknown top-level key", "colour = 1\n" + base, "key colour: unknown key", 1},
 		{"syntax", base + "\n[sweep\n", "", -1},
-		{"bad policy", strings.Replace(base, `"lp"]`, `"lp", "magic"]`, 1), `key sweep.policies: unknown policy "magic"`, -1},
-		{"bad cap range", strings.Replace(base, `"300:380:10"`, `"300:200:10"`, 1), "key sweep.caps: cap range", -1},
+		{"bad policy", strings.Replace(base, `"static"]`, `"static", "magic"]`, 1), `key sweep.policies: unknown policy "magic"`, -1},
+		{"bad cap range", strings.Replace(base, `"290:380:10"`, `"300:200:10"`, 1), "key sweep.caps: cap range", -1},
 		{"neg latency", strings.Replace(base, "L_ns = 2500", "L_ns = -1", 1), "key network.L_ns: must be ≥ 0", -1},
 		{"too many ranks", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 17", 1), "exceed 16 cores", -1},
 	} {

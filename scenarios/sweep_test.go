@@ -27,7 +27,7 @@ func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit 
 		time.Sleep(f.delay)
 		it := p.Params["iterations"].(int64)
 		m := Metrics{MakespanNs: 1e6*it + int64(1e9/(p.CapW+1)), EnergyJ: p.CapW / 3, AvgPowerW: p.CapW * 0.9, PeakPowerW: p.CapW}
-		if p.Policy == "lp" {
+		if p.Policy == "static" && p.CapW > 120 {
 			m.BoundNs = m.MakespanNs - 1000
 		}
 		if err := emit(p, m); err != nil {
@@ -58,8 +58,8 @@ active_power_w = 5
 [workload]
 generator = "stencil2d"
 [sweep]
-caps_w = [100, 150, 200]
-policies = ["uncapped", "static", "lp"]
+caps_w = [100, 150, 200, 250]
+policies = ["uncapped", "static"]
 [sweep.params]
 iterations = [10, 20]
 `
@@ -76,15 +76,15 @@ func mustParse(t *testing.T) *Scenario {
 func TestPointsAndSchema(t *testing.T) {
 	sc := mustParse(t)
 	pts := sc.Points()
-	// 2 machines × 2 iteration values × (1 uncapped + 3 static + 3 lp)
-	if len(pts) != 28 {
-		t.Fatalf("%d points, want 28", len(pts))
+	// 2 machines × 2 iteration values × (1 uncapped + 4 static)
+	if len(pts) != 20 {
+		t.Fatalf("%d points, want 20", len(pts))
 	}
-	if pts[0].Policy != "uncapped" || pts[1].Policy != "static" || pts[1].CapW != 100 || pts[3].CapW != 200 {
-		t.Fatalf("order: %+v %+v %+v", pts[0], pts[1], pts[3])
+	if pts[0].Policy != "uncapped" || pts[1].Policy != "static" || pts[1].CapW != 100 || pts[4].CapW != 250 {
+		t.Fatalf("order: %+v %+v %+v", pts[0], pts[1], pts[4])
 	}
-	if pts[27].Machine != 1 || pts[27].Params["iterations"].(int64) != 20 || pts[27].Group != 11 {
-		t.Fatalf("last point %+v", pts[27])
+	if pts[19].Machine != 1 || pts[19].Params["iterations"].(int64) != 20 || pts[19].Group != 7 {
+		t.Fatalf("last point %+v", pts[19])
 	}
 	if i := sc.Schema().Index("param.iterations"); i < 0 || sc.Schema()[i].Type != results.Int64 {
 		t.Fatalf("schema %v", sc.Schema())
@@ -120,8 +120,8 @@ func TestSweepDeterministicAndShards(t *testing.T) {
 	runAll(t, sc, two, Shard{})
 	sameFiles(t, one, two)
 	csv, _ := os.ReadFile(filepath.Join(one, results.CSVFile))
-	if n := strings.Count(string(csv), "\n"); n != 29 {
-		t.Fatalf("csv has %d lines, want 29", n)
+	if n := strings.Count(string(csv), "\n"); n != 21 {
+		t.Fatalf("csv has %d lines, want 21", n)
 	}
 
 	var shards []string
@@ -178,7 +178,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	cmd.Wait()
 	b, _ := os.ReadFile(journal)
 	finished := bytes.Count(b, []byte("\n")) - 1
-	if finished < 7 || finished >= 28 {
+	if finished < 7 || finished >= 20 {
 		t.Fatalf("child finished %d points before the kill; want a partial sweep", finished)
 	}
 	if _, err := os.Stat(filepath.Join(killed, results.CSVFile)); err == nil {
@@ -188,7 +188,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Skipped != finished || sum.Computed != 28-finished {
+	if sum.Skipped != finished || sum.Computed != 20-finished {
 		t.Errorf("resume skipped %d and computed %d; %d had finished", sum.Skipped, sum.Computed, finished)
 	}
 	clean := filepath.Join(base, "clean")

@@ -91,6 +91,7 @@ type RankPricer struct {
 	Graph *graph.Graph
 	Model Model
 	GHz   []float64 // per rank
+	Scale float64   // multiplies every recorded duration first; 0 means 1
 	rank  []int32   // per op, built on first use
 }
 
@@ -99,5 +100,9 @@ func (p *RankPricer) CalcDuration(op int32, start int64) int64 {
 	if p.rank == nil {
 		p.rank = p.Graph.OpRanks()
 	}
-	return p.Model.Time(p.Graph.Size[op], p.GHz[p.rank[op]])
+	f := p.Model.Factor(p.GHz[p.rank[op]])
+	if p.Scale > 0 {
+		f *= p.Scale
+	}
+	return int64(math.Round(float64(p.Graph.Size[op]) * f))
 }
