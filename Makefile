@@ -6,7 +6,12 @@ export PATH := $(PATH):/usr/local/go/bin
 
 ## demo: install what is missing, build, and run the main job on the embedded default scenario
 demo: deps build
-	./bin/capsim demo -o out/demo
+	@mkdir -p out/demo
+	./bin/capsim gen stencil --dims 4x4 --iterations 20 --imbalance charged-field --balance 0.5 -o out/demo/stencil.arrow
+	./bin/capsim replay out/demo/stencil.arrow --timeline out/demo/stencil.timeline.json
+	./bin/capsim sweep -o out/demo/sweep
+	./bin/capsim report out/demo/sweep
+	@echo "demo done: open out/demo/sweep/report.html; load out/demo/stencil.timeline.json in https://ui.perfetto.dev"
 
 ## test: install what is missing, then vet and run every test
 test: deps

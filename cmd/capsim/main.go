@@ -77,6 +77,8 @@ over power caps, policies and machines.`,
 		newReplayCmd(),
 		newImportCmd(),
 		newExportCmd(),
+		newSweepCmd(),
+		newReportCmd(),
 		newScenarioCmd(),
 		newMergeCmd(),
 	)
