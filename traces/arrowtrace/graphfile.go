@@ -298,8 +298,8 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 	}
 	v, _ := md.GetValue(MetaNumRanks)
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1<<31-2 {
-		return d.errf(-1, MetaNumRanks, "number of ranks %q is not a positive integer", v)
+	if err != nil || n < 1 || n > graph.MaxRanks {
+		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
 	}
 	d.numRanks = n
 	// Size hints; wrong or missing hints only cost reallocation.

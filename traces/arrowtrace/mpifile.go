@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -227,8 +228,8 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	}
 	v, _ := md.GetValue(MetaNumRanks)
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1<<31-2 {
-		return d.errf(-1, MetaNumRanks, "number of ranks %q is not a positive integer", v)
+	if err != nil || n < 1 || n > graph.MaxRanks {
+		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
 	}
 	d.t = mpi.NewTrace(n)
 	d.comms = map[int32]int{mpi.World: n}

@@ -46,8 +46,8 @@ type PatternOptions struct {
 // GeneratePattern builds the execution graph of pattern p.
 func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	n := o.Ranks
-	if n < 1 || n > 1<<24 {
-		return nil, fmt.Errorf("pattern %s: ranks %d outside 1..%d", p, n, 1<<24)
+	if n < 1 || n > graph.MaxRanks {
+		return nil, fmt.Errorf("pattern %s: ranks %d outside 1..%d", p, n, graph.MaxRanks)
 	}
 	if o.Bytes < 0 {
 		return nil, fmt.Errorf("pattern %s: negative size %d", p, o.Bytes)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -59,8 +60,8 @@ func (s *Stencil) validate() error {
 			return fmt.Errorf("stencil: grid extent %d is not positive", d)
 		}
 		n *= d
-		if n > 1<<24 {
-			return fmt.Errorf("stencil: more than %d ranks", 1<<24)
+		if n > graph.MaxRanks {
+			return fmt.Errorf("stencil: more than %d ranks", graph.MaxRanks)
 		}
 	}
 	switch {
@@ -245,7 +246,7 @@ func (s Sweep) Generate() (*mpi.Trace, error) {
 		s.Octants = 8
 	}
 	switch {
-	case s.Px < 1 || s.Py < 1 || s.Px*s.Py > 1<<24:
+	case s.Px < 1 || s.Py < 1 || s.Px*s.Py > graph.MaxRanks:
 		return nil, fmt.Errorf("sweep: process grid %d×%d invalid", s.Px, s.Py)
 	case s.Octants < 1 || s.Octants > 8:
 		return nil, fmt.Errorf("sweep: octants %d outside 1..8", s.Octants)
@@ -307,7 +308,7 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 	if !c.Kind.IsCollective() {
 		return nil, fmt.Errorf("collective benchmark: %s is not a collective", c.Kind)
 	}
-	if c.Ranks < 1 || c.Ranks > 1<<24 || c.CommSize < 0 || c.CommSize > c.Ranks {
+	if c.Ranks < 1 || c.Ranks > graph.MaxRanks || c.CommSize < 0 || c.CommSize > c.Ranks {
 		return nil, fmt.Errorf("collective benchmark: %d ranks with communicator size %d is invalid", c.Ranks, c.CommSize)
 	}
 	if c.Reps < 1 || c.Bytes < 0 || c.GapNs < 0 {

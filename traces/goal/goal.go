@@ -195,7 +195,7 @@ func (p *parser) parseTokens(t []string) error {
 			if len(t) < 2 {
 				return p.errf("num_ranks needs a number")
 			}
-			n, err := p.count(t[1], "num_ranks", 1<<31-2)
+			n, err := p.count(t[1], "num_ranks", graph.MaxRanks)
 			if err != nil {
 				return err
 			}

@@ -84,6 +84,10 @@ const (
 	AnyTag    int32 = -1
 )
 
+// MaxRanks is the largest number of ranks a graph may have. Readers check
+// it before allocating per-rank state for a declared rank count.
+const MaxRanks = 1 << 22
+
 // MaxCPU and MaxNIC are the largest CPU and NIC numbers, as in LogGOPSim.
 const (
 	MaxCPU = 255
