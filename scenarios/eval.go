@@ -40,7 +40,18 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if g.NumRanks() != ranks {
 		return fmt.Errorf("workload has %d ranks but machine %s runs %d (nodes × ranks_per_node)", g.NumRanks(), m.Name, ranks)
 	}
-	net := network.NewLogGOPS(sc.Network.LNs, sc.Network.ONs, sc.Network.GapNs, sc.Network.GNsPerByte, sc.Network.ONsPerByte, sc.Network.SBytes)
+	net := sc.Net()
+	var bd *bounder
+	if pts[0].Policy != "uncapped" {
+		t, err := sc.Trace(pts[0].Params)
+		if err != nil {
+			return err
+		}
+		if bd, err = sc.newBounder(t, m, net); err != nil {
+			return err
+		}
+		defer bd.close()
+	}
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -49,11 +60,20 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 		if err != nil {
 			return err
 		}
+		if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			return err
+		}
 		if err := emit(p, met); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Net returns the scenario's LogGOPS parameters.
+func (sc *Scenario) Net() network.LogGOPS {
+	n := sc.Network
+	return network.NewLogGOPS(n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes)
 }
 
 // BaseW is the machine's constant power: every socket idle.
@@ -122,11 +142,27 @@ func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, poli
 // Graph builds the execution graph of the scenario's workload with the
 // parameter overrides of a point.
 func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
-	w := sc.Workload
 	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
 	if err != nil {
 		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
 	}
+	t, g, err := sc.workload(overrides)
+	if err != nil || g != nil {
+		return g, err
+	}
+	return lower.Lower(t, lower.Options{Algorithm: coll})
+}
+
+// Trace returns the workload as an MPI trace, or nil when the workload is
+// an execution graph or GOAL file (which have no MPI-call structure).
+func (sc *Scenario) Trace(overrides map[string]any) (*mpi.Trace, error) {
+	t, _, err := sc.workload(overrides)
+	return t, err
+}
+
+// workload returns the MPI trace, or the graph of a graph-level trace file.
+func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
+	w := sc.Workload
 	if w.Trace != "" {
 		path := w.Trace
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
@@ -134,19 +170,18 @@ func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
 		}
 		kind, err := arrowtrace.Detect(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch kind {
 		case arrowtrace.KindGraph:
-			return arrowtrace.ReadGraph(path)
+			g, err := arrowtrace.ReadGraph(path)
+			return nil, g, err
 		case arrowtrace.KindMPI:
 			t, err := arrowtrace.ReadMPI(path)
-			if err != nil {
-				return nil, err
-			}
-			return lower.Lower(t, lower.Options{Algorithm: coll})
+			return t, nil, err
 		default:
-			return goal.ReadFile(path)
+			g, err := goal.ReadFile(path)
+			return nil, g, err
 		}
 	}
 	p := params{file: sc.File, vals: map[string]any{}}
@@ -158,12 +193,12 @@ func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
 	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := p.unused(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return lower.Lower(t, lower.Options{Algorithm: coll})
+	return t, nil, nil
 }
 
 // Generators lists the workload generators a scenario can name.
