@@ -49,9 +49,9 @@ func ParseImbalance(s string) (Imbalance, error) {
 
 // Names of the per-compute-event parameters stencil traces carry, in order.
 const (
-	ParamCells     = "cells"     // grid cells updated in the event (load-scaled)
-	ParamMemBound  = "memory_bound" // memory-boundness m in [0, 1] (0 = compute bound)
-	ParamLoad      = "load"      // relative load in (0, 1]: the event's share of ComputeNs
+	ParamCells    = "cells"        // grid cells updated in the event (load-scaled)
+	ParamMemBound = "memory_bound" // memory-boundness m in [0, 1] (0 = compute bound)
+	ParamLoad     = "load"         // relative load in (0, 1]: the event's share of ComputeNs
 )
 
 // Region names of the generated compute events.
