@@ -4,335 +4,344 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// Imbalance is a load-imbalance pattern of a BSP workload (Anger,
-// Dynamic Power Steering §5.1.2; see docs/notes/001_anger.md).
-type Imbalance string
-
-// The imbalance patterns. Each gives every rank a pattern value in [0, 1]
-// per iteration, with maximum 1 over the ranks.
+// Imbalance patterns of the stencil generator (Anger's thesis §5.1.2; see
+// docs/notes 001_anger.md §3.1).
 const (
-	// None: every rank carries the same load (pattern 1).
-	None Imbalance = "none"
-	// Random: independent uniform draws per rank and iteration, scaled so
-	// the largest is 1 (the paper's control case).
-	Random Imbalance = "random"
-	// ChargedField: particles drift toward two charged plates at both ends
-	// of grid axis 0. With d the distance of a rank's subdomain centre from
-	// the closer plate (domain length 1), Eq. 9 gives
-	// Work = Weight·Position(d, 0, σ) + (1−Weight)·SteadyState, Position
-	// being the Gaussian density of Eq. 8 (here scaled to peak 1), and
-	// Weight = 1 − exp(−Growth·t) rising monotonically with iteration t.
-	// The values are divided by their maximum over the ranks.
-	ChargedField Imbalance = "charged"
-	// Wavefront: a front leaves the upper-left corner (grid coordinate 0
-	// on every axis) and advances Speed domain lengths per iteration; a
-	// rank's load is the Gaussian (Eq. 8, peak 1) of its subdomain centre's
-	// distance from the front, so the front always carries the most work.
-	Wavefront Imbalance = "wavefront"
+	ImbalanceNone      = "none"
+	ImbalanceRandom    = "random"        // a fixed random load per rank
+	ImbalanceCharged   = "charged-field" // particles drift to two plates (Eq. 8–9)
+	ImbalanceWavefront = "wavefront"     // a Gaussian front moving from the upper-left corner
 )
 
-// ParseImbalance maps a name (none, random, charged, wavefront) to its pattern.
-func ParseImbalance(s string) (Imbalance, error) {
-	switch Imbalance(s) {
-	case None, Random, ChargedField, Wavefront:
-		return Imbalance(s), nil
-	case "":
-		return None, nil
-	}
-	return "", fmt.Errorf("unknown imbalance pattern %q (have none, random, charged, wavefront)", s)
+// Stencil describes a bulk-synchronous halo-exchange stencil. Each iteration
+// every rank computes, exchanges halos with its face neighbours
+// (nonblocking, then waitall) and joins an allreduce.
+//
+// Rank i's compute time in an iteration is
+//
+//	ComputeNs · (Balance + (1 − Balance) · pattern_i)
+//
+// with pattern_i ∈ [0, 1] from the imbalance pattern, normalized so the most
+// loaded rank has 1 (the thesis' suggested form, note §3.1 [D]): Balance = 1
+// is perfectly balanced, Balance = 0 is the pattern's full imbalance.
+type Stencil struct {
+	Dims           []int   // process grid, 2 or 3 extents; their product is the rank count
+	Iterations     int     // BSP iterations
+	HaloBytes      int64   // bytes per face exchange
+	ComputeNs      int64   // compute time of the most loaded rank per iteration
+	Imbalance      string  // none, random, charged-field, wavefront
+	Balance        float64 // in [0, 1]
+	Intensity      float64 // compute intensity in [0, 1], 1 = compute bound; recorded as a parameter for models
+	AllreduceBytes int64   // per-iteration allreduce; 0 for none
+	Periodic       bool    // wrap the grid around
+	Sigma          float64 // Gaussian width of the charged-field and wavefront patterns (default 0.15)
+	Seed           uint64
 }
 
-// Names of the per-compute-event parameters stencil traces carry, in order.
+// Region names and parameters the stencil writes.
 const (
-	ParamCells    = "cells"        // grid cells updated in the event (load-scaled)
-	ParamMemBound = "memory_bound" // memory-boundness m in [0, 1] (0 = compute bound)
-	ParamLoad     = "load"         // relative load in (0, 1]: the event's share of ComputeNs
+	StencilRegion  = "stencil.compute"
+	ParamWork      = "work"      // the rank's load as a fraction of the maximum
+	ParamIntensity = "intensity" // the compute intensity knob
 )
 
-// Region names of the generated compute events.
-const (
-	RegionStencil = "stencil.compute"
-	RegionSweep   = "sweep.compute"
-	RegionBench   = "bench.compute"
-)
-
-// StencilOptions describes a BSP halo-exchange stencil. Zero fields take
-// the defaults given per field.
-type StencilOptions struct {
-	// Dims is the process grid, 2 or 3 extents whose product is the rank
-	// count (required).
-	Dims []int
-	// Periodic wraps the grid around on every axis (default false).
-	Periodic bool
-	// Iterations is the number of BSP iterations (default 10).
-	Iterations int
-	// HaloBytes is the size of one face's halo message (default 8192).
-	HaloBytes int64
-	// ComputeNs is the compute time per iteration of a fully loaded rank
-	// (default 1 ms); a rank computes ComputeNs·load.
-	ComputeNs int64
-	// Cells is the cell count of a fully loaded rank per iteration, carried
-	// as parameter "cells" (default 32768).
-	Cells float64
-	// Imbalance is the load pattern (default None).
-	Imbalance Imbalance
-	// Balance b ∈ [0, 1] sets load = b + (1−b)·pattern: 1 is perfect
-	// balance, 0 (the default) the full pattern (the paper's load-imbalance
-	// axis).
-	Balance float64
-	// MemoryBound m ∈ [0, 1] is the compute-intensity knob, expressed as
-	// the notes recommend (001_anger.md, "Computational intensity"): the
-	// memory-bound fraction of the work, so that a compute model can scale
-	// time with frequency f as τ(f) = (1−m)·f_max/f + m. 0 (the default) is
-	// entirely compute bound. It is carried as parameter "memory_bound".
-	MemoryBound float64
-	// Sigma is the Gaussian width σ in domain lengths for ChargedField and
-	// Wavefront (default 0.15).
-	Sigma float64
-	// Growth is the ChargedField weight growth rate per iteration (default 0.2).
-	Growth float64
-	// SteadyState is the ChargedField steady-state load (default 1).
-	SteadyState float64
-	// Speed is the Wavefront advance per iteration in domain lengths
-	// (default: the front crosses the domain diagonal in Iterations).
-	Speed float64
-	// AllreduceBytes is the size of the allreduce that ends every
-	// iteration (default 8); NoAllreduce leaves it out.
-	AllreduceBytes int64
-	NoAllreduce    bool
-	// Seed seeds the Random pattern.
-	Seed uint64
-}
-
-func (o *StencilOptions) defaults() error {
-	if len(o.Dims) != 2 && len(o.Dims) != 3 {
-		return fmt.Errorf("stencil: process grid %v must have 2 or 3 dimensions", o.Dims)
+func (s *Stencil) validate() error {
+	if len(s.Dims) != 2 && len(s.Dims) != 3 {
+		return fmt.Errorf("stencil: want a 2-D or 3-D process grid, got %d dimensions", len(s.Dims))
 	}
-	for i, d := range o.Dims {
+	n := 1
+	for _, d := range s.Dims {
 		if d < 1 {
-			return fmt.Errorf("stencil: process grid extent %d on axis %d (want ≥ 1)", d, i)
+			return fmt.Errorf("stencil: grid extent %d is not positive", d)
 		}
-	}
-	def := func(v *int64, d int64) {
-		if *v == 0 {
-			*v = d
+		n *= d
+		if n > graph.MaxRanks {
+			return fmt.Errorf("stencil: more than %d ranks", graph.MaxRanks)
 		}
-	}
-	if o.Iterations == 0 {
-		o.Iterations = 10
-	}
-	def(&o.HaloBytes, 8192)
-	def(&o.ComputeNs, 1_000_000)
-	def(&o.AllreduceBytes, 8)
-	for _, f := range []struct {
-		v *float64
-		d float64
-	}{{&o.Cells, 32768}, {&o.Sigma, 0.15}, {&o.Growth, 0.2}, {&o.SteadyState, 1}} {
-		if *f.v == 0 {
-			*f.v = f.d
-		}
-	}
-	var err error
-	if o.Imbalance, err = ParseImbalance(string(o.Imbalance)); err != nil {
-		return fmt.Errorf("stencil: %w", err)
 	}
 	switch {
-	case o.Iterations < 0:
-		return fmt.Errorf("stencil: %d iterations (want ≥ 1)", o.Iterations)
-	case o.HaloBytes < 0 || o.ComputeNs < 0 || o.AllreduceBytes < 0 || o.Cells < 0:
-		return fmt.Errorf("stencil: negative size or time")
-	case o.Balance < 0 || o.Balance > 1 || math.IsNaN(o.Balance):
-		return fmt.Errorf("stencil: balance %g not in [0, 1]", o.Balance)
-	case o.MemoryBound < 0 || o.MemoryBound > 1 || math.IsNaN(o.MemoryBound):
-		return fmt.Errorf("stencil: memory-boundness %g not in [0, 1]", o.MemoryBound)
-	case o.Sigma <= 0 || o.Growth < 0 || o.SteadyState < 0 || o.Speed < 0:
-		return fmt.Errorf("stencil: sigma must be > 0 and growth, steady state, speed ≥ 0")
+	case s.Iterations < 1:
+		return fmt.Errorf("stencil: iterations %d < 1", s.Iterations)
+	case s.HaloBytes < 0 || s.ComputeNs < 0 || s.AllreduceBytes < 0:
+		return fmt.Errorf("stencil: sizes and times must be ≥ 0")
+	case !(s.Balance >= 0 && s.Balance <= 1):
+		return fmt.Errorf("stencil: balance %g outside [0, 1]", s.Balance)
+	case !(s.Intensity >= 0 && s.Intensity <= 1):
+		return fmt.Errorf("stencil: intensity %g outside [0, 1]", s.Intensity)
+	case s.Sigma < 0:
+		return fmt.Errorf("stencil: negative sigma %g", s.Sigma)
+	}
+	switch s.Imbalance {
+	case "", ImbalanceNone, ImbalanceRandom, ImbalanceCharged, ImbalanceWavefront:
+	default:
+		return fmt.Errorf("stencil: unknown imbalance %q (want none, random, charged-field or wavefront)", s.Imbalance)
 	}
 	return nil
 }
 
-// grid maps ranks to coordinates (row-major: the last axis varies fastest).
-type grid struct {
-	dims     []int
-	periodic bool
+// gauss is Eq. 8 without its constant factor (patterns are normalized).
+func gauss(x, mu, sigma float64) float64 {
+	d := (x - mu) / sigma
+	return math.Exp(-d * d / 2)
 }
 
-func (g grid) size() int {
-	n := 1
-	for _, d := range g.dims {
-		n *= d
+// loads returns pattern_i for iteration it, normalized to a maximum of 1.
+func (s *Stencil) loads(it int, coords [][]int, random []float64) []float64 {
+	n := len(coords)
+	w := make([]float64, n)
+	sigma := s.Sigma
+	if sigma == 0 {
+		sigma = 0.15
 	}
-	return n
-}
-
-func (g grid) coords(r int, c []int) {
-	for a := len(g.dims) - 1; a >= 0; a-- {
-		c[a] = r % g.dims[a]
-		r /= g.dims[a]
-	}
-}
-
-func (g grid) rank(c []int) int {
-	r := 0
-	for a, d := range g.dims {
-		r = r*d + c[a]
-	}
-	return r
-}
-
-// neighbor returns the rank one step (dir = ±1) along axis a from
-// coordinates c, or -1 at a non-periodic edge or on an axis of extent 1.
-func (g grid) neighbor(c []int, a, dir int) int {
-	if g.dims[a] == 1 {
-		return -1
-	}
-	x := c[a] + dir
-	if x < 0 || x >= g.dims[a] {
-		if !g.periodic {
-			return -1
-		}
-		x = (x + g.dims[a]) % g.dims[a]
-	}
-	old := c[a]
-	c[a] = x
-	r := g.rank(c)
-	c[a] = old
-	return r
-}
-
-// loads fills load (one entry per rank) for iteration t.
-func (o *StencilOptions) loads(t int, g grid, rng *rand.Rand, load []float64) {
-	c := make([]int, len(g.dims))
-	for r := range load {
-		g.coords(r, c)
-		switch o.Imbalance {
-		case None:
-			load[r] = 1
-		case Random:
-			load[r] = rng.Float64()
-		case ChargedField:
-			x := (float64(c[0]) + 0.5) / float64(g.dims[0])
-			d := math.Min(x, 1-x)
-			w := 1 - math.Exp(-o.Growth*float64(t))
-			load[r] = w*gauss(d, o.Sigma) + (1-w)*o.SteadyState
-		case Wavefront:
-			var d2 float64
-			for a := range c {
-				x := (float64(c[a]) + 0.5) / float64(g.dims[a])
-				d2 += x * x
+	// cell centre in [0, 1] along dimension d
+	centre := func(i, d int) float64 { return (float64(coords[i][d]) + 0.5) / float64(s.Dims[d]) }
+	for i := range w {
+		switch s.Imbalance {
+		case ImbalanceRandom:
+			w[i] = random[i]
+		case ImbalanceCharged:
+			// Eq. 9: Work = Weight·Position + (1 − Weight)·SteadyState, with the
+			// plates at x = 0 and x = 1, Weight rising linearly from 0 to 1
+			// over the run and a uniform steady state.
+			x := centre(i, 0)
+			weight := float64(it+1) / float64(s.Iterations)
+			w[i] = weight*gauss(math.Min(x, 1-x), 0, sigma) + (1 - weight)
+		case ImbalanceWavefront:
+			// The front leaves the upper-left corner and crosses the
+			// domain diagonally over the run; load follows a Gaussian of
+			// the distance to the front.
+			var r2 float64
+			for d := 0; d < len(s.Dims); d++ {
+				c := centre(i, d)
+				r2 += c * c
 			}
-			speed := o.Speed
-			if speed == 0 {
-				speed = math.Sqrt(float64(len(c))) / float64(max(o.Iterations, 1))
-			}
-			load[r] = gauss(math.Sqrt(d2)-speed*float64(t), o.Sigma)
+			front := math.Sqrt(float64(len(s.Dims))) * float64(it+1) / float64(s.Iterations)
+			w[i] = gauss(math.Sqrt(r2), front, sigma)
+		default:
+			w[i] = 1
 		}
 	}
-	m := 0.0
-	for _, v := range load {
-		m = math.Max(m, v)
+	mx := 0.0
+	for _, v := range w {
+		mx = math.Max(mx, v)
 	}
-	for r := range load {
-		p := 1.0
-		if m > 0 {
-			p = load[r] / m
+	for i := range w {
+		if mx > 0 {
+			w[i] /= mx
 		}
-		load[r] = o.Balance + (1-o.Balance)*p
 	}
+	return w
 }
 
-// gauss is Eq. 8's Gaussian of x with mean 0 and width sigma, scaled to peak 1.
-func gauss(x, sigma float64) float64 { return math.Exp(-x * x / (2 * sigma * sigma)) }
-
-// Stencil generates a 2-D or 3-D halo-exchange stencil in BSP iterations.
-// Every iteration of every rank: Irecv from and Isend to each existing face
-// neighbour (tag 2a for messages travelling up axis a, 2a+1 down), a
-// Waitall, a compute event of region "stencil.compute" lasting
-// ComputeNs·load with parameters cells, memory_bound and load, then (unless
-// NoAllreduce) an allreduce of AllreduceBytes on the world communicator.
-func Stencil(o StencilOptions) (*mpi.Trace, error) {
-	if err := o.defaults(); err != nil {
+// Generate returns the stencil's MPI trace.
+func (s Stencil) Generate() (*mpi.Trace, error) {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	g := grid{dims: o.Dims, periodic: o.Periodic}
-	n := g.size()
-	t := mpi.NewTrace(n)
-	t.ParamNames = []string{ParamCells, ParamMemBound, ParamLoad}
-	t.Region(RegionStencil)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5374656e63696c)) // "Stencil"
-	load := make([]float64, n)
-	c := make([]int, len(o.Dims))
-	reqs := make([]int64, 0, 12)
-	for it := 0; it < o.Iterations; it++ {
-		o.loads(it, g, rng, load)
-		for r := 0; r < n; r++ {
-			g.coords(r, c)
-			reqs = reqs[:0]
-			q := int64(0)
-			for _, isend := range []bool{false, true} {
-				for a := range o.Dims {
-					for _, dir := range []int{1, -1} {
-						nb := g.neighbor(c, a, dir)
-						if nb < 0 {
-							continue
-						}
-						e := mpi.Event{Peer: int32(nb), Bytes: o.HaloBytes, Req: q, Region: mpi.NoRegion, ParamOff: -1}
-						if isend { // travelling in direction dir along a
-							e.Kind, e.Tag = mpi.Isend, haloTag(a, dir)
-						} else { // arrives from the neighbour at dir, travelling in -dir
-							e.Kind, e.Tag = mpi.Irecv, haloTag(a, -dir)
-						}
-						t.Append(r, e)
-						reqs = append(reqs, q)
-						q++
+	n := 1
+	for _, d := range s.Dims {
+		n *= d
+	}
+	coords := make([][]int, n)
+	for i := range coords {
+		c := make([]int, len(s.Dims))
+		x := i
+		for d := len(s.Dims) - 1; d >= 0; d-- { // row-major, last dimension fastest
+			c[d] = x % s.Dims[d]
+			x /= s.Dims[d]
+		}
+		coords[i] = c
+	}
+	index := func(c []int) int {
+		i := 0
+		for d := range s.Dims {
+			i = i*s.Dims[d] + c[d]
+		}
+		return i
+	}
+	// Face neighbours: per dimension, the lower and upper one (-1 if none).
+	neigh := make([][]int, n)
+	for i := range neigh {
+		for d := range s.Dims {
+			for _, step := range []int{-1, 1} {
+				c := append([]int(nil), coords[i]...)
+				c[d] += step
+				if c[d] < 0 || c[d] >= s.Dims[d] {
+					if !s.Periodic || s.Dims[d] == 1 {
+						neigh[i] = append(neigh[i], -1)
+						continue
 					}
+					c[d] = (c[d] + s.Dims[d]) % s.Dims[d]
 				}
+				neigh[i] = append(neigh[i], index(c))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x5354454e43494c)) // "STENCIL"
+	random := make([]float64, n)
+	for i := range random {
+		random[i] = rng.Float64()
+	}
+	t := mpi.NewTrace(n)
+	t.ParamNames = []string{ParamWork, ParamIntensity}
+	for it := 0; it < s.Iterations; it++ {
+		w := s.loads(it, coords, random)
+		for r := 0; r < n; r++ {
+			frac := s.Balance + (1-s.Balance)*w[r]
+			t.AppendCompute(r, StencilRegion, int64(math.Round(float64(s.ComputeNs)*frac)), frac, s.Intensity)
+			var reqs []int64
+			req := int64(0)
+			// Face k (dimension k/2, direction k%2) receives with tag k from
+			// the neighbour, which sends with the opposite face's tag.
+			for k, nb := range neigh[r] {
+				if nb < 0 || nb == r {
+					continue
+				}
+				req++
+				t.Append(r, mpi.Event{Kind: mpi.Irecv, Peer: int32(nb), Tag: int32(k), Bytes: s.HaloBytes, Req: req})
+				reqs = append(reqs, req)
+			}
+			for k, nb := range neigh[r] {
+				if nb < 0 || nb == r {
+					continue
+				}
+				req++
+				t.Append(r, mpi.Event{Kind: mpi.Isend, Peer: int32(nb), Tag: int32(k ^ 1), Bytes: s.HaloBytes, Req: req})
+				reqs = append(reqs, req)
 			}
 			if len(reqs) > 0 {
-				t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Region: mpi.NoRegion, ParamOff: -1}, reqs)
+				t.AppendList(r, mpi.Event{Kind: mpi.Waitall}, reqs)
 			}
-			t.AppendCompute(r, RegionStencil, int64(float64(o.ComputeNs)*load[r]), o.Cells*load[r], o.MemoryBound, load[r])
-			if !o.NoAllreduce {
-				t.Append(r, mpi.Event{Kind: mpi.Allreduce, Comm: mpi.World, Bytes: o.AllreduceBytes, Region: mpi.NoRegion, ParamOff: -1})
+			if s.AllreduceBytes > 0 {
+				t.Append(r, mpi.Event{Kind: mpi.Allreduce, Bytes: s.AllreduceBytes})
 			}
 		}
 	}
 	return t, nil
 }
 
-func haloTag(axis, dir int) int32 {
-	if dir > 0 {
-		return int32(2 * axis)
-	}
-	return int32(2*axis + 1)
+// Sweep describes a sweep3d-like wavefront on a 2-D process grid: for each
+// octant, K blocks sweep from one corner to the opposite one; a rank
+// receives the block's inflow from its upstream neighbours in x and y,
+// computes, and sends the outflow downstream.
+type Sweep struct {
+	Px, Py    int
+	Octants   int   // 1..8 (default 8); octants alternate corners
+	Blocks    int   // blocks per octant along z
+	ComputeNs int64 // per block
+	Bytes     int64 // per face message
 }
 
-// ParseDims parses a process grid such as "4x4" or "2x3x4".
-func ParseDims(s string) ([]int, error) {
-	var dims []int
-	for _, f := range strings.Split(s, "x") {
-		var d int
-		if _, err := fmt.Sscanf(f, "%d", &d); err != nil || d < 1 || fmt.Sprint(d) != f {
-			return nil, fmt.Errorf("process grid %q: extent %q is not a positive integer", s, f)
+// SweepRegion is the region name of a sweep's compute blocks.
+const SweepRegion = "sweep.block"
+
+// Generate returns the sweep's MPI trace.
+func (s Sweep) Generate() (*mpi.Trace, error) {
+	if s.Octants == 0 {
+		s.Octants = 8
+	}
+	switch {
+	case s.Px < 1 || s.Py < 1 || s.Px*s.Py > graph.MaxRanks:
+		return nil, fmt.Errorf("sweep: process grid %d×%d invalid", s.Px, s.Py)
+	case s.Octants < 1 || s.Octants > 8:
+		return nil, fmt.Errorf("sweep: octants %d outside 1..8", s.Octants)
+	case s.Blocks < 1:
+		return nil, fmt.Errorf("sweep: blocks %d < 1", s.Blocks)
+	case s.ComputeNs < 0 || s.Bytes < 0:
+		return nil, fmt.Errorf("sweep: sizes and times must be ≥ 0")
+	}
+	t := mpi.NewTrace(s.Px * s.Py)
+	rank := func(x, y int) int { return y*s.Px + x }
+	for o := 0; o < s.Octants; o++ {
+		dx, dy := 1, 1 // sweep direction of this octant
+		if o&1 != 0 {
+			dx = -1
 		}
-		dims = append(dims, d)
+		if o&2 != 0 {
+			dy = -1
+		}
+		for y := 0; y < s.Py; y++ {
+			for x := 0; x < s.Px; x++ {
+				r := rank(x, y)
+				for b := 0; b < s.Blocks; b++ {
+					tag := int32(o*2 + 0)
+					if ux := x - dx; ux >= 0 && ux < s.Px {
+						t.Append(r, mpi.Event{Kind: mpi.Recv, Peer: int32(rank(ux, y)), Tag: tag, Bytes: s.Bytes})
+					}
+					if uy := y - dy; uy >= 0 && uy < s.Py {
+						t.Append(r, mpi.Event{Kind: mpi.Recv, Peer: int32(rank(x, uy)), Tag: tag + 1, Bytes: s.Bytes})
+					}
+					t.AppendCompute(r, SweepRegion, s.ComputeNs)
+					if vx := x + dx; vx >= 0 && vx < s.Px {
+						t.Append(r, mpi.Event{Kind: mpi.Send, Peer: int32(rank(vx, y)), Tag: tag, Bytes: s.Bytes})
+					}
+					if vy := y + dy; vy >= 0 && vy < s.Py {
+						t.Append(r, mpi.Event{Kind: mpi.Send, Peer: int32(rank(x, vy)), Tag: tag + 1, Bytes: s.Bytes})
+					}
+				}
+			}
+		}
 	}
-	return dims, nil
+	return t, nil
 }
 
-// CheckDims reports an error unless dims multiply to ranks.
-func CheckDims(dims []int, ranks int) error {
-	n := 1
-	for _, d := range dims {
-		n *= d
+// Collective describes a micro-benchmark: Reps calls of one collective on
+// all ranks (or on the first CommSize ranks), with GapNs of compute between
+// calls.
+type Collective struct {
+	Kind     mpi.Kind
+	Ranks    int
+	CommSize int // 0: all ranks (MPI_COMM_WORLD)
+	Bytes    int64
+	Root     int32
+	Reps     int
+	GapNs    int64
+}
+
+// Generate returns the micro-benchmark's MPI trace.
+func (c Collective) Generate() (*mpi.Trace, error) {
+	if !c.Kind.IsCollective() {
+		return nil, fmt.Errorf("collective benchmark: %s is not a collective", c.Kind)
 	}
-	if n != ranks {
-		return fmt.Errorf("process grid %v has %d ranks, want %d", dims, n, ranks)
+	if c.Ranks < 1 || c.Ranks > graph.MaxRanks || c.CommSize < 0 || c.CommSize > c.Ranks {
+		return nil, fmt.Errorf("collective benchmark: %d ranks with communicator size %d is invalid", c.Ranks, c.CommSize)
 	}
-	return nil
+	if c.Reps < 1 || c.Bytes < 0 || c.GapNs < 0 {
+		return nil, fmt.Errorf("collective benchmark: need reps ≥ 1 and non-negative bytes and gap")
+	}
+	t := mpi.NewTrace(c.Ranks)
+	comm, size := mpi.World, c.Ranks
+	if c.CommSize > 0 && c.CommSize < c.Ranks {
+		m := make([]int32, c.CommSize)
+		for i := range m {
+			m[i] = int32(i)
+		}
+		comm, size = t.AddComm("bench", m), c.CommSize
+	}
+	if c.Kind.IsRooted() && (c.Root < 0 || int(c.Root) >= size) {
+		return nil, fmt.Errorf("collective benchmark: root %d outside 0..%d", c.Root, size-1)
+	}
+	for rep := 0; rep < c.Reps; rep++ {
+		for r := 0; r < size; r++ {
+			if c.GapNs > 0 {
+				t.AppendCompute(r, "bench.gap", c.GapNs)
+			}
+			e := mpi.Event{Kind: c.Kind, Comm: comm, Peer: c.Root, Bytes: c.Bytes}
+			if c.Kind == mpi.Alltoallv {
+				list := make([]int64, size)
+				for j := range list {
+					list[j] = c.Bytes
+				}
+				t.AppendList(r, e, list)
+				continue
+			}
+			t.Append(r, e)
+		}
+	}
+	return t, nil
 }

@@ -13,8 +13,8 @@ type Op struct {
 	Size   int64
 	Peer   int32
 	Tag    int32
-	CPU    int32
-	NIC    int32
+	CPU    uint8
+	NIC    uint8
 	Region int32
 }
 
@@ -130,8 +130,8 @@ func (b *Builder) Build() (*Graph, error) {
 		Size:      make([]int64, nops),
 		Peer:      make([]int32, nops),
 		Tag:       make([]int32, nops),
-		CPU:       make([]int32, nops),
-		NIC:       make([]int32, nops),
+		CPU:       make([]uint8, nops),
+		NIC:       make([]uint8, nops),
 		Region:    make([]int32, nops),
 		DepStart:  make([]int32, nops+1),
 		DepOp:     make([]int32, 0, ndeps),

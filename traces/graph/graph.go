@@ -84,6 +84,16 @@ const (
 	AnyTag    int32 = -1
 )
 
+// MaxRanks is the largest number of ranks a graph may have. Readers check
+// it before allocating per-rank state for a declared rank count.
+const MaxRanks = 1 << 22
+
+// MaxCPU and MaxNIC are the largest CPU and NIC numbers, as in LogGOPSim.
+const (
+	MaxCPU = 255
+	MaxNIC = 255
+)
+
 // NoRegion marks an operation that belongs to no named code region.
 const NoRegion int32 = -1
 
@@ -100,8 +110,8 @@ type Graph struct {
 	Size   []int64 // calc: duration in ns; send/recv: message bytes
 	Peer   []int32 // send/recv: the other rank (AnySource allowed on recv); calc: -1
 	Tag    []int32 // send/recv: message tag (AnyTag allowed on recv); calc: 0
-	CPU    []int32 // CPU (core) of the rank's host that executes the operation
-	NIC    []int32 // NIC of the rank's host that carries the message
+	CPU    []uint8 // CPU (core) of the rank's host that executes the operation (0..MaxCPU)
+	NIC    []uint8 // NIC of the rank's host that carries the message (0..MaxNIC)
 	Region []int32 // index into Regions, or NoRegion
 
 	// Dependencies in compressed sparse row form: the operations that
@@ -269,12 +279,6 @@ func (g *Graph) validateOp(id, rank, lo, hi, nr int32) error {
 	if g.Size[id] < 0 {
 		return fmt.Errorf("negative size %d", g.Size[id])
 	}
-	if g.CPU[id] < 0 {
-		return fmt.Errorf("negative cpu %d", g.CPU[id])
-	}
-	if g.NIC[id] < 0 {
-		return fmt.Errorf("negative nic %d", g.NIC[id])
-	}
 	if reg := g.Region[id]; reg != NoRegion && (reg < 0 || int(reg) >= len(g.Regions)) {
 		return fmt.Errorf("region %d out of range (%d regions)", reg, len(g.Regions))
 	}
@@ -291,4 +295,16 @@ func (g *Graph) validateOp(id, rank, lo, hi, nr int32) error {
 		}
 	}
 	return nil
+}
+
+// OpRanks returns the rank of every operation, for consumers that look
+// ranks up per operation in a hot loop.
+func (g *Graph) OpRanks() []int32 {
+	ranks := make([]int32, g.NumOps())
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			ranks[id] = int32(r)
+		}
+	}
+	return ranks
 }

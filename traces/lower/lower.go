@@ -1,363 +1,385 @@
-// Package lower lowers an MPI trace (package traces/mpi) into an execution
-// graph (package traces/graph) in GOAL semantics.
+// Package lower turns an MPI trace (package traces/mpi) into the execution
+// graph (package traces/graph) that the replay engine runs, choosing an
+// algorithm for every collective.
 //
-// # Dependency semantics
+// Program order becomes dependencies. A compute region or a blocking call
+// requires everything before it on its rank to have completed. A
+// nonblocking Isend or Irecv requires the same, but later operations do not
+// wait for it: they only start after it has started (irequires), which
+// keeps posting order, until a Wait or Waitall makes the next operation
+// require its completion. Collectives expand into point-to-point messages
+// between the members of their communicator; the rounds of an algorithm
+// depend on each other as data flows through them.
 //
-// Every rank keeps a frontier: the operations the next blocking operation
-// must wait for. Lowering a rank's events in program order:
-//
-//   - Compute → a calc op of Duration ns carrying the event's region; it
-//     requires the frontier and becomes the new frontier.
-//   - Send, Recv (blocking) → a send/recv op that requires the frontier and
-//     becomes the new frontier, so later ops start after it completes.
-//   - Isend, Irecv → a send/recv op that requires the frontier (it starts
-//     after the preceding blocking op completes) but does not join it, so
-//     later ops do not wait for it. Consecutive nonblocking ops are chained
-//     with irequires (each starts only after the previous one started),
-//     which keeps their start order, and thus MPI's non-overtaking message
-//     order, equal to program order. The first blocking op after them also
-//     irequires the last of them.
-//   - Wait, Waitall → no op; the waited requests' ops join the frontier, so
-//     the next op requires (waits for the completion of) them.
-//   - Collectives → the ops of the chosen algorithm (see Options); the
-//     first ones require the frontier, and the frontier after the
-//     collective is its final ops. Within a collective, a send and a receive
-//     of the same step both require the previous step, so that exchanges
-//     cannot deadlock under rendezvous.
-//
-// # Tags
-//
-// Point-to-point tags must lie in [0, CollTagBase). Collective messages use
-// tag CollTagBase + (c mod 1024)·2^20 + (s mod 2^20), where c is the index
-// of the communicator in Trace.Comms and s counts the collectives called on
-// that communicator so far. Collective traffic therefore never matches user
-// traffic (except receives with AnyTag, which GOAL cannot confine to a
-// communicator), and concurrent collectives on different communicators (up
-// to 1024 of them) never mix.
+// Tags keep communicators apart, as MPI's contexts do. A point-to-point
+// message with user tag t (0 ≤ t < MaxUserTag) on communicator c carries
+// tag c·2^20 + t. Collective messages carry CollectiveTagBase + c·2^20 + s,
+// where s is the collective's sequence number on c (modulo 2^20), so
+// collectives never match user messages or each other. A receive with
+// MPI_ANY_TAG matches any tag from its source.
 package lower
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// CollTagBase is the smallest tag used by collective messages; user
-// point-to-point tags must be smaller.
-const CollTagBase int32 = 1 << 30
+// CollectiveTagBase is the first tag used by lowered collectives.
+const CollectiveTagBase int32 = 1 << 30
 
-// CollTag returns the tag of the seq-th collective (from 0) on the
-// communicator at index commIndex of Trace.Comms.
-func CollTag(commIndex int, seq int) int32 {
-	return CollTagBase + int32(commIndex%1024)<<20 + int32(seq%(1<<20))
+// MaxUserTag bounds the tags of point-to-point calls in a trace.
+const MaxUserTag int32 = 1 << 20
+
+// Algorithm names, per collective kind; the first one listed is the default.
+var algorithms = map[mpi.Kind][]string{
+	mpi.Barrier:       {"dissemination", "linear"},
+	mpi.Bcast:         {"binomial", "linear"},
+	mpi.Reduce:        {"binomial", "linear"},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast"},
+	mpi.Allgather:     {"ring", "linear"},
+	mpi.Alltoall:      {"pairwise", "linear"},
+	mpi.Alltoallv:     {"pairwise", "linear"},
+	mpi.Gather:        {"linear", "binomial"},
+	mpi.Scatter:       {"linear", "binomial"},
+	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise"},
+	mpi.Scan:          {"linear", "recdoub"},
 }
 
+// Algorithms returns the algorithm names available for a collective kind,
+// the default first.
+func Algorithms(k mpi.Kind) []string { return append([]string(nil), algorithms[k]...) }
+
+// Options controls lowering.
+type Options struct {
+	// Algorithm maps a collective kind to an algorithm name; kinds left
+	// out use their default.
+	Algorithm map[mpi.Kind]string
+	// ReduceNsPerByte is the compute cost of combining received data in
+	// reductions (reduce, allreduce, reduce_scatter, scan), in ns per byte.
+	ReduceNsPerByte float64
+}
+
+// ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial".
+func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
+	m := map[mpi.Kind]string{}
+	if strings.TrimSpace(spec) == "" {
+		return m, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return nil, fmt.Errorf("collective spec %q: %q is not COLLECTIVE=ALGORITHM", spec, kv)
+		}
+		kind, err := mpi.ParseKind(strings.TrimSpace(k))
+		if err != nil || !kind.IsCollective() {
+			return nil, fmt.Errorf("collective spec %q: %q is not a collective", spec, k)
+		}
+		v = strings.TrimSpace(v)
+		if !known(kind, v) {
+			return nil, fmt.Errorf("collective spec %q: %s has no algorithm %q (have %s)", spec, kind, v, strings.Join(algorithms[kind], ", "))
+		}
+		m[kind] = v
+	}
+	return m, nil
+}
+
+func known(k mpi.Kind, alg string) bool {
+	for _, a := range algorithms[k] {
+		if a == alg {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is a lowering error naming the rank and the event index.
+type Error struct {
+	Rank, Event int
+	Msg         string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("rank %d event %d: %s", e.Rank, e.Event, e.Msg) }
+
+// collKey identifies one collective call: its communicator and its
+// sequence number among that communicator's collectives.
+type collKey struct {
+	comm int32
+	seq  int
+}
+
+// instance is one collective as called by all members.
+type instance struct {
+	kind   mpi.Kind
+	root   int32
+	bytes  int64
+	events []int // event index per member (communicator rank order)
+	lists  [][]int64
+}
+
+// rankState tracks one rank's program while its events are lowered.
 type rankState struct {
-	frontier []int32
-	lastNB   int32 // last nonblocking op issued since the frontier was set, or -1
-	reqs     map[int64]int32
+	rank    int
+	last    []int32 // ops the next operation must require
+	started int32   // a nonblocking op the next operation must irequire, or -1
+	reqs    map[int64]int32
 }
 
 type lowerer struct {
-	t       *mpi.Trace
-	opt     Options
-	b       *graph.Builder
-	regions []int32 // trace region → graph region
-	local   [][]int32
-	collSeq [][]int // per comm index, per local rank: collectives seen so far
-	// collCalls lists, per comm index and local rank, the collective calls
-	// in order (receives of alltoallv take their sizes from the sender's call).
-	collCalls [][][]collRef
-	algs      map[mpi.Kind]Algorithm
-	st        rankState
-	rank      int
-	buf       []int32
+	t     *mpi.Trace
+	opt   Options
+	b     *graph.Builder
+	comms map[int32]*mpi.Communicator
+	// commRank[comm][world rank] = rank within the communicator
+	commRank map[int32]map[int32]int32
+	inst     map[collKey]*instance
+	ranks    []rankState
 }
 
-// Lower lowers trace t into a validated execution graph with the
-// collective algorithms chosen in opt. Errors name the rank and the event
-// index at fault.
+// Lower lowers trace t into an execution graph.
 func Lower(t *mpi.Trace, opt Options) (*graph.Graph, error) {
-	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), algs: map[mpi.Kind]Algorithm{}}
+	for k, a := range opt.Algorithm {
+		if !known(k, a) {
+			return nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
+		}
+	}
 	if opt.ReduceNsPerByte < 0 {
 		return nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
 	}
-	for _, k := range mpi.Kinds() {
-		if k.IsCollective() {
-			a, err := opt.algorithm(k)
-			if err != nil {
-				return nil, fmt.Errorf("lower: %w", err)
-			}
-			l.algs[k] = a
-		}
-	}
+	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), comms: map[int32]*mpi.Communicator{},
+		commRank: map[int32]map[int32]int32{}, inst: map[collKey]*instance{}}
 	if err := l.indexComms(); err != nil {
-		return nil, fmt.Errorf("lower: %w", err)
+		return nil, err
 	}
-	if err := l.checkCollectives(); err != nil {
-		return nil, fmt.Errorf("lower: %w", err)
+	if err := l.matchCollectives(); err != nil {
+		return nil, err
 	}
-	l.regions = make([]int32, len(t.Regions))
-	for i, n := range t.Regions {
-		l.regions[i] = l.b.Region(n)
+	for _, name := range t.Regions[min(1, len(t.Regions)):] {
+		l.b.Region(name) // graph region i is trace region i+1
 	}
+	l.ranks = make([]rankState, len(t.Ranks))
 	for r := range t.Ranks {
+		l.ranks[r] = rankState{rank: r, started: -1, reqs: map[int64]int32{}}
 		if err := l.lowerRank(r); err != nil {
-			return nil, fmt.Errorf("lower: %w", err)
+			return nil, err
 		}
 	}
-	g, err := l.b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("lower: %w", err)
-	}
-	return g, nil
+	return l.b.Build()
 }
 
 func (l *lowerer) indexComms() error {
-	n := len(l.t.Ranks)
-	if len(l.t.Comms) == 0 || l.t.Comms[0].ID != mpi.World || len(l.t.Comms[0].Members) != n {
-		return fmt.Errorf("trace has no world communicator of %d ranks at Comms[0]", n)
-	}
-	l.local = make([][]int32, len(l.t.Comms))
-	l.collSeq = make([][]int, len(l.t.Comms))
-	for ci, c := range l.t.Comms {
-		loc := make([]int32, n)
-		for i := range loc {
-			loc[i] = -1
+	n := int32(len(l.t.Ranks))
+	for i := range l.t.Comms {
+		c := &l.t.Comms[i]
+		if _, dup := l.comms[c.ID]; dup {
+			return fmt.Errorf("lower: communicator %d defined twice", c.ID)
 		}
-		for i, m := range c.Members {
-			if m < 0 || int(m) >= n {
-				return fmt.Errorf("communicator %d (%s): member %d is world rank %d, not in 0..%d", c.ID, c.Name, i, m, n-1)
-			}
-			if loc[m] >= 0 {
-				return fmt.Errorf("communicator %d (%s): world rank %d listed twice", c.ID, c.Name, m)
-			}
-			loc[m] = int32(i)
+		if len(c.Members) == 0 {
+			return fmt.Errorf("lower: communicator %d (%s) has no members", c.ID, c.Name)
 		}
-		l.local[ci] = loc
-		l.collSeq[ci] = make([]int, len(c.Members))
+		if c.ID < 0 || c.ID >= 1<<10 {
+			return fmt.Errorf("lower: communicator id %d outside 0..1023", c.ID)
+		}
+		idx := make(map[int32]int32, len(c.Members))
+		for j, w := range c.Members {
+			if w < 0 || w >= n {
+				return fmt.Errorf("lower: communicator %d member %d is not a rank (0..%d)", c.ID, w, n-1)
+			}
+			if _, dup := idx[w]; dup {
+				return fmt.Errorf("lower: communicator %d lists rank %d twice", c.ID, w)
+			}
+			idx[w] = int32(j)
+		}
+		l.comms[c.ID] = c
+		l.commRank[c.ID] = idx
 	}
 	return nil
 }
 
-func (l *lowerer) commIndex(id int32) int {
-	if id >= 0 && int(id) < len(l.t.Comms) && l.t.Comms[id].ID == id {
-		return int(id)
-	}
-	for i := range l.t.Comms {
-		if l.t.Comms[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-type collRef struct{ rank, ev int }
-
-// checkCollectives verifies that all members of every communicator call the
-// same sequence of collectives with matching kind, root and sizes.
-func (l *lowerer) checkCollectives() error {
-	calls := make([][][]collRef, len(l.t.Comms)) // comm → local rank → calls
-	for ci, c := range l.t.Comms {
-		calls[ci] = make([][]collRef, len(c.Members))
-	}
-	for r, rk := range l.t.Ranks {
-		for ei := range rk.Events {
-			e := &rk.Events[ei]
+// matchCollectives pairs up the collective calls of every communicator's
+// members by sequence number and checks that they agree.
+func (l *lowerer) matchCollectives() error {
+	for r := range l.t.Ranks {
+		seq := map[int32]int{}
+		rk := &l.t.Ranks[r]
+		for i := range rk.Events {
+			e := &rk.Events[i]
 			if !e.Kind.IsCollective() {
 				continue
 			}
-			ci := l.commIndex(e.Comm)
-			if ci < 0 {
-				return fmt.Errorf("rank %d event %d: %s on unknown communicator %d", r, ei, e.Kind, e.Comm)
+			c, ok := l.comms[e.Comm]
+			if !ok {
+				return &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
 			}
-			i := l.local[ci][r]
-			if i < 0 {
-				return fmt.Errorf("rank %d event %d: %s on communicator %d, which rank %d is not a member of", r, ei, e.Kind, e.Comm, r)
+			me, ok := l.commRank[e.Comm][int32(r)]
+			if !ok {
+				return &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
 			}
-			p := len(l.t.Comms[ci].Members)
-			if e.Kind.IsRooted() && (e.Peer < 0 || int(e.Peer) >= p) {
-				return fmt.Errorf("rank %d event %d: %s root %d not in communicator %d of size %d", r, ei, e.Kind, e.Peer, e.Comm, p)
+			p := int32(len(c.Members))
+			if e.Kind.IsRooted() && (e.Peer < 0 || e.Peer >= p) {
+				return &Error{r, i, fmt.Sprintf("%s root %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, p)}
 			}
 			if e.Bytes < 0 {
-				return fmt.Errorf("rank %d event %d: %s with negative size %d", r, ei, e.Kind, e.Bytes)
+				return &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
 			}
-			if e.Kind == mpi.Alltoallv {
-				if int(e.ListLen) != p || e.ListOff < 0 || int(e.ListOff)+int(e.ListLen) > len(rk.List) {
-					return fmt.Errorf("rank %d event %d: alltoallv lists %d per-peer sizes, communicator %d has %d members", r, ei, e.ListLen, e.Comm, p)
+			key := collKey{e.Comm, seq[e.Comm]}
+			seq[e.Comm]++
+			in, ok := l.inst[key]
+			if !ok {
+				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, events: make([]int, p), lists: make([][]int64, p)}
+				for j := range in.events {
+					in.events[j] = -1
 				}
-				for j, v := range l.t.List(r, e) {
-					if v < 0 {
-						return fmt.Errorf("rank %d event %d: alltoallv size to member %d is negative (%d)", r, ei, j, v)
+				l.inst[key] = in
+			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
+				return &Error{r, i, fmt.Sprintf("collective #%d on communicator %d is %s (root %d) here but %s (root %d) on another member",
+					key.seq, e.Comm, e.Kind, e.Peer, in.kind, in.root)}
+			}
+			in.events[me] = i
+			if e.Kind == mpi.Alltoallv {
+				list := l.t.List(r, e)
+				if int32(len(list)) != p {
+					return &Error{r, i, fmt.Sprintf("alltoallv lists %d sizes for a communicator of %d", len(list), p)}
+				}
+				for _, b := range list {
+					if b < 0 {
+						return &Error{r, i, "alltoallv with a negative size"}
 					}
 				}
-			}
-			calls[ci][i] = append(calls[ci][i], collRef{r, ei})
-		}
-	}
-	for ci, c := range l.t.Comms {
-		cs := calls[ci]
-		if len(cs) == 0 {
-			continue
-		}
-		r0 := c.Members[0]
-		for i := 1; i < len(cs); i++ {
-			if len(cs[i]) != len(cs[0]) {
-				return fmt.Errorf("communicator %d (%s): rank %d calls %d collectives, rank %d calls %d", c.ID, c.Name, c.Members[i], len(cs[i]), r0, len(cs[0]))
-			}
-			for k := range cs[i] {
-				a, b := cs[0][k], cs[i][k]
-				ea, eb := &l.t.Ranks[a.rank].Events[a.ev], &l.t.Ranks[b.rank].Events[b.ev]
-				if ea.Kind != eb.Kind {
-					return fmt.Errorf("rank %d event %d: %s is collective call %d on communicator %d, but rank %d event %d calls %s", b.rank, b.ev, eb.Kind, k, c.ID, a.rank, a.ev, ea.Kind)
-				}
-				if ea.Kind.IsRooted() && ea.Peer != eb.Peer {
-					return fmt.Errorf("rank %d event %d: %s with root %d, but rank %d event %d uses root %d", b.rank, b.ev, eb.Kind, eb.Peer, a.rank, a.ev, ea.Peer)
-				}
-				if ea.Kind != mpi.Alltoallv && ea.Kind != mpi.Barrier && ea.Bytes != eb.Bytes {
-					return fmt.Errorf("rank %d event %d: %s of %d bytes, but rank %d event %d passes %d bytes", b.rank, b.ev, eb.Kind, eb.Bytes, a.rank, a.ev, ea.Bytes)
-				}
+				in.lists[me] = list
 			}
 		}
 	}
-	l.collCalls = calls
+	keys := make([]collKey, 0, len(l.inst))
+	for k := range l.inst {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].comm < keys[j].comm || keys[i].comm == keys[j].comm && keys[i].seq < keys[j].seq
+	})
+	for _, k := range keys {
+		in := l.inst[k]
+		for j, ev := range in.events {
+			if ev < 0 {
+				w := l.comms[k.comm].Members[j]
+				return &Error{int(w), len(l.t.Ranks[w].Events), fmt.Sprintf("rank never calls collective #%d (%s) on communicator %d", k.seq, in.kind, k.comm)}
+			}
+		}
+	}
 	return nil
 }
 
-// emit adds op to the current rank requiring the frontier (and
-// irequiring the last nonblocking op) and returns its index.
-func (l *lowerer) emit(op graph.Op) int32 {
-	id := l.b.Add(l.rank, op)
-	for _, f := range l.st.frontier {
-		l.b.Dep(l.rank, id, f, graph.Requires)
+// add appends op to rank r after everything the program order requires.
+func (l *lowerer) add(st *rankState, op graph.Op) int32 {
+	id := l.b.Add(st.rank, op)
+	for _, d := range st.last {
+		l.b.Dep(st.rank, id, d, graph.Requires)
 	}
-	if l.st.lastNB >= 0 {
-		l.b.Dep(l.rank, id, l.st.lastNB, graph.Irequires)
+	if st.started >= 0 {
+		l.b.Dep(st.rank, id, st.started, graph.Irequires)
 	}
 	return id
 }
 
-// setFrontier makes ids the frontier (copying them).
-func (l *lowerer) setFrontier(ids ...int32) {
-	l.st.frontier = append(l.st.frontier[:0], ids...)
-	l.st.lastNB = -1
+// then makes id the only operation the next one waits for.
+func (st *rankState) then(id int32) {
+	st.last = append(st.last[:0], id)
+	st.started = -1
 }
 
 func (l *lowerer) lowerRank(r int) error {
-	l.rank = r
-	l.st = rankState{lastNB: -1, reqs: map[int64]int32{}}
 	rk := &l.t.Ranks[r]
-	l.b.Grow(r, len(rk.Events))
-	for ei := range rk.Events {
-		e := &rk.Events[ei]
-		if err := l.event(r, ei, e); err != nil {
-			return fmt.Errorf("rank %d event %d (%s): %w", r, ei, e.Kind, err)
-		}
-	}
-	if len(l.st.reqs) > 0 {
-		var some int64
-		first := true
-		for q := range l.st.reqs {
-			if first || q < some {
-				some, first = q, false
+	st := &l.ranks[r]
+	seq := map[int32]int{}
+	for i := range rk.Events {
+		e := &rk.Events[i]
+		switch e.Kind {
+		case mpi.Compute:
+			if e.Duration < 0 {
+				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
 			}
-		}
-		return fmt.Errorf("rank %d: %d request(s) never waited for (e.g. request %d)", r, len(l.st.reqs), some)
-	}
-	return nil
-}
-
-func (l *lowerer) event(r, ei int, e *mpi.Event) error {
-	switch e.Kind {
-	case mpi.Compute:
-		if e.Duration < 0 {
-			return fmt.Errorf("negative duration %d", e.Duration)
-		}
-		op := graph.CalcOp(e.Duration)
-		if e.Region != mpi.NoRegion {
-			if e.Region < 0 || int(e.Region) >= len(l.regions) {
-				return fmt.Errorf("region %d out of range (%d regions)", e.Region, len(l.regions))
+			if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
+				return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
 			}
-			op.Region = l.regions[e.Region]
-		}
-		l.setFrontier(l.emit(op))
-	case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
-		op, err := l.p2p(r, e)
-		if err != nil {
-			return err
-		}
-		id := l.emit(op)
-		if e.Kind == mpi.Send || e.Kind == mpi.Recv {
-			l.setFrontier(id)
-			break
-		}
-		if _, dup := l.st.reqs[e.Req]; dup {
-			return fmt.Errorf("request id %d is already in flight", e.Req)
-		}
-		l.st.reqs[e.Req] = id
-		l.st.lastNB = id
-	case mpi.Wait:
-		return l.wait(e.Req)
-	case mpi.Waitall:
-		if e.ListOff < 0 || e.ListLen < 0 || int(e.ListOff)+int(e.ListLen) > len(l.t.Ranks[r].List) {
-			return fmt.Errorf("request list [%d,+%d) out of range", e.ListOff, e.ListLen)
-		}
-		for _, q := range l.t.List(r, e) {
-			if err := l.wait(q); err != nil {
+			op := graph.CalcOp(e.Duration)
+			if e.Region != mpi.NoRegion {
+				op.Region = e.Region - 1
+			}
+			st.then(l.add(st, op))
+		case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
+			op, err := l.p2p(r, i, e)
+			if err != nil {
+				return err
+			}
+			id := l.add(st, op)
+			if e.Kind == mpi.Send || e.Kind == mpi.Recv {
+				st.then(id)
+				continue
+			}
+			if _, dup := st.reqs[e.Req]; dup {
+				return &Error{r, i, fmt.Sprintf("request %d is still pending", e.Req)}
+			}
+			st.reqs[e.Req] = id
+			st.started = id
+		case mpi.Wait, mpi.Waitall:
+			reqs := []int64{e.Req}
+			if e.Kind == mpi.Waitall {
+				if e.ListOff < 0 || e.ListLen < 0 || int(e.ListOff+e.ListLen) > len(rk.List) {
+					return &Error{r, i, "waitall request list out of range"}
+				}
+				reqs = l.t.List(r, e)
+			}
+			for _, q := range reqs {
+				id, ok := st.reqs[q]
+				if !ok {
+					return &Error{r, i, fmt.Sprintf("%s on unknown request %d", e.Kind, q)}
+				}
+				delete(st.reqs, q)
+				st.last = append(st.last, id)
+			}
+		default:
+			if !e.Kind.IsCollective() {
+				return &Error{r, i, fmt.Sprintf("unknown event kind %d", e.Kind)}
+			}
+			key := collKey{e.Comm, seq[e.Comm]}
+			seq[e.Comm]++
+			if err := l.collective(st, i, key); err != nil {
 				return err
 			}
 		}
-	default:
-		if !e.Kind.IsCollective() {
-			return fmt.Errorf("unknown event kind %d", e.Kind)
-		}
-		return l.collective(r, ei, e)
 	}
 	return nil
 }
 
-func (l *lowerer) wait(q int64) error {
-	id, ok := l.st.reqs[q]
+func (l *lowerer) p2p(r, i int, e *mpi.Event) (graph.Op, error) {
+	c, ok := l.comms[e.Comm]
 	if !ok {
-		return fmt.Errorf("wait on unknown request %d", q)
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
 	}
-	delete(l.st.reqs, q)
-	l.st.frontier = append(l.st.frontier, id)
-	if l.st.lastNB == id {
-		l.st.lastNB = -1
-	}
-	return nil
-}
-
-func (l *lowerer) p2p(r int, e *mpi.Event) (graph.Op, error) {
-	ci := l.commIndex(e.Comm)
-	if ci < 0 {
-		return graph.Op{}, fmt.Errorf("unknown communicator %d", e.Comm)
-	}
-	c := &l.t.Comms[ci]
-	if l.local[ci][r] < 0 {
-		return graph.Op{}, fmt.Errorf("rank %d is not a member of communicator %d", r, e.Comm)
+	if _, ok := l.commRank[e.Comm][int32(r)]; !ok {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
 	}
 	recv := e.Kind == mpi.Recv || e.Kind == mpi.Irecv
 	peer := e.Peer
-	switch {
-	case recv && peer == mpi.AnySource:
+	if recv && peer == mpi.AnySource {
 		peer = graph.AnySource
-	case peer < 0 || int(peer) >= len(c.Members):
-		return graph.Op{}, fmt.Errorf("peer %d not in communicator %d of size %d", e.Peer, e.Comm, len(c.Members))
-	default:
+	} else if peer < 0 || int(peer) >= len(c.Members) {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s peer %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, len(c.Members))}
+	} else {
 		peer = c.Members[peer]
 	}
+	if e.Tag >= MaxUserTag || e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s tag %d outside 0..%d", e.Kind, e.Tag, MaxUserTag-1)}
+	}
 	tag := e.Tag
-	switch {
-	case recv && tag == mpi.AnyTag:
-		tag = graph.AnyTag
-	case tag < 0 || tag >= CollTagBase:
-		return graph.Op{}, fmt.Errorf("tag %d outside [0, %d)", e.Tag, CollTagBase)
+	if tag != mpi.AnyTag {
+		tag |= e.Comm << 20 // separate communicators, as MPI's contexts do
 	}
 	if e.Bytes < 0 {
-		return graph.Op{}, fmt.Errorf("negative size %d", e.Bytes)
+		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
 	}
 	if recv {
 		return graph.RecvOp(e.Bytes, peer, tag), nil

@@ -1,20 +1,20 @@
-package lower
+package lower_test
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-var sizes = []int{1, 2, 3, 5, 8, 13, 16}
-
-// collTrace returns a trace of n world ranks where the members (world
-// ranks) of a communicator call one collective of kind k.
-func collTrace(n int, members []int32, k mpi.Kind, root int32, bytes int64) *mpi.Trace {
+// collTrace is a trace in which every member of comm calls one collective
+// (alltoallv: rank i sends i+j+1 bytes to member j).
+func collTrace(n int, members []int32, kind mpi.Kind, bytes int64, root int32) *mpi.Trace {
 	t := mpi.NewTrace(n)
 	comm := mpi.World
 	if members != nil {
@@ -22,13 +22,12 @@ func collTrace(n int, members []int32, k mpi.Kind, root int32, bytes int64) *mpi
 	} else {
 		members = t.Comms[0].Members
 	}
-	p := len(members)
 	for i, w := range members {
-		e := mpi.Event{Kind: k, Comm: comm, Peer: root, Bytes: bytes, Region: mpi.NoRegion, ParamOff: -1}
-		if k == mpi.Alltoallv {
-			list := make([]int64, p)
+		e := mpi.Event{Kind: kind, Comm: comm, Peer: root, Bytes: bytes}
+		if kind == mpi.Alltoallv {
+			list := make([]int64, len(members))
 			for j := range list {
-				list[j] = int64((i*7+j*3)%5) * 100 // some zeros
+				list[j] = int64(i + j + 1)
 			}
 			t.AppendList(int(w), e, list)
 			continue
@@ -38,360 +37,230 @@ func collTrace(n int, members []int32, k mpi.Kind, root int32, bytes int64) *mpi
 	return t
 }
 
-func countKind(g *graph.Graph, r int, k graph.OpKind) int {
-	n := 0
-	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-		if g.Kind[id] == k {
-			n++
+type msgKey struct {
+	src, dst, tag int32
+	bytes         int64
+}
+
+// checkMessages asserts every send has exactly one receive with the same
+// source, destination, tag and size, and returns the number of messages.
+func checkMessages(t *testing.T, g *graph.Graph, allowed map[int32]bool) int {
+	t.Helper()
+	counts := map[msgKey]int{}
+	sends := 0
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if g.Kind[id] == graph.Calc {
+				continue
+			}
+			if allowed != nil && !allowed[int32(r)] {
+				t.Fatalf("rank %d outside the communicator has %s", r, g.Describe(id))
+			}
+			if g.Kind[id] == graph.Send {
+				counts[msgKey{int32(r), g.Peer[id], g.Tag[id], g.Size[id]}]++
+				sends++
+			} else {
+				counts[msgKey{g.Peer[id], int32(r), g.Tag[id], g.Size[id]}]--
+			}
 		}
 	}
-	return n
+	for k, c := range counts {
+		if c != 0 {
+			t.Fatalf("message %+v: %d more sends than receives", k, c)
+		}
+	}
+	return sends
 }
 
-func ceilLog2(p int) int {
-	if p <= 1 {
-		return 0
+func log2ceil(p int) int {
+	k := 0
+	for 1<<k < p {
+		k++
 	}
-	return bits.Len(uint(p - 1))
+	return k
 }
 
-func TestCollectives(t *testing.T) {
-	type tc struct {
-		kind mpi.Kind
-		alg  Algorithm
-		// sends returns the expected total sends over all ranks, or -1 to skip.
-		sends func(p int) int
-		// perRank returns the expected sends of rank i, or -1 to skip.
-		perRank func(i, p int) int
-	}
-	any := func(int) int { return -1 }
-	anyR := func(int, int) int { return -1 }
-	cases := []tc{
-		{mpi.Barrier, Dissemination, func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
-		{mpi.Bcast, Binomial, func(p int) int { return p - 1 }, anyR},
-		{mpi.Reduce, Binomial, func(p int) int { return p - 1 }, func(i, p int) int { // root is p/2
-			if i == p/2 {
-				return 0
-			}
-			return 1
-		}},
-		{mpi.Allreduce, Ring, func(p int) int { return 2 * p * (p - 1) }, func(i, p int) int { return 2 * (p - 1) }},
-		{mpi.Allreduce, RecursiveDoubling, any, func(i, p int) int {
-			if p&(p-1) == 0 {
-				return ceilLog2(p)
-			}
-			return -1
-		}},
-		{mpi.Allreduce, ReduceBcast, func(p int) int { return 2 * (p - 1) }, anyR},
-		{mpi.Allgather, Ring, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
-		{mpi.Alltoall, Linear, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
-		{mpi.Alltoall, Pairwise, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
-		{mpi.Alltoallv, Linear, any, anyR},
-		{mpi.Alltoallv, Pairwise, any, anyR},
-		{mpi.Gather, Linear, func(p int) int { return p - 1 }, anyR},
-		{mpi.Scatter, Linear, func(p int) int { return p - 1 }, anyR},
-		{mpi.ReduceScatter, Ring, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
-		{mpi.ReduceScatter, Pairwise, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
-		{mpi.Scan, Linear, func(p int) int { return p - 1 }, func(i, p int) int { return min(p-1-i, 1) }},
-		{mpi.Scan, RecursiveDoubling, any, anyR},
-	}
-	for _, c := range cases {
-		for _, p := range sizes {
-			for _, sub := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%s/p=%d/sub=%v", c.kind, c.alg, p, sub)
-				t.Run(name, func(t *testing.T) {
-					n := p
-					var members []int32
-					if sub { // members are every other world rank, reversed, of a larger world
-						n = 2*p + 1
-						for i := 0; i < p; i++ {
-							members = append(members, int32(2*(p-1-i)+1))
+func TestEveryAlgorithmEverySize(t *testing.T) {
+	for _, kind := range mpi.Kinds() {
+		if !kind.IsCollective() {
+			continue
+		}
+		for _, alg := range lower.Algorithms(kind) {
+			for _, p := range []int{1, 2, 3, 5, 8, 13, 16} {
+				for _, root := range []int32{0, int32(p) / 2} {
+					if root != 0 && !kind.IsRooted() {
+						continue
+					}
+					name := fmt.Sprintf("%s/%s/p%d/root%d", kind, alg, p, root)
+					t.Run(name, func(t *testing.T) {
+						tr := collTrace(p, nil, kind, 4096, root)
+						g, err := lower.Lower(tr, lower.Options{Algorithm: map[mpi.Kind]string{kind: alg}, ReduceNsPerByte: 0.5})
+						if err != nil {
+							t.Fatal(err)
 						}
-					}
-					root := int32(0)
-					if c.kind.IsRooted() {
-						root = int32(p / 2)
-					}
-					tr := collTrace(n, members, c.kind, root, 1000)
-					g, err := Lower(tr, Options{Algorithms: map[mpi.Kind]Algorithm{c.kind: c.alg}, ReduceNsPerByte: 0.5})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := matchAndRun(g); err != nil {
-						t.Fatal(err)
-					}
-					total := 0
-					isMember := map[int]int{}
-					for i, w := range members {
-						isMember[int(w)] = i
-					}
-					for r := 0; r < n; r++ {
-						s := countKind(g, r, graph.Send)
-						total += s
-						i := r
-						if sub {
-							var ok bool
-							if i, ok = isMember[r]; !ok {
-								if g.RankStart[r+1] != g.RankStart[r] {
-									t.Fatalf("non-member rank %d has %d ops", r, g.RankStart[r+1]-g.RankStart[r])
-								}
-								continue
-							}
+						msgs := checkMessages(t, g, nil)
+						if want, ok := expectedMessages(kind, alg, p); ok && msgs != want {
+							t.Errorf("%d messages, want %d", msgs, want)
 						}
-						if want := c.perRank(i, p); want >= 0 && s != want {
-							t.Errorf("rank %d (member %d) sends %d messages, want %d", r, i, s, want)
+						if _, err := sim.Run(g, network.DefaultLogGOPS(), sim.Options{}); err != nil {
+							t.Fatalf("replay: %v", err)
 						}
-						for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-							if g.Kind[id] != graph.Calc && g.Tag[id] < CollTagBase {
-								t.Errorf("%s: tag below the collective base", g.Describe(id))
-							}
-						}
-					}
-					if want := c.sends(p); want >= 0 && total != want {
-						t.Errorf("%d messages in all, want %d", total, want)
-					}
-				})
+					})
+				}
 			}
 		}
 	}
 }
 
-// A 2-rank isend/irecv/waitall trace, checked op by op and edge by edge.
-func TestNonblockingHandChecked(t *testing.T) {
+// expectedMessages gives textbook message counts where they are simple.
+func expectedMessages(kind mpi.Kind, alg string, p int) (int, bool) {
+	switch {
+	case kind == mpi.Bcast, kind == mpi.Reduce, kind == mpi.Gather, kind == mpi.Scatter:
+		return p - 1, true // a tree or a star: one message per non-root rank
+	case kind == mpi.Barrier && alg == "dissemination":
+		return p * log2ceil(p), true
+	case kind == mpi.Barrier && alg == "linear":
+		return 2 * (p - 1), true
+	case kind == mpi.Allreduce && alg == "ring":
+		return 2 * (p - 1) * p, true
+	case kind == mpi.Allreduce && alg == "recdoub":
+		pof2 := 1 << (log2ceil(p+1) - 1)
+		if pof2 > p {
+			pof2 /= 2
+		}
+		rem := p - pof2
+		return pof2*log2ceil(pof2) + 2*rem, true
+	case kind == mpi.Allreduce && alg == "reduce-bcast":
+		return 2 * (p - 1), true
+	case kind == mpi.Allgather, kind == mpi.Alltoall, kind == mpi.Alltoallv:
+		return p * (p - 1), true
+	case kind == mpi.ReduceScatter && alg == "ring":
+		return p * (p - 1), true
+	case kind == mpi.Scan && alg == "linear":
+		return p - 1, true
+	}
+	return 0, false
+}
+
+func TestSubcommunicatorTouchesOnlyMembers(t *testing.T) {
+	members := []int32{6, 1, 4}
+	allowed := map[int32]bool{6: true, 1: true, 4: true}
+	for _, kind := range []mpi.Kind{mpi.Allreduce, mpi.Bcast, mpi.Alltoallv, mpi.Barrier, mpi.Gather} {
+		tr := collTrace(8, members, kind, 100, 2)
+		g, err := lower.Lower(tr, lower.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMessages(t, g, allowed)
+		// member 2 of the communicator (world rank 4) is the bcast root
+		if kind == mpi.Bcast {
+			id := g.RankStart[4]
+			if g.Kind[id] != graph.Send {
+				t.Errorf("bcast root world rank 4 starts with %s", g.Describe(id))
+			}
+		}
+		if _, err := sim.Run(g, network.DefaultLogGOPS(), sim.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A hand-checked lowering: rank 0 posts irecv and isend, computes, then
+// waits for both; rank 1 sends then receives.
+func TestNonblockingByHand(t *testing.T) {
 	tr := mpi.NewTrace(2)
-	for r := 0; r < 2; r++ {
-		tr.AppendCompute(r, "pre", 100)
-		tr.Append(r, mpi.Event{Kind: mpi.Irecv, Peer: int32(1 - r), Tag: 5, Bytes: 64, Req: 1})
-		tr.Append(r, mpi.Event{Kind: mpi.Isend, Peer: int32(1 - r), Tag: 5, Bytes: 64, Req: 2})
-		tr.AppendList(r, mpi.Event{Kind: mpi.Waitall}, []int64{1, 2})
-		tr.AppendCompute(r, "post", 50)
-	}
-	g, err := Lower(tr, Options{})
+	tr.Append(0, mpi.Event{Kind: mpi.Irecv, Peer: 1, Tag: 3, Bytes: 10, Req: 1})
+	tr.Append(0, mpi.Event{Kind: mpi.Isend, Peer: 1, Tag: 4, Bytes: 20, Req: 2})
+	tr.AppendCompute(0, "work", 500)
+	tr.AppendList(0, mpi.Event{Kind: mpi.Waitall}, []int64{1, 2})
+	tr.AppendCompute(0, "after", 7)
+	tr.Append(1, mpi.Event{Kind: mpi.Send, Peer: 0, Tag: 3, Bytes: 10})
+	tr.Append(1, mpi.Event{Kind: mpi.Recv, Peer: 0, Tag: 4, Bytes: 20})
+	g, err := lower.Lower(tr, lower.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := matchAndRun(g); err != nil {
-		t.Fatal(err)
-	}
-	// Per rank: l1 calc 100 (pre); l2 recv 64 from peer tag 5 requires l1;
-	// l3 send 64 to peer tag 5 requires l1, irequires l2;
-	// l4 calc 50 (post) requires l1, l2, l3.
 	var got []string
-	for r := 0; r < 2; r++ {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			s := g.Describe(id)
-			if reg := g.RegionName(id); reg != "" {
-				s += " [" + reg + "]"
-			}
-			deps, kinds := g.Deps(id)
-			for j, d := range deps {
-				s += fmt.Sprintf(" %s l%d", kinds[j], d-g.RankStart[r]+1)
-			}
-			got = append(got, s)
+	for id := int32(0); id < int32(g.NumOps()); id++ {
+		s := g.Describe(id)
+		deps, kinds := g.Deps(id)
+		for j, d := range deps {
+			s += fmt.Sprintf(" %s l%d", kinds[j], d-g.RankStart[g.RankOf(id)]+1)
 		}
+		got = append(got, s)
 	}
 	want := []string{
-		"rank 0 l1: calc 100 [pre]",
-		"rank 0 l2: recv 64b from 1 tag 5 requires l1",
-		"rank 0 l3: send 64b to 1 tag 5 requires l1 irequires l2",
-		"rank 0 l4: calc 50 [post] requires l1 requires l2 requires l3",
-		"rank 1 l1: calc 100 [pre]",
-		"rank 1 l2: recv 64b from 0 tag 5 requires l1",
-		"rank 1 l3: send 64b to 0 tag 5 requires l1 irequires l2",
-		"rank 1 l4: calc 50 [post] requires l1 requires l2 requires l3",
+		"rank 0 l1: recv 10b from 1 tag 3",
+		"rank 0 l2: send 20b to 1 tag 4 irequires l1",
+		"rank 0 l3: calc 500 irequires l2",
+		"rank 0 l4: calc 7 requires l3 requires l1 requires l2",
+		"rank 1 l1: send 10b to 0 tag 3",
+		"rank 1 l2: recv 20b from 0 tag 4 requires l1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-}
-
-func TestBlockingChain(t *testing.T) {
-	tr := mpi.NewTrace(2)
-	tr.Append(0, mpi.Event{Kind: mpi.Send, Peer: 1, Tag: 0, Bytes: 8})
-	tr.Append(0, mpi.Event{Kind: mpi.Recv, Peer: 1, Tag: 1, Bytes: 8})
-	tr.Append(1, mpi.Event{Kind: mpi.Recv, Peer: 0, Tag: 0, Bytes: 8})
-	tr.Append(1, mpi.Event{Kind: mpi.Send, Peer: 0, Tag: 1, Bytes: 8})
-	g, err := Lower(tr, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.NumOps() != 4 || g.NumDeps() != 2 {
-		t.Fatalf("%d ops %d deps, want 4 and 2", g.NumOps(), g.NumDeps())
-	}
-	for _, id := range []int32{1, 3} {
-		deps, kinds := g.Deps(id)
-		if len(deps) != 1 || deps[0] != id-1 || kinds[0] != graph.Requires {
-			t.Errorf("%s: deps %v %v, want requires previous", g.Describe(id), deps, kinds)
-		}
-	}
-	if err := matchAndRun(g); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Collectives on two overlapping communicators, called in different orders
-// by the ranks they share, must not mix.
-func TestConcurrentCommunicators(t *testing.T) {
-	tr := mpi.NewTrace(4)
-	a := tr.AddComm("a", []int32{0, 1, 2})
-	b := tr.AddComm("b", []int32{3, 2, 1})
-	ev := func(c int32) mpi.Event { return mpi.Event{Kind: mpi.Allreduce, Comm: c, Bytes: 64} }
-	tr.Append(0, ev(a))
-	tr.Append(1, ev(a))
-	tr.Append(1, ev(b))
-	tr.Append(2, ev(a))
-	tr.Append(2, ev(b))
-	tr.Append(3, ev(b))
-	for _, alg := range Supported(mpi.Allreduce) {
-		g, err := Lower(tr, Options{Algorithms: map[mpi.Kind]Algorithm{mpi.Allreduce: alg}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := matchAndRun(g); err != nil {
-			t.Errorf("%s: %v", alg, err)
-		}
+	if g.RegionName(2) != "work" || g.RegionName(3) != "after" {
+		t.Errorf("regions %q %q", g.RegionName(2), g.RegionName(3))
 	}
 }
 
 func TestErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		mk   func() *mpi.Trace
-		want string
+	for _, tc := range []struct {
+		name  string
+		build func() *mpi.Trace
+		want  string
 	}{
-		{"wait unknown", func() *mpi.Trace {
+		{"wait unknown request", func() *mpi.Trace {
 			tr := mpi.NewTrace(1)
 			tr.Append(0, mpi.Event{Kind: mpi.Wait, Req: 9})
 			return tr
-		}, "rank 0 event 0 (wait): wait on unknown request 9"},
-		{"unwaited", func() *mpi.Trace {
-			tr := mpi.NewTrace(2)
-			tr.Append(0, mpi.Event{Kind: mpi.Isend, Peer: 1, Req: 3})
-			return tr
-		}, "rank 0: 1 request(s) never waited for (e.g. request 3)"},
-		{"dup req", func() *mpi.Trace {
-			tr := mpi.NewTrace(2)
-			tr.Append(1, mpi.Event{Kind: mpi.Isend, Peer: 0, Req: 3})
-			tr.Append(1, mpi.Event{Kind: mpi.Irecv, Peer: 0, Req: 3})
-			return tr
-		}, "rank 1 event 1 (irecv): request id 3 is already in flight"},
-		{"bad peer", func() *mpi.Trace {
+		}, "rank 0 event 0: wait on unknown request 9"},
+		{"peer outside comm", func() *mpi.Trace {
 			tr := mpi.NewTrace(2)
 			tr.Append(1, mpi.Event{Kind: mpi.Send, Peer: 2})
 			return tr
-		}, "rank 1 event 0 (send): peer 2 not in communicator 0 of size 2"},
-		{"reserved tag", func() *mpi.Trace {
-			tr := mpi.NewTrace(2)
-			tr.Append(0, mpi.Event{Kind: mpi.Send, Peer: 1, Tag: CollTagBase})
-			return tr
-		}, "tag 1073741824 outside"},
-		{"coll mismatch", func() *mpi.Trace {
+		}, "rank 1 event 0: send peer 2 is not a rank of communicator 0"},
+		{"mismatched collectives", func() *mpi.Trace {
 			tr := mpi.NewTrace(2)
 			tr.Append(0, mpi.Event{Kind: mpi.Barrier})
-			tr.Append(1, mpi.Event{Kind: mpi.Allreduce})
+			tr.Append(1, mpi.Event{Kind: mpi.Allreduce, Bytes: 8})
 			return tr
-		}, "rank 1 event 0: allreduce is collective call 0 on communicator 0, but rank 0 event 0 calls barrier"},
-		{"coll count", func() *mpi.Trace {
+		}, "collective #0 on communicator 0 is allreduce"},
+		{"missing collective", func() *mpi.Trace {
 			tr := mpi.NewTrace(2)
 			tr.Append(0, mpi.Event{Kind: mpi.Barrier})
 			return tr
-		}, "rank 1 calls 0 collectives, rank 0 calls 1"},
-		{"not member", func() *mpi.Trace {
+		}, "rank 1 event 0: rank never calls collective #0 (barrier)"},
+		{"user tag too large", func() *mpi.Trace {
+			tr := mpi.NewTrace(2)
+			tr.Append(0, mpi.Event{Kind: mpi.Send, Peer: 1, Tag: 1 << 21})
+			return tr
+		}, "tag 2097152 outside"},
+		{"not a member", func() *mpi.Trace {
 			tr := mpi.NewTrace(3)
-			c := tr.AddComm("x", []int32{0, 1})
+			c := tr.AddComm("pair", []int32{0, 1})
 			tr.Append(2, mpi.Event{Kind: mpi.Barrier, Comm: c})
 			return tr
 		}, "rank 2 event 0: barrier on communicator 1, which rank 2 is not a member of"},
-		{"root", func() *mpi.Trace {
-			tr := mpi.NewTrace(2)
-			tr.Append(0, mpi.Event{Kind: mpi.Bcast, Peer: 2})
-			return tr
-		}, "rank 0 event 0: bcast root 2 not in communicator 0 of size 2"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Lower(c.mk(), Options{})
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("error %v, want it to contain %q", err, c.want)
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := lower.Lower(tc.build(), lower.Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
 }
 
 func TestParseAlgorithms(t *testing.T) {
-	m, err := ParseAlgorithms("allreduce=ring, bcast=binomial,alltoallv=pairwise")
-	if err != nil {
-		t.Fatal(err)
+	m, err := lower.ParseAlgorithms("allreduce=ring, bcast=linear")
+	if err != nil || m[mpi.Allreduce] != "ring" || m[mpi.Bcast] != "linear" {
+		t.Fatalf("%v %v", m, err)
 	}
-	if m[mpi.Allreduce] != Ring || m[mpi.Bcast] != Binomial || m[mpi.Alltoallv] != Pairwise || len(m) != 3 {
-		t.Errorf("got %v", m)
-	}
-	for _, bad := range []string{"allreduce", "allreduce=foo", "send=ring", "bcast=binomial,bcast=binomial", "nope=ring"} {
-		if _, err := ParseAlgorithms(bad); err == nil {
-			t.Errorf("%q: no error", bad)
+	for _, bad := range []string{"allreduce", "send=x", "allreduce=magic"} {
+		if _, err := lower.ParseAlgorithms(bad); err == nil {
+			t.Errorf("ParseAlgorithms(%q) succeeded", bad)
 		}
 	}
-	if _, err := Lower(mpi.NewTrace(1), Options{Algorithms: map[mpi.Kind]Algorithm{mpi.Barrier: Ring}}); err == nil {
-		t.Error("unsupported algorithm accepted")
-	}
-}
-
-func TestDeterministic(t *testing.T) {
-	tr := collTrace(13, nil, mpi.Alltoallv, 0, 0)
-	g1, err := Lower(tr, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g2, _ := Lower(tr, Options{})
-	if fmt.Sprint(*g1) != fmt.Sprint(*g2) {
-		t.Error("two lowerings differ")
-	}
-}
-
-// Every collective kind in sequence, interleaved with point-to-point
-// traffic, on 5 ranks: all messages match and nothing deadlocks.
-func TestSequence(t *testing.T) {
-	const p = 5
-	tr := mpi.NewTrace(p)
-	for r := 0; r < p; r++ {
-		for _, k := range mpi.Kinds() {
-			if !k.IsCollective() {
-				continue
-			}
-			e := mpi.Event{Kind: k, Bytes: 100, Peer: 1}
-			if k == mpi.Alltoallv {
-				tr.AppendList(r, e, []int64{1, 2, 3, 4, 5})
-			} else {
-				tr.Append(r, e)
-			}
-			tr.Append(r, mpi.Event{Kind: mpi.Isend, Peer: int32((r + 1) % p), Bytes: 10, Req: 1})
-			tr.Append(r, mpi.Event{Kind: mpi.Recv, Peer: int32((r + p - 1) % p), Bytes: 10})
-			tr.Append(r, mpi.Event{Kind: mpi.Wait, Req: 1})
-		}
-	}
-	g, err := Lower(tr, Options{ReduceNsPerByte: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := matchAndRun(g); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func ExampleLower() {
-	tr := mpi.NewTrace(4)
-	for r := 0; r < 4; r++ {
-		tr.AppendCompute(r, "solve", 1000)
-		tr.Append(r, mpi.Event{Kind: mpi.Allreduce, Bytes: 4096})
-	}
-	algs, _ := ParseAlgorithms("allreduce=ring")
-	g, err := Lower(tr, Options{Algorithms: algs})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(g.NumRanks(), "ranks,", g.NumOps(), "ops,", g.Regions)
-	fmt.Println(g.Describe(1))
-	// Output:
-	// 4 ranks, 52 ops, [solve]
-	// rank 0 l2: send 1024b to 1 tag 1073741824
 }

@@ -86,14 +86,17 @@ const (
 	AnyTag    int32 = -1
 )
 
-// NoRegion marks an event without a named region.
-const NoRegion int32 = -1
+// NoRegion marks an event without a named region. It is the zero value:
+// Trace.Regions[0] is always the empty name.
+const NoRegion int32 = 0
 
 // Event is one entry of a rank's event list.
 //
-// Field use by kind:
+// The zero Event is a compute event of no region and no duration; every
+// field's zero value means "none". Field use by kind:
 //   - Compute: Region, Duration (measured ns); optional parameters in
-//     Rank.Params[ParamOff : ParamOff+len(Trace.ParamNames)] when ParamOff ≥ 0.
+//     Rank.Params[ParamOff : ParamOff+ParamLen] when ParamLen > 0 (ParamLen
+//     is then len(Trace.ParamNames)).
 //   - Send/Recv/Isend/Irecv: Comm, Peer (rank within Comm; AnySource allowed
 //     on receives), Tag (AnyTag allowed on receives), Bytes. Isend/Irecv
 //     also set Req, the request id a later Wait or Waitall completes.
@@ -117,6 +120,7 @@ type Event struct {
 	ListOff  int32
 	ListLen  int32
 	ParamOff int32
+	ParamLen int32
 }
 
 // Rank holds one rank's events in program order and their side arrays.
@@ -137,8 +141,8 @@ type Communicator struct {
 type Trace struct {
 	Ranks      []Rank
 	Comms      []Communicator // Comms[0] is World, with every rank in order
-	Regions    []string
-	ParamNames []string // names of the per-compute-event numeric parameters
+	Regions    []string       // Regions[0] is "", the NoRegion entry
+	ParamNames []string       // names of the per-compute-event numeric parameters
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.
@@ -148,8 +152,9 @@ func NewTrace(n int) *Trace {
 		m[i] = int32(i)
 	}
 	return &Trace{
-		Ranks: make([]Rank, n),
-		Comms: []Communicator{{ID: World, Name: "world", Members: m}},
+		Ranks:   make([]Rank, n),
+		Comms:   []Communicator{{ID: World, Name: "world", Members: m}},
+		Regions: []string{""},
 	}
 }
 
@@ -179,8 +184,11 @@ func (t *Trace) AddComm(name string, members []int32) int32 {
 	return id
 }
 
-// Region interns a region name and returns its index.
+// Region interns a region name and returns its index ("" is NoRegion).
 func (t *Trace) Region(name string) int32 {
+	if len(t.Regions) == 0 {
+		t.Regions = []string{""}
+	}
 	for i, n := range t.Regions {
 		if n == name {
 			return int32(i)
@@ -206,13 +214,21 @@ func (t *Trace) AppendList(r int, e Event, list []int64) {
 // nanoseconds, with optional parameters (len(params) must be 0 or
 // len(t.ParamNames)).
 func (t *Trace) AppendCompute(r int, region string, ns int64, params ...float64) {
-	e := Event{Kind: Compute, Region: t.Region(region), Duration: ns, Peer: -1, ParamOff: -1}
+	e := Event{Kind: Compute, Region: t.Region(region), Duration: ns}
 	if len(params) > 0 {
 		rk := &t.Ranks[r]
-		e.ParamOff = int32(len(rk.Params))
+		e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(params))
 		rk.Params = append(rk.Params, params...)
 	}
 	t.Append(r, e)
+}
+
+// Params returns the parameters of compute event e of rank r (nil if none).
+func (t *Trace) Params(r int, e *Event) []float64 {
+	if e.ParamLen == 0 {
+		return nil
+	}
+	return t.Ranks[r].Params[e.ParamOff : e.ParamOff+e.ParamLen]
 }
 
 // List returns the side-array entries of event e of rank r.

@@ -1,0 +1,10 @@
+// Package bench holds capsim's end-to-end benchmarks and reference
+// workloads: the performance numbers in the README come from here.
+//
+//	go test -run '^$' -bench . -benchmem ./bench/
+//
+// BenchmarkReplayRingAllreduce reads a 1024-rank ring allreduce of 1 MiB
+// per rank from its Arrow execution-graph file and replays it;
+// BenchmarkReplayRSS runs the capsim binary on the same file and reports
+// its peak resident set size.
+package bench

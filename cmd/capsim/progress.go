@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// newProgress returns a progress callback drawing a bar with an ETA on
+// stderr when mode is "always", or "auto" and stderr is a terminal outside
+// CI; otherwise it returns nil and nothing is written. The bar library does
+// no terminal detection itself (see docs/notes deps.md §5).
+func newProgress(mode string, stderr io.Writer, what string) (func(done, total int), func()) {
+	tty := false
+	if f, ok := stderr.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd())) && os.Getenv("CI") == ""
+	}
+	if mode == "never" || (mode == "auto" && !tty) {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	update := func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetDescription(what),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish())
+		}
+		bar.Set(done)
+	}
+	return update, func() {
+		if bar != nil {
+			bar.Finish()
+		}
+	}
+}
+
+func validProgress(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usagef("--progress %q: want auto, always or never", mode)
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/sim/timeline"
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// loadGraph reads an execution graph from a GOAL text file, an Arrow
+// execution graph or an Arrow MPI trace (lowered with the collective
+// algorithms in coll).
+func loadGraph(path, coll string) (*graph.Graph, error) {
+	kind, err := arrowtrace.Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case arrowtrace.KindGOAL:
+		return goal.ReadFile(path)
+	case arrowtrace.KindGraph:
+		return arrowtrace.ReadGraph(path)
+	case arrowtrace.KindMPI:
+		return loadMPIGraph(path, coll)
+	}
+	return nil, fmt.Errorf("%s: unknown trace kind", path)
+}
+
+type rankJSON struct {
+	Rank      int   `json:"rank"`
+	FinishNs  int64 `json:"finish_ns"`
+	ComputeNs int64 `json:"compute_ns"`
+	CommNs    int64 `json:"comm_ns"`
+	WaitNs    int64 `json:"wait_ns"`
+}
+
+type replayJSON struct {
+	Trace        string     `json:"trace"`
+	Network      string     `json:"network"`
+	MakespanNs   int64      `json:"makespan_ns"`
+	Ranks        []rankJSON `json:"ranks"`
+	Operations   int        `json:"operations"`
+	Events       int64      `json:"events"`
+	EventsPerSec float64    `json:"events_per_s"`
+	ReplayS      float64    `json:"replay_s"`
+	PeakRSSBytes int64      `json:"peak_rss_bytes"`
+}
+
+func newReplayCmd() *cobra.Command {
+	var (
+		netSpec, coll, timelinePath string
+		asJSON                      bool
+	)
+	c := &cobra.Command{
+		Use:   "replay TRACE",
+		Short: "Replay a trace and report makespan and per-rank time",
+		Long: `replay runs a trace on capsim's discrete-event engine under a LogGOPS network
+model and prints the makespan, each rank's finish time and where its time
+went (compute, communication overhead, waiting), and the engine's speed.
+
+TRACE is a GOAL text schedule, an Arrow execution graph or an Arrow MPI
+trace (see docs/trace-format.md). Network parameters left out of --net take
+LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
+		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
+  capsim replay stencil.arrow --timeline stencil.trace.json`,
+		Args: nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			net, err := network.ParseSpec(netSpec)
+			if err != nil {
+				return usageError{err}
+			}
+			g, err := loadGraph(a[0], coll)
+			if err != nil {
+				return err
+			}
+			var opts sim.Options
+			var tl *timeline.Writer
+			var tlBuf *os.File
+			if timelinePath != "" {
+				tlBuf, err = os.CreateTemp("", "capsim-timeline-*")
+				if err != nil {
+					return err
+				}
+				defer os.Remove(tlBuf.Name())
+				defer tlBuf.Close()
+				tl = timeline.New(tlBuf, g)
+				opts.Observer = tl
+			}
+			start := time.Now()
+			res, err := sim.Run(g, net, opts)
+			wall := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			if tl != nil {
+				if err := tl.Close(); err != nil {
+					return err
+				}
+				if err := copyAtomic(timelinePath, tlBuf); err != nil {
+					return err
+				}
+			}
+			out := replayJSON{Trace: a[0], Network: net.String(), MakespanNs: res.Makespan, Operations: g.NumOps(),
+				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS()}
+			if wall > 0 {
+				out.EventsPerSec = float64(res.Events) / wall.Seconds()
+			}
+			for r, st := range res.Ranks {
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			printReplay(w, out)
+			if timelinePath != "" {
+				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", timelinePath)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
+	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
+	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	return c
+}
+
+// copyAtomic copies the content of f (rewound) to path atomically.
+func copyAtomic(path string, f *os.File) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+}
+
+func printReplay(w io.Writer, r replayJSON) {
+	fmt.Fprintf(w, "trace     %s\nnetwork   %s\nmakespan  %d ns (%.6f s)\nevents    %d in %.3f s (%.2f M events/s), %d operations, peak RSS %.0f MiB\n\n",
+		r.Trace, r.Network, r.MakespanNs, float64(r.MakespanNs)/1e9, r.Events, r.ReplayS, r.EventsPerSec/1e6, r.Operations, float64(r.PeakRSSBytes)/(1<<20))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\tfinish_ns\tcompute_ns\tcomm_ns\twait_ns\t")
+	limit := len(r.Ranks)
+	if limit > 64 {
+		limit = 32
+	}
+	for _, rk := range r.Ranks[:limit] {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", rk.Rank, rk.FinishNs, rk.ComputeNs, rk.CommNs, rk.WaitNs)
+	}
+	tw.Flush()
+	if limit < len(r.Ranks) {
+		fmt.Fprintf(w, "... %d more ranks (use --json for all)\n", len(r.Ranks)-limit)
+	}
+}
+
+func newImportCmd() *cobra.Command {
+	c := &cobra.Command{Use: "import", Short: "Convert other trace formats into capsim's Arrow execution graphs"}
+	var out string
+	g := &cobra.Command{
+		Use:   "goal IN.goal -o OUT.arrow",
+		Short: "Convert a GOAL text schedule (LogGOPSim, ATLAHS) into an Arrow execution graph",
+		Args:  nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if out == "" {
+				return usagef("import goal needs -o OUT.arrow")
+			}
+			gr, err := goal.ReadFile(a[0])
+			if err != nil {
+				return err
+			}
+			if err := arrowtrace.WriteGraph(out, gr); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ranks, %d operations, %d dependencies -> %s\n", a[0], gr.NumRanks(), gr.NumOps(), gr.NumDeps(), out)
+			return nil
+		},
+	}
+	g.Flags().StringVarP(&out, "output", "o", "", "Arrow file to write")
+	c.AddCommand(g)
+	return c
+}
+
+func newExportCmd() *cobra.Command {
+	c := &cobra.Command{Use: "export", Short: "Convert capsim traces into other formats"}
+	var out, coll string
+	g := &cobra.Command{
+		Use:   "goal TRACE -o OUT.goal",
+		Short: "Write a trace (graph or MPI trace) as GOAL text for LogGOPSim",
+		Args:  nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if out == "" {
+				return usagef("export goal needs -o OUT.goal")
+			}
+			gr, err := loadGraph(a[0], coll)
+			if err != nil {
+				return err
+			}
+			return atomicfile.Write(out, func(w io.Writer) error { return goal.Write(w, gr) })
+		},
+	}
+	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")
+	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces")
+	c.AddCommand(g)
+	return c
+}

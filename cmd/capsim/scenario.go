@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+func newScenarioCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "scenario",
+		Short: "Show and check scenario files",
+	}
+	c.AddCommand(&cobra.Command{
+		Use:   "default",
+		Short: "Print the embedded default scenario (a starting point for your own)",
+		Args:  nargs(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := cmd.OutOrStdout().Write(scenarios.Default())
+			return err
+		},
+	})
+	c.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Parse a scenario file and list its sweep points",
+		Args:  nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			sc, err := scenarios.Load(a[0])
+			if err != nil {
+				return err
+			}
+			pts := sc.Points()
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: scenario %q, %d machine(s), %d point(s)\n", a[0], sc.Name, len(sc.Machines), len(pts))
+			return nil
+		},
+	})
+	return c
+}
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "merge SHARD_DIR... -o OUTDIR",
+		Short: "Join the results of sweep shards into one table",
+		Long: `merge joins the results directories written by 'capsim sweep --shard K/N'
+into OUTDIR, producing exactly the results.arrow and results.csv a single run
+of the whole sweep writes. All shards must come from the same scenario.`,
+		Args: nargs(1, -1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if out == "" {
+				return usagef("merge needs -o OUTDIR")
+			}
+			st, err := results.Merge(out, a)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d point(s) from %d shard(s) into %s\n", st.Len(), len(a), out)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "results directory to write")
+	return c
+}

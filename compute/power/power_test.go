@@ -1,0 +1,82 @@
+package power
+
+import (
+	"math"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// fourCores is a graph with one calc per rank, so busy intervals can be
+// recorded against op ids 0..3.
+func fourCores() *graph.Graph {
+	b := graph.NewBuilder(4)
+	for r := 0; r < 4; r++ {
+		b.Add(r, graph.CalcOp(1))
+	}
+	g, _ := b.Build()
+	return g
+}
+
+// The energy check of note 001 §3.1 [D]: 4 cores, busy power P(f), 5 W
+// while sleeping at the barrier. Baseline (all at 1.7 GHz, 14 W) 52.5 J;
+// DPS row 1 (2.1/1.4/1.4/1.4 GHz at 20/11/11/11 W) 48.5 J, 7.62 % better.
+func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
+	g := fourCores()
+	work := []float64{1.0, 0.6, 0.6, 0.3}
+	run := func(ghz, watts []float64) Report {
+		a := NewAccountant(g)
+		var T int64
+		for r, w := range work {
+			ns := int64(math.Round(w * 2.1 / ghz[r] * 1e9))
+			a.Busy(int32(r), 0, ns)
+			T = max(T, ns)
+		}
+		rep, err := a.Report(Model{IdleW: 5, ActiveW: watts}, T, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	base := run([]float64{1.7, 1.7, 1.7, 1.7}, []float64{14, 14, 14, 14})
+	dps := run([]float64{2.1, 1.4, 1.4, 1.4}, []float64{20, 11, 11, 11})
+	if math.Abs(base.EnergyJ-52.5) > 1e-6 || math.Abs(dps.EnergyJ-48.5) > 1e-6 {
+		t.Fatalf("energy %.6f J and %.6f J, want 52.5 and 48.5", base.EnergyJ, dps.EnergyJ)
+	}
+	if imp := 100 * (base.EnergyJ - dps.EnergyJ) / base.EnergyJ; math.Abs(imp-7.62) > 0.005 {
+		t.Errorf("improvement %.3f %%, want 7.62 %%", imp)
+	}
+	if math.Abs(dps.IdleJ-20) > 1e-9 || math.Abs(dps.DynamicJ-28.5) > 1e-6 {
+		t.Errorf("idle %.3f J dynamic %.3f J, want 20 and 28.5", dps.IdleJ, dps.DynamicJ)
+	}
+	if dps.PeakW != 53 || base.PeakW != 56 {
+		t.Errorf("peaks %.1f and %.1f W, want 53 and 56 (ΣP of the note's table)", dps.PeakW, base.PeakW)
+	}
+}
+
+func TestOverCapAndProfile(t *testing.T) {
+	g := fourCores()
+	a := NewAccountant(g)
+	a.Busy(0, 0, 100)
+	a.Busy(1, 50, 150)
+	m := Model{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
+	rep, err := a.Report(m, 200, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// floor 14 W; one busy core 24 W; two 34 W during [50, 100)
+	if rep.PeakW != 34 || rep.OverCapNs != 50 {
+		t.Errorf("peak %.1f W, over cap %d ns; want 34 and 50", rep.PeakW, rep.OverCapNs)
+	}
+	times, watts := a.Profile(m)
+	wantT := []int64{0, 50, 100, 150}
+	wantW := []float64{24, 34, 24, 14}
+	for i := range wantT {
+		if times[i] != wantT[i] || watts[i] != wantW[i] {
+			t.Fatalf("profile %v %v", times, watts)
+		}
+	}
+	if _, err := a.Report(Model{ActiveW: []float64{1}}, 10, 0); err == nil {
+		t.Error("rank without active power accepted")
+	}
+}

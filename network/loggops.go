@@ -1,0 +1,112 @@
+// Package network holds capsim's network models. LogGOPS is the model of
+// LogGOPSim (Hoefler, Schneider, Lumsdaine, HPDC'10): a message of s bytes
+// costs its sender o + (s-1)·O of CPU time and g + (s-1)·G of NIC time,
+// arrives L after the sender's overhead started plus o, and costs the
+// receiver o + max((s-1)·O, (s-1)·G) of CPU and g + (s-1)·G of NIC time.
+// Messages of at most S bytes are eager; larger ones use rendezvous, so the
+// send completes only when the receiver has matched it.
+package network
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LogGOPS holds the model's parameters, in nanoseconds and bytes. The
+// comments give each one's name in the model.
+type LogGOPS struct {
+	Latency         int64 // L
+	Overhead        int64 // o: CPU time per message
+	Gap             int64 // g: NIC time per message
+	GapPerByte      int64 // G
+	OverheadPerByte int64 // O
+	EagerLimit      int64 // S: largest message sent eagerly, in bytes
+}
+
+// NewLogGOPS returns LogGOPS parameters in the order LogGOPSim names them.
+func NewLogGOPS(L, o, g, G, O, S int64) LogGOPS {
+	return LogGOPS{Latency: L, Overhead: o, Gap: g, GapPerByte: G, OverheadPerByte: O, EagerLimit: S}
+}
+
+// DefaultLogGOPS returns LogGOPSim's defaults: L=2500 o=1500 g=1000 G=6 O=0
+// S=65535.
+func DefaultLogGOPS() LogGOPS { return NewLogGOPS(2500, 1500, 1000, 6, 0, 65535) }
+
+// String formats the parameters as the spec ParseSpec reads.
+func (p LogGOPS) String() string {
+	return fmt.Sprintf("loggops:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+}
+
+// Validate reports negative parameters.
+func (p LogGOPS) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"G", p.GapPerByte}, {"O", p.OverheadPerByte}, {"S", p.EagerLimit}} {
+		if f.v < 0 {
+			return fmt.Errorf("loggops: %s = %d is negative", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// ParseSpec reads a network spec such as
+// "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096". Parameters left out take
+// LogGOPSim's defaults; "loggops" alone is the default model. Keys are
+// case-sensitive, as o/O and g/G differ.
+func ParseSpec(spec string) (LogGOPS, error) {
+	p := DefaultLogGOPS()
+	name, args, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	if name != "loggops" {
+		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops)", spec, name)
+	}
+	if strings.TrimSpace(args) == "" {
+		return p, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(args, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		k = strings.TrimSpace(k)
+		if !ok {
+			return p, fmt.Errorf("network spec %q: %q is not KEY=VALUE", spec, kv)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return p, fmt.Errorf("network spec %q: %s=%q is not a non-negative integer", spec, k, v)
+		}
+		if seen[k] {
+			return p, fmt.Errorf("network spec %q: %s given twice", spec, k)
+		}
+		seen[k] = true
+		switch k {
+		case "L":
+			p.Latency = n
+		case "o":
+			p.Overhead = n
+		case "g":
+			p.Gap = n
+		case "G":
+			p.GapPerByte = n
+		case "O":
+			p.OverheadPerByte = n
+		case "S":
+			p.EagerLimit = n
+		default:
+			return p, fmt.Errorf("network spec %q: unknown parameter %q (want L, o, g, G, O, S)", spec, k)
+		}
+	}
+	return p, nil
+}
+
+// Cost returns the time from the start of a send of bytes until the
+// receiver has finished receiving it, on otherwise idle hosts: the
+// uncontended point-to-point cost used by analytic consumers such as the
+// LP's message edges.
+func (p LogGOPS) Cost(bytes int64) int64 {
+	s1 := bytes - 1
+	if s1 < 0 {
+		s1 = 0
+	}
+	return 2*p.Overhead + p.Latency + max(s1*p.OverheadPerByte, s1*p.GapPerByte)
+}

@@ -1,0 +1,50 @@
+package network
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSpec(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want LogGOPS
+		err  string
+	}{
+		{"loggops", DefaultLogGOPS(), ""},
+		{"loggops:", DefaultLogGOPS(), ""},
+		{"loggops:L=5000,o=200,g=100,G=2,O=1,S=4096", NewLogGOPS(5000, 200, 100, 2, 1, 4096), ""},
+		{"loggops:L=10", NewLogGOPS(10, 1500, 1000, 6, 0, 65535), ""},
+		{"loggops: o = 7 , S=0", NewLogGOPS(2500, 7, 1000, 6, 0, 0), ""},
+		{"logp:L=1", LogGOPS{}, "unknown model"},
+		{"loggops:l=1", LogGOPS{}, "unknown parameter \"l\""},
+		{"loggops:L=-1", LogGOPS{}, "not a non-negative integer"},
+		{"loggops:L=1,L=2", LogGOPS{}, "given twice"},
+		{"loggops:L", LogGOPS{}, "not KEY=VALUE"},
+	} {
+		got, err := ParseSpec(tc.spec)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseSpec(%q) err = %v, want %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSpec(%q) = %v, %v; want %v", tc.spec, got, err, tc.want)
+		}
+		if back, err := ParseSpec(got.String()); err != nil || back != got {
+			t.Errorf("String() %q does not parse back: %v", got.String(), err)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	p := DefaultLogGOPS()
+	// 2o + L + (s-1)G = 3000 + 2500 + 7*6
+	if got := p.Cost(8); got != 5542 {
+		t.Errorf("Cost(8) = %d, want 5542", got)
+	}
+	if got := p.Cost(0); got != 5500 {
+		t.Errorf("Cost(0) = %d, want 5500", got)
+	}
+}

@@ -1,0 +1,341 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/capsim/capsim/compute/dvfs"
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Replayer evaluates sweep points by building the workload, lowering it
+// with the scenario's collective algorithms, choosing every rank's P-state
+// by the point's policy, and replaying it under the scenario's LogGOPS
+// network with DVFS-scaled compute times and the machine's power model.
+type Replayer struct{}
+
+// Evaluate runs one group of points (see Evaluator).
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	m := &sc.Machines[pts[0].Machine]
+	g, err := sc.Graph(pts[0].Params)
+	if err != nil {
+		return err
+	}
+	ranks := m.Nodes * m.RanksPerNode
+	if g.NumRanks() != ranks {
+		return fmt.Errorf("workload has %d ranks but machine %s runs %d (nodes × ranks_per_node)", g.NumRanks(), m.Name, ranks)
+	}
+	net := network.NewLogGOPS(sc.Network.LNs, sc.Network.ONs, sc.Network.GapNs, sc.Network.GNsPerByte, sc.Network.ONsPerByte, sc.Network.SBytes)
+	for _, p := range pts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		met, err := sc.Replay(g, m, net, p.Policy, p.CapW)
+		if err != nil {
+			return err
+		}
+		if err := emit(p, met); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BaseW is the machine's constant power: every socket idle.
+func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m.IdlePowerW }
+
+// Assign returns each rank's P-state under a policy and cap: the fastest
+// for "uncapped"; for "static", the fastest whose active power fits the
+// rank's equal share of what the cap leaves above the base power (the
+// slowest when none fits, so the run may exceed the cap).
+func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
+	ranks := m.Nodes * m.RanksPerNode
+	ps := make([]PState, ranks)
+	switch policy {
+	case "uncapped":
+		for r := range ps {
+			ps[r] = m.PStates[0]
+		}
+	case "static":
+		share := (capW - m.BaseW()) / float64(ranks)
+		pick := m.PStates[len(m.PStates)-1]
+		for _, p := range m.PStates {
+			if p.ActivePowerW <= share+1e-9 {
+				pick = p
+				break
+			}
+		}
+		for r := range ps {
+			ps[r] = pick
+		}
+	default:
+		return nil, fmt.Errorf("policy %q is not implemented by the replayer", policy)
+	}
+	return ps, nil
+}
+
+// Replay replays g on machine m with the policy's P-states and returns
+// the point's metrics.
+func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, policy string, capW float64) (Metrics, error) {
+	ps, err := m.Assign(policy, capW)
+	if err != nil {
+		return Metrics{}, err
+	}
+	ghz := make([]float64, len(ps))
+	active := make([]float64, len(ps))
+	for r, p := range ps {
+		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
+	}
+	model := dvfs.Model{MemoryBoundness: sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+	acct := power.NewAccountant(g)
+	res, err := sim.Run(g, net, sim.Options{
+		Pricer:   &dvfs.RankPricer{Graph: g, Model: model, GHz: ghz, Scale: m.SpeedFactor},
+		Observer: acct,
+	})
+	if err != nil {
+		return Metrics{}, err
+	}
+	rep, err := acct.Report(power.Model{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}, res.Makespan, capW)
+	if err != nil {
+		return Metrics{}, err
+	}
+	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
+		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, nil
+}
+
+// Graph builds the execution graph of the scenario's workload with the
+// parameter overrides of a point.
+func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
+	w := sc.Workload
+	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
+	if err != nil {
+		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+	}
+	if w.Trace != "" {
+		path := w.Trace
+		if !filepath.IsAbs(path) && sc.File != DefaultName {
+			path = filepath.Join(filepath.Dir(sc.File), path)
+		}
+		kind, err := arrowtrace.Detect(path)
+		if err != nil {
+			return nil, err
+		}
+		switch kind {
+		case arrowtrace.KindGraph:
+			return arrowtrace.ReadGraph(path)
+		case arrowtrace.KindMPI:
+			t, err := arrowtrace.ReadMPI(path)
+			if err != nil {
+				return nil, err
+			}
+			return lower.Lower(t, lower.Options{Algorithm: coll})
+		default:
+			return goal.ReadFile(path)
+		}
+	}
+	p := params{file: sc.File, vals: map[string]any{}}
+	for k, v := range w.Params {
+		p.vals[k] = v
+	}
+	for k, v := range overrides {
+		p.vals[k] = v
+	}
+	t, err := sc.generate(w.Generator, &p)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.unused(); err != nil {
+		return nil, err
+	}
+	return lower.Lower(t, lower.Options{Algorithm: coll})
+}
+
+// Generators lists the workload generators a scenario can name.
+func Generators() []string { return []string{"stencil2d", "stencil3d", "sweep3d", "collective"} }
+
+func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
+	switch name {
+	case "stencil2d", "stencil3d":
+		s := gen.Stencil{
+			Iterations:     int(p.int("iterations", 10)),
+			HaloBytes:      p.int("halo_bytes", 32768),
+			ComputeNs:      p.int("compute_ns", 1000000),
+			Imbalance:      p.str("imbalance", gen.ImbalanceNone),
+			Balance:        p.float("balance", 1),
+			Intensity:      p.float("intensity", 1),
+			AllreduceBytes: p.int("allreduce_bytes", 8),
+			Periodic:       p.bool("periodic", false),
+			Sigma:          p.float("sigma", 0.15),
+			Seed:           uint64(p.int("seed", int64(sc.Seed))),
+		}
+		s.Dims = []int{int(p.int("px", 4)), int(p.int("py", 4))}
+		if name == "stencil3d" {
+			s.Dims = append(s.Dims, int(p.int("pz", 2)))
+		}
+		if r := p.int("ranks", 0); r != 0 {
+			n := 1
+			for _, d := range s.Dims {
+				n *= d
+			}
+			if int64(n) != r {
+				return nil, p.bad("ranks", fmt.Sprintf("%d ranks, but the process grid %v has %d", r, s.Dims, n))
+			}
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+		t, err := s.Generate()
+		if err != nil {
+			return nil, p.bad("", err.Error())
+		}
+		return t, nil
+	case "sweep3d":
+		s := gen.Sweep{Px: int(p.int("px", 4)), Py: int(p.int("py", 4)), Octants: int(p.int("octants", 8)),
+			Blocks: int(p.int("blocks", 10)), ComputeNs: p.int("compute_ns", 100000), Bytes: p.int("bytes", 4096)}
+		if p.err != nil {
+			return nil, p.err
+		}
+		t, err := s.Generate()
+		if err != nil {
+			return nil, p.bad("", err.Error())
+		}
+		return t, nil
+	case "collective":
+		kind, err := mpi.ParseKind(p.str("kind", "allreduce"))
+		if err != nil {
+			return nil, p.bad("kind", err.Error())
+		}
+		c := gen.Collective{Kind: kind, Ranks: int(p.int("ranks", 16)), CommSize: int(p.int("comm_size", 0)),
+			Bytes: p.int("bytes", 1024), Root: int32(p.int("root", 0)), Reps: int(p.int("reps", 10)), GapNs: p.int("gap_ns", 0)}
+		if p.err != nil {
+			return nil, p.err
+		}
+		t, err := c.Generate()
+		if err != nil {
+			return nil, p.bad("", err.Error())
+		}
+		return t, nil
+	}
+	return nil, &ParseError{File: sc.File, Key: "workload.generator",
+		Msg: fmt.Sprintf("unknown generator %q (want %s)", name, strings.Join(Generators(), ", "))}
+}
+
+// params reads generator parameters from a free-form TOML table, reporting
+// the first badly typed one and any left unused.
+type params struct {
+	file string
+	vals map[string]any
+	used map[string]bool
+	err  error
+}
+
+func (p *params) bad(key, msg string) error {
+	k := "workload.params"
+	if key != "" {
+		k += "." + key
+	}
+	return &ParseError{File: p.file, Key: k, Msg: msg}
+}
+
+func (p *params) get(key string) (any, bool) {
+	if p.used == nil {
+		p.used = map[string]bool{}
+	}
+	p.used[key] = true
+	v, ok := p.vals[key]
+	return v, ok
+}
+
+func (p *params) int(key string, def int64) int64 {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+	}
+	if p.err == nil {
+		p.err = p.bad(key, fmt.Sprintf("want an integer, got %v", v))
+	}
+	return def
+}
+
+func (p *params) float(key string, def float64) float64 {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	if p.err == nil {
+		p.err = p.bad(key, fmt.Sprintf("want a number, got %v", v))
+	}
+	return def
+}
+
+func (p *params) str(key, def string) string {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if p.err == nil {
+		p.err = p.bad(key, fmt.Sprintf("want a string, got %v", v))
+	}
+	return def
+}
+
+func (p *params) bool(key string, def bool) bool {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	if p.err == nil {
+		p.err = p.bad(key, fmt.Sprintf("want true or false, got %v", v))
+	}
+	return def
+}
+
+func (p *params) unused() error {
+	var extra []string
+	for k := range p.vals {
+		if !p.used[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	sort.Strings(extra)
+	return p.bad(extra[0], "unknown parameter for this generator")
+}

@@ -1,0 +1,88 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+func TestDefaultScenarioSweep(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Points != 11 || sum.Computed != 11 {
+		t.Fatalf("summary %+v", sum)
+	}
+	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return schema.Index(name) }
+	uncapped := rows[0].Values[col("makespan_ns")].(int64)
+	peakUncapped := rows[0].Values[col("peak_power_w")].(float64)
+	// 16 ranks at 2.1 GHz on 4 sockets: 180 W base, 12 W per busy core.
+	if peakUncapped > 180+16*12+1e-9 || peakUncapped < 180+16*1.5 {
+		t.Errorf("uncapped peak %.1f W outside [204, 372]", peakUncapped)
+	}
+	prev := int64(1 << 62)
+	for _, r := range rows[1:] {
+		capW := r.Values[col("cap_w")].(float64)
+		ms := r.Values[col("makespan_ns")].(int64)
+		if ms < uncapped {
+			t.Errorf("static at %g W (%d ns) beats the uncapped run (%d ns)", capW, ms, uncapped)
+		}
+		if ms > prev {
+			t.Errorf("static makespan rises from %d to %d ns as the cap rises to %g W", prev, ms, capW)
+		}
+		prev = ms
+		if over := r.Values[col("over_cap_ns")].(int64); capW >= 290 && over != 0 {
+			t.Errorf("static at %g W spends %d ns over its cap", capW, over)
+		}
+	}
+	if last := rows[len(rows)-1].Values[col("makespan_ns")].(int64); last != uncapped {
+		t.Errorf("static at 380 W (every core fits 2.1 GHz) gives %d ns, uncapped %d ns", last, uncapped)
+	}
+	// Byte-identical on a second run.
+	dir2 := t.TempDir()
+	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir2, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.ArrowFile, results.CSVFile} {
+		a, _ := os.ReadFile(filepath.Join(dir, f))
+		b, _ := os.ReadFile(filepath.Join(dir2, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between runs", f)
+		}
+	}
+}
+
+func TestWorkloadParamErrors(t *testing.T) {
+	base := string(Default())
+	for _, tc := range []struct{ from, to, want string }{
+		{"iterations = 20", `iterations = "many"`, "key workload.params.iterations: want an integer"},
+		{"iterations = 20", "iterations = 20\ncolour = 3", "key workload.params.colour: unknown parameter"},
+		{"ranks = 16", "ranks = 12", "key workload.params.ranks: 12 ranks, but the process grid [4 4] has 16"},
+		{`generator = "stencil2d"`, `generator = "lulesh"`, "key workload.generator: unknown generator"},
+		{`imbalance = "charged-field"`, `imbalance = "zigzag"`, "unknown imbalance"},
+	} {
+		sc, err := Parse("s.toml", []byte(strings.Replace(base, tc.from, tc.to, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sc.Graph(nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "s.toml") {
+			t.Errorf("%s: err = %v, want %q", tc.to, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,406 @@
+// Package results keeps the table of a sweep's points: one row per point,
+// committed to an append-only journal as each point finishes, and
+// materialized as an Arrow IPC file and a CSV file.
+//
+// The journal makes a sweep crash-safe and resumable. Each committed row is
+// one JSON line written with a single write and flushed to stable storage
+// before Commit returns; a line cut short by a crash (SIGKILL included) is
+// discarded when the journal is reopened, so a rerun skips exactly the
+// points that finished and recomputes the rest. The table files are written
+// atomically (temporary file and rename) with rows sorted by point index,
+// so they are never half-written and are byte-identical for the same
+// scenario whatever order points finished in, whichever shards ran them.
+//
+// Per-point wall times are not deterministic, so they are kept out of the
+// table files, in the journal and in timing.csv.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// File names inside a results directory.
+const (
+	JournalFile = "points.jsonl"
+	ArrowFile   = "results.arrow"
+	CSVFile     = "results.csv"
+	TimingFile  = "timing.csv"
+)
+
+// Type is the type of a column.
+type Type uint8
+
+// Column types.
+const (
+	String Type = iota
+	Int64
+	Float64
+)
+
+func (t Type) String() string {
+	switch t {
+	case String:
+		return "string"
+	case Int64:
+		return "int64"
+	case Float64:
+		return "float64"
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// Column names and types one column of the table.
+type Column struct {
+	Name string `json:"name"`
+	Type Type   `json:"type"`
+}
+
+// Schema is the ordered list of a table's columns.
+type Schema []Column
+
+// Index returns the position of the named column, or -1.
+func (s Schema) Index(name string) int {
+	for i, c := range s {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Row is one point's values, in schema order. A value is a string, an
+// int64, a float64 or nil (null), matching its column's type.
+type Row struct {
+	Index  int   // the point's index in the sweep, 0-based
+	Values []any // one per column
+}
+
+// check verifies that r fits schema s.
+func (s Schema) check(r Row) error {
+	if len(r.Values) != len(s) {
+		return fmt.Errorf("row %d has %d values, schema has %d columns", r.Index, len(r.Values), len(s))
+	}
+	for i, v := range r.Values {
+		if v == nil {
+			continue
+		}
+		ok := false
+		switch s[i].Type {
+		case String:
+			_, ok = v.(string)
+		case Int64:
+			_, ok = v.(int64)
+		case Float64:
+			_, ok = v.(float64)
+		}
+		if !ok {
+			return fmt.Errorf("row %d column %s: value %v (%T) is not %s", r.Index, s[i].Name, v, v, s[i].Type)
+		}
+	}
+	return nil
+}
+
+// header is the journal's first line: it ties the journal to one sweep.
+type header struct {
+	Capsim      string `json:"capsim_results"`
+	Fingerprint string `json:"fingerprint"`
+	Points      int    `json:"points"`
+	Schema      Schema `json:"schema"`
+}
+
+const journalVersion = "1"
+
+// entry is one journal line after the header.
+type entry struct {
+	Index  int               `json:"i"`
+	Values []json.RawMessage `json:"v"`
+	WallS  float64           `json:"wall_s"`
+}
+
+// Store is an open results directory. It is safe for concurrent use.
+type Store struct {
+	dir    string
+	hdr    header
+	mu     sync.Mutex
+	f      *os.File
+	rows   map[int]Row
+	wall   map[int]float64
+	closed bool
+}
+
+// ErrMismatch is returned by Open when a directory holds the results of a
+// different sweep.
+var ErrMismatch = errors.New("results directory belongs to a different sweep")
+
+// Open opens or creates the results directory dir for a sweep of points
+// points with the given schema. fingerprint identifies the sweep (for
+// instance a hash of the scenario); an existing journal with another
+// fingerprint or schema is refused with ErrMismatch rather than mixed.
+// Rows already committed are loaded, and a torn last line is discarded.
+func Open(dir, fingerprint string, points int, schema Schema) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	s := &Store{dir: dir, rows: map[int]Row{}, wall: map[int]float64{},
+		hdr: header{Capsim: journalVersion, Fingerprint: fingerprint, Points: points, Schema: schema}}
+	path := filepath.Join(dir, JournalFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	good, err := s.load(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Drop a torn tail so that the next append starts on a fresh line.
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	s.f = f
+	if good == 0 {
+		line, _ := json.Marshal(s.hdr)
+		if err := s.appendLine(line); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// load reads the journal and returns the length of its intact prefix.
+func (s *Store) load(f *os.File, path string) (int64, error) {
+	r := bufio.NewReaderSize(f, 1<<16)
+	var off int64
+	lineNo := 0
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return off, nil // a line without its newline is a torn write: drop it
+		}
+		if err != nil {
+			return 0, fmt.Errorf("results: %s: %w", path, err)
+		}
+		lineNo++
+		body := line[:len(line)-1]
+		if lineNo == 1 {
+			var h header
+			if err := json.Unmarshal(body, &h); err != nil || h.Capsim == "" {
+				return 0, fmt.Errorf("results: %s line 1: not a capsim results journal", path)
+			}
+			if h.Fingerprint != s.hdr.Fingerprint || h.Points != s.hdr.Points || !sameSchema(h.Schema, s.hdr.Schema) {
+				return 0, fmt.Errorf("%w: %s was written for sweep %s (%d points); this sweep is %s (%d points): use another output directory",
+					ErrMismatch, path, h.Fingerprint, h.Points, s.hdr.Fingerprint, s.hdr.Points)
+			}
+		} else {
+			row, wall, err := decodeEntry(body, s.hdr.Schema)
+			if err != nil {
+				return 0, fmt.Errorf("results: %s line %d: %w", path, lineNo, err)
+			}
+			if row.Index < 0 || row.Index >= s.hdr.Points {
+				return 0, fmt.Errorf("results: %s line %d: point %d outside 0..%d", path, lineNo, row.Index, s.hdr.Points-1)
+			}
+			s.rows[row.Index] = row
+			s.wall[row.Index] = wall
+		}
+		off += int64(len(line))
+	}
+}
+
+func sameSchema(a, b Schema) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func decodeEntry(body []byte, schema Schema) (Row, float64, error) {
+	var e entry
+	if err := json.Unmarshal(body, &e); err != nil {
+		return Row{}, 0, err
+	}
+	if len(e.Values) != len(schema) {
+		return Row{}, 0, fmt.Errorf("point %d has %d values, want %d", e.Index, len(e.Values), len(schema))
+	}
+	row := Row{Index: e.Index, Values: make([]any, len(schema))}
+	for i, raw := range e.Values {
+		v, err := decodeValue(raw, schema[i].Type)
+		if err != nil {
+			return Row{}, 0, fmt.Errorf("point %d column %s: %w", e.Index, schema[i].Name, err)
+		}
+		row.Values[i] = v
+	}
+	return row, e.WallS, nil
+}
+
+// Floats that JSON cannot carry (NaN, ±Inf) are journaled as strings.
+func encodeValue(v any) json.RawMessage {
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		b, _ := json.Marshal(strconv.FormatFloat(f, 'g', -1, 64))
+		return b
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func decodeValue(raw json.RawMessage, t Type) (any, error) {
+	if bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	switch t {
+	case String:
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case Int64:
+		var n int64
+		err := json.Unmarshal(raw, &n)
+		return n, err
+	case Float64:
+		var f float64
+		if err := json.Unmarshal(raw, &f); err == nil {
+			return f, nil
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return strconv.ParseFloat(s, 64)
+	}
+	return nil, fmt.Errorf("unknown column type %d", t)
+}
+
+func (s *Store) appendLine(line []byte) error {
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	if _, err := s.f.Write(buf); err != nil {
+		return fmt.Errorf("results: append to %s: %w", filepath.Join(s.dir, JournalFile), err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("results: sync %s: %w", filepath.Join(s.dir, JournalFile), err)
+	}
+	return nil
+}
+
+// Done reports whether point i has been committed.
+func (s *Store) Done(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.rows[i]
+	return ok
+}
+
+// Len returns the number of committed points.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+// Commit records a finished point durably. Committing a point twice is an
+// error: a sweep computes each point once.
+func (s *Store) Commit(r Row, wall time.Duration) error {
+	if err := s.hdr.Schema.check(r); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if r.Index < 0 || r.Index >= s.hdr.Points {
+		return fmt.Errorf("results: point %d outside 0..%d", r.Index, s.hdr.Points-1)
+	}
+	e := entry{Index: r.Index, Values: make([]json.RawMessage, len(r.Values)), WallS: wall.Seconds()}
+	for i, v := range r.Values {
+		e.Values[i] = encodeValue(v)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("results: point %d: %w", r.Index, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("results: store is closed")
+	}
+	if _, dup := s.rows[r.Index]; dup {
+		return fmt.Errorf("results: point %d committed twice", r.Index)
+	}
+	if err := s.appendLine(line); err != nil {
+		return err
+	}
+	s.rows[r.Index] = Row{Index: r.Index, Values: append([]any(nil), r.Values...)}
+	s.wall[r.Index] = wall.Seconds()
+	return nil
+}
+
+// Rows returns the committed rows sorted by point index.
+func (s *Store) Rows() []Row {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sortedRows(s.rows)
+}
+
+func sortedRows(m map[int]Row) []Row {
+	rows := make([]Row, 0, len(m))
+	for _, r := range m {
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Index < rows[j].Index })
+	return rows
+}
+
+// Schema returns the table's schema.
+func (s *Store) Schema() Schema { return s.hdr.Schema }
+
+// Finalize writes results.arrow, results.csv and timing.csv from the
+// committed rows, each atomically.
+func (s *Store) Finalize() error {
+	s.mu.Lock()
+	rows := sortedRows(s.rows)
+	wall := make(map[int]float64, len(s.wall))
+	for k, v := range s.wall {
+		wall[k] = v
+	}
+	s.mu.Unlock()
+	if err := WriteArrow(filepath.Join(s.dir, ArrowFile), s.hdr.Schema, rows); err != nil {
+		return err
+	}
+	if err := WriteCSV(filepath.Join(s.dir, CSVFile), s.hdr.Schema, rows); err != nil {
+		return err
+	}
+	return writeTiming(filepath.Join(s.dir, TimingFile), rows, wall)
+}
+
+// Close closes the journal. It does not finalize.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.f.Close()
+}
+
+func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

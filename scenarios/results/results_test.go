@@ -1,0 +1,211 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testSchema = Schema{{"policy", String}, {"cap_w", Float64}, {"makespan_ns", Int64}, {"gap_pct", Float64}}
+
+func row(i int) Row {
+	var gap any = float64(i) / 3
+	if i%4 == 3 {
+		gap = nil
+	}
+	return Row{Index: i, Values: []any{[]string{"static", "lp"}[i%2], 100 + float64(i)*12.5, int64(1000 * (i + 1)), gap}}
+}
+
+func fill(t *testing.T, dir string, idx []int) *Store {
+	t.Helper()
+	st, err := Open(dir, "fp1", 10, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range idx {
+		if st.Done(i) {
+			continue
+		}
+		if err := st.Commit(row(i), time.Duration(i)*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func all() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} }
+
+func TestResumeSkipsCommitted(t *testing.T) {
+	dir := t.TempDir()
+	st := fill(t, dir, []int{0, 3, 5})
+	st.Close()
+	st2, err := Open(dir, "fp1", 10, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	for i := 0; i < 10; i++ {
+		want := i == 0 || i == 3 || i == 5
+		if st2.Done(i) != want {
+			t.Errorf("Done(%d) = %v, want %v", i, st2.Done(i), want)
+		}
+	}
+	if err := st2.Commit(row(3), 0); err == nil {
+		t.Error("committing a point twice succeeded")
+	}
+}
+
+func TestTornLineDiscarded(t *testing.T) {
+	dir := t.TempDir()
+	st := fill(t, dir, []int{0, 1})
+	st.Close()
+	p := filepath.Join(dir, JournalFile)
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"i":2,"v":["lp",12`) // a write cut short by SIGKILL
+	f.Close()
+	st2 := fill(t, dir, all())
+	defer st2.Close()
+	if st2.Len() != 10 {
+		t.Fatalf("after resume %d points, want 10", st2.Len())
+	}
+	b, _ := os.ReadFile(p)
+	if bytes.Count(b, []byte("\n")) != 11 || strings.Contains(string(b), `12{`) {
+		t.Fatalf("journal not repaired:\n%s", b)
+	}
+}
+
+func TestMismatchRefused(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, []int{0}).Close()
+	for _, tc := range []struct {
+		fp     string
+		points int
+		schema Schema
+	}{
+		{"fp2", 10, testSchema},
+		{"fp1", 11, testSchema},
+		{"fp1", 10, testSchema[:2]},
+	} {
+		if _, err := Open(dir, tc.fp, tc.points, tc.schema); !errors.Is(err, ErrMismatch) {
+			t.Errorf("Open(%s, %d, %d cols) = %v, want ErrMismatch", tc.fp, tc.points, len(tc.schema), err)
+		}
+	}
+}
+
+func TestBadValueRejected(t *testing.T) {
+	st := fill(t, t.TempDir(), nil)
+	defer st.Close()
+	bad := row(1)
+	bad.Values[2] = 1.5 // float in an int64 column
+	if err := st.Commit(bad, 0); err == nil || !strings.Contains(err.Error(), "makespan_ns") {
+		t.Errorf("err = %v, want a message naming makespan_ns", err)
+	}
+	if err := st.Commit(Row{Index: 12, Values: row(1).Values}, 0); err == nil {
+		t.Error("point outside the sweep accepted")
+	}
+}
+
+// Finishing order and sharding must not change a single byte of the tables.
+func TestDeterministicAndShardsMerge(t *testing.T) {
+	base := t.TempDir()
+	single := filepath.Join(base, "single")
+	st := fill(t, single, all())
+	if err := st.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	reversed := filepath.Join(base, "reversed")
+	st = fill(t, reversed, []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0})
+	if err := st.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	var shards []string
+	for k := 0; k < 3; k++ {
+		d := filepath.Join(base, "shard", string(rune('0'+k)))
+		var mine []int
+		for i := k; i < 10; i += 3 {
+			mine = append(mine, i)
+		}
+		fill(t, d, mine).Close()
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(base, "merged")
+	m, err := Merge(merged, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+
+	for _, name := range []string{ArrowFile, CSVFile} {
+		want, err := os.ReadFile(filepath.Join(single, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{reversed, merged} {
+			got, err := os.ReadFile(filepath.Join(d, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s of %s differs from the single run", name, filepath.Base(d))
+			}
+		}
+	}
+}
+
+func TestArrowRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	st := fill(t, dir, all())
+	st.Commit(Row{}, 0) // ignored error: wrong shape
+	if err := st.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	schema, rows, err := ReadArrow(filepath.Join(dir, ArrowFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameSchema(schema, testSchema) || len(rows) != 10 {
+		t.Fatalf("schema %v, %d rows", schema, len(rows))
+	}
+	for i, r := range rows {
+		if r.Index != i || !sameValues(r.Values, row(i).Values) {
+			t.Errorf("row %d = %v, want %v", i, r.Values, row(i).Values)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, CSVFile))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if lines[0] != "point,policy,cap_w,makespan_ns,gap_pct" || lines[4] != "3,lp,137.5,4000," {
+		t.Errorf("csv header/row 3 = %q / %q", lines[0], lines[4])
+	}
+}
+
+func TestNonFiniteFloatsSurvive(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, "fp", 2, Schema{{"x", Float64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Commit(Row{Index: 0, Values: []any{math.Inf(1)}}, 0)
+	st.Commit(Row{Index: 1, Values: []any{math.NaN()}}, 0)
+	st.Close()
+	st, err = Open(dir, "fp", 2, Schema{{"x", Float64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs := st.Rows()
+	if len(rs) != 2 || !math.IsInf(rs[0].Values[0].(float64), 1) || !math.IsNaN(rs[1].Values[0].(float64)) {
+		t.Fatalf("rows = %v", rs)
+	}
+}

@@ -1,0 +1,290 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/capsim/capsim/internal/atomicfile"
+)
+
+// Metadata keys of the results Arrow file.
+const (
+	MetaFormat  = "capsim.format"
+	MetaVersion = "capsim.version"
+	formatName  = "sweep-results"
+)
+
+func arrowType(t Type) arrow.DataType {
+	switch t {
+	case Int64:
+		return arrow.PrimitiveTypes.Int64
+	case Float64:
+		return arrow.PrimitiveTypes.Float64
+	}
+	return arrow.BinaryTypes.String
+}
+
+// arrowSchema is the Arrow schema of a results table: point index first.
+func arrowSchema(s Schema) *arrow.Schema {
+	fields := []arrow.Field{{Name: "point", Type: arrow.PrimitiveTypes.Int64}}
+	for _, c := range s {
+		fields = append(fields, arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true})
+	}
+	md := arrow.NewMetadata([]string{MetaFormat, MetaVersion}, []string{formatName, journalVersion})
+	return arrow.NewSchema(fields, &md)
+}
+
+// WriteArrow writes rows as an Arrow IPC file at path, atomically.
+func WriteArrow(path string, s Schema, rows []Row) error {
+	sc := arrowSchema(s)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, r := range rows {
+		b.Field(0).(*array.Int64Builder).Append(int64(r.Index))
+		for i, v := range r.Values {
+			fb := b.Field(i + 1)
+			if v == nil {
+				fb.AppendNull()
+				continue
+			}
+			switch x := v.(type) {
+			case string:
+				fb.(*array.StringBuilder).Append(x)
+			case int64:
+				fb.(*array.Int64Builder).Append(x)
+			case float64:
+				fb.(*array.Float64Builder).Append(x)
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return atomicfile.Write(path, func(w io.Writer) error {
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
+		if err != nil {
+			return err
+		}
+		if err := fw.Write(rec); err != nil {
+			return err
+		}
+		return fw.Close()
+	})
+}
+
+// ReadArrow reads a results Arrow file written by WriteArrow.
+func ReadArrow(path string) (Schema, []Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	fr, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: %s: not an Arrow file: %w", path, err)
+	}
+	defer fr.Close()
+	sc := fr.Schema()
+	if v, _ := sc.Metadata().GetValue(MetaFormat); v != formatName {
+		return nil, nil, fmt.Errorf("results: %s: not a capsim results file (format %q)", path, v)
+	}
+	if sc.NumFields() == 0 || sc.Field(0).Name != "point" || sc.Field(0).Type.ID() != arrow.INT64 {
+		return nil, nil, fmt.Errorf("results: %s: first column must be point int64", path)
+	}
+	var schema Schema
+	for _, fld := range sc.Fields()[1:] {
+		var t Type
+		switch fld.Type.ID() {
+		case arrow.STRING:
+			t = String
+		case arrow.INT64:
+			t = Int64
+		case arrow.FLOAT64:
+			t = Float64
+		default:
+			return nil, nil, fmt.Errorf("results: %s: column %s has unsupported type %s", path, fld.Name, fld.Type)
+		}
+		schema = append(schema, Column{Name: fld.Name, Type: t})
+	}
+	var rows []Row
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			return nil, nil, fmt.Errorf("results: %s: batch %d: %w", path, i, err)
+		}
+		idx := rec.Column(0).(*array.Int64)
+		for r := 0; r < int(rec.NumRows()); r++ {
+			row := Row{Index: int(idx.Value(r)), Values: make([]any, len(schema))}
+			for c := range schema {
+				col := rec.Column(c + 1)
+				if col.IsNull(r) {
+					continue
+				}
+				switch a := col.(type) {
+				case *array.String:
+					row.Values[c] = a.Value(r)
+				case *array.Int64:
+					row.Values[c] = a.Value(r)
+				case *array.Float64:
+					row.Values[c] = a.Value(r)
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return schema, rows, nil
+}
+
+// FormatValue renders a value as it appears in the CSV file: integers in
+// decimal, floats in the shortest form that reads back exactly, nulls empty.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// WriteCSV writes rows as CSV at path, atomically, with a header line.
+func WriteCSV(path string, s Schema, rows []Row) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		rec := make([]string, len(s)+1)
+		rec[0] = "point"
+		for i, c := range s {
+			rec[i+1] = c.Name
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			rec[0] = strconv.Itoa(r.Index)
+			for i, v := range r.Values {
+				rec[i+1] = FormatValue(v)
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+func writeTiming(path string, rows []Row, wall map[int]float64) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "point,wall_s\n"); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if _, err := fmt.Fprintf(w, "%d,%s\n", r.Index, strconv.FormatFloat(wall[r.Index], 'f', 6, 64)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Merge joins the journals of the results directories in dirs (for
+// instance the shards of one sweep) into the results directory out and
+// finalizes it. All inputs must belong to the same sweep. A point present
+// in several inputs must have identical values in each.
+func Merge(out string, dirs []string) (*Store, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("merge: no input directories")
+	}
+	var hdr *header
+	rows := map[int]Row{}
+	walls := map[int]float64{}
+	srcs := map[int]string{}
+	for _, d := range dirs {
+		h, err := readHeader(filepath.Join(d, JournalFile))
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if hdr == nil {
+			hdr = &h
+		} else if h.Fingerprint != hdr.Fingerprint || h.Points != hdr.Points || !sameSchema(h.Schema, hdr.Schema) {
+			return nil, fmt.Errorf("merge: %w: %s holds sweep %s, %s holds sweep %s", ErrMismatch, d, h.Fingerprint, dirs[0], hdr.Fingerprint)
+		}
+		in, err := Open(d, h.Fingerprint, h.Points, h.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		for _, r := range in.Rows() {
+			if prev, ok := rows[r.Index]; ok {
+				if !sameValues(prev.Values, r.Values) {
+					in.Close()
+					return nil, fmt.Errorf("merge: point %d differs between %s and %s", r.Index, srcs[r.Index], d)
+				}
+				continue
+			}
+			rows[r.Index], walls[r.Index], srcs[r.Index] = r, in.wall[r.Index], d
+		}
+		in.Close()
+	}
+	st, err := Open(out, hdr.Fingerprint, hdr.Points, hdr.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	idx := make([]int, 0, len(rows))
+	for i := range rows {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	for _, i := range idx {
+		if st.Done(i) {
+			continue
+		}
+		if err := st.Commit(rows[i], secs(walls[i])); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	if err := st.Finalize(); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	return st, nil
+}
+
+func readHeader(path string) (header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return header{}, err
+	}
+	defer f.Close()
+	var h header
+	dec := jsonDecoder(f)
+	if err := dec.Decode(&h); err != nil || h.Capsim == "" {
+		return header{}, fmt.Errorf("%s: not a capsim results journal", path)
+	}
+	return h, nil
+}
+
+func sameValues(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if FormatValue(a[i]) != FormatValue(b[i]) || (a[i] == nil) != (b[i] == nil) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,410 @@
+// Package scenarios reads scenario files (TOML descriptions of machines,
+// networks, workloads, models, policies and power caps), expands them into
+// sweep points, and runs those points in parallel into a crash-safe,
+// resumable results table (package scenarios/results).
+package scenarios
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed default.toml
+var defaultScenario []byte
+
+// Default returns the text of the embedded default scenario.
+func Default() []byte { return append([]byte(nil), defaultScenario...) }
+
+// DefaultName is the file name reported for the embedded default scenario.
+const DefaultName = "<embedded default.toml>"
+
+// Scenario is a parsed scenario file. Every quantity carries its unit in
+// its key; docs/scenarios.md documents each key and its default.
+type Scenario struct {
+	Name     string    `toml:"name"`
+	Seed     uint64    `toml:"seed"`
+	Machines []Machine `toml:"machine"`
+	Network  Network   `toml:"network"`
+	Workload Workload  `toml:"workload"`
+	Models   Models    `toml:"models"`
+	Sweep    Sweep     `toml:"sweep"`
+
+	// File is the path the scenario was read from (DefaultName for the
+	// embedded one); relative paths inside it resolve against its folder.
+	File string `toml:"-"`
+	// Text is the scenario's source text, used to fingerprint a sweep.
+	Text []byte `toml:"-"`
+}
+
+// Machine describes one (possibly hypothetical) machine.
+type Machine struct {
+	Name           string        `toml:"name"`
+	Nodes          int           `toml:"nodes"`
+	SocketsPerNode int           `toml:"sockets_per_node"`
+	CoresPerSocket int           `toml:"cores_per_socket"`
+	RanksPerNode   int           `toml:"ranks_per_node"`
+	ThreadsPerRank int           `toml:"threads_per_rank"`
+	IdlePowerW     float64       `toml:"idle_power_w"`         // per socket, all cores idle
+	CoreIdlePowerW float64       `toml:"core_idle_power_w"`    // per idle core above the socket's idle floor
+	PStates        []PState      `toml:"pstate"`               // fastest first after parsing
+	Accelerators   []Accelerator `toml:"accelerator"`          // optional devices
+	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
+}
+
+// PState is one DVFS operating point and the active power of one core in it.
+type PState struct {
+	FreqGHz      float64 `toml:"freq_ghz"`
+	ActivePowerW float64 `toml:"active_power_w"`
+}
+
+// Accelerator names a device profile file and which regions may offload.
+type Accelerator struct {
+	Name    string  `toml:"name"`
+	Profile string  `toml:"profile"` // device profile JSON (compute/accel)
+	Regions string  `toml:"regions"` // glob of region names that may run on it
+	Policy  string  `toml:"policy"`  // never | always | when-faster
+	PowerW  float64 `toml:"power_w"`
+}
+
+// Network holds the network model and its parameters.
+type Network struct {
+	Model      string `toml:"model"` // "loggops"
+	LNs        int64  `toml:"L_ns"`
+	ONs        int64  `toml:"o_ns"`
+	GapNs      int64  `toml:"g_ns"`
+	GNsPerByte int64  `toml:"G_ns_per_byte"`
+	ONsPerByte int64  `toml:"O_ns_per_byte"`
+	SBytes     int64  `toml:"S_bytes"`
+	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial"
+}
+
+// Workload is either a trace file or a generator with its parameters.
+type Workload struct {
+	Trace     string         `toml:"trace"`
+	Generator string         `toml:"generator"`
+	Params    map[string]any `toml:"params"`
+}
+
+// Models binds compute models to regions.
+type Models struct {
+	File            string  `toml:"file"`             // model file (JSON); empty: DVFS model below
+	MemoryBoundness float64 `toml:"memory_boundness"` // DVFS: fraction of time insensitive to frequency
+}
+
+// Sweep lists the axes whose cartesian product is the set of points.
+type Sweep struct {
+	CapsW    []float64        `toml:"caps_w"`   // job power caps in watts
+	Caps     string           `toml:"caps"`     // or a range "from:to:step" in watts
+	Policies []string         `toml:"policies"` // see Policies()
+	Params   map[string][]any `toml:"params"`   // workload parameter axes
+}
+
+// ParseError is an error in a scenario file, naming the file, the line
+// (0 when unknown) and the key.
+type ParseError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %s", e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and validates the scenario file at path.
+func Load(path string) (*Scenario, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return Parse(path, text)
+}
+
+// LoadDefault parses the embedded default scenario.
+func LoadDefault() (*Scenario, error) { return Parse(DefaultName, Default()) }
+
+// Parse parses and validates scenario text; file names it in errors.
+func Parse(file string, text []byte) (*Scenario, error) {
+	var s Scenario
+	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&s)
+	if err != nil {
+		if pe, ok := err.(toml.ParseError); ok {
+			return nil, &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &ParseError{File: file, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var known []string
+		for _, k := range und {
+			if strings.HasPrefix(k.String(), "workload.params.") || strings.HasPrefix(k.String(), "sweep.params.") {
+				continue // free-form maps; checked by the generator
+			}
+			known = append(known, k.String())
+		}
+		if len(known) > 0 {
+			k := und[0]
+			for _, kk := range und {
+				if kk.String() == known[0] {
+					k = kk
+				}
+			}
+			return nil, &ParseError{File: file, Line: keyLine(text, k), Key: k.String(), Msg: "unknown key"}
+		}
+	}
+	s.File, s.Text = file, text
+	if err := s.normalize(); err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			pe.File = file
+			if pe.Line == 0 && pe.Key != "" {
+				pe.Line = keyLine(text, strings.Split(pe.Key, "."))
+			}
+		}
+		return nil, err
+	}
+	return &s, nil
+}
+
+// keyLine finds the line that defines key (a dotted path; array indices
+// are not part of TOML key paths) by following table headers. It returns 0
+// when the key cannot be located.
+func keyLine(text []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	table := ""
+	want := strings.Join(key[:len(key)-1], ".")
+	last := key[len(key)-1]
+	for i, line := range strings.Split(string(text), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			table = strings.Trim(strings.SplitN(l, "#", 2)[0], "[] \t")
+			if table == strings.Join(key, ".") {
+				return i + 1
+			}
+			continue
+		}
+		eq := strings.IndexByte(l, '=')
+		if eq < 0 {
+			continue
+		}
+		k := strings.Trim(strings.TrimSpace(l[:eq]), `"'`)
+		full := k
+		if table != "" {
+			full = table + "." + k
+		}
+		if full == strings.Join(key, ".") || (table == want && k == last) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func bad(key, format string, a ...any) error {
+	return &ParseError{Key: key, Msg: fmt.Sprintf(format, a...)}
+}
+
+// normalize fills defaults and checks every value.
+func (s *Scenario) normalize() error {
+	if s.Name == "" {
+		s.Name = "scenario"
+	}
+	if len(s.Machines) == 0 {
+		return bad("machine", "at least one [[machine]] is required")
+	}
+	names := map[string]bool{}
+	for i := range s.Machines {
+		m := &s.Machines[i]
+		key := fmt.Sprintf("machine.%d", i)
+		if m.Name == "" {
+			m.Name = fmt.Sprintf("machine%d", i)
+		}
+		if names[m.Name] {
+			return bad("machine.name", "machine name %q used twice", m.Name)
+		}
+		names[m.Name] = true
+		def := func(v *int, d int) {
+			if *v == 0 {
+				*v = d
+			}
+		}
+		def(&m.SocketsPerNode, 1)
+		def(&m.ThreadsPerRank, 1)
+		if m.SpeedFactor == 0 {
+			m.SpeedFactor = 1
+		}
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{"nodes", m.Nodes}, {"sockets_per_node", m.SocketsPerNode}, {"cores_per_socket", m.CoresPerSocket},
+			{"ranks_per_node", m.RanksPerNode}, {"threads_per_rank", m.ThreadsPerRank}} {
+			if c.v <= 0 {
+				return bad("machine."+c.name, "must be a positive integer (machine %s, %s)", m.Name, key)
+			}
+		}
+		if m.RanksPerNode*m.ThreadsPerRank > m.SocketsPerNode*m.CoresPerSocket {
+			return bad("machine.ranks_per_node", "machine %s: %d ranks × %d threads exceed %d cores per node",
+				m.Name, m.RanksPerNode, m.ThreadsPerRank, m.SocketsPerNode*m.CoresPerSocket)
+		}
+		if m.IdlePowerW < 0 || m.CoreIdlePowerW < 0 || m.SpeedFactor <= 0 || math.IsInf(m.SpeedFactor, 0) {
+			return bad("machine.idle_power_w", "machine %s: powers must be ≥ 0 and compute_speed_factor > 0", m.Name)
+		}
+		if len(m.PStates) == 0 {
+			return bad("machine.pstate", "machine %s needs at least one [[machine.pstate]]", m.Name)
+		}
+		for _, p := range m.PStates {
+			if !(p.FreqGHz > 0) || !(p.ActivePowerW > 0) {
+				return bad("machine.pstate", "machine %s: every pstate needs freq_ghz > 0 and active_power_w > 0", m.Name)
+			}
+		}
+		sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
+		for j := 1; j < len(m.PStates); j++ {
+			if m.PStates[j].FreqGHz == m.PStates[j-1].FreqGHz {
+				return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
+			}
+		}
+		for _, a := range m.Accelerators {
+			switch a.Policy {
+			case "", "never", "always", "when-faster":
+			default:
+				return bad("machine.accelerator.policy", "machine %s: policy %q (want never, always or when-faster)", m.Name, a.Policy)
+			}
+		}
+	}
+	n := &s.Network
+	if n.Model == "" {
+		n.Model = "loggops"
+	}
+	if n.Model != "loggops" {
+		return bad("network.model", "unknown network model %q (want loggops)", n.Model)
+	}
+	for _, c := range []struct {
+		key string
+		v   *int64
+		d   int64
+	}{{"L_ns", &n.LNs, 2500}, {"o_ns", &n.ONs, 1500}, {"g_ns", &n.GapNs, 1000}, {"G_ns_per_byte", &n.GNsPerByte, 6},
+		{"O_ns_per_byte", &n.ONsPerByte, 0}, {"S_bytes", &n.SBytes, 65535}} {
+		if *c.v < 0 {
+			return bad("network."+c.key, "must be ≥ 0, got %d", *c.v)
+		}
+		if *c.v == 0 && c.key != "O_ns_per_byte" && !s.setInText("network", c.key) {
+			*c.v = c.d
+		}
+	}
+	w := &s.Workload
+	if (w.Trace == "") == (w.Generator == "") {
+		return bad("workload", "set exactly one of workload.trace and workload.generator")
+	}
+	if s.Models.MemoryBoundness < 0 || s.Models.MemoryBoundness > 1 {
+		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
+	}
+	sw := &s.Sweep
+	if sw.Caps != "" {
+		if len(sw.CapsW) > 0 {
+			return bad("sweep.caps", "set sweep.caps or sweep.caps_w, not both")
+		}
+		caps, err := ParseCapRange(sw.Caps)
+		if err != nil {
+			return bad("sweep.caps", "%v", err)
+		}
+		sw.CapsW = caps
+	}
+	for _, c := range sw.CapsW {
+		if !(c > 0) || math.IsInf(c, 0) {
+			return bad("sweep.caps_w", "caps must be positive watts, got %g", c)
+		}
+	}
+	if len(sw.Policies) == 0 {
+		sw.Policies = []string{"uncapped"}
+	}
+	seen := map[string]bool{}
+	for _, p := range sw.Policies {
+		if !knownPolicy(p) {
+			return bad("sweep.policies", "unknown policy %q (want one of %s)", p, strings.Join(Policies(), ", "))
+		}
+		if seen[p] {
+			return bad("sweep.policies", "policy %q listed twice", p)
+		}
+		seen[p] = true
+		if p != "uncapped" && len(sw.CapsW) == 0 {
+			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
+		}
+	}
+	for k, vs := range sw.Params {
+		if len(vs) == 0 {
+			return bad("sweep.params."+k, "an axis needs at least one value")
+		}
+	}
+	return nil
+}
+
+// setInText reports whether table.key is written in the scenario text
+// (to tell an explicit 0 from a left-out key).
+func (s *Scenario) setInText(table, key string) bool {
+	return keyLine(s.Text, toml.Key{table, key}) > 0
+}
+
+// ParseCapRange expands "from:to:step" (watts, inclusive of to when the
+// steps land on it) into a list of caps.
+func ParseCapRange(spec string) ([]float64, error) {
+	parts := strings.Split(spec, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("cap range %q: want from:to:step", spec)
+	}
+	var v [3]float64
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("cap range %q: %q is not a number", spec, p)
+		}
+		v[i] = f
+	}
+	from, to, step := v[0], v[1], v[2]
+	if !(step > 0) || !(from > 0) || to < from {
+		return nil, fmt.Errorf("cap range %q: need 0 < from ≤ to and step > 0", spec)
+	}
+	n := int(math.Floor((to-from)/step+1e-9)) + 1
+	if n > 100000 {
+		return nil, fmt.Errorf("cap range %q: %d caps is too many", spec, n)
+	}
+	caps := make([]float64, n)
+	for i := range caps {
+		caps[i] = from + float64(i)*step
+	}
+	return caps, nil
+}
+
+// Policies lists the policy names a sweep accepts: "uncapped" runs every
+// rank at the fastest P-state; "static" gives every rank an equal share of
+// the cap above the machine's base power and runs it at the fastest
+// P-state that fits.
+func Policies() []string {
+	return []string{"uncapped", "static"}
+}
+
+func knownPolicy(p string) bool {
+	for _, q := range Policies() {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDefaultParses(t *testing.T) {
+	s, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Machines) != 1 || len(s.Machines[0].PStates) != 5 || s.Machines[0].PStates[0].FreqGHz != 2.1 {
+		t.Fatalf("machines = %+v", s.Machines)
+	}
+	if len(s.Sweep.CapsW) != 10 || s.Sweep.CapsW[0] != 290 || s.Sweep.CapsW[9] != 380 {
+		t.Fatalf("caps = %v", s.Sweep.CapsW)
+	}
+	if s.Network.SBytes != 65535 || s.Network.GNsPerByte != 6 {
+		t.Fatalf("network = %+v", s.Network)
+	}
+}
+
+func TestParseErrorsNameLineAndKey(t *testing.T) {
+	base := string(Default())
+	for _, tc := range []struct {
+		name, text, want string
+		line             int
+	}{
+		{"unknown key in table", strings.Replace(base, "L_ns = 2500", "L_ns = 2500\nlatency = 3", 1), "key network.latency: unknown key", -1},
+		{"unknown top-level key", "colour = 1\n" + base, "key colour: unknown key", 1},
+		{"syntax", base + "\n[sweep\n", "", -1},
+		{"bad policy", strings.Replace(base, `"static"]`, `"static", "magic"]`, 1), `key sweep.policies: unknown policy "magic"`, -1},
+		{"bad cap range", strings.Replace(base, `"290:380:10"`, `"300:200:10"`, 1), "key sweep.caps: cap range", -1},
+		{"neg latency", strings.Replace(base, "L_ns = 2500", "L_ns = -1", 1), "key network.L_ns: must be ≥ 0", -1},
+		{"too many ranks", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 17", 1), "exceed 16 cores", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("my.toml", []byte(tc.text))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a ParseError", err)
+			}
+			if !strings.HasPrefix(err.Error(), "my.toml:") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %q, want file name and %q", err, tc.want)
+			}
+			if tc.line > 0 && pe.Line != tc.line {
+				t.Errorf("line = %d, want %d", pe.Line, tc.line)
+			}
+			if pe.Line == 0 && tc.name != "too many ranks" && tc.name != "bad policy" {
+				t.Errorf("no line in %q", err)
+			}
+		})
+	}
+}
+
+func TestUnknownKeyLine(t *testing.T) {
+	text := strings.Replace(string(Default()), "L_ns = 2500", "L_ns = 2500\nlatency = 3", 1)
+	_, err := Parse("x.toml", []byte(text))
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatal(err)
+	}
+	lines := strings.Split(text, "\n")
+	if pe.Line < 1 || !strings.HasPrefix(lines[pe.Line-1], "latency") {
+		t.Fatalf("line %d is %q", pe.Line, lines[pe.Line-1])
+	}
+}
+
+func TestParseCapRange(t *testing.T) {
+	got, err := ParseCapRange("800:2000:50")
+	if err != nil || len(got) != 25 || got[24] != 2000 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"1:2", "a:2:1", "5:1:1", "1:2:0", "0:2:1"} {
+		if _, err := ParseCapRange(bad); err == nil {
+			t.Errorf("ParseCapRange(%q) succeeded", bad)
+		}
+	}
+}

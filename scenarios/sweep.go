@@ -1,0 +1,310 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// Point is one point of a sweep: a machine, a policy, a power cap and one
+// value of every workload parameter axis.
+type Point struct {
+	Index   int            // position in Points(), stable for a given scenario
+	Group   int            // points of one group run in order on one worker
+	Machine int            // index into Scenario.Machines
+	Policy  string         // see Policies()
+	CapW    float64        // 0 for the uncapped policy
+	Params  map[string]any // workload parameter overrides of this point
+}
+
+// Metrics is what evaluating a point produces.
+type Metrics struct {
+	MakespanNs int64
+	EnergyJ    float64
+	AvgPowerW  float64
+	PeakPowerW float64
+	// BoundNs is the LP bound for the point's cap (0 when not computed).
+	BoundNs int64
+	// OverCapNs is how long the schedule's power exceeded the cap.
+	OverCapNs int64
+}
+
+// Evaluator computes the points of one group. Points of a group share the
+// machine, the parameter values and the policy and are handed over in
+// increasing cap order, so an evaluator can reuse work between caps (an LP
+// re-solved from the previous basis). Points already finished are left out
+// of pts. Evaluate calls emit once per point, as soon as it is finished.
+type Evaluator interface {
+	Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error
+}
+
+// paramAxes returns the parameter axis names in sorted order.
+func (s *Scenario) paramAxes() []string {
+	keys := make([]string, 0, len(s.Sweep.Params))
+	for k := range s.Sweep.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Points expands the sweep into its points, in a deterministic order:
+// machines, then parameter combinations, then policies, then caps.
+func (s *Scenario) Points() []Point {
+	axes := s.paramAxes()
+	combos := []map[string]any{{}}
+	for _, a := range axes {
+		var next []map[string]any
+		for _, c := range combos {
+			for _, v := range s.Sweep.Params[a] {
+				m := make(map[string]any, len(c)+1)
+				for k, x := range c {
+					m[k] = x
+				}
+				m[a] = v
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	var pts []Point
+	group := 0
+	for mi := range s.Machines {
+		for _, c := range combos {
+			for _, pol := range s.Sweep.Policies {
+				caps := s.Sweep.CapsW
+				if pol == "uncapped" {
+					caps = []float64{0}
+				}
+				for _, cp := range caps {
+					pts = append(pts, Point{Index: len(pts), Group: group, Machine: mi, Policy: pol, CapW: cp, Params: c})
+				}
+				group++
+			}
+		}
+	}
+	return pts
+}
+
+// Fingerprint identifies the sweep a results directory belongs to: a hash
+// of the scenario text.
+func (s *Scenario) Fingerprint() string {
+	h := sha256.Sum256(s.Text)
+	return hex.EncodeToString(h[:8])
+}
+
+// Schema returns the results table's columns for this scenario.
+func (s *Scenario) Schema() results.Schema {
+	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+		{Name: "cap_w", Type: results.Float64}}
+	for _, a := range s.paramAxes() {
+		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
+	}
+	return append(sc,
+		results.Column{Name: "makespan_ns", Type: results.Int64},
+		results.Column{Name: "energy_j", Type: results.Float64},
+		results.Column{Name: "avg_power_w", Type: results.Float64},
+		results.Column{Name: "peak_power_w", Type: results.Float64},
+		results.Column{Name: "over_cap_ns", Type: results.Int64},
+		results.Column{Name: "bound_ns", Type: results.Int64},
+		results.Column{Name: "gap_pct", Type: results.Float64},
+	)
+}
+
+// axisType picks the column type for an axis: int64 when every value is an
+// integer, float64 when every value is a number, string otherwise.
+func axisType(vs []any) results.Type {
+	t := results.Int64
+	for _, v := range vs {
+		switch v.(type) {
+		case int64:
+		case float64:
+			if t == results.Int64 {
+				t = results.Float64
+			}
+		default:
+			return results.String
+		}
+	}
+	return t
+}
+
+func axisValue(v any, t results.Type) any {
+	switch t {
+	case results.Int64:
+		return v.(int64)
+	case results.Float64:
+		switch x := v.(type) {
+		case int64:
+			return float64(x)
+		case float64:
+			return x
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// Row turns an evaluated point into a results row.
+func (s *Scenario) Row(p Point, m Metrics) results.Row {
+	var capW any
+	if p.Policy != "uncapped" {
+		capW = p.CapW
+	}
+	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
+	for _, a := range s.paramAxes() {
+		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
+	}
+	var bound, gap any
+	if m.BoundNs > 0 {
+		bound = m.BoundNs
+		gap = math.Round(100*(float64(m.MakespanNs)/float64(m.BoundNs)-1)*1e6) / 1e6
+	}
+	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
+		m.OverCapNs, bound, gap)}
+}
+
+// Shard selects a deterministic share of a sweep: groups whose number
+// modulo Of equals K.
+type Shard struct{ K, Of int }
+
+// ParseShard parses "K/N" with 0 ≤ K < N.
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.K, &sh.Of); err != nil || sh.Of <= 0 || sh.K < 0 || sh.K >= sh.Of ||
+		fmt.Sprintf("%d/%d", sh.K, sh.Of) != strings.TrimSpace(s) {
+		return Shard{}, fmt.Errorf("shard %q: want K/N with 0 ≤ K < N", s)
+	}
+	return sh, nil
+}
+
+// RunOptions controls a sweep run.
+type RunOptions struct {
+	OutDir  string
+	Shard   Shard // zero value: the whole sweep
+	Workers int   // 0: one per CPU
+	// Progress, when not nil, is told of every finished point.
+	Progress func(done, total int)
+}
+
+// Summary reports what a run did.
+type Summary struct {
+	Points   int // points in this shard
+	Skipped  int // already finished before this run
+	Computed int
+	Wall     time.Duration
+}
+
+// Run evaluates the scenario's points (or a shard of them) into the results
+// directory opts.OutDir, skipping points finished by an earlier run, and
+// then writes the results tables. Groups run in parallel on opts.Workers
+// goroutines.
+func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
+	start := time.Now()
+	all := sc.Points()
+	store, err := results.Open(opts.OutDir, sc.Fingerprint(), len(all), sc.Schema())
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	of := opts.Shard.Of
+	if of == 0 {
+		of = 1
+	}
+	var groups [][]Point
+	sum := &Summary{}
+	for _, p := range all {
+		if p.Group%of != opts.Shard.K {
+			continue
+		}
+		sum.Points++
+		if store.Done(p.Index) {
+			sum.Skipped++
+			continue
+		}
+		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     = sum.Skipped
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	if opts.Progress != nil {
+		opts.Progress(done, sum.Points)
+	}
+	work := make(chan []Point)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				last := time.Now()
+				emit := func(p Point, m Metrics) error {
+					now := time.Now()
+					if err := store.Commit(sc.Row(p, m), now.Sub(last)); err != nil {
+						return err
+					}
+					last = now
+					mu.Lock()
+					done++
+					sum.Computed++
+					if opts.Progress != nil {
+						opts.Progress(done, sum.Points)
+					}
+					mu.Unlock()
+					return nil
+				}
+				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
+					fail(fmt.Errorf("machine %s, policy %s: %w", sc.Machines[g[0].Machine].Name, g[0].Policy, err))
+				}
+			}
+		}()
+	}
+feed:
+	for _, g := range groups {
+		select {
+		case work <- g:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return sum, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if err := store.Finalize(); err != nil {
+		return sum, err
+	}
+	sum.Wall = time.Since(start)
+	return sum, nil
+}

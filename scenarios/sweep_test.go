@@ -1,0 +1,197 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// fakeEval derives metrics from the point alone, like a real evaluator,
+// optionally sleeping so a test can kill a sweep half-way.
+type fakeEval struct{ delay time.Duration }
+
+func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	for _, p := range pts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(f.delay)
+		it := p.Params["iterations"].(int64)
+		m := Metrics{MakespanNs: 1e6*it + int64(1e9/(p.CapW+1)), EnergyJ: p.CapW / 3, AvgPowerW: p.CapW * 0.9, PeakPowerW: p.CapW}
+		if p.Policy == "static" && p.CapW > 120 {
+			m.BoundNs = m.MakespanNs - 1000
+		}
+		if err := emit(p, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const sweepTOML = `
+name = "t"
+[[machine]]
+name = "a"
+nodes = 1
+cores_per_socket = 4
+ranks_per_node = 4
+[[machine.pstate]]
+freq_ghz = 2.0
+active_power_w = 10
+[[machine]]
+name = "b"
+nodes = 2
+cores_per_socket = 4
+ranks_per_node = 4
+[[machine.pstate]]
+freq_ghz = 1.0
+active_power_w = 5
+[workload]
+generator = "stencil2d"
+[sweep]
+caps_w = [100, 150, 200, 250]
+policies = ["uncapped", "static"]
+[sweep.params]
+iterations = [10, 20]
+`
+
+func mustParse(t *testing.T) *Scenario {
+	t.Helper()
+	sc, err := Parse("t.toml", []byte(sweepTOML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func TestPointsAndSchema(t *testing.T) {
+	sc := mustParse(t)
+	pts := sc.Points()
+	// 2 machines × 2 iteration values × (1 uncapped + 4 static)
+	if len(pts) != 20 {
+		t.Fatalf("%d points, want 20", len(pts))
+	}
+	if pts[0].Policy != "uncapped" || pts[1].Policy != "static" || pts[1].CapW != 100 || pts[4].CapW != 250 {
+		t.Fatalf("order: %+v %+v %+v", pts[0], pts[1], pts[4])
+	}
+	if pts[19].Machine != 1 || pts[19].Params["iterations"].(int64) != 20 || pts[19].Group != 7 {
+		t.Fatalf("last point %+v", pts[19])
+	}
+	if i := sc.Schema().Index("param.iterations"); i < 0 || sc.Schema()[i].Type != results.Int64 {
+		t.Fatalf("schema %v", sc.Schema())
+	}
+}
+
+func runAll(t *testing.T, sc *Scenario, dir string, sh Shard) {
+	t.Helper()
+	if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: dir, Shard: sh, Workers: 3}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sameFiles(t *testing.T, a, b string) {
+	t.Helper()
+	for _, f := range []string{results.ArrowFile, results.CSVFile} {
+		x, err1 := os.ReadFile(filepath.Join(a, f))
+		y, err2 := os.ReadFile(filepath.Join(b, f))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between %s and %s", f, a, b)
+		}
+	}
+}
+
+func TestSweepDeterministicAndShards(t *testing.T) {
+	sc := mustParse(t)
+	base := t.TempDir()
+	one, two := filepath.Join(base, "one"), filepath.Join(base, "two")
+	runAll(t, sc, one, Shard{})
+	runAll(t, sc, two, Shard{})
+	sameFiles(t, one, two)
+	csv, _ := os.ReadFile(filepath.Join(one, results.CSVFile))
+	if n := strings.Count(string(csv), "\n"); n != 21 {
+		t.Fatalf("csv has %d lines, want 21", n)
+	}
+
+	var shards []string
+	for k := 0; k < 3; k++ {
+		d := filepath.Join(base, fmt.Sprintf("s%d", k))
+		runAll(t, sc, d, Shard{K: k, Of: 3})
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(base, "merged")
+	st, err := results.Merge(merged, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	sameFiles(t, one, merged)
+}
+
+func TestParseShard(t *testing.T) {
+	if sh, err := ParseShard("2/5"); err != nil || sh != (Shard{2, 5}) {
+		t.Fatalf("%v %v", sh, err)
+	}
+	for _, s := range []string{"5/5", "-1/3", "a/b", "1/0", "1/2/3", "1/2x"} {
+		if _, err := ParseShard(s); err == nil {
+			t.Errorf("ParseShard(%q) succeeded", s)
+		}
+	}
+}
+
+// TestKilledSweepResumes kills a sweep with SIGKILL in a child process
+// part-way, resumes it here, and checks the table equals an uninterrupted run.
+func TestKilledSweepResumes(t *testing.T) {
+	if dir := os.Getenv("CAPSIM_SWEEP_CHILD"); dir != "" {
+		Run(context.Background(), mustParse(t), fakeEval{delay: 20 * time.Millisecond}, RunOptions{OutDir: dir, Workers: 2})
+		return
+	}
+	sc := mustParse(t)
+	base := t.TempDir()
+	killed := filepath.Join(base, "killed")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledSweepResumes$")
+	cmd.Env = append(os.Environ(), "CAPSIM_SWEEP_CHILD="+killed)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(killed, results.JournalFile)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(journal)
+		if bytes.Count(b, []byte("\n")) >= 8 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	b, _ := os.ReadFile(journal)
+	finished := bytes.Count(b, []byte("\n")) - 1
+	if finished < 7 || finished >= 20 {
+		t.Fatalf("child finished %d points before the kill; want a partial sweep", finished)
+	}
+	if _, err := os.Stat(filepath.Join(killed, results.CSVFile)); err == nil {
+		t.Fatal("a killed sweep left a results table")
+	}
+	sum, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: killed, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != finished || sum.Computed != 20-finished {
+		t.Errorf("resume skipped %d and computed %d; %d had finished", sum.Skipped, sum.Computed, finished)
+	}
+	clean := filepath.Join(base, "clean")
+	runAll(t, sc, clean, Shard{})
+	sameFiles(t, clean, killed)
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what capsim needs to build and test, if it is missing:
+# the COIN-OR CLP library (LP solver, through cgo), pkg-config, and the
+# arrow-js package used by the interoperability test. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+if ! pkg-config --exists clp 2>/dev/null; then need_apt+=(coinor-libclp-dev); fi
+command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "capsim: installing ${need_apt[*]} (apt-get)" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# arrow-js for the interoperability test (only where node and npm exist).
+js=traces/arrowtrace/testdata/js
+if [ -f "$js/package-lock.json" ] && command -v npm >/dev/null 2>&1; then
+  if [ ! -d "$js/node_modules" ] || [ "$js/package-lock.json" -nt "$js/node_modules" ]; then
+    echo "capsim: installing arrow-js for the interoperability test (npm ci)" >&2
+    (cd "$js" && npm ci --silent --no-audit --no-fund >/dev/null)
+  fi
+fi

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// ringAllreduce builds LogGOPSim's ring allreduce shape: 2(p-1) steps in
+// which every rank sends a chunk to its right neighbour and receives one
+// from its left, each send requiring the previous receive.
+func ringAllreduce(p int, bytesPerRank int64) *graph.Graph {
+	b := graph.NewBuilder(p)
+	chunk := bytesPerRank / int64(p)
+	if chunk < 1 {
+		chunk = 1
+	}
+	steps := 2 * (p - 1)
+	for r := 0; r < p; r++ {
+		b.Grow(r, 2*steps)
+		right, left := int32((r+1)%p), int32((r+p-1)%p)
+		prevRecv := int32(-1)
+		for s := 0; s < steps; s++ {
+			snd := b.Add(r, graph.SendOp(chunk, right, 0))
+			if prevRecv >= 0 {
+				b.Dep(r, snd, prevRecv, graph.Requires)
+			}
+			prevRecv = b.Add(r, graph.RecvOp(chunk, left, 0))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// dissemination builds a dissemination barrier: ceil(log2 p) rounds of a
+// send to r+2^k and a receive from r-2^k.
+func dissemination(p int) *graph.Graph {
+	b := graph.NewBuilder(p)
+	for r := 0; r < p; r++ {
+		prev := int32(-1)
+		for k := 1; k < p; k *= 2 {
+			snd := b.Add(r, graph.SendOp(1, int32((r+k)%p), 0))
+			if prev >= 0 {
+				b.Dep(r, snd, prev, graph.Requires)
+			}
+			prev = b.Add(r, graph.RecvOp(1, int32((r-k+p)%p), 0))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func benchReplay(b *testing.B, g *graph.Graph) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	var events int64
+	for i := 0; i < b.N; i++ {
+		res, err := Run(g, network.DefaultLogGOPS(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// BenchmarkRingAllreduce1024 replays a 1024-rank ring allreduce of 1 MiB
+// per rank (about 6.3 million events) from an in-memory graph.
+func BenchmarkRingAllreduce1024(b *testing.B) { benchReplay(b, ringAllreduce(1024, 1<<20)) }
+
+// BenchmarkDissemination65536 replays a 65,536-rank dissemination barrier.
+func BenchmarkDissemination65536(b *testing.B) { benchReplay(b, dissemination(65536)) }

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/goal"
+)
+
+// paramsFromTag reads a conformance file tag: "default" or e.g.
+// "L5000o200g100G2O1S4096".
+func paramsFromTag(tag string) (network.LogGOPS, error) {
+	if tag == "default" {
+		return network.DefaultLogGOPS(), nil
+	}
+	m := regexp.MustCompile(`^L(\d+)o(\d+)g(\d+)G(\d+)O(\d+)S(\d+)$`).FindStringSubmatch(tag)
+	if m == nil {
+		return network.LogGOPS{}, fmt.Errorf("unknown parameter tag %q", tag)
+	}
+	var v [6]int64
+	for i := range v {
+		v[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+	}
+	return network.NewLogGOPS(v[0], v[1], v[2], v[3], v[4], v[5]), nil
+}
+
+func readTimes(path string) (map[int]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := map[int]int64{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var r int
+		var t int64
+		if _, err := fmt.Sscanf(line, "%d %d", &r, &t); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		want[r] = t
+	}
+	return want, sc.Err()
+}
+
+// TestLogGOPSimConformance replays every schedule of the shared conformance
+// folder under every parameter set listed for it and compares each host's
+// finish time with LogGOPSim's, to the nanosecond.
+func TestLogGOPSimConformance(t *testing.T) {
+	dir := testenv.Shared(t, "conformance/loggopsim")
+	times, _ := filepath.Glob(filepath.Join(dir, "*.times"))
+	if len(times) == 0 {
+		t.Fatalf("no .times files in %s", dir)
+	}
+	for _, tf := range times {
+		base := strings.TrimSuffix(filepath.Base(tf), ".times")
+		i := strings.LastIndexByte(base, '.')
+		name, tag := base[:i], base[i+1:]
+		t.Run(base, func(t *testing.T) {
+			net, err := paramsFromTag(tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := goal.ReadFile(filepath.Join(dir, name+".goal"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := readTimes(tf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != g.NumRanks() {
+				t.Fatalf("%d times for %d ranks", len(want), g.NumRanks())
+			}
+			res, err := Run(g, net, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, w := range want {
+				if got := res.Ranks[r].Finish; got != w {
+					t.Errorf("rank %d finishes at %d, LogGOPSim says %d (diff %+d)", r, got, w, got-w)
+				}
+			}
+		})
+	}
+}

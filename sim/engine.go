@@ -1,0 +1,703 @@
+// Package sim is capsim's discrete-event replay engine. It executes a
+// per-rank execution graph (package traces/graph) under the LogGOPS network
+// model (package network) and reports when every rank finishes and where
+// its time went.
+//
+// The engine follows LogGOPSim's event semantics exactly, so that its
+// per-host finish times equal LogGOPSim's to the nanosecond:
+//
+//   - Operations become ready when every dependency is met: a "requires"
+//     dependency when the other operation completes, an "irequires"
+//     dependency when it starts. Ready operations of a host enter the event
+//     queue ordered sends, then receives, then calcs, and the queue orders
+//     events by time, then by the order in which they were first queued.
+//   - A calc starts when its CPU is free and occupies it for its duration;
+//     its dependents are released when it starts and are queued at the time
+//     their own CPU becomes free.
+//   - A send starts when its CPU and NIC are free, costs o + (s-1)·O of CPU
+//     and g + (s-1)·G of NIC time, and puts the message on the wire to
+//     arrive o + L later. An eager send (s ≤ S) completes at once; a
+//     rendezvous send completes when the receiver matches the message.
+//   - A message is received when the receiver's CPU and NIC are free, costs
+//     o + max((s-1)·O, (s-1)·G) of CPU and g + (s-1)·G of NIC time, and is
+//     matched against the posted receives in order by (source, tag), with
+//     wildcards; an unmatched message waits in the unexpected queue, where
+//     a receive posted later finds it without further cost.
+//
+// A host's finish time is when its last CPU becomes free. Where LogGOPSim's
+// unsigned arithmetic would wrap for zero-byte messages ((s-1) with s = 0),
+// capsim charges (s-1) as 0.
+//
+// The event loop allocates nothing per event.
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// CalcPricer prices calc operations, for compute models and power
+// policies. CalcDuration returns the duration in ns of calc operation op
+// starting at time start.
+type CalcPricer interface {
+	CalcDuration(op int32, start int64) int64
+}
+
+// Observer is told what the engine does, for timelines and power accounting.
+type Observer interface {
+	// Busy reports that operation op kept its rank's CPU busy from start to
+	// end: the computation of a calc, the overhead of a send or receive.
+	Busy(op int32, start, end int64)
+	// Message reports that the message of send operation send was matched
+	// by receive operation recv: it left at sent and was matched at matched.
+	Message(send, recv int32, sent, matched int64)
+}
+
+// Options controls a replay. The zero value replays recorded durations and
+// observes nothing.
+type Options struct {
+	Pricer   CalcPricer
+	Observer Observer
+}
+
+// RankStats is where one rank's time went.
+type RankStats struct {
+	Finish  int64 // when the rank's last CPU became free
+	Compute int64 // time in calc operations (summed over CPUs)
+	Comm    int64 // CPU overhead of sends and receives (summed over CPUs)
+	Wait    int64 // Finish − Compute − Comm, at least 0: time blocked or idle
+}
+
+// Result is the outcome of a replay.
+type Result struct {
+	Makespan int64
+	Ranks    []RankStats
+	Events   int64 // events processed
+}
+
+// Event types. The first three are also the order in which operations
+// that become ready together are queued (LogGOPSim sorts by this type).
+const (
+	evSend uint8 = 1 + iota
+	evRecv
+	evCalc
+	evMsg
+)
+
+// Operation states.
+const (
+	stWaiting uint8 = iota
+	stReady
+	stStarted
+	stDone
+)
+
+// event is a queued operation or message. seq packs the first-queued order
+// (the tie-breaker at equal times) above the event type, so (time, seq)
+// orders events as LogGOPSim's (time, ts) does. rank is the rank that owns
+// op; a message executes on op's peer, the receiver.
+type event struct {
+	time uint64
+	seq  uint64
+	op   int32
+	rank int32
+}
+
+func (ev *event) typ() uint8 { return uint8(ev.seq & 7) }
+
+// qentry is an entry of a posted-receive or unexpected-message queue.
+type qentry struct {
+	src, tag int32
+	op       int32 // the receive (posted queue) or the send (unexpected queue)
+	next     int32
+}
+
+type queue struct{ head, tail int32 }
+
+// irqBit marks an irequires successor in the successor lists.
+const irqBit int32 = -1 << 31
+
+type readyOp struct {
+	host int32
+	op   int32
+	typ  uint8
+}
+
+type engine struct {
+	g   *graph.Graph
+	net network.LogGOPS
+	opt Options
+
+	ncpu, nnic int
+	nexto      []uint64 // [host*ncpu+cpu]
+	nextgr     []uint64 // [host*nnic+nic]
+	nextgs     []uint64
+
+	remaining []int32
+	state     []uint8
+	// Successor lists: op i releases succ[succStart[i]:succStart[i+1]];
+	// entries with the irqBit set are released when i starts, the others
+	// when it completes.
+	succStart []int32
+	succ      []int32
+
+	heap    []event // min-heap on (time, seq)
+	run     []event // events queued in (time, seq) order: a sorted run
+	runHead int
+	ts      uint64
+	pending []readyOp
+	sent    []uint64 // per send op, when it started (only with an Observer)
+
+	pool []qentry
+	free int32
+	rq   []queue
+	uq   []queue
+
+	stats  []RankStats
+	events int64
+}
+
+// Run replays g under the LogGOPS parameters net.
+func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	e := newEngine(g, net, opt)
+	e.seed()
+	e.loop()
+	return e.finish()
+}
+
+func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
+	n := g.NumOps()
+	nr := g.NumRanks()
+	e := &engine{g: g, net: net, opt: opt, ncpu: 1, nnic: 1, free: -1}
+	for i := 0; i < n; i++ {
+		if int(g.CPU[i]) >= e.ncpu {
+			e.ncpu = int(g.CPU[i]) + 1
+		}
+		if int(g.NIC[i]) >= e.nnic {
+			e.nnic = int(g.NIC[i]) + 1
+		}
+	}
+	e.nexto = make([]uint64, nr*e.ncpu)
+	e.nextgr = make([]uint64, nr*e.nnic)
+	e.nextgs = make([]uint64, nr*e.nnic)
+	e.remaining = make([]int32, n)
+	e.state = make([]uint8, n)
+	// Count, prefix-sum, then fill each list from its end so that
+	// successors appear in increasing operation order.
+	e.succStart = make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		e.remaining[i] = g.DepStart[i+1] - g.DepStart[i]
+		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
+			e.succStart[g.DepOp[j]+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		e.succStart[i+1] += e.succStart[i]
+	}
+	e.succ = make([]int32, e.succStart[n])
+	for i := n - 1; i >= 0; i-- {
+		for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
+			d := g.DepOp[j]
+			v := int32(i)
+			if g.DepKind[j] == graph.Irequires {
+				v |= irqBit
+			}
+			e.succStart[d+1]--
+			e.succ[e.succStart[d+1]] = v
+		}
+	}
+	copy(e.succStart, e.succStart[1:]) // entry d+1 now holds d's start
+	e.succStart[n] = int32(len(e.succ))
+	e.heap = make([]event, 0, 1024)
+	roots, recvs := 0, 0
+	for i := 0; i < n; i++ {
+		if e.remaining[i] == 0 {
+			roots++
+		}
+		if g.Kind[i] == graph.Recv {
+			recvs++
+		}
+	}
+	e.run = make([]event, 0, roots) // the seeds form the first run
+	// Posted receives usually dominate the matching queues; size the pool
+	// for all of them at once rather than growing it.
+	e.pool = make([]qentry, 0, recvs)
+	if opt.Observer != nil {
+		e.sent = make([]uint64, n)
+	}
+	e.rq = make([]queue, nr)
+	e.uq = make([]queue, nr)
+	for r := range e.rq {
+		e.rq[r] = queue{-1, -1}
+		e.uq[r] = queue{-1, -1}
+	}
+	e.stats = make([]RankStats, nr)
+	return e
+}
+
+func typeOf(k graph.OpKind) uint8 {
+	switch k {
+	case graph.Send:
+		return evSend
+	case graph.Recv:
+		return evRecv
+	}
+	return evCalc
+}
+
+// seed queues every operation without dependencies at time 0, host by host.
+func (e *engine) seed() {
+	g := e.g
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if e.remaining[id] == 0 {
+				e.state[id] = stReady
+				e.pending = append(e.pending, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
+			}
+		}
+		e.flushSeed()
+	}
+}
+
+func (e *engine) flushSeed() {
+	sortPending(e.pending)
+	for _, p := range e.pending {
+		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
+		e.ts++
+	}
+	e.pending = e.pending[:0]
+}
+
+// sortPending orders ready operations by host, then type, keeping the
+// order in which they became ready (a stable insertion sort: the list is
+// short).
+func sortPending(p []readyOp) {
+	for i := 1; i < len(p); i++ {
+		x := p[i]
+		j := i
+		for j > 0 && (p[j-1].host > x.host || (p[j-1].host == x.host && p[j-1].typ > x.typ)) {
+			p[j] = p[j-1]
+			j--
+		}
+		p[j] = x
+	}
+}
+
+// flush queues the operations made ready by the last event.
+func (e *engine) flush() {
+	if len(e.pending) == 0 {
+		return
+	}
+	sortPending(e.pending)
+	g := e.g
+	for _, p := range e.pending {
+		h := int(p.host)
+		cpu := h*e.ncpu + int(g.CPU[p.op])
+		t := e.nexto[cpu]
+		if p.typ == evSend {
+			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
+		}
+		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
+		e.ts++
+	}
+	e.pending = e.pending[:0]
+}
+
+// release releases the successors of op (on rank) of one kind: those
+// marked with irqBit when started is true, the others otherwise.
+func (e *engine) release(op, rank int32, started bool) {
+	for _, v := range e.succ[e.succStart[op]:e.succStart[op+1]] {
+		if (v < 0) != started {
+			continue
+		}
+		s := v &^ irqBit
+		e.remaining[s]--
+		if e.remaining[s] == 0 {
+			e.state[s] = stReady
+			e.pending = append(e.pending, readyOp{host: rank, op: s, typ: typeOf(e.g.Kind[s])})
+		}
+	}
+}
+
+func (e *engine) markStarted(op, rank int32) {
+	if e.state[op] < stStarted {
+		e.state[op] = stStarted
+	}
+	e.release(op, rank, true)
+}
+
+func (e *engine) markDone(op, rank int32) {
+	e.state[op] = stDone
+	e.release(op, rank, false)
+}
+
+// sizeMinus1 is (s-1) as LogGOPSim charges it, with 0 for empty messages.
+func sizeMinus1(s int64) uint64 {
+	if s <= 0 {
+		return 0
+	}
+	return uint64(s - 1)
+}
+
+func (e *engine) loop() {
+	g := e.g
+	o := uint64(e.net.Overhead)
+	gap := uint64(e.net.Gap)
+	L := uint64(e.net.Latency)
+	G := uint64(e.net.GapPerByte)
+	O := uint64(e.net.OverheadPerByte)
+	S := e.net.EagerLimit
+	obs := e.opt.Observer
+	for e.queued() {
+		ev := e.pop()
+		e.events++
+		op := ev.op
+		typ := ev.typ()
+		rank := ev.rank
+		h := int(rank)
+		if typ == evMsg {
+			h = int(g.Peer[op])
+		}
+		cpu := h*e.ncpu + int(g.CPU[op])
+		nic := h*e.nnic + int(g.NIC[op])
+		t := ev.time
+		switch typ {
+		case evCalc:
+			if e.nexto[cpu] > t {
+				ev.time = e.nexto[cpu]
+				e.push(ev)
+				continue
+			}
+			d := g.Size[op]
+			if e.opt.Pricer != nil {
+				d = e.opt.Pricer.CalcDuration(op, int64(t))
+				if d < 0 {
+					d = 0
+				}
+			}
+			e.nexto[cpu] = t + uint64(d)
+			e.stats[h].Compute += d
+			if obs != nil {
+				obs.Busy(op, int64(t), int64(t)+d)
+			}
+			e.markStarted(op, rank)
+			e.markDone(op, rank)
+
+		case evSend:
+			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
+				ev.time = ready
+				e.push(ev)
+				continue
+			}
+			e.markStarted(op, rank)
+			s1 := sizeMinus1(g.Size[op])
+			busy := o + s1*O
+			e.nexto[cpu] = t + busy
+			e.nextgs[nic] = t + gap + s1*G
+			e.stats[h].Comm += int64(busy)
+			if obs != nil {
+				obs.Busy(op, int64(t), int64(t+busy))
+			}
+			e.push(event{time: t + o + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			e.ts++
+			if e.sent != nil {
+				e.sent[op] = t
+			}
+			if g.Size[op] <= S {
+				e.markDone(op, rank)
+			}
+
+		case evRecv:
+			e.markStarted(op, rank)
+			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
+				ent := e.pool[m]
+				e.freeEntry(m)
+				if g.Size[op] > S { // rendezvous: the sender completes now
+					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
+				}
+				if obs != nil {
+					obs.Message(ent.op, op, int64(e.sent[ent.op]), int64(t))
+				}
+				e.markDone(op, rank)
+			} else {
+				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op})
+			}
+
+		case evMsg:
+			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
+				ev.time = ready
+				e.push(ev)
+				continue
+			}
+			s1 := sizeMinus1(g.Size[op])
+			busy := o + max(s1*O, s1*G)
+			e.nexto[cpu] = t + busy
+			e.nextgr[nic] = t + gap + s1*G
+			e.stats[h].Comm += int64(busy)
+			src := rank // the sender
+			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
+				recv := e.pool[m].op
+				e.freeEntry(m)
+				if g.Size[op] > S {
+					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
+				}
+				if obs != nil {
+					obs.Busy(recv, int64(t), int64(t+busy))
+					obs.Message(op, recv, int64(e.sent[op]), int64(t))
+				}
+				e.markDone(recv, int32(h))
+			} else {
+				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
+			}
+		}
+		e.flush()
+	}
+}
+
+// rendezvousDone completes the rendezvous send op of host src at time t.
+// Like LogGOPSim, it moves the sender's CPU and NIC clocks (indexed by the
+// matching side's CPU and NIC numbers) up to t, so that what the send
+// releases starts no earlier than now.
+func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
+	c := src*e.ncpu + cpu
+	n := src*e.nnic + nic
+	if e.nexto[c] < t {
+		e.nexto[c] = t
+	}
+	if e.nextgs[n] < t {
+		e.nextgs[n] = t
+	}
+	e.markDone(op, int32(src))
+}
+
+// match removes and returns the first entry of q that matches (src, tag),
+// with wildcards on either side, or -1.
+func (e *engine) match(q *queue, src, tag int32) int32 {
+	prev := int32(-1)
+	for i := q.head; i >= 0; i = e.pool[i].next {
+		x := &e.pool[i]
+		if (src == graph.AnySource || x.src == graph.AnySource || x.src == src) &&
+			(tag == graph.AnyTag || x.tag == graph.AnyTag || x.tag == tag) {
+			if prev < 0 {
+				q.head = x.next
+			} else {
+				e.pool[prev].next = x.next
+			}
+			if q.tail == i {
+				q.tail = prev
+			}
+			return i
+		}
+		prev = i
+	}
+	return -1
+}
+
+func (e *engine) enqueue(q *queue, x qentry) {
+	x.next = -1
+	var i int32
+	if e.free >= 0 {
+		i = e.free
+		e.free = e.pool[i].next
+		e.pool[i] = x
+	} else {
+		i = int32(len(e.pool))
+		e.pool = append(e.pool, x)
+	}
+	if q.tail >= 0 {
+		e.pool[q.tail].next = i
+	} else {
+		q.head = i
+	}
+	q.tail = i
+}
+
+func (e *engine) freeEntry(i int32) {
+	e.pool[i].next = e.free
+	e.free = i
+}
+
+// The event queue is a sorted run plus a min-heap, both on (time, seq).
+// Sequence numbers only grow, so an event not earlier than the run's last
+// event extends the run in O(1); the rest go to the heap. Replays release
+// most operations in time order (every rank's first operations at time 0,
+// then work that becomes ready later), which keeps the heap small.
+
+func less(a, b *event) bool {
+	return a.time < b.time || (a.time == b.time && a.seq < b.seq)
+}
+
+func (e *engine) queued() bool { return len(e.heap) > 0 || e.runHead < len(e.run) }
+
+func (e *engine) push(ev event) {
+	if n := len(e.run); n == e.runHead || !less(&ev, &e.run[n-1]) {
+		if e.runHead > 0 && (e.runHead == n || n == cap(e.run)) {
+			// Reuse the consumed prefix before growing the slice.
+			k := copy(e.run, e.run[e.runHead:])
+			e.run, e.runHead = e.run[:k], 0
+		}
+		e.run = append(e.run, ev)
+		return
+	}
+	e.heap = append(e.heap, ev)
+	h := e.heap
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !less(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *engine) pop() event {
+	if e.runHead < len(e.run) && (len(e.heap) == 0 || less(&e.run[e.runHead], &e.heap[0])) {
+		ev := e.run[e.runHead]
+		e.runHead++
+		if e.runHead == len(e.run) {
+			e.run, e.runHead = e.run[:0], 0
+		} else if e.runHead >= 4096 && e.runHead*2 >= len(e.run) {
+			k := copy(e.run, e.run[e.runHead:])
+			e.run, e.runHead = e.run[:k], 0
+		}
+		return ev
+	}
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if less(&h[k], &h[m]) {
+				m = k
+			}
+		}
+		if !less(&h[m], &h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	e.heap = h
+	return top
+}
+
+// DeadlockError reports a replay that could not finish.
+type DeadlockError struct {
+	// Blocked lists, per stuck rank, what it waits on.
+	Blocked []string
+	// Unmatched lists messages that were sent but never received.
+	Unmatched []string
+}
+
+func (d *DeadlockError) Error() string {
+	var b strings.Builder
+	b.WriteString("replay cannot finish")
+	if len(d.Blocked) > 0 {
+		fmt.Fprintf(&b, ": %d rank(s) blocked:", len(d.Blocked))
+		for i, s := range d.Blocked {
+			if i == 16 {
+				fmt.Fprintf(&b, "\n  ... and %d more", len(d.Blocked)-16)
+				break
+			}
+			b.WriteString("\n  ")
+			b.WriteString(s)
+		}
+	}
+	if len(d.Unmatched) > 0 {
+		fmt.Fprintf(&b, "\n%d message(s) never received:", len(d.Unmatched))
+		for i, s := range d.Unmatched {
+			if i == 16 {
+				fmt.Fprintf(&b, "\n  ... and %d more", len(d.Unmatched)-16)
+				break
+			}
+			b.WriteString("\n  ")
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+func (e *engine) finish() (*Result, error) {
+	g := e.g
+	var dl DeadlockError
+	for r := 0; r < g.NumRanks(); r++ {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if e.state[id] == stDone {
+				continue
+			}
+			dl.Blocked = append(dl.Blocked, e.why(id))
+			break
+		}
+	}
+	for h := range e.uq {
+		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
+			dl.Unmatched = append(dl.Unmatched, fmt.Sprintf("%s (arrived at rank %d)", g.Describe(e.pool[i].op), h))
+		}
+	}
+	if len(dl.Blocked) > 0 || len(dl.Unmatched) > 0 {
+		sort.Strings(dl.Unmatched)
+		return nil, &dl
+	}
+	res := &Result{Ranks: e.stats, Events: e.events}
+	for r := range e.stats {
+		var f uint64
+		for c := 0; c < e.ncpu; c++ {
+			f = max(f, e.nexto[r*e.ncpu+c])
+		}
+		st := &e.stats[r]
+		st.Finish = int64(f)
+		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
+		res.Makespan = max(res.Makespan, st.Finish)
+	}
+	return res, nil
+}
+
+// why describes what unfinished operation id waits on, following the
+// chain of unmet dependencies to the operation that is really stuck.
+func (e *engine) why(id int32) string {
+	g := e.g
+	seen := map[int32]bool{}
+	for !seen[id] {
+		seen[id] = true
+		switch e.state[id] {
+		case stStarted:
+			if g.Kind[id] == graph.Recv {
+				return g.Describe(id) + ": no matching message"
+			}
+			return g.Describe(id) + ": rendezvous send never matched by a receive"
+		case stWaiting:
+			deps, kinds := g.Deps(id)
+			next := int32(-1)
+			for j, d := range deps {
+				if kinds[j] == graph.Requires && e.state[d] != stDone || kinds[j] == graph.Irequires && e.state[d] < stStarted {
+					next = d
+					break
+				}
+			}
+			if next < 0 {
+				return g.Describe(id) + ": never became ready"
+			}
+			id = next
+		default:
+			return g.Describe(id) + ": never ran"
+		}
+	}
+	return g.Describe(id) + ": waits on itself through a dependency cycle"
+}

@@ -1,0 +1,612 @@
+// Package arrowtrace reads and writes capsim's trace files: Apache Arrow
+// IPC files holding an execution graph or an MPI trace, as specified in
+// docs/trace-format.md. They are plain Arrow files (no extension types), so
+// pyarrow, polars, DuckDB and arrow-js read them as they are.
+package arrowtrace
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// Schema metadata keys and values.
+const (
+	MetaFormat   = "capsim.format"
+	MetaVersion  = "capsim.version"
+	MetaNumRanks = "capsim.num_ranks"
+	MetaNumOps   = "capsim.num_ops"  // optional: lets readers size columns once
+	MetaNumDeps  = "capsim.num_deps" // optional, likewise
+	MetaUnits    = "capsim.units"
+
+	FormatGraph = "execution-graph"
+	FormatMPI   = "mpi-trace"
+	Version     = "1"
+
+	graphUnits = "size: ns for calc, bytes for send/recv"
+)
+
+// BatchRows is the number of rows per record batch the writers emit.
+const BatchRows = 1 << 16
+
+// FormatError is malformed input: it names the file, the row (0-based over
+// the whole file; -1 when the problem is not in a row) and the field.
+type FormatError struct {
+	File  string
+	Row   int64
+	Field string
+	Msg   string
+}
+
+func (e *FormatError) Error() string {
+	s := e.File
+	if e.Row >= 0 {
+		s += ": row " + strconv.FormatInt(e.Row, 10)
+	}
+	if e.Field != "" {
+		s += ": field " + e.Field
+	}
+	return s + ": " + e.Msg
+}
+
+// Kind is what a trace file holds.
+type Kind int
+
+// File kinds Detect tells apart.
+const (
+	KindUnknown Kind = iota
+	KindGOAL         // GOAL text
+	KindGraph        // Arrow execution graph
+	KindMPI          // Arrow MPI trace
+)
+
+func (k Kind) String() string {
+	return [...]string{"unknown", "GOAL text", "execution graph", "MPI trace"}[k]
+}
+
+var arrowMagic = []byte("ARROW1")
+
+// Detect reports what the file at path holds: an Arrow execution graph, an
+// Arrow MPI trace (by their schema metadata) or GOAL text.
+func Detect(path string) (Kind, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return KindUnknown, err
+	}
+	defer f.Close()
+	head := make([]byte, 6)
+	n, _ := io.ReadFull(f, head)
+	if n == 6 && bytes.Equal(head, arrowMagic) {
+		fr, err := ipc.NewFileReader(f)
+		if err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
+		}
+		defer fr.Close()
+		switch v, _ := fr.Schema().Metadata().GetValue(MetaFormat); v {
+		case FormatGraph:
+			return KindGraph, nil
+		case FormatMPI:
+			return KindMPI, nil
+		default:
+			return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
+				Msg: fmt.Sprintf("Arrow file is not a capsim trace (metadata %s = %q)", MetaFormat, v)}
+		}
+	}
+	return KindGOAL, nil
+}
+
+var kindDictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+var regionDictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+func graphSchema(g *graph.Graph) *arrow.Schema {
+	fields := []arrow.Field{
+		{Name: "rank", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "kind", Type: kindDictType},
+		{Name: "size", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "peer", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "tag", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "cpu", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "nic", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "region", Type: regionDictType, Nullable: true},
+		{Name: "requires", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+		{Name: "irequires", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+	}
+	if g.Labels != nil {
+		fields = append(fields, arrow.Field{Name: "label", Type: arrow.BinaryTypes.String, Nullable: true})
+	}
+	md := arrow.NewMetadata(
+		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaNumOps, MetaNumDeps, MetaUnits},
+		[]string{FormatGraph, Version, strconv.Itoa(g.NumRanks()), strconv.Itoa(g.NumOps()), strconv.Itoa(g.NumDeps()), graphUnits})
+	return arrow.NewSchema(fields, &md)
+}
+
+// WriteGraph writes g to path as an Arrow execution-graph file, atomically.
+func WriteGraph(path string, g *graph.Graph) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeGraph(w, g) })
+}
+
+// EncodeGraph writes g as an Arrow IPC file to w.
+func EncodeGraph(w io.Writer, g *graph.Graph) error {
+	sc := graphSchema(g)
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
+	if err != nil {
+		return err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	rankB := b.Field(0).(*array.Int32Builder)
+	kindB := b.Field(1).(*array.BinaryDictionaryBuilder)
+	sizeB := b.Field(2).(*array.Int64Builder)
+	peerB := b.Field(3).(*array.Int32Builder)
+	tagB := b.Field(4).(*array.Int32Builder)
+	cpuB := b.Field(5).(*array.Int32Builder)
+	nicB := b.Field(6).(*array.Int32Builder)
+	regB := b.Field(7).(*array.BinaryDictionaryBuilder)
+	reqB := b.Field(8).(*array.ListBuilder)
+	reqV := reqB.ValueBuilder().(*array.Int32Builder)
+	ireqB := b.Field(9).(*array.ListBuilder)
+	ireqV := ireqB.ValueBuilder().(*array.Int32Builder)
+	var labB *array.StringBuilder
+	if g.Labels != nil {
+		labB = b.Field(10).(*array.StringBuilder)
+	}
+	flush := func() error {
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		return fw.Write(rec)
+	}
+	rows := 0
+	for r := 0; r < g.NumRanks(); r++ {
+		lo, hi := g.RankStart[r], g.RankStart[r+1]
+		for id := lo; id < hi; id++ {
+			rankB.Append(int32(r))
+			if err := kindB.AppendString(g.Kind[id].String()); err != nil {
+				return err
+			}
+			sizeB.Append(g.Size[id])
+			peerB.Append(g.Peer[id])
+			tagB.Append(g.Tag[id])
+			cpuB.Append(int32(g.CPU[id]))
+			nicB.Append(int32(g.NIC[id]))
+			if reg := g.Region[id]; reg == graph.NoRegion {
+				regB.AppendNull()
+			} else if err := regB.AppendString(g.Regions[reg]); err != nil {
+				return err
+			}
+			reqB.Append(true)
+			ireqB.Append(true)
+			deps, kinds := g.Deps(id)
+			for j, d := range deps {
+				if kinds[j] == graph.Requires {
+					reqV.Append(d - lo)
+				} else {
+					ireqV.Append(d - lo)
+				}
+			}
+			if labB != nil {
+				if l := g.Labels[id]; l == "" {
+					labB.AppendNull()
+				} else {
+					labB.Append(l)
+				}
+			}
+			rows++
+			if rows == BatchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+				rows = 0
+			}
+		}
+	}
+	if rows > 0 || g.NumOps() == 0 {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return fw.Close()
+}
+
+// ReadGraph reads an Arrow execution-graph file, one record batch at a
+// time.
+//
+// (arrow-go v18.8.0's zero-copy ipc.NewMappedFileReader cannot read files
+// with dictionary columns: it leaves its dictionary memo unset and panics,
+// so capsim reads through ipc.NewFileReader.)
+func ReadGraph(path string) (*graph.Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	return decodeGraph(f, path)
+}
+
+// DecodeGraph reads an execution graph from the bytes of an Arrow IPC
+// file; name is used in error messages.
+func DecodeGraph(data []byte, name string) (*graph.Graph, error) {
+	return decodeGraph(bytes.NewReader(data), name)
+}
+
+func decodeGraph(r ipc.ReadAtSeeker, name string) (g *graph.Graph, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			g, err = nil, &FormatError{File: name, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
+		}
+	}()
+	fr, err := ipc.NewFileReader(r)
+	if err != nil {
+		return nil, &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
+	}
+	defer fr.Close()
+	d := graphDecoder{name: name}
+	if err := d.schema(fr.Schema()); err != nil {
+		return nil, err
+	}
+	d.alloc()
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			return nil, &FormatError{File: name, Row: d.row, Msg: fmt.Sprintf("batch %d: %v", i, err)}
+		}
+		if d.row+rec.NumRows() > 1<<31-2 {
+			return nil, &FormatError{File: name, Row: d.row, Msg: "more than 2^31-2 operations"}
+		}
+		d.grow(int(rec.NumRows()))
+		if err := d.batch(rec); err != nil {
+			return nil, err
+		}
+	}
+	return d.finish()
+}
+
+type graphDecoder struct {
+	name     string
+	opsHint  int
+	depsHint int
+	col      map[string]int
+	numRanks int
+	g        *graph.Graph
+	row      int64
+	rank     int32 // rank of the previous row
+	regions  map[string]int32
+}
+
+func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
+	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (d *graphDecoder) schema(sc *arrow.Schema) error {
+	md := sc.Metadata()
+	if v, _ := md.GetValue(MetaFormat); v != FormatGraph {
+		return d.errf(-1, MetaFormat, "not a capsim execution graph (metadata %s = %q)", MetaFormat, v)
+	}
+	if v, _ := md.GetValue(MetaVersion); v != Version {
+		return d.errf(-1, MetaVersion, "unsupported format version %q (this capsim reads %s)", v, Version)
+	}
+	v, _ := md.GetValue(MetaNumRanks)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > graph.MaxRanks {
+		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
+	}
+	d.numRanks = n
+	// Size hints; wrong or missing hints only cost reallocation.
+	if v, ok := md.GetValue(MetaNumOps); ok {
+		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
+			d.opsHint = h
+		}
+	}
+	if v, ok := md.GetValue(MetaNumDeps); ok {
+		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
+			d.depsHint = h
+		}
+	}
+	d.col = map[string]int{}
+	want := []struct {
+		name  string
+		types []arrow.Type
+	}{
+		{"rank", []arrow.Type{arrow.INT32}},
+		{"kind", []arrow.Type{arrow.DICTIONARY, arrow.STRING}},
+		{"size", []arrow.Type{arrow.INT64}},
+		{"peer", []arrow.Type{arrow.INT32}},
+		{"tag", []arrow.Type{arrow.INT32}},
+		{"cpu", []arrow.Type{arrow.INT32}},
+		{"nic", []arrow.Type{arrow.INT32}},
+		{"region", []arrow.Type{arrow.DICTIONARY, arrow.STRING}},
+		{"requires", []arrow.Type{arrow.LIST}},
+		{"irequires", []arrow.Type{arrow.LIST}},
+	}
+	for _, w := range want {
+		idx := sc.FieldIndices(w.name)
+		if len(idx) != 1 {
+			return d.errf(-1, w.name, "column missing (or repeated) in the schema")
+		}
+		f := sc.Field(idx[0])
+		ok := false
+		for _, t := range w.types {
+			ok = ok || f.Type.ID() == t
+		}
+		if dt, isDict := f.Type.(*arrow.DictionaryType); isDict && dt.ValueType.ID() != arrow.STRING {
+			ok = false
+		}
+		if lt, isList := f.Type.(*arrow.ListType); isList && lt.Elem().ID() != arrow.INT32 {
+			ok = false
+		}
+		if !ok {
+			return d.errf(-1, w.name, "has type %s", f.Type)
+		}
+		d.col[w.name] = idx[0]
+	}
+	if idx := sc.FieldIndices("label"); len(idx) == 1 {
+		if sc.Field(idx[0]).Type.ID() != arrow.STRING {
+			return d.errf(-1, "label", "has type %s, want utf8", sc.Field(idx[0]).Type)
+		}
+		d.col["label"] = idx[0]
+	}
+	return nil
+}
+
+func (d *graphDecoder) alloc() {
+	n := min(d.opsHint, 1<<26) // a hint from the file is not trusted beyond reason
+	d.g = &graph.Graph{
+		RankStart: make([]int32, d.numRanks+1),
+		Kind:      make([]graph.OpKind, 0, n),
+		Size:      make([]int64, 0, n),
+		Peer:      make([]int32, 0, n),
+		Tag:       make([]int32, 0, n),
+		CPU:       make([]uint8, 0, n),
+		NIC:       make([]uint8, 0, n),
+		Region:    make([]int32, 0, n),
+		DepStart:  make([]int32, 1, n+1),
+		DepOp:     make([]int32, 0, min(d.depsHint, 1<<26)),
+		DepKind:   make([]graph.DepKind, 0, min(d.depsHint, 1<<26)),
+	}
+	if _, ok := d.col["label"]; ok {
+		d.g.Labels = make([]string, 0, n)
+	}
+	d.regions = map[string]int32{}
+	d.rank = 0
+}
+
+// grow extends every per-operation column by n zeroed entries.
+func (d *graphDecoder) grow(n int) {
+	g := d.g
+	g.Kind = extend(g.Kind, n)
+	g.Size = extend(g.Size, n)
+	g.Peer = extend(g.Peer, n)
+	g.Tag = extend(g.Tag, n)
+	g.CPU = extend(g.CPU, n)
+	g.NIC = extend(g.NIC, n)
+	g.Region = extend(g.Region, n)
+	g.DepStart = extend(g.DepStart, n)
+	if g.Labels != nil {
+		g.Labels = extend(g.Labels, n)
+	}
+}
+
+func extend[T any](s []T, n int) []T {
+	return slices.Grow(s, n)[:len(s)+n]
+}
+
+// stringsOf resolves a string or dictionary-of-string column.
+type stringCol struct {
+	plain *array.String
+	dict  *array.Dictionary
+	vals  *array.String
+}
+
+func newStringCol(a arrow.Array) stringCol {
+	switch c := a.(type) {
+	case *array.String:
+		return stringCol{plain: c}
+	case *array.Dictionary:
+		return stringCol{dict: c, vals: c.Dictionary().(*array.String)}
+	}
+	return stringCol{}
+}
+
+func (s stringCol) isNull(i int) bool {
+	if s.plain != nil {
+		return s.plain.IsNull(i)
+	}
+	return s.dict.IsNull(i)
+}
+
+func (s stringCol) value(i int) string {
+	if s.plain != nil {
+		return s.plain.Value(i)
+	}
+	return s.vals.Value(s.dict.GetValueIndex(i))
+}
+
+func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
+	n := int(rec.NumRows())
+	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
+	ints := func(name string) (*array.Int32, error) {
+		a, ok := col(name).(*array.Int32)
+		if !ok || a.NullN() > 0 {
+			return nil, d.errf(d.row, name, "must be a non-null int32 column")
+		}
+		return a, nil
+	}
+	rank, err := ints("rank")
+	if err != nil {
+		return err
+	}
+	peer, err := ints("peer")
+	if err != nil {
+		return err
+	}
+	tag, err := ints("tag")
+	if err != nil {
+		return err
+	}
+	cpu, err := ints("cpu")
+	if err != nil {
+		return err
+	}
+	nic, err := ints("nic")
+	if err != nil {
+		return err
+	}
+	size, ok := col("size").(*array.Int64)
+	if !ok || size.NullN() > 0 {
+		return d.errf(d.row, "size", "must be a non-null int64 column")
+	}
+	kind := newStringCol(col("kind"))
+	region := newStringCol(col("region"))
+	req := col("requires").(*array.List)
+	ireq := col("irequires").(*array.List)
+	reqV, ok1 := req.ListValues().(*array.Int32)
+	ireqV, ok2 := ireq.ListValues().(*array.Int32)
+	if !ok1 || !ok2 {
+		return d.errf(d.row, "requires", "list values must be int32")
+	}
+	var label *array.String
+	if c, ok := d.col["label"]; ok {
+		label = rec.Column(c).(*array.String)
+	}
+	g := d.g
+	rv, pv, tv, cv, nv, sv := rank.Int32Values(), peer.Int32Values(), tag.Int32Values(), cpu.Int32Values(), nic.Int32Values(), size.Int64Values()
+	nr := int32(d.numRanks)
+	for i := 0; i < n; i++ {
+		row := d.row
+		id := int32(row)
+		r := rv[i]
+		if r < 0 || r >= nr {
+			return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
+		}
+		if r < d.rank {
+			return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+		}
+		for ; d.rank < r; d.rank++ {
+			g.RankStart[d.rank+1] = id
+		}
+		if kind.isNull(i) {
+			return d.errf(row, "kind", "is null")
+		}
+		k, err := graph.ParseOpKind(kind.value(i))
+		if err != nil {
+			return d.errf(row, "kind", "%v", err)
+		}
+		g.Kind[id] = k
+		if sv[i] < 0 {
+			return d.errf(row, "size", "negative size %d", sv[i])
+		}
+		g.Size[id] = sv[i]
+		switch k {
+		case graph.Send:
+			if pv[i] < 0 || pv[i] >= nr {
+				return d.errf(row, "peer", "peer %d is not a rank (0..%d)", pv[i], nr-1)
+			}
+			if tv[i] < 0 {
+				return d.errf(row, "tag", "send tag %d is negative", tv[i])
+			}
+		case graph.Recv:
+			if pv[i] < graph.AnySource || pv[i] >= nr {
+				return d.errf(row, "peer", "peer %d is not a rank (0..%d) or -1 (any source)", pv[i], nr-1)
+			}
+			if tv[i] < graph.AnyTag {
+				return d.errf(row, "tag", "recv tag %d is below -1 (any tag)", tv[i])
+			}
+		}
+		g.Peer[id], g.Tag[id] = pv[i], tv[i]
+		if k == graph.Calc {
+			g.Peer[id], g.Tag[id] = -1, 0
+		}
+		if cv[i] < 0 || cv[i] > graph.MaxCPU {
+			return d.errf(row, "cpu", "cpu %d outside 0..%d", cv[i], graph.MaxCPU)
+		}
+		if nv[i] < 0 || nv[i] > graph.MaxNIC {
+			return d.errf(row, "nic", "nic %d outside 0..%d", nv[i], graph.MaxNIC)
+		}
+		g.CPU[id], g.NIC[id] = uint8(cv[i]), uint8(nv[i])
+		g.Region[id] = graph.NoRegion
+		if !region.isNull(i) {
+			name := region.value(i)
+			reg, ok := d.regions[name]
+			if !ok {
+				name = strings.Clone(name) // Value aliases the batch's buffer
+				reg = int32(len(g.Regions))
+				d.regions[name] = reg
+				g.Regions = append(g.Regions, name)
+			}
+			g.Region[id] = reg
+		}
+		if label != nil && !label.IsNull(i) {
+			g.Labels[id] = strings.Clone(label.Value(i))
+		}
+		for _, dl := range []struct {
+			list *array.List
+			vals []int32
+			kind graph.DepKind
+			name string
+		}{{req, reqV.Int32Values(), graph.Requires, "requires"}, {ireq, ireqV.Int32Values(), graph.Irequires, "irequires"}} {
+			if dl.list.IsNull(i) {
+				continue
+			}
+			a, b := dl.list.ValueOffsets(i)
+			if a < 0 || b > int64(len(dl.vals)) || a > b {
+				return d.errf(row, dl.name, "list offsets %d..%d out of range", a, b)
+			}
+			base := g.RankStart[r]
+			for _, local := range dl.vals[a:b] {
+				if local < 0 {
+					return d.errf(row, dl.name, "negative operation index %d", local)
+				}
+				dep := int64(base) + int64(local)
+				if dep == int64(id) {
+					return d.errf(row, dl.name, "operation depends on itself (index %d)", local)
+				}
+				if dep > 1<<31-2 {
+					return d.errf(row, dl.name, "operation index %d out of range", local)
+				}
+				g.DepOp = append(g.DepOp, int32(dep))
+				g.DepKind = append(g.DepKind, dl.kind)
+			}
+		}
+		g.DepStart[id+1] = int32(len(g.DepOp))
+		d.row++
+	}
+	return nil
+}
+
+func (d *graphDecoder) finish() (*graph.Graph, error) {
+	g := d.g
+	n := int32(len(g.Kind))
+	for ; d.rank < int32(d.numRanks); d.rank++ {
+		g.RankStart[d.rank+1] = n
+	}
+	// Dependencies must name operations of their own rank.
+	for r := 0; r < d.numRanks; r++ {
+		lo, hi := g.RankStart[r], g.RankStart[r+1]
+		for id := lo; id < hi; id++ {
+			for j := g.DepStart[id]; j < g.DepStart[id+1]; j++ {
+				if dep := g.DepOp[j]; dep >= hi {
+					field := "requires"
+					if g.DepKind[j] == graph.Irequires {
+						field = "irequires"
+					}
+					return nil, d.errf(int64(id), field, "operation index %d, but rank %d has only %d operations", dep-lo, r, hi-lo)
+				}
+			}
+		}
+	}
+	if err := g.Validate(); err != nil {
+		return nil, &FormatError{File: d.name, Row: -1, Msg: err.Error()}
+	}
+	return g, nil
+}

@@ -1,0 +1,263 @@
+package arrowtrace
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+const sched = `num_ranks 4
+rank 0 {
+l1: calc 100 cpu 1
+l2: send 8b to 1 tag 5 cpu 0 nic 1
+l2 requires l1
+l3: send 70000b to 2 tag 0
+l3 irequires l2
+}
+rank 1 {
+l1: recv 8b from 0 tag 5
+l2: calc 5
+l2 requires l1
+}
+rank 2 {
+a: recv 70000b from -1 tag -1
+}
+`
+
+func sampleGraph(t testing.TB) *graph.Graph {
+	g, err := goal.Parse(strings.NewReader(sched), "s.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := int32(len(g.Regions))
+	g.Regions = append(g.Regions, "stencil.compute")
+	g.Region[0], g.Region[4] = r, r
+	return g
+}
+
+func sameGraph(t *testing.T, a, b *graph.Graph) {
+	t.Helper()
+	if a.NumRanks() != b.NumRanks() || a.NumOps() != b.NumOps() || a.NumDeps() != b.NumDeps() {
+		t.Fatalf("shape: %d/%d/%d vs %d/%d/%d", a.NumRanks(), a.NumOps(), a.NumDeps(), b.NumRanks(), b.NumOps(), b.NumDeps())
+	}
+	for i := int32(0); i < int32(a.NumOps()); i++ {
+		if a.Describe(i) != b.Describe(i) || a.CPU[i] != b.CPU[i] || a.NIC[i] != b.NIC[i] || a.RegionName(i) != b.RegionName(i) || a.Label(i) != b.Label(i) {
+			t.Errorf("op %d: %s (%s) vs %s (%s)", i, a.Describe(i), a.RegionName(i), b.Describe(i), b.RegionName(i))
+		}
+		da, ka := a.Deps(i)
+		db, kb := b.Deps(i)
+		if len(da) != len(db) {
+			t.Fatalf("op %d deps %v vs %v", i, da, db)
+		}
+		for j := range da {
+			if da[j] != db[j] || ka[j] != kb[j] {
+				t.Errorf("op %d dep %d: %d/%v vs %d/%v", i, j, da[j], ka[j], db[j], kb[j])
+			}
+		}
+	}
+	for r := range a.RankStart {
+		if a.RankStart[r] != b.RankStart[r] {
+			t.Fatalf("rank offsets %v vs %v", a.RankStart, b.RankStart)
+		}
+	}
+}
+
+func TestGraphRoundTrip(t *testing.T) {
+	g := sampleGraph(t)
+	p := filepath.Join(t.TempDir(), "g.arrow")
+	if err := WriteGraph(p, g); err != nil {
+		t.Fatal(err)
+	}
+	k, err := Detect(p)
+	if err != nil || k != KindGraph {
+		t.Fatalf("Detect = %v, %v", k, err)
+	}
+	g2, err := ReadGraph(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, g, g2)
+	if g2.NumRanks() != 4 || g2.RankStart[3] != g2.RankStart[4] {
+		t.Errorf("empty rank 3 lost: %v", g2.RankStart)
+	}
+	// Deterministic bytes.
+	var a, b bytes.Buffer
+	EncodeGraph(&a, g)
+	EncodeGraph(&b, g2)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("re-encoding a read graph changes the bytes")
+	}
+}
+
+func TestDetectGOAL(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.goal")
+	os.WriteFile(p, []byte(sched), 0o644)
+	if k, err := Detect(p); err != nil || k != KindGOAL {
+		t.Fatalf("Detect = %v, %v", k, err)
+	}
+}
+
+// writeRows builds a graph file from raw column values, to feed the reader
+// malformed input that the writer would never produce.
+type rawRow struct {
+	rank      int32
+	kind      string
+	size      int64
+	peer, tag int32
+	cpu       int32
+	req       []int32
+}
+
+func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Schema) *arrow.Schema) []byte {
+	t.Helper()
+	g := &graph.Graph{RankStart: []int32{0, 0}}
+	sc := graphSchema(g)
+	md := arrow.NewMetadata([]string{MetaFormat, MetaVersion, MetaNumRanks}, []string{FormatGraph, Version, numRanks})
+	sc = arrow.NewSchema(sc.Fields(), &md)
+	if mutate != nil {
+		sc = mutate(sc)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, r := range rows {
+		for i, f := range sc.Fields() {
+			fb := b.Field(i)
+			switch f.Name {
+			case "rank":
+				fb.(*array.Int32Builder).Append(r.rank)
+			case "kind":
+				if db, ok := fb.(*array.BinaryDictionaryBuilder); ok {
+					db.AppendString(r.kind)
+				} else {
+					fb.(*array.StringBuilder).Append(r.kind)
+				}
+			case "size":
+				if ib, ok := fb.(*array.Int64Builder); ok {
+					ib.Append(r.size)
+				} else {
+					fb.(*array.Float64Builder).Append(float64(r.size))
+				}
+			case "peer":
+				fb.(*array.Int32Builder).Append(r.peer)
+			case "tag":
+				fb.(*array.Int32Builder).Append(r.tag)
+			case "cpu":
+				fb.(*array.Int32Builder).Append(r.cpu)
+			case "nic":
+				fb.(*array.Int32Builder).Append(0)
+			case "region":
+				fb.AppendNull()
+			case "requires", "irequires":
+				lb := fb.(*array.ListBuilder)
+				lb.Append(true)
+				if f.Name == "requires" {
+					for _, d := range r.req {
+						lb.ValueBuilder().(*array.Int32Builder).Append(d)
+					}
+				}
+			default:
+				fb.AppendNull()
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(sc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+func TestGraphErrorsNameRowAndField(t *testing.T) {
+	ok := []rawRow{{0, "send", 8, 1, 0, 0, nil}, {1, "recv", 8, 0, 0, 0, nil}}
+	for _, tc := range []struct {
+		name  string
+		ranks string
+		rows  []rawRow
+		mut   func(*arrow.Schema) *arrow.Schema
+		want  string
+	}{
+		{"negative size", "2", []rawRow{ok[0], {1, "recv", -8, 0, 0, 0, nil}}, nil, "g.arrow: row 1: field size: negative size -8"},
+		{"unknown kind", "2", []rawRow{ok[0], {1, "wait", 8, 0, 0, 0, nil}}, nil, "row 1: field kind: unknown operation kind \"wait\""},
+		{"unknown peer", "2", []rawRow{{0, "send", 8, 5, 0, 0, nil}, ok[1]}, nil, "row 0: field peer: peer 5 is not a rank"},
+		{"rank out of range", "2", []rawRow{ok[0], {2, "calc", 8, -1, 0, 0, nil}}, nil, "row 1: field rank: rank 2 outside 0..1"},
+		{"ranks out of order", "2", []rawRow{ok[1], ok[0]}, nil, "row 1: field rank: rank 0 after rank 1"},
+		{"dangling dependency", "2", []rawRow{ok[0], {0, "calc", 8, -1, 0, 0, []int32{7}}, ok[1]}, nil, "row 1: field requires: operation index 7, but rank 0 has only 2 operations"},
+		{"self dependency", "2", []rawRow{ok[0], {0, "calc", 8, -1, 0, 0, []int32{1}}, ok[1]}, nil, "row 1: field requires: operation depends on itself"},
+		{"negative cpu", "2", []rawRow{{0, "calc", 8, -1, 0, -2, nil}}, nil, "row 0: field cpu: cpu -2 outside 0..255"},
+		{"bad num_ranks", "zero", ok, nil, "field capsim.num_ranks"},
+		{"missing column", "2", ok, func(s *arrow.Schema) *arrow.Schema {
+			md := s.Metadata()
+			return arrow.NewSchema(s.Fields()[1:], &md)
+		}, "field rank: column missing"},
+		{"wrong type", "2", ok, func(s *arrow.Schema) *arrow.Schema {
+			fs := s.Fields()
+			fs[2].Type = arrow.PrimitiveTypes.Float64
+			md := s.Metadata()
+			return arrow.NewSchema(fs, &md)
+		}, "field size: has type float64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeGraph(rawFile(t, tc.ranks, tc.rows, tc.mut), "g.arrow")
+			var fe *FormatError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlainStringKindAccepted(t *testing.T) {
+	data := rawFile(t, "2", []rawRow{{0, "send", 8, 1, 3, 0, nil}, {1, "recv", 8, -1, -1, 0, nil}}, func(s *arrow.Schema) *arrow.Schema {
+		fs := s.Fields()
+		fs[1].Type = arrow.BinaryTypes.String
+		md := s.Metadata()
+		return arrow.NewSchema(fs, &md)
+	})
+	g, err := DecodeGraph(data, "plain.arrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Describe(1) != "rank 1 l1: recv 8b from any tag any" {
+		t.Errorf("got %s", g.Describe(1))
+	}
+}
+
+func FuzzDecodeGraph(f *testing.F) {
+	var buf bytes.Buffer
+	g, _ := goal.Parse(strings.NewReader(sched), "s")
+	EncodeGraph(&buf, g)
+	f.Add(buf.Bytes())
+	f.Add([]byte("ARROW1\x00\x00"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := DecodeGraph(data, "fuzz.arrow")
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("decoded graph invalid: %v", err)
+		}
+	})
+}

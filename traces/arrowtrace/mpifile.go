@@ -1,0 +1,445 @@
+package arrowtrace
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// MetaComms holds the communicators of an MPI trace as JSON: a list of
+// {"id": 1, "name": "rows", "members": [0, 4, 8]} objects, members given as
+// world ranks in communicator rank order. MPI_COMM_WORLD (id 0) is implicit.
+const MetaComms = "capsim.communicators"
+
+// ParamPrefix starts the names of per-compute-event parameter columns.
+const ParamPrefix = "param."
+
+const mpiUnits = "duration: ns; bytes: bytes; peer: rank within comm (root for rooted collectives)"
+
+type commJSON struct {
+	ID      int32   `json:"id"`
+	Name    string  `json:"name"`
+	Members []int32 `json:"members"`
+}
+
+func mpiSchema(t *mpi.Trace) (*arrow.Schema, error) {
+	fields := []arrow.Field{
+		{Name: "rank", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "kind", Type: kindDictType},
+		{Name: "region", Type: regionDictType, Nullable: true},
+		{Name: "comm", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "peer", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "tag", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "bytes", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "duration", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "request", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "list", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
+	}
+	for _, p := range t.ParamNames {
+		fields = append(fields, arrow.Field{Name: ParamPrefix + p, Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+	}
+	var comms []commJSON
+	for _, c := range t.Comms {
+		if c.ID == mpi.World {
+			continue
+		}
+		comms = append(comms, commJSON{c.ID, c.Name, c.Members})
+	}
+	sort.Slice(comms, func(i, j int) bool { return comms[i].ID < comms[j].ID })
+	cj, err := json.Marshal(comms)
+	if err != nil {
+		return nil, err
+	}
+	if comms == nil {
+		cj = []byte("[]")
+	}
+	md := arrow.NewMetadata(
+		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits, MetaComms},
+		[]string{FormatMPI, Version, strconv.Itoa(len(t.Ranks)), mpiUnits, string(cj)})
+	return arrow.NewSchema(fields, &md), nil
+}
+
+// WriteMPI writes t to path as an Arrow MPI-trace file, atomically.
+func WriteMPI(path string, t *mpi.Trace) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeMPI(w, t) })
+}
+
+// EncodeMPI writes t as an Arrow IPC file to w.
+func EncodeMPI(w io.Writer, t *mpi.Trace) error {
+	sc, err := mpiSchema(t)
+	if err != nil {
+		return err
+	}
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
+	if err != nil {
+		return err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	rankB := b.Field(0).(*array.Int32Builder)
+	kindB := b.Field(1).(*array.BinaryDictionaryBuilder)
+	regB := b.Field(2).(*array.BinaryDictionaryBuilder)
+	commB := b.Field(3).(*array.Int32Builder)
+	peerB := b.Field(4).(*array.Int32Builder)
+	tagB := b.Field(5).(*array.Int32Builder)
+	bytesB := b.Field(6).(*array.Int64Builder)
+	durB := b.Field(7).(*array.Int64Builder)
+	reqB := b.Field(8).(*array.Int64Builder)
+	listB := b.Field(9).(*array.ListBuilder)
+	listV := listB.ValueBuilder().(*array.Int64Builder)
+	np := len(t.ParamNames)
+	flush := func() error {
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		return fw.Write(rec)
+	}
+	rows := 0
+	for r := range t.Ranks {
+		rk := &t.Ranks[r]
+		for i := range rk.Events {
+			e := &rk.Events[i]
+			rankB.Append(int32(r))
+			if err := kindB.AppendString(e.Kind.String()); err != nil {
+				return err
+			}
+			if e.Region == mpi.NoRegion || e.Region < 0 || int(e.Region) >= len(t.Regions) {
+				regB.AppendNull()
+			} else if err := regB.AppendString(t.Regions[e.Region]); err != nil {
+				return err
+			}
+			commB.Append(e.Comm)
+			peerB.Append(e.Peer)
+			tagB.Append(e.Tag)
+			bytesB.Append(e.Bytes)
+			durB.Append(e.Duration)
+			reqB.Append(e.Req)
+			if e.Kind == mpi.Waitall || e.Kind == mpi.Alltoallv {
+				listB.Append(true)
+				for _, v := range t.List(r, e) {
+					listV.Append(v)
+				}
+			} else {
+				listB.AppendNull()
+			}
+			for p := 0; p < np; p++ {
+				pb := b.Field(10 + p).(*array.Float64Builder)
+				if e.Kind == mpi.Compute && int(e.ParamLen) == np {
+					pb.Append(rk.Params[int(e.ParamOff)+p])
+				} else {
+					pb.AppendNull()
+				}
+			}
+			rows++
+			if rows == BatchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+				rows = 0
+			}
+		}
+	}
+	if rows > 0 || t.NumEvents() == 0 {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return fw.Close()
+}
+
+// ReadMPI reads an Arrow MPI-trace file, one record batch at a time.
+func ReadMPI(path string) (*mpi.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	return decodeMPI(f, path)
+}
+
+// DecodeMPI reads an MPI trace from the bytes of an Arrow IPC file; name is
+// used in error messages.
+func DecodeMPI(data []byte, name string) (*mpi.Trace, error) {
+	return decodeMPI(bytes.NewReader(data), name)
+}
+
+func decodeMPI(r ipc.ReadAtSeeker, name string) (t *mpi.Trace, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &FormatError{File: name, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
+		}
+	}()
+	fr, err := ipc.NewFileReader(r)
+	if err != nil {
+		return nil, &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
+	}
+	defer fr.Close()
+	d := mpiDecoder{name: name}
+	if err := d.schema(fr.Schema()); err != nil {
+		return nil, err
+	}
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			return nil, &FormatError{File: name, Row: d.row, Msg: fmt.Sprintf("batch %d: %v", i, err)}
+		}
+		if err := d.batch(rec); err != nil {
+			return nil, err
+		}
+	}
+	return d.t, nil
+}
+
+type mpiDecoder struct {
+	name    string
+	col     map[string]int
+	params  []int // column index per parameter
+	t       *mpi.Trace
+	comms   map[int32]int // comm id -> size
+	regions map[string]int32
+	row     int64
+	rank    int32
+}
+
+func (d *mpiDecoder) errf(row int64, field, format string, a ...any) error {
+	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (d *mpiDecoder) schema(sc *arrow.Schema) error {
+	md := sc.Metadata()
+	if v, _ := md.GetValue(MetaFormat); v != FormatMPI {
+		return d.errf(-1, MetaFormat, "not a capsim MPI trace (metadata %s = %q)", MetaFormat, v)
+	}
+	if v, _ := md.GetValue(MetaVersion); v != Version {
+		return d.errf(-1, MetaVersion, "unsupported format version %q (this capsim reads %s)", v, Version)
+	}
+	v, _ := md.GetValue(MetaNumRanks)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > graph.MaxRanks {
+		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
+	}
+	d.t = mpi.NewTrace(n)
+	d.comms = map[int32]int{mpi.World: n}
+	d.regions = map[string]int32{"": mpi.NoRegion}
+	if cj, ok := md.GetValue(MetaComms); ok && cj != "" {
+		var comms []commJSON
+		dec := json.NewDecoder(strings.NewReader(cj))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&comms); err != nil {
+			return d.errf(-1, MetaComms, "not a JSON list of communicators: %v", err)
+		}
+		for i, c := range comms {
+			where := fmt.Sprintf("communicator %d (entry %d)", c.ID, i)
+			if _, dup := d.comms[c.ID]; dup || c.ID < 0 {
+				return d.errf(-1, MetaComms, "%s: id negative or defined twice", where)
+			}
+			if len(c.Members) == 0 {
+				return d.errf(-1, MetaComms, "%s has no members", where)
+			}
+			seen := map[int32]bool{}
+			for _, m := range c.Members {
+				if m < 0 || int(m) >= n || seen[m] {
+					return d.errf(-1, MetaComms, "%s: member %d is not a rank or is listed twice", where, m)
+				}
+				seen[m] = true
+			}
+			d.comms[c.ID] = len(c.Members)
+			d.t.Comms = append(d.t.Comms, mpi.Communicator{ID: c.ID, Name: c.Name, Members: c.Members})
+		}
+	}
+	d.col = map[string]int{}
+	for _, w := range []struct {
+		name string
+		typ  arrow.Type
+	}{{"rank", arrow.INT32}, {"kind", arrow.DICTIONARY}, {"region", arrow.DICTIONARY}, {"comm", arrow.INT32},
+		{"peer", arrow.INT32}, {"tag", arrow.INT32}, {"bytes", arrow.INT64}, {"duration", arrow.INT64},
+		{"request", arrow.INT64}, {"list", arrow.LIST}} {
+		idx := sc.FieldIndices(w.name)
+		if len(idx) != 1 {
+			return d.errf(-1, w.name, "column missing (or repeated) in the schema")
+		}
+		ft := sc.Field(idx[0]).Type
+		ok := ft.ID() == w.typ || (w.typ == arrow.DICTIONARY && ft.ID() == arrow.STRING)
+		if dt, isDict := ft.(*arrow.DictionaryType); isDict && dt.ValueType.ID() != arrow.STRING {
+			ok = false
+		}
+		if lt, isList := ft.(*arrow.ListType); isList && lt.Elem().ID() != arrow.INT64 {
+			ok = false
+		}
+		if !ok {
+			return d.errf(-1, w.name, "has type %s", ft)
+		}
+		d.col[w.name] = idx[0]
+	}
+	for i, f := range sc.Fields() {
+		if p, ok := strings.CutPrefix(f.Name, ParamPrefix); ok {
+			if f.Type.ID() != arrow.FLOAT64 {
+				return d.errf(-1, f.Name, "has type %s, want float64", f.Type)
+			}
+			d.t.ParamNames = append(d.t.ParamNames, p)
+			d.params = append(d.params, i)
+		}
+	}
+	return nil
+}
+
+func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
+	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
+	i32 := func(name string) ([]int32, error) {
+		a, ok := col(name).(*array.Int32)
+		if !ok || a.NullN() > 0 {
+			return nil, d.errf(d.row, name, "must be a non-null int32 column")
+		}
+		return a.Int32Values(), nil
+	}
+	i64 := func(name string) ([]int64, error) {
+		a, ok := col(name).(*array.Int64)
+		if !ok || a.NullN() > 0 {
+			return nil, d.errf(d.row, name, "must be a non-null int64 column")
+		}
+		return a.Int64Values(), nil
+	}
+	rank, err := i32("rank")
+	if err != nil {
+		return err
+	}
+	comm, err := i32("comm")
+	if err != nil {
+		return err
+	}
+	peer, err := i32("peer")
+	if err != nil {
+		return err
+	}
+	tag, err := i32("tag")
+	if err != nil {
+		return err
+	}
+	nbytes, err := i64("bytes")
+	if err != nil {
+		return err
+	}
+	dur, err := i64("duration")
+	if err != nil {
+		return err
+	}
+	req, err := i64("request")
+	if err != nil {
+		return err
+	}
+	kind := newStringCol(col("kind"))
+	region := newStringCol(col("region"))
+	list := col("list").(*array.List)
+	listV, ok := list.ListValues().(*array.Int64)
+	if !ok {
+		return d.errf(d.row, "list", "list values must be int64")
+	}
+	lv := listV.Int64Values()
+	params := make([]*array.Float64, len(d.params))
+	for j, c := range d.params {
+		params[j] = rec.Column(c).(*array.Float64)
+	}
+	t := d.t
+	nr := int32(len(t.Ranks))
+	pbuf := make([]float64, len(params))
+	for i := 0; i < int(rec.NumRows()); i++ {
+		row := d.row
+		r := rank[i]
+		if r < 0 || r >= nr {
+			return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
+		}
+		if r < d.rank {
+			return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+		}
+		d.rank = r
+		if kind.isNull(i) {
+			return d.errf(row, "kind", "is null")
+		}
+		k, err := mpi.ParseKind(kind.value(i))
+		if err != nil {
+			return d.errf(row, "kind", "%v", err)
+		}
+		e := mpi.Event{Kind: k, Comm: comm[i], Peer: peer[i], Tag: tag[i], Bytes: nbytes[i],
+			Duration: dur[i], Req: req[i]}
+		if e.Bytes < 0 {
+			return d.errf(row, "bytes", "negative size %d", e.Bytes)
+		}
+		if e.Duration < 0 {
+			return d.errf(row, "duration", "negative duration %d", e.Duration)
+		}
+		size, ok := d.comms[e.Comm]
+		if !ok {
+			return d.errf(row, "comm", "unknown communicator %d", e.Comm)
+		}
+		switch {
+		case k.IsPointToPoint():
+			recv := k == mpi.Recv || k == mpi.Irecv
+			if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
+				return d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+			}
+			if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
+				return d.errf(row, "tag", "negative tag %d", e.Tag)
+			}
+		case k.IsRooted():
+			if e.Peer < 0 || int(e.Peer) >= size {
+				return d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+			}
+		}
+		if !region.isNull(i) {
+			name := region.value(i)
+			reg, ok := d.regions[name]
+			if !ok {
+				name = strings.Clone(name)
+				reg = int32(len(t.Regions))
+				d.regions[name] = reg
+				t.Regions = append(t.Regions, name)
+			}
+			e.Region = reg
+		}
+		rk := &t.Ranks[r]
+		if k == mpi.Waitall || k == mpi.Alltoallv {
+			if list.IsNull(i) {
+				return d.errf(row, "list", "%s needs a list", k)
+			}
+			a, b := list.ValueOffsets(i)
+			if a < 0 || a > b || b > int64(len(lv)) {
+				return d.errf(row, "list", "list offsets %d..%d out of range", a, b)
+			}
+			if k == mpi.Alltoallv && int(b-a) != size {
+				return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", b-a, size)
+			}
+			e.ListOff, e.ListLen = int32(len(rk.List)), int32(b-a)
+			rk.List = append(rk.List, lv[a:b]...)
+		}
+		if k == mpi.Compute && len(params) > 0 {
+			has := false
+			for j, p := range params {
+				pbuf[j] = 0
+				if !p.IsNull(i) {
+					pbuf[j] = p.Value(i)
+					has = true
+				}
+			}
+			if has {
+				e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(pbuf))
+				rk.Params = append(rk.Params, pbuf...)
+			}
+		}
+		rk.Events = append(rk.Events, e)
+		d.row++
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package gen
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// describe renders a graph as per-operation lines with sorted dependencies,
+// so two graphs compare equal when they have the same operations and edges.
+func describe(g *graph.Graph) []string {
+	var out []string
+	for id := int32(0); id < int32(g.NumOps()); id++ {
+		deps, kinds := g.Deps(id)
+		var ds []string
+		for j, d := range deps {
+			ds = append(ds, fmt.Sprintf("%s %d", kinds[j], d))
+		}
+		sort.Strings(ds)
+		out = append(out, fmt.Sprintf("%d %s %d %d %d cpu%d nic%d %v", g.RankOf(id), g.Kind[id], g.Size[id], g.Peer[id], g.Tag[id], g.CPU[id], g.NIC[id], ds))
+	}
+	return out
+}
+
+// TestPatternsMatchSchedgen compares generated patterns with the schedgen
+// schedules of the shared LogGOPSim conformance set, operation by operation
+// and edge by edge.
+func TestPatternsMatchSchedgen(t *testing.T) {
+	dir := testenv.Shared(t, "conformance/loggopsim")
+	for _, tc := range []struct {
+		file string
+		p    Pattern
+		o    PatternOptions
+	}{
+		{"dissem_32.goal", Dissemination, PatternOptions{Ranks: 32, Bytes: 64}},
+		{"bcast_binomial_16.goal", BinomialBcast, PatternOptions{Ranks: 16, Bytes: 1024}},
+		{"bcast_binary_16.goal", BinaryBcast, PatternOptions{Ranks: 16, Bytes: 8}},
+		{"reduce_binomial_12.goal", BinomialReduce, PatternOptions{Ranks: 12, Bytes: 4096}},
+		{"ring_pipelined_8.goal", PipelinedRing, PatternOptions{Ranks: 8, Bytes: 8192, Segments: 8}},
+		{"alltoall_8.goal", LinearAlltoall, PatternOptions{Ranks: 8, Bytes: 100000}},
+		{"gather_16.goal", Gather, PatternOptions{Ranks: 16, Bytes: 512}},
+		{"scatter_16.goal", Scatter, PatternOptions{Ranks: 16, Bytes: 512}},
+		{"allreduce_ring_8.goal", RingAllreduce, PatternOptions{Ranks: 8, Bytes: 200000}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			want, err := goal.ReadFile(filepath.Join(dir, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := GeneratePattern(tc.p, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := describe(got), describe(want)
+			if len(a) != len(b) {
+				t.Fatalf("%d operations, schedgen has %d", len(a), len(b))
+			}
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("operation %d: got %s, schedgen %s", i, a[i], b[i])
+				}
+			}
+		})
+	}
+}
+
+func TestPatternsAnySize(t *testing.T) {
+	for _, p := range Patterns() {
+		for _, n := range []int{1, 2, 7, 33} {
+			if _, err := GeneratePattern(p, PatternOptions{Ranks: n, Bytes: 100}); err != nil {
+				t.Errorf("%s on %d ranks: %v", p, n, err)
+			}
+		}
+	}
+	if _, err := GeneratePattern("nope", PatternOptions{Ranks: 2}); err == nil {
+		t.Error("unknown pattern accepted")
+	}
+	if _, err := GeneratePattern(Gather, PatternOptions{Ranks: 0}); err == nil {
+		t.Error("zero ranks accepted")
+	}
+}

@@ -1,0 +1,518 @@
+// Package goal reads and writes GOAL, the text schedule language of
+// LogGOPSim and ATLAHS, as capsim execution graphs.
+//
+// A GOAL file declares the number of ranks and one block per rank:
+//
+//	num_ranks 2
+//	rank 0 {
+//	  l1: calc 100 cpu 0
+//	  l2: send 8b to 1 tag 5 cpu 0 nic 0
+//	  l2 requires l1
+//	}
+//	rank 1 {
+//	  l1: recv 8b from 0 tag 5
+//	  recv 8b from -1 tag -1     // any source, any tag; labels are optional
+//	}
+//
+// "a requires b" lets a start once b has completed; "a irequires b" once b
+// has started. Comments run from // to the end of the line or sit between
+// /* and */. Labels are local to their rank block and may be used before
+// the line that defines them.
+package goal
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// SyntaxError is a malformed GOAL input: it names the file and line.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// ReadFile parses the GOAL file at path.
+func ReadFile(path string) (*graph.Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("goal: %w", err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// maxTokenLine bounds the length of one GOAL line.
+const maxTokenLine = 1 << 20
+
+type pendingDep struct {
+	op, on string
+	kind   graph.DepKind
+	line   int
+}
+
+type parser struct {
+	file     string
+	line     int
+	b        *graph.Builder
+	numRanks int
+	rank     int // current rank block, -1 outside
+	seen     []bool
+	labels   map[string]int32
+	deps     []pendingDep
+	inBlock  bool // inside /* */
+	toks     []string
+}
+
+// Parse reads a GOAL schedule from r; name is used in error messages.
+func Parse(r io.Reader, name string) (*graph.Graph, error) {
+	p := &parser{file: name, rank: -1, labels: map[string]int32{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxTokenLine)
+	for sc.Scan() {
+		p.line++
+		if err := p.parseLine(sc.Text()); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, p.errf("line longer than %d bytes", maxTokenLine)
+		}
+		return nil, fmt.Errorf("goal: %s: %w", name, err)
+	}
+	if p.inBlock {
+		return nil, p.errf("unterminated /* comment")
+	}
+	if p.rank >= 0 {
+		return nil, p.errf("missing } at end of rank %d", p.rank)
+	}
+	if p.b == nil {
+		return nil, p.errf("no num_ranks line")
+	}
+	g, err := p.b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("goal: %s: %w", name, err)
+	}
+	return g, nil
+}
+
+func (p *parser) errf(format string, a ...any) error {
+	return &SyntaxError{File: p.file, Line: p.line, Msg: fmt.Sprintf(format, a...)}
+}
+
+// stripComments removes comments from one line, tracking /* */ across lines.
+func (p *parser) stripComments(s string) string {
+	var out strings.Builder
+	for len(s) > 0 {
+		if p.inBlock {
+			i := strings.Index(s, "*/")
+			if i < 0 {
+				return out.String()
+			}
+			s = s[i+2:]
+			p.inBlock = false
+			out.WriteByte(' ')
+			continue
+		}
+		i := strings.IndexByte(s, '/')
+		if i < 0 || i+1 >= len(s) {
+			out.WriteString(s)
+			break
+		}
+		switch s[i+1] {
+		case '/':
+			out.WriteString(s[:i])
+			return out.String()
+		case '*':
+			out.WriteString(s[:i])
+			out.WriteByte(' ')
+			s = s[i+2:]
+			p.inBlock = true
+		default:
+			out.WriteString(s[:i+1])
+			s = s[i+1:]
+		}
+	}
+	return out.String()
+}
+
+// tokenize splits a line on white space and around ':', '{' and '}'.
+func (p *parser) tokenize(s string) []string {
+	toks := p.toks[:0]
+	start := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\r':
+			if start >= 0 {
+				toks = append(toks, s[start:i])
+				start = -1
+			}
+		case ':', '{', '}':
+			if start >= 0 {
+				toks = append(toks, s[start:i])
+				start = -1
+			}
+			toks = append(toks, s[i:i+1])
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	if start >= 0 {
+		toks = append(toks, s[start:])
+	}
+	p.toks = toks
+	return toks
+}
+
+func (p *parser) parseLine(raw string) error {
+	if !p.inBlock && strings.IndexByte(raw, '/') < 0 {
+		return p.parseTokens(p.tokenize(raw))
+	}
+	return p.parseTokens(p.tokenize(p.stripComments(raw)))
+}
+
+func (p *parser) parseTokens(t []string) error {
+	for len(t) > 0 {
+		switch t[0] {
+		case "num_ranks":
+			if p.b != nil {
+				return p.errf("num_ranks given twice")
+			}
+			if len(t) < 2 {
+				return p.errf("num_ranks needs a number")
+			}
+			n, err := p.count(t[1], "num_ranks", graph.MaxRanks)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return p.errf("num_ranks must be at least 1")
+			}
+			p.numRanks = int(n)
+			p.b = graph.NewBuilder(p.numRanks)
+			p.seen = make([]bool, p.numRanks)
+			t = t[2:]
+		case "rank":
+			if p.b == nil {
+				return p.errf("rank block before num_ranks")
+			}
+			if p.rank >= 0 {
+				return p.errf("rank block inside rank %d (missing })", p.rank)
+			}
+			if len(t) < 3 || t[2] != "{" {
+				return p.errf("want 'rank N {'")
+			}
+			r, err := p.count(t[1], "rank", int64(p.numRanks)-1)
+			if err != nil {
+				return err
+			}
+			if p.seen[r] {
+				return p.errf("rank %d defined twice", r)
+			}
+			p.seen[r] = true
+			p.rank = int(r)
+			clear(p.labels)
+			p.deps = p.deps[:0]
+			t = t[3:]
+		case "}":
+			if p.rank < 0 {
+				return p.errf("} outside a rank block")
+			}
+			if err := p.closeRank(); err != nil {
+				return err
+			}
+			t = t[1:]
+		default:
+			if p.rank < 0 {
+				return p.errf("unexpected %q outside a rank block", t[0])
+			}
+			return p.statement(t)
+		}
+	}
+	return nil
+}
+
+// statement parses one operation or dependency; it runs to the end of the line.
+func (p *parser) statement(t []string) error {
+	label := ""
+	if len(t) >= 2 && t[1] == ":" {
+		if !isIdent(t[0]) {
+			return p.errf("bad label %q", t[0])
+		}
+		label = t[0]
+		t = t[2:]
+		if len(t) == 0 {
+			return p.errf("label %s: without an operation", label)
+		}
+	} else if len(t) == 3 && (t[1] == "requires" || t[1] == "irequires") {
+		for _, l := range []string{t[0], t[2]} {
+			if !isIdent(l) {
+				return p.errf("bad label %q in dependency", l)
+			}
+		}
+		kind := graph.Requires
+		if t[1] == "irequires" {
+			kind = graph.Irequires
+		}
+		p.deps = append(p.deps, pendingDep{op: t[0], on: t[2], kind: kind, line: p.line})
+		return nil
+	}
+	var op graph.Op
+	var err error
+	switch t[0] {
+	case "calc":
+		op, err = p.calc(t[1:])
+	case "send", "recv":
+		op, err = p.msg(t[0] == "send", t[1:])
+	default:
+		return p.errf("unknown statement %q (want calc, send, recv or a dependency)", strings.Join(t, " "))
+	}
+	if err != nil {
+		return err
+	}
+	id := p.b.Add(p.rank, op)
+	if label != "" {
+		if _, dup := p.labels[label]; dup {
+			return p.errf("label %s defined twice in rank %d", label, p.rank)
+		}
+		p.labels[label] = id
+		p.b.SetLabel(p.rank, id, label)
+	}
+	return nil
+}
+
+func (p *parser) calc(t []string) (graph.Op, error) {
+	if len(t) == 0 {
+		return graph.Op{}, p.errf("calc needs a duration")
+	}
+	d, err := p.count(t[0], "calc duration", 1<<62)
+	if err != nil {
+		return graph.Op{}, err
+	}
+	op := graph.CalcOp(d)
+	t = t[1:]
+	if len(t) > 0 {
+		if t[0] != "cpu" || len(t) != 2 {
+			return graph.Op{}, p.errf("after calc N only 'cpu C' may follow")
+		}
+		c, err := p.count(t[1], "cpu", graph.MaxCPU)
+		if err != nil {
+			return graph.Op{}, err
+		}
+		op.CPU = uint8(c)
+	}
+	return op, nil
+}
+
+func (p *parser) msg(send bool, t []string) (graph.Op, error) {
+	kw, dir := "recv", "from"
+	if send {
+		kw, dir = "send", "to"
+	}
+	if len(t) == 0 {
+		return graph.Op{}, p.errf("%s needs a size such as 8b", kw)
+	}
+	sz := t[0]
+	if strings.HasSuffix(sz, "b") {
+		sz = sz[:len(sz)-1]
+		t = t[1:]
+	} else if len(t) > 1 && t[1] == "b" {
+		t = t[2:]
+	} else {
+		return graph.Op{}, p.errf("%s size %q must end in b (bytes)", kw, t[0])
+	}
+	n, err := p.count(sz, kw+" size", 1<<62)
+	if err != nil {
+		return graph.Op{}, err
+	}
+	if len(t) < 2 || t[0] != dir {
+		return graph.Op{}, p.errf("%s %db needs '%s RANK'", kw, n, dir)
+	}
+	var peer int32
+	if !send && t[1] == "-1" {
+		peer = graph.AnySource
+	} else {
+		r, err := p.count(t[1], "peer rank", int64(p.numRanks)-1)
+		if err != nil {
+			return graph.Op{}, err
+		}
+		peer = int32(r)
+	}
+	op := graph.SendOp(n, peer, 0)
+	if !send {
+		op = graph.RecvOp(n, peer, 0)
+	}
+	t = t[2:]
+	order := 0 // tag, cpu, nic must come in this order
+	for len(t) > 0 {
+		if len(t) < 2 {
+			return graph.Op{}, p.errf("%q needs a value", t[0])
+		}
+		key, val := t[0], t[1]
+		var pos int
+		switch key {
+		case "tag":
+			pos = 1
+			if !send && val == "-1" {
+				op.Tag = graph.AnyTag
+			} else {
+				v, err := p.count(val, "tag", 1<<31-1)
+				if err != nil {
+					return graph.Op{}, err
+				}
+				op.Tag = int32(v)
+			}
+		case "cpu", "nic":
+			pos = 2
+			if key == "nic" {
+				pos = 3
+			}
+			v, err := p.count(val, key, graph.MaxCPU)
+			if err != nil {
+				return graph.Op{}, err
+			}
+			if key == "cpu" {
+				op.CPU = uint8(v)
+			} else {
+				op.NIC = uint8(v)
+			}
+		default:
+			return graph.Op{}, p.errf("unexpected %q in %s (want tag, cpu or nic)", key, kw)
+		}
+		if pos <= order {
+			return graph.Op{}, p.errf("%s: %q out of order or repeated (order: tag, cpu, nic)", kw, key)
+		}
+		order = pos
+		t = t[2:]
+	}
+	return op, nil
+}
+
+// count parses a non-negative decimal integer no larger than max.
+func (p *parser) count(s, what string, max int64) (int64, error) {
+	if s == "" || s[0] == '+' || s[0] == '-' {
+		return 0, p.errf("%s %q is not a non-negative integer", what, s)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, p.errf("%s %q is not a non-negative integer", what, s)
+	}
+	if v > max {
+		return 0, p.errf("%s %d out of range (0..%d)", what, v, max)
+	}
+	return v, nil
+}
+
+func (p *parser) closeRank() error {
+	for _, d := range p.deps {
+		op, ok1 := p.labels[d.op]
+		on, ok2 := p.labels[d.on]
+		if !ok1 || !ok2 {
+			missing := d.op
+			if ok1 {
+				missing = d.on
+			}
+			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("unknown label %s in rank %d", missing, p.rank)}
+		}
+		if op == on {
+			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("%s depends on itself", d.op)}
+		}
+		p.b.Dep(p.rank, op, on, d.kind)
+	}
+	p.rank = -1
+	return nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '_'):
+		default:
+			return false
+		}
+	}
+	return s != "requires" && s != "irequires" && s != "calc" && s != "send" && s != "recv" && s != "rank" && s != "num_ranks"
+}
+
+// Write writes g as GOAL text. Operations keep their labels where the
+// graph has them and get l<n> labels otherwise; Parse reads the output
+// back into an identical graph (regions, which GOAL cannot express, are
+// dropped).
+func Write(w io.Writer, g *graph.Graph) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "num_ranks %d\n", g.NumRanks())
+	for r := 0; r < g.NumRanks(); r++ {
+		fmt.Fprintf(bw, "\nrank %d {\n", r)
+		lo, hi := g.RankStart[r], g.RankStart[r+1]
+		label := rankLabels(g, lo, hi)
+		for id := lo; id < hi; id++ {
+			bw.WriteString(label(id))
+			bw.WriteString(": ")
+			switch g.Kind[id] {
+			case graph.Calc:
+				fmt.Fprintf(bw, "calc %d", g.Size[id])
+				if g.CPU[id] != 0 {
+					fmt.Fprintf(bw, " cpu %d", g.CPU[id])
+				}
+			case graph.Send, graph.Recv:
+				if g.Kind[id] == graph.Send {
+					fmt.Fprintf(bw, "send %db to %d", g.Size[id], g.Peer[id])
+				} else {
+					fmt.Fprintf(bw, "recv %db from %d", g.Size[id], g.Peer[id])
+				}
+				fmt.Fprintf(bw, " tag %d", g.Tag[id])
+				if g.CPU[id] != 0 || g.NIC[id] != 0 {
+					fmt.Fprintf(bw, " cpu %d", g.CPU[id])
+				}
+				if g.NIC[id] != 0 {
+					fmt.Fprintf(bw, " nic %d", g.NIC[id])
+				}
+			}
+			bw.WriteByte('\n')
+			deps, kinds := g.Deps(id)
+			for j, d := range deps {
+				fmt.Fprintf(bw, "%s %s %s\n", label(id), kinds[j], label(d))
+			}
+		}
+		bw.WriteString("}\n")
+	}
+	return bw.Flush()
+}
+
+// rankLabels returns the labels Write uses for a rank's operations: the
+// stored labels when every one is a distinct GOAL identifier, otherwise
+// l1, l2, ... for all of them.
+func rankLabels(g *graph.Graph, lo, hi int32) func(int32) string {
+	gen := func(id int32) string { return "l" + strconv.Itoa(int(id-lo+1)) }
+	if g.Labels == nil {
+		return gen
+	}
+	seen := make(map[string]bool, hi-lo)
+	for id := lo; id < hi; id++ {
+		l := g.Labels[id]
+		if !isIdent(l) || seen[l] {
+			return gen
+		}
+		seen[l] = true
+	}
+	return func(id int32) string { return g.Labels[id] }
+}

@@ -1,0 +1,205 @@
+package goal
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+const sample = `// a small schedule
+num_ranks 3
+
+rank 0 {
+l1: calc 100 cpu 1
+l2: send 8b to 1 tag 5 cpu 0 nic 1
+l2 requires l1
+l3: send 70000b to 2 tag 0
+l3 irequires l2 /* start together */
+}
+rank 2 {
+  recv 70000 b from -1 tag -1
+}
+rank 1 {
+l2 requires l1
+l1: recv 8b from 0 tag 5
+l2: calc 5
+}
+`
+
+func TestParseSample(t *testing.T) {
+	g, err := Parse(strings.NewReader(sample), "s.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumRanks() != 3 || g.NumOps() != 6 || g.NumDeps() != 3 {
+		t.Fatalf("ranks %d ops %d deps %d", g.NumRanks(), g.NumOps(), g.NumDeps())
+	}
+	type op struct {
+		kind      graph.OpKind
+		size      int64
+		peer, tag int32
+		cpu, nic  uint8
+	}
+	want := []op{
+		{graph.Calc, 100, -1, 0, 1, 0},
+		{graph.Send, 8, 1, 5, 0, 1},
+		{graph.Send, 70000, 2, 0, 0, 0},
+		{graph.Recv, 8, 0, 5, 0, 0},
+		{graph.Calc, 5, -1, 0, 0, 0},
+		{graph.Recv, 70000, graph.AnySource, graph.AnyTag, 0, 0},
+	}
+	for i, w := range want {
+		got := op{g.Kind[i], g.Size[i], g.Peer[i], g.Tag[i], g.CPU[i], g.NIC[i]}
+		if got != w {
+			t.Errorf("op %d = %+v, want %+v", i, got, w)
+		}
+	}
+	deps, kinds := g.Deps(2)
+	if len(deps) != 1 || deps[0] != 1 || kinds[0] != graph.Irequires {
+		t.Errorf("deps of l3 = %v %v", deps, kinds)
+	}
+	deps, kinds = g.Deps(4) // rank 1 l2 requires l1, declared before both
+	if len(deps) != 1 || deps[0] != 3 || kinds[0] != graph.Requires {
+		t.Errorf("forward-declared dependency = %v %v", deps, kinds)
+	}
+	if g.Label(5) != "l1" {
+		t.Errorf("unlabelled op got label %q", g.Label(5))
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	g, err := Parse(strings.NewReader(sample), "s.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b1, b2 bytes.Buffer
+	if err := Write(&b1, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := Parse(bytes.NewReader(b1.Bytes()), "w.goal")
+	if err != nil {
+		t.Fatalf("reparse: %v\n%s", err, b1.String())
+	}
+	Write(&b2, g2)
+	if b1.String() != b2.String() {
+		t.Fatalf("write/parse not a fixpoint:\n%s\n---\n%s", b1.String(), b2.String())
+	}
+	if err := sameGraph(g, g2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sameGraph(a, b *graph.Graph) error {
+	if a.NumRanks() != b.NumRanks() || a.NumOps() != b.NumOps() || a.NumDeps() != b.NumDeps() {
+		return errors.New("shapes differ")
+	}
+	for i := 0; i < a.NumOps(); i++ {
+		if a.Kind[i] != b.Kind[i] || a.Size[i] != b.Size[i] || a.Peer[i] != b.Peer[i] || a.Tag[i] != b.Tag[i] ||
+			a.CPU[i] != b.CPU[i] || a.NIC[i] != b.NIC[i] || a.DepStart[i] != b.DepStart[i] {
+			return errors.New("op " + a.Describe(int32(i)) + " differs from " + b.Describe(int32(i)))
+		}
+	}
+	for j := range a.DepOp {
+		if a.DepOp[j] != b.DepOp[j] || a.DepKind[j] != b.DepKind[j] {
+			return errors.New("dependencies differ")
+		}
+	}
+	return nil
+}
+
+func TestErrorsNameLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"no num_ranks", "rank 0 {\n}\n", "s.goal:1: rank block before num_ranks"},
+		{"rank out of range", "num_ranks 2\nrank 2 {\n}\n", "s.goal:2: rank 2 out of range"},
+		{"rank twice", "num_ranks 2\nrank 0 {\n}\nrank 0 {\n}\n", "s.goal:4: rank 0 defined twice"},
+		{"unknown label", "num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l9\n}\n", "s.goal:4: unknown label l9"},
+		{"dup label", "num_ranks 1\nrank 0 {\nl1: calc 1\nl1: calc 2\n}\n", "s.goal:4: label l1 defined twice"},
+		{"bad size", "num_ranks 2\nrank 0 {\nl1: send 8 to 1\n}\n", "s.goal:3: send size \"8\" must end in b"},
+		{"negative calc", "num_ranks 1\nrank 0 {\nl1: calc -5\n}\n", "s.goal:3: calc duration \"-5\""},
+		{"peer range", "num_ranks 2\nrank 0 {\nl1: send 8b to 7\n}\n", "s.goal:3: peer rank 7 out of range"},
+		{"any source on send", "num_ranks 2\nrank 0 {\nl1: send 8b to -1\n}\n", "s.goal:3: peer rank \"-1\""},
+		{"missing brace", "num_ranks 1\nrank 0 {\nl1: calc 1\n", "s.goal:3: missing } at end of rank 0"},
+		{"garbage", "num_ranks 1\nrank 0 {\nhello world\n}\n", "s.goal:3: unknown statement"},
+		{"unterminated comment", "num_ranks 1\n/* x\n", "unterminated /* comment"},
+		{"self dep", "num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l1\n}\n", "s.goal:4: l1 depends on itself"},
+		{"tag order", "num_ranks 2\nrank 0 {\nl1: send 1b to 1 cpu 0 tag 3\n}\n", "out of order"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tc.text), "s.goal")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestConformanceFilesParse(t *testing.T) {
+	dir := testenv.Shared(t, "conformance/loggopsim")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.goal"))
+	if len(files) == 0 {
+		t.Fatal("no .goal files")
+	}
+	for _, f := range files {
+		g, err := ReadFile(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		var buf bytes.Buffer
+		Write(&buf, g)
+		g2, err := Parse(&buf, "rewritten")
+		if err != nil {
+			t.Errorf("%s rewritten: %v", f, err)
+			continue
+		}
+		if err := sameGraph(g, g2); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(sample))
+	f.Add([]byte("num_ranks 1\nrank 0 {\n}\n"))
+	f.Add([]byte("num_ranks 2\nrank 0 { l1: send 1b to 1\n}\nrank 1 { recv 1b from 0 }\n"))
+	if files, _ := filepath.Glob("../../../shared/conformance/loggopsim/*.goal"); len(files) > 0 {
+		for _, p := range files[:3] {
+			if b, err := os.ReadFile(p); err == nil && len(b) < 8000 {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := Parse(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) && !errors.Is(err, graph.ErrInvalid) {
+				t.Fatalf("error of unexpected type %T: %v", err, err)
+			}
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("parsed graph invalid: %v", err)
+		}
+		var b1, b2 bytes.Buffer
+		if err := Write(&b1, g); err != nil {
+			t.Fatal(err)
+		}
+		g2, err := Parse(bytes.NewReader(b1.Bytes()), "rewritten")
+		if err != nil {
+			t.Fatalf("rewritten schedule does not parse: %v\n%s", err, b1.String())
+		}
+		Write(&b2, g2)
+		if b1.String() != b2.String() {
+			t.Fatalf("not a fixpoint")
+		}
+	})
+}

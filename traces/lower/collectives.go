@@ -1,0 +1,400 @@
+package lower
+
+import (
+	"math"
+
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// coll builds one rank's part of one collective as rounds: every operation
+// of a round requires every operation of the round before (the first round
+// follows the rank's program order).
+type coll struct {
+	l       *lowerer
+	st      *rankState
+	in      *instance
+	members []int32
+	p, me   int32
+	tag     int32
+	front   []int32
+	first   bool
+}
+
+// round adds ops as one round.
+func (c *coll) round(ops ...graph.Op) {
+	if len(ops) == 0 {
+		return
+	}
+	var ids []int32
+	for _, op := range ops {
+		op.Tag = c.tag
+		if c.first {
+			ids = append(ids, c.l.add(c.st, op))
+			continue
+		}
+		id := c.l.b.Add(c.st.rank, op)
+		for _, d := range c.front {
+			c.l.b.Dep(c.st.rank, id, d, graph.Requires)
+		}
+		ids = append(ids, id)
+	}
+	c.first = false
+	c.front = ids
+}
+
+// world maps a communicator rank to its world rank.
+func (c *coll) world(x int32) int32 { return c.members[x] }
+
+func (c *coll) send(to int32, bytes int64) graph.Op { return graph.SendOp(bytes, c.world(to), 0) }
+func (c *coll) recv(from int32, bytes int64) graph.Op {
+	return graph.RecvOp(bytes, c.world(from), 0)
+}
+
+// reduce adds the compute cost of combining bytes of received data.
+func (c *coll) reduce(bytes int64) {
+	if ns := c.l.opt.ReduceNsPerByte * float64(bytes); ns > 0 {
+		c.round(graph.CalcOp(int64(math.Round(ns))))
+	}
+}
+
+func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
+	in := l.inst[key]
+	cm := l.comms[key.comm]
+	c := &coll{l: l, st: st, in: in, members: cm.Members, p: int32(len(cm.Members)),
+		me: l.commRank[key.comm][int32(st.rank)], first: true,
+		tag: CollectiveTagBase | key.comm<<20 | int32(key.seq&(1<<20-1))}
+	alg := l.opt.Algorithm[in.kind]
+	if alg == "" {
+		alg = algorithms[in.kind][0]
+	}
+	if c.p > 1 {
+		c.run(in.kind, alg)
+	}
+	if !c.first {
+		st.last = append(st.last[:0], c.front...)
+		st.started = -1
+	}
+	return nil
+}
+
+func (c *coll) run(kind mpi.Kind, alg string) {
+	n := c.in.bytes
+	switch kind {
+	case mpi.Barrier:
+		if alg == "linear" {
+			c.linearBarrier()
+		} else {
+			c.dissemination()
+		}
+	case mpi.Bcast:
+		if alg == "linear" {
+			c.linearBcast(c.in.root, n)
+		} else {
+			c.binomialBcast(c.in.root, n)
+		}
+	case mpi.Reduce:
+		if alg == "linear" {
+			c.linearReduce(c.in.root, n)
+		} else {
+			c.binomialReduce(c.in.root, n)
+		}
+	case mpi.Allreduce:
+		switch alg {
+		case "ring":
+			c.ringAllreduce(n)
+		case "reduce-bcast":
+			c.binomialReduce(0, n)
+			c.binomialBcast(0, n)
+		default:
+			c.recdoubAllreduce(n)
+		}
+	case mpi.Allgather:
+		if alg == "linear" {
+			c.linearExchange(func(int32, int32) int64 { return n })
+		} else {
+			for k := int32(1); k < c.p; k++ {
+				c.round(c.send((c.me+1)%c.p, n), c.recv((c.me-1+c.p)%c.p, n))
+			}
+		}
+	case mpi.Alltoall, mpi.Alltoallv:
+		size := func(from, to int32) int64 { return n }
+		if kind == mpi.Alltoallv {
+			size = func(from, to int32) int64 { return c.in.lists[from][to] }
+		}
+		if alg == "linear" {
+			c.linearExchange(size)
+		} else {
+			for k := int32(1); k < c.p; k++ {
+				to, from := (c.me+k)%c.p, (c.me-k+c.p)%c.p
+				c.round(c.send(to, size(c.me, to)), c.recv(from, size(from, c.me)))
+			}
+		}
+	case mpi.Gather:
+		if alg == "binomial" {
+			c.binomialGather(c.in.root, n)
+		} else {
+			c.linearGather(c.in.root, n)
+		}
+	case mpi.Scatter:
+		if alg == "binomial" {
+			c.binomialScatter(c.in.root, n)
+		} else {
+			c.linearScatter(c.in.root, n)
+		}
+	case mpi.ReduceScatter:
+		chunk := ceilDiv(n, int64(c.p))
+		switch alg {
+		case "reduce-scatter":
+			c.binomialReduce(0, n)
+			c.linearScatter(0, chunk)
+		case "pairwise":
+			// Step k sends rank me+k its block and receives (and combines)
+			// rank me−k's contribution to this rank's block.
+			for k := int32(1); k < c.p; k++ {
+				c.round(c.send((c.me+k)%c.p, chunk), c.recv((c.me-k+c.p)%c.p, chunk))
+				c.reduce(chunk)
+			}
+		default:
+			for k := int32(1); k < c.p; k++ {
+				c.round(c.send((c.me+1)%c.p, chunk), c.recv((c.me-1+c.p)%c.p, chunk))
+				c.reduce(chunk)
+			}
+		}
+	case mpi.Scan:
+		if alg == "recdoub" {
+			for mask := int32(1); mask < c.p; mask <<= 1 {
+				if dst := c.me ^ mask; dst < c.p {
+					c.round(c.send(dst, n), c.recv(dst, n))
+					c.reduce(n)
+				}
+			}
+		} else {
+			if c.me > 0 {
+				c.round(c.recv(c.me-1, n))
+				c.reduce(n)
+			}
+			if c.me < c.p-1 {
+				c.round(c.send(c.me+1, n))
+			}
+		}
+	}
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func (c *coll) dissemination() {
+	for k := int32(1); k < c.p; k <<= 1 {
+		c.round(c.send((c.me+k)%c.p, 0), c.recv((c.me-k%c.p+c.p)%c.p, 0))
+	}
+}
+
+func (c *coll) linearBarrier() {
+	if c.me == 0 {
+		var in, out []graph.Op
+		for x := int32(1); x < c.p; x++ {
+			in = append(in, c.recv(x, 0))
+			out = append(out, c.send(x, 0))
+		}
+		c.round(in...)
+		c.round(out...)
+		return
+	}
+	c.round(c.send(0, 0))
+	c.round(c.recv(0, 0))
+}
+
+// rel and abs convert between communicator ranks and ranks relative to root.
+func (c *coll) rel(root int32) int32    { return (c.me - root + c.p) % c.p }
+func (c *coll) abs(v, root int32) int32 { return (v + root) % c.p }
+
+func (c *coll) binomialBcast(root int32, n int64) {
+	v := c.rel(root)
+	mask := int32(1)
+	for mask < c.p {
+		if v&mask != 0 {
+			c.round(c.recv(c.abs(v-mask, root), n))
+			break
+		}
+		mask <<= 1
+	}
+	var sends []graph.Op
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if v+mask < c.p {
+			sends = append(sends, c.send(c.abs(v+mask, root), n))
+		}
+	}
+	c.round(sends...)
+}
+
+func (c *coll) binomialReduce(root int32, n int64) {
+	v := c.rel(root)
+	for mask := int32(1); mask < c.p; mask <<= 1 {
+		if v&mask == 0 {
+			if src := v | mask; src < c.p {
+				c.round(c.recv(c.abs(src, root), n))
+				c.reduce(n)
+			}
+			continue
+		}
+		c.round(c.send(c.abs(v&^mask, root), n))
+		return
+	}
+}
+
+func (c *coll) linearBcast(root int32, n int64) {
+	if c.me != root {
+		c.round(c.recv(root, n))
+		return
+	}
+	var sends []graph.Op
+	for x := int32(0); x < c.p; x++ {
+		if x != root {
+			sends = append(sends, c.send(x, n))
+		}
+	}
+	c.round(sends...)
+}
+
+func (c *coll) linearReduce(root int32, n int64) {
+	if c.me != root {
+		c.round(c.send(root, n))
+		return
+	}
+	var recvs []graph.Op
+	for x := int32(0); x < c.p; x++ {
+		if x != root {
+			recvs = append(recvs, c.recv(x, n))
+		}
+	}
+	c.round(recvs...)
+	c.reduce(n * int64(c.p-1))
+}
+
+// recdoubAllreduce is recursive doubling with MPICH's handling of
+// non-power-of-two sizes: the first 2·rem ranks pair up so that a power of
+// two take part in the doubling, and the excluded ranks get the result at
+// the end.
+func (c *coll) recdoubAllreduce(n int64) {
+	pof2 := int32(1)
+	for pof2*2 <= c.p {
+		pof2 *= 2
+	}
+	rem := c.p - pof2
+	newrank := c.me - rem
+	if c.me < 2*rem {
+		if c.me%2 == 0 {
+			c.round(c.send(c.me+1, n))
+			newrank = -1
+		} else {
+			c.round(c.recv(c.me-1, n))
+			c.reduce(n)
+			newrank = c.me / 2
+		}
+	}
+	if newrank >= 0 {
+		for mask := int32(1); mask < pof2; mask <<= 1 {
+			nd := newrank ^ mask
+			dst := nd + rem
+			if nd < rem {
+				dst = nd*2 + 1
+			}
+			c.round(c.send(dst, n), c.recv(dst, n))
+			c.reduce(n)
+		}
+	}
+	if c.me < 2*rem {
+		if c.me%2 == 1 {
+			c.round(c.send(c.me-1, n))
+		} else {
+			c.round(c.recv(c.me+1, n))
+		}
+	}
+}
+
+// ringAllreduce is a ring reduce-scatter followed by a ring allgather, each
+// of p-1 steps moving n/p bytes.
+func (c *coll) ringAllreduce(n int64) {
+	chunk := ceilDiv(n, int64(c.p))
+	right, left := (c.me+1)%c.p, (c.me-1+c.p)%c.p
+	for k := int32(1); k < c.p; k++ {
+		c.round(c.send(right, chunk), c.recv(left, chunk))
+		c.reduce(chunk)
+	}
+	for k := int32(1); k < c.p; k++ {
+		c.round(c.send(right, chunk), c.recv(left, chunk))
+	}
+}
+
+func (c *coll) linearExchange(size func(from, to int32) int64) {
+	var ops []graph.Op
+	for k := int32(1); k < c.p; k++ {
+		to, from := (c.me+k)%c.p, (c.me-k+c.p)%c.p
+		ops = append(ops, c.send(to, size(c.me, to)), c.recv(from, size(from, c.me)))
+	}
+	c.round(ops...)
+}
+
+func (c *coll) linearGather(root int32, n int64) {
+	if c.me != root {
+		c.round(c.send(root, n))
+		return
+	}
+	var recvs []graph.Op
+	for x := int32(0); x < c.p; x++ {
+		if x != root {
+			recvs = append(recvs, c.recv(x, n))
+		}
+	}
+	c.round(recvs...)
+}
+
+func (c *coll) linearScatter(root int32, n int64) {
+	if c.me != root {
+		c.round(c.recv(root, n))
+		return
+	}
+	var sends []graph.Op
+	for x := int32(0); x < c.p; x++ {
+		if x != root {
+			sends = append(sends, c.send(x, n))
+		}
+	}
+	c.round(sends...)
+}
+
+// binomialGather sends whole subtrees up a binomial tree: a rank forwards
+// the blocks of every rank below it.
+func (c *coll) binomialGather(root int32, n int64) {
+	v := c.rel(root)
+	for mask := int32(1); mask < c.p; mask <<= 1 {
+		if v&mask == 0 {
+			if src := v | mask; src < c.p {
+				c.round(c.recv(c.abs(src, root), n*int64(min(mask, c.p-src))))
+			}
+			continue
+		}
+		c.round(c.send(c.abs(v&^mask, root), n*int64(min(mask, c.p-v))))
+		return
+	}
+}
+
+// binomialScatter is binomialGather reversed.
+func (c *coll) binomialScatter(root int32, n int64) {
+	v := c.rel(root)
+	mask := int32(1)
+	for mask < c.p {
+		if v&mask != 0 {
+			c.round(c.recv(c.abs(v-mask, root), n*int64(min(mask, c.p-v))))
+			break
+		}
+		mask <<= 1
+	}
+	var sends []graph.Op
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if dst := v + mask; dst < c.p {
+			sends = append(sends, c.send(c.abs(dst, root), n*int64(min(mask, c.p-dst))))
+		}
+	}
+	c.round(sends...)
+}
