@@ -54,6 +54,10 @@ type PatternOptions struct {
 	// operation depends on, as schedgen's --nb option does (the
 	// allreduce_recdoub conformance schedule was made with --nb 3000).
 	NBCalc int64
+	// Root is the root of the rooted patterns (binomial and binary trees,
+	// pipelinedring, gather, scatter; default 0). As in schedgen, ranks 0
+	// and Root swap roles rather than all ranks being rotated.
+	Root int
 }
 
 // GeneratePattern builds the execution graph of pattern p.
@@ -65,6 +69,9 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	if o.Bytes < 0 {
 		return nil, fmt.Errorf("pattern %s: negative size %d", p, o.Bytes)
 	}
+	if o.Root < 0 || o.Root >= n {
+		return nil, fmt.Errorf("pattern %s: root %d outside 0..%d", p, o.Root, n-1)
+	}
 	if o.NBCalc < 0 {
 		return nil, fmt.Errorf("pattern %s: negative nb calc %d", p, o.NBCalc)
 	}
@@ -75,9 +82,24 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		}
 	}
 	s := o.Bytes
-	send := func(r, to int) int32 { return b.Add(r, graph.SendOp(s, int32(to), 0)) }
-	recv := func(r, from int) int32 { return b.Add(r, graph.RecvOp(s, int32(from), 0)) }
-	req := func(r int, op, on int32) { b.Dep(r, op, on, graph.Requires) }
+	// Rooted patterns are written for root 0 over virtual ranks; m maps a
+	// virtual rank to its rank by swapping 0 and Root, as schedgen does.
+	m := func(v int) int { return v }
+	switch p {
+	case BinomialBcast, BinaryBcast, BinomialReduce, PipelinedRing, Gather, Scatter:
+		m = func(v int) int {
+			switch v {
+			case 0:
+				return o.Root
+			case o.Root:
+				return 0
+			}
+			return v
+		}
+	}
+	send := func(r, to int) int32 { return b.Add(m(r), graph.SendOp(s, int32(m(to)), 0)) }
+	recv := func(r, from int) int32 { return b.Add(m(r), graph.RecvOp(s, int32(m(from)), 0)) }
+	req := func(r int, op, on int32) { b.Dep(m(r), op, on, graph.Requires) }
 	highBit := func(r int) int { return 1 << (bits.Len(uint(r)) - 1) }
 	switch p {
 	case BinomialBcast:

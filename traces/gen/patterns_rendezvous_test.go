@@ -23,7 +23,7 @@ func TestPatternsStructure(t *testing.T) {
 	}
 	for _, pat := range Patterns() {
 		for _, p := range []int{1, 2, 3, 5, 8, 12, 13, 16, 33} {
-			g, err := GeneratePattern(pat, PatternOptions{Ranks: p, Bytes: 4000, Segments: 4, NBCalc: 10})
+			g, err := GeneratePattern(pat, PatternOptions{Ranks: p, Bytes: 4000, Segments: 4, NBCalc: 10, Root: p / 2})
 			if err != nil {
 				t.Fatalf("%s p=%d: %v", pat, p, err)
 			}
@@ -66,5 +66,47 @@ func TestPatternsCoverConformance(t *testing.T) {
 		if !prefixes[name] {
 			t.Errorf("conformance schedule %s has no generated pattern", base)
 		}
+	}
+}
+
+// With a root, rooted patterns are the root-0 pattern with ranks 0 and
+// Root swapped (schedgen's convention): the root's op list equals rank 0's
+// of the unrooted pattern with peers mapped.
+func TestPatternsRoot(t *testing.T) {
+	const n, root = 12, 5
+	sw := func(r int32) int32 {
+		switch r {
+		case 0:
+			return root
+		case root:
+			return 0
+		}
+		return r
+	}
+	for _, pat := range []Pattern{BinomialBcast, BinaryBcast, BinomialReduce, PipelinedRing, Gather, Scatter} {
+		a, err := GeneratePattern(pat, PatternOptions{Ranks: n, Bytes: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := GeneratePattern(pat, PatternOptions{Ranks: n, Bytes: 10, Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := int32(0); r < n; r++ {
+			ra, rb := r, sw(r)
+			la, lb := a.RankStart[ra+1]-a.RankStart[ra], b.RankStart[rb+1]-b.RankStart[rb]
+			if la != lb {
+				t.Fatalf("%s: rank %d has %d ops, rank %d of the rooted pattern %d", pat, ra, la, rb, lb)
+			}
+			for k := int32(0); k < la; k++ {
+				ia, ib := a.RankStart[ra]+k, b.RankStart[rb]+k
+				if a.Kind[ia] != b.Kind[ib] || sw(a.Peer[ia]) != b.Peer[ib] {
+					t.Errorf("%s: %s vs %s", pat, a.Describe(ia), b.Describe(ib))
+				}
+			}
+		}
+	}
+	if _, err := GeneratePattern(Gather, PatternOptions{Ranks: 4, Root: 4}); err == nil {
+		t.Error("root 4 of 4 ranks accepted")
 	}
 }
