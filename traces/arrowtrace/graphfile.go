@@ -246,7 +246,14 @@ func decodeGraph(r ipc.ReadAtSeeker, name string) (g *graph.Graph, err error) {
 			g, err = nil, &FormatError{File: name, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
 		}
 	}()
-	fr, err := ipc.NewFileReader(r)
+	size, err := sizeOf(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if err := checkFooter(r, size); err != nil {
+		return nil, &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
+	}
+	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 	if err != nil {
 		return nil, &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}

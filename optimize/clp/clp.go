@@ -1,0 +1,112 @@
+// Package clp is a small binding of COIN-OR CLP, the linear-programming
+// solver capsim uses for the power-constrained optimal bound. It wraps the
+// C interface (coin/Clp_C_Interface.h) of Debian's coinor-libclp-dev.
+//
+// Builds without cgo get a stub whose every solve fails with ErrNoSolver.
+package clp
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Method selects CLP's algorithm.
+type Method int
+
+// Solve methods. deps.md §2.3: dual simplex for small LPs and warm
+// re-solves, barrier with presolve for large ones.
+const (
+	Dual Method = iota
+	Primal
+	Barrier
+	Auto // dual below 10,000 columns, barrier above
+)
+
+func (m Method) String() string {
+	return [...]string{"dual", "primal", "barrier", "auto"}[m]
+}
+
+// Problem is an LP in column form: minimize Obj·x subject to
+// RowLo ≤ A·x ≤ RowUp and ColLo ≤ x ≤ ColUp, with A in compressed sparse
+// column form (column j's entries are Index/Value[Start[j]:Start[j+1]]).
+// Infinite bounds are ±math.Inf(1).
+type Problem struct {
+	Start        []int32
+	Index        []int32
+	Value        []float64
+	ColLo, ColUp []float64
+	Obj          []float64
+	RowLo, RowUp []float64
+}
+
+// Validate checks the problem's shape.
+func (p *Problem) Validate() error {
+	nc, nr := len(p.Obj), len(p.RowLo)
+	if len(p.Start) != nc+1 || len(p.ColLo) != nc || len(p.ColUp) != nc || len(p.RowUp) != nr {
+		return fmt.Errorf("clp: inconsistent sizes: %d columns, %d starts, %d/%d column bounds, %d/%d row bounds",
+			nc, len(p.Start), len(p.ColLo), len(p.ColUp), len(p.RowLo), len(p.RowUp))
+	}
+	if len(p.Index) != len(p.Value) || p.Start[0] != 0 || int(p.Start[nc]) != len(p.Index) {
+		return fmt.Errorf("clp: matrix has %d indices and %d values, starts end at %d", len(p.Index), len(p.Value), p.Start[nc])
+	}
+	for j := 0; j < nc; j++ {
+		if p.Start[j+1] < p.Start[j] {
+			return fmt.Errorf("clp: column %d starts decrease", j)
+		}
+	}
+	for _, i := range p.Index {
+		if i < 0 || int(i) >= nr {
+			return fmt.Errorf("clp: row index %d outside 0..%d", i, nr-1)
+		}
+	}
+	return nil
+}
+
+// Status is CLP's outcome of a solve.
+type Status int
+
+// CLP statuses (Clp_status).
+const (
+	Optimal Status = iota
+	PrimalInfeasible
+	DualInfeasible // the LP is unbounded
+	StoppedOnLimit
+	Errors
+)
+
+func (s Status) String() string {
+	switch s {
+	case Optimal:
+		return "optimal"
+	case PrimalInfeasible:
+		return "primal infeasible"
+	case DualInfeasible:
+		return "unbounded (dual infeasible)"
+	case StoppedOnLimit:
+		return "stopped on the time or iteration limit"
+	case Errors:
+		return "stopped on numerical errors"
+	}
+	return fmt.Sprintf("status %d", int(s))
+}
+
+// ErrNoSolver is returned by builds without cgo.
+var ErrNoSolver = errors.New("capsim was built without cgo, so the CLP LP solver is not available (rebuild with CGO_ENABLED=1 and coinor-libclp-dev installed)")
+
+// StatusError is a solve that did not end optimal.
+type StatusError struct {
+	Status    Status
+	Secondary int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("clp: LP %s (secondary status %d)", e.Status, e.Secondary)
+}
+
+// Result is an optimal solution.
+type Result struct {
+	Objective  float64
+	X          []float64 // column values
+	RowAct     []float64 // row activities A·x
+	Iterations int
+}

@@ -1,0 +1,107 @@
+package clp
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var inf = math.Inf(1)
+
+// max 3x + 2y s.t. x + y ≤ 4, x + 3y ≤ 6, x ≤ 3: optimum 11 at (3, 1);
+// written as minimizing −3x − 2y.
+func small() *Problem {
+	return &Problem{
+		Start: []int32{0, 2, 4},
+		Index: []int32{0, 1, 0, 1},
+		Value: []float64{1, 1, 1, 3},
+		ColLo: []float64{0, 0}, ColUp: []float64{3, inf},
+		Obj:   []float64{-3, -2},
+		RowLo: []float64{-inf, -inf}, RowUp: []float64{4, 6},
+	}
+}
+
+func TestSolveMethods(t *testing.T) {
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	for _, m := range []Method{Dual, Primal, Barrier, Auto} {
+		model, err := Load(small())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Solve(m)
+		model.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if math.Abs(res.Objective+11) > 1e-7 || math.Abs(res.X[0]-3) > 1e-7 || math.Abs(res.X[1]-1) > 1e-7 {
+			t.Errorf("%s: objective %v at %v, want -11 at (3, 1)", m, res.Objective, res.X)
+		}
+	}
+}
+
+func TestResolveAfterBoundChange(t *testing.T) {
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	model, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	if _, err := model.Solve(Dual); err != nil {
+		t.Fatal(err)
+	}
+	// x ≤ 1: then y = 3 (x+y ≤ 4) but x+3y ≤ 6 → y ≤ 5/3; optimum 3 + 10/3.
+	model.SetColumnUpper([]float64{1, inf})
+	res, err := model.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Objective+(3+10.0/3)) > 1e-7 {
+		t.Errorf("objective %v, want %v", res.Objective, -(3 + 10.0/3))
+	}
+	p := filepath.Join(t.TempDir(), "lp.mps")
+	if err := model.WriteMPS(p); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "ROWS") {
+		t.Errorf("MPS file lacks a ROWS section")
+	}
+}
+
+func TestInfeasibleAndUnbounded(t *testing.T) {
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	p := small()
+	p.RowLo[0] = 10 // x + y ≥ 10 with x ≤ 3 and x + 3y ≤ 6
+	model, _ := Load(p)
+	_, err := model.Solve(Dual)
+	model.Close()
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != PrimalInfeasible {
+		t.Errorf("err = %v, want primal infeasible", err)
+	}
+	u := small()
+	u.RowUp = []float64{inf, inf}
+	u.ColUp = []float64{inf, inf}
+	model, _ = Load(u)
+	_, err = model.Solve(Primal)
+	model.Close()
+	if !errors.As(err, &se) || se.Status != DualInfeasible {
+		t.Errorf("err = %v, want unbounded", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	p := small()
+	p.Index[0] = 5
+	if err := p.Validate(); err == nil {
+		t.Error("row index out of range accepted")
+	}
+}
