@@ -48,7 +48,7 @@ func Patterns() []Pattern {
 // PatternOptions sets a pattern's size.
 type PatternOptions struct {
 	Ranks    int
-	Bytes    int64 // message size; for allreduce_ring the vector size (each step moves Bytes/Ranks)
+	Bytes    int64 // message size; for allreduce_ring and allreduce_recdoub the vector size (ring steps move Bytes/Ranks; recdoub rounds Bytes/2, Bytes/4, …)
 	Segments int   // pipelinedring: number of segments (default 8)
 	// NBCalc, when > 0, starts every rank with a calc of NBCalc ns that no
 	// operation depends on, as schedgen's --nb option does (the
