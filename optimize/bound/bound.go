@@ -1,0 +1,233 @@
+// Package bound computes the power-constrained optimal makespan of a task
+// DAG: the fixed-event-order linear program of Bailey et al., "Finding the
+// Limits of Power-Constrained Application Performance" (SC'15), solved with
+// COIN-OR CLP (package optimize/clp). Equations are numbered as in
+// docs/notes 003_lp.md §2.
+//
+// The DAG's vertices are MPI calls (shared by the ranks of a collective);
+// its edges are compute tasks between consecutive calls of a rank, each
+// with a convex (time, power) frontier, and messages with a fixed time.
+// The initial schedule runs every task at its fastest configuration as
+// soon as possible; its order of vertex times (the events) is then fixed,
+// which makes the set of tasks active between consecutive events known and
+// the problem linear (§2.5). Slack power equals task power (§2.6).
+//
+// The LP is written in the compact form of §2.7: per task a duration d_i
+// and a power p_i with one row per hull segment (p_i above the segment's
+// line), the event chain, and the job power P_k per event in the delta form
+// P_k = P_{k−1} + Σ starts − Σ ends, so a cap is a column bound and a cap
+// sweep re-solves from the previous basis.
+package bound
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// Task is a compute task: it runs on Rank from vertex Src to vertex Dst
+// with the configurations of Hull (see frontier.Hull).
+type Task struct {
+	Rank     int
+	Src, Dst int
+	Hull     []frontier.Config
+}
+
+// Message is a message edge: Dst cannot happen before Src plus Time.
+type Message struct {
+	Src, Dst int
+	Time     float64
+}
+
+// DAG is the LP's input. Init is the vertex at time 0 and Fin the one whose
+// time is the makespan.
+type DAG struct {
+	Vertices  int
+	Init, Fin int
+	Tasks     []Task
+	Messages  []Message
+	Names     []string // optional vertex names for messages
+}
+
+func (d *DAG) name(v int) string {
+	if v < len(d.Names) && d.Names[v] != "" {
+		return d.Names[v]
+	}
+	return fmt.Sprintf("vertex %d", v)
+}
+
+// Validate checks indices and hulls.
+func (d *DAG) Validate() error {
+	inRange := func(v int) bool { return v >= 0 && v < d.Vertices }
+	if !inRange(d.Init) || !inRange(d.Fin) {
+		return fmt.Errorf("bound: init %d or fin %d outside 0..%d", d.Init, d.Fin, d.Vertices-1)
+	}
+	for i, t := range d.Tasks {
+		if !inRange(t.Src) || !inRange(t.Dst) || t.Src == t.Dst {
+			return fmt.Errorf("bound: task %d runs from %d to %d", i, t.Src, t.Dst)
+		}
+		if len(t.Hull) == 0 {
+			return fmt.Errorf("bound: task %d has no configurations", i)
+		}
+		for k := 0; k+1 < len(t.Hull); k++ {
+			if !(t.Hull[k+1].Time > t.Hull[k].Time && t.Hull[k+1].Power < t.Hull[k].Power) {
+				return fmt.Errorf("bound: task %d: configurations are not a frontier.Hull", i)
+			}
+		}
+		if t.Rank < 0 {
+			return fmt.Errorf("bound: task %d on rank %d", i, t.Rank)
+		}
+	}
+	for i, m := range d.Messages {
+		if !inRange(m.Src) || !inRange(m.Dst) || m.Time < 0 {
+			return fmt.Errorf("bound: message %d from %d to %d takes %g", i, m.Src, m.Dst, m.Time)
+		}
+	}
+	return nil
+}
+
+// Order is the initial schedule and its fixed event order.
+type Order struct {
+	Times    []float64 // ASAP vertex times with every task at its fastest
+	Event    []int     // event index of every vertex
+	Events   int
+	Active   [][]int // tasks active between event k and k+1: event(src) ≤ k < event(dst)
+	Makespan float64 // the unconstrained makespan, Times[Fin]
+	Policy   string  // the slack-reduction reading used (§2.5 reading (a))
+}
+
+// InitialOrder computes the fastest as-soon-as-possible schedule and its
+// event order. Vertices whose times differ by at most tie are one event.
+// The slack-reduction policy is §2.5 reading (a): vertex times stay, tasks
+// only stretch into their local slack, so the order is the ASAP order.
+func InitialOrder(d *DAG, tie float64) (*Order, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	type edge struct {
+		to int
+		w  float64
+	}
+	out := make([][]edge, d.Vertices)
+	indeg := make([]int, d.Vertices)
+	for _, t := range d.Tasks {
+		out[t.Src] = append(out[t.Src], edge{t.Dst, t.Hull[0].Time})
+		indeg[t.Dst]++
+	}
+	for _, m := range d.Messages {
+		out[m.Src] = append(out[m.Src], edge{m.Dst, m.Time})
+		indeg[m.Dst]++
+	}
+	times := make([]float64, d.Vertices)
+	queue := []int{}
+	for v := 0; v < d.Vertices; v++ {
+		if indeg[v] == 0 {
+			queue = append(queue, v)
+		}
+	}
+	seen := 0
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		seen++
+		for _, e := range out[v] {
+			times[e.to] = math.Max(times[e.to], times[v]+e.w)
+			if indeg[e.to]--; indeg[e.to] == 0 {
+				queue = append(queue, e.to)
+			}
+		}
+	}
+	if seen != d.Vertices {
+		for v := 0; v < d.Vertices; v++ {
+			if indeg[v] > 0 {
+				return nil, fmt.Errorf("bound: the DAG has a cycle through %s", d.name(v))
+			}
+		}
+	}
+	if times[d.Init] != 0 {
+		return nil, fmt.Errorf("bound: %s (init) has predecessors", d.name(d.Init))
+	}
+	byTime := make([]int, d.Vertices)
+	for v := range byTime {
+		byTime[v] = v
+	}
+	sort.SliceStable(byTime, func(a, b int) bool { return times[byTime[a]] < times[byTime[b]] })
+	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: "stretch-into-local-slack"}
+	k := -1
+	start := math.Inf(-1)
+	for _, v := range byTime {
+		if times[v]-start > tie || k < 0 {
+			k++
+			start = times[v]
+		}
+		o.Event[v] = k
+	}
+	o.Events = k + 1
+	o.Active = make([][]int, o.Events)
+	for i, t := range d.Tasks {
+		for e := o.Event[t.Src]; e < o.Event[t.Dst]; e++ {
+			o.Active[e] = append(o.Active[e], i)
+		}
+	}
+	return o, nil
+}
+
+// InfeasibleError reports a cap below the least power some event needs.
+type InfeasibleError struct {
+	CapW       float64
+	MinCapW    float64 // the least feasible cap
+	Event      int     // the event that needs it
+	EventTasks []int
+}
+
+func (e *InfeasibleError) Error() string {
+	return fmt.Sprintf("power cap %g W is infeasible: event %d runs %d task(s) that need at least %g W even at their slowest",
+		e.CapW, e.Event, len(e.EventTasks), e.MinCapW)
+}
+
+// MinFeasibleCap returns the least cap under which the fixed order is
+// feasible (§9.5 property 2) and the event that needs it.
+func MinFeasibleCap(d *DAG, o *Order) (float64, int) {
+	best, at := 0.0, 0
+	for k, act := range o.Active {
+		var w float64
+		for _, i := range act {
+			h := d.Tasks[i].Hull
+			w += h[len(h)-1].Power
+		}
+		if w > best {
+			best, at = w, k
+		}
+	}
+	return best, at
+}
+
+// Static is the Static baseline of note 003 §6.1 in its continuous form:
+// every rank gets cap/ranks, every task runs at the fastest point of its
+// hull within that share (its slowest when none fits), and the DAG runs as
+// soon as possible. It returns the makespan.
+func Static(d *DAG, capW float64) (float64, error) {
+	ranks := 0
+	for _, t := range d.Tasks {
+		ranks = max(ranks, t.Rank+1)
+	}
+	if ranks == 0 {
+		return 0, nil
+	}
+	share := capW / float64(ranks)
+	dd := *d
+	dd.Tasks = make([]Task, len(d.Tasks))
+	for i, t := range d.Tasks {
+		tt := t
+		dur := frontier.TimeAt(t.Hull, share)
+		tt.Hull = []frontier.Config{{Time: dur, Power: frontier.PowerAt(t.Hull, dur)}}
+		dd.Tasks[i] = tt
+	}
+	o, err := InitialOrder(&dd, 0)
+	if err != nil {
+		return 0, err
+	}
+	return o.Makespan, nil
+}

@@ -1,0 +1,254 @@
+package bound
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// two is the two-configuration hull of note 003 §9.4's conventions.
+func two(df, phi, ds, plo float64) []frontier.Config {
+	return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
+}
+
+func solve(t *testing.T, d *DAG, caps ...float64) []float64 {
+	t.Helper()
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSolver(d, o, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out []float64
+	for _, c := range caps {
+		b, err := s.Solve(c)
+		if err != nil {
+			var ie *InfeasibleError
+			if errors.As(err, &ie) {
+				out = append(out, math.Inf(1))
+				continue
+			}
+			t.Fatalf("cap %g: %v", c, err)
+		}
+		out = append(out, b.Makespan)
+	}
+	return out
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-7 || (math.IsInf(a, 1) && math.IsInf(b, 1)) }
+
+func check(t *testing.T, name string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if !near(got[i], want[i]) {
+			t.Errorf("%s: case %d: T* = %v, want %v", name, i, got[i], want[i])
+		}
+	}
+}
+
+// Vertex numbering in the examples: 0 Init, last Fin.
+
+func TestExampleA(t *testing.T) {
+	d := &DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []Task{{Rank: 0, Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)}}}
+	inf := math.Inf(1)
+	check(t, "A", solve(t, d, 40, 50, 29), []float64{15, 10, inf})
+}
+
+func TestExampleB(t *testing.T) {
+	d := &DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)},
+		{Rank: 1, Src: 0, Dst: 1, Hull: two(5, 50, 10, 30)},
+	}}
+	check(t, "B", solve(t, d, 80), []float64{10})
+	if st, _ := Static(d, 80); !near(st, 15) {
+		t.Errorf("static %v, want 15", st)
+	}
+}
+
+// exampleM: vertices 0 Init, 1 S, 2 R, 3 Fin.
+func exampleM() *DAG {
+	return &DAG{Vertices: 4, Init: 0, Fin: 3,
+		Tasks: []Task{
+			{Rank: 0, Src: 0, Dst: 1, Hull: two(4, 50, 8, 30)},  // a1
+			{Rank: 0, Src: 1, Dst: 3, Hull: two(2, 50, 4, 30)},  // a2
+			{Rank: 1, Src: 0, Dst: 2, Hull: two(1, 50, 2, 30)},  // b1
+			{Rank: 1, Src: 2, Dst: 3, Hull: two(5, 50, 10, 30)}, // b2
+		},
+		Messages: []Message{{Src: 1, Dst: 2, Time: 1}},
+	}
+}
+
+func TestExampleM(t *testing.T) {
+	d := exampleM()
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Times[1] != 4 || o.Times[2] != 5 || o.Makespan != 10 {
+		t.Fatalf("initial schedule %v", o.Times)
+	}
+	want := [][]int{{0, 2}, {1, 2}, {1, 3}, nil}
+	for k := range want {
+		if len(o.Active[k]) != len(want[k]) {
+			t.Fatalf("active sets %v, want %v", o.Active, want)
+		}
+	}
+	inf := math.Inf(1)
+	check(t, "M", solve(t, d, 100, 80, 70, 60, 59), []float64{10, 10, 14.5, 19, inf})
+	for _, c := range []struct{ cap, want float64 }{{80, 14.5}, {70, 16.75}} {
+		if st, _ := Static(d, c.cap); !near(st, c.want) {
+			t.Errorf("static at %g W = %v, want %v", c.cap, st, c.want)
+		}
+	}
+	if m, at := MinFeasibleCap(d, o); m != 60 || at != 0 {
+		t.Errorf("min feasible cap %v at event %d, want 60", m, at)
+	}
+}
+
+// Example C: the fixed order y < z gives 15 although 14 is possible.
+func TestExampleCFixedOrderMatters(t *testing.T) {
+	d := &DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []Task{ // 1 = y, 2 = z
+		{Rank: 0, Src: 0, Dst: 1, Hull: two(2, 50, 4, 30)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: two(8, 50, 16, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: two(6, 50, 12, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 50, 8, 30)},
+	}}
+	check(t, "C", solve(t, d, 80), []float64{15})
+	if st, _ := Static(d, 80); !near(st, 15) {
+		t.Errorf("static %v, want 15", st)
+	}
+}
+
+// Example D through the LP: one task on the hull g1, g2, g4 at 40 W.
+func TestExampleDLP(t *testing.T) {
+	h, _ := frontier.Hull([]frontier.Config{{Time: 10, Power: 50}, {Time: 12, Power: 44}, {Time: 14, Power: 41},
+		{Time: 20, Power: 30}, {Time: 15, Power: 55}, {Time: 25, Power: 31}})
+	d := &DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []Task{{Src: 0, Dst: 1, Hull: h}}}
+	check(t, "D", solve(t, d, 40), []float64{100.0 / 7})
+}
+
+// Example E: Static (38/3) beats the fixed-order LP (1860/143); the LP
+// must not be asserted ≤ Static.
+func TestExampleEStaticCanWin(t *testing.T) {
+	d := &DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: two(4, 50, 12, 20)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: two(6, 40, 12, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: two(6, 40, 12, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 60, 8, 30)},
+	}}
+	check(t, "E", solve(t, d, 80), []float64{1860.0 / 143})
+	if st, _ := Static(d, 80); !near(st, 38.0/3) {
+		t.Errorf("static %v, want 38/3", st)
+	}
+}
+
+// Example F: barrier-separated intervals; within each the LP is
+// water-filling, which bisection solves independently.
+func TestExampleFWaterFilling(t *testing.T) {
+	type rk struct{ df, ds, phi, plo float64 }
+	intervals := [][]rk{
+		{{3, 7, 60, 20}, {5, 9, 55, 25}, {2, 4, 40, 30}, {4, 12, 70, 10}},
+		{{1, 3, 50, 30}, {6, 8, 45, 35}, {2, 5, 65, 15}, {3, 3.5, 52, 48}},
+	}
+	capW := 170.0
+	d := &DAG{Vertices: len(intervals) + 1, Init: 0, Fin: len(intervals)}
+	var want float64
+	for k, iv := range intervals {
+		for r, x := range iv {
+			d.Tasks = append(d.Tasks, Task{Rank: r, Src: k, Dst: k + 1, Hull: two(x.df, x.phi, x.ds, x.plo)})
+		}
+		power := func(T float64) float64 {
+			var w float64
+			for _, x := range iv {
+				c := math.Min(1, math.Max(0, (x.ds-T)/(x.ds-x.df)))
+				w += x.plo + (x.phi-x.plo)*c
+			}
+			return w
+		}
+		lo, hi := 0.0, 100.0
+		for i := 0; i < 200; i++ {
+			mid := (lo + hi) / 2
+			if power(mid) <= capW {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		fastest := 0.0
+		for _, x := range iv {
+			fastest = math.Max(fastest, x.df)
+		}
+		want += math.Max(hi, fastest)
+	}
+	got := solve(t, d, capW)[0]
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("LP %v, water-filling %v", got, want)
+	}
+}
+
+// §9.5: T*(cap) never rises with the cap; warm re-solves agree with cold
+// ones; infeasible exactly below the reported minimum.
+func TestCapSweepProperties(t *testing.T) {
+	d := exampleM()
+	caps := []float64{60, 62, 65, 70, 75, 80, 90, 100}
+	warm := solve(t, d, caps...)
+	for i, c := range caps {
+		cold := solve(t, d, c)[0]
+		if !near(cold, warm[i]) {
+			t.Errorf("cap %g: warm %v, cold %v", c, warm[i], cold)
+		}
+		if i > 0 && warm[i] > warm[i-1]+1e-9 {
+			t.Errorf("T* rises from %v to %v as the cap rises to %g", warm[i-1], warm[i], c)
+		}
+	}
+	// linear between 60 and 80 with slope −0.45 s/W
+	if !near(warm[2], 19-0.45*5) {
+		t.Errorf("T*(65) = %v, want %v", warm[2], 19-0.45*5)
+	}
+	got := solve(t, d, 60-1e-6)
+	if !math.IsInf(got[0], 1) {
+		t.Errorf("just below the minimum cap: %v, want infeasible", got[0])
+	}
+}
+
+func TestMPSAndErrors(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	d := exampleM()
+	o, _ := InitialOrder(d, 0)
+	s, err := NewSolver(d, o, Options{Method: clp.Barrier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := s.Solve(70)
+	if err != nil || !near(b.Makespan, 14.5) {
+		t.Fatalf("barrier: %v %v", b, err)
+	}
+	if b.Stats.Variables != 4+8+4 || b.Stats.Rows == 0 {
+		t.Errorf("stats %+v", b.Stats)
+	}
+	if err := s.WriteMPS(filepath.Join(t.TempDir(), "m.mps")); err != nil {
+		t.Error(err)
+	}
+	_, err = s.Solve(10)
+	var ie *InfeasibleError
+	if !errors.As(err, &ie) || ie.MinCapW != 60 || ie.Event != 0 {
+		t.Errorf("err = %v, want infeasible with minimum 60 W at event 0", err)
+	}
+	cyc := &DAG{Vertices: 3, Init: 0, Fin: 2, Tasks: []Task{{Src: 1, Dst: 2, Hull: two(1, 2, 3, 1)}, {Src: 2, Dst: 1, Hull: two(1, 2, 3, 1)}}}
+	if _, err := InitialOrder(cyc, 0); err == nil {
+		t.Error("cycle accepted")
+	}
+}

@@ -1,0 +1,163 @@
+package bound
+
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// ConfigFunc returns the configurations of compute event e of rank r, in
+// seconds and watts (FromTrace reduces them with frontier.Hull).
+type ConfigFunc func(r int, e *mpi.Event) []frontier.Config
+
+// FromTrace builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
+//
+//   - vertices are MPI calls: one per call and rank for point-to-point
+//     calls and waits, one shared by all members for each collective (a
+//     synchronization point), plus Init and Fin shared by every rank;
+//   - consecutive compute events between two calls become a chain of tasks
+//     through local vertices; two calls with no compute between them are
+//     joined by a zero-time precedence edge;
+//   - a message runs from its send (or isend) vertex to its receive vertex
+//     (for an irecv, the vertex of the wait that completes it), matched in
+//     order by source, destination, tag and communicator, and takes
+//     msgTime(bytes) seconds.
+func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
+	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
+	newVertex := func(name string) int {
+		d.Vertices++
+		d.Names = append(d.Names, name)
+		return d.Vertices - 1
+	}
+	type collKey struct {
+		comm int32
+		seq  int
+	}
+	colls := map[collKey]int{}
+	type chanKey struct {
+		src, dst, tag, comm int32
+	}
+	type msg struct {
+		key   chanKey
+		src   int
+		bytes int64
+	}
+	var msgs []msg                // sends, in program order per rank
+	recvs := map[chanKey][]*int{} // receive vertices per channel, filled in when known
+	for r := range t.Ranks {
+		rk := &t.Ranks[r]
+		cur := d.Init
+		var computes []int // event indices of compute events since cur
+		reqRecv := map[int64]*int{}
+		flush := func(to int) error {
+			for k, ei := range computes {
+				e := &rk.Events[ei]
+				h, err := frontier.Hull(configs(r, e))
+				if err != nil {
+					return fmt.Errorf("rank %d event %d: %w", r, ei, err)
+				}
+				dst := to
+				if k < len(computes)-1 {
+					dst = newVertex(fmt.Sprintf("rank %d after event %d", r, ei))
+				}
+				d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur, Dst: dst, Hull: h})
+				cur = dst
+			}
+			if len(computes) == 0 && to != cur {
+				d.Messages = append(d.Messages, Message{Src: cur, Dst: to})
+			}
+			computes = computes[:0]
+			cur = to
+			return nil
+		}
+		seq := map[int32]int{}
+		for i := range rk.Events {
+			e := &rk.Events[i]
+			if e.Kind == mpi.Compute {
+				computes = append(computes, i)
+				continue
+			}
+			comm := t.Comm(e.Comm)
+			if comm == nil {
+				return nil, fmt.Errorf("rank %d event %d: unknown communicator %d", r, i, e.Comm)
+			}
+			var v int
+			if e.Kind.IsCollective() {
+				k := collKey{e.Comm, seq[e.Comm]}
+				seq[e.Comm]++
+				var ok bool
+				if v, ok = colls[k]; !ok {
+					v = newVertex(fmt.Sprintf("%s #%d on comm %d", e.Kind, k.seq, e.Comm))
+					colls[k] = v
+				}
+			} else {
+				v = newVertex(fmt.Sprintf("rank %d event %d (%s)", r, i, e.Kind))
+			}
+			if err := flush(v); err != nil {
+				return nil, err
+			}
+			peer := func() (int32, error) {
+				if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
+					return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d (the LP needs matched messages: no wildcards)", r, i, e.Peer, e.Comm)
+				}
+				return comm.Members[e.Peer], nil
+			}
+			switch e.Kind {
+			case mpi.Send, mpi.Isend:
+				p, err := peer()
+				if err != nil {
+					return nil, err
+				}
+				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, v, e.Bytes})
+			case mpi.Recv, mpi.Irecv:
+				p, err := peer()
+				if err != nil {
+					return nil, err
+				}
+				key := chanKey{p, int32(r), e.Tag, e.Comm}
+				at := new(int)
+				*at = v
+				if e.Kind == mpi.Irecv {
+					*at = -1 // completed by a later wait
+					reqRecv[e.Req] = at
+				}
+				recvs[key] = append(recvs[key], at)
+			case mpi.Wait, mpi.Waitall:
+				reqs := []int64{e.Req}
+				if e.Kind == mpi.Waitall {
+					reqs = t.List(r, e)
+				}
+				for _, q := range reqs {
+					if at, ok := reqRecv[q]; ok {
+						*at = v
+						delete(reqRecv, q)
+					}
+				}
+			}
+		}
+		if err := flush(d.Fin); err != nil {
+			return nil, err
+		}
+		for _, at := range reqRecv {
+			*at = d.Fin // an irecv never waited for completes by the end
+		}
+	}
+	// Match messages per channel in order.
+	used := map[chanKey]int{}
+	for _, m := range msgs {
+		rs := recvs[m.key]
+		n := used[m.key]
+		if n >= len(rs) {
+			return nil, fmt.Errorf("message from rank %d to rank %d tag %d on comm %d has no matching receive", m.key.src, m.key.dst, m.key.tag, m.key.comm)
+		}
+		used[m.key] = n + 1
+		d.Messages = append(d.Messages, Message{Src: m.src, Dst: *rs[n], Time: msgTime(m.bytes)})
+	}
+	for key, rs := range recvs {
+		if used[key] < len(rs) {
+			return nil, fmt.Errorf("receive on rank %d from rank %d tag %d on comm %d has no matching send", key.dst, key.src, key.tag, key.comm)
+		}
+	}
+	return d, d.Validate()
+}
