@@ -28,19 +28,36 @@ const (
 	Gather         Pattern = "gather"             // everyone sends to rank 0
 	Scatter        Pattern = "scatter"            // rank 0 sends to everyone
 	RingAllreduce  Pattern = "allreduce_ring"     // 2(p-1) ring steps of bytes/p
+	// RecDoubAllreduce is schedgen's allreduce_recdoub: log2 p
+	// recursive-halving rounds (partner r XOR 2^k, sizes Bytes/2, Bytes/4, …)
+	// then log2 p recursive-doubling rounds with the sizes doubling back;
+	// each send requires the previous receive. For a rank count p that is
+	// not a power of two (where schedgen would address ranks ≥ p), the
+	// 2·rem lowest ranks (rem = p − 2^⌊log2 p⌋) first fold pairwise as in
+	// MPICH: even rank r sends its Bytes to r+1, which takes part as rank
+	// r/2 of the power-of-two schedule and finally sends the result back.
+	RecDoubAllreduce Pattern = "allreduce_recdoub"
 )
 
 // Patterns lists the generated patterns.
 func Patterns() []Pattern {
 	return []Pattern{BinomialBcast, BinaryBcast, BinomialReduce, Dissemination, PipelinedRing, LinearAlltoall,
-		Gather, Scatter, RingAllreduce}
+		Gather, Scatter, RingAllreduce, RecDoubAllreduce}
 }
 
 // PatternOptions sets a pattern's size.
 type PatternOptions struct {
 	Ranks    int
-	Bytes    int64 // message size; for allreduce_ring the vector size (each step moves Bytes/Ranks)
+	Bytes    int64 // message size; for allreduce_ring and allreduce_recdoub the vector size (ring steps move Bytes/Ranks; recdoub rounds Bytes/2, Bytes/4, …)
 	Segments int   // pipelinedring: number of segments (default 8)
+	// NBCalc, when > 0, starts every rank with a calc of NBCalc ns that no
+	// operation depends on, as schedgen's --nb option does (the
+	// allreduce_recdoub conformance schedule was made with --nb 3000).
+	NBCalc int64
+	// Root is the root of the rooted patterns (binomial and binary trees,
+	// pipelinedring, gather, scatter; default 0). As in schedgen, ranks 0
+	// and Root swap roles rather than all ranks being rotated.
+	Root int
 }
 
 // GeneratePattern builds the execution graph of pattern p.
@@ -52,11 +69,37 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	if o.Bytes < 0 {
 		return nil, fmt.Errorf("pattern %s: negative size %d", p, o.Bytes)
 	}
+	if o.Root < 0 || o.Root >= n {
+		return nil, fmt.Errorf("pattern %s: root %d outside 0..%d", p, o.Root, n-1)
+	}
+	if o.NBCalc < 0 {
+		return nil, fmt.Errorf("pattern %s: negative nb calc %d", p, o.NBCalc)
+	}
 	b := graph.NewBuilder(n)
+	if o.NBCalc > 0 {
+		for r := 0; r < n; r++ {
+			b.Add(r, graph.CalcOp(o.NBCalc))
+		}
+	}
 	s := o.Bytes
-	send := func(r, to int) int32 { return b.Add(r, graph.SendOp(s, int32(to), 0)) }
-	recv := func(r, from int) int32 { return b.Add(r, graph.RecvOp(s, int32(from), 0)) }
-	req := func(r int, op, on int32) { b.Dep(r, op, on, graph.Requires) }
+	// Rooted patterns are written for root 0 over virtual ranks; m maps a
+	// virtual rank to its rank by swapping 0 and Root, as schedgen does.
+	m := func(v int) int { return v }
+	switch p {
+	case BinomialBcast, BinaryBcast, BinomialReduce, PipelinedRing, Gather, Scatter:
+		m = func(v int) int {
+			switch v {
+			case 0:
+				return o.Root
+			case o.Root:
+				return 0
+			}
+			return v
+		}
+	}
+	send := func(r, to int) int32 { return b.Add(m(r), graph.SendOp(s, int32(m(to)), 0)) }
+	recv := func(r, from int) int32 { return b.Add(m(r), graph.RecvOp(s, int32(m(from)), 0)) }
+	req := func(r int, op, on int32) { b.Dep(m(r), op, on, graph.Requires) }
 	highBit := func(r int) int { return 1 << (bits.Len(uint(r)) - 1) }
 	switch p {
 	case BinomialBcast:
@@ -167,6 +210,10 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 				prev = recv(r, (r-1+n)%n)
 			}
 		}
+	case RecDoubAllreduce:
+		for r := 0; r < n; r++ {
+			recdoubRank(b, r, n, o.Bytes)
+		}
 	default:
 		names := make([]string, 0)
 		for _, q := range Patterns() {
@@ -176,4 +223,55 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		return nil, fmt.Errorf("unknown pattern %q (want one of %v)", p, names)
 	}
 	return b.Build()
+}
+
+// recdoubRank emits rank r of the allreduce_recdoub pattern on n ranks
+// (see RecDoubAllreduce).
+func recdoubRank(b *graph.Builder, r, n int, size int64) {
+	send := func(bytes int64, to int) int32 { return b.Add(r, graph.SendOp(bytes, int32(to), 0)) }
+	recv := func(bytes int64, from int) int32 { return b.Add(r, graph.RecvOp(bytes, int32(from), 0)) }
+	pof2 := 1 << (bits.Len(uint(n)) - 1)
+	rem := n - pof2
+	last := int32(-1)
+	vr := r - rem // rank within the power-of-two schedule
+	if r < 2*rem {
+		if r%2 == 0 { // folded out: hand the data over, get the result back
+			send(size, r+1)
+			recv(size, r+1)
+			return
+		}
+		last = recv(size, r-1)
+		vr = r / 2
+	}
+	world := func(v int) int {
+		if v < rem {
+			return 2*v + 1
+		}
+		return v + rem
+	}
+	steps := bits.Len(uint(pof2)) - 1
+	b.Grow(r, 4*steps+2)
+	step := func(mask int, bytes int64) {
+		to := world(vr ^ mask)
+		out := send(bytes, to)
+		if last >= 0 {
+			b.Dep(r, out, last, graph.Requires)
+		}
+		last = recv(bytes, to)
+	}
+	cur := size
+	for k := 0; k < steps; k++ { // reduce-scatter: halve
+		cur /= 2
+		step(1<<k, cur)
+	}
+	for k := steps - 1; k >= 0; k-- { // allgather: double back
+		step(1<<k, cur)
+		cur *= 2
+	}
+	if r < 2*rem {
+		out := send(size, r-1)
+		if last >= 0 {
+			b.Dep(r, out, last, graph.Requires)
+		}
+	}
 }

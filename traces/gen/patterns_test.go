@@ -46,6 +46,7 @@ func TestPatternsMatchSchedgen(t *testing.T) {
 		{"gather_16.goal", Gather, PatternOptions{Ranks: 16, Bytes: 512}},
 		{"scatter_16.goal", Scatter, PatternOptions{Ranks: 16, Bytes: 512}},
 		{"allreduce_ring_8.goal", RingAllreduce, PatternOptions{Ranks: 8, Bytes: 200000}},
+		{"allreduce_recdoub_16.goal", RecDoubAllreduce, PatternOptions{Ranks: 16, Bytes: 1000, NBCalc: 3000}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			want, err := goal.ReadFile(filepath.Join(dir, tc.file))

@@ -18,6 +18,7 @@ type coll struct {
 	p, me   int32
 	tag     int32
 	front   []int32
+	spare   []int32 // the other round buffer (see round)
 	first   bool
 }
 
@@ -26,7 +27,9 @@ func (c *coll) round(ops ...graph.Op) {
 	if len(ops) == 0 {
 		return
 	}
-	var ids []int32
+	// Alternate between two buffers: the previous round (c.front) must
+	// stay intact while this round's dependencies are added.
+	ids := c.spare[:0]
 	for _, op := range ops {
 		op.Tag = c.tag
 		if c.first {
@@ -40,7 +43,7 @@ func (c *coll) round(ops ...graph.Op) {
 		ids = append(ids, id)
 	}
 	c.first = false
-	c.front = ids
+	c.front, c.spare = ids, c.front
 }
 
 // world maps a communicator rank to its world rank.
@@ -144,10 +147,18 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 		}
 	case mpi.ReduceScatter:
 		chunk := ceilDiv(n, int64(c.p))
-		if alg == "reduce-scatter" {
+		switch alg {
+		case "reduce-scatter":
 			c.binomialReduce(0, n)
 			c.linearScatter(0, chunk)
-		} else {
+		case "pairwise":
+			// Step k sends rank me+k its block and receives (and combines)
+			// rank me−k's contribution to this rank's block.
+			for k := int32(1); k < c.p; k++ {
+				c.round(c.send((c.me+k)%c.p, chunk), c.recv((c.me-k+c.p)%c.p, chunk))
+				c.reduce(chunk)
+			}
+		default:
 			for k := int32(1); k < c.p; k++ {
 				c.round(c.send((c.me+1)%c.p, chunk), c.recv((c.me-1+c.p)%c.p, chunk))
 				c.reduce(chunk)
@@ -309,6 +320,7 @@ func (c *coll) recdoubAllreduce(n int64) {
 func (c *coll) ringAllreduce(n int64) {
 	chunk := ceilDiv(n, int64(c.p))
 	right, left := (c.me+1)%c.p, (c.me-1+c.p)%c.p
+	c.l.b.Grow(int(c.st.rank), int(4*(c.p-1)))
 	for k := int32(1); k < c.p; k++ {
 		c.round(c.send(right, chunk), c.recv(left, chunk))
 		c.reduce(chunk)

@@ -45,7 +45,7 @@ var algorithms = map[mpi.Kind][]string{
 	mpi.Alltoallv:     {"pairwise", "linear"},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
-	mpi.ReduceScatter: {"ring", "reduce-scatter"},
+	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise"},
 	mpi.Scan:          {"linear", "recdoub"},
 }
 
