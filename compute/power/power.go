@@ -248,3 +248,19 @@ func InterpInstructions(threads, tmin int, imin float64, tmax int, imax float64)
 	}
 	return imin + float64(threads-tmin)/float64(tmax-tmin)*(imax-imin)
 }
+
+// ScalingEnergy predicts the energy of a parallel run from a sequential
+// one with the refined model of note 001 §2.1–2.3: the sequential run
+// takes t1 seconds at the application's measured single-thread power
+// app1W, of which idleW (the extrapolated idle power, Sockets.
+// ExtrapolatedIdle) is idle; at time speedup st the idle energy shrinks by
+// st and the dynamic energy is unchanged (Eq. 5).
+func ScalingEnergy(idleW, app1W, t1, st float64) (Split, error) {
+	if _, err := IdleFraction(idleW, app1W); err != nil {
+		return Split{}, err
+	}
+	if !(t1 > 0) || !(st > 0) {
+		return Split{}, fmt.Errorf("power: scaling energy needs positive time (%g s) and speedup (%g)", t1, st)
+	}
+	return Split{Idle: idleW * t1 / st, Dynamic: (app1W - idleW) * t1}, nil
+}

@@ -184,3 +184,17 @@ func TestTimelineAndAccounting(t *testing.T) {
 		t.Error("overlap: want error")
 	}
 }
+
+func TestScalingEnergyRefined(t *testing.T) {
+	// E1 = 100 W · 1 s with 60 W idle (s = 0.6), S_t = 4 → 15 + 40 = 55 J.
+	sp, err := ScalingEnergy(60, 100, 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(sp.Idle, 15, 1e-12) || !near(sp.Dynamic, 40, 1e-12) || !near(sp.Total(), 55, 1e-12) {
+		t.Errorf("split %+v, want 15 + 40 = 55 J", sp)
+	}
+	if _, err := ScalingEnergy(120, 100, 1, 4); err == nil {
+		t.Error("idle above app power: want error")
+	}
+}
