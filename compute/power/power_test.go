@@ -3,6 +3,8 @@ package power
 import (
 	"math"
 	"testing"
+
+	"github.com/capsim/capsim/compute"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -196,5 +198,26 @@ func TestScalingEnergyRefined(t *testing.T) {
 	}
 	if _, err := ScalingEnergy(120, 100, 1, 4); err == nil {
 		t.Error("idle above app power: want error")
+	}
+}
+
+func TestFromSpans(t *testing.T) {
+	ps, _ := NewPStates([]PState{{GHz: 1.2, Watts: 5}, {GHz: 2.4, Watts: 12}})
+	iv, err := FromSpans([]Span{
+		{Start: 0, End: 1e9, Config: compute.Config{CPUFreqGHz: 2.4, Threads: 4}},
+		{Start: 2e9, End: 3e9, Config: compute.Config{CPUFreqGHz: 1.8}},
+	}, PStateWatts(ps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv[0].Watts != 48 || iv[1].Watts != 8.5 {
+		t.Errorf("intervals %+v, want 48 W and 8.5 W", iv)
+	}
+	sp, _ := Account([][]Interval{iv}, 0, 3e9)
+	if !near(sp.Dynamic, 56.5, 1e-9) {
+		t.Errorf("dynamic %g J, want 56.5", sp.Dynamic)
+	}
+	if _, err := FromSpans([]Span{{End: 1}}, PStateWatts(ps)); err == nil {
+		t.Error("missing frequency: want error")
 	}
 }
