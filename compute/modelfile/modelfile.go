@@ -1,0 +1,213 @@
+// Package modelfile reads and writes capsim compute-model files: a
+// human-readable, versioned JSON document mapping region-name glob
+// patterns to models, with a default, and turns it into a compute.Set for
+// a compute.Pricer.
+//
+//	{
+//	  "format": "capsim-compute-model",
+//	  "version": 1,
+//	  "recorded": {"cpu_ghz": 2.6, "threads": 8},
+//	  "default": {"kind": "measured", "params": {"scale": 1}},
+//	  "regions": [
+//	    {"pattern": "solve_*", "kind": "dvfs", "params": {"beta": 0.6, "ref_ghz": 2.6}}
+//	  ]
+//	}
+//
+// Built-in kinds are measured, table, dvfs, cos and cos-bgq; other model
+// packages plug in through Decoders.
+package modelfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/cos"
+	"github.com/capsim/capsim/compute/dvfs"
+	"github.com/capsim/capsim/compute/table"
+)
+
+// Format is the value of the "format" field.
+const Format = "capsim-compute-model"
+
+// Version is the file version this package writes and reads.
+const Version = 1
+
+// Entry is one model in a file: a kind and its JSON parameters. In
+// "regions" it also carries the region-name glob Pattern.
+type Entry struct {
+	Pattern string          `json:"pattern,omitempty"`
+	Kind    compute.Kind    `json:"kind"`
+	Note    string          `json:"note,omitempty"` // free text, e.g. fit statistics
+	Params  json.RawMessage `json:"params"`
+}
+
+// File is a decoded model file.
+type File struct {
+	Format   string         `json:"format"`
+	Version  int            `json:"version"`
+	Recorded compute.Config `json:"recorded"`
+	Default  *Entry         `json:"default,omitempty"`
+	Regions  []Entry        `json:"regions"`
+}
+
+// Decoder builds a model of one kind from its JSON parameters.
+type Decoder func(params json.RawMessage) (compute.Model, error)
+
+// Decoders adds model kinds beyond the built-in ones (e.g. "eiger",
+// "accel"); they take precedence over built-ins of the same kind.
+type Decoders map[compute.Kind]Decoder
+
+func strict(params json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(params))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after parameters")
+	}
+	return nil
+}
+
+func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	switch kind {
+	case compute.KindMeasured:
+		var m compute.Measured
+		return m, strict(params, &m)
+	case compute.KindTable:
+		m := &table.Model{}
+		if err := strict(params, m); err != nil {
+			return nil, err
+		}
+		if err := (&table.Table{Rows: m.Rows}).Validate(); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case compute.KindDVFS:
+		m := &dvfs.Model{}
+		if err := strict(params, m); err != nil {
+			return nil, err
+		}
+		if !(m.RefGHz > 0) {
+			return nil, errors.New("ref_ghz must be positive")
+		}
+		return m, nil
+	case compute.KindCOSIntel:
+		m := &cos.Intel{}
+		if err := strict(params, m); err != nil {
+			return nil, err
+		}
+		if !(m.Base.T > 0) || !(m.Base.At.CPUFreqGHz > 0) {
+			return nil, errors.New("base.t and base.at.cpu_ghz must be positive")
+		}
+		return m, nil
+	case compute.KindCOSBGQ:
+		m := &cos.BGQ{}
+		if err := strict(params, m); err != nil {
+			return nil, err
+		}
+		if m.Mode != "" && m.Mode != cos.Hinge && m.Mode != cos.Literal {
+			return nil, fmt.Errorf("mode %q: want %q or %q", m.Mode, cos.Hinge, cos.Literal)
+		}
+		if !(m.Inst > 0) || !(m.ClockGHz > 0) {
+			return nil, errors.New("inst and clock_ghz must be positive")
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("unknown model kind %q", kind)
+}
+
+// Decode parses and validates a model file; name is used in errors.
+func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, error) {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	var f File
+	if err := d.Decode(&f); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if f.Format != Format {
+		return nil, nil, fmt.Errorf("%s: format %q, want %q", name, f.Format, Format)
+	}
+	if f.Version != Version {
+		return nil, nil, fmt.Errorf("%s: version %d not supported (want %d)", name, f.Version, Version)
+	}
+	set, err := f.Set(extra)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &f, set, nil
+}
+
+// Set builds the models of f.
+func (f *File) Set(extra Decoders) (*compute.Set, error) {
+	dec := func(e Entry) (compute.Model, error) {
+		if d, ok := extra[e.Kind]; ok {
+			return d(e.Params)
+		}
+		return builtin(e.Kind, e.Params)
+	}
+	s := &compute.Set{Recorded: f.Recorded}
+	if f.Default != nil {
+		m, err := dec(*f.Default)
+		if err != nil {
+			return nil, fmt.Errorf("default model (%s): %w", f.Default.Kind, err)
+		}
+		s.Default = m
+	}
+	for i, e := range f.Regions {
+		if _, err := path.Match(e.Pattern, ""); err != nil || e.Pattern == "" {
+			return nil, fmt.Errorf("regions[%d]: invalid pattern %q", i, e.Pattern)
+		}
+		m, err := dec(e)
+		if err != nil {
+			return nil, fmt.Errorf("regions[%d] %q (%s): %w", i, e.Pattern, e.Kind, err)
+		}
+		s.Rules = append(s.Rules, compute.Rule{Pattern: e.Pattern, Model: m})
+	}
+	return s, nil
+}
+
+// Load reads and decodes the model file at path.
+func Load(path string, extra Decoders) (*File, *compute.Set, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model file: %w", err)
+	}
+	defer fh.Close()
+	return Decode(fh, path, extra)
+}
+
+// NewEntry encodes model m (any JSON-serializable compute.Model) for
+// regions matching pattern ("" for the default entry).
+func NewEntry(pattern string, m compute.Model) (Entry, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return Entry{}, fmt.Errorf("encode %s model: %w", m.Kind(), err)
+	}
+	return Entry{Pattern: pattern, Kind: m.Kind(), Params: b}, nil
+}
+
+// New returns an empty file recorded at cfg.
+func New(recorded compute.Config) *File {
+	return &File{Format: Format, Version: Version, Recorded: recorded, Regions: []Entry{}}
+}
+
+// Encode writes f as indented JSON.
+func (f *File) Encode(w io.Writer) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode model file: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

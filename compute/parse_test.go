@@ -1,0 +1,63 @@
+package compute
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Config
+		err  bool
+	}{
+		{"", Config{}, false},
+		{"cpu=2.4,threads=8,mem=1.6", Config{CPUFreqGHz: 2.4, Threads: 8, MemFreqGHz: 1.6}, false},
+		{" device = gpu0 , throttle=60", Config{Device: "gpu0", MemThrottle: 60}, false},
+		{"cpu=fast", Config{}, true},
+		{"cpu=-1", Config{}, true},
+		{"threads=2.5", Config{}, true},
+		{"volts=1", Config{}, true},
+		{"cpu=1,cpu=2", Config{}, true},
+		{"cpu", Config{}, true},
+		{"cpu=NaN", Config{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseConfig(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseConfig(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	tg, err := ParseTarget("cpu=2.4,threads=8", []string{"io_*:cpu=1.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.For("io_write")
+	if err != nil || c != (Config{CPUFreqGHz: 1.2, Threads: 8}) {
+		t.Errorf("io_write: %+v %v, want 1.2 GHz x8", c, err)
+	}
+	c, _ = tg.For("solve")
+	if c != (Config{CPUFreqGHz: 2.4, Threads: 8}) {
+		t.Errorf("solve: %+v", c)
+	}
+	if _, err := ParseTarget("", []string{"nocolon"}); err == nil || !strings.Contains(err.Error(), "nocolon") {
+		t.Errorf("bad override: %v", err)
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add("cpu=2.4,threads=8,mem=1.6,throttle=3,device=gpu0")
+	f.Add("threads=99999999999999999999")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseConfig(s)
+		if err != nil {
+			return
+		}
+		if c.CPUFreqGHz < 0 || c.Threads < 0 || c.MemFreqGHz < 0 || c.MemThrottle < 0 {
+			t.Fatalf("accepted negative config %+v from %q", c, s)
+		}
+	})
+}

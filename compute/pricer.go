@@ -1,0 +1,157 @@
+package compute
+
+import (
+	"fmt"
+	"math"
+	"path"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// Rule binds the regions whose names match a glob Pattern (path.Match
+// syntax, e.g. "lulesh_*") to a Model.
+type Rule struct {
+	Pattern string
+	Model   Model
+}
+
+// Set maps region names to models: the first Rule whose pattern matches
+// wins, else Default (nil Default means Measured{}: recorded durations).
+// Recorded is the configuration the trace was recorded at.
+type Set struct {
+	Recorded Config
+	Default  Model
+	Rules    []Rule
+}
+
+// Lookup returns the model for region name and the pattern that matched
+// ("" for the default).
+func (s *Set) Lookup(region string) (Model, string, error) {
+	for _, r := range s.Rules {
+		ok, err := path.Match(r.Pattern, region)
+		if err != nil {
+			return nil, "", fmt.Errorf("region pattern %q: %w", r.Pattern, err)
+		}
+		if ok {
+			return r.Model, r.Pattern, nil
+		}
+	}
+	if s.Default == nil {
+		return Measured{}, "", nil
+	}
+	return s.Default, "", nil
+}
+
+// ConfigRule sets the target configuration of the regions matching Pattern.
+type ConfigRule struct {
+	Pattern string
+	Config  Config
+}
+
+// Target is the configuration to price a run at: Default for all regions,
+// overridden per region by the first matching rule. Zero fields of a rule
+// are taken from Default.
+type Target struct {
+	Default Config
+	Rules   []ConfigRule
+}
+
+// For returns the target configuration of region name.
+func (t Target) For(region string) (Config, error) {
+	for _, r := range t.Rules {
+		ok, err := path.Match(r.Pattern, region)
+		if err != nil {
+			return Config{}, fmt.Errorf("config pattern %q: %w", r.Pattern, err)
+		}
+		if ok {
+			return r.Config.Merge(t.Default), nil
+		}
+	}
+	return t.Default, nil
+}
+
+// RegionPrice is how a Pricer prices the calc operations of one region.
+type RegionPrice struct {
+	Name    string
+	Pattern string     // model pattern that matched ("" = default)
+	Target  Config     // configuration priced at
+	Ratio   float64    // predicted / recorded duration
+	Pred    Prediction // prediction for one recorded second
+}
+
+// Pricer prices the calc operations of one graph under one Target. It
+// resolves every region once in NewPricer; CalcDuration then costs one
+// multiply per op. A Pricer is immutable and safe for concurrent use.
+type Pricer struct {
+	g       *graph.Graph
+	regions []RegionPrice
+	ratio   []float64
+	watts   []float64
+}
+
+// NewPricer resolves every region of g to a model and prices it at t.
+// It fails if a model cannot predict a region's target.
+func NewPricer(g *graph.Graph, s *Set, t Target) (*Pricer, error) {
+	p := &Pricer{g: g}
+	p.regions = make([]RegionPrice, len(g.Regions))
+	p.ratio = make([]float64, len(g.Regions))
+	p.watts = make([]float64, len(g.Regions))
+	for i, name := range g.Regions {
+		m, pat, err := s.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := t.For(name)
+		if err != nil {
+			return nil, err
+		}
+		pred, err := m.Predict(Work{Seconds: 1, At: s.Recorded}, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("region %q (%s model): %w", name, m.Kind(), err)
+		}
+		if !(pred.Seconds >= 0) || math.IsInf(pred.Seconds, 0) {
+			return nil, fmt.Errorf("region %q (%s model): invalid predicted ratio %g", name, m.Kind(), pred.Seconds)
+		}
+		p.regions[i] = RegionPrice{Name: name, Pattern: pat, Target: cfg, Ratio: pred.Seconds, Pred: pred}
+		p.ratio[i] = pred.Seconds
+		p.watts[i] = pred.Watts
+	}
+	return p, nil
+}
+
+// Regions returns how each region of the graph is priced, indexed like
+// graph.Regions. The slice must not be modified.
+func (p *Pricer) Regions() []RegionPrice { return p.regions }
+
+// Duration returns the priced duration in ns of operation op: calc
+// operations with a region are scaled by their region's ratio (rounded to
+// the nearest ns); every other operation keeps its recorded Size.
+func (p *Pricer) Duration(op int32) int64 {
+	g := p.g
+	size := g.Size[op]
+	if g.Kind[op] != graph.Calc {
+		return size
+	}
+	r := g.Region[op]
+	if r < 0 {
+		return size
+	}
+	return int64(math.Round(float64(size) * p.ratio[r]))
+}
+
+// CalcDuration is Duration in the shape of the replay engine's hook; the
+// start time is not used by these (time-invariant) models.
+func (p *Pricer) CalcDuration(op int32, start int64) int64 { return p.Duration(op) }
+
+// Watts returns the predicted power of calc operation op, 0 when the op
+// is not a calc, has no region, or its model gives no power.
+func (p *Pricer) Watts(op int32) float64 {
+	if p.g.Kind[op] != graph.Calc {
+		return 0
+	}
+	r := p.g.Region[op]
+	if r < 0 {
+		return 0
+	}
+	return p.watts[r]
+}
