@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 
-	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
@@ -17,11 +16,12 @@ import (
 // scaled by the DVFS model and drawing the P-state's active power; messages
 // take the LogGOPS point-to-point cost. Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
-	model := dvfs.Model{MemoryBoundness: sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+	model := sc.dvfsModel(m)
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		cs := make([]frontier.Config, 0, len(m.PStates))
 		for _, p := range m.PStates {
-			sec := float64(e.Duration) * model.Factor(p.FreqGHz) * m.SpeedFactor / 1e9
+			f, _ := model.Factor(model.RefGHz, p.FreqGHz)
+			sec := float64(e.Duration) * f * m.SpeedFactor / 1e9
 			if sec <= 0 {
 				sec = 1e-12 // an empty region still occupies its rank for an instant
 			}

@@ -70,6 +70,13 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	return nil
 }
 
+// dvfsModel is the scenario's DVFS model on machine m: a share
+// memory_boundness of compute time is insensitive to frequency, and times
+// are recorded at the fastest P-state.
+func (sc *Scenario) dvfsModel(m *Machine) *dvfs.Model {
+	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+}
+
 // Net returns the scenario's LogGOPS parameters.
 func (sc *Scenario) Net() network.LogGOPS {
 	n := sc.Network
@@ -121,7 +128,7 @@ func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, poli
 	for r, p := range ps {
 		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
 	}
-	model := dvfs.Model{MemoryBoundness: sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+	model := sc.dvfsModel(m)
 	acct := power.NewAccountant(g)
 	res, err := sim.Run(g, net, sim.Options{
 		Pricer:   &dvfs.RankPricer{Graph: g, Model: model, GHz: ghz, Scale: m.SpeedFactor},
@@ -130,7 +137,7 @@ func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, poli
 	if err != nil {
 		return Metrics{}, err
 	}
-	rep, err := acct.Report(power.Model{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}, res.Makespan, capW)
+	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}, res.Makespan, capW)
 	if err != nil {
 		return Metrics{}, err
 	}

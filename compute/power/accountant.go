@@ -1,10 +1,10 @@
-// Package power accounts for the power and energy of a replay. A job's
-// power at any instant is a constant base (sockets idle, uncore) plus, per
-// rank, its core's active power while the rank computes or drives
-// communication, and the core's idle power while it waits (the two-state
-// core of Anger's thesis Ch. 4 and the sleeping cores of Dynamic Power
-// Steering, note 001 §2.1–2.2 and §3.1).
 package power
+
+// Replay power accounting. A job's power at any instant is a constant base
+// (sockets idle, uncore) plus, per rank, its core's active power while the
+// rank computes or drives communication, and the core's idle power while it
+// waits (the two-state core of Anger's thesis Ch. 4 and the sleeping cores
+// of Dynamic Power Steering, note 001 §2.1–2.2 and §3.1).
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 )
 
-// Model gives a job's power parameters.
-type Model struct {
+// JobModel gives a job's power parameters for an Accountant.
+type JobModel struct {
 	BaseW   float64   // constant power of the job's sockets and uncore
 	IdleW   float64   // power of one waiting core
 	ActiveW []float64 // per rank: power of the rank's core while busy
 }
 
 // Validate checks the model against a job of ranks ranks.
-func (m Model) Validate(ranks int) error {
+func (m JobModel) Validate(ranks int) error {
 	if len(m.ActiveW) != ranks {
 		return fmt.Errorf("power: %d active powers for %d ranks", len(m.ActiveW), ranks)
 	}
@@ -73,7 +73,7 @@ type Report struct {
 
 // Report computes the energy over [0, makespan] and the power profile; cap
 // (W) is the power cap to check, 0 for none.
-func (a *Accountant) Report(m Model, makespan int64, capW float64) (Report, error) {
+func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, error) {
 	n := len(m.ActiveW)
 	for _, iv := range a.busy {
 		if int(iv.rank) >= n {
@@ -125,7 +125,7 @@ func (a *Accountant) Report(m Model, makespan int64, capW float64) (Report, erro
 
 // Profile returns the job power as a step function: power[i] holds from
 // times[i] until times[i+1] (or the end of the run).
-func (a *Accountant) Profile(m Model) (times []int64, watts []float64) {
+func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
 	type step struct {
 		t  int64
 		dw float64

@@ -32,7 +32,7 @@ func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
 			a.Busy(int32(r), 0, ns)
 			T = max(T, ns)
 		}
-		rep, err := a.Report(Model{IdleW: 5, ActiveW: watts}, T, 0)
+		rep, err := a.Report(JobModel{IdleW: 5, ActiveW: watts}, T, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestOverCapAndProfile(t *testing.T) {
 	a := NewAccountant(g)
 	a.Busy(0, 0, 100)
 	a.Busy(1, 50, 150)
-	m := Model{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
+	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
 	rep, err := a.Report(m, 200, 30)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestOverCapAndProfile(t *testing.T) {
 			t.Fatalf("profile %v %v", times, watts)
 		}
 	}
-	if _, err := a.Report(Model{ActiveW: []float64{1}}, 10, 0); err == nil {
+	if _, err := a.Report(JobModel{ActiveW: []float64{1}}, 10, 0); err == nil {
 		t.Error("rank without active power accepted")
 	}
 }
