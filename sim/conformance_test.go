@@ -84,13 +84,15 @@ func TestLogGOPSimConformance(t *testing.T) {
 			if len(want) != g.NumRanks() {
 				t.Fatalf("%d times for %d ranks", len(want), g.NumRanks())
 			}
-			res, err := Run(g, net, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for r, w := range want {
-				if got := res.Ranks[r].Finish; got != w {
-					t.Errorf("rank %d finishes at %d, LogGOPSim says %d (diff %+d)", r, got, w, got-w)
+			for _, lib := range []bool{false, true} {
+				res, err := Run(g, net, Options{LibstdcxxOrder: lib})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for r, w := range want {
+					if got := res.Ranks[r].Finish; got != w {
+						t.Errorf("libstdc++ order %v: rank %d finishes at %d, LogGOPSim says %d (diff %+d)", lib, r, got, w, got-w)
+					}
 				}
 			}
 		})

@@ -62,6 +62,16 @@ type Observer interface {
 type Options struct {
 	Pricer   CalcPricer
 	Observer Observer
+	// LibstdcxxOrder orders operations that a host frees together exactly as
+	// LogGOPSim built with GCC does: std::sort by type, which is not stable
+	// beyond 16 operations. Equal-type operations then get posted out of
+	// program order, so receives can match messages meant for other
+	// receives; on a ring allreduce of 9 or more ranks (more than 16
+	// operations free at the start) that deadlocks. By default capsim
+	// keeps program order among equal types (a stable sort), which agrees
+	// with LogGOPSim whenever at most 16 operations are freed together, as
+	// on every schedule of the conformance set.
+	LibstdcxxOrder bool
 }
 
 // RankStats is where one rank's time went.
@@ -267,7 +277,7 @@ func (e *engine) seed() {
 }
 
 func (e *engine) flushSeed() {
-	sortPending(e.pending)
+	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	for _, p := range e.pending {
 		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
@@ -275,14 +285,39 @@ func (e *engine) flushSeed() {
 	e.pending = e.pending[:0]
 }
 
-// sortPending orders ready operations by host, then type, keeping the
-// order in which they became ready (a stable insertion sort: the list is
-// short).
-func sortPending(p []readyOp) {
+// sortPending orders ready operations by host, keeping the order in which
+// each host's became ready (a stable insertion sort: the list is short),
+// then sorts each host's run by type: stably, or as LogGOPSim's std::sort
+// does when libstdcxx is set.
+func sortPending(p []readyOp, libstdcxx bool) {
 	for i := 1; i < len(p); i++ {
 		x := p[i]
 		j := i
-		for j > 0 && (p[j-1].host > x.host || (p[j-1].host == x.host && p[j-1].typ > x.typ)) {
+		for j > 0 && p[j-1].host > x.host {
+			p[j] = p[j-1]
+			j--
+		}
+		p[j] = x
+	}
+	for lo := 0; lo < len(p); {
+		hi := lo + 1
+		for hi < len(p) && p[hi].host == p[lo].host {
+			hi++
+		}
+		if libstdcxx {
+			stdSort(p[lo:hi])
+		} else {
+			stableByType(p[lo:hi])
+		}
+		lo = hi
+	}
+}
+
+func stableByType(p []readyOp) {
+	for i := 1; i < len(p); i++ {
+		x := p[i]
+		j := i
+		for j > 0 && p[j-1].typ > x.typ {
 			p[j] = p[j-1]
 			j--
 		}
@@ -295,7 +330,7 @@ func (e *engine) flush() {
 	if len(e.pending) == 0 {
 		return
 	}
-	sortPending(e.pending)
+	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	g := e.g
 	for _, p := range e.pending {
 		h := int(p.host)

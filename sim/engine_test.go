@@ -225,3 +225,18 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// With LogGOPSim's unstable std::sort, a 16-rank ring allreduce frees 31
+// operations per rank at once and posts its receives out of order, which
+// deadlocks; capsim's default keeps program order and finishes.
+func TestLibstdcxxOrderQuirk(t *testing.T) {
+	g := ringAllreduce(16, 4096)
+	if _, err := Run(g, network.DefaultLogGOPS(), Options{}); err != nil {
+		t.Fatalf("default order: %v", err)
+	}
+	_, err := Run(g, network.DefaultLogGOPS(), Options{LibstdcxxOrder: true})
+	var dl *DeadlockError
+	if !errors.As(err, &dl) {
+		t.Fatalf("libstdc++ order: err = %v, want the deadlock LogGOPSim's ordering causes", err)
+	}
+}

@@ -61,7 +61,7 @@ type replayJSON struct {
 func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
-		asJSON                      bool
+		asJSON, libOrder            bool
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -85,7 +85,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err != nil {
 				return err
 			}
-			var opts sim.Options
+			opts := sim.Options{LibstdcxxOrder: libOrder}
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -137,6 +137,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c
 }
 
