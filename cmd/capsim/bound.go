@@ -25,6 +25,7 @@ type boundJSON struct {
 	GapStaticPct    float64     `json:"gap_static_pct"`
 	MinFeasibleCapW float64     `json:"min_feasible_cap_w"`
 	UncappedNs      int64       `json:"uncapped_ns"`
+	LPUncappedNs    int64       `json:"lp_uncapped_ns"`
 	LP              bound.Stats `json:"lp"`
 }
 
