@@ -47,7 +47,7 @@ type rankBuf struct {
 // name operations added later, since they are resolved in Build. A Builder
 // is not safe for concurrent use.
 type Builder struct {
-	ranks   []rankBuf
+	ranks   []*rankBuf // allocated on first use, so declared ranks cost little
 	regions map[string]int32
 	names   []string
 	labeled bool
@@ -55,18 +55,33 @@ type Builder struct {
 
 // NewBuilder returns a Builder for a graph of numRanks ranks.
 func NewBuilder(numRanks int) *Builder {
-	return &Builder{ranks: make([]rankBuf, numRanks), regions: map[string]int32{}}
+	return &Builder{ranks: make([]*rankBuf, numRanks), regions: map[string]int32{}}
+}
+
+func (b *Builder) rank(r int) *rankBuf {
+	if b.ranks[r] == nil {
+		b.ranks[r] = &rankBuf{}
+		if b.labeled {
+			b.ranks[r].labels = []string{}
+		}
+	}
+	return b.ranks[r]
 }
 
 // NumRanks returns the number of ranks the builder was made for.
 func (b *Builder) NumRanks() int { return len(b.ranks) }
 
 // Len returns the number of operations added to rank so far.
-func (b *Builder) Len(rank int) int32 { return int32(len(b.ranks[rank].ops)) }
+func (b *Builder) Len(rank int) int32 {
+	if b.ranks[rank] == nil {
+		return 0
+	}
+	return int32(len(b.ranks[rank].ops))
+}
 
 // Grow reserves room for n more operations on rank.
 func (b *Builder) Grow(rank, n int) {
-	rb := &b.ranks[rank]
+	rb := b.rank(rank)
 	if cap(rb.ops)-len(rb.ops) < n {
 		ops := make([]Op, len(rb.ops), len(rb.ops)+n)
 		copy(ops, rb.ops)
@@ -76,7 +91,7 @@ func (b *Builder) Grow(rank, n int) {
 
 // Add appends op to rank and returns its index within the rank.
 func (b *Builder) Add(rank int, op Op) int32 {
-	rb := &b.ranks[rank]
+	rb := b.rank(rank)
 	rb.ops = append(rb.ops, op)
 	if b.labeled {
 		rb.labels = append(rb.labels, "")
@@ -88,17 +103,19 @@ func (b *Builder) Add(rank int, op Op) int32 {
 func (b *Builder) SetLabel(rank int, op int32, label string) {
 	if !b.labeled {
 		b.labeled = true
-		for r := range b.ranks {
-			b.ranks[r].labels = make([]string, len(b.ranks[r].ops))
+		for _, rb := range b.ranks {
+			if rb != nil {
+				rb.labels = make([]string, len(rb.ops))
+			}
 		}
 	}
-	b.ranks[rank].labels[op] = label
+	b.rank(rank).labels[op] = label
 }
 
 // Dep records that operation op of rank depends on operation on of the same
 // rank with the given kind.
 func (b *Builder) Dep(rank int, op, on int32, kind DepKind) {
-	rb := &b.ranks[rank]
+	rb := b.rank(rank)
 	rb.deps = append(rb.deps, dep{op: op, on: on, kind: kind})
 }
 
@@ -118,8 +135,10 @@ func (b *Builder) Region(name string) int32 {
 func (b *Builder) Build() (*Graph, error) {
 	var nops, ndeps int64
 	for _, rb := range b.ranks {
-		nops += int64(len(rb.ops))
-		ndeps += int64(len(rb.deps))
+		if rb != nil {
+			nops += int64(len(rb.ops))
+			ndeps += int64(len(rb.deps))
+		}
 	}
 	if nops > 1<<31-2 || ndeps > 1<<31-2 {
 		return nil, fmt.Errorf("graph too large: %d operations, %d dependencies (limit 2^31-2 each)", nops, ndeps)
@@ -143,8 +162,11 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	var base int32
 	for r := range b.ranks {
-		rb := &b.ranks[r]
 		g.RankStart[r] = base
+		rb := b.ranks[r]
+		if rb == nil {
+			continue
+		}
 		n := int32(len(rb.ops))
 		for i, op := range rb.ops {
 			id := base + int32(i)
@@ -173,7 +195,7 @@ func (b *Builder) Build() (*Graph, error) {
 			return nil, fmt.Errorf("%w: rank %d: dependency of operation %d, which rank %d does not have (it has %d)",
 				ErrInvalid, r, d.op, r, n)
 		}
-		rb.ops, rb.deps, rb.labels = nil, nil, nil
+		b.ranks[r] = nil
 		base += n
 	}
 	g.RankStart[len(b.ranks)] = base
