@@ -84,26 +84,14 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	var rep Report
 	T := float64(makespan) / 1e9
 	rep.IdleJ = floor * T
-	type step struct {
-		t  int64
-		dw float64
-	}
-	steps := make([]step, 0, 2*len(a.busy))
 	for _, iv := range a.busy {
-		extra := m.ActiveW[iv.rank] - m.IdleW
-		rep.DynamicJ += extra * float64(iv.end-iv.start) / 1e9
-		steps = append(steps, step{iv.start, extra}, step{iv.end, -extra})
+		rep.DynamicJ += (m.ActiveW[iv.rank] - m.IdleW) * float64(iv.end-iv.start) / 1e9
 	}
 	rep.EnergyJ = rep.IdleJ + rep.DynamicJ
 	if makespan > 0 {
 		rep.AvgW = rep.EnergyJ / T
 	}
-	sort.Slice(steps, func(i, j int) bool {
-		if steps[i].t != steps[j].t {
-			return steps[i].t < steps[j].t
-		}
-		return steps[i].dw < steps[j].dw // ends before starts at the same instant
-	})
+	steps := a.steps(m)
 	w := floor
 	rep.PeakW = floor
 	last := int64(0)
@@ -123,19 +111,32 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	return rep, nil
 }
 
-// Profile returns the job power as a step function: power[i] holds from
-// times[i] until times[i+1] (or the end of the run).
-func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
-	type step struct {
-		t  int64
-		dw float64
-	}
+type step struct {
+	t  int64
+	dw float64
+}
+
+// steps returns the power changes of the busy intervals in time order,
+// ends before starts at the same instant.
+func (a *Accountant) steps(m JobModel) []step {
 	steps := make([]step, 0, 2*len(a.busy))
 	for _, iv := range a.busy {
 		extra := m.ActiveW[iv.rank] - m.IdleW
 		steps = append(steps, step{iv.start, extra}, step{iv.end, -extra})
 	}
-	sort.Slice(steps, func(i, j int) bool { return steps[i].t < steps[j].t })
+	sort.Slice(steps, func(i, j int) bool {
+		if steps[i].t != steps[j].t {
+			return steps[i].t < steps[j].t
+		}
+		return steps[i].dw < steps[j].dw
+	})
+	return steps
+}
+
+// Profile returns the job power as a step function: power[i] holds from
+// times[i] until times[i+1] (or the end of the run).
+func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
+	steps := a.steps(m)
 	w := m.BaseW + float64(len(m.ActiveW))*m.IdleW
 	times, watts = []int64{0}, []float64{w}
 	for _, s := range steps {

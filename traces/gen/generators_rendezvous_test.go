@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"github.com/capsim/capsim/internal/graphcheck"
 	"testing"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -17,7 +18,7 @@ func lowerRun(t *testing.T, tr *mpi.Trace) *graph.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := matchAndRun(g); err != nil {
+	if err := graphcheck.MatchAndRun(g); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -97,7 +98,7 @@ func TestCollectiveRendezvous(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := matchAndRun(g); err != nil {
+			if err := graphcheck.MatchAndRun(g); err != nil {
 				t.Errorf("%s/%s: %v", k, alg, err)
 			}
 			for r := 5; r < 7; r++ {

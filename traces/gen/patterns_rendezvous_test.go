@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"github.com/capsim/capsim/internal/graphcheck"
 	"math/bits"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestPatternsStructure(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s p=%d: %v", pat, p, err)
 			}
-			if err := matchAndRun(g); err != nil {
+			if err := graphcheck.MatchAndRun(g); err != nil {
 				t.Errorf("%s p=%d: %v", pat, p, err)
 			}
 			sends := 0

@@ -6,6 +6,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/capsim/capsim/internal/graphcheck"
 	"math/bits"
 	"testing"
 
@@ -149,7 +150,7 @@ func TestCollectivesRendezvous(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := matchAndRun(g); err != nil {
+					if err := graphcheck.MatchAndRun(g); err != nil {
 						t.Fatal(err)
 					}
 					total := 0
@@ -213,7 +214,7 @@ func TestSequenceRendezvous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := matchAndRun(g); err != nil {
+	if err := graphcheck.MatchAndRun(g); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -236,7 +237,7 @@ func TestConcurrentRendezvousCommunicators(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := matchAndRun(g); err != nil {
+		if err := graphcheck.MatchAndRun(g); err != nil {
 			t.Errorf("%s: %v", alg, err)
 		}
 	}

@@ -1,4 +1,6 @@
-package gen
+// Package graphcheck checks execution graphs in tests: that their messages
+// pair up and that they run to completion.
+package graphcheck
 
 import (
 	"fmt"
@@ -8,12 +10,12 @@ import (
 
 type chanKey struct{ src, dst, tag int32 }
 
-// matchAndRun pairs sends and receives per (source, destination, tag) in
+// MatchAndRun pairs sends and receives per (source, destination, tag) in
 // program order, checks that every send has exactly one receive of the
 // same size, and then executes the graph with synchronous (rendezvous)
 // messages: a send or receive completes only once its partner has
 // started. It returns an error on a mismatch or a deadlock.
-func matchAndRun(g *graph.Graph) error {
+func MatchAndRun(g *graph.Graph) error {
 	sends := map[chanKey][]int32{}
 	recvs := map[chanKey][]int32{}
 	for r := 0; r < g.NumRanks(); r++ {
