@@ -59,7 +59,18 @@ func readTimes(path string) (map[int]int64, error) {
 // folder under every parameter set listed for it and compares each host's
 // finish time with LogGOPSim's, to the nanosecond.
 func TestLogGOPSimConformance(t *testing.T) {
-	dir := testenv.Shared(t, "conformance/loggopsim")
+	checkTimes(t, testenv.Shared(t, "conformance/loggopsim"))
+}
+
+// TestLogGOPSimDifferential does the same for random schedules
+// (testdata/gendiff.go) with the times real LogGOPSim runs reported
+// (testdata/README.md): irequires, several CPUs and NICs, wildcards, zero
+// calcs and messages on both sides of S.
+func TestLogGOPSimDifferential(t *testing.T) {
+	checkTimes(t, filepath.Join("testdata", "differential"))
+}
+
+func checkTimes(t *testing.T, dir string) {
 	times, _ := filepath.Glob(filepath.Join(dir, "*.times"))
 	if len(times) == 0 {
 		t.Fatalf("no .times files in %s", dir)

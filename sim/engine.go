@@ -24,9 +24,10 @@
 //     wildcards; an unmatched message waits in the unexpected queue, where
 //     a receive posted later finds it without further cost.
 //
-// A host's finish time is when its last CPU becomes free. Where LogGOPSim's
-// unsigned arithmetic would wrap for zero-byte messages ((s-1) with s = 0),
-// capsim charges (s-1) as 0.
+// A host's finish time is when its last CPU becomes free. LogGOPSim's
+// unsigned arithmetic makes the per-byte charges of an empty message
+// negative ((s-1) wraps around); capsim charges the same, stopping only
+// where a time would fall below 0.
 //
 // The event loop allocates nothing per event.
 package sim
@@ -373,21 +374,47 @@ func (e *engine) markDone(op, rank int32) {
 	e.release(op, rank, false)
 }
 
-// sizeMinus1 is (s-1) as LogGOPSim charges it, with 0 for empty messages.
-func sizeMinus1(s int64) uint64 {
-	if s <= 0 {
+// perByte returns LogGOPSim's (s-1)·X per-byte charge. LogGOPSim computes
+// it in unsigned 64-bit arithmetic, so for an empty message (s = 0) the
+// charge wraps around to −X; the receive's max((s-1)·O, (s-1)·G) is then
+// −G when O = 0 and −min(O, G) otherwise (the larger of the two wrapped
+// values). capsim reproduces those negative charges exactly.
+func perByte(s, x int64) int64 {
+	if s > 0 {
+		return (s - 1) * x
+	}
+	return -x
+}
+
+func recvPerByte(s, O, G int64) int64 {
+	if s > 0 {
+		return (s - 1) * max(O, G)
+	}
+	switch {
+	case O == 0:
+		return -G
+	case G == 0:
+		return -O
+	}
+	return -min(O, G)
+}
+
+// addNs adds a possibly negative charge to a time, stopping at 0 where
+// LogGOPSim's unsigned time would wrap around.
+func addNs(t uint64, d int64) uint64 {
+	if d < 0 && uint64(-d) > t {
 		return 0
 	}
-	return uint64(s - 1)
+	return uint64(int64(t) + d)
 }
 
 func (e *engine) loop() {
 	g := e.g
-	o := uint64(e.net.Overhead)
-	gap := uint64(e.net.Gap)
+	o := e.net.Overhead
+	gap := e.net.Gap
 	L := uint64(e.net.Latency)
-	G := uint64(e.net.GapPerByte)
-	O := uint64(e.net.OverheadPerByte)
+	G := e.net.GapPerByte
+	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	obs := e.opt.Observer
 	for e.queued() {
@@ -432,15 +459,14 @@ func (e *engine) loop() {
 				continue
 			}
 			e.markStarted(op, rank)
-			s1 := sizeMinus1(g.Size[op])
-			busy := o + s1*O
-			e.nexto[cpu] = t + busy
-			e.nextgs[nic] = t + gap + s1*G
-			e.stats[h].Comm += int64(busy)
+			busy := o + perByte(g.Size[op], O)
+			e.nexto[cpu] = addNs(t, busy)
+			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
+			e.stats[h].Comm += max(0, busy)
 			if obs != nil {
-				obs.Busy(op, int64(t), int64(t+busy))
+				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			e.push(event{time: t + o + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			e.push(event{time: t + uint64(o) + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
@@ -471,11 +497,10 @@ func (e *engine) loop() {
 				e.push(ev)
 				continue
 			}
-			s1 := sizeMinus1(g.Size[op])
-			busy := o + max(s1*O, s1*G)
-			e.nexto[cpu] = t + busy
-			e.nextgr[nic] = t + gap + s1*G
-			e.stats[h].Comm += int64(busy)
+			busy := o + recvPerByte(g.Size[op], O, G)
+			e.nexto[cpu] = addNs(t, busy)
+			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
+			e.stats[h].Comm += max(0, busy)
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
@@ -484,7 +509,7 @@ func (e *engine) loop() {
 					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
 				if obs != nil {
-					obs.Busy(recv, int64(t), int64(t+busy))
+					obs.Busy(recv, int64(t), int64(e.nexto[cpu]))
 					obs.Message(op, recv, int64(e.sent[op]), int64(t))
 				}
 				e.markDone(recv, int32(h))
@@ -672,9 +697,15 @@ func (d *DeadlockError) Error() string {
 func (e *engine) finish() (*Result, error) {
 	g := e.g
 	var dl DeadlockError
+	// Like LogGOPSim, a run is complete when no receive is still posted
+	// and no message is unexpected; capsim also requires every operation to
+	// have started (which catches cycles and what waits on blocked work). A
+	// rendezvous send whose message was received but which a receive of
+	// eager size matched is never marked complete, in LogGOPSim as here;
+	// that alone is no error.
 	for r := 0; r < g.NumRanks(); r++ {
 		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if e.state[id] == stDone {
+			if e.state[id] == stDone || e.state[id] == stStarted && g.Kind[id] == graph.Send {
 				continue
 			}
 			dl.Blocked = append(dl.Blocked, e.why(id))
