@@ -109,3 +109,48 @@ func checkTimes(t *testing.T, dir string) {
 		})
 	}
 }
+
+// TestLogGOPSimDifferentialMakespan checks random schedules of 17 to 40
+// ranks, for which LogGOPSim prints only the largest finish time and its
+// host (files NAME.TAG.makespan hold "HOST TIME").
+func TestLogGOPSimDifferentialMakespan(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "differential", "*.makespan"))
+	if len(files) == 0 {
+		t.Fatal("no .makespan files")
+	}
+	for _, mf := range files {
+		base := strings.TrimSuffix(filepath.Base(mf), ".makespan")
+		i := strings.LastIndexByte(base, '.')
+		name, tag := base[:i], base[i+1:]
+		t.Run(base, func(t *testing.T) {
+			net, err := paramsFromTag(tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := goal.ReadFile(filepath.Join("testdata", "differential", name+".goal"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := readTimes(mf)
+			if err != nil || len(want) != 1 {
+				t.Fatalf("%s: %v", mf, err)
+			}
+			res, err := Run(g, net, Options{LibstdcxxOrder: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for host, w := range want {
+				first := -1 // LogGOPSim names the first host with the largest time
+				for r, st := range res.Ranks {
+					if st.Finish == res.Makespan {
+						first = r
+						break
+					}
+				}
+				if res.Makespan != w || first != host {
+					t.Errorf("makespan %d at host %d, LogGOPSim %d at host %d", res.Makespan, first, w, host)
+				}
+			}
+		})
+	}
+}

@@ -213,15 +213,37 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.succStart[i+1] += e.succStart[i]
 	}
 	e.succ = make([]int32, e.succStart[n])
-	for i := n - 1; i >= 0; i-- {
-		for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
-			d := g.DepOp[j]
-			v := int32(i)
-			if g.DepKind[j] == graph.Irequires {
-				v |= irqBit
+	place := func(i, j int32) {
+		d := g.DepOp[j]
+		v := i
+		if g.DepKind[j] == graph.Irequires {
+			v |= irqBit
+		}
+		e.succStart[d+1]--
+		e.succ[e.succStart[d+1]] = v
+	}
+	if g.DepOrder == nil {
+		for i := int32(n) - 1; i >= 0; i-- {
+			for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
+				place(i, j)
 			}
-			e.succStart[d+1]--
-			e.succ[e.succStart[d+1]] = v
+		}
+	} else {
+		// Successors in the order their dependencies were declared, which
+		// is the order LogGOPSim releases them in.
+		edgeOp := make([]int32, len(g.DepOp))
+		inv := make([]int32, len(g.DepOp))
+		for r := 0; r < nr; r++ {
+			base := g.DepStart[g.RankStart[r]]
+			for i := g.RankStart[r]; i < g.RankStart[r+1]; i++ {
+				for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
+					edgeOp[j] = i
+					inv[base+g.DepOrder[j]] = j
+				}
+			}
+		}
+		for k := len(inv) - 1; k >= 0; k-- {
+			place(edgeOp[inv[k]], inv[k])
 		}
 	}
 	copy(e.succStart, e.succStart[1:]) // entry d+1 now holds d's start

@@ -24,11 +24,14 @@ func main() {
 	n := flag.Int("n", 40, "number of schedules")
 	out := flag.String("out", "differential", "output folder")
 	seed := flag.Uint64("seed", 1, "random seed")
+	minp := flag.Int("minp", 2, "fewest ranks")
+	maxp := flag.Int("maxp", 16, "most ranks")
+	prefix := flag.String("prefix", "rand", "file name prefix")
 	late := flag.Bool("late-deps", false, "write each rank's dependency lines at its end, shuffled")
 	flag.Parse()
 	rng := rand.New(rand.NewPCG(*seed, 2))
 	for i := 0; i < *n; i++ {
-		p := 2 + rng.IntN(15)
+		p := *minp + rng.IntN(*maxp-*minp+1)
 		msgs := p + rng.IntN(12*p)
 		ops := make([][]string, p)
 		sizes := []int64{0, 1, 8, 100, 1000, 4096, 4097, 20000, 65535, 65536, 100000}
@@ -92,7 +95,7 @@ func main() {
 			}
 			b.WriteString("}\n")
 		}
-		name := filepath.Join(*out, fmt.Sprintf("rand_%03d.goal", i))
+		name := filepath.Join(*out, fmt.Sprintf("%s_%03d.goal", *prefix, i))
 		if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
 			panic(err)
 		}

@@ -488,10 +488,16 @@ func Write(w io.Writer, g *graph.Graph) error {
 				}
 			}
 			bw.WriteByte('\n')
+			if g.DepOrder != nil {
+				continue // written below, in declaration order
+			}
 			deps, kinds := g.Deps(id)
 			for j, d := range deps {
 				fmt.Fprintf(bw, "%s %s %s\n", label(id), kinds[j], label(d))
 			}
+		}
+		if g.DepOrder != nil {
+			writeOrdered(bw, g, r, label)
 		}
 		bw.WriteString("}\n")
 	}
@@ -515,4 +521,21 @@ func rankLabels(g *graph.Graph, lo, hi int32) func(int32) string {
 		seen[l] = true
 	}
 	return func(id int32) string { return g.Labels[id] }
+}
+
+// writeOrdered writes rank r's dependency lines in their declaration order
+// (Graph.DepOrder), after its operations.
+func writeOrdered(w *bufio.Writer, g *graph.Graph, r int, label func(int32) string) {
+	lo, hi := g.DepStart[g.RankStart[r]], g.DepStart[g.RankStart[r+1]]
+	edge := make([]int32, hi-lo) // declaration position → edge index
+	op := make([]int32, hi-lo)   // declaration position → dependent op
+	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+		for j := g.DepStart[id]; j < g.DepStart[id+1]; j++ {
+			edge[g.DepOrder[j]] = j
+			op[g.DepOrder[j]] = id
+		}
+	}
+	for k, j := range edge {
+		fmt.Fprintf(w, "%s %s %s\n", label(op[k]), g.DepKind[j], label(g.DepOp[j]))
+	}
 }

@@ -203,3 +203,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Dependency lines written after their operations, in another order than
+// the operations', keep that order through a write and a parse.
+func TestDeclarationOrderSurvivesWrite(t *testing.T) {
+	src := "num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 2\nl3: calc 3\nl3 requires l1\nl2 requires l1\n}\n"
+	g, err := Parse(strings.NewReader(src), "d.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.DepOrder == nil || g.DepOrder[0] != 1 || g.DepOrder[1] != 0 {
+		t.Fatalf("DepOrder = %v, want [1 0] (l2's edge declared second)", g.DepOrder)
+	}
+	var b bytes.Buffer
+	Write(&b, g)
+	if !strings.HasSuffix(b.String(), "l3 requires l1\nl2 requires l1\n}\n") {
+		t.Errorf("written:\n%s", b.String())
+	}
+	g2, err := Parse(&b, "w.goal")
+	if err != nil || g2.DepOrder == nil || g2.DepOrder[0] != 1 {
+		t.Errorf("reparsed DepOrder %v, %v", g2.DepOrder, err)
+	}
+}

@@ -33,6 +33,7 @@ func RecvOp(bytes int64, peer, tag int32) Op {
 
 type dep struct {
 	op, on int32
+	seq    int32 // declaration position within the rank
 	kind   DepKind
 }
 
@@ -116,7 +117,7 @@ func (b *Builder) SetLabel(rank int, op int32, label string) {
 // rank with the given kind.
 func (b *Builder) Dep(rank int, op, on int32, kind DepKind) {
 	rb := b.rank(rank)
-	rb.deps = append(rb.deps, dep{op: op, on: on, kind: kind})
+	rb.deps = append(rb.deps, dep{op: op, on: on, seq: int32(len(rb.deps)), kind: kind})
 }
 
 // Region interns a region name and returns its index for Op.Region.
@@ -160,6 +161,10 @@ func (b *Builder) Build() (*Graph, error) {
 	if b.labeled {
 		g.Labels = make([]string, nops)
 	}
+	// Declaration positions are kept (in depPos) until a rank whose
+	// declaration order differs from storage order turns them into the
+	// graph's DepOrder column.
+	var order, depPos []int32
 	var base int32
 	for r := range b.ranks {
 		g.RankStart[r] = base
@@ -177,6 +182,14 @@ func (b *Builder) Build() (*Graph, error) {
 			copy(g.Labels[base:], rb.labels)
 		}
 		sort.SliceStable(rb.deps, func(i, j int) bool { return rb.deps[i].op < rb.deps[j].op })
+		for i, d := range rb.deps {
+			if d.seq != int32(i) && order == nil {
+				order = make([]int32, len(g.DepOp), ndeps) // declaration order differs: keep it
+				for j := range order {
+					order[j] = depPos[j]
+				}
+			}
+		}
 		k := 0
 		for i := int32(0); i < n; i++ {
 			for ; k < len(rb.deps) && rb.deps[k].op == i; k++ {
@@ -187,6 +200,11 @@ func (b *Builder) Build() (*Graph, error) {
 				}
 				g.DepOp = append(g.DepOp, base+d.on)
 				g.DepKind = append(g.DepKind, d.kind)
+				if order != nil {
+					order = append(order, d.seq)
+				} else {
+					depPos = append(depPos, d.seq)
+				}
 			}
 			g.DepStart[base+i+1] = int32(len(g.DepOp))
 		}
@@ -199,6 +217,7 @@ func (b *Builder) Build() (*Graph, error) {
 		base += n
 	}
 	g.RankStart[len(b.ranks)] = base
+	g.DepOrder = order
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}

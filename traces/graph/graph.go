@@ -120,6 +120,11 @@ type Graph struct {
 	DepStart []int32
 	DepOp    []int32
 	DepKind  []DepKind
+	// DepOrder optionally gives, per edge, its position in the order the
+	// rank's dependencies were declared (a permutation of 0..n-1 per rank,
+	// n its edge count). LogGOPSim releases operations freed by one event
+	// in declaration order; nil means declaration order is storage order.
+	DepOrder []int32
 
 	// Regions names code regions (for compute models and reports).
 	Regions []string
@@ -240,6 +245,22 @@ func (g *Graph) Validate() error {
 	}
 	if len(g.DepStart) != n+1 || g.DepStart[0] != 0 || int(g.DepStart[n]) != len(g.DepOp) || len(g.DepKind) != len(g.DepOp) {
 		return fmt.Errorf("%w: dependency offsets inconsistent with %d operations and %d edges", ErrInvalid, n, len(g.DepOp))
+	}
+	if g.DepOrder != nil {
+		if len(g.DepOrder) != len(g.DepOp) {
+			return fmt.Errorf("%w: %d dependency orders for %d edges", ErrInvalid, len(g.DepOrder), len(g.DepOp))
+		}
+		for r := 0; r < g.NumRanks(); r++ {
+			lo, hi := g.DepStart[g.RankStart[r]], g.DepStart[g.RankStart[r+1]]
+			seen := make([]bool, hi-lo)
+			for j := lo; j < hi; j++ {
+				k := g.DepOrder[j]
+				if k < 0 || k >= hi-lo || seen[k] {
+					return fmt.Errorf("%w: rank %d: dependency order is not a permutation", ErrInvalid, r)
+				}
+				seen[k] = true
+			}
+		}
 	}
 	nr := int32(g.NumRanks())
 	for r := 0; r < int(nr); r++ {

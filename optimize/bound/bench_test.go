@@ -1,0 +1,92 @@
+package bound
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// benchDAG is R ranks × M tasks per rank with C configurations each: each
+// rank runs a chain of tasks, with a barrier (a shared vertex) after every
+// 10th task and a message to the next rank after every 5th.
+func benchDAG(R, M, C int, seed uint64) *DAG {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	d := &DAG{Vertices: 2, Init: 0, Fin: 1}
+	vertex := func() int { d.Vertices++; return d.Vertices - 1 }
+	cur := make([]int, R)
+	for m := 0; m < M; m++ {
+		barrier := -1
+		if m%10 == 9 && m < M-1 {
+			barrier = vertex()
+		}
+		next := make([]int, R)
+		for r := 0; r < R; r++ {
+			dst := d.Fin
+			if m < M-1 {
+				if barrier >= 0 {
+					dst = barrier
+				} else {
+					dst = vertex()
+				}
+			}
+			base := 1 + 9*rng.Float64()
+			cs := make([]frontier.Config, C)
+			for c := range cs {
+				f := 1 - 0.6*float64(c)/float64(C) // frequency share
+				cs[c] = frontier.Config{Time: base * (0.3 + 0.7/f), Power: 20 + 80*f*f*f}
+			}
+			h, _ := frontier.Hull(cs)
+			d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur[r], Dst: dst, Hull: h})
+			next[r] = dst
+		}
+		if m%5 == 4 && m < M-1 && barrier < 0 {
+			for r := 0; r+1 < R; r++ {
+				d.Messages = append(d.Messages, Message{Src: next[r], Dst: next[r+1], Time: 0.01})
+			}
+		}
+		cur = next
+	}
+	return d
+}
+
+func benchBound(b *testing.B, R, M, C int, caps int) {
+	if !clp.Available() {
+		b.Skip("no solver")
+	}
+	d := benchDAG(R, M, C, 1)
+	b.ResetTimer()
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := NewSolver(d, o, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		minCap, _ := s.MinFeasibleCap()
+		maxCap := 100.0 * float64(R)
+		for k := 0; k < caps; k++ {
+			cp := minCap + (maxCap-minCap)*float64(k+1)/float64(caps+1)
+			res, err := s.Solve(cp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st = res.Stats
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(st.Variables), "variables")
+	b.ReportMetric(float64(st.Rows), "rows")
+}
+
+// BenchmarkBound32x2000 is issue 4's target case: 32 ranks × 2,000 tasks ×
+// 10 configurations, build and one solve (target < 20 s).
+func BenchmarkBound32x2000(b *testing.B) { benchBound(b, 32, 2000, 10, 1) }
+
+// BenchmarkBoundSweep20 is the same LP swept over 20 caps from the
+// previous basis (target < 3× one solve).
+func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
