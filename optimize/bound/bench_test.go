@@ -87,6 +87,9 @@ func benchBound(b *testing.B, R, M, C int, caps int) {
 // 10 configurations, build and one solve (target < 20 s).
 func BenchmarkBound32x2000(b *testing.B) { benchBound(b, 32, 2000, 10, 1) }
 
+// BenchmarkBound32x200 is a tenth of that, for quick comparisons.
+func BenchmarkBound32x200(b *testing.B) { benchBound(b, 32, 200, 10, 1) }
+
 // BenchmarkBoundSweep20 is the same LP swept over 20 caps from the
 // previous basis (target < 3× one solve).
 func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
