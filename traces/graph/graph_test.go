@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestBuilderAndDescribe(t *testing.T) {
+	b := NewBuilder(3)
+	c := b.Add(0, CalcOp(100))
+	s := b.Add(0, SendOp(8, 1, 4))
+	b.Dep(0, s, c, Requires)
+	r := b.Add(1, RecvOp(8, AnySource, AnyTag))
+	reg := b.Region("work")
+	op := CalcOp(5)
+	op.Region = reg
+	x := b.Add(1, op)
+	b.Dep(1, x, r, Irequires)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumRanks() != 3 || g.NumOps() != 4 || g.NumDeps() != 2 || g.RankStart[3] != 4 || g.RankStart[2] != 4 {
+		t.Fatalf("shape %v", g.RankStart)
+	}
+	if got := g.Describe(2); got != "rank 1 l1: recv 8b from any tag any" {
+		t.Errorf("Describe = %q", got)
+	}
+	if g.RegionName(3) != "work" || g.RegionName(0) != "" || g.RankOf(3) != 1 || g.RankOf(1) != 0 {
+		t.Errorf("regions or ranks wrong")
+	}
+	if ranks := g.OpRanks(); ranks[0] != 0 || ranks[3] != 1 {
+		t.Errorf("OpRanks %v", ranks)
+	}
+	if g.DepOrder != nil {
+		t.Errorf("declaration order equal to storage order should not be stored")
+	}
+}
+
+func TestDepOrderKept(t *testing.T) {
+	b := NewBuilder(1)
+	a := b.Add(0, CalcOp(1))
+	x := b.Add(0, CalcOp(1))
+	y := b.Add(0, CalcOp(1))
+	b.Dep(0, y, a, Requires) // declared first, stored second
+	b.Dep(0, x, a, Requires)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.DepOrder) != 2 || g.DepOrder[0] != 1 || g.DepOrder[1] != 0 {
+		t.Fatalf("DepOrder %v, want [1 0]", g.DepOrder)
+	}
+	g.DepOrder[1] = 1
+	if err := g.Validate(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a non-permutation order validated: %v", err)
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		build func(b *Builder)
+		want  string
+	}{
+		{func(b *Builder) { b.Add(0, SendOp(1, 5, 0)) }, "peer 5 is not a rank"},
+		{func(b *Builder) { b.Add(0, SendOp(-1, 1, 0)) }, "negative size"},
+		{func(b *Builder) { b.Add(0, SendOp(1, 1, -3)) }, "send tag -3 is negative"},
+		{func(b *Builder) { i := b.Add(0, CalcOp(1)); b.Dep(0, i, i, Requires) }, "depends on itself"},
+		{func(b *Builder) { i := b.Add(0, CalcOp(1)); b.Dep(0, i, 7, Requires) }, "which rank 0 does not have"},
+		{func(b *Builder) { op := CalcOp(1); op.Region = 3; b.Add(0, op) }, "region 3 out of range"},
+	} {
+		b := NewBuilder(2)
+		tc.build(b)
+		_, err := b.Build()
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	for _, k := range []OpKind{Calc, Send, Recv} {
+		if got, err := ParseOpKind(k.String()); err != nil || got != k {
+			t.Errorf("%s does not round-trip", k)
+		}
+	}
+	if _, err := ParseOpKind("wait"); err == nil {
+		t.Error("unknown kind accepted")
+	}
+}
