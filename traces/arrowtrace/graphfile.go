@@ -240,41 +240,10 @@ func DecodeGraph(data []byte, name string) (*graph.Graph, error) {
 	return decodeGraph(bytes.NewReader(data), name)
 }
 
-func decodeGraph(r ipc.ReadAtSeeker, name string) (g *graph.Graph, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			g, err = nil, &FormatError{File: name, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
-		}
-	}()
-	size, err := sizeOf(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if err := checkFooter(r, size); err != nil {
-		return nil, &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
-	}
-	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
-	if err != nil {
-		return nil, &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
-	}
-	defer fr.Close()
-	d := graphDecoder{name: name}
-	if err := d.schema(fr.Schema()); err != nil {
+func decodeGraph(r sizer, name string) (*graph.Graph, error) {
+	d := &graphDecoder{name: name}
+	if err := readFile(r, name, d); err != nil {
 		return nil, err
-	}
-	d.alloc()
-	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatch(i)
-		if err != nil {
-			return nil, &FormatError{File: name, Row: d.row, Msg: fmt.Sprintf("batch %d: %v", i, err)}
-		}
-		if d.row+rec.NumRows() > 1<<31-2 {
-			return nil, &FormatError{File: name, Row: d.row, Msg: "more than 2^31-2 operations"}
-		}
-		d.grow(int(rec.NumRows()))
-		if err := d.batch(rec); err != nil {
-			return nil, err
-		}
 	}
 	return d.finish()
 }
@@ -295,21 +264,16 @@ func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
 	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
+func (d *graphDecoder) rows() int64 { return d.row }
+
 func (d *graphDecoder) schema(sc *arrow.Schema) error {
-	md := sc.Metadata()
-	if v, _ := md.GetValue(MetaFormat); v != FormatGraph {
-		return d.errf(-1, MetaFormat, "not a capsim execution graph (metadata %s = %q)", MetaFormat, v)
-	}
-	if v, _ := md.GetValue(MetaVersion); v != Version {
-		return d.errf(-1, MetaVersion, "unsupported format version %q (this capsim reads %s)", v, Version)
-	}
-	v, _ := md.GetValue(MetaNumRanks)
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > graph.MaxRanks {
-		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
+	n, err := header(sc, d.name, FormatGraph, "execution graph")
+	if err != nil {
+		return err
 	}
 	d.numRanks = n
 	// Size hints; wrong or missing hints only cost reallocation.
+	md := sc.Metadata()
 	if v, ok := md.GetValue(MetaNumOps); ok {
 		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
 			d.opsHint = h
@@ -320,42 +284,14 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 			d.depsHint = h
 		}
 	}
-	d.col = map[string]int{}
-	want := []struct {
-		name  string
-		types []arrow.Type
-	}{
-		{"rank", []arrow.Type{arrow.INT32}},
-		{"kind", []arrow.Type{arrow.DICTIONARY, arrow.STRING}},
-		{"size", []arrow.Type{arrow.INT64}},
-		{"peer", []arrow.Type{arrow.INT32}},
-		{"tag", []arrow.Type{arrow.INT32}},
-		{"cpu", []arrow.Type{arrow.INT32}},
-		{"nic", []arrow.Type{arrow.INT32}},
-		{"region", []arrow.Type{arrow.DICTIONARY, arrow.STRING}},
-		{"requires", []arrow.Type{arrow.LIST}},
-		{"irequires", []arrow.Type{arrow.LIST}},
-	}
-	for _, w := range want {
-		idx := sc.FieldIndices(w.name)
-		if len(idx) != 1 {
-			return d.errf(-1, w.name, "column missing (or repeated) in the schema")
-		}
-		f := sc.Field(idx[0])
-		ok := false
-		for _, t := range w.types {
-			ok = ok || f.Type.ID() == t
-		}
-		if dt, isDict := f.Type.(*arrow.DictionaryType); isDict && dt.ValueType.ID() != arrow.STRING {
-			ok = false
-		}
-		if lt, isList := f.Type.(*arrow.ListType); isList && lt.Elem().ID() != arrow.INT32 {
-			ok = false
-		}
-		if !ok {
-			return d.errf(-1, w.name, "has type %s", f.Type)
-		}
-		d.col[w.name] = idx[0]
+	d.col, err = columns(sc, d.name, []column{
+		{name: "rank", typ: arrow.INT32}, {name: "kind", typ: arrow.STRING}, {name: "size", typ: arrow.INT64},
+		{name: "peer", typ: arrow.INT32}, {name: "tag", typ: arrow.INT32}, {name: "cpu", typ: arrow.INT32},
+		{name: "nic", typ: arrow.INT32}, {name: "region", typ: arrow.STRING},
+		{name: "requires", typ: arrow.LIST, elem: arrow.INT32}, {name: "irequires", typ: arrow.LIST, elem: arrow.INT32},
+	})
+	if err != nil {
+		return err
 	}
 	if idx := sc.FieldIndices("label"); len(idx) == 1 {
 		if sc.Field(idx[0]).Type.ID() != arrow.STRING {
@@ -363,6 +299,7 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 		}
 		d.col["label"] = idx[0]
 	}
+	d.alloc()
 	return nil
 }
 
@@ -440,38 +377,21 @@ func (s stringCol) value(i int) string {
 }
 
 func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
+	d.grow(int(rec.NumRows()))
 	n := int(rec.NumRows())
 	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
-	ints := func(name string) (*array.Int32, error) {
-		a, ok := col(name).(*array.Int32)
-		if !ok || a.NullN() > 0 {
-			return nil, d.errf(d.row, name, "must be a non-null int32 column")
+	var cols [5][]int32
+	for k, name := range []string{"rank", "peer", "tag", "cpu", "nic"} {
+		v, err := int32s(rec, d.col[name], name, d.name, d.row)
+		if err != nil {
+			return err
 		}
-		return a, nil
+		cols[k] = v
 	}
-	rank, err := ints("rank")
+	rv, pv, tv, cv, nv := cols[0], cols[1], cols[2], cols[3], cols[4]
+	sv, err := int64s(rec, d.col["size"], "size", d.name, d.row)
 	if err != nil {
 		return err
-	}
-	peer, err := ints("peer")
-	if err != nil {
-		return err
-	}
-	tag, err := ints("tag")
-	if err != nil {
-		return err
-	}
-	cpu, err := ints("cpu")
-	if err != nil {
-		return err
-	}
-	nic, err := ints("nic")
-	if err != nil {
-		return err
-	}
-	size, ok := col("size").(*array.Int64)
-	if !ok || size.NullN() > 0 {
-		return d.errf(d.row, "size", "must be a non-null int64 column")
 	}
 	kind := newStringCol(col("kind"))
 	region := newStringCol(col("region"))
@@ -487,7 +407,6 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		label = rec.Column(c).(*array.String)
 	}
 	g := d.g
-	rv, pv, tv, cv, nv, sv := rank.Int32Values(), peer.Int32Values(), tag.Int32Values(), cpu.Int32Values(), nic.Int32Values(), size.Int64Values()
 	nr := int32(d.numRanks)
 	for i := 0; i < n; i++ {
 		row := d.row

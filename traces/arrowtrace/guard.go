@@ -151,6 +151,7 @@ func checkFooter(r io.ReaderAt, size int64) error {
 
 // sizer is what the decoders read from: an io.ReaderAt that knows its size.
 type sizer interface {
+	io.Reader
 	io.ReaderAt
 	io.Seeker
 }

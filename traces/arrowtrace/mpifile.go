@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/internal/atomicfile"
-	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -176,39 +175,15 @@ func DecodeMPI(data []byte, name string) (*mpi.Trace, error) {
 	return decodeMPI(bytes.NewReader(data), name)
 }
 
-func decodeMPI(r ipc.ReadAtSeeker, name string) (t *mpi.Trace, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			t, err = nil, &FormatError{File: name, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
-		}
-	}()
-	size, err := sizeOf(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if err := checkFooter(r, size); err != nil {
-		return nil, &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
-	}
-	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
-	if err != nil {
-		return nil, &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
-	}
-	defer fr.Close()
-	d := mpiDecoder{name: name}
-	if err := d.schema(fr.Schema()); err != nil {
+func decodeMPI(r sizer, name string) (*mpi.Trace, error) {
+	d := &mpiDecoder{name: name}
+	if err := readFile(r, name, d); err != nil {
 		return nil, err
-	}
-	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatch(i)
-		if err != nil {
-			return nil, &FormatError{File: name, Row: d.row, Msg: fmt.Sprintf("batch %d: %v", i, err)}
-		}
-		if err := d.batch(rec); err != nil {
-			return nil, err
-		}
 	}
 	return d.t, nil
 }
+
+func (d *mpiDecoder) rows() int64 { return d.row }
 
 type mpiDecoder struct {
 	name    string
@@ -226,18 +201,11 @@ func (d *mpiDecoder) errf(row int64, field, format string, a ...any) error {
 }
 
 func (d *mpiDecoder) schema(sc *arrow.Schema) error {
+	n, err := header(sc, d.name, FormatMPI, "MPI trace")
+	if err != nil {
+		return err
+	}
 	md := sc.Metadata()
-	if v, _ := md.GetValue(MetaFormat); v != FormatMPI {
-		return d.errf(-1, MetaFormat, "not a capsim MPI trace (metadata %s = %q)", MetaFormat, v)
-	}
-	if v, _ := md.GetValue(MetaVersion); v != Version {
-		return d.errf(-1, MetaVersion, "unsupported format version %q (this capsim reads %s)", v, Version)
-	}
-	v, _ := md.GetValue(MetaNumRanks)
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > graph.MaxRanks {
-		return d.errf(-1, MetaNumRanks, "number of ranks %q is not an integer in 1..%d", v, graph.MaxRanks)
-	}
 	d.t = mpi.NewTrace(n)
 	d.comms = map[int32]int{mpi.World: n}
 	d.regions = map[string]int32{"": mpi.NoRegion}
@@ -267,29 +235,14 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 			d.t.Comms = append(d.t.Comms, mpi.Communicator{ID: c.ID, Name: c.Name, Members: c.Members})
 		}
 	}
-	d.col = map[string]int{}
-	for _, w := range []struct {
-		name string
-		typ  arrow.Type
-	}{{"rank", arrow.INT32}, {"kind", arrow.DICTIONARY}, {"region", arrow.DICTIONARY}, {"comm", arrow.INT32},
-		{"peer", arrow.INT32}, {"tag", arrow.INT32}, {"bytes", arrow.INT64}, {"duration", arrow.INT64},
-		{"request", arrow.INT64}, {"list", arrow.LIST}} {
-		idx := sc.FieldIndices(w.name)
-		if len(idx) != 1 {
-			return d.errf(-1, w.name, "column missing (or repeated) in the schema")
-		}
-		ft := sc.Field(idx[0]).Type
-		ok := ft.ID() == w.typ || (w.typ == arrow.DICTIONARY && ft.ID() == arrow.STRING)
-		if dt, isDict := ft.(*arrow.DictionaryType); isDict && dt.ValueType.ID() != arrow.STRING {
-			ok = false
-		}
-		if lt, isList := ft.(*arrow.ListType); isList && lt.Elem().ID() != arrow.INT64 {
-			ok = false
-		}
-		if !ok {
-			return d.errf(-1, w.name, "has type %s", ft)
-		}
-		d.col[w.name] = idx[0]
+	d.col, err = columns(sc, d.name, []column{
+		{name: "rank", typ: arrow.INT32}, {name: "kind", typ: arrow.STRING}, {name: "region", typ: arrow.STRING},
+		{name: "comm", typ: arrow.INT32}, {name: "peer", typ: arrow.INT32}, {name: "tag", typ: arrow.INT32},
+		{name: "bytes", typ: arrow.INT64}, {name: "duration", typ: arrow.INT64}, {name: "request", typ: arrow.INT64},
+		{name: "list", typ: arrow.LIST, elem: arrow.INT64},
+	})
+	if err != nil {
+		return err
 	}
 	for i, f := range sc.Fields() {
 		if p, ok := strings.CutPrefix(f.Name, ParamPrefix); ok {
@@ -305,48 +258,24 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 
 func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
-	i32 := func(name string) ([]int32, error) {
-		a, ok := col(name).(*array.Int32)
-		if !ok || a.NullN() > 0 {
-			return nil, d.errf(d.row, name, "must be a non-null int32 column")
+	var i32 [4][]int32
+	for k, name := range []string{"rank", "comm", "peer", "tag"} {
+		v, err := int32s(rec, d.col[name], name, d.name, d.row)
+		if err != nil {
+			return err
 		}
-		return a.Int32Values(), nil
+		i32[k] = v
 	}
-	i64 := func(name string) ([]int64, error) {
-		a, ok := col(name).(*array.Int64)
-		if !ok || a.NullN() > 0 {
-			return nil, d.errf(d.row, name, "must be a non-null int64 column")
+	rank, comm, peer, tag := i32[0], i32[1], i32[2], i32[3]
+	var i64 [3][]int64
+	for k, name := range []string{"bytes", "duration", "request"} {
+		v, err := int64s(rec, d.col[name], name, d.name, d.row)
+		if err != nil {
+			return err
 		}
-		return a.Int64Values(), nil
+		i64[k] = v
 	}
-	rank, err := i32("rank")
-	if err != nil {
-		return err
-	}
-	comm, err := i32("comm")
-	if err != nil {
-		return err
-	}
-	peer, err := i32("peer")
-	if err != nil {
-		return err
-	}
-	tag, err := i32("tag")
-	if err != nil {
-		return err
-	}
-	nbytes, err := i64("bytes")
-	if err != nil {
-		return err
-	}
-	dur, err := i64("duration")
-	if err != nil {
-		return err
-	}
-	req, err := i64("request")
-	if err != nil {
-		return err
-	}
+	nbytes, dur, req := i64[0], i64[1], i64[2]
 	kind := newStringCol(col("kind"))
 	region := newStringCol(col("region"))
 	list := col("list").(*array.List)
