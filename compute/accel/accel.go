@@ -153,6 +153,9 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 		if d.Transfer.GBps <= 0 {
 			return nil, fmt.Errorf("%s: device %q: transfer gbps must be > 0", name, d.Name)
 		}
+		if m := d.Transfer.Mode; m != "" && m != ExposedSize && m != FractionOfFull {
+			return nil, fmt.Errorf("%s: device %q: unknown transfer mode %q", name, d.Name, m)
+		}
 		for k, c := range d.Idioms {
 			for j := 1; j < len(c.Points); j++ {
 				if c.Points[j].Bytes <= c.Points[j-1].Bytes || c.Points[0].Bytes <= 0 {
@@ -259,4 +262,34 @@ func Optimal(cpu, dev []float64) float64 {
 // Improvement is the application-level roll-up (ΣCPU − Σchosen)/Tapp.
 func Improvement(tapp, idiomCPU, idiomChosen float64) float64 {
 	return (idiomCPU - idiomChosen) / tapp
+}
+
+// Totals sums per-region reports: CPU time of regions kept on the host,
+// device compute time and transfer time of offloaded regions, and the total.
+type Totals struct {
+	CPU, Device, Transfer, Total float64
+	Offloaded                    int
+}
+
+// Run applies policy p at ratio r to every region and returns the per-region
+// reports and their totals. A nil device keeps everything on the CPU.
+func Run(d *Device, regions []Region, r float64, p Policy) ([]Report, Totals) {
+	reps := make([]Report, len(regions))
+	var t Totals
+	for i, g := range regions {
+		if d == nil {
+			reps[i] = Report{Region: g.Name, CPUTime: g.CPUTime, Time: g.CPUTime}
+		} else {
+			reps[i] = d.Decide(g, r, p)
+		}
+		if reps[i].Offloaded {
+			t.Offloaded++
+			t.Device += reps[i].DeviceTime
+			t.Transfer += reps[i].XferTime
+		} else {
+			t.CPU += reps[i].CPUTime
+		}
+		t.Total += reps[i].Time
+	}
+	return reps, t
 }

@@ -3,6 +3,7 @@ package accel
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -132,4 +133,55 @@ func TestReadExampleProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	near(t, "BW", p.Devices[0].Idioms["stream"].BW(1048576), 29.197, 0.001)
+}
+
+// T6 of note 004 §3.8 through Run: B1 (10,2), B2 (5,20), B3 (8,4), times in s.
+func TestRunPerBlockT6(t *testing.T) {
+	// Constant device curve of 1 GB/s; Bytes chosen so device time = given seconds.
+	dev := &Device{Idioms: map[string]Curve{"k": Constant(1)}, Transfer: Transfer{GBps: 1}}
+	regs := []Region{
+		{Name: "B1", Idiom: "k", Footprint: 1, Bytes: 2e9, CPUTime: 10},
+		{Name: "B2", Idiom: "k", Footprint: 1, Bytes: 20e9, CPUTime: 5},
+		{Name: "B3", Idiom: "k", Footprint: 1, Bytes: 4e9, CPUTime: 8},
+	}
+	_, cpu := Run(dev, regs, 0, Never)
+	_, blind := Run(dev, regs, 0, Always)
+	reps, opt := Run(dev, regs, 0, WhenFaster)
+	near(t, "blind CPU", cpu.Total, 23, 1e-9)
+	near(t, "blind GPU", blind.Total, 26, 1e-9)
+	near(t, "optimal", opt.Total, 11, 1e-9)
+	if !reps[0].Offloaded || reps[1].Offloaded || !reps[2].Offloaded || opt.Offloaded != 2 {
+		t.Errorf("choices %+v", reps)
+	}
+	near(t, "opt cpu part", opt.CPU, 5, 1e-9)
+	near(t, "opt dev part", opt.Device, 6, 1e-9)
+}
+
+func FuzzReadProfile(f *testing.F) {
+	b, err := os.ReadFile("testdata/example_profile.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, in string) {
+		p, err := ReadProfile(strings.NewReader(in), "f.json")
+		if err != nil {
+			return
+		}
+		for i := range p.Devices {
+			p.Devices[i].Decide(Region{Idiom: "stream", Footprint: 1e6, CPUTime: 1}, 0.5, WhenFaster)
+		}
+	})
+}
+
+// Tabulated curves interpolate linearly in ln(D) and hold their end values.
+func TestTableInterpolation(t *testing.T) {
+	c := Curve{Points: []Point{{1000, 1}, {1e6, 50}}}
+	near(t, "mid (ln)", c.BW(math.Sqrt(1e9)), 25.5, 1e-9)
+	near(t, "below", c.BW(10), 1, 0)
+	near(t, "above", c.BW(1e9), 50, 0)
+	_, err := ReadProfile(strings.NewReader(`{"version":1,"devices":[{"name":"g","idioms":{},"transfer":{"gbps":1,"mode":"both"}}]}`), "p.json")
+	if err == nil || !strings.Contains(err.Error(), `p.json: device "g": unknown transfer mode "both"`) {
+		t.Errorf("err %v", err)
+	}
 }
