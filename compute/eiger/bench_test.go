@@ -3,6 +3,7 @@ package eiger
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,32 @@ func BenchmarkPredict(b *testing.B) {
 	for b.Loop() {
 		if _, err := p.Predict(x); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The fit recovers the generating terms from noisy data and is byte-identical
+// across runs.
+func TestFitNoisyDeterministic(t *testing.T) {
+	names, X, y := benchData(3000, 10)
+	fit := func() (*Model, string) {
+		m, err := Fit(names, X, y, Options{K: 2, Threshold: 1e-4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := m.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return m, b.String()
+	}
+	m, a := fit()
+	if _, b := fit(); a != b {
+		t.Fatal("two fits differ")
+	}
+	for i, c := range m.Clusters {
+		if c.Stats.R2 < 0.999 || c.Stats.MAPE > 0.5 {
+			t.Errorf("cluster %d: R2 %.5f MAPE %.3f%% terms %v", i, c.Stats.R2, c.Stats.MAPE, c.Terms)
 		}
 	}
 }
