@@ -185,3 +185,25 @@ func TestTableInterpolation(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// T7 of note 004 §3.8: mixed scatter+stream block, each curve at D/2.
+func TestMixedBlockT7(t *testing.T) {
+	scatter := Constant(20)
+	ts, _ := scatter.Time(1e9, 1e9)
+	tm, _ := fpgaStream.Time(1e9, 1e9)
+	near(t, "T_BB ms", (ts+tm)*1e3, 68.868, 0.001)
+	near(t, "stream ms", tm*1e3, 18.868, 0.001)
+}
+
+// T12 of note 004 §3.8: first 2^k grid point where Eq. 2 beats a 10 GB/s CPU.
+func TestCrossoverT12(t *testing.T) {
+	near(t, "D_cross", math.Exp(169.2/13.59), 255334.86, 0.01)
+	dev, first := t3Device(), 0.0
+	for d := 1024.0; d <= 1<<30; d *= 2 {
+		if dev.Decide(cpuRegion(d), 0, WhenFaster).Offloaded {
+			first = d
+			break
+		}
+	}
+	near(t, "first grid point", first, 262144, 0)
+}
