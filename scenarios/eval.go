@@ -56,12 +56,24 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		met, err := sc.Replay(g, m, net, p.Policy, p.CapW)
-		if err != nil {
-			return err
-		}
-		if met.BoundNs, err = bd.at(p.CapW); err != nil {
-			return err
+		var met Metrics
+		if p.Policy == "lp" {
+			b, err := bd.solve(p.CapW)
+			if err != nil {
+				return err
+			}
+			if b == nil {
+				met.Infeasible = true
+			} else if met, err = sc.ReplayBound(g, bd.t, bd.d, b, m, net); err != nil {
+				return err
+			}
+		} else {
+			if met, err = sc.Replay(g, m, net, p.Policy, p.CapW); err != nil {
+				return err
+			}
+			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+				return err
+			}
 		}
 		if err := emit(p, met); err != nil {
 			return err

@@ -395,9 +395,10 @@ func ParseCapRange(spec string) ([]float64, error) {
 // Policies lists the policy names a sweep accepts: "uncapped" runs every
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
-// P-state that fits.
+// P-state that fits; "lp" replays the LP bound's schedule rounded by
+// splitting each task between two adjacent P-states (MPI-trace workloads).
 func Policies() []string {
-	return []string{"uncapped", "static"}
+	return []string{"uncapped", "static", "lp"}
 }
 
 func knownPolicy(p string) bool {

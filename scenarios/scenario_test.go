@@ -31,7 +31,7 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"unknown key in table", strings.Replace(base, "L_ns = 2500", "L_ns = 2500\nlatency = 3", 1), "key network.latency: unknown key", -1},
 		{"unknown top-level key", "colour = 1\n" + base, "key colour: unknown key", 1},
 		{"syntax", base + "\n[sweep\n", "", -1},
-		{"bad policy", strings.Replace(base, `"static"]`, `"static", "magic"]`, 1), `key sweep.policies: unknown policy "magic"`, -1},
+		{"bad policy", strings.Replace(base, `"lp"]`, `"lp", "magic"]`, 1), `key sweep.policies: unknown policy "magic"`, -1},
 		{"bad cap range", strings.Replace(base, `"290:380:10"`, `"300:200:10"`, 1), "key sweep.caps: cap range", -1},
 		{"neg latency", strings.Replace(base, "L_ns = 2500", "L_ns = -1", 1), "key network.L_ns: must be ≥ 0", -1},
 		{"too many ranks", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 17", 1), "exceed 16 cores", -1},

@@ -36,6 +36,9 @@ type Metrics struct {
 	BoundNs int64
 	// OverCapNs is how long the schedule's power exceeded the cap.
 	OverCapNs int64
+	// Infeasible marks a point whose policy has no schedule at its cap
+	// (the LP below its least feasible cap); its metrics are null.
+	Infeasible bool
 }
 
 // Evaluator computes the points of one group. Points of a group share the
@@ -162,6 +165,9 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
+	}
+	if m.Infeasible {
+		return results.Row{Index: p.Index, Values: append(vals, nil, nil, nil, nil, nil, nil, nil)}
 	}
 	var bound, gap any
 	if m.BoundNs > 0 {

@@ -15,6 +15,11 @@ import (
 
 // JobModel gives a job's power parameters for an Accountant.
 type JobModel struct {
+	// OpW, when set, gives per operation the power of its core while the
+	// operation runs, overriding ActiveW for operations with a value > 0
+	// (for schedules that choose a configuration per task).
+	OpW []float64
+
 	BaseW   float64   // constant power of the job's sockets and uncore
 	IdleW   float64   // power of one waiting core
 	ActiveW []float64 // per rank: power of the rank's core while busy
@@ -38,7 +43,7 @@ func (m JobModel) Validate(ranks int) error {
 
 type interval struct {
 	start, end int64
-	rank       int32
+	rank, op   int32
 }
 
 // Accountant records when each rank is busy during a replay. It is a
@@ -54,7 +59,7 @@ func NewAccountant(g *graph.Graph) *Accountant { return &Accountant{rank: g.OpRa
 // Busy records that op kept its rank busy from start to end.
 func (a *Accountant) Busy(op int32, start, end int64) {
 	if end > start {
-		a.busy = append(a.busy, interval{start, end, a.rank[op]})
+		a.busy = append(a.busy, interval{start, end, a.rank[op], op})
 	}
 }
 
@@ -85,7 +90,7 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	T := float64(makespan) / 1e9
 	rep.IdleJ = floor * T
 	for _, iv := range a.busy {
-		rep.DynamicJ += (m.ActiveW[iv.rank] - m.IdleW) * float64(iv.end-iv.start) / 1e9
+		rep.DynamicJ += (m.active(iv) - m.IdleW) * float64(iv.end-iv.start) / 1e9
 	}
 	rep.EnergyJ = rep.IdleJ + rep.DynamicJ
 	if makespan > 0 {
@@ -111,6 +116,13 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	return rep, nil
 }
 
+func (m JobModel) active(iv interval) float64 {
+	if int(iv.op) < len(m.OpW) && m.OpW[iv.op] > 0 {
+		return m.OpW[iv.op]
+	}
+	return m.ActiveW[iv.rank]
+}
+
 type step struct {
 	t  int64
 	dw float64
@@ -121,7 +133,7 @@ type step struct {
 func (a *Accountant) steps(m JobModel) []step {
 	steps := make([]step, 0, 2*len(a.busy))
 	for _, iv := range a.busy {
-		extra := m.ActiveW[iv.rank] - m.IdleW
+		extra := m.active(iv) - m.IdleW
 		steps = append(steps, step{iv.start, extra}, step{iv.end, -extra})
 	}
 	sort.Slice(steps, func(i, j int) bool {

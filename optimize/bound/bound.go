@@ -33,6 +33,7 @@ type Task struct {
 	Rank     int
 	Src, Dst int
 	Hull     []frontier.Config
+	Event    int // FromTrace: index of the task's compute event in its rank's events
 }
 
 // Message is a message edge: Dst cannot happen before Src plus Time.

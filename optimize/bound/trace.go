@@ -61,7 +61,7 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 				if k < len(computes)-1 {
 					dst = newVertex(fmt.Sprintf("rank %d after event %d", r, ei))
 				}
-				d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur, Dst: dst, Hull: h})
+				d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur, Dst: dst, Hull: h, Event: ei})
 				cur = dst
 			}
 			if len(computes) == 0 && to != cur {
