@@ -1,0 +1,380 @@
+// Package steering implements Dynamic Power Steering for bulk-synchronous
+// MPI traces (Anger's thesis §5.1, Algorithm 2; docs/notes 001_anger.md
+// §3.1): before every iteration each core (rank) gets a P-state so that
+// the most loaded core runs as fast as the global power budget allows and
+// every other core runs at the slowest P-state that still reaches the
+// barrier no later than it; cores that finish early wait at the lowest
+// P-state (Eq. 7: they sleep for T_MaxWork − T_LocalWork).
+//
+// The iterations are the phases between synchronizing collectives on
+// MPI_COMM_WORLD (policy.Split). Steering produces one P-state per (rank,
+// compute event) — a policy.Plan — that is replayed on the one engine
+// (package sim) with the power accountant, next to the "no steering"
+// baseline in which every core runs at the fastest P-state the budget
+// allows uniformly (the thesis' baseline: all cores at the middle P-state
+// under a budget of all cores at the middle P-state).
+package steering
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/capsim/capsim/compute/dvfs"
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Machine is the power model steering assigns P-states on.
+type Machine struct {
+	// PStates gives the busy power of one core per P-state (any order).
+	PStates []power.PState
+	// BaseW is the job's constant power (sockets, uncore); the budget and
+	// the cap of the LP bound exclude it.
+	BaseW float64
+	// SleepW is the power of a core waiting at the barrier (at the lowest
+	// P-state, sleeping).
+	SleepW float64
+	// Beta is the frequency-sensitive share of compute time, τ(f) =
+	// Beta·f_max/f + 1 − Beta (note 001 §3.1), used for compute events
+	// without an "intensity" parameter (gen.ParamIntensity); events with
+	// one use it as their Beta.
+	Beta float64
+}
+
+// NoteMachine is the machine of note 001's DPS unit tests: the PAL
+// P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz with made-up per-core powers 20,
+// 17, 14, 12, 11 W, 5 W per sleeping core, no base power and fully
+// compute-bound work.
+func NoteMachine() Machine {
+	return Machine{PStates: []power.PState{{GHz: 2.1, Watts: 20}, {GHz: 1.9, Watts: 17}, {GHz: 1.7, Watts: 14}, {GHz: 1.5, Watts: 12}, {GHz: 1.4, Watts: 11}},
+		SleepW: 5, Beta: 1}
+}
+
+// fastestFirst returns the P-states sorted by decreasing frequency.
+func (m *Machine) fastestFirst() ([]power.PState, error) {
+	ps, err := power.NewPStates(m.PStates)
+	if err != nil {
+		return nil, fmt.Errorf("steering: %w", err)
+	}
+	out := make([]power.PState, len(ps))
+	for i, p := range ps {
+		out[len(ps)-1-i] = p
+	}
+	return out, nil
+}
+
+// Assign is Algorithm 2 (note 001 §3.1) for one iteration. times[i][s] is
+// core i's compute time at P-state s, P-states ordered fastest first with
+// busy powers watts[s]; budget is PWR_max, the bound on Σ watts[state_i].
+//
+// The critical core is the one with the longest time at the fastest
+// P-state (the first on ties). For pm = fastest … slowest it gets P-state
+// pm, every other core the slowest P-state s with times[i][s] ≤
+// times[crit][pm] (step 5 with the note's ≤ fix; strict = true uses the
+// printed "<", under which cores tied with the critical core are forced
+// faster), or the fastest when none reaches it; the first pm whose total
+// power fits the budget is returned with ok = true. When none fits, every
+// core gets the slowest P-state and ok is false.
+func Assign(times [][]float64, watts []float64, budget float64, strict bool) (states []int, total float64, ok bool) {
+	n, S := len(times), len(watts)
+	states = make([]int, n)
+	if n == 0 || S == 0 {
+		return states, 0, true
+	}
+	crit := 0
+	for i := range times {
+		if times[i][0] > times[crit][0] {
+			crit = i
+		}
+	}
+	for pm := 0; pm < S; pm++ {
+		tmax := times[crit][pm]
+		total = 0
+		for i := range times {
+			s := pm
+			if i != crit {
+				s = 0
+				for c := S - 1; c >= 0; c-- {
+					if fits(times[i][c], tmax, strict) {
+						s = c
+						break
+					}
+				}
+			}
+			states[i] = s
+			total += watts[s]
+		}
+		if total <= budget+1e-9 {
+			return states, total, true
+		}
+	}
+	total = 0
+	for i := range states {
+		states[i] = S - 1
+		total += watts[S-1]
+	}
+	return states, total, false
+}
+
+func fits(t, tmax float64, strict bool) bool {
+	if strict {
+		return t < tmax
+	}
+	return t <= tmax*(1+1e-12)
+}
+
+// Uniform returns the fastest P-state index whose power, on all n cores,
+// fits budget (the "no steering" baseline), or the slowest when none does.
+func Uniform(n int, watts []float64, budget float64) int {
+	for s, w := range watts {
+		if float64(n)*w <= budget+1e-9 {
+			return s
+		}
+	}
+	return len(watts) - 1
+}
+
+// Prediction selects what an iteration's assignment is computed from.
+type Prediction int
+
+const (
+	// Oracle uses the iteration's own work: the cores compute their load,
+	// share it, then set P-states (the thesis' workload generator, §5.1.2).
+	Oracle Prediction = iota
+	// Previous uses the previous iteration's work (the thesis' assumption
+	// that it changes little); the first iteration runs the baseline.
+	Previous
+)
+
+// String returns "oracle" or "previous".
+func (p Prediction) String() string {
+	if p == Previous {
+		return "previous"
+	}
+	return "oracle"
+}
+
+// ParsePrediction maps "oracle" or "previous" to a Prediction.
+func ParsePrediction(s string) (Prediction, error) {
+	switch s {
+	case "oracle", "":
+		return Oracle, nil
+	case "previous":
+		return Previous, nil
+	}
+	return 0, fmt.Errorf("steering: unknown prediction %q (want oracle or previous)", s)
+}
+
+// Options configures a steering run.
+type Options struct {
+	Machine Machine
+	// BudgetW is PWR_max, the bound on the summed P-state power of the
+	// cores; 0 means every core at the middle P-state (the thesis' setup).
+	BudgetW float64
+	// Strict uses the printed "<" of Algorithm 2 step 5 instead of ≤.
+	Strict  bool
+	Predict Prediction
+	// NoBound skips the LP bound.
+	NoBound bool
+}
+
+// Summary is one replay of a P-state assignment.
+type Summary struct {
+	MakespanNs int64
+	EnergyJ    float64
+	AvgW       float64
+	PeakW      float64
+	OverCapNs  int64 // time the job spent above BaseW + budget
+}
+
+// Result is a steering run against its baseline.
+type Result struct {
+	BudgetW   float64 // PWR_max used
+	CapW      float64 // BaseW + BudgetW, the job power cap it implies
+	Phases    int     // iterations (phases with compute)
+	Baseline  Summary // every core at BaselineGHz
+	Steered   Summary
+	BaseGHz   float64
+	OverPhase int // phases where no assignment fit the budget (run at the slowest P-state)
+	// RuntimePct and EnergyPct are the improvements of steering over the
+	// baseline, 100·(base − steered)/base (positive = better).
+	RuntimePct, EnergyPct float64
+	// GHz[k][r] is rank r's frequency in phase k (0 for phases without
+	// compute on any rank).
+	GHz [][]float64
+	Gap policy.Gap // steered makespan vs the LP bound at CapW
+}
+
+// model returns the per-event time model.
+type model struct {
+	t      *mpi.Trace
+	ps     []power.PState
+	intens int // index of the intensity parameter, -1 if none
+	beta   float64
+}
+
+func newModel(t *mpi.Trace, m Machine, ps []power.PState) *model {
+	md := &model{t: t, ps: ps, intens: -1, beta: m.Beta}
+	for i, n := range t.ParamNames {
+		if n == gen.ParamIntensity {
+			md.intens = i
+		}
+	}
+	return md
+}
+
+// factor returns T(f)/T(f_max) of compute event e of rank r.
+func (md *model) factor(r int, e *mpi.Event, s int) float64 {
+	beta := md.beta
+	if md.intens >= 0 {
+		if p := md.t.Params(r, e); len(p) > md.intens {
+			beta = p[md.intens]
+		}
+	}
+	x, err := (&dvfs.Model{Beta: beta, RefGHz: md.ps[0].GHz}).Factor(md.ps[0].GHz, md.ps[s].GHz)
+	if err != nil {
+		return 1
+	}
+	return x
+}
+
+// Run steers trace t (lowered to g without a reduction cost) under net and
+// replays it and its baseline.
+func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result, error) {
+	ps, err := o.Machine.fastestFirst()
+	if err != nil {
+		return nil, err
+	}
+	if o.Machine.BaseW < 0 || o.Machine.SleepW < 0 || !(o.Machine.Beta >= 0 && o.Machine.Beta <= 1) {
+		return nil, errors.New("steering: base and sleep power must be ≥ 0 and beta in [0, 1]")
+	}
+	ph, err := policy.Split(t)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := policy.CalcOps(t, g)
+	if err != nil {
+		return nil, err
+	}
+	n, S := len(t.Ranks), len(ps)
+	watts := make([]float64, S)
+	for s, p := range ps {
+		watts[s] = p.Watts
+	}
+	budget := o.BudgetW
+	if budget == 0 {
+		budget = float64(n) * watts[S/2]
+	}
+	if budget < 0 {
+		return nil, fmt.Errorf("steering: negative budget %g W", budget)
+	}
+	md := newModel(t, o.Machine, ps)
+	base := Uniform(n, watts, budget)
+	res := &Result{BudgetW: budget, CapW: o.Machine.BaseW + budget, BaseGHz: ps[base].GHz, GHz: make([][]float64, ph.N)}
+
+	// times[k][r][s]: rank r's compute time (ns) in phase k at P-state s.
+	times := make([][][]float64, ph.N)
+	for k := 0; k < ph.N; k++ {
+		times[k] = make([][]float64, n)
+		for r := 0; r < n; r++ {
+			row := make([]float64, S)
+			for _, i := range ph.Compute[r][k] {
+				e := &t.Ranks[r].Events[i]
+				for s := range row {
+					row[s] += float64(e.Duration) * md.factor(r, e, s)
+				}
+			}
+			times[k][r] = row
+		}
+	}
+	baseline := policy.NewPlan(g)
+	steered := policy.NewPlan(g)
+	for k := 0; k < ph.N; k++ {
+		any := false
+		for r := 0; r < n; r++ {
+			any = any || len(ph.Compute[r][k]) > 0
+		}
+		if !any {
+			continue
+		}
+		res.Phases++
+		var states []int
+		switch {
+		case o.Predict == Previous && k == 0:
+			states = make([]int, n)
+			for r := range states {
+				states[r] = base
+			}
+		case o.Predict == Previous:
+			var ok bool
+			if states, _, ok = Assign(times[k-1], watts, budget, o.Strict); !ok {
+				res.OverPhase++
+			}
+		default:
+			var ok bool
+			if states, _, ok = Assign(times[k], watts, budget, o.Strict); !ok {
+				res.OverPhase++
+			}
+		}
+		res.GHz[k] = make([]float64, n)
+		for r := 0; r < n; r++ {
+			res.GHz[k][r] = ps[states[r]].GHz
+			for _, i := range ph.Compute[r][k] {
+				e := &t.Ranks[r].Events[i]
+				op := ops[r][i]
+				steered.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, states[r])))
+				steered.W[op] = watts[states[r]]
+				baseline.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, base)))
+				baseline.W[op] = watts[base]
+			}
+		}
+	}
+	// Communication keeps a core busy at the lowest P-state: cores drop to
+	// it as soon as they stop computing.
+	active := make([]float64, n)
+	for r := range active {
+		active[r] = watts[S-1]
+	}
+	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active}
+	bo, err := policy.Replay(g, net, baseline, jm, res.CapW)
+	if err != nil {
+		return nil, fmt.Errorf("steering: baseline: %w", err)
+	}
+	so, err := policy.Replay(g, net, steered, jm, res.CapW)
+	if err != nil {
+		return nil, fmt.Errorf("steering: steered: %w", err)
+	}
+	res.Baseline = summary(bo)
+	res.Steered = summary(so)
+	res.RuntimePct = policy.Improvement(float64(bo.MakespanNs), float64(so.MakespanNs))
+	res.EnergyPct = policy.Improvement(bo.EnergyJ, so.EnergyJ)
+	if !o.NoBound {
+		configs := func(r int, e *mpi.Event) []frontier.Config {
+			cs := make([]frontier.Config, S)
+			for s := range cs {
+				sec := float64(e.Duration) * md.factor(r, e, s) / 1e9
+				if sec <= 0 {
+					sec = 1e-12
+				}
+				cs[s] = frontier.Config{Time: sec, Power: watts[s]}
+			}
+			return cs
+		}
+		var cf bound.ConfigFunc = configs
+		if res.Gap, err = policy.LPGap(t, net, cf, res.CapW, o.Machine.BaseW, so.MakespanNs); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func summary(o *policy.Outcome) Summary {
+	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW, OverCapNs: o.OverCapNs}
+}
