@@ -1,0 +1,514 @@
+// Package dctdvfs implements DCT + DVFS slack reclamation for hybrid
+// MPI/OpenMP traces (Dong Li's thesis Ch. 3; docs/notes 002_dongli.md
+// §2): in every OpenMP phase group (the phases between two synchronizing
+// collectives, policy.Split) each MPI task first takes the thread count
+// that minimizes its predicted group time (dynamic concurrency throttling,
+// Eqs. 3.4–3.5); the tasks that then finish before the critical one get
+// their slack (Eq. 3.6, or 3.20 with an error tolerance, optionally capped
+// by the wait measured in a replay, §2.8) and spend it on lower
+// frequencies chosen by the multiple-choice knapsack dynamic program
+// (Eqs. 3.1–3.3 with the note's corrected base cases) under the energy
+// constraint Eq. 3.8. The chosen (threads, frequency) of every compute
+// event becomes a policy.Plan replayed on the engine.
+//
+// Traces carry no thread counts: every compute event is taken as recorded
+// with the node's largest concurrency configuration at the fastest
+// frequency, and a Profile gives each region's thread scaling (Amdahl's
+// law, note 001 Eq. 4, plus a per-thread overhead, the synchronization
+// cost that note 002 §2.7 calls linear in the thread count) and its
+// frequency sensitivity.
+package dctdvfs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Scaling is how a phase's time responds to threads and frequency,
+// relative to the one-thread time at f_max:
+//
+//	T(c, f) ∝ (Serial + (1 − Serial)/c + Overhead·(c − 1)) · (Beta·f_max/f + 1 − Beta)
+type Scaling struct {
+	Serial   float64 // Amdahl serial fraction f of note 001 Eq. 4, in [0, 1]
+	Overhead float64 // per extra thread, as a share of the one-thread time (≥ 0)
+	Beta     float64 // frequency-sensitive share (note 001 §3.1 τ(f)), in [0, 1]
+}
+
+func (s Scaling) threads(c int) float64 {
+	return s.Serial + (1-s.Serial)/float64(c) + s.Overhead*float64(c-1)
+}
+
+func (s Scaling) validate() error {
+	if !(s.Serial >= 0 && s.Serial <= 1) || !(s.Overhead >= 0) || math.IsInf(s.Overhead, 0) || !(s.Beta >= 0 && s.Beta <= 1) {
+		return fmt.Errorf("dctdvfs: scaling %+v: want serial and beta in [0, 1] and overhead ≥ 0", s)
+	}
+	return nil
+}
+
+// Rule gives the regions matching Pattern (path.Match syntax) a Scaling.
+type Rule struct {
+	Pattern string
+	Scaling Scaling
+}
+
+// Profile gives every region its Scaling: the first matching rule, else
+// Default. When a compute event carries an "intensity" parameter
+// (gen.ParamIntensity, written by the stencil generator) it is used as the
+// event's Beta.
+type Profile struct {
+	Default Scaling
+	Rules   []Rule
+}
+
+func (p *Profile) lookup(region string) (Scaling, error) {
+	for _, r := range p.Rules {
+		ok, err := path.Match(r.Pattern, region)
+		if err != nil {
+			return Scaling{}, fmt.Errorf("dctdvfs: profile pattern %q: %w", r.Pattern, err)
+		}
+		if ok {
+			return r.Scaling, nil
+		}
+	}
+	return p.Default, nil
+}
+
+// Node is the machine each MPI task runs on: one task per node (the
+// THREAD_MASTERONLY model of note 002 §2.1).
+type Node struct {
+	// Threads lists the concurrency configurations C; the largest is
+	// c^max, the one the trace was recorded with.
+	Threads []int
+	// PStates gives the busy power of one core per frequency; the
+	// fastest is f_max, the recorded frequency.
+	PStates []power.PState
+	IdleW   float64 // node power with every core idle
+	WaitW   float64 // extra node power while the task waits in MPI
+}
+
+// Strategy selects the adaptation strategy (note 002 §2.5).
+type Strategy int
+
+const (
+	// DCTFirst throttles concurrency first, then spends the slack on
+	// frequencies (§3.3.1, the thesis' default).
+	DCTFirst Strategy = iota
+	// Combined lets non-critical tasks choose threads and frequencies
+	// together under the slack (§3.3.3, Eqs. 3.13–3.16).
+	Combined
+)
+
+// String returns "dct-first" or "combined".
+func (s Strategy) String() string {
+	if s == Combined {
+		return "combined"
+	}
+	return "dct-first"
+}
+
+// ParseStrategy maps "dct-first" or "combined" to a Strategy.
+func ParseStrategy(s string) (Strategy, error) {
+	switch s {
+	case "dct-first", "":
+		return DCTFirst, nil
+	case "combined":
+		return Combined, nil
+	}
+	return 0, fmt.Errorf("dctdvfs: unknown strategy %q (want dct-first or combined)", s)
+}
+
+// Options configures a run.
+type Options struct {
+	Node      Node
+	Profile   Profile
+	Strategy  Strategy
+	Objective Objective
+	// TDVFSNs is the DVFS switching overhead t_dvfs (ns): it is taken off
+	// the slack (Eq. 3.6) and charged to every phase whose frequency
+	// differs from its rank's previous phase.
+	TDVFSNs int64
+	// Epsilon is the error tolerance ε of Eq. 3.20 (0 = Eq. 3.6).
+	Epsilon float64
+	// WaitCap caps each task's slack by its wait measured in the replay
+	// of the DCT-only plan (§2.8).
+	WaitCap bool
+	// CapW is the job power cap the LP bound is solved at; 0 takes the
+	// policy's own peak power.
+	CapW    float64
+	NoBound bool
+}
+
+// Summary is one replay.
+type Summary struct {
+	MakespanNs int64
+	EnergyJ    float64
+	AvgW       float64
+	PeakW      float64
+}
+
+// Result is a DCT + DVFS run against its baseline, every task at c^max and
+// f_max.
+type Result struct {
+	Groups                 int // phase groups with compute
+	Baseline, DCT, DCTDVFS Summary
+	// EnergySavedPct and TimeLostPct compare DCT + DVFS with the baseline
+	// (positive = less energy, more time); the DCT ones compare DCT alone.
+	EnergySavedPct, TimeLostPct       float64
+	DCTEnergySavedPct, DCTTimeLostPct float64
+	// Threads[k][r] is rank r's thread count in group k; GHz[k][r] its
+	// frequency per compute event of the group.
+	Threads [][]int
+	GHz     [][][]float64
+	// SlackNs is the slack dispersed, summed over tasks and groups.
+	SlackNs int64
+	// KnapsackJ and RelaxedJ sum the phase energy the knapsack chose and
+	// the least its LP relaxation allows, over the tasks that had slack:
+	// the knapsack's distance to its own bound.
+	KnapsackJ, RelaxedJ float64
+	Rejected            int        // selections Eq. 3.8 rejected
+	Gap                 policy.Gap // DCT + DVFS makespan vs the LP bound
+}
+
+type eventModel struct {
+	t      *mpi.Trace
+	o      *Options
+	ghz    []float64 // fastest first
+	watts  []float64
+	th     []int // ascending
+	cmax   int
+	intens int
+}
+
+// factor returns T(c, f_s)/T(c_max, f_max) of compute event e of rank r.
+func (m *eventModel) factor(sc Scaling, r int, e *mpi.Event, c, s int) float64 {
+	beta := sc.Beta
+	if m.intens >= 0 {
+		if p := m.t.Params(r, e); len(p) > m.intens {
+			beta = p[m.intens]
+		}
+	}
+	tf := beta*m.ghz[0]/m.ghz[s] + 1 - beta
+	return sc.threads(c) / sc.threads(m.cmax) * tf
+}
+
+// Run applies DCT + DVFS to trace t (lowered to g without a reduction
+// cost) and replays the baseline, DCT alone and DCT + DVFS under net.
+func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result, error) {
+	m, err := newModel(t, &o)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := policy.Split(t)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := policy.CalcOps(t, g)
+	if err != nil {
+		return nil, err
+	}
+	n, S := len(t.Ranks), len(m.ghz)
+	// scaling per region (trace region index).
+	scal := make([]Scaling, len(t.Regions))
+	for i, name := range t.Regions {
+		if scal[i], err = o.Profile.lookup(name); err != nil {
+			return nil, err
+		}
+		if err := scal[i].validate(); err != nil {
+			return nil, fmt.Errorf("region %q: %w", name, err)
+		}
+	}
+	ev := func(r, i int) *mpi.Event { return &t.Ranks[r].Events[i] }
+	sec := func(r, i, c, s int) float64 {
+		e := ev(r, i)
+		return float64(e.Duration) * m.factor(scal[e.Region], r, e, c, s) / 1e9
+	}
+	res := &Result{Threads: make([][]int, ph.N), GHz: make([][][]float64, ph.N)}
+
+	// DCT: per group and rank, the thread count minimizing the group time.
+	dctC := make([][]int, ph.N)
+	tcs := make([]float64, ph.N)
+	tis := make([][]float64, ph.N)
+	crits := make([]int, ph.N)
+	baseline, dct := policy.NewPlan(g), policy.NewPlan(g)
+	for k := 0; k < ph.N; k++ {
+		times := make([][][]float64, n)
+		any := false
+		for r := 0; r < n; r++ {
+			times[r] = make([][]float64, len(m.th))
+			for c := range m.th {
+				for _, i := range ph.Compute[r][k] {
+					times[r][c] = append(times[r][c], sec(r, i, m.th[c], 0))
+					any = true
+				}
+			}
+		}
+		if !any {
+			continue
+		}
+		res.Groups++
+		ch, ti, tc, crit, err := DCT(times)
+		if err != nil {
+			return nil, err
+		}
+		dctC[k], tis[k], tcs[k], crits[k] = ch, ti, tc, crit
+		res.Threads[k] = make([]int, n)
+		for r := 0; r < n; r++ {
+			c := m.th[ch[r]]
+			res.Threads[k][r] = c
+			for _, i := range ph.Compute[r][k] {
+				op := ops[r][i]
+				baseline.Dur[op] = ns(sec(r, i, m.cmax, 0))
+				baseline.W[op] = float64(m.cmax) * m.watts[0]
+				dct.Dur[op] = ns(sec(r, i, c, 0))
+				dct.W[op] = float64(c) * m.watts[0]
+			}
+		}
+	}
+	jm := power.JobModel{BaseW: float64(n) * o.Node.IdleW, IdleW: o.Node.WaitW, ActiveW: make([]float64, n)}
+	for r := range jm.ActiveW {
+		jm.ActiveW[r] = math.Max(m.watts[0], o.Node.WaitW) // the master thread communicating at f_max
+	}
+	bo, err := policy.Replay(g, net, baseline, jm, 0)
+	if err != nil {
+		return nil, fmt.Errorf("dctdvfs: baseline: %w", err)
+	}
+	do, err := policy.Replay(g, net, dct, jm, 0)
+	if err != nil {
+		return nil, fmt.Errorf("dctdvfs: DCT: %w", err)
+	}
+
+	// DVFS on the slack of every non-critical task.
+	plan := policy.NewPlan(g)
+	copy(plan.Dur, dct.Dur)
+	copy(plan.W, dct.W)
+	tdvfs := float64(o.TDVFSNs) / 1e9
+	waitW := o.Node.IdleW + o.Node.WaitW
+	prevS := make([]int, n)
+	for k := 0; k < ph.N; k++ {
+		if dctC[k] == nil {
+			continue
+		}
+		res.GHz[k] = make([][]float64, n)
+		for r := 0; r < n; r++ {
+			evs := ph.Compute[r][k]
+			c := dctC[k][r]
+			levels := make([]int, len(evs)) // all f_max
+			if r != crits[k] && len(evs) > 0 {
+				var send float64
+				for _, b := range ph.SendBytes[r][k] {
+					send += float64(net.Cost(b)) / 1e9
+				}
+				slack := Slack(tcs[k], tis[k][r], send, tdvfs, o.Epsilon)
+				if o.WaitCap {
+					slack = CapByWait(slack, measuredWait(t, ph, ops, do, r, k, send), tdvfs)
+				}
+				if slack > 0 {
+					sel, cc, err := m.choose(evs, r, c, slack, tis[k][r], waitW, sec, o)
+					if err != nil {
+						return nil, fmt.Errorf("dctdvfs: rank %d group %d: %w", r, k, err)
+					}
+					c, levels = cc, sel.Levels
+					res.SlackNs += ns(slack)
+					if sel.Rejects {
+						res.Rejected++
+					}
+					// The knapsack's own bound, at the DCT configuration.
+					items := make([][]Item, len(evs))
+					for j, i := range evs {
+						for s := 0; s < S; s++ {
+							tt := sec(r, i, m.th[c], s)
+							items[j] = append(items[j], Item{Weight: tt - sec(r, i, m.th[c], 0), Energy: tt * (o.Node.IdleW + float64(m.th[c])*m.watts[s])})
+						}
+					}
+					lp, err := Relaxed(items, slack)
+					if err != nil {
+						return nil, err
+					}
+					res.KnapsackJ += sel.PhaseJ
+					res.RelaxedJ += lp
+				}
+			}
+			res.Threads[k][r] = m.th[c]
+			res.GHz[k][r] = make([]float64, len(evs))
+			for j, i := range evs {
+				s := levels[j]
+				op := ops[r][i]
+				d := sec(r, i, m.th[c], s)
+				if s != prevS[r] {
+					d += tdvfs
+				}
+				prevS[r] = s
+				plan.Dur[op] = ns(d)
+				plan.W[op] = float64(m.th[c]) * m.watts[s]
+				res.GHz[k][r][j] = m.ghz[s]
+			}
+		}
+	}
+	po, err := policy.Replay(g, net, plan, jm, o.CapW)
+	if err != nil {
+		return nil, fmt.Errorf("dctdvfs: DCT+DVFS: %w", err)
+	}
+	res.Baseline, res.DCT, res.DCTDVFS = summary(bo), summary(do), summary(po)
+	res.EnergySavedPct = policy.Improvement(bo.EnergyJ, po.EnergyJ)
+	res.TimeLostPct = lost(bo.MakespanNs, po.MakespanNs)
+	res.DCTEnergySavedPct = policy.Improvement(bo.EnergyJ, do.EnergyJ)
+	res.DCTTimeLostPct = lost(bo.MakespanNs, do.MakespanNs)
+	if !o.NoBound {
+		capW := o.CapW
+		if capW == 0 {
+			capW = po.PeakW
+		}
+		configs := func(r int, e *mpi.Event) []frontier.Config {
+			var cs []frontier.Config
+			sc := scal[e.Region]
+			for c := range m.th {
+				for s := 0; s < S; s++ {
+					x := float64(e.Duration) * m.factor(sc, r, e, m.th[c], s) / 1e9
+					if x <= 0 {
+						x = 1e-12
+					}
+					cs = append(cs, frontier.Config{Time: x, Power: float64(m.th[c]) * m.watts[s]})
+				}
+			}
+			return cs
+		}
+		if res.Gap, err = policy.LPGap(t, net, configs, capW, jm.BaseW, po.MakespanNs); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// choose picks the frequency levels of rank r's phases evs (and, with the
+// Combined strategy, its thread count) under slack seconds; tdct is the
+// group time at the DCT configuration c.
+func (m *eventModel) choose(evs []int, r, c int, slack, tdct, waitW float64, sec func(r, i, c, s int) float64, o Options) (Selection, int, error) {
+	quantum := math.Max(1e-6, slack/4096)
+	cands := []int{c}
+	if o.Strategy == Combined {
+		cands = cands[:0]
+		for cc := range m.th {
+			cands = append(cands, cc)
+		}
+	}
+	best, bestC, bestObj := Selection{}, -1, math.Inf(1)
+	var refJ float64 // Eq. 3.15: the energy at (c_max, f_max)
+	for _, i := range evs {
+		refJ += sec(r, i, m.cmax, 0) * (o.Node.IdleW + float64(m.cmax)*m.watts[0])
+	}
+	for _, cc := range cands {
+		phases := make([][]Level, len(evs))
+		var t0 float64
+		for j, i := range evs {
+			for s := range m.ghz {
+				phases[j] = append(phases[j], Level{Seconds: sec(r, i, m.th[cc], s), Watts: o.Node.IdleW + float64(m.th[cc])*m.watts[s]})
+			}
+			t0 += phases[j][0].Seconds
+		}
+		y := slack - (t0 - tdct) // slack left at (cc, f_max)
+		if y < -1e-12 {
+			continue
+		}
+		sel, err := SelectFrequencies(phases, math.Max(0, y), o.Objective, waitW, quantum)
+		if err != nil {
+			return Selection{}, 0, err
+		}
+		if cc != c && sel.PhaseJ > refJ*(1+1e-12) {
+			continue
+		}
+		obj := sel.PhaseJ
+		if o.Objective == WholeInterval {
+			obj += waitW * (slack - (t0 - tdct) - sel.UsedS)
+		}
+		if obj < bestObj-1e-12 {
+			best, bestC, bestObj = sel, cc, obj
+		}
+	}
+	if bestC < 0 {
+		return Selection{}, 0, errors.New("no configuration fits the slack")
+	}
+	return best, bestC, nil
+}
+
+// measuredWait is rank r's wait after group k in the DCT replay: from the
+// end of its last compute event of the group to the start of its next
+// compute event (or its finish), less its send time.
+func measuredWait(t *mpi.Trace, ph *policy.Phases, ops [][]int32, o *policy.Outcome, r, k int, send float64) float64 {
+	evs := ph.Compute[r][k]
+	end := o.CalcEnd[ops[r][evs[len(evs)-1]]]
+	next := o.Ranks[r].Finish
+	for kk := k + 1; kk < ph.N; kk++ {
+		if len(ph.Compute[r][kk]) > 0 {
+			next = o.CalcStart[ops[r][ph.Compute[r][kk][0]]]
+			break
+		}
+	}
+	return math.Max(0, float64(next-end)/1e9-send)
+}
+
+func newModel(t *mpi.Trace, o *Options) (*eventModel, error) {
+	ps, err := power.NewPStates(o.Node.PStates)
+	if err != nil {
+		return nil, fmt.Errorf("dctdvfs: %w", err)
+	}
+	m := &eventModel{t: t, o: o, intens: -1}
+	for i := len(ps) - 1; i >= 0; i-- {
+		m.ghz = append(m.ghz, ps[i].GHz)
+		m.watts = append(m.watts, ps[i].Watts)
+	}
+	if len(o.Node.Threads) == 0 {
+		return nil, errors.New("dctdvfs: no concurrency configurations (Node.Threads)")
+	}
+	m.th = append([]int(nil), o.Node.Threads...)
+	sort.Ints(m.th)
+	for i, c := range m.th {
+		if c < 1 || (i > 0 && c == m.th[i-1]) {
+			return nil, fmt.Errorf("dctdvfs: thread counts %v: want distinct counts ≥ 1", o.Node.Threads)
+		}
+	}
+	m.cmax = m.th[len(m.th)-1]
+	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 {
+		return nil, errors.New("dctdvfs: idle and wait power, ε, t_dvfs and the cap must be ≥ 0")
+	}
+	for i, n := range t.ParamNames {
+		if n == gen.ParamIntensity {
+			m.intens = i
+		}
+	}
+	return m, nil
+}
+
+// lost returns 100·(x − base)/base.
+func lost(base, x int64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return 100 * float64(x-base) / float64(base)
+}
+
+func ns(s float64) int64 { return int64(math.Round(s * 1e9)) }
+
+func summary(o *policy.Outcome) Summary {
+	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW}
+}
+
+// PowersOfTwo returns 1, 2, 4, … up to cmax, and cmax itself: the default
+// concurrency configurations of a node with cmax hardware threads.
+func PowersOfTwo(cmax int) []int {
+	var out []int
+	for c := 1; c < cmax; c *= 2 {
+		out = append(out, c)
+	}
+	return append(out, cmax)
+}

@@ -1,0 +1,130 @@
+package dctdvfs
+
+import (
+	"testing"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// testNode is a 16-thread node with the PAL P-states of note 001 and
+// per-core powers of the embedded default scenario.
+func testNode() Node {
+	return Node{Threads: PowersOfTwo(16), IdleW: 90, WaitW: 10,
+		PStates: []power.PState{{GHz: 2.1, Watts: 12}, {GHz: 1.9, Watts: 10.2}, {GHz: 1.7, Watts: 8.7}, {GHz: 1.5, Watts: 7.4}, {GHz: 1.4, Watts: 6.8}}}
+}
+
+func TestPowersOfTwo(t *testing.T) {
+	if got := PowersOfTwo(12); len(got) != 5 || got[3] != 8 || got[4] != 12 {
+		t.Errorf("PowersOfTwo(12) = %v, want [1 2 4 8 12]", got)
+	}
+}
+
+// Note 002 §9.5: DVFS saves nothing on balanced loads; DCT saves nothing
+// on scalable phases; DCT alone cuts both time and energy for
+// non-scalable phases; on an imbalanced load DVFS saves energy at a
+// small time loss.
+func TestPhenomena(t *testing.T) {
+	net := network.DefaultLogGOPS()
+	scalable := Profile{Default: Scaling{Serial: 0.05, Beta: 1}}
+	nonScalable := Profile{Default: Scaling{Serial: 0.05, Overhead: 0.01, Beta: 1}}
+	for _, c := range []struct {
+		name    string
+		imb     string
+		balance float64
+		prof    Profile
+		check   func(t *testing.T, r *Result)
+	}{
+		{"balanced_scalable_saves_nothing", gen.ImbalanceNone, 1, scalable, func(t *testing.T, r *Result) {
+			if r.EnergySavedPct != 0 || r.TimeLostPct != 0 || r.SlackNs != 0 {
+				t.Errorf("saved %g %% energy, lost %g %% time, %d ns slack; want 0", r.EnergySavedPct, r.TimeLostPct, r.SlackNs)
+			}
+		}},
+		{"imbalanced_scalable_dvfs_saves", gen.ImbalanceRandom, 0.3, scalable, func(t *testing.T, r *Result) {
+			if r.DCTEnergySavedPct != 0 {
+				t.Errorf("DCT alone saved %g %% on scalable phases, want 0", r.DCTEnergySavedPct)
+			}
+			if r.EnergySavedPct < 1 || r.TimeLostPct > 1 {
+				t.Errorf("DCT+DVFS saved %.3f %% energy for %.3f %% time; want ≥ 1 %% saved, ≤ 1 %% lost", r.EnergySavedPct, r.TimeLostPct)
+			}
+			if r.RelaxedJ > r.KnapsackJ+1e-9 {
+				t.Errorf("LP relaxation %g J above the knapsack's %g J", r.RelaxedJ, r.KnapsackJ)
+			}
+		}},
+		{"non_scalable_dct_saves_time_and_energy", gen.ImbalanceNone, 1, nonScalable, func(t *testing.T, r *Result) {
+			if r.DCTEnergySavedPct <= 0 || r.DCTTimeLostPct >= 0 {
+				t.Errorf("DCT saved %.3f %% energy, lost %.3f %% time; want both gains", r.DCTEnergySavedPct, r.DCTTimeLostPct)
+			}
+			if r.Threads[0][0] >= 16 {
+				t.Errorf("DCT kept %d threads on a non-scalable phase", r.Threads[0][0])
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := gen.Stencil{Dims: []int{2, 2}, Iterations: 8, HaloBytes: 4096, ComputeNs: 10_000_000, Imbalance: c.imb,
+				Balance: c.balance, Intensity: 1, AllreduceBytes: 8, Seed: 3}.Generate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := lower.Lower(tr, lower.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(tr, g, net, Options{Node: testNode(), Profile: c.prof, TDVFSNs: 10_000, NoBound: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, res)
+		})
+	}
+}
+
+// The wait cap and ε only ever shrink the slack dispersed.
+func TestWaitCapAndEpsilonShrinkSlack(t *testing.T) {
+	tr, err := gen.Stencil{Dims: []int{2, 2}, Iterations: 6, HaloBytes: 4096, ComputeNs: 10_000_000, Imbalance: gen.ImbalanceRandom,
+		Balance: 0.3, Intensity: 1, AllreduceBytes: 8, Seed: 3}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Node: testNode(), Profile: Profile{Default: Scaling{Serial: 0.05, Beta: 1}}, TDVFSNs: 10_000, NoBound: true}
+	plain, err := Run(tr, g, network.DefaultLogGOPS(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.WaitCap, o.Epsilon = true, 0.2
+	capped, err := Run(tr, g, network.DefaultLogGOPS(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped.SlackNs >= plain.SlackNs || capped.SlackNs <= 0 {
+		t.Errorf("slack %d ns with ε 0.2 and the wait cap, %d without; want less but some", capped.SlackNs, plain.SlackNs)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	tr := mpi.NewTrace(1)
+	tr.AppendCompute(0, "w", 10)
+	g, _ := lower.Lower(tr, lower.Options{})
+	for name, o := range map[string]Options{
+		"no threads":   {Node: Node{PStates: testNode().PStates}},
+		"no p-states":  {Node: Node{Threads: []int{1}}},
+		"bad scaling":  {Node: testNode(), Profile: Profile{Default: Scaling{Serial: 2}}},
+		"bad pattern":  {Node: testNode(), Profile: Profile{Rules: []Rule{{Pattern: "[", Scaling: Scaling{}}}}},
+		"dup threads":  {Node: Node{Threads: []int{2, 2}, PStates: testNode().PStates}},
+		"negative eps": {Node: testNode(), Epsilon: -1},
+	} {
+		if _, err := Run(tr, g, network.DefaultLogGOPS(), o); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+	if _, err := ParseStrategy("x"); err == nil {
+		t.Error("bad strategy: want an error")
+	}
+}
