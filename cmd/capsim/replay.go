@@ -62,6 +62,7 @@ func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
 		asJSON, libOrder            bool
+		pol                         policyFlags
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -77,6 +78,9 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
   capsim replay stencil.arrow --timeline stencil.trace.json`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if pol.name != "" { // replaypolicy.go
+				return pol.run(cmd, a[0], netSpec, coll, asJSON)
+			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
 				return usageError{err}
@@ -137,6 +141,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c
 }

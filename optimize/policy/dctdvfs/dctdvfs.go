@@ -94,7 +94,11 @@ type Node struct {
 	// fastest is f_max, the recorded frequency.
 	PStates []power.PState
 	IdleW   float64 // node power with every core idle
-	WaitW   float64 // extra node power while the task waits in MPI
+	// CoreIdleW is the power of a core the phase leaves unused, above
+	// IdleW: a phase with c threads draws IdleW + c·P(f) + (c_max − c)·
+	// CoreIdleW.
+	CoreIdleW float64
+	WaitW     float64 // extra node power while the task waits in MPI
 }
 
 // Strategy selects the adaptation strategy (note 002 §2.5).
@@ -269,15 +273,15 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			for _, i := range ph.Compute[r][k] {
 				op := ops[r][i]
 				baseline.Dur[op] = ns(sec(r, i, m.cmax, 0))
-				baseline.W[op] = float64(m.cmax) * m.watts[0]
+				baseline.W[op] = m.busyW(m.cmax, 0)
 				dct.Dur[op] = ns(sec(r, i, c, 0))
-				dct.W[op] = float64(c) * m.watts[0]
+				dct.W[op] = m.busyW(c, 0)
 			}
 		}
 	}
 	jm := power.JobModel{BaseW: float64(n) * o.Node.IdleW, IdleW: o.Node.WaitW, ActiveW: make([]float64, n)}
 	for r := range jm.ActiveW {
-		jm.ActiveW[r] = math.Max(m.watts[0], o.Node.WaitW) // the master thread communicating at f_max
+		jm.ActiveW[r] = m.busyW(1, 0) // the master thread communicating at f_max
 	}
 	bo, err := policy.Replay(g, net, baseline, jm, 0)
 	if err != nil {
@@ -328,7 +332,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 					for j, i := range evs {
 						for s := 0; s < S; s++ {
 							tt := sec(r, i, m.th[c], s)
-							items[j] = append(items[j], Item{Weight: tt - sec(r, i, m.th[c], 0), Energy: tt * (o.Node.IdleW + float64(m.th[c])*m.watts[s])})
+							items[j] = append(items[j], Item{Weight: tt - sec(r, i, m.th[c], 0), Energy: tt * (o.Node.IdleW + m.busyW(m.th[c], s))})
 						}
 					}
 					lp, err := Relaxed(items, slack)
@@ -350,7 +354,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 				}
 				prevS[r] = s
 				plan.Dur[op] = ns(d)
-				plan.W[op] = float64(m.th[c]) * m.watts[s]
+				plan.W[op] = m.busyW(m.th[c], s)
 				res.GHz[k][r][j] = m.ghz[s]
 			}
 		}
@@ -378,7 +382,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 					if x <= 0 {
 						x = 1e-12
 					}
-					cs = append(cs, frontier.Config{Time: x, Power: float64(m.th[c]) * m.watts[s]})
+					cs = append(cs, frontier.Config{Time: x, Power: m.busyW(m.th[c], s)})
 				}
 			}
 			return cs
@@ -405,14 +409,14 @@ func (m *eventModel) choose(evs []int, r, c int, slack, tdct, waitW float64, sec
 	best, bestC, bestObj := Selection{}, -1, math.Inf(1)
 	var refJ float64 // Eq. 3.15: the energy at (c_max, f_max)
 	for _, i := range evs {
-		refJ += sec(r, i, m.cmax, 0) * (o.Node.IdleW + float64(m.cmax)*m.watts[0])
+		refJ += sec(r, i, m.cmax, 0) * (o.Node.IdleW + m.busyW(m.cmax, 0))
 	}
 	for _, cc := range cands {
 		phases := make([][]Level, len(evs))
 		var t0 float64
 		for j, i := range evs {
 			for s := range m.ghz {
-				phases[j] = append(phases[j], Level{Seconds: sec(r, i, m.th[cc], s), Watts: o.Node.IdleW + float64(m.th[cc])*m.watts[s]})
+				phases[j] = append(phases[j], Level{Seconds: sec(r, i, m.th[cc], s), Watts: o.Node.IdleW + m.busyW(m.th[cc], s)})
 			}
 			t0 += phases[j][0].Seconds
 		}
@@ -478,7 +482,7 @@ func newModel(t *mpi.Trace, o *Options) (*eventModel, error) {
 		}
 	}
 	m.cmax = m.th[len(m.th)-1]
-	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 {
+	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Node.CoreIdleW < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 {
 		return nil, errors.New("dctdvfs: idle and wait power, ε, t_dvfs and the cap must be ≥ 0")
 	}
 	for i, n := range t.ParamNames {
@@ -495,6 +499,12 @@ func lost(base, x int64) float64 {
 		return 0
 	}
 	return 100 * float64(x-base) / float64(base)
+}
+
+// busyW is the node power above IdleW of a phase with c threads at
+// P-state s.
+func (m *eventModel) busyW(c, s int) float64 {
+	return float64(c)*m.watts[s] + float64(m.cmax-c)*m.o.Node.CoreIdleW
 }
 
 func ns(s float64) int64 { return int64(math.Round(s * 1e9)) }
