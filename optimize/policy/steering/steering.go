@@ -149,7 +149,8 @@ const (
 	// share it, then set P-states (the thesis' workload generator, §5.1.2).
 	Oracle Prediction = iota
 	// Previous uses the previous iteration's work (the thesis' assumption
-	// that it changes little); the first iteration runs the baseline.
+	// that it changes little): that of the latest phase with compute; the
+	// first iteration runs the baseline.
 	Previous
 )
 
@@ -296,6 +297,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	}
 	baseline := policy.NewPlan(g)
 	steered := policy.NewPlan(g)
+	last := -1 // the latest phase with compute, for Previous
 	for k := 0; k < ph.N; k++ {
 		any := false
 		for r := 0; r < n; r++ {
@@ -307,22 +309,22 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 		res.Phases++
 		var states []int
 		switch {
-		case o.Predict == Previous && k == 0:
+		case o.Predict == Previous && last < 0:
 			states = make([]int, n)
 			for r := range states {
 				states[r] = base
 			}
-		case o.Predict == Previous:
-			var ok bool
-			if states, _, ok = Assign(times[k-1], watts, budget, o.Strict); !ok {
-				res.OverPhase++
-			}
 		default:
+			from := k
+			if o.Predict == Previous {
+				from = last
+			}
 			var ok bool
-			if states, _, ok = Assign(times[k], watts, budget, o.Strict); !ok {
+			if states, _, ok = Assign(times[from], watts, budget, o.Strict); !ok {
 				res.OverPhase++
 			}
 		}
+		last = k
 		res.GHz[k] = make([]float64, n)
 		for r := 0; r < n; r++ {
 			res.GHz[k][r] = ps[states[r]].GHz

@@ -204,3 +204,27 @@ func TestRunErrors(t *testing.T) {
 		t.Error("bad prediction: want an error")
 	}
 }
+
+// With two barriers per iteration the phases between them have no
+// compute; "previous" then uses the latest phase that has.
+func TestPreviousSkipsEmptyPhases(t *testing.T) {
+	tr := mpi.NewTrace(4)
+	for it := 0; it < 2; it++ {
+		for r, w := range []float64{1.0, 0.6, 0.6, 0.3} {
+			tr.AppendCompute(r, "work", int64(w*1e9))
+			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+		}
+	}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(tr, g, freeNet, Options{Machine: NoteMachine(), Predict: Previous, NoBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Phases != 2 || res.GHz[0][0] != 1.7 || res.GHz[1] != nil || res.GHz[2][0] != 2.1 || res.GHz[2][3] != 1.4 {
+		t.Errorf("%d phases, P-states %v; want baseline, nothing, steered", res.Phases, res.GHz)
+	}
+}
