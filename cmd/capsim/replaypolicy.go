@@ -33,8 +33,8 @@ type policyFlags struct {
 	serial, overhead, beta, eps float64
 	tdvfsNs                     int64
 	waitCap                     bool
-	objective, strategy         string
-	betaSet                     bool
+	objective, strategy, gran   string
+	switchNs                    int64
 	noBound                     bool
 	flags                       *pflag.FlagSet
 }
@@ -56,6 +56,8 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.waitCap, "wait-cap", false, "dct-dvfs: cap each task's slack by its wait measured in the DCT-only replay")
 	f.StringVar(&p.objective, "objective", "phase-only", "dct-dvfs: phase-only (the thesis) or whole-interval (counts the wait power of unused slack)")
 	f.StringVar(&p.strategy, "strategy", "dct-first", "dct-dvfs: dct-first or combined")
+	f.StringVar(&p.gran, "granularity", "one-phase", "dct-dvfs: one-phase (one thread count per task and phase group) or per-phase")
+	f.Int64Var(&p.switchNs, "switch-penalty-ns", 0, "dct-dvfs: time charged to a phase whose thread count differs from the previous phase's")
 	f.BoolVar(&p.noBound, "no-bound", false, "policy: skip the LP bound")
 }
 
@@ -210,6 +212,10 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		if err != nil {
 			return usageError{err}
 		}
+		gran, err := dctdvfs.ParseGranularity(p.gran)
+		if err != nil {
+			return usageError{err}
+		}
 		cmax := p.threads
 		if cmax == 0 {
 			cmax = m.ThreadsPerRank
@@ -226,7 +232,8 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 			node.PStates = append(node.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
 		}
 		o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: p.serial, Overhead: p.overhead, Beta: beta}},
-			Strategy: strat, Objective: obj, TDVFSNs: p.tdvfsNs, Epsilon: p.eps, WaitCap: p.waitCap, CapW: p.capW, NoBound: p.noBound}
+			Strategy: strat, Objective: obj, TDVFSNs: p.tdvfsNs, Epsilon: p.eps, WaitCap: p.waitCap, CapW: p.capW, NoBound: p.noBound,
+			Granularity: gran, SwitchPenaltyNs: p.switchNs}
 		res, err := dctdvfs.Run(t, g, net, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

@@ -18,6 +18,7 @@ func TestReplayPolicy(t *testing.T) {
 		{"--policy", "steering"},
 		{"--policy", "steering", "--cap", "200", "--predict", "previous"},
 		{"--policy", "dct-dvfs", "--threads", "16"},
+		{"--policy", "dct-dvfs", "--threads", "16", "--granularity", "per-phase", "--switch-penalty-ns", "1000"},
 		{"--policy", "dct-dvfs", "--threads", "16", "--strategy", "combined", "--objective", "whole-interval", "--wait-cap", "--epsilon", "0.1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -132,6 +132,35 @@ func ParseStrategy(s string) (Strategy, error) {
 	return 0, fmt.Errorf("dctdvfs: unknown strategy %q (want dct-first or combined)", s)
 }
 
+// Granularity selects how finely DCT chooses thread counts.
+type Granularity int
+
+const (
+	// OnePhase gives all phases of a task's group one thread count.
+	OnePhase Granularity = iota
+	// PerPhase gives every phase its own fastest thread count.
+	PerPhase
+)
+
+// String returns "one-phase" or "per-phase".
+func (g Granularity) String() string {
+	if g == PerPhase {
+		return "per-phase"
+	}
+	return "one-phase"
+}
+
+// ParseGranularity maps "one-phase" or "per-phase" to a Granularity.
+func ParseGranularity(s string) (Granularity, error) {
+	switch s {
+	case "one-phase", "":
+		return OnePhase, nil
+	case "per-phase":
+		return PerPhase, nil
+	}
+	return 0, fmt.Errorf("dctdvfs: unknown granularity %q (want one-phase or per-phase)", s)
+}
+
 // Options configures a run.
 type Options struct {
 	Node      Node
@@ -144,6 +173,14 @@ type Options struct {
 	TDVFSNs int64
 	// Epsilon is the error tolerance ε of Eq. 3.20 (0 = Eq. 3.6).
 	Epsilon float64
+	// Granularity is OnePhase (one thread count per task and phase group,
+	// the thesis' improved one phase approach) or PerPhase (each phase its
+	// own best count, the profile-driven static mapping of §2.2).
+	Granularity Granularity
+	// SwitchPenaltyNs is charged to a phase whose thread count differs
+	// from its rank's previous phase (the cache misses of §2.2; note 002
+	// §9.6 T9).
+	SwitchPenaltyNs int64
 	// WaitCap caps each task's slack by its wait measured in the replay
 	// of the DCT-only plan (§2.8).
 	WaitCap bool
@@ -170,9 +207,9 @@ type Result struct {
 	// (positive = less energy, more time); the DCT ones compare DCT alone.
 	EnergySavedPct, TimeLostPct       float64
 	DCTEnergySavedPct, DCTTimeLostPct float64
-	// Threads[k][r] is rank r's thread count in group k; GHz[k][r] its
-	// frequency per compute event of the group.
-	Threads [][]int
+	// Threads[k][r] and GHz[k][r] give rank r's thread count and
+	// frequency per compute event of group k.
+	Threads [][][]int
 	GHz     [][][]float64
 	// SlackNs is the slack dispersed, summed over tasks and groups.
 	SlackNs int64
@@ -237,14 +274,30 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 		e := ev(r, i)
 		return float64(e.Duration) * m.factor(scal[e.Region], r, e, c, s) / 1e9
 	}
-	res := &Result{Threads: make([][]int, ph.N), GHz: make([][][]float64, ph.N)}
+	res := &Result{Threads: make([][][]int, ph.N), GHz: make([][][]float64, ph.N)}
 
-	// DCT: per group and rank, the thread count minimizing the group time.
-	dctC := make([][]int, ph.N)
+	// DCT: per group and rank, the thread count minimizing the group time
+	// (or, PerPhase, each phase's own time). cfg[k][r][j] indexes m.th.
+	conf := make([][][]int, ph.N)
 	tcs := make([]float64, ph.N)
 	tis := make([][]float64, ph.N)
 	crits := make([]int, ph.N)
 	baseline, dct := policy.NewPlan(g), policy.NewPlan(g)
+	penalty := float64(o.SwitchPenaltyNs) / 1e9
+	prevC := make([]int, n)
+	for r := range prevC {
+		prevC[r] = -1
+	}
+	// switched returns the penalty of running rank r's next phase with
+	// thread count c and records c.
+	switched := func(prev []int, r, c int) float64 {
+		p := 0.0
+		if prev[r] >= 0 && prev[r] != c {
+			p = penalty
+		}
+		prev[r] = c
+		return p
+	}
 	for k := 0; k < ph.N; k++ {
 		times := make([][][]float64, n)
 		any := false
@@ -265,16 +318,43 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 		if err != nil {
 			return nil, err
 		}
-		dctC[k], tis[k], tcs[k], crits[k] = ch, ti, tc, crit
-		res.Threads[k] = make([]int, n)
+		conf[k] = make([][]int, n)
 		for r := 0; r < n; r++ {
-			c := m.th[ch[r]]
-			res.Threads[k][r] = c
-			for _, i := range ph.Compute[r][k] {
+			nj := len(ph.Compute[r][k])
+			conf[k][r] = make([]int, nj)
+			for j := range conf[k][r] {
+				conf[k][r][j] = ch[r]
+			}
+			if o.Granularity == PerPhase && nj > 0 {
+				ti[r] = 0
+				for j := 0; j < nj; j++ {
+					best := 0
+					for c := range m.th {
+						if times[r][c][j] < times[r][best][j] {
+							best = c
+						}
+					}
+					conf[k][r][j] = best
+					ti[r] += times[r][best][j]
+				}
+			}
+		}
+		if o.Granularity == PerPhase {
+			tc, crit = 0, -1
+			for r, x := range ti {
+				if crit < 0 || x > tc {
+					tc, crit = x, r
+				}
+			}
+		}
+		tis[k], tcs[k], crits[k] = ti, tc, crit
+		for r := 0; r < n; r++ {
+			for j, i := range ph.Compute[r][k] {
 				op := ops[r][i]
+				c := m.th[conf[k][r][j]]
 				baseline.Dur[op] = ns(sec(r, i, m.cmax, 0))
 				baseline.W[op] = m.busyW(m.cmax, 0)
-				dct.Dur[op] = ns(sec(r, i, c, 0))
+				dct.Dur[op] = ns(sec(r, i, c, 0) + switched(prevC, r, c))
 				dct.W[op] = m.busyW(c, 0)
 			}
 		}
@@ -294,19 +374,21 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 
 	// DVFS on the slack of every non-critical task.
 	plan := policy.NewPlan(g)
-	copy(plan.Dur, dct.Dur)
-	copy(plan.W, dct.W)
 	tdvfs := float64(o.TDVFSNs) / 1e9
 	waitW := o.Node.IdleW + o.Node.WaitW
 	prevS := make([]int, n)
+	for r := range prevC {
+		prevC[r] = -1
+	}
 	for k := 0; k < ph.N; k++ {
-		if dctC[k] == nil {
+		if conf[k] == nil {
 			continue
 		}
+		res.Threads[k] = make([][]int, n)
 		res.GHz[k] = make([][]float64, n)
 		for r := 0; r < n; r++ {
 			evs := ph.Compute[r][k]
-			c := dctC[k][r]
+			cs := conf[k][r]
 			levels := make([]int, len(evs)) // all f_max
 			if r != crits[k] && len(evs) > 0 {
 				var send float64
@@ -318,24 +400,25 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 					slack = CapByWait(slack, measuredWait(t, ph, ops, do, r, k, send), tdvfs)
 				}
 				if slack > 0 {
-					sel, cc, err := m.choose(evs, r, c, slack, tis[k][r], waitW, sec, o)
+					sel, cc, err := m.choose(evs, r, cs, slack, tis[k][r], waitW, sec, o)
 					if err != nil {
 						return nil, fmt.Errorf("dctdvfs: rank %d group %d: %w", r, k, err)
 					}
-					c, levels = cc, sel.Levels
+					cs, levels = cc, sel.Levels
 					res.SlackNs += ns(slack)
 					if sel.Rejects {
 						res.Rejected++
 					}
-					// The knapsack's own bound, at the DCT configuration.
+					// The knapsack's own bound, at the chosen configurations.
 					items := make([][]Item, len(evs))
 					for j, i := range evs {
+						c := m.th[cs[j]]
 						for s := 0; s < S; s++ {
-							tt := sec(r, i, m.th[c], s)
-							items[j] = append(items[j], Item{Weight: tt - sec(r, i, m.th[c], 0), Energy: tt * (o.Node.IdleW + m.busyW(m.th[c], s))})
+							tt := sec(r, i, c, s)
+							items[j] = append(items[j], Item{Weight: tt - sec(r, i, c, 0), Energy: tt * (o.Node.IdleW + m.busyW(c, s))})
 						}
 					}
-					lp, err := Relaxed(items, slack)
+					lp, err := Relaxed(items, slack-(m.groupTime(evs, r, cs, sec)-tis[k][r]))
 					if err != nil {
 						return nil, err
 					}
@@ -343,18 +426,20 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 					res.RelaxedJ += lp
 				}
 			}
-			res.Threads[k][r] = m.th[c]
+			res.Threads[k][r] = make([]int, len(evs))
 			res.GHz[k][r] = make([]float64, len(evs))
 			for j, i := range evs {
 				s := levels[j]
+				c := m.th[cs[j]]
 				op := ops[r][i]
-				d := sec(r, i, m.th[c], s)
+				d := sec(r, i, c, s) + switched(prevC, r, c)
 				if s != prevS[r] {
 					d += tdvfs
 				}
 				prevS[r] = s
 				plan.Dur[op] = ns(d)
-				plan.W[op] = m.busyW(m.th[c], s)
+				plan.W[op] = m.busyW(c, s)
+				res.Threads[k][r][j] = c
 				res.GHz[k][r][j] = m.ghz[s]
 			}
 		}
@@ -395,54 +480,73 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 }
 
 // choose picks the frequency levels of rank r's phases evs (and, with the
-// Combined strategy, its thread count) under slack seconds; tdct is the
-// group time at the DCT configuration c.
-func (m *eventModel) choose(evs []int, r, c int, slack, tdct, waitW float64, sec func(r, i, c, s int) float64, o Options) (Selection, int, error) {
+// Combined strategy, one thread count for them all) under slack seconds;
+// cs holds the DCT configuration of each phase and tdct the group time
+// with it.
+func (m *eventModel) choose(evs []int, r int, cs []int, slack, tdct, waitW float64, sec func(r, i, c, s int) float64, o Options) (Selection, []int, error) {
 	quantum := math.Max(1e-6, slack/4096)
-	cands := []int{c}
+	cands := [][]int{cs}
 	if o.Strategy == Combined {
-		cands = cands[:0]
-		for cc := range m.th {
-			cands = append(cands, cc)
+		for c := range m.th {
+			u := make([]int, len(evs))
+			same := true
+			for j := range u {
+				u[j] = c
+				same = same && cs[j] == c
+			}
+			if !same {
+				cands = append(cands, u)
+			}
 		}
 	}
-	best, bestC, bestObj := Selection{}, -1, math.Inf(1)
 	var refJ float64 // Eq. 3.15: the energy at (c_max, f_max)
 	for _, i := range evs {
 		refJ += sec(r, i, m.cmax, 0) * (o.Node.IdleW + m.busyW(m.cmax, 0))
 	}
-	for _, cc := range cands {
+	var best Selection
+	var bestC []int
+	bestObj := math.Inf(1)
+	for ci, cc := range cands {
 		phases := make([][]Level, len(evs))
-		var t0 float64
 		for j, i := range evs {
+			c := m.th[cc[j]]
 			for s := range m.ghz {
-				phases[j] = append(phases[j], Level{Seconds: sec(r, i, m.th[cc], s), Watts: o.Node.IdleW + m.busyW(m.th[cc], s)})
+				phases[j] = append(phases[j], Level{Seconds: sec(r, i, c, s), Watts: o.Node.IdleW + m.busyW(c, s)})
 			}
-			t0 += phases[j][0].Seconds
 		}
-		y := slack - (t0 - tdct) // slack left at (cc, f_max)
+		y := slack - (m.groupTime(evs, r, cc, sec) - tdct) // slack left at (cc, f_max)
 		if y < -1e-12 {
 			continue
 		}
 		sel, err := SelectFrequencies(phases, math.Max(0, y), o.Objective, waitW, quantum)
 		if err != nil {
-			return Selection{}, 0, err
+			return Selection{}, nil, err
 		}
-		if cc != c && sel.PhaseJ > refJ*(1+1e-12) {
+		if ci > 0 && sel.PhaseJ > refJ*(1+1e-12) {
 			continue
 		}
 		obj := sel.PhaseJ
 		if o.Objective == WholeInterval {
-			obj += waitW * (slack - (t0 - tdct) - sel.UsedS)
+			obj += waitW * (y - sel.UsedS)
 		}
 		if obj < bestObj-1e-12 {
 			best, bestC, bestObj = sel, cc, obj
 		}
 	}
-	if bestC < 0 {
-		return Selection{}, 0, errors.New("no configuration fits the slack")
+	if bestC == nil {
+		return Selection{}, nil, errors.New("no configuration fits the slack")
 	}
 	return best, bestC, nil
+}
+
+// groupTime is the time of rank r's phases evs at configurations cs and
+// f_max.
+func (m *eventModel) groupTime(evs []int, r int, cs []int, sec func(r, i, c, s int) float64) float64 {
+	var t float64
+	for j, i := range evs {
+		t += sec(r, i, m.th[cs[j]], 0)
+	}
+	return t
 }
 
 // measuredWait is rank r's wait after group k in the DCT replay: from the
@@ -482,7 +586,7 @@ func newModel(t *mpi.Trace, o *Options) (*eventModel, error) {
 		}
 	}
 	m.cmax = m.th[len(m.th)-1]
-	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Node.CoreIdleW < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 {
+	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Node.CoreIdleW < 0 || o.SwitchPenaltyNs < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 {
 		return nil, errors.New("dctdvfs: idle and wait power, ε, t_dvfs and the cap must be ≥ 0")
 	}
 	for i, n := range t.ParamNames {
