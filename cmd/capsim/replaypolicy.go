@@ -147,6 +147,11 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	if p.capW < 0 {
 		return usagef("--cap %g is negative", p.capW)
 	}
+	for _, f := range []string{"timeline", "libstdcxx-order"} {
+		if p.flags != nil && p.flags.Changed(f) {
+			return usagef("--%s does not apply to --policy replays", f)
+		}
+	}
 	net, err := network.ParseSpec(netSpec)
 	if err != nil {
 		return usageError{err}

@@ -55,6 +55,7 @@ func TestReplayPolicy(t *testing.T) {
 		{[]string{"replay", tr, "--policy", "steering", "--cap", "10"}, 1, "does not cover the base power"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--beta", "2"}, 2, "outside [0, 1]"},
+		{[]string{"replay", tr, "--policy", "steering", "--timeline", "x.json"}, 2, "does not apply"},
 	} {
 		code, _, stderr := capsim(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {
