@@ -131,9 +131,22 @@ func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 // Replay replays g on machine m with the policy's P-states and returns
 // the point's metrics.
 func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, policy string, capW float64) (Metrics, error) {
+	met, _, err := sc.replay(g, m, net, policy, capW)
+	return met, err
+}
+
+// recording is what a replay recorded beyond its metrics.
+type recording struct {
+	acct  *power.Accountant
+	model power.JobModel
+	ghz   []float64 // per rank
+	res   *sim.Result
+}
+
+func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, policy string, capW float64) (Metrics, *recording, error) {
 	ps, err := m.Assign(policy, capW)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
@@ -147,15 +160,17 @@ func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, poli
 		Observer: acct,
 	})
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
-	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}, res.Makespan, capW)
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}
+	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, nil
+			PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs},
+		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
 }
 
 // Graph builds the execution graph of the scenario's workload with the
