@@ -37,7 +37,7 @@ func ExampleFrontier() {
 		{Time: 1.0, Power: 12, Label: "2.1 GHz"},
 		{Time: 1.2, Power: 9, Label: "1.7 GHz"},
 		{Time: 1.2, Power: 10, Label: "1.7 GHz, 2 threads"}, // dominated
-		{Time: 1.5, Power: 8.5, Label: "1.4 GHz"},          // above the hull
+		{Time: 1.5, Power: 8.5, Label: "1.4 GHz"},           // above the hull
 		{Time: 2.0, Power: 6, Label: "1.0 GHz"},
 	}
 	f, err := report.Frontier("task", "a task's configurations", cs)
