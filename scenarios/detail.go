@@ -67,14 +67,18 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	if pts := sc.Points(); len(pts) > 0 {
 		params = pts[0].Params
 	}
-	g, err := sc.Graph(params)
+	t, g, err := sc.build(params)
+	if err != nil {
+		return report.Section{}, err
+	}
+	cls, err := sc.Classes(g, t)
 	if err != nil {
 		return report.Section{}, err
 	}
 	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
 		return report.Section{}, fmt.Errorf("detail: workload has %d ranks but machine %s runs %d", g.NumRanks(), m.Name, ranks)
 	}
-	met, rec, err := sc.replay(g, m, sc.Net(), pick.Policy, pick.CapW)
+	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
 	if err != nil {
 		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}

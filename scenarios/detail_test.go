@@ -41,7 +41,7 @@ func TestDetailDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	met, rec, err := sc.replay(g, m, sc.Net(), "static", 340)
+	met, rec, err := sc.replay(g, m, sc.Net(), nil, "static", 340)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,3 +100,51 @@ func TestWorkloadParamErrors(t *testing.T) {
 		}
 	}
 }
+
+// Network overrides: one selecting every message with parameters P gives
+// exactly the replay of a base network P; one selecting the halo exchange
+// with a faster network shortens the run; one selecting nothing changes
+// nothing.
+func TestNetworkOverrides(t *testing.T) {
+	base := string(Default())
+	fast := "L_ns = 500\no_ns = 300\nG_ns_per_byte = 1\n"
+	makespan := func(text string) int64 {
+		t.Helper()
+		sc, err := Parse("o.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, g, err := sc.build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cls, err := sc.Classes(g, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, _, err := sc.replay(g, &sc.Machines[0], sc.Net(), cls, "uncapped", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return met.MakespanNs
+	}
+	override := func(sel string) string {
+		return strings.Replace(base, "[workload]", "[[network.override]]\n"+sel+"\n"+fast+"\n[workload]", 1)
+	}
+	plain := makespan(base)
+	everything := makespan(override(`communicator = "0"`))
+	asBase := makespan(strings.Replace(strings.Replace(strings.Replace(base, "L_ns = 2500", "L_ns = 500", 1), "o_ns = 1500", "o_ns = 300", 1), "G_ns_per_byte = 6", "G_ns_per_byte = 1", 1))
+	if everything != asBase {
+		t.Errorf("override of every message %d ns, base network with its parameters %d ns", everything, asBase)
+	}
+	halo := makespan(override(`region = "stencil.halo"`))
+	if !(asBase < halo && halo < plain) {
+		t.Errorf("fast everywhere %d ns, fast halo %d ns, plain %d ns: want increasing", asBase, halo, plain)
+	}
+	if none := makespan(override(`region = "no.such.region"`)); none != plain {
+		t.Errorf("override selecting nothing: %d ns, plain %d ns", none, plain)
+	}
+	if world := makespan(override(`communicator = "world"`)); world != asBase {
+		t.Errorf("communicator by name: %d ns, want %d", world, asBase)
+	}
+}

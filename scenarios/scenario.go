@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/capsim/capsim/network"
 )
 
 //go:embed default.toml
@@ -84,6 +87,22 @@ type Network struct {
 	ONsPerByte int64  `toml:"O_ns_per_byte"`
 	SBytes     int64  `toml:"S_bytes"`
 	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial"
+	// Overrides give the messages of a communicator or a code region their
+	// own parameters; the first matching override wins.
+	Overrides []NetOverride `toml:"override"`
+}
+
+// NetOverride selects messages by communicator and/or calling region and
+// sets the LogGOPS parameters it gives (the others keep the network's).
+type NetOverride struct {
+	Communicator string `toml:"communicator"` // name or number; "" any
+	Region       string `toml:"region"`       // glob over the MPI call's region; "" any
+	LNs          *int64 `toml:"L_ns"`
+	ONs          *int64 `toml:"o_ns"`
+	GapNs        *int64 `toml:"g_ns"`
+	GNsPerByte   *int64 `toml:"G_ns_per_byte"`
+	ONsPerByte   *int64 `toml:"O_ns_per_byte"`
+	SBytes       *int64 `toml:"S_bytes"`
 }
 
 // Workload is either a trace file or a generator with its parameters.
@@ -307,6 +326,25 @@ func (s *Scenario) normalize() error {
 		}
 		if *c.v == 0 && c.key != "O_ns_per_byte" && !s.setInText("network", c.key) {
 			*c.v = c.d
+		}
+	}
+	if len(n.Overrides) >= network.MaxClasses {
+		return bad("network.override", "%d overrides (at most %d)", len(n.Overrides), network.MaxClasses-1)
+	}
+	for i, o := range n.Overrides {
+		if o.Communicator == "" && o.Region == "" {
+			return bad("network.override", "override %d selects nothing: set communicator and/or region", i+1)
+		}
+		if _, err := path.Match(o.Region, ""); err != nil {
+			return bad("network.override.region", "override %d: pattern %q: %v", i+1, o.Region, err)
+		}
+		for _, c := range []struct {
+			key string
+			v   *int64
+		}{{"L_ns", o.LNs}, {"o_ns", o.ONs}, {"g_ns", o.GapNs}, {"G_ns_per_byte", o.GNsPerByte}, {"O_ns_per_byte", o.ONsPerByte}, {"S_bytes", o.SBytes}} {
+			if c.v != nil && *c.v < 0 {
+				return bad("network.override."+c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
+			}
 		}
 	}
 	w := &s.Workload

@@ -73,6 +73,12 @@ type Options struct {
 	// with LogGOPSim whenever at most 16 operations are freed together, as
 	// on every schedule of the conformance set.
 	LibstdcxxOrder bool
+	// Classes, when set, gives messages their own network parameters (see
+	// network.Classify): the message of send op uses
+	// Classes.Params[Classes.Of[op]] for every charge it causes, on the
+	// sender and on the receiver, and for the eager/rendezvous decision.
+	// The net passed to Run is then not used for messages.
+	Classes *network.Classes
 }
 
 // RankStats is where one rank's time went.
@@ -176,6 +182,11 @@ type engine struct {
 func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	if err := net.Validate(); err != nil {
 		return nil, err
+	}
+	if opt.Classes != nil {
+		if err := opt.Classes.Validate(g.NumOps()); err != nil {
+			return nil, err
+		}
 	}
 	e := newEngine(g, net, opt)
 	e.seed()
@@ -439,6 +450,11 @@ func (e *engine) loop() {
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	obs := e.opt.Observer
+	var class []uint8
+	var classes []network.LogGOPS
+	if c := e.opt.Classes; c != nil {
+		class, classes = c.Of, c.Params
+	}
 	for e.queued() {
 		ev := e.pop()
 		e.events++
@@ -480,6 +496,10 @@ func (e *engine) loop() {
 				e.push(ev)
 				continue
 			}
+			if class != nil {
+				p := &classes[class[op]] // the message's parameters
+				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+			}
 			e.markStarted(op, rank)
 			busy := o + perByte(g.Size[op], O)
 			e.nexto[cpu] = addNs(t, busy)
@@ -502,6 +522,10 @@ func (e *engine) loop() {
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
+				if class != nil {
+					p := &classes[class[ent.op]] // the message's parameters
+					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+				}
 				if g.Size[op] > S { // rendezvous: the sender completes now
 					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
@@ -518,6 +542,10 @@ func (e *engine) loop() {
 				ev.time = ready
 				e.push(ev)
 				continue
+			}
+			if class != nil {
+				p := &classes[class[op]] // the message's parameters
+				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			busy := o + recvPerByte(g.Size[op], O, G)
 			e.nexto[cpu] = addNs(t, busy)

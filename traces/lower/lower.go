@@ -125,6 +125,7 @@ type rankState struct {
 	rank    int
 	last    []int32 // ops the next operation must require
 	started int32   // a nonblocking op the next operation must irequire, or -1
+	region  int32   // graph region of the event being lowered (NoRegion: none)
 	reqs    map[int64]int32
 }
 
@@ -274,7 +275,7 @@ func (l *lowerer) matchCollectives() error {
 
 // add appends op to rank r after everything the program order requires.
 func (l *lowerer) add(st *rankState, op graph.Op) int32 {
-	id := l.b.Add(st.rank, op)
+	id := l.b.Add(st.rank, st.label(op))
 	for _, d := range st.last {
 		l.b.Dep(st.rank, id, d, graph.Requires)
 	}
@@ -282,6 +283,26 @@ func (l *lowerer) add(st *rankState, op graph.Op) int32 {
 		l.b.Dep(st.rank, id, st.started, graph.Irequires)
 	}
 	return id
+}
+
+// label gives a message operation the region of the MPI call it lowers,
+// so network overrides can select messages by calling region. Calc
+// operations keep their own region (a collective's reductions have none,
+// so compute models do not price them as the caller's region).
+func (st *rankState) label(op graph.Op) graph.Op {
+	if op.Kind != graph.Calc && op.Region == graph.NoRegion {
+		op.Region = st.region
+	}
+	return op
+}
+
+// TagComm returns the communicator of a message lowered with tag tag (see
+// the package comment), or -1 for AnyTag.
+func TagComm(tag int32) int32 {
+	if tag < 0 {
+		return -1
+	}
+	return tag &^ CollectiveTagBase >> 20
 }
 
 // then makes id the only operation the next one waits for.
@@ -296,18 +317,20 @@ func (l *lowerer) lowerRank(r int) error {
 	seq := map[int32]int{}
 	for i := range rk.Events {
 		e := &rk.Events[i]
+		if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
+			return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
+		}
+		st.region = graph.NoRegion
+		if e.Region != mpi.NoRegion {
+			st.region = e.Region - 1
+		}
 		switch e.Kind {
 		case mpi.Compute:
 			if e.Duration < 0 {
 				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
 			}
-			if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
-				return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
-			}
 			op := graph.CalcOp(e.Duration)
-			if e.Region != mpi.NoRegion {
-				op.Region = e.Region - 1
-			}
+			op.Region = st.region
 			st.then(l.add(st, op))
 		case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
 			op, err := l.p2p(r, i, e)
