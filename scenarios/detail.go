@@ -51,6 +51,9 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	if pick.Policy == "" {
 		pick.Policy, pick.CapW = def.Policy, def.CapW
 	}
+	if pts := sc.Points(); len(pts) > 0 {
+		sc, _ = sc.at(pts[0].Params)
+	}
 	var m *Machine
 	for i := range sc.Machines {
 		if sc.Machines[i].Name == pick.Machine {
@@ -65,7 +68,7 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	}
 	var params map[string]any
 	if pts := sc.Points(); len(pts) > 0 {
-		params = pts[0].Params
+		_, params = sc.at(pts[0].Params)
 	}
 	t, g, err := sc.build(params)
 	if err != nil {

@@ -31,8 +31,9 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if len(pts) == 0 {
 		return nil
 	}
+	sc, params := sc.at(pts[0].Params) // the group's scenario axes applied
 	m := &sc.Machines[pts[0].Machine]
-	t, g, err := sc.build(pts[0].Params)
+	t, g, err := sc.build(params)
 	if err != nil {
 		return err
 	}

@@ -386,9 +386,13 @@ func (s *Scenario) normalize() error {
 			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
 		}
 	}
-	for k, vs := range sw.Params {
+	for _, k := range s.paramAxes() {
+		vs := sw.Params[k]
 		if len(vs) == 0 {
 			return bad("sweep.params."+k, "an axis needs at least one value")
+		}
+		if err := checkAxis(k, vs); err != nil {
+			return err
 		}
 	}
 	return nil
