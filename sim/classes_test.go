@@ -70,3 +70,46 @@ func TestNetworkClasses(t *testing.T) {
 		t.Error("class out of range accepted")
 	}
 }
+
+type queueRecorder struct {
+	busy   map[int32][2]int64
+	queued map[int32]int64
+}
+
+func (r *queueRecorder) Busy(op int32, start, end int64) { r.busy[op] = [2]int64{start, end} }
+func (r *queueRecorder) Message(send, recv int32, sent, matched int64) {}
+func (r *queueRecorder) Queued(op int32, t int64)           { r.queued[op] = t }
+
+// A message that arrives before its receive is posted is processed by the
+// receiver's CPU when it arrives; that processing is reported as the
+// receive's busy time once the receive matches it, and queue times are
+// reported for every operation. Rank 1 computes for 10 µs, so the 8-byte
+// message arriving at 4000 is processed at [10000, 11542) (o + 7·G), and
+// the receive posted after the compute matches it at once.
+func TestObserverSeesUnexpectedProcessing(t *testing.T) {
+	g := parse(t, `num_ranks 2
+rank 0 { l1: send 8b to 1 tag 0
+}
+rank 1 { l1: calc 10000
+l2: recv 8b from 0 tag 0
+l2 requires l1
+}`)
+	rec := &queueRecorder{busy: map[int32][2]int64{}, queued: map[int32]int64{}}
+	res, err := Run(g, network.DefaultLogGOPS(), Options{Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := g.RankStart[1] + 1
+	if got := rec.busy[recv]; got != [2]int64{10000, 11542} {
+		t.Errorf("receive busy %v, want [10000 11542]", got)
+	}
+	if res.Ranks[1].Finish != 11542 {
+		t.Errorf("rank 1 finishes at %d, want 11542", res.Ranks[1].Finish)
+	}
+	if q, ok := rec.queued[recv]; !ok || q != 10000 {
+		t.Errorf("receive queued at %d (%v), want 10000", q, ok)
+	}
+	if q, ok := rec.queued[0]; !ok || q != 0 {
+		t.Errorf("send queued at %d (%v), want 0", q, ok)
+	}
+}

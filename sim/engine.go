@@ -58,6 +58,16 @@ type Observer interface {
 	Message(send, recv int32, sent, matched int64)
 }
 
+// QueueObserver is an Observer that is also told when each operation is
+// queued: when its dependencies are met, at the time its CPU is next free
+// (LogGOPSim queues a freed operation then; a send may start later, when
+// its NIC is free too). It is how the time a rank reaches an MPI call is
+// observed.
+type QueueObserver interface {
+	Observer
+	Queued(op int32, t int64)
+}
+
 // Options controls a replay. The zero value replays recorded durations and
 // observes nothing.
 type Options struct {
@@ -168,6 +178,11 @@ type engine struct {
 	ts      uint64
 	pending []readyOp
 	sent    []uint64 // per send op, when it started (only with an Observer)
+	// Per send op, when the receiver's CPU processed its message if it
+	// arrived unexpected (only with an Observer): reported as the
+	// receive's busy time once a receive matches it.
+	arrived, processed []uint64
+	qobs               QueueObserver
 
 	pool []qentry
 	free int32
@@ -275,6 +290,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	e.pool = make([]qentry, 0, recvs)
 	if opt.Observer != nil {
 		e.sent = make([]uint64, n)
+		e.arrived = make([]uint64, n)
+		e.processed = make([]uint64, n)
+		e.qobs, _ = opt.Observer.(QueueObserver)
 	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
@@ -315,6 +333,9 @@ func (e *engine) flushSeed() {
 	for _, p := range e.pending {
 		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
+		if e.qobs != nil {
+			e.qobs.Queued(p.op, 0)
+		}
 	}
 	e.pending = e.pending[:0]
 }
@@ -375,6 +396,9 @@ func (e *engine) flush() {
 		}
 		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
+		if e.qobs != nil {
+			e.qobs.Queued(p.op, int64(t))
+		}
 	}
 	e.pending = e.pending[:0]
 }
@@ -530,6 +554,8 @@ func (e *engine) loop() {
 					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
 				if obs != nil {
+					// The message arrived first; its processing is this receive's.
+					obs.Busy(op, int64(e.arrived[ent.op]), int64(e.processed[ent.op]))
 					obs.Message(ent.op, op, int64(e.sent[ent.op]), int64(t))
 				}
 				e.markDone(op, rank)
@@ -564,6 +590,9 @@ func (e *engine) loop() {
 				}
 				e.markDone(recv, int32(h))
 			} else {
+				if obs != nil {
+					e.arrived[op], e.processed[op] = t, e.nexto[cpu]
+				}
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
 		}

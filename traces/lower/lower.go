@@ -142,33 +142,63 @@ type lowerer struct {
 
 // Lower lowers trace t into an execution graph.
 func Lower(t *mpi.Trace, opt Options) (*graph.Graph, error) {
+	g, _, err := LowerMapped(t, opt)
+	return g, err
+}
+
+// EventMap says which operations of the graph each trace event became:
+// event i of rank r became operations Start[r][i] up to (not including)
+// Start[r][i+1], as graph-wide ids; waits and empty collectives become
+// none. Start[r] has len(events)+1 entries.
+type EventMap struct {
+	Start [][]int32
+}
+
+// Ops returns the operation ids of event i of rank r.
+func (m *EventMap) Ops(r, i int) (from, to int32) { return m.Start[r][i], m.Start[r][i+1] }
+
+// LowerMapped is Lower that also returns which operations each event
+// became, to relate replay observations back to the trace (as the
+// replay-calibrated LP bound does).
+func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 	for k, a := range opt.Algorithm {
 		if !known(k, a) {
-			return nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
+			return nil, nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
 		}
 	}
 	if opt.ReduceNsPerByte < 0 {
-		return nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
+		return nil, nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
 	}
 	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), comms: map[int32]*mpi.Communicator{},
 		commRank: map[int32]map[int32]int32{}, inst: map[collKey]*instance{}}
 	if err := l.indexComms(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := l.matchCollectives(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range t.Regions[min(1, len(t.Regions)):] {
 		l.b.Region(name) // graph region i is trace region i+1
 	}
 	l.ranks = make([]rankState, len(t.Ranks))
+	m := &EventMap{Start: make([][]int32, len(t.Ranks))}
 	for r := range t.Ranks {
 		l.ranks[r] = rankState{rank: r, started: -1, reqs: map[int64]int32{}}
-		if err := l.lowerRank(r); err != nil {
-			return nil, err
+		m.Start[r] = make([]int32, len(t.Ranks[r].Events)+1)
+		if err := l.lowerRank(r, m.Start[r]); err != nil {
+			return nil, nil, err
 		}
 	}
-	return l.b.Build()
+	g, err := l.b.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	for r, st := range m.Start {
+		for i := range st {
+			st[i] += g.RankStart[r]
+		}
+	}
+	return g, m, nil
 }
 
 func (l *lowerer) indexComms() error {
@@ -311,11 +341,15 @@ func (st *rankState) then(id int32) {
 	st.started = -1
 }
 
-func (l *lowerer) lowerRank(r int) error {
+// lowerRank lowers rank r's events; start[i] receives the rank-local index
+// of event i's first operation, start[len] the rank's operation count.
+func (l *lowerer) lowerRank(r int, start []int32) error {
 	rk := &l.t.Ranks[r]
 	st := &l.ranks[r]
 	seq := map[int32]int{}
+	defer func() { start[len(rk.Events)] = l.b.Len(r) }()
 	for i := range rk.Events {
+		start[i] = l.b.Len(r)
 		e := &rk.Events[i]
 		if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
 			return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
