@@ -76,9 +76,9 @@ type queueRecorder struct {
 	queued map[int32]int64
 }
 
-func (r *queueRecorder) Busy(op int32, start, end int64) { r.busy[op] = [2]int64{start, end} }
+func (r *queueRecorder) Busy(op int32, start, end int64)               { r.busy[op] = [2]int64{start, end} }
 func (r *queueRecorder) Message(send, recv int32, sent, matched int64) {}
-func (r *queueRecorder) Queued(op int32, t int64)           { r.queued[op] = t }
+func (r *queueRecorder) Queued(op int32, t int64)                      { r.queued[op] = t }
 
 // A message that arrives before its receive is posted is processed by the
 // receiver's CPU when it arrives; that processing is reported as the
