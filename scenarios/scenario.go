@@ -38,6 +38,7 @@ type Scenario struct {
 	Network  Network   `toml:"network"`
 	Workload Workload  `toml:"workload"`
 	Models   Models    `toml:"models"`
+	Bound    Bound     `toml:"bound"`
 	Sweep    Sweep     `toml:"sweep"`
 
 	// File is the path the scenario was read from (DefaultName for the
@@ -116,6 +117,14 @@ type Workload struct {
 type Models struct {
 	File            string  `toml:"file"`             // model file (JSON); empty: DVFS model below
 	MemoryBoundness float64 `toml:"memory_boundness"` // DVFS: fraction of time insensitive to frequency
+}
+
+// Bound configures the power-constrained LP bound.
+type Bound struct {
+	// Messages is how the LP prices communication: "replay" (measured on
+	// a replay at the fastest P-state; the default) or "loggops" (each
+	// message's uncontended cost, calls instantaneous).
+	Messages string `toml:"messages"`
 }
 
 // Sweep lists the axes whose cartesian product is the set of points.
@@ -346,6 +355,13 @@ func (s *Scenario) normalize() error {
 				return bad("network.override."+c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
 			}
 		}
+	}
+	switch s.Bound.Messages {
+	case "":
+		s.Bound.Messages = MessagesReplay
+	case MessagesReplay, MessagesLogGOPS:
+	default:
+		return bad("bound.messages", "unknown message model %q (want %s or %s)", s.Bound.Messages, MessagesReplay, MessagesLogGOPS)
 	}
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {
