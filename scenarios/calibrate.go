@@ -38,9 +38,9 @@ func newOpTimes(n int) *opTimes {
 	return o
 }
 
-func (o *opTimes) Busy(op int32, start, end int64)                { o.start[op], o.end[op] = start, end }
+func (o *opTimes) Busy(op int32, start, end int64)               { o.start[op], o.end[op] = start, end }
 func (o *opTimes) Message(send, recv int32, sent, matched int64) {}
-func (o *opTimes) Queued(op int32, t int64)                       { o.queued[op] = t }
+func (o *opTimes) Queued(op int32, t int64)                      { o.queued[op] = t }
 
 // replayComm is the LP's communication measured on a replay of the
 // trace at the fastest P-state (note 003 §1.3 leaves the message model
