@@ -52,8 +52,33 @@ type File struct {
 	Format   string         `json:"format"`
 	Version  int            `json:"version"`
 	Recorded compute.Config `json:"recorded"`
+	Machine  *Machine       `json:"machine,omitempty"`
 	Default  *Entry         `json:"default,omitempty"`
 	Regions  []Entry        `json:"regions"`
+}
+
+// Machine is the power of the machine a trace is replayed on, for energy
+// accounting (note 001 §2.1–2.2, Eq. 5): BaseW is drawn for the whole run
+// (sockets, uncore), each rank's core draws IdleW while it waits and
+// ActiveW while busy, unless the region's model predicts a power.
+type Machine struct {
+	BaseW   float64 `json:"base_w"`
+	IdleW   float64 `json:"idle_w"`
+	ActiveW float64 `json:"active_w"`
+}
+
+// Validate reports a negative or non-finite power, or an active power
+// below the idle power.
+func (m *Machine) Validate() error {
+	for _, v := range []float64{m.BaseW, m.IdleW, m.ActiveW} {
+		if !(v >= 0) || v > 1e12 {
+			return fmt.Errorf("machine power %g W is not a finite non-negative number", v)
+		}
+	}
+	if m.ActiveW < m.IdleW {
+		return fmt.Errorf("machine active_w %g is below idle_w %g", m.ActiveW, m.IdleW)
+	}
+	return nil
 }
 
 // Decoder builds a model of one kind from its JSON parameters.
@@ -147,13 +172,24 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 	return &f, set, nil
 }
 
+// Model decodes the model of e: a kind of extra, else a built-in kind.
+func (e Entry) Model(extra Decoders) (compute.Model, error) {
+	if d, ok := extra[e.Kind]; ok {
+		if len(e.Params) == 0 {
+			return d(json.RawMessage("{}"))
+		}
+		return d(e.Params)
+	}
+	return builtin(e.Kind, e.Params)
+}
+
 // Set builds the models of f.
 func (f *File) Set(extra Decoders) (*compute.Set, error) {
-	dec := func(e Entry) (compute.Model, error) {
-		if d, ok := extra[e.Kind]; ok {
-			return d(e.Params)
+	dec := func(e Entry) (compute.Model, error) { return e.Model(extra) }
+	if f.Machine != nil {
+		if err := f.Machine.Validate(); err != nil {
+			return nil, err
 		}
-		return builtin(e.Kind, e.Params)
 	}
 	s := &compute.Set{Recorded: f.Recorded}
 	if f.Default != nil {
