@@ -25,6 +25,8 @@ import (
 	"io"
 	"os"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/cos"
@@ -246,4 +248,41 @@ func (f *File) Encode(w io.Writer) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// ParseMachine parses machine power written as comma-separated key=value
+// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18".
+// Keys left out are 0.
+func ParseMachine(s string) (Machine, error) {
+	var m Machine
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || v == "" {
+			return Machine{}, fmt.Errorf("machine power %q: %q is not key=value", s, kv)
+		}
+		if seen[k] {
+			return Machine{}, fmt.Errorf("machine power %q: key %q repeated", s, k)
+		}
+		seen[k] = true
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return Machine{}, fmt.Errorf("machine power %q: %s=%q is not a number", s, k, v)
+		}
+		switch k {
+		case "base":
+			m.BaseW = f
+		case "idle":
+			m.IdleW = f
+		case "active":
+			m.ActiveW = f
+		default:
+			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active)", s, k)
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return Machine{}, fmt.Errorf("machine power %q: %w", s, err)
+	}
+	return m, nil
 }
