@@ -49,7 +49,10 @@ type modelRun struct {
 // teeObserver passes engine notifications to two observers.
 type teeObserver struct{ a, b sim.Observer }
 
-func (t teeObserver) Busy(op int32, start, end int64) { t.a.Busy(op, start, end); t.b.Busy(op, start, end) }
+func (t teeObserver) Busy(op int32, start, end int64) {
+	t.a.Busy(op, start, end)
+	t.b.Busy(op, start, end)
+}
 func (t teeObserver) Message(send, recv int32, sent, matched int64) {
 	t.a.Message(send, recv, sent, matched)
 	t.b.Message(send, recv, sent, matched)

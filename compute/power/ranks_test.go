@@ -24,7 +24,7 @@ func TestRankProfiles(t *testing.T) {
 	}
 	a := NewAccountant(g)
 	a.Busy(c0, 0, 10)
-	a.Busy(c1, 10, 30) // back to back with c0: one span at 20 W
+	a.Busy(c1, 10, 30)               // back to back with c0: one span at 20 W
 	a.Busy(g.RankStart[1]+c2, 5, 15) // Add returns rank-local ids
 	m := JobModel{BaseW: 100, IdleW: 5, ActiveW: []float64{20, 30}}
 	rs, err := a.RankProfiles(m, 40)
