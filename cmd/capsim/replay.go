@@ -83,6 +83,9 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := mf.check(); err != nil {
+				return err
+			}
 			g, err := loadGraph(a[0], coll)
 			if err != nil {
 				return err

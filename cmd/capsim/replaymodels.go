@@ -58,13 +58,25 @@ func (t teeObserver) Message(send, recv int32, sent, matched int64) {
 	t.b.Message(send, recv, sent, matched)
 }
 
+// check reports flag combinations that cannot work, before any file is
+// read.
+func (f *modelFlags) check() error {
+	if f.models == "" && (f.config != "" || len(f.regions) > 0) {
+		return usagef("--config and --config-region need --models")
+	}
+	if f.models == "" && f.machine == "" && f.powerPath != "" {
+		return usagef("--power needs --models or --machine-power")
+	}
+	return nil
+}
+
 // setup loads the models and sets the pricer and power observer in opts.
 // It returns nil when no model flag is given.
 func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	if f.models == "" && f.machine == "" {
-		if f.config != "" || len(f.regions) > 0 || f.powerPath != "" {
-			return nil, usagef("--config, --config-region and --power need --models or --machine-power")
-		}
 		return nil, nil
 	}
 	r := &modelRun{g: g, flags: f, set: &compute.Set{}}
@@ -74,8 +86,6 @@ func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error)
 			return nil, err
 		}
 		r.set, r.machine = set, file.Machine
-	} else if f.config != "" || len(f.regions) > 0 {
-		return nil, usagef("--config and --config-region need --models")
 	}
 	if f.machine != "" {
 		m, err := modelfile.ParseMachine(f.machine)

@@ -85,8 +85,9 @@ func isConfigInput(n string) bool {
 	return n == InputCPU || n == InputThreads || n == InputMem || n == InputThrottle
 }
 
-// inputs returns the input vector of e under configuration c.
-func (m *Eiger) inputs(e *eiger.Model, c compute.Config) ([]float64, error) {
+// inputs returns the input vector of e under configuration c, with the
+// fixed inputs in over replacing Fixed.
+func (m *Eiger) inputs(e *eiger.Model, c compute.Config, over map[string]float64) ([]float64, error) {
 	x := make([]float64, len(e.Names))
 	for i, n := range e.Names {
 		var v float64
@@ -100,7 +101,11 @@ func (m *Eiger) inputs(e *eiger.Model, c compute.Config) ([]float64, error) {
 		case InputThrottle:
 			v = c.MemThrottle
 		default:
-			x[i] = m.Fixed[n]
+			v, ok := over[n]
+			if !ok {
+				v = m.Fixed[n]
+			}
+			x[i] = v
 			continue
 		}
 		if v == 0 {
@@ -112,8 +117,10 @@ func (m *Eiger) inputs(e *eiger.Model, c compute.Config) ([]float64, error) {
 }
 
 // Eval returns the model's time E(x(c)) in seconds for configuration c.
-func (m *Eiger) Eval(c compute.Config) (float64, error) {
-	x, err := m.inputs(m.Time, c)
+func (m *Eiger) Eval(c compute.Config) (float64, error) { return m.eval(c, nil) }
+
+func (m *Eiger) eval(c compute.Config, over map[string]float64) (float64, error) {
+	x, err := m.inputs(m.Time, c, over)
 	if err != nil {
 		return 0, err
 	}
@@ -123,6 +130,22 @@ func (m *Eiger) Eval(c compute.Config) (float64, error) {
 // Predict returns w.Seconds·E(x(target))/E(x(w.At)); the prediction is
 // Clamped to 0 when the model's time at target is not positive.
 func (m *Eiger) Predict(w compute.Work, target compute.Config) (compute.Prediction, error) {
+	return m.PredictWith(w, target, nil)
+}
+
+// PredictWith is Predict for work whose non-configuration inputs differ
+// from Fixed under target (e.g. a larger problem): over gives their values
+// at target, and the recorded work keeps Fixed. Names in over must be
+// fixed inputs of the model.
+func (m *Eiger) PredictWith(w compute.Work, target compute.Config, over map[string]float64) (compute.Prediction, error) {
+	for n, v := range over {
+		if _, ok := m.Fixed[n]; !ok {
+			return compute.Prediction{}, fmt.Errorf("eiger: %q is not a fixed input of the model", n)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return compute.Prediction{}, fmt.Errorf("eiger: %s = %g is not finite", n, v)
+		}
+	}
 	if !target.IsCPU() {
 		return compute.Prediction{}, fmt.Errorf("eiger: no model for device %q", target.Device)
 	}
@@ -133,7 +156,7 @@ func (m *Eiger) Predict(w compute.Work, target compute.Config) (compute.Predicti
 	if !(at > 0) {
 		return compute.Prediction{}, fmt.Errorf("eiger: model time %g s at the recorded configuration %q is not positive", at, w.At)
 	}
-	to, err := m.Eval(target)
+	to, err := m.eval(target, over)
 	if err != nil {
 		return compute.Prediction{}, err
 	}
@@ -145,7 +168,7 @@ func (m *Eiger) Predict(w compute.Work, target compute.Config) (compute.Predicti
 		p.Flags |= compute.NoPower
 		return p, nil
 	}
-	x, err := m.inputs(m.Power, target)
+	x, err := m.inputs(m.Power, target, over)
 	if err != nil {
 		return compute.Prediction{}, err
 	}
