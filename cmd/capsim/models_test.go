@@ -259,3 +259,19 @@ func TestFitDVFSAndPredict(t *testing.T) {
 		}
 	}
 }
+
+// COS from two runs (note 000 §7.9 T1): the pair regression is
+// rank-deficient, so fit warns, and the minimum-norm α still reproduces
+// the measured 4.4 s at 2.4 GHz / 1.6 GHz memory.
+func TestFitCOSRankDeficient(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c.json")
+	code, stdout, stderr := capsim(t, "fit", "testdata/cos_two_runs.csv", "--kind", "cos", "--recorded", "cpu=1.2,mem=1.333", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "lulesh: cos, 2 samples, alpha [") || !strings.Contains(stdout, "WARNING: cos: regression is rank-deficient") {
+		t.Fatalf("fit: %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = capsim(t, "predict", out, "--region", "lulesh", "--work", "10", "--config", "cpu=2.4,mem=1.6", "--json")
+	var p struct{ Seconds float64 }
+	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || math.Abs(p.Seconds-4.4) > 1e-9 {
+		t.Errorf("predict: %d %s %s", code, stdout, stderr)
+	}
+}
