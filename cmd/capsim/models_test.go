@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
+	"github.com/capsim/capsim/compute/arrowtab"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -273,5 +274,61 @@ func TestFitCOSRankDeficient(t *testing.T) {
 	var p struct{ Seconds float64 }
 	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || math.Abs(p.Seconds-4.4) > 1e-9 {
 		t.Errorf("predict: %d %s %s", code, stdout, stderr)
+	}
+}
+
+// Arrow sample tables fit the same models as CSV: DVFS runs, and Eiger
+// samples of two regions (one model each) with a region string column.
+func TestFitArrowSamples(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, tab *arrowtab.Table) string {
+		p := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if err := arrowtab.Encode(&buf, tab); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	runs := write("runs.arrow", &arrowtab.Table{Rows: 3, Columns: []arrowtab.Column{
+		{Name: "region", Strings: []string{"s", "s", "s"}},
+		{Name: "cpu_ghz", Numbers: []float64{2.6, 2.0, 1.6}},
+		{Name: "seconds", Numbers: []float64{10, 12.4, 15}},
+	}})
+	out := filepath.Join(dir, "d.json")
+	code, stdout, stderr := capsim(t, "fit", runs, "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "beta 0.8 at 2.6 GHz (memory-bound fraction 0.2)") {
+		t.Fatalf("dvfs from Arrow: %d %s %s", code, stdout, stderr)
+	}
+	// Two regions: T = 1 + 6/f and T = 2 + 0.5·n (n fixed at its mean 3).
+	var reg []string
+	var f, n, y []float64
+	for _, ghz := range []float64{1.2, 1.6, 2.0, 2.6} {
+		for _, size := range []float64{1, 3, 5} {
+			reg = append(reg, "a", "b")
+			f = append(f, ghz, ghz)
+			n = append(n, size, size)
+			y = append(y, 1+6/ghz, 2+0.5*size)
+		}
+	}
+	samples := write("eiger.arrow", &arrowtab.Table{Rows: len(reg), Columns: []arrowtab.Column{
+		{Name: "region", Strings: reg}, {Name: "cpu_ghz", Numbers: f}, {Name: "n", Numbers: n}, {Name: "time_s", Numbers: y},
+	}})
+	out = filepath.Join(dir, "e.json")
+	code, stdout, stderr = capsim(t, "fit", samples, "--kind", "eiger", "--recorded", "cpu=2.6", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "a: eiger, 12 samples") || !strings.Contains(stdout, "b: eiger, 12 samples") {
+		t.Fatalf("eiger from Arrow: %d %s %s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		region string
+		want   float64
+	}{{"a", (1 + 6/1.6) / (1 + 6/2.6)}, {"b", 1}} {
+		code, stdout, _ := capsim(t, "predict", out, "--region", tc.region, "--freq", "1.6", "--json")
+		var p struct{ Seconds float64 }
+		if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || math.Abs(p.Seconds-tc.want) > 1e-6 {
+			t.Errorf("region %s at 1.6 GHz: %s, want %.6f", tc.region, stdout, tc.want)
+		}
 	}
 }

@@ -38,12 +38,13 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 
 // modelRun prices one replay and accounts its power.
 type modelRun struct {
-	g       *graph.Graph
-	set     *compute.Set
-	pricer  *compute.Pricer
-	acct    *power.Accountant
-	machine *modelfile.Machine
-	flags   *modelFlags
+	g        *graph.Graph
+	set      *compute.Set
+	pricer   *compute.Pricer
+	acct     *power.Accountant
+	machine  *modelfile.Machine
+	flags    *modelFlags
+	warnings []string
 }
 
 // teeObserver passes engine notifications to two observers.
@@ -166,6 +167,7 @@ type modelsJSON struct {
 	Regions   []regionJSON `json:"regions,omitempty"`
 	Energy    *energyJSON  `json:"energy,omitempty"`
 	PowerFile string       `json:"power_file,omitempty"`
+	Warnings  []string     `json:"warnings,omitempty"`
 }
 
 // finish reports the regions' pricing and offload decisions, the energy,
@@ -181,6 +183,7 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 			return nil, err
 		}
 		out.Regions = regs
+		out.Warnings = r.warnings
 	}
 	if r.acct == nil {
 		return out, nil
@@ -266,7 +269,11 @@ func (r *modelRun) regionReport() ([]regionJSON, error) {
 		if err != nil {
 			return nil, err
 		}
-		if off, ok := m.(*models.Offload); ok {
+		off, ok := m.(*models.Offload)
+		if !ok && !p.Target.IsCPU() {
+			r.warnings = append(r.warnings, fmt.Sprintf("region %q: its %s model has no accelerator; %s priced on the host", p.Name, m.Kind(), p.Target.Device))
+		}
+		if ok {
 			d, err := off.Decide(compute.Work{Seconds: float64(rec[i]) / 1e9, At: r.set.Recorded}, p.Target)
 			if err != nil {
 				return nil, fmt.Errorf("region %q: %w", p.Name, err)
@@ -318,6 +325,9 @@ func printModels(w io.Writer, m *modelsJSON) {
 			}
 			tw.Flush()
 		}
+	}
+	for _, s := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
 	}
 	if e := m.Energy; e != nil {
 		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; base %g W, core idle %g W, active %g W)\n",

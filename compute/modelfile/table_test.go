@@ -1,6 +1,7 @@
 package modelfile
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -50,4 +51,32 @@ func TestSamplesFromTable(t *testing.T) {
 	if _, err := SamplesFromTable(&tb, "runs.arrow"); err == nil || !strings.Contains(err.Error(), "threads row 2") {
 		t.Errorf("fractional threads: %v", err)
 	}
+}
+
+func FuzzSamplesFromArrow(f *testing.F) {
+	var buf bytes.Buffer
+	tab := &arrowtab.Table{Rows: 1, Columns: []arrowtab.Column{
+		{Name: "region", Strings: []string{"solve"}},
+		{Name: "threads", Numbers: []float64{8}},
+		{Name: "seconds", Numbers: []float64{1.5}},
+	}}
+	if err := arrowtab.Encode(&buf, tab); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := arrowtab.Decode(data, "fuzz.arrow")
+		if err != nil {
+			return
+		}
+		ss, err := SamplesFromTable(tab, "fuzz.arrow")
+		if err != nil {
+			return
+		}
+		for _, s := range ss {
+			if s.Region == "" || !(s.Seconds > 0) || s.Config.Threads < 0 {
+				t.Fatalf("accepted invalid sample %+v", s)
+			}
+		}
+	})
 }

@@ -174,3 +174,30 @@ func FuzzDecodeOffload(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeEiger(f *testing.F) {
+	var X [][]float64
+	var y []float64
+	for _, ghz := range []float64{1.2, 1.6, 2.0, 2.6} {
+		X = append(X, []float64{ghz, 7})
+		y = append(y, 1+6/ghz)
+	}
+	e, err := eiger.Fit([]string{InputCPU, "n"}, X, y, eiger.Options{Threshold: 1e-6})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, _ := json.Marshal(&Eiger{Time: e, Fixed: map[string]float64{"n": 7}})
+	f.Add(string(b))
+	f.Add(`{"time":{"version":1,"names":["threads"],"params":[0],"mean":[1],"std":[1],"clusters":[{"center":null,"terms":[{"kind":1,"i":0}],"beta":[0,1],"stats":{"n":1,"r2":1,"adj_r2":1,"mape":0}}]}}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := DecodeEiger(json.RawMessage(in))
+		if err != nil {
+			return
+		}
+		at := compute.Config{CPUFreqGHz: 2, Threads: 2, MemFreqGHz: 1, MemThrottle: 1}
+		p, err := m.Predict(compute.Work{Seconds: 1, At: at}, compute.Config{CPUFreqGHz: 1, Threads: 1, MemFreqGHz: 2, MemThrottle: 2})
+		if err == nil && (p.Seconds < 0 || math.IsNaN(p.Seconds)) {
+			t.Fatalf("prediction %+v from %s", p, in)
+		}
+	})
+}
