@@ -56,15 +56,16 @@ type rankJSON struct {
 }
 
 type replayJSON struct {
-	Trace        string     `json:"trace"`
-	Network      string     `json:"network"`
-	MakespanNs   int64      `json:"makespan_ns"`
-	Ranks        []rankJSON `json:"ranks"`
-	Operations   int        `json:"operations"`
-	Events       int64      `json:"events"`
-	EventsPerSec float64    `json:"events_per_s"`
-	ReplayS      float64    `json:"replay_s"`
-	PeakRSSBytes int64      `json:"peak_rss_bytes"`
+	Trace        string      `json:"trace"`
+	Network      string      `json:"network"`
+	MakespanNs   int64       `json:"makespan_ns"`
+	Ranks        []rankJSON  `json:"ranks"`
+	Operations   int         `json:"operations"`
+	Events       int64       `json:"events"`
+	EventsPerSec float64     `json:"events_per_s"`
+	ReplayS      float64     `json:"replay_s"`
+	PeakRSSBytes int64       `json:"peak_rss_bytes"`
+	Models       *modelsJSON `json:"models,omitempty"`
 }
 
 func newReplayCmd() *cobra.Command {
@@ -72,6 +73,7 @@ func newReplayCmd() *cobra.Command {
 		netSpec, coll, timelinePath string
 		asJSON, libOrder            bool
 		netOverrides                []string
+		mf                          modelFlags
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -90,6 +92,9 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
 				return usageError{err}
+			}
+			if err := mf.check(); err != nil {
+				return err
 			}
 			g, comms, err := loadGraphComms(a[0], coll)
 			if err != nil {
@@ -111,11 +116,19 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				tl = timeline.New(tlBuf, g)
 				opts.Observer = tl
 			}
+			mr, err := mf.setup(g, &opts)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			res, err := sim.Run(g, net, opts)
 			wall := time.Since(start)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			mj, err := mr.finish(res, tl)
+			if err != nil {
+				return err
 			}
 			if tl != nil {
 				if err := tl.Close(); err != nil {
@@ -126,7 +139,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				}
 			}
 			out := replayJSON{Trace: a[0], Network: net.String(), MakespanNs: res.Makespan, Operations: g.NumOps(),
-				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS()}
+				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS(), Models: mj}
 			if wall > 0 {
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
@@ -140,6 +153,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				return enc.Encode(out)
 			}
 			printReplay(w, out)
+			printModels(w, out.Models)
 			if timelinePath != "" {
 				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", timelinePath)
 			}
@@ -151,6 +165,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	mf.add(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c
 }
