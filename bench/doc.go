@@ -6,5 +6,8 @@
 // BenchmarkReplayRingAllreduce reads a 1024-rank ring allreduce of 1 MiB
 // per rank from its Arrow execution-graph file and replays it;
 // BenchmarkReplayRSS runs the capsim binary on the same file and reports
-// its peak resident set size.
+// its peak resident set size. BenchmarkReplayModeled replays a 1024-rank
+// stencil of about 10 million events with recorded calc durations and with
+// every calc priced through examples/models/stencil.json, and reports the
+// modeled/unmodeled wall-time ratio.
 package bench

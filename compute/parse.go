@@ -3,13 +3,14 @@ package compute
 import (
 	"fmt"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 )
 
 // ParseConfig parses a configuration written as comma-separated key=value
-// pairs with keys cpu (GHz), threads, mem (GHz), throttle (idle cycles) and
-// device, e.g. "cpu=2.4,threads=8,mem=1.6". The empty string is the zero
+// pairs with keys cpu (GHz; freq is a synonym), threads, mem (GHz), throttle
+// (idle cycles) and device, e.g. "cpu=2.4,threads=8,mem=1.6". The empty string is the zero
 // Config. String output of Config is for humans and is not parsed.
 func ParseConfig(s string) (Config, error) {
 	var c Config
@@ -21,6 +22,9 @@ func ParseConfig(s string) (Config, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "freq" {
+			k = "cpu"
+		}
 		if !ok || v == "" {
 			return Config{}, fmt.Errorf("config %q: %q is not key=value", s, kv)
 		}
@@ -52,7 +56,7 @@ func ParseConfig(s string) (Config, error) {
 		case "device":
 			c.Device = v
 		default:
-			return Config{}, fmt.Errorf("config %q: unknown key %q (want cpu, threads, mem, throttle, device)", s, k)
+			return Config{}, fmt.Errorf("config %q: unknown key %q (want cpu or freq, threads, mem, throttle, device)", s, k)
 		}
 		if err != nil {
 			return Config{}, err
@@ -62,7 +66,7 @@ func ParseConfig(s string) (Config, error) {
 }
 
 // ParseTarget parses a Target from a default configuration and per-region
-// overrides written as "pattern:config", e.g. ParseTarget("cpu=2.4",
+// overrides written as for ParseConfigRule, e.g. ParseTarget("cpu=2.4",
 // []string{"io_*:cpu=1.2"}). Patterns are checked when a Pricer is built.
 func ParseTarget(def string, overrides []string) (Target, error) {
 	d, err := ParseConfig(def)
@@ -71,15 +75,32 @@ func ParseTarget(def string, overrides []string) (Target, error) {
 	}
 	t := Target{Default: d}
 	for _, o := range overrides {
-		pat, cfg, ok := strings.Cut(o, ":")
-		if !ok || strings.TrimSpace(pat) == "" {
-			return Target{}, fmt.Errorf("region config %q: want pattern:key=value,...", o)
-		}
-		c, err := ParseConfig(cfg)
+		r, err := ParseConfigRule(o)
 		if err != nil {
-			return Target{}, fmt.Errorf("region config %q: %w", o, err)
+			return Target{}, err
 		}
-		t.Rules = append(t.Rules, ConfigRule{Pattern: strings.TrimSpace(pat), Config: c})
+		t.Rules = append(t.Rules, r)
 	}
 	return t, nil
+}
+
+// ParseConfigRule parses a per-region configuration written as
+// "pattern:config" or "pattern=config", e.g. "io_*:cpu=1.2" or
+// "stencil.*=device=gpu0": the pattern ends at the first ':' or '=',
+// whichever comes first, so it contains neither. The pattern's glob
+// syntax is checked here.
+func ParseConfigRule(s string) (ConfigRule, error) {
+	i := strings.IndexAny(s, ":=")
+	if i < 0 || strings.TrimSpace(s[:i]) == "" {
+		return ConfigRule{}, fmt.Errorf("region config %q: want pattern:key=value,... or pattern=key=value,...", s)
+	}
+	pat := strings.TrimSpace(s[:i])
+	if _, err := path.Match(pat, ""); err != nil {
+		return ConfigRule{}, fmt.Errorf("region config %q: pattern %q: %w", s, pat, err)
+	}
+	c, err := ParseConfig(s[i+1:])
+	if err != nil {
+		return ConfigRule{}, fmt.Errorf("region config %q: %w", s, err)
+	}
+	return ConfigRule{Pattern: pat, Config: c}, nil
 }

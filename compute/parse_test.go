@@ -21,6 +21,8 @@ func TestParseConfig(t *testing.T) {
 		{"cpu=1,cpu=2", Config{}, true},
 		{"cpu", Config{}, true},
 		{"cpu=NaN", Config{}, true},
+		{"freq=1.6,threads=8", Config{CPUFreqGHz: 1.6, Threads: 8}, false},
+		{"freq=1.6,cpu=2", Config{}, true},
 	}
 	for _, tc := range tests {
 		got, err := ParseConfig(tc.in)
@@ -46,6 +48,47 @@ func TestParseTarget(t *testing.T) {
 	if _, err := ParseTarget("", []string{"nocolon"}); err == nil || !strings.Contains(err.Error(), "nocolon") {
 		t.Errorf("bad override: %v", err)
 	}
+}
+
+func TestParseConfigRule(t *testing.T) {
+	tests := []struct {
+		in   string
+		want ConfigRule
+		err  bool
+	}{
+		{"io_*:cpu=1.2", ConfigRule{"io_*", Config{CPUFreqGHz: 1.2}}, false},
+		{"stencil.*=device=gpu0", ConfigRule{"stencil.*", Config{Device: "gpu0"}}, false},
+		{" solve = freq=1.6,threads=4", ConfigRule{"solve", Config{CPUFreqGHz: 1.6, Threads: 4}}, false},
+		{"a:b=c:d", ConfigRule{}, true}, // unknown key "b"
+		{"=cpu=1", ConfigRule{}, true},
+		{"nosep", ConfigRule{}, true},
+		{"[a:cpu=1", ConfigRule{}, true}, // bad glob
+		{"x:cpu=-2", ConfigRule{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseConfigRule(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseConfigRule(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func FuzzParseConfigRule(f *testing.F) {
+	f.Add("stencil.*=device=gpu0,cpu=1.6")
+	f.Add("io_*:threads=4")
+	f.Add("[:cpu=1")
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseConfigRule(s)
+		if err != nil {
+			return
+		}
+		if r.Pattern == "" || strings.ContainsAny(r.Pattern, ":=") {
+			t.Fatalf("pattern %q accepted from %q", r.Pattern, s)
+		}
+		if _, err := (Target{Rules: []ConfigRule{r}}).For("x"); err != nil {
+			t.Fatalf("accepted rule %q fails to match: %v", s, err)
+		}
+	})
 }
 
 func FuzzParseConfig(f *testing.F) {

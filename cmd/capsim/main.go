@@ -82,6 +82,8 @@ over power caps, policies and machines.`,
 		newReportCmd(),
 		newScenarioCmd(),
 		newMergeCmd(),
+		newFitCmd(),
+		newPredictCmd(),
 		newSteeringGridCmd(),
 	)
 	return root

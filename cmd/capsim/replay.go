@@ -23,19 +23,28 @@ import (
 // execution graph or an Arrow MPI trace (lowered with the collective
 // algorithms in coll).
 func loadGraph(path, coll string) (*graph.Graph, error) {
+	g, _, err := loadGraphComms(path, coll)
+	return g, err
+}
+
+// loadGraphComms is loadGraph that also names the communicators of an MPI
+// trace (nil for other traces).
+func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch kind {
 	case arrowtrace.KindGOAL:
-		return goal.ReadFile(path)
+		g, err := goal.ReadFile(path)
+		return g, nil, err
 	case arrowtrace.KindGraph:
-		return arrowtrace.ReadGraph(path)
+		g, err := arrowtrace.ReadGraph(path)
+		return g, nil, err
 	case arrowtrace.KindMPI:
-		return loadMPIGraph(path, coll)
+		return loadMPIGraphComms(path, coll)
 	}
-	return nil, fmt.Errorf("%s: unknown trace kind", path)
+	return nil, nil, fmt.Errorf("%s: unknown trace kind", path)
 }
 
 type rankJSON struct {
@@ -47,21 +56,24 @@ type rankJSON struct {
 }
 
 type replayJSON struct {
-	Trace        string     `json:"trace"`
-	Network      string     `json:"network"`
-	MakespanNs   int64      `json:"makespan_ns"`
-	Ranks        []rankJSON `json:"ranks"`
-	Operations   int        `json:"operations"`
-	Events       int64      `json:"events"`
-	EventsPerSec float64    `json:"events_per_s"`
-	ReplayS      float64    `json:"replay_s"`
-	PeakRSSBytes int64      `json:"peak_rss_bytes"`
+	Trace        string      `json:"trace"`
+	Network      string      `json:"network"`
+	MakespanNs   int64       `json:"makespan_ns"`
+	Ranks        []rankJSON  `json:"ranks"`
+	Operations   int         `json:"operations"`
+	Events       int64       `json:"events"`
+	EventsPerSec float64     `json:"events_per_s"`
+	ReplayS      float64     `json:"replay_s"`
+	PeakRSSBytes int64       `json:"peak_rss_bytes"`
+	Models       *modelsJSON `json:"models,omitempty"`
 }
 
 func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
 		asJSON, libOrder            bool
+		netOverrides                []string
+		mf                          modelFlags
 		pol                         policyFlags
 	)
 	c := &cobra.Command{
@@ -85,11 +97,17 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err != nil {
 				return usageError{err}
 			}
-			g, err := loadGraph(a[0], coll)
+			if err := mf.check(); err != nil {
+				return err
+			}
+			g, comms, err := loadGraphComms(a[0], coll)
 			if err != nil {
 				return err
 			}
 			opts := sim.Options{LibstdcxxOrder: libOrder}
+			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
+				return err
+			}
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -102,11 +120,19 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				tl = timeline.New(tlBuf, g)
 				opts.Observer = tl
 			}
+			mr, err := mf.setup(g, &opts)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			res, err := sim.Run(g, net, opts)
 			wall := time.Since(start)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			mj, err := mr.finish(res, tl)
+			if err != nil {
+				return err
 			}
 			if tl != nil {
 				if err := tl.Close(); err != nil {
@@ -117,7 +143,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				}
 			}
 			out := replayJSON{Trace: a[0], Network: net.String(), MakespanNs: res.Makespan, Operations: g.NumOps(),
-				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS()}
+				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS(), Models: mj}
 			if wall > 0 {
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
@@ -131,6 +157,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				return enc.Encode(out)
 			}
 			printReplay(w, out)
+			printModels(w, out.Models)
 			if timelinePath != "" {
 				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", timelinePath)
 			}
@@ -138,9 +165,11 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 		},
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
+	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	mf.add(c.Flags())
 	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c

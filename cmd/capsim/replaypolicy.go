@@ -11,10 +11,12 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/optimize/policy/dctdvfs"
 	"github.com/capsim/capsim/optimize/policy/steering"
 	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/lower"
 )
@@ -35,6 +37,7 @@ type policyFlags struct {
 	waitCap                     bool
 	objective, strategy, gran   string
 	switchNs                    int64
+	lpMessages                  string
 	noBound                     bool
 	flags                       *pflag.FlagSet
 }
@@ -58,6 +61,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.strategy, "strategy", "dct-first", "dct-dvfs: dct-first or combined")
 	f.StringVar(&p.gran, "granularity", "one-phase", "dct-dvfs: one-phase (one thread count per task and phase group) or per-phase")
 	f.Int64Var(&p.switchNs, "switch-penalty-ns", 0, "dct-dvfs: time charged to a phase whose thread count differs from the previous phase's")
+	f.StringVar(&p.lpMessages, "lp-messages", scenarios.MessagesLogGOPS, "policy: the LP bound's messages: loggops (uncontended cost) or replay (measured on a replay at the fastest configurations, which bakes that schedule's waits into message times, so slack-stretching policies can beat it)")
 	f.BoolVar(&p.noBound, "no-bound", false, "policy: skip the LP bound")
 }
 
@@ -98,15 +102,17 @@ type lpJSON struct {
 	BoundNs int64   `json:"bound_ns"`
 	GapPct  float64 `json:"gap_pct"`
 	Status  string  `json:"status"`
+	// Messages is the LP's message model: loggops or replay.
+	Messages string `json:"messages"`
 }
 
-func gapJSON(g policy.Gap) lpJSON {
-	return lpJSON{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status}
+func gapJSON(g policy.Gap, messages string) lpJSON {
+	return lpJSON{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
 }
 
 // machine returns the scenario machine the policy runs on and the
 // scenario's default frequency-sensitive share.
-func (p *policyFlags) loadMachine() (*scenarios.Machine, float64, error) {
+func (p *policyFlags) loadMachine() (*scenarios.Scenario, *scenarios.Machine, float64, error) {
 	var sc *scenarios.Scenario
 	var err error
 	if p.scenario == "" {
@@ -115,7 +121,7 @@ func (p *policyFlags) loadMachine() (*scenarios.Machine, float64, error) {
 		sc, err = scenarios.Load(p.scenario)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	m := &sc.Machines[0]
 	if p.machine != "" {
@@ -126,17 +132,17 @@ func (p *policyFlags) loadMachine() (*scenarios.Machine, float64, error) {
 			}
 		}
 		if m == nil {
-			return nil, 0, usagef("scenario has no machine %q", p.machine)
+			return nil, nil, 0, usagef("scenario has no machine %q", p.machine)
 		}
 	}
 	beta := 1 - sc.Models.MemoryBoundness
 	if p.flags != nil && p.flags.Changed("beta") {
 		if !(p.beta >= 0 && p.beta <= 1) {
-			return nil, 0, usagef("--beta %g outside [0, 1]", p.beta)
+			return nil, nil, 0, usagef("--beta %g outside [0, 1]", p.beta)
 		}
 		beta = p.beta
 	}
-	return m, beta, nil
+	return sc, m, beta, nil
 }
 
 // run replays trace path under the policy.
@@ -147,7 +153,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	if p.capW < 0 {
 		return usagef("--cap %g is negative", p.capW)
 	}
-	for _, f := range []string{"timeline", "libstdcxx-order"} {
+	for _, f := range []string{"timeline", "libstdcxx-order", "net-override", "models", "config", "config-region", "power", "machine-power"} {
 		if p.flags != nil && p.flags.Changed(f) {
 			return usagef("--%s does not apply to --policy replays", f)
 		}
@@ -171,13 +177,25 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	if err != nil {
 		return err
 	}
-	g, err := lower.Lower(t, lower.Options{Algorithm: algs})
+	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: algs})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	m, beta, err := p.loadMachine()
+	sc, m, beta, err := p.loadMachine()
 	if err != nil {
 		return err
+	}
+	// The LP's communication follows the scenario's bound.messages, as in
+	// capsim bound: measured on a replay at the fastest P-state by default.
+	// The LP's communication: uncontended LogGOPS messages, or measured on
+	// a replay with every compute event at its fastest configuration.
+	var calibrate func(sim.CalcPricer) (bound.Comm, error)
+	switch p.lpMessages {
+	case scenarios.MessagesLogGOPS:
+	case scenarios.MessagesReplay:
+		calibrate = func(p sim.CalcPricer) (bound.Comm, error) { return sc.ReplayComm(t, g, em, m, net, p) }
+	default:
+		return usagef("--lp-messages %q: want loggops or replay", p.lpMessages)
 	}
 	ranksOnMachine := m.Nodes * m.RanksPerNode
 	out := policyJSON{Trace: path, Policy: p.name, Machine: m.Name, Network: net.String()}
@@ -192,7 +210,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		for _, ps := range m.PStates {
 			mach.PStates = append(mach.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
 		}
-		o := steering.Options{Machine: mach, Strict: p.strict, Predict: pred, NoBound: p.noBound}
+		o := steering.Options{Machine: mach, Strict: p.strict, Predict: pred, NoBound: p.noBound, Calibrate: calibrate}
 		if p.capW > 0 {
 			if o.BudgetW = p.capW - mach.BaseW; o.BudgetW <= 0 {
 				return fmt.Errorf("--cap %g W does not cover the base power %g W of %d ranks", p.capW, mach.BaseW, len(t.Ranks))
@@ -207,7 +225,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		out.Result = runJSON(res.Steered)
 		out.RuntimeImprovementPct, out.EnergyImprovementPct = res.RuntimePct, res.EnergyPct
 		out.OverBudgetPhases = res.OverPhase
-		out.LP = gapJSON(res.Gap)
+		out.LP = gapJSON(res.Gap, p.lpMessages)
 	case "dct-dvfs":
 		obj, err := dctdvfs.ParseObjective(p.objective)
 		if err != nil {
@@ -238,7 +256,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		}
 		o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: p.serial, Overhead: p.overhead, Beta: beta}},
 			Strategy: strat, Objective: obj, TDVFSNs: p.tdvfsNs, Epsilon: p.eps, WaitCap: p.waitCap, CapW: p.capW, NoBound: p.noBound,
-			Granularity: gran, SwitchPenaltyNs: p.switchNs}
+			Granularity: gran, SwitchPenaltyNs: p.switchNs, Calibrate: calibrate}
 		res, err := dctdvfs.Run(t, g, net, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -250,7 +268,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		out.RuntimeImprovementPct = policy.Improvement(float64(res.Baseline.MakespanNs), float64(res.DCTDVFS.MakespanNs))
 		out.EnergyImprovementPct = res.EnergySavedPct
 		out.SlackNs, out.KnapsackJ, out.RelaxedJ = res.SlackNs, res.KnapsackJ, res.RelaxedJ
-		out.LP = gapJSON(res.Gap)
+		out.LP = gapJSON(res.Gap, p.lpMessages)
 	}
 	w := cmd.OutOrStdout()
 	if asJSON {
@@ -287,7 +305,7 @@ func printPolicy(w io.Writer, r policyJSON) {
 	}
 	switch r.LP.Status {
 	case "ok":
-		fmt.Fprintf(w, "LP bound at %.6g W: %d ns, policy gap %.2f %%\n", r.LP.CapW, r.LP.BoundNs, r.LP.GapPct)
+		fmt.Fprintf(w, "LP bound at %.6g W (%s messages): %d ns, policy gap %.2f %%\n", r.LP.CapW, r.LP.Messages, r.LP.BoundNs, r.LP.GapPct)
 	case "":
 	default:
 		fmt.Fprintf(w, "LP bound at %.6g W: %s\n", r.LP.CapW, r.LP.Status)

@@ -16,9 +16,9 @@ func TestReplayPolicy(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"--policy", "steering"},
-		{"--policy", "steering", "--cap", "200", "--predict", "previous"},
+		{"--policy", "steering", "--cap", "200", "--predict", "previous", "--lp-messages", "replay"},
 		{"--policy", "dct-dvfs", "--threads", "16"},
-		{"--policy", "dct-dvfs", "--threads", "16", "--granularity", "per-phase", "--switch-penalty-ns", "1000"},
+		{"--policy", "dct-dvfs", "--threads", "16", "--granularity", "per-phase", "--switch-penalty-ns", "1000", "--lp-messages", "replay"},
 		{"--policy", "dct-dvfs", "--threads", "16", "--strategy", "combined", "--objective", "whole-interval", "--wait-cap", "--epsilon", "0.1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -56,6 +56,7 @@ func TestReplayPolicy(t *testing.T) {
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--beta", "2"}, 2, "outside [0, 1]"},
 		{[]string{"replay", tr, "--policy", "steering", "--timeline", "x.json"}, 2, "does not apply"},
+		{[]string{"replay", tr, "--policy", "steering", "--lp-messages", "pigeon"}, 2, "want loggops or replay"},
 	} {
 		code, _, stderr := capsim(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {

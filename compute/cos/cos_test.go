@@ -1,6 +1,7 @@
 package cos
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -310,5 +311,19 @@ func TestErrorStatsT7(t *testing.T) {
 	s, _ = Errors([]float64{10}, []float64{9.3})
 	if !near(s.Err[0], 7.0, 1e-9) {
 		t.Errorf("7%% bound case: %g", s.Err[0])
+	}
+}
+
+// A rank-deficient fit (condition number +Inf) survives a JSON round trip.
+func TestFitStatsJSONInfiniteCond(t *testing.T) {
+	for _, in := range []FitStats{{N: 2, Rank: 1, Cond: math.Inf(1), MinNorm: true, Warning: "w"}, {N: 5, Rank: 4, Cond: 12.5, R2: 1}} {
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out FitStats
+		if err := json.Unmarshal(b, &out); err != nil || out != in {
+			t.Errorf("round trip of %+v: %s → %+v, %v", in, b, out, err)
+		}
 	}
 }

@@ -40,7 +40,7 @@ solve,1.0,16,60
 	}
 	fmt.Printf("%.1f s at %.0f W (%s)\n", p.Seconds, p.Watts, p.Kind)
 	// Output:
-	// solve: dvfs, 2 samples, beta 0.6 at 2 GHz, R² 1, resid sd 0 s
+	// solve: dvfs, 2 samples, beta 0.6 at 2 GHz (memory-bound fraction 0.4), R² 1, resid sd 0 s
 	// 12.0 s at 80 W (dvfs)
 }
 

@@ -239,7 +239,7 @@ func fitRegion(name string, ss []Sample, opts FitOptions) (compute.Model, Report
 				return nil, rep, err
 			}
 		}
-		rep.Stats = fmt.Sprintf("beta %.4g at %g GHz, R² %.4g, resid sd %.3g s", m.Beta, m.RefGHz, m.Fit.R2, m.Fit.ResidSD)
+		rep.Stats = fmt.Sprintf("beta %.4g at %g GHz (memory-bound fraction %.4g), R² %.4g, resid sd %.3g s", m.Beta, m.RefGHz, 1-m.Beta, m.Fit.R2, m.Fit.ResidSD)
 		rep.Warning = m.Fit.Warning
 		return m, rep, nil
 	case compute.KindCOSIntel:

@@ -25,6 +25,8 @@ import (
 	"io"
 	"os"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/cos"
@@ -52,8 +54,33 @@ type File struct {
 	Format   string         `json:"format"`
 	Version  int            `json:"version"`
 	Recorded compute.Config `json:"recorded"`
+	Machine  *Machine       `json:"machine,omitempty"`
 	Default  *Entry         `json:"default,omitempty"`
 	Regions  []Entry        `json:"regions"`
+}
+
+// Machine is the power of the machine a trace is replayed on, for energy
+// accounting (note 001 §2.1–2.2, Eq. 5): BaseW is drawn for the whole run
+// (sockets, uncore), each rank's core draws IdleW while it waits and
+// ActiveW while busy, unless the region's model predicts a power.
+type Machine struct {
+	BaseW   float64 `json:"base_w"`
+	IdleW   float64 `json:"idle_w"`
+	ActiveW float64 `json:"active_w"`
+}
+
+// Validate reports a negative or non-finite power, or an active power
+// below the idle power.
+func (m *Machine) Validate() error {
+	for _, v := range []float64{m.BaseW, m.IdleW, m.ActiveW} {
+		if !(v >= 0) || v > 1e12 {
+			return fmt.Errorf("machine power %g W is not a finite non-negative number", v)
+		}
+	}
+	if m.ActiveW < m.IdleW {
+		return fmt.Errorf("machine active_w %g is below idle_w %g", m.ActiveW, m.IdleW)
+	}
+	return nil
 }
 
 // Decoder builds a model of one kind from its JSON parameters.
@@ -147,13 +174,24 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 	return &f, set, nil
 }
 
+// Model decodes the model of e: a kind of extra, else a built-in kind.
+func (e Entry) Model(extra Decoders) (compute.Model, error) {
+	if d, ok := extra[e.Kind]; ok {
+		if len(e.Params) == 0 {
+			return d(json.RawMessage("{}"))
+		}
+		return d(e.Params)
+	}
+	return builtin(e.Kind, e.Params)
+}
+
 // Set builds the models of f.
 func (f *File) Set(extra Decoders) (*compute.Set, error) {
-	dec := func(e Entry) (compute.Model, error) {
-		if d, ok := extra[e.Kind]; ok {
-			return d(e.Params)
+	dec := func(e Entry) (compute.Model, error) { return e.Model(extra) }
+	if f.Machine != nil {
+		if err := f.Machine.Validate(); err != nil {
+			return nil, err
 		}
-		return builtin(e.Kind, e.Params)
 	}
 	s := &compute.Set{Recorded: f.Recorded}
 	if f.Default != nil {
@@ -210,4 +248,41 @@ func (f *File) Encode(w io.Writer) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// ParseMachine parses machine power written as comma-separated key=value
+// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18".
+// Keys left out are 0.
+func ParseMachine(s string) (Machine, error) {
+	var m Machine
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || v == "" {
+			return Machine{}, fmt.Errorf("machine power %q: %q is not key=value", s, kv)
+		}
+		if seen[k] {
+			return Machine{}, fmt.Errorf("machine power %q: key %q repeated", s, k)
+		}
+		seen[k] = true
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return Machine{}, fmt.Errorf("machine power %q: %s=%q is not a number", s, k, v)
+		}
+		switch k {
+		case "base":
+			m.BaseW = f
+		case "idle":
+			m.IdleW = f
+		case "active":
+			m.ActiveW = f
+		default:
+			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active)", s, k)
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return Machine{}, fmt.Errorf("machine power %q: %w", s, err)
+	}
+	return m, nil
 }

@@ -277,3 +277,40 @@ func FuzzReadSamples(f *testing.F) {
 		}
 	})
 }
+
+func TestParseMachine(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Machine
+		err  bool
+	}{
+		{"base=60,idle=4,active=18", Machine{BaseW: 60, IdleW: 4, ActiveW: 18}, false},
+		{" active = 10 ", Machine{ActiveW: 10}, false},
+		{"idle=5,active=4", Machine{}, true}, // active below idle
+		{"base=-1", Machine{}, true},
+		{"base=NaN", Machine{}, true},
+		{"volts=1", Machine{}, true},
+		{"base=1,base=2", Machine{}, true},
+		{"", Machine{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseMachine(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseMachine(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func FuzzParseMachine(f *testing.F) {
+	f.Add("base=60,idle=4,active=18")
+	f.Add("active=1e308,idle=1e-300")
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMachine(s)
+		if err != nil {
+			return
+		}
+		if m.Validate() != nil || m.ActiveW < m.IdleW {
+			t.Fatalf("accepted invalid %+v from %q", m, s)
+		}
+	})
+}

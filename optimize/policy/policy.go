@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
@@ -232,17 +233,25 @@ type Gap struct {
 
 // LPGap solves the fixed-event-order LP of optimize/bound for trace t at
 // job cap capW (the LP caps the task power capW − baseW) with the compute
-// configurations configs and messages priced at net's uncontended cost,
-// and returns the gap of a policy that took makespanNs. The LP prices a
-// collective as a synchronization point and a message without
-// contention, so a replayed policy can come out below it (negative gap).
-func LPGap(t *mpi.Trace, net network.LogGOPS, configs bound.ConfigFunc, capW, baseW float64, makespanNs int64) (Gap, error) {
+// configurations configs and the communication comm, and returns the gap
+// of a policy that took makespanNs. A nil comm prices every message at
+// net's uncontended cost and every call as instantaneous; the LP then
+// ignores NIC serialization and collective algorithms, so a replayed
+// policy can come out below it (negative gap). A comm measured on a
+// replay (scenarios.ReplayComm) avoids that.
+func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.ConfigFunc, capW, baseW float64, makespanNs int64) (Gap, error) {
 	gp := Gap{CapW: capW}
 	if !clp.Available() {
 		gp.Status = "no-solver"
 		return gp, nil
 	}
-	d, err := bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	var d *bound.DAG
+	var err error
+	if comm == nil {
+		d, err = bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	} else {
+		d, err = bound.FromTraceComm(t, comm, configs)
+	}
 	if err != nil {
 		return gp, fmt.Errorf("policy: LP bound: %w", err)
 	}
@@ -270,4 +279,37 @@ func LPGap(t *mpi.Trace, net network.LogGOPS, configs bound.ConfigFunc, capW, ba
 		gp.Pct = 100 * (float64(makespanNs)/float64(gp.BoundNs) - 1)
 	}
 	return gp, nil
+}
+
+// TaskPowerPeak returns the job's peak power in the replay o of plan as
+// the LP bound sees it (note 003 §2.6: slack draws its task's power): the
+// largest sum over ranks of the power plan.W of each rank's current or
+// most recent calc operation, base power excluded. A policy replayed at
+// this peak meets the LP's cap, so the LP solved at base power plus this
+// peak bounds the policy's makespan (up to the LP's fixed event order).
+func TaskPowerPeak(g *graph.Graph, plan *Plan, o *Outcome) float64 {
+	type change struct {
+		t    int64
+		rank int32
+		w    float64
+	}
+	var ch []change
+	for r := 0; r < g.NumRanks(); r++ {
+		for op := g.RankStart[r]; op < g.RankStart[r+1]; op++ {
+			if g.Kind[op] == graph.Calc {
+				ch = append(ch, change{o.CalcStart[op], int32(r), plan.W[op]})
+			}
+		}
+	}
+	sort.SliceStable(ch, func(i, j int) bool { return ch[i].t < ch[j].t })
+	cur := make([]float64, g.NumRanks())
+	var sum, peak float64
+	for i, c := range ch {
+		sum += c.w - cur[c.rank]
+		cur[c.rank] = c.w
+		if i == len(ch)-1 || ch[i+1].t != c.t {
+			peak = math.Max(peak, sum)
+		}
+	}
+	return peak
 }

@@ -28,8 +28,10 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -185,9 +187,15 @@ type Options struct {
 	// of the DCT-only plan (§2.8).
 	WaitCap bool
 	// CapW is the job power cap the LP bound is solved at; 0 takes the
-	// policy's own peak power.
-	CapW    float64
-	NoBound bool
+	// policy's own peak as the LP counts power (policy.TaskPowerPeak).
+	CapW float64
+	// Calibrate, when set, returns the LP bound's communication measured
+	// on a replay with the given compute times (those of the LP's
+	// unconstrained schedule: every compute event at its fastest
+	// configuration); nil prices messages at their uncontended LogGOPS
+	// cost (see policy.LPGap).
+	Calibrate func(sim.CalcPricer) (bound.Comm, error)
+	NoBound   bool
 }
 
 // Summary is one replay.
@@ -456,7 +464,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if !o.NoBound {
 		capW := o.CapW
 		if capW == 0 {
-			capW = po.PeakW
+			capW = jm.BaseW + policy.TaskPowerPeak(g, plan, po)
 		}
 		configs := func(r int, e *mpi.Event) []frontier.Config {
 			var cs []frontier.Config
@@ -472,7 +480,27 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			}
 			return cs
 		}
-		if res.Gap, err = policy.LPGap(t, net, configs, capW, jm.BaseW, po.MakespanNs); err != nil {
+		var comm bound.Comm
+		if o.Calibrate != nil {
+			// Every compute event at its fastest thread count and f_max.
+			fastest := policy.NewPlan(g)
+			for r := 0; r < n; r++ {
+				for i, op := range ops[r] {
+					if op < 0 {
+						continue
+					}
+					best := math.Inf(1)
+					for c := range m.th {
+						best = math.Min(best, sec(r, i, m.th[c], 0))
+					}
+					fastest.Dur[op] = ns(best)
+				}
+			}
+			if comm, err = o.Calibrate(fastest); err != nil {
+				return nil, fmt.Errorf("dctdvfs: LP communication: %w", err)
+			}
+		}
+		if res.Gap, err = policy.LPGap(t, comm, net, configs, capW, jm.BaseW, po.MakespanNs); err != nil {
 			return nil, err
 		}
 	}

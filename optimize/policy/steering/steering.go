@@ -26,6 +26,7 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -182,6 +183,12 @@ type Options struct {
 	// Strict uses the printed "<" of Algorithm 2 step 5 instead of ≤.
 	Strict  bool
 	Predict Prediction
+	// Calibrate, when set, returns the LP bound's communication measured
+	// on a replay with the given compute times (those of the LP's
+	// unconstrained schedule: every compute event at its fastest
+	// configuration); nil prices messages at their uncontended LogGOPS
+	// cost (see policy.LPGap).
+	Calibrate func(sim.CalcPricer) (bound.Comm, error)
 	// NoBound skips the LP bound.
 	NoBound bool
 }
@@ -369,8 +376,22 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			}
 			return cs
 		}
-		var cf bound.ConfigFunc = configs
-		if res.Gap, err = policy.LPGap(t, net, cf, res.CapW, o.Machine.BaseW, so.MakespanNs); err != nil {
+		var comm bound.Comm
+		if o.Calibrate != nil {
+			fastest := policy.NewPlan(g)
+			for r := 0; r < n; r++ {
+				for i, op := range ops[r] {
+					if op >= 0 {
+						e := &t.Ranks[r].Events[i]
+						fastest.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, 0)))
+					}
+				}
+			}
+			if comm, err = o.Calibrate(fastest); err != nil {
+				return nil, fmt.Errorf("steering: LP communication: %w", err)
+			}
+		}
+		if res.Gap, err = policy.LPGap(t, comm, net, configs, res.CapW, o.Machine.BaseW, so.MakespanNs); err != nil {
 			return nil, err
 		}
 	}

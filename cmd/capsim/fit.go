@@ -1,0 +1,335 @@
+package main
+
+import (
+	"fmt"
+
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/arrowtab"
+	"github.com/capsim/capsim/compute/eiger"
+	"github.com/capsim/capsim/compute/modelfile"
+	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/internal/atomicfile"
+)
+
+type fitFlags struct {
+	kind, out, recorded, machine string
+	intercept                    bool
+	// eiger
+	region, output, powerOut, inputs string
+	fixed                            []string
+	clusters, maxTerms               int
+	threshold                        float64
+}
+
+func newFitCmd() *cobra.Command {
+	var f fitFlags
+	c := &cobra.Command{
+		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger -o MODELS.json",
+		Short: "Fit compute models to measured samples and write a model file",
+		Long: `fit reads measured samples of code regions (CSV or an Arrow table; schemas in
+docs/models.md), fits one model per region and writes a model file for
+capsim replay --models and capsim predict. It prints the fit statistics:
+
+  table  the measured (configuration → time, power) rows themselves
+  dvfs   T(f) = T(ref)·(β·ref/f + 1 − β) from runs at ≥ 2 frequencies; prints
+         β and the memory-bound fraction 1 − β, R², residual sd
+  cos    COS Eq. 9 (Intel DVFS + DMT), α by least squares over sample pairs;
+         prints α, rank and condition number and warns when rank-deficient
+  eiger  statistical model (Anger Ch. 3): zero-variance reduction, k-means,
+         forward selection over the Table 1 pool by adjusted R²; prints R²,
+         adjusted R², MAPE and the chosen terms per cluster. Reads lwperf
+         CSV (numbers only; name the region with --region) or an Arrow
+         table with an optional string column "region".`,
+		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
+  capsim fit lwperf.csv --kind eiger --region stencil.compute --output time_s --recorded cpu=2.6 -o eiger.json`,
+		Args: nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if f.out == "" {
+				return usagef("fit needs -o MODELS.json")
+			}
+			rec, err := compute.ParseConfig(f.recorded)
+			if err != nil {
+				return usageError{err}
+			}
+			var file *modelfile.File
+			var lines []string
+			switch k := compute.Kind(f.kind); k {
+			case compute.KindTable, compute.KindDVFS, compute.KindCOSIntel:
+				file, lines, err = fitSamples(a[0], k, rec, f.intercept)
+			case models.KindEiger:
+				file, lines, err = fitEiger(a[0], rec, &f)
+			default:
+				return usagef("--kind %q: want table, dvfs, cos or eiger", f.kind)
+			}
+			if err != nil {
+				return err
+			}
+			if f.machine != "" {
+				m, err := modelfile.ParseMachine(f.machine)
+				if err != nil {
+					return usageError{err}
+				}
+				file.Machine = &m
+			}
+			if _, err := file.Set(models.Decoders()); err != nil {
+				return fmt.Errorf("fitted model file does not load: %w", err)
+			}
+			if err := atomicfile.Write(f.out, file.Encode); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, l := range lines {
+				fmt.Fprintln(w, l)
+			}
+			fmt.Fprintf(w, "wrote %s: %d region model(s), recorded at %s\n", f.out, len(file.Regions), rec)
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos or eiger")
+	fl.StringVarP(&f.out, "output-file", "o", "", "model file to write")
+	fl.StringVar(&f.recorded, "recorded", "", "configuration the traces to be replayed were recorded at, e.g. 'cpu=2.6,threads=8'")
+	fl.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' to store in the model file")
+	fl.BoolVar(&f.intercept, "intercept", false, "cos: fit an intercept (not the paper's form)")
+	fl.StringVar(&f.region, "region", "", "eiger: region name of samples without a region column")
+	fl.StringVar(&f.output, "output", "", "eiger: column of the time in seconds (default time_s, else seconds)")
+	fl.StringVar(&f.powerOut, "power-output", "", "eiger: column of the average power in W, to fit a power model too")
+	fl.StringVar(&f.inputs, "inputs", "", "eiger: comma-separated input columns (default: every number column but the outputs and rank)")
+	fl.StringArrayVar(&f.fixed, "fixed", nil, "eiger: value of a non-configuration input when replaying, name=value (default: its sample mean)")
+	fl.IntVar(&f.clusters, "clusters", 1, "eiger: k-means clusters")
+	fl.IntVar(&f.maxTerms, "max-terms", 0, "eiger: at most this many terms per cluster (0 = no limit)")
+	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (note 001: 0 adds spurious terms after a perfect fit)")
+	return c
+}
+
+func isArrow(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".arrow" || ext == ".feather" || ext == ".ipc"
+}
+
+// fitSamples fits table, dvfs or cos models.
+func fitSamples(path string, kind compute.Kind, rec compute.Config, intercept bool) (*modelfile.File, []string, error) {
+	var ss []modelfile.Sample
+	if isArrow(path) {
+		t, err := arrowtab.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ss, err = modelfile.SamplesFromTable(t, path); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer fh.Close()
+		if ss, err = modelfile.ReadSamples(fh, path); err != nil {
+			return nil, nil, err
+		}
+	}
+	file, reps, err := modelfile.Fit(ss, modelfile.FitOptions{Kind: kind, Recorded: rec, Intercept: intercept})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	lines := make([]string, len(reps))
+	for i, r := range reps {
+		lines[i] = r.String()
+	}
+	return file, lines, nil
+}
+
+// eigerTable is the numeric columns of eiger samples plus region labels.
+type eigerTable struct {
+	names   []string
+	rows    [][]float64
+	regions []string // nil: all rows are one region
+}
+
+func readEigerTable(path string) (*eigerTable, error) {
+	if !isArrow(path) {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		s, err := eiger.ReadCSV(fh, path)
+		if err != nil {
+			return nil, err
+		}
+		return &eigerTable{names: s.Names, rows: s.Rows}, nil
+	}
+	t, err := arrowtab.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	et := &eigerTable{rows: make([][]float64, t.Rows)}
+	var num []*arrowtab.Column
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		switch {
+		case c.Name == "region" && c.IsString():
+			et.regions = c.Strings
+		case c.IsString():
+			return nil, fmt.Errorf("%s: column %q: eiger samples take numbers and one string column \"region\"", path, c.Name)
+		default:
+			et.names = append(et.names, c.Name)
+			num = append(num, c)
+		}
+	}
+	for i := range et.rows {
+		r := make([]float64, len(num))
+		for j, c := range num {
+			r[j] = c.Numbers[i]
+		}
+		et.rows[i] = r
+	}
+	return et, nil
+}
+
+func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []string, error) {
+	t, err := readEigerTable(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := map[string]int{}
+	for j, n := range t.names {
+		col[n] = j
+	}
+	out := f.output
+	if out == "" {
+		out = "time_s"
+		if _, ok := col[out]; !ok {
+			out = "seconds"
+		}
+	}
+	oj, ok := col[out]
+	if !ok {
+		return nil, nil, usagef("%s: no output column %q (set --output)", path, out)
+	}
+	pj := -1
+	if f.powerOut != "" {
+		if pj, ok = col[f.powerOut]; !ok {
+			return nil, nil, usagef("%s: no power column %q", path, f.powerOut)
+		}
+	}
+	var in []int
+	if f.inputs != "" {
+		for _, n := range strings.Split(f.inputs, ",") {
+			j, ok := col[strings.TrimSpace(n)]
+			if !ok {
+				return nil, nil, usagef("%s: no input column %q", path, n)
+			}
+			if j == oj || j == pj {
+				return nil, nil, usagef("input %q is also an output", n)
+			}
+			in = append(in, j)
+		}
+	} else {
+		for j, n := range t.names {
+			if j != oj && j != pj && n != "rank" && n != "energy_j" {
+				in = append(in, j)
+			}
+		}
+	}
+	if len(in) == 0 {
+		return nil, nil, fmt.Errorf("%s: no input columns", path)
+	}
+	fixed := map[string]float64{}
+	for _, s := range f.fixed {
+		k, v, ok := strings.Cut(s, "=")
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, nil, usagef("--fixed %q: want name=finite number", s)
+		}
+		fixed[strings.TrimSpace(k)] = x
+	}
+	groups := map[string][]int{}
+	if t.regions == nil {
+		if f.region == "" {
+			return nil, nil, usagef("%s has no region column: name the region with --region", path)
+		}
+		all := make([]int, len(t.rows))
+		for i := range all {
+			all[i] = i
+		}
+		groups[f.region] = all
+	} else {
+		if f.region != "" {
+			return nil, nil, usagef("%s has a region column; --region is for files without one", path)
+		}
+		for i, r := range t.regions {
+			if r == "" {
+				return nil, nil, fmt.Errorf("%s: row %d: empty region", path, i+1)
+			}
+			groups[r] = append(groups[r], i)
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	file := modelfile.New(rec)
+	def, _ := modelfile.NewEntry("", compute.Measured{})
+	file.Default = &def
+	var lines []string
+	inNames := make([]string, len(in))
+	for k, j := range in {
+		inNames[k] = t.names[j]
+	}
+	opt := eiger.Options{K: f.clusters, Threshold: f.threshold, MaxTerms: f.maxTerms}
+	for _, reg := range names {
+		idx := groups[reg]
+		s := models.EigerSamples{Inputs: inNames, X: make([][]float64, len(idx)), Time: make([]float64, len(idx))}
+		if pj >= 0 {
+			s.Power = make([]float64, len(idx))
+		}
+		for k, i := range idx {
+			row := t.rows[i]
+			x := make([]float64, len(in))
+			for q, j := range in {
+				x[q] = row[j]
+			}
+			s.X[k], s.Time[k] = x, row[oj]
+			if pj >= 0 {
+				s.Power[k] = row[pj]
+			}
+		}
+		m, ls, err := models.FitEiger(s, opt, rec, fixed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: region %q: %w", path, reg, err)
+		}
+		e, err := models.Entry(globEscape(reg), m, strings.Join(ls, "; "))
+		if err != nil {
+			return nil, nil, err
+		}
+		file.Regions = append(file.Regions, e)
+		lines = append(lines, fmt.Sprintf("%s: eiger, %d samples, inputs %s", reg, len(idx), strings.Join(inNames, ", ")))
+		for _, l := range ls {
+			lines = append(lines, "  "+l)
+		}
+	}
+	return file, lines, nil
+}
+
+// globEscape escapes glob metacharacters so the pattern matches name only.
+func globEscape(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/capsim/capsim/compute/arrowtab"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+type replayOut struct {
+	MakespanNs int64 `json:"makespan_ns"`
+	Ranks      []struct {
+		ComputeNs int64 `json:"compute_ns"`
+		CommNs    int64 `json:"comm_ns"`
+	} `json:"ranks"`
+	Models *struct {
+		Regions []struct {
+			Region   string `json:"region"`
+			PricedNs int64  `json:"priced_ns"`
+			Offload  *struct {
+				Offloaded  bool  `json:"offloaded"`
+				CPUNs      int64 `json:"cpu_ns"`
+				DeviceNs   int64 `json:"device_ns"`
+				TransferNs int64 `json:"transfer_ns"`
+			} `json:"offload"`
+		} `json:"regions"`
+		Energy *struct {
+			TotalJ   float64 `json:"total_j"`
+			IdleJ    float64 `json:"idle_j"`
+			DynamicJ float64 `json:"dynamic_j"`
+		} `json:"energy"`
+	} `json:"models"`
+}
+
+func replayJSONOf(t *testing.T, args ...string) replayOut {
+	t.Helper()
+	code, out, stderr := capsim(t, append(append([]string{"replay"}, args...), "--json")...)
+	if code != 0 {
+		t.Fatalf("replay %v: exit %d: %s", args, code, stderr)
+	}
+	var r replayOut
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("replay %v: %v\n%s", args, err, out)
+	}
+	return r
+}
+
+// TestReadmeStencilExample runs the README's three replays of a traced
+// stencil with examples/models/stencil.json and checks every number
+// against the models' equations, computed here from the model file's
+// parameters: the DVFS slowdown τ(f) = β·f_ref/f + 1 − β (note 001 §3.1)
+// at 1.6 GHz, the offload time setup + V/BW + L + r·D/B per 1 ms instance
+// (note 004 §3.3), and E = (base + n·idle)·T + Σ (P_busy − idle)·busy
+// (note 001 Eq. 5 with per-core power).
+func TestReadmeStencilExample(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "stencil.arrow")
+	models := filepath.Join("..", "..", "examples", "models", "stencil.json")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "20", "--imbalance", "charged-field", "--balance", "0.5", "-o", trace); code != 0 {
+		t.Fatal(stderr)
+	}
+	g, err := loadGraph(trace, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Model-file parameters (examples/models/stencil.json).
+	const (
+		baseW, idleW, activeW = 40.0, 4.0, 15.0
+		beta, ref             = 0.8, 2.6
+		d, r                  = 16777216.0, 0.1
+		cpuS                  = 1e-3
+	)
+	pstate := map[float64]float64{2.6: 15, 1.6: 8}
+	tau := beta*ref/1.6 + 1 - beta
+	devS := 5e-6 + d/200e9 + 1e-5 + r*d/16e9
+	scaled := func(rank int, f float64) int64 { // Σ of the rank's calcs priced at ratio f
+		var s int64
+		for op := g.RankStart[rank]; op < g.RankStart[rank+1]; op++ {
+			if g.Kind[op] == graph.Calc {
+				s += int64(math.Round(float64(g.Size[op]) * f))
+			}
+		}
+		return s
+	}
+	energy := func(o replayOut, calcW float64) (idle, dyn float64) {
+		idle = (baseW + 16*idleW) * float64(o.MakespanNs) / 1e9
+		for _, rk := range o.Ranks {
+			dyn += ((calcW-idleW)*float64(rk.ComputeNs) + (activeW-idleW)*float64(rk.CommNs)) / 1e9
+		}
+		return idle, dyn
+	}
+	// The engine reports no busy span to observers for the receive
+	// overhead of a message that arrives before its receive is posted
+	// (sim.Observer sees no op of the receiving rank yet), so the dynamic
+	// energy of communication is bounded, not exact; calc energy is exact.
+	checkEnergy := func(name string, o replayOut, calcW float64) float64 {
+		t.Helper()
+		idle, dyn := energy(o, calcW)
+		var calcDyn float64
+		for _, rk := range o.Ranks {
+			calcDyn += (calcW - idleW) * float64(rk.ComputeNs) / 1e9
+		}
+		e := o.Models.Energy
+		if math.Abs(e.IdleJ-idle) > 1e-9*idle || e.DynamicJ < calcDyn-1e-9 || e.DynamicJ > dyn+1e-9 || math.Abs(e.TotalJ-e.IdleJ-e.DynamicJ) > 1e-9*e.TotalJ {
+			t.Errorf("%s: energy %+v, want idle %.9g + dynamic in [%.9g, %.9g]", name, *e, idle, calcDyn, dyn)
+		}
+		return e.TotalJ
+	}
+	// With a core that draws its idle power while communicating, the
+	// dynamic energy is exactly the calcs' (P_model − idle)·time.
+	for _, tc := range []struct {
+		args  []string
+		calcW float64
+	}{{nil, pstate[2.6]}, {[]string{"--config", "freq=1.6"}, pstate[1.6]}, {[]string{"--config", "device=gpu0"}, 45}} {
+		o := replayJSONOf(t, append([]string{trace, "--models", models, "--machine-power", "base=40,idle=4,active=4"}, tc.args...)...)
+		var want float64
+		for _, rk := range o.Ranks {
+			want += (tc.calcW - idleW) * float64(rk.ComputeNs) / 1e9
+		}
+		if e := o.Models.Energy; math.Abs(e.DynamicJ-want) > 1e-9*want {
+			t.Errorf("%v: dynamic energy %.9g J, want %.9g", tc.args, e.DynamicJ, want)
+		}
+	}
+
+	plain := replayJSONOf(t, trace)
+	recorded := replayJSONOf(t, trace, "--models", models)
+	if recorded.MakespanNs != plain.MakespanNs {
+		t.Errorf("recorded configuration: makespan %d, unmodeled %d", recorded.MakespanNs, plain.MakespanNs)
+	}
+	eRec := checkEnergy("recorded", recorded, pstate[2.6])
+
+	slow := replayJSONOf(t, trace, "--models", models, "--config", "freq=1.6")
+	for rk, st := range slow.Ranks {
+		if want := scaled(rk, tau); st.ComputeNs != want {
+			t.Errorf("1.6 GHz rank %d: compute %d ns, want %d (τ = %.4f)", rk, st.ComputeNs, want, tau)
+		}
+	}
+	if slow.MakespanNs <= recorded.MakespanNs {
+		t.Errorf("1.6 GHz makespan %d not above %d", slow.MakespanNs, recorded.MakespanNs)
+	}
+	eSlow := checkEnergy("1.6 GHz", slow, pstate[1.6])
+
+	powerFile := filepath.Join(dir, "power.arrow")
+	tlFile := filepath.Join(dir, "tl.json")
+	off := replayJSONOf(t, trace, "--models", models, "--config-region", "stencil.compute=device=gpu0", "--power", powerFile, "--timeline", tlFile)
+	for rk, st := range off.Ranks {
+		if want := scaled(rk, devS/cpuS); st.ComputeNs != want {
+			t.Errorf("offloaded rank %d: compute %d ns, want %d", rk, st.ComputeNs, want)
+		}
+	}
+	if off.MakespanNs >= recorded.MakespanNs {
+		t.Errorf("offloaded makespan %d not below %d", off.MakespanNs, recorded.MakespanNs)
+	}
+	eOff := checkEnergy("offloaded", off, 45)
+	reg := off.Models.Regions[0]
+	var rec int64
+	for _, st := range recorded.Ranks {
+		rec += st.ComputeNs
+	}
+	o := reg.Offload
+	if o == nil || !o.Offloaded || o.CPUNs != rec ||
+		math.Abs(float64(o.DeviceNs)-float64(rec)*(5e-6+d/200e9)/cpuS) > 1 || math.Abs(float64(o.TransferNs)-float64(rec)*(1e-5+r*d/16e9)/cpuS) > 1 {
+		t.Errorf("offload report %+v, recorded calc time %d ns", o, rec)
+	}
+	t.Logf("time and energy: recorded %d ns %.4f J, 1.6 GHz %d ns %.4f J, offloaded %d ns %.4f J",
+		recorded.MakespanNs, eRec, slow.MakespanNs, eSlow, off.MakespanNs, eOff)
+
+	// The power timeline integrates to the energy less the base power.
+	data, err := os.ReadFile(powerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	var ej float64
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, _ := fr.RecordBatch(i)
+		st, en, w := rec.Column(1).(*array.Int64), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Float64)
+		for j := 0; j < int(rec.NumRows()); j++ {
+			ej += w.Value(j) * float64(en.Value(j)-st.Value(j)) / 1e9
+		}
+	}
+	if want := eOff - baseW*float64(off.MakespanNs)/1e9; math.Abs(ej-want) > 1e-9*want {
+		t.Errorf("power timeline integrates to %.9g J, want %.9g", ej, want)
+	}
+	tl, err := os.ReadFile(tlFile)
+	if err != nil || !strings.Contains(string(tl), `"ph":"C","pid":0,"name":"power rank 15 (W)"`) {
+		t.Errorf("timeline lacks power counters (%v)", err)
+	}
+	// The text output shows time and energy.
+	code, out, _ := capsim(t, "replay", trace, "--models", models, "--config", "freq=1.6")
+	if code != 0 || !strings.Contains(out, "energy ") || !strings.Contains(out, "makespan") {
+		t.Errorf("text output:\n%s", out)
+	}
+}
+
+func TestFitEigerNote001(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "e.json")
+	code, stdout, stderr := capsim(t, "fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "--region", "solve", "-o", out)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	// Note 001 §5.5 2(a): log2(x1) then x2², adjusted R² 1, β = (5, 3, 0.25).
+	if !strings.Contains(stdout, "adjusted R² 1, MAPE") || !strings.Contains(stdout, "2 terms: 5 +3·log2(x1) +0.25·x2^2") {
+		t.Errorf("fit output:\n%s", stdout)
+	}
+	// Fixed at the sample means x1 = 6.2, x2 = 2.5; a run at x1 = 8,
+	// x2 = 4 takes (5+3·3+0.25·16)/(5+3·log2 6.2+0.25·6.25) times as long.
+	code, stdout, stderr = capsim(t, "predict", out, "--region", "solve", "--param", "x1=8", "--param", "x2=4", "--work", "2", "--json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var p struct{ Seconds float64 }
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := 2 * 18 / (5 + 3*math.Log2(6.2) + 0.25*6.25)
+	if math.Abs(p.Seconds-want) > 1e-9 {
+		t.Errorf("predict %.9f s, want %.9f", p.Seconds, want)
+	}
+}
+
+func TestFitDVFSAndPredict(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d.json")
+	code, stdout, stderr := capsim(t, "fit", "testdata/dvfs_runs.csv", "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "beta 0.8 at 2.6 GHz (memory-bound fraction 0.2)") {
+		t.Fatalf("fit: %d %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = capsim(t, "predict", out, "--region", "stencil.compute", "--freq", "2.0", "--work", "10")
+	// τ(2.0) = 0.8·2.6/2 + 0.2 = 1.24; P-state 11 W.
+	if code != 0 || !strings.Contains(stdout, "time      12.4 s") || !strings.Contains(stdout, "power     11 W") || !strings.Contains(stdout, "energy    136.4 J") {
+		t.Errorf("predict:\n%s", stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos or eiger"},
+		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "dvfs"}, 2, "-o MODELS.json"},
+		{[]string{"fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "-o", out}, 2, "--region"},
+		{[]string{"predict", out, "--region", "stencil.compute", "--device", "gpu0", "--param", "n=1"}, 2, "eiger"},
+		{[]string{"replay", "x.arrow", "--config", "freq=1"}, 2, "need --models"},
+	} {
+		code, _, stderr := capsim(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.err) {
+			t.Errorf("%v: exit %d %q, want %d %q", tc.args, code, stderr, tc.code, tc.err)
+		}
+	}
+}
+
+// COS from two runs (note 000 §7.9 T1): the pair regression is
+// rank-deficient, so fit warns, and the minimum-norm α still reproduces
+// the measured 4.4 s at 2.4 GHz / 1.6 GHz memory.
+func TestFitCOSRankDeficient(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c.json")
+	code, stdout, stderr := capsim(t, "fit", "testdata/cos_two_runs.csv", "--kind", "cos", "--recorded", "cpu=1.2,mem=1.333", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "lulesh: cos, 2 samples, alpha [") || !strings.Contains(stdout, "WARNING: cos: regression is rank-deficient") {
+		t.Fatalf("fit: %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = capsim(t, "predict", out, "--region", "lulesh", "--work", "10", "--config", "cpu=2.4,mem=1.6", "--json")
+	var p struct{ Seconds float64 }
+	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || math.Abs(p.Seconds-4.4) > 1e-9 {
+		t.Errorf("predict: %d %s %s", code, stdout, stderr)
+	}
+}
+
+// Arrow sample tables fit the same models as CSV: DVFS runs, and Eiger
+// samples of two regions (one model each) with a region string column.
+func TestFitArrowSamples(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, tab *arrowtab.Table) string {
+		p := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if err := arrowtab.Encode(&buf, tab); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	runs := write("runs.arrow", &arrowtab.Table{Rows: 3, Columns: []arrowtab.Column{
+		{Name: "region", Strings: []string{"s", "s", "s"}},
+		{Name: "cpu_ghz", Numbers: []float64{2.6, 2.0, 1.6}},
+		{Name: "seconds", Numbers: []float64{10, 12.4, 15}},
+	}})
+	out := filepath.Join(dir, "d.json")
+	code, stdout, stderr := capsim(t, "fit", runs, "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "beta 0.8 at 2.6 GHz (memory-bound fraction 0.2)") {
+		t.Fatalf("dvfs from Arrow: %d %s %s", code, stdout, stderr)
+	}
+	// Two regions: T = 1 + 6/f and T = 2 + 0.5·n (n fixed at its mean 3).
+	var reg []string
+	var f, n, y []float64
+	for _, ghz := range []float64{1.2, 1.6, 2.0, 2.6} {
+		for _, size := range []float64{1, 3, 5} {
+			reg = append(reg, "a", "b")
+			f = append(f, ghz, ghz)
+			n = append(n, size, size)
+			y = append(y, 1+6/ghz, 2+0.5*size)
+		}
+	}
+	samples := write("eiger.arrow", &arrowtab.Table{Rows: len(reg), Columns: []arrowtab.Column{
+		{Name: "region", Strings: reg}, {Name: "cpu_ghz", Numbers: f}, {Name: "n", Numbers: n}, {Name: "time_s", Numbers: y},
+	}})
+	out = filepath.Join(dir, "e.json")
+	code, stdout, stderr = capsim(t, "fit", samples, "--kind", "eiger", "--recorded", "cpu=2.6", "-o", out)
+	if code != 0 || !strings.Contains(stdout, "a: eiger, 12 samples") || !strings.Contains(stdout, "b: eiger, 12 samples") {
+		t.Fatalf("eiger from Arrow: %d %s %s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		region string
+		want   float64
+	}{{"a", (1 + 6/1.6) / (1 + 6/2.6)}, {"b", 1}} {
+		code, stdout, _ := capsim(t, "predict", out, "--region", tc.region, "--freq", "1.6", "--json")
+		var p struct{ Seconds float64 }
+		if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || math.Abs(p.Seconds-tc.want) > 1e-6 {
+			t.Errorf("region %s at 1.6 GHz: %s, want %.6f", tc.region, stdout, tc.want)
+		}
+	}
+}

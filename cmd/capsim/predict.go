@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/models"
+)
+
+type predictJSON struct {
+	Models   string       `json:"models"`
+	Region   string       `json:"region"`
+	Pattern  string       `json:"pattern"`
+	Kind     string       `json:"kind"`
+	Recorded string       `json:"recorded"`
+	Config   string       `json:"config"`
+	Work     float64      `json:"work_s"`
+	Seconds  float64      `json:"seconds"`
+	Watts    float64      `json:"watts"`
+	Energy   float64      `json:"energy_j"`
+	Flags    string       `json:"flags,omitempty"`
+	Offload  *offloadJSON `json:"offload,omitempty"`
+}
+
+func newPredictCmd() *cobra.Command {
+	var (
+		region, spec, device string
+		params               []string
+		work, freq, mem      float64
+		threads              int
+		asJSON               bool
+	)
+	c := &cobra.Command{
+		Use:   "predict MODELS.json --region NAME [--config SPEC | --freq GHz --threads N --mem GHz --device NAME]",
+		Short: "Predict a region's time, power and energy under a configuration",
+		Long: `predict prices --work seconds of a region, recorded at the model file's
+"recorded" configuration, under a target configuration, with the model the
+file binds to the region, and prints the time, power and energy (time × power).
+Fields of the target left unset are the recorded ones. For accelerator
+(accel) models it also prints the host, device and transfer times and the
+offload decision. For Eiger models, --param gives a non-configuration input
+(e.g. the problem size) of the predicted work; the recorded work keeps the
+model's fixed value.`,
+		Example: `  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --freq 1.6
+  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --device gpu0 --json`,
+		Args: nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			_, set, err := models.Load(a[0])
+			if err != nil {
+				return err
+			}
+			cfg, err := compute.ParseConfig(spec)
+			if err != nil {
+				return usageError{err}
+			}
+			flags := cmd.Flags()
+			if flags.Changed("freq") {
+				cfg.CPUFreqGHz = freq
+			}
+			if flags.Changed("threads") {
+				cfg.Threads = threads
+			}
+			if flags.Changed("mem") {
+				cfg.MemFreqGHz = mem
+			}
+			if flags.Changed("device") {
+				cfg.Device = device
+			}
+			if !(cfg.CPUFreqGHz >= 0) || cfg.Threads < 0 || !(cfg.MemFreqGHz >= 0) || math.IsInf(cfg.CPUFreqGHz+cfg.MemFreqGHz, 0) {
+				return usagef("--freq, --threads and --mem must be finite and non-negative")
+			}
+			if !(work >= 0) || math.IsInf(work, 0) {
+				return usagef("--work must be a finite non-negative number of seconds")
+			}
+			cfg = cfg.Merge(set.Recorded)
+			m, pat, err := set.Lookup(region)
+			if err != nil {
+				return err
+			}
+			var over map[string]float64
+			if len(params) > 0 {
+				if over, err = parseParams(m, params); err != nil {
+					return usageError{err}
+				}
+			}
+			w := compute.Work{Seconds: work, At: set.Recorded}
+			out := predictJSON{Models: a[0], Region: region, Pattern: pat, Recorded: set.Recorded.String(), Config: cfg.String(), Work: work}
+			var p compute.Prediction
+			if off, ok := m.(*models.Offload); ok {
+				d, err := off.Decide(w, cfg)
+				if err != nil {
+					return fmt.Errorf("region %q: %w", region, err)
+				}
+				p = d.Pred
+				out.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
+					CPUNs: nsOf(d.CPU), DeviceNs: nsOf(d.DeviceS), TransferNs: nsOf(d.TransferS)}
+			} else if over != nil {
+				if p, err = m.(*models.Eiger).PredictWith(w, cfg, over); err != nil {
+					return fmt.Errorf("region %q: %w", region, err)
+				}
+			} else if p, err = m.Predict(w, cfg); err != nil {
+				return fmt.Errorf("region %q (%s model): %w", region, m.Kind(), err)
+			}
+			out.Kind, out.Seconds, out.Watts, out.Energy, out.Flags = string(p.Kind), p.Seconds, p.Watts, p.Energy(), p.Flags.String()
+			wr := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(wr)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			printPredict(wr, out)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&region, "region", "", "region name (matched against the file's patterns; unmatched names use the default model)")
+	f.Float64Var(&work, "work", 1, "recorded seconds of the region at the file's recorded configuration")
+	f.StringVar(&spec, "config", "", "target configuration, e.g. 'freq=1.6,threads=8,mem=1.2,device=gpu0'")
+	f.Float64Var(&freq, "freq", 0, "target CPU frequency in GHz (overrides --config)")
+	f.IntVar(&threads, "threads", 0, "target thread count (overrides --config)")
+	f.Float64Var(&mem, "mem", 0, "target memory frequency in GHz (overrides --config)")
+	f.StringVar(&device, "device", "", "target device: cpu or an accelerator of the region's profile (overrides --config)")
+	f.StringArrayVar(&params, "param", nil, "fixed input of an Eiger model, name=value (repeatable)")
+	f.BoolVar(&asJSON, "json", false, "print machine-readable JSON")
+	return c
+}
+
+func nsOf(s float64) int64 { return int64(math.Round(s * 1e9)) }
+
+// parseParams parses --param values of the fixed inputs of Eiger model m.
+func parseParams(m compute.Model, params []string) (map[string]float64, error) {
+	e, ok := m.(*models.Eiger)
+	if !ok {
+		return nil, fmt.Errorf("--param applies to eiger models; the region's model is %s", m.Kind())
+	}
+	over := map[string]float64{}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || k == "" || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("--param %q: want name=finite number", p)
+		}
+		if _, known := e.Fixed[k]; !known {
+			return nil, fmt.Errorf("--param %q: the model has no fixed input %q", p, k)
+		}
+		over[k] = x
+	}
+	return over, nil
+}
+
+func printPredict(w io.Writer, p predictJSON) {
+	name := p.Region
+	if name == "" {
+		name = "(no region)"
+	}
+	pat := p.Pattern
+	if pat == "" {
+		pat = "default"
+	}
+	fmt.Fprintf(w, "region    %s (model %s, pattern %s)\n", name, p.Kind, pat)
+	fmt.Fprintf(w, "recorded  %g s at %s\nconfig    %s\n", p.Work, p.Recorded, p.Config)
+	fmt.Fprintf(w, "time      %.6g s\n", p.Seconds)
+	if p.Watts > 0 {
+		fmt.Fprintf(w, "power     %.4g W\nenergy    %.6g J\n", p.Watts, p.Energy)
+	} else {
+		fmt.Fprintln(w, "power     unknown (the model has no power)")
+	}
+	if p.Flags != "" {
+		fmt.Fprintf(w, "flags     %s\n", p.Flags)
+	}
+	if o := p.Offload; o != nil {
+		dec := "host"
+		switch {
+		case o.Offloaded:
+			dec = "offload to " + o.Device
+		case o.Device != "" && !o.Eligible:
+			dec = "host (" + o.Device + " cannot run the idiom)"
+		case o.Device != "":
+			dec = "host (" + o.Device + " is not faster)"
+		}
+		fmt.Fprintf(w, "offload   %s, policy %s: cpu %.6g s, device %.6g s, transfer %.6g s\n",
+			dec, o.Policy, float64(o.CPUNs)/1e9, float64(o.DeviceNs)/1e9, float64(o.TransferNs)/1e9)
+	}
+}

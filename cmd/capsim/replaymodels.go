@@ -1,0 +1,339 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/modelfile"
+	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/sim/timeline"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// modelFlags are replay's compute- and power-model flags.
+type modelFlags struct {
+	models    string
+	config    string
+	regions   []string
+	powerPath string
+	machine   string
+}
+
+func (f *modelFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.models, "models", "", "compute-model file pricing calc operations by region (docs/models.md)")
+	fs.StringVar(&f.config, "config", "", "configuration for all regions, e.g. 'freq=1.6,threads=8' or 'device=gpu0' (unset fields: the model file's recorded configuration)")
+	fs.StringArrayVar(&f.regions, "config-region", nil, "configuration of the regions matching a glob, e.g. 'stencil.*=device=gpu0' (repeatable; first match wins)")
+	fs.StringVar(&f.powerPath, "power", "", "write the per-rank power timeline to this Arrow file (needs machine power)")
+	fs.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' (overrides the model file's \"machine\")")
+}
+
+// modelRun prices one replay and accounts its power.
+type modelRun struct {
+	g        *graph.Graph
+	set      *compute.Set
+	pricer   *compute.Pricer
+	acct     *power.Accountant
+	machine  *modelfile.Machine
+	flags    *modelFlags
+	warnings []string
+}
+
+// teeObserver passes engine notifications to two observers.
+type teeObserver struct{ a, b sim.Observer }
+
+func (t teeObserver) Busy(op int32, start, end int64) {
+	t.a.Busy(op, start, end)
+	t.b.Busy(op, start, end)
+}
+func (t teeObserver) Message(send, recv int32, sent, matched int64) {
+	t.a.Message(send, recv, sent, matched)
+	t.b.Message(send, recv, sent, matched)
+}
+
+// check reports flag combinations that cannot work, before any file is
+// read.
+func (f *modelFlags) check() error {
+	if f.models == "" && (f.config != "" || len(f.regions) > 0) {
+		return usagef("--config and --config-region need --models")
+	}
+	if f.models == "" && f.machine == "" && f.powerPath != "" {
+		return usagef("--power needs --models or --machine-power")
+	}
+	return nil
+}
+
+// setup loads the models and sets the pricer and power observer in opts.
+// It returns nil when no model flag is given.
+func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if f.models == "" && f.machine == "" {
+		return nil, nil
+	}
+	r := &modelRun{g: g, flags: f, set: &compute.Set{}}
+	if f.models != "" {
+		file, set, err := models.Load(f.models)
+		if err != nil {
+			return nil, err
+		}
+		r.set, r.machine = set, file.Machine
+	}
+	if f.machine != "" {
+		m, err := modelfile.ParseMachine(f.machine)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		r.machine = &m
+	}
+	if f.powerPath != "" && r.machine == nil {
+		return nil, usagef("--power needs machine power: a \"machine\" section in %s or --machine-power", f.models)
+	}
+	def, err := compute.ParseConfig(f.config)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	t := compute.Target{Default: def.Merge(r.set.Recorded)}
+	for _, s := range f.regions {
+		cr, err := compute.ParseConfigRule(s)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		t.Rules = append(t.Rules, cr)
+	}
+	if f.models != "" {
+		if r.pricer, err = compute.NewPricer(g, r.set, t); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.models, err)
+		}
+		opts.Pricer = r.pricer
+	}
+	if r.machine != nil {
+		r.acct = power.NewAccountant(g)
+		if opts.Observer == nil {
+			opts.Observer = r.acct
+		} else {
+			opts.Observer = teeObserver{opts.Observer, r.acct}
+		}
+	}
+	return r, nil
+}
+
+type offloadJSON struct {
+	Device     string `json:"device,omitempty"`
+	Policy     string `json:"policy"`
+	Eligible   bool   `json:"eligible"`
+	Offloaded  bool   `json:"offloaded"`
+	CPUNs      int64  `json:"cpu_ns"`
+	DeviceNs   int64  `json:"device_ns"`
+	TransferNs int64  `json:"transfer_ns"`
+}
+
+type regionJSON struct {
+	Region     string       `json:"region"`
+	Pattern    string       `json:"pattern"`
+	Kind       string       `json:"kind"`
+	Config     string       `json:"config"`
+	Calcs      int          `json:"calcs"`
+	RecordedNs int64        `json:"recorded_ns"`
+	PricedNs   int64        `json:"priced_ns"`
+	Ratio      float64      `json:"ratio"`
+	Watts      float64      `json:"watts,omitempty"`
+	Flags      string       `json:"flags,omitempty"`
+	Offload    *offloadJSON `json:"offload,omitempty"`
+}
+
+type energyJSON struct {
+	TotalJ   float64 `json:"total_j"`
+	IdleJ    float64 `json:"idle_j"`
+	DynamicJ float64 `json:"dynamic_j"`
+	AvgW     float64 `json:"avg_w"`
+	PeakW    float64 `json:"peak_w"`
+	BaseW    float64 `json:"base_w"`
+	IdleW    float64 `json:"idle_w"`
+	ActiveW  float64 `json:"active_w"`
+}
+
+type modelsJSON struct {
+	Models    string       `json:"models,omitempty"`
+	Regions   []regionJSON `json:"regions,omitempty"`
+	Energy    *energyJSON  `json:"energy,omitempty"`
+	PowerFile string       `json:"power_file,omitempty"`
+	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// finish reports the regions' pricing and offload decisions, the energy,
+// and writes the power timeline (Arrow file and timeline counters).
+func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, error) {
+	if r == nil {
+		return nil, nil
+	}
+	out := &modelsJSON{Models: r.flags.models}
+	if r.pricer != nil {
+		regs, err := r.regionReport()
+		if err != nil {
+			return nil, err
+		}
+		out.Regions = regs
+		out.Warnings = r.warnings
+	}
+	if r.acct == nil {
+		return out, nil
+	}
+	g := r.g
+	m := power.JobModel{BaseW: r.machine.BaseW, IdleW: r.machine.IdleW, ActiveW: make([]float64, g.NumRanks())}
+	for i := range m.ActiveW {
+		m.ActiveW[i] = r.machine.ActiveW
+	}
+	if r.pricer != nil {
+		m.OpW = make([]float64, g.NumOps())
+		for op := range m.OpW {
+			m.OpW[op] = r.pricer.Watts(int32(op))
+		}
+	}
+	rep, err := r.acct.Report(m, res.Makespan, 0)
+	if err != nil {
+		return nil, err
+	}
+	out.Energy = &energyJSON{TotalJ: rep.EnergyJ, IdleJ: rep.IdleJ, DynamicJ: rep.DynamicJ, AvgW: rep.AvgW, PeakW: rep.PeakW,
+		BaseW: m.BaseW, IdleW: m.IdleW, ActiveW: r.machine.ActiveW}
+	if r.flags.powerPath == "" && tl == nil {
+		return out, nil
+	}
+	ranks, err := r.acct.RankProfiles(m, res.Makespan)
+	if err != nil {
+		return nil, err
+	}
+	if tl != nil {
+		for rk, s := range ranks {
+			name := "power rank " + strconv.Itoa(rk) + " (W)"
+			for i, t := range s.Times {
+				tl.Counter(name, t, s.Watts[i])
+			}
+			tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+		}
+		times, watts := r.acct.Profile(m)
+		for i, t := range times {
+			tl.Counter("power job (W)", t, watts[i])
+		}
+		tl.Counter("power job (W)", res.Makespan, watts[len(watts)-1])
+	}
+	if p := r.flags.powerPath; p != "" {
+		meta := map[string]string{
+			"energy_j":  strconv.FormatFloat(rep.EnergyJ, 'g', -1, 64),
+			"idle_j":    strconv.FormatFloat(rep.IdleJ, 'g', -1, 64),
+			"dynamic_j": strconv.FormatFloat(rep.DynamicJ, 'g', -1, 64),
+			"idle_w":    strconv.FormatFloat(m.IdleW, 'g', -1, 64),
+		}
+		if err := atomicfile.Write(p, func(w io.Writer) error { return power.WriteTimeline(w, ranks, m.BaseW, meta) }); err != nil {
+			return nil, fmt.Errorf("--power %s: %w", p, err)
+		}
+		out.PowerFile = p
+	}
+	return out, nil
+}
+
+// regionReport sums recorded and priced calc time per region and asks
+// offload models for their CPU, device and transfer times.
+func (r *modelRun) regionReport() ([]regionJSON, error) {
+	g := r.g
+	rp := r.pricer.Regions()
+	rec := make([]int64, len(rp))
+	priced := make([]int64, len(rp))
+	calcs := make([]int, len(rp))
+	for op := int32(0); op < int32(g.NumOps()); op++ {
+		if g.Kind[op] != graph.Calc || g.Region[op] < 0 {
+			continue
+		}
+		reg := g.Region[op]
+		rec[reg] += g.Size[op]
+		priced[reg] += r.pricer.Duration(op)
+		calcs[reg]++
+	}
+	var out []regionJSON
+	for i, p := range rp {
+		if calcs[i] == 0 {
+			continue
+		}
+		j := regionJSON{Region: p.Name, Pattern: p.Pattern, Kind: string(p.Pred.Kind), Config: p.Target.String(), Calcs: calcs[i],
+			RecordedNs: rec[i], PricedNs: priced[i], Ratio: p.Ratio, Watts: p.Pred.Watts, Flags: p.Pred.Flags.String()}
+		m, _, err := r.set.Lookup(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		off, ok := m.(*models.Offload)
+		if !ok && !p.Target.IsCPU() {
+			r.warnings = append(r.warnings, fmt.Sprintf("region %q: its %s model has no accelerator; %s priced on the host", p.Name, m.Kind(), p.Target.Device))
+		}
+		if ok {
+			d, err := off.Decide(compute.Work{Seconds: float64(rec[i]) / 1e9, At: r.set.Recorded}, p.Target)
+			if err != nil {
+				return nil, fmt.Errorf("region %q: %w", p.Name, err)
+			}
+			ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+			j.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
+				CPUNs: ns(d.CPU), DeviceNs: ns(d.DeviceS), TransferNs: ns(d.TransferS)}
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// printModels prints the region pricing and energy of a modeled replay.
+func printModels(w io.Writer, m *modelsJSON) {
+	if m == nil {
+		return
+	}
+	if len(m.Regions) > 0 {
+		fmt.Fprintf(w, "\nregions priced by %s:\n", m.Models)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "region\tmodel\tconfig\tcalcs\trecorded_ns\tpriced_ns\tratio\twatts\t")
+		for _, r := range m.Regions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t\n", r.Region, r.Kind, r.Config, r.Calcs, r.RecordedNs, r.PricedNs, r.Ratio, r.Watts)
+		}
+		tw.Flush()
+		var off []regionJSON
+		for _, r := range m.Regions {
+			if r.Offload != nil {
+				off = append(off, r)
+			}
+		}
+		if len(off) > 0 {
+			fmt.Fprintln(w, "\naccelerator offload (summed over ranks):")
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "region\tdevice\tpolicy\tdecision\tcpu_ns\tdevice_ns\ttransfer_ns\t")
+			for _, r := range off {
+				o := r.Offload
+				dec, dev := "host", o.Device
+				switch {
+				case dev == "":
+					dev = "-"
+				case o.Offloaded:
+					dec = "offload"
+				case !o.Eligible:
+					dec = "host (device cannot run it)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t\n", r.Region, dev, o.Policy, dec, o.CPUNs, o.DeviceNs, o.TransferNs)
+			}
+			tw.Flush()
+		}
+	}
+	for _, s := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+	if e := m.Energy; e != nil {
+		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; base %g W, core idle %g W, active %g W)\n",
+			e.TotalJ, e.IdleJ, e.DynamicJ, e.AvgW, e.PeakW, e.BaseW, e.IdleW, e.ActiveW)
+	}
+	if m.PowerFile != "" {
+		fmt.Fprintf(w, "power     %s (per-rank power timeline, Arrow)\n", m.PowerFile)
+	}
+}
