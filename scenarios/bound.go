@@ -18,23 +18,22 @@ import (
 
 // BoundDAG builds the power-constrained LP's DAG of trace t on machine m:
 // every compute event can run at each P-state, taking its recorded time
-// scaled by the DVFS model and drawing the P-state's active power.
+// scaled by its region's model and drawing the P-state's active power, or
+// on an accelerator where the machine has one for its region (see speeds).
 // Communication is priced as bound.messages says: measured on a replay at
 // the fastest P-state (the default, see replayComm) or at the uncontended
 // LogGOPS cost of each message. Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
-	model := sc.dvfsModel(m)
+	var regions []string
+	if len(t.Regions) > 1 {
+		regions = t.Regions[1:] // trace region j is row index j
+	}
+	sp, err := sc.speedsOf(m, regions)
+	if err != nil {
+		return nil, err
+	}
 	configs := func(r int, e *mpi.Event) []frontier.Config {
-		cs := make([]frontier.Config, 0, len(m.PStates))
-		for _, p := range m.PStates {
-			f, _ := model.Factor(model.RefGHz, p.FreqGHz)
-			sec := float64(e.Duration) * f * m.SpeedFactor / 1e9
-			if sec <= 0 {
-				sec = 1e-12 // an empty region still occupies its rank for an instant
-			}
-			cs = append(cs, frontier.Config{Time: sec, Power: p.ActivePowerW})
-		}
-		return cs
+		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
 	if sc.Bound.Messages == MessagesLogGOPS {
 		return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
