@@ -82,7 +82,7 @@ func (sc *Scenario) calibrate(t *mpi.Trace, g *graph.Graph, em *lower.EventMap, 
 	}
 	if _, err := sim.Run(g, net, sim.Options{
 		// Every task at its fastest configuration, as in the LP's initial schedule.
-		Pricer: sp.uniform(g.NumRanks(), 0, func(i int) bool { return sp.devRatio[0][i] < sp.cpuRatio[0][i] }).pricer(g),
+		Pricer:   sp.uniform(g.NumRanks(), 0, func(i int) bool { return sp.devRatio[0][i] < sp.cpuRatio[0][i] }).pricer(g),
 		Observer: ops,
 		Classes:  cls,
 	}); err != nil {
