@@ -24,7 +24,27 @@ func solve(t *testing.T, d *DAG, caps ...float64) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSolver(d, o, Options{})
+	var out []float64
+	// Every form, method and block split must agree.
+	for _, opt := range []Options{{Form: FormSegment}, {Form: FormMix, BlockCols: -1}, {Form: FormMix, BlockCols: 1, Method: clp.Barrier},
+		{Form: FormSegment, BlockCols: 1, Method: clp.Dual, Workers: 2}, {Form: FormMix, Method: clp.BarrierNoCross}} {
+		got := solveWith(t, d, o, opt, caps)
+		if out == nil {
+			out = got
+			continue
+		}
+		for i := range got {
+			if !near(got[i], out[i]) {
+				t.Errorf("options %+v: cap %g: T* = %v, other options give %v", opt, caps[i], got[i], out[i])
+			}
+		}
+	}
+	return out
+}
+
+func solveWith(t *testing.T, d *DAG, o *Order, opt Options, caps []float64) []float64 {
+	t.Helper()
+	s, err := NewSolver(d, o, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +256,7 @@ func TestMPSAndErrors(t *testing.T) {
 	if err != nil || !near(b.Makespan, 14.5) {
 		t.Fatalf("barrier: %v %v", b, err)
 	}
-	if b.Stats.Variables != 4+8+4 || b.Stats.Rows == 0 {
+	if b.Stats.Variables != 4+8+3 || b.Stats.Rows == 0 {
 		t.Errorf("stats %+v", b.Stats)
 	}
 	if err := s.WriteMPS(filepath.Join(t.TempDir(), "m.mps")); err != nil {
@@ -250,5 +270,42 @@ func TestMPSAndErrors(t *testing.T) {
 	cyc := &DAG{Vertices: 3, Init: 0, Fin: 2, Tasks: []Task{{Src: 1, Dst: 2, Hull: two(1, 2, 3, 1)}, {Src: 2, Dst: 1, Hull: two(1, 2, 3, 1)}}}
 	if _, err := InitialOrder(cyc, 0); err == nil {
 		t.Error("cycle accepted")
+	}
+}
+
+// The block split (at separator events) is exact: the same bound as one
+// monolithic LP, in both task forms, over a sweep (warm re-solves).
+func TestBlocksMatchMonolithic(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	d := benchDAG(4, 40, 5, 3)
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCap, _ := MinFeasibleCap(d, o)
+	caps := []float64{minCap, minCap + 20, minCap + 60, minCap + 150, 400}
+	whole := solveWith(t, d, o, Options{BlockCols: -1}, caps)
+	for _, opt := range []Options{{BlockCols: 1, Form: FormMix}, {BlockCols: 1, Form: FormSegment, Workers: 3}, {BlockCols: 200}} {
+		s, err := NewSolver(d, o, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Stats().Blocks < 2 {
+			t.Errorf("options %+v: %d blocks, want several (a barrier every 10 tasks)", opt, s.Stats().Blocks)
+		}
+		s.Close()
+		got := solveWith(t, d, o, opt, caps)
+		for i := range caps {
+			if math.Abs(got[i]-whole[i]) > 1e-6*whole[i] {
+				t.Errorf("options %+v: cap %g: %v, monolithic %v", opt, caps[i], got[i], whole[i])
+			}
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i] > got[i-1]+1e-9 {
+				t.Errorf("T* rises from %v to %v as the cap rises to %g", got[i-1], got[i], caps[i])
+			}
+		}
 	}
 }
