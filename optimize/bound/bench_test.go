@@ -94,6 +94,7 @@ func benchForm(b *testing.B, R, M, C int, caps int, form Form) {
 	}
 	d := benchDAG(R, M, C, 1)
 	opt := benchOptions(b, form)
+	opt.KeepBasis = caps > 1 && os.Getenv("CAPSIM_LP_COLD") == ""
 	b.ResetTimer()
 	var st Stats
 	var first, rest float64
@@ -148,3 +149,14 @@ func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
 
 // BenchmarkBoundSweep20x200 is the 20-cap sweep on the 32 × 200 case.
 func BenchmarkBoundSweep20x200(b *testing.B) { benchBound(b, 32, 200, 10, 20) }
+
+// BenchmarkBoundMillion is issue 4's large case: 1,024 ranks × 1,000
+// tasks (a million compute tasks) with 6 configurations each, build and
+// one solve (target < 10 minutes, < 8 GB). Run it alone with
+// -bench BoundMillion -benchtime 1x; -short skips it.
+func BenchmarkBoundMillion(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short")
+	}
+	b.Run(FormMix.String(), func(b *testing.B) { benchForm(b, 1024, 1000, 6, 1, FormMix) })
+}

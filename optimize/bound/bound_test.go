@@ -27,7 +27,7 @@ func solve(t *testing.T, d *DAG, caps ...float64) []float64 {
 	var out []float64
 	// Every form, method and block split must agree.
 	for _, opt := range []Options{{Form: FormSegment}, {Form: FormMix, BlockCols: -1}, {Form: FormMix, BlockCols: 1, Method: clp.Barrier},
-		{Form: FormSegment, BlockCols: 1, Method: clp.Dual, Workers: 2}, {Form: FormMix, Method: clp.BarrierNoCross}} {
+		{Form: FormSegment, BlockCols: 1, Method: clp.Dual, Workers: 2, KeepBasis: true}, {KeepBasis: true}, {Form: FormMix, Method: clp.BarrierNoCross}} {
 		got := solveWith(t, d, o, opt, caps)
 		if out == nil {
 			out = got
@@ -287,7 +287,7 @@ func TestBlocksMatchMonolithic(t *testing.T) {
 	minCap, _ := MinFeasibleCap(d, o)
 	caps := []float64{minCap, minCap + 20, minCap + 60, minCap + 150, 400}
 	whole := solveWith(t, d, o, Options{BlockCols: -1}, caps)
-	for _, opt := range []Options{{BlockCols: 1, Form: FormMix}, {BlockCols: 1, Form: FormSegment, Workers: 3}, {BlockCols: 200}} {
+	for _, opt := range []Options{{BlockCols: 1, Form: FormMix}, {BlockCols: 1, Form: FormSegment, Workers: 3, KeepBasis: true}, {BlockCols: 200}} {
 		s, err := NewSolver(d, o, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -50,15 +50,22 @@ func ParseForm(s string) (Form, error) {
 
 // Options controls the LP.
 type Options struct {
-	Form       Form        // FormDefault: FormMix
-	Method     clp.Method  // clp.Auto (default): dual simplex when small, barrier when large
+	Form Form // FormDefault: FormMix
+	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
+	// default): the dual simplex below 3,000 rows and columns; above, the barrier,
+	// with crossover to a basis when KeepBasis is set, without otherwise.
+	Method clp.Method
+	// KeepBasis asks for an optimal basis from every solve, so that the
+	// next cap re-solves warm with the dual simplex (set it for sweeps).
+	// Without it, every cap is solved from scratch with Method.
+	KeepBasis  bool
 	TimeLimit  float64     // seconds per block solve, 0 for none
 	Scaling    clp.Scaling // CLP's scaling (default clp.ScaleAuto)
 	NoPresolve bool        // turn CLP's presolve off (on by default)
 	LogLevel   int         // CLP's log level (0 silent); CLP logs to the C standard output
 	// BlockCols is the least number of columns of a block: the LP splits
 	// at separator events (see Solver) into blocks of at least this size
-	// (default 4000); a negative value solves one monolithic LP.
+	// (default 500); a negative value solves one monolithic LP.
 	BlockCols int
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
@@ -124,6 +131,7 @@ type block struct {
 	colUp  []float64
 	solved bool
 	cols   int
+	rows   int
 }
 
 // NewSolver builds the LP of d with the fixed order o.
@@ -135,7 +143,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 		opt.Scaling = clp.ScaleAuto
 	}
 	if opt.BlockCols == 0 {
-		opt.BlockCols = 4000
+		opt.BlockCols = 500
 	}
 	if opt.Workers == 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -160,7 +168,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 		m.SetLogLevel(opt.LogLevel)
 		m.SetScaling(opt.Scaling)
 		m.SetPresolve(!opt.NoPresolve)
-		b.model, b.colUp, b.cols = m, p.ColUp, len(p.Obj)
+		b.model, b.colUp, b.cols, b.rows = m, p.ColUp, len(p.Obj), len(p.RowLo)
 		s.stats.Variables += len(p.Obj)
 		s.stats.Rows += len(p.RowLo)
 		s.stats.Nonzeros += len(p.Index)
@@ -191,20 +199,7 @@ func (s *Solver) split() {
 	d, o := s.d, s.o
 	K := o.Events
 	s.taskCol = make([]int32, len(d.Tasks))
-	// cover[k] > 0: some edge runs across event k.
-	cover := make([]int32, K+1)
-	span := func(a, b int) {
-		if b > a+1 {
-			cover[a+1]++
-			cover[b]--
-		}
-	}
-	for _, t := range d.Tasks {
-		span(o.Event[t.Src], o.Event[t.Dst])
-	}
-	for _, m := range d.Messages {
-		span(o.Event[m.Src], o.Event[m.Dst])
-	}
+	sep := Separators(d, o)
 	// Columns a stretch adds, to size the blocks.
 	weight := make([]int, K)
 	for _, t := range d.Tasks {
@@ -221,11 +216,10 @@ func (s *Solver) split() {
 	}
 	cuts := []int{0}
 	if s.opt.BlockCols > 0 && o.Event[d.Fin] == K-1 {
-		run, acc := int32(0), 0
+		acc := 0
 		for k := 0; k < K-1; k++ {
-			run += cover[k]
 			acc += weight[k] + 1
-			if k > 0 && run == 0 && acc >= s.opt.BlockCols {
+			if k > 0 && sep[k] && acc >= s.opt.BlockCols {
 				cuts = append(cuts, k)
 				acc = 0
 			}
@@ -542,16 +536,20 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			errs[j] = err
 			return
 		}
-		if b.solved {
+		if b.solved && s.opt.KeepBasis {
 			res[j], errs[j] = b.model.Resolve()
 			warm[j], method[j] = true, clp.Dual
 			return
 		}
 		m := s.opt.Method
 		if m == clp.Auto {
-			m = clp.Dual
-			if b.cols >= 2000 {
+			switch {
+			case b.cols+b.rows < 3000:
+				m = clp.Dual
+			case s.opt.KeepBasis:
 				m = clp.Barrier
+			default:
+				m = clp.BarrierNoCross
 			}
 		}
 		method[j] = m
