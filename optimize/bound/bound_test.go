@@ -309,3 +309,56 @@ func TestBlocksMatchMonolithic(t *testing.T) {
 		}
 	}
 }
+
+// §9.5 property 4 with the LP's vertex times enforced: every task fits its
+// window, draws the hull's power at its duration, and every event's power
+// (each task's between its source and destination events) is within the
+// cap; the makespan is T*. Checked on the compacted schedule Solve returns.
+func TestScheduleWithinCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	d := benchDAG(6, 30, 6, 5)
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCap, _ := MinFeasibleCap(d, o)
+	for _, opt := range []Options{{}, {Form: FormSegment, KeepBasis: true}} {
+		s, err := NewSolver(d, o, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, capW := range []float64{minCap, minCap + 30, minCap + 100, 600} {
+			b, err := s.Solve(capW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			power := make([]float64, o.Events+1)
+			for i, tk := range d.Tasks {
+				win := b.Vertex[tk.Dst] - b.Vertex[tk.Src]
+				if b.Duration[i] > win+1e-6 {
+					t.Errorf("cap %g: task %d takes %v in a window of %v", capW, i, b.Duration[i], win)
+				}
+				if got := frontier.PowerAt(tk.Hull, b.Duration[i]); math.Abs(got-b.Power[i]) > 1e-9 {
+					t.Errorf("cap %g: task %d draws %v, its hull %v", capW, i, b.Power[i], got)
+				}
+				if a, c := o.Event[tk.Src], o.Event[tk.Dst]; a < c {
+					power[a] += b.Power[i]
+					power[c] -= b.Power[i]
+				}
+			}
+			var run float64
+			for k := 0; k < o.Events; k++ {
+				run += power[k]
+				if run > capW*(1+1e-7) {
+					t.Errorf("cap %g: event %d draws %v W", capW, k, run)
+				}
+			}
+			if b.Makespan != b.Vertex[d.Fin] {
+				t.Errorf("makespan %v, v_fin %v", b.Makespan, b.Vertex[d.Fin])
+			}
+		}
+		s.Close()
+	}
+}

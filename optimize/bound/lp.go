@@ -91,8 +91,11 @@ type Bound struct {
 	CapW     float64
 	Makespan float64   // v_fin, the bound
 	Vertex   []float64 // vertex times
-	Duration []float64 // per task
-	Power    []float64 // per task: the hull's power at Duration (≤ the LP's p_i, §2.7 canonicalization)
+	// Duration and Power are per task: the hull's power at the duration
+	// (≤ the LP's p_i, the §2.7 canonicalization), with every task then
+	// made as fast as the power left at its events allows (see compact).
+	Duration []float64
+	Power    []float64
 	Stats    Stats
 }
 
@@ -614,6 +617,7 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 	}
 	s.capW = capW
 	out.Makespan = out.Vertex[d.Fin]
+	compact(d, s.o, out)
 	st.SolveS = time.Since(start).Seconds()
 	out.Stats = st
 	return out, nil
