@@ -11,6 +11,7 @@ import (
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/gen"
@@ -58,7 +59,17 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		var met Metrics
-		if p.Policy == "lp" {
+		if p.Policy == "conductor" {
+			if bd == nil {
+				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
+			}
+			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
+				return err
+			}
+			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+				return err
+			}
+		} else if p.Policy == "lp" {
 			b, err := bd.solve(p.CapW)
 			if err != nil {
 				return err

@@ -485,9 +485,11 @@ func ParseCapRange(spec string) ([]float64, error) {
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
 // P-state that fits; "lp" replays the LP bound's schedule rounded by
-// splitting each task between two adjacent P-states (MPI-trace workloads).
+// splitting each task between two adjacent P-states; "conductor" replays
+// the Conductor baseline (optimize/conductor, default parameters). The
+// last two need MPI-trace workloads.
 func Policies() []string {
-	return []string{"uncapped", "static", "lp"}
+	return []string{"uncapped", "static", "lp", "conductor"}
 }
 
 func knownPolicy(p string) bool {
