@@ -9,9 +9,13 @@ demo: deps build
 	@mkdir -p out/demo
 	./bin/capsim gen stencil --dims 4x4 --iterations 20 --imbalance charged-field --balance 0.5 -o out/demo/stencil.arrow
 	./bin/capsim replay out/demo/stencil.arrow --timeline out/demo/stencil.timeline.json
+	./bin/capsim replay out/demo/stencil.arrow --models examples/models/stencil.json --config-region 'stencil.compute=device=gpu0' --power out/demo/power.arrow
+	./bin/capsim bound --caps 290:380:30
 	./bin/capsim sweep -o out/demo/sweep
 	./bin/capsim report out/demo/sweep
-	@echo "demo done: open out/demo/sweep/report.html; load out/demo/stencil.timeline.json in https://ui.perfetto.dev"
+	./bin/capsim sweep examples/scenarios/gpu-node.toml -o out/demo/gpu
+	./bin/capsim report out/demo/gpu --detail machine=gpu-node,policy=uncapped
+	@echo "demo done: open out/demo/sweep/report.html and out/demo/gpu/report.html; load out/demo/stencil.timeline.json in https://ui.perfetto.dev"
 
 ## test: install what is missing, then vet and run every test
 test: deps

@@ -22,7 +22,7 @@ func TestDefaultScenarioSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Points != 21 || sum.Computed != 21 {
+	if sum.Points != 31 || sum.Computed != 31 {
 		t.Fatalf("summary %+v", sum)
 	}
 	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
@@ -57,15 +57,20 @@ func TestDefaultScenarioSweep(t *testing.T) {
 	// The LP rows: the bound at every cap, and at 380 W (every task fast)
 	// the rounded schedule is the uncapped run. Its over-cap time is
 	// reported, not asserted: the replay is as soon as possible.
-	for _, r := range rows[11:] {
+	for _, r := range rows[21:] {
 		if r.Values[col("policy")] != "lp" || r.Values[col("bound_ns")] == nil {
 			t.Fatalf("lp row %v", r.Values)
 		}
-		if bnd, ms := r.Values[col("bound_ns")].(int64), r.Values[col("makespan_ns")].(int64); bnd != rows[r.Index-10].Values[col("bound_ns")].(int64) || ms <= 0 {
+		if bnd, ms := r.Values[col("bound_ns")].(int64), r.Values[col("makespan_ns")].(int64); bnd != rows[r.Index-20].Values[col("bound_ns")].(int64) || ms <= 0 {
 			t.Errorf("lp row %d: bound %d, makespan %d", r.Index, bnd, ms)
 		}
 	}
-	if last := rows[20].Values[col("makespan_ns")].(int64); last != uncapped {
+	for _, r := range rows[11:21] {
+		if r.Values[col("policy")] != "conductor" || r.Values[col("bound_ns")] != rows[r.Index-10].Values[col("bound_ns")] {
+			t.Errorf("conductor row %v", r.Values)
+		}
+	}
+	if last := rows[30].Values[col("makespan_ns")].(int64); last != uncapped {
 		t.Errorf("lp at 380 W gives %d ns, uncapped %d ns", last, uncapped)
 	}
 	// Byte-identical on a second run.
@@ -154,7 +159,7 @@ func TestNetworkOverrides(t *testing.T) {
 // gives, point for point, the makespans of scenarios written with those
 // values, and bad axes are rejected with their key.
 func TestScenarioAxes(t *testing.T) {
-	base := strings.Replace(string(Default()), `policies = ["uncapped", "static", "lp"]`, `policies = ["uncapped", "static"]`, 1)
+	base := strings.Replace(string(Default()), `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`, 1)
 	swept := base + "\n[sweep.params]\n\"network.L_ns\" = [1000, 8000]\n\"models.memory_boundness\" = [0.0, 0.6]\niterations = [3]\n"
 	sc, err := Parse("axes.toml", []byte(swept))
 	if err != nil {
@@ -206,6 +211,49 @@ func TestScenarioAxes(t *testing.T) {
 		_, err := Parse("bad.toml", []byte(base+"\n[sweep.params]\n"+tc.axis+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.toml") {
 			t.Errorf("%s: %v, want %q", tc.axis, err, tc.want)
+		}
+	}
+}
+
+// The conductor policy on the default scenario: at every cap where Static
+// stays within its cap, Conductor does too (every rank within its share,
+// the shares adding up to the cap), it is never faster than the uncapped
+// run, and the LP bound comes along for the gap.
+func TestConductorPolicy(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unc, err := sc.Replay(g, m, sc.Net(), "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pts []Point
+	for _, c := range []float64{290, 320, 350, 380} {
+		pts = append(pts, Point{Machine: 0, Policy: "conductor", CapW: c})
+	}
+	var got []Metrics
+	err = Replayer{}.Evaluate(context.Background(), sc, pts, func(p Point, met Metrics) error {
+		got = append(got, met)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, met := range got {
+		if met.OverCapNs != 0 {
+			t.Errorf("conductor at %g W spends %d ns over the cap", pts[i].CapW, met.OverCapNs)
+		}
+		if met.MakespanNs < unc.MakespanNs {
+			t.Errorf("conductor at %g W (%d ns) beats the uncapped run (%d ns)", pts[i].CapW, met.MakespanNs, unc.MakespanNs)
+		}
+		if met.BoundNs <= 0 {
+			t.Errorf("conductor at %g W: no bound", pts[i].CapW)
 		}
 	}
 }
