@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,59 @@ func TestSteeringGridCmd(t *testing.T) {
 	code, out, stderr := capsim(t, "steering-grid", "--iterations", "2", "--no-bound")
 	if code != 0 || strings.Count(out, "\n") != 76 || !strings.Contains(out, "wavefront") {
 		t.Errorf("exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), stderr)
+	}
+}
+
+// TestReadmePolicyExample runs the README's "Power policies on replay"
+// commands and checks the numbers its table quotes.
+func TestReadmePolicyExample(t *testing.T) {
+	dir := t.TempDir()
+	wave, hyb := filepath.Join(dir, "wave.arrow"), filepath.Join(dir, "hyb.arrow")
+	for _, args := range [][]string{
+		{"gen", "stencil", "--dims", "4x4", "--iterations", "20", "--imbalance", "wavefront", "--balance", "0.25",
+			"--intensity", "0.7", "--compute-ns", "2000000", "--halo-bytes", "4096", "-o", wave},
+		{"gen", "stencil", "--dims", "2x2", "--iterations", "20", "--imbalance", "random", "--balance", "0.3",
+			"--compute-ns", "10000000", "--halo-bytes", "4096", "-o", hyb},
+	} {
+		if code, _, stderr := capsim(t, args...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	get := func(args ...string) policyJSON {
+		t.Helper()
+		code, out, stderr := capsim(t, append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		var r policyJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	r := get("replay", wave, "--policy", "steering")
+	if r.Baseline.MakespanNs != 49979400 || r.Result.MakespanNs != 43420909 || pct(r.RuntimeImprovementPct) != "13.12" ||
+		pct(r.EnergyImprovementPct) != "10.69" || fmt.Sprintf("%.2f/%.2f", r.Baseline.EnergyJ, r.Result.EnergyJ) != "12.80/11.44" ||
+		r.BudgetW != 139.2 || r.LP.BoundNs != 40601400 || pct(r.LP.GapPct) != "6.94" {
+		t.Errorf("steering: %+v", r)
+	}
+	if r := get("replay", wave, "--policy", "steering", "--cap", "330", "--predict", "previous"); r.Result.MakespanNs != 47939034 ||
+		pct(r.RuntimeImprovementPct) != "4.08" || pct(r.EnergyImprovementPct) != "3.60" || r.BudgetW != 150 || pct(r.LP.GapPct) != "18.07" ||
+		fmt.Sprintf("%.2f", r.Result.EnergyJ) != "12.34" {
+		t.Errorf("steering, previous: %+v", r)
+	}
+	if r := get("replay", wave, "--policy", "steering", "--lp-messages", "replay"); pct(r.LP.GapPct) != "-1.07" {
+		t.Errorf("steering, replay messages: gap %.4f %%, want -1.07", r.LP.GapPct)
+	}
+	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
+	r = get(args...)
+	if r.Baseline.MakespanNs != 202300482 || r.DCT.MakespanNs != 186396862 || r.Result.MakespanNs != 186396862 ||
+		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "167.20/119.52/111.89" ||
+		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "33.08" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "0.92" {
+		t.Errorf("dct-dvfs: %+v %+v", r, *r.DCT)
+	}
+	if r := get(append(args, "--lp-messages", "replay")...); pct(r.LP.GapPct) != "-14.33" {
+		t.Errorf("dct-dvfs, replay messages: gap %.4f %%, want -14.33", r.LP.GapPct)
 	}
 }
