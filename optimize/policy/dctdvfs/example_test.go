@@ -34,3 +34,19 @@ func ExampleRun() {
 	// energy saved 2.42 %, time lost 0.00 %, knapsack 38.664 J vs its LP relaxation 38.664 J
 	// LP bound at the policy's peak 1041.6 W: ok, gap 0.85 %
 }
+
+// Note 002's T2: two phases at f_max, f2 and f3 (time s, power W); with
+// 1.0 s of slack the knapsack picks f2 for both (1161 J, 0.9 s used).
+func ExampleSelectFrequencies() {
+	phases := [][]dctdvfs.Level{
+		{{Seconds: 4.0, Watts: 200}, {Seconds: 4.5, Watts: 170}, {Seconds: 5.2, Watts: 150}},
+		{{Seconds: 2.0, Watts: 200}, {Seconds: 2.4, Watts: 165}, {Seconds: 2.9, Watts: 140}},
+	}
+	sel, err := dctdvfs.SelectFrequencies(phases, 1.0, dctdvfs.PhaseOnly, 0, 1e-3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("levels %v, %.0f J, %.1f s of slack used\n", sel.Levels, sel.PhaseJ, sel.UsedS)
+	// Output: levels [1 1], 1161 J, 0.9 s of slack used
+}

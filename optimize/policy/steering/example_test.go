@@ -32,3 +32,24 @@ func ExampleRun() {
 	// iteration 10, ranks 0-3: [1.4 1.4 1.7 1.9] GHz
 	// LP bound at 224 W: ok, gap 7.84 %
 }
+
+// Algorithm 2 on row 1 of note 001's Power Steering table: work 1.0, 0.6,
+// 0.6, 0.3 at 2.1 GHz, fully compute bound, budget 56 W.
+func ExampleAssign() {
+	ghz := []float64{2.1, 1.9, 1.7, 1.5, 1.4}
+	watts := []float64{20, 17, 14, 12, 11}
+	var times [][]float64
+	for _, w := range []float64{1.0, 0.6, 0.6, 0.3} {
+		var row []float64
+		for _, f := range ghz {
+			row = append(row, w*2.1/f)
+		}
+		times = append(times, row)
+	}
+	states, total, ok := steering.Assign(times, watts, 56, false)
+	for _, s := range states {
+		fmt.Print(ghz[s], " ")
+	}
+	fmt.Println(total, ok)
+	// Output: 2.1 1.4 1.4 1.4 53 true
+}
