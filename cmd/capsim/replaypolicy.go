@@ -38,6 +38,7 @@ type policyFlags struct {
 	objective, strategy, gran   string
 	switchNs                    int64
 	lpMessages                  string
+	decisionNs                  int64
 	noBound                     bool
 	flags                       *pflag.FlagSet
 }
@@ -49,6 +50,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.scenario, "scenario", "", "policy: scenario giving the machine's P-states and power (default: the embedded one)")
 	f.StringVar(&p.machine, "machine", "", "policy: machine of the scenario (default: its first)")
 	f.BoolVar(&p.strict, "strict-lt", false, "steering: use Algorithm 2's printed strict < in step 5 instead of the ≤ fix")
+	f.Int64Var(&p.decisionNs, "decision-ns", 0, "steering: per-iteration cost of deciding the P-states, added to every rank's iteration")
 	f.StringVar(&p.predict, "predict", "oracle", "steering: oracle (each iteration's own load) or previous (the previous iteration's)")
 	f.IntVar(&p.threads, "threads", 0, "dct-dvfs: OpenMP threads per MPI task as recorded, c_max (default: the machine's threads_per_rank if > 1, else its cores per node)")
 	f.Float64Var(&p.serial, "serial", 0.05, "dct-dvfs: Amdahl serial fraction of every phase")
@@ -210,7 +212,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		for _, ps := range m.PStates {
 			mach.PStates = append(mach.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
 		}
-		o := steering.Options{Machine: mach, Strict: p.strict, Predict: pred, NoBound: p.noBound, Calibrate: calibrate}
+		o := steering.Options{Machine: mach, Strict: p.strict, Predict: pred, NoBound: p.noBound, Calibrate: calibrate, DecisionNs: p.decisionNs}
 		if p.capW > 0 {
 			if o.BudgetW = p.capW - mach.BaseW; o.BudgetW <= 0 {
 				return fmt.Errorf("--cap %g W does not cover the base power %g W of %d ranks", p.capW, mach.BaseW, len(t.Ranks))

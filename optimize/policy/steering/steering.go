@@ -189,6 +189,11 @@ type Options struct {
 	// configuration); nil prices messages at their uncontended LogGOPS
 	// cost (see policy.LPGap).
 	Calibrate func(sim.CalcPricer) (bound.Comm, error)
+	// DecisionNs is the per-iteration cost of steering (sharing the loads
+	// and setting P-states), charged to every rank's first compute event
+	// of each iteration; the thesis studied the best case, 0 (note 001
+	// §7).
+	DecisionNs int64
 	// NoBound skips the LP bound.
 	NoBound bool
 }
@@ -280,8 +285,8 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if budget == 0 {
 		budget = float64(n) * watts[S/2]
 	}
-	if budget < 0 {
-		return nil, fmt.Errorf("steering: negative budget %g W", budget)
+	if budget < 0 || o.DecisionNs < 0 {
+		return nil, fmt.Errorf("steering: negative budget (%g W) or decision cost (%d ns)", budget, o.DecisionNs)
 	}
 	md := newModel(t, o.Machine, ps)
 	base := Uniform(n, watts, budget)
@@ -335,10 +340,13 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 		res.GHz[k] = make([]float64, n)
 		for r := 0; r < n; r++ {
 			res.GHz[k][r] = ps[states[r]].GHz
-			for _, i := range ph.Compute[r][k] {
+			for j, i := range ph.Compute[r][k] {
 				e := &t.Ranks[r].Events[i]
 				op := ops[r][i]
 				steered.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, states[r])))
+				if j == 0 {
+					steered.Dur[op] += o.DecisionNs
+				}
 				steered.W[op] = watts[states[r]]
 				baseline.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, base)))
 				baseline.W[op] = watts[base]

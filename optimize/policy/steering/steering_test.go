@@ -228,3 +228,18 @@ func TestPreviousSkipsEmptyPhases(t *testing.T) {
 		t.Errorf("%d phases, P-states %v; want baseline, nothing, steered", res.Phases, res.GHz)
 	}
 }
+
+// The per-iteration decision cost delays every rank's iteration by it.
+func TestDecisionCost(t *testing.T) {
+	tr, g := noteTrace(t, []float64{1.0, 0.6, 0.6, 0.3})
+	res, err := Run(tr, g, freeNet, Options{Machine: NoteMachine(), DecisionNs: 1_000_000, NoBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steered.MakespanNs != 1_001_000_000 || res.Baseline.MakespanNs != 1235294118 {
+		t.Errorf("makespans %d and %d, want 1.001 s steered, 1.2353 s baseline", res.Steered.MakespanNs, res.Baseline.MakespanNs)
+	}
+	if _, err := Run(tr, g, freeNet, Options{Machine: NoteMachine(), DecisionNs: -1}); err == nil {
+		t.Error("negative decision cost: want an error")
+	}
+}
