@@ -212,20 +212,20 @@ type Result struct {
 	BudgetW   float64 // PWR_max used
 	CapW      float64 // BaseW + BudgetW, the job power cap it implies
 	Phases    int     // iterations (phases with compute)
-	Baseline  Summary // every core at BaselineGHz
+	Baseline  Summary // every core at BaseGHz
 	Steered   Summary
 	BaseGHz   float64
 	OverPhase int // phases where no assignment fit the budget (run at the slowest P-state)
 	// RuntimePct and EnergyPct are the improvements of steering over the
 	// baseline, 100·(base − steered)/base (positive = better).
 	RuntimePct, EnergyPct float64
-	// GHz[k][r] is rank r's frequency in phase k (0 for phases without
-	// compute on any rank).
+	// GHz[k][r] is rank r's frequency in phase k (GHz[k] is nil for
+	// phases without compute on any rank).
 	GHz [][]float64
 	Gap policy.Gap // steered makespan vs the LP bound at CapW
 }
 
-// model returns the per-event time model.
+// model is the per-event time model: T(f)/T(f_max) per compute event.
 type model struct {
 	t      *mpi.Trace
 	ps     []power.PState
