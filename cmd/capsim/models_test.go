@@ -356,11 +356,11 @@ func TestReplaySocketModel(t *testing.T) {
 		Models     struct {
 			Warnings []string
 			Energy   struct {
-				Model                   string
-				Nodes                   int
-				Total                   float64 `json:"total_j"`
-				Idle                    float64 `json:"idle_j"`
-				Peak                    float64 `json:"peak_w"`
+				Model string
+				Nodes int
+				Total float64 `json:"total_j"`
+				Idle  float64 `json:"idle_j"`
+				Peak  float64 `json:"peak_w"`
 			}
 		}
 	}
