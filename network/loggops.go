@@ -61,6 +61,11 @@ func ParseSpec(spec string) (LogGOPS, error) {
 	if name != "loggops" {
 		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops)", spec, name)
 	}
+	return parseParams(spec, args, p)
+}
+
+// parseParams reads comma-separated KEY=VALUE LogGOPS parameters over p.
+func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 	if strings.TrimSpace(args) == "" {
 		return p, nil
 	}

@@ -12,13 +12,16 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
 // BoundDAG builds the power-constrained LP's DAG of trace t on machine m:
 // every compute event can run at each P-state, taking its recorded time
-// scaled by the DVFS model and drawing the P-state's active power; messages
-// take the LogGOPS point-to-point cost. Times are in seconds.
+// scaled by the DVFS model and drawing the P-state's active power.
+// Communication is priced as bound.messages says: measured on a replay at
+// the fastest P-state (the default, see replayComm) or at the uncontended
+// LogGOPS cost of each message. Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
 	model := sc.dvfsModel(m)
 	configs := func(r int, e *mpi.Event) []frontier.Config {
@@ -33,7 +36,26 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 		}
 		return cs
 	}
-	return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	if sc.Bound.Messages == MessagesLogGOPS {
+		return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	}
+	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
+	if err != nil {
+		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+	}
+	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
+	if err != nil {
+		return nil, err
+	}
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := sc.calibrate(t, g, em, m, net, cls)
+	if err != nil {
+		return nil, err
+	}
+	return bound.FromTraceComm(t, cm, configs)
 }
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'

@@ -31,8 +31,9 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if len(pts) == 0 {
 		return nil
 	}
+	sc, params := sc.at(pts[0].Params) // the group's scenario axes applied
 	m := &sc.Machines[pts[0].Machine]
-	g, err := sc.Graph(pts[0].Params)
+	t, g, err := sc.build(params)
 	if err != nil {
 		return err
 	}
@@ -41,12 +42,12 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 		return fmt.Errorf("workload has %d ranks but machine %s runs %d (nodes × ranks_per_node)", g.NumRanks(), m.Name, ranks)
 	}
 	net := sc.Net()
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return err
+	}
 	var bd *bounder
 	if pts[0].Policy != "uncapped" {
-		t, err := sc.Trace(pts[0].Params)
-		if err != nil {
-			return err
-		}
 		if bd, err = sc.newBounder(t, m, net); err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 				return err
 			}
 		} else {
-			if met, err = sc.Replay(g, m, net, p.Policy, p.CapW); err != nil {
+			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
 			if met.BoundNs, err = bd.at(p.CapW); err != nil {
@@ -93,6 +94,49 @@ func (sc *Scenario) dvfsModel(m *Machine) *dvfs.Model {
 func (sc *Scenario) Net() network.LogGOPS {
 	n := sc.Network
 	return network.NewLogGOPS(n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes)
+}
+
+// Overrides returns the scenario's network overrides over its base
+// parameters.
+func (sc *Scenario) Overrides() []network.Override {
+	base := sc.Net()
+	var out []network.Override
+	for _, o := range sc.Network.Overrides {
+		p := base
+		for _, f := range []struct {
+			v   *int64
+			dst *int64
+		}{{o.LNs, &p.Latency}, {o.ONs, &p.Overhead}, {o.GapNs, &p.Gap}, {o.GNsPerByte, &p.GapPerByte},
+			{o.ONsPerByte, &p.OverheadPerByte}, {o.SBytes, &p.EagerLimit}} {
+			if f.v != nil {
+				*f.dst = *f.v
+			}
+		}
+		out = append(out, network.Override{Comm: o.Communicator, Region: o.Region, Params: p})
+	}
+	return out
+}
+
+// Classes assigns the messages of g (lowered from trace t, or nil for a
+// graph-level workload) their network parameters under the scenario's
+// overrides; nil when no override applies.
+func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, error) {
+	var names func(int32) string
+	if t != nil {
+		names = func(c int32) string {
+			for _, cm := range t.Comms {
+				if cm.ID == c {
+					return cm.Name
+				}
+			}
+			return ""
+		}
+	}
+	cls, err := network.Classify(g, sc.Net(), sc.Overrides(), names)
+	if err != nil {
+		return nil, &ParseError{File: sc.File, Key: "network.override", Msg: err.Error()}
+	}
+	return cls, nil
 }
 
 // BaseW is the machine's constant power: every socket idle.
@@ -131,9 +175,24 @@ func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 // Replay replays g on machine m with the policy's P-states and returns
 // the point's metrics.
 func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, policy string, capW float64) (Metrics, error) {
+	met, _, err := sc.replay(g, m, net, nil, policy, capW)
+	return met, err
+}
+
+// recording is what a replay recorded beyond its metrics.
+type recording struct {
+	acct  *power.Accountant
+	model power.JobModel
+	ghz   []float64 // per rank
+	res   *sim.Result
+}
+
+// replay is Replay with messages priced by network classes cls (nil: net
+// for all), returning what it recorded too.
+func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
 	ps, err := m.Assign(policy, capW)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
@@ -145,31 +204,43 @@ func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, poli
 	res, err := sim.Run(g, net, sim.Options{
 		Pricer:   &dvfs.RankPricer{Graph: g, Model: model, GHz: ghz, Scale: m.SpeedFactor},
 		Observer: acct,
+		Classes:  cls,
 	})
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
-	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}, res.Makespan, capW)
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}
+	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, nil
+			PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs},
+		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
 }
 
 // Graph builds the execution graph of the scenario's workload with the
 // parameter overrides of a point.
 func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
+	_, g, err := sc.build(overrides)
+	return g, err
+}
+
+// build returns the workload's MPI trace (nil for graph-level workloads)
+// and its execution graph, lowered with the scenario's collective
+// algorithms.
+func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
 	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
 	if err != nil {
-		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+		return nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
 	}
 	t, g, err := sc.workload(overrides)
 	if err != nil || g != nil {
-		return g, err
+		return nil, g, err
 	}
-	return lower.Lower(t, lower.Options{Algorithm: coll})
+	g, err = lower.Lower(t, lower.Options{Algorithm: coll})
+	return t, g, err
 }
 
 // Trace returns the workload as an MPI trace, or nil when the workload is

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,114 @@ func TestWorkloadParamErrors(t *testing.T) {
 		_, err = sc.Graph(nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "s.toml") {
 			t.Errorf("%s: err = %v, want %q", tc.to, err, tc.want)
+		}
+	}
+}
+
+// Network overrides: one selecting every message with parameters P gives
+// exactly the replay of a base network P; one selecting the halo exchange
+// with a faster network shortens the run; one selecting nothing changes
+// nothing.
+func TestNetworkOverrides(t *testing.T) {
+	base := string(Default())
+	fast := "L_ns = 500\no_ns = 300\nG_ns_per_byte = 1\n"
+	makespan := func(text string) int64 {
+		t.Helper()
+		sc, err := Parse("o.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, g, err := sc.build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cls, err := sc.Classes(g, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, _, err := sc.replay(g, &sc.Machines[0], sc.Net(), cls, "uncapped", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return met.MakespanNs
+	}
+	override := func(sel string) string {
+		return strings.Replace(base, "[workload]", "[[network.override]]\n"+sel+"\n"+fast+"\n[workload]", 1)
+	}
+	plain := makespan(base)
+	everything := makespan(override(`communicator = "0"`))
+	asBase := makespan(strings.Replace(strings.Replace(strings.Replace(base, "L_ns = 2500", "L_ns = 500", 1), "o_ns = 1500", "o_ns = 300", 1), "G_ns_per_byte = 6", "G_ns_per_byte = 1", 1))
+	if everything != asBase {
+		t.Errorf("override of every message %d ns, base network with its parameters %d ns", everything, asBase)
+	}
+	halo := makespan(override(`region = "stencil.halo"`))
+	if !(asBase < halo && halo < plain) {
+		t.Errorf("fast everywhere %d ns, fast halo %d ns, plain %d ns: want increasing", asBase, halo, plain)
+	}
+	if none := makespan(override(`region = "no.such.region"`)); none != plain {
+		t.Errorf("override selecting nothing: %d ns, plain %d ns", none, plain)
+	}
+	if world := makespan(override(`communicator = "world"`)); world != asBase {
+		t.Errorf("communicator by name: %d ns, want %d", world, asBase)
+	}
+}
+
+// Scenario axes: a sweep over network.L_ns and models.memory_boundness
+// gives, point for point, the makespans of scenarios written with those
+// values, and bad axes are rejected with their key.
+func TestScenarioAxes(t *testing.T) {
+	base := strings.Replace(string(Default()), `policies = ["uncapped", "static", "lp"]`, `policies = ["uncapped", "static"]`, 1)
+	swept := base + "\n[sweep.params]\n\"network.L_ns\" = [1000, 8000]\n\"models.memory_boundness\" = [0.0, 0.6]\niterations = [3]\n"
+	sc, err := Parse("axes.toml", []byte(swept))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4*11 {
+		t.Fatalf("%d rows, want 44", len(rows))
+	}
+	col := func(name string) int { return schema.Index(name) }
+	for _, r := range rows {
+		if r.Values[col("policy")] != "static" || r.Values[col("cap_w")] != 330.0 {
+			continue
+		}
+		L := r.Values[col("param.network.L_ns")].(int64)
+		mb := r.Values[col("param.models.memory_boundness")].(float64)
+		text := strings.Replace(base, "L_ns = 2500", fmt.Sprintf("L_ns = %d", L), 1)
+		text = strings.Replace(text, "memory_boundness = 0.3", fmt.Sprintf("memory_boundness = %g", mb), 1)
+		text = strings.Replace(text, "iterations = 20", "iterations = 3", 1)
+		one, err := Parse("one.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := one.Graph(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, err := one.Replay(g, &one.Machines[0], one.Net(), "static", 330)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Values[col("makespan_ns")].(int64); got != met.MakespanNs {
+			t.Errorf("L=%d m=%g: swept %d ns, written %d ns", L, mb, got, met.MakespanNs)
+		}
+	}
+	for _, tc := range []struct{ axis, want string }{
+		{`"network.latency" = [1]`, "not a workload parameter"},
+		{`"network.L_ns" = [-1]`, "latency must be an integer ≥ 0"},
+		{`"models.memory_boundness" = [1.5]`, "must be in [0, 1]"},
+		{`"machine.compute_speed_factor" = ["fast"]`, "is not a number"},
+	} {
+		_, err := Parse("bad.toml", []byte(base+"\n[sweep.params]\n"+tc.axis+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.toml") {
+			t.Errorf("%s: %v, want %q", tc.axis, err, tc.want)
 		}
 	}
 }

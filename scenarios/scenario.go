@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/capsim/capsim/network"
 )
 
 //go:embed default.toml
@@ -35,6 +38,7 @@ type Scenario struct {
 	Network  Network   `toml:"network"`
 	Workload Workload  `toml:"workload"`
 	Models   Models    `toml:"models"`
+	Bound    Bound     `toml:"bound"`
 	Sweep    Sweep     `toml:"sweep"`
 
 	// File is the path the scenario was read from (DefaultName for the
@@ -84,6 +88,22 @@ type Network struct {
 	ONsPerByte int64  `toml:"O_ns_per_byte"`
 	SBytes     int64  `toml:"S_bytes"`
 	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial"
+	// Overrides give the messages of a communicator or a code region their
+	// own parameters; the first matching override wins.
+	Overrides []NetOverride `toml:"override"`
+}
+
+// NetOverride selects messages by communicator and/or calling region and
+// sets the LogGOPS parameters it gives (the others keep the network's).
+type NetOverride struct {
+	Communicator string `toml:"communicator"` // name or number; "" any
+	Region       string `toml:"region"`       // glob over the MPI call's region; "" any
+	LNs          *int64 `toml:"L_ns"`
+	ONs          *int64 `toml:"o_ns"`
+	GapNs        *int64 `toml:"g_ns"`
+	GNsPerByte   *int64 `toml:"G_ns_per_byte"`
+	ONsPerByte   *int64 `toml:"O_ns_per_byte"`
+	SBytes       *int64 `toml:"S_bytes"`
 }
 
 // Workload is either a trace file or a generator with its parameters.
@@ -97,6 +117,14 @@ type Workload struct {
 type Models struct {
 	File            string  `toml:"file"`             // model file (JSON); empty: DVFS model below
 	MemoryBoundness float64 `toml:"memory_boundness"` // DVFS: fraction of time insensitive to frequency
+}
+
+// Bound configures the power-constrained LP bound.
+type Bound struct {
+	// Messages is how the LP prices communication: "replay" (measured on
+	// a replay at the fastest P-state; the default) or "loggops" (each
+	// message's uncontended cost, calls instantaneous).
+	Messages string `toml:"messages"`
 }
 
 // Sweep lists the axes whose cartesian product is the set of points.
@@ -309,6 +337,32 @@ func (s *Scenario) normalize() error {
 			*c.v = c.d
 		}
 	}
+	if len(n.Overrides) >= network.MaxClasses {
+		return bad("network.override", "%d overrides (at most %d)", len(n.Overrides), network.MaxClasses-1)
+	}
+	for i, o := range n.Overrides {
+		if o.Communicator == "" && o.Region == "" {
+			return bad("network.override", "override %d selects nothing: set communicator and/or region", i+1)
+		}
+		if _, err := path.Match(o.Region, ""); err != nil {
+			return bad("network.override.region", "override %d: pattern %q: %v", i+1, o.Region, err)
+		}
+		for _, c := range []struct {
+			key string
+			v   *int64
+		}{{"L_ns", o.LNs}, {"o_ns", o.ONs}, {"g_ns", o.GapNs}, {"G_ns_per_byte", o.GNsPerByte}, {"O_ns_per_byte", o.ONsPerByte}, {"S_bytes", o.SBytes}} {
+			if c.v != nil && *c.v < 0 {
+				return bad("network.override."+c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
+			}
+		}
+	}
+	switch s.Bound.Messages {
+	case "":
+		s.Bound.Messages = MessagesReplay
+	case MessagesReplay, MessagesLogGOPS:
+	default:
+		return bad("bound.messages", "unknown message model %q (want %s or %s)", s.Bound.Messages, MessagesReplay, MessagesLogGOPS)
+	}
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {
 		return bad("workload", "set exactly one of workload.trace and workload.generator")
@@ -348,9 +402,13 @@ func (s *Scenario) normalize() error {
 			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
 		}
 	}
-	for k, vs := range sw.Params {
+	for _, k := range s.paramAxes() {
+		vs := sw.Params[k]
 		if len(vs) == 0 {
 			return bad("sweep.params."+k, "an axis needs at least one value")
+		}
+		if err := checkAxis(k, vs); err != nil {
+			return err
 		}
 	}
 	return nil

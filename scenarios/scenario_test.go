@@ -35,6 +35,10 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"bad cap range", strings.Replace(base, `"290:380:10"`, `"300:200:10"`, 1), "key sweep.caps: cap range", -1},
 		{"neg latency", strings.Replace(base, "L_ns = 2500", "L_ns = -1", 1), "key network.L_ns: must be ≥ 0", -1},
 		{"too many ranks", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 17", 1), "exceed 16 cores", -1},
+		{"override selects nothing", strings.Replace(base, "[workload]", "[[network.override]]\nL_ns = 3\n\n[workload]", 1), "key network.override: override 1 selects nothing", -1},
+		{"override bad glob", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"[\"\n\n[workload]", 1), "key network.override.region: override 1", -1},
+		{"override neg", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nG_ns_per_byte = -2\n\n[workload]", 1), "key network.override.G_ns_per_byte: override 1: must be ≥ 0", -1},
+		{"override unknown key", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nbandwidth = 2\n\n[workload]", 1), "key network.override.bandwidth: unknown key", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("my.toml", []byte(tc.text))
@@ -48,7 +52,7 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 			if tc.line > 0 && pe.Line != tc.line {
 				t.Errorf("line = %d, want %d", pe.Line, tc.line)
 			}
-			if pe.Line == 0 && tc.name != "too many ranks" && tc.name != "bad policy" {
+			if pe.Line == 0 && tc.name != "too many ranks" && tc.name != "bad policy" && !strings.HasPrefix(tc.name, "override") {
 				t.Errorf("no line in %q", err)
 			}
 		})

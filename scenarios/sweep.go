@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -221,6 +225,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		return nil, err
 	}
 	defer store.Close()
+	if err := sc.saveSource(opts.OutDir); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	of := opts.Shard.Of
 	if of == 0 {
 		of = 1
@@ -313,4 +320,44 @@ feed:
 	}
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// SourceFile is the file in a results directory that records the scenario
+// a sweep ran (its path and text), so that `capsim report` can replay a
+// point of it in detail.
+const SourceFile = "scenario.json"
+
+type source struct {
+	File string `json:"file"` // absolute path, or DefaultName
+	Text string `json:"text"`
+}
+
+// saveSource writes the scenario's path and text into dir, atomically.
+func (s *Scenario) saveSource(dir string) error {
+	file := s.File
+	if file != DefaultName {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+	}
+	b, err := json.MarshalIndent(source{File: file, Text: string(s.Text)}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, SourceFile), append(b, '\n'))
+}
+
+// LoadSource reads back the scenario a sweep recorded in dir (see
+// SourceFile); relative paths in it resolve against its original folder.
+func LoadSource(dir string) (*Scenario, error) {
+	path := filepath.Join(dir, SourceFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var src source
+	if err := json.Unmarshal(b, &src); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Parse(src.File, []byte(src.Text))
 }

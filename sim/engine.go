@@ -58,6 +58,16 @@ type Observer interface {
 	Message(send, recv int32, sent, matched int64)
 }
 
+// QueueObserver is an Observer that is also told when each operation is
+// queued: when its dependencies are met, at the time its CPU is next free
+// (LogGOPSim queues a freed operation then; a send may start later, when
+// its NIC is free too). It is how the time a rank reaches an MPI call is
+// observed.
+type QueueObserver interface {
+	Observer
+	Queued(op int32, t int64)
+}
+
 // Options controls a replay. The zero value replays recorded durations and
 // observes nothing.
 type Options struct {
@@ -73,6 +83,12 @@ type Options struct {
 	// with LogGOPSim whenever at most 16 operations are freed together, as
 	// on every schedule of the conformance set.
 	LibstdcxxOrder bool
+	// Classes, when set, gives messages their own network parameters (see
+	// network.Classify): the message of send op uses
+	// Classes.Params[Classes.Of[op]] for every charge it causes, on the
+	// sender and on the receiver, and for the eager/rendezvous decision.
+	// The net passed to Run is then not used for messages.
+	Classes *network.Classes
 }
 
 // RankStats is where one rank's time went.
@@ -162,6 +178,11 @@ type engine struct {
 	ts      uint64
 	pending []readyOp
 	sent    []uint64 // per send op, when it started (only with an Observer)
+	// Per send op, when the receiver's CPU processed its message if it
+	// arrived unexpected (only with an Observer): reported as the
+	// receive's busy time once a receive matches it.
+	arrived, processed []uint64
+	qobs               QueueObserver
 
 	pool []qentry
 	free int32
@@ -176,6 +197,11 @@ type engine struct {
 func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	if err := net.Validate(); err != nil {
 		return nil, err
+	}
+	if opt.Classes != nil {
+		if err := opt.Classes.Validate(g.NumOps()); err != nil {
+			return nil, err
+		}
 	}
 	e := newEngine(g, net, opt)
 	e.seed()
@@ -264,6 +290,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	e.pool = make([]qentry, 0, recvs)
 	if opt.Observer != nil {
 		e.sent = make([]uint64, n)
+		e.arrived = make([]uint64, n)
+		e.processed = make([]uint64, n)
+		e.qobs, _ = opt.Observer.(QueueObserver)
 	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
@@ -304,6 +333,9 @@ func (e *engine) flushSeed() {
 	for _, p := range e.pending {
 		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
+		if e.qobs != nil {
+			e.qobs.Queued(p.op, 0)
+		}
 	}
 	e.pending = e.pending[:0]
 }
@@ -364,6 +396,9 @@ func (e *engine) flush() {
 		}
 		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
+		if e.qobs != nil {
+			e.qobs.Queued(p.op, int64(t))
+		}
 	}
 	e.pending = e.pending[:0]
 }
@@ -439,6 +474,11 @@ func (e *engine) loop() {
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	obs := e.opt.Observer
+	var class []uint8
+	var classes []network.LogGOPS
+	if c := e.opt.Classes; c != nil {
+		class, classes = c.Of, c.Params
+	}
 	for e.queued() {
 		ev := e.pop()
 		e.events++
@@ -480,6 +520,10 @@ func (e *engine) loop() {
 				e.push(ev)
 				continue
 			}
+			if class != nil {
+				p := &classes[class[op]] // the message's parameters
+				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+			}
 			e.markStarted(op, rank)
 			busy := o + perByte(g.Size[op], O)
 			e.nexto[cpu] = addNs(t, busy)
@@ -502,10 +546,16 @@ func (e *engine) loop() {
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
+				if class != nil {
+					p := &classes[class[ent.op]] // the message's parameters
+					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+				}
 				if g.Size[op] > S { // rendezvous: the sender completes now
 					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
 				if obs != nil {
+					// The message arrived first; its processing is this receive's.
+					obs.Busy(op, int64(e.arrived[ent.op]), int64(e.processed[ent.op]))
 					obs.Message(ent.op, op, int64(e.sent[ent.op]), int64(t))
 				}
 				e.markDone(op, rank)
@@ -518,6 +568,10 @@ func (e *engine) loop() {
 				ev.time = ready
 				e.push(ev)
 				continue
+			}
+			if class != nil {
+				p := &classes[class[op]] // the message's parameters
+				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			busy := o + recvPerByte(g.Size[op], O, G)
 			e.nexto[cpu] = addNs(t, busy)
@@ -536,6 +590,9 @@ func (e *engine) loop() {
 				}
 				e.markDone(recv, int32(h))
 			} else {
+				if obs != nil {
+					e.arrived[op], e.processed[op] = t, e.nexto[cpu]
+				}
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
 		}

@@ -28,6 +28,7 @@ type boundJSON struct {
 	MinFeasibleCapW float64     `json:"min_feasible_cap_w"`
 	UncappedNs      int64       `json:"uncapped_ns"`
 	LPUncappedNs    int64       `json:"lp_uncapped_ns"`
+	Messages        string      `json:"messages"` // how the LP priced communication (bound.messages)
 	LP              bound.Stats `json:"lp"`
 }
 
@@ -158,7 +159,7 @@ Not built yet: Conductor (reported as null).`,
 				rns := rd.MakespanNs
 				out = append(out, boundJSON{CapW: cw, BoundNs: bn, StaticNs: st.MakespanNs, MinFeasibleCapW: minCap,
 					RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs,
-					UncappedNs: unc.MakespanNs, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), LP: b.Stats, GapStaticPct: math.Round(1e4*(float64(st.MakespanNs)/float64(bn)-1)) / 100})
+					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), LP: b.Stats, GapStaticPct: math.Round(1e4*(float64(st.MakespanNs)/float64(bn)-1)) / 100})
 			}
 			if mps != "" {
 				if err := s.WriteMPS(mps); err != nil {
@@ -174,8 +175,8 @@ Not built yet: Conductor (reported as null).`,
 				}
 				return enc.Encode(out)
 			}
-			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns\n",
-				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs)
+			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
+				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs, sc.Bound.Messages)
 			fmt.Fprintf(w, "LP: %d variables, %d rows, %d nonzeros\n\n", out[0].LP.Variables, out[0].LP.Rows, out[0].LP.Nonzeros)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tover_cap_ns\tstatic_ns\tstatic_gap_%\tsolve_s\t")

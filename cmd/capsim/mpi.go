@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
@@ -11,17 +12,42 @@ import (
 // loadMPIGraph reads an Arrow MPI trace and lowers it with the collective
 // algorithms of coll (e.g. "allreduce=ring").
 func loadMPIGraph(path, coll string) (*graph.Graph, error) {
+	g, _, err := loadMPIGraphComms(path, coll)
+	return g, err
+}
+
+// loadMPIGraphComms is loadMPIGraph that also returns the trace's
+// communicator names by number, for network overrides.
+func loadMPIGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
 	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, usageError{err}
 	}
 	t, err := arrowtrace.ReadMPI(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g, err := lower.Lower(t, lower.Options{Algorithm: algs})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return g, nil
+	names := map[int32]string{}
+	for _, c := range t.Comms {
+		names[c.ID] = c.Name
+	}
+	return g, func(c int32) string { return names[c] }, nil
+}
+
+// netClasses parses --net-override specs over net and classifies g's
+// messages; nil when there are none.
+func netClasses(g *graph.Graph, net network.LogGOPS, specs []string, comms func(int32) string) (*network.Classes, error) {
+	var ovs []network.Override
+	for _, s := range specs {
+		o, err := network.ParseOverride(s, net)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		ovs = append(ovs, o)
+	}
+	return network.Classify(g, net, ovs, comms)
 }

@@ -23,19 +23,28 @@ import (
 // execution graph or an Arrow MPI trace (lowered with the collective
 // algorithms in coll).
 func loadGraph(path, coll string) (*graph.Graph, error) {
+	g, _, err := loadGraphComms(path, coll)
+	return g, err
+}
+
+// loadGraphComms is loadGraph that also names the communicators of an MPI
+// trace (nil for other traces).
+func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch kind {
 	case arrowtrace.KindGOAL:
-		return goal.ReadFile(path)
+		g, err := goal.ReadFile(path)
+		return g, nil, err
 	case arrowtrace.KindGraph:
-		return arrowtrace.ReadGraph(path)
+		g, err := arrowtrace.ReadGraph(path)
+		return g, nil, err
 	case arrowtrace.KindMPI:
-		return loadMPIGraph(path, coll)
+		return loadMPIGraphComms(path, coll)
 	}
-	return nil, fmt.Errorf("%s: unknown trace kind", path)
+	return nil, nil, fmt.Errorf("%s: unknown trace kind", path)
 }
 
 type rankJSON struct {
@@ -63,6 +72,7 @@ func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
 		asJSON, libOrder            bool
+		netOverrides                []string
 		mf                          modelFlags
 	)
 	c := &cobra.Command{
@@ -86,11 +96,14 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err := mf.check(); err != nil {
 				return err
 			}
-			g, err := loadGraph(a[0], coll)
+			g, comms, err := loadGraphComms(a[0], coll)
 			if err != nil {
 				return err
 			}
 			opts := sim.Options{LibstdcxxOrder: libOrder}
+			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
+				return err
+			}
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -148,6 +161,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 		},
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
+	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -58,6 +61,12 @@ of the whole sweep writes. All shards must come from the same scenario.`,
 				return err
 			}
 			defer st.Close()
+			// Keep the scenario's source for 'capsim report' (all shards ran the same one).
+			if src, err := os.ReadFile(filepath.Join(a[0], scenarios.SourceFile)); err == nil {
+				if err := atomicfile.WriteFile(filepath.Join(out, scenarios.SourceFile), src); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d point(s) from %d shard(s) into %s\n", st.Len(), len(a), out)
 			return nil
 		},

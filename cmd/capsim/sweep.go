@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -82,12 +87,31 @@ points; join shards with 'capsim merge'.`,
 }
 
 func newReportCmd() *cobra.Command {
+	var (
+		scenarioFile, detail string
+		noDetail             bool
+	)
 	c := &cobra.Command{
 		Use:   "report OUTDIR",
 		Short: "Write plots (PNG, SVG) and a self-contained HTML report of a sweep's results",
-		Args:  nargs(1, 1),
+		Long: `report reads OUTDIR/results.arrow and writes OUTDIR/figures/ (PNG and SVG)
+and OUTDIR/report.html, a self-contained page (inline SVG, no network) with
+makespan and energy against the power cap per policy with the LP bound, the
+results table, and one point replayed again in detail: a Gantt chart of the
+ranks, each rank's power over time, the job's power against the cap, and the
+longest task's configurations with their Pareto frontier and convex hull.
+The scenario comes from OUTDIR/scenario.json, which 'capsim sweep' writes
+(or --scenario); --detail picks the point (default: the first machine, the
+static policy and the median cap).`,
+		Example: `  capsim report out/demo/sweep
+  capsim report out/my --detail machine=pal,policy=static,cap=320`,
+		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			dir := a[0]
+			pick, err := parsePick(detail)
+			if err != nil {
+				return usageError{err}
+			}
 			schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
 			if err != nil {
 				return err
@@ -96,18 +120,81 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := report.SaveFigures(filepath.Join(dir, "figures"), figs); err != nil {
+			var extra []report.Section
+			if !noDetail {
+				sc, err := reportScenario(dir, scenarioFile)
+				if err != nil {
+					return err
+				}
+				if sc != nil {
+					sec, err := sc.Detail(pick, "detail_")
+					if err != nil {
+						return err
+					}
+					extra = append(extra, sec)
+				}
+			}
+			all := append([]report.Figure(nil), figs...)
+			for _, sec := range extra {
+				all = append(all, sec.Figures...)
+			}
+			if _, err := report.SaveFigures(filepath.Join(dir, "figures"), all); err != nil {
 				return err
 			}
 			page := filepath.Join(dir, "report.html")
 			if err := atomicfile.Write(page, func(w io.Writer) error {
-				return report.WriteHTML(w, "capsim sweep: "+filepath.Base(filepath.Clean(dir)), schema, rows, figs, nil)
+				return report.WriteHTML(w, "capsim sweep: "+filepath.Base(filepath.Clean(dir)), schema, rows, figs, extra)
 			}); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s (%d figures in %s)\n", page, len(figs), filepath.Join(dir, "figures"))
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s (%d figures in %s)\n", page, len(all), filepath.Join(dir, "figures"))
 			return nil
 		},
 	}
+	c.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file of the sweep (default: OUTDIR/scenario.json)")
+	c.Flags().StringVar(&detail, "detail", "", "point to show in detail: machine=NAME,policy=uncapped|static,cap=W")
+	c.Flags().BoolVar(&noDetail, "no-detail", false, "leave out the detailed replay of one point")
 	return c
+}
+
+// reportScenario returns the scenario a report details: --scenario, else
+// the one the sweep recorded, else nil (older results directories).
+func reportScenario(dir, file string) (*scenarios.Scenario, error) {
+	if file != "" {
+		return scenarios.Load(file)
+	}
+	sc, err := scenarios.LoadSource(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return sc, err
+}
+
+// parsePick reads --detail's machine=NAME,policy=P,cap=W.
+func parsePick(spec string) (scenarios.Pick, error) {
+	var p scenarios.Pick
+	if spec == "" {
+		return p, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("--detail %q: %q is not key=value", spec, kv)
+		}
+		switch strings.TrimSpace(k) {
+		case "machine":
+			p.Machine = v
+		case "policy":
+			p.Policy = v
+		case "cap":
+			c, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(c > 0) || math.IsInf(c, 0) {
+				return p, fmt.Errorf("--detail %q: cap %q is not a positive number of watts", spec, v)
+			}
+			p.CapW = c
+		default:
+			return p, fmt.Errorf("--detail %q: unknown key %q (want machine, policy, cap)", spec, k)
+		}
+	}
+	return p, nil
 }

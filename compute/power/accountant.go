@@ -162,3 +162,46 @@ func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
 	}
 	return times, watts
 }
+
+// BusySpan is one busy interval an Accountant recorded: operation Op kept
+// its rank's core busy from Start to End (ns).
+type BusySpan struct {
+	Op, Rank   int32
+	Start, End int64
+}
+
+// Spans returns the recorded busy intervals in the order the engine
+// reported them.
+func (a *Accountant) Spans() []BusySpan {
+	out := make([]BusySpan, len(a.busy))
+	for i, iv := range a.busy {
+		out[i] = BusySpan{Op: iv.op, Rank: iv.rank, Start: iv.start, End: iv.end}
+	}
+	return out
+}
+
+// RankSteps returns each rank's power over [0, makespan] under m: the
+// core's power while busy and IdleW while waiting (the base power is not
+// included; it is the job's, not a rank's). Busy intervals of one rank must
+// not overlap, as they do not on one-CPU ranks.
+func (a *Accountant) RankSteps(m JobModel, makespan int64) ([]Step, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return nil, err
+	}
+	per := make([][]Interval, len(m.ActiveW))
+	for _, iv := range a.busy {
+		if int(iv.rank) >= len(per) {
+			return nil, fmt.Errorf("power: rank %d has no active power", iv.rank)
+		}
+		per[iv.rank] = append(per[iv.rank], Interval{Start: iv.start, End: iv.end, Watts: m.active(iv)})
+	}
+	out := make([]Step, len(per))
+	for r, iv := range per {
+		s, err := Rank(iv, m.IdleW, makespan)
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+		out[r] = s
+	}
+	return out, nil
+}

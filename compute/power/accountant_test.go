@@ -80,3 +80,43 @@ func TestOverCapAndProfile(t *testing.T) {
 		t.Error("rank without active power accepted")
 	}
 }
+
+// Per-rank curves add up to the job's profile minus the base power, and
+// their energies to the report's (the DPS check above: 48.5 J).
+func TestRankStepsSumToJob(t *testing.T) {
+	g := fourCores()
+	a := NewAccountant(g)
+	a.Busy(0, 0, 100)
+	a.Busy(1, 50, 150)
+	a.Busy(2, 0, 0) // empty: not recorded
+	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
+	steps, err := a.RankSteps(m, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 4 {
+		t.Fatalf("%d ranks", len(steps))
+	}
+	var e float64
+	for _, s := range steps {
+		e += s.Energy()
+	}
+	rep, _ := a.Report(m, 200, 0)
+	if base := 10 * 200e-9; math.Abs(e+base-rep.EnergyJ) > 1e-15 {
+		t.Errorf("rank energies %.3g J + base %.3g J, report %.3g J", e, base, rep.EnergyJ)
+	}
+	job := Job(steps)
+	wantT, wantW := []int64{0, 50, 100, 150}, []float64{14, 24, 14, 4}
+	for i := range wantT {
+		if job.Times[i] != wantT[i] || job.Watts[i] != wantW[i] {
+			t.Fatalf("job of rank steps %v %v, want %v %v", job.Times, job.Watts, wantT, wantW)
+		}
+	}
+	if sp := a.Spans(); len(sp) != 2 || sp[1] != (BusySpan{Op: 1, Rank: 1, Start: 50, End: 150}) {
+		t.Errorf("spans %v", sp)
+	}
+	a.Busy(0, 50, 120) // overlaps rank 0's first interval
+	if _, err := a.RankSteps(m, 200); err == nil {
+		t.Error("overlapping intervals accepted")
+	}
+}

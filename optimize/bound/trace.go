@@ -11,7 +11,33 @@ import (
 // seconds and watts (FromTrace reduces them with frontier.Hull).
 type ConfigFunc func(r int, e *mpi.Event) []frontier.Config
 
-// FromTrace builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
+// Comm prices the communication FromTraceComm puts in the DAG. Times are in
+// seconds.
+type Comm interface {
+	// Message returns the time from the moment rank src reaches its send
+	// event se until the message is available to rank dst (received and
+	// processed), for a message of bytes received by receive event re.
+	Message(src, se, dst, re int, bytes int64) float64
+	// Delay returns the time rank r spends in its call event i before it
+	// moves on (its own overheads: a send's CPU and NIC time; for a
+	// collective, the time after its last member arrived), excluding
+	// waits for messages, which the DAG's message edges model.
+	Delay(r, i int) float64
+}
+
+// msgOnly prices messages by size alone and calls as instantaneous.
+type msgOnly func(bytes int64) float64
+
+func (f msgOnly) Message(src, se, dst, re int, bytes int64) float64 { return f(bytes) }
+func (f msgOnly) Delay(r, i int) float64                            { return 0 }
+
+// FromTrace builds the LP's DAG from an MPI trace with messages taking
+// msgTime(bytes) seconds and calls taking no time (see FromTraceComm).
+func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
+	return FromTraceComm(t, msgOnly(msgTime), configs)
+}
+
+// FromTraceComm builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
 //
 //   - vertices are MPI calls: one per call and rank for point-to-point
 //     calls and waits, one shared by all members for each collective (a
@@ -22,8 +48,10 @@ type ConfigFunc func(r int, e *mpi.Event) []frontier.Config
 //   - a message runs from its send (or isend) vertex to its receive vertex
 //     (for an irecv, the vertex of the wait that completes it), matched in
 //     order by source, destination, tag and communicator, and takes
-//     msgTime(bytes) seconds.
-func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
+//     comm.Message seconds;
+//   - a call in which a rank spends comm.Delay > 0 is followed on that
+//     rank by a vertex that long after it.
+func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
 	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
 	newVertex := func(name string) int {
 		d.Vertices++
@@ -40,11 +68,17 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 	}
 	type msg struct {
 		key   chanKey
-		src   int
+		src   int // vertex
+		rank  int
+		ev    int
 		bytes int64
 	}
-	var msgs []msg                // sends, in program order per rank
-	recvs := map[chanKey][]*int{} // receive vertices per channel, filled in when known
+	type recvRef struct {
+		at *int // vertex, filled in when known
+		ev int
+	}
+	var msgs []msg                   // sends, in program order per rank
+	recvs := map[chanKey][]recvRef{} // receives per channel
 	for r := range t.Ranks {
 		rk := &t.Ranks[r]
 		cur := d.Init
@@ -97,6 +131,11 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 			if err := flush(v); err != nil {
 				return nil, err
 			}
+			if dl := cm.Delay(r, i); dl > 0 {
+				w := newVertex(fmt.Sprintf("rank %d after call %d", r, i))
+				d.Messages = append(d.Messages, Message{Src: v, Dst: w, Time: dl})
+				cur = w
+			}
 			peer := func() (int32, error) {
 				if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
 					return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d (the LP needs matched messages: no wildcards)", r, i, e.Peer, e.Comm)
@@ -109,7 +148,7 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 				if err != nil {
 					return nil, err
 				}
-				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, v, e.Bytes})
+				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, v, r, i, e.Bytes})
 			case mpi.Recv, mpi.Irecv:
 				p, err := peer()
 				if err != nil {
@@ -122,7 +161,7 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 					*at = -1 // completed by a later wait
 					reqRecv[e.Req] = at
 				}
-				recvs[key] = append(recvs[key], at)
+				recvs[key] = append(recvs[key], recvRef{at, i})
 			case mpi.Wait, mpi.Waitall:
 				reqs := []int64{e.Req}
 				if e.Kind == mpi.Waitall {
@@ -152,7 +191,11 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 			return nil, fmt.Errorf("message from rank %d to rank %d tag %d on comm %d has no matching receive", m.key.src, m.key.dst, m.key.tag, m.key.comm)
 		}
 		used[m.key] = n + 1
-		d.Messages = append(d.Messages, Message{Src: m.src, Dst: *rs[n], Time: msgTime(m.bytes)})
+		tm := cm.Message(m.rank, m.ev, int(m.key.dst), rs[n].ev, m.bytes)
+		if !(tm >= 0) {
+			return nil, fmt.Errorf("message from rank %d event %d: time %g s is not a time", m.rank, m.ev, tm)
+		}
+		d.Messages = append(d.Messages, Message{Src: m.src, Dst: *rs[n].at, Time: tm})
 	}
 	for key, rs := range recvs {
 		if used[key] < len(rs) {

@@ -23,28 +23,9 @@ type Config struct {
 // result, time strictly increases, power strictly decreases and the
 // slopes strictly increase.
 func Hull(cs []Config) ([]Config, error) {
-	if len(cs) == 0 {
-		return nil, fmt.Errorf("frontier: no configurations")
-	}
-	pts := append([]Config(nil), cs...)
-	for _, c := range pts {
-		if !(c.Time > 0) || !(c.Power >= 0) || math.IsInf(c.Time, 0) || math.IsInf(c.Power, 0) {
-			return nil, fmt.Errorf("frontier: configuration (%g, %g W) needs a positive finite time and a finite power ≥ 0", c.Time, c.Power)
-		}
-	}
-	sort.SliceStable(pts, func(i, j int) bool {
-		if pts[i].Time != pts[j].Time {
-			return pts[i].Time < pts[j].Time
-		}
-		return pts[i].Power < pts[j].Power
-	})
-	// Pareto: keep points whose power is below every faster point's.
-	var pareto []Config
-	for _, p := range pts {
-		if len(pareto) > 0 && p.Power >= pareto[len(pareto)-1].Power {
-			continue
-		}
-		pareto = append(pareto, p)
+	pareto, err := Pareto(cs)
+	if err != nil {
+		return nil, err
 	}
 	// Lower convex hull (monotone chain).
 	var hull []Config
@@ -61,6 +42,35 @@ func Hull(cs []Config) ([]Config, error) {
 		hull = append(hull, p)
 	}
 	return hull, nil
+}
+
+// Pareto returns the Pareto-efficient configurations of cs sorted by
+// increasing time (and so strictly decreasing power): those that no other
+// configuration beats in both time and power.
+func Pareto(cs []Config) ([]Config, error) {
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("frontier: no configurations")
+	}
+	pts := append([]Config(nil), cs...)
+	for _, c := range pts {
+		if !(c.Time > 0) || !(c.Power >= 0) || math.IsInf(c.Time, 0) || math.IsInf(c.Power, 0) {
+			return nil, fmt.Errorf("frontier: configuration (%g, %g W) needs a positive finite time and a finite power ≥ 0", c.Time, c.Power)
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool {
+		if pts[i].Time != pts[j].Time {
+			return pts[i].Time < pts[j].Time
+		}
+		return pts[i].Power < pts[j].Power
+	})
+	var pareto []Config
+	for _, p := range pts {
+		if len(pareto) > 0 && p.Power >= pareto[len(pareto)-1].Power {
+			continue
+		}
+		pareto = append(pareto, p)
+	}
+	return pareto, nil
 }
 
 // Slope returns the power change per unit of time along hull segment k

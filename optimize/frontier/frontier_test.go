@@ -59,3 +59,31 @@ func TestHullPostconditions(t *testing.T) {
 		t.Error("single-point hull")
 	}
 }
+
+func TestParetoKeepsUndominated(t *testing.T) {
+	cs := []Config{{Time: 3, Power: 8}, {Time: 1, Power: 10}, {Time: 2, Power: 9}, {Time: 2, Power: 8}, {Time: 4, Power: 3}, {Time: 5, Power: 3}}
+	p, err := Pareto(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Config{{Time: 1, Power: 10}, {Time: 2, Power: 8}, {Time: 4, Power: 3}}
+	if len(p) != len(want) {
+		t.Fatalf("Pareto = %v, want %v", p, want)
+	}
+	for i := range want {
+		if p[i] != want[i] {
+			t.Fatalf("Pareto = %v, want %v", p, want)
+		}
+	}
+	// (2, 8) lies above the segment (1, 10)–(4, 3) (7.67 W at t = 2): the hull drops it.
+	h, err := Hull(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != 2 || h[0] != want[0] || h[1] != want[2] {
+		t.Fatalf("Hull = %v, want [(1,10) (4,3)]", h)
+	}
+	if _, err := Pareto(nil); err == nil {
+		t.Fatal("Pareto(nil) succeeded")
+	}
+}

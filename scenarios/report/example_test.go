@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 
+	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -27,4 +28,25 @@ func ExampleFigures() {
 	// Output:
 	// makespan_0
 	// energy_0
+}
+
+// Frontier draws a task's configurations with the Pareto frontier and the
+// lower convex hull the LP bound mixes from.
+func ExampleFrontier() {
+	cs := []frontier.Config{
+		{Time: 1.0, Power: 12, Label: "2.1 GHz"},
+		{Time: 1.2, Power: 9, Label: "1.7 GHz"},
+		{Time: 1.2, Power: 10, Label: "1.7 GHz, 2 threads"}, // dominated
+		{Time: 1.5, Power: 8.5, Label: "1.4 GHz"},           // above the hull
+		{Time: 2.0, Power: 6, Label: "1.0 GHz"},
+	}
+	f, err := report.Frontier("task", "a task's configurations", cs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	svg, err := report.Render(f, "svg")
+	fmt.Println(f.Name, err == nil && len(svg) > 0)
+	// Output:
+	// task true
 }

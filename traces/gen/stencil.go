@@ -46,8 +46,10 @@ type Stencil struct {
 // Region names and parameters the stencil writes.
 const (
 	StencilRegion  = "stencil.compute"
-	ParamWork      = "work"      // the rank's load as a fraction of the maximum
-	ParamIntensity = "intensity" // the compute intensity knob
+	HaloRegion     = "stencil.halo"      // the halo exchange's MPI calls
+	ReduceRegion   = "stencil.allreduce" // the per-iteration allreduce
+	ParamWork      = "work"              // the rank's load as a fraction of the maximum
+	ParamIntensity = "intensity"         // the compute intensity knob
 )
 
 func (s *Stencil) validate() error {
@@ -189,6 +191,8 @@ func (s Stencil) Generate() (*mpi.Trace, error) {
 	}
 	t := mpi.NewTrace(n)
 	t.ParamNames = []string{ParamWork, ParamIntensity}
+	t.Region(StencilRegion)
+	halo, reduce := t.Region(HaloRegion), t.Region(ReduceRegion)
 	for it := 0; it < s.Iterations; it++ {
 		w := s.loads(it, coords, random)
 		for r := 0; r < n; r++ {
@@ -203,7 +207,7 @@ func (s Stencil) Generate() (*mpi.Trace, error) {
 					continue
 				}
 				req++
-				t.Append(r, mpi.Event{Kind: mpi.Irecv, Peer: int32(nb), Tag: int32(k), Bytes: s.HaloBytes, Req: req})
+				t.Append(r, mpi.Event{Kind: mpi.Irecv, Region: halo, Peer: int32(nb), Tag: int32(k), Bytes: s.HaloBytes, Req: req})
 				reqs = append(reqs, req)
 			}
 			for k, nb := range neigh[r] {
@@ -211,14 +215,14 @@ func (s Stencil) Generate() (*mpi.Trace, error) {
 					continue
 				}
 				req++
-				t.Append(r, mpi.Event{Kind: mpi.Isend, Peer: int32(nb), Tag: int32(k ^ 1), Bytes: s.HaloBytes, Req: req})
+				t.Append(r, mpi.Event{Kind: mpi.Isend, Region: halo, Peer: int32(nb), Tag: int32(k ^ 1), Bytes: s.HaloBytes, Req: req})
 				reqs = append(reqs, req)
 			}
 			if len(reqs) > 0 {
-				t.AppendList(r, mpi.Event{Kind: mpi.Waitall}, reqs)
+				t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Region: halo}, reqs)
 			}
 			if s.AllreduceBytes > 0 {
-				t.Append(r, mpi.Event{Kind: mpi.Allreduce, Bytes: s.AllreduceBytes})
+				t.Append(r, mpi.Event{Kind: mpi.Allreduce, Region: reduce, Bytes: s.AllreduceBytes})
 			}
 		}
 	}

@@ -36,7 +36,7 @@ func (c *coll) round(ops ...graph.Op) {
 			ids = append(ids, c.l.add(c.st, op))
 			continue
 		}
-		id := c.l.b.Add(c.st.rank, op)
+		id := c.l.b.Add(c.st.rank, c.st.label(op))
 		for _, d := range c.front {
 			c.l.b.Dep(c.st.rank, id, d, graph.Requires)
 		}

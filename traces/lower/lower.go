@@ -125,6 +125,7 @@ type rankState struct {
 	rank    int
 	last    []int32 // ops the next operation must require
 	started int32   // a nonblocking op the next operation must irequire, or -1
+	region  int32   // graph region of the event being lowered (NoRegion: none)
 	reqs    map[int64]int32
 }
 
@@ -141,33 +142,63 @@ type lowerer struct {
 
 // Lower lowers trace t into an execution graph.
 func Lower(t *mpi.Trace, opt Options) (*graph.Graph, error) {
+	g, _, err := LowerMapped(t, opt)
+	return g, err
+}
+
+// EventMap says which operations of the graph each trace event became:
+// event i of rank r became operations Start[r][i] up to (not including)
+// Start[r][i+1], as graph-wide ids; waits and empty collectives become
+// none. Start[r] has len(events)+1 entries.
+type EventMap struct {
+	Start [][]int32
+}
+
+// Ops returns the operation ids of event i of rank r.
+func (m *EventMap) Ops(r, i int) (from, to int32) { return m.Start[r][i], m.Start[r][i+1] }
+
+// LowerMapped is Lower that also returns which operations each event
+// became, to relate replay observations back to the trace (as the
+// replay-calibrated LP bound does).
+func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 	for k, a := range opt.Algorithm {
 		if !known(k, a) {
-			return nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
+			return nil, nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
 		}
 	}
 	if opt.ReduceNsPerByte < 0 {
-		return nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
+		return nil, nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
 	}
 	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), comms: map[int32]*mpi.Communicator{},
 		commRank: map[int32]map[int32]int32{}, inst: map[collKey]*instance{}}
 	if err := l.indexComms(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := l.matchCollectives(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range t.Regions[min(1, len(t.Regions)):] {
 		l.b.Region(name) // graph region i is trace region i+1
 	}
 	l.ranks = make([]rankState, len(t.Ranks))
+	m := &EventMap{Start: make([][]int32, len(t.Ranks))}
 	for r := range t.Ranks {
 		l.ranks[r] = rankState{rank: r, started: -1, reqs: map[int64]int32{}}
-		if err := l.lowerRank(r); err != nil {
-			return nil, err
+		m.Start[r] = make([]int32, len(t.Ranks[r].Events)+1)
+		if err := l.lowerRank(r, m.Start[r]); err != nil {
+			return nil, nil, err
 		}
 	}
-	return l.b.Build()
+	g, err := l.b.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	for r, st := range m.Start {
+		for i := range st {
+			st[i] += g.RankStart[r]
+		}
+	}
+	return g, m, nil
 }
 
 func (l *lowerer) indexComms() error {
@@ -274,7 +305,7 @@ func (l *lowerer) matchCollectives() error {
 
 // add appends op to rank r after everything the program order requires.
 func (l *lowerer) add(st *rankState, op graph.Op) int32 {
-	id := l.b.Add(st.rank, op)
+	id := l.b.Add(st.rank, st.label(op))
 	for _, d := range st.last {
 		l.b.Dep(st.rank, id, d, graph.Requires)
 	}
@@ -284,30 +315,56 @@ func (l *lowerer) add(st *rankState, op graph.Op) int32 {
 	return id
 }
 
+// label gives a message operation the region of the MPI call it lowers,
+// so network overrides can select messages by calling region. Calc
+// operations keep their own region (a collective's reductions have none,
+// so compute models do not price them as the caller's region).
+func (st *rankState) label(op graph.Op) graph.Op {
+	if op.Kind != graph.Calc && op.Region == graph.NoRegion {
+		op.Region = st.region
+	}
+	return op
+}
+
+// TagComm returns the communicator of a message lowered with tag tag (see
+// the package comment), or -1 for AnyTag.
+func TagComm(tag int32) int32 {
+	if tag < 0 {
+		return -1
+	}
+	return tag &^ CollectiveTagBase >> 20
+}
+
 // then makes id the only operation the next one waits for.
 func (st *rankState) then(id int32) {
 	st.last = append(st.last[:0], id)
 	st.started = -1
 }
 
-func (l *lowerer) lowerRank(r int) error {
+// lowerRank lowers rank r's events; start[i] receives the rank-local index
+// of event i's first operation, start[len] the rank's operation count.
+func (l *lowerer) lowerRank(r int, start []int32) error {
 	rk := &l.t.Ranks[r]
 	st := &l.ranks[r]
 	seq := map[int32]int{}
+	defer func() { start[len(rk.Events)] = l.b.Len(r) }()
 	for i := range rk.Events {
+		start[i] = l.b.Len(r)
 		e := &rk.Events[i]
+		if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
+			return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
+		}
+		st.region = graph.NoRegion
+		if e.Region != mpi.NoRegion {
+			st.region = e.Region - 1
+		}
 		switch e.Kind {
 		case mpi.Compute:
 			if e.Duration < 0 {
 				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
 			}
-			if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
-				return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
-			}
 			op := graph.CalcOp(e.Duration)
-			if e.Region != mpi.NoRegion {
-				op.Region = e.Region - 1
-			}
+			op.Region = st.region
 			st.then(l.add(st, op))
 		case mpi.Send, mpi.Recv, mpi.Isend, mpi.Irecv:
 			op, err := l.p2p(r, i, e)

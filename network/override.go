@@ -1,0 +1,175 @@
+package network
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
+)
+
+// MaxClasses is the number of network classes a replay can tell apart:
+// the base parameters and up to MaxClasses−1 overrides.
+const MaxClasses = 256
+
+// Override gives the messages it selects their own LogGOPS parameters, for
+// a communicator that maps onto a different network (a node-local
+// communicator over shared memory, an I/O communicator) or a code region
+// whose messages take another path. A message is selected when both
+// selectors match; an empty selector matches everything.
+type Override struct {
+	// Comm selects messages on an MPI communicator, by name or by number
+	// (0 is MPI_COMM_WORLD). Communicators are read from the tags that
+	// package lower gives messages, so this applies to lowered MPI traces.
+	Comm string
+	// Region is a glob (path.Match syntax) over the region of the MPI call
+	// that sent the message.
+	Region string
+	// Params are the parameters of the selected messages.
+	Params LogGOPS
+}
+
+// Classes says which parameters each message of a replay uses: the
+// message of send operation op uses Params[Of[op]]. Params[0] is
+// conventionally the base network. Only send operations' entries are read.
+type Classes struct {
+	Of     []uint8
+	Params []LogGOPS
+}
+
+// Validate checks c against a graph of ops operations.
+func (c *Classes) Validate(ops int) error {
+	if len(c.Of) != ops {
+		return fmt.Errorf("network classes: %d entries for %d operations", len(c.Of), ops)
+	}
+	if len(c.Params) == 0 || len(c.Params) > MaxClasses {
+		return fmt.Errorf("network classes: %d parameter sets (want 1..%d)", len(c.Params), MaxClasses)
+	}
+	for i, p := range c.Params {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("network class %d: %w", i, err)
+		}
+	}
+	for op, k := range c.Of {
+		if int(k) >= len(c.Params) {
+			return fmt.Errorf("network classes: operation %d has class %d of %d", op, k, len(c.Params))
+		}
+	}
+	return nil
+}
+
+// Classify assigns every send of g the first override that selects its
+// message (class k+1 for overrides[k]), else the base parameters (class
+// 0). commName gives a communicator's name from its number ("" when it has
+// none); it may be nil. It returns nil, nil when no message is selected, so
+// the replay runs on base alone.
+func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(int32) string) (*Classes, error) {
+	if len(overrides) == 0 {
+		return nil, nil
+	}
+	if len(overrides) >= MaxClasses {
+		return nil, fmt.Errorf("network: %d overrides (at most %d)", len(overrides), MaxClasses-1)
+	}
+	c := &Classes{Of: make([]uint8, g.NumOps()), Params: []LogGOPS{base}}
+	for i, o := range overrides {
+		if err := o.Params.Validate(); err != nil {
+			return nil, fmt.Errorf("network override %d: %w", i+1, err)
+		}
+		if _, err := path.Match(o.Region, ""); err != nil {
+			return nil, fmt.Errorf("network override %d: region pattern %q: %w", i+1, o.Region, err)
+		}
+		c.Params = append(c.Params, o.Params)
+	}
+	// Resolve each (communicator, region) pair once.
+	type key struct{ comm, region int32 }
+	memo := map[key]uint8{}
+	used := false
+	for op, k := range g.Kind {
+		if k != graph.Send {
+			continue
+		}
+		kk := key{lower.TagComm(g.Tag[op]), g.Region[op]}
+		cls, ok := memo[kk]
+		if !ok {
+			for i, o := range overrides {
+				if o.matches(kk.comm, kk.region, g, commName) {
+					cls = uint8(i + 1)
+					break
+				}
+			}
+			memo[kk] = cls
+		}
+		c.Of[op] = cls
+		used = used || cls != 0
+	}
+	if !used {
+		return nil, nil
+	}
+	return c, nil
+}
+
+func (o *Override) matches(comm, region int32, g *graph.Graph, commName func(int32) string) bool {
+	if o.Comm != "" {
+		name := ""
+		if commName != nil {
+			name = commName(comm)
+		}
+		if o.Comm != name && o.Comm != strconv.Itoa(int(comm)) {
+			return false
+		}
+	}
+	if o.Region != "" {
+		name := ""
+		if region >= 0 && int(region) < len(g.Regions) {
+			name = g.Regions[region]
+		}
+		if ok, _ := path.Match(o.Region, name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseOverride reads an override spec "SELECTORS;PARAMS" such as
+// "comm=node;L=300,o=100,G=1" or "region=halo*;L=8000": selectors comm=
+// and region= (either may be left out), then LogGOPS parameters as in
+// ParseSpec; parameters left out keep their base value.
+func ParseOverride(spec string, base LogGOPS) (Override, error) {
+	sel, params, ok := strings.Cut(spec, ";")
+	if !ok {
+		return Override{}, fmt.Errorf("network override %q: want SELECTORS;PARAMS, e.g. comm=node;L=300,o=100", spec)
+	}
+	var o Override
+	for _, kv := range strings.Split(sel, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return Override{}, fmt.Errorf("network override %q: selector %q is not KEY=VALUE", spec, kv)
+		}
+		switch strings.TrimSpace(k) {
+		case "comm":
+			o.Comm = strings.TrimSpace(v)
+		case "region":
+			o.Region = strings.TrimSpace(v)
+			if _, err := path.Match(o.Region, ""); err != nil {
+				return Override{}, fmt.Errorf("network override %q: region pattern %q: %w", spec, o.Region, err)
+			}
+		default:
+			return Override{}, fmt.Errorf("network override %q: unknown selector %q (want comm, region)", spec, k)
+		}
+	}
+	if o.Comm == "" && o.Region == "" {
+		return Override{}, fmt.Errorf("network override %q: no selector (comm= or region=)", spec)
+	}
+	p, err := parseParams(spec, params, base)
+	if err != nil {
+		return Override{}, err
+	}
+	o.Params = p
+	return o, nil
+}

@@ -1,0 +1,74 @@
+package network
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseOverride(t *testing.T) {
+	base := DefaultLogGOPS()
+	for _, tc := range []struct {
+		spec string
+		want Override
+		err  string
+	}{
+		{"comm=node;L=300,o=100", Override{Comm: "node", Params: NewLogGOPS(300, 100, 1000, 6, 0, 65535)}, ""},
+		{"region=halo*;", Override{Region: "halo*", Params: base}, ""},
+		{" comm = 2 , region = a ;G=1", Override{Comm: "2", Region: "a", Params: NewLogGOPS(2500, 1500, 1000, 1, 0, 65535)}, ""},
+		{"comm=node", Override{}, "want SELECTORS;PARAMS"},
+		{";L=3", Override{}, "no selector"},
+		{"host=1;L=3", Override{}, "unknown selector"},
+		{"region=[;L=3", Override{}, "region pattern"},
+		{"comm=x;L=-3", Override{}, "non-negative"},
+		{"comm=x;Q=3", Override{}, "unknown parameter"},
+		{"comm;L=3", Override{}, "not KEY=VALUE"},
+	} {
+		got, err := ParseOverride(tc.spec, base)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.spec, got, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"loggops", "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096", "loggops:L=", "x:y", "loggops:L=1,L=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		p, err := ParseSpec(spec)
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%q parsed to invalid %v: %v", spec, p, err)
+		}
+		q, err := ParseSpec(p.String())
+		if err != nil || q != p {
+			t.Fatalf("%q: round trip %v → %v, %v", spec, p, q, err)
+		}
+	})
+}
+
+func FuzzParseOverride(f *testing.F) {
+	for _, s := range []string{"comm=node;L=300,o=100", "region=halo*;", "comm=1,region=[;", ";", "comm=a;S=1,S=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		o, err := ParseOverride(spec, DefaultLogGOPS())
+		if err != nil {
+			return
+		}
+		if o.Comm == "" && o.Region == "" {
+			t.Fatalf("%q: override without selector", spec)
+		}
+		if err := o.Params.Validate(); err != nil {
+			t.Fatalf("%q: invalid parameters %v", spec, o.Params)
+		}
+	})
+}

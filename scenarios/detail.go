@@ -1,0 +1,185 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/scenarios/report"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// Pick names one point of a scenario to look at in detail. Zero fields
+// take defaults (see DefaultPick).
+type Pick struct {
+	Machine string  // machine name
+	Policy  string  // a policy the replayer assigns P-states for: uncapped or static
+	CapW    float64 // job power cap in watts (ignored by uncapped)
+}
+
+// DefaultPick is the point the report details when none is named: the
+// first machine, the static policy (else uncapped) and the median cap of
+// the sweep, the first point's workload parameters.
+func (sc *Scenario) DefaultPick() Pick {
+	p := Pick{Machine: sc.Machines[0].Name, Policy: "uncapped"}
+	for _, pol := range sc.Sweep.Policies {
+		if pol == "static" {
+			p.Policy = "static"
+		}
+	}
+	if caps := sc.Sweep.CapsW; len(caps) > 0 {
+		s := append([]float64(nil), caps...)
+		sort.Float64s(s)
+		p.CapW = s[len(s)/2]
+	}
+	return p
+}
+
+// Detail replays one point of the scenario (with the first point's
+// workload parameters) and draws it: a Gantt chart of what every rank did,
+// each rank's power over time, the job's power against the cap, and the
+// configurations of the longest compute task with their Pareto frontier
+// and convex hull (the choices the LP bound mixes from). Figure names
+// start with prefix.
+func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
+	def := sc.DefaultPick()
+	if pick.Machine == "" {
+		pick.Machine = def.Machine
+	}
+	if pick.Policy == "" {
+		pick.Policy, pick.CapW = def.Policy, def.CapW
+	}
+	if pts := sc.Points(); len(pts) > 0 {
+		sc, _ = sc.at(pts[0].Params)
+	}
+	var m *Machine
+	for i := range sc.Machines {
+		if sc.Machines[i].Name == pick.Machine {
+			m = &sc.Machines[i]
+		}
+	}
+	if m == nil {
+		return report.Section{}, fmt.Errorf("detail: scenario %s has no machine %q", sc.File, pick.Machine)
+	}
+	if pick.Policy == "uncapped" {
+		pick.CapW = 0
+	}
+	var params map[string]any
+	if pts := sc.Points(); len(pts) > 0 {
+		_, params = sc.at(pts[0].Params)
+	}
+	t, g, err := sc.build(params)
+	if err != nil {
+		return report.Section{}, err
+	}
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return report.Section{}, err
+	}
+	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
+		return report.Section{}, fmt.Errorf("detail: workload has %d ranks but machine %s runs %d", g.NumRanks(), m.Name, ranks)
+	}
+	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
+	if err != nil {
+		return report.Section{}, fmt.Errorf("detail: %w", err)
+	}
+	what := fmt.Sprintf("machine %s, policy %s", m.Name, pick.Policy)
+	if pick.CapW > 0 {
+		what += fmt.Sprintf(", cap %g W", pick.CapW)
+	}
+	sec := report.Section{
+		Heading: "One point in detail: " + what,
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f ms, energy %.3f J, average power %.1f W, peak %.1f W, %.3f ms above the cap.",
+			float64(met.MakespanNs)/1e6, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/1e6),
+	}
+	add := func(f report.Figure, err error) error {
+		if err != nil {
+			return err
+		}
+		sec.Figures = append(sec.Figures, f)
+		return nil
+	}
+	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what)); err != nil {
+		return sec, err
+	}
+	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
+	if err != nil {
+		return sec, fmt.Errorf("detail: %w", err)
+	}
+	var perRank []report.Series
+	for r, s := range steps {
+		perRank = append(perRank, series(fmt.Sprintf("rank %d", r), s, 0))
+	}
+	if err := add(report.PowerOverTime(prefix+"rank_power", "Power of each rank's core: "+what, perRank, 0)); err != nil {
+		return sec, err
+	}
+	job := series("job", power.Job(steps), rec.model.BaseW)
+	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW)); err != nil {
+		return sec, err
+	}
+	if cs := sc.taskConfigs(g, m); len(cs) > 0 {
+		if err := add(report.Frontier(prefix+"task_frontier", "Configurations of the longest compute task", cs)); err != nil {
+			return sec, err
+		}
+	}
+	return sec, nil
+}
+
+// series converts a power curve in ns into seconds, adding base watts.
+func series(name string, s power.Step, base float64) report.Series {
+	out := report.Series{Name: name, End: float64(s.End) / 1e9}
+	for i, t := range s.Times {
+		out.Times = append(out.Times, float64(t)/1e9)
+		out.Watts = append(out.Watts, s.Watts[i]+base)
+	}
+	return out
+}
+
+// gantt draws the recorded busy spans: compute (calc operations) and
+// communication overhead (sends and receives).
+func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, error) {
+	raw := rec.acct.Spans()
+	spans := make([]report.Span, 0, len(raw))
+	for _, s := range raw {
+		class := 1
+		if g.Kind[s.Op] == graph.Calc {
+			class = 0
+		}
+		spans = append(spans, report.Span{Row: int(s.Rank), Start: float64(s.Start) / 1e9, End: float64(s.End) / 1e9, Class: class})
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].Row != spans[j].Row {
+			return spans[i].Row < spans[j].Row
+		}
+		return spans[i].Start < spans[j].Start
+	})
+	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans)
+}
+
+// taskConfigs returns the configurations of the graph's longest calc
+// operation on machine m: one per P-state, its DVFS-scaled time and the
+// P-state's active core power.
+func (sc *Scenario) taskConfigs(g *graph.Graph, m *Machine) []frontier.Config {
+	longest, op := int64(0), -1
+	for i, k := range g.Kind {
+		if k == graph.Calc && g.Size[i] > longest {
+			longest, op = g.Size[i], i
+		}
+	}
+	if op < 0 {
+		return nil
+	}
+	model := sc.dvfsModel(m)
+	var cs []frontier.Config
+	for _, p := range m.PStates {
+		f, err := model.Factor(model.RefGHz, p.FreqGHz)
+		if err != nil || math.IsNaN(f) {
+			continue
+		}
+		sec := float64(longest) * f * m.SpeedFactor / 1e9
+		cs = append(cs, frontier.Config{Time: sec, Power: p.ActivePowerW, Label: fmt.Sprintf("%g GHz", p.FreqGHz)})
+	}
+	return cs
+}

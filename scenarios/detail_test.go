@@ -1,0 +1,84 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// The detail figures of the default scenario, and the consistency of what
+// they draw: the job power curve integrates to the point's energy, and the
+// Gantt chart's compute spans add up to the engine's compute time.
+func TestDetailDefault(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := sc.DefaultPick()
+	if pick.Policy != "static" || pick.CapW != 340 || pick.Machine != "pal" {
+		t.Fatalf("default pick %+v, want pal/static at the median cap 340 W", pick)
+	}
+	sec, err := sc.Detail(Pick{}, "d_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range sec.Figures {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "d_gantt d_rank_power d_job_power d_task_frontier" {
+		t.Errorf("figures %s", got)
+	}
+	if !strings.Contains(sec.Heading, "static, cap 340 W") {
+		t.Errorf("heading %q", sec.Heading)
+	}
+
+	m := &sc.Machines[0]
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met, rec, err := sc.replay(g, m, sc.Net(), nil, "static", 340)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := power.Job(steps)
+	e := job.Energy() + rec.model.BaseW*float64(rec.res.Makespan)/1e9
+	if math.Abs(e-met.EnergyJ) > 1e-6 {
+		t.Errorf("job curve integrates to %.9f J, point energy %.9f J", e, met.EnergyJ)
+	}
+	if peak := job.Peak() + rec.model.BaseW; math.Abs(peak-met.PeakPowerW) > 1e-9 {
+		t.Errorf("job curve peak %.3f W, point peak %.3f W", peak, met.PeakPowerW)
+	}
+	var compute int64
+	for _, s := range rec.acct.Spans() {
+		if g.Kind[s.Op] == graph.Calc {
+			compute += s.End - s.Start
+		}
+	}
+	var want int64
+	for _, r := range rec.res.Ranks {
+		want += r.Compute
+	}
+	if compute != want {
+		t.Errorf("Gantt compute %d ns, engine %d ns", compute, want)
+	}
+	cs := sc.taskConfigs(g, m)
+	if len(cs) != len(m.PStates) || cs[0].Power != m.PStates[0].ActivePowerW {
+		t.Fatalf("task configs %v", cs)
+	}
+	// t(f) = t·((1−m)·f0/f + m), m = 0.3: the 1.4 GHz point is 1.35× the 2.1 GHz one.
+	if r := cs[len(cs)-1].Time / cs[0].Time; math.Abs(r-(0.7*2.1/1.4+0.3)) > 1e-12 {
+		t.Errorf("slowest/fastest time %.6f, want 1.35", r)
+	}
+	if _, err := sc.Detail(Pick{Machine: "nope"}, ""); err == nil {
+		t.Error("unknown machine accepted")
+	}
+}
