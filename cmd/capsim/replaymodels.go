@@ -344,9 +344,9 @@ func printModels(w io.Writer, m *modelsJSON) {
 	if len(m.Regions) > 0 {
 		fmt.Fprintf(w, "\nregions priced by %s:\n", m.Models)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "region\tmodel\tconfig\tcalcs\trecorded_ns\tpriced_ns\tratio\twatts\t")
+		fmt.Fprintln(tw, "region\tmodel\tconfig\tcalcs\trecorded_ns\tpriced_ns\tratio\twatts\tflags\t")
 		for _, r := range m.Regions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t\n", r.Region, r.Kind, r.Config, r.Calcs, r.RecordedNs, r.PricedNs, r.Ratio, r.Watts)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t%s\t\n", r.Region, r.Kind, r.Config, r.Calcs, r.RecordedNs, r.PricedNs, r.Ratio, r.Watts, r.Flags)
 		}
 		tw.Flush()
 		var off []regionJSON
