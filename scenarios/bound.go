@@ -9,6 +9,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
@@ -18,23 +19,22 @@ import (
 
 // BoundDAG builds the power-constrained LP's DAG of trace t on machine m:
 // every compute event can run at each P-state, taking its recorded time
-// scaled by the DVFS model and drawing the P-state's active power.
+// scaled by its region's model and drawing the P-state's active power, or
+// on an accelerator where the machine has one for its region (see speeds).
 // Communication is priced as bound.messages says: measured on a replay at
 // the fastest P-state (the default, see replayComm) or at the uncontended
 // LogGOPS cost of each message. Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
-	model := sc.dvfsModel(m)
+	var regions []string
+	if len(t.Regions) > 1 {
+		regions = t.Regions[1:] // trace region j is row index j
+	}
+	sp, err := sc.speedsOf(m, regions)
+	if err != nil {
+		return nil, err
+	}
 	configs := func(r int, e *mpi.Event) []frontier.Config {
-		cs := make([]frontier.Config, 0, len(m.PStates))
-		for _, p := range m.PStates {
-			f, _ := model.Factor(model.RefGHz, p.FreqGHz)
-			sec := float64(e.Duration) * f * m.SpeedFactor / 1e9
-			if sec <= 0 {
-				sec = 1e-12 // an empty region still occupies its rank for an instant
-			}
-			cs = append(cs, frontier.Config{Time: sec, Power: p.ActivePowerW})
-		}
-		return cs
+		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
 	if sc.Bound.Messages == MessagesLogGOPS {
 		return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
@@ -63,16 +63,17 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 
 // bounder computes LP bounds for the caps of one group, re-solving from
-// the previous basis.
+// the previous basis, and holds the DAG for the Conductor baseline.
 type bounder struct {
-	s *bound.Solver
+	s *bound.Solver // nil without the LP solver
 	m *Machine
 	d *bound.DAG
+	o *bound.Order
 	t *mpi.Trace
 }
 
 func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bounder, error) {
-	if t == nil || !clp.Available() {
+	if t == nil {
 		return nil, nil
 	}
 	d, err := sc.BoundDAG(t, m, net)
@@ -83,17 +84,19 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := bound.NewSolver(d, o, bound.Options{})
-	if err != nil {
-		return nil, err
+	b := &bounder{m: m, d: d, o: o, t: t}
+	if clp.Available() {
+		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true}); err != nil {
+			return nil, err
+		}
 	}
-	return &bounder{s: s, m: m, d: d, t: t}, nil
+	return b, nil
 }
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
-// below what the fixed order needs.
+// below what the fixed order needs or there is no solver.
 func (b *bounder) solve(capW float64) (*bound.Bound, error) {
-	if b == nil {
+	if b == nil || b.s == nil {
 		return nil, nil
 	}
 	res, err := b.s.Solve(b.m.LPCap(capW))
@@ -114,7 +117,7 @@ func (b *bounder) at(capW float64) (int64, error) {
 }
 
 func (b *bounder) close() {
-	if b != nil {
+	if b != nil && b.s != nil {
 		b.s.Close()
 	}
 }
@@ -133,12 +136,49 @@ func (p *opPricer) CalcDuration(op int32, start int64) int64 {
 	return p.g.Size[op]
 }
 
-// ReplayBound replays the LP's schedule rounded by splitting (note 003 §4):
-// every compute task runs for its LP duration, a mix of the two adjacent
-// frontier points, drawing the frontier's power at that duration. The
-// replay is as soon as possible, so events may reorder and the job may
-// briefly exceed the cap; OverCapNs reports it.
+// ReplayBound replays the LP's schedule rounded by splitting (note 003 §4)
+// with no switch overhead: every compute task runs for its LP duration, a
+// mix of the two adjacent frontier points. See ReplayRounded.
 func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, m *Machine, net network.LogGOPS) (Metrics, error) {
+	return sc.ReplayRounded(g, t, d, b, bound.RoundOptions{}, m, net)
+}
+
+// ReplayRounded rounds the LP's schedule b with a policy (bound.Round) and
+// replays it on the engine: each compute task takes its rounded duration
+// and draws its time-averaged power (a split task's faster part draws
+// more for a while, which the replay does not show: Choice.PeakW has it).
+// The replay is as soon as possible, so events may reorder and the job may
+// exceed the cap; OverCapNs reports for how long.
+func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, error) {
+	ch, err := bound.Round(d, b, ro)
+	if err != nil {
+		return Metrics{}, err
+	}
+	times := make([]float64, len(ch))
+	powers := make([]float64, len(ch))
+	for i, c := range ch {
+		times[i], powers[i] = c.Time, c.Power
+	}
+	met, err := sc.replayTasks(g, t, d, times, powers, b.CapW+m.BaseW(), m, net)
+	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
+	return met, err
+}
+
+// ReplayConductor runs the Conductor baseline (package optimize/conductor)
+// at a job cap over the LP's DAG and replays its per-task configurations
+// on the engine.
+func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, o *bound.Order, capW float64, p conductor.Params, m *Machine, net network.LogGOPS) (Metrics, *conductor.Result, error) {
+	r, err := conductor.Schedule(d, o, m.LPCap(capW), p)
+	if err != nil {
+		return Metrics{}, nil, err
+	}
+	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, capW, m, net)
+	return met, r, err
+}
+
+// replayTasks replays g with every LP task's calc operation taking the
+// given time (seconds) at the given power (watts); the cap is the job's.
+func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
 	// The k-th calc of a rank is its k-th compute event (lowering adds no
 	// calcs of its own without a reduction cost).
 	calcOf := make([][]int32, len(t.Ranks))
@@ -173,11 +213,31 @@ func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *b
 		if !ok {
 			return Metrics{}, fmt.Errorf("LP task %d has no calc operation", i)
 		}
-		dur[op] = int64(math.Round(b.Duration[i] * 1e9))
-		opW[op] = b.Power[i]
+		dur[op] = int64(math.Round(times[i] * 1e9))
+		opW[op] = powers[i]
+	}
+	// A rank stays at its P-state between compute tasks: its MPI
+	// operations draw the power of its last task (its first before any),
+	// as the LP charges slack at the task's power (note 003 §2.6).
+	for r := range calcOf {
+		if len(calcOf[r]) == 0 {
+			continue
+		}
+		w := opW[calcOf[r][0]]
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if g.Kind[id] == graph.Calc && opW[id] > 0 {
+				w = opW[id]
+			} else if opW[id] == 0 {
+				opW[id] = w
+			}
+		}
+	}
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return Metrics{}, err
 	}
 	acct := power.NewAccountant(g)
-	res, err := sim.Run(g, net, sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct})
+	res, err := sim.Run(g, net, sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls})
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -185,11 +245,11 @@ func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *b
 	for r := range active {
 		active[r] = m.PStates[0].ActivePowerW
 	}
-	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW}, res.Makespan, b.CapW+m.BaseW())
+	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW}, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, err
 	}
 	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 }
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs, BoundNs: int64(math.Round(b.Makespan * 1e9))}, nil
+		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, nil
 }

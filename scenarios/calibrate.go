@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 
-	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/sim"
@@ -77,12 +76,13 @@ type replayComm struct {
 // communication.
 func (sc *Scenario) calibrate(t *mpi.Trace, g *graph.Graph, em *lower.EventMap, m *Machine, net network.LogGOPS, cls *network.Classes) (*replayComm, error) {
 	ops := newOpTimes(g.NumOps())
-	ghz := make([]float64, g.NumRanks())
-	for r := range ghz {
-		ghz[r] = m.PStates[0].FreqGHz
+	sp, err := sc.speedsOf(m, g.Regions)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := sim.Run(g, net, sim.Options{
-		Pricer:   &dvfs.RankPricer{Graph: g, Model: sc.dvfsModel(m), GHz: ghz, Scale: m.SpeedFactor},
+		// Every task at its fastest configuration, as in the LP's initial schedule.
+		Pricer:   sp.uniform(g.NumRanks(), 0, func(i int) bool { return sp.devRatio[0][i] < sp.cpuRatio[0][i] }).pricer(g),
 		Observer: ops,
 		Classes:  cls,
 	}); err != nil {

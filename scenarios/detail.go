@@ -171,15 +171,13 @@ func (sc *Scenario) taskConfigs(g *graph.Graph, m *Machine) []frontier.Config {
 	if op < 0 {
 		return nil
 	}
-	model := sc.dvfsModel(m)
-	var cs []frontier.Config
-	for _, p := range m.PStates {
-		f, err := model.Factor(model.RefGHz, p.FreqGHz)
-		if err != nil || math.IsNaN(f) {
-			continue
-		}
-		sec := float64(longest) * f * m.SpeedFactor / 1e9
-		cs = append(cs, frontier.Config{Time: sec, Power: p.ActivePowerW, Label: fmt.Sprintf("%g GHz", p.FreqGHz)})
+	sp, err := sc.speedsOf(m, g.Regions)
+	if err != nil {
+		return nil
+	}
+	cs := sp.configs(g.Region[op]+1, float64(longest)/1e9)
+	if len(cs) > 0 && math.IsNaN(cs[0].Time) {
+		return nil
 	}
 	return cs
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/gen"
@@ -58,7 +59,17 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		var met Metrics
-		if p.Policy == "lp" {
+		if p.Policy == "conductor" {
+			if bd == nil {
+				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
+			}
+			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
+				return err
+			}
+			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+				return err
+			}
+		} else if p.Policy == "lp" {
 			b, err := bd.solve(p.CapW)
 			if err != nil {
 				return err
@@ -88,6 +99,20 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 // are recorded at the fastest P-state.
 func (sc *Scenario) dvfsModel(m *Machine) *dvfs.Model {
 	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+}
+
+// indices returns the index in m.PStates of each of ps.
+func (m *Machine) indices(ps []PState) []int {
+	idx := make([]int, len(ps))
+	for r, p := range ps {
+		for k, q := range m.PStates {
+			if q == p {
+				idx[r] = k
+				break
+			}
+		}
+	}
+	return idx
 }
 
 // Net returns the scenario's LogGOPS parameters.
@@ -145,7 +170,10 @@ func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m
 // Assign returns each rank's P-state under a policy and cap: the fastest
 // for "uncapped"; for "static", the fastest whose active power fits the
 // rank's equal share of what the cap leaves above the base power (the
-// slowest when none fits, so the run may exceed the cap).
+// slowest when none fits, so the run may exceed the cap). Regions that can
+// run on an accelerator do so under "uncapped" wherever their model
+// offloads them, under "static" only where the device's power fits the
+// share too.
 func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
@@ -194,22 +222,35 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
+	sp, err := sc.speedsOf(m, g.Regions)
+	if err != nil {
+		return Metrics{}, nil, err
+	}
+	idx := m.indices(ps)
+	var use func(region int) bool // where regions may run on a device (nil: wherever the model offloads)
+	if policy == "static" {
+		share := (capW - m.BaseW()) / float64(len(ps))
+		use = func(i int) bool { return sp.devWatts[idx[0]][i] <= share+1e-9 }
+	}
+	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps))}
+	for r, k := range idx {
+		pl.ratio[r], pl.watts[r] = sp.row(k, use)
+	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
 	for r, p := range ps {
 		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
 	}
-	model := sc.dvfsModel(m)
 	acct := power.NewAccountant(g)
 	res, err := sim.Run(g, net, sim.Options{
-		Pricer:   &dvfs.RankPricer{Graph: g, Model: model, GHz: ghz, Scale: m.SpeedFactor},
+		Pricer:   pl.pricer(g),
 		Observer: acct,
 		Classes:  cls,
 	})
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g)}
 	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
 		return Metrics{}, nil, err

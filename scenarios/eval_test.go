@@ -209,3 +209,46 @@ func TestScenarioAxes(t *testing.T) {
 		}
 	}
 }
+
+// The conductor policy on the default scenario: at every cap where Static
+// stays within its cap, Conductor does too (every rank within its share,
+// the shares adding up to the cap), it is never faster than the uncapped
+// run, and the LP bound comes along for the gap.
+func TestConductorPolicy(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unc, err := sc.Replay(g, m, sc.Net(), "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pts []Point
+	for _, c := range []float64{290, 320, 350, 380} {
+		pts = append(pts, Point{Machine: 0, Policy: "conductor", CapW: c})
+	}
+	var got []Metrics
+	err = Replayer{}.Evaluate(context.Background(), sc, pts, func(p Point, met Metrics) error {
+		got = append(got, met)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, met := range got {
+		if met.OverCapNs != 0 {
+			t.Errorf("conductor at %g W spends %d ns over the cap", pts[i].CapW, met.OverCapNs)
+		}
+		if met.MakespanNs < unc.MakespanNs {
+			t.Errorf("conductor at %g W (%d ns) beats the uncapped run (%d ns)", pts[i].CapW, met.MakespanNs, unc.MakespanNs)
+		}
+		if met.BoundNs <= 0 {
+			t.Errorf("conductor at %g W: no bound", pts[i].CapW)
+		}
+	}
+}

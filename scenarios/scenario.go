@@ -11,12 +11,15 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/network"
 )
 
@@ -46,6 +49,16 @@ type Scenario struct {
 	File string `toml:"-"`
 	// Text is the scenario's source text, used to fingerprint a sweep.
 	Text []byte `toml:"-"`
+
+	set *compute.Set // models.file's models, nil without one
+}
+
+// path resolves a path written in the scenario: relative to its folder.
+func (s *Scenario) path(p string) string {
+	if filepath.IsAbs(p) || s.File == DefaultName {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.File), p)
 }
 
 // Machine describes one (possibly hypothetical) machine.
@@ -69,13 +82,14 @@ type PState struct {
 	ActivePowerW float64 `toml:"active_power_w"`
 }
 
-// Accelerator names a device profile file and which regions may offload.
+// Accelerator is a device of a machine: the regions matching Regions are
+// priced for it by the model file's "accel" models (which hold the device
+// profile, the data migration and the offload policy); elsewhere, and on
+// machines without the device, they run on the CPU.
 type Accelerator struct {
-	Name    string  `toml:"name"`
-	Profile string  `toml:"profile"` // device profile JSON (compute/accel)
-	Regions string  `toml:"regions"` // glob of region names that may run on it
-	Policy  string  `toml:"policy"`  // never | always | when-faster
-	PowerW  float64 `toml:"power_w"`
+	Name    string  `toml:"name"`    // the device's name in the model file's profiles
+	Regions string  `toml:"regions"` // glob of region names that target it
+	PowerW  float64 `toml:"power_w"` // power while it runs a region, when the model gives none
 }
 
 // Network holds the network model and its parameters.
@@ -310,10 +324,17 @@ func (s *Scenario) normalize() error {
 			}
 		}
 		for _, a := range m.Accelerators {
-			switch a.Policy {
-			case "", "never", "always", "when-faster":
-			default:
-				return bad("machine.accelerator.policy", "machine %s: policy %q (want never, always or when-faster)", m.Name, a.Policy)
+			if a.Name == "" {
+				return bad("machine.accelerator.name", "machine %s: an accelerator needs the name of its device in the model file", m.Name)
+			}
+			if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
+				return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
+			}
+			if !(a.PowerW >= 0) || math.IsInf(a.PowerW, 0) {
+				return bad("machine.accelerator.power_w", "machine %s: accelerator %s: power must be ≥ 0", m.Name, a.Name)
+			}
+			if s.Models.File == "" {
+				return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
 			}
 		}
 	}
@@ -369,6 +390,16 @@ func (s *Scenario) normalize() error {
 	}
 	if s.Models.MemoryBoundness < 0 || s.Models.MemoryBoundness > 1 {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
+	}
+	if s.Models.File != "" {
+		if s.Models.MemoryBoundness != 0 {
+			return bad("models.memory_boundness", "set models.file or models.memory_boundness, not both")
+		}
+		_, set, err := models.Load(s.path(s.Models.File))
+		if err != nil {
+			return bad("models.file", "%v", err)
+		}
+		s.set = set
 	}
 	sw := &s.Sweep
 	if sw.Caps != "" {
@@ -454,9 +485,11 @@ func ParseCapRange(spec string) ([]float64, error) {
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
 // P-state that fits; "lp" replays the LP bound's schedule rounded by
-// splitting each task between two adjacent P-states (MPI-trace workloads).
+// splitting each task between two adjacent P-states; "conductor" replays
+// the Conductor baseline (optimize/conductor, default parameters). The
+// last two need MPI-trace workloads.
 func Policies() []string {
-	return []string{"uncapped", "static", "lp"}
+	return []string{"uncapped", "static", "lp", "conductor"}
 }
 
 func knownPolicy(p string) bool {

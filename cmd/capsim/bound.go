@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/lower"
@@ -17,27 +19,48 @@ import (
 )
 
 type boundJSON struct {
-	CapW            float64     `json:"cap_w"`
-	BoundNs         int64       `json:"bound_ns"`
-	RoundedNs       *int64      `json:"rounded_ns"`
-	RoundedPeakW    float64     `json:"rounded_peak_w"`
-	RoundedOverCap  int64       `json:"rounded_over_cap_ns"`
-	StaticNs        int64       `json:"static_ns"`
-	ConductorNs     *int64      `json:"conductor_ns"`
-	GapStaticPct    float64     `json:"gap_static_pct"`
-	MinFeasibleCapW float64     `json:"min_feasible_cap_w"`
-	UncappedNs      int64       `json:"uncapped_ns"`
-	LPUncappedNs    int64       `json:"lp_uncapped_ns"`
-	Messages        string      `json:"messages"` // how the LP priced communication (bound.messages)
-	LP              bound.Stats `json:"lp"`
+	CapW             float64     `json:"cap_w"`
+	BoundNs          int64       `json:"bound_ns"`
+	Rounding         string      `json:"rounding"`
+	RoundedNs        *int64      `json:"rounded_ns"`
+	RoundedPeakW     float64     `json:"rounded_peak_w"`
+	RoundedOverCap   int64       `json:"rounded_over_cap_ns"`
+	RoundedSwitches  int         `json:"rounded_switches"`
+	StaticNs         int64       `json:"static_ns"`
+	StaticPeakW      float64     `json:"static_peak_w"`
+	StaticOverCap    int64       `json:"static_over_cap_ns"`
+	ConductorNs      *int64      `json:"conductor_ns"`
+	ConductorPeakW   float64     `json:"conductor_peak_w"`
+	ConductorOverCap int64       `json:"conductor_over_cap_ns"`
+	GapRoundedPct    float64     `json:"gap_rounded_pct"`
+	GapStaticPct     float64     `json:"gap_static_pct"`
+	GapConductorPct  float64     `json:"gap_conductor_pct"`
+	MinFeasibleCapW  float64     `json:"min_feasible_cap_w"`
+	UncappedNs       int64       `json:"uncapped_ns"`
+	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
+	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
+	LP               bound.Stats `json:"lp"`
+}
+
+// gapPct is how much slower than the bound a makespan is, in percent
+// (note 003 §9.3: (T_base/T_LP − 1)·100), to two decimals.
+func gapPct(ns, boundNs int64) float64 {
+	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
 }
 
 func newBoundCmd() *cobra.Command {
 	var (
 		capW                     float64
 		caps, scenarioPath, mach string
-		mps                      string
+		mps, rounding, form      string
+		method                   string
 		asJSON                   bool
+		switchUs, minTaskMs      float64
+		workers                  int
+		cp                       = conductor.DefaultParams()
+		condReallocUs            = cp.ReallocS * 1e6
+		condSwitchUs             = cp.SwitchS * 1e6
+		condMinTaskMs            float64
 	)
 	c := &cobra.Command{
 		Use:   "bound [TRACE] (--cap W | --caps FROM:TO:STEP)",
@@ -57,10 +80,17 @@ The LP prices a message at its uncontended LogGOPS cost and a collective
 as a synchronization point, while replays also charge NIC serialization and
 the collective's algorithm; lp_uncapped_ns (the LP's DAG with no cap) shows
 how far apart the two network views are for the trace.
-rounded_ns replays the LP schedule with every task split between its two
-adjacent P-states for its LP duration, as soon as possible: events may then
-reorder and the job may exceed the cap (rounded_over_cap_ns says how long).
-Not built yet: Conductor (reported as null).`,
+rounded_ns replays the LP schedule rounded by --rounding, as soon as
+possible: split runs every task for its LP duration as a mix of its two
+adjacent P-states (one mid-task switch, --switch-us, none for tasks under
+--min-task-ms), nearest runs it at the P-state nearest in time, power-safe
+at the slower of the two (never above the LP's power). Events may reorder
+in the replay and the job may exceed the cap (rounded_over_cap_ns says how
+long; a split task is charged its time-averaged power).
+conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
+an Adagio step into observed slack, power moved from non-critical to
+critical ranks every --conductor-period collectives, with overheads).
+The gaps are (T/T_LP − 1)·100.`,
 		Example: `  capsim bound --cap 330 --json
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
@@ -125,7 +155,22 @@ Not built yet: Conductor (reported as null).`,
 			if err != nil {
 				return err
 			}
-			s, err := bound.NewSolver(d, o, bound.Options{})
+			ro := bound.RoundOptions{SwitchS: switchUs * 1e-6, MinTaskS: minTaskMs * 1e-3}
+			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
+				return usageError{err}
+			}
+			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers}
+			if opt.Form, err = bound.ParseForm(form); err != nil {
+				return usageError{err}
+			}
+			if opt.Method, err = clp.ParseMethod(method); err != nil {
+				return usageError{err}
+			}
+			cp.ReallocS, cp.SwitchS, cp.MinTaskS = condReallocUs*1e-6, condSwitchUs*1e-6, condMinTaskMs*1e-3
+			if err := cp.Validate(); err != nil {
+				return usageError{err}
+			}
+			s, err := bound.NewSolver(d, o, opt)
 			if err != nil {
 				return err
 			}
@@ -151,15 +196,32 @@ Not built yet: Conductor (reported as null).`,
 				if err != nil {
 					return err
 				}
-				rd, err := sc.ReplayBound(g, t, d, b, m, net)
+				rd, err := sc.ReplayRounded(g, t, d, b, ro, m, net)
+				if err != nil {
+					return err
+				}
+				ch, err := bound.Round(d, b, ro)
+				if err != nil {
+					return err
+				}
+				switches := 0
+				for _, c := range ch {
+					if c.Switched {
+						switches++
+					}
+				}
+				cd, _, err := sc.ReplayConductor(g, t, d, o, cw, cp, m, net)
 				if err != nil {
 					return err
 				}
 				bn := int64(math.Round(b.Makespan * 1e9))
-				rns := rd.MakespanNs
-				out = append(out, boundJSON{CapW: cw, BoundNs: bn, StaticNs: st.MakespanNs, MinFeasibleCapW: minCap,
-					RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs,
-					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), LP: b.Stats, GapStaticPct: math.Round(1e4*(float64(st.MakespanNs)/float64(bn)-1)) / 100})
+				rns, cns := rd.MakespanNs, cd.MakespanNs
+				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap,
+					Rounding: ro.Policy.String(), RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
+					StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
+					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
+					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
+					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), LP: b.Stats})
 			}
 			if mps != "" {
 				if err := s.WriteMPS(mps); err != nil {
@@ -177,11 +239,14 @@ Not built yet: Conductor (reported as null).`,
 			}
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs, sc.Bound.Messages)
-			fmt.Fprintf(w, "LP: %d variables, %d rows, %d nonzeros\n\n", out[0].LP.Variables, out[0].LP.Rows, out[0].LP.Nonzeros)
+			st := out[0].LP
+			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
+				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, out[0].Rounding)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tover_cap_ns\tstatic_ns\tstatic_gap_%\tsolve_s\t")
+			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tgap_%\tover_cap_ns\tstatic_ns\tgap_%\tconductor_ns\tgap_%\tsolve_s\t")
 			for _, r := range out {
-				fmt.Fprintf(tw, "%g\t%d\t%d\t%d\t%d\t%.2f\t%.4f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.RoundedOverCap, r.StaticNs, r.GapStaticPct, r.LP.SolveS)
+				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
+					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}
 			return tw.Flush()
 		},
@@ -193,5 +258,18 @@ Not built yet: Conductor (reported as null).`,
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest or power-safe")
+	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
+	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
+	f.StringVar(&form, "form", "default", "LP task form: mix (the default) or segment")
+	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
+	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")
+	f.IntVar(&cp.Period, "conductor-period", cp.Period, "Conductor: reallocate power every this many time steps (collectives over all ranks)")
+	f.Float64Var(&condReallocUs, "conductor-realloc-us", condReallocUs, "Conductor: cost of a reallocation in µs")
+	f.Float64Var(&condSwitchUs, "conductor-switch-us", condSwitchUs, "Conductor: cost of a P-state change in µs")
+	f.Float64Var(&condMinTaskMs, "conductor-min-task-ms", 0, "Conductor: tasks shorter than this (ms) keep the previous P-state")
+	f.Float64Var(&cp.Margin, "conductor-margin", cp.Margin, "Conductor: share of observed slack left unused by its Adagio step")
+	f.Float64Var(&cp.GuardW, "conductor-guard-w", cp.GuardW, "Conductor: power a rank keeps above its use when reclaimed, W")
+	f.Float64Var(&cp.CriticalFrac, "conductor-critical", cp.CriticalFrac, "Conductor: ranks within this share of a period of the least slack are critical")
 	return c
 }

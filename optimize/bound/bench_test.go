@@ -2,6 +2,8 @@ package bound
 
 import (
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
@@ -51,19 +53,57 @@ func benchDAG(R, M, C int, seed uint64) *DAG {
 	return d
 }
 
+// benchOptions reads the solver options of a benchmark from the
+// environment, for profiling: CAPSIM_LP_METHOD (auto, dual, barrier,
+// barrier-nocross), CAPSIM_LP_LOG (CLP's log level; CLP prints its
+// presolve, barrier and crossover times) and CAPSIM_LP_SCALING (0–3).
+func benchOptions(b *testing.B, form Form) Options {
+	opt := Options{Form: form}
+	if m := os.Getenv("CAPSIM_LP_METHOD"); m != "" {
+		var err error
+		if opt.Method, err = clp.ParseMethod(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if l := os.Getenv("CAPSIM_LP_LOG"); l != "" {
+		opt.LogLevel, _ = strconv.Atoi(l)
+	}
+	if l := os.Getenv("CAPSIM_LP_SCALING"); l != "" {
+		sc, _ := strconv.Atoi(l)
+		opt.Scaling = clp.Scaling(sc)
+	}
+	if l := os.Getenv("CAPSIM_LP_BLOCK"); l != "" {
+		opt.BlockCols, _ = strconv.Atoi(l)
+	}
+	if l := os.Getenv("CAPSIM_LP_WORKERS"); l != "" {
+		opt.Workers, _ = strconv.Atoi(l)
+	}
+	opt.NoPresolve = os.Getenv("CAPSIM_LP_PRESOLVE") == "off"
+	return opt
+}
+
 func benchBound(b *testing.B, R, M, C int, caps int) {
+	for _, form := range []Form{FormSegment, FormMix} {
+		b.Run(form.String(), func(b *testing.B) { benchForm(b, R, M, C, caps, form) })
+	}
+}
+
+func benchForm(b *testing.B, R, M, C int, caps int, form Form) {
 	if !clp.Available() {
 		b.Skip("no solver")
 	}
 	d := benchDAG(R, M, C, 1)
+	opt := benchOptions(b, form)
+	opt.KeepBasis = caps > 1 && os.Getenv("CAPSIM_LP_COLD") == ""
 	b.ResetTimer()
 	var st Stats
+	var first, rest float64
 	for i := 0; i < b.N; i++ {
 		o, err := InitialOrder(d, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := NewSolver(d, o, Options{})
+		s, err := NewSolver(d, o, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,11 +116,24 @@ func benchBound(b *testing.B, R, M, C int, caps int) {
 				b.Fatal(err)
 			}
 			st = res.Stats
+			if k == 0 {
+				first = st.SolveS
+			} else {
+				rest += st.SolveS
+			}
 		}
 		s.Close()
 	}
 	b.ReportMetric(float64(st.Variables), "variables")
 	b.ReportMetric(float64(st.Rows), "rows")
+	b.ReportMetric(float64(st.Nonzeros), "nonzeros")
+	b.ReportMetric(float64(st.Blocks), "blocks")
+	b.ReportMetric(float64(st.Iter), "iterations")
+	b.ReportMetric(st.BuildS, "build-s")
+	b.ReportMetric(first, "solve-s")
+	if caps > 1 {
+		b.ReportMetric(rest/float64(caps-1), "warm-solve-s")
+	}
 }
 
 // BenchmarkBound32x2000 is issue 4's target case: 32 ranks × 2,000 tasks ×
@@ -93,3 +146,17 @@ func BenchmarkBound32x200(b *testing.B) { benchBound(b, 32, 200, 10, 1) }
 // BenchmarkBoundSweep20 is the same LP swept over 20 caps from the
 // previous basis (target < 3× one solve).
 func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
+
+// BenchmarkBoundSweep20x200 is the 20-cap sweep on the 32 × 200 case.
+func BenchmarkBoundSweep20x200(b *testing.B) { benchBound(b, 32, 200, 10, 20) }
+
+// BenchmarkBoundMillion is issue 4's large case: 1,024 ranks × 1,000
+// tasks (a million compute tasks) with 6 configurations each, build and
+// one solve (target < 10 minutes, < 8 GB). Run it alone with
+// -bench BoundMillion -benchtime 1x; -short skips it.
+func BenchmarkBoundMillion(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short")
+	}
+	b.Run(FormMix.String(), func(b *testing.B) { benchForm(b, 1024, 1000, 6, 1, FormMix) })
+}

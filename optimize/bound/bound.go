@@ -232,3 +232,59 @@ func Static(d *DAG, capW float64) (float64, error) {
 	}
 	return o.Makespan, nil
 }
+
+// Separators reports, per event, whether no task or message runs across
+// it (from an earlier event to a later one). Every task active just
+// before a separator ends there, so the schedule splits at it: a
+// collective over all ranks is one. The first and last events count.
+func Separators(d *DAG, o *Order) []bool {
+	K := o.Events
+	cover := make([]int32, K+1)
+	span := func(a, b int) {
+		if b > a+1 {
+			cover[a+1]++
+			cover[b]--
+		}
+	}
+	for _, t := range d.Tasks {
+		span(o.Event[t.Src], o.Event[t.Dst])
+	}
+	for _, m := range d.Messages {
+		span(o.Event[m.Src], o.Event[m.Dst])
+	}
+	sep := make([]bool, K)
+	var run int32
+	for k := range sep {
+		run += cover[k]
+		sep[k] = run == 0
+	}
+	return sep
+}
+
+// Steps numbers the stretches between consecutive separators that hold
+// tasks (the time steps of a bulk-synchronous code) and returns each
+// task's step and the number of steps.
+func Steps(d *DAG, o *Order) ([]int, int) {
+	sep := Separators(d, o)
+	stepOf := make([]int, o.Events) // step of the tasks leaving event k
+	busy := make([]bool, o.Events)
+	for _, t := range d.Tasks {
+		busy[o.Event[t.Src]] = true
+	}
+	n, fresh := -1, true
+	for k := range stepOf {
+		if sep[k] {
+			fresh = true
+		}
+		if busy[k] && fresh {
+			n++
+			fresh = false
+		}
+		stepOf[k] = max(n, 0)
+	}
+	steps := make([]int, len(d.Tasks))
+	for i, t := range d.Tasks {
+		steps[i] = stepOf[o.Event[t.Src]]
+	}
+	return steps, max(n+1, 1)
+}

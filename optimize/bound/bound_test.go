@@ -24,7 +24,27 @@ func solve(t *testing.T, d *DAG, caps ...float64) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSolver(d, o, Options{})
+	var out []float64
+	// Every form, method and block split must agree.
+	for _, opt := range []Options{{Form: FormSegment}, {Form: FormMix, BlockCols: -1}, {Form: FormMix, BlockCols: 1, Method: clp.Barrier},
+		{Form: FormSegment, BlockCols: 1, Method: clp.Dual, Workers: 2, KeepBasis: true}, {KeepBasis: true}, {Form: FormMix, Method: clp.BarrierNoCross}} {
+		got := solveWith(t, d, o, opt, caps)
+		if out == nil {
+			out = got
+			continue
+		}
+		for i := range got {
+			if !near(got[i], out[i]) {
+				t.Errorf("options %+v: cap %g: T* = %v, other options give %v", opt, caps[i], got[i], out[i])
+			}
+		}
+	}
+	return out
+}
+
+func solveWith(t *testing.T, d *DAG, o *Order, opt Options, caps []float64) []float64 {
+	t.Helper()
+	s, err := NewSolver(d, o, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +256,7 @@ func TestMPSAndErrors(t *testing.T) {
 	if err != nil || !near(b.Makespan, 14.5) {
 		t.Fatalf("barrier: %v %v", b, err)
 	}
-	if b.Stats.Variables != 4+8+4 || b.Stats.Rows == 0 {
+	if b.Stats.Variables != 4+8+3 || b.Stats.Rows == 0 {
 		t.Errorf("stats %+v", b.Stats)
 	}
 	if err := s.WriteMPS(filepath.Join(t.TempDir(), "m.mps")); err != nil {
@@ -250,5 +270,95 @@ func TestMPSAndErrors(t *testing.T) {
 	cyc := &DAG{Vertices: 3, Init: 0, Fin: 2, Tasks: []Task{{Src: 1, Dst: 2, Hull: two(1, 2, 3, 1)}, {Src: 2, Dst: 1, Hull: two(1, 2, 3, 1)}}}
 	if _, err := InitialOrder(cyc, 0); err == nil {
 		t.Error("cycle accepted")
+	}
+}
+
+// The block split (at separator events) is exact: the same bound as one
+// monolithic LP, in both task forms, over a sweep (warm re-solves).
+func TestBlocksMatchMonolithic(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	d := benchDAG(4, 40, 5, 3)
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCap, _ := MinFeasibleCap(d, o)
+	caps := []float64{minCap, minCap + 20, minCap + 60, minCap + 150, 400}
+	whole := solveWith(t, d, o, Options{BlockCols: -1}, caps)
+	for _, opt := range []Options{{BlockCols: 1, Form: FormMix}, {BlockCols: 1, Form: FormSegment, Workers: 3, KeepBasis: true}, {BlockCols: 200}} {
+		s, err := NewSolver(d, o, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Stats().Blocks < 2 {
+			t.Errorf("options %+v: %d blocks, want several (a barrier every 10 tasks)", opt, s.Stats().Blocks)
+		}
+		s.Close()
+		got := solveWith(t, d, o, opt, caps)
+		for i := range caps {
+			if math.Abs(got[i]-whole[i]) > 1e-6*whole[i] {
+				t.Errorf("options %+v: cap %g: %v, monolithic %v", opt, caps[i], got[i], whole[i])
+			}
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i] > got[i-1]+1e-9 {
+				t.Errorf("T* rises from %v to %v as the cap rises to %g", got[i-1], got[i], caps[i])
+			}
+		}
+	}
+}
+
+// §9.5 property 4 with the LP's vertex times enforced: every task fits its
+// window, draws the hull's power at its duration, and every event's power
+// (each task's between its source and destination events) is within the
+// cap; the makespan is T*. Checked on the compacted schedule Solve returns.
+func TestScheduleWithinCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	d := benchDAG(6, 30, 6, 5)
+	o, err := InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCap, _ := MinFeasibleCap(d, o)
+	for _, opt := range []Options{{}, {Form: FormSegment, KeepBasis: true}} {
+		s, err := NewSolver(d, o, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, capW := range []float64{minCap, minCap + 30, minCap + 100, 600} {
+			b, err := s.Solve(capW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			power := make([]float64, o.Events+1)
+			for i, tk := range d.Tasks {
+				win := b.Vertex[tk.Dst] - b.Vertex[tk.Src]
+				if b.Duration[i] > win+1e-6 {
+					t.Errorf("cap %g: task %d takes %v in a window of %v", capW, i, b.Duration[i], win)
+				}
+				if got := frontier.PowerAt(tk.Hull, b.Duration[i]); math.Abs(got-b.Power[i]) > 1e-9 {
+					t.Errorf("cap %g: task %d draws %v, its hull %v", capW, i, b.Power[i], got)
+				}
+				if a, c := o.Event[tk.Src], o.Event[tk.Dst]; a < c {
+					power[a] += b.Power[i]
+					power[c] -= b.Power[i]
+				}
+			}
+			var run float64
+			for k := 0; k < o.Events; k++ {
+				run += power[k]
+				if run > capW*(1+1e-7) {
+					t.Errorf("cap %g: event %d draws %v W", capW, k, run)
+				}
+			}
+			if b.Makespan != b.Vertex[d.Fin] {
+				t.Errorf("makespan %v, v_fin %v", b.Makespan, b.Vertex[d.Fin])
+			}
+		}
+		s.Close()
 	}
 }

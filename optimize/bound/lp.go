@@ -3,26 +3,87 @@ package bound
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
+// Form is how the LP writes a task's configuration choice (note 003 §2.7).
+type Form int
+
+// Task forms. Both give the same optimum on a convex hull.
+const (
+	// FormDefault is FormMix, the faster of the two on the benchmarks
+	// (optimize/bound/bench_test.go; numbers in README.md).
+	FormDefault Form = iota
+	// FormSegment gives task i a duration d_i and a power p_i with one
+	// row per hull segment: p_i ≥ p_k + slope_k·(d_i − d_k).
+	FormSegment
+	// FormMix gives task i one fraction c_ig ∈ [0,1] per hull point with
+	// Σ_g c_ig = 1 (Eqs. 6–9, 11): d_i and p_i are substituted out.
+	FormMix
+)
+
+func (f Form) String() string {
+	switch f {
+	case FormSegment:
+		return "segment"
+	case FormMix:
+		return "mix"
+	}
+	return "default"
+}
+
+// ParseForm parses a Form's String form.
+func ParseForm(s string) (Form, error) {
+	for _, f := range []Form{FormDefault, FormSegment, FormMix} {
+		if f.String() == s {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("bound: unknown LP form %q (want segment or mix)", s)
+}
+
 // Options controls the LP.
 type Options struct {
-	Method    clp.Method // default clp.Auto: dual simplex when small, barrier when large
-	TimeLimit float64    // seconds per solve, 0 for none
+	Form Form // FormDefault: FormMix
+	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
+	// default): the dual simplex below 3,000 rows and columns; above, the barrier,
+	// with crossover to a basis when KeepBasis is set, without otherwise.
+	Method clp.Method
+	// KeepBasis asks for an optimal basis from every solve, so that the
+	// next cap re-solves warm with the dual simplex (set it for sweeps).
+	// Without it, every cap is solved from scratch with Method.
+	KeepBasis  bool
+	TimeLimit  float64     // seconds per block solve, 0 for none
+	Scaling    clp.Scaling // CLP's scaling (default clp.ScaleAuto)
+	NoPresolve bool        // turn CLP's presolve off (on by default)
+	LogLevel   int         // CLP's log level (0 silent); CLP logs to the C standard output
+	// BlockCols is the least number of columns of a block: the LP splits
+	// at separator events (see Solver) into blocks of at least this size
+	// (default 500); a negative value solves one monolithic LP.
+	BlockCols int
+	// Workers is how many blocks are solved at once (default GOMAXPROCS;
+	// each block is its own CLP model, so results do not depend on it).
+	Workers int
 }
 
 // Stats describes the LP.
 type Stats struct {
+	Form      string  `json:"form"`
+	Method    string  `json:"method"`
 	Variables int     `json:"variables"`
 	Rows      int     `json:"rows"`
 	Nonzeros  int     `json:"nonzeros"`
+	Blocks    int     `json:"blocks"`  // independent LPs the problem splits into
+	BuildS    float64 `json:"build_s"` // writing the LP in Go and loading it into CLP
 	SolveS    float64 `json:"solve_s"`
 	Iter      int     `json:"iterations"`
+	Warm      bool    `json:"warm"` // re-solved from the previous basis
 }
 
 // Bound is the LP's optimal schedule at one cap.
@@ -30,209 +91,559 @@ type Bound struct {
 	CapW     float64
 	Makespan float64   // v_fin, the bound
 	Vertex   []float64 // vertex times
-	Duration []float64 // per task
-	Power    []float64 // per task: the hull's power at Duration (≤ the LP's p_i, §2.7 canonicalization)
+	// Duration and Power are per task: the hull's power at the duration
+	// (≤ the LP's p_i, the §2.7 canonicalization), with every task then
+	// made as fast as the power left at its events allows (see compact).
+	Duration []float64
+	Power    []float64
 	Stats    Stats
 }
 
 // Solver holds a built LP for one DAG and order, to solve at many caps.
+//
+// An event s is a separator when no task or message runs across it (from
+// an event before s to one after): then every task active just before s
+// ends at s, and every one active at s starts there, so the LP splits
+// exactly into independent LPs, one per stretch between separators, whose
+// optimal lengths add up to the makespan (note 003 §9.4 Example F: "the LP
+// objective is the sum of per-interval optima"). Collectives over all
+// ranks are separators. The Solver groups consecutive stretches into
+// blocks of at least Options.BlockCols columns and solves each on its own;
+// a cap sweep re-solves every block from its previous basis.
 type Solver struct {
-	d      *DAG
-	o      *Order
-	opt    Options
+	d       *DAG
+	o       *Order
+	opt     Options
+	blocks  []*block
+	taskCol []int32 // first column of each task in its block, −1 for a one-point task
+	minCap  float64
+	minAt   int
+	stats   Stats
+	capW    float64
+}
+
+// block is one independent LP: events lo..hi, the vertices of those
+// events (those of lo fixed at 0), and the edges leaving events lo..hi−1.
+type block struct {
+	lo, hi int
+	verts  []int32 // the block's vertices; vertex verts[j] is column j
+	tasks  []int32
+	msgs   []int32
+	pCol   []int32 // P columns of events lo..hi−1
 	model  *clp.Model
 	colUp  []float64
-	pCol0  int // first P_k column
-	minCap float64
-	minAt  int
-	stats  Stats
 	solved bool
+	cols   int
+	rows   int
 }
 
 // NewSolver builds the LP of d with the fixed order o.
 func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
-	if opt.Method == 0 {
-		opt.Method = clp.Auto
+	if opt.Form == FormDefault {
+		opt.Form = FormMix
 	}
+	if opt.Scaling == 0 {
+		opt.Scaling = clp.ScaleAuto
+	}
+	if opt.BlockCols == 0 {
+		opt.BlockCols = 500
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
 	s := &Solver{d: d, o: o, opt: opt}
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
-	p, err := s.build()
-	if err != nil {
-		return nil, err
+	s.stats.Form = opt.Form.String()
+	s.split()
+	for _, b := range s.blocks {
+		p, err := s.build(b)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("bound: building the LP of events %d–%d: %w", b.lo, b.hi, err)
+		}
+		m, err := clp.Load(p)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("bound: loading the LP: %w", err)
+		}
+		m.SetTimeLimit(opt.TimeLimit)
+		m.SetLogLevel(opt.LogLevel)
+		m.SetScaling(opt.Scaling)
+		m.SetPresolve(!opt.NoPresolve)
+		b.model, b.colUp, b.cols, b.rows = m, p.ColUp, len(p.Obj), len(p.RowLo)
+		s.stats.Variables += len(p.Obj)
+		s.stats.Rows += len(p.RowLo)
+		s.stats.Nonzeros += len(p.Index)
 	}
-	m, err := clp.Load(p)
-	if err != nil {
-		return nil, err
-	}
-	m.SetTimeLimit(opt.TimeLimit)
-	s.model = m
-	s.colUp = p.ColUp
+	s.stats.Blocks = len(s.blocks)
+	s.stats.BuildS = time.Since(start).Seconds()
 	return s, nil
 }
 
-// Close frees the solver's LP.
+// Close frees the solver's LPs.
 func (s *Solver) Close() {
-	if s.model != nil {
-		s.model.Close()
+	for _, b := range s.blocks {
+		if b.model != nil {
+			b.model.Close()
+			b.model = nil
+		}
 	}
 }
 
 // MinFeasibleCap returns the least feasible cap and the event needing it.
 func (s *Solver) MinFeasibleCap() (float64, int) { return s.minCap, s.minAt }
 
-type triplet struct {
-	row, col int
-	v        float64
+// Stats returns the LP's size and build time.
+func (s *Solver) Stats() Stats { return s.stats }
+
+// split finds the separator events and cuts the LP into blocks.
+func (s *Solver) split() {
+	d, o := s.d, s.o
+	K := o.Events
+	s.taskCol = make([]int32, len(d.Tasks))
+	sep := Separators(d, o)
+	// Columns a stretch adds, to size the blocks.
+	weight := make([]int, K)
+	for _, t := range d.Tasks {
+		if h := len(t.Hull); h > 1 {
+			if s.opt.Form == FormMix {
+				weight[o.Event[t.Src]] += h
+			} else {
+				weight[o.Event[t.Src]] += 2
+			}
+		}
+	}
+	for v := 0; v < d.Vertices; v++ {
+		weight[o.Event[v]]++
+	}
+	cuts := []int{0}
+	if s.opt.BlockCols > 0 && o.Event[d.Fin] == K-1 {
+		acc := 0
+		for k := 0; k < K-1; k++ {
+			acc += weight[k] + 1
+			if k > 0 && sep[k] && acc >= s.opt.BlockCols {
+				cuts = append(cuts, k)
+				acc = 0
+			}
+		}
+		if len(cuts) > 1 && acc < s.opt.BlockCols/2 {
+			cuts = cuts[:len(cuts)-1] // fold a short tail into the last block
+		}
+	}
+	cuts = append(cuts, K-1)
+	// blockOf[k]: the block whose edges leave event k.
+	blockOf := make([]int32, K)
+	for j := 0; j+1 < len(cuts); j++ {
+		b := &block{lo: cuts[j], hi: cuts[j+1]}
+		s.blocks = append(s.blocks, b)
+		for k := b.lo; k < b.hi; k++ {
+			blockOf[k] = int32(j)
+		}
+	}
+	last := s.blocks[len(s.blocks)-1]
+	blockOf[K-1] = int32(len(s.blocks) - 1)
+	if K == 1 {
+		last.hi = 0
+	}
+	for i, t := range d.Tasks {
+		b := s.blocks[blockOf[o.Event[t.Src]]]
+		b.tasks = append(b.tasks, int32(i))
+	}
+	for i, m := range d.Messages {
+		b := s.blocks[blockOf[o.Event[m.Src]]]
+		b.msgs = append(b.msgs, int32(i))
+	}
+	// Vertices in event order; a separator's belong to both its blocks.
+	byEvent := make([]int32, d.Vertices)
+	for v := range byEvent {
+		byEvent[v] = int32(v)
+	}
+	sort.SliceStable(byEvent, func(a, b int) bool { return o.Event[byEvent[a]] < o.Event[byEvent[b]] })
+	j := 0
+	for _, v := range byEvent {
+		k := o.Event[v]
+		for k > s.blocks[j].hi {
+			j++
+		}
+		s.blocks[j].verts = append(s.blocks[j].verts, v)
+		if k == s.blocks[j].hi && j+1 < len(s.blocks) {
+			s.blocks[j+1].verts = append(s.blocks[j+1].verts, v)
+		}
+	}
 }
 
-func (s *Solver) build() (*clp.Problem, error) {
+// triplets collects a sparse matrix row by row and compresses it by
+// columns with a counting sort (rows stay in increasing order).
+type triplets struct {
+	row, col []int32
+	val      []float64
+	rows     int
+}
+
+func (t *triplets) add(col int32, v float64) {
+	t.row = append(t.row, int32(t.rows))
+	t.col = append(t.col, col)
+	t.val = append(t.val, v)
+}
+
+func (t *triplets) csc(ncol int) (start, index []int32, value []float64) {
+	start = make([]int32, ncol+1)
+	for _, c := range t.col {
+		start[c+1]++
+	}
+	for c := 0; c < ncol; c++ {
+		start[c+1] += start[c]
+	}
+	next := append([]int32(nil), start[:ncol]...)
+	index = make([]int32, len(t.row))
+	value = make([]float64, len(t.row))
+	for k, c := range t.col {
+		at := next[c]
+		next[c]++
+		index[at], value[at] = t.row[k], t.val[k]
+	}
+	return start, index, value
+}
+
+func (s *Solver) build(b *block) (*clp.Problem, error) {
 	d, o := s.d, s.o
-	V, N, K := d.Vertices, len(d.Tasks), o.Events
-	ncol := V + 2*N + K
-	s.pCol0 = V + 2*N
 	inf := math.Inf(1)
-	p := &clp.Problem{ColLo: make([]float64, ncol), ColUp: make([]float64, ncol), Obj: make([]float64, ncol)}
-	for v := 0; v < V; v++ {
-		p.ColUp[v] = inf
+	mix := s.opt.Form == FormMix
+	local := make(map[int32]int32, len(b.verts))
+	for j, v := range b.verts {
+		local[v] = int32(j)
 	}
-	p.ColUp[d.Init] = 0 // (2) v_init = 0
-	p.Obj[d.Fin] = 1    // (1) minimize v_fin
-	for i, t := range d.Tasks {
-		h := t.Hull
-		p.ColLo[V+2*i], p.ColUp[V+2*i] = h[0].Time, h[len(h)-1].Time
-		p.ColLo[V+2*i+1], p.ColUp[V+2*i+1] = h[len(h)-1].Power, h[0].Power
-	}
-	for k := 0; k < K; k++ {
-		p.ColLo[s.pCol0+k], p.ColUp[s.pCol0+k] = -inf, inf
-	}
-	var ts []triplet
-	row := 0
-	addRow := func(lo, up float64, entries ...triplet) {
-		for _, e := range entries {
-			ts = append(ts, triplet{row, e.col, e.v})
+	col := func(v int) int32 { return local[int32(v)] }
+	// Columns: vertex times, then per task (segment: d_i, p_i; mix: one
+	// c_ig per hull point; none for a one-point task), then P per event.
+	ncol := len(b.verts)
+	for _, i := range b.tasks {
+		h := len(d.Tasks[i].Hull)
+		switch {
+		case h == 1:
+			s.taskCol[i] = -1
+		case mix:
+			s.taskCol[i] = int32(ncol)
+			ncol += h
+		default:
+			s.taskCol[i] = int32(ncol)
+			ncol += 2
 		}
+	}
+	nev := b.hi - b.lo
+	if ncol+nev > math.MaxInt32 {
+		return nil, fmt.Errorf("%d columns exceed CLP's 32-bit indices", ncol+nev)
+	}
+	b.pCol = make([]int32, nev)
+	for k := range b.pCol {
+		b.pCol[k] = int32(ncol + k)
+	}
+	ncol += nev
+	p := &clp.Problem{ColLo: make([]float64, ncol), ColUp: make([]float64, ncol), Obj: make([]float64, ncol)}
+	for j, v := range b.verts {
+		if o.Event[v] != b.lo {
+			p.ColUp[j] = inf
+		} // (2) v_init = 0, and the block's first event is its time 0
+	}
+	for _, i := range b.tasks {
+		c, h := s.taskCol[i], d.Tasks[i].Hull
+		switch {
+		case c < 0:
+		case mix:
+			for g := range h {
+				p.ColUp[int(c)+g] = 1 // (6)
+			}
+		default:
+			p.ColLo[c], p.ColUp[c] = h[0].Time, h[len(h)-1].Time
+			p.ColLo[c+1], p.ColUp[c+1] = h[len(h)-1].Power, h[0].Power
+		}
+	}
+	for _, c := range b.pCol {
+		p.ColLo[c], p.ColUp[c] = -inf, inf
+	}
+	var ts triplets
+	est := 3*len(b.tasks) + 2*len(b.msgs) + 2*len(b.verts) + 3*nev + 4*(ncol-len(b.verts)-nev)
+	ts.row = make([]int32, 0, est)
+	ts.col = make([]int32, 0, est)
+	ts.val = make([]float64, 0, est)
+	endRow := func(lo, up float64) {
 		p.RowLo = append(p.RowLo, lo)
 		p.RowUp = append(p.RowUp, up)
-		row++
+		ts.rows++
 	}
-	e := func(col int, v float64) triplet { return triplet{col: col, v: v} }
-	// (3)(4) + Finalize fix: v_dst − v_src − d_i ≥ 0 for every task.
-	for i, t := range d.Tasks {
-		addRow(0, inf, e(t.Dst, 1), e(t.Src, -1), e(V+2*i, -1))
+	// (3)(4)(7) + the Finalize fix: v_dst − v_src − d_i ≥ 0 for every task.
+	for _, i := range b.tasks {
+		t := &d.Tasks[i]
+		c, h := s.taskCol[i], t.Hull
+		ts.add(col(t.Dst), 1)
+		ts.add(col(t.Src), -1)
+		switch {
+		case c < 0:
+			endRow(h[0].Time, inf)
+			continue
+		case mix:
+			for g := range h {
+				ts.add(c+int32(g), -h[g].Time)
+			}
+		default:
+			ts.add(c, -1)
+		}
+		endRow(0, inf)
 	}
 	// Message edges: v_dst − v_src ≥ time.
-	for _, m := range d.Messages {
-		addRow(m.Time, inf, e(m.Dst, 1), e(m.Src, -1))
+	for _, i := range b.msgs {
+		m := &d.Messages[i]
+		ts.add(col(m.Dst), 1)
+		ts.add(col(m.Src), -1)
+		endRow(m.Time, inf)
 	}
-	// (7)(8)(9)(11) on a convex hull: p_i above every segment's line.
-	for i, t := range d.Tasks {
-		h := t.Hull
-		for k := 0; k+1 < len(h); k++ {
-			sl := frontier.Slope(h, k)
-			addRow(h[k].Power-sl*h[k].Time, inf, e(V+2*i+1, 1), e(V+2*i, -sl))
+	for _, i := range b.tasks {
+		c, h := s.taskCol[i], d.Tasks[i].Hull
+		switch {
+		case c < 0:
+		case mix: // (9) Σ_g c_ig = 1
+			for g := range h {
+				ts.add(c+int32(g), 1)
+			}
+			endRow(1, 1)
+		default: // (7)(8)(11) on a convex hull: p_i above every segment's line
+			for k := 0; k+1 < len(h); k++ {
+				sl := frontier.Slope(h, k)
+				ts.add(c, -sl)
+				ts.add(c+1, 1)
+				endRow(h[k].Power-sl*h[k].Time, inf)
+			}
 		}
 	}
-	// (14)(15): the event chain and equal times within an event.
-	reps := make([]int, K)
-	for k := range reps {
-		reps[k] = -1
+	// (14)(15): the event chain and equal times within an event. A chain
+	// row is left out when a vertex of event k has an edge from event k−1:
+	// that edge's row already orders the two events.
+	fromPrev := make([]bool, nev+1)
+	mark := func(src, dst int) {
+		if a, c := o.Event[src], o.Event[dst]; c == a+1 {
+			fromPrev[c-b.lo] = true
+		}
 	}
-	order := make([]int, V)
-	for v := range order {
-		order[v] = v
+	for _, i := range b.tasks {
+		mark(d.Tasks[i].Src, d.Tasks[i].Dst)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return o.Event[order[a]] < o.Event[order[b]] })
-	for _, v := range order {
+	for _, i := range b.msgs {
+		mark(d.Messages[i].Src, d.Messages[i].Dst)
+	}
+	rep, prev := int32(-1), int32(-1)
+	for j, v := range b.verts {
 		k := o.Event[v]
-		if reps[k] < 0 {
-			reps[k] = v
-			if k > 0 {
-				addRow(0, inf, e(v, 1), e(reps[k-1], -1))
+		if j == 0 || k != o.Event[b.verts[j-1]] {
+			prev, rep = rep, int32(j)
+			if k > b.lo && !fromPrev[k-b.lo] {
+				ts.add(rep, 1)
+				ts.add(prev, -1)
+				endRow(0, inf)
 			}
 			continue
 		}
-		addRow(0, 0, e(v, 1), e(reps[k], -1))
-	}
-	// (12)(13) in delta form: P_k − P_{k−1} − Σ starts + Σ ends = 0, P_k ≤ cap.
-	starts := make([][]int, K)
-	ends := make([][]int, K)
-	for i, t := range d.Tasks {
-		a, b := o.Event[t.Src], o.Event[t.Dst]
-		if a >= b {
-			continue // never active
+		if k > b.lo {
+			ts.add(int32(j), 1)
+			ts.add(rep, -1)
+			endRow(0, 0)
 		}
-		starts[a] = append(starts[a], i)
-		ends[b] = append(ends[b], i)
 	}
-	for k := 0; k < K; k++ {
-		ents := []triplet{e(s.pCol0+k, 1)}
+	p.Obj[rep] = 1 // (1): the block's last event (Fin's in the last block)
+	// (12)(13) in delta form: P_k − P_{k−1} − Σ starts p_i + Σ ends p_i = 0,
+	// P_k ≤ cap; one-point tasks' powers move to the right-hand side.
+	nStart := make([]int32, nev+1)
+	nEnd := make([]int32, nev+1)
+	for _, i := range b.tasks {
+		t := &d.Tasks[i]
+		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+			nStart[a-b.lo+1]++
+			if c < b.hi {
+				nEnd[c-b.lo+1]++
+			}
+		}
+	}
+	for k := 0; k < nev; k++ {
+		nStart[k+1] += nStart[k]
+		nEnd[k+1] += nEnd[k]
+	}
+	starts := make([]int32, nStart[nev])
+	ends := make([]int32, nEnd[nev])
+	{
+		ns := append([]int32(nil), nStart[:nev]...)
+		ne := append([]int32(nil), nEnd[:nev]...)
+		for _, i := range b.tasks {
+			t := &d.Tasks[i]
+			if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+				starts[ns[a-b.lo]] = i
+				ns[a-b.lo]++
+				if c < b.hi {
+					ends[ne[c-b.lo]] = i
+					ne[c-b.lo]++
+				}
+			}
+		}
+	}
+	power := func(i int32, sign float64) float64 {
+		c, h := s.taskCol[i], d.Tasks[i].Hull
+		switch {
+		case c < 0:
+			return sign * h[0].Power
+		case mix:
+			for g := range h {
+				ts.add(c+int32(g), -sign*h[g].Power)
+			}
+		default:
+			ts.add(c+1, -sign)
+		}
+		return 0
+	}
+	for k := 0; k < nev; k++ {
+		ts.add(b.pCol[k], 1)
 		if k > 0 {
-			ents = append(ents, e(s.pCol0+k-1, -1))
+			ts.add(b.pCol[k-1], -1)
 		}
-		for _, i := range starts[k] {
-			ents = append(ents, e(V+2*i+1, -1))
+		var rhs float64
+		for _, i := range starts[nStart[k]:nStart[k+1]] {
+			rhs += power(i, 1)
 		}
-		for _, i := range ends[k] {
-			ents = append(ents, e(V+2*i+1, 1))
+		for _, i := range ends[nEnd[k]:nEnd[k+1]] {
+			rhs += power(i, -1)
 		}
-		addRow(0, 0, ents...)
+		endRow(rhs, rhs)
 	}
-	// Triplets to compressed columns.
-	sort.SliceStable(ts, func(a, b int) bool {
-		if ts[a].col != ts[b].col {
-			return ts[a].col < ts[b].col
-		}
-		return ts[a].row < ts[b].row
-	})
-	p.Start = make([]int32, ncol+1)
-	for _, t := range ts {
-		p.Start[t.col+1]++
-		p.Index = append(p.Index, int32(t.row))
-		p.Value = append(p.Value, t.v)
-	}
-	for c := 0; c < ncol; c++ {
-		p.Start[c+1] += p.Start[c]
-	}
-	s.stats = Stats{Variables: ncol, Rows: row, Nonzeros: len(ts)}
+	p.Start, p.Index, p.Value = ts.csc(ncol)
 	return p, p.Validate()
 }
 
-// Solve returns the bound at capW, re-solving from the previous basis
-// after the first call.
+// Solve returns the bound at capW, re-solving every block from its
+// previous basis with the dual simplex after the first call (only the P
+// columns' upper bounds change).
 func (s *Solver) Solve(capW float64) (*Bound, error) {
 	if capW < s.minCap-1e-9 {
 		return nil, &InfeasibleError{CapW: capW, MinCapW: s.minCap, Event: s.minAt, EventTasks: s.o.Active[s.minAt]}
 	}
-	for k := 0; k < s.o.Events; k++ {
-		s.colUp[s.pCol0+k] = capW
-	}
-	if err := s.model.SetColumnUpper(s.colUp); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	var res *clp.Result
-	var err error
-	if s.solved {
-		res, err = s.model.Resolve()
-	} else {
-		res, err = s.model.Solve(s.opt.Method)
-		s.solved = err == nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bound at %g W: %w", capW, err)
-	}
-	st := s.stats
-	st.SolveS, st.Iter = time.Since(start).Seconds(), res.Iterations
 	d := s.d
-	V := d.Vertices
-	b := &Bound{CapW: capW, Makespan: res.Objective, Vertex: res.X[:V], Stats: st,
-		Duration: make([]float64, len(d.Tasks)), Power: make([]float64, len(d.Tasks))}
-	for i, t := range d.Tasks {
-		b.Duration[i] = res.X[V+2*i]
-		b.Power[i] = frontier.PowerAt(t.Hull, b.Duration[i])
+	st := s.stats
+	start := time.Now()
+	res := make([]*clp.Result, len(s.blocks))
+	errs := make([]error, len(s.blocks))
+	warm := make([]bool, len(s.blocks))
+	method := make([]clp.Method, len(s.blocks))
+	work := func(j int) {
+		b := s.blocks[j]
+		for _, c := range b.pCol {
+			b.colUp[c] = capW
+		}
+		if err := b.model.SetColumnUpper(b.colUp); err != nil {
+			errs[j] = err
+			return
+		}
+		if b.solved && s.opt.KeepBasis {
+			res[j], errs[j] = b.model.Resolve()
+			warm[j], method[j] = true, clp.Dual
+			return
+		}
+		m := s.opt.Method
+		if m == clp.Auto {
+			switch {
+			case b.cols+b.rows < 3000:
+				m = clp.Dual
+			case s.opt.KeepBasis:
+				m = clp.Barrier
+			default:
+				m = clp.BarrierNoCross
+			}
+		}
+		method[j] = m
+		res[j], errs[j] = b.model.Solve(m)
+		b.solved = errs[j] == nil
 	}
-	return b, nil
+	if w := min(s.opt.Workers, len(s.blocks)); w > 1 {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range next {
+					work(j)
+				}
+			}()
+		}
+		for j := range s.blocks {
+			next <- j
+		}
+		close(next)
+		wg.Wait()
+	} else {
+		for j := range s.blocks {
+			work(j)
+		}
+	}
+	out := &Bound{CapW: capW, Vertex: make([]float64, d.Vertices),
+		Duration: make([]float64, len(d.Tasks)), Power: make([]float64, len(d.Tasks))}
+	var offset float64
+	for j, b := range s.blocks {
+		if errs[j] != nil {
+			return nil, fmt.Errorf("bound at %g W, LP of events %d–%d: %w", capW, b.lo, b.hi, errs[j])
+		}
+		r := res[j]
+		st.Iter += r.Iterations
+		st.Method, st.Warm = method[j].String(), warm[j]
+		for k, v := range b.verts {
+			out.Vertex[v] = offset + r.X[k]
+		}
+		for _, i := range b.tasks {
+			t := &d.Tasks[i]
+			c, h := s.taskCol[i], t.Hull
+			var dur float64
+			switch {
+			case c < 0:
+				dur = h[0].Time
+			case s.opt.Form == FormMix:
+				for g := range h {
+					dur += h[g].Time * r.X[int(c)+g]
+				}
+			default:
+				dur = r.X[c]
+			}
+			// §2.7 canonicalization: the mix of the two adjacent hull
+			// points with the same duration, which never needs more power.
+			dur = math.Min(math.Max(dur, h[0].Time), h[len(h)-1].Time)
+			out.Duration[i], out.Power[i] = dur, frontier.PowerAt(h, dur)
+		}
+		offset += r.Objective
+	}
+	s.capW = capW
+	out.Makespan = out.Vertex[d.Fin]
+	compact(d, s.o, out)
+	st.SolveS = time.Since(start).Seconds()
+	out.Stats = st
+	return out, nil
 }
 
-// WriteMPS writes the LP as last solved (its objective is the makespan).
-func (s *Solver) WriteMPS(path string) error { return s.model.WriteMPS(path) }
+// WriteMPS writes the LP of the last cap solved (or of no cap) as one MPS
+// file: the blocks in a single LP, which has the same optimum, with the
+// makespan in seconds as its objective.
+func (s *Solver) WriteMPS(path string) error {
+	whole := &Solver{d: s.d, o: s.o, opt: s.opt}
+	whole.opt.BlockCols = -1
+	whole.split()
+	b := whole.blocks[0]
+	p, err := whole.build(b)
+	if err != nil {
+		return fmt.Errorf("bound: building the LP for %s: %w", path, err)
+	}
+	if s.capW > 0 {
+		for _, c := range b.pCol {
+			p.ColUp[c] = s.capW
+		}
+	}
+	m, err := clp.Load(p)
+	if err != nil {
+		return fmt.Errorf("bound: writing %s: %w", path, err)
+	}
+	defer m.Close()
+	return m.WriteMPS(path)
+}

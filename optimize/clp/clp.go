@@ -16,15 +16,42 @@ type Method int
 // Solve methods. deps.md §2.3: dual simplex for small LPs and warm
 // re-solves, barrier with presolve for large ones.
 const (
-	Dual Method = iota
-	Primal
-	Barrier
-	Auto // dual below 10,000 columns, barrier above
+	Auto           Method = iota // dual below 10,000 columns, barrier above
+	Dual                         // dual simplex
+	Primal                       // primal simplex
+	Barrier                      // interior point, then crossover to a basis
+	BarrierNoCross               // interior point only: no basis, so no warm re-solve from it
 )
 
 func (m Method) String() string {
-	return [...]string{"dual", "primal", "barrier", "auto"}[m]
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("method %d", int(m))
+	}
+	return methodNames[m]
 }
+
+var methodNames = [...]string{"auto", "dual", "primal", "barrier", "barrier-nocross"}
+
+// ParseMethod parses a Method's String form.
+func ParseMethod(s string) (Method, error) {
+	for i, n := range methodNames {
+		if n == s {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("clp: unknown method %q (want auto, dual, primal, barrier or barrier-nocross)", s)
+}
+
+// Scaling is CLP's matrix scaling mode (Clp_scaling).
+type Scaling int
+
+// Scaling modes.
+const (
+	ScaleOff       Scaling = 0
+	ScaleEquil     Scaling = 1
+	ScaleGeometric Scaling = 2
+	ScaleAuto      Scaling = 3 // CLP's default
+)
 
 // Problem is an LP in column form: minimize Obj·x subject to
 // RowLo ≤ A·x ≤ RowUp and ColLo ≤ x ≤ ColUp, with A in compressed sparse

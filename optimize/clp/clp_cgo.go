@@ -18,10 +18,11 @@ import (
 // Model is a loaded LP. It owns C memory: call Close when done. A Model is
 // not safe for concurrent use.
 type Model struct {
-	p        unsafe.Pointer // Clp_Simplex is typedef void
-	nc, nr   int
-	solved   bool
-	deadline float64
+	p          unsafe.Pointer // Clp_Simplex is typedef void
+	nc, nr     int
+	solved     bool
+	noPresolve bool
+	hasBasis   bool
 }
 
 // Available reports whether this build has the solver.
@@ -90,6 +91,27 @@ func (m *Model) SetTimeLimit(seconds float64) {
 	}
 }
 
+// SetLogLevel sets CLP's log level (0 silent, the default; 1 phases and
+// times; higher is chattier). CLP logs to the C standard output.
+func (m *Model) SetLogLevel(level int) { C.Clp_setLogLevel(m.p, C.int(level)) }
+
+// SetScaling sets CLP's matrix scaling mode (ScaleAuto by default).
+func (m *Model) SetScaling(mode Scaling) { C.Clp_scaling(m.p, C.int(mode)) }
+
+// SetPresolve turns CLP's presolve on (the default) or off for Solve.
+func (m *Model) SetPresolve(on bool) { m.noPresolve = !on }
+
+// SetRowBounds replaces every row's bounds (for re-solving with a new
+// right-hand side: keep the basis, then call Resolve).
+func (m *Model) SetRowBounds(lo, up []float64) error {
+	if len(lo) != m.nr || len(up) != m.nr {
+		return fmt.Errorf("clp: %d/%d row bounds for %d rows", len(lo), len(up), m.nr)
+	}
+	C.Clp_chgRowLower(m.p, dp(finite(lo)))
+	C.Clp_chgRowUpper(m.p, dp(finite(up)))
+	return nil
+}
+
 // SetColumnUpper replaces every column's upper bound (for re-solving with
 // a new right-hand side: keep the basis, then call Resolve).
 func (m *Model) SetColumnUpper(up []float64) error {
@@ -110,18 +132,24 @@ func (m *Model) Solve(method Method) (*Result, error) {
 	}
 	o := C.ClpSolve_new()
 	defer C.ClpSolve_delete(o)
-	t := map[Method]int{Dual: 0, Primal: 1, Barrier: 3}[method]
+	t := map[Method]int{Dual: 0, Primal: 1, Barrier: 3, BarrierNoCross: 4}[method]
 	C.ClpSolve_setSolveType(o, C.int(t), -1)
-	C.ClpSolve_setPresolveType(o, 0, -1) // presolve on
+	pt := 0 // presolve on
+	if m.noPresolve {
+		pt = 1
+	}
+	C.ClpSolve_setPresolveType(o, C.int(pt), -1)
 	C.Clp_initialSolveWithOptions(m.p, o)
 	m.solved = true
+	m.hasBasis = method != BarrierNoCross
 	return m.result()
 }
 
 // Resolve re-solves with the dual simplex from the last basis, after bound
-// changes; it solves from scratch when nothing was solved yet.
+// changes; it solves from scratch when nothing was solved yet (or the last
+// solve left no basis).
 func (m *Model) Resolve() (*Result, error) {
-	if !m.solved {
+	if !m.solved || !m.hasBasis {
 		return m.Solve(Dual)
 	}
 	C.Clp_dual(m.p, 0)

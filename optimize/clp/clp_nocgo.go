@@ -17,6 +17,18 @@ func (m *Model) Close() {}
 // SetTimeLimit does nothing.
 func (m *Model) SetTimeLimit(seconds float64) {}
 
+// SetLogLevel does nothing.
+func (m *Model) SetLogLevel(level int) {}
+
+// SetScaling does nothing.
+func (m *Model) SetScaling(mode Scaling) {}
+
+// SetPresolve does nothing.
+func (m *Model) SetPresolve(on bool) {}
+
+// SetRowBounds fails.
+func (m *Model) SetRowBounds(lo, up []float64) error { return ErrNoSolver }
+
 // SetColumnUpper fails.
 func (m *Model) SetColumnUpper(up []float64) error { return ErrNoSolver }
 

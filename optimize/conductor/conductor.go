@@ -1,0 +1,338 @@
+// Package conductor reconstructs the Conductor baseline of Bailey et al.
+// (SC'15 §4.2; Marathe et al., ISC'15) following the recipe of note 003
+// §6.2: an equal power share per rank, the fastest discrete configuration
+// within it, an Adagio step that slows tasks into the slack their previous
+// instance saw, and every few time steps a reallocation of the power that
+// non-critical ranks leave unused to the critical ones, with overheads for
+// reallocations and configuration switches.
+//
+// Conductor is a runtime: its decisions in a time step use what it saw in
+// earlier ones. Schedule plays it over the task DAG of package bound, one
+// time step (a stretch between separators, bound.Steps) at a time, timing
+// each step as soon as possible under the DAG's message costs; the result
+// is a configuration per task, which callers replay on the sim engine.
+// This is a reconstruction, not the published algorithm.
+package conductor
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// Params are Conductor's knobs (note 003 §6.2, §9.1).
+type Params struct {
+	// Period is K: power is reallocated every Period time steps (the paper:
+	// every 5–10 MPI_Pcontrol calls). Default 5.
+	Period int
+	// ReallocS is the time a reallocation costs every rank (566 µs, §6.2).
+	ReallocS float64
+	// SwitchS is the time a configuration change costs its task (17 µs
+	// average in SP, §6.2).
+	SwitchS float64
+	// MinTaskS: tasks shorter than this keep the rank's previous power
+	// level when their frontier has it (the paper's 1 ms threshold; 0 off).
+	MinTaskS float64
+	// Margin is the share of the previous instance's slack the Adagio step
+	// leaves unused (default 0.1).
+	Margin float64
+	// GuardW is the power a rank keeps above its measured use when its
+	// unused share is reclaimed (default 0.5 W).
+	GuardW float64
+	// CriticalFrac: ranks whose slack over a period is within this share of
+	// the period's length of the least slack are critical (default 0.05).
+	CriticalFrac float64
+}
+
+// DefaultParams returns the note's defaults: K = 5, 566 µs per
+// reallocation, 17 µs per switch, no minimum task length, a 10% slack
+// margin, a 0.5 W guard band and 5% criticality.
+func DefaultParams() Params {
+	return Params{Period: 5, ReallocS: 566e-6, SwitchS: 17e-6, Margin: 0.1, GuardW: 0.5, CriticalFrac: 0.05}
+}
+
+// Validate checks the parameters.
+func (p Params) Validate() error {
+	switch {
+	case p.Period < 1:
+		return fmt.Errorf("conductor: period %d, want at least 1 time step", p.Period)
+	case p.ReallocS < 0 || p.SwitchS < 0 || p.MinTaskS < 0 || p.GuardW < 0:
+		return fmt.Errorf("conductor: negative overhead, minimum task length or guard band")
+	case p.Margin < 0 || p.Margin > 1 || p.CriticalFrac < 0 || p.CriticalFrac > 1:
+		return fmt.Errorf("conductor: margin %g and critical share %g must be in [0, 1]", p.Margin, p.CriticalFrac)
+	}
+	return nil
+}
+
+// Result is Conductor's schedule.
+type Result struct {
+	Time     []float64 // per task: duration in seconds, overheads included
+	Power    []float64 // per task: power drawn, watts
+	Config   []int     // per task: the hull point it runs
+	Makespan float64   // in the DAG's timing (callers replay for the engine's)
+	Reallocs int
+	Switches int
+	ShareW   []float64 // per rank: the power share at the end
+}
+
+// Schedule runs Conductor on d with the job cap capW (the power the
+// tasks may draw together, as for the LP) and returns its schedule.
+func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if !(capW > 0) {
+		return nil, fmt.Errorf("conductor: cap %g W, want a positive cap", capW)
+	}
+	ranks := 0
+	for _, t := range d.Tasks {
+		ranks = max(ranks, t.Rank+1)
+	}
+	n := len(d.Tasks)
+	res := &Result{Time: make([]float64, n), Power: make([]float64, n), Config: make([]int, n), ShareW: make([]float64, ranks)}
+	if ranks == 0 {
+		return res, nil
+	}
+	step, nSteps := bound.Steps(d, o)
+	// Tasks by step, then rank, in program order; a task's position among
+	// its rank's tasks of the step names its previous instance.
+	byStep := make([][]int, nSteps)
+	for i := range d.Tasks {
+		byStep[step[i]] = append(byStep[step[i]], i)
+	}
+	pos := make([]int, n)
+	type key struct{ rank, pos int }
+	for _, ts := range byStep {
+		sort.SliceStable(ts, func(a, b int) bool { return d.Tasks[ts[a]].Rank < d.Tasks[ts[b]].Rank })
+		cnt := map[int]int{}
+		for _, i := range ts {
+			r := d.Tasks[i].Rank
+			pos[i] = cnt[r]
+			cnt[r]++
+		}
+	}
+	// Vertices in a topological order grouped by step: the order of the
+	// initial schedule's times, with zero-length edges kept in order.
+	in := make([][]edge, d.Vertices)
+	for i, t := range d.Tasks {
+		in[t.Dst] = append(in[t.Dst], edge{from: t.Src, task: i})
+	}
+	for _, m := range d.Messages {
+		in[m.Dst] = append(in[m.Dst], edge{from: m.Src, task: -1, time: m.Time})
+	}
+	topo, err := topoOrder(d, in)
+	if err != nil {
+		return nil, err
+	}
+	vStep := make([]int, d.Vertices) // the step whose tasks end at v
+	for i, t := range d.Tasks {
+		vStep[t.Dst] = max(vStep[t.Dst], step[i])
+	}
+	for _, v := range topo { // vertices no task ends at follow their sources
+		for _, e := range in[v] {
+			vStep[v] = max(vStep[v], vStep[e.from])
+		}
+	}
+	vByStep := make([][]int, nSteps)
+	for _, v := range topo {
+		vByStep[min(vStep[v], nSteps-1)] = append(vByStep[min(vStep[v], nSteps-1)], v)
+	}
+
+	share := make([]float64, ranks)
+	for r := range share {
+		share[r] = capW / float64(ranks)
+	}
+	slack := make([]float64, n)
+	prev := map[key]int{} // previous instance of (rank, position)
+	lastW := make([]float64, ranks)
+	for r := range lastW {
+		lastW[r] = math.NaN()
+	}
+	times := make([]float64, d.Vertices)
+	// per-rank use over the current period
+	busyE := make([]float64, ranks) // energy (power × time, slack at task power)
+	span := make([]float64, ranks)
+	rankSlack := make([]float64, ranks)
+	overhead := make([]float64, ranks) // reallocation cost for the rank's next task
+	for j := 0; j < nSteps; j++ {
+		for _, i := range byStep[j] {
+			t := &d.Tasks[i]
+			h := t.Hull
+			k := fastestWithin(h, share[t.Rank])
+			if pi, ok := prev[key{t.Rank, pos[i]}]; ok {
+				// Adagio: the previous instance ran at a configuration and
+				// then waited; fill (1 − margin) of that window.
+				tp := h[min(res.Config[pi], len(h)-1)].Time
+				allowed := (1 - p.Margin) * (tp + slack[pi])
+				for k+1 < len(h) && h[k+1].Time <= allowed {
+					k++
+				}
+			}
+			if h[k].Time < p.MinTaskS && !math.IsNaN(lastW[t.Rank]) {
+				for g := range h {
+					if h[g].Power == lastW[t.Rank] && h[g].Power <= share[t.Rank] {
+						k = g
+					}
+				}
+			}
+			dur := h[k].Time + overhead[t.Rank]
+			overhead[t.Rank] = 0
+			if !math.IsNaN(lastW[t.Rank]) && h[k].Power != lastW[t.Rank] {
+				dur += p.SwitchS
+				res.Switches++
+			}
+			lastW[t.Rank] = h[k].Power
+			res.Time[i], res.Power[i], res.Config[i] = dur, h[k].Power, k
+			prev[key{t.Rank, pos[i]}] = i
+		}
+		for _, v := range vByStep[j] {
+			var at float64
+			for _, e := range in[v] {
+				w := e.time
+				if e.task >= 0 {
+					w = res.Time[e.task]
+				}
+				at = math.Max(at, times[e.from]+w)
+			}
+			times[v] = at
+		}
+		for _, i := range byStep[j] {
+			t := &d.Tasks[i]
+			occ := times[t.Dst] - times[t.Src]
+			slack[i] = math.Max(0, occ-res.Time[i])
+			busyE[t.Rank] += res.Power[i] * occ
+			span[t.Rank] += occ
+			rankSlack[t.Rank] += slack[i]
+		}
+		if (j+1)%p.Period == 0 && j+1 < nSteps {
+			reallocate(share, busyE, span, rankSlack, p, maxPower(d, byStep[j], ranks))
+			res.Reallocs++
+			for r := range overhead {
+				overhead[r] = p.ReallocS
+				busyE[r], span[r], rankSlack[r] = 0, 0, 0
+			}
+		}
+	}
+	res.Makespan = times[d.Fin]
+	copy(res.ShareW, share)
+	return res, nil
+}
+
+type edge struct {
+	from, task int
+	time       float64
+}
+
+// fastestWithin is the fastest hull point drawing at most w (the slowest
+// when none fits).
+func fastestWithin(h []frontier.Config, w float64) int {
+	for k := range h {
+		if h[k].Power <= w+1e-9 {
+			return k
+		}
+	}
+	return len(h) - 1
+}
+
+// maxPower is, per rank, the most any of its tasks in a step could use.
+func maxPower(d *bound.DAG, tasks []int, ranks int) []float64 {
+	out := make([]float64, ranks)
+	for _, i := range tasks {
+		t := &d.Tasks[i]
+		out[t.Rank] = math.Max(out[t.Rank], t.Hull[0].Power)
+	}
+	return out
+}
+
+// reallocate moves the power non-critical ranks left unused to the
+// critical ones (note 003 §6.2 step 5), keeping the shares' sum at the cap.
+func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
+	ranks := len(share)
+	least, longest := math.Inf(1), 0.0
+	for r := 0; r < ranks; r++ {
+		least = math.Min(least, slack[r])
+		longest = math.Max(longest, span[r])
+	}
+	critical := make([]bool, ranks)
+	var pool float64
+	nCrit := 0
+	for r := 0; r < ranks; r++ {
+		if slack[r] <= least+p.CriticalFrac*longest {
+			critical[r] = true
+			nCrit++
+			continue
+		}
+		used := 0.0
+		if span[r] > 0 {
+			used = busyE[r] / span[r]
+		}
+		if h := share[r] - used - p.GuardW; h > 0 {
+			share[r] -= h
+			pool += h
+		}
+	}
+	if nCrit == ranks || pool == 0 {
+		return
+	}
+	// Give the pool to the critical ranks in equal parts, up to what their
+	// fastest configuration draws; what is left goes back to everyone.
+	for pool > 1e-12 {
+		open := 0
+		for r := 0; r < ranks; r++ {
+			if critical[r] && share[r] < need[r]-1e-12 {
+				open++
+			}
+		}
+		if open == 0 {
+			break
+		}
+		part := pool / float64(open)
+		for r := 0; r < ranks; r++ {
+			if critical[r] && share[r] < need[r]-1e-12 {
+				g := math.Min(part, need[r]-share[r])
+				share[r] += g
+				pool -= g
+			}
+		}
+	}
+	if pool > 0 {
+		for r := range share {
+			share[r] += pool / float64(ranks)
+		}
+	}
+}
+
+// topoOrder orders the vertices so every edge goes forward.
+func topoOrder(d *bound.DAG, in [][]edge) ([]int, error) {
+	out := make([][]int, d.Vertices)
+	indeg := make([]int, d.Vertices)
+	for v := range in {
+		for _, e := range in[v] {
+			out[e.from] = append(out[e.from], v)
+			indeg[v]++
+		}
+	}
+	var order, queue []int
+	for v := 0; v < d.Vertices; v++ {
+		if indeg[v] == 0 {
+			queue = append(queue, v)
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		order = append(order, v)
+		for _, w := range out[v] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	if len(order) != d.Vertices {
+		return nil, fmt.Errorf("conductor: the DAG has a cycle")
+	}
+	return order, nil
+}

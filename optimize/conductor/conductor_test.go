@@ -1,0 +1,121 @@
+package conductor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+func two(df, phi, ds, plo float64) []frontier.Config {
+	return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
+}
+
+// repeatedB is note 003 Example B (rank 0: (10 s, 50 W)/(20 s, 30 W);
+// rank 1: (5, 50)/(10, 30)) repeated for n barrier-separated time steps.
+func repeatedB(n int) *bound.DAG {
+	d := &bound.DAG{Vertices: n + 1, Init: 0, Fin: n}
+	for k := 0; k < n; k++ {
+		d.Tasks = append(d.Tasks,
+			bound.Task{Rank: 0, Src: k, Dst: k + 1, Hull: two(10, 50, 20, 30)},
+			bound.Task{Rank: 1, Src: k, Dst: k + 1, Hull: two(5, 50, 10, 30)})
+	}
+	return d
+}
+
+func run(t *testing.T, d *bound.DAG, capW float64, p Params) *Result {
+	t.Helper()
+	o, err := bound.InitialOrder(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Schedule(d, o, capW, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestConductor(t *testing.T) {
+	free := Params{Period: 1, Margin: 0.1}
+	cases := []struct {
+		name     string
+		d        *bound.DAG
+		capW     float64
+		p        Params
+		want     float64
+		reallocs int
+	}{
+		// Example A: one rank gets the whole cap; the discrete points only.
+		{"A at 50 W", &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)}}}, 50, free, 10, 0},
+		{"A at 40 W", &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)}}}, 40, free, 20, 0},
+		// Example B once: no reallocation yet, so discrete Static: 20 s.
+		{"B once", repeatedB(1), 80, free, 20, 0},
+		// B twenty times: after the first step rank 1's unused 10 W moves to
+		// rank 0, which then runs fast: 20 + 19 × 10 s, the LP's 10 s a step.
+		{"B × 20, no guard", repeatedB(20), 80, free, 20 + 19*10, 19},
+		// With a 0.5 W guard band rank 0 only reaches 49.5 W: never fast.
+		{"B × 20, guard", repeatedB(20), 80, Params{Period: 1, Margin: 0.1, GuardW: 0.5}, 20 * 20, 19},
+		// Reallocating every 5 steps: 5 slow steps first.
+		{"B × 20, K = 5", repeatedB(20), 80, Params{Period: 5, Margin: 0.1}, 5*20 + 15*10, 3},
+		// Overheads: 566 µs for each rank's first task after each of the
+		// three reallocations, 17 µs for rank 0's switch to its fast point.
+		{"B × 20, overheads", repeatedB(20), 80, Params{Period: 5, Margin: 0.1, ReallocS: 566e-6, SwitchS: 17e-6}, 5*20 + 15*10 + 3*566e-6 + 17e-6, 3},
+	}
+	for _, c := range cases {
+		r := run(t, c.d, c.capW, c.p)
+		if math.Abs(r.Makespan-c.want) > 1e-9 {
+			t.Errorf("%s: makespan %v, want %v", c.name, r.Makespan, c.want)
+		}
+		if r.Reallocs != c.reallocs {
+			t.Errorf("%s: %d reallocations, want %d", c.name, r.Reallocs, c.reallocs)
+		}
+		var sum float64
+		for _, w := range r.ShareW {
+			sum += w
+		}
+		if math.Abs(sum-c.capW) > 1e-9 {
+			t.Errorf("%s: shares add up to %v W, want the cap %v", c.name, sum, c.capW)
+		}
+	}
+}
+
+// Every task draws at most its rank's share, and the shares add up to the
+// cap, so no instant is above the cap (when every slowest point fits the
+// equal share).
+func TestConductorWithinCap(t *testing.T) {
+	d := repeatedB(30)
+	r := run(t, d, 70, DefaultParams())
+	o, _ := bound.InitialOrder(d, 0)
+	steps, n := bound.Steps(d, o)
+	if n != 30 {
+		t.Fatalf("%d steps, want 30", n)
+	}
+	per := make([]float64, n)
+	for i := range d.Tasks {
+		per[steps[i]] += r.Power[i]
+	}
+	for k, w := range per {
+		if w > 70+1e-9 {
+			t.Errorf("step %d draws %v W, above the 70 W cap", k, w)
+		}
+	}
+	p := DefaultParams()
+	if r.Makespan > 30*20+float64(r.Reallocs)*p.ReallocS+float64(r.Switches)*p.SwitchS+1e-9 || r.Makespan < 30*10 {
+		t.Errorf("makespan %v outside [LP 300, slowest 600]", r.Makespan)
+	}
+}
+
+func TestConductorBadInput(t *testing.T) {
+	d := repeatedB(2)
+	o, _ := bound.InitialOrder(d, 0)
+	for _, p := range []Params{{Period: 0}, {Period: 1, Margin: 2}, {Period: 1, SwitchS: -1}} {
+		if _, err := Schedule(d, o, 80, p); err == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+	if _, err := Schedule(d, o, 0, DefaultParams()); err == nil {
+		t.Error("zero cap accepted")
+	}
+}

@@ -1,0 +1,197 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"path"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// speeds is how a machine runs each region of a workload at each of its
+// P-states: the duration as a multiple of the recorded one (the machine's
+// compute_speed_factor included) and the power the rank draws meanwhile.
+// Index 0 of a row is for operations without a region; index i+1 for
+// region i.
+//
+// Without models.file, every region follows the DVFS model of
+// models.memory_boundness and draws the P-state's active power. With it,
+// each region is priced by its model at the P-state's frequency on the CPU
+// (cpu rows). Regions that match one of the machine's accelerators are
+// priced for that device too (dev rows): where the model (an "accel"
+// model, under its offload policy) runs them there, they draw the
+// device's power (the model's, else the accelerator's power_w) instead of
+// the core's, and offload is set.
+type speeds struct {
+	cpuRatio, cpuWatts [][]float64 // [pstate][1+region]
+	devRatio, devWatts [][]float64 // [pstate][1+region]; the cpu values where not offloaded
+	offload            [][]bool    // [pstate][1+region]
+	names              []string    // region names
+	ghz                []float64   // the P-states' frequencies
+	device             []string    // per region row: the accelerator it may run on ("" none)
+}
+
+// speedsOf prices the regions named in regions (graph region order) on
+// machine m.
+func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
+	sp := &speeds{names: regions, device: make([]string, len(regions)+1)}
+	dv := sc.dvfsModel(m)
+	n := len(regions) + 1
+	for _, p := range m.PStates {
+		sp.ghz = append(sp.ghz, p.FreqGHz)
+		cr, cw := make([]float64, n), make([]float64, n)
+		dr, dw := make([]float64, n), make([]float64, n)
+		off := make([]bool, n)
+		f, err := dv.Factor(dv.RefGHz, p.FreqGHz)
+		if err != nil {
+			f = math.NaN()
+		}
+		for i := range cr {
+			cr[i], cw[i] = f*m.SpeedFactor, p.ActivePowerW
+			dr[i], dw[i] = cr[i], cw[i]
+			if i == 0 || sc.set == nil {
+				continue
+			}
+			name := regions[i-1]
+			model, _, err := sc.set.Lookup(name)
+			if err != nil {
+				return nil, err
+			}
+			predict := func(device string) (compute.Prediction, error) {
+				target := compute.Config{CPUFreqGHz: p.FreqGHz, Device: device}.Merge(sc.set.Recorded)
+				target.Device = device
+				pred, err := model.Predict(compute.Work{Seconds: 1, At: sc.set.Recorded}, target)
+				if err == nil && (!(pred.Seconds >= 0) || math.IsInf(pred.Seconds, 0)) {
+					err = fmt.Errorf("invalid predicted ratio %g", pred.Seconds)
+				}
+				if err != nil {
+					where := "the CPU"
+					if device != "" {
+						where = device
+					}
+					return pred, fmt.Errorf("%s: region %q on %s of machine %s at %g GHz (%s model): %w", sc.path(sc.Models.File), name, where, m.Name, p.FreqGHz, model.Kind(), err)
+				}
+				return pred, nil
+			}
+			pred, err := predict("")
+			if err != nil {
+				return nil, err
+			}
+			cr[i] = pred.Seconds * m.SpeedFactor
+			dr[i] = cr[i]
+			for k := range m.Accelerators {
+				acc := &m.Accelerators[k]
+				if ok, _ := path.Match(acc.Regions, name); !ok {
+					continue
+				}
+				pred, err := predict(acc.Name)
+				if err != nil {
+					return nil, err
+				}
+				if pred.Kind == models.KindAccel {
+					off[i] = true
+					sp.device[i] = acc.Name
+					dr[i], dw[i] = pred.Seconds*m.SpeedFactor, pred.Watts
+					if pred.Flags&compute.NoPower != 0 || pred.Watts == 0 {
+						dw[i] = acc.PowerW
+					}
+				}
+				break
+			}
+		}
+		sp.cpuRatio, sp.cpuWatts = append(sp.cpuRatio, cr), append(sp.cpuWatts, cw)
+		sp.devRatio, sp.devWatts = append(sp.devRatio, dr), append(sp.devWatts, dw)
+		sp.offload = append(sp.offload, off)
+	}
+	return sp, nil
+}
+
+// row returns how a rank at P-state index k runs each region: on the
+// device where offload is true and useDevice agrees, else on the CPU.
+func (sp *speeds) row(k int, useDevice func(region int) bool) (ratio, watts []float64) {
+	ratio = append([]float64(nil), sp.cpuRatio[k]...)
+	watts = append([]float64(nil), sp.cpuWatts[k]...)
+	for i, off := range sp.offload[k] {
+		if off && (useDevice == nil || useDevice(i)) {
+			ratio[i], watts[i] = sp.devRatio[k][i], sp.devWatts[k][i]
+		}
+	}
+	return ratio, watts
+}
+
+// configs returns the configurations of a task of region row index i
+// (0: none) recorded at sec seconds: one per P-state on the CPU, and one
+// per P-state on the device where the region can be offloaded (the same
+// device time at every host P-state: the hull keeps one). Each is labeled
+// with its frequency or device.
+func (sp *speeds) configs(i int32, sec float64) []frontier.Config {
+	cs := make([]frontier.Config, 0, 2*len(sp.cpuRatio))
+	add := func(x, w float64, label string) {
+		t := sec * x
+		if !(t > 0) {
+			t = 1e-12 // an empty region still occupies its rank for an instant
+		}
+		cs = append(cs, frontier.Config{Time: t, Power: w, Label: label})
+	}
+	for k := range sp.cpuRatio {
+		add(sp.cpuRatio[k][i], sp.cpuWatts[k][i], fmt.Sprintf("%g GHz", sp.ghz[k]))
+		if sp.offload[k][i] {
+			add(sp.devRatio[k][i], sp.devWatts[k][i], fmt.Sprintf("%s (host %g GHz)", sp.device[i], sp.ghz[k]))
+		}
+	}
+	return cs
+}
+
+// plan is how every rank runs: per rank, its ratio and power rows.
+type plan struct {
+	ratio, watts [][]float64
+}
+
+// uniform is the plan with every rank at P-state index k, regions on
+// their device where useDevice agrees (nil: wherever the model offloads).
+func (sp *speeds) uniform(ranks, k int, useDevice func(region int) bool) plan {
+	r, w := sp.row(k, useDevice)
+	p := plan{ratio: make([][]float64, ranks), watts: make([][]float64, ranks)}
+	for i := range p.ratio {
+		p.ratio[i], p.watts[i] = r, w
+	}
+	return p
+}
+
+// speedPricer prices the calc operations of a graph with every rank at its
+// own P-state.
+type speedPricer struct {
+	g    *graph.Graph
+	rank []int32
+	rows [][]float64 // per rank: its P-state's ratios
+}
+
+// pricer returns the pricer of g under plan pl.
+func (pl plan) pricer(g *graph.Graph) *speedPricer {
+	return &speedPricer{g: g, rank: g.OpRanks(), rows: pl.ratio}
+}
+
+// CalcDuration implements sim.CalcPricer.
+func (p *speedPricer) CalcDuration(op int32, start int64) int64 {
+	x := p.rows[p.rank[op]][p.g.Region[op]+1]
+	if math.IsNaN(x) {
+		return p.g.Size[op]
+	}
+	return int64(math.Round(float64(p.g.Size[op]) * x))
+}
+
+// opWatts returns the power of every calc operation of g under plan pl
+// (0 for other operations, which draw their rank's active power).
+func (pl plan) opWatts(g *graph.Graph) []float64 {
+	rank := g.OpRanks()
+	w := make([]float64, g.NumOps())
+	for op, k := range g.Kind {
+		if k == graph.Calc {
+			w[op] = pl.watts[rank[op]][g.Region[op]+1]
+		}
+	}
+	return w
+}

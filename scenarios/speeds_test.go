@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// The accelerator example: the stencil's region priced by the model file
+// examples/models/stencil.json. On the CPU its DVFS model gives
+// t(f) = t·(0.8·2.6/f + 0.2); on gpu0 one 1 ms call takes
+// 5 µs setup + 16 MiB / 200 GB/s = 88.88608 µs of device time and
+// 10 µs + 0.1 · 16 MiB / 16 GB/s = 114.8576 µs of exposed transfer
+// (note 004 §3.3), 203.74368 µs in all, at the model's 45 W.
+func TestAcceleratorScenario(t *testing.T) {
+	sc, err := Load("../examples/scenarios/gpu-node.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, gpu := &sc.Machines[0], &sc.Machines[1]
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	region := -1
+	for i, n := range g.Regions {
+		if n == "stencil.compute" {
+			region = i + 1
+		}
+	}
+	if region < 0 {
+		t.Fatalf("no stencil.compute region in %v", g.Regions)
+	}
+	for _, tc := range []struct {
+		m       *Machine
+		offload bool
+	}{{cpu, false}, {gpu, true}} {
+		sp, err := sc.speedsOf(tc.m, g.Regions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, p := range tc.m.PStates {
+			want := 0.8*2.6/p.FreqGHz + 0.2
+			if got := sp.cpuRatio[k][region]; math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s at %g GHz: CPU ratio %.12f, want %.12f", tc.m.Name, p.FreqGHz, got, want)
+			}
+			if sp.offload[k][region] != tc.offload {
+				t.Fatalf("%s at %g GHz: offload %v", tc.m.Name, p.FreqGHz, sp.offload[k][region])
+			}
+			if tc.offload {
+				if got := sp.devRatio[k][region]; math.Abs(got-0.20374368) > 1e-12 {
+					t.Errorf("gpu0 ratio %.12f, want 0.20374368", got)
+				}
+				if sp.devWatts[k][region] != 45 {
+					t.Errorf("gpu0 power %g W, want the model's 45 W", sp.devWatts[k][region])
+				}
+			}
+		}
+	}
+	// Uncapped on the gpu node: every stencil call on gpu0. The engine's
+	// compute time is Σ round(size · 0.20374368); the energy is the base
+	// and idle cores over the run plus (45 − 4) W during offloaded calls
+	// plus (15 − 4) W during communication overheads.
+	met, rec, err := sc.replay(g, gpu, sc.Net(), nil, "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, compute int64
+	for op, k := range g.Kind {
+		if k == graph.Calc {
+			want += int64(math.Round(float64(g.Size[op]) * 0.20374368))
+		}
+	}
+	var comm int64
+	for _, r := range rec.res.Ranks {
+		compute += r.Compute
+		comm += r.Comm
+	}
+	if compute != want {
+		t.Errorf("compute %d ns, want %d", compute, want)
+	}
+	T := float64(met.MakespanNs) / 1e9
+	energy := (gpu.BaseW()+16*4)*T + 41*float64(compute)/1e9 + 11*float64(comm)/1e9
+	if math.Abs(energy-met.EnergyJ) > 1e-6 {
+		t.Errorf("energy %.9f J, want %.9f J", met.EnergyJ, energy)
+	}
+	// Static at 400 W: a 15 W share per rank; gpu0's 45 W does not fit, so
+	// the gpu node runs like the CPU node.
+	a, err := sc.Replay(g, gpu, sc.Net(), "static", 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sc.Replay(g, cpu, sc.Net(), "static", 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Errorf("static 400 W: gpu node %+v, cpu node %+v", a, b)
+	}
+	// The LP may put any task on gpu0: its bound at a high cap beats the
+	// CPU node's, and its configurations include the device.
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sc.BoundDAG(tr, gpu, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := false
+	for _, task := range d.Tasks {
+		for _, c := range task.Hull {
+			dev = dev || strings.HasPrefix(c.Label, "gpu0")
+		}
+	}
+	if !dev {
+		t.Error("no task of the gpu node's LP can run on gpu0")
+	}
+}
+
+// Scenario errors for accelerators and model files name their key.
+func TestAcceleratorScenarioErrors(t *testing.T) {
+	text := string(Default())
+	for _, tc := range []struct{ add, want string }{
+		{"[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"*\"\n", "key machine.accelerator: machine pal: accelerators need models.file"},
+		{"[[machine.accelerator]]\nregions = \"*\"\n", "key machine.accelerator.name"},
+		{"[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"[\"\n", "key machine.accelerator.regions"},
+		{"[[machine.accelerator]]\nname = \"gpu0\"\nprofile = \"x.json\"\n", "key machine.accelerator.profile: unknown key"},
+	} {
+		s := strings.Replace(text, "[network]", tc.add+"\n[network]", 1)
+		if _, err := Parse("acc.toml", []byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.add, err, tc.want)
+		}
+	}
+	s := strings.Replace(text, "memory_boundness = 0.3", `file = "no-such-models.json"`, 1)
+	if _, err := Parse("acc.toml", []byte(s)); err == nil || !strings.Contains(err.Error(), "key models.file") {
+		t.Errorf("missing model file: %v", err)
+	}
+}
