@@ -94,6 +94,7 @@ func FuzzParseConfigRule(f *testing.F) {
 func FuzzParseConfig(f *testing.F) {
 	f.Add("cpu=2.4,threads=8,mem=1.6,throttle=3,device=gpu0")
 	f.Add("threads=99999999999999999999")
+	f.Add("freq=1.6,device=gpu0")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseConfig(s)
 		if err != nil {

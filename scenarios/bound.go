@@ -218,15 +218,18 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	}
 	// A rank stays at its P-state between compute tasks: its MPI
 	// operations draw the power of its last task (its first before any),
-	// as the LP charges slack at the task's power (note 003 §2.6).
+	// as the LP charges slack at the task's power (note 003 §2.6), but no
+	// more than a core at the fastest P-state (a task on an accelerator
+	// draws the device's power; the core driving MPI does not).
+	coreMax := m.PStates[0].ActivePowerW
 	for r := range calcOf {
 		if len(calcOf[r]) == 0 {
 			continue
 		}
-		w := opW[calcOf[r][0]]
+		w := min(opW[calcOf[r][0]], coreMax)
 		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
 			if g.Kind[id] == graph.Calc && opW[id] > 0 {
-				w = opW[id]
+				w = min(opW[id], coreMax)
 			} else if opW[id] == 0 {
 				opW[id] = w
 			}

@@ -87,7 +87,8 @@ TRACE is a GOAL text schedule, an Arrow execution graph or an Arrow MPI
 trace (see docs/trace-format.md). Network parameters left out of --net take
 LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
-  capsim replay stencil.arrow --timeline stencil.trace.json`,
+  capsim replay stencil.arrow --timeline stencil.trace.json
+  capsim replay stencil.arrow --models examples/models/stencil.json --config freq=1.6 --power power.arrow`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if pol.name != "" { // replaypolicy.go

@@ -116,6 +116,14 @@ func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error)
 		}
 		opts.Pricer = r.pricer
 	}
+	if r.machine != nil && r.machine.Sockets != nil && r.pricer != nil {
+		for _, p := range r.pricer.Regions() {
+			if p.Pred.Watts > 0 {
+				r.warnings = append(r.warnings, "the machine's socket model sets node power; the models' per-region power is not used")
+				break
+			}
+		}
+	}
 	if r.machine != nil {
 		r.acct = power.NewAccountant(g)
 		if opts.Observer == nil {
@@ -152,14 +160,17 @@ type regionJSON struct {
 }
 
 type energyJSON struct {
-	TotalJ   float64 `json:"total_j"`
-	IdleJ    float64 `json:"idle_j"`
-	DynamicJ float64 `json:"dynamic_j"`
-	AvgW     float64 `json:"avg_w"`
-	PeakW    float64 `json:"peak_w"`
-	BaseW    float64 `json:"base_w"`
-	IdleW    float64 `json:"idle_w"`
-	ActiveW  float64 `json:"active_w"`
+	Model        string  `json:"model"` // "cores" (base, idle, active) or "sockets"
+	Nodes        int     `json:"nodes,omitempty"`
+	RanksPerNode int     `json:"ranks_per_node,omitempty"`
+	TotalJ       float64 `json:"total_j"`
+	IdleJ        float64 `json:"idle_j"`
+	DynamicJ     float64 `json:"dynamic_j"`
+	AvgW         float64 `json:"avg_w"`
+	PeakW        float64 `json:"peak_w"`
+	BaseW        float64 `json:"base_w"`
+	IdleW        float64 `json:"idle_w"`
+	ActiveW      float64 `json:"active_w"`
 }
 
 type modelsJSON struct {
@@ -188,10 +199,74 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 	if r.acct == nil {
 		return out, nil
 	}
+	pw, err := r.powerCurves(res.Makespan, tl != nil || r.flags.powerPath != "")
+	if err != nil {
+		return nil, err
+	}
+	out.Energy = pw.energy
+	if tl != nil {
+		for n, s := range pw.curves {
+			name := "power " + pw.unit + " " + strconv.Itoa(n) + " (W)"
+			for i, t := range s.Times {
+				tl.Counter(name, t, s.Watts[i])
+			}
+			tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+		}
+		for i, t := range pw.job.Times {
+			tl.Counter("power job (W)", t, pw.job.Watts[i])
+		}
+		tl.Counter("power job (W)", res.Makespan, pw.job.Watts[len(pw.job.Watts)-1])
+	}
+	if p := r.flags.powerPath; p != "" {
+		e := pw.energy
+		meta := map[string]string{
+			"energy_j":  strconv.FormatFloat(e.TotalJ, 'g', -1, 64),
+			"idle_j":    strconv.FormatFloat(e.IdleJ, 'g', -1, 64),
+			"dynamic_j": strconv.FormatFloat(e.DynamicJ, 'g', -1, 64),
+			"idle_w":    strconv.FormatFloat(e.IdleW, 'g', -1, 64),
+		}
+		if err := atomicfile.Write(p, func(w io.Writer) error { return power.WriteTimeline(w, pw.unit, pw.curves, pw.baseW, meta) }); err != nil {
+			return nil, fmt.Errorf("--power %s: %w", p, err)
+		}
+		out.PowerFile = p
+	}
+	return out, nil
+}
+
+// powerResult is the energy of a replay and, when asked for, its power
+// curves per rank or node and for the job.
+type powerResult struct {
+	energy *energyJSON
+	unit   string       // "rank" or "node"
+	curves []power.Step // per rank or node, without baseW
+	baseW  float64      // constant power on top of the curves
+	job    power.Step
+}
+
+// powerCurves accounts the replay's energy with the per-core model (base,
+// idle and active power, the models' per-region power) or, when the
+// machine has sockets, with the per-socket two-segment node model.
+func (r *modelRun) powerCurves(makespan int64, curves bool) (*powerResult, error) {
 	g := r.g
-	m := power.JobModel{BaseW: r.machine.BaseW, IdleW: r.machine.IdleW, ActiveW: make([]float64, g.NumRanks())}
+	mc := r.machine
+	T := float64(makespan) / 1e9
+	if s := mc.Sockets; s != nil {
+		nodes, err := r.acct.NodeProfiles(*s, mc.PerNode(), g.NumRanks(), makespan)
+		if err != nil {
+			return nil, err
+		}
+		job := power.Job(nodes)
+		e := &energyJSON{Model: "sockets", Nodes: len(nodes), RanksPerNode: mc.PerNode(), IdleW: s.Idle, TotalJ: job.Energy(), PeakW: job.Peak()}
+		e.IdleJ = float64(len(nodes)) * s.Idle * T
+		e.DynamicJ = e.TotalJ - e.IdleJ
+		if T > 0 {
+			e.AvgW = e.TotalJ / T
+		}
+		return &powerResult{energy: e, unit: "node", curves: nodes, job: job}, nil
+	}
+	m := power.JobModel{BaseW: mc.BaseW, IdleW: mc.IdleW, ActiveW: make([]float64, g.NumRanks())}
 	for i := range m.ActiveW {
-		m.ActiveW[i] = r.machine.ActiveW
+		m.ActiveW[i] = mc.ActiveW
 	}
 	if r.pricer != nil {
 		m.OpW = make([]float64, g.NumOps())
@@ -199,46 +274,20 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 			m.OpW[op] = r.pricer.Watts(int32(op))
 		}
 	}
-	rep, err := r.acct.Report(m, res.Makespan, 0)
+	rep, err := r.acct.Report(m, makespan, 0)
 	if err != nil {
 		return nil, err
 	}
-	out.Energy = &energyJSON{TotalJ: rep.EnergyJ, IdleJ: rep.IdleJ, DynamicJ: rep.DynamicJ, AvgW: rep.AvgW, PeakW: rep.PeakW,
-		BaseW: m.BaseW, IdleW: m.IdleW, ActiveW: r.machine.ActiveW}
-	if r.flags.powerPath == "" && tl == nil {
-		return out, nil
-	}
-	ranks, err := r.acct.RankProfiles(m, res.Makespan)
-	if err != nil {
-		return nil, err
-	}
-	if tl != nil {
-		for rk, s := range ranks {
-			name := "power rank " + strconv.Itoa(rk) + " (W)"
-			for i, t := range s.Times {
-				tl.Counter(name, t, s.Watts[i])
-			}
-			tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+	pr := &powerResult{unit: "rank", baseW: m.BaseW, energy: &energyJSON{Model: "cores", TotalJ: rep.EnergyJ, IdleJ: rep.IdleJ,
+		DynamicJ: rep.DynamicJ, AvgW: rep.AvgW, PeakW: rep.PeakW, BaseW: m.BaseW, IdleW: m.IdleW, ActiveW: mc.ActiveW}}
+	if curves {
+		if pr.curves, err = r.acct.RankProfiles(m, makespan); err != nil {
+			return nil, err
 		}
 		times, watts := r.acct.Profile(m)
-		for i, t := range times {
-			tl.Counter("power job (W)", t, watts[i])
-		}
-		tl.Counter("power job (W)", res.Makespan, watts[len(watts)-1])
+		pr.job = power.Step{Times: times, Watts: watts, End: makespan}
 	}
-	if p := r.flags.powerPath; p != "" {
-		meta := map[string]string{
-			"energy_j":  strconv.FormatFloat(rep.EnergyJ, 'g', -1, 64),
-			"idle_j":    strconv.FormatFloat(rep.IdleJ, 'g', -1, 64),
-			"dynamic_j": strconv.FormatFloat(rep.DynamicJ, 'g', -1, 64),
-			"idle_w":    strconv.FormatFloat(m.IdleW, 'g', -1, 64),
-		}
-		if err := atomicfile.Write(p, func(w io.Writer) error { return power.WriteTimeline(w, ranks, m.BaseW, meta) }); err != nil {
-			return nil, fmt.Errorf("--power %s: %w", p, err)
-		}
-		out.PowerFile = p
-	}
-	return out, nil
+	return pr, nil
 }
 
 // regionReport sums recorded and priced calc time per region and asks
@@ -295,9 +344,9 @@ func printModels(w io.Writer, m *modelsJSON) {
 	if len(m.Regions) > 0 {
 		fmt.Fprintf(w, "\nregions priced by %s:\n", m.Models)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "region\tmodel\tconfig\tcalcs\trecorded_ns\tpriced_ns\tratio\twatts\t")
+		fmt.Fprintln(tw, "region\tmodel\tconfig\tcalcs\trecorded_ns\tpriced_ns\tratio\twatts\tflags\t")
 		for _, r := range m.Regions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t\n", r.Region, r.Kind, r.Config, r.Calcs, r.RecordedNs, r.PricedNs, r.Ratio, r.Watts)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t%s\t\n", r.Region, r.Kind, r.Config, r.Calcs, r.RecordedNs, r.PricedNs, r.Ratio, r.Watts, r.Flags)
 		}
 		tw.Flush()
 		var off []regionJSON
@@ -329,7 +378,10 @@ func printModels(w io.Writer, m *modelsJSON) {
 	for _, s := range m.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
-	if e := m.Energy; e != nil {
+	if e := m.Energy; e != nil && e.Model == "sockets" {
+		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; socket model, %d node(s) of %d ranks, node idle %g W)\n",
+			e.TotalJ, e.IdleJ, e.DynamicJ, e.AvgW, e.PeakW, e.Nodes, e.RanksPerNode, e.IdleW)
+	} else if e != nil {
 		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; base %g W, core idle %g W, active %g W)\n",
 			e.TotalJ, e.IdleJ, e.DynamicJ, e.AvgW, e.PeakW, e.BaseW, e.IdleW, e.ActiveW)
 	}

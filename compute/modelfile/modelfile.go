@@ -31,6 +31,7 @@ import (
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/cos"
 	"github.com/capsim/capsim/compute/dvfs"
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
 )
 
@@ -63,10 +64,30 @@ type File struct {
 // accounting (note 001 §2.1–2.2, Eq. 5): BaseW is drawn for the whole run
 // (sockets, uncore), each rank's core draws IdleW while it waits and
 // ActiveW while busy, unless the region's model predicts a power.
+//
+// With Sockets set, node power follows the per-socket two-segment model
+// instead (note 001 §2.2): RanksPerNode consecutive ranks share a node
+// (0 means one per core of Sockets), a busy rank keeps one core active, and
+// a node with k active cores draws Sockets.Power(k); BaseW, IdleW, ActiveW
+// and the models' per-region power are then not used.
 type Machine struct {
-	BaseW   float64 `json:"base_w"`
-	IdleW   float64 `json:"idle_w"`
-	ActiveW float64 `json:"active_w"`
+	BaseW        float64        `json:"base_w"`
+	IdleW        float64        `json:"idle_w"`
+	ActiveW      float64        `json:"active_w"`
+	Sockets      *power.Sockets `json:"sockets,omitempty"`
+	RanksPerNode int            `json:"ranks_per_node,omitempty"`
+}
+
+// PerNode returns the ranks per node of the socket model.
+func (m *Machine) PerNode() int {
+	if m.RanksPerNode > 0 || m.Sockets == nil {
+		return m.RanksPerNode
+	}
+	n := 0
+	for _, c := range m.Sockets.Cores {
+		n += c
+	}
+	return n
 }
 
 // Validate reports a negative or non-finite power, or an active power
@@ -79,6 +100,24 @@ func (m *Machine) Validate() error {
 	}
 	if m.ActiveW < m.IdleW {
 		return fmt.Errorf("machine active_w %g is below idle_w %g", m.ActiveW, m.IdleW)
+	}
+	if m.RanksPerNode < 0 {
+		return fmt.Errorf("machine ranks_per_node %d is negative", m.RanksPerNode)
+	}
+	if s := m.Sockets; s != nil {
+		if len(s.Cores) == 0 || len(s.Intercept) != len(s.Cores) || len(s.Slope) != len(s.Cores) {
+			return fmt.Errorf("machine sockets: cores, intercept and slope need one value per socket")
+		}
+		for i, c := range s.Cores {
+			if c < 1 {
+				return fmt.Errorf("machine sockets: socket %d has %d cores", i, c)
+			}
+		}
+		for _, v := range append(append([]float64{s.Idle}, s.Intercept...), s.Slope...) {
+			if !(v >= 0) || v > 1e12 {
+				return fmt.Errorf("machine sockets: power %g W is not a finite non-negative number", v)
+			}
+		}
 	}
 	return nil
 }

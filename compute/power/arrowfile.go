@@ -17,15 +17,15 @@ import (
 const TimelineFormat = "power-timeline"
 
 // TimelineSchema returns the schema of a power timeline file: one row per
-// constant-power segment of a rank, ranks in order, segments in time
-// order.
+// constant-power segment of a rank (or node: unit names the first column),
+// ranks in order, segments in time order.
 //
 //	rank:int32  start_ns:int64  end_ns:int64  watts:float64
 //
 // Metadata "capsim.format" = "power-timeline", "capsim.version" = "1",
 // "base_w" the job's constant power on top of the ranks', and any extra
 // keys given to WriteTimeline (sorted by key).
-func TimelineSchema(baseW float64, extra map[string]string) *arrow.Schema {
+func TimelineSchema(unit string, baseW float64, extra map[string]string) *arrow.Schema {
 	keys := []string{"capsim.format", "capsim.version", "base_w"}
 	vals := []string{TimelineFormat, "1", strconv.FormatFloat(baseW, 'g', -1, 64)}
 	ek := make([]string, 0, len(extra))
@@ -39,17 +39,18 @@ func TimelineSchema(baseW float64, extra map[string]string) *arrow.Schema {
 	}
 	md := arrow.NewMetadata(keys, vals)
 	return arrow.NewSchema([]arrow.Field{
-		{Name: "rank", Type: arrow.PrimitiveTypes.Int32},
+		{Name: unit, Type: arrow.PrimitiveTypes.Int32},
 		{Name: "start_ns", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "end_ns", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "watts", Type: arrow.PrimitiveTypes.Float64},
 	}, &md)
 }
 
-// WriteTimeline writes per-rank power step functions (as from
-// Accountant.RankProfiles) as an Arrow IPC file with TimelineSchema.
-func WriteTimeline(w io.Writer, ranks []Step, baseW float64, extra map[string]string) error {
-	sc := TimelineSchema(baseW, extra)
+// WriteTimeline writes per-rank (unit "rank") or per-node (unit "node")
+// power step functions, as from Accountant.RankProfiles or NodeProfiles,
+// as an Arrow IPC file with TimelineSchema.
+func WriteTimeline(w io.Writer, unit string, ranks []Step, baseW float64, extra map[string]string) error {
+	sc := TimelineSchema(unit, baseW, extra)
 	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
 	if err != nil {
 		return fmt.Errorf("power timeline: %w", err)
