@@ -27,18 +27,19 @@ const (
 // it kept its CPU busy.
 type opTimes struct {
 	queued, start, end []int64
+	sendOf             []int32 // per receive: the send it matched, −1 before
 }
 
 func newOpTimes(n int) *opTimes {
-	o := &opTimes{queued: make([]int64, n), start: make([]int64, n), end: make([]int64, n)}
+	o := &opTimes{queued: make([]int64, n), start: make([]int64, n), end: make([]int64, n), sendOf: make([]int32, n)}
 	for i := range o.queued {
-		o.queued[i], o.start[i], o.end[i] = -1, -1, -1
+		o.queued[i], o.start[i], o.end[i], o.sendOf[i] = -1, -1, -1, -1
 	}
 	return o
 }
 
 func (o *opTimes) Busy(op int32, start, end int64)               { o.start[op], o.end[op] = start, end }
-func (o *opTimes) Message(send, recv int32, sent, matched int64) {}
+func (o *opTimes) Message(send, recv int32, sent, matched int64) { o.sendOf[recv] = send }
 func (o *opTimes) Queued(op int32, t int64)                      { o.queued[op] = t }
 
 // replayComm is the LP's communication measured on a replay of the
@@ -68,7 +69,7 @@ type replayComm struct {
 	cls   *network.Classes
 	entry map[[2]int32]int64 // latest entry per collective (comm, seq)
 	coll  [][]int32          // per rank and event: collective sequence number, −1 for others
-	reqs  []map[int64]int32  // per rank: the operation of each request id
+	waits []map[int][]int32  // per rank and wait event: the operations it completes
 }
 
 // calibrate replays trace t (lowered as g with map m and network classes
@@ -92,16 +93,29 @@ func (sc *Scenario) calibrate(t *mpi.Trace, g *graph.Graph, em *lower.EventMap, 
 		return nil, fmt.Errorf("calibrating the LP's messages: %w", err)
 	}
 	c := &replayComm{m: em, g: g, t: t, ops: ops, net: net, cls: cls, entry: map[[2]int32]int64{}, coll: make([][]int32, len(t.Ranks))}
-	c.reqs = make([]map[int64]int32, len(t.Ranks))
+	c.waits = make([]map[int][]int32, len(t.Ranks))
 	for r := range t.Ranks {
 		seq := map[int32]int32{}
 		c.coll[r] = make([]int32, len(t.Ranks[r].Events))
-		c.reqs[r] = map[int64]int32{}
+		c.waits[r] = map[int][]int32{}
+		pending := map[int64]int32{} // request id → operation, as the trace reuses ids
 		for i, e := range t.Ranks[r].Events {
 			c.coll[r][i] = -1
-			if e.Kind == mpi.Isend || e.Kind == mpi.Irecv {
+			switch e.Kind {
+			case mpi.Isend, mpi.Irecv:
 				if from, to := em.Ops(r, i); from < to {
-					c.reqs[r][e.Req] = from
+					pending[e.Req] = from
+				}
+			case mpi.Wait, mpi.Waitall:
+				reqs := []int64{e.Req}
+				if e.Kind == mpi.Waitall {
+					reqs = t.List(r, &t.Ranks[r].Events[i])
+				}
+				for _, q := range reqs {
+					if op, ok := pending[q]; ok {
+						c.waits[r][i] = append(c.waits[r][i], op)
+						delete(pending, q)
+					}
 				}
 			}
 			if !e.Kind.IsCollective() {
@@ -123,15 +137,36 @@ func (sc *Scenario) calibrate(t *mpi.Trace, g *graph.Graph, em *lower.EventMap, 
 	return c, nil
 }
 
-// Message implements bound.Comm.
+// Message implements bound.Comm: from the sender reaching the send until
+// the receiver could have processed it had its CPU been free (see arrival).
 func (c *replayComm) Message(src, se, dst, re int, bytes int64) float64 {
 	send, _ := c.m.Ops(src, se)
 	recv, _ := c.m.Ops(dst, re)
-	q, done := c.ops.queued[send], c.ops.end[recv]
+	q, done := c.ops.queued[send], c.arrival(recv)
 	if q < 0 || done < q {
 		return 0
 	}
 	return float64(done-q) / 1e9
+}
+
+// arrival returns when the message received by recv would have been
+// processed with the receiver's CPU free: the send's start (after the
+// sender's CPU and NIC waits), o + L later at the receiver, plus the
+// receive's own processing time. Time the message then waited for the
+// receiver's CPU (busy computing, or processing other messages) is the
+// receiver's, not the message's: the DAG's chain of the receiving rank
+// holds it (see Delay), so a policy that moves the receiver's compute does
+// not find it baked into the message.
+func (c *replayComm) arrival(recv int32) int64 {
+	send := c.ops.sendOf[recv]
+	if send < 0 || c.ops.start[send] < 0 || c.ops.start[recv] < 0 {
+		return c.ops.end[recv]
+	}
+	p := c.net
+	if c.cls != nil {
+		p = c.cls.Params[c.cls.Of[send]]
+	}
+	return c.ops.start[send] + p.Overhead + p.Latency + (c.ops.end[recv] - c.ops.start[recv])
 }
 
 // Delay implements bound.Comm: the time from the LP's vertex of the call
@@ -171,17 +206,9 @@ func (c *replayComm) vertexTime(r, i int) (int64, bool) {
 	switch {
 	case e.Kind == mpi.Wait || e.Kind == mpi.Waitall:
 		t := c.reach(r, i)
-		reqs := []int64{e.Req}
-		if e.Kind == mpi.Waitall {
-			reqs = c.t.List(r, e)
-		}
-		for _, q := range reqs {
-			if op, ok := c.reqs[r][q]; ok {
-				if c.g.Kind[op] == graph.Recv {
-					t = max(t, c.ops.end[op])
-				} else {
-					t = max(t, c.ops.start[op])
-				}
+		for _, op := range c.waits[r][i] {
+			if c.g.Kind[op] == graph.Recv {
+				t = max(t, c.arrival(op)) // as the DAG's message edge has it
 			}
 		}
 		return t, t >= 0
@@ -190,7 +217,7 @@ func (c *replayComm) vertexTime(r, i int) (int64, bool) {
 	case e.Kind.IsCollective():
 		return c.entry[[2]int32{e.Comm, c.coll[r][i]}], true
 	case e.Kind == mpi.Recv:
-		return max(c.ops.queued[from], c.ops.end[from]), c.ops.queued[from] >= 0
+		return max(c.ops.queued[from], c.arrival(from)), c.ops.queued[from] >= 0
 	case e.Kind == mpi.Send && !c.eager(from):
 		return c.ops.queued[from], false // completes when matched: the message edges do not model that
 	}

@@ -63,7 +63,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.strategy, "strategy", "dct-first", "dct-dvfs: dct-first or combined")
 	f.StringVar(&p.gran, "granularity", "one-phase", "dct-dvfs: one-phase (one thread count per task and phase group) or per-phase")
 	f.Int64Var(&p.switchNs, "switch-penalty-ns", 0, "dct-dvfs: time charged to a phase whose thread count differs from the previous phase's")
-	f.StringVar(&p.lpMessages, "lp-messages", scenarios.MessagesLogGOPS, "policy: the LP bound's messages: loggops (uncontended cost) or replay (measured on a replay at the fastest configurations, which bakes that schedule's waits into message times, so slack-stretching policies can beat it)")
+	f.StringVar(&p.lpMessages, "lp-messages", scenarios.MessagesReplay, "policy: the LP bound's messages: replay (measured on a replay at the fastest configurations, as capsim bound) or loggops (uncontended cost, optimistic)")
 	f.BoolVar(&p.noBound, "no-bound", false, "policy: skip the LP bound")
 }
 

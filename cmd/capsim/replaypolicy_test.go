@@ -104,25 +104,25 @@ func TestReadmePolicyExample(t *testing.T) {
 	r := get("replay", wave, "--policy", "steering")
 	if r.Baseline.MakespanNs != 49979400 || r.Result.MakespanNs != 43420909 || pct(r.RuntimeImprovementPct) != "13.12" ||
 		pct(r.EnergyImprovementPct) != "10.69" || fmt.Sprintf("%.2f/%.2f", r.Baseline.EnergyJ, r.Result.EnergyJ) != "12.80/11.44" ||
-		r.BudgetW != 139.2 || r.LP.BoundNs != 40601400 || pct(r.LP.GapPct) != "6.94" {
+		r.BudgetW != 139.2 || r.LP.BoundNs != 43414457 || pct(r.LP.GapPct) != "0.01" {
 		t.Errorf("steering: %+v", r)
 	}
 	if r := get("replay", wave, "--policy", "steering", "--cap", "330", "--predict", "previous"); r.Result.MakespanNs != 47939034 ||
-		pct(r.RuntimeImprovementPct) != "4.08" || pct(r.EnergyImprovementPct) != "3.60" || r.BudgetW != 150 || pct(r.LP.GapPct) != "18.07" ||
+		pct(r.RuntimeImprovementPct) != "4.08" || pct(r.EnergyImprovementPct) != "3.60" || r.BudgetW != 150 || pct(r.LP.GapPct) != "10.46" ||
 		fmt.Sprintf("%.2f", r.Result.EnergyJ) != "12.34" {
 		t.Errorf("steering, previous: %+v", r)
 	}
-	if r := get("replay", wave, "--policy", "steering", "--lp-messages", "replay"); pct(r.LP.GapPct) != "-1.07" {
-		t.Errorf("steering, replay messages: gap %.4f %%, want -1.07", r.LP.GapPct)
+	if r := get("replay", wave, "--policy", "steering", "--lp-messages", "loggops"); r.LP.BoundNs != 40601400 || pct(r.LP.GapPct) != "6.94" {
+		t.Errorf("steering, loggops messages: bound %d ns, gap %.4f %%, want 40601400 and 6.94", r.LP.BoundNs, r.LP.GapPct)
 	}
 	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
 	r = get(args...)
 	if r.Baseline.MakespanNs != 202300482 || r.DCT.MakespanNs != 186396862 || r.Result.MakespanNs != 186396862 ||
 		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "167.20/119.52/111.89" ||
-		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "33.08" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "0.92" {
+		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "33.08" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "-0.00" {
 		t.Errorf("dct-dvfs: %+v %+v", r, *r.DCT)
 	}
-	if r := get(append(args, "--lp-messages", "replay")...); pct(r.LP.GapPct) != "-14.33" {
-		t.Errorf("dct-dvfs, replay messages: gap %.4f %%, want -14.33", r.LP.GapPct)
+	if r := get(append(args, "--lp-messages", "loggops")...); pct(r.LP.GapPct) != "0.92" {
+		t.Errorf("dct-dvfs, loggops messages: gap %.4f %%, want 0.92", r.LP.GapPct)
 	}
 }
