@@ -36,7 +36,7 @@ func TestClosedForms(t *testing.T) {
 			t.Fatal(err)
 		}
 		tasks := n + n*(n-1) + n*(n-1)*(n-2)/6
-		edges := n*(n-1) + (n-1)*(n-2) + (n-1) + n*(n-1)*(n-2)/3 + (n-1)*(n-2)*(n-3)/6
+		edges := n*(n-1) + (n-1)*(n-2) + (n - 1) + n*(n-1)*(n-2)/3 + (n-1)*(n-2)*(n-3)/6
 		if n < 3 {
 			edges = n*(n-1) + (n - 1) // the cubic terms vanish
 		}
