@@ -1,0 +1,485 @@
+package sched
+
+import (
+	"math"
+
+	"github.com/capsim/capsim/sim"
+)
+
+type mode uint8
+
+const (
+	modeCCS mode = iota
+	modePAS
+	modeSAS
+)
+
+// ladder is the sequence of configurations a walking scheduler moves a
+// task through, from its starting (fastest) configuration down.
+type ladder struct {
+	cfg    []int32
+	time   []float64 // ns
+	cores  []int32
+	power  []float64
+	sufMax []float64 // sufMax[p] = max(time[p:])
+	fast   float64   // the kernel's fastest time, ns
+}
+
+// walker implements CCS (Algorithm 4), PAS (Algorithm 5) and SAS
+// (Algorithm 6). Each tick starts every pending task at the top of its
+// ladder and, while the tasks do not fit, moves the "losing" task one
+// step down: the task whose step gives the smallest estimated makespan
+// (ties: the task that became ready first). Below a ladder's last step a
+// task is deferred (not started this tick).
+type walker struct {
+	name string
+	mode mode
+	opt  Options
+	// naive selects the losing task by evaluating every candidate at every
+	// step, as the algorithms are written; the default finds the same task
+	// faster (see pick). Tests compare the two.
+	naive bool
+
+	c       common
+	nStatic int
+	ladders []ladder // per kernel
+
+	// Per tick, indexed like pending.
+	pos   []int32
+	tau   []float64
+	est   float64 // the last tick's makespan estimate, ns
+	state tick
+}
+
+// tick is the state of one Schedule call.
+type tick struct {
+	pending     []int32
+	coreLimit   float64
+	powerLimit  float64
+	needCores   float64
+	needPower   float64
+	active      int     // tasks not deferred
+	deferD      float64 // when a deferred task is assumed to start, ns from now
+	mustRun     bool    // nothing runs: the last active task cannot be deferred
+	m           float64 // max tau
+	cntM        int     // tasks with tau == m
+	argmax      int     // the unique argmax when cntM == 1, or −1 if unknown
+	ptr         int
+	deferAsStep bool
+}
+
+func (w *walker) Name() string { return w.name }
+
+func (w *walker) Start(tw *sim.TaskWorkload, node sim.Node) error {
+	if err := w.c.start(tw, node); err != nil {
+		return err
+	}
+	w.nStatic = node.Cores
+	if w.mode == modeCCS {
+		w.nStatic = w.opt.StaticCores
+		if w.nStatic <= 0 {
+			w.nStatic = StaticCores(tw, node)
+		}
+		w.nStatic = min(w.nStatic, node.Cores)
+	}
+	w.ladders = make([]ladder, len(tw.Configs))
+	for k, cs := range tw.Configs {
+		var idx []int32
+		if w.mode == modeCCS && !w.opt.CCSFrontier {
+			// The highest-performance configuration among the top
+			// frequencies, then one thread count less at a time.
+			top := w.c.top[k]
+			best := int32(-1)
+			for th := len(top) - 1; th >= 1; th-- {
+				if j := top[th]; j >= 0 && (best < 0 || cs[j].Time <= cs[best].Time) {
+					best = j
+				}
+			}
+			for th := int(cs[best].Threads); th >= 1; th-- {
+				if top[th] >= 0 {
+					idx = append(idx, top[th])
+				}
+			}
+		} else {
+			idx = Frontier(tw, k)
+		}
+		l := ladder{cfg: idx, fast: float64(cs[w.c.fastest[k]].Time)}
+		for _, i := range idx {
+			l.time = append(l.time, float64(cs[i].Time))
+			l.cores = append(l.cores, cs[i].Threads)
+			l.power = append(l.power, cs[i].Power)
+		}
+		l.sufMax = make([]float64, len(idx))
+		m := 0.0
+		for p := len(idx) - 1; p >= 0; p-- {
+			m = max(m, l.time[p])
+			l.sufMax[p] = m
+		}
+		w.ladders[k] = l
+	}
+	n := tw.DAG.NumTasks()
+	w.pos = make([]int32, 0, n)
+	w.tau = make([]float64, 0, n)
+	return nil
+}
+
+func (w *walker) lad(i int) *ladder { return &w.ladders[w.c.w.DAG.Kernel[w.state.pending[i]]] }
+
+// term is task i's part of the makespan estimate at ladder position p
+// (p = len means deferred).
+func (w *walker) term(i int, p int32) float64 {
+	l := w.lad(i)
+	bl := w.c.bl[w.state.pending[i]]
+	if int(p) < len(l.cfg) {
+		return l.time[p] + bl
+	}
+	return w.state.deferD + l.fast + bl
+}
+
+// trial returns the term of task i one step down, or false when i has no
+// step to take.
+func (w *walker) trial(i int) (float64, bool) {
+	p := w.pos[i]
+	l := w.lad(i)
+	switch {
+	case int(p)+1 < len(l.cfg):
+		return l.time[p+1] + w.c.bl[w.state.pending[i]], true
+	case int(p)+1 == len(l.cfg) && w.state.deferAsStep && w.canDefer():
+		return w.term(i, p+1), true
+	}
+	return 0, false
+}
+
+func (w *walker) canDefer() bool { return !(w.state.mustRun && w.state.active == 1) }
+
+func (w *walker) violated() bool {
+	s := &w.state
+	return s.needCores > s.coreLimit || s.needPower > s.powerLimit+capSlack*max(1, s.powerLimit)
+}
+
+const capSlack = 1e-9
+
+// move takes task i one step down.
+func (w *walker) move(i int) {
+	s := &w.state
+	l := w.lad(i)
+	p := w.pos[i]
+	s.needCores -= float64(l.cores[p])
+	s.needPower -= l.power[p]
+	p++
+	if int(p) < len(l.cfg) {
+		s.needCores += float64(l.cores[p])
+		s.needPower += l.power[p]
+	} else {
+		s.active--
+	}
+	w.pos[i] = p
+	w.tau[i] = w.term(i, p)
+}
+
+// deferNow takes task i from its position straight to deferred.
+func (w *walker) deferNow(i int) {
+	s := &w.state
+	l := w.lad(i)
+	p := w.pos[i]
+	s.needCores -= float64(l.cores[p])
+	s.needPower -= l.power[p]
+	s.active--
+	w.pos[i] = int32(len(l.cfg))
+	w.tau[i] = w.term(i, w.pos[i])
+}
+
+func (w *walker) recomputeMax() {
+	s := &w.state
+	s.m, s.cntM, s.argmax = math.Inf(-1), 0, -1
+	for i, t := range w.tau {
+		switch {
+		case t > s.m:
+			s.m, s.cntM, s.argmax = t, 1, i
+		case t == s.m:
+			s.cntM++
+		}
+	}
+	if s.cntM != 1 {
+		s.argmax = -1
+	}
+	s.ptr = 0
+}
+
+// second returns the largest term of the tasks other than i.
+func (w *walker) second(i int) float64 {
+	m := math.Inf(-1)
+	for j, t := range w.tau {
+		if j != i {
+			m = max(m, t)
+		}
+	}
+	return m
+}
+
+func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
+	n := len(pending)
+	s := &w.state
+	*s = tick{pending: pending, argmax: -1}
+	s.coreLimit = float64(st.IdleCores)
+	if w.mode == modeCCS {
+		s.coreLimit = float64(w.nStatic - (w.c.node.Cores - st.IdleCores))
+		s.powerLimit = math.Inf(1)
+	} else {
+		s.powerLimit = math.Inf(1)
+		if w.c.node.Cap > 0 {
+			s.powerLimit = w.c.node.Cap - st.Power
+		}
+	}
+	if s.coreLimit <= 0 || s.powerLimit < 0 {
+		return
+	}
+	s.deferAsStep = !w.opt.DeferLast
+	s.mustRun = st.Running == 0
+	if st.NextEnd >= 0 {
+		s.deferD = float64(st.NextEnd - st.Now)
+	} else {
+		s.deferD = math.Inf(1)
+		for _, t := range pending {
+			k := w.c.w.DAG.Kernel[t]
+			s.deferD = min(s.deferD, w.ladders[k].fast)
+		}
+	}
+	w.pos, w.tau = w.pos[:n], w.tau[:n]
+	for i := range pending {
+		l := w.lad(i)
+		w.pos[i] = 0
+		w.tau[i] = l.time[0] + w.c.bl[pending[i]]
+		s.needCores += float64(l.cores[0])
+		s.needPower += l.power[0]
+	}
+	s.active = n
+	w.recomputeMax()
+	for w.violated() {
+		i := -1
+		switch {
+		case w.mode == modeCCS && w.opt.CCSLargest:
+			i = w.pickNaive(true)
+		case w.naive:
+			i = w.pickNaive(false)
+		default:
+			i = w.pick()
+		}
+		if i < 0 {
+			if !w.opt.DeferLast {
+				break
+			}
+			// DeferLast: everyone is at the lowest point; defer the most
+			// recently ready task that may be deferred.
+			for j := n - 1; j >= 0; j-- {
+				if int(w.pos[j]) < len(w.lad(j).cfg) && w.canDefer() {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				break
+			}
+			w.deferNow(i)
+			w.recomputeMax()
+			continue
+		}
+	}
+	if w.mode == modeSAS {
+		w.slack()
+	}
+	w.recomputeMax()
+	w.est = s.m
+	for i := range pending {
+		l := w.lad(i)
+		if int(w.pos[i]) < len(l.cfg) && !w.violated() {
+			choice[i] = l.cfg[w.pos[i]]
+		}
+	}
+}
+
+// pickNaive evaluates every candidate step: the resulting makespan is
+// max(M without i, trial term of i). It returns the task with the
+// smallest (largest, for CCS's literal rule) resulting makespan, ties to
+// the first, after moving it; −1 when no task can move.
+func (w *walker) pickNaive(largest bool) int {
+	// Top two terms for the "without i" maxima.
+	m1, m2, a1 := math.Inf(-1), math.Inf(-1), -1
+	for j, t := range w.tau {
+		if t > m1 {
+			m1, m2, a1 = t, m1, j
+		} else if t > m2 {
+			m2 = t
+		}
+	}
+	best, bi := 0.0, -1
+	for j := range w.tau {
+		tr, ok := w.trial(j)
+		if !ok {
+			continue
+		}
+		other := m1
+		if j == a1 {
+			other = m2
+		}
+		v := max(other, tr)
+		if bi < 0 || (!largest && v < best) || (largest && v > best) {
+			best, bi = v, j
+		}
+	}
+	if bi >= 0 {
+		w.move(bi)
+	}
+	return bi
+}
+
+// pick is pickNaive(false) without the full scan at every step. Let M be
+// the current estimate. A step of a task other than a unique argmax gives
+// max(M, trial) ≥ M, so the first task (in pending order) whose trial is
+// ≤ M wins unless the unique argmax can bring the estimate below M (or
+// to M from an earlier position). Such a winner keeps winning while its
+// trial stays ≤ M, since nothing before it changes; it is walked down in
+// a tight loop, straight to deferral when even that leaves the tasks over
+// the limits. Only when no trial is ≤ M is every candidate scanned.
+func (w *walker) pick() int {
+	s := &w.state
+	n := len(w.tau)
+	// The unique argmax's step.
+	star, vstar := -1, 0.0
+	if s.cntM == 1 {
+		if s.argmax < 0 {
+			w.findArgmax()
+		}
+		if tr, ok := w.trial(s.argmax); ok && tr <= s.m {
+			star = s.argmax
+			vstar = s.m
+			if tr < s.m {
+				vstar = max(w.second(star), tr)
+			}
+		}
+	}
+	// The first other task whose trial is ≤ M.
+	j := -1
+	for k := s.ptr; k < n; k++ {
+		if s.cntM == 1 && k == s.argmax {
+			continue
+		}
+		if tr, ok := w.trial(k); ok && tr <= s.m {
+			j = k
+			break
+		}
+	}
+	if j >= 0 {
+		s.ptr = j
+	}
+	if star >= 0 && (vstar < s.m || j < 0 || star < j) {
+		w.move(star)
+		w.recomputeMax()
+		return star
+	}
+	if j >= 0 {
+		w.walk(j)
+		return j
+	}
+	// No trial ≤ M: the smallest resulting makespan is the smallest trial
+	// (or the unique argmax's, which exceeds M too).
+	best, bi := 0.0, -1
+	for k := 0; k < n; k++ {
+		tr, ok := w.trial(k)
+		if !ok {
+			continue
+		}
+		if s.cntM == 1 && k == s.argmax {
+			tr = max(w.second(k), tr)
+		}
+		if bi < 0 || tr < best {
+			best, bi = tr, k
+		}
+	}
+	if bi >= 0 {
+		w.move(bi)
+		w.recomputeMax()
+	}
+	return bi
+}
+
+// walk moves task j (not a unique argmax, trial ≤ M) down while it stays
+// the winner: the limits are still exceeded and its next trial is ≤ M.
+func (w *walker) walk(j int) {
+	s := &w.state
+	l := w.lad(j)
+	for {
+		// Jump to deferral when every remaining step is ≤ M and even
+		// deferral leaves the tasks over the limits.
+		p := w.pos[j]
+		if s.deferAsStep && int(p)+1 < len(l.cfg) && l.sufMax[p+1]+w.c.bl[s.pending[j]] <= s.m &&
+			w.term(j, int32(len(l.cfg))) <= s.m && w.canDefer() &&
+			(s.needCores-float64(l.cores[p]) > s.coreLimit ||
+				s.needPower-l.power[p] > s.powerLimit+capSlack*max(1, s.powerLimit)) {
+			// Deferral keeps being possible along the way: active only
+			// drops at the deferral itself.
+			old := w.tau[j]
+			w.deferNow(j)
+			w.fixCount(old, w.tau[j])
+			return
+		}
+		old := w.tau[j]
+		w.move(j)
+		w.fixCount(old, w.tau[j])
+		if !w.violated() {
+			return
+		}
+		tr, ok := w.trial(j)
+		if !ok || tr > s.m {
+			return
+		}
+	}
+}
+
+// fixCount updates the count of maximal terms after a term changed from
+// old to now ≤ M.
+func (w *walker) fixCount(old, now float64) {
+	s := &w.state
+	before := s.cntM
+	if old == s.m {
+		s.cntM--
+	}
+	if now == s.m {
+		s.cntM++
+	}
+	if s.cntM != before {
+		s.argmax = -1 // found again when needed
+	}
+}
+
+// findArgmax finds the unique task with the maximal term (cntM == 1).
+func (w *walker) findArgmax() {
+	s := &w.state
+	for i, t := range w.tau {
+		if t == s.m {
+			s.argmax = i
+			return
+		}
+	}
+}
+
+// slack is Algorithm 6 after PAS: every task off the critical path (its
+// term below M) moves down its frontier while the estimate stays M and
+// the threads still fit; deferral is not a slack step.
+func (w *walker) slack() {
+	w.recomputeMax()
+	s := &w.state
+	for i := range w.tau {
+		l := w.lad(i)
+		if int(w.pos[i]) >= len(l.cfg) || w.tau[i] >= s.m {
+			continue
+		}
+		bl := w.c.bl[s.pending[i]]
+		for p := w.pos[i]; int(p)+1 < len(l.cfg); p++ {
+			if l.time[p+1]+bl > s.m || s.needCores-float64(l.cores[p])+float64(l.cores[p+1]) > s.coreLimit {
+				break
+			}
+			w.move(i)
+		}
+	}
+}
