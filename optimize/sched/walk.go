@@ -49,6 +49,9 @@ type walker struct {
 	tau   []float64
 	est   float64 // the last tick's makespan estimate, ns
 	state tick
+	// Segment trees over the pending positions: the largest term and the
+	// smallest trial term (+Inf for tasks without a step).
+	taus, trials segtree
 }
 
 // tick is the state of one Schedule call.
@@ -61,11 +64,8 @@ type tick struct {
 	active      int     // tasks not deferred
 	deferD      float64 // when a deferred task is assumed to start, ns from now
 	mustRun     bool    // nothing runs: the last active task cannot be deferred
-	m           float64 // max tau
-	cntM        int     // tasks with tau == m
-	argmax      int     // the unique argmax when cntM == 1, or −1 if unknown
-	ptr         int
 	deferAsStep bool
+	pinned      bool // the last active task's deferral step was removed
 }
 
 func (w *walker) Name() string { return w.name }
@@ -175,6 +175,33 @@ func (w *walker) move(i int) {
 	}
 	w.pos[i] = p
 	w.tau[i] = w.term(i, p)
+	w.update(i)
+}
+
+// update refreshes task i in the segment trees; when only one task is
+// left active and it may not be deferred, its deferral step goes too.
+func (w *walker) update(i int) {
+	if w.naive || w.taus.n == 0 {
+		return
+	}
+	w.taus.set(i, w.tau[i])
+	w.trials.set(i, w.trialOrInf(i))
+	if w.state.mustRun && w.state.active == 1 && !w.state.pinned {
+		w.state.pinned = true
+		for j := range w.pos {
+			if int(w.pos[j]) < len(w.lad(j).cfg) {
+				w.trials.set(j, w.trialOrInf(j))
+				break
+			}
+		}
+	}
+}
+
+func (w *walker) trialOrInf(i int) float64 {
+	if tr, ok := w.trial(i); ok {
+		return tr
+	}
+	return math.Inf(1)
 }
 
 // deferNow takes task i from its position straight to deferred.
@@ -187,32 +214,14 @@ func (w *walker) deferNow(i int) {
 	s.active--
 	w.pos[i] = int32(len(l.cfg))
 	w.tau[i] = w.term(i, w.pos[i])
+	w.update(i)
 }
 
-func (w *walker) recomputeMax() {
-	s := &w.state
-	s.m, s.cntM, s.argmax = math.Inf(-1), 0, -1
-	for i, t := range w.tau {
-		switch {
-		case t > s.m:
-			s.m, s.cntM, s.argmax = t, 1, i
-		case t == s.m:
-			s.cntM++
-		}
-	}
-	if s.cntM != 1 {
-		s.argmax = -1
-	}
-	s.ptr = 0
-}
-
-// second returns the largest term of the tasks other than i.
-func (w *walker) second(i int) float64 {
+// maxTerm returns the current makespan estimate.
+func (w *walker) maxTerm() float64 {
 	m := math.Inf(-1)
-	for j, t := range w.tau {
-		if j != i {
-			m = max(m, t)
-		}
+	for _, t := range w.tau {
+		m = max(m, t)
 	}
 	return m
 }
@@ -220,7 +229,7 @@ func (w *walker) second(i int) float64 {
 func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
 	n := len(pending)
 	s := &w.state
-	*s = tick{pending: pending, argmax: -1}
+	*s = tick{pending: pending}
 	s.coreLimit = float64(st.IdleCores)
 	if w.mode == modeCCS {
 		s.coreLimit = float64(w.nStatic - (w.c.node.Cores - st.IdleCores))
@@ -254,7 +263,17 @@ func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
 		s.needPower += l.power[0]
 	}
 	s.active = n
-	w.recomputeMax()
+	w.taus.n, w.trials.n = 0, 0
+	if !w.naive {
+		w.taus.init(w.tau, math.Inf(-1), false)
+		for i := range w.pos {
+			w.tau[i] = w.trialOrInf(i) // scratch: trial terms
+		}
+		w.trials.init(w.tau, math.Inf(1), true)
+		for i := range pending {
+			w.tau[i] = w.lad(i).time[0] + w.c.bl[pending[i]]
+		}
+	}
 	for w.violated() {
 		i := -1
 		switch {
@@ -281,15 +300,13 @@ func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
 				break
 			}
 			w.deferNow(i)
-			w.recomputeMax()
 			continue
 		}
 	}
 	if w.mode == modeSAS {
 		w.slack()
 	}
-	w.recomputeMax()
-	w.est = s.m
+	w.est = w.maxTerm()
 	for i := range pending {
 		l := w.lad(i)
 		if int(w.pos[i]) < len(l.cfg) && !w.violated() {
@@ -333,131 +350,118 @@ func (w *walker) pickNaive(largest bool) int {
 	return bi
 }
 
-// pick is pickNaive(false) without the full scan at every step. Let M be
-// the current estimate. A step of a task other than a unique argmax gives
-// max(M, trial) ≥ M, so the first task (in pending order) whose trial is
-// ≤ M wins unless the unique argmax can bring the estimate below M (or
-// to M from an earlier position). Such a winner keeps winning while its
-// trial stays ≤ M, since nothing before it changes; it is walked down in
-// a tight loop, straight to deferral when even that leaves the tasks over
-// the limits. Only when no trial is ≤ M is every candidate scanned.
+// pick is pickNaive(false) in O(log n) per step, with segment trees
+// over the terms and the trial terms. With M the estimate and a the first
+// task whose term is M, a step of a task j ≠ a gives max(M, trial_j) and
+// a step of a gives max(M₂, trial_a), M₂ the largest other term. The
+// smallest of these wins, ties to the first task. A winner j ≠ a whose
+// trial is ≤ M keeps winning while its next trial is ≤ M, since no other
+// task changes: it is walked down in a tight loop, straight to deferral
+// when even deferral leaves the tasks over the limits.
 func (w *walker) pick() int {
-	s := &w.state
 	n := len(w.tau)
-	// The unique argmax's step.
-	star, vstar := -1, 0.0
-	if s.cntM == 1 {
-		if s.argmax < 0 {
-			w.findArgmax()
-		}
-		if tr, ok := w.trial(s.argmax); ok && tr <= s.m {
-			star = s.argmax
-			vstar = s.m
-			if tr < s.m {
-				vstar = max(w.second(star), tr)
-			}
-		}
+	m := w.taus.max(0, n)
+	a := w.taus.firstGE(0, m)
+	m2 := max(w.taus.max(0, a), w.taus.max(a+1, n))
+	best, bi := math.Inf(1), -1
+	if tr, ok := w.trial(a); ok {
+		best, bi = max(m2, tr), a
 	}
-	// The first other task whose trial is ≤ M.
+	// The best other task: the first with trial ≤ M, else the first with
+	// the smallest trial.
+	mn := min(w.trials.min(0, a), w.trials.min(a+1, n))
 	j := -1
-	for k := s.ptr; k < n; k++ {
-		if s.cntM == 1 && k == s.argmax {
-			continue
+	v := math.Inf(1)
+	if mn <= m {
+		v = m
+		if j = w.trials.firstLE(0, m); j == a {
+			j = w.trials.firstLE(a+1, m)
 		}
-		if tr, ok := w.trial(k); ok && tr <= s.m {
+	} else if !math.IsInf(mn, 1) {
+		v = mn
+		if j = w.trials.firstLE(0, mn); j == a {
+			j = w.trials.firstLE(a+1, mn)
+		}
+	}
+	if j >= 0 && (bi < 0 || v < best || v == best && j < bi) {
+		if v != m {
+			w.move(j)
+			return j
+		}
+		// While a cannot step to ≤ M, M and a stay put as long as the
+		// walked tasks end below M, and the next winner is the next task
+		// whose trial is ≤ M: everything before it is unchanged.
+		aOut := true
+		if tr, ok := w.trial(a); ok && tr <= m {
+			aOut = false
+		}
+		for {
+			w.walk(j, m)
+			if !aOut || !w.violated() || w.tau[j] >= m {
+				return j
+			}
+			k := w.trials.firstLE(j+1, m)
+			if k < 0 {
+				return j
+			}
 			j = k
-			break
-		}
-	}
-	if j >= 0 {
-		s.ptr = j
-	}
-	if star >= 0 && (vstar < s.m || j < 0 || star < j) {
-		w.move(star)
-		w.recomputeMax()
-		return star
-	}
-	if j >= 0 {
-		w.walk(j)
-		return j
-	}
-	// No trial ≤ M: the smallest resulting makespan is the smallest trial
-	// (or the unique argmax's, which exceeds M too).
-	best, bi := 0.0, -1
-	for k := 0; k < n; k++ {
-		tr, ok := w.trial(k)
-		if !ok {
-			continue
-		}
-		if s.cntM == 1 && k == s.argmax {
-			tr = max(w.second(k), tr)
-		}
-		if bi < 0 || tr < best {
-			best, bi = tr, k
 		}
 	}
 	if bi >= 0 {
 		w.move(bi)
-		w.recomputeMax()
 	}
 	return bi
 }
 
-// walk moves task j (not a unique argmax, trial ≤ M) down while it stays
-// the winner: the limits are still exceeded and its next trial is ≤ M.
-func (w *walker) walk(j int) {
+// walk moves task j (not the first maximal task, trial ≤ m) down while it
+// stays the winner: the limits are still exceeded and its next trial is
+// ≤ m.
+func (w *walker) walk(j int, m float64) {
 	s := &w.state
 	l := w.lad(j)
+	bl := w.c.bl[s.pending[j]]
+	p := w.pos[j]
+	// Steps are taken on the sums only; the trees are updated at the end.
+	defer func() {
+		w.pos[j] = p
+		w.tau[j] = w.term(j, p)
+		w.update(j)
+	}()
 	for {
-		// Jump to deferral when every remaining step is ≤ M and even
-		// deferral leaves the tasks over the limits.
-		p := w.pos[j]
-		if s.deferAsStep && int(p)+1 < len(l.cfg) && l.sufMax[p+1]+w.c.bl[s.pending[j]] <= s.m &&
-			w.term(j, int32(len(l.cfg))) <= s.m && w.canDefer() &&
+		if s.deferAsStep && int(p)+1 < len(l.cfg) && l.sufMax[p+1]+bl <= m &&
+			s.deferD+l.fast+bl <= m && w.canDefer() &&
 			(s.needCores-float64(l.cores[p]) > s.coreLimit ||
 				s.needPower-l.power[p] > s.powerLimit+capSlack*max(1, s.powerLimit)) {
-			// Deferral keeps being possible along the way: active only
-			// drops at the deferral itself.
-			old := w.tau[j]
-			w.deferNow(j)
-			w.fixCount(old, w.tau[j])
+			// Every remaining step wins and none satisfies the limits.
+			s.needCores -= float64(l.cores[p])
+			s.needPower -= l.power[p]
+			s.active--
+			p = int32(len(l.cfg))
 			return
 		}
-		old := w.tau[j]
-		w.move(j)
-		w.fixCount(old, w.tau[j])
+		s.needCores -= float64(l.cores[p])
+		s.needPower -= l.power[p]
+		p++
+		if int(p) < len(l.cfg) {
+			s.needCores += float64(l.cores[p])
+			s.needPower += l.power[p]
+		} else {
+			s.active--
+			return
+		}
 		if !w.violated() {
 			return
 		}
-		tr, ok := w.trial(j)
-		if !ok || tr > s.m {
+		var tr float64
+		switch {
+		case int(p)+1 < len(l.cfg):
+			tr = l.time[p+1] + bl
+		case s.deferAsStep && w.canDefer():
+			tr = s.deferD + l.fast + bl
+		default:
 			return
 		}
-	}
-}
-
-// fixCount updates the count of maximal terms after a term changed from
-// old to now ≤ M.
-func (w *walker) fixCount(old, now float64) {
-	s := &w.state
-	before := s.cntM
-	if old == s.m {
-		s.cntM--
-	}
-	if now == s.m {
-		s.cntM++
-	}
-	if s.cntM != before {
-		s.argmax = -1 // found again when needed
-	}
-}
-
-// findArgmax finds the unique task with the maximal term (cntM == 1).
-func (w *walker) findArgmax() {
-	s := &w.state
-	for i, t := range w.tau {
-		if t == s.m {
-			s.argmax = i
+		if tr > m {
 			return
 		}
 	}
@@ -467,16 +471,16 @@ func (w *walker) findArgmax() {
 // term below M) moves down its frontier while the estimate stays M and
 // the threads still fit; deferral is not a slack step.
 func (w *walker) slack() {
-	w.recomputeMax()
 	s := &w.state
+	m := w.maxTerm()
 	for i := range w.tau {
 		l := w.lad(i)
-		if int(w.pos[i]) >= len(l.cfg) || w.tau[i] >= s.m {
+		if int(w.pos[i]) >= len(l.cfg) || w.tau[i] >= m {
 			continue
 		}
 		bl := w.c.bl[s.pending[i]]
 		for p := w.pos[i]; int(p)+1 < len(l.cfg); p++ {
-			if l.time[p+1]+bl > s.m || s.needCores-float64(l.cores[p])+float64(l.cores[p+1]) > s.coreLimit {
+			if l.time[p+1]+bl > m || s.needCores-float64(l.cores[p])+float64(l.cores[p+1]) > s.coreLimit {
 				break
 			}
 			w.move(i)
