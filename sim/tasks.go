@@ -21,7 +21,8 @@ type TaskConfig struct {
 	Threads int32
 	FreqGHz float64
 	Time    int64   // ns
-	Power   float64 // W over idle
+	Power   float64 // W over idle, a whole number of nW
+	PowerNW int64   // Power in nW: the executor sums powers exactly
 }
 
 // Node is the machine a task graph runs on.
@@ -30,10 +31,19 @@ type Node struct {
 	// thesis' Xeon Phi, note 001 §2.7).
 	Cores int
 	// Cap bounds the summed incremental power of running tasks, in W; 0
-	// means no cap.
+	// means no cap. The executor compares in whole nW (CapNW).
 	Cap float64
 	// IdleW is the node's idle power, added for total power and energy.
 	IdleW float64
+}
+
+// CapNW returns the cap in nW, rounded to nearest, or math.MaxInt64
+// without a cap.
+func (n Node) CapNW() int64 {
+	if n.Cap == 0 || n.Cap > 1e9 {
+		return math.MaxInt64
+	}
+	return int64(math.Round(n.Cap * 1e9))
 }
 
 // TaskWorkload is a DAG with the configurations of its kernels.
@@ -58,7 +68,11 @@ func NewTaskWorkload(d *taskgraph.DAG, p *taskgraph.Profiles) (*TaskWorkload, er
 			if !(ns >= 1) || ns > 1e15 {
 				return nil, fmt.Errorf("kernel %s, %d threads: time %g s outside 1 ns..1e6 s", name, c.Threads, c.Time)
 			}
-			w.Configs[k] = append(w.Configs[k], TaskConfig{Threads: c.Threads, FreqGHz: c.FreqGHz, Time: int64(ns), Power: c.Power})
+			nw := math.Round(c.Power * 1e9)
+			if !(nw >= 0) || nw > 1e15 {
+				return nil, fmt.Errorf("kernel %s, %d threads: power %g W outside 0..1e6 W", name, c.Threads, c.Power)
+			}
+			w.Configs[k] = append(w.Configs[k], TaskConfig{Threads: c.Threads, FreqGHz: c.FreqGHz, Time: int64(ns), Power: nw / 1e9, PowerNW: int64(nw)})
 		}
 	}
 	return w, nil
@@ -74,6 +88,7 @@ type TaskState struct {
 	Now       int64   // ns
 	IdleCores int     // threads not used by running tasks
 	Power     float64 // incremental power of the running tasks, W
+	PowerNW   int64   // the same in nW, exact
 	Running   int     // number of running tasks
 	// NextEnd is when the first running task ends (ns); −1 when none runs.
 	NextEnd int64
@@ -128,9 +143,6 @@ type TaskError struct {
 
 func (e *TaskError) Error() string { return "task graph run with policy " + e.Policy + ": " + e.Msg }
 
-// capSlack tolerates rounding in sums of watts.
-const capSlack = 1e-9
-
 // RunTasks executes w on node under policy pol.
 //
 // Scheduling points are the start and every instant at which tasks end:
@@ -150,10 +162,7 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 	if err := pol.Start(w, node); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", pol.Name(), err)
 	}
-	capW := node.Cap
-	if capW == 0 {
-		capW = math.Inf(1)
-	}
+	capNW := node.CapNW()
 	res := &TaskResult{
 		Start:    make([]int64, n),
 		End:      make([]int64, n),
@@ -202,12 +211,13 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 					return nil, &TaskError{pol.Name(), fmt.Sprintf("chose configuration %d of %d for task %d (%s)", c, len(cs), t, d.Label(t))}
 				}
 				cf := cs[c]
-				if int(cf.Threads) > st.IdleCores || st.Power+cf.Power > capW+capSlack*max(1, capW) {
+				if int(cf.Threads) > st.IdleCores || cf.PowerNW > capNW-st.PowerNW {
 					return nil, &TaskError{pol.Name(), fmt.Sprintf("at %d ns started task %d (%s) with %d threads and %g W with %d threads idle and %g W in use: over the node's %d threads or %g W cap",
 						st.Now, t, d.Label(t), cf.Threads, cf.Power, st.IdleCores, st.Power, node.Cores, node.Cap)}
 				}
 				st.IdleCores -= int(cf.Threads)
-				st.Power += cf.Power
+				st.PowerNW += cf.PowerNW
+				st.Power = float64(st.PowerNW) / 1e9
 				st.Running++
 				res.Start[t] = st.Now
 				res.End[t] = st.Now + cf.Time
@@ -236,7 +246,8 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 			t := ev.op
 			cf := w.Configs[d.Kernel[t]][res.Config[t]]
 			st.IdleCores += int(cf.Threads)
-			st.Power -= cf.Power
+			st.PowerNW -= cf.PowerNW
+			st.Power = float64(st.PowerNW) / 1e9
 			st.Running--
 			done++
 			for _, s := range d.Successors(t) {
@@ -245,9 +256,6 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 					pending = append(pending, s)
 				}
 			}
-		}
-		if st.Running == 0 {
-			st.Power = 0 // drop rounding residue
 		}
 	}
 	if done != n {

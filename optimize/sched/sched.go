@@ -137,7 +137,7 @@ func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 	c.w, c.node = w, node
 	type entry struct {
 		threads int
-		power   float64
+		power   int64 // nW
 	}
 	var es []entry
 	for _, cs := range w.Configs {
@@ -148,10 +148,11 @@ func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 			}
 		}
 		for _, i := range best {
-			es = append(es, entry{int(cs[i].Threads), cs[i].Power})
+			es = append(es, entry{int(cs[i].Threads), cs[i].PowerNW})
 		}
 	}
-	peak := make([]float64, node.Cores+1) // peak[n]: worst case with ≤ n threads
+	capNW := node.CapNW()
+	peak := make([]int64, node.Cores+1) // peak[n]: worst case with ≤ n threads, nW
 	nStatic := 0
 	for n := 1; n <= node.Cores; n++ {
 		peak[n] = peak[n-1]
@@ -160,7 +161,7 @@ func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 				peak[n] = max(peak[n], peak[n-e.threads]+e.power)
 			}
 		}
-		if peak[n] <= node.Cap*(1+1e-12) {
+		if peak[n] <= capNW {
 			nStatic = n
 		}
 	}

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math"
+	"sort"
 
 	"github.com/capsim/capsim/sim"
 )
@@ -20,7 +21,8 @@ type ladder struct {
 	cfg    []int32
 	time   []float64 // ns
 	cores  []int32
-	power  []float64
+	power  []int64 // nW
+	mono   bool    // times strictly increase and powers strictly decrease
 	sufMax []float64 // sufMax[p] = max(time[p:])
 	fast   float64   // the kernel's fastest time, ns
 }
@@ -57,10 +59,10 @@ type walker struct {
 // tick is the state of one Schedule call.
 type tick struct {
 	pending     []int32
-	coreLimit   float64
-	powerLimit  float64
-	needCores   float64
-	needPower   float64
+	coreLimit   int
+	powerLimit  int64 // nW
+	needCores   int
+	needPower   int64 // nW
 	active      int     // tasks not deferred
 	deferD      float64 // when a deferred task is assumed to start, ns from now
 	mustRun     bool    // nothing runs: the last active task cannot be deferred
@@ -107,7 +109,13 @@ func (w *walker) Start(tw *sim.TaskWorkload, node sim.Node) error {
 		for _, i := range idx {
 			l.time = append(l.time, float64(cs[i].Time))
 			l.cores = append(l.cores, cs[i].Threads)
-			l.power = append(l.power, cs[i].Power)
+			l.power = append(l.power, cs[i].PowerNW)
+		}
+		l.mono = true
+		for p := 1; p < len(idx); p++ {
+			if !(l.time[p] > l.time[p-1] && l.power[p] < l.power[p-1]) {
+				l.mono = false
+			}
 		}
 		l.sufMax = make([]float64, len(idx))
 		m := 0.0
@@ -154,21 +162,19 @@ func (w *walker) canDefer() bool { return !(w.state.mustRun && w.state.active ==
 
 func (w *walker) violated() bool {
 	s := &w.state
-	return s.needCores > s.coreLimit || s.needPower > s.powerLimit+capSlack*max(1, s.powerLimit)
+	return s.needCores > s.coreLimit || s.needPower > s.powerLimit
 }
-
-const capSlack = 1e-9
 
 // move takes task i one step down.
 func (w *walker) move(i int) {
 	s := &w.state
 	l := w.lad(i)
 	p := w.pos[i]
-	s.needCores -= float64(l.cores[p])
+	s.needCores -= int(l.cores[p])
 	s.needPower -= l.power[p]
 	p++
 	if int(p) < len(l.cfg) {
-		s.needCores += float64(l.cores[p])
+		s.needCores += int(l.cores[p])
 		s.needPower += l.power[p]
 	} else {
 		s.active--
@@ -209,7 +215,7 @@ func (w *walker) deferNow(i int) {
 	s := &w.state
 	l := w.lad(i)
 	p := w.pos[i]
-	s.needCores -= float64(l.cores[p])
+	s.needCores -= int(l.cores[p])
 	s.needPower -= l.power[p]
 	s.active--
 	w.pos[i] = int32(len(l.cfg))
@@ -230,15 +236,12 @@ func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
 	n := len(pending)
 	s := &w.state
 	*s = tick{pending: pending}
-	s.coreLimit = float64(st.IdleCores)
+	s.coreLimit = st.IdleCores
+	s.powerLimit = math.MaxInt64
 	if w.mode == modeCCS {
-		s.coreLimit = float64(w.nStatic - (w.c.node.Cores - st.IdleCores))
-		s.powerLimit = math.Inf(1)
-	} else {
-		s.powerLimit = math.Inf(1)
-		if w.c.node.Cap > 0 {
-			s.powerLimit = w.c.node.Cap - st.Power
-		}
+		s.coreLimit = w.nStatic - (w.c.node.Cores - st.IdleCores)
+	} else if capNW := w.c.node.CapNW(); capNW != math.MaxInt64 {
+		s.powerLimit = capNW - st.PowerNW
 	}
 	if s.coreLimit <= 0 || s.powerLimit < 0 {
 		return
@@ -259,7 +262,7 @@ func (w *walker) Schedule(st *sim.TaskState, pending []int32, choice []int32) {
 		l := w.lad(i)
 		w.pos[i] = 0
 		w.tau[i] = l.time[0] + w.c.bl[pending[i]]
-		s.needCores += float64(l.cores[0])
+		s.needCores += int(l.cores[0])
 		s.needPower += l.power[0]
 	}
 	s.active = n
@@ -430,20 +433,45 @@ func (w *walker) walk(j int, m float64) {
 	for {
 		if s.deferAsStep && int(p)+1 < len(l.cfg) && l.sufMax[p+1]+bl <= m &&
 			s.deferD+l.fast+bl <= m && w.canDefer() &&
-			(s.needCores-float64(l.cores[p]) > s.coreLimit ||
-				s.needPower-l.power[p] > s.powerLimit+capSlack*max(1, s.powerLimit)) {
+			(s.needCores-int(l.cores[p]) > s.coreLimit ||
+				s.needPower-l.power[p] > s.powerLimit) {
 			// Every remaining step wins and none satisfies the limits.
-			s.needCores -= float64(l.cores[p])
+			s.needCores -= int(l.cores[p])
 			s.needPower -= l.power[p]
 			s.active--
 			p = int32(len(l.cfg))
 			return
 		}
-		s.needCores -= float64(l.cores[p])
+		if l.mono && int(p)+1 < len(l.cfg) {
+			// Along a frontier times rise and powers fall: the walk ends
+			// at the first point within the limits, or at the last point
+			// whose term is ≤ m (then, at the ladder's end, deferral).
+			baseC := s.needCores - int(l.cores[p])
+			baseP := s.needPower - l.power[p]
+			lo := int(p) + 1
+			r := lo + sort.Search(len(l.cfg)-lo, func(i int) bool { return l.time[lo+i]+bl > m }) - 1
+			q := lo + sort.Search(r+1-lo, func(i int) bool { return baseP+l.power[lo+i] <= s.powerLimit })
+			for ; q <= r && baseC+int(l.cores[q]) > s.coreLimit; q++ {
+			}
+			if q <= r {
+				r = q
+			}
+			p = int32(r)
+			s.needCores = baseC + int(l.cores[p])
+			s.needPower = baseP + l.power[p]
+			if q > r && r == len(l.cfg)-1 && s.deferAsStep && w.canDefer() && s.deferD+l.fast+bl <= m {
+				s.needCores -= int(l.cores[p])
+				s.needPower -= l.power[p]
+				s.active--
+				p = int32(len(l.cfg))
+			}
+			return
+		}
+		s.needCores -= int(l.cores[p])
 		s.needPower -= l.power[p]
 		p++
 		if int(p) < len(l.cfg) {
-			s.needCores += float64(l.cores[p])
+			s.needCores += int(l.cores[p])
 			s.needPower += l.power[p]
 		} else {
 			s.active--
@@ -480,7 +508,7 @@ func (w *walker) slack() {
 		}
 		bl := w.c.bl[s.pending[i]]
 		for p := w.pos[i]; int(p)+1 < len(l.cfg); p++ {
-			if l.time[p+1]+bl > m || s.needCores-float64(l.cores[p])+float64(l.cores[p+1]) > s.coreLimit {
+			if l.time[p+1]+bl > m || s.needCores-int(l.cores[p])+int(l.cores[p+1]) > s.coreLimit {
 				break
 			}
 			w.move(i)
