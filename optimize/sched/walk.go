@@ -21,8 +21,8 @@ type ladder struct {
 	cfg    []int32
 	time   []float64 // ns
 	cores  []int32
-	power  []int64 // nW
-	mono   bool    // times strictly increase and powers strictly decrease
+	power  []int64   // nW
+	mono   bool      // times strictly increase and powers strictly decrease
 	sufMax []float64 // sufMax[p] = max(time[p:])
 	fast   float64   // the kernel's fastest time, ns
 }
@@ -62,7 +62,7 @@ type tick struct {
 	coreLimit   int
 	powerLimit  int64 // nW
 	needCores   int
-	needPower   int64 // nW
+	needPower   int64   // nW
 	active      int     // tasks not deferred
 	deferD      float64 // when a deferred task is assumed to start, ns from now
 	mustRun     bool    // nothing runs: the last active task cannot be deferred
