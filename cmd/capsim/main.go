@@ -82,6 +82,7 @@ over power caps, policies and machines.`,
 		newReportCmd(),
 		newScenarioCmd(),
 		newMergeCmd(),
+		newScheduleCmd(),
 	)
 	return root
 }
