@@ -180,7 +180,7 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 		}
 	}
 	var q eventQueue
-	q.init(0)
+	q.init(min(n, node.Cores) + 1) // at most one event per running task
 	var seq uint64
 	st := TaskState{IdleCores: node.Cores, NextEnd: -1}
 	var busy float64 // thread·ns
