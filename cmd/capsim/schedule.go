@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ type scheduleRow struct {
 func newScheduleCmd() *cobra.Command {
 	var (
 		policies, caps, profilesPath, writeProfiles, plotPath string
+		writeDAG                                              string
 		cores                                                 int
 		asJSON                                                bool
 		opt                                                   sched.Options
@@ -59,7 +61,11 @@ func newScheduleCmd() *cobra.Command {
 over the node's idle power) with the schedulers of Anger's thesis (note 001
 §3.2): the Fair Scheduler (fs), Core-Constrained (ccs), Power-Aware (pas) and
 Slack-Aware (sas). A DAG is a generator spec: cholesky:NT or lu:NT (NT×NT
-tiles) or cg:NB[xITERS] (NB row blocks, 10 iterations by default).
+tiles) or cg:NB[xITERS] (NB row blocks, 10 iterations by default), or a
+task-graph text file: one task per line, its kernel (optionally with
+coordinates, "GEMM(3,2,1)") followed by the ids (line numbers from 0, not
+counting blank and # lines) of the tasks it depends on; --write-dag FILE
+writes the first DAG in that form.
 
 Task times and powers come from per-kernel profiles: the built-in Xeon Phi
 3120A model (112 threads, 106.9 W idle; see traces/taskgraph) or an Arrow
@@ -84,6 +90,21 @@ graph (the shape of the thesis' Fig. 25).`,
 				var err error
 				if prof, err = arrowtrace.ReadProfiles(profilesPath); err != nil {
 					return err
+				}
+			}
+			if writeDAG != "" {
+				if len(a) == 0 {
+					return usagef("--write-dag needs a DAG argument")
+				}
+				d, err := loadDAG(a[0])
+				if err != nil {
+					return err
+				}
+				if err := atomicfile.Write(writeDAG, func(w io.Writer) error { return taskgraph.Format(w, d) }); err != nil {
+					return err
+				}
+				if caps == "" {
+					return nil
 				}
 			}
 			if writeProfiles != "" {
@@ -113,9 +134,9 @@ graph (the shape of the thesis' Fig. 25).`,
 			}
 			var graphs []*taskgraph.DAG
 			for _, spec := range a {
-				d, err := taskgraph.Generate(spec)
+				d, err := loadDAG(spec)
 				if err != nil {
-					return usageError{err}
+					return err
 				}
 				graphs = append(graphs, d)
 			}
@@ -144,6 +165,7 @@ graph (the shape of the thesis' Fig. 25).`,
 	f.StringVar(&caps, "cap", "", "incremental power cap(s) in W: one value, a comma-separated list or FROM:TO:STEP")
 	f.StringVar(&profilesPath, "profiles", "", "Arrow task-profile file (default: the built-in Xeon Phi 3120A model)")
 	f.StringVar(&writeProfiles, "write-profiles", "", "write the profiles in use to this Arrow file")
+	f.StringVar(&writeDAG, "write-dag", "", "write the first DAG as a task-graph text file (and stop unless --cap is given)")
 	f.StringVar(&plotPath, "plot", "", "write relative performance vs cap to this .png or .svg file")
 	f.IntVar(&cores, "cores", 0, "hardware threads of the node (default: the profiles' machine)")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
@@ -153,6 +175,24 @@ graph (the shape of the thesis' Fig. 25).`,
 	f.IntVar(&opt.StaticCores, "static-cores", 0, "FS/CCS: static thread limit instead of the worst-case knapsack N_static(cap)")
 	f.BoolVar(&opt.DeferLast, "defer-last", false, "PAS/SAS: defer only when every task is at its lowest point (note 001 §6 item 8)")
 	return c
+}
+
+// loadDAG reads a task-graph text file (when spec names a file) or
+// generates the graph a spec names.
+func loadDAG(spec string) (*taskgraph.DAG, error) {
+	if st, err := os.Stat(spec); err == nil && !st.IsDir() {
+		f, err := os.Open(spec)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return taskgraph.Parse(f, spec)
+	}
+	d, err := taskgraph.Generate(spec)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%w (and no file %s exists)", err, spec)}
+	}
+	return d, nil
 }
 
 // parseCaps reads "60", "35,60,90" or "35:250:5".

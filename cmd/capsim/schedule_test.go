@@ -80,6 +80,31 @@ func TestScheduleProfiles(t *testing.T) {
 	}
 }
 
+func TestScheduleDAGFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.dag")
+	if code, _, errs := capsim(t, "schedule", "cholesky:6", "--write-dag", p); code != 0 {
+		t.Fatalf("write: %s", errs)
+	}
+	_, gen, _ := capsim(t, "schedule", "cholesky:6", "--cap", "45", "--json")
+	code, file, errs := capsim(t, "schedule", p, "--cap", "45", "--json")
+	if code != 0 {
+		t.Fatalf("read: %s", errs)
+	}
+	var a, b []scheduleRow
+	json.Unmarshal([]byte(gen), &a)
+	json.Unmarshal([]byte(file), &b)
+	for i := range a {
+		if a[i].MakespanNs != b[i].MakespanNs || a[i].AvgPowerW != b[i].AvgPowerW {
+			t.Errorf("%s: file gives %+v, generator %+v", a[i].Policy, b[i], a[i])
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.dag")
+	os.WriteFile(bad, []byte("POTRF\nTRSM 7\n"), 0o644)
+	if code, _, errs := capsim(t, "schedule", bad, "--cap", "45"); code != 1 || !strings.Contains(errs, "bad.dag: task 1 depends on task 7") {
+		t.Errorf("bad file: %d %s", code, errs)
+	}
+}
+
 func TestScheduleErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.arrow")
 	os.WriteFile(bad, []byte("nonsense"), 0o644)
