@@ -49,7 +49,7 @@ type scheduleRow struct {
 func newScheduleCmd() *cobra.Command {
 	var (
 		policies, caps, profilesPath, writeProfiles, plotPath string
-		writeDAG                                              string
+		writeDAG, timelinePath                                string
 		cores                                                 int
 		asJSON                                                bool
 		opt                                                   sched.Options
@@ -140,9 +140,19 @@ graph (the shape of the thesis' Fig. 25).`,
 				}
 				graphs = append(graphs, d)
 			}
-			rows, err := runSchedules(graphs, prof, cores, capList, pols, opt)
+			var tl *strings.Builder
+			if timelinePath != "" {
+				tl = &strings.Builder{}
+				tl.WriteString("graph,cap_w,policy,time_ns,power_w\n")
+			}
+			rows, err := runSchedules(graphs, prof, cores, capList, pols, opt, tl)
 			if err != nil {
 				return err
+			}
+			if tl != nil {
+				if err := atomicfile.WriteFile(timelinePath, []byte(tl.String())); err != nil {
+					return err
+				}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -166,6 +176,7 @@ graph (the shape of the thesis' Fig. 25).`,
 	f.StringVar(&profilesPath, "profiles", "", "Arrow task-profile file (default: the built-in Xeon Phi 3120A model)")
 	f.StringVar(&writeProfiles, "write-profiles", "", "write the profiles in use to this Arrow file")
 	f.StringVar(&writeDAG, "write-dag", "", "write the first DAG as a task-graph text file (and stop unless --cap is given)")
+	f.StringVar(&timelinePath, "timeline", "", "write every run's power timeline (graph,cap_w,policy,time_ns,power_w) to this CSV file")
 	f.StringVar(&plotPath, "plot", "", "write relative performance vs cap to this .png or .svg file")
 	f.IntVar(&cores, "cores", 0, "hardware threads of the node (default: the profiles' machine)")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
@@ -228,7 +239,7 @@ func parsePolicies(s string, opt sched.Options) ([]string, error) {
 
 // runSchedules runs every graph under every cap and policy; fs always
 // runs, as the reference of the relative performance.
-func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, caps []float64, pols []string, opt sched.Options) ([]scheduleRow, error) {
+func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, caps []float64, pols []string, opt sched.Options, tl *strings.Builder) ([]scheduleRow, error) {
 	var rows []scheduleRow
 	for _, d := range graphs {
 		w, err := sim.NewTaskWorkload(d, prof)
@@ -259,6 +270,11 @@ func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, 
 				res, wall, err := run(name)
 				if err != nil {
 					return nil, err
+				}
+				if tl != nil {
+					for _, st := range res.Timeline {
+						fmt.Fprintf(tl, "%s,%g,%s,%d,%s\n", d.Name, capW, name, st.Time, strconv.FormatFloat(st.Power, 'g', -1, 64))
+					}
 				}
 				rows = append(rows, scheduleRow{
 					Graph: d.Name, Tasks: d.NumTasks(), Policy: name, CapW: capW,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,25 @@ func TestScheduleDAGFile(t *testing.T) {
 	os.WriteFile(bad, []byte("POTRF\nTRSM 7\n"), 0o644)
 	if code, _, errs := capsim(t, "schedule", bad, "--cap", "45"); code != 1 || !strings.Contains(errs, "bad.dag: task 1 depends on task 7") {
 		t.Errorf("bad file: %d %s", code, errs)
+	}
+}
+
+func TestScheduleTimeline(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tl.csv")
+	if code, _, errs := capsim(t, "schedule", "lu:3", "--cap", "40", "--policy", "pas", "--timeline", p); code != 0 {
+		t.Fatal(errs)
+	}
+	b, _ := os.ReadFile(p)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "graph,cap_w,policy,time_ns,power_w" || !strings.HasPrefix(lines[1], "lu:3,40,pas,0,") ||
+		!strings.HasSuffix(lines[len(lines)-1], ",0") {
+		t.Errorf("timeline:\n%s", b)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if w, _ := strconv.ParseFloat(f[4], 64); w > 40 {
+			t.Errorf("step over the cap: %s", l)
+		}
 	}
 }
 

@@ -133,8 +133,6 @@ func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 	if node.Cap == 0 {
 		return node.Cores
 	}
-	var c common
-	c.w, c.node = w, node
 	type entry struct {
 		threads int
 		power   int64 // nW

@@ -225,3 +225,16 @@ func Generate(spec string) (*DAG, error) {
 	}
 	return nil, fmt.Errorf("task graph spec %q: unknown graph %q (want cholesky, lu or cg)", spec, kind)
 }
+
+// StencilNNZ returns the nonzeros of the 27-point stencil matrix of an
+// nx×ny×nz grid with ±1 connectivity in each dimension (note 001 §2.8):
+// (3nx−2)(3ny−2)(3nz−2); interior rows have 27.
+func StencilNNZ(nx, ny, nz int) int {
+	f := func(n int) int {
+		if n < 1 {
+			return 0
+		}
+		return 3*n - 2
+	}
+	return f(nx) * f(ny) * f(nz)
+}

@@ -215,3 +215,33 @@ func TestBuilderErrors(t *testing.T) {
 		t.Error("empty graph accepted")
 	}
 }
+
+// Note 001 §5.5 item 5: 4³ → 1000 nonzeros, 8³ → 10,648, 16³ → 97,336;
+// checked against a direct count of in-grid neighbours.
+func TestStencilNNZ(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{4, 1000}, {8, 10648}, {16, 97336}} {
+		if got := StencilNNZ(c.n, c.n, c.n); got != c.want {
+			t.Errorf("%d³: %d nonzeros, want %d", c.n, got, c.want)
+		}
+		count := 0
+		n := c.n
+		for x := 0; x < n; x++ {
+			for y := 0; y < n; y++ {
+				for z := 0; z < n; z++ {
+					for dx := -1; dx <= 1; dx++ {
+						for dy := -1; dy <= 1; dy++ {
+							for dz := -1; dz <= 1; dz++ {
+								if x+dx >= 0 && x+dx < n && y+dy >= 0 && y+dy < n && z+dz >= 0 && z+dz < n {
+									count++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if count != c.want {
+			t.Errorf("%d³: direct count %d", n, count)
+		}
+	}
+}
