@@ -234,3 +234,40 @@ func TestPickMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// Note 001 §3.3 and §4's qualitative targets on the built-in profiles:
+// PAS and SAS beat FS at every power-limited cap for Cholesky and LU
+// (target (b)), CCS stays close to FS, and no run exceeds its cap.
+func TestFig25Shape(t *testing.T) {
+	prof := taskgraph.DefaultProfiles()
+	for _, spec := range []string{"cholesky:12", "cholesky:16", "lu:10"} {
+		d, _ := taskgraph.Generate(spec)
+		w, err := sim.NewTaskWorkload(d, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for capW := 35.0; capW <= 140; capW += 15 {
+			node := sim.Node{Cores: 112, Cap: capW, IdleW: prof.Machine.IdleW}
+			ms := map[string]int64{}
+			for _, name := range Names {
+				pol, _ := New(name, Options{})
+				res, err := sim.RunTasks(w, node, pol)
+				if err != nil {
+					t.Fatalf("%s %g W %s: %v", spec, capW, name, err)
+				}
+				if res.PeakPower > capW {
+					t.Errorf("%s %g W %s: peak %g W", spec, capW, name, res.PeakPower)
+				}
+				ms[name] = res.Makespan
+			}
+			for _, name := range []string{"pas", "sas"} {
+				if r := RelativePerformance(ms["fs"], ms[name]); r < 1.05 {
+					t.Errorf("%s at %g W: %s only %.3f× FS", spec, capW, name, r)
+				}
+			}
+			if r := RelativePerformance(ms["fs"], ms["ccs"]); r < 0.85 || r > 1.15 {
+				t.Errorf("%s at %g W: CCS %.3f× FS, want ≈ 1", spec, capW, r)
+			}
+		}
+	}
+}
