@@ -7,8 +7,8 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// greedy starts pending tasks in order at a fixed configuration while they
-// fit; misbehave ignores the limits.
+// greedy starts pending tasks in order at a fixed configuration until one
+// does not fit; misbehave ignores the limits.
 type greedy struct {
 	w         *TaskWorkload
 	node      Node
@@ -29,11 +29,12 @@ func (g *greedy) Schedule(s *TaskState, pending []int32, choice []int32) {
 			continue
 		}
 		c := g.w.Config(t, g.cfg)
-		if int(c.Threads) <= idle && p+c.PowerNW <= g.node.CapNW() {
-			choice[i] = g.cfg
-			idle -= int(c.Threads)
-			p += c.PowerNW
+		if int(c.Threads) > idle || p+c.PowerNW > g.node.CapNW() {
+			break // first come, first served
 		}
+		choice[i] = g.cfg
+		idle -= int(c.Threads)
+		p += c.PowerNW
 	}
 }
 
