@@ -93,6 +93,13 @@ func (c *common) start(w *sim.TaskWorkload, node sim.Node) error {
 	c.fastest = make([]int32, len(w.Configs))
 	c.top = make([][]int32, len(w.Configs))
 	for k, cs := range w.Configs {
+		fits := false
+		for _, cf := range cs {
+			fits = fits || int(cf.Threads) <= node.Cores
+		}
+		if !fits {
+			return fmt.Errorf("kernel %s has no configuration within the node's %d threads", d.Kernels[k], node.Cores)
+		}
 		best := int32(0)
 		top := make([]int32, node.Cores+1)
 		for i := range top {

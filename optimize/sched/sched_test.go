@@ -3,6 +3,7 @@ package sched
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/sim"
@@ -268,6 +269,30 @@ func TestFig25Shape(t *testing.T) {
 			if r := RelativePerformance(ms["fs"], ms["ccs"]); r < 0.85 || r > 1.15 {
 				t.Errorf("%s at %g W: CCS %.3f× FS, want ≈ 1", spec, capW, r)
 			}
+		}
+	}
+}
+
+func TestKernelWiderThanNode(t *testing.T) {
+	w := toy(t)
+	for _, name := range Names {
+		pol, _ := New(name, Options{})
+		// The toy's kernels have 1-thread configurations: every policy
+		// runs the graph on a 1-thread node.
+		if _, err := sim.RunTasks(w, sim.Node{Cores: 1}, pol); err != nil {
+			t.Errorf("%s on 1 thread: %v", name, err)
+		}
+	}
+	b := taskgraph.NewBuilder("wide")
+	b.Add("W", taskgraph.Coord{I: -1, J: -1, K: -1})
+	d, _ := b.Build()
+	p := taskgraph.NewProfiles(taskgraph.Machine{})
+	p.Add("W", taskgraph.ProfileConfig{Threads: 8, Time: 1, Power: 1})
+	ww, _ := sim.NewTaskWorkload(d, p)
+	for _, name := range Names {
+		pol, _ := New(name, Options{})
+		if _, err := sim.RunTasks(ww, sim.Node{Cores: 4}, pol); err == nil || !strings.Contains(err.Error(), "no configuration within the node's 4 threads") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
