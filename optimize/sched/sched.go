@@ -14,9 +14,18 @@
 // CCS, PAS and SAS compare alternatives by the note's makespan estimate
 // M = max over pending tasks T of t_T(config_T) + BL(T), where BL(T) is
 // the longest chain of T's successors at their fastest configurations.
-// Where the thesis is ambiguous (note 001 §6 items 6–8) the note's
+// Only the tasks being scheduled enter M ("the schedulers only look at the
+// current set of tasks to be scheduled"). A task deferred to a later tick
+// contributes D + t_fastest + BL, with D the time to the next scheduling
+// point: the first end of a running task or, when nothing runs, the
+// shortest fastest time among the pending tasks; when nothing runs, the
+// last task left is never deferred. Ties go to the task that became ready
+// first. Where the thesis is ambiguous (note 001 §6 items 6–8) the note's
 // recommended reading is the default and the literal or alternative
 // reading is an Options field.
+//
+// All powers are compared in whole nanowatts, so a schedule that fits the
+// cap does so exactly, with no tolerance.
 package sched
 
 import (
