@@ -214,7 +214,7 @@ func TestPickMatchesNaive(t *testing.T) {
 		}
 		capW := 20 + rng.Float64()*60
 		for _, name := range []string{"ccs", "pas", "sas"} {
-			for _, opt := range []Options{{}, {DeferLast: true}} {
+			for _, opt := range []Options{{}, {DeferLast: true}, {CCSFrontier: true}} {
 				var runs [2]*sim.TaskResult
 				for k, naive := range []bool{false, true} {
 					pol, _ := New(name, opt)
@@ -293,6 +293,52 @@ func TestKernelWiderThanNode(t *testing.T) {
 		pol, _ := New(name, Options{})
 		if _, err := sim.RunTasks(ww, sim.Node{Cores: 4}, pol); err == nil || !strings.Contains(err.Error(), "no configuration within the node's 4 threads") {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Note 001 §6 item 7: 112 threads over 3 tasks are 38/37/37 round-robin
+// and 37 each by integer division; with more tasks than threads the first
+// get one thread each.
+func TestFairDealing(t *testing.T) {
+	b := taskgraph.NewBuilder("flat")
+	for i := 0; i < 5; i++ {
+		b.Add("K", taskgraph.Coord{I: -1, J: -1, K: -1})
+	}
+	d, _ := b.Build()
+	p := taskgraph.NewProfiles(taskgraph.Machine{Threads: 112})
+	for n := 1; n <= 112; n++ {
+		p.Add("K", taskgraph.ProfileConfig{Threads: int32(n), Time: 1 + 1/float64(n), Power: float64(n)})
+	}
+	w, _ := sim.NewTaskWorkload(d, p)
+	for _, c := range []struct {
+		opt     Options
+		cores   int
+		pending []int32
+		want    []int32
+	}{
+		{Options{}, 112, []int32{0, 1, 2}, []int32{38, 37, 37}},
+		{Options{FairDivide: true}, 112, []int32{0, 1, 2}, []int32{37, 37, 37}},
+		{Options{}, 3, []int32{0, 1, 2, 3, 4}, []int32{1, 1, 1, 0, 0}},
+		{Options{StaticCores: 10}, 112, []int32{0, 1, 2}, []int32{4, 3, 3}},
+	} {
+		f := &Fair{Opt: c.opt}
+		if err := f.Start(w, sim.Node{Cores: c.cores}); err != nil {
+			t.Fatal(err)
+		}
+		choice := make([]int32, len(c.pending))
+		for i := range choice {
+			choice[i] = -1
+		}
+		f.Schedule(&sim.TaskState{IdleCores: c.cores, NextEnd: -1}, c.pending, choice)
+		for i, ch := range choice {
+			got := int32(0)
+			if ch >= 0 {
+				got = w.Config(c.pending[i], ch).Threads
+			}
+			if got != c.want[i] {
+				t.Errorf("%+v on %d threads: task %d gets %d threads, want %d", c.opt, c.cores, i, got, c.want[i])
+			}
 		}
 	}
 }
