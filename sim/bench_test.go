@@ -5,6 +5,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/taskgraph"
 )
 
 // ringAllreduce builds LogGOPSim's ring allreduce shape: 2(p-1) steps in
@@ -78,3 +79,29 @@ func BenchmarkRingAllreduce1024(b *testing.B) { benchReplay(b, ringAllreduce(102
 
 // BenchmarkDissemination65536 replays a 65,536-rank dissemination barrier.
 func BenchmarkDissemination65536(b *testing.B) { benchReplay(b, dissemination(65536)) }
+
+// BenchmarkRunTasks runs the 40×40-tile Cholesky graph (11,480 tasks) on
+// the executor with a trivial greedy policy (every ready task on 4
+// threads while they fit under 60 W): the executor's own cost.
+func BenchmarkRunTasks(b *testing.B) {
+	d, err := taskgraph.Cholesky(40)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := NewTaskWorkload(d, taskgraph.DefaultProfiles())
+	if err != nil {
+		b.Fatal(err)
+	}
+	node := Node{Cores: 112, Cap: 60}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var events int64
+	for i := 0; i < b.N; i++ {
+		res, err := RunTasks(w, node, &greedy{cfg: 3})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

@@ -123,17 +123,11 @@ const (
 	stDone
 )
 
-// event is a queued operation or message. seq packs the first-queued order
-// (the tie-breaker at equal times) above the event type, so (time, seq)
-// orders events as LogGOPSim's (time, ts) does. rank is the rank that owns
-// op; a message executes on op's peer, the receiver.
-type event struct {
-	time uint64
-	seq  uint64
-	op   int32
-	rank int32
-}
-
+// The replay engine's events (type eventQueue's event) are queued
+// operations or messages. seq packs the first-queued order (the
+// tie-breaker at equal times) above the event type, so (time, seq) orders
+// events as LogGOPSim's (time, ts) does. rank is the rank that owns op; a
+// message executes on op's peer, the receiver.
 func (ev *event) typ() uint8 { return uint8(ev.seq & 7) }
 
 // qentry is an entry of a posted-receive or unexpected-message queue.
@@ -172,9 +166,7 @@ type engine struct {
 	succStart []int32
 	succ      []int32
 
-	heap    []event // min-heap on (time, seq)
-	run     []event // events queued in (time, seq) order: a sorted run
-	runHead int
+	q       eventQueue
 	ts      uint64
 	pending []readyOp
 	sent    []uint64 // per send op, when it started (only with an Observer)
@@ -274,7 +266,6 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	}
 	copy(e.succStart, e.succStart[1:]) // entry d+1 now holds d's start
 	e.succStart[n] = int32(len(e.succ))
-	e.heap = make([]event, 0, 1024)
 	roots, recvs := 0, 0
 	for i := 0; i < n; i++ {
 		if e.remaining[i] == 0 {
@@ -284,7 +275,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 			recvs++
 		}
 	}
-	e.run = make([]event, 0, roots) // the seeds form the first run
+	e.q.init(roots) // the seeds form the first run
 	// Posted receives usually dominate the matching queues; size the pool
 	// for all of them at once rather than growing it.
 	e.pool = make([]qentry, 0, recvs)
@@ -331,7 +322,7 @@ func (e *engine) seed() {
 func (e *engine) flushSeed() {
 	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	for _, p := range e.pending {
-		e.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
+		e.q.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
 		if e.qobs != nil {
 			e.qobs.Queued(p.op, 0)
@@ -394,7 +385,7 @@ func (e *engine) flush() {
 		if p.typ == evSend {
 			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
 		}
-		e.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
+		e.q.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
 		if e.qobs != nil {
 			e.qobs.Queued(p.op, int64(t))
@@ -479,8 +470,8 @@ func (e *engine) loop() {
 	if c := e.opt.Classes; c != nil {
 		class, classes = c.Of, c.Params
 	}
-	for e.queued() {
-		ev := e.pop()
+	for e.q.queued() {
+		ev := e.q.pop()
 		e.events++
 		op := ev.op
 		typ := ev.typ()
@@ -496,7 +487,7 @@ func (e *engine) loop() {
 		case evCalc:
 			if e.nexto[cpu] > t {
 				ev.time = e.nexto[cpu]
-				e.push(ev)
+				e.q.push(ev)
 				continue
 			}
 			d := g.Size[op]
@@ -517,7 +508,7 @@ func (e *engine) loop() {
 		case evSend:
 			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
 				ev.time = ready
-				e.push(ev)
+				e.q.push(ev)
 				continue
 			}
 			if class != nil {
@@ -532,7 +523,7 @@ func (e *engine) loop() {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			e.push(event{time: t + uint64(o) + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			e.q.push(event{time: t + uint64(o) + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
@@ -566,7 +557,7 @@ func (e *engine) loop() {
 		case evMsg:
 			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
 				ev.time = ready
-				e.push(ev)
+				e.q.push(ev)
 				continue
 			}
 			if class != nil {
@@ -661,80 +652,6 @@ func (e *engine) enqueue(q *queue, x qentry) {
 func (e *engine) freeEntry(i int32) {
 	e.pool[i].next = e.free
 	e.free = i
-}
-
-// The event queue is a sorted run plus a min-heap, both on (time, seq).
-// Sequence numbers only grow, so an event not earlier than the run's last
-// event extends the run in O(1); the rest go to the heap. Replays release
-// most operations in time order (every rank's first operations at time 0,
-// then work that becomes ready later), which keeps the heap small.
-
-func less(a, b *event) bool {
-	return a.time < b.time || (a.time == b.time && a.seq < b.seq)
-}
-
-func (e *engine) queued() bool { return len(e.heap) > 0 || e.runHead < len(e.run) }
-
-func (e *engine) push(ev event) {
-	if n := len(e.run); n == e.runHead || !less(&ev, &e.run[n-1]) {
-		if e.runHead > 0 && (e.runHead == n || n == cap(e.run)) {
-			// Reuse the consumed prefix before growing the slice.
-			k := copy(e.run, e.run[e.runHead:])
-			e.run, e.runHead = e.run[:k], 0
-		}
-		e.run = append(e.run, ev)
-		return
-	}
-	e.heap = append(e.heap, ev)
-	h := e.heap
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !less(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (e *engine) pop() event {
-	if e.runHead < len(e.run) && (len(e.heap) == 0 || less(&e.run[e.runHead], &e.heap[0])) {
-		ev := e.run[e.runHead]
-		e.runHead++
-		if e.runHead == len(e.run) {
-			e.run, e.runHead = e.run[:0], 0
-		} else if e.runHead >= 4096 && e.runHead*2 >= len(e.run) {
-			k := copy(e.run, e.run[e.runHead:])
-			e.run, e.runHead = e.run[:k], 0
-		}
-		return ev
-	}
-	h := e.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if less(&h[k], &h[m]) {
-				m = k
-			}
-		}
-		if !less(&h[m], &h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	e.heap = h
-	return top
 }
 
 // DeadlockError reports a replay that could not finish.

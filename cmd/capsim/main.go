@@ -85,6 +85,7 @@ over power caps, policies and machines.`,
 		newFitCmd(),
 		newPredictCmd(),
 		newSteeringGridCmd(),
+		newScheduleCmd(),
 	)
 	return root
 }
