@@ -41,9 +41,14 @@ type scheduleRow struct {
 	EnergyJ     float64 `json:"energy_j"`
 	Utilization float64 `json:"utilization"`
 	RelPerf     float64 `json:"rel_perf"`
-	Events      int64   `json:"events"`
-	Ticks       int64   `json:"ticks"`
-	WallNs      int64   `json:"wall_ns"`
+	// GapBestPct is how much slower than the best policy of the same graph
+	// and cap this run is, in percent: task graphs have no LP bound (the
+	// LP does not model the thread limit), so the best policy found is the
+	// reference (issue 5 item 5).
+	GapBestPct float64 `json:"gap_best_pct"`
+	Events     int64   `json:"events"`
+	Ticks      int64   `json:"ticks"`
+	WallNs     int64   `json:"wall_ns"`
 }
 
 func newScheduleCmd() *cobra.Command {
@@ -266,6 +271,8 @@ func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, 
 				return nil, err
 			}
 			ref = fs.Makespan
+			first := len(rows)
+			best := fs.Makespan
 			for _, name := range pols {
 				res, wall, err := run(name)
 				if err != nil {
@@ -283,6 +290,10 @@ func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, 
 					RelPerf: sched.RelativePerformance(ref, res.Makespan),
 					Events:  res.Events, Ticks: res.Ticks, WallNs: wall.Nanoseconds(),
 				})
+				best = min(best, res.Makespan)
+			}
+			for i := first; i < len(rows); i++ {
+				rows[i].GapBestPct = math.Round(1e4*(float64(rows[i].MakespanNs)/float64(best)-1)) / 100
 			}
 		}
 	}
@@ -292,10 +303,10 @@ func runSchedules(graphs []*taskgraph.DAG, prof *taskgraph.Profiles, cores int, 
 func writeScheduleTable(out io.Writer, rows []scheduleRow, prof *taskgraph.Profiles, cores int) {
 	fmt.Fprintf(out, "# node: %s, %d threads, idle %.1f W; powers are W over idle\n", prof.Machine.Name, cores, prof.Machine.IdleW)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\ttasks\tcap_W\tpolicy\tmakespan_ms\tavg_W\tpeak_W\tutil\trel_perf\twall_ms\t")
+	fmt.Fprintln(tw, "graph\ttasks\tcap_W\tpolicy\tmakespan_ms\tavg_W\tpeak_W\tutil\trel_perf\tgap_best_%\twall_ms\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%g\t%s\t%.3f\t%.2f\t%.2f\t%.3f\t%.3f\t%.1f\t\n", r.Graph, r.Tasks, r.CapW, r.Policy,
-			float64(r.MakespanNs)/1e6, r.AvgPowerW, r.PeakPowerW, r.Utilization, r.RelPerf, float64(r.WallNs)/1e6)
+		fmt.Fprintf(tw, "%s\t%d\t%g\t%s\t%.3f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%.1f\t\n", r.Graph, r.Tasks, r.CapW, r.Policy,
+			float64(r.MakespanNs)/1e6, r.AvgPowerW, r.PeakPowerW, r.Utilization, r.RelPerf, r.GapBestPct, float64(r.WallNs)/1e6)
 	}
 	tw.Flush()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,9 +44,21 @@ func TestScheduleJSONAndPlot(t *testing.T) {
 		if len(rows) != 2*3*4 {
 			t.Fatalf("%d rows, want 24", len(rows))
 		}
+		best := map[string]int64{}
 		for _, r := range rows {
 			if r.PeakPowerW > r.CapW+1e-9 || r.MakespanNs <= 0 || r.Utilization <= 0 || r.Utilization > 1 {
 				t.Errorf("row %+v breaks the cap or is empty", r)
+			}
+			k := fmt.Sprint(r.Graph, r.CapW)
+			if b, ok := best[k]; !ok || r.MakespanNs < b {
+				best[k] = r.MakespanNs
+			}
+		}
+		// The gap to the best policy of the same graph and cap.
+		for _, r := range rows {
+			want := math.Round(1e4*(float64(r.MakespanNs)/float64(best[fmt.Sprint(r.Graph, r.CapW)])-1)) / 100
+			if r.GapBestPct != want {
+				t.Errorf("%s at %g W, %s: gap to best %.2f %%, want %.2f %%", r.Graph, r.CapW, r.Policy, r.GapBestPct, want)
 			}
 		}
 		if st, err := os.Stat(plot); err != nil || st.Size() < 1000 {
