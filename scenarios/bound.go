@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/compute/table"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
@@ -56,6 +57,80 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 		return nil, err
 	}
 	return bound.FromTraceComm(t, cm, configs)
+}
+
+// TableDAG builds the LP's DAG of trace t with a configuration table
+// (package compute/table, note 003 §1.4): a compute event of region R can
+// run in every configuration of the table's key R, taking its recorded
+// time scaled by the row's time over the key's fastest row (traces are
+// recorded at the fastest configuration) and drawing the row's watts.
+// Messages take the LogGOPS point-to-point cost. Times are in seconds.
+func TableDAG(t *mpi.Trace, tb *table.Table, net network.LogGOPS) (*bound.DAG, error) {
+	byKey := map[string][]table.Row{}
+	for _, r := range tb.Rows {
+		byKey[r.Key] = append(byKey[r.Key], r)
+	}
+	rows := make([][]frontier.Config, len(t.Regions))
+	for i, name := range t.Regions {
+		rs := byKey[name]
+		if len(rs) == 0 {
+			continue
+		}
+		fastest := math.Inf(1)
+		for _, r := range rs {
+			fastest = math.Min(fastest, r.Seconds)
+		}
+		for _, r := range rs {
+			rows[i] = append(rows[i], frontier.Config{Time: r.Seconds / fastest, Power: r.Watts, Label: r.Config.String()})
+		}
+	}
+	var missing error
+	configs := func(r int, e *mpi.Event) []frontier.Config {
+		base := rows[e.Region]
+		if base == nil {
+			if missing == nil {
+				missing = fmt.Errorf("rank %d: compute region %q has no rows in the configuration table", r, t.Regions[e.Region])
+			}
+			return []frontier.Config{{Time: 1, Power: 0}}
+		}
+		cs := make([]frontier.Config, len(base))
+		sec := math.Max(float64(e.Duration)/1e9, 1e-12)
+		for k, c := range base {
+			cs[k] = frontier.Config{Time: c.Time * sec, Power: c.Power, Label: c.Label}
+		}
+		return cs
+	}
+	d, err := bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	if missing != nil {
+		return nil, missing
+	}
+	return d, err
+}
+
+// ReplayStaticDAG replays the Static baseline over the LP's DAG (note 003
+// §6.1 in its discrete form): every rank gets an equal share of the cap
+// above the machine's base power, and every task runs at the fastest of
+// its configurations within that share (the slowest when none fits, so
+// the run may exceed the cap). With capW 0 every task runs at its fastest.
+func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, capW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+	share := math.Inf(1)
+	if capW > 0 {
+		share = m.LPCap(capW) / float64(len(t.Ranks))
+	}
+	times := make([]float64, len(d.Tasks))
+	powers := make([]float64, len(d.Tasks))
+	for i, tk := range d.Tasks {
+		h := tk.Hull
+		k := len(h) - 1
+		for j := range h {
+			if h[j].Power <= share+1e-9 {
+				k = j
+				break
+			}
+		}
+		times[i], powers[i] = h[k].Time, h[k].Power
+	}
+	return sc.replayTasks(g, t, d, times, powers, capW, m, net)
 }
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/capsim/capsim/compute/table"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
@@ -53,6 +55,7 @@ func newBoundCmd() *cobra.Command {
 		capW                     float64
 		caps, scenarioPath, mach string
 		mps, rounding, form      string
+		tablePath                string
 		method                   string
 		asJSON                   bool
 		switchUs, minTaskMs      float64
@@ -90,7 +93,10 @@ long; a split task is charged its time-averaged power).
 conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
-The gaps are (T/T_LP − 1)·100.`,
+The gaps are (T/T_LP − 1)·100.
+With --table, every compute task may run in any configuration of its
+region's rows (time scaled from the fastest row, watts above idle), and
+Static (and the uncapped run) pick per task from those configurations.`,
 		Example: `  capsim bound --cap 330 --json
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
@@ -147,8 +153,22 @@ The gaps are (T/T_LP − 1)·100.`,
 				return err
 			}
 			net := sc.Net()
-			d, err := sc.BoundDAG(t, m, net)
-			if err != nil {
+			var d *bound.DAG
+			if tablePath != "" {
+				f, err := os.Open(tablePath)
+				if err != nil {
+					return err
+				}
+				tb, err := table.ReadCSV(f, tablePath)
+				f.Close()
+				if err != nil {
+					return err
+				}
+				d, err = scenarios.TableDAG(t, tb, net)
+				if err != nil {
+					return fmt.Errorf("%s: %w", tablePath, err)
+				}
+			} else if d, err = sc.BoundDAG(t, m, net); err != nil {
 				return err
 			}
 			o, err := bound.InitialOrder(d, 0)
@@ -177,7 +197,13 @@ The gaps are (T/T_LP − 1)·100.`,
 			defer s.Close()
 			minLP, _ := s.MinFeasibleCap()
 			minCap := minLP + m.BaseW()
-			unc, err := sc.Replay(g, m, net, "uncapped", 0)
+			replay := func(policy string, cw float64) (scenarios.Metrics, error) {
+				if tablePath != "" {
+					return sc.ReplayStaticDAG(g, t, d, cw, m, net)
+				}
+				return sc.Replay(g, m, net, policy, cw)
+			}
+			unc, err := replay("uncapped", 0)
 			if err != nil {
 				return err
 			}
@@ -192,7 +218,7 @@ The gaps are (T/T_LP − 1)·100.`,
 				if err != nil {
 					return err
 				}
-				st, err := sc.Replay(g, m, net, "static", cw)
+				st, err := replay("static", cw)
 				if err != nil {
 					return err
 				}
@@ -258,6 +284,7 @@ The gaps are (T/T_LP − 1)·100.`,
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
 	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")

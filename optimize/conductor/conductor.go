@@ -141,6 +141,19 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 		vByStep[min(vStep[v], nSteps-1)] = append(vByStep[min(vStep[v], nSteps-1)], v)
 	}
 
+	// A task's slack runs until its rank's next task starts (through any
+	// MPI calls without compute between them), or until its destination
+	// for a rank's last task.
+	nextOf := make([]int, n)
+	lastOf := make([]int, ranks)
+	for r := range lastOf {
+		lastOf[r] = -1
+	}
+	for i := n - 1; i >= 0; i-- {
+		r := d.Tasks[i].Rank
+		nextOf[i] = lastOf[r]
+		lastOf[r] = i
+	}
 	share := make([]float64, ranks)
 	for r := range share {
 		share[r] = capW / float64(ranks)
@@ -201,7 +214,13 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 		}
 		for _, i := range byStep[j] {
 			t := &d.Tasks[i]
-			occ := times[t.Dst] - times[t.Src]
+			end := times[t.Dst]
+			if nx := nextOf[i]; nx >= 0 && step[nx] == j {
+				end = times[d.Tasks[nx].Src]
+			} else if nx >= 0 && times[d.Tasks[nx].Src] > end && vStep[d.Tasks[nx].Src] <= j {
+				end = times[d.Tasks[nx].Src]
+			}
+			occ := end - times[t.Src]
 			slack[i] = math.Max(0, occ-res.Time[i])
 			busyE[t.Rank] += res.Power[i] * occ
 			span[t.Rank] += occ
