@@ -194,11 +194,15 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 
 // Decode parses and validates a model file; name is used in errors.
 func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, error) {
-	d := json.NewDecoder(r)
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(text))
 	d.DisallowUnknownFields()
 	var f File
 	if err := d.Decode(&f); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s:%s %w", name, jsonLine(text, err), err)
 	}
 	if f.Format != Format {
 		return nil, nil, fmt.Errorf("%s: format %q, want %q", name, f.Format, Format)
@@ -211,6 +215,24 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &f, set, nil
+}
+
+// jsonLine returns "LINE:" for JSON errors that carry a byte offset
+// (syntax and type errors), else "".
+func jsonLine(text []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(text)) {
+		return ""
+	}
+	return fmt.Sprintf("%d:", bytes.Count(text[:off], []byte("\n"))+1)
 }
 
 // Model decodes the model of e: a kind of extra, else a built-in kind.

@@ -314,3 +314,17 @@ func FuzzParseMachine(f *testing.F) {
 		}
 	})
 }
+
+// JSON errors name the line of the file they are on.
+func TestDecodeErrorLines(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"{\n \"format\": \"capsim-compute-model\",\n \"version\": \"x\"\n}\n", "m.json:3: json: cannot unmarshal string"},
+		{"{\n\n  \"format\": ,\n}", "m.json:3: invalid character ','"},
+		{"nope", "m.json:1: invalid character 'o'"},
+	} {
+		_, _, err := Decode(strings.NewReader(tc.text), "m.json", nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
