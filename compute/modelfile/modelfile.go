@@ -129,7 +129,10 @@ type Decoder func(params json.RawMessage) (compute.Model, error)
 // "accel"); they take precedence over built-ins of the same kind.
 type Decoders map[compute.Kind]Decoder
 
-func strict(params json.RawMessage, v any) error {
+// DecodeParams decodes a model's JSON parameters into v strictly: unknown
+// fields and trailing data are errors. Decoders of other model kinds use it
+// so that every kind reads its parameters alike.
+func DecodeParams(params json.RawMessage, v any) error {
 	d := json.NewDecoder(bytes.NewReader(params))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
@@ -148,10 +151,10 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 	switch kind {
 	case compute.KindMeasured:
 		var m compute.Measured
-		return m, strict(params, &m)
+		return m, DecodeParams(params, &m)
 	case compute.KindTable:
 		m := &table.Model{}
-		if err := strict(params, m); err != nil {
+		if err := DecodeParams(params, m); err != nil {
 			return nil, err
 		}
 		if err := (&table.Table{Rows: m.Rows}).Validate(); err != nil {
@@ -160,7 +163,7 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		return m, nil
 	case compute.KindDVFS:
 		m := &dvfs.Model{}
-		if err := strict(params, m); err != nil {
+		if err := DecodeParams(params, m); err != nil {
 			return nil, err
 		}
 		if !(m.RefGHz > 0) {
@@ -169,7 +172,7 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		return m, nil
 	case compute.KindCOSIntel:
 		m := &cos.Intel{}
-		if err := strict(params, m); err != nil {
+		if err := DecodeParams(params, m); err != nil {
 			return nil, err
 		}
 		if !(m.Base.T > 0) || !(m.Base.At.CPUFreqGHz > 0) {
@@ -178,7 +181,7 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		return m, nil
 	case compute.KindCOSBGQ:
 		m := &cos.BGQ{}
-		if err := strict(params, m); err != nil {
+		if err := DecodeParams(params, m); err != nil {
 			return nil, err
 		}
 		if m.Mode != "" && m.Mode != cos.Hinge && m.Mode != cos.Literal {

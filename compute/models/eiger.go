@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/modelfile"
 	"github.com/capsim/capsim/compute/eiger"
 )
 
@@ -38,7 +39,7 @@ func (m *Eiger) Kind() compute.Kind { return KindEiger }
 // DecodeEiger decodes and validates the parameters of an "eiger" entry.
 func DecodeEiger(params json.RawMessage) (*Eiger, error) {
 	m := &Eiger{}
-	if err := strict(params, m); err != nil {
+	if err := modelfile.DecodeParams(params, m); err != nil {
 		return nil, err
 	}
 	if err := m.Validate(); err != nil {

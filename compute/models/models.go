@@ -7,9 +7,7 @@
 package models
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/capsim/capsim/compute"
@@ -36,18 +34,6 @@ func Load(path string) (*modelfile.File, *compute.Set, error) {
 	return modelfile.Load(path, Decoders())
 }
 
-// strict decodes params into v, rejecting unknown fields and trailing data.
-func strict(params json.RawMessage, v any) error {
-	d := json.NewDecoder(bytes.NewReader(params))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("trailing data after parameters")
-	}
-	return nil
-}
 
 // Entry encodes m for regions matching pattern, like modelfile.NewEntry,
 // with a note (e.g. the fit statistics).

@@ -47,7 +47,7 @@ func (m *Offload) Kind() compute.Kind { return KindAccel }
 // extra decodes its nested CPU model.
 func DecodeOffload(params json.RawMessage, extra modelfile.Decoders) (*Offload, error) {
 	m := &Offload{}
-	if err := strict(params, m); err != nil {
+	if err := modelfile.DecodeParams(params, m); err != nil {
 		return nil, err
 	}
 	if err := m.Init(extra); err != nil {
