@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/compute"
-	"github.com/capsim/capsim/compute/modelfile"
 	"github.com/capsim/capsim/compute/eiger"
+	"github.com/capsim/capsim/compute/modelfile"
 )
 
 // Input names of an Eiger model that a configuration supplies; every other

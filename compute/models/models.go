@@ -34,7 +34,6 @@ func Load(path string) (*modelfile.File, *compute.Set, error) {
 	return modelfile.Load(path, Decoders())
 }
 
-
 // Entry encodes m for regions matching pattern, like modelfile.NewEntry,
 // with a note (e.g. the fit statistics).
 func Entry(pattern string, m compute.Model, note string) (modelfile.Entry, error) {
