@@ -309,7 +309,7 @@ func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: region %q: %w", path, reg, err)
 		}
-		e, err := models.Entry(globEscape(reg), m, strings.Join(ls, "; "))
+		e, err := models.Entry(modelfile.GlobQuote(reg), m, strings.Join(ls, "; "))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -322,14 +322,3 @@ func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []
 	return file, lines, nil
 }
 
-// globEscape escapes glob metacharacters so the pattern matches name only.
-func globEscape(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}

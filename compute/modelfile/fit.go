@@ -176,7 +176,7 @@ func Fit(samples []Sample, opts FitOptions) (*File, []Report, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("region %q: %w", name, err)
 		}
-		e, err := NewEntry(globQuote(name), m)
+		e, err := NewEntry(GlobQuote(name), m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -187,8 +187,9 @@ func Fit(samples []Sample, opts FitOptions) (*File, []Report, error) {
 	return f, reps, nil
 }
 
-// globQuote escapes glob metacharacters so the pattern matches name only.
-func globQuote(name string) string {
+// GlobQuote escapes glob metacharacters (path.Match syntax) so the pattern
+// matches name only, for model-file entries of one named region.
+func GlobQuote(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		if strings.ContainsRune(`*?[]\`, r) {
