@@ -321,4 +321,3 @@ func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []
 	}
 	return file, lines, nil
 }
-
