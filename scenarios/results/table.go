@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/traces/arrowtrace"
 )
 
 // Metadata keys of the results Arrow file.
@@ -83,12 +85,29 @@ func WriteArrow(path string, s Schema, rows []Row) error {
 
 // ReadArrow reads a results Arrow file written by WriteArrow.
 func ReadArrow(path string) (Schema, []Row, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	defer f.Close()
-	fr, err := ipc.NewFileReader(f)
+	return decodeArrow(data, path)
+}
+
+// decodeArrow reads a results table from the bytes of an Arrow IPC file;
+// path names it in errors.
+// Corrupt files can make the Arrow library panic or allocate without
+// bound, so the footer is checked first, sizes are limited to the file's
+// and a panic becomes an error.
+func decodeArrow(data []byte, path string) (schema Schema, rows []Row, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			schema, rows, err = nil, nil, fmt.Errorf("results: %s: malformed Arrow data: %v", path, p)
+		}
+	}()
+	size := int64(len(data))
+	if err := arrowtrace.CheckFooter(bytes.NewReader(data), size); err != nil {
+		return nil, nil, fmt.Errorf("results: %s: not a readable Arrow file: %w", path, err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(data), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 	if err != nil {
 		return nil, nil, fmt.Errorf("results: %s: not an Arrow file: %w", path, err)
 	}
@@ -100,7 +119,6 @@ func ReadArrow(path string) (Schema, []Row, error) {
 	if sc.NumFields() == 0 || sc.Field(0).Name != "point" || sc.Field(0).Type.ID() != arrow.INT64 {
 		return nil, nil, fmt.Errorf("results: %s: first column must be point int64", path)
 	}
-	var schema Schema
 	for _, fld := range sc.Fields()[1:] {
 		var t Type
 		switch fld.Type.ID() {
@@ -115,7 +133,6 @@ func ReadArrow(path string) (Schema, []Row, error) {
 		}
 		schema = append(schema, Column{Name: fld.Name, Type: t})
 	}
-	var rows []Row
 	for i := 0; i < fr.NumRecords(); i++ {
 		rec, err := fr.RecordBatch(i)
 		if err != nil {
