@@ -101,6 +101,9 @@ Static (and the uncapped run) pick per task from those configurations.`,
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
+				return usagef("--cap %s: want a positive number of watts", c.Value)
+			}
 			if (capW > 0) == (caps != "") {
 				return usagef("give exactly one of --cap and --caps")
 			}
