@@ -1,0 +1,131 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInput runs the CLI on bad input: every error names the file (or
+// flag) and what is wrong, exits 1 (2 for usage errors), never panics, and
+// leaves no half-written output behind.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	write := func(name, text string) string {
+		if err := os.WriteFile(p(name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p(name)
+	}
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", p("good.arrow")); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	good, err := os.ReadFile(p("good.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("truncated.arrow", string(good[:len(good)/2]))
+	write("notarrow.arrow", "hello, world\n")
+	write("bad.goal", "num_ranks 2\nrank 0 {\nl1: send 10b to 1 tag 0\n")
+	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
+	write("bad.json", "{\"x\":\n")
+
+	// A sweep of the default scenario, then a scenario that differs.
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", def)
+	write("other.toml", strings.Replace(def, "seed = ", "seed = 1\n# ", 1))
+	write("wrongtype.toml", strings.Replace(def, "nodes = ", "nodes = \"two\"\n# ", 1))
+	write("syntax.toml", def+"\n[sweep\n")
+	if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", p("res"), "--progress", "never"); code != 0 {
+		t.Fatalf("sweep: %d %s", code, stderr)
+	}
+	// A results directory whose results.arrow is corrupt: its footer
+	// points outside the file (this panicked in arrow-go before).
+	res2 := p("res2")
+	if err := os.MkdirAll(res2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"points.jsonl", "scenario.json", "results.arrow"} {
+		b, err := os.ReadFile(filepath.Join(p("res"), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "results.arrow" {
+			copy(b[len(b)-20:], "00000000")
+		}
+		os.WriteFile(filepath.Join(res2, f), b, 0o644)
+	}
+	// A journal with a bad entry.
+	res3 := p("res3")
+	os.MkdirAll(res3, 0o755)
+	j, _ := os.ReadFile(filepath.Join(p("res"), "points.jsonl"))
+	os.WriteFile(filepath.Join(res3, "points.jsonl"), append(j, "{\"point\":1,\"values\":[1]}\n"...), 0o644)
+
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		parts []string // each must appear in stderr
+	}{
+		{"missing trace", []string{"replay", p("missing.arrow")}, 1, []string{"missing.arrow", "no such file"}},
+		{"truncated arrow", []string{"replay", p("truncated.arrow")}, 1, []string{"truncated.arrow", "Arrow"}},
+		{"not arrow", []string{"bound", p("notarrow.arrow"), "--cap", "300"}, 1, []string{"notarrow.arrow"}},
+		{"goal unterminated rank", []string{"replay", p("bad.goal")}, 1, []string{"bad.goal:3", "missing }"}},
+		{"goal unknown op", []string{"replay", p("badop.goal")}, 1, []string{"badop.goal:3"}},
+		{"model file syntax", []string{"replay", p("good.arrow"), "--models", p("bad.json")}, 1, []string{"bad.json"}},
+		{"scenario wrong type", []string{"scenario", "check", p("wrongtype.toml")}, 1, []string{"wrongtype.toml", "nodes"}},
+		{"scenario syntax", []string{"scenario", "check", p("syntax.toml")}, 1, []string{"syntax.toml"}},
+		{"results of another scenario", []string{"sweep", p("other.toml"), "-o", p("res"), "--progress", "never"}, 1,
+			[]string{"points.jsonl", "different sweep", "another output directory"}},
+		{"bad journal line", []string{"sweep", p("s.toml"), "-o", res3, "--progress", "never"}, 1,
+			[]string{"points.jsonl line", "want"}},
+		{"corrupt results.arrow", []string{"report", res2, "--no-detail"}, 1, []string{"results.arrow", "malformed Arrow data"}},
+		{"sweep into a file", []string{"sweep", p("s.toml"), "-o", p("good.arrow"), "--progress", "never"}, 1, []string{"good.arrow"}},
+		{"cap below minimum", []string{"bound", p("good.arrow"), "--cap", "1"}, 1, []string{"below the least power"}},
+		{"negative cap", []string{"bound", p("good.arrow"), "--cap", "-5"}, 2, []string{"--cap -5", "positive"}},
+		{"bad cap range", []string{"bound", p("good.arrow"), "--caps", "300:200:10"}, 2, []string{"cap range", "300:200:10"}},
+		{"bad shard", []string{"sweep", p("s.toml"), "-o", p("shard"), "--shard", "3/2"}, 2, []string{"shard", "3/2"}},
+		{"bad detail", []string{"report", p("res"), "--detail", "cap=abc"}, 2, []string{"--detail", "cap"}},
+		{"bad net spec", []string{"replay", p("good.arrow"), "--net", "loggops:L=x"}, 2, []string{"loggops:L=x", "L="}},
+		{"bad collective", []string{"replay", p("good.arrow"), "--coll", "allreduce=zzz"}, 2, []string{"allreduce", "zzz"}},
+		{"bad dims", []string{"gen", "stencil", "--dims", "4xq", "-o", p("g.arrow")}, 2, []string{"--dims", "4xq"}},
+		{"unknown flag", []string{"replay", p("good.arrow"), "--frobnicate"}, 2, []string{"unknown flag"}},
+		{"timeline in missing dir", []string{"replay", p("good.arrow"), "--timeline", p("nodir/t.json")}, 1, []string{"t.json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listDir(t, dir)
+			code, _, stderr := capsim(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			for _, part := range tc.parts {
+				if !strings.Contains(stderr, part) {
+					t.Errorf("stderr %q does not contain %q", stderr, part)
+				}
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a panic: %q", stderr)
+			}
+			// Nothing half-written: no temporary files are left behind.
+			for f := range listDir(t, dir) {
+				if !before[f] && strings.Contains(filepath.Base(f), ".tmp") {
+					t.Errorf("left %s behind", f)
+				}
+			}
+		})
+	}
+}
+
+func listDir(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	filepath.Walk(dir, func(path string, _ os.FileInfo, err error) error {
+		if err == nil {
+			seen[path] = true
+		}
+		return nil
+	})
+	return seen
+}
