@@ -89,3 +89,20 @@ func TestParseKinds(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+// FuzzParseOpKind checks that an accepted GOAL keyword prints back
+// unchanged.
+func FuzzParseOpKind(f *testing.F) {
+	for _, s := range []string{"calc", "send", "recv", "Calc", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := ParseOpKind(s)
+		if err != nil {
+			return
+		}
+		if k.String() != s {
+			t.Fatalf("ParseOpKind(%q) = %v", s, k)
+		}
+	})
+}

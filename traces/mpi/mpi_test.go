@@ -40,3 +40,21 @@ func TestTraceHelpers(t *testing.T) {
 		t.Error("the zero Event must mean 'nothing'")
 	}
 }
+
+// FuzzParseKind checks that an accepted kind name prints back unchanged.
+func FuzzParseKind(f *testing.F) {
+	for _, k := range Kinds() {
+		f.Add(k.String())
+	}
+	f.Add("Allreduce")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := ParseKind(s)
+		if err != nil {
+			return
+		}
+		if k.String() != s {
+			t.Fatalf("ParseKind(%q) = %v", s, k)
+		}
+	})
+}
