@@ -30,7 +30,7 @@ func TestBadInput(t *testing.T) {
 	write("notarrow.arrow", "hello, world\n")
 	write("bad.goal", "num_ranks 2\nrank 0 {\nl1: send 10b to 1 tag 0\n")
 	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
-	write("bad.json", "{\"x\":\n")
+	write("bad.json", "{\n  \"format\":\n")
 
 	// A sweep of the default scenario, then a scenario that differs.
 	_, def, _ := capsim(t, "scenario", "default")
@@ -74,7 +74,7 @@ func TestBadInput(t *testing.T) {
 		{"not arrow", []string{"bound", p("notarrow.arrow"), "--cap", "300"}, 1, []string{"notarrow.arrow"}},
 		{"goal unterminated rank", []string{"replay", p("bad.goal")}, 1, []string{"bad.goal:3", "missing }"}},
 		{"goal unknown op", []string{"replay", p("badop.goal")}, 1, []string{"badop.goal:3"}},
-		{"model file syntax", []string{"replay", p("good.arrow"), "--models", p("bad.json")}, 1, []string{"bad.json"}},
+		{"model file syntax", []string{"replay", p("good.arrow"), "--models", p("bad.json")}, 1, []string{"bad.json:2:", "unexpected EOF"}},
 		{"scenario wrong type", []string{"scenario", "check", p("wrongtype.toml")}, 1, []string{"wrongtype.toml", "nodes"}},
 		{"scenario syntax", []string{"scenario", "check", p("syntax.toml")}, 1, []string{"syntax.toml"}},
 		{"results of another scenario", []string{"sweep", p("other.toml"), "-o", p("res"), "--progress", "never"}, 1,

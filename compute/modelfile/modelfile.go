@@ -221,7 +221,7 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 }
 
 // jsonLine returns "LINE:" for JSON errors that carry a byte offset
-// (syntax and type errors), else "".
+// (syntax and type errors) or end early (the last line), else "".
 func jsonLine(text []byte, err error) string {
 	var off int64 = -1
 	var se *json.SyntaxError
@@ -231,6 +231,8 @@ func jsonLine(text []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF): // truncated: name the last line
+		off = int64(len(bytes.TrimRight(text, "\n")))
 	}
 	if off < 0 || off > int64(len(text)) {
 		return ""
