@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,7 +193,7 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		if pe, ok := err.(toml.ParseError); ok {
 			return nil, &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
 		}
-		return nil, &ParseError{File: file, Msg: err.Error()}
+		return nil, typeError(file, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		var known []string
@@ -223,6 +224,21 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// tomlTypeError matches the decoder's type errors, which are not
+// toml.ParseError values: `toml: line 7 (last key "seed"): incompatible types: ...`.
+var tomlTypeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+// typeError turns a TOML decoding error into a ParseError naming the line
+// and key when the decoder's message gives them.
+func typeError(file string, err error) *ParseError {
+	m := tomlTypeError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &ParseError{File: file, Msg: err.Error()}
+	}
+	line, _ := strconv.Atoi(m[1])
+	return &ParseError{File: file, Line: line, Key: m[2], Msg: m[3]}
 }
 
 // keyLine finds the line that defines key (a dotted path; array indices

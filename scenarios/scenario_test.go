@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,17 @@ func TestParseCapRange(t *testing.T) {
 		if _, err := ParseCapRange(bad); err == nil {
 			t.Errorf("ParseCapRange(%q) succeeded", bad)
 		}
+	}
+}
+
+func TestTypeErrorNamesLineAndKey(t *testing.T) {
+	text := strings.Replace(string(Default()), "seed = ", "seed = \"x\"\n# ", 1)
+	_, err := Parse("s.toml", []byte(text))
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line == 0 || pe.Key != "seed" || !strings.Contains(pe.Msg, "incompatible types") {
+		t.Fatalf("err = %v (%+v)", err, pe)
+	}
+	if want := fmt.Sprintf("s.toml:%d: key seed: ", pe.Line); !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %q, want prefix %q", err, want)
 	}
 }

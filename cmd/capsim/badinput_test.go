@@ -75,7 +75,7 @@ func TestBadInput(t *testing.T) {
 		{"goal unterminated rank", []string{"replay", p("bad.goal")}, 1, []string{"bad.goal:3", "missing }"}},
 		{"goal unknown op", []string{"replay", p("badop.goal")}, 1, []string{"badop.goal:3"}},
 		{"model file syntax", []string{"replay", p("good.arrow"), "--models", p("bad.json")}, 1, []string{"bad.json:2:", "unexpected EOF"}},
-		{"scenario wrong type", []string{"scenario", "check", p("wrongtype.toml")}, 1, []string{"wrongtype.toml", "nodes"}},
+		{"scenario wrong type", []string{"scenario", "check", p("wrongtype.toml")}, 1, []string{"wrongtype.toml:", ": key machine.nodes: incompatible types"}},
 		{"scenario syntax", []string{"scenario", "check", p("syntax.toml")}, 1, []string{"syntax.toml"}},
 		{"results of another scenario", []string{"sweep", p("other.toml"), "-o", p("res"), "--progress", "never"}, 1,
 			[]string{"points.jsonl", "different sweep", "another output directory"}},
