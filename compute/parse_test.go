@@ -105,3 +105,29 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTarget checks that ParseTarget is ParseConfig of the default
+// plus ParseConfigRule of each override, and that an accepted target
+// resolves a region without error.
+func FuzzParseTarget(f *testing.F) {
+	f.Add("cpu=2.4", "io_*:cpu=1.2")
+	f.Add("", "stencil.*=device=gpu0")
+	f.Add("cpu=x", "a:b")
+	f.Fuzz(func(t *testing.T, def, override string) {
+		tg, err := ParseTarget(def, []string{override})
+		d, derr := ParseConfig(def)
+		r, rerr := ParseConfigRule(override)
+		if (err == nil) != (derr == nil && rerr == nil) {
+			t.Fatalf("ParseTarget(%q, %q) error %v; parts %v, %v", def, override, err, derr, rerr)
+		}
+		if err != nil {
+			return
+		}
+		if tg.Default != d || len(tg.Rules) != 1 || tg.Rules[0] != r {
+			t.Fatalf("ParseTarget(%q, %q) = %+v", def, override, tg)
+		}
+		if _, err := tg.For("region"); err != nil {
+			t.Fatalf("accepted target fails: %v", err)
+		}
+	})
+}
