@@ -80,7 +80,7 @@ func TestBadInput(t *testing.T) {
 		{"results of another scenario", []string{"sweep", p("other.toml"), "-o", p("res"), "--progress", "never"}, 1,
 			[]string{"points.jsonl", "different sweep", "another output directory"}},
 		{"bad journal line", []string{"sweep", p("s.toml"), "-o", res3, "--progress", "never"}, 1,
-			[]string{"points.jsonl line", "want"}},
+			[]string{"points.jsonl line", `unknown field "point"`}},
 		{"corrupt results.arrow", []string{"report", res2, "--no-detail"}, 1, []string{"results.arrow", "malformed Arrow data"}},
 		{"sweep into a file", []string{"sweep", p("s.toml"), "-o", p("good.arrow"), "--progress", "never"}, 1, []string{"good.arrow"}},
 		{"cap below minimum", []string{"bound", p("good.arrow"), "--cap", "1"}, 1, []string{"below the least power"}},

@@ -238,8 +238,17 @@ func sameSchema(a, b Schema) bool {
 
 func decodeEntry(body []byte, schema Schema) (Row, float64, error) {
 	var e entry
-	if err := json.Unmarshal(body, &e); err != nil {
-		return Row{}, 0, err
+	e.Index = -1 // a line without "i" is not an entry of point 0
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&e); err != nil {
+		return Row{}, 0, fmt.Errorf("not a results entry: %w", err)
+	}
+	if d.More() {
+		return Row{}, 0, errors.New("not a results entry: text after the entry")
+	}
+	if e.Index < 0 {
+		return Row{}, 0, errors.New(`not a results entry: want a point index "i" ≥ 0`)
 	}
 	if len(e.Values) != len(schema) {
 		return Row{}, 0, fmt.Errorf("point %d has %d values, want %d", e.Index, len(e.Values), len(schema))

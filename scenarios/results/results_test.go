@@ -305,3 +305,28 @@ func FuzzOpenJournal(f *testing.F) {
 		}
 	})
 }
+
+func TestBadJournalEntries(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"v":["static",200,1,null]}`, `point index "i"`},
+		{`{"i":1,"v":["static",200,1,null],"x":1}`, `unknown field "x"`},
+		{`{"i":1,"v":["static",200,1,null]} {}`, "text after the entry"},
+		{`{"i":1,"v":["static",200]}`, "point 1 has 2 values, want 4"},
+		{`{"i":1,"v":["static","a",1,null]}`, "point 1 column cap_w"},
+		{`{"i":9,"v":["static",200,1,null]}`, "point 9 outside 0..7"},
+	} {
+		dir := t.TempDir()
+		s, err := Open(dir, "fp", 8, testSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		path := filepath.Join(dir, JournalFile)
+		j, _ := os.ReadFile(path)
+		os.WriteFile(path, append(j, tc.line+"\n"...), 0o644)
+		_, err = Open(dir, "fp", 8, testSchema)
+		if err == nil || !strings.Contains(err.Error(), JournalFile+" line 2: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want line 2 and %q", tc.line, err, tc.want)
+		}
+	}
+}
