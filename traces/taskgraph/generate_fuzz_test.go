@@ -24,7 +24,7 @@ func FuzzGenerate(f *testing.F) {
 		}
 		d, err := Generate(spec)
 		if err != nil {
-			if !strings.Contains(err.Error(), spec) && !strings.Contains(err.Error(), "tile count") && !strings.Contains(err.Error(), "iteration") {
+			if !strings.Contains(err.Error(), strconv.Quote(spec)) && !strings.Contains(err.Error(), "tile count") && !strings.Contains(err.Error(), "iteration") {
 				t.Fatalf("%q: error says nothing of the spec: %v", spec, err)
 			}
 			return
