@@ -28,6 +28,11 @@ func TestBadInput(t *testing.T) {
 	}
 	write("truncated.arrow", string(good[:len(good)/2]))
 	write("notarrow.arrow", "hello, world\n")
+	// A trace whose footer points outside the file (this panicked in
+	// arrowtrace.Detect before).
+	badFooter := append([]byte(nil), good...)
+	copy(badFooter[len(badFooter)-20:], "00000000")
+	write("badfooter.arrow", string(badFooter))
 	write("bad.goal", "num_ranks 2\nrank 0 {\nl1: send 10b to 1 tag 0\n")
 	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
 	write("bad.json", "{\n  \"format\":\n")
@@ -71,6 +76,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"missing trace", []string{"replay", p("missing.arrow")}, 1, []string{"missing.arrow", "no such file"}},
 		{"truncated arrow", []string{"replay", p("truncated.arrow")}, 1, []string{"truncated.arrow", "Arrow"}},
+		{"corrupt arrow footer", []string{"replay", p("badfooter.arrow")}, 1, []string{"badfooter.arrow", "malformed Arrow data"}},
 		{"not arrow", []string{"bound", p("notarrow.arrow"), "--cap", "300"}, 1, []string{"notarrow.arrow"}},
 		{"goal unterminated rank", []string{"replay", p("bad.goal")}, 1, []string{"bad.goal:3", "missing }"}},
 		{"goal unknown op", []string{"replay", p("badop.goal")}, 1, []string{"badop.goal:3"}},

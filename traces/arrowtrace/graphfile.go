@@ -80,7 +80,10 @@ var arrowMagic = []byte("ARROW1")
 
 // Detect reports what the file at path holds: an Arrow execution graph, an
 // Arrow MPI trace (by their schema metadata) or GOAL text.
-func Detect(path string) (Kind, error) {
+//
+// A corrupt Arrow file is an error, never a panic: the footer is checked
+// first and the Arrow library's panics are recovered, as in readFile.
+func Detect(path string) (kind Kind, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return KindUnknown, err
@@ -89,7 +92,19 @@ func Detect(path string) (Kind, error) {
 	head := make([]byte, 6)
 	n, _ := io.ReadFull(f, head)
 	if n == 6 && bytes.Equal(head, arrowMagic) {
-		fr, err := ipc.NewFileReader(f)
+		defer func() {
+			if p := recover(); p != nil {
+				kind, err = KindUnknown, &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
+			}
+		}()
+		size, err := sizeOf(f)
+		if err != nil {
+			return KindUnknown, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := checkFooter(f, size); err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
+		}
+		fr, err := ipc.NewFileReader(f, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 		if err != nil {
 			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 		}
