@@ -35,6 +35,7 @@ func TestBadInput(t *testing.T) {
 	write("badfooter.arrow", string(badFooter))
 	write("bad.goal", "num_ranks 2\nrank 0 {\nl1: send 10b to 1 tag 0\n")
 	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
+	write("badruns.csv", "region,cpu_ghz,seconds,watts\nstencil.compute,2.6,10,15\nstencil.compute,abc,1,2\n")
 	write("bad.json", "{\n  \"format\":\n")
 
 	// A sweep of the default scenario, then a scenario that differs.
@@ -77,6 +78,11 @@ func TestBadInput(t *testing.T) {
 		{"missing trace", []string{"replay", p("missing.arrow")}, 1, []string{"missing.arrow", "no such file"}},
 		{"truncated arrow", []string{"replay", p("truncated.arrow")}, 1, []string{"truncated.arrow", "Arrow"}},
 		{"corrupt arrow footer", []string{"replay", p("badfooter.arrow")}, 1, []string{"badfooter.arrow", "malformed Arrow data"}},
+		{"fit bad CSV value", []string{"fit", p("badruns.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("solve.json")}, 1,
+			[]string{"badruns.csv: line 3: column cpu_ghz:", `"abc"`}},
+		{"fit corrupt arrow", []string{"fit", p("badfooter.arrow"), "--kind", "eiger", "-o", p("e.json")}, 1,
+			[]string{"badfooter.arrow", "malformed Arrow data"}},
+		{"import bad goal", []string{"import", "goal", p("bad.goal"), "-o", p("g.arrow")}, 1, []string{"bad.goal:3"}},
 		{"not arrow", []string{"bound", p("notarrow.arrow"), "--cap", "300"}, 1, []string{"notarrow.arrow"}},
 		{"goal unterminated rank", []string{"replay", p("bad.goal")}, 1, []string{"bad.goal:3", "missing }"}},
 		{"goal unknown op", []string{"replay", p("badop.goal")}, 1, []string{"badop.goal:3"}},
@@ -114,9 +120,10 @@ func TestBadInput(t *testing.T) {
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("stderr shows a panic: %q", stderr)
 			}
-			// Nothing half-written: no temporary files are left behind.
+			// Nothing half-written: a failed command creates no files
+			// (temporary ones included).
 			for f := range listDir(t, dir) {
-				if !before[f] && strings.Contains(filepath.Base(f), ".tmp") {
+				if !before[f] {
 					t.Errorf("left %s behind", f)
 				}
 			}
