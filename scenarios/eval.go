@@ -301,7 +301,7 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		}
 		kind, err := arrowtrace.Detect(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}
 		switch kind {
 		case arrowtrace.KindGraph:
