@@ -119,8 +119,8 @@ func TestExampleM(t *testing.T) {
 	}
 	want := [][]int{{0, 2}, {1, 2}, {1, 3}, nil}
 	for k := range want {
-		if len(o.Active[k]) != len(want[k]) {
-			t.Fatalf("active sets %v, want %v", o.Active, want)
+		if got := o.Active(d, k); len(got) != len(want[k]) {
+			t.Fatalf("active set %d: %v, want %v", k, got, want[k])
 		}
 	}
 	inf := math.Inf(1)

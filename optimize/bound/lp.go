@@ -521,7 +521,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 // columns' upper bounds change).
 func (s *Solver) Solve(capW float64) (*Bound, error) {
 	if capW < s.minCap-1e-9 {
-		return nil, &InfeasibleError{CapW: capW, MinCapW: s.minCap, Event: s.minAt, EventTasks: s.o.Active[s.minAt]}
+		return nil, &InfeasibleError{CapW: capW, MinCapW: s.minCap, Event: s.minAt, EventTasks: s.o.Active(s.d, s.minAt)}
 	}
 	d := s.d
 	st := s.stats
