@@ -137,6 +137,12 @@ type block struct {
 	cols   int
 	rows   int
 	dense  int // entries of the densest column
+	// needFast is the most power an event of the block draws with every
+	// task at its fastest; at a cap at least this, the fastest
+	// as-soon-as-possible schedule is optimal and no LP is solved. It is
+	// +Inf when the initial schedule's times break the block's ties.
+	needFast float64
+	fastLen  float64 // the block's length in that schedule
 }
 
 // denseCol is the column length above which a block is solved with the
@@ -461,6 +467,14 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		}
 	}
 	p.Obj[rep] = 1 // (1): the block's last event (Fin's in the last block)
+	b.fastLen = o.Times[b.verts[rep]] - o.Times[b.verts[0]]
+	b.needFast = math.Inf(1)
+	tied := true
+	for j := 1; j < len(b.verts); j++ {
+		if o.Event[b.verts[j]] == o.Event[b.verts[j-1]] && o.Times[b.verts[j]] != o.Times[b.verts[j-1]] {
+			tied = false
+		}
+	}
 	// (12)(13) in delta form: P_k − P_{k−1} − Σ starts p_i + Σ ends p_i = 0,
 	// P_k ≤ cap; one-point tasks' powers move to the right-hand side.
 	nStart := make([]int32, nev+1)
@@ -509,7 +523,15 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		}
 		return 0
 	}
+	var fast, most float64
 	for k := 0; k < nev; k++ {
+		for _, i := range starts[nStart[k]:nStart[k+1]] {
+			fast += d.Tasks[i].Hull[0].Power
+		}
+		for _, i := range ends[nEnd[k]:nEnd[k+1]] {
+			fast -= d.Tasks[i].Hull[0].Power
+		}
+		most = math.Max(most, fast)
 		ts.add(b.pCol[k], 1)
 		if k > 0 {
 			ts.add(b.pCol[k-1], -1)
@@ -522,6 +544,9 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			rhs += power(i, -1)
 		}
 		endRow(rhs, rhs)
+	}
+	if tied {
+		b.needFast = most
 	}
 	p.Start, p.Index, p.Value = ts.csc(ncol)
 	return p, p.Validate()
@@ -548,6 +573,10 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 		}
 		if err := b.model.SetColumnUpper(b.colUp); err != nil {
 			errs[j] = err
+			return
+		}
+		if capW >= b.needFast {
+			method[j] = -1 // the fastest schedule, no LP
 			return
 		}
 		if b.solved && s.opt.KeepBasis {
@@ -600,6 +629,18 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			return nil, fmt.Errorf("bound at %g W, LP of events %d–%d: %w", capW, b.lo, b.hi, errs[j])
 		}
 		r := res[j]
+		if r == nil { // every task at its fastest, as soon as possible
+			t0 := s.o.Times[b.verts[0]]
+			for _, v := range b.verts {
+				out.Vertex[v] = offset + s.o.Times[v] - t0
+			}
+			for _, i := range b.tasks {
+				h := d.Tasks[i].Hull
+				out.Duration[i], out.Power[i] = h[0].Time, h[0].Power
+			}
+			offset += b.fastLen
+			continue
+		}
 		st.Iter += r.Iterations
 		st.Method, st.Warm = method[j].String(), warm[j]
 		for k, v := range b.verts {
