@@ -112,6 +112,9 @@ func benchDAGSolve(b *testing.B, d *DAG, R, caps int, form Form) {
 		}
 		minCap, _ := s.MinFeasibleCap()
 		maxCap := 100.0 * float64(R)
+		if f, err := strconv.ParseFloat(os.Getenv("CAPSIM_LP_SPAN"), 64); err == nil && f > 0 {
+			maxCap = minCap + f*(maxCap-minCap) // sweep a share of the feasible range
+		}
 		for k := 0; k < caps; k++ {
 			cp := minCap + (maxCap-minCap)*float64(k+1)/float64(caps+1)
 			res, err := s.Solve(cp)
