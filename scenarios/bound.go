@@ -20,7 +20,8 @@ import (
 // BoundDAG builds the power-constrained LP's DAG of trace t on machine m:
 // every compute event can run at each P-state, taking its recorded time
 // scaled by the DVFS model and drawing the P-state's active power; messages
-// take the LogGOPS point-to-point cost. Times are in seconds.
+// take the LogGOPS point-to-point cost, and a rank's sends queue at its
+// network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
 	model := sc.dvfsModel(m)
 	configs := func(r int, e *mpi.Event) []frontier.Config {
@@ -35,7 +36,7 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 		}
 		return cs
 	}
-	return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	return bound.FromTraceNIC(t, msgSeconds(net), nicGapSeconds(net), configs)
 }
 
 // TableDAG builds the LP's DAG of trace t with a configuration table
@@ -43,7 +44,7 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 // run in every configuration of the table's key R, taking its recorded
 // time scaled by the row's time over the key's fastest row (traces are
 // recorded at the fastest configuration) and drawing the row's watts.
-// Messages take the LogGOPS point-to-point cost. Times are in seconds.
+// Messages are priced as in BoundDAG. Times are in seconds.
 func TableDAG(t *mpi.Trace, tb *table.Table, net network.LogGOPS) (*bound.DAG, error) {
 	byKey := map[string][]table.Row{}
 	for _, r := range tb.Rows {
@@ -79,7 +80,7 @@ func TableDAG(t *mpi.Trace, tb *table.Table, net network.LogGOPS) (*bound.DAG, e
 		}
 		return cs
 	}
-	d, err := bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	d, err := bound.FromTraceNIC(t, msgSeconds(net), nicGapSeconds(net), configs)
 	if missing != nil {
 		return nil, missing
 	}
@@ -110,6 +111,20 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 		times[i], powers[i] = h[k].Time, h[k].Power
 	}
 	return sc.replayTasks(g, t, d, times, powers, capW, m, net)
+}
+
+// msgSeconds is a message edge's time: the uncontended LogGOPS cost.
+func msgSeconds(net network.LogGOPS) func(int64) float64 {
+	return func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }
+}
+
+// nicGapSeconds is how long a message of b bytes holds the sender's
+// network interface in LogGOPS, g + (b−1)·G: the LP's DAG serializes a
+// rank's sends by it (bound.FromTraceNIC).
+func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
+	return func(b int64) float64 {
+		return float64(net.Gap+max(b-1, 0)*net.GapPerByte) / 1e9
+	}
 }
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'

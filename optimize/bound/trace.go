@@ -24,6 +24,15 @@ type ConfigFunc func(r int, e *mpi.Event) []frontier.Config
 //     order by source, destination, tag and communicator, and takes
 //     msgTime(bytes) seconds.
 func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
+	return FromTraceNIC(t, msgTime, nil, configs)
+}
+
+// FromTraceNIC is FromTrace with the sender's network interface
+// serializing its messages: each send gets an injection vertex, which
+// waits for the send call and for the previous injection of the rank plus
+// nicGap(bytes of that message) (LogGOPS: g + (s−1)·G). The chain restarts
+// at every collective, so it never crosses one. A nil nicGap is FromTrace.
+func FromTraceNIC(t *mpi.Trace, msgTime, nicGap func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
 	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
 	newVertex := func(name string) int {
 		d.Vertices++
@@ -50,6 +59,7 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 		cur := d.Init
 		var computes []int // event indices of compute events since cur
 		reqRecv := map[int64]*int{}
+		lastInj, lastGap := -1, 0.0
 		flush := func(to int) error {
 			for k, ei := range computes {
 				e := &rk.Events[ei]
@@ -84,6 +94,7 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 			}
 			var v int
 			if e.Kind.IsCollective() {
+				lastInj = -1
 				k := collKey{e.Comm, seq[e.Comm]}
 				seq[e.Comm]++
 				var ok bool
@@ -109,7 +120,16 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 				if err != nil {
 					return nil, err
 				}
-				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, v, e.Bytes})
+				src := v
+				if nicGap != nil {
+					src = newVertex(fmt.Sprintf("rank %d event %d injection", r, i))
+					d.Messages = append(d.Messages, Message{Src: v, Dst: src})
+					if lastInj >= 0 {
+						d.Messages = append(d.Messages, Message{Src: lastInj, Dst: src, Time: lastGap})
+					}
+					lastInj, lastGap = src, nicGap(e.Bytes)
+				}
+				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, src, e.Bytes})
 			case mpi.Recv, mpi.Irecv:
 				p, err := peer()
 				if err != nil {
