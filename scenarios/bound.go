@@ -24,7 +24,8 @@ import (
 // on an accelerator where the machine has one for its region (see speeds).
 // Communication is priced as bound.messages says: measured on a replay at
 // the fastest P-state (the default, see replayComm) or at the uncontended
-// LogGOPS cost of each message. Times are in seconds.
+// LogGOPS cost of each message, with a rank's sends
+// queued at its network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
 	var regions []string
 	if len(t.Regions) > 1 {
@@ -37,8 +38,16 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
+	return sc.dagWithComm(t, m, net, configs, false)
+}
+
+// dagWithComm builds the LP's DAG of trace t with the given compute
+// configurations and communication priced as bound.messages says. The
+// calibration replay runs every calc at its recorded duration if recorded
+// is set, else at its fastest P-state on machine m.
+func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded bool) (*bound.DAG, error) {
 	if sc.Bound.Messages == MessagesLogGOPS {
-		return bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+		return bound.FromTraceNIC(t, msgSeconds(net), nicGapSeconds(net), configs)
 	}
 	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
 	if err != nil {
@@ -52,7 +61,11 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 	if err != nil {
 		return nil, err
 	}
-	cm, err := sc.calibrate(t, g, em, m, net, cls, nil)
+	var pricer sim.CalcPricer
+	if recorded {
+		pricer = recordedPricer{g}
+	}
+	cm, err := sc.calibrate(t, g, em, m, net, cls, pricer)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +77,9 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 // run in every configuration of the table's key R, taking its recorded
 // time scaled by the row's time over the key's fastest row (traces are
 // recorded at the fastest configuration) and drawing the row's watts.
-// Messages take the LogGOPS point-to-point cost. Times are in seconds.
-func TableDAG(t *mpi.Trace, tb *table.Table, net network.LogGOPS) (*bound.DAG, error) {
+// Communication is priced as in BoundDAG, calibrated on a replay at the
+// recorded durations. Times are in seconds.
+func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
 	byKey := map[string][]table.Row{}
 	for _, r := range tb.Rows {
 		byKey[r.Key] = append(byKey[r.Key], r)
@@ -100,7 +114,7 @@ func TableDAG(t *mpi.Trace, tb *table.Table, net network.LogGOPS) (*bound.DAG, e
 		}
 		return cs
 	}
-	d, err := bound.FromTrace(t, func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }, configs)
+	d, err := sc.dagWithComm(t, m, net, configs, true)
 	if missing != nil {
 		return nil, missing
 	}
@@ -131,6 +145,27 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 		times[i], powers[i] = h[k].Time, h[k].Power
 	}
 	return sc.replayTasks(g, t, d, times, powers, capW, m, net)
+}
+
+// recordedPricer prices every calc at its recorded duration: the fastest
+// row of a configuration table, as TableDAG scales the rows.
+type recordedPricer struct{ g *graph.Graph }
+
+// CalcDuration implements sim.CalcPricer.
+func (p recordedPricer) CalcDuration(op int32, start int64) int64 { return p.g.Size[op] }
+
+// msgSeconds is a message edge's time: the uncontended LogGOPS cost.
+func msgSeconds(net network.LogGOPS) func(int64) float64 {
+	return func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }
+}
+
+// nicGapSeconds is how long a message of b bytes holds the sender's
+// network interface in LogGOPS, g + (b−1)·G: the LP's DAG serializes a
+// rank's sends by it (bound.FromTraceNIC).
+func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
+	return func(b int64) float64 {
+		return float64(net.Gap+max(b-1, 0)*net.GapPerByte) / 1e9
+	}
 }
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'

@@ -60,6 +60,7 @@ func newBoundCmd() *cobra.Command {
 		asJSON                   bool
 		switchUs, minTaskMs      float64
 		workers                  int
+		timeLimit                float64
 		cp                       = conductor.DefaultParams()
 		condReallocUs            = cp.ReallocS * 1e6
 		condSwitchUs             = cp.SwitchS * 1e6
@@ -167,7 +168,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				d, err = scenarios.TableDAG(t, tb, net)
+				d, err = sc.TableDAG(t, tb, m, net)
 				if err != nil {
 					return fmt.Errorf("%s: %w", tablePath, err)
 				}
@@ -182,7 +183,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
 				return usageError{err}
 			}
-			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers}
+			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit}
 			if opt.Form, err = bound.ParseForm(form); err != nil {
 				return usageError{err}
 			}
@@ -293,6 +294,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: mix (the default) or segment")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
+	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")
 	f.IntVar(&cp.Period, "conductor-period", cp.Period, "Conductor: reallocate power every this many time steps (collectives over all ranks)")
 	f.Float64Var(&condReallocUs, "conductor-realloc-us", condReallocUs, "Conductor: cost of a reallocation in µs")

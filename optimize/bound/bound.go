@@ -94,7 +94,6 @@ type Order struct {
 	Times    []float64 // ASAP vertex times with every task at its fastest
 	Event    []int     // event index of every vertex
 	Events   int
-	Active   [][]int // tasks active between event k and k+1: event(src) ≤ k < event(dst)
 	Makespan float64 // the unconstrained makespan, Times[Fin]
 	Policy   string  // the slack-reduction reading used (§2.5 reading (a))
 }
@@ -166,13 +165,20 @@ func InitialOrder(d *DAG, tie float64) (*Order, error) {
 		o.Event[v] = k
 	}
 	o.Events = k + 1
-	o.Active = make([][]int, o.Events)
+	return o, nil
+}
+
+// Active returns the tasks active between event k and k+1 (the index rule
+// of note 003 §2.5: event(src) ≤ k < event(dst)). It scans every task:
+// the sets are not stored, as they hold #events × #ranks entries.
+func (o *Order) Active(d *DAG, k int) []int {
+	var out []int
 	for i, t := range d.Tasks {
-		for e := o.Event[t.Src]; e < o.Event[t.Dst]; e++ {
-			o.Active[e] = append(o.Active[e], i)
+		if o.Event[t.Src] <= k && k < o.Event[t.Dst] {
+			out = append(out, i)
 		}
 	}
-	return o, nil
+	return out
 }
 
 // InfeasibleError reports a cap below the least power some event needs.
@@ -191,14 +197,19 @@ func (e *InfeasibleError) Error() string {
 // MinFeasibleCap returns the least cap under which the fixed order is
 // feasible (§9.5 property 2) and the event that needs it.
 func MinFeasibleCap(d *DAG, o *Order) (float64, int) {
-	best, at := 0.0, 0
-	for k, act := range o.Active {
-		var w float64
-		for _, i := range act {
-			h := d.Tasks[i].Hull
-			w += h[len(h)-1].Power
+	delta := make([]float64, o.Events+1)
+	for _, t := range d.Tasks {
+		if a, b := o.Event[t.Src], o.Event[t.Dst]; a < b {
+			w := t.Hull[len(t.Hull)-1].Power
+			delta[a] += w
+			delta[b] -= w
 		}
-		if w > best {
+	}
+	best, at := 0.0, 0
+	var w float64
+	for k := 0; k < o.Events; k++ {
+		w += delta[k]
+		if w > best+1e-9*math.Abs(best) {
 			best, at = w, k
 		}
 	}

@@ -119,8 +119,8 @@ func TestExampleM(t *testing.T) {
 	}
 	want := [][]int{{0, 2}, {1, 2}, {1, 3}, nil}
 	for k := range want {
-		if len(o.Active[k]) != len(want[k]) {
-			t.Fatalf("active sets %v, want %v", o.Active, want)
+		if got := o.Active(d, k); len(got) != len(want[k]) {
+			t.Fatalf("active set %d: %v, want %v", k, got, want[k])
 		}
 	}
 	inf := math.Inf(1)
@@ -358,6 +358,48 @@ func TestScheduleWithinCap(t *testing.T) {
 			if b.Makespan != b.Vertex[d.Fin] {
 				t.Errorf("makespan %v, v_fin %v", b.Makespan, b.Vertex[d.Fin])
 			}
+		}
+		s.Close()
+	}
+}
+
+// §9.5 properties 1–3 on random DAGs: feasible exactly from the reported
+// minimum cap, never faster than the unconstrained makespan, equal to it
+// once every event's fastest power fits, and never rising with the cap.
+func TestRandomDAGProperties(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		d := benchDAG(3+int(seed), 25, 4, seed)
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCap, at := MinFeasibleCap(d, o)
+		s, err := NewSolver(d, o, Options{KeepBasis: seed%2 == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ie *InfeasibleError
+		if _, err := s.Solve(minCap * (1 - 1e-6)); !errors.As(err, &ie) || ie.Event != at || len(ie.EventTasks) == 0 {
+			t.Errorf("seed %d: just below the minimum: %v", seed, err)
+		}
+		prev := math.Inf(1)
+		fastAll := 100.0 * float64(3+int(seed))
+		for _, f := range []float64{0, 0.1, 0.3, 0.6, 1} {
+			capW := minCap + f*(fastAll-minCap)
+			b, err := s.Solve(capW)
+			if err != nil {
+				t.Fatalf("seed %d cap %g: %v", seed, capW, err)
+			}
+			if b.Makespan < o.Makespan-1e-9 || b.Makespan > prev+1e-7 {
+				t.Errorf("seed %d cap %g: T* %v (unconstrained %v, previous %v)", seed, capW, b.Makespan, o.Makespan, prev)
+			}
+			prev = b.Makespan
+		}
+		if math.Abs(prev-o.Makespan) > 1e-9 {
+			t.Errorf("seed %d: T* at %g W is %v, the unconstrained makespan %v", seed, fastAll, prev, o.Makespan)
 		}
 		s.Close()
 	}

@@ -34,7 +34,16 @@ func (f msgOnly) Delay(r, i int) float64                            { return 0 }
 // FromTrace builds the LP's DAG from an MPI trace with messages taking
 // msgTime(bytes) seconds and calls taking no time (see FromTraceComm).
 func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
-	return FromTraceComm(t, msgOnly(msgTime), configs)
+	return fromTrace(t, msgOnly(msgTime), nil, configs)
+}
+
+// FromTraceNIC is FromTrace with the sender's network interface
+// serializing its messages: each send gets an injection vertex, which
+// waits for the send call and for the previous injection of the rank plus
+// nicGap(bytes of that message) (LogGOPS: g + (s−1)·G). The chain restarts
+// at every collective, so it never crosses one. A nil nicGap is FromTrace.
+func FromTraceNIC(t *mpi.Trace, msgTime, nicGap func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
+	return fromTrace(t, msgOnly(msgTime), nicGap, configs)
 }
 
 // FromTraceComm builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
@@ -52,6 +61,12 @@ func FromTrace(t *mpi.Trace, msgTime func(bytes int64) float64, configs ConfigFu
 //   - a call in which a rank spends comm.Delay > 0 is followed on that
 //     rank by a vertex that long after it.
 func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
+	return fromTrace(t, cm, nil, configs)
+}
+
+// fromTrace is FromTraceComm with FromTraceNIC's injection chain when
+// nicGap is not nil.
+func fromTrace(t *mpi.Trace, cm Comm, nicGap func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
 	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
 	newVertex := func(name string) int {
 		d.Vertices++
@@ -84,6 +99,7 @@ func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
 		cur := d.Init
 		var computes []int // event indices of compute events since cur
 		reqRecv := map[int64]*int{}
+		lastInj, lastGap := -1, 0.0
 		flush := func(to int) error {
 			for k, ei := range computes {
 				e := &rk.Events[ei]
@@ -118,6 +134,7 @@ func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
 			}
 			var v int
 			if e.Kind.IsCollective() {
+				lastInj = -1
 				k := collKey{e.Comm, seq[e.Comm]}
 				seq[e.Comm]++
 				var ok bool
@@ -148,7 +165,16 @@ func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
 				if err != nil {
 					return nil, err
 				}
-				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, v, r, i, e.Bytes})
+				src := v
+				if nicGap != nil {
+					src = newVertex(fmt.Sprintf("rank %d event %d injection", r, i))
+					d.Messages = append(d.Messages, Message{Src: v, Dst: src})
+					if lastInj >= 0 {
+						d.Messages = append(d.Messages, Message{Src: lastInj, Dst: src, Time: lastGap})
+					}
+					lastInj, lastGap = src, nicGap(e.Bytes)
+				}
+				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, src, r, i, e.Bytes})
 			case mpi.Recv, mpi.Irecv:
 				p, err := peer()
 				if err != nil {

@@ -47,3 +47,41 @@ func TestFromTraceErrors(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// FromTraceNIC: rank 0 posts two isends of 100 and 50 bytes back to back
+// to ranks 1 and 2 (message cost 1 s + bytes/100 s, interface gap bytes/100
+// s); the second leaves its interface only after the first's 1 s, so it
+// arrives at 1 + 1.5 = 2.5 s instead of 1.5 s. A barrier resets the chain:
+// the third isend, after it, leaves at once.
+func TestFromTraceNICSerializesSends(t *testing.T) {
+	tr := mpi.NewTrace(3)
+	tr.Append(0, mpi.Event{Kind: mpi.Isend, Peer: 1, Bytes: 100, Req: 1})
+	tr.Append(0, mpi.Event{Kind: mpi.Isend, Peer: 2, Bytes: 50, Req: 2})
+	tr.Append(0, mpi.Event{Kind: mpi.Barrier})
+	tr.Append(0, mpi.Event{Kind: mpi.Isend, Peer: 1, Bytes: 50, Req: 3})
+	tr.Append(1, mpi.Event{Kind: mpi.Recv, Peer: 0, Bytes: 100})
+	tr.Append(1, mpi.Event{Kind: mpi.Barrier})
+	tr.Append(1, mpi.Event{Kind: mpi.Recv, Peer: 0, Bytes: 50})
+	tr.Append(2, mpi.Event{Kind: mpi.Recv, Peer: 0, Bytes: 50})
+	tr.Append(2, mpi.Event{Kind: mpi.Barrier})
+	cost := func(b int64) float64 { return 1 + float64(b)/100 }
+	gap := func(b int64) float64 { return float64(b) / 100 }
+	for _, c := range []struct {
+		gap  func(int64) float64
+		want float64
+	}{{nil, 2 + 1.5}, {gap, 2.5 + 1.5}} {
+		d, err := FromTraceNIC(tr, cost, c.gap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The barrier waits for rank 2's receive; rank 1's last receive
+		// ends the run 1.5 s after the barrier.
+		if o.Makespan != c.want {
+			t.Errorf("nic gap %v: makespan %v, want %v", c.gap != nil, o.Makespan, c.want)
+		}
+	}
+}

@@ -141,9 +141,10 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 		vByStep[min(vStep[v], nSteps-1)] = append(vByStep[min(vStep[v], nSteps-1)], v)
 	}
 
-	// A task's slack runs until its rank's next task starts (through any
-	// MPI calls without compute between them), or until its destination
-	// for a rank's last task.
+	// A task occupies its rank until the rank's next task starts (through
+	// any MPI calls without compute between them), or until its
+	// destination for a rank's last task; that occupancy is what its
+	// power is charged for. Its slack is smaller: see float below.
 	nextOf := make([]int, n)
 	lastOf := make([]int, ranks)
 	for r := range lastOf {
@@ -165,6 +166,20 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 		lastW[r] = math.NaN()
 	}
 	times := make([]float64, d.Vertices)
+	done := make([]bool, d.Vertices)     // times[v] is known
+	float := make([]float64, d.Vertices) // see below
+	isSrc := make([]bool, d.Vertices)
+	type outEdge struct {
+		to   int
+		time float64
+	}
+	out := make([][]outEdge, d.Vertices)
+	for _, t := range d.Tasks {
+		isSrc[t.Src] = true
+	}
+	for _, m := range d.Messages {
+		out[m.Src] = append(out[m.Src], outEdge{m.Dst, m.Time})
+	}
 	// per-rank use over the current period
 	busyE := make([]float64, ranks) // energy (power × time, slack at task power)
 	span := make([]float64, ranks)
@@ -211,6 +226,30 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 				at = math.Max(at, times[e.from]+w)
 			}
 			times[v] = at
+			done[v] = true
+		}
+		// Float: how late each vertex of the step could be without
+		// delaying any task's start or the end (free float with respect
+		// to tasks). A task's slack is the time its end may move, so
+		// the wait for a message that is itself on the critical path
+		// (a symmetric exchange) is not slack.
+		for k := len(vByStep[j]) - 1; k >= 0; k-- {
+			v := vByStep[j][k]
+			float[v] = 0
+			if isSrc[v] || v == d.Fin {
+				continue
+			}
+			f := math.Inf(1)
+			for _, e := range out[v] {
+				w := 0.0
+				if done[e.to] {
+					w = math.Max(0, times[e.to]-times[v]-e.time) + float[e.to]
+				}
+				f = math.Min(f, w)
+			}
+			if !math.IsInf(f, 1) {
+				float[v] = f
+			}
 		}
 		for _, i := range byStep[j] {
 			t := &d.Tasks[i]
@@ -221,7 +260,7 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 				end = times[d.Tasks[nx].Src]
 			}
 			occ := end - times[t.Src]
-			slack[i] = math.Max(0, occ-res.Time[i])
+			slack[i] = math.Max(0, times[t.Dst]-(times[t.Src]+res.Time[i])+float[t.Dst])
 			busyE[t.Rank] += res.Power[i] * occ
 			span[t.Rank] += occ
 			rankSlack[t.Rank] += slack[i]

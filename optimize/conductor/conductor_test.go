@@ -119,3 +119,61 @@ func TestConductorBadInput(t *testing.T) {
 		t.Error("zero cap accepted")
 	}
 }
+
+// exchange is n barrier-separated steps of a two-rank exchange: each rank
+// computes (hull h0 or h1) to its call vertex x_r, sends to the other's
+// receive vertex y (msg seconds) and reaches its own y at once; rank 0
+// then computes tail seconds more before the next barrier.
+func exchange(n int, h0, h1 []frontier.Config, msg, tail float64) *bound.DAG {
+	d := &bound.DAG{Vertices: 1, Init: 0}
+	v := func() int { d.Vertices++; return d.Vertices - 1 }
+	b := 0
+	for k := 0; k < n; k++ {
+		x0, x1, y0, y1, z0 := v(), v(), v(), v(), v()
+		next := v()
+		d.Tasks = append(d.Tasks,
+			bound.Task{Rank: 0, Src: b, Dst: x0, Hull: h0},
+			bound.Task{Rank: 1, Src: b, Dst: x1, Hull: h1},
+			bound.Task{Rank: 0, Src: y0, Dst: z0, Hull: []frontier.Config{{Time: tail, Power: 10}}})
+		d.Messages = append(d.Messages,
+			bound.Message{Src: x0, Dst: y0}, bound.Message{Src: x1, Dst: y1},
+			bound.Message{Src: x0, Dst: y1, Time: msg}, bound.Message{Src: x1, Dst: y0, Time: msg},
+			bound.Message{Src: z0, Dst: next}, bound.Message{Src: y1, Dst: next})
+		b = next
+	}
+	d.Fin = b
+	return d
+}
+
+// The Adagio step slows a task only by the time its end can move without
+// delaying another task: waiting for a message that is itself on the
+// critical path is not slack. Counting the whole wait as slack (to the
+// rank's next task) slows both ranks of a symmetric exchange every step.
+func TestConductorSlackIsFloat(t *testing.T) {
+	p := Params{Period: 100, Margin: 0}
+	cases := []struct {
+		name string
+		d    *bound.DAG
+		want float64
+		cfg1 int // rank 1's configuration after the first step
+	}{
+		// Equal work, 5 s messages both ways: no slack; 3 × (10 + 5).
+		{"symmetric", exchange(3, two(10, 50, 12, 40), two(10, 50, 12, 40), 5, 0), 45, 0},
+		// Rank 1's message arrives 2 s before rank 0 needs it, so rank 1
+		// may take 7 s but not 8 (that would delay rank 0's 3 s tail):
+		// 3 × 13 s, rank 1 at its middle point.
+		{"float 2 s", exchange(3, []frontier.Config{{Time: 10, Power: 50}},
+			[]frontier.Config{{Time: 5, Power: 50}, {Time: 7, Power: 40}, {Time: 8, Power: 30}}, 3, 3), 39, 1},
+	}
+	for _, c := range cases {
+		r := run(t, c.d, 200, p)
+		if math.Abs(r.Makespan-c.want) > 1e-9 {
+			t.Errorf("%s: makespan %v, want %v", c.name, r.Makespan, c.want)
+		}
+		for i, tk := range c.d.Tasks {
+			if tk.Rank == 1 && i >= 3 && r.Config[i] != c.cfg1 {
+				t.Errorf("%s: rank 1's task %d at configuration %d, want %d", c.name, i, r.Config[i], c.cfg1)
+			}
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// capsim bound's JSON interface: the stable keys, every baseline filled
+// in, the gaps as (T/T_LP − 1)·100, and a cap below the least feasible one
+// exiting 1 with the minimum named.
+func TestBoundJSON(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	mps := filepath.Join(t.TempDir(), "lp.mps")
+	for _, rounding := range []string{"split", "nearest", "power-safe"} {
+		code, out, stderr := capsim(t, "bound", "--cap", "330", "--json", "--rounding", rounding, "--mps", mps)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", rounding, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"bound_ns", "rounded_ns", "static_ns", "conductor_ns", "min_feasible_cap_w", "lp"} {
+			if r[k] == nil {
+				t.Errorf("%s: %s missing or null", rounding, k)
+			}
+		}
+		b, st := r["bound_ns"].(float64), r["static_ns"].(float64)
+		if g := r["gap_static_pct"].(float64); g < (st/b-1)*100-0.01 || g > (st/b-1)*100+0.01 {
+			t.Errorf("%s: static gap %v, want %v", rounding, g, (st/b-1)*100)
+		}
+		if r["rounding"] != rounding {
+			t.Errorf("rounding %v, want %s", r["rounding"], rounding)
+		}
+		if rounding == "power-safe" && r["rounded_switches"].(float64) != 0 {
+			t.Errorf("power-safe switches %v", r["rounded_switches"])
+		}
+	}
+	code, _, stderr := capsim(t, "bound", "--cap", "250", "--json")
+	if code != 1 || !strings.Contains(stderr, "288.8 W") {
+		t.Errorf("below the minimum: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := capsim(t, "bound", "--cap", "330", "--rounding", "up"); code != 2 || !strings.Contains(stderr, "unknown rounding") {
+		t.Errorf("bad rounding: exit %d, %q", code, stderr)
+	}
+}

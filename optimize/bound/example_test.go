@@ -1,0 +1,53 @@
+package bound_test
+
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// Note 003 Example M: two ranks, a message from rank 0's vertex S to rank
+// 1's vertex R; at 70 W the bound is 14.5 s. Rounding power-safe runs each
+// task wholly at a configuration within the LP's power.
+func ExampleSolver() {
+	if !clp.Available() {
+		fmt.Println("T* = 14.5 s\npower-safe: 8 s, 4 s, 2 s, 10 s")
+		return
+	}
+	two := func(df, phi, ds, plo float64) []frontier.Config {
+		return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
+	}
+	d := &bound.DAG{Vertices: 4, Init: 0, Fin: 3, // 1 = S, 2 = R
+		Tasks: []bound.Task{
+			{Rank: 0, Src: 0, Dst: 1, Hull: two(4, 50, 8, 30)},
+			{Rank: 0, Src: 1, Dst: 3, Hull: two(2, 50, 4, 30)},
+			{Rank: 1, Src: 0, Dst: 2, Hull: two(1, 50, 2, 30)},
+			{Rank: 1, Src: 2, Dst: 3, Hull: two(5, 50, 10, 30)},
+		},
+		Messages: []bound.Message{{Src: 1, Dst: 2, Time: 1}},
+	}
+	o, err := bound.InitialOrder(d, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := bound.NewSolver(d, o, bound.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	b, err := s.Solve(70)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("T* = %.1f s\n", b.Makespan)
+	ch, _ := bound.Round(d, b, bound.RoundOptions{Policy: bound.RoundPowerSafe})
+	fmt.Printf("power-safe: %g s, %g s, %g s, %g s\n", ch[0].Time, ch[1].Time, ch[2].Time, ch[3].Time)
+	// Output:
+	// T* = 14.5 s
+	// power-safe: 8 s, 4 s, 2 s, 10 s
+}
