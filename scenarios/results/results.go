@@ -206,6 +206,12 @@ func (s *Store) load(f *os.File, path string) (int64, error) {
 				return 0, fmt.Errorf("results: %s line 1: not a capsim results journal", path)
 			}
 			if h.Fingerprint != s.hdr.Fingerprint || h.Points != s.hdr.Points || !sameSchema(h.Schema, s.hdr.Schema) {
+				if rest, err := io.ReadAll(r); err == nil && !bytes.Contains(rest, []byte{'\n'}) {
+					// A sweep that stopped before committing any point
+					// (a failed first point, a bad workload) left only
+					// its header: nothing is lost by starting over.
+					return 0, nil
+				}
 				return 0, fmt.Errorf("%w: %s was written for sweep %s (%d points); this sweep is %s (%d points): use another output directory",
 					ErrMismatch, path, h.Fingerprint, h.Points, s.hdr.Fingerprint, s.hdr.Points)
 			}

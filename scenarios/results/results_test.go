@@ -330,3 +330,41 @@ func TestBadJournalEntries(t *testing.T) {
 		}
 	}
 }
+
+// A sweep that stopped before committing a point leaves only its header;
+// another sweep may take the directory over (nothing is lost), and the
+// journal then holds the new sweep's header and rows alone. A torn first
+// entry counts as no entry.
+func TestEmptyJournalTakenOver(t *testing.T) {
+	for _, torn := range []string{"", `{"i":0,"v":["st`} {
+		dir := t.TempDir()
+		fill(t, dir, nil).Close()
+		if torn != "" {
+			f, err := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(torn)
+			f.Close()
+		}
+		st, err := Open(dir, "fp2", 3, testSchema)
+		if err != nil {
+			t.Fatalf("torn %q: %v", torn, err)
+		}
+		if err := st.Commit(row(1), 0); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		st, err = Open(dir, "fp2", 3, testSchema)
+		if err != nil {
+			t.Fatalf("torn %q: reopening: %v", torn, err)
+		}
+		if !st.Done(1) || st.Done(0) {
+			t.Errorf("torn %q: reopened journal lost point 1 or kept another sweep's", torn)
+		}
+		st.Close()
+		if _, err := Open(dir, "fp1", 10, testSchema); !errors.Is(err, ErrMismatch) {
+			t.Errorf("torn %q: a journal with a committed point was taken over: %v", torn, err)
+		}
+	}
+}
