@@ -133,6 +133,7 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 	}
 	times := make([]float64, len(d.Tasks))
 	powers := make([]float64, len(d.Tasks))
+	labels := make([][]string, len(d.Tasks))
 	for i, tk := range d.Tasks {
 		h := tk.Hull
 		k := len(h) - 1
@@ -143,8 +144,9 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 			}
 		}
 		times[i], powers[i] = h[k].Time, h[k].Power
+		labels[i] = []string{h[k].Label}
 	}
-	return sc.replayTasks(g, t, d, times, powers, capW, m, net)
+	return sc.replayTasks(g, t, d, times, powers, labels, capW, m, net)
 }
 
 // recordedPricer prices every calc at its recorded duration: the fastest
@@ -266,10 +268,18 @@ func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 	}
 	times := make([]float64, len(ch))
 	powers := make([]float64, len(ch))
+	labels := make([][]string, len(ch))
 	for i, c := range ch {
 		times[i], powers[i] = c.Time, c.Power
+		h := d.Tasks[i].Hull
+		if c.Frac > 0 || c.Slow == c.Fast {
+			labels[i] = append(labels[i], h[c.Fast].Label)
+		}
+		if c.Slow != c.Fast && c.Frac < 1 {
+			labels[i] = append(labels[i], h[c.Slow].Label)
+		}
 	}
-	met, err := sc.replayTasks(g, t, d, times, powers, b.CapW+m.BaseW(), m, net)
+	met, err := sc.replayTasks(g, t, d, times, powers, labels, b.CapW+m.BaseW(), m, net)
 	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
 	return met, err
 }
@@ -282,13 +292,19 @@ func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, capW, m, net)
+	labels := make([][]string, len(d.Tasks))
+	for i, tk := range d.Tasks {
+		labels[i] = []string{tk.Hull[r.Config[i]].Label}
+	}
+	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, labels, capW, m, net)
 	return met, r, err
 }
 
 // replayTasks replays g with every LP task's calc operation taking the
 // given time (seconds) at the given power (watts); the cap is the job's.
-func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+// A task runs on its region's shared accelerator (queueing for it) when
+// one of the configurations it mixes, labels[i], is the device's.
+func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, labels [][]string, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
 	// The k-th calc of a rank is its k-th compute event (lowering adds no
 	// calcs of its own without a reduction cost).
 	calcOf := make([][]int32, len(t.Ranks))
@@ -304,6 +320,14 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		dur[i] = -1
 	}
 	opW := make([]float64, g.NumOps())
+	onDev := make([]bool, g.NumOps())
+	var sp *speeds
+	if len(m.Accelerators) > 0 {
+		var err error
+		if sp, err = sc.speedsOf(m, g.Regions); err != nil {
+			return Metrics{}, err
+		}
+	}
 	eventCalc := make([]map[int]int32, len(t.Ranks))
 	for r, rk := range t.Ranks {
 		eventCalc[r] = map[int]int32{}
@@ -325,6 +349,13 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		}
 		dur[op] = int64(math.Round(times[i] * 1e9))
 		opW[op] = powers[i]
+		if sp != nil {
+			for _, l := range labels[i] {
+				if sp.onDevice(g.Region[op]+1, l) {
+					onDev[op] = true
+				}
+			}
+		}
 	}
 	// A rank stays at its P-state between compute tasks: its MPI
 	// operations draw the power of its last task (its first before any),
@@ -350,7 +381,11 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		return Metrics{}, err
 	}
 	acct := power.NewAccountant(g)
-	res, err := sim.Run(g, net, sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls})
+	var dev []int32
+	if sp != nil {
+		dev = sp.devices(g, m, func(op int32) bool { return onDev[op] })
+	}
+	res, err := sim.Run(g, net, sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev})
 	if err != nil {
 		return Metrics{}, err
 	}

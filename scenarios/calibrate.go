@@ -77,6 +77,10 @@ type replayComm struct {
 // and returns the measured communication.
 func (sc *Scenario) calibrate(t *mpi.Trace, g *graph.Graph, em *lower.EventMap, m *Machine, net network.LogGOPS, cls *network.Classes, pricer sim.CalcPricer) (*replayComm, error) {
 	ops := newOpTimes(g.NumOps())
+	// The replay runs without device contention (sim.Options.Device), as
+	// the LP has no notion of it: waits for a shared accelerator would
+	// otherwise be baked into every schedule's communication, and the LP,
+	// optimistic about contention, stays a bound.
 	if pricer == nil {
 		sp, err := sc.speedsOf(m, g.Regions)
 		if err != nil {

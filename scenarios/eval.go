@@ -232,9 +232,9 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 		share := (capW - m.BaseW()) / float64(len(ps))
 		use = func(i int) bool { return sp.devWatts[idx[0]][i] <= share+1e-9 }
 	}
-	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps))}
+	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps)), dev: make([][]bool, len(ps))}
 	for r, k := range idx {
-		pl.ratio[r], pl.watts[r] = sp.row(k, use)
+		pl.ratio[r], pl.watts[r], pl.dev[r] = sp.row(k, use)
 	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
@@ -246,6 +246,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 		Pricer:   pl.pricer(g),
 		Observer: acct,
 		Classes:  cls,
+		Device:   pl.devices(g, sp, m),
 	})
 	if err != nil {
 		return Metrics{}, nil, err

@@ -91,6 +91,10 @@ type Accelerator struct {
 	Name    string  `toml:"name"`    // the device's name in the model file's profiles
 	Regions string  `toml:"regions"` // glob of region names that target it
 	PowerW  float64 `toml:"power_w"` // power while it runs a region, when the model gives none
+	// PerNode is how many such devices each node has (default 1). A node's
+	// ranks share them in blocks (local rank l uses device l·per_node /
+	// ranks_per_node), and a device runs one region at a time.
+	PerNode int `toml:"per_node"`
 }
 
 // Network holds the network model and its parameters.
@@ -339,7 +343,14 @@ func (s *Scenario) normalize() error {
 				return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
 			}
 		}
-		for _, a := range m.Accelerators {
+		for k := range m.Accelerators {
+			a := &m.Accelerators[k]
+			if a.PerNode == 0 {
+				a.PerNode = 1
+			}
+			if a.PerNode < 0 {
+				return bad("machine.accelerator.per_node", "machine %s: accelerator %s: per_node must be a positive integer", m.Name, a.Name)
+			}
 			if a.Name == "" {
 				return bad("machine.accelerator.name", "machine %s: an accelerator needs the name of its device in the model file", m.Name)
 			}

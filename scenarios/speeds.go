@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"strings"
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
@@ -32,12 +33,16 @@ type speeds struct {
 	names              []string    // region names
 	ghz                []float64   // the P-states' frequencies
 	device             []string    // per region row: the accelerator it may run on ("" none)
+	acc                []int       // per region row: its index in the machine's accelerators (−1 none)
 }
 
 // speedsOf prices the regions named in regions (graph region order) on
 // machine m.
 func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
-	sp := &speeds{names: regions, device: make([]string, len(regions)+1)}
+	sp := &speeds{names: regions, device: make([]string, len(regions)+1), acc: make([]int, len(regions)+1)}
+	for i := range sp.acc {
+		sp.acc[i] = -1
+	}
 	dv := sc.dvfsModel(m)
 	n := len(regions) + 1
 	for _, p := range m.PStates {
@@ -93,7 +98,7 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 				}
 				if pred.Kind == models.KindAccel {
 					off[i] = true
-					sp.device[i] = acc.Name
+					sp.device[i], sp.acc[i] = acc.Name, k
 					dr[i], dw[i] = pred.Seconds*m.SpeedFactor, pred.Watts
 					if pred.Flags&compute.NoPower != 0 || pred.Watts == 0 {
 						dw[i] = acc.PowerW
@@ -110,16 +115,64 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 }
 
 // row returns how a rank at P-state index k runs each region: on the
-// device where offload is true and useDevice agrees, else on the CPU.
-func (sp *speeds) row(k int, useDevice func(region int) bool) (ratio, watts []float64) {
+// device where offload is true and useDevice agrees (onDev), else on the
+// CPU.
+func (sp *speeds) row(k int, useDevice func(region int) bool) (ratio, watts []float64, onDev []bool) {
 	ratio = append([]float64(nil), sp.cpuRatio[k]...)
 	watts = append([]float64(nil), sp.cpuWatts[k]...)
+	onDev = make([]bool, len(ratio))
 	for i, off := range sp.offload[k] {
 		if off && (useDevice == nil || useDevice(i)) {
-			ratio[i], watts[i] = sp.devRatio[k][i], sp.devWatts[k][i]
+			ratio[i], watts[i], onDev[i] = sp.devRatio[k][i], sp.devWatts[k][i], true
 		}
 	}
-	return ratio, watts
+	return ratio, watts, onDev
+}
+
+// deviceLabel is how configs labels a configuration on a device.
+func deviceLabel(device string, ghz float64) string {
+	return fmt.Sprintf("%s (host %g GHz)", device, ghz)
+}
+
+// onDevice reports whether configuration label of a task of region row
+// i (as configs labels them) runs on the region's device.
+func (sp *speeds) onDevice(i int32, label string) bool {
+	return sp.device[i] != "" && strings.HasPrefix(label, sp.device[i]+" (host ")
+}
+
+// devices returns the shared device of every operation of g on machine m
+// (sim.Options.Device), with calc op on its region's accelerator where
+// onDev(op) says so; nil when no operation is. Devices are numbered by
+// accelerator entry, then node, then device within the node.
+func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op int32) bool) []int32 {
+	base := make([]int32, len(m.Accelerators))
+	next := int32(0)
+	for k, a := range m.Accelerators {
+		base[k] = next
+		next += int32(m.Nodes * a.PerNode)
+	}
+	rank := g.OpRanks()
+	var dev []int32
+	for op, kind := range g.Kind {
+		if kind != graph.Calc || !onDev(int32(op)) {
+			continue
+		}
+		k := sp.acc[g.Region[op]+1]
+		if k < 0 {
+			continue
+		}
+		if dev == nil {
+			dev = make([]int32, g.NumOps())
+			for i := range dev {
+				dev[i] = -1
+			}
+		}
+		r := int(rank[op])
+		node, local := r/m.RanksPerNode, r%m.RanksPerNode
+		per := m.Accelerators[k].PerNode
+		dev[op] = base[k] + int32(node*per+local*per/m.RanksPerNode)
+	}
+	return dev
 }
 
 // configs returns the configurations of a task of region row index i
@@ -139,26 +192,35 @@ func (sp *speeds) configs(i int32, sec float64) []frontier.Config {
 	for k := range sp.cpuRatio {
 		add(sp.cpuRatio[k][i], sp.cpuWatts[k][i], fmt.Sprintf("%g GHz", sp.ghz[k]))
 		if sp.offload[k][i] {
-			add(sp.devRatio[k][i], sp.devWatts[k][i], fmt.Sprintf("%s (host %g GHz)", sp.device[i], sp.ghz[k]))
+			add(sp.devRatio[k][i], sp.devWatts[k][i], deviceLabel(sp.device[i], sp.ghz[k]))
 		}
 	}
 	return cs
 }
 
-// plan is how every rank runs: per rank, its ratio and power rows.
+// plan is how every rank runs: per rank, its ratio and power rows and
+// which regions it runs on their device.
 type plan struct {
 	ratio, watts [][]float64
+	dev          [][]bool
 }
 
 // uniform is the plan with every rank at P-state index k, regions on
 // their device where useDevice agrees (nil: wherever the model offloads).
 func (sp *speeds) uniform(ranks, k int, useDevice func(region int) bool) plan {
-	r, w := sp.row(k, useDevice)
-	p := plan{ratio: make([][]float64, ranks), watts: make([][]float64, ranks)}
+	r, w, d := sp.row(k, useDevice)
+	p := plan{ratio: make([][]float64, ranks), watts: make([][]float64, ranks), dev: make([][]bool, ranks)}
 	for i := range p.ratio {
-		p.ratio[i], p.watts[i] = r, w
+		p.ratio[i], p.watts[i], p.dev[i] = r, w, d
 	}
 	return p
+}
+
+// devices returns the shared device of every operation of g under plan
+// pl (see speeds.devices).
+func (pl plan) devices(g *graph.Graph, sp *speeds, m *Machine) []int32 {
+	rank := g.OpRanks()
+	return sp.devices(g, m, func(op int32) bool { return pl.dev[rank[op]][g.Region[op]+1] })
 }
 
 // speedPricer prices the calc operations of a graph with every rank at its

@@ -2,9 +2,11 @@ package scenarios
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -126,6 +128,7 @@ func TestAcceleratorScenarioErrors(t *testing.T) {
 	for _, tc := range []struct{ add, want string }{
 		{"[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"*\"\n", "key machine.accelerator: machine pal: accelerators need models.file"},
 		{"[[machine.accelerator]]\nregions = \"*\"\n", "key machine.accelerator.name"},
+		{"[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"*\"\nper_node = -2\n", "key machine.accelerator.per_node"},
 		{"[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"[\"\n", "key machine.accelerator.regions"},
 		{"[[machine.accelerator]]\nname = \"gpu0\"\nprofile = \"x.json\"\n", "key machine.accelerator.profile: unknown key"},
 	} {
@@ -137,5 +140,86 @@ func TestAcceleratorScenarioErrors(t *testing.T) {
 	s := strings.Replace(text, "memory_boundness = 0.3", `file = "no-such-models.json"`, 1)
 	if _, err := Parse("acc.toml", []byte(s)); err == nil || !strings.Contains(err.Error(), "key models.file") {
 		t.Errorf("missing model file: %v", err)
+	}
+}
+
+type calcSpans struct {
+	g    *graph.Graph
+	span map[int32][2]int64
+}
+
+func (c *calcSpans) Busy(op int32, start, end int64) {
+	if c.g.Kind[op] == graph.Calc {
+		c.span[op] = [2]int64{start, end}
+	}
+}
+func (c *calcSpans) Message(send, recv int32, sent, matched int64) {}
+
+// On gpu-node-shared the 8 ranks of a node share one gpu0: ranks 0–7 use
+// device 0 and ranks 8–15 device 1, a device never runs two calls at once,
+// so each node's run lasts at least its device's busy time; with a device
+// per rank (gpu-node) the stencil's calls overlap and the run is shorter.
+func TestSharedAccelerator(t *testing.T) {
+	sc, err := Load("../examples/scenarios/gpu-node.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, shared := &sc.Machines[1], &sc.Machines[2]
+	if shared.Accelerators[0].PerNode != 1 || own.Accelerators[0].PerNode != 8 {
+		t.Fatalf("per_node %d and %d, want 8 and 1", own.Accelerators[0].PerNode, shared.Accelerators[0].PerNode)
+	}
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	makespan := map[string]int64{}
+	for _, m := range []*Machine{own, shared} {
+		sp, err := sc.speedsOf(m, g.Regions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := sp.uniform(g.NumRanks(), 0, nil)
+		dev := pl.devices(g, sp, m)
+		rank := g.OpRanks()
+		busy := map[int32]int64{}
+		for op, k := range g.Kind {
+			want := int32(-1)
+			if k == graph.Calc && g.RegionName(int32(op)) == "stencil.compute" {
+				want = rank[op]
+				if m == shared {
+					want = rank[op] / 8
+				}
+			}
+			if dev[op] != want {
+				t.Fatalf("%s: operation %d of rank %d on device %d, want %d", m.Name, op, rank[op], dev[op], want)
+			}
+		}
+		obs := &calcSpans{g: g, span: map[int32][2]int64{}}
+		res, err := sim.Run(g, sc.Net(), sim.Options{Pricer: pl.pricer(g), Observer: obs, Device: dev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		makespan[m.Name] = res.Makespan
+		byDev := map[int32][][2]int64{}
+		for op, s := range obs.span {
+			if dev[op] >= 0 {
+				byDev[dev[op]] = append(byDev[dev[op]], s)
+				busy[dev[op]] += s[1] - s[0]
+			}
+		}
+		for d, spans := range byDev {
+			sort.Slice(spans, func(a, b int) bool { return spans[a][0] < spans[b][0] })
+			for k := 1; k < len(spans); k++ {
+				if spans[k][0] < spans[k-1][1] {
+					t.Fatalf("%s: device %d runs %v and %v at once", m.Name, d, spans[k-1], spans[k])
+				}
+			}
+			if m == shared && res.Makespan < busy[d] {
+				t.Errorf("%s: makespan %d below device %d's busy time %d", m.Name, res.Makespan, d, busy[d])
+			}
+		}
+	}
+	if makespan[own.Name] >= makespan[shared.Name] {
+		t.Errorf("a device per rank: %d ns, not shorter than one per node: %d ns", makespan[own.Name], makespan[shared.Name])
 	}
 }

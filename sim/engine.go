@@ -89,6 +89,14 @@ type Options struct {
 	// sender and on the receiver, and for the eager/rendezvous decision.
 	// The net passed to Run is then not used for messages.
 	Classes *network.Classes
+	// Device, when set, has an entry per operation: the shared device
+	// (an accelerator several ranks offload to) that runs calc operation
+	// op, numbered from 0, or −1 where op runs on its rank's CPU. A device
+	// runs one calc at a time, in the order their ranks reach them; a rank
+	// whose calc waits for a busy device is blocked (its CPU neither
+	// computes nor serves other operations) until the device has run it.
+	// The pricer is asked with the time the calc starts on the device.
+	Device []int32
 }
 
 // RankStats is where one rank's time went.
@@ -157,6 +165,7 @@ type engine struct {
 	nexto      []uint64 // [host*ncpu+cpu]
 	nextgr     []uint64 // [host*nnic+nic]
 	nextgs     []uint64
+	devFree    []uint64 // per shared device (Options.Device): when it is next free
 
 	remaining []int32
 	state     []uint8
@@ -195,7 +204,20 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	ndev := 0
+	if opt.Device != nil {
+		if len(opt.Device) != g.NumOps() {
+			return nil, fmt.Errorf("sim: %d device entries for %d operations", len(opt.Device), g.NumOps())
+		}
+		for op, d := range opt.Device {
+			if d < -1 || (d >= 0 && g.Kind[op] != graph.Calc) {
+				return nil, fmt.Errorf("sim: operation %d (%s): device %d (want −1, or a device ≥ 0 for a calc)", op, g.Describe(int32(op)), d)
+			}
+			ndev = max(ndev, int(d)+1)
+		}
+	}
 	e := newEngine(g, net, opt)
+	e.devFree = make([]uint64, ndev)
 	e.seed()
 	e.loop()
 	return e.finish()
@@ -490,17 +512,28 @@ func (e *engine) loop() {
 				e.q.push(ev)
 				continue
 			}
+			dev := int32(-1)
+			if e.opt.Device != nil {
+				dev = e.opt.Device[op]
+			}
+			start := t
+			if dev >= 0 {
+				start = max(t, e.devFree[dev])
+			}
 			d := g.Size[op]
 			if e.opt.Pricer != nil {
-				d = e.opt.Pricer.CalcDuration(op, int64(t))
+				d = e.opt.Pricer.CalcDuration(op, int64(start))
 				if d < 0 {
 					d = 0
 				}
 			}
-			e.nexto[cpu] = t + uint64(d)
+			e.nexto[cpu] = start + uint64(d)
+			if dev >= 0 {
+				e.devFree[dev] = e.nexto[cpu]
+			}
 			e.stats[h].Compute += d
 			if obs != nil {
-				obs.Busy(op, int64(t), int64(t)+d)
+				obs.Busy(op, int64(start), int64(start)+d)
 			}
 			e.markStarted(op, rank)
 			e.markDone(op, rank)

@@ -153,6 +153,24 @@ func TestReadmeStencilExample(t *testing.T) {
 		t.Errorf("offloaded makespan %d not below %d", off.MakespanNs, recorded.MakespanNs)
 	}
 	eOff := checkEnergy("offloaded", off, 45)
+	// One gpu0 for all 16 ranks: the calls run one at a time, so the run
+	// lasts at least the device's total busy time (every rank's calc time,
+	// each priced as before), and the energy accounting still holds.
+	one := replayJSONOf(t, trace, "--models", models, "--config-region", "stencil.compute=device=gpu0", "--ranks-per-device", "16")
+	var devBusy int64
+	for rk, st := range one.Ranks {
+		if st.ComputeNs != off.Ranks[rk].ComputeNs {
+			t.Errorf("one shared device, rank %d: compute %d ns, want %d", rk, st.ComputeNs, off.Ranks[rk].ComputeNs)
+		}
+		devBusy += st.ComputeNs
+	}
+	if one.MakespanNs < devBusy {
+		t.Errorf("one shared device: makespan %d ns below the device's busy time %d ns", one.MakespanNs, devBusy)
+	}
+	checkEnergy("one shared device", one, 45)
+	if same := replayJSONOf(t, trace, "--models", models, "--config-region", "stencil.compute=device=gpu0", "--ranks-per-device", "1"); same.MakespanNs != off.MakespanNs {
+		t.Errorf("a device per rank: makespan %d ns, want %d as without --ranks-per-device", same.MakespanNs, off.MakespanNs)
+	}
 	reg := off.Models.Regions[0]
 	var rec int64
 	for _, st := range recorded.Ranks {

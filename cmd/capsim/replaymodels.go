@@ -26,6 +26,7 @@ type modelFlags struct {
 	regions   []string
 	powerPath string
 	machine   string
+	perDevice int
 }
 
 func (f *modelFlags) add(fs *pflag.FlagSet) {
@@ -34,6 +35,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.regions, "config-region", nil, "configuration of the regions matching a glob, e.g. 'stencil.*=device=gpu0' (repeatable; first match wins)")
 	fs.StringVar(&f.powerPath, "power", "", "write the per-rank power timeline to this Arrow file (needs machine power)")
 	fs.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' (overrides the model file's \"machine\")")
+	fs.IntVar(&f.perDevice, "ranks-per-device", 0, "ranks sharing one accelerator (ranks r with equal r / N), which runs one offloaded call at a time; 0: a device per rank")
 }
 
 // modelRun prices one replay and accounts its power.
@@ -67,6 +69,12 @@ func (f *modelFlags) check() error {
 	}
 	if f.models == "" && f.machine == "" && f.powerPath != "" {
 		return usagef("--power needs --models or --machine-power")
+	}
+	if f.models == "" && f.perDevice != 0 {
+		return usagef("--ranks-per-device needs --models")
+	}
+	if f.perDevice < 0 {
+		return usagef("--ranks-per-device %d: want a positive number of ranks (0: a device per rank)", f.perDevice)
 	}
 	return nil
 }
@@ -115,6 +123,9 @@ func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error)
 			return nil, fmt.Errorf("%s: %w", f.models, err)
 		}
 		opts.Pricer = r.pricer
+		if f.perDevice > 0 {
+			opts.Device = deviceMap(g, r.pricer, f.perDevice)
+		}
 	}
 	if r.machine != nil && r.machine.Sockets != nil && r.pricer != nil {
 		for _, p := range r.pricer.Regions() {
@@ -388,4 +399,26 @@ func printModels(w io.Writer, m *modelsJSON) {
 	if m.PowerFile != "" {
 		fmt.Fprintf(w, "power     %s (per-rank power timeline, Arrow)\n", m.PowerFile)
 	}
+}
+
+// deviceMap puts every calc whose region the pricer runs on an
+// accelerator on device rank / perDevice (sim.Options.Device); nil when
+// no region is offloaded.
+func deviceMap(g *graph.Graph, p *compute.Pricer, perDevice int) []int32 {
+	rp := p.Regions()
+	rank := g.OpRanks()
+	var dev []int32
+	for op, k := range g.Kind {
+		if k != graph.Calc || g.Region[op] < 0 || rp[g.Region[op]].Pred.Kind != models.KindAccel {
+			continue
+		}
+		if dev == nil {
+			dev = make([]int32, g.NumOps())
+			for i := range dev {
+				dev[i] = -1
+			}
+		}
+		dev[op] = rank[op] / int32(perDevice)
+	}
+	return dev
 }
