@@ -38,7 +38,12 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
-	return sc.dagWithComm(t, m, net, configs, false)
+	d, err := sc.dagWithComm(t, m, net, configs, false)
+	if err != nil {
+		return nil, err
+	}
+	sp.markDevices(d, t, m)
+	return d, d.Validate()
 }
 
 // dagWithComm builds the LP's DAG of trace t with the given compute
@@ -133,7 +138,7 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 	}
 	times := make([]float64, len(d.Tasks))
 	powers := make([]float64, len(d.Tasks))
-	labels := make([][]string, len(d.Tasks))
+	parts := make([][]taskPart, len(d.Tasks))
 	for i, tk := range d.Tasks {
 		h := tk.Hull
 		k := len(h) - 1
@@ -144,9 +149,16 @@ func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 			}
 		}
 		times[i], powers[i] = h[k].Time, h[k].Power
-		labels[i] = []string{h[k].Label}
+		parts[i] = []taskPart{{h[k].Label, -1}}
 	}
-	return sc.replayTasks(g, t, d, times, powers, labels, capW, m, net)
+	return sc.replayTasks(g, t, d, times, powers, parts, capW, m, net)
+}
+
+// taskPart is a stretch of a task at one configuration: its hull
+// point's label and its seconds (negative: the whole task).
+type taskPart struct {
+	label string
+	sec   float64
 }
 
 // recordedPricer prices every calc at its recorded duration: the fastest
@@ -268,18 +280,22 @@ func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 	}
 	times := make([]float64, len(ch))
 	powers := make([]float64, len(ch))
-	labels := make([][]string, len(ch))
+	parts := make([][]taskPart, len(ch))
 	for i, c := range ch {
 		times[i], powers[i] = c.Time, c.Power
 		h := d.Tasks[i].Hull
-		if c.Frac > 0 || c.Slow == c.Fast {
-			labels[i] = append(labels[i], h[c.Fast].Label)
+		if c.Slow == c.Fast {
+			parts[i] = []taskPart{{h[c.Fast].Label, -1}}
+			continue
 		}
-		if c.Slow != c.Fast && c.Frac < 1 {
-			labels[i] = append(labels[i], h[c.Slow].Label)
+		if c.Frac > 0 {
+			parts[i] = append(parts[i], taskPart{h[c.Fast].Label, c.Frac * h[c.Fast].Time})
+		}
+		if c.Frac < 1 {
+			parts[i] = append(parts[i], taskPart{h[c.Slow].Label, (1 - c.Frac) * h[c.Slow].Time})
 		}
 	}
-	met, err := sc.replayTasks(g, t, d, times, powers, labels, b.CapW+m.BaseW(), m, net)
+	met, err := sc.replayTasks(g, t, d, times, powers, parts, b.CapW+m.BaseW(), m, net)
 	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
 	return met, err
 }
@@ -292,19 +308,20 @@ func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	labels := make([][]string, len(d.Tasks))
+	parts := make([][]taskPart, len(d.Tasks))
 	for i, tk := range d.Tasks {
-		labels[i] = []string{tk.Hull[r.Config[i]].Label}
+		parts[i] = []taskPart{{tk.Hull[r.Config[i]].Label, -1}}
 	}
-	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, labels, capW, m, net)
+	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, parts, capW, m, net)
 	return met, r, err
 }
 
 // replayTasks replays g with every LP task's calc operation taking the
 // given time (seconds) at the given power (watts); the cap is the job's.
-// A task runs on its region's shared accelerator (queueing for it) when
-// one of the configurations it mixes, labels[i], is the device's.
-func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, labels [][]string, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+// A task runs on its region's accelerator (queueing for it where ranks
+// share it) for the parts of it, parts[i], whose configuration is the
+// device's: its whole length, or the device part's seconds first.
+func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
 	// The k-th calc of a rank is its k-th compute event (lowering adds no
 	// calcs of its own without a reduction cost).
 	calcOf := make([][]int32, len(t.Ranks))
@@ -321,6 +338,10 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	}
 	opW := make([]float64, g.NumOps())
 	onDev := make([]bool, g.NumOps())
+	devNs := make([]int64, g.NumOps()) // how long a calc holds its device (−1: all of it)
+	for i := range devNs {
+		devNs[i] = -1
+	}
 	var sp *speeds
 	if len(m.Accelerators) > 0 {
 		var err error
@@ -350,10 +371,16 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		dur[op] = int64(math.Round(times[i] * 1e9))
 		opW[op] = powers[i]
 		if sp != nil {
-			for _, l := range labels[i] {
-				if sp.onDevice(g.Region[op]+1, l) {
+			devSec, whole := 0.0, false
+			for _, pt := range parts[i] {
+				if sp.onDevice(g.Region[op]+1, pt.label) {
 					onDev[op] = true
+					whole = whole || pt.sec < 0
+					devSec += pt.sec
 				}
+			}
+			if onDev[op] && !whole {
+				devNs[op] = int64(math.Round(devSec * 1e9))
 			}
 		}
 	}
@@ -385,7 +412,11 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	if sp != nil {
 		dev = sp.devices(g, m, func(op int32) bool { return onDev[op] })
 	}
-	res, err := sim.Run(g, net, sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev})
+	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev}
+	if dev != nil {
+		opts.DeviceNs = devNs
+	}
+	res, err := sim.Run(g, net, opts)
 	if err != nil {
 		return Metrics{}, err
 	}

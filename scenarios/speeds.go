@@ -8,8 +8,10 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // speeds is how a machine runs each region of a workload at each of its
@@ -256,4 +258,44 @@ func (pl plan) opWatts(g *graph.Graph) []float64 {
 		}
 	}
 	return w
+}
+
+// markDevices tells the LP's DAG d of trace t which configurations of its
+// tasks run on an accelerator that several ranks of a node share (fewer
+// per_node than ranks_per_node), numbering devices as devices does; a
+// device per rank needs no rows (a rank runs one task at a time).
+func (sp *speeds) markDevices(d *bound.DAG, t *mpi.Trace, m *Machine) {
+	base := make([]int, len(m.Accelerators))
+	for k, a := range m.Accelerators {
+		base[k] = len(d.Devices)
+		if a.PerNode >= m.RanksPerNode {
+			base[k] = -1
+			continue
+		}
+		for n := 0; n < m.Nodes; n++ {
+			for j := 0; j < a.PerNode; j++ {
+				d.Devices = append(d.Devices, bound.Device{Name: fmt.Sprintf("%s #%d of node %d", a.Name, j, n), Count: 1})
+			}
+		}
+	}
+	for i := range d.Tasks {
+		tk := &d.Tasks[i]
+		region := t.Ranks[tk.Rank].Events[tk.Event].Region
+		k := sp.acc[region]
+		if k < 0 || base[k] < 0 {
+			continue
+		}
+		on := make([]bool, len(tk.Hull))
+		any := false
+		for g, c := range tk.Hull {
+			on[g] = sp.onDevice(region, c.Label)
+			any = any || on[g]
+		}
+		if !any {
+			continue
+		}
+		per := m.Accelerators[k].PerNode
+		node, local := tk.Rank/m.RanksPerNode, tk.Rank%m.RanksPerNode
+		tk.OnDevice, tk.Device = on, base[k]+node*per+local*per/m.RanksPerNode
+	}
 }

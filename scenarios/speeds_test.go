@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -221,5 +223,76 @@ func TestSharedAccelerator(t *testing.T) {
 	}
 	if makespan[own.Name] >= makespan[shared.Name] {
 		t.Errorf("a device per rank: %d ns, not shorter than one per node: %d ns", makespan[own.Name], makespan[shared.Name])
+	}
+}
+
+// The LP's DAG of gpu-node-shared lists its two shared devices (one per
+// node) and marks the device configurations of every stencil task, on the
+// device of its rank's node; with a device per rank (gpu-node) there are
+// no device rows. At 900 W, where every rank could afford gpu0, the rows
+// bind: the shared node's bound is above the per-rank node's.
+func TestSharedAcceleratorBound(t *testing.T) {
+	sc, err := Load("../examples/scenarios/gpu-node.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, shared := &sc.Machines[1], &sc.Machines[2]
+	dOwn, err := sc.BoundDAG(tr, own, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dShared, err := sc.BoundDAG(tr, shared, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dOwn.Devices) != 0 {
+		t.Errorf("a device per rank: %d device rows' devices, want none", len(dOwn.Devices))
+	}
+	if len(dShared.Devices) != 2 {
+		t.Fatalf("gpu-node-shared: %d devices, want 2", len(dShared.Devices))
+	}
+	marked := 0
+	for _, tk := range dShared.Tasks {
+		if tk.OnDevice == nil {
+			continue
+		}
+		marked++
+		if tk.Device != tk.Rank/8 {
+			t.Errorf("task of rank %d on device %d, want %d", tk.Rank, tk.Device, tk.Rank/8)
+		}
+		for g, on := range tk.OnDevice {
+			if on != strings.HasPrefix(tk.Hull[g].Label, "gpu0 (host ") {
+				t.Errorf("rank %d: configuration %q marked %v", tk.Rank, tk.Hull[g].Label, on)
+			}
+		}
+	}
+	if marked != 16*20 {
+		t.Errorf("%d tasks may run on a shared device, want 320 (16 ranks × 20 iterations)", marked)
+	}
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	at := func(d *bound.DAG, capW float64) float64 {
+		o, err := bound.InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := bound.NewSolver(d, o, bound.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		b, err := s.Solve(shared.LPCap(capW))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Makespan
+	}
+	if a, b := at(dOwn, 900), at(dShared, 900); !(b > a*1.01) {
+		t.Errorf("bound at 900 W: shared devices %.6f s, a device per rank %.6f s; want the shared one higher", b, a)
 	}
 }

@@ -40,6 +40,19 @@ func TestSharedDevice(t *testing.T) {
 		{"one device", []int32{0, -1, 0, -1, 0, -1}, [3]int64{0, 100, 200}, [3]int64{150, 250, 350}},
 		{"two devices", []int32{0, -1, 0, -1, 1, -1}, [3]int64{0, 100, 0}, [3]int64{150, 250, 150}},
 	}
+	// Holding the device for the first 40 ns of each 100 ns calc only:
+	// ranks start at 0, 40 and 80.
+	part := []int64{40, -1, 40, -1, 40, -1}
+	log := busyLog{}
+	res, err := Run(g, network.LogGOPS{}, Options{Device: []int32{0, -1, 0, -1, 0, -1}, DeviceNs: part, Observer: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range []int64{0, 40, 80} {
+		if got := log[first(r)][0]; got != want || res.Ranks[r].Finish != want+150 {
+			t.Errorf("device held 40 ns: rank %d starts at %d and finishes at %d, want %d and %d", r, got, res.Ranks[r].Finish, want, want+150)
+		}
+	}
 	for _, c := range cases {
 		log := busyLog{}
 		res, err := Run(g, network.LogGOPS{}, Options{Device: c.device, Observer: log})
@@ -73,5 +86,11 @@ func TestSharedDeviceBadInput(t *testing.T) {
 		if _, err := Run(g, network.LogGOPS{}, Options{Device: dev}); err == nil {
 			t.Errorf("device map %v accepted", dev)
 		}
+	}
+	if _, err := Run(g, network.LogGOPS{}, Options{DeviceNs: []int64{1, 0, 0}}); err == nil {
+		t.Error("device times without a device map accepted")
+	}
+	if _, err := Run(g, network.LogGOPS{}, Options{Device: []int32{0, -1, -1}, DeviceNs: []int64{1}}); err == nil {
+		t.Error("a short device-time list accepted")
 	}
 }

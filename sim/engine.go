@@ -97,6 +97,12 @@ type Options struct {
 	// computes nor serves other operations) until the device has run it.
 	// The pricer is asked with the time the calc starts on the device.
 	Device []int32
+	// DeviceNs, when set alongside Device, is per operation how long a
+	// calc holds its device: its first DeviceNs[op] ns (at most its
+	// duration) run there and the rest on its rank's CPU, as when a
+	// schedule splits a task between the device and the host. A negative
+	// entry holds the device for the whole calc.
+	DeviceNs []int64
 }
 
 // RankStats is where one rank's time went.
@@ -215,6 +221,11 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 			}
 			ndev = max(ndev, int(d)+1)
 		}
+		if opt.DeviceNs != nil && len(opt.DeviceNs) != g.NumOps() {
+			return nil, fmt.Errorf("sim: %d device times for %d operations", len(opt.DeviceNs), g.NumOps())
+		}
+	} else if opt.DeviceNs != nil {
+		return nil, fmt.Errorf("sim: device times without a device map")
 	}
 	e := newEngine(g, net, opt)
 	e.devFree = make([]uint64, ndev)
@@ -530,6 +541,11 @@ func (e *engine) loop() {
 			e.nexto[cpu] = start + uint64(d)
 			if dev >= 0 {
 				e.devFree[dev] = e.nexto[cpu]
+				if e.opt.DeviceNs != nil {
+					if h := e.opt.DeviceNs[op]; h >= 0 && h < d {
+						e.devFree[dev] = start + uint64(h)
+					}
+				}
 			}
 			e.stats[h].Compute += d
 			if obs != nil {

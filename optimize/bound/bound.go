@@ -34,6 +34,20 @@ type Task struct {
 	Src, Dst int
 	Hull     []frontier.Config
 	Event    int // FromTrace: index of the task's compute event in its rank's events
+	// OnDevice, when set, marks the hull points that run on the shared
+	// device DAG.Devices[Device] (an accelerator several ranks use).
+	OnDevice []bool
+	Device   int
+}
+
+// Device is a shared accelerator: Count units that each run one task at a
+// time. The LP cannot order tasks on a device, so it keeps the necessary
+// condition that between two separator events (see Separators) the tasks
+// run on it for at most Count times the stretch's length (a relaxation:
+// the bound stays a lower bound on schedules that queue for the device).
+type Device struct {
+	Name  string
+	Count float64
 }
 
 // Message is a message edge: Dst cannot happen before Src plus Time.
@@ -49,6 +63,7 @@ type DAG struct {
 	Init, Fin int
 	Tasks     []Task
 	Messages  []Message
+	Devices   []Device // shared devices tasks may run on (Task.OnDevice)
 	Names     []string // optional vertex names for messages
 }
 
@@ -79,6 +94,14 @@ func (d *DAG) Validate() error {
 		}
 		if t.Rank < 0 {
 			return fmt.Errorf("bound: task %d on rank %d", i, t.Rank)
+		}
+		if t.OnDevice != nil && (len(t.OnDevice) != len(t.Hull) || t.Device < 0 || t.Device >= len(d.Devices)) {
+			return fmt.Errorf("bound: task %d: %d device marks for %d configurations, device %d of %d", i, len(t.OnDevice), len(t.Hull), t.Device, len(d.Devices))
+		}
+	}
+	for k, dv := range d.Devices {
+		if !(dv.Count > 0) || math.IsInf(dv.Count, 0) {
+			return fmt.Errorf("bound: device %d (%s): count %g, want > 0", k, dv.Name, dv.Count)
 		}
 	}
 	for i, m := range d.Messages {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
@@ -402,5 +403,60 @@ func TestRandomDAGProperties(t *testing.T) {
 			t.Errorf("seed %d: T* at %g W is %v, the unconstrained makespan %v", seed, fastAll, prev, o.Makespan)
 		}
 		s.Close()
+	}
+}
+
+// Two ranks each run one task, on the CPU (10 s, 10 W) or on a device
+// (2 s, 45 W) they share. Without the device, both run there: 2 s. With one
+// device, the LP keeps the stretch's device time within its length:
+// 2·c1 + 2·c2 ≤ T and T ≥ 10 − 8·c_i give T = 10/3 s (c = 5/6), below the
+// 4 s of running the two tasks on the device one after the other, so the
+// bound stays a bound. With two devices: 2 s again.
+func TestSharedDeviceRows(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	mk := func(devices []Device) *DAG {
+		d := &DAG{Vertices: 2, Init: 0, Fin: 1, Devices: devices}
+		for r := 0; r < 2; r++ {
+			tk := Task{Rank: r, Src: 0, Dst: 1, Hull: two(2, 45, 10, 10)}
+			if devices != nil {
+				tk.OnDevice, tk.Device = []bool{true, false}, 0
+			}
+			d.Tasks = append(d.Tasks, tk)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name    string
+		devices []Device
+		want    float64
+	}{
+		{"no device rows", nil, 2},
+		{"one shared device", []Device{{Name: "gpu0", Count: 1}}, 10.0 / 3},
+		{"two devices", []Device{{Name: "gpu0", Count: 2}}, 2},
+	} {
+		d := mk(c.devices)
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opt := range []Options{{}, {KeepBasis: true, Method: clp.Dual}, {Method: clp.BarrierNoCross}} {
+			got := solveWith(t, d, o, opt, []float64{100, 200})
+			for _, g := range got {
+				if !near(g, c.want) {
+					t.Errorf("%s, %+v: T* = %v, want %v", c.name, opt, g, c.want)
+				}
+			}
+		}
+	}
+	d := mk([]Device{{Name: "gpu0", Count: 1}})
+	o, _ := InitialOrder(d, 0)
+	if _, err := NewSolver(d, o, Options{Form: FormSegment}); err == nil || !strings.Contains(err.Error(), "mix form") {
+		t.Errorf("segment form with a shared device: %v, want an error naming the mix form", err)
+	}
+	d.Tasks[0].OnDevice = []bool{true}
+	if err := d.Validate(); err == nil {
+		t.Error("one device mark for two configurations accepted")
 	}
 }

@@ -42,6 +42,9 @@ func compact(d *DAG, o *Order, b *Bound) {
 		if a >= c || b.Power[i] >= h[0].Power {
 			continue
 		}
+		if t.OnDevice != nil && len(d.Devices) > 0 {
+			continue // a faster mix may take more device time than its stretch has
+		}
 		room := st.min(a, c) * (1 - 1e-12)
 		if !(room > 1e-12) {
 			continue

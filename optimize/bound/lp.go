@@ -115,6 +115,7 @@ type Solver struct {
 	d       *DAG
 	o       *Order
 	opt     Options
+	sep     []bool // Separators(d, o)
 	blocks  []*block
 	taskCol []int32 // first column of each task in its block, −1 for a one-point task
 	minCap  float64
@@ -143,6 +144,7 @@ type block struct {
 	// +Inf when the initial schedule's times break the block's ties.
 	needFast float64
 	fastLen  float64 // the block's length in that schedule
+	devices  bool    // the block has device rows (its fastest schedule may break them)
 }
 
 // denseCol is the column length above which a block is solved with the
@@ -220,6 +222,7 @@ func (s *Solver) split() {
 	K := o.Events
 	s.taskCol = make([]int32, len(d.Tasks))
 	sep := Separators(d, o)
+	s.sep = sep
 	// Columns a stretch adds, to size the blocks.
 	weight := make([]int, K)
 	for _, t := range d.Tasks {
@@ -466,6 +469,9 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			endRow(0, 0)
 		}
 	}
+	if err := s.deviceRows(b, p, &ts, col, endRow); err != nil {
+		return nil, err
+	}
 	p.Obj[rep] = 1 // (1): the block's last event (Fin's in the last block)
 	b.fastLen = o.Times[b.verts[rep]] - o.Times[b.verts[0]]
 	b.needFast = math.Inf(1)
@@ -545,7 +551,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		}
 		endRow(rhs, rhs)
 	}
-	if tied {
+	if tied && !b.devices {
 		b.needFast = most
 	}
 	p.Start, p.Index, p.Value = ts.csc(ncol)
@@ -698,4 +704,90 @@ func (s *Solver) WriteMPS(path string) error {
 	}
 	defer m.Close()
 	return m.WriteMPS(path)
+}
+
+// deviceRows adds, per shared device and per stretch between the block's
+// separator events, the row Σ device time − count·(v_end − v_start) ≤ 0
+// (see Device), in the mix form only.
+func (s *Solver) deviceRows(b *block, p *clp.Problem, ts *triplets, col func(int) int32, endRow func(lo, up float64)) error {
+	d, o := s.d, s.o
+	if len(d.Devices) == 0 {
+		return nil
+	}
+	sep := s.sep
+	// The first vertex of each event of the block: its time.
+	first := map[int]int{}
+	for _, v := range b.verts {
+		if _, ok := first[o.Event[v]]; !ok {
+			first[o.Event[v]] = int(v)
+		}
+	}
+	type key struct{ stretch, dev int }
+	stretchOf := func(k int) int { // the last separator at or before k
+		for k > b.lo && !sep[k] {
+			k--
+		}
+		return k
+	}
+	var keys []key
+	terms := map[key][]int32{}
+	for _, i := range b.tasks {
+		t := &d.Tasks[i]
+		if t.OnDevice == nil {
+			continue
+		}
+		on := false
+		for _, x := range t.OnDevice {
+			on = on || x
+		}
+		if !on {
+			continue
+		}
+		if s.opt.Form != FormMix && len(t.Hull) > 1 {
+			return fmt.Errorf("shared devices need the mix form (task %d may run on device %s)", i, d.Devices[t.Device].Name)
+		}
+		k := key{stretchOf(o.Event[t.Src]), t.Device}
+		if _, ok := terms[k]; !ok {
+			keys = append(keys, k)
+		}
+		terms[k] = append(terms[k], i)
+	}
+	sort.Slice(keys, func(a, c int) bool {
+		if keys[a].stretch != keys[c].stretch {
+			return keys[a].stretch < keys[c].stretch
+		}
+		return keys[a].dev < keys[c].dev
+	})
+	for _, k := range keys {
+		end := k.stretch + 1
+		for end < b.hi && !sep[end] {
+			end++
+		}
+		va, ok1 := first[k.stretch]
+		vb, ok2 := first[end]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("device %s: stretch from event %d has no vertex at its ends", d.Devices[k.dev].Name, k.stretch)
+		}
+		var rhs float64
+		for _, i := range terms[k] {
+			t := &d.Tasks[i]
+			c := s.taskCol[i]
+			for g, x := range t.OnDevice {
+				if !x {
+					continue
+				}
+				if c < 0 {
+					rhs -= t.Hull[g].Time
+				} else {
+					ts.add(c+int32(g), t.Hull[g].Time)
+				}
+			}
+		}
+		n := d.Devices[k.dev].Count
+		ts.add(col(vb), -n)
+		ts.add(col(va), n)
+		endRow(math.Inf(-1), rhs)
+		b.devices = true
+	}
+	return nil
 }
