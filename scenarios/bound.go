@@ -204,7 +204,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	if err != nil {
 		return nil, err
 	}
-	o, err := bound.InitialOrder(d, 0)
+	o, err := bound.InitialOrderWith(d, sc.Bound.OrderOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,10 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
 )
 
 //go:embed default.toml
@@ -144,6 +144,18 @@ type Bound struct {
 	// a replay at the fastest P-state; the default) or "loggops" (each
 	// message's uncontended cost, calls instantaneous).
 	Messages string `toml:"messages"`
+	// SlackPolicy is the initial schedule's slack reduction (note 003
+	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
+	SlackPolicy string `toml:"slack_policy"`
+	// TieUs merges vertices of the initial schedule this close (µs) into
+	// one event (default 0: exact ties only).
+	TieUs float64 `toml:"tie_us"`
+}
+
+// OrderOptions returns the LP's event-order options of the scenario.
+func (b *Bound) OrderOptions() bound.OrderOptions {
+	p, _ := bound.ParseSlackPolicy(b.SlackPolicy) // checked by Parse
+	return bound.OrderOptions{Tie: b.TieUs / 1e6, Slack: p}
 }
 
 // Sweep lists the axes whose cartesian product is the set of points.
@@ -410,6 +422,15 @@ func (s *Scenario) normalize() error {
 	case MessagesReplay, MessagesLogGOPS:
 	default:
 		return bad("bound.messages", "unknown message model %q (want %s or %s)", s.Bound.Messages, MessagesReplay, MessagesLogGOPS)
+	}
+	if s.Bound.SlackPolicy == "" {
+		s.Bound.SlackPolicy = "local"
+	}
+	if _, err := bound.ParseSlackPolicy(s.Bound.SlackPolicy); err != nil {
+		return bad("bound.slack_policy", "unknown slack policy %q (want local or late)", s.Bound.SlackPolicy)
+	}
+	if !(s.Bound.TieUs >= 0) || math.IsInf(s.Bound.TieUs, 0) {
+		return bad("bound.tie_us", "must be ≥ 0 µs, got %g", s.Bound.TieUs)
 	}
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {

@@ -39,6 +39,8 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"override selects nothing", strings.Replace(base, "[workload]", "[[network.override]]\nL_ns = 3\n\n[workload]", 1), "key network.override: override 1 selects nothing", -1},
 		{"override bad glob", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"[\"\n\n[workload]", 1), "key network.override.region: override 1", -1},
 		{"override neg", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nG_ns_per_byte = -2\n\n[workload]", 1), "key network.override.G_ns_per_byte: override 1: must be ≥ 0", -1},
+		{"bound slack policy", base + "\n[bound]\nslack_policy = \"alap\"\n", `key bound.slack_policy: unknown slack policy "alap"`, -1},
+		{"bound tie", base + "\n[bound]\ntie_us = -3.0\n", "key bound.tie_us: must be ≥ 0 µs", -1},
 		{"override unknown key", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nbandwidth = 2\n\n[workload]", 1), "key network.override.bandwidth: unknown key", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 			if tc.line > 0 && pe.Line != tc.line {
 				t.Errorf("line = %d, want %d", pe.Line, tc.line)
 			}
-			if pe.Line == 0 && tc.name != "too many ranks" && tc.name != "bad policy" && !strings.HasPrefix(tc.name, "override") {
+			if pe.Line == 0 && tc.name != "too many ranks" && tc.name != "bad policy" && !strings.HasPrefix(tc.name, "override") && !strings.HasPrefix(tc.name, "bound") {
 				t.Errorf("no line in %q", err)
 			}
 		})
@@ -94,5 +96,33 @@ func TestTypeErrorNamesLineAndKey(t *testing.T) {
 	}
 	if want := fmt.Sprintf("s.toml:%d: key seed: ", pe.Line); !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("err = %q, want prefix %q", err, want)
+	}
+}
+
+// [bound] slack_policy and tie_us set the LP's event order in sweeps.
+func TestBoundOrderKeys(t *testing.T) {
+	for _, c := range []struct {
+		extra, policy string
+		tie           float64
+	}{
+		{"", "stretch-into-local-slack", 0},
+		{"\n[bound]\nslack_policy = \"late\"\ntie_us = 250.0\n", "as-late-as-possible", 250e-6},
+	} {
+		sc, err := Parse("my.toml", append(Default(), c.extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := sc.Trace(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sc.newBounder(tr, &sc.Machines[0], sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.o.Policy != c.policy || sc.Bound.OrderOptions().Tie != c.tie {
+			t.Errorf("%q: order %q, tie %g s; want %q, %g", c.extra, b.o.Policy, sc.Bound.OrderOptions().Tie, c.policy, c.tie)
+		}
+		b.close()
 	}
 }

@@ -50,3 +50,45 @@ func TestBoundJSON(t *testing.T) {
 		t.Errorf("bad rounding: exit %d, %q", code, stderr)
 	}
 }
+
+// The event order's options (note 003 §2.5) reach the output: the slack
+// policy and tie tolerance used, and the number of events. Reading (b)
+// and a tolerance both leave fewer events on the default scenario; bad
+// values are usage errors.
+func TestBoundOrderOptions(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	events := map[string]float64{}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		order string
+		tie   float64
+	}{
+		{"default", nil, "stretch-into-local-slack", 0},
+		{"late", []string{"--slack-policy", "late"}, "as-late-as-possible", 0},
+		{"tie", []string{"--tie-us", "100"}, "stretch-into-local-slack", 1e-4},
+	} {
+		code, out, stderr := capsim(t, append([]string{"bound", "--cap", "330", "--json"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r["order"] != c.order || r["tie_s"].(float64) != c.tie {
+			t.Errorf("%s: order %v, tie %v s; want %s, %g", c.name, r["order"], r["tie_s"], c.order, c.tie)
+		}
+		events[c.name] = r["events"].(float64)
+	}
+	if !(events["late"] < events["default"] && events["tie"] < events["default"]) {
+		t.Errorf("events %v: want fewer with the late policy and with a tolerance", events)
+	}
+	for _, args := range [][]string{{"--slack-policy", "alap"}, {"--tie-us", "-1"}} {
+		if code, _, stderr := capsim(t, append([]string{"bound", "--cap", "330"}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want a usage error", args, code, stderr)
+		}
+	}
+}

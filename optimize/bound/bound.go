@@ -121,11 +121,73 @@ type Order struct {
 	Policy   string  // the slack-reduction reading used (§2.5 reading (a))
 }
 
+// SlackPolicy is how the initial schedule reduces slack before its event
+// order is fixed (note 003 §2.5, step 3, which the paper leaves open).
+type SlackPolicy int
+
+const (
+	// SlackLocal is reading (a), the default: vertex times stay as soon
+	// as possible and tasks only stretch into their local slack, so the
+	// event order is the fastest as-soon-as-possible schedule's.
+	SlackLocal SlackPolicy = iota
+	// SlackLate is reading (b): every vertex also moves as late as the
+	// makespan allows (as late as possible with every task at its
+	// fastest), e.g. a send whose receiver has slack; this can reorder
+	// events.
+	SlackLate
+)
+
+var slackNames = []string{"stretch-into-local-slack", "as-late-as-possible"}
+
+// String returns the policy's name as ParseSlackPolicy reads it.
+func (p SlackPolicy) String() string {
+	if p < 0 || int(p) >= len(slackNames) {
+		return fmt.Sprintf("SlackPolicy(%d)", int(p))
+	}
+	return slackNames[p]
+}
+
+// ParseSlackPolicy reads a slack-reduction policy: "local" or
+// "stretch-into-local-slack" (reading (a)), "late" or
+// "as-late-as-possible" (reading (b)).
+func ParseSlackPolicy(s string) (SlackPolicy, error) {
+	switch s {
+	case "local", slackNames[SlackLocal]:
+		return SlackLocal, nil
+	case "late", slackNames[SlackLate]:
+		return SlackLate, nil
+	}
+	return 0, fmt.Errorf("bound: unknown slack policy %q (want local or late)", s)
+}
+
+// OrderOptions choose how InitialOrderWith fixes the event order.
+type OrderOptions struct {
+	// Tie merges vertices whose initial times differ by at most Tie
+	// seconds into one event (note 003 §2.5: merging removes power rows,
+	// so it can only lower the bound; 0, the default, merges exact ties).
+	Tie   float64
+	Slack SlackPolicy
+}
+
 // InitialOrder computes the fastest as-soon-as-possible schedule and its
 // event order. Vertices whose times differ by at most tie are one event.
 // The slack-reduction policy is §2.5 reading (a): vertex times stay, tasks
 // only stretch into their local slack, so the order is the ASAP order.
 func InitialOrder(d *DAG, tie float64) (*Order, error) {
+	return InitialOrderWith(d, OrderOptions{Tie: tie})
+}
+
+// InitialOrderWith is InitialOrder with a choice of slack-reduction
+// policy; Order.Policy records the one used and Order.Times are the
+// initial schedule's vertex times (as late as possible under SlackLate).
+func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
+	tie := opt.Tie
+	if !(tie >= 0) || math.IsInf(tie, 0) {
+		return nil, fmt.Errorf("bound: tie tolerance %g s, want ≥ 0", tie)
+	}
+	if opt.Slack != SlackLocal && opt.Slack != SlackLate {
+		return nil, fmt.Errorf("bound: unknown slack policy %v", opt.Slack)
+	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -172,16 +234,70 @@ func InitialOrder(d *DAG, tie float64) (*Order, error) {
 	if times[d.Init] != 0 {
 		return nil, fmt.Errorf("bound: %s (init) has predecessors", d.name(d.Init))
 	}
+	if opt.Slack == SlackLate {
+		// As late as possible: latest times from Fin backwards, in the
+		// reverse of a topological order (seen above as the queue order).
+		topo := make([]int, 0, d.Vertices)
+		indeg := make([]int, d.Vertices)
+		for v := range out {
+			for _, e := range out[v] {
+				indeg[e.to]++
+			}
+		}
+		for v := 0; v < d.Vertices; v++ {
+			if indeg[v] == 0 {
+				topo = append(topo, v)
+			}
+		}
+		for j := 0; j < len(topo); j++ {
+			for _, e := range out[topo[j]] {
+				if indeg[e.to]--; indeg[e.to] == 0 {
+					topo = append(topo, e.to)
+				}
+			}
+		}
+		late := make([]float64, d.Vertices)
+		T := times[d.Fin]
+		for j := len(topo) - 1; j >= 0; j-- {
+			v := topo[j]
+			late[v] = T
+			for _, e := range out[v] {
+				late[v] = math.Min(late[v], late[e.to]-e.w)
+			}
+		}
+		late[d.Init] = 0 // on a longest path: it is 0 up to rounding
+		times = late
+	}
 	byTime := make([]int, d.Vertices)
 	for v := range byTime {
 		byTime[v] = v
 	}
 	sort.SliceStable(byTime, func(a, b int) bool { return times[byTime[a]] < times[byTime[b]] })
-	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: "stretch-into-local-slack"}
+	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: opt.Slack.String()}
+	// Events: vertices within tie of an event's first vertex join it,
+	// unless an edge that takes time leads to them from that event (its
+	// two ends could not share a time).
+	in := make([][]edge, d.Vertices)
+	for u := range out {
+		for _, e := range out[u] {
+			if e.w > 0 {
+				in[e.to] = append(in[e.to], edge{u, e.w})
+			}
+		}
+	}
 	k := -1
 	start := math.Inf(-1)
 	for _, v := range byTime {
-		if times[v]-start > tie || k < 0 {
+		fresh := k < 0 || times[v]-start > tie
+		if !fresh && tie > 0 {
+			for _, e := range in[v] {
+				if o.Event[e.to] == k {
+					fresh = true
+					break
+				}
+			}
+		}
+		if fresh {
 			k++
 			start = times[v]
 		}

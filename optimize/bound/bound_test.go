@@ -148,6 +148,88 @@ func TestExampleCFixedOrderMatters(t *testing.T) {
 	if st, _ := Static(d, 80); !near(st, 15) {
 		t.Errorf("static %v, want 15", st)
 	}
+	// With a 4 s tie tolerance, z (at 6) joins y's event (at 2): forcing
+	// y = z instead of y < z gives 14 (note 003 §2.5, §9.4 C). y does not
+	// join Init's event, as task a (2 s) leads from it to y.
+	o, err := InitialOrderWith(d, OrderOptions{Tie: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Events != 3 || o.Event[1] != 1 || o.Event[2] != 1 {
+		t.Fatalf("tie 4 s: %d events, y at %d, z at %d; want 3 events, y and z at 1", o.Events, o.Event[1], o.Event[2])
+	}
+	check(t, "C with y = z", solveWith(t, d, o, Options{}, []float64{80}), []float64{14})
+	for _, tie := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := InitialOrderWith(d, OrderOptions{Tie: tie}); err == nil {
+			t.Errorf("tie tolerance %v accepted", tie)
+		}
+	}
+}
+
+// A tie tolerance merges vertices whose fastest times are that close:
+// with rank 1's first task 1 µs longer than rank 0's, y and z are two
+// events exactly and one within 2 µs; the LP then forces y = z, so rank
+// 0's second task waits the 1 µs: 10.000001 s uncapped instead of 10.
+func TestTieTolerance(t *testing.T) {
+	d := &DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []Task{ // 1 = y, 2 = z
+		{Rank: 0, Src: 0, Dst: 1, Hull: two(2, 50, 4, 30)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: two(8, 50, 16, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: two(2.000001, 50, 4, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 50, 8, 30)},
+	}}
+	for _, c := range []struct {
+		tie    float64
+		events int
+		want   float64
+	}{{0, 4, 10}, {2e-6, 3, 10.000001}} {
+		o, err := InitialOrderWith(d, OrderOptions{Tie: c.tie})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Events != c.events || (c.tie > 0) != (o.Event[1] == o.Event[2]) {
+			t.Errorf("tie %g: %d events (y %d, z %d), want %d", c.tie, o.Events, o.Event[1], o.Event[2], c.events)
+		}
+		if clp.Available() {
+			if got := solveWith(t, d, o, Options{}, []float64{1000}); !near(got[0], c.want) {
+				t.Errorf("tie %g: uncapped bound %v, want %v", c.tie, got[0], c.want)
+			}
+		}
+	}
+}
+
+// Reading (b) of §2.5 moves vertices as late as the makespan allows. Rank
+// 0 runs a (2 s fast) to u, which only precedes Fin; rank 1 runs b (1 s)
+// to w, then c (3 s) to Fin: makespan 4 s. As soon as possible u is at
+// 2 s, its own event; as late as possible it is at 4 s, Fin's event, so
+// task a spans the whole run. Both orders keep the fastest schedule
+// feasible (4 s uncapped) and record their policy.
+func TestSlackPolicies(t *testing.T) {
+	d := &DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []Task{ // 1 = u, 2 = w
+		{Rank: 0, Src: 0, Dst: 1, Hull: two(2, 100, 4, 50)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: two(1, 100, 2, 50)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: two(3, 100, 6, 50)},
+	}, Messages: []Message{{Src: 1, Dst: 3}}}
+	for _, c := range []struct {
+		slack  SlackPolicy
+		name   string
+		u      float64
+		events int
+	}{
+		{SlackLocal, "stretch-into-local-slack", 2, 4},
+		{SlackLate, "as-late-as-possible", 4, 3},
+	} {
+		o, err := InitialOrderWith(d, OrderOptions{Slack: c.slack})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Policy != c.name || o.Times[1] != c.u || o.Events != c.events || o.Makespan != 4 || o.Times[2] != 1 {
+			t.Errorf("%v: policy %q, u at %v, w at %v, %d events, makespan %v; want %q, u at %v, w at 1, %d events, 4",
+				c.slack, o.Policy, o.Times[1], o.Times[2], o.Events, o.Makespan, c.name, c.u, c.events)
+		}
+		if clp.Available() {
+			check(t, c.name+" uncapped", solveWith(t, d, o, Options{}, []float64{1000}), []float64{4})
+		}
+	}
 }
 
 // Example D through the LP: one task on the hull g1, g2, g4 at 40 W.

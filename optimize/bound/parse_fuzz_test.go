@@ -33,3 +33,20 @@ func FuzzParseForm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSlackPolicy checks that a policy ParseSlackPolicy accepts
+// prints as a name it reads back to the same policy.
+func FuzzParseSlackPolicy(f *testing.F) {
+	for _, s := range []string{"local", "late", "stretch-into-local-slack", "as-late-as-possible", "", "X"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseSlackPolicy(s)
+		if err != nil {
+			return
+		}
+		if w, err := ParseSlackPolicy(v.String()); err != nil || w != v {
+			t.Fatalf("ParseSlackPolicy(%q) = %v, which reads back as %v, %v", s, v, w, err)
+		}
+	})
+}
