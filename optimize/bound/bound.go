@@ -206,25 +206,22 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 		indeg[m.Dst]++
 	}
 	times := make([]float64, d.Vertices)
-	queue := []int{}
+	topo := make([]int, 0, d.Vertices) // vertices in a topological order (Kahn's queue)
 	for v := 0; v < d.Vertices; v++ {
 		if indeg[v] == 0 {
-			queue = append(queue, v)
+			topo = append(topo, v)
 		}
 	}
-	seen := 0
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		seen++
+	for j := 0; j < len(topo); j++ {
+		v := topo[j]
 		for _, e := range out[v] {
 			times[e.to] = math.Max(times[e.to], times[v]+e.w)
 			if indeg[e.to]--; indeg[e.to] == 0 {
-				queue = append(queue, e.to)
+				topo = append(topo, e.to)
 			}
 		}
 	}
-	if seen != d.Vertices {
+	if len(topo) != d.Vertices {
 		for v := 0; v < d.Vertices; v++ {
 			if indeg[v] > 0 {
 				return nil, fmt.Errorf("bound: the DAG has a cycle through %s", d.name(v))
@@ -236,26 +233,7 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 	}
 	if opt.Slack == SlackLate {
 		// As late as possible: latest times from Fin backwards, in the
-		// reverse of a topological order (seen above as the queue order).
-		topo := make([]int, 0, d.Vertices)
-		indeg := make([]int, d.Vertices)
-		for v := range out {
-			for _, e := range out[v] {
-				indeg[e.to]++
-			}
-		}
-		for v := 0; v < d.Vertices; v++ {
-			if indeg[v] == 0 {
-				topo = append(topo, v)
-			}
-		}
-		for j := 0; j < len(topo); j++ {
-			for _, e := range out[topo[j]] {
-				if indeg[e.to]--; indeg[e.to] == 0 {
-					topo = append(topo, e.to)
-				}
-			}
-		}
+		// reverse of the topological order.
 		late := make([]float64, d.Vertices)
 		T := times[d.Fin]
 		for j := len(topo) - 1; j >= 0; j-- {
@@ -277,11 +255,14 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 	// Events: vertices within tie of an event's first vertex join it,
 	// unless an edge that takes time leads to them from that event (its
 	// two ends could not share a time).
-	in := make([][]edge, d.Vertices)
-	for u := range out {
-		for _, e := range out[u] {
-			if e.w > 0 {
-				in[e.to] = append(in[e.to], edge{u, e.w})
+	var in [][]edge // edges that take time, by head (only a tolerance needs them)
+	if tie > 0 {
+		in = make([][]edge, d.Vertices)
+		for u := range out {
+			for _, e := range out[u] {
+				if e.w > 0 {
+					in[e.to] = append(in[e.to], edge{u, e.w})
+				}
 			}
 		}
 	}
