@@ -410,7 +410,7 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	acct := power.NewAccountant(g)
 	var dev []int32
 	if sp != nil {
-		dev = sp.devices(g, m, func(op int32) bool { return onDev[op] })
+		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
 	}
 	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev}
 	if dev != nil {

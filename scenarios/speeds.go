@@ -142,11 +142,20 @@ func (sp *speeds) onDevice(i int32, label string) bool {
 	return sp.device[i] != "" && strings.HasPrefix(label, sp.device[i]+" (host ")
 }
 
+// deviceOf is which of accelerator entry k's devices rank r uses,
+// numbered node by node: a node's ranks share its per_node devices in
+// blocks.
+func (m *Machine) deviceOf(k, r int) int {
+	per := m.Accelerators[k].PerNode
+	node, local := r/m.RanksPerNode, r%m.RanksPerNode
+	return node*per + local*per/m.RanksPerNode
+}
+
 // devices returns the shared device of every operation of g on machine m
-// (sim.Options.Device), with calc op on its region's accelerator where
-// onDev(op) says so; nil when no operation is. Devices are numbered by
-// accelerator entry, then node, then device within the node.
-func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op int32) bool) []int32 {
+// (sim.Options.Device), with calc op of rank r on its region's
+// accelerator where onDev(op, r) says so; nil when no operation is.
+// Devices are numbered by accelerator entry, then as deviceOf does.
+func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op, r int32) bool) []int32 {
 	base := make([]int32, len(m.Accelerators))
 	next := int32(0)
 	for k, a := range m.Accelerators {
@@ -156,7 +165,7 @@ func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op int32) bool)
 	rank := g.OpRanks()
 	var dev []int32
 	for op, kind := range g.Kind {
-		if kind != graph.Calc || !onDev(int32(op)) {
+		if kind != graph.Calc || !onDev(int32(op), rank[op]) {
 			continue
 		}
 		k := sp.acc[g.Region[op]+1]
@@ -169,10 +178,7 @@ func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op int32) bool)
 				dev[i] = -1
 			}
 		}
-		r := int(rank[op])
-		node, local := r/m.RanksPerNode, r%m.RanksPerNode
-		per := m.Accelerators[k].PerNode
-		dev[op] = base[k] + int32(node*per+local*per/m.RanksPerNode)
+		dev[op] = base[k] + int32(m.deviceOf(k, int(rank[op])))
 	}
 	return dev
 }
@@ -221,8 +227,7 @@ func (sp *speeds) uniform(ranks, k int, useDevice func(region int) bool) plan {
 // devices returns the shared device of every operation of g under plan
 // pl (see speeds.devices).
 func (pl plan) devices(g *graph.Graph, sp *speeds, m *Machine) []int32 {
-	rank := g.OpRanks()
-	return sp.devices(g, m, func(op int32) bool { return pl.dev[rank[op]][g.Region[op]+1] })
+	return sp.devices(g, m, func(op, r int32) bool { return pl.dev[r][g.Region[op]+1] })
 }
 
 // speedPricer prices the calc operations of a graph with every rank at its
@@ -262,8 +267,9 @@ func (pl plan) opWatts(g *graph.Graph) []float64 {
 
 // markDevices tells the LP's DAG d of trace t which configurations of its
 // tasks run on an accelerator that several ranks of a node share (fewer
-// per_node than ranks_per_node), numbering devices as devices does; a
-// device per rank needs no rows (a rank runs one task at a time).
+// per_node than ranks_per_node), numbering each entry's devices as
+// deviceOf does; a device per rank needs no rows (a rank runs one task at
+// a time).
 func (sp *speeds) markDevices(d *bound.DAG, t *mpi.Trace, m *Machine) {
 	base := make([]int, len(m.Accelerators))
 	for k, a := range m.Accelerators {
@@ -294,8 +300,6 @@ func (sp *speeds) markDevices(d *bound.DAG, t *mpi.Trace, m *Machine) {
 		if !any {
 			continue
 		}
-		per := m.Accelerators[k].PerNode
-		node, local := tk.Rank/m.RanksPerNode, tk.Rank%m.RanksPerNode
-		tk.OnDevice, tk.Device = on, base[k]+node*per+local*per/m.RanksPerNode
+		tk.OnDevice, tk.Device = on, base[k]+m.deviceOf(k, tk.Rank)
 	}
 }
