@@ -469,7 +469,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			endRow(0, 0)
 		}
 	}
-	if err := s.deviceRows(b, p, &ts, col, endRow); err != nil {
+	if err := s.deviceRows(b, &ts, col, endRow); err != nil {
 		return nil, err
 	}
 	p.Obj[rep] = 1 // (1): the block's last event (Fin's in the last block)
@@ -709,7 +709,7 @@ func (s *Solver) WriteMPS(path string) error {
 // deviceRows adds, per shared device and per stretch between the block's
 // separator events, the row Σ device time − count·(v_end − v_start) ≤ 0
 // (see Device), in the mix form only.
-func (s *Solver) deviceRows(b *block, p *clp.Problem, ts *triplets, col func(int) int32, endRow func(lo, up float64)) error {
+func (s *Solver) deviceRows(b *block, ts *triplets, col func(int) int32, endRow func(lo, up float64)) error {
 	d, o := s.d, s.o
 	if len(d.Devices) == 0 {
 		return nil
@@ -723,11 +723,21 @@ func (s *Solver) deviceRows(b *block, p *clp.Problem, ts *triplets, col func(int
 		}
 	}
 	type key struct{ stretch, dev int }
-	stretchOf := func(k int) int { // the last separator at or before k
-		for k > b.lo && !sep[k] {
-			k--
+	// Per event of the block, the separator its stretch starts at and the
+	// one it ends at (the block's ends count as separators).
+	startOf := make([]int, b.hi-b.lo+1)
+	endOf := make([]int, b.hi-b.lo+1)
+	for k, cur := b.lo, b.lo; k <= b.hi; k++ {
+		if sep[k] && k > b.lo {
+			cur = k
 		}
-		return k
+		startOf[k-b.lo] = cur
+	}
+	for k, cur := b.hi, b.hi; k >= b.lo; k-- {
+		endOf[k-b.lo] = cur
+		if sep[k] {
+			cur = k
+		}
 	}
 	var keys []key
 	terms := map[key][]int32{}
@@ -746,7 +756,7 @@ func (s *Solver) deviceRows(b *block, p *clp.Problem, ts *triplets, col func(int
 		if s.opt.Form != FormMix && len(t.Hull) > 1 {
 			return fmt.Errorf("shared devices need the mix form (task %d may run on device %s)", i, d.Devices[t.Device].Name)
 		}
-		k := key{stretchOf(o.Event[t.Src]), t.Device}
+		k := key{startOf[o.Event[t.Src]-b.lo], t.Device}
 		if _, ok := terms[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -759,12 +769,8 @@ func (s *Solver) deviceRows(b *block, p *clp.Problem, ts *triplets, col func(int
 		return keys[a].dev < keys[c].dev
 	})
 	for _, k := range keys {
-		end := k.stretch + 1
-		for end < b.hi && !sep[end] {
-			end++
-		}
 		va, ok1 := first[k.stretch]
-		vb, ok2 := first[end]
+		vb, ok2 := first[endOf[k.stretch-b.lo]]
 		if !ok1 || !ok2 {
 			return fmt.Errorf("device %s: stretch from event %d has no vertex at its ends", d.Devices[k.dev].Name, k.stretch)
 		}
