@@ -42,7 +42,7 @@ func compact(d *DAG, o *Order, b *Bound) {
 		if a >= c || b.Power[i] >= h[0].Power {
 			continue
 		}
-		if t.OnDevice != nil && len(d.Devices) > 0 {
+		if t.OnDevice != nil {
 			continue // a faster mix may take more device time than its stretch has
 		}
 		room := st.min(a, c) * (1 - 1e-12)
