@@ -115,3 +115,11 @@ func (p LogGOPS) Cost(bytes int64) int64 {
 	}
 	return 2*p.Overhead + p.Latency + max(s1*p.OverheadPerByte, s1*p.GapPerByte)
 }
+
+// SendGap returns how long a send of bytes holds the sender's network
+// interface, g + (s−1)·G, on otherwise idle hosts: the analytic
+// counterpart of the gap the replay engine charges (the LP serializes a
+// rank's sends by it).
+func (p LogGOPS) SendGap(bytes int64) int64 {
+	return p.Gap + max(bytes-1, 0)*p.GapPerByte
+}

@@ -48,3 +48,13 @@ func TestCost(t *testing.T) {
 		t.Errorf("Cost(0) = %d, want 5500", got)
 	}
 }
+
+func TestSendGap(t *testing.T) {
+	p := DefaultLogGOPS()
+	// g + (s−1)·G = 1000 + 7·6; an empty message holds the interface for g.
+	for _, c := range []struct{ bytes, want int64 }{{8, 1042}, {1, 1000}, {0, 1000}} {
+		if got := p.SendGap(c.bytes); got != c.want {
+			t.Errorf("SendGap(%d) = %d, want %d", c.bytes, got, c.want)
+		}
+	}
+}

@@ -173,13 +173,11 @@ func msgSeconds(net network.LogGOPS) func(int64) float64 {
 	return func(b int64) float64 { return float64(net.Cost(b)) / 1e9 }
 }
 
-// nicGapSeconds is how long a message of b bytes holds the sender's
-// network interface in LogGOPS, g + (b−1)·G: the LP's DAG serializes a
+// nicGapSeconds is how long a message holds the sender's network
+// interface (LogGOPS.SendGap), in seconds: the LP's DAG serializes a
 // rank's sends by it (bound.FromTraceNIC).
 func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
-	return func(b int64) float64 {
-		return float64(net.Gap+max(b-1, 0)*net.GapPerByte) / 1e9
-	}
+	return func(b int64) float64 { return float64(net.SendGap(b)) / 1e9 }
 }
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'
