@@ -165,11 +165,9 @@ func (w *walker) violated() bool {
 	return s.needCores > s.coreLimit || s.needPower > s.powerLimit
 }
 
-// move takes task i one step down.
-func (w *walker) move(i int) {
-	s := &w.state
-	l := w.lad(i)
-	p := w.pos[i]
+// stepDown moves a task of ladder l from point p to p+1 (deferred past
+// the last point) in the needs, and returns its new position.
+func (s *tick) stepDown(l *ladder, p int32) int32 {
 	s.needCores -= int(l.cores[p])
 	s.needPower -= l.power[p]
 	p++
@@ -179,6 +177,21 @@ func (w *walker) move(i int) {
 	} else {
 		s.active--
 	}
+	return p
+}
+
+// drop takes a task of ladder l at point p out of the needs (deferred) and
+// returns its new position, past the ladder's last point.
+func (s *tick) drop(l *ladder, p int32) int32 {
+	s.needCores -= int(l.cores[p])
+	s.needPower -= l.power[p]
+	s.active--
+	return int32(len(l.cfg))
+}
+
+// move takes task i one step down.
+func (w *walker) move(i int) {
+	p := w.state.stepDown(w.lad(i), w.pos[i])
 	w.pos[i] = p
 	w.tau[i] = w.term(i, p)
 	w.update(i)
@@ -212,13 +225,7 @@ func (w *walker) trialOrInf(i int) float64 {
 
 // deferNow takes task i from its position straight to deferred.
 func (w *walker) deferNow(i int) {
-	s := &w.state
-	l := w.lad(i)
-	p := w.pos[i]
-	s.needCores -= int(l.cores[p])
-	s.needPower -= l.power[p]
-	s.active--
-	w.pos[i] = int32(len(l.cfg))
+	w.pos[i] = w.state.drop(w.lad(i), w.pos[i])
 	w.tau[i] = w.term(i, w.pos[i])
 	w.update(i)
 }
@@ -436,10 +443,7 @@ func (w *walker) walk(j int, m float64) {
 			(s.needCores-int(l.cores[p]) > s.coreLimit ||
 				s.needPower-l.power[p] > s.powerLimit) {
 			// Every remaining step wins and none satisfies the limits.
-			s.needCores -= int(l.cores[p])
-			s.needPower -= l.power[p]
-			s.active--
-			p = int32(len(l.cfg))
+			p = s.drop(l, p)
 			return
 		}
 		if l.mono && int(p)+1 < len(l.cfg) {
@@ -460,21 +464,11 @@ func (w *walker) walk(j int, m float64) {
 			s.needCores = baseC + int(l.cores[p])
 			s.needPower = baseP + l.power[p]
 			if q > r && r == len(l.cfg)-1 && s.deferAsStep && w.canDefer() && s.deferD+l.fast+bl <= m {
-				s.needCores -= int(l.cores[p])
-				s.needPower -= l.power[p]
-				s.active--
-				p = int32(len(l.cfg))
+				p = s.drop(l, p)
 			}
 			return
 		}
-		s.needCores -= int(l.cores[p])
-		s.needPower -= l.power[p]
-		p++
-		if int(p) < len(l.cfg) {
-			s.needCores += int(l.cores[p])
-			s.needPower += l.power[p]
-		} else {
-			s.active--
+		if p = s.stepDown(l, p); int(p) == len(l.cfg) {
 			return
 		}
 		if !w.violated() {
