@@ -83,7 +83,7 @@ func benchOptions(b *testing.B, form Form) Options {
 }
 
 func benchBound(b *testing.B, R, M, C int, caps int) {
-	for _, form := range []Form{FormSegment, FormMix} {
+	for _, form := range []Form{FormSegment, FormMix, FormIncrement} {
 		b.Run(form.String(), func(b *testing.B) { benchForm(b, R, M, C, caps, form) })
 	}
 }

@@ -3,6 +3,7 @@ package bound
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -339,7 +340,10 @@ func TestMPSAndErrors(t *testing.T) {
 	if err != nil || !near(b.Makespan, 14.5) {
 		t.Fatalf("barrier: %v %v", b, err)
 	}
-	if b.Stats.Variables != 4+8+3 || b.Stats.Rows == 0 {
+	// 4 event times, a δ per task's one segment, P at the 3 events where
+	// tasks start; rows: 4 tasks, the message, 3 power rows (every chain
+	// row is implied by a task or the message).
+	if b.Stats.Form != "increment" || b.Stats.Variables != 4+4+3 || b.Stats.Rows != 4+1+3 {
 		t.Errorf("stats %+v", b.Stats)
 	}
 	if err := s.WriteMPS(filepath.Join(t.TempDir(), "m.mps")); err != nil {
@@ -540,5 +544,116 @@ func TestSharedDeviceRows(t *testing.T) {
 	d.Tasks[0].OnDevice = []bool{true}
 	if err := d.Validate(); err == nil {
 		t.Error("one device mark for two configurations accepted")
+	}
+}
+
+// mpiLikeDAG is R ranks × M steps: a task per step, then up to three
+// vertices of communication per rank and step (MPI calls), chained on the
+// rank and joined across ranks by messages, some of which take no time:
+// most of its events have no task, as in a lowered MPI trace.
+func mpiLikeDAG(R, M int, seed uint64) *DAG {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	d := &DAG{Vertices: 2, Init: 0, Fin: 1}
+	vertex := func() int { d.Vertices++; return d.Vertices - 1 }
+	cur := make([]int, R)
+	comm := make([][]int, R)
+	for m := 0; m < M; m++ {
+		for r := 0; r < R; r++ {
+			dst := vertex()
+			base := 1 + 4*rng.Float64()
+			var cs []frontier.Config
+			for c := 0; c < 4; c++ {
+				f := 1 - 0.15*float64(c)
+				cs = append(cs, frontier.Config{Time: base * (0.3 + 0.7/f), Power: 10 + 40*f*f*f})
+			}
+			h, _ := frontier.Hull(cs)
+			d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur[r], Dst: dst, Hull: h})
+			cur[r] = dst
+			comm[r] = comm[r][:0]
+			for k := rng.IntN(4); k > 0; k-- {
+				v := vertex()
+				d.Messages = append(d.Messages, Message{Src: cur[r], Dst: v, Time: float64(rng.IntN(2)) * 0.05})
+				cur[r] = v
+				comm[r] = append(comm[r], v)
+			}
+		}
+		// Messages from a rank's calls to a later rank's calls this step.
+		for r := 0; r+1 < R; r++ {
+			for _, v := range comm[r] {
+				q := r + 1 + rng.IntN(R-r-1)
+				if len(comm[q]) > 0 && rng.IntN(2) == 0 {
+					w := comm[q][rng.IntN(len(comm[q]))]
+					d.Messages = append(d.Messages, Message{Src: v, Dst: w, Time: rng.Float64() * 0.4 * float64(rng.IntN(2))})
+				}
+			}
+		}
+	}
+	for r := 0; r < R; r++ {
+		d.Messages = append(d.Messages, Message{Src: cur[r], Dst: d.Fin})
+	}
+	return d
+}
+
+// The event reduction (reduceEvents) keeps the LP's optimum, and the
+// eliminated events' times Solve fills in meet every message, task and
+// the event order.
+func TestEventReductionExact(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		d := mpiLikeDAG(3+int(seed%3), 8, seed)
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCap, _ := MinFeasibleCap(d, o)
+		caps := []float64{minCap, minCap * 1.1, minCap * 1.3, minCap * 2, 1e4}
+		for _, form := range []Form{FormMix, FormSegment, FormIncrement} {
+			full, err := NewSolver(d, o, Options{Form: form, noReduce: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			red, err := NewSolver(d, o, Options{Form: form, KeepBasis: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if red.Stats().Variables >= full.Stats().Variables {
+				t.Errorf("seed %d: %d columns reduced, %d full", seed, red.Stats().Variables, full.Stats().Variables)
+			}
+			for _, c := range caps {
+				a, err := full.Solve(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := red.Solve(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(a.Makespan-b.Makespan) > 1e-7*a.Makespan {
+					t.Errorf("seed %d %v cap %g: reduced T* %v, full %v", seed, form, c, b.Makespan, a.Makespan)
+				}
+				const tol = 1e-7
+				for i, m := range d.Messages {
+					if b.Vertex[m.Dst]-b.Vertex[m.Src] < m.Time-tol {
+						t.Errorf("seed %d cap %g: message %d: %v → %v takes %v", seed, c, i, b.Vertex[m.Src], b.Vertex[m.Dst], m.Time)
+					}
+				}
+				for i, tk := range d.Tasks {
+					if b.Vertex[tk.Dst]-b.Vertex[tk.Src] < b.Duration[i]-tol {
+						t.Errorf("seed %d cap %g: task %d in a window of %v takes %v", seed, c, i, b.Vertex[tk.Dst]-b.Vertex[tk.Src], b.Duration[i])
+					}
+				}
+				for u := 0; u < d.Vertices; u++ {
+					for v := 0; v < d.Vertices; v++ {
+						if o.Event[u] < o.Event[v] && b.Vertex[u] > b.Vertex[v]+tol || o.Event[u] == o.Event[v] && math.Abs(b.Vertex[u]-b.Vertex[v]) > tol {
+							t.Fatalf("seed %d cap %g: vertices %d (event %d) at %v and %d (event %d) at %v break the order", seed, c, u, o.Event[u], b.Vertex[u], v, o.Event[v], b.Vertex[v])
+						}
+					}
+				}
+			}
+			full.Close()
+			red.Close()
+		}
 	}
 }

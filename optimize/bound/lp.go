@@ -15,10 +15,12 @@ import (
 // Form is how the LP writes a task's configuration choice (note 003 §2.7).
 type Form int
 
-// Task forms. Both give the same optimum on a convex hull.
+// Task forms. All give the same optimum on a convex hull.
 const (
-	// FormDefault is FormMix, the faster of the two on the benchmarks
-	// (optimize/bound/bench_test.go; numbers in README.md).
+	// FormDefault is FormIncrement, the fastest on the benchmarks
+	// (optimize/bound/bench_test.go, scenarios' BenchmarkBoundStencil32Sweep;
+	// numbers in README.md), or FormMix when the DAG has shared devices,
+	// whose rows only the mix form writes.
 	FormDefault Form = iota
 	// FormSegment gives task i a duration d_i and a power p_i with one
 	// row per hull segment: p_i ≥ p_k + slope_k·(d_i − d_k).
@@ -26,6 +28,12 @@ const (
 	// FormMix gives task i one fraction c_ig ∈ [0,1] per hull point with
 	// Σ_g c_ig = 1 (Eqs. 6–9, 11): d_i and p_i are substituted out.
 	FormMix
+	// FormIncrement gives task i one column per hull segment, δ_ig ∈
+	// [0, t_{g+1} − t_g], with d_i = t_0 + Σ_g δ_ig and p_i = p_0 +
+	// Σ_g slope_g·δ_ig: no row per task beyond its precedence row. On a
+	// convex hull the cheapest filling is in segment order, so the optimum
+	// is that of the other forms.
+	FormIncrement
 )
 
 func (f Form) String() string {
@@ -34,13 +42,15 @@ func (f Form) String() string {
 		return "segment"
 	case FormMix:
 		return "mix"
+	case FormIncrement:
+		return "increment"
 	}
 	return "default"
 }
 
 // ParseForm parses a Form's String form.
 func ParseForm(s string) (Form, error) {
-	for _, f := range []Form{FormDefault, FormSegment, FormMix} {
+	for _, f := range []Form{FormDefault, FormSegment, FormMix, FormIncrement} {
 		if f.String() == s {
 			return f, nil
 		}
@@ -50,7 +60,7 @@ func ParseForm(s string) (Form, error) {
 
 // Options controls the LP.
 type Options struct {
-	Form Form // FormDefault: FormMix
+	Form Form // FormDefault: FormIncrement (FormMix with devices)
 	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
 	// default): the dual simplex below 3,000 rows and columns or with a
 	// column of over 256 entries (see denseCol); otherwise the barrier,
@@ -68,6 +78,8 @@ type Options struct {
 	// at separator events (see Solver) into blocks of at least this size
 	// (default 500); a negative value solves one monolithic LP.
 	BlockCols int
+	// noReduce keeps every event's time column (tests compare the two).
+	noReduce bool
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
@@ -128,10 +140,14 @@ type Solver struct {
 // events (those of lo fixed at 0), and the edges leaving events lo..hi−1.
 type block struct {
 	lo, hi int
-	verts  []int32 // the block's vertices; vertex verts[j] is column j
+	verts  []int32 // the block's vertices, in event order
+	vev    []int32 // the block's event of each of verts, from 0
+	events *eventGraph
+	key    []bool  // per event of the block: it has a time column
+	kcol   []int32 // per event of the block: its time column, or −1
 	tasks  []int32
 	msgs   []int32
-	pCol   []int32 // P columns of events lo..hi−1
+	pCol   []int32 // P columns of the block's power events, in order
 	model  *clp.Model
 	colUp  []float64
 	solved bool
@@ -156,7 +172,10 @@ const denseCol = 256
 // NewSolver builds the LP of d with the fixed order o.
 func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	if opt.Form == FormDefault {
-		opt.Form = FormMix
+		opt.Form = FormIncrement
+		if len(d.Devices) > 0 {
+			opt.Form = FormMix
+		}
 	}
 	if opt.Scaling == 0 {
 		opt.Scaling = clp.ScaleAuto
@@ -227,9 +246,12 @@ func (s *Solver) split() {
 	weight := make([]int, K)
 	for _, t := range d.Tasks {
 		if h := len(t.Hull); h > 1 {
-			if s.opt.Form == FormMix {
+			switch s.opt.Form {
+			case FormMix:
 				weight[o.Event[t.Src]] += h
-			} else {
+			case FormIncrement:
+				weight[o.Event[t.Src]] += h - 1
+			default:
 				weight[o.Event[t.Src]] += 2
 			}
 		}
@@ -330,14 +352,88 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	d, o := s.d, s.o
 	inf := math.Inf(1)
 	mix := s.opt.Form == FormMix
-	local := make(map[int32]int32, len(b.verts))
+	inc := s.opt.Form == FormIncrement
+	// Columns: one time per key event (the vertices of an event share it,
+	// (15); events that only pass precedence on are eliminated, see
+	// reduceEvents), then per task (segment: d_i, p_i; mix: one c_ig per
+	// hull point; increment: one δ_ig per segment; none for a one-point
+	// task), then P per power event (below).
+	b.vev = make([]int32, len(b.verts))
+	nevAll := 0
 	for j, v := range b.verts {
-		local[v] = int32(j)
+		if j > 0 && o.Event[v] != o.Event[b.verts[j-1]] {
+			nevAll++
+		}
+		b.vev[j] = int32(nevAll)
 	}
-	col := func(v int) int32 { return local[int32(v)] }
-	// Columns: vertex times, then per task (segment: d_i, p_i; mix: one
-	// c_ig per hull point; none for a one-point task), then P per event.
-	ncol := len(b.verts)
+	nevAll++
+	evOf := make(map[int32]int32, len(b.verts))
+	for j, v := range b.verts {
+		evOf[v] = b.vev[j]
+	}
+	key := make([]bool, nevAll)
+	key[0], key[nevAll-1] = true, true
+	taskEdges := make([]fixedEdge, 0, len(b.tasks))
+	for _, i := range b.tasks {
+		t := &d.Tasks[i]
+		e := fixedEdge{from: evOf[int32(t.Src)], to: evOf[int32(t.Dst)], w: t.Hull[0].Time, task: true}
+		key[e.from], key[e.to] = true, true
+		taskEdges = append(taskEdges, e)
+	}
+	if len(d.Devices) > 0 { // device rows name the separators' times
+		for j, v := range b.verts {
+			if s.sep[o.Event[v]] {
+				key[b.vev[j]] = true
+			}
+		}
+	}
+	// Message edges, one per pair of events (the longest message); one
+	// that takes no time between two events is implied by the chain.
+	type pair struct{ src, dst int32 }
+	longest := make(map[pair]int, len(b.msgs))
+	var msgs, back []fixedEdge
+	for _, i := range b.msgs {
+		m := &d.Messages[i]
+		e := pair{evOf[int32(m.Src)], evOf[int32(m.Dst)]}
+		if e.dst < e.src || (e.dst == e.src && m.Time > 0) {
+			// Against the event order (the slack policy or a tie can put
+			// a message's ends that way): its row stays as it is, between
+			// key events, and forces them together (or is infeasible).
+			key[e.src], key[e.dst] = true, true
+			back = append(back, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+			continue
+		}
+		if m.Time <= 0 {
+			continue
+		}
+		if at, ok := longest[e]; ok {
+			msgs[at].w = math.Max(msgs[at].w, m.Time)
+			continue
+		}
+		longest[e] = len(msgs)
+		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+	}
+	b.events = newEventGraph(nevAll, msgs)
+	fixed, ok := reduceEvents(b.events, key, taskEdges)
+	if !ok || s.opt.noReduce {
+		for e := range key {
+			key[e] = true
+		}
+		fixed = b.events.edges
+	}
+	fixed = append(fixed, back...)
+	b.key = key
+	b.kcol = make([]int32, nevAll)
+	ncol := 0
+	for e := range key {
+		b.kcol[e] = -1
+		if key[e] {
+			b.kcol[e] = int32(ncol)
+			ncol++
+		}
+	}
+	nevCol := ncol
+	col := func(v int) int32 { return b.kcol[evOf[int32(v)]] }
 	for _, i := range b.tasks {
 		h := len(d.Tasks[i].Hull)
 		switch {
@@ -346,25 +442,50 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		case mix:
 			s.taskCol[i] = int32(ncol)
 			ncol += h
+		case inc:
+			s.taskCol[i] = int32(ncol)
+			ncol += h - 1
 		default:
 			s.taskCol[i] = int32(ncol)
 			ncol += 2
 		}
 	}
+	// Power events: (12)(13) need a row only where the job's power can
+	// rise, at an event where a task starts (or where a task of negative
+	// power ends); elsewhere P_k ≤ P_{k−1}.
 	nev := b.hi - b.lo
-	if ncol+nev > math.MaxInt32 {
-		return nil, fmt.Errorf("%d columns exceed CLP's 32-bit indices", ncol+nev)
+	nStart := make([]int32, nev+1)
+	nEnd := make([]int32, nev+1)
+	powerEv := make([]bool, nev)
+	for _, i := range b.tasks {
+		t := &d.Tasks[i]
+		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+			nStart[a-b.lo+1]++
+			powerEv[a-b.lo] = true
+			if c < b.hi {
+				nEnd[c-b.lo+1]++
+				if t.Hull[len(t.Hull)-1].Power < 0 {
+					powerEv[c-b.lo] = true
+				}
+			}
+		}
 	}
-	b.pCol = make([]int32, nev)
-	for k := range b.pCol {
-		b.pCol[k] = int32(ncol + k)
+	b.pCol = b.pCol[:0]
+	for k := range powerEv {
+		if powerEv[k] {
+			b.pCol = append(b.pCol, int32(ncol))
+			ncol++
+		}
 	}
-	ncol += nev
+	if ncol > math.MaxInt32 {
+		return nil, fmt.Errorf("%d columns exceed CLP's 32-bit indices", ncol)
+	}
 	p := &clp.Problem{ColLo: make([]float64, ncol), ColUp: make([]float64, ncol), Obj: make([]float64, ncol)}
-	for j, v := range b.verts {
-		if o.Event[v] != b.lo {
-			p.ColUp[j] = inf
-		} // (2) v_init = 0, and the block's first event is its time 0
+	for c := 0; c < nevCol; c++ {
+		p.ColUp[c] = inf
+	}
+	if o.Event[b.verts[0]] == b.lo {
+		p.ColUp[0] = 0 // (2) v_init = 0, and the block's first event is its time 0
 	}
 	for _, i := range b.tasks {
 		c, h := s.taskCol[i], d.Tasks[i].Hull
@@ -373,6 +494,10 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		case mix:
 			for g := range h {
 				p.ColUp[int(c)+g] = 1 // (6)
+			}
+		case inc:
+			for g := 0; g+1 < len(h); g++ {
+				p.ColUp[int(c)+g] = h[g+1].Time - h[g].Time
 			}
 		default:
 			p.ColLo[c], p.ColUp[c] = h[0].Time, h[len(h)-1].Time
@@ -383,7 +508,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		p.ColLo[c], p.ColUp[c] = -inf, inf
 	}
 	var ts triplets
-	est := 3*len(b.tasks) + 2*len(b.msgs) + 2*len(b.verts) + 3*nev + 4*(ncol-len(b.verts)-nev)
+	est := 3*len(b.tasks) + 2*len(b.msgs) + 2*nevCol + 3*len(b.pCol) + 4*(ncol-nevCol-len(b.pCol))
 	ts.row = make([]int32, 0, est)
 	ts.col = make([]int32, 0, est)
 	ts.val = make([]float64, 0, est)
@@ -406,22 +531,27 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			for g := range h {
 				ts.add(c+int32(g), -h[g].Time)
 			}
+		case inc:
+			for g := 0; g+1 < len(h); g++ {
+				ts.add(c+int32(g), -1)
+			}
+			endRow(h[0].Time, inf)
+			continue
 		default:
 			ts.add(c, -1)
 		}
 		endRow(0, inf)
 	}
-	// Message edges: v_dst − v_src ≥ time.
-	for _, i := range b.msgs {
-		m := &d.Messages[i]
-		ts.add(col(m.Dst), 1)
-		ts.add(col(m.Src), -1)
-		endRow(m.Time, inf)
+	// Messages and the event chain (14), between key events.
+	for _, e := range fixed {
+		ts.add(b.kcol[e.to], 1)
+		ts.add(b.kcol[e.from], -1)
+		endRow(e.w, inf)
 	}
 	for _, i := range b.tasks {
 		c, h := s.taskCol[i], d.Tasks[i].Hull
 		switch {
-		case c < 0:
+		case c < 0, inc:
 		case mix: // (9) Σ_g c_ig = 1
 			for g := range h {
 				ts.add(c+int32(g), 1)
@@ -436,44 +566,11 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			}
 		}
 	}
-	// (14)(15): the event chain and equal times within an event. A chain
-	// row is left out when a vertex of event k has an edge from event k−1:
-	// that edge's row already orders the two events.
-	fromPrev := make([]bool, nev+1)
-	mark := func(src, dst int) {
-		if a, c := o.Event[src], o.Event[dst]; c == a+1 {
-			fromPrev[c-b.lo] = true
-		}
-	}
-	for _, i := range b.tasks {
-		mark(d.Tasks[i].Src, d.Tasks[i].Dst)
-	}
-	for _, i := range b.msgs {
-		mark(d.Messages[i].Src, d.Messages[i].Dst)
-	}
-	rep, prev := int32(-1), int32(-1)
-	for j, v := range b.verts {
-		k := o.Event[v]
-		if j == 0 || k != o.Event[b.verts[j-1]] {
-			prev, rep = rep, int32(j)
-			if k > b.lo && !fromPrev[k-b.lo] {
-				ts.add(rep, 1)
-				ts.add(prev, -1)
-				endRow(0, inf)
-			}
-			continue
-		}
-		if k > b.lo {
-			ts.add(int32(j), 1)
-			ts.add(rep, -1)
-			endRow(0, 0)
-		}
-	}
 	if err := s.deviceRows(b, &ts, col, endRow); err != nil {
 		return nil, err
 	}
-	p.Obj[rep] = 1 // (1): the block's last event (Fin's in the last block)
-	b.fastLen = o.Times[b.verts[rep]] - o.Times[b.verts[0]]
+	p.Obj[nevCol-1] = 1 // (1): the block's last event (Fin's in the last block)
+	b.fastLen = o.Times[b.verts[len(b.verts)-1]] - o.Times[b.verts[0]]
 	b.needFast = math.Inf(1)
 	tied := true
 	for j := 1; j < len(b.verts); j++ {
@@ -481,19 +578,10 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			tied = false
 		}
 	}
-	// (12)(13) in delta form: P_k − P_{k−1} − Σ starts p_i + Σ ends p_i = 0,
-	// P_k ≤ cap; one-point tasks' powers move to the right-hand side.
-	nStart := make([]int32, nev+1)
-	nEnd := make([]int32, nev+1)
-	for _, i := range b.tasks {
-		t := &d.Tasks[i]
-		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
-			nStart[a-b.lo+1]++
-			if c < b.hi {
-				nEnd[c-b.lo+1]++
-			}
-		}
-	}
+	// (12)(13) in delta form, at power events k only: P_k − P_{k'} −
+	// Σ starts p_i + Σ ends p_i = 0 over the events after the previous
+	// power event k' up to k, P_k ≤ cap; one-point tasks' powers move to
+	// the right-hand side.
 	for k := 0; k < nev; k++ {
 		nStart[k+1] += nStart[k]
 		nEnd[k+1] += nEnd[k]
@@ -524,32 +612,45 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			for g := range h {
 				ts.add(c+int32(g), -sign*h[g].Power)
 			}
+		case inc:
+			for g := 0; g+1 < len(h); g++ {
+				ts.add(c+int32(g), -sign*frontier.Slope(h, g))
+			}
+			return sign * h[0].Power
 		default:
 			ts.add(c+1, -sign)
 		}
 		return 0
 	}
 	var fast, most float64
-	for k := 0; k < nev; k++ {
+	var rhs float64
+	lastPower := -1 // ends after the last power event need no row
+	for k := range powerEv {
+		if powerEv[k] {
+			lastPower = k
+		}
+	}
+	j := 0
+	for k := 0; k <= lastPower; k++ {
 		for _, i := range starts[nStart[k]:nStart[k+1]] {
 			fast += d.Tasks[i].Hull[0].Power
-		}
-		for _, i := range ends[nEnd[k]:nEnd[k+1]] {
-			fast -= d.Tasks[i].Hull[0].Power
-		}
-		most = math.Max(most, fast)
-		ts.add(b.pCol[k], 1)
-		if k > 0 {
-			ts.add(b.pCol[k-1], -1)
-		}
-		var rhs float64
-		for _, i := range starts[nStart[k]:nStart[k+1]] {
 			rhs += power(i, 1)
 		}
 		for _, i := range ends[nEnd[k]:nEnd[k+1]] {
+			fast -= d.Tasks[i].Hull[0].Power
 			rhs += power(i, -1)
 		}
+		most = math.Max(most, fast)
+		if !powerEv[k] {
+			continue
+		}
+		ts.add(b.pCol[j], 1)
+		if j > 0 {
+			ts.add(b.pCol[j-1], -1)
+		}
 		endRow(rhs, rhs)
+		rhs = 0
+		j++
 	}
 	if tied && !b.devices {
 		b.needFast = most
@@ -649,8 +750,15 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 		}
 		st.Iter += r.Iterations
 		st.Method, st.Warm = method[j].String(), warm[j]
+		t := make([]float64, len(b.key))
+		for e, c := range b.kcol {
+			if c >= 0 {
+				t[e] = r.X[c]
+			}
+		}
+		b.events.fill(b.key, t)
 		for k, v := range b.verts {
-			out.Vertex[v] = offset + r.X[k]
+			out.Vertex[v] = offset + t[b.vev[k]]
 		}
 		for _, i := range b.tasks {
 			t := &d.Tasks[i]
@@ -662,6 +770,11 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			case s.opt.Form == FormMix:
 				for g := range h {
 					dur += h[g].Time * r.X[int(c)+g]
+				}
+			case s.opt.Form == FormIncrement:
+				dur = h[0].Time
+				for g := 0; g+1 < len(h); g++ {
+					dur += r.X[int(c)+g]
 				}
 			default:
 				dur = r.X[c]

@@ -1,0 +1,202 @@
+package bound
+
+import "math"
+
+// Events that no task starts or ends at, and no device row names, only
+// pass precedence on: messages and the event chain (14) lead in and out of
+// them, with fixed lengths. reduceEvents eliminates their time columns
+// and writes, between the remaining key events, one row per pair joined
+// through eliminated events, with the longest such path as its length,
+// then drops every row another path of rows and fastest tasks already
+// implies. The LP keeps its optimum (every eliminated time can be set as
+// soon as possible from its key predecessors, see fill), and a block of a
+// message-heavy trace keeps a third of its rows: the basis every cap
+// re-solves from is that much smaller.
+
+// fixedEdge is a precedence of fixed length between two events of a block
+// (local event numbers), or between two key events in a reduced row.
+type fixedEdge struct {
+	from, to int32
+	w        float64
+	task     bool // a task at its fastest (reduceEvents' key graph only)
+}
+
+// eventGraph is a block's events with their fixed edges, by tail.
+type eventGraph struct {
+	n     int
+	start []int32 // out-edges of event e: edges[start[e]:start[e+1]]
+	edges []fixedEdge
+}
+
+// newEventGraph adds the chain edge e → e+1 to the given edges and sorts
+// them by tail.
+func newEventGraph(n int, msgs []fixedEdge) *eventGraph {
+	g := &eventGraph{n: n, start: make([]int32, n+1)}
+	for _, e := range msgs {
+		g.start[e.from+1]++
+	}
+	for e := 0; e+1 < n; e++ {
+		g.start[e+1]++
+	}
+	for e := 0; e < n; e++ {
+		g.start[e+1] += g.start[e]
+	}
+	g.edges = make([]fixedEdge, g.start[n])
+	next := append([]int32(nil), g.start[:n]...)
+	for e := 0; e+1 < n; e++ {
+		g.edges[next[e]] = fixedEdge{from: int32(e), to: int32(e + 1)}
+		next[e]++
+	}
+	for _, e := range msgs {
+		g.edges[next[e.from]] = e
+		next[e.from]++
+	}
+	return g
+}
+
+func (g *eventGraph) out(e int32) []fixedEdge { return g.edges[g.start[e]:g.start[e+1]] }
+
+// reduceWork bounds the events a block's reduction may visit, per event,
+// before it gives up and keeps every event (a pathological trace whose key
+// events all reach the same long runs of others).
+const reduceWork = 64
+
+// pruneWindow is how many events past a key event the search for rows
+// implied by other paths looks; a longer row is kept.
+const pruneWindow = 2048
+
+// reduceEvents returns, for the block's event graph g with key events
+// marked and its tasks as key-to-key edges at their fastest (lengths they
+// can only exceed), the rows between key events that the LP needs, or
+// ok false when the reduction would take too long.
+func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdge, ok bool) {
+	n := g.n
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = -1
+	}
+	budget := reduceWork*n + 1<<16
+	var cand []fixedEdge
+	var touched []int32
+	for a := int32(0); a < int32(n); a++ {
+		if !key[a] {
+			continue
+		}
+		// Longest paths from a through events that are not key.
+		dist[a] = 0
+		touched = append(touched[:0], a)
+		hi := a
+		for u := a; u <= hi; u++ {
+			if dist[u] < 0 || (u != a && key[u]) {
+				continue
+			}
+			if budget--; budget < 0 {
+				return nil, false
+			}
+			for _, e := range g.out(u) {
+				if w := dist[u] + e.w; w > dist[e.to] {
+					if dist[e.to] < 0 {
+						touched = append(touched, e.to)
+					}
+					dist[e.to] = w
+					hi = max(hi, e.to)
+				}
+			}
+		}
+		for _, b := range touched {
+			if b != a && key[b] {
+				cand = append(cand, fixedEdge{from: a, to: b, w: dist[b]})
+			}
+			dist[b] = -1
+		}
+	}
+	// The key graph: candidate rows and tasks at their fastest.
+	all := append(append([]fixedEdge(nil), cand...), tasks...)
+	kg := &eventGraph{n: n, start: make([]int32, n+1)}
+	for _, e := range all {
+		kg.start[e.from+1]++
+	}
+	for e := 0; e < n; e++ {
+		kg.start[e+1] += kg.start[e]
+	}
+	kg.edges = make([]fixedEdge, len(all))
+	next := append([]int32(nil), kg.start[:n]...)
+	for _, e := range all {
+		kg.edges[next[e.from]] = e
+		next[e.from]++
+	}
+	// A row (a, b, L) is implied when a path of two or more edges, or a
+	// task alone, from a to b is at least L long.
+	long := make([]float64, n) // longest path from a
+	two := make([]float64, n)  // longest path of two or more edges from a
+	direct := make([]float64, n)
+	for i := range long {
+		long[i], two[i], direct[i] = -1, -1, -1
+	}
+	rows = cand[:0:0]
+	for lo := 0; lo < len(cand); {
+		a := cand[lo].from
+		hi := lo
+		reach := a
+		for hi < len(cand) && cand[hi].from == a {
+			reach = max(reach, cand[hi].to)
+			hi++
+		}
+		if reach > a+pruneWindow {
+			reach = a + pruneWindow
+		}
+		long[a] = 0
+		for _, e := range kg.out(a) {
+			if e.to > reach {
+				continue
+			}
+			long[e.to] = max(long[e.to], e.w)
+			if e.task {
+				direct[e.to] = max(direct[e.to], e.w)
+			}
+		}
+		for u := a + 1; u <= reach; u++ {
+			if long[u] < 0 {
+				continue
+			}
+			for _, e := range kg.out(u) {
+				if e.to > reach {
+					continue
+				}
+				w := long[u] + e.w
+				long[e.to] = max(long[e.to], w)
+				two[e.to] = max(two[e.to], w)
+			}
+		}
+		for _, e := range cand[lo:hi] {
+			if e.to <= reach && (two[e.to] >= e.w || direct[e.to] >= e.w) {
+				continue
+			}
+			rows = append(rows, e)
+		}
+		for u := a; u <= reach; u++ {
+			long[u], two[u], direct[u] = -1, -1, -1
+		}
+		lo = hi
+	}
+	return rows, true
+}
+
+// fill sets the time of every event that is not key as soon as its
+// predecessors allow, from the key events' times in t: each such time
+// then meets every row into and out of it, because the rows between key
+// events are the longest paths through them.
+func (g *eventGraph) fill(key []bool, t []float64) {
+	for u := range g.n {
+		if !key[u] {
+			t[u] = math.Inf(-1)
+		}
+	}
+	for u := int32(0); u < int32(g.n); u++ {
+		for _, e := range g.out(u) {
+			if !key[e.to] {
+				t[e.to] = math.Max(t[e.to], t[u]+e.w)
+			}
+		}
+	}
+}
