@@ -190,5 +190,7 @@ func BenchmarkBoundMillion(b *testing.B) {
 		b.Skip("-short")
 	}
 	d := syncDAG(1024, 1000, 6, 1)
-	b.Run(FormMix.String(), func(b *testing.B) { benchDAGSolve(b, d, 1024, 1, FormMix) })
+	for _, form := range []Form{FormIncrement, FormMix} {
+		b.Run(form.String(), func(b *testing.B) { benchDAGSolve(b, d, 1024, 1, form) })
+	}
 }
