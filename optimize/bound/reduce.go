@@ -1,6 +1,9 @@
 package bound
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Events that no task starts or ends at, and no device row names, only
 // pass precedence on: messages and the event chain (14) lead in and out of
@@ -58,7 +61,8 @@ func (g *eventGraph) out(e int32) []fixedEdge { return g.edges[g.start[e]:g.star
 
 // reduceWork bounds the events a block's reduction may visit, per event,
 // before it gives up and keeps every event (a pathological trace whose key
-// events all reach the same long runs of others).
+// events all reach the same long runs of others), and the events its
+// pruning of implied rows may scan before it keeps the rest.
 const reduceWork = 64
 
 // pruneWindow is how many events past a key event the search for rows
@@ -103,12 +107,14 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 				}
 			}
 		}
+		first := len(cand)
 		for _, b := range touched {
 			if b != a && key[b] {
 				cand = append(cand, fixedEdge{from: a, to: b, w: dist[b]})
 			}
 			dist[b] = -1
 		}
+		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
 	}
 	// The key graph: candidate rows and tasks at their fastest.
 	all := append(append([]fixedEdge(nil), cand...), tasks...)
@@ -134,6 +140,7 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		long[i], two[i], direct[i] = -1, -1, -1
 	}
 	rows = cand[:0:0]
+	budget = reduceWork*n + 1<<16
 	for lo := 0; lo < len(cand); {
 		a := cand[lo].from
 		hi := lo
@@ -144,6 +151,10 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		}
 		if reach > a+pruneWindow {
 			reach = a + pruneWindow
+		}
+		if budget -= int(reach - a); budget < 0 {
+			rows = append(rows, cand[lo:]...) // out of time: keep the rest
+			break
 		}
 		long[a] = 0
 		for _, e := range kg.out(a) {
