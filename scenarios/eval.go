@@ -58,6 +58,12 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if p.Done { // committed before a resume: only the LP path matters
+			if _, err := bd.solve(p.CapW); err != nil {
+				return err
+			}
+			continue
+		}
 		var met Metrics
 		if p.Policy == "conductor" {
 			if bd == nil {

@@ -28,6 +28,12 @@ type Point struct {
 	Policy  string         // see Policies()
 	CapW    float64        // 0 for the uncapped policy
 	Params  map[string]any // workload parameter overrides of this point
+	// Done marks a point a resumed sweep has already committed. An
+	// evaluator emits nothing for it but redoes what the later points of
+	// its group build on (the LP solved at its cap, whose basis the next
+	// cap re-solves from), so a resumed sweep's results equal those of
+	// one never interrupted.
+	Done bool
 }
 
 // Metrics is what evaluating a point produces.
@@ -48,8 +54,10 @@ type Metrics struct {
 // Evaluator computes the points of one group. Points of a group share the
 // machine, the parameter values and the policy and are handed over in
 // increasing cap order, so an evaluator can reuse work between caps (an LP
-// re-solved from the previous basis). Points already finished are left out
-// of pts. Evaluate calls emit once per point, as soon as it is finished.
+// re-solved from the previous basis). In a resumed sweep, the points of a
+// group already finished come with Done set; a group all of whose points
+// are finished is not evaluated. Evaluate calls emit once per point not
+// Done, as soon as it is finished.
 type Evaluator interface {
 	Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error
 }
@@ -234,19 +242,27 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	var groups [][]Point
 	sum := &Summary{}
+	open := false // the last group has a point to compute
 	for _, p := range all {
 		if p.Group%of != opts.Shard.K {
 			continue
 		}
 		sum.Points++
-		if store.Done(p.Index) {
-			sum.Skipped++
-			continue
-		}
 		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
-			groups = append(groups, nil)
+			if len(groups) > 0 && !open {
+				groups = groups[:len(groups)-1]
+			}
+			groups, open = append(groups, nil), false
+		}
+		if p.Done = store.Done(p.Index); p.Done {
+			sum.Skipped++
+		} else {
+			open = true
 		}
 		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+	}
+	if len(groups) > 0 && !open {
+		groups = groups[:len(groups)-1]
 	}
 	workers := opts.Workers
 	if workers <= 0 {

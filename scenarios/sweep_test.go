@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -23,6 +25,9 @@ func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit 
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if p.Done {
+			continue
 		}
 		time.Sleep(f.delay)
 		it := p.Params["iterations"].(int64)
@@ -194,4 +199,57 @@ func TestKilledSweepResumes(t *testing.T) {
 	clean := filepath.Join(base, "clean")
 	runAll(t, sc, clean, Shard{})
 	sameFiles(t, clean, killed)
+}
+
+// stopAfter passes the first n points on and then fails, like a sweep
+// killed part-way through a group.
+type stopAfter struct {
+	ev Evaluator
+	n  *int
+}
+
+var errStopped = errors.New("stopped")
+
+func (s stopAfter) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	return s.ev.Evaluate(ctx, sc, pts, func(p Point, m Metrics) error {
+		if *s.n <= 0 {
+			return errStopped
+		}
+		*s.n--
+		return emit(p, m)
+	})
+}
+
+// A sweep of the default scenario stopped in the middle of its LP groups
+// and resumed gives the table of one never stopped: the resumed groups
+// re-solve the LP at their finished caps first, so every cap is re-solved
+// from the same basis as before (the LP's optimum is degenerate and its
+// tolerance ns-sized, so another basis path gives other digits).
+func TestResumedLPSweepMatches(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	clean, resumed := filepath.Join(base, "clean"), filepath.Join(base, "resumed")
+	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: clean, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// Groups run in order on one worker: uncapped, static, conductor, lp
+	// (10 caps each); stop after 4 caps of the lp group.
+	n := 1 + 10 + 10 + 4
+	if _, err := Run(context.Background(), sc, stopAfter{Replayer{}, &n}, RunOptions{OutDir: resumed, Workers: 1}); !errors.Is(err, errStopped) {
+		t.Fatalf("stopped sweep: %v", err)
+	}
+	sum, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: resumed, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 25 || sum.Computed != 6 {
+		t.Errorf("resume skipped %d and computed %d points, want 25 and 6", sum.Skipped, sum.Computed)
+	}
+	sameFiles(t, clean, resumed)
 }
