@@ -348,16 +348,13 @@ func (t *triplets) csc(ncol int) (start, index []int32, value []float64) {
 	return start, index, value
 }
 
-func (s *Solver) build(b *block) (*clp.Problem, error) {
+// keyEvents numbers the block's events (b.vev), builds their graph of
+// fixed edges (b.events: messages, one per pair of events, and the chain),
+// chooses the key events that keep a time column (b.key, b.kcol; see
+// reduceEvents) and returns the rows between them, each vertex's event and
+// the number of time columns.
+func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, ncol int, err error) {
 	d, o := s.d, s.o
-	inf := math.Inf(1)
-	mix := s.opt.Form == FormMix
-	inc := s.opt.Form == FormIncrement
-	// Columns: one time per key event (the vertices of an event share it,
-	// (15); events that only pass precedence on are eliminated, see
-	// reduceEvents), then per task (segment: d_i, p_i; mix: one c_ig per
-	// hull point; increment: one δ_ig per segment; none for a one-point
-	// task), then P per power event (below).
 	b.vev = make([]int32, len(b.verts))
 	nevAll := 0
 	for j, v := range b.verts {
@@ -367,7 +364,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		b.vev[j] = int32(nevAll)
 	}
 	nevAll++
-	evOf := make(map[int32]int32, len(b.verts))
+	evOf = make(map[int32]int32, len(b.verts))
 	for j, v := range b.verts {
 		evOf[v] = b.vev[j]
 	}
@@ -424,7 +421,6 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	fixed = append(fixed, back...)
 	b.key = key
 	b.kcol = make([]int32, nevAll)
-	ncol := 0
 	for e := range key {
 		b.kcol[e] = -1
 		if key[e] {
@@ -432,7 +428,25 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			ncol++
 		}
 	}
-	nevCol := ncol
+	return fixed, evOf, ncol, nil
+}
+
+// build writes block b's LP (note 003 §2.7, in the form of s.opt.Form).
+func (s *Solver) build(b *block) (*clp.Problem, error) {
+	d, o := s.d, s.o
+	inf := math.Inf(1)
+	mix := s.opt.Form == FormMix
+	inc := s.opt.Form == FormIncrement
+	// Columns: one time per key event (the vertices of an event share it,
+	// (15); events that only pass precedence on are eliminated, see
+	// reduceEvents), then per task (segment: d_i, p_i; mix: one c_ig per
+	// hull point; increment: one δ_ig per segment; none for a one-point
+	// task), then P per power event (below).
+	fixed, evOf, nevCol, err := s.keyEvents(b)
+	if err != nil {
+		return nil, err
+	}
+	ncol := nevCol
 	col := func(v int) int32 { return b.kcol[evOf[int32(v)]] }
 	for _, i := range b.tasks {
 		h := len(d.Tasks[i].Hull)
