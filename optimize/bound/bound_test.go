@@ -67,7 +67,11 @@ func solveWith(t *testing.T, d *DAG, o *Order, opt Options, caps []float64) []fl
 	return out
 }
 
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-7 || (math.IsInf(a, 1) && math.IsInf(b, 1)) }
+// near compares makespans to 1e-7 relative (the barrier without crossover
+// stops at that accuracy).
+func near(a, b float64) bool {
+	return math.Abs(a-b) < 1e-7*math.Max(1, math.Abs(b)) || (math.IsInf(a, 1) && math.IsInf(b, 1))
+}
 
 func check(t *testing.T, name string, got, want []float64) {
 	t.Helper()
@@ -654,6 +658,48 @@ func TestEventReductionExact(t *testing.T) {
 			}
 			full.Close()
 			red.Close()
+		}
+	}
+}
+
+// The bound does not depend on the unit of time: with every time scaled
+// by 1e-6 (microsecond tasks) or 1e-8, T* scales with it in every form.
+// CLP's tolerances are absolute, so before the LP wrote times in units of
+// each block's length, microsecond tasks came out 0.2 % too fast and
+// 10 ns tasks 60× too fast.
+func TestBoundIsScaleFree(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no solver")
+	}
+	base := mpiLikeDAG(8, 20, 3)
+	o, err := InitialOrder(base, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCap, _ := MinFeasibleCap(base, o)
+	caps := []float64{minCap, minCap * 1.2, minCap * 1.6}
+	want := solveWith(t, base, o, Options{Form: FormMix}, caps)
+	for _, scale := range []float64{1e-6, 1e-8} {
+		d := mpiLikeDAG(8, 20, 3)
+		for i := range d.Tasks {
+			for g := range d.Tasks[i].Hull {
+				d.Tasks[i].Hull[g].Time *= scale
+			}
+		}
+		for i := range d.Messages {
+			d.Messages[i].Time *= scale
+		}
+		o, err := InitialOrder(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, form := range []Form{FormIncrement, FormMix, FormSegment} {
+			got := solveWith(t, d, o, Options{Form: form, KeepBasis: true}, caps)
+			for i := range caps {
+				if math.Abs(got[i]/scale-want[i]) > 1e-6*want[i] {
+					t.Errorf("times × %g, %v form, cap %g: T* %v, want %v", scale, form, caps[i], got[i]/scale, want[i])
+				}
+			}
 		}
 	}
 }

@@ -161,6 +161,11 @@ type block struct {
 	needFast float64
 	fastLen  float64 // the block's length in that schedule
 	devices  bool    // the block has device rows (its fastest schedule may break them)
+	// tau is the block's unit of time in the LP, in seconds: its length
+	// at the fastest schedule (1 when that is 0). CLP's tolerances are
+	// absolute (1e-7), so times written in seconds would let microsecond
+	// tasks move by a tenth of their length.
+	tau float64
 }
 
 // denseCol is the column length above which a block is solved with the
@@ -431,7 +436,16 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 	return fixed, evOf, ncol, nil
 }
 
-// build writes block b's LP (note 003 §2.7, in the form of s.opt.Form).
+// timeUnit returns block b's unit of time in the LP (see block.tau).
+func (s *Solver) timeUnit(b *block) float64 {
+	if b.fastLen > 0 && !math.IsInf(b.fastLen, 0) {
+		return b.fastLen
+	}
+	return 1
+}
+
+// build writes block b's LP (note 003 §2.7, in the form of s.opt.Form)
+// with times in units of b.tau.
 func (s *Solver) build(b *block) (*clp.Problem, error) {
 	d, o := s.d, s.o
 	inf := math.Inf(1)
@@ -446,6 +460,9 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.fastLen = o.Times[b.verts[len(b.verts)-1]] - o.Times[b.verts[0]]
+	b.tau = s.timeUnit(b)
+	tau := b.tau
 	ncol := nevCol
 	col := func(v int) int32 { return b.kcol[evOf[int32(v)]] }
 	for _, i := range b.tasks {
@@ -511,10 +528,10 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			}
 		case inc:
 			for g := 0; g+1 < len(h); g++ {
-				p.ColUp[int(c)+g] = h[g+1].Time - h[g].Time
+				p.ColUp[int(c)+g] = (h[g+1].Time - h[g].Time) / tau
 			}
 		default:
-			p.ColLo[c], p.ColUp[c] = h[0].Time, h[len(h)-1].Time
+			p.ColLo[c], p.ColUp[c] = h[0].Time/tau, h[len(h)-1].Time/tau
 			p.ColLo[c+1], p.ColUp[c+1] = h[len(h)-1].Power, h[0].Power
 		}
 	}
@@ -539,17 +556,17 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		ts.add(col(t.Src), -1)
 		switch {
 		case c < 0:
-			endRow(h[0].Time, inf)
+			endRow(h[0].Time/tau, inf)
 			continue
 		case mix:
 			for g := range h {
-				ts.add(c+int32(g), -h[g].Time)
+				ts.add(c+int32(g), -h[g].Time/tau)
 			}
 		case inc:
 			for g := 0; g+1 < len(h); g++ {
 				ts.add(c+int32(g), -1)
 			}
-			endRow(h[0].Time, inf)
+			endRow(h[0].Time/tau, inf)
 			continue
 		default:
 			ts.add(c, -1)
@@ -560,7 +577,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	for _, e := range fixed {
 		ts.add(b.kcol[e.to], 1)
 		ts.add(b.kcol[e.from], -1)
-		endRow(e.w, inf)
+		endRow(e.w/tau, inf)
 	}
 	for _, i := range b.tasks {
 		c, h := s.taskCol[i], d.Tasks[i].Hull
@@ -574,7 +591,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		default: // (7)(8)(11) on a convex hull: p_i above every segment's line
 			for k := 0; k+1 < len(h); k++ {
 				sl := frontier.Slope(h, k)
-				ts.add(c, -sl)
+				ts.add(c, -sl*tau)
 				ts.add(c+1, 1)
 				endRow(h[k].Power-sl*h[k].Time, inf)
 			}
@@ -584,7 +601,6 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		return nil, err
 	}
 	p.Obj[nevCol-1] = 1 // (1): the block's last event (Fin's in the last block)
-	b.fastLen = o.Times[b.verts[len(b.verts)-1]] - o.Times[b.verts[0]]
 	b.needFast = math.Inf(1)
 	tied := true
 	for j := 1; j < len(b.verts); j++ {
@@ -628,7 +644,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			}
 		case inc:
 			for g := 0; g+1 < len(h); g++ {
-				ts.add(c+int32(g), -sign*frontier.Slope(h, g))
+				ts.add(c+int32(g), -sign*frontier.Slope(h, g)*tau)
 			}
 			return sign * h[0].Power
 		default:
@@ -767,7 +783,7 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 		t := make([]float64, len(b.key))
 		for e, c := range b.kcol {
 			if c >= 0 {
-				t[e] = r.X[c]
+				t[e] = r.X[c] * b.tau
 			}
 		}
 		b.events.fill(b.key, t)
@@ -788,17 +804,17 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			case s.opt.Form == FormIncrement:
 				dur = h[0].Time
 				for g := 0; g+1 < len(h); g++ {
-					dur += r.X[int(c)+g]
+					dur += r.X[int(c)+g] * b.tau
 				}
 			default:
-				dur = r.X[c]
+				dur = r.X[c] * b.tau
 			}
 			// §2.7 canonicalization: the mix of the two adjacent hull
 			// points with the same duration, which never needs more power.
 			dur = math.Min(math.Max(dur, h[0].Time), h[len(h)-1].Time)
 			out.Duration[i], out.Power[i] = dur, frontier.PowerAt(h, dur)
 		}
-		offset += r.Objective
+		offset += r.Objective * b.tau
 	}
 	s.capW = capW
 	out.Makespan = out.Vertex[d.Fin]
@@ -824,6 +840,9 @@ func (s *Solver) WriteMPS(path string) error {
 		for _, c := range b.pCol {
 			p.ColUp[c] = s.capW
 		}
+	}
+	for c := range p.Obj {
+		p.Obj[c] *= b.tau // the makespan in seconds; the rows keep the unit
 	}
 	m, err := clp.Load(p)
 	if err != nil {
@@ -910,9 +929,9 @@ func (s *Solver) deviceRows(b *block, ts *triplets, col func(int) int32, endRow 
 					continue
 				}
 				if c < 0 {
-					rhs -= t.Hull[g].Time
+					rhs -= t.Hull[g].Time / b.tau
 				} else {
-					ts.add(c+int32(g), t.Hull[g].Time)
+					ts.add(c+int32(g), t.Hull[g].Time/b.tau)
 				}
 			}
 		}
