@@ -665,8 +665,8 @@ func TestEventReductionExact(t *testing.T) {
 // The bound does not depend on the unit of time: with every time scaled
 // by 1e-6 (microsecond tasks) or 1e-8, T* scales with it in every form.
 // CLP's tolerances are absolute, so before the LP wrote times in units of
-// each block's length, microsecond tasks came out 0.2 % too fast and
-// 10 ns tasks 60× too fast.
+// each block's length, microsecond tasks came out up to 1.3 % too fast
+// and 10 ns tasks up to 60× too fast.
 func TestBoundIsScaleFree(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no solver")
