@@ -10,7 +10,6 @@ import (
 	"github.com/capsim/capsim/compute/table"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
-	"github.com/capsim/capsim/traces/lower"
 )
 
 // stencil32DAG is the README's bound example: the 32-rank stencil of
@@ -23,13 +22,6 @@ func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	}
 	t, err := sc.Trace(nil)
 	if err != nil {
-		tb.Fatal(err)
-	}
-	algs, err := lower.ParseAlgorithms(sc.Network.Collective)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := lower.Lower(t, lower.Options{Algorithm: algs}); err != nil {
 		tb.Fatal(err)
 	}
 	f, err := os.Open("../examples/bound/configs.csv")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -242,28 +243,22 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	var groups [][]Point
 	sum := &Summary{}
-	open := false // the last group has a point to compute
 	for _, p := range all {
 		if p.Group%of != opts.Shard.K {
 			continue
 		}
 		sum.Points++
-		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
-			if len(groups) > 0 && !open {
-				groups = groups[:len(groups)-1]
-			}
-			groups, open = append(groups, nil), false
-		}
 		if p.Done = store.Done(p.Index); p.Done {
 			sum.Skipped++
-		} else {
-			open = true
+		}
+		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
+			groups = append(groups, nil)
 		}
 		groups[len(groups)-1] = append(groups[len(groups)-1], p)
 	}
-	if len(groups) > 0 && !open {
-		groups = groups[:len(groups)-1]
-	}
+	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
+		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
+	})
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

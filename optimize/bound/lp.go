@@ -361,18 +361,16 @@ func (t *triplets) csc(ncol int) (start, index []int32, value []float64) {
 func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, ncol int, err error) {
 	d, o := s.d, s.o
 	b.vev = make([]int32, len(b.verts))
+	evOf = make(map[int32]int32, len(b.verts))
 	nevAll := 0
 	for j, v := range b.verts {
 		if j > 0 && o.Event[v] != o.Event[b.verts[j-1]] {
 			nevAll++
 		}
 		b.vev[j] = int32(nevAll)
+		evOf[v] = int32(nevAll)
 	}
 	nevAll++
-	evOf = make(map[int32]int32, len(b.verts))
-	for j, v := range b.verts {
-		evOf[v] = b.vev[j]
-	}
 	key := make([]bool, nevAll)
 	key[0], key[nevAll-1] = true, true
 	taskEdges := make([]fixedEdge, 0, len(b.tasks))
@@ -416,8 +414,11 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 	}
 	b.events = newEventGraph(nevAll, msgs)
-	fixed, ok := reduceEvents(b.events, key, taskEdges)
-	if !ok || s.opt.noReduce {
+	ok := false
+	if !s.opt.noReduce {
+		fixed, ok = reduceEvents(b.events, key, taskEdges)
+	}
+	if !ok {
 		for e := range key {
 			key[e] = true
 		}
@@ -434,14 +435,6 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		}
 	}
 	return fixed, evOf, ncol, nil
-}
-
-// timeUnit returns block b's unit of time in the LP (see block.tau).
-func (s *Solver) timeUnit(b *block) float64 {
-	if b.fastLen > 0 && !math.IsInf(b.fastLen, 0) {
-		return b.fastLen
-	}
-	return 1
 }
 
 // build writes block b's LP (note 003 §2.7, in the form of s.opt.Form)
@@ -461,7 +454,10 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		return nil, err
 	}
 	b.fastLen = o.Times[b.verts[len(b.verts)-1]] - o.Times[b.verts[0]]
-	b.tau = s.timeUnit(b)
+	b.tau = 1
+	if b.fastLen > 0 {
+		b.tau = b.fastLen
+	}
 	tau := b.tau
 	ncol := nevCol
 	col := func(v int) int32 { return b.kcol[evOf[int32(v)]] }

@@ -35,23 +35,25 @@ type eventGraph struct {
 // newEventGraph adds the chain edge e → e+1 to the given edges and sorts
 // them by tail.
 func newEventGraph(n int, msgs []fixedEdge) *eventGraph {
-	g := &eventGraph{n: n, start: make([]int32, n+1)}
-	for _, e := range msgs {
-		g.start[e.from+1]++
-	}
+	edges := make([]fixedEdge, 0, max(n-1, 0)+len(msgs))
 	for e := 0; e+1 < n; e++ {
-		g.start[e+1]++
+		edges = append(edges, fixedEdge{from: int32(e), to: int32(e + 1)})
+	}
+	return byTail(n, append(edges, msgs...))
+}
+
+// byTail returns the graph of n events with the given edges, sorted by
+// tail (a stable counting sort: edges of one tail keep their order).
+func byTail(n int, edges []fixedEdge) *eventGraph {
+	g := &eventGraph{n: n, start: make([]int32, n+1), edges: make([]fixedEdge, len(edges))}
+	for _, e := range edges {
+		g.start[e.from+1]++
 	}
 	for e := 0; e < n; e++ {
 		g.start[e+1] += g.start[e]
 	}
-	g.edges = make([]fixedEdge, g.start[n])
 	next := append([]int32(nil), g.start[:n]...)
-	for e := 0; e+1 < n; e++ {
-		g.edges[next[e]] = fixedEdge{from: int32(e), to: int32(e + 1)}
-		next[e]++
-	}
-	for _, e := range msgs {
+	for _, e := range edges {
 		g.edges[next[e.from]] = e
 		next[e.from]++
 	}
@@ -118,20 +120,7 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
 	}
 	// The key graph: candidate rows and tasks at their fastest.
-	all := append(append([]fixedEdge(nil), cand...), tasks...)
-	kg := &eventGraph{n: n, start: make([]int32, n+1)}
-	for _, e := range all {
-		kg.start[e.from+1]++
-	}
-	for e := 0; e < n; e++ {
-		kg.start[e+1] += kg.start[e]
-	}
-	kg.edges = make([]fixedEdge, len(all))
-	next := append([]int32(nil), kg.start[:n]...)
-	for _, e := range all {
-		kg.edges[next[e.from]] = e
-		next[e.from]++
-	}
+	kg := byTail(n, append(append([]fixedEdge(nil), cand...), tasks...))
 	// A row (a, b, L) is implied when a path of two or more edges, or a
 	// task alone, from a to b is at least L long.
 	long := make([]float64, n) // longest path from a
