@@ -317,23 +317,30 @@ func (e *InfeasibleError) Error() string {
 // MinFeasibleCap returns the least cap under which the fixed order is
 // feasible (§9.5 property 2) and the event that needs it.
 func MinFeasibleCap(d *DAG, o *Order) (float64, int) {
-	delta := make([]float64, o.Events+1)
-	for _, t := range d.Tasks {
-		if a, b := o.Event[t.Src], o.Event[t.Dst]; a < b {
-			w := t.Hull[len(t.Hull)-1].Power
-			delta[a] += w
-			delta[b] -= w
-		}
-	}
 	best, at := 0.0, 0
-	var w float64
-	for k := 0; k < o.Events; k++ {
-		w += delta[k]
+	for k, w := range o.Power(d, func(i int) float64 { h := d.Tasks[i].Hull; return h[len(h)-1].Power }) {
 		if w > best+1e-9*math.Abs(best) {
 			best, at = w, k
 		}
 	}
 	return best, at
+}
+
+// Power returns the power drawn between event k and k+1 by the tasks
+// active there (the index rule of Active), task i drawing power(i).
+func (o *Order) Power(d *DAG, power func(i int) float64) []float64 {
+	p := make([]float64, o.Events+1)
+	for i, t := range d.Tasks {
+		if a, b := o.Event[t.Src], o.Event[t.Dst]; a < b {
+			w := power(i)
+			p[a] += w
+			p[b] -= w
+		}
+	}
+	for k := 1; k < o.Events; k++ {
+		p[k] += p[k-1]
+	}
+	return p[:o.Events]
 }
 
 // Static is the Static baseline of note 003 §6.1 in its continuous form:

@@ -19,21 +19,15 @@ func compact(d *DAG, o *Order, b *Bound) {
 	if K == 0 {
 		return
 	}
-	// Event powers from the delta form, then the slack to the cap.
-	delta := make([]float64, K+1)
 	for i, t := range d.Tasks {
-		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
-			delta[a] += b.Power[i]
-			delta[c] -= b.Power[i]
-		} else {
+		if o.Event[t.Src] >= o.Event[t.Dst] {
 			b.Duration[i], b.Power[i] = t.Hull[0].Time, t.Hull[0].Power // never active
 		}
 	}
-	slack := make([]float64, K)
-	var run float64
+	// Event powers, then the slack to the cap.
+	slack := o.Power(d, func(i int) float64 { return b.Power[i] })
 	for k := range slack {
-		run += delta[k]
-		slack[k] = b.CapW - run
+		slack[k] = b.CapW - slack[k]
 	}
 	st := newMinTree(slack)
 	for i, t := range d.Tasks {
