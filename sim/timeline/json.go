@@ -10,8 +10,9 @@ import (
 // of it the rank's CPU c, and counters belong to one extra process
 // ("counters") numbered after the ranks. Each event is one line.
 type jsonSink struct {
-	buf   []byte
-	first bool
+	buf      []byte
+	first    bool
+	counters bool // the "job" process holding job-wide counters is named
 }
 
 func (j *jsonSink) begin() []byte {
@@ -147,17 +148,23 @@ func (j *jsonSink) flow(t *Writer, id uint64, send, recv int32, recvCPU uint8, s
 func counterPid(t *Writer) int { return t.g.NumRanks() }
 
 func (j *jsonSink) counterTrack(t *Writer, track int, name string) {
-	if track == 0 {
-		j.meta(t, "process_name", counterPid(t), -1, "name", "counters")
-		j.meta(t, "process_sort_index", counterPid(t), -1, "sort_index", "-1")
+	if t.owner[track] >= 0 || j.counters {
+		return
 	}
+	j.counters = true
+	j.meta(t, "process_name", counterPid(t), -1, "name", "job")
+	j.meta(t, "process_sort_index", counterPid(t), -1, "sort_index", "-1")
 }
 
 func (j *jsonSink) counter(t *Writer, track int, ts int64, value float64) {
 	name := t.names[track]
+	pid := t.owner[track]
+	if pid < 0 {
+		pid = counterPid(t)
+	}
 	b := j.begin()
 	b = append(b, `{"ph":"C","pid":`...)
-	b = strconv.AppendInt(b, int64(counterPid(t)), 10)
+	b = strconv.AppendInt(b, int64(pid), 10)
 	b = append(b, `,"name":`...)
 	b = strconv.AppendQuote(b, name)
 	b = append(b, `,"ts":`...)

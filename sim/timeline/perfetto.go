@@ -176,6 +176,9 @@ func (p *protoSink) flow(t *Writer, id uint64, send, recv int32, recvCPU uint8, 
 
 func (p *protoSink) counterTrack(t *Writer, track int, name string) {
 	d := appendUint(nil, fDescUUID, counterUUID(track))
+	if r := t.owner[track]; r >= 0 {
+		d = appendUint(d, fDescParent, processUUID(r))
+	}
 	d = appendString(d, fDescName, name)
 	d = appendBytes(d, fDescCounter, nil)
 	p.descriptor(t, d)

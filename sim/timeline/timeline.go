@@ -77,6 +77,7 @@ type Writer struct {
 	// sample before the window (emitted at From when the window opens).
 	counters map[string]int
 	names    []string // counter names by track number
+	owner    []int    // the rank of each counter track, or −1
 	before   []sample
 	flows    uint64
 	recv     pending // a receive's slice waiting for its message's report
@@ -250,14 +251,22 @@ func (t *Writer) Message(send, recv int32, sent, matched int64) {
 	t.out.flow(t, t.flows, send, recv, t.g.CPU[send], sent, matched)
 }
 
-// Counter adds a counter sample to the timeline: track name shows value
-// from ts (ns) until the next sample of the same name. Perfetto draws one
-// counter track per name, e.g. the power of each rank. Call it before
-// Close, in increasing ts per name. Non-finite values are skipped (JSON
-// cannot hold them); a sample before the window is held back and shown at
-// the window's start, one after it is dropped.
-func (t *Writer) Counter(name string, ts int64, value float64) {
+// Counter adds a sample of a job-wide counter to the timeline: track name
+// shows value from ts (ns) until the next sample of the same name.
+// Perfetto draws one counter track per name, e.g. the job's power. Call it
+// before Close, in increasing ts per name. Non-finite values are skipped
+// (JSON cannot hold them); a sample before the window is held back and
+// shown at the window's start, one after it is dropped.
+func (t *Writer) Counter(name string, ts int64, value float64) { t.CounterOn(-1, name, ts, value) }
+
+// CounterOn is Counter for a counter of one rank (its power, say), shown
+// with that rank's process; rank −1 is Counter. Samples of ranks that are
+// not shown are dropped.
+func (t *Writer) CounterOn(rank int, name string, ts int64, value float64) {
 	if math.IsNaN(value) || math.IsInf(value, 0) {
+		return
+	}
+	if rank >= 0 && (rank >= t.g.NumRanks() || !t.shown(int32(rank))) {
 		return
 	}
 	k, ok := t.counters[name]
@@ -265,6 +274,7 @@ func (t *Writer) Counter(name string, ts int64, value float64) {
 		k = len(t.counters)
 		t.counters[name] = k
 		t.names = append(t.names, name)
+		t.owner = append(t.owner, rank)
 		t.before = append(t.before, sample{})
 		t.out.counterTrack(t, k, name)
 	}
