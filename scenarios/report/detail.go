@@ -226,6 +226,38 @@ const (
 	HeatMapCells   = 60000
 )
 
+// binPower averages each curve over cols equal time bins spanning the
+// longest curve; it returns the bins, [curve][bin], and the bins' width.
+func binPower(series []Series, cols int) ([][]float64, float64) {
+	end := 0.0
+	for _, s := range series {
+		end = math.Max(end, s.End)
+	}
+	if end <= 0 {
+		end = 1
+	}
+	binNs := end / float64(cols)
+	out := make([][]float64, len(series))
+	for k, s := range series {
+		row := make([]float64, cols)
+		for i, t := range s.Times { // each step's energy to the bins it covers
+			next := s.End
+			if i+1 < len(s.Times) {
+				next = s.Times[i+1]
+			}
+			b0, b1 := max(0, int(t/binNs)), min(cols-1, int(next/binNs))
+			for b := b0; b <= b1; b++ {
+				lo, hi := math.Max(t, float64(b)*binNs), math.Min(next, float64(b+1)*binNs)
+				if hi > lo {
+					row[b] += s.Watts[i] * (hi - lo) / binNs
+				}
+			}
+		}
+		out[k] = row
+	}
+	return out, binNs
+}
+
 // viridis returns a colour map through the control points of matplotlib's
 // viridis (van der Walt and Smith, 2015): perceptually uniform, readable
 // in grey and with every common colour-vision deficiency.
@@ -264,39 +296,19 @@ func PowerHeatMap(name, title string, series []Series, unit string) (Figure, err
 	if len(series) == 0 {
 		return Figure{}, fmt.Errorf("heat map %s: no series", name)
 	}
-	end := 0.0
 	for _, s := range series {
 		if err := s.check(name); err != nil {
 			return Figure{}, err
 		}
-		end = math.Max(end, s.End)
-	}
-	if end <= 0 {
-		end = 1
 	}
 	cols := min(HeatMapColumns, max(50, HeatMapCells/len(series)))
-	binNs := end / float64(cols)
-	g := &powerGrid{bin: binNs / ns, rows: len(series)}
+	w, binNs := binPower(series, cols)
+	g := &powerGrid{w: w, bin: binNs / ns, rows: len(series)}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range series {
-		row := make([]float64, cols)
-		for i, t := range s.Times { // add each step's energy to the bins it covers
-			next := s.End
-			if i+1 < len(s.Times) {
-				next = s.Times[i+1]
-			}
-			b0, b1 := max(0, int(t/binNs)), min(cols-1, int(next/binNs))
-			for b := b0; b <= b1; b++ {
-				lo, hi := math.Max(t, float64(b)*binNs), math.Min(next, float64(b+1)*binNs)
-				if hi > lo {
-					row[b] += s.Watts[i] * (hi - lo) / binNs
-				}
-			}
-		}
+	for _, row := range w {
 		for _, v := range row {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		g.w = append(g.w, row)
 	}
 	if hi <= lo {
 		hi = lo + 1

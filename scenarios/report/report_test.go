@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +139,49 @@ func TestFormatNumbers(t *testing.T) {
 		if u, _ := TimeUnit(c.ns); u != c.want {
 			t.Errorf("TimeUnit(%g) = %s, want %s", c.ns, u, c.want)
 		}
+	}
+}
+
+// TestPowerHeatMap checks that the heat map's bins keep each curve's
+// energy (steps that start and end on bin edges computed in floating
+// point made the binning loop spin forever once), and its colour legend.
+func TestPowerHeatMap(t *testing.T) {
+	end := 1e7 / 3
+	var series []Series
+	for r := 0; r < 3; r++ {
+		s := Series{Name: fmt.Sprint(r), End: end}
+		for i := 0; i < 400; i += 1 + r {
+			s.Times = append(s.Times, float64(i)*end/400)
+			s.Watts = append(s.Watts, float64(i%7+r))
+		}
+		series = append(series, s)
+	}
+	w, bin := binPower(series, HeatMapColumns)
+	if len(w) != 3 || len(w[0]) != HeatMapColumns || math.Abs(bin-end/HeatMapColumns) > 1e-9 {
+		t.Fatalf("grid %d × %d, bins of %g", len(w), len(w[0]), bin)
+	}
+	for k, s := range series {
+		want := 0.0
+		for i, tm := range s.Times {
+			next := s.End
+			if i+1 < len(s.Times) {
+				next = s.Times[i+1]
+			}
+			want += s.Watts[i] * (next - tm)
+		}
+		got := 0.0
+		for _, v := range w[k] {
+			got += v * bin
+		}
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("rank %d: bins hold %g J·ns, curve %g", k, got, want)
+		}
+	}
+	f, err := PowerHeatMap("h", "heat", series, "ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(f, "svg"); err != nil {
+		t.Fatal(err)
 	}
 }
