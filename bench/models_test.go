@@ -12,27 +12,9 @@ import (
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/gen"
-	"github.com/capsim/capsim/traces/graph"
-	"github.com/capsim/capsim/traces/lower"
 )
 
 var stencilIters = flag.Int("stencil-iters", 190, "iterations of the 32×32 stencil of BenchmarkReplayModeled (190 ≈ 10 million events)")
-
-// stencilGraph lowers a 1024-rank charged-field stencil of iters iterations.
-func stencilGraph(b *testing.B, iters int) *graph.Graph {
-	s := gen.Stencil{Dims: []int{32, 32}, Iterations: iters, HaloBytes: 32768, ComputeNs: 1000000,
-		Imbalance: "charged-field", Balance: 0.5, Intensity: 1, AllreduceBytes: 8, Sigma: 0.15, Seed: 1}
-	t, err := s.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := lower.Lower(t, lower.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return g
-}
 
 // BenchmarkReplayModeled replays a stencil of about 10 million events
 // twice per iteration, with recorded calc durations and with every calc
@@ -40,7 +22,10 @@ func stencilGraph(b *testing.B, iters int) *graph.Graph {
 // at 1.6 GHz, and reports the modeled/unmodeled wall-time ratio (target:
 // under 2). Run it with -benchtime=1x; -stencil-iters scales the size.
 func BenchmarkReplayModeled(b *testing.B) {
-	g := stencilGraph(b, *stencilIters)
+	g, err := StencilGraph(*stencilIters)
+	if err != nil {
+		b.Fatal(err)
+	}
 	_, set, err := models.Load(filepath.Join(testenv.ModuleRoot(b), "examples", "models", "stencil.json"))
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,410 @@
+// Command run reruns capsim's benchmarks and prints the performance tables
+// the README quotes (`make bench` runs it):
+//
+//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs/scaling.png]
+//
+// It prints the machine, CPU, commit and date, then per workload of
+// bench.Workloads the minimum and median wall time of -runs runs (each in
+// a fresh process, so peak RSS is the workload's own), events/s, peak RSS
+// and allocations; then the scaling series (bench.Scaling) with time and
+// memory per event, drawn with -plot. Where CAPSIM_LOGGOPSIM names a
+// LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
+// allreduce is also run through LogGOPSim side by side, with the ratios.
+// The project ships no copy of LogGOPSim: build one that keeps program
+// order among operations freed together (std::stable_sort), since stock
+// LogGOPSim deadlocks on this schedule.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/capsim/capsim/bench"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
+)
+
+// childResult is what a child process reports for one run.
+type childResult struct {
+	Events int64              `json:"events"`
+	WallNs int64              `json:"wall_ns"`
+	Allocs uint64             `json:"allocs"`
+	RSS    int64              `json:"rss_bytes"`
+	Extra  map[string]float64 `json:"extra,omitempty"`
+	Ranks  int                `json:"ranks,omitempty"`
+}
+
+func main() {
+	runs := flag.Int("runs", 3, "runs per workload (min and median are reported)")
+	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 8 GB)")
+	only := flag.String("only", "", "run only the workloads whose name contains this")
+	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) to this PNG/SVG")
+	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) in this process")
+	dir := flag.String("dir", "", "internal: the inputs' folder")
+	flag.Parse()
+	if *child != "" {
+		if err := runChild(*child, *dir, *maxEvents); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(os.Stdout, *runs, *maxEvents, *only, *plotPath); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("run it inside the capsim module (go.mod not found)")
+		}
+		dir = parent
+	}
+}
+
+// vmHWM returns this process's peak resident set size.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func runChild(spec, dir string, maxEvents float64) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	kind, idx, _ := strings.Cut(spec, ":")
+	i, err := strconv.Atoi(idx)
+	if err != nil {
+		return err
+	}
+	var m bench.Measure
+	res := childResult{}
+	switch kind {
+	case "w":
+		m, err = bench.Workloads()[i].Run(dir, root)
+	case "s":
+		pt := bench.Scaling(maxEvents)[i]
+		g, gerr := pt.Graph()
+		if gerr != nil {
+			return gerr
+		}
+		res.Ranks = g.NumRanks()
+		start := time.Now()
+		r, rerr := sim.Run(g, network.DefaultLogGOPS(), sim.Options{})
+		m, err = bench.Measure{Wall: time.Since(start)}, rerr
+		if r != nil {
+			m.Events = r.Events
+		}
+	default:
+		return fmt.Errorf("bad -child %q", spec)
+	}
+	if err != nil {
+		return err
+	}
+	res.Events, res.WallNs, res.Allocs, res.RSS, res.Extra = m.Events, m.Wall.Nanoseconds(), m.Allocs, vmHWM(), m.Extra
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// runProcess runs cmd and returns its wall time and peak RSS.
+func runProcess(cmd *exec.Cmd) (time.Duration, int64, []byte, error) {
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var rss int64
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = ru.Maxrss << 10 // kB on Linux
+		}
+	}
+	return wall, rss, []byte(out.String()), err
+}
+
+type stats struct {
+	events      int64
+	min, median time.Duration
+	rss         int64
+	allocs      uint64
+	extra       map[string]float64
+	ranks       int
+}
+
+func summarize(rs []childResult, walls []time.Duration) stats {
+	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
+	s := stats{min: walls[0], median: walls[len(walls)/2]}
+	for _, r := range rs {
+		s.events = r.Events
+		s.rss = max(s.rss, r.RSS)
+		s.allocs = r.Allocs
+		s.extra = r.Extra
+		s.ranks = r.Ranks
+	}
+	return s
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+func header(w io.Writer, root string) {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(l, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":"))
+				break
+			}
+		}
+	}
+	commit := "unknown"
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+	}
+	host, _ := os.Hostname()
+	fmt.Fprintf(w, "capsim benchmarks: commit %s, %s, %s\nmachine %s: %s, %d cores, %s\n\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		runtime.Version(), host, cpu, runtime.NumCPU(), memTotal())
+}
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	return "memory unknown"
+}
+
+func run(w io.Writer, runs int, maxEvents float64, only, plotPath string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "capsim-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(tmp, "capsim")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/capsim")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build capsim: %v\n%s", err, out)
+	}
+	header(w, root)
+	fmt.Fprintf(w, "| workload | events | min wall | median wall | events/s | peak RSS | allocations | other |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	var ring stats
+	for i, wl := range bench.Workloads() {
+		if only != "" && !strings.Contains(wl.Name, only) {
+			continue
+		}
+		if wl.Setup != nil {
+			if err := wl.Setup(tmp); err != nil {
+				return fmt.Errorf("%s: %w", wl.Name, err)
+			}
+		}
+		var rs []childResult
+		var walls []time.Duration
+		for k := 0; k < runs; k++ {
+			var r childResult
+			if wl.Child != nil {
+				wall, rss, out, err := runProcess(exec.Command(bin, wl.Child(tmp)...))
+				if err != nil {
+					return fmt.Errorf("%s: %w", wl.Name, err)
+				}
+				var js struct {
+					Events int64 `json:"events"`
+				}
+				_ = json.Unmarshal(out, &js)
+				r = childResult{Events: js.Events, WallNs: wall.Nanoseconds(), RSS: rss}
+			} else {
+				_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("w:%d", i), "-dir", tmp))
+				if err != nil {
+					return fmt.Errorf("%s: %w", wl.Name, err)
+				}
+				if err := json.Unmarshal(out, &r); err != nil {
+					return fmt.Errorf("%s: %w", wl.Name, err)
+				}
+			}
+			rs = append(rs, r)
+			walls = append(walls, time.Duration(r.WallNs))
+		}
+		s := summarize(rs, walls)
+		if wl.Child != nil && strings.Contains(wl.Name, "ring allreduce") {
+			ring = s
+		}
+		allocs := "–"
+		if wl.Child == nil {
+			allocs = strconv.FormatUint(s.allocs, 10)
+		}
+		var extra []string
+		keys := make([]string, 0, len(s.extra))
+		for k := range s.extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			extra = append(extra, fmt.Sprintf("%s %.3g", k, s.extra[k]))
+		}
+		fmt.Fprintf(w, "| %s | %.2f M | %.3f s | %.3f s | %.2f M/s | %s | %s | %s |\n", wl.Name, float64(s.events)/1e6, s.min.Seconds(), s.median.Seconds(),
+			float64(s.events)/s.min.Seconds()/1e6, mib(s.rss), allocs, strings.Join(extra, ", "))
+	}
+	if err := peer(w, bin, tmp, runs, ring); err != nil {
+		return err
+	}
+	if only != "" {
+		return nil
+	}
+	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory):\n\n| workload | ranks | events | wall | ns/event | peak RSS | bytes/event |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	var pts []childResult
+	var names []string
+	for i, sp := range bench.Scaling(maxEvents) {
+		_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("s:%d", i), "-dir", tmp, "-max-events", fmt.Sprint(maxEvents)))
+		if err != nil {
+			return fmt.Errorf("scaling %s: %w", sp.Pattern, err)
+		}
+		var r childResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			return err
+		}
+		pts = append(pts, r)
+		names = append(names, sp.Pattern)
+		fmt.Fprintf(w, "| %s | %d | %.2f M | %.3f s | %.1f | %s | %.0f |\n", sp.Pattern, r.Ranks, float64(r.Events)/1e6, float64(r.WallNs)/1e9,
+			float64(r.WallNs)/float64(r.Events), mib(r.RSS), float64(r.RSS)/float64(r.Events))
+	}
+	if plotPath != "" {
+		return scalingPlot(plotPath, names, pts)
+	}
+	return nil
+}
+
+// peer runs the reference ring allreduce through LogGOPSim where
+// CAPSIM_LOGGOPSIM (and CAPSIM_TXT2BIN) name its binaries.
+func peer(w io.Writer, bin, tmp string, runs int, ring stats) error {
+	lgs, t2b := os.Getenv("CAPSIM_LOGGOPSIM"), os.Getenv("CAPSIM_TXT2BIN")
+	if lgs == "" || t2b == "" || ring.events == 0 {
+		fmt.Fprintln(w, "\n(no peer comparison: set CAPSIM_LOGGOPSIM and CAPSIM_TXT2BIN to a LogGOPSim build that keeps program order)")
+		return nil
+	}
+	goal := bench.RingGOAL(tmp)
+	if out, err := exec.Command(bin, "export", "goal", bench.RingFile(tmp), "-o", goal).CombinedOutput(); err != nil {
+		return fmt.Errorf("export goal: %v\n%s", err, out)
+	}
+	binFile := goal + ".bin"
+	if out, err := exec.Command(t2b, "-i", goal, "-o", binFile).CombinedOutput(); err != nil {
+		return fmt.Errorf("txt2bin: %v\n%s", err, out)
+	}
+	var walls []time.Duration
+	var rss int64
+	for k := 0; k < runs; k++ {
+		wall, r, _, err := runProcess(exec.Command(lgs, "-f", binFile))
+		if err != nil {
+			return fmt.Errorf("LogGOPSim: %w", err)
+		}
+		walls = append(walls, wall)
+		rss = max(rss, r)
+	}
+	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
+	fmt.Fprintf(w, "\n| ring allreduce, 1,024 ranks × 1 MiB | min wall | median wall | peak RSS |\n| --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "| LogGOPSim | %.3f s | %.3f s | %s |\n", walls[0].Seconds(), walls[len(walls)/2].Seconds(), mib(rss))
+	fmt.Fprintf(w, "| capsim | %.3f s | %.3f s | %s |\n", ring.min.Seconds(), ring.median.Seconds(), mib(ring.rss))
+	fmt.Fprintf(w, "| capsim / LogGOPSim | %.2f | %.2f | %.2f |\n", ring.min.Seconds()/walls[0].Seconds(), ring.median.Seconds()/walls[len(walls)/2].Seconds(), float64(ring.rss)/float64(rss))
+	return nil
+}
+
+// scalingPlot draws ns per event and bytes per event against events.
+func scalingPlot(path string, names []string, pts []childResult) error {
+	p := plot.New()
+	p.Title.Text = "capsim replay: time and memory per event"
+	p.X.Label.Text = "engine events"
+	p.Y.Label.Text = "per event: ns (solid), bytes/10 (dashed)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	series := map[string][2]plotter.XYs{}
+	var order []string
+	for i, r := range pts {
+		n := names[i]
+		if strings.HasPrefix(n, "stencil2d") {
+			n = "stencil2d"
+			if r.Ranks != 1024 {
+				n = "stencil2d, 10^6 events, ranks vary"
+			}
+		}
+		if _, ok := series[n]; !ok {
+			order = append(order, n)
+		}
+		s := series[n]
+		s[0] = append(s[0], plotter.XY{X: float64(r.Events), Y: float64(r.WallNs) / float64(r.Events)})
+		s[1] = append(s[1], plotter.XY{X: float64(r.Events), Y: float64(r.RSS) / float64(r.Events) / 10})
+		series[n] = s
+	}
+	colors := []color.Color{color.RGBA{0x00, 0x72, 0xB2, 0xff}, color.RGBA{0xD5, 0x5E, 0x00, 0xff}, color.RGBA{0x00, 0x9E, 0x73, 0xff}, color.RGBA{0xCC, 0x79, 0xA7, 0xff}}
+	for i, n := range order {
+		for k, xy := range series[n] {
+			sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
+			l, s, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return err
+			}
+			l.Color, s.Color = colors[i%len(colors)], colors[i%len(colors)]
+			if k == 1 {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			} else {
+				p.Legend.Add(n, l, s)
+			}
+			p.Add(l, s)
+		}
+	}
+	p.Legend.Top = true
+	p.Y.Min = 0
+	if math.IsNaN(p.Y.Max) {
+		p.Y.Max = 1
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(8*vg.Inch, 4.5*vg.Inch, path)
+}

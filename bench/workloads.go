@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
+)
+
+// Measure is what one run of a workload reports.
+type Measure struct {
+	Events int64         // engine events processed
+	Wall   time.Duration // the timed part's wall time
+	Allocs uint64        // heap allocations during the timed part
+	// Extra holds workload-specific figures (e.g. the modeled/unmodeled
+	// ratio), printed after the standard columns.
+	Extra map[string]float64
+}
+
+// Workload is one benchmark of the table that `go run ./bench/run` prints
+// and the README quotes. Run builds its input (untimed), then times the
+// part the benchmark is about.
+type Workload struct {
+	// Name is the row's label in the README's performance table.
+	Name string
+	// Setup prepares inputs in dir once (untimed); it may be nil.
+	Setup func(dir string) error
+	// Run performs one timed run with the inputs in dir; root is the
+	// module's root (for example files).
+	Run func(dir, root string) (Measure, error)
+	// Child, when set, runs the workload as `capsim ARGS...` (the built
+	// binary) instead of Run: the wall time and peak RSS are the child's.
+	Child func(dir string) []string
+}
+
+// timed runs f with the allocation count taken around it.
+func timed(f func() (int64, error)) (Measure, error) {
+	runtime.GC()
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	start := time.Now()
+	ev, err := f()
+	wall := time.Since(start)
+	runtime.ReadMemStats(&b)
+	return Measure{Events: ev, Wall: wall, Allocs: b.Mallocs - a.Mallocs}, err
+}
+
+// RingFile is the reference workload's file in dir: LogGOPSim's schedgen
+// pattern allreduce_ring on 1,024 ranks with 1 MiB per rank (6.3 M
+// events), as an Arrow execution graph.
+func RingFile(dir string) string { return filepath.Join(dir, "ring1024.arrow") }
+
+// RingGOAL is the same schedule as GOAL text, for LogGOPSim.
+func RingGOAL(dir string) string { return filepath.Join(dir, "ring1024.goal") }
+
+func writeRing(dir string) error {
+	if _, err := os.Stat(RingFile(dir)); err == nil {
+		return nil
+	}
+	g, err := gen.GeneratePattern(gen.RingAllreduce, gen.PatternOptions{Ranks: 1024, Bytes: 1 << 20})
+	if err != nil {
+		return err
+	}
+	return arrowtrace.WriteGraph(RingFile(dir), g)
+}
+
+// replayGraph times sim.Run on g.
+func replayGraph(g *graph.Graph, opt sim.Options) (Measure, error) {
+	return timed(func() (int64, error) {
+		res, err := sim.Run(g, network.DefaultLogGOPS(), opt)
+		if err != nil {
+			return 0, err
+		}
+		return res.Events, nil
+	})
+}
+
+// Workloads returns the benchmark table's rows, in the order printed.
+func Workloads() []Workload {
+	return []Workload{
+		{
+			Name:  "ring allreduce, 1,024 ranks × 1 MiB, `capsim replay` of its Arrow file",
+			Setup: writeRing,
+			Child: func(dir string) []string { return []string{"replay", RingFile(dir), "--json"} },
+		},
+		{
+			Name:  "ring allreduce, 1,024 ranks × 1 MiB, replay only (in memory)",
+			Setup: writeRing,
+			Run: func(dir, _ string) (Measure, error) {
+				g, err := arrowtrace.ReadGraph(RingFile(dir))
+				if err != nil {
+					return Measure{}, err
+				}
+				return replayGraph(g, sim.Options{})
+			},
+		},
+		{
+			Name: "dissemination barrier, 65,536 ranks",
+			Run: func(string, string) (Measure, error) {
+				g, err := gen.GeneratePattern(gen.Dissemination, gen.PatternOptions{Ranks: 65536})
+				if err != nil {
+					return Measure{}, err
+				}
+				return replayGraph(g, sim.Options{})
+			},
+		},
+		{
+			Name: "stencil, 1,024 ranks, every calc priced through a model file",
+			Run: func(_, root string) (Measure, error) {
+				g, err := StencilGraph(190)
+				if err != nil {
+					return Measure{}, err
+				}
+				_, set, err := models.Load(filepath.Join(root, "examples", "models", "stencil.json"))
+				if err != nil {
+					return Measure{}, err
+				}
+				plain, err := replayGraph(g, sim.Options{})
+				if err != nil {
+					return Measure{}, err
+				}
+				t := compute.Target{Default: compute.Config{CPUFreqGHz: 1.6}.Merge(set.Recorded)}
+				p, err := compute.NewPricer(g, set, t)
+				if err != nil {
+					return Measure{}, err
+				}
+				m, err := replayGraph(g, sim.Options{Pricer: p})
+				m.Extra = map[string]float64{"recorded-durations s": plain.Wall.Seconds(), "modeled/recorded": m.Wall.Seconds() / plain.Wall.Seconds()}
+				return m, err
+			},
+		},
+	}
+}
+
+// StencilGraph lowers a 1024-rank (32 × 32) charged-field stencil of iters
+// iterations (190: about 10 million events).
+func StencilGraph(iters int) (*graph.Graph, error) {
+	s := gen.Stencil{Dims: []int{32, 32}, Iterations: iters, HaloBytes: 32768, ComputeNs: 1000000,
+		Imbalance: "charged-field", Balance: 0.5, Intensity: 1, AllreduceBytes: 8, Sigma: 0.15, Seed: 1}
+	t, err := s.Generate()
+	if err != nil {
+		return nil, err
+	}
+	return lower.Lower(t, lower.Options{})
+}
+
+// ScalingPoint is one size of a scaling series.
+type ScalingPoint struct {
+	Pattern string
+	Ranks   int
+	Graph   func() (*graph.Graph, error)
+}
+
+// Scaling returns the scaling series up to about maxEvents engine events:
+// the ring allreduce and the linear all-to-all growing in ranks, and the
+// stencil growing in iterations at 1,024 ranks and in ranks at a fixed
+// number of events.
+func Scaling(maxEvents float64) []ScalingPoint {
+	var out []ScalingPoint
+	// ring: ≈ 6 p² events; all-to-all: ≈ 3 p² events.
+	for _, p := range []int{128, 400, 1290, 4080} {
+		if 6*float64(p*p) > 1.2*maxEvents {
+			break
+		}
+		out = append(out, ScalingPoint{"allreduce_ring", p, func() (*graph.Graph, error) {
+			return gen.GeneratePattern(gen.RingAllreduce, gen.PatternOptions{Ranks: p, Bytes: 1 << 20})
+		}})
+	}
+	for _, p := range []int{180, 570, 1800, 5770} {
+		if 3*float64(p*p) > 1.2*maxEvents {
+			break
+		}
+		out = append(out, ScalingPoint{"linear_alltoall", p, func() (*graph.Graph, error) {
+			return gen.GeneratePattern(gen.LinearAlltoall, gen.PatternOptions{Ranks: p, Bytes: 65536})
+		}})
+	}
+	// stencil at 1,024 ranks: ≈ 53,000 events an iteration.
+	for _, it := range []int{2, 19, 190, 1900} {
+		if 53000*float64(it) > 1.2*maxEvents {
+			break
+		}
+		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), 1024, func() (*graph.Graph, error) { return StencilGraph(it) }})
+	}
+	// stencil with ≈ 10^6 events from 16 to 65,536 ranks.
+	for _, side := range []int{4, 16, 64, 256} {
+		ranks := side * side
+		it := max(1, 1000000/(52*ranks))
+		if 52*float64(ranks*it) > 1.2*maxEvents {
+			break
+		}
+		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), ranks, func() (*graph.Graph, error) {
+			s := gen.Stencil{Dims: []int{side, side}, Iterations: it, HaloBytes: 32768, ComputeNs: 1000000,
+				Imbalance: "charged-field", Balance: 0.5, Intensity: 1, AllreduceBytes: 8, Sigma: 0.15, Seed: 1}
+			t, err := s.Generate()
+			if err != nil {
+				return nil, err
+			}
+			return lower.Lower(t, lower.Options{})
+		}})
+	}
+	return out
+}
