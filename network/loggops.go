@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // LogGOPS holds the model's parameters, in nanoseconds and bytes. The
@@ -38,7 +40,8 @@ func (p LogGOPS) String() string {
 	return fmt.Sprintf("loggops:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 }
 
-// Validate reports negative parameters.
+// Validate reports negative parameters and times above graph.MaxTimeNs
+// (L, o, g, and the per-byte G and O; S is a size in bytes).
 func (p LogGOPS) Validate() error {
 	for _, f := range []struct {
 		name string
@@ -46,6 +49,9 @@ func (p LogGOPS) Validate() error {
 	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"G", p.GapPerByte}, {"O", p.OverheadPerByte}, {"S", p.EagerLimit}} {
 		if f.v < 0 {
 			return fmt.Errorf("loggops: %s = %d is negative", f.name, f.v)
+		}
+		if f.name != "S" && f.v > graph.MaxTimeNs {
+			return fmt.Errorf("loggops: %s = %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", f.name, f.v, graph.MaxTimeNs)
 		}
 	}
 	return nil
@@ -61,7 +67,14 @@ func ParseSpec(spec string) (LogGOPS, error) {
 	if name != "loggops" {
 		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops)", spec, name)
 	}
-	return parseParams(spec, args, p)
+	p, err := parseParams(spec, args, p)
+	if err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("network spec %q: %w", spec, err)
+	}
+	return p, nil
 }
 
 // parseParams reads comma-separated KEY=VALUE LogGOPS parameters over p.

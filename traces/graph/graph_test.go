@@ -106,3 +106,29 @@ func FuzzParseOpKind(f *testing.F) {
 		}
 	})
 }
+
+// Calc durations and a rank's total calc time are bounded by MaxTimeNs.
+func TestValidateTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ns   []int64
+		ok   bool
+	}{
+		{"at the limit", []int64{MaxTimeNs / 2, MaxTimeNs / 2}, true},
+		{"one calc past it", []int64{4e18}, false},
+		{"three calcs of 4e18", []int64{4e18, 4e18, 4e18}, false},
+		{"a total past it", []int64{MaxTimeNs / 2, MaxTimeNs/2 + 1}, false},
+	} {
+		b := NewBuilder(1)
+		for _, ns := range tc.ns {
+			b.Add(0, CalcOp(ns))
+		}
+		_, err := b.Build()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "MaxTimeNs") {
+			t.Errorf("%s: error %q does not name the limit", tc.name, err)
+		}
+	}
+}
