@@ -136,7 +136,7 @@ func (p *Pricer) Duration(op int32) int64 {
 	if r < 0 {
 		return size
 	}
-	return int64(math.Round(float64(size) * p.ratio[r]))
+	return graph.SatNs(float64(size) * p.ratio[r])
 }
 
 // CalcDuration is Duration in the shape of the replay engine's hook; the

@@ -120,19 +120,19 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 // Cost returns the time from the start of a send of bytes until the
 // receiver has finished receiving it, on otherwise idle hosts: the
 // uncontended point-to-point cost used by analytic consumers such as the
-// LP's message edges.
+// LP's message edges. With valid parameters (Validate) a cost above
+// graph.MaxTimeNs saturates at MaxTimeNs+1 instead of wrapping around.
 func (p LogGOPS) Cost(bytes int64) int64 {
-	s1 := bytes - 1
-	if s1 < 0 {
-		s1 = 0
-	}
-	return 2*p.Overhead + p.Latency + max(s1*p.OverheadPerByte, s1*p.GapPerByte)
+	s1 := max(bytes-1, 0)
+	return min(2*p.Overhead+p.Latency+graph.MulNs(s1, max(p.OverheadPerByte, p.GapPerByte)), graph.MaxTimeNs+1)
 }
 
 // SendGap returns how long a send of bytes holds the sender's network
 // interface, g + (s−1)·G, on otherwise idle hosts: the analytic
 // counterpart of the gap the replay engine charges (the LP serializes a
 // rank's sends by it).
+//
+// Like Cost, it saturates at graph.MaxTimeNs+1.
 func (p LogGOPS) SendGap(bytes int64) int64 {
-	return p.Gap + max(bytes-1, 0)*p.GapPerByte
+	return min(p.Gap+graph.MulNs(max(bytes-1, 0), p.GapPerByte), graph.MaxTimeNs+1)
 }

@@ -235,7 +235,11 @@ func (b *bounder) at(capW float64) (int64, error) {
 	if res == nil || err != nil {
 		return 0, err
 	}
-	return int64(math.Round(res.Makespan * 1e9)), nil
+	ns, err := graph.SecondsToNs(res.Makespan)
+	if err != nil {
+		return 0, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
+	}
+	return ns, nil
 }
 
 func (b *bounder) close() {
@@ -294,8 +298,13 @@ func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 		}
 	}
 	met, err := sc.replayTasks(g, t, d, times, powers, parts, b.CapW+m.BaseW(), m, net)
-	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
-	return met, err
+	if err != nil {
+		return met, err
+	}
+	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return met, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
+	}
+	return met, nil
 }
 
 // ReplayConductor runs the Conductor baseline (package optimize/conductor)
@@ -366,7 +375,10 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		if !ok {
 			return Metrics{}, fmt.Errorf("LP task %d has no calc operation", i)
 		}
-		dur[op] = int64(math.Round(times[i] * 1e9))
+		var err error
+		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
+			return Metrics{}, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
+		}
 		opW[op] = powers[i]
 		if sp != nil {
 			devSec, whole := 0.0, false
@@ -378,7 +390,9 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 				}
 			}
 			if onDev[op] && !whole {
-				devNs[op] = int64(math.Round(devSec * 1e9))
+				if devNs[op], err = graph.SecondsToNs(devSec); err != nil {
+					return Metrics{}, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
+				}
 			}
 		}
 	}
