@@ -107,6 +107,9 @@ func (m *Model) SetRowBounds(lo, up []float64) error {
 	if len(lo) != m.nr || len(up) != m.nr {
 		return fmt.Errorf("clp: %d/%d row bounds for %d rows", len(lo), len(up), m.nr)
 	}
+	if err := checkBounds("row", lo, up); err != nil {
+		return err
+	}
 	C.Clp_chgRowLower(m.p, dp(finite(lo)))
 	C.Clp_chgRowUpper(m.p, dp(finite(up)))
 	return nil
@@ -117,6 +120,9 @@ func (m *Model) SetRowBounds(lo, up []float64) error {
 func (m *Model) SetColumnUpper(up []float64) error {
 	if len(up) != m.nc {
 		return fmt.Errorf("clp: %d upper bounds for %d columns", len(up), m.nc)
+	}
+	if err := checkBounds("column", nil, up); err != nil {
+		return err
 	}
 	C.Clp_chgColumnUpper(m.p, dp(finite(up)))
 	return nil
