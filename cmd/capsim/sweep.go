@@ -112,13 +112,14 @@ static policy and the median cap).`,
 			if err != nil {
 				return usageError{err}
 			}
-			schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+			arrowPath := filepath.Join(dir, results.ArrowFile)
+			schema, rows, err := results.ReadArrow(arrowPath)
 			if err != nil {
 				return err
 			}
 			figs, err := report.Figures(schema, rows)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", arrowPath, err)
 			}
 			var extra []report.Section
 			if !noDetail {
