@@ -13,14 +13,14 @@ import (
 type flagRange struct {
 	lo, hi float64
 	strict bool
-	what   string // how the message states the range
+	msg    string // what the message says of a value out of range
 }
 
 var (
-	nonNegative = flagRange{0, math.MaxFloat64, false, "a finite number ≥ 0"}
-	share       = flagRange{0, 1, false, "a number in [0, 1]"}
-	positiveNum = flagRange{0, math.MaxFloat64, true, "a finite positive number"}
-	workerCount = flagRange{0, 1 << 16, false, "a count in 0..65536 (0: the default)"}
+	nonNegative = flagRange{0, math.MaxFloat64, false, "must be a finite number ≥ 0"}
+	share       = flagRange{0, 1, false, "outside [0, 1]"}
+	positiveNum = flagRange{0, math.MaxFloat64, true, "must be a finite positive number"}
+	workerCount = flagRange{0, 1 << 16, false, "must be a count in 0..65536 (0: the default)"}
 )
 
 // flagRanges gives the numeric flags whose range is not nonNegative, by
@@ -60,7 +60,7 @@ func checkNumberFlags(cmd *cobra.Command) error {
 			r = nonNegative
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.lo || v > r.hi || r.strict && v == r.lo {
-			err = usagef("--%s %s: must be %s", f.Name, f.Value.String(), r.what)
+			err = usagef("--%s %s: %s", f.Name, f.Value.String(), r.msg)
 		}
 	})
 	return err
