@@ -284,8 +284,8 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if budget == 0 {
 		budget = float64(n) * watts[S/2]
 	}
-	if budget < 0 || o.DecisionNs < 0 {
-		return nil, fmt.Errorf("steering: negative budget (%g W) or decision cost (%d ns)", budget, o.DecisionNs)
+	if budget < 0 || o.DecisionNs < 0 || o.DecisionNs > graph.MaxTimeNs {
+		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", budget, o.DecisionNs, graph.MaxTimeNs)
 	}
 	md := newModel(t, o.Machine, ps)
 	base := Uniform(n, watts, budget)
