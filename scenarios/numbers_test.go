@@ -58,7 +58,9 @@ active_power_w = inf
 		{"huge latency", strings.Replace(base, "L_ns = 2500", "L_ns = 9000000000000000000", 1), "key network.L_ns: 9000000000000000000 ns exceeds", "L_ns = 9", 0},
 		{"huge override", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\no_ns = 2000000000000000000\n\n[workload]", 1), "key network.override.o_ns: override 1:", "o_ns = 2", 0},
 		{"nan axis", base + "\n[sweep.params]\n\"machine.idle_power_w\" = [40.0, nan]\n", "key sweep.params.machine.idle_power_w", "", 0},
-		{"too many ranks", strings.Replace(base, "nodes = 2", "nodes = 9000000000", 1), "exceed 4194304 ranks", "nodes = 9", 0},
+		{"huge node count", strings.Replace(base, "nodes = 2", "nodes = 9000000000", 1), "key machine.nodes: must be a positive integer up to 4194304", "nodes = 9", 0},
+		{"too many ranks", strings.Replace(strings.Replace(strings.Replace(base, "nodes = 2", "nodes = 4096", 1), "cores_per_socket = 8", "cores_per_socket = 4096", 1), "ranks_per_node = 8", "ranks_per_node = 4096", 1),
+			"4096 nodes × 4096 ranks per node exceed 4194304 ranks", "nodes = 4096", 0},
 		{"too many points", base + "\n[sweep.params]\na = [" + strings.Repeat("1,", 1000) + "1]\nb = [" + strings.Repeat("1,", 1000) + "1]\n", "more than 1048576 points (scenarios.MaxPoints)", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -383,8 +383,8 @@ func (s *Scenario) normalize() error {
 			v    int
 		}{{"nodes", m.Nodes}, {"sockets_per_node", m.SocketsPerNode}, {"cores_per_socket", m.CoresPerSocket},
 			{"ranks_per_node", m.RanksPerNode}, {"threads_per_rank", m.ThreadsPerRank}} {
-			if c.v <= 0 {
-				return bad("machine."+c.name, "must be a positive integer (machine %s, %s)", m.Name, key)
+			if c.v <= 0 || c.v > graph.MaxRanks {
+				return s.badAt("machine", i, "", -1, c.name, "must be a positive integer up to %d (machine %s, %s)", graph.MaxRanks, m.Name, key)
 			}
 		}
 		if m.RanksPerNode*m.ThreadsPerRank > m.SocketsPerNode*m.CoresPerSocket {
