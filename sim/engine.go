@@ -581,13 +581,14 @@ func (e *engine) loop() error {
 					d = 0
 				}
 			}
-			if uint64(d) > maxT {
-				return e.tooLate(op, fmt.Sprintf("its duration %d ns", d))
-			}
-			e.nexto[cpu] = start + uint64(d)
-			if e.nexto[cpu] > maxT {
+			end := start + uint64(d)
+			if max(uint64(d), end) > maxT {
+				if uint64(d) > maxT {
+					return e.tooLate(op, fmt.Sprintf("its duration %d ns", d))
+				}
 				return e.tooLate(op, fmt.Sprintf("its end at %d + %d ns", start, d))
 			}
+			e.nexto[cpu] = end
 			if dev >= 0 {
 				e.devFree[dev] = e.nexto[cpu]
 				if e.opt.DeviceNs != nil {
@@ -596,8 +597,8 @@ func (e *engine) loop() error {
 					}
 				}
 			}
-			e.stats[h].Compute += d
-			if e.stats[h].Compute > int64(maxT) {
+			st := &e.stats[h]
+			if st.Compute += d; st.Compute > int64(maxT) {
 				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
 			}
 			if obs != nil {
@@ -617,14 +618,17 @@ func (e *engine) loop() error {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			e.markStarted(op, rank)
-			busy := o + perByte(g.Size[op], O)
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
+			size := g.Size[op]
+			busy := o + perByte(size, O)
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
 			arrive := t + uint64(o) + L
-			if max(e.nexto[cpu], e.nextgs[nic], arrive, uint64(e.stats[h].Comm)) > maxT {
-				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", e.nexto[cpu], e.nextgs[nic], arrive, h, e.stats[h].Comm))
+			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
+			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
@@ -669,13 +673,16 @@ func (e *engine) loop() error {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
-			busy := o + recvPerByte(g.Size[op], O, G)
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
-			if max(e.nexto[cpu], e.nextgr[nic], uint64(e.stats[h].Comm)) > maxT {
-				return e.tooLate(op, fmt.Sprintf("the receipt's end (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns) at rank %d", e.nexto[cpu], e.nextgr[nic], h, e.stats[h].Comm, h))
+			size := g.Size[op]
+			busy := o + recvPerByte(size, O, G)
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
+			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
 			}
+			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
