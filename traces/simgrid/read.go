@@ -94,6 +94,9 @@ func layout(path string) ([]string, error) {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(filepath.Dir(path), name)
 		}
+		if _, err := os.Stat(name); err != nil {
+			return nil, &Error{File: path, Line: line, Msg: fmt.Sprintf("the index lists %q, which cannot be read: %v", truncate(l), err)}
+		}
 		files = append(files, name)
 	}
 	if err := sc.Err(); err != nil {
@@ -176,6 +179,7 @@ func countRanks(file string) (int, error) {
 	defer f.Close()
 	sc := newScanner(f)
 	n, line := 0, 0
+	var seen []bool // ranks with lines, so that a gap is found before a trace is allocated
 	for sc.Scan() {
 		line++
 		l := bytes.TrimSpace(sc.Bytes())
@@ -191,12 +195,21 @@ func countRanks(file string) (int, error) {
 			return 0, &Error{File: file, Line: line, Msg: fmt.Sprintf("a line starts with its rank, not %q", truncate(tok))}
 		}
 		n = max(n, int(r)+1)
+		if n > len(seen) {
+			seen = append(seen, make([]bool, n-len(seen))...)
+		}
+		seen[r] = true
 	}
 	if err := sc.Err(); err != nil {
 		return 0, fmt.Errorf("simgrid: %s: %w", file, err)
 	}
 	if n == 0 {
 		return 0, &Error{File: file, Msg: "no actions"}
+	}
+	for r, ok := range seen {
+		if !ok {
+			return 0, &Error{File: file, Msg: fmt.Sprintf("rank %d has no actions but rank %d has: is this one rank's file of a per-rank trace? Pass the index file that lists them all", r, n-1)}
+		}
 	}
 	return n, nil
 }
@@ -738,8 +751,8 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 				return err
 			}
 			dti++
-		} else if len(f) > 3+n && len(f) <= 3+2*n {
-			dti = len(f) // displacements without datatypes
+		} else if len(f) <= 3+2*n && len(f) > 5+n {
+			dti = len(f) // displacements without datatypes (SimGrid's reading)
 		}
 		dt2, err := p.dtype(f, dti+1, st.dtype)
 		if err != nil {
