@@ -30,12 +30,21 @@ func loadGraph(path, coll string) (*graph.Graph, error) {
 // loadGraphComms is loadGraph that also names the communicators of an MPI
 // trace (nil for other traces).
 func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
+	return loadGraphSpeed(path, coll, 0)
+}
+
+// loadGraphSpeed is loadGraphComms that turns the flops of a SimGrid
+// time-independent trace into time at speed flop/s (0: the trace's own).
+func loadGraphSpeed(path, coll string, speed float64) (*graph.Graph, func(int32) string, error) {
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch kind {
 	case arrowtrace.KindGOAL:
+		if isSimGrid(path) {
+			return loadSimGrid(path, coll, speed)
+		}
 		g, err := goal.ReadFile(path)
 		return g, nil, err
 	case arrowtrace.KindGraph:
@@ -74,6 +83,7 @@ func newReplayCmd() *cobra.Command {
 		tlRanks, tlWindow           string
 		ranksPerNode                int
 		asJSON, libOrder            bool
+		speed                       float64
 		netOverrides                []string
 		mf                          modelFlags
 		pol                         policyFlags
@@ -85,8 +95,10 @@ func newReplayCmd() *cobra.Command {
 model and prints the makespan, each rank's finish time and where its time
 went (compute, communication overhead, waiting), and the engine's speed.
 
-TRACE is a GOAL text schedule, an Arrow execution graph or an Arrow MPI
-trace (see docs/trace-format.md). Network parameters left out of --net take
+TRACE is a GOAL text schedule, an Arrow execution graph, an Arrow MPI
+trace (see docs/trace-format.md) or a SimGrid time-independent trace (the
+index file of smpirun -trace-ti or a single-file trace; see
+docs/trace-formats.md). Network parameters left out of --net take
 LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
@@ -104,7 +116,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err := mf.check(); err != nil {
 				return err
 			}
-			g, comms, err := loadGraphComms(a[0], coll)
+			g, comms, err := loadGraphSpeed(a[0], coll, speed)
 			if err != nil {
 				return err
 			}
@@ -182,6 +194,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
 	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
