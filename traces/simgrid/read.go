@@ -441,9 +441,12 @@ func (p *parser) duration(flops float64, what string) (int64, error) {
 
 // peer parses a rank argument; a receive's negative rank is any source.
 func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
-	v, err := p.integer(f, i, "rank", math.MinInt32, p.n-1)
+	v, err := p.integer(f, i, "rank", math.MinInt32, math.MaxInt32)
 	if err != nil {
 		return 0, err
+	}
+	if v >= p.n {
+		return 0, p.errorf("rank %d is not a rank (0..%d)", v, p.n-1)
 	}
 	if v < 0 {
 		if recv {

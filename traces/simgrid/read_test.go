@@ -287,7 +287,7 @@ func TestErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"0 init\n0 frobnicate 3\n", ":2: frobnicate: unknown action"},
 		{"0 init\n0 send 1 0\n", ":2: send: 2 arguments, want at least 3"},
-		{"0 init\n1 init\n0 send 7 0 1\n", ":3: send: rank 7 outside"},
+		{"0 init\n1 init\n0 send 7 0 1\n", ":3: send: rank 7 is not a rank (0..1)"},
 		{"0 init\n1 init\n0 send 1 0 -4\n", ":3: send: negative size -4"},
 		{"0 init\n1 init\n0 send 1 0 4 99\n", ":3: send: unknown datatype id \"99\""},
 		{"0 init\n0 compute abc\n", ":2: compute: flops \"abc\" is not a number"},
