@@ -99,7 +99,9 @@ TRACE is a GOAL text schedule, an Arrow execution graph, an Arrow MPI
 trace (see docs/trace-format.md) or a SimGrid time-independent trace (the
 index file of smpirun -trace-ti or a single-file trace; see
 docs/trace-formats.md). Network parameters left out of --net take
-LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
+LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes);
+'loggp:' instead of 'loggops:' prices the bytes in flight as LogGP and
+SimGrid do (see package network and docs/trace-formats.md).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
   capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms

@@ -12,7 +12,7 @@ import (
 // platform it was recorded for, and compares with SimGrid's own replay of
 // the same run (5.060 ms, traces/simgrid/testdata/makespans.txt).
 func TestReplaySimGrid(t *testing.T) {
-	const net = "loggops:L=10000,o=0,g=0,G=1,O=0,S=1099511627776"
+	const net = "loggp:L=10000,o=0,g=0,G=1,O=0,S=1099511627776"
 	code, out, stderr := capsim(t, "replay", "../../examples/traces/ti.txt", "--net", net, "--json",
 		"--coll", "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=recdoub,gather=linear,scatter=linear")
 	if code != 0 {

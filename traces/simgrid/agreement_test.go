@@ -29,7 +29,9 @@ const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=
 // receiver's down link of the crossbar), so L is twice the link latency;
 // G is 1/bandwidth; o, g and O are SimGrid's overheads smpi/os, smpi/or,
 // smpi/ois, set to 0; every message is eager (S above the largest message,
-// as smpi/async-small-thresh and smpi/send-is-detached-thresh are).
+// as smpi/async-small-thresh and smpi/send-is-detached-thresh are); and the
+// LogGP variant prices the bytes in flight, as SimGrid's links do, rather
+// than on the receiver's CPU as LogGOPSim does.
 func platformNet(t *testing.T) network.LogGOPS {
 	t.Helper()
 	b, err := os.ReadFile("testdata/cluster16.xml")
@@ -56,16 +58,14 @@ func platformNet(t *testing.T) network.LogGOPS {
 	if G != math.Round(G) {
 		t.Fatalf("1/bw = %g ns/byte is not an integer: capsim's G is whole ns", G)
 	}
-	return network.NewLogGOPS(int64(math.Round(2*us*1000)), 0, 0, int64(G), 0, 1<<40)
+	net := network.NewLogGOPS(int64(math.Round(2*us*1000)), 0, 0, int64(G), 0, 1<<40)
+	net.LogGP = true // bytes priced in flight, as SimGrid's links do
+	return net
 }
 
-// tolerance is the relative makespan difference allowed per trace: 1 %
-// (the issue's bound) except cg, where LogGOPSim's receive rule costs
-// 1.9 % (see docs/trace-formats.md: after the binomial broadcast leaves the
-// ranks up to 40 µs apart, every 1536-byte halo message that arrives early
-// takes 1535 ns of its receiver's CPU, delaying that rank's next send;
-// SimGrid charges no CPU for receiving).
-var tolerance = map[string]float64{"jacobi": 0.01, "cg": 0.025, "fft": 0.01, "master": 0.01}
+// tolerance is the relative makespan difference allowed per trace: the
+// issue's 1 %.
+var tolerance = map[string]float64{"jacobi": 0.01, "cg": 0.01, "fft": 0.01, "master": 0.01}
 
 // traceNames lists the recorded traces in testdata/ti.
 var traceNames = []string{"jacobi", "cg", "fft", "master"}
@@ -126,7 +126,7 @@ func TestAgreesWithSimGrid(t *testing.T) {
 		t.Fatalf("makespans.txt has %d traces, want %d", len(want), len(tolerance))
 	}
 	net := platformNet(t)
-	if net != network.NewLogGOPS(10000, 0, 0, 1, 0, 1<<40) {
+	if net.String() != "loggp:L=10000,o=0,g=0,G=1,O=0,S=1099511627776" {
 		t.Fatalf("mapping of cluster16.xml gave %v", net)
 	}
 	for _, name := range traceNames {
@@ -168,6 +168,28 @@ func TestSimGridLive(t *testing.T) {
 		}
 		if got := capsimMakespan(t, name, net); math.Abs(got/live[name]-1) > tolerance[name] {
 			t.Errorf("%s: capsim %.6f s vs SimGrid %.6f s", name, got, live[name])
+		}
+	}
+}
+
+// TestLogGOPSReceiveRule replays the traces under LogGOPSim's own pricing
+// (LogGP off), where a received message holds its receiver's CPU for
+// (s-1)·G: docs/trace-formats.md explains why that puts cg 1.9 % above
+// SimGrid (halo messages arriving while ranks skewed by the broadcast want
+// to send) while the other traces stay within 0.2 %.
+func TestLogGOPSReceiveRule(t *testing.T) {
+	b, err := os.ReadFile("testdata/makespans.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readMakespans(t, string(b))
+	net := platformNet(t)
+	net.LogGP = false
+	for _, name := range traceNames {
+		ratio := capsimMakespan(t, name, net) / want[name]
+		t.Logf("%-7s LogGOPS / SimGrid %.4f", name, ratio)
+		if off := math.Abs(ratio - 1); (name == "cg") != (off > 0.01) {
+			t.Errorf("%s: LogGOPS / SimGrid = %.4f; docs/trace-formats.md says only cg is more than 1 %% off", name, ratio)
 		}
 	}
 }
