@@ -446,6 +446,9 @@ func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
 		return 0, err
 	}
 	if v >= p.n {
+		if p.n == 1 {
+			return 0, p.errorf("rank %d is not a rank of this one-rank trace: is this one rank's file of a per-rank trace? Pass the index file that lists them all", v)
+		}
 		return 0, p.errorf("rank %d is not a rank (0..%d)", v, p.n-1)
 	}
 	if v < 0 {

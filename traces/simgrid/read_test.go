@@ -300,6 +300,7 @@ func TestErrors(t *testing.T) {
 		{"0 init\n1 init\n0 alltoallv 1 1 1\n", ":3: alltoallv: 3 arguments for 2 ranks"},
 		{"# smpi/host-speed: fast\n0 init\n", ":1: host speed \"fast\""},
 		{"", "no actions and no files listed"},
+		{"0 init\n0 send 3 0 1\n", ":2: send: rank 3 is not a rank of this one-rank trace: is this one rank's file"},
 	} {
 		p := write(t, c.text)
 		_, err := Read(p, Options{})
