@@ -1,0 +1,135 @@
+package dumpi
+
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Regions says how the compute between MPI calls is named.
+type Regions uint8
+
+const (
+	// RegionsByCall names the compute after the MPI call that precedes
+	// it ("after MPI_Waitall"), so that per-region models can tell the
+	// phases of an iteration apart; inside a function that the tracer
+	// recorded entering and leaving (compiler instrumentation), the
+	// compute takes the innermost function's name instead.
+	RegionsByCall Regions = iota
+	// RegionsSingle names all compute "compute".
+	RegionsSingle
+)
+
+// Options controls how a DUMPI trace becomes an MPI trace.
+type Options struct {
+	// CPUClock takes compute durations from the CPU-time stamps instead
+	// of the wall-clock ones.
+	CPUClock bool
+	// Regions selects how compute regions are named.
+	Regions Regions
+}
+
+// Info describes what Read found, per rank.
+type Info struct {
+	Meta    string // the .meta file read
+	Version string // the tracer's version, from rank 0's header ("8.1.0")
+	Ranks   []RankInfo
+}
+
+// RankInfo counts one rank's records.
+type RankInfo struct {
+	File    string
+	Version string
+	// Calls counts the records per function id; Skipped those that
+	// became no event (queries, datatype and communicator management,
+	// completions of no outstanding request, MPI-IO, ...).
+	Calls, Skipped [numFuncSlots + 2]int
+	// FooterCalls is the tracer's own count of calls per function id,
+	// from the file's footer (nil when the file has none).
+	FooterCalls []uint32
+	// TypeSizes is the size in bytes of every predefined datatype id on
+	// the recording machine.
+	TypeSizes []int64
+	// ProcNull counts sends and receives with MPI_PROC_NULL (no message);
+	// UnknownRequests waits and tests on requests not outstanding;
+	// Cancelled MPI_Cancel calls (their operation dropped).
+	ProcNull, UnknownRequests, Cancelled int
+}
+
+// CallCount returns the number of records of the MPI function named name
+// ("MPI_Isend").
+func (ri *RankInfo) CallCount(name string) int {
+	for id, f := range funcs {
+		if f.name == name {
+			return ri.Calls[id]
+		}
+	}
+	return 0
+}
+
+// Read reads the DUMPI trace whose .meta file is path (or the folder
+// holding it, or one of its .bin files) into an MPI trace.
+//
+// Every rank's events are its MPI calls in program order, with the
+// compute between calls (wall-clock gaps, or CPU-time gaps with
+// Options.CPUClock) as compute events named by Options.Regions. Sends and
+// receives keep their peer and communicator; communicators created by
+// MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create (with groups from
+// MPI_Comm_group and MPI_Group_incl/excl/range_incl/range_excl/union/
+// intersection/difference), MPI_Cart_create, MPI_Cart_sub and
+// MPI_Graph_create become communicators of the trace with their members
+// as world ranks. Message sizes are counts times the recording machine's
+// datatype sizes (from the file's table, and derived datatypes from the
+// constructors recorded). See the package comment for the mapping of each
+// call.
+func Read(path string, opt Options) (*mpi.Trace, error) {
+	t, _, err := ReadInfo(path, opt)
+	return t, err
+}
+
+// ReadInfo is Read that also reports what it found per rank.
+func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
+	mp, err := findMeta(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := readMeta(mp)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := mpi.NewTrace(m.numprocs)
+	info := &Info{Meta: mp, Version: m.version, Ranks: make([]RankInfo, m.numprocs)}
+	convs := make([]*rankConv, m.numprocs)
+	for r, f := range m.files {
+		if err := readRank(r, f, t, opt, info, convs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if v := info.Ranks[0].Version; v != "" {
+		info.Version = v
+	}
+	if err := resolve(t, convs); err != nil {
+		return nil, nil, err
+	}
+	return t, info, nil
+}
+
+func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs []*rankConv) error {
+	b, err := openBin(path)
+	if err != nil {
+		return fmt.Errorf("rank %d: %w", r, err)
+	}
+	defer b.Close()
+	ri := &info.Ranks[r]
+	ri.File, ri.Version, ri.FooterCalls, ri.TypeSizes = path, b.ver.String(), b.footCalls, b.typeSizes
+	c := newRankConv(r, t, b, opt, ri)
+	if err := c.run(); err != nil {
+		return err
+	}
+	c.flush()
+	// The tables built while reading are not needed any more; keep only
+	// what resolving communicators uses.
+	c.reqs, c.persist, c.types, c.comms = nil, nil, nil, nil
+	convs[r] = c
+	return nil
+}
