@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 )
 
 // loadGraph reads an execution graph from a GOAL text file, an Arrow
@@ -53,6 +54,16 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	// Messages the replay matched: the trace's point-to-point ones, then
+	// those its collectives were lowered into (MPI traces only).
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent"`
+	CollBytesSent int64 `json:"coll_bytes_sent"`
+	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
+	CollBytesRecv int64 `json:"coll_bytes_recv"`
 }
 
 type replayJSON struct {
@@ -109,6 +120,12 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
 			}
+			collTag := int32(0) // only lowered MPI traces tag collective messages
+			if comms != nil {
+				collTag = lower.CollectiveTagBase
+			}
+			msgs := sim.NewMessageCounter(g, collTag)
+			opts.Observer = msgs
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -119,7 +136,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				defer os.Remove(tlBuf.Name())
 				defer tlBuf.Close()
 				tl = timeline.New(tlBuf, g)
-				opts.Observer = tl
+				opts.Observer = teeObserver{msgs, tl}
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -149,7 +166,10 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				m := msgs.Ranks[r]
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
+					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
+					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {

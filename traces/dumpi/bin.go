@@ -193,6 +193,7 @@ func (b *binFile) readHeader() error {
 // recording machine (a Blue Gene/P has a 4-byte MPI_LONG).
 func (b *binFile) readTypeSizes() error {
 	if b.sizeLbl == 0 {
+		b.typeSizes = lp64Sizes[:] // before 0.6.6: assume an LP64 machine
 		return nil
 	}
 	d := b.section(b.sizeLbl)
@@ -244,6 +245,15 @@ func (b *binFile) readFooter() error {
 	}
 	return d.err
 }
+
+// lp64Sizes are the predefined datatype sizes of an LP64 machine (x86-64
+// Linux), by datatype id, for files older than the datatype-size table:
+// error, null, char, signed char, unsigned char, byte, wchar, short,
+// unsigned short, int, unsigned, long, unsigned long, float, double, long
+// double, long long int, unsigned long long, long long, packed, lb, ub,
+// float+int, double+int, long+int, short+int, 2 int, long double+int
+// (the sizes of the parts, as the tracer records them on x86-64).
+var lp64Sizes = [firstUserType]int64{0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8, 16, 8, 8, 8, 1, 0, 0, 8, 12, 12, 6, 8, 20}
 
 // decoder reads big-endian values from a bounded section of a file. The
 // first error sticks: later reads return zeros. Every length read from the

@@ -294,8 +294,8 @@ func (c *rankConv) record(r *record) error {
 		return c.complete(r, []int32{int32(v[0])})
 	case idWaitall:
 		return c.complete(r, r.array(0))
-	case idTestall:
-		if v[2] == 0 {
+	case idTestall: // count, requests, flag
+		if v[1] == 0 {
 			c.skip(r)
 			return nil
 		}
@@ -453,8 +453,8 @@ func (c *rankConv) record(r *record) error {
 		}
 		return nil
 	case idGraphCreate:
-		// oldcomm, nnodes, index, edges, reorder, newcomm
-		return c.create(r, creation{}, v[0], v[4])
+		// nnodes, oldcomm, nnodes again, index, edges, reorder, newcomm
+		return c.create(r, creation{}, v[1], v[4])
 	case idCartSub:
 		// ndims, oldcomm, remain_dims, newcomm
 		return c.create(r, creation{remain: append([]int32(nil), r.array(0)...)}, v[1], v[2])
@@ -502,7 +502,7 @@ func (c *rankConv) record(r *record) error {
 	case idTypeCreateIndexedBlock: // count, blocklength, displs, oldtype, newtype
 		return c.defType(r, v[3], v[0]*v[1], v[2])
 	case idTypeStruct, idTypeCreateStruct: // count, lengths, displs, types, newtype
-		lens, types := r.array(0), r.array(2)
+		lens, types := r.array(0), r.array(r.narr-1) // old files: no displacement array
 		if len(lens) != len(types) {
 			return c.recError(r, "%d block lengths for %d types", len(lens), len(types))
 		}
@@ -514,7 +514,7 @@ func (c *rankConv) record(r *record) error {
 			}
 			total += n
 		}
-		c.types[uint16(v[1])] = total
+		c.types[uint16(v[len(v)-1])] = total
 		c.skip(r)
 		return nil
 	case idTypeCreateSubarray: // ndims, sizes, subsizes, starts, order, oldtype, newtype
