@@ -3,7 +3,7 @@ package dumpi
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -93,15 +93,21 @@ type rankConv struct {
 	// Compute between calls.
 	started  bool
 	lastStop int64
-	gap      int64  // compute time accumulated since the last event
-	after    string // name of the last call that became an event
+	gap      int64 // compute time accumulated since the last event
+	after    int   // function id of the last call that became an event, -1: none
+	regs     *regions
 	fnStack  []uint64
 
 	vColl []int32 // events whose Bytes are averaged over the members afterwards
+
+	// Buffers reused from record to record.
+	one     [1]int32
+	scratch []int64
+	idx     []int32
 }
 
-func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo) *rankConv {
-	return &rankConv{rank: rank, t: t, b: b, opt: opt, info: info,
+func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo, regs *regions) *rankConv {
+	return &rankConv{rank: rank, t: t, b: b, opt: opt, info: info, regs: regs, after: -1,
 		comms: map[uint16]int{commWorld: instWorld, commSelf: instSelf}, ninst: 2,
 		cartDims: map[int][]int32{}, groups: map[uint16]*group{}, types: map[uint16]int64{},
 		reqs: map[int32]pending{}, persist: map[int32]mpi.Event{}, perParent: map[int]int{}}
@@ -150,27 +156,55 @@ func (c *rankConv) timed(r *record) {
 	c.lastStop = max(stop, start)
 }
 
-// regionName names the compute before the next event.
-func (c *rankConv) regionName() string {
+// regions interns compute-region names for all ranks of a trace without
+// building a string per compute event.
+type regions struct {
+	t      *mpi.Trace
+	byCall [len(funcs) + 1]int32 // "after <call>" by function id (+1: none yet)
+	byName map[string]int32
+}
+
+func newRegions(t *mpi.Trace) *regions { return &regions{t: t, byName: map[string]int32{}} }
+
+func (g *regions) named(name string) int32 {
+	if id, ok := g.byName[name]; ok {
+		return id
+	}
+	id := g.t.Region(name)
+	g.byName[name] = id
+	return id
+}
+
+// region returns the region of the compute before the next event.
+func (c *rankConv) region() int32 {
+	g := c.regs
 	if c.opt.Regions == RegionsSingle {
-		return "compute"
+		return g.named("compute")
 	}
 	if n := len(c.fnStack); n > 0 {
 		if name, ok := c.b.funcNames[c.fnStack[n-1]]; ok && name != "" {
-			return name
+			return g.named(name)
 		}
-		return fmt.Sprintf("function %#x", c.fnStack[n-1])
+		return g.named(fmt.Sprintf("function %#x", c.fnStack[n-1]))
 	}
-	if c.after == "" {
-		return "compute"
+	slot := len(funcs)
+	if c.after >= 0 {
+		slot = int(c.after)
 	}
-	return "after " + c.after
+	if g.byCall[slot] == 0 {
+		name := "compute"
+		if c.after >= 0 {
+			name = "after " + funcName(uint16(c.after))
+		}
+		g.byCall[slot] = g.named(name)
+	}
+	return g.byCall[slot]
 }
 
 // flush emits the accumulated compute.
 func (c *rankConv) flush() {
 	if c.gap > 0 {
-		c.t.AppendCompute(c.rank, c.regionName(), c.gap)
+		c.t.Append(c.rank, mpi.Event{Kind: mpi.Compute, Region: c.region(), Duration: c.gap})
 		c.gap = 0
 	}
 }
@@ -181,7 +215,7 @@ func (c *rankConv) emit(r *record, e mpi.Event) int {
 	if start, stop, ok := c.clock(r); ok && stop > start {
 		e.Duration = stop - start
 	}
-	c.after = r.name()
+	c.after = int(r.id)
 	c.t.Append(c.rank, e)
 	return len(c.t.Ranks[c.rank].Events) - 1
 }
@@ -191,7 +225,7 @@ func (c *rankConv) emitList(r *record, e mpi.Event, list []int64) int {
 	if start, stop, ok := c.clock(r); ok && stop > start {
 		e.Duration = stop - start
 	}
-	c.after = r.name()
+	c.after = int(r.id)
 	c.t.AppendList(c.rank, e, list)
 	return len(c.t.Ranks[c.rank].Events) - 1
 }
@@ -252,7 +286,7 @@ func (c *rankConv) record(r *record) error {
 	c.timed(r)
 	switch r.id {
 	case idInit, idInitThread:
-		c.after = r.name() // the first compute is "after MPI_Init"
+		c.after = int(r.id) // the first compute is "after MPI_Init"
 		c.skip(r)
 		return nil
 	case idSend, idBsend, idSsend, idRsend:
@@ -279,19 +313,22 @@ func (c *rankConv) record(r *record) error {
 		c.skip(r)
 		return nil
 	case idStart:
-		return c.start(r, []int32{int32(v[0])})
+		c.one[0] = int32(v[0])
+		return c.start(r, c.one[:])
 	case idStartall:
 		return c.start(r, r.array(0))
 	case idSendrecv, idSendrecvReplace:
 		return c.sendrecv(r)
 	case idWait:
-		return c.complete(r, []int32{int32(v[0])})
+		c.one[0] = int32(v[0])
+		return c.complete(r, c.one[:])
 	case idTest:
 		if v[1] == 0 {
 			c.skip(r)
 			return nil
 		}
-		return c.complete(r, []int32{int32(v[0])})
+		c.one[0] = int32(v[0])
+		return c.complete(r, c.one[:])
 	case idWaitall:
 		return c.complete(r, r.array(0))
 	case idTestall: // count, requests, flag
@@ -309,13 +346,14 @@ func (c *rankConv) record(r *record) error {
 		return c.complete(r, reqs[index:index+1])
 	case idWaitsome, idTestsome:
 		reqs, idx := r.array(0), r.array(1)
-		done := make([]int32, 0, len(idx))
+		done := c.idx[:0]
 		for _, i := range idx {
 			if i < 0 || int(i) >= len(reqs) {
 				return c.recError(r, "completed index %d outside the %d requests", i, len(reqs))
 			}
 			done = append(done, reqs[i])
 		}
+		c.idx = done
 		return c.complete(r, done)
 	case idRequestFree:
 		h := int32(v[0])
@@ -681,19 +719,17 @@ func (c *rankConv) sendrecv(r *record) error {
 			return err
 		}
 	}
-	var reqs []int64
-	for _, x := range []struct {
-		e  mpi.Event
-		ok bool
-	}{{s, sok}, {q, qok}} {
-		if !x.ok {
+	reqs := c.scratch[:0]
+	for i, e := range [2]mpi.Event{s, q} {
+		if ok := [2]bool{sok, qok}[i]; !ok {
 			c.info.ProcNull++
 			continue
 		}
-		x.e.Req = c.newReq()
-		c.emit(r, x.e)
-		reqs = append(reqs, x.e.Req)
+		e.Req = c.newReq()
+		c.emit(r, e)
+		reqs = append(reqs, e.Req)
 	}
+	c.scratch = reqs
 	if len(reqs) == 0 {
 		c.skip(r)
 		return nil
@@ -705,7 +741,7 @@ func (c *rankConv) sendrecv(r *record) error {
 // complete waits for the requests hs; handles without an outstanding
 // request (MPI_REQUEST_NULL, already completed, freed) are ignored.
 func (c *rankConv) complete(r *record, hs []int32) error {
-	var reqs []int64
+	reqs := c.scratch[:0]
 	for _, h := range hs {
 		p, ok := c.reqs[h]
 		if !ok {
@@ -717,6 +753,7 @@ func (c *rankConv) complete(r *record, hs []int32) error {
 		delete(c.reqs, h)
 		reqs = append(reqs, p.req)
 	}
+	c.scratch = reqs
 	switch len(reqs) {
 	case 0:
 		c.skip(r)
@@ -754,7 +791,8 @@ func (c *rankConv) alltoallv(r *record) error {
 	v := r.v
 	counts := r.array(0)
 	var comm int64
-	list := make([]int64, len(counts))
+	list := slices.Grow(c.scratch[:0], len(counts))[:len(counts)]
+	c.scratch = list
 	if r.id == idAlltoallv { // commsize, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype, comm
 		comm = v[3]
 		for i, x := range counts {
@@ -806,6 +844,3 @@ func (c *rankConv) create(r *record, cr creation, parent, out int64) error {
 	c.skip(r)
 	return nil
 }
-
-// sortInt32 sorts a in place.
-func sortInt32(a []int32) { sort.Slice(a, func(i, j int) bool { return a[i] < a[j] }) }

@@ -100,8 +100,9 @@ func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
 	t := mpi.NewTrace(m.numprocs)
 	info := &Info{Meta: mp, Version: m.version, Ranks: make([]RankInfo, m.numprocs)}
 	convs := make([]*rankConv, m.numprocs)
+	regs := newRegions(t)
 	for r, f := range m.files {
-		if err := readRank(r, f, t, opt, info, convs); err != nil {
+		if err := readRank(r, f, t, opt, info, convs, regs); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -114,7 +115,7 @@ func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
 	return t, info, nil
 }
 
-func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs []*rankConv) error {
+func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs []*rankConv, regs *regions) error {
 	b, err := openBin(path)
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
@@ -122,7 +123,15 @@ func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs [
 	defer b.Close()
 	ri := &info.Ranks[r]
 	ri.File, ri.Version, ri.FooterCalls, ri.TypeSizes = path, b.ver.String(), b.footCalls, b.typeSizes
-	c := newRankConv(r, t, b, opt, ri)
+	// Size the event list from the tracer's call count (a call and the
+	// compute before it are at most two events, Sendrecv three), bounded
+	// by what the file can hold (a record is at least 3 bytes), so the
+	// list is not regrown as the records are read.
+	if n := len(b.footCalls); n > 0 {
+		calls := min(int64(b.footCalls[n-1]), (b.footer-b.body)/3)
+		t.Ranks[r].Events = make([]mpi.Event, 0, 2*calls+1)
+	}
+	c := newRankConv(r, t, b, opt, ri, regs)
 	if err := c.run(); err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (s *stream) next() bool {
 		return false
 	}
 	if int(r.id) >= len(funcs) || funcs[r.id].name == "" {
-		d.fail("unknown function id %d", r.id)
+		d.err = fmt.Errorf("offset %d: unknown function id %d (not a function DUMPI records)", r.off, r.id)
 		return false
 	}
 	r.mask = d.u8()
@@ -143,13 +143,9 @@ func (s *stream) decodeArgs(r *record) {
 		if v.atLeast(0, 6, 2) {
 			s.fields(r, "S")
 		} else {
-			s.fields(r, "ii")
-			argc := r.v[0]
-			if argc < 0 {
-				s.d.fail("MPI_Init with argc %d", argc)
-				return
-			}
-			for range argc {
+			argc := s.d.count(8) // argc, then the same again, then argc strings
+			s.fields(r, "i")
+			for i := 0; i < argc && s.d.err == nil; i++ {
 				s.fields(r, "C")
 			}
 		}

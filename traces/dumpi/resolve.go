@@ -443,7 +443,7 @@ func (rs *resolver) remap() error {
 				}
 				a.sum += e.Bytes
 				a.n++
-				if e.Kind.IsRooted() && int(e.Peer) < len(t.Comm(e.Comm).Members) && t.Comm(e.Comm).Members[e.Peer] == int32(r) {
+				if e.Kind.IsRooted() && e.Peer >= 0 && int(e.Peer) < len(t.Comm(e.Comm).Members) && t.Comm(e.Comm).Members[e.Peer] == int32(r) {
 					a.root, a.hasRoot = e.Bytes, true
 				}
 			}

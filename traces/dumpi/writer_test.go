@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -106,7 +108,10 @@ func (w *binWriter) put(v any) {
 // call writes a record of function id that starts gap ns after the
 // previous one ended and lasts dur ns.
 func (w *binWriter) call(id uint16, gap, dur int64, args ...any) {
-	w.counts[min(int(id), numFuncSlots-1)]++
+	if int(id) < numFuncSlots-1 {
+		w.counts[id]++
+	}
+	w.counts[numFuncSlots-1]++ // the last slot holds the total
 	w.put(h16(id))
 	mask := u8(maskCPU | maskWall | maskThread)
 	if w.statuses {
@@ -168,11 +173,9 @@ func (w *binWriter) bytes() []byte {
 	u32(0)
 	addrLbl := int64(f.Len())
 	u32(uint32(len(w.labels)))
-	for a := uint64(0); a < 1<<20 && len(w.labels) > 0; a++ {
-		if n, ok := w.labels[a]; ok {
-			u64(a)
-			s16(n)
-		}
+	for _, a := range slices.Sorted(maps.Keys(w.labels)) {
+		u64(a)
+		s16(w.labels[a])
 	}
 	u64(magic)
 	if w.sizes != nil {
