@@ -144,6 +144,13 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+func TestSniffDir(t *testing.T) {
+	meta := pair(t, false, func(w *binWriter, r int) {})
+	if !SniffDir(filepath.Dir(meta)) || SniffDir(t.TempDir()) {
+		t.Error("SniffDir")
+	}
+}
+
 // TestPaths reads the same trace through its .meta file, its folder and a
 // .bin file.
 func TestPaths(t *testing.T) {
@@ -167,8 +174,9 @@ func TestSniff(t *testing.T) {
 	}{
 		{bin[:64], "run-0000.bin", true},
 		{m, "run.meta", true},
-		{m, "renamed.txt", true}, // hostname= first, as the tracer writes it
+		{m, "", true},
 		{[]byte("numprocs=4\n"), "x.meta", false},
+		{[]byte("# numprocs=4 fileprefix=x\n"), "x.txt", false},
 		{[]byte("# liballprof\n"), "trace-0.dat", false},
 		{[]byte{0xff, 0xaa, 0xdd, 0x44}, "short.bin", false},
 	}

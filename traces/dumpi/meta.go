@@ -3,11 +3,14 @@ package dumpi
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxRanks bounds numprocs in a .meta file before any file is looked for.
@@ -130,12 +133,38 @@ func exists(p string) bool {
 }
 
 // Sniff reports whether a file is part of a DUMPI trace, from its first
-// bytes (head) and its name: a per-rank .bin file starts with DUMPI's magic
-// bytes; a .meta file is text with numprocs= and fileprefix= lines.
+// bytes (head) and its name (path, which may be empty): a per-rank .bin
+// file starts with DUMPI's magic bytes; a .meta file is text with
+// numprocs= and fileprefix= lines (the name is not needed: the tracer
+// writes both keys, and its files are often renamed).
 func Sniff(head []byte, path string) bool {
-	if len(head) >= 8 && bytes.Equal(head[:8], []byte{0xff, 0xaa, 0xdd, 0x44, 'U', 'M', 'P', 'I'}) {
+	if len(head) >= 8 && binary.BigEndian.Uint64(head) == magic {
 		return true
 	}
-	return bytes.Contains(head, []byte("numprocs=")) && bytes.Contains(head, []byte("fileprefix=")) &&
-		(strings.HasSuffix(path, ".meta") || bytes.HasPrefix(head, []byte("hostname=")))
+	if len(head) == 0 || head[0] == 0 || !utf8.Valid(head[:min(len(head), 512)]) && !strings.HasSuffix(path, ".meta") {
+		return false
+	}
+	return metaKey(head, "numprocs=") && metaKey(head, "fileprefix=")
+}
+
+// metaKey reports whether key starts a line of head.
+func metaKey(head []byte, key string) bool {
+	return bytes.HasPrefix(head, []byte(key)) || bytes.Contains(head, []byte("\n"+key))
+}
+
+// SniffDir reports whether the folder at path holds a DUMPI trace: exactly
+// one .meta file, which Sniff accepts.
+func SniffDir(path string) bool {
+	ms, err := filepath.Glob(filepath.Join(path, "*.meta"))
+	if err != nil || len(ms) != 1 {
+		return false
+	}
+	f, err := os.Open(ms[0])
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return Sniff(head[:n], ms[0])
 }
