@@ -211,3 +211,4 @@ func TestCPUClock(t *testing.T) {
 		}
 	}
 }
+

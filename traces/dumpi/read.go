@@ -127,7 +127,7 @@ func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs [
 	// compute before it are at most two events, Sendrecv three), bounded
 	// by what the file can hold (a record is at least 3 bytes), so the
 	// list is not regrown as the records are read.
-	if n := len(b.footCalls); n > 0 {
+	if n := len(b.footCalls); n > 0 && b.footer > b.body {
 		calls := min(int64(b.footCalls[n-1]), (b.footer-b.body)/3)
 		t.Ranks[r].Events = make([]mpi.Event, 0, 2*calls+1)
 	}
