@@ -211,4 +211,3 @@ func TestCPUClock(t *testing.T) {
 		}
 	}
 }
-
