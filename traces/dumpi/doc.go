@@ -71,9 +71,15 @@
 //     distributed-array datatypes are errors naming the file, the record's
 //     offset and the function.
 //
+// Tags are kept unless one is 2^20 or more (lowering's limit; MPI allows
+// up to MPI_TAG_UB): then the trace's tags are renumbered 0, 1, 2, … in
+// their order, which matches the same messages.
+//
 // Compute is the time between the end of one MPI call and the start of
 // the next, by the wall clock unless Options.CPUClock. Time inside calls
-// that make no event is not compute.
+// that make no event is not compute. Timestamps store seconds in 2 bytes;
+// a clock that jumps back by more than 9 hours has wrapped (runs longer
+// than 18.2 hours are followed across the wrap).
 //
 // # Memory
 //

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // pair writes a 2-rank trace: a message 0→1 on MPI_COMM_WORLD, then, on
@@ -209,5 +212,59 @@ func TestCPUClock(t *testing.T) {
 		if got != tc.want || name != tc.name {
 			t.Errorf("%+v: compute %d ns in %q, want %d in %q", tc.opt, got, name, tc.want, tc.name)
 		}
+	}
+}
+
+// TestClockWrap runs a rank past the 65536 s the 2-byte seconds of a
+// timestamp hold: compute across the wrap is still the gap.
+func TestClockWrap(t *testing.T) {
+	w := newBinWriter([3]byte{8, 1, 0})
+	w.clock = 65530e9
+	w.call(idInit, 0, 10, strs{"./a"})
+	w.call(idBarrier, 8e9, 10, h16(world)) // starts at 65538 s: wraps to 2 s
+	w.call(idBarrier, 70e9, 10, h16(world))
+	w.call(idFinalize, 10, 10)
+	tr, err := Read(writeTrace(t, []*binWriter{w}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, e := range tr.Ranks[0].Events {
+		if e.Kind == 0 {
+			got = append(got, e.Duration)
+		}
+	}
+	if len(got) < 2 || got[0] != 8e9 || got[1] != 70e9 {
+		t.Errorf("compute %v, want 8 s then 70 s", got)
+	}
+}
+
+// TestLargeTags uses tags up to 2^31−1: they are renumbered in order, so
+// the trace lowers and its messages match as recorded.
+func TestLargeTags(t *testing.T) {
+	meta := pair(t, true, func(w *binWriter, r int) {
+		for _, tag := range []int32{2147483647, 1 << 20, 5} {
+			if r == 0 {
+				w.call(idSend, 10, 10, i32(1), h16(tInt), i32(1), i32(tag), h16(world))
+			} else {
+				w.call(idRecv, 10, 10, i32(1), h16(tInt), i32(0), i32(tag), h16(world), sts(1))
+			}
+		}
+	})
+	tr, err := Read(meta, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []int32
+	for _, e := range tr.Ranks[1].Events {
+		if e.Kind == mpi.Recv {
+			tags = append(tags, e.Tag)
+		}
+	}
+	if want := []int32{0, 3, 2, 1}; !slices.Equal(tags, want) {
+		t.Errorf("tags %v, want %v", tags, want)
+	}
+	if s := replay(t, tr); s[0].Sent != 4 || s[1].Recv != 4 {
+		t.Errorf("replay %+v", s)
 	}
 }

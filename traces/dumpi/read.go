@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -112,7 +113,42 @@ func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
 	if err := resolve(t, convs); err != nil {
 		return nil, nil, err
 	}
+	renumberTags(t)
 	return t, info, nil
+}
+
+// maxTag bounds the tags a lowered trace carries (lower.MaxUserTag).
+const maxTag = 1 << 20
+
+// renumberTags maps the tags of point-to-point calls to 0, 1, 2, … in
+// their order when any is maxTag or more (applications may use tags up to
+// MPI_TAG_UB, often 2^31−1). Matching only compares tags, so the messages
+// match as they did; MPI_ANY_TAG stays.
+func renumberTags(t *mpi.Trace) {
+	var tags []int32
+	big := false
+	for _, rk := range t.Ranks {
+		for _, e := range rk.Events {
+			if e.Kind.IsPointToPoint() && e.Tag >= 0 {
+				tags = append(tags, e.Tag)
+				big = big || e.Tag >= maxTag
+			}
+		}
+	}
+	if !big {
+		return
+	}
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	for r := range t.Ranks {
+		evs := t.Ranks[r].Events
+		for i := range evs {
+			if e := &evs[i]; e.Kind.IsPointToPoint() && e.Tag >= 0 {
+				j, _ := slices.BinarySearch(tags, e.Tag)
+				e.Tag = int32(j)
+			}
+		}
+	}
 }
 
 func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs []*rankConv, regs *regions) error {

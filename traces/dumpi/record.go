@@ -33,10 +33,12 @@ func funcName(id uint16) string {
 type stream struct {
 	b        *binFile
 	d        *decoder
-	cpuOff   int64 // seconds added to the 2-byte seconds of CPU times
-	wallOff  int64 // the same for wall-clock times
-	end      int64 // offset where the body ends (the header or footer)
-	finished bool  // MPI_Finalize was read (older tracers end the stream there)
+	cpuOff   int64    // seconds added to the 2-byte seconds of CPU times
+	wallOff  int64    // the same for wall-clock times
+	wraps    [2]int64 // times the 2-byte seconds of each clock wrapped
+	last     [2]int64 // each clock's previous time
+	end      int64    // offset where the body ends (the header or footer)
+	finished bool     // MPI_Finalize was read (older tracers end the stream there)
 	rec      record
 }
 
@@ -90,12 +92,12 @@ func (s *stream) next() bool {
 		r.thread = d.u16()
 	}
 	if r.mask&maskCPU != 0 {
-		r.cpu[0] = s.time(s.cpuOff)
-		r.cpu[1] = s.time(s.cpuOff)
+		r.cpu[0] = s.time(0)
+		r.cpu[1] = s.time(0)
 	}
 	if r.mask&maskWall != 0 {
-		r.wall[0] = s.time(s.wallOff)
-		r.wall[1] = s.time(s.wallOff)
+		r.wall[0] = s.time(1)
+		r.wall[1] = s.time(1)
 	}
 	if r.mask&maskPerf != 0 {
 		n := int64(d.u8())
@@ -112,12 +114,23 @@ func (s *stream) next() bool {
 	return true
 }
 
-// time reads one timestamp: 2-byte seconds plus the section offset, then
-// 4-byte nanoseconds.
-func (s *stream) time(off int64) int64 {
-	sec := int64(s.d.u16()) + off
-	ns := int64(s.d.u32())
-	return sec*1e9 + ns
+// time reads one timestamp of clock c (0: CPU, 1: wall): 2-byte seconds
+// plus the body's offset, then 4-byte nanoseconds. The seconds wrap after
+// 65536 s (18.2 hours): a time more than half that before the clock's
+// previous one has wrapped, and the clock moves on by 65536 s.
+func (s *stream) time(c int) int64 {
+	off := s.cpuOff
+	if c == 1 {
+		off = s.wallOff
+	}
+	sec := int64(s.d.u16()) + off + s.wraps[c]*65536
+	t := sec*1e9 + int64(s.d.u32())
+	if s.last[c]-t > 32768e9 {
+		s.wraps[c]++
+		t += 65536e9
+	}
+	s.last[c] = t
+	return t
 }
 
 // decodeArgs reads the arguments of r.id, including the functions whose
