@@ -268,3 +268,11 @@ func TestLargeTags(t *testing.T) {
 		t.Errorf("replay %+v", s)
 	}
 }
+
+func TestFunctionName(t *testing.T) {
+	for id, want := range map[int]string{0: "MPI_Send", 8: "MPI_Isend", 124: "MPI_Init", 155: "MPI_Alltoallw", 289: "MPIO_Testsome", 291: "Function_enter", 128: "function id 128", -1: "function id -1", 999: "function id 999"} {
+		if got := FunctionName(id); got != want {
+			t.Errorf("FunctionName(%d) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -57,6 +57,15 @@ type RankInfo struct {
 	ProcNull, UnknownRequests, Cancelled int
 }
 
+// FunctionName returns the name of function id, the index of
+// RankInfo.Calls and Skipped ("MPI_Isend" for 8).
+func FunctionName(id int) string {
+	if id < 0 || id >= len(funcs) {
+		return fmt.Sprintf("function id %d", id)
+	}
+	return funcName(uint16(id))
+}
+
 // CallCount returns the number of records of the MPI function named name
 // ("MPI_Isend").
 func (ri *RankInfo) CallCount(name string) int {

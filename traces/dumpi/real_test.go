@@ -57,7 +57,7 @@ func TestRealTraces(t *testing.T) {
 					total += n
 					// The tracer's own count, in the footer, agrees.
 					if id < numFuncSlots-1 && int(ri.FooterCalls[id]) != n {
-						t.Errorf("rank %d: %d records of %s, footer says %d", r, n, funcName(uint16(id)), ri.FooterCalls[id])
+						t.Errorf("rank %d: %d records of %s, footer says %d", r, n, FunctionName(id), ri.FooterCalls[id])
 					}
 				}
 				if total != tc.records || int(ri.FooterCalls[numFuncSlots-1]) != total {
