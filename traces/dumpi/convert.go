@@ -74,6 +74,7 @@ type pending struct {
 // rankConv turns one rank's records into its events.
 type rankConv struct {
 	rank int
+	path string // the rank's .bin file
 	t    *mpi.Trace
 	b    *binFile
 	opt  Options
@@ -107,7 +108,7 @@ type rankConv struct {
 }
 
 func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo, regs *regions) *rankConv {
-	return &rankConv{rank: rank, t: t, b: b, opt: opt, info: info, regs: regs, after: -1,
+	return &rankConv{rank: rank, path: b.path, t: t, b: b, opt: opt, info: info, regs: regs, after: -1,
 		comms: map[uint16]int{commWorld: instWorld, commSelf: instSelf}, ninst: 2,
 		cartDims: map[int][]int32{}, groups: map[uint16]*group{}, types: map[uint16]int64{},
 		reqs: map[int32]pending{}, persist: map[int32]mpi.Event{}, perParent: map[int]int{}}
@@ -115,7 +116,7 @@ func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo
 
 // recError is an error about one record.
 func (c *rankConv) recError(r *record, format string, a ...any) error {
-	return fmt.Errorf("%s: offset %d: %s: %s", c.b.path, r.off, r.name(), fmt.Sprintf(format, a...))
+	return fmt.Errorf("%s: offset %d: %s: %s", c.path, r.off, r.name(), fmt.Sprintf(format, a...))
 }
 
 // run converts the whole stream.
@@ -129,7 +130,7 @@ func (c *rankConv) run() error {
 		}
 	}
 	if s.d.err != nil {
-		return fmt.Errorf("%s: %w", c.b.path, s.d.err)
+		return fmt.Errorf("%s: %w", c.path, s.d.err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/capsim/capsim/traces/mpi"
@@ -30,7 +31,7 @@ type Options struct {
 	Regions Regions
 }
 
-// Info describes what Read found, per rank.
+// Info describes what ReadInfo found, per rank.
 type Info struct {
 	Meta    string // the .meta file read
 	Version string // the tracer's version, from rank 0's header ("8.1.0")
@@ -93,12 +94,19 @@ func (ri *RankInfo) CallCount(name string) int {
 // constructors recorded). See the package comment for the mapping of each
 // call.
 func Read(path string, opt Options) (*mpi.Trace, error) {
-	t, _, err := ReadInfo(path, opt)
+	t, _, err := read(path, opt, false)
 	return t, err
 }
 
 // ReadInfo is Read that also reports what it found per rank.
 func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
+	return read(path, opt, true)
+}
+
+// read reads the trace; with perRank false, Info keeps one RankInfo (the
+// last rank's) instead of one per rank, which for traces of many ranks is
+// memory the caller does not need.
+func read(path string, opt Options, perRank bool) (*mpi.Trace, *Info, error) {
 	mp, err := findMeta(path)
 	if err != nil {
 		return nil, nil, err
@@ -108,16 +116,25 @@ func ReadInfo(path string, opt Options) (*mpi.Trace, *Info, error) {
 		return nil, nil, err
 	}
 	t := mpi.NewTrace(m.numprocs)
-	info := &Info{Meta: mp, Version: m.version, Ranks: make([]RankInfo, m.numprocs)}
+	info := &Info{Meta: mp, Version: m.version, Ranks: make([]RankInfo, 1)}
+	if perRank {
+		info.Ranks = make([]RankInfo, m.numprocs)
+	}
 	convs := make([]*rankConv, m.numprocs)
 	regs := newRegions(t)
 	for r, f := range m.files {
-		if err := readRank(r, f, t, opt, info, convs, regs); err != nil {
+		ri := &info.Ranks[0]
+		if perRank {
+			ri = &info.Ranks[r]
+		} else {
+			*ri = RankInfo{}
+		}
+		if err := readRank(r, f, t, opt, ri, convs, regs); err != nil {
 			return nil, nil, err
 		}
-	}
-	if v := info.Ranks[0].Version; v != "" {
-		info.Version = v
+		if r == 0 && ri.Version != "" {
+			info.Version = ri.Version
+		}
 	}
 	if err := resolve(t, convs); err != nil {
 		return nil, nil, err
@@ -134,39 +151,42 @@ const maxTag = 1 << 20
 // MPI_TAG_UB, often 2^31−1). Matching only compares tags, so the messages
 // match as they did; MPI_ANY_TAG stays.
 func renumberTags(t *mpi.Trace) {
-	var tags []int32
 	big := false
 	for _, rk := range t.Ranks {
 		for _, e := range rk.Events {
-			if e.Kind.IsPointToPoint() && e.Tag >= 0 {
-				tags = append(tags, e.Tag)
-				big = big || e.Tag >= maxTag
-			}
+			big = big || e.Kind.IsPointToPoint() && e.Tag >= maxTag
 		}
 	}
 	if !big {
 		return
 	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
+	seen := map[int32]int32{}
+	for _, rk := range t.Ranks {
+		for _, e := range rk.Events {
+			if e.Kind.IsPointToPoint() && e.Tag >= 0 {
+				seen[e.Tag] = 0
+			}
+		}
+	}
+	for i, tag := range slices.Sorted(maps.Keys(seen)) {
+		seen[tag] = int32(i)
+	}
 	for r := range t.Ranks {
 		evs := t.Ranks[r].Events
 		for i := range evs {
 			if e := &evs[i]; e.Kind.IsPointToPoint() && e.Tag >= 0 {
-				j, _ := slices.BinarySearch(tags, e.Tag)
-				e.Tag = int32(j)
+				e.Tag = seen[e.Tag]
 			}
 		}
 	}
 }
 
-func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs []*rankConv, regs *regions) error {
+func readRank(r int, path string, t *mpi.Trace, opt Options, ri *RankInfo, convs []*rankConv, regs *regions) error {
 	b, err := openBin(path)
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
 	}
 	defer b.Close()
-	ri := &info.Ranks[r]
 	ri.File, ri.Version, ri.FooterCalls, ri.TypeSizes = path, b.ver.String(), b.footCalls, b.typeSizes
 	// Size the event list from the tracer's call count (a call and the
 	// compute before it are at most two events, Sendrecv three), bounded
@@ -183,7 +203,8 @@ func readRank(r int, path string, t *mpi.Trace, opt Options, info *Info, convs [
 	c.flush()
 	// The tables built while reading are not needed any more; keep only
 	// what resolving communicators uses.
-	c.reqs, c.persist, c.types, c.comms = nil, nil, nil, nil
+	c.reqs, c.persist, c.types, c.comms, c.groups, c.perParent = nil, nil, nil, nil, nil, nil
+	c.b, c.info, c.regs, c.fnStack, c.scratch, c.idx = nil, nil, nil, nil, nil, nil
 	convs[r] = c
 	return nil
 }

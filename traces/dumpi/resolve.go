@@ -91,7 +91,7 @@ func resolve(t *mpi.Trace, ranks []*rankConv) error {
 				if g := rs.inst[r][cr.parent]; g >= 0 {
 					parent = fmt.Sprintf("communicator %q, but not every member of it calls it", t.Comm(g).Name)
 				}
-				return fmt.Errorf("%s: offset %d: %s on %s", c.b.path, cr.off, funcName(cr.id), parent)
+				return fmt.Errorf("%s: offset %d: %s on %s", c.path, cr.off, funcName(cr.id), parent)
 			}
 		}
 	}
@@ -232,7 +232,7 @@ func (rs *resolver) create(k createKey, ms []member) (bool, error) {
 	first := ms[0]
 	fail := func(m member, format string, a ...any) error {
 		c := rs.ranks[m.rank]
-		return fmt.Errorf("%s: offset %d: %s on %q: %s", c.b.path, m.cr.off, funcName(m.cr.id), parent.Name, fmt.Sprintf(format, a...))
+		return fmt.Errorf("%s: offset %d: %s on %q: %s", c.path, m.cr.off, funcName(m.cr.id), parent.Name, fmt.Sprintf(format, a...))
 	}
 	for _, m := range ms {
 		if m.cr.id != first.cr.id {
@@ -402,7 +402,7 @@ func (rs *resolver) remap() error {
 			if inst == instSelf {
 				id = rs.selfComm(r)
 			} else if id = rs.inst[r][inst]; id < 0 {
-				return fmt.Errorf("%s: event %d uses a communicator that was never resolved", c.b.path, i)
+				return fmt.Errorf("%s: event %d uses a communicator that was never resolved", c.path, i)
 			}
 			e.Comm = id
 		}
