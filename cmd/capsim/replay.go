@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 )
 
 // loadGraph reads an execution graph from a GOAL text file, an Arrow
@@ -62,6 +63,16 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	// Messages the replay matched: the trace's point-to-point ones, then
+	// those its collectives were lowered into (MPI traces only).
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent"`
+	CollBytesSent int64 `json:"coll_bytes_sent"`
+	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
+	CollBytesRecv int64 `json:"coll_bytes_recv"`
 }
 
 type replayJSON struct {
@@ -126,6 +137,12 @@ SimGrid do (see package network and docs/trace-formats.md).`,
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
 			}
+			collTag := int32(0) // only lowered MPI traces tag collective messages
+			if comms != nil {
+				collTag = lower.CollectiveTagBase
+			}
+			msgs := sim.NewMessageCounter(g, collTag)
+			opts.Observer = msgs
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -147,7 +164,7 @@ SimGrid do (see package network and docs/trace-formats.md).`,
 				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
 					return usageError{err}
 				}
-				opts.Observer = tl
+				opts.Observer = teeObserver{msgs, tl}
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -177,7 +194,10 @@ SimGrid do (see package network and docs/trace-formats.md).`,
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				m := msgs.Ranks[r]
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
+					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
+					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
