@@ -382,25 +382,6 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 			}
 		}
 	}
-	// A rank stays at its P-state between compute tasks: its MPI
-	// operations draw the power of its last task (its first before any),
-	// as the LP charges slack at the task's power (note 003 §2.6), but no
-	// more than a core at the fastest P-state (a task on an accelerator
-	// draws the device's power; the core driving MPI does not).
-	coreMax := m.PStates[0].ActivePowerW
-	for r := range calcOf {
-		if len(calcOf[r]) == 0 {
-			continue
-		}
-		w := min(opW[calcOf[r][0]], coreMax)
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if g.Kind[id] == graph.Calc && opW[id] > 0 {
-				w = min(opW[id], coreMax)
-			} else if opW[id] == 0 {
-				opW[id] = w
-			}
-		}
-	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
 		return Metrics{}, err
@@ -422,7 +403,9 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	for r := range active {
 		active[r] = m.PStates[0].ActivePowerW
 	}
-	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW}, res.Makespan, jobCapW)
+	// Between tasks a rank draws the machine's wait power (by default its
+	// last task's, as the LP charges slack, note 003 §2.6).
+	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, Wait: m.WaitPower}, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, err
 	}

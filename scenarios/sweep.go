@@ -120,7 +120,7 @@ func (s *Scenario) Fingerprint() string {
 
 // Schema returns the results table's columns for this scenario.
 func (s *Scenario) Schema() results.Schema {
-	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "wait_power", Type: results.String}, {Name: "policy", Type: results.String},
 		{Name: "cap_w", Type: results.Float64}}
 	for _, a := range s.paramAxes() {
 		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
@@ -175,7 +175,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	if p.Policy != "uncapped" {
 		capW = p.CapW
 	}
-	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
+	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
 	}

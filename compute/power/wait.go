@@ -105,3 +105,26 @@ type Phase struct {
 	Ns    int64
 	Watts float64
 }
+
+// UnmarshalTOML reads a wait-power setting from a TOML value: the string
+// "task" or "idle", or a number of watts (the toml.Unmarshaler interface
+// of github.com/BurntSushi/toml).
+func (w *WaitPower) UnmarshalTOML(v any) error {
+	var err error
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return fmt.Errorf("power: empty wait power (want task, idle or a number of watts)")
+		}
+		*w, err = ParseWaitPower(x)
+	case int64:
+		*w = WaitPower{Mode: WaitFixed, Watts: float64(x)}
+		err = w.Validate()
+	case float64:
+		*w = WaitPower{Mode: WaitFixed, Watts: x}
+		err = w.Validate()
+	default:
+		err = fmt.Errorf("power: wait power %v: want \"task\", \"idle\" or a number of watts", v)
+	}
+	return err
+}
