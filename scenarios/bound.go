@@ -27,6 +27,9 @@ import (
 // LogGOPS cost of each message, with a rank's sends
 // queued at its network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return nil, err
+	}
 	var regions []string
 	if len(t.Regions) > 1 {
 		regions = t.Regions[1:] // trace region j is row index j
@@ -85,6 +88,9 @@ func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, c
 // Communication is priced as in BoundDAG, calibrated on a replay at the
 // recorded durations. Times are in seconds.
 func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return nil, err
+	}
 	byKey := map[string][]table.Row{}
 	for _, r := range tb.Rows {
 		byKey[r.Key] = append(byKey[r.Key], r)
@@ -320,6 +326,9 @@ func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 // share it) for the parts of it, parts[i], whose configuration is the
 // device's: its whole length, or the device part's seconds first.
 func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return Metrics{}, err
+	}
 	// The k-th calc of a rank is its k-th compute event (lowering adds no
 	// calcs of its own without a reduction cost).
 	calcOf := make([][]int32, len(t.Ranks))

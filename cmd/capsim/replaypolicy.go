@@ -199,7 +199,10 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	default:
 		return usagef("--lp-messages %q: want loggops or replay", p.lpMessages)
 	}
-	ranksOnMachine := m.Nodes * m.RanksPerNode
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	ranksOnMachine := m.Ranks()
 	out := policyJSON{Trace: path, Policy: p.name, Machine: m.Name, Network: net.String()}
 	switch p.name {
 	case "steering":
