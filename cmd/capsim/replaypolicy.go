@@ -210,7 +210,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		if err != nil {
 			return usageError{err}
 		}
-		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta,
+		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta, Wait: m.WaitPower,
 			BaseW: m.BaseW() / float64(ranksOnMachine) * float64(len(t.Ranks))}
 		for _, ps := range m.PStates {
 			mach.PStates = append(mach.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
@@ -255,7 +255,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 			return usagef("--threads %d < 1", cmax)
 		}
 		node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: float64(m.SocketsPerNode) * m.IdlePowerW,
-			CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW}
+			CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower}
 		for _, ps := range m.PStates {
 			node.PStates = append(node.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
 		}

@@ -1,6 +1,7 @@
 package power
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -127,4 +128,18 @@ func (w *WaitPower) UnmarshalTOML(v any) error {
 		err = fmt.Errorf("power: wait power %v: want \"task\", \"idle\" or a number of watts", v)
 	}
 	return err
+}
+
+// UnmarshalJSON reads a wait-power setting from JSON: "task", "idle", or a
+// number of watts (also accepted as a string).
+func (w *WaitPower) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("power: wait power %s: %w", b, err)
+	}
+	if f, ok := v.(float64); ok {
+		*w = WaitPower{Mode: WaitFixed, Watts: f}
+		return w.Validate()
+	}
+	return w.UnmarshalTOML(v)
 }
