@@ -285,6 +285,19 @@ func sum(ranks []Step, baseW float64, end int64) Step {
 	return out
 }
 
+// JobCurve returns the job's power over [0, makespan] under m as a step
+// function: the base power plus every rank's (see WaitPower).
+func (a *Accountant) JobCurve(m JobModel, makespan int64) (Step, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return Step{}, err
+	}
+	ranks, err := a.curves(m, makespan)
+	if err != nil {
+		return Step{}, err
+	}
+	return sum(ranks, m.BaseW, makespan), nil
+}
+
 // Profile returns the job power as a step function: power[i] holds from
 // times[i] until times[i+1] (or the end of the run, taken as the end of
 // the last recorded busy interval).
