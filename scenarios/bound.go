@@ -7,6 +7,7 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
@@ -485,7 +486,6 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 }
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan}, nil
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan}, nil
 }

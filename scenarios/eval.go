@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
@@ -302,9 +303,8 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-			PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs},
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs},
 		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -185,7 +185,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var bound, gap any
 	if m.BoundNs > 0 {
 		bound = m.BoundNs
-		gap = math.Round(100*(float64(m.MakespanNs)/float64(m.BoundNs)-1)*1e6) / 1e6
+		gap = units.Pct(100 * (float64(m.MakespanNs)/float64(m.BoundNs) - 1))
 	}
 	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
 		m.OverCapNs, bound, gap)}

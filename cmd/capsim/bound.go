@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
@@ -275,6 +276,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
 					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)),
 					Order: o.Policy, TieS: oo.Tie, Events: o.Events, LP: b.Stats})
+			}
+			for i := range out { // what the models resolve (internal/units)
+				r := &out[i]
+				r.MinFeasibleCapW, r.TieS = units.Watts(r.MinFeasibleCapW), units.Seconds(r.TieS)
+				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
 			}
 			if mps != "" {
 				if err := s.WriteMPS(mps); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/graph"
@@ -215,6 +216,10 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 		return nil, err
 	}
 	out.Energy = pw.energy
+	if e := out.Energy; e != nil {
+		e.TotalJ, e.IdleJ, e.DynamicJ = units.Joules(e.TotalJ), units.Joules(e.IdleJ), units.Joules(e.DynamicJ)
+		e.AvgW, e.PeakW = units.Watts(e.AvgW), units.Watts(e.PeakW)
+	}
 	if tl != nil {
 		for n, s := range pw.curves {
 			name := "power " + pw.unit + " " + strconv.Itoa(n) + " (W)"

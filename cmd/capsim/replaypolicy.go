@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/policy"
@@ -106,6 +107,20 @@ type lpJSON struct {
 	Status  string  `json:"status"`
 	// Messages is the LP's message model: loggops or replay.
 	Messages string `json:"messages"`
+}
+
+// round rounds the output's watts, joules and percentages to what the
+// models resolve (package internal/units).
+func (o *policyJSON) round() {
+	o.BudgetW = units.Watts(o.BudgetW)
+	o.RuntimeImprovementPct, o.EnergyImprovementPct = units.Pct(o.RuntimeImprovementPct), units.Pct(o.EnergyImprovementPct)
+	o.KnapsackJ, o.RelaxedJ = units.Joules(o.KnapsackJ), units.Joules(o.RelaxedJ)
+	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
+	for _, r := range []*runJSON{&o.Baseline, o.DCT, &o.Result} {
+		if r != nil {
+			r.EnergyJ, r.AvgW, r.PeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW)
+		}
+	}
 }
 
 func gapJSON(g policy.Gap, messages string) lpJSON {
@@ -277,6 +292,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	}
 	w := cmd.OutOrStdout()
 	if asJSON {
+		out.round()
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
