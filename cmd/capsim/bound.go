@@ -319,7 +319,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
-	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest, power-safe or staggered")
+	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
