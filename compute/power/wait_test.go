@@ -124,3 +124,23 @@ func TestSplitTaskOverCapIsInstantaneous(t *testing.T) {
 		}
 	}
 }
+
+// Any accepted wait power validates and prints back to itself.
+func FuzzParseWaitPower(f *testing.F) {
+	for _, s := range []string{"task", "idle", "3.5", "0", "-1", "1e400", "NaN", " idle ", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ParseWaitPower(s)
+		if err != nil {
+			return
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatalf("%q parsed to invalid %+v: %v", s, w, err)
+		}
+		back, err := ParseWaitPower(w.String())
+		if err != nil || back != w {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, w, w.String(), back, err)
+		}
+	})
+}
