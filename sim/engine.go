@@ -24,6 +24,11 @@
 //     wildcards; an unmatched message waits in the unexpected queue, where
 //     a receive posted later finds it without further cost.
 //
+// With the LogGP variant of the network (network.LogGOPS.LogGP, taken from
+// the net passed to Run for every message class) a message arrives
+// o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
+// of CPU; everything else is as above.
+//
 // A host's finish time is when its last CPU becomes free. LogGOPSim's
 // unsigned arithmetic makes the per-byte charges of an empty message
 // negative ((s-1) wraps around); capsim charges the same, stopping only
@@ -540,6 +545,7 @@ func (e *engine) loop() error {
 	G := e.net.GapPerByte
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
+	loggp := e.net.LogGP // the LogGP variant (see package network)
 	obs := e.opt.Observer
 	var class []uint8
 	var classes []network.LogGOPS
@@ -625,6 +631,9 @@ func (e *engine) loop() error {
 			st := &e.stats[h]
 			comm := st.Comm + max(0, busy)
 			arrive := t + uint64(o) + L
+			if loggp {
+				arrive += uint64(max(0, perByte(size, G)))
+			}
 			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
@@ -675,6 +684,9 @@ func (e *engine) loop() error {
 			}
 			size := g.Size[op]
 			busy := o + recvPerByte(size, O, G)
+			if loggp {
+				busy = o + max(0, perByte(size, O))
+			}
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gap+perByte(size, G))
 			st := &e.stats[h]

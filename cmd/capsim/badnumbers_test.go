@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,14 @@ l2 requires l1
 `)
 	_, def, _ := capsim(t, "scenario", "default")
 	write("good.toml", def)
-	write("nan.toml", strings.Replace(def, "idle_power_w = 45.0", "idle_power_w = nan", 1))
-	write("nanfreq.toml", strings.Replace(def, "freq_ghz = 1.9", "freq_ghz = inf", 1))
+	nan := strings.Replace(def, "idle_power_w = 45.0", "idle_power_w = nan", 1)
+	write("nan.toml", nan)
+	nanfreq := strings.Replace(def, "freq_ghz = 1.9", "freq_ghz = inf", 1)
+	write("nanfreq.toml", nanfreq)
+	lineOf := func(text, sub string) string { // "FILE:LINE" of sub's line
+		return fmt.Sprint(strings.Count(text[:strings.Index(text, sub)], "\n") + 1)
+	}
+	nanAt, freqAt := "nan.toml:"+lineOf(nan, "idle_power_w = nan"), "nanfreq.toml:"+lineOf(nanfreq, "freq_ghz = inf")
 	write("hugegen.toml", strings.Replace(def, "iterations = 20", "iterations = 100000000", 1))
 	write("hugeaxes.toml", def+"\n[sweep.params]\nbalance = ["+strings.Repeat("0.5,", 2000)+"0.5]\nseed = ["+strings.Repeat("1,", 2000)+"1]\n")
 	write("beta.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
@@ -66,15 +73,15 @@ l2 requires l1
 		{"overflow in replay", []string{"replay", p("chain.goal")}, []string{"rank 1 l2: calc 900000000000000000", "exceeds 1000000000000000000 ns"}},
 		{"huge L", []string{"replay", p("good.arrow"), "--net", "loggops:L=9000000000000000000"}, []string{"L = 9000000000000000000 ns exceeds", "MaxTimeNs"}},
 		{"huge L override", []string{"replay", p("good.arrow"), "--net-override", "comm=0;o=9000000000000000000"}, []string{"o = 9000000000000000000 ns exceeds"}},
-		{"NaN idle power", []string{"scenario", "check", p("nan.toml")}, []string{"nan.toml:16: key machine.idle_power_w", "got NaN"}},
-		{"NaN idle power sweep", []string{"sweep", p("nan.toml"), "-o", p("r-nan"), "--progress", "never"}, []string{"nan.toml:16", "idle_power_w"}},
-		{"NaN idle power bound", []string{"bound", "--scenario", p("nan.toml"), "--cap", "300"}, []string{"nan.toml:16", "idle_power_w"}},
-		{"infinite frequency", []string{"scenario", "check", p("nanfreq.toml")}, []string{"nanfreq.toml:23: key machine.pstate.freq_ghz", "pstate 2"}},
+		{"NaN idle power", []string{"scenario", "check", p("nan.toml")}, []string{nanAt + ": key machine.idle_power_w", "got NaN"}},
+		{"NaN idle power sweep", []string{"sweep", p("nan.toml"), "-o", p("r-nan"), "--progress", "never"}, []string{nanAt, "idle_power_w"}},
+		{"NaN idle power bound", []string{"bound", "--scenario", p("nan.toml"), "--cap", "300"}, []string{nanAt, "idle_power_w"}},
+		{"infinite frequency", []string{"scenario", "check", p("nanfreq.toml")}, []string{freqAt + ": key machine.pstate.freq_ghz", "pstate 2"}},
 		{"absurd generator size", []string{"gen", "stencil", "--dims", "2048x2048", "--iterations", "1000", "-o", p("huge.arrow")}, []string{"gen.MaxEvents"}},
 		{"absurd collective", []string{"gen", "coll", "--ranks", "1048576", "--reps", "1048576", "-o", p("huge.arrow")}, []string{"gen.MaxEvents"}},
 		{"absurd scenario workload", []string{"sweep", p("hugegen.toml"), "-o", p("r-huge"), "--progress", "never"}, []string{"gen.MaxEvents"}},
 		{"absurd axes product", []string{"scenario", "check", p("hugeaxes.toml")}, []string{"key sweep.params", "scenarios.MaxPoints"}},
-		{"report missing columns", []string{"report", p("cols"), "--no-detail"}, []string{"results.arrow", "lacks column(s) policy, cap_w"}},
+		{"report missing columns", []string{"report", p("cols"), "--no-detail"}, []string{"results.arrow", "lacks", "policy, cap_w"}},
 		{"model beta out of range", []string{"replay", p("good.arrow"), "--models", p("beta.json")}, []string{"beta.json", "beta = 1.5"}},
 		{"NaN beta flag", []string{"replay", p("good.arrow"), "--policy", "steering", "--beta", "NaN"}, []string{"--beta NaN", "[0, 1]"}},
 		{"NaN cap flag", []string{"bound", p("good.arrow"), "--cap", "NaN"}, []string{"--cap NaN"}},
