@@ -34,6 +34,7 @@ var flagRanges = map[string]flagRange{
 	"conductor-critical": share,
 	"cap":                positiveNum,
 	"workers":            workerCount,
+	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
 }
 
 // checkNumberFlags is every command's first check: each numeric flag given
