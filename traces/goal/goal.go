@@ -18,6 +18,35 @@
 // has started. Comments run from // to the end of the line or sit between
 // /* and */. Labels are local to their rank block and may be used before
 // the line that defines them.
+//
+// # Tags
+//
+// Tags are decimal numbers up to 2^64−1, as schedgen writes them. schedgen
+// computes a tag as a C int (for traces, MAKE_TAG packs the communicator
+// handle into its top byte, which makes it negative for large handles) and
+// prints it as a 64-bit unsigned number, so -1 (MPI_ANY_TAG) appears as
+// 18446744073709551615 and other negative tags as numbers just below it.
+// The convention capsim reads:
+//
+//   - On a recv, "-1" and 18446744073709551615 are the wildcard
+//     (graph.AnyTag): the receive matches any tag from its source.
+//   - On a send there is no wildcard in MPI: 18446744073709551615 (and every
+//     other value) is an ordinary tag that only a recv of the same tag, or a
+//     wildcard recv, matches. ("-1" stays an error on a send.)
+//   - Tags 0..2^31−1 are kept as they are. Larger tags are renumbered per
+//     file, injectively, to the numbers above the largest small tag of the
+//     file, in order of first appearance, so that matching is unchanged;
+//     Write writes the renumbered values.
+//
+// LogGOPSim's txt2bin keeps the low 32 bits of a tag and treats 2^32−1 as a
+// wildcard on sends as well as receives; tags that differ only above bit 31,
+// or a send whose tag is 2^32−1 modulo 2^32, therefore match differently in
+// LogGOPSim. schedgen's own tags are sign-extended 32-bit values and never
+// collide that way.
+//
+// Sizes are decimal byte counts; values up to 2^64−1 are read, but sizes
+// above MaxSize are rejected (the engine's nanosecond arithmetic would
+// overflow; LogGOPSim's wraps silently).
 package goal
 
 import (
@@ -52,6 +81,15 @@ func ReadFile(path string) (*graph.Graph, error) {
 	return Parse(f, path)
 }
 
+// MaxSize is the largest message size and calc length a GOAL file may hold.
+const MaxSize = 1 << 62
+
+// maxSmallTag is the largest tag kept as it is; larger ones are renumbered.
+const maxSmallTag = 1<<31 - 1
+
+// anyTag64 is MPI_ANY_TAG (-1) as schedgen prints it, a 64-bit unsigned.
+const anyTag64 = 1<<64 - 1
+
 // maxTokenLine bounds the length of one GOAL line.
 const maxTokenLine = 1 << 20
 
@@ -72,11 +110,16 @@ type parser struct {
 	deps     []pendingDep
 	inBlock  bool // inside /* */
 	toks     []string
+
+	// Tags above maxSmallTag get provisional numbers -2, -3, ... (bigTags
+	// maps them), renumbered after the last line above maxTag.
+	bigTags map[uint64]int32
+	maxTag  int32
 }
 
 // Parse reads a GOAL schedule from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*graph.Graph, error) {
-	p := &parser{file: name, rank: -1, labels: map[string]int32{}}
+	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxTokenLine)
 	for sc.Scan() {
@@ -100,11 +143,56 @@ func Parse(r io.Reader, name string) (*graph.Graph, error) {
 	if p.b == nil {
 		return nil, p.errf("no num_ranks line")
 	}
+	if len(p.bigTags) > 0 && int64(p.maxTag)+int64(len(p.bigTags)) > maxSmallTag {
+		return nil, &SyntaxError{File: name, Line: p.line, Msg: fmt.Sprintf("%d distinct tags above %d besides tags up to %d: too many to renumber into 0..%d", len(p.bigTags), maxSmallTag, p.maxTag, maxSmallTag)}
+	}
+	if len(p.bigTags) > 0 {
+		// Provisional tag -k (k ≥ 2) becomes maxTag + k - 1: above every
+		// small tag of the file, in order of first appearance.
+		p.b.MapTags(func(t int32) int32 {
+			if t < graph.AnyTag {
+				return p.maxTag + (-t) - 1
+			}
+			return t
+		})
+	}
 	g, err := p.b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("goal: %s: %w", name, err)
 	}
 	return g, nil
+}
+
+// tag reads a send's or recv's tag (see the package documentation).
+func (p *parser) tag(val string, send bool) (int32, error) {
+	if !send && (val == "-1" || val == "18446744073709551615") {
+		return graph.AnyTag, nil
+	}
+	if val == "" || val[0] < '0' || val[0] > '9' {
+		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
+	}
+	v, err := strconv.ParseUint(val, 10, 64)
+	if err != nil {
+		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
+	}
+	if v <= maxSmallTag {
+		if int32(v) > p.maxTag {
+			p.maxTag = int32(v)
+		}
+		return int32(v), nil
+	}
+	t, ok := p.bigTags[v]
+	if !ok {
+		if len(p.bigTags) >= maxSmallTag-1 {
+			return 0, p.errf("more than %d distinct large tags", maxSmallTag)
+		}
+		if p.bigTags == nil {
+			p.bigTags = map[uint64]int32{}
+		}
+		t = -2 - int32(len(p.bigTags))
+		p.bigTags[v] = t
+	}
+	return t, nil
 }
 
 func (p *parser) errf(format string, a ...any) error {
@@ -299,7 +387,7 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 	if len(t) == 0 {
 		return graph.Op{}, p.errf("calc needs a duration")
 	}
-	d, err := p.count(t[0], "calc duration", 1<<62)
+	d, err := p.count(t[0], "calc duration", MaxSize)
 	if err != nil {
 		return graph.Op{}, err
 	}
@@ -335,7 +423,7 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 	} else {
 		return graph.Op{}, p.errf("%s size %q must end in b (bytes)", kw, t[0])
 	}
-	n, err := p.count(sz, kw+" size", 1<<62)
+	n, err := p.count(sz, kw+" size", MaxSize)
 	if err != nil {
 		return graph.Op{}, err
 	}
@@ -367,15 +455,11 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 		switch key {
 		case "tag":
 			pos = 1
-			if !send && val == "-1" {
-				op.Tag = graph.AnyTag
-			} else {
-				v, err := p.count(val, "tag", 1<<31-1)
-				if err != nil {
-					return graph.Op{}, err
-				}
-				op.Tag = int32(v)
+			tag, err := p.tag(val, send)
+			if err != nil {
+				return graph.Op{}, err
 			}
+			op.Tag = tag
 		case "cpu", "nic":
 			pos = 2
 			if key == "nic" {
@@ -407,14 +491,14 @@ func (p *parser) count(s, what string, max int64) (int64, error) {
 	if s == "" || s[0] == '+' || s[0] == '-' {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	u, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
-	if v > max {
-		return 0, p.errf("%s %d out of range (0..%d)", what, v, max)
+	if u > uint64(max) {
+		return 0, p.errf("%s %d out of range (0..%d)", what, u, max)
 	}
-	return v, nil
+	return int64(u), nil
 }
 
 func (p *parser) closeRank() error {
