@@ -21,6 +21,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,13 +36,20 @@ const CollectiveTagBase int32 = 1 << 30
 const MaxUserTag int32 = 1 << 20
 
 // Algorithm names, per collective kind; the first one listed is the default.
+//
+// "schedgen" reproduces, operation for operation and dependency for
+// dependency, the schedule LogGOPSim's schedgen writes for the collective
+// when it converts a liballprof trace: dissemination with 1-byte messages
+// for barriers and with the payload for allreduce and allgather, binomial
+// trees sending to the nearest child first (root swapped with rank 0) for
+// bcast and reduce, and a linear exchange for alltoall.
 var algorithms = map[mpi.Kind][]string{
-	mpi.Barrier:       {"dissemination", "linear"},
-	mpi.Bcast:         {"binomial", "linear"},
-	mpi.Reduce:        {"binomial", "linear"},
-	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast"},
-	mpi.Allgather:     {"ring", "linear"},
-	mpi.Alltoall:      {"pairwise", "linear"},
+	mpi.Barrier:       {"dissemination", "linear", "schedgen"},
+	mpi.Bcast:         {"binomial", "linear", "schedgen"},
+	mpi.Reduce:        {"binomial", "linear", "schedgen"},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen"},
+	mpi.Allgather:     {"ring", "linear", "schedgen"},
+	mpi.Alltoall:      {"pairwise", "linear", "schedgen"},
 	mpi.Alltoallv:     {"pairwise", "linear"},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
@@ -442,4 +450,18 @@ func (l *lowerer) p2p(r, i int, e *mpi.Event) (graph.Op, error) {
 		return graph.RecvOp(e.Bytes, peer, tag), nil
 	}
 	return graph.SendOp(e.Bytes, peer, tag), nil
+}
+
+// SchedgenAlgorithms returns the algorithm choice that reproduces
+// LogGOPSim's schedgen for every collective it converts ("schedgen" for
+// barrier, bcast, reduce, allreduce, allgather and alltoall): the default
+// for traces recorded with liballprof.
+func SchedgenAlgorithms() map[mpi.Kind]string {
+	m := map[mpi.Kind]string{}
+	for k, algs := range algorithms {
+		if slices.Contains(algs, "schedgen") {
+			m[k] = "schedgen"
+		}
+	}
+	return m
 }
