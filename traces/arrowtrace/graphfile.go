@@ -89,9 +89,26 @@ func Detect(path string) (kind Kind, err error) {
 		return KindUnknown, err
 	}
 	defer f.Close()
-	head := make([]byte, 6)
+	head := make([]byte, 8)
 	n, _ := io.ReadFull(f, head)
-	if n == 6 && bytes.Equal(head, arrowMagic) {
+	if isStream(f) {
+		defer func() {
+			if p := recover(); p != nil {
+				kind, err = KindUnknown, &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
+			}
+		}()
+		size, err := sizeOf(f)
+		if err != nil {
+			return KindUnknown, fmt.Errorf("read %s: %w", path, err)
+		}
+		sr, err := ipc.NewReader(io.NewSectionReader(f, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+		if err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
+		}
+		defer sr.Release()
+		return kindOf(path, sr.Schema())
+	}
+	if n >= 6 && bytes.Equal(head[:6], arrowMagic) {
 		defer func() {
 			if p := recover(); p != nil {
 				kind, err = KindUnknown, &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
@@ -109,17 +126,22 @@ func Detect(path string) (kind Kind, err error) {
 			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 		}
 		defer fr.Close()
-		switch v, _ := fr.Schema().Metadata().GetValue(MetaFormat); v {
-		case FormatGraph:
-			return KindGraph, nil
-		case FormatMPI:
-			return KindMPI, nil
-		default:
-			return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
-				Msg: fmt.Sprintf("Arrow file is not a capsim trace (metadata %s = %q)", MetaFormat, v)}
-		}
+		return kindOf(path, fr.Schema())
 	}
 	return KindGOAL, nil
+}
+
+// kindOf tells a capsim trace's kind by its schema metadata.
+func kindOf(path string, sc *arrow.Schema) (Kind, error) {
+	switch v, _ := sc.Metadata().GetValue(MetaFormat); v {
+	case FormatGraph:
+		return KindGraph, nil
+	case FormatMPI:
+		return KindMPI, nil
+	default:
+		return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
+			Msg: fmt.Sprintf("Arrow data is not a capsim trace (metadata %s = %q; see docs/trace-format.md for the columns and metadata capsim needs)", MetaFormat, v)}
+	}
 }
 
 var kindDictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
@@ -309,8 +331,8 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 		return err
 	}
 	if idx := sc.FieldIndices("label"); len(idx) == 1 {
-		if sc.Field(idx[0]).Type.ID() != arrow.STRING {
-			return d.errf(-1, "label", "has type %s, want utf8", sc.Field(idx[0]).Type)
+		if !isString(sc.Field(idx[0]).Type) {
+			return d.errf(-1, "label", "has type %s, want a string", sc.Field(idx[0]).Type)
 		}
 		d.col["label"] = idx[0]
 	}
@@ -360,28 +382,33 @@ func extend[T any](s []T, n int) []T {
 	return slices.Grow(s, n)[:len(s)+n]
 }
 
-// stringsOf resolves a string or dictionary-of-string column.
+// stringCol resolves a string column of any flavour (utf8, large_utf8,
+// string_view) or a dictionary of one with any index type.
 type stringCol struct {
-	plain *array.String
+	plain stringValues
 	dict  *array.Dictionary
-	vals  *array.String
+	vals  stringValues
+}
+
+type stringValues interface {
+	IsNull(i int) bool
+	Value(i int) string
 }
 
 func newStringCol(a arrow.Array) stringCol {
-	switch c := a.(type) {
-	case *array.String:
-		return stringCol{plain: c}
-	case *array.Dictionary:
-		return stringCol{dict: c, vals: c.Dictionary().(*array.String)}
+	if d, ok := a.(*array.Dictionary); ok {
+		v, _ := d.Dictionary().(stringValues)
+		return stringCol{dict: d, vals: v}
 	}
-	return stringCol{}
+	v, _ := a.(stringValues)
+	return stringCol{plain: v}
 }
 
 func (s stringCol) isNull(i int) bool {
 	if s.plain != nil {
 		return s.plain.IsNull(i)
 	}
-	return s.dict.IsNull(i)
+	return s.dict.IsNull(i) || s.vals.IsNull(s.dict.GetValueIndex(i))
 }
 
 func (s stringCol) value(i int) string {
@@ -410,16 +437,17 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 	}
 	kind := newStringCol(col("kind"))
 	region := newStringCol(col("region"))
-	req := col("requires").(*array.List)
-	ireq := col("irequires").(*array.List)
-	reqV, ok1 := req.ListValues().(*array.Int32)
-	ireqV, ok2 := ireq.ListValues().(*array.Int32)
-	if !ok1 || !ok2 {
-		return d.errf(d.row, "requires", "list values must be int32")
+	req, err := newListCol[int32](col("requires"), "requires", d.name, d.row)
+	if err != nil {
+		return err
 	}
-	var label *array.String
+	ireq, err := newListCol[int32](col("irequires"), "irequires", d.name, d.row)
+	if err != nil {
+		return err
+	}
+	var label stringCol
 	if c, ok := d.col["label"]; ok {
-		label = rec.Column(c).(*array.String)
+		label = newStringCol(rec.Column(c))
 	}
 	g := d.g
 	nr := int32(d.numRanks)
@@ -487,24 +515,23 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Region[id] = reg
 		}
-		if label != nil && !label.IsNull(i) {
-			g.Labels[id] = strings.Clone(label.Value(i))
+		if g.Labels != nil && !label.isNull(i) {
+			g.Labels[id] = strings.Clone(label.value(i))
 		}
-		for _, dl := range []struct {
-			list *array.List
-			vals []int32
+		for _, dl := range [...]struct {
+			list listCol[int32]
 			kind graph.DepKind
 			name string
-		}{{req, reqV.Int32Values(), graph.Requires, "requires"}, {ireq, ireqV.Int32Values(), graph.Irequires, "irequires"}} {
+		}{{req, graph.Requires, "requires"}, {ireq, graph.Irequires, "irequires"}} {
 			if dl.list.IsNull(i) {
 				continue
 			}
-			a, b := dl.list.ValueOffsets(i)
-			if a < 0 || b > int64(len(dl.vals)) || a > b {
+			a, b, ok := dl.list.Offsets(i)
+			if !ok {
 				return d.errf(row, dl.name, "list offsets %d..%d out of range", a, b)
 			}
 			base := g.RankStart[r]
-			for _, local := range dl.vals[a:b] {
+			for _, local := range dl.list.Values[a:b] {
 				if local < 0 {
 					return d.errf(row, dl.name, "negative operation index %d", local)
 				}
