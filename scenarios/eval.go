@@ -13,10 +13,9 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/gen"
-	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -283,9 +282,14 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 	if err != nil {
 		return nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
 	}
-	t, g, err := sc.workload(overrides)
+	t, g, formatColl, err := sc.workload(overrides)
 	if err != nil || g != nil {
 		return nil, g, err
+	}
+	for k, alg := range formatColl { // the trace format's own choice, unless the scenario names one
+		if _, set := coll[k]; !set {
+			coll[k] = alg
+		}
 	}
 	g, err = lower.Lower(t, lower.Options{Algorithm: coll})
 	return t, g, err
@@ -294,33 +298,25 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 // Trace returns the workload as an MPI trace, or nil when the workload is
 // an execution graph or GOAL file (which have no MPI-call structure).
 func (sc *Scenario) Trace(overrides map[string]any) (*mpi.Trace, error) {
-	t, _, err := sc.workload(overrides)
+	t, _, _, err := sc.workload(overrides)
 	return t, err
 }
 
-// workload returns the MPI trace, or the graph of a graph-level trace file.
-func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
+// workload returns the MPI trace, or the graph of a graph-level trace file
+// (any format the importer registry reads), and the trace format's own
+// collective algorithms.
+func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, map[mpi.Kind]string, error) {
 	w := sc.Workload
 	if w.Trace != "" {
 		path := w.Trace
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
 			path = filepath.Join(filepath.Dir(sc.File), path)
 		}
-		kind, err := arrowtrace.Detect(path)
+		t, err := importer.Read(path, importer.Options{Format: w.Format})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
+			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}
-		switch kind {
-		case arrowtrace.KindGraph:
-			g, err := arrowtrace.ReadGraph(path)
-			return nil, g, err
-		case arrowtrace.KindMPI:
-			t, err := arrowtrace.ReadMPI(path)
-			return t, nil, err
-		default:
-			g, err := goal.ReadFile(path)
-			return nil, g, err
-		}
+		return t.MPI, t.Graph, t.Collectives, nil
 	}
 	p := params{file: sc.File, vals: map[string]any{}}
 	for k, v := range w.Params {
@@ -331,12 +327,12 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := p.unused(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, nil, nil
+	return t, nil, nil, nil
 }
 
 // Generators lists the workload generators a scenario can name.

@@ -37,6 +37,9 @@ func TestBadInput(t *testing.T) {
 	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
 	write("badruns.csv", "region,cpu_ghz,seconds,watts\nstencil.compute,2.6,10,15\nstencil.compute,abc,1,2\n")
 	write("bad.json", "{\n  \"format\":\n")
+	write("trace.tar.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xed\xc1\x01")
+	write("run-0.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
+	write("run-1.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
 
 	// A sweep of the default scenario, then a scenario that differs.
 	_, def, _ := capsim(t, "scenario", "default")
@@ -113,6 +116,11 @@ func TestBadInput(t *testing.T) {
 		{"bad collective", []string{"replay", p("good.arrow"), "--coll", "allreduce=zzz"}, 2, []string{"allreduce", "zzz"}},
 		{"bad dims", []string{"gen", "stencil", "--dims", "4xq", "-o", p("g.arrow")}, 2, []string{"--dims", "4xq"}},
 		{"unknown flag", []string{"replay", p("good.arrow"), "--frobnicate"}, 2, []string{"unknown flag"}},
+		{"gzip tarball", []string{"replay", p("trace.tar.gz")}, 1, []string{"trace.tar.gz: a gzip archive: unpack it first"}},
+		{"liballprof rank 1", []string{"export", "goal", p("run-1.dat"), "-o", p("x.goal")}, 1,
+			[]string{"this is the liballprof trace of rank 1: pass the rank-0 file", "run-0.dat"}},
+		{"forced unknown format", []string{"replay", p("good.arrow"), "--format", "otf3"}, 1, []string{`unknown trace format "otf3"`}},
+		{"forced wrong format", []string{"replay", p("good.arrow"), "--format", "goal"}, 1, []string{"good.arrow:1:"}},
 		{"timeline in missing dir", []string{"replay", p("good.arrow"), "--timeline", p("nodir/t.json")}, 1, []string{"t.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

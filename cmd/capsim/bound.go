@@ -15,7 +15,6 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -58,7 +57,7 @@ func newBoundCmd() *cobra.Command {
 		capW                     float64
 		caps, scenarioPath, mach string
 		mps, rounding, form      string
-		tablePath                string
+		tablePath, format        string
 		slackPolicy              string
 		tieUs                    float64
 		method                   string
@@ -143,10 +142,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 			}
 			var t *mpi.Trace
+			var formatAlgs map[mpi.Kind]string // the trace format's own collectives (liballprof: schedgen's)
 			if len(a) == 1 {
-				if t, err = arrowtrace.ReadMPI(a[0]); err != nil {
+				it, err := loadMPI(a[0], format)
+				if err != nil {
 					return err
 				}
+				t, formatAlgs = it.MPI, it.Collectives
 			} else if t, err = sc.Trace(nil); err != nil {
 				return err
 			}
@@ -156,6 +158,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			algs, err := lower.ParseAlgorithms(sc.Network.Collective)
 			if err != nil {
 				return err
+			}
+			for k, alg := range formatAlgs {
+				if _, set := algs[k]; !set {
+					algs[k] = alg
+				}
 			}
 			g, err := lower.Lower(t, lower.Options{Algorithm: algs})
 			if err != nil {
@@ -306,6 +313,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
+	f.StringVar(&format, "format", "", formatFlagHelp)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
 	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest or power-safe")

@@ -68,7 +68,7 @@ func TestReadmeStencilExample(t *testing.T) {
 	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "20", "--imbalance", "charged-field", "--balance", "0.5", "-o", trace); code != 0 {
 		t.Fatal(stderr)
 	}
-	g, err := loadGraph(trace, "")
+	g, err := loadGraph(trace, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,39 +4,52 @@ import (
 	"fmt"
 
 	"github.com/capsim/capsim/network"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 )
 
-// loadMPIGraph reads an Arrow MPI trace and lowers it with the collective
-// algorithms of coll (e.g. "allreduce=ring").
-func loadMPIGraph(path, coll string) (*graph.Graph, error) {
-	g, _, err := loadMPIGraphComms(path, coll)
+// loadGraph reads a trace in any format the importer registry reads
+// (format forces one; "" sniffs the content) and returns its execution
+// graph, MPI traces lowered with the collective algorithms of coll (e.g.
+// "allreduce=ring"; kinds left out take the format's choice).
+func loadGraph(path, format, coll string) (*graph.Graph, error) {
+	g, _, err := loadGraphComms(path, format, coll)
 	return g, err
 }
 
-// loadMPIGraphComms is loadMPIGraph that also returns the trace's
-// communicator names by number, for network overrides.
-func loadMPIGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
+// loadGraphComms is loadGraph that also names the communicators of an MPI
+// trace, for network overrides.
+func loadGraphComms(path, format, coll string) (*graph.Graph, func(int32) string, error) {
 	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	t, err := arrowtrace.ReadMPI(path)
+	t, err := importer.Read(path, importer.Options{Format: format})
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := lower.Lower(t, lower.Options{Algorithm: algs})
+	g, err := t.Lower(algs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
-	names := map[int32]string{}
-	for _, c := range t.Comms {
-		names[c.ID] = c.Name
-	}
-	return g, func(c int32) string { return names[c] }, nil
+	return g, t.CommName, nil
 }
+
+// loadMPI reads an MPI-level trace (any format the registry reads).
+func loadMPI(path, format string) (*importer.Trace, error) {
+	t, err := importer.Read(path, importer.Options{Format: format})
+	if err != nil {
+		return nil, err
+	}
+	if t.MPI == nil {
+		return nil, fmt.Errorf("%s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", path, t.Format)
+	}
+	return t, nil
+}
+
+// formatFlagHelp documents --format.
+const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof (see docs/trace-formats.md)"
 
 // netClasses parses --net-override specs over net and classifies g's
 // messages; nil when there are none.
