@@ -101,6 +101,9 @@ func Detect(path string) (kind Kind, err error) {
 		if err != nil {
 			return KindUnknown, fmt.Errorf("read %s: %w", path, err)
 		}
+		if err := checkStreamSchema(f, size); err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
+		}
 		sr, err := ipc.NewReader(io.NewSectionReader(f, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 		if err != nil {
 			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}

@@ -247,6 +247,8 @@ func FuzzDecodeGraph(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte("ARROW1\x00\x00"))
 	f.Add([]byte{})
+	f.Add(streamOf(buf.Bytes()))
+	f.Add(streamOf(buf.Bytes(), ipc.WithLZ4()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := DecodeGraph(data, "fuzz.arrow")
 		if err != nil {

@@ -89,6 +89,9 @@ func isStream(r io.ReaderAt) bool {
 // sizes are bounded by the file's size, so a corrupt length cannot make
 // the Arrow library allocate without bound.
 func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
+	if err := checkStreamSchema(r, size); err != nil {
+		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
+	}
 	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}

@@ -170,6 +170,7 @@ func TestConformanceFilesParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Add([]byte("num_ranks 1\nrank 0 {\n}\n"))
+	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 18446744072636809792\n}\nrank 1 {\nl1: recv 8b from 0 tag 18446744073709551615\n}\n"))
 	f.Add([]byte("num_ranks 2\nrank 0 { l1: send 1b to 1\n}\nrank 1 { recv 1b from 0 }\n"))
 	if files, _ := filepath.Glob("../../../shared/conformance/loggopsim/*.goal"); len(files) > 0 {
 		for _, p := range files[:3] {
