@@ -2,8 +2,8 @@ package importer_test
 
 import (
 	"bytes"
-	"fmt"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
