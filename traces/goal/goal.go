@@ -34,9 +34,11 @@
 //     other value) is an ordinary tag that only a recv of the same tag, or a
 //     wildcard recv, matches. ("-1" stays an error on a send.)
 //   - Tags 0..2^31−1 are kept as they are. Larger tags are renumbered per
-//     file, injectively, to the numbers above the largest small tag of the
-//     file, in order of first appearance, so that matching is unchanged;
-//     Write writes the renumbered values.
+//     file, injectively, downwards from 2^31−1 in order of first appearance
+//     (the first large tag becomes 2^31−1, the next 2^31−2, ...), so that
+//     matching is unchanged and a file can be read in one pass; a file
+//     whose small tags reach into the numbers so given is an error. Write
+//     writes the renumbered values.
 //
 // LogGOPSim's txt2bin keeps the low 32 bits of a tag and treats 2^32−1 as a
 // wildcard on sends as well as receives; tags that differ only above bit 31,
@@ -111,8 +113,8 @@ type parser struct {
 	inBlock  bool // inside /* */
 	toks     []string
 
-	// Tags above maxSmallTag get provisional numbers -2, -3, ... (bigTags
-	// maps them), renumbered after the last line above maxTag.
+	// Tags above maxSmallTag get the numbers maxSmallTag, maxSmallTag-1,
+	// ... (bigTags maps them); maxTag is the largest small tag seen.
 	bigTags map[uint64]int32
 	maxTag  int32
 }
@@ -143,19 +145,6 @@ func Parse(r io.Reader, name string) (*graph.Graph, error) {
 	if p.b == nil {
 		return nil, p.errf("no num_ranks line")
 	}
-	if len(p.bigTags) > 0 && int64(p.maxTag)+int64(len(p.bigTags)) > maxSmallTag {
-		return nil, &SyntaxError{File: name, Line: p.line, Msg: fmt.Sprintf("%d distinct tags above %d besides tags up to %d: too many to renumber into 0..%d", len(p.bigTags), maxSmallTag, p.maxTag, maxSmallTag)}
-	}
-	if len(p.bigTags) > 0 {
-		// Provisional tag -k (k ≥ 2) becomes maxTag + k - 1: above every
-		// small tag of the file, in order of first appearance.
-		p.b.MapTags(func(t int32) int32 {
-			if t < graph.AnyTag {
-				return p.maxTag + (-t) - 1
-			}
-			return t
-		})
-	}
 	g, err := p.b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("goal: %s: %w", name, err)
@@ -175,7 +164,12 @@ func (p *parser) tag(val string, send bool) (int32, error) {
 	if err != nil {
 		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
 	}
+	// The next large tag gets next; the ones before it have next+1 and up.
+	next := int64(maxSmallTag) - int64(len(p.bigTags))
 	if v <= maxSmallTag {
+		if int64(v) > next {
+			return 0, p.errf("tag %d is the number given to one of the %d tags above 2^31-1 read before it (they count down from 2^31-1)", v, len(p.bigTags))
+		}
 		if int32(v) > p.maxTag {
 			p.maxTag = int32(v)
 		}
@@ -183,13 +177,13 @@ func (p *parser) tag(val string, send bool) (int32, error) {
 	}
 	t, ok := p.bigTags[v]
 	if !ok {
-		if len(p.bigTags) >= maxSmallTag-1 {
-			return 0, p.errf("more than %d distinct large tags", maxSmallTag)
+		if next <= int64(p.maxTag) {
+			return 0, p.errf("tag %d: no number left below 2^31 above the largest other tag, %d, to renumber it to", v, p.maxTag)
 		}
 		if p.bigTags == nil {
 			p.bigTags = map[uint64]int32{}
 		}
-		t = -2 - int32(len(p.bigTags))
+		t = int32(next)
 		p.bigTags[v] = t
 	}
 	return t, nil

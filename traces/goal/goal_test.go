@@ -262,10 +262,11 @@ l5: recv 18446744073709551615b from 0 tag 2147483648
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Small tags kept (7, 100); large ones numbered from 101 on, in order
-	// of first appearance: ...792, ...793, 2^64-1 (on a send: an ordinary
-	// tag), 2^31.
-	want := []int32{101, 102, 7, 101, 103, 101, graph.AnyTag, graph.AnyTag, 100, 104}
+	// Small tags kept (7, 100); large ones numbered down from 2^31-1, in
+	// order of first appearance: ...792, ...793, 2^64-1 (on a send: an
+	// ordinary tag), 2^31.
+	const top = 1<<31 - 1
+	want := []int32{top, top - 1, 7, top, top - 2, top, graph.AnyTag, graph.AnyTag, 100, top - 3}
 	if !slices.Equal(g.Tag, want) {
 		t.Errorf("tags %v, want %v", g.Tag, want)
 	}
@@ -275,7 +276,8 @@ l5: recv 18446744073709551615b from 0 tag 2147483648
 	for _, tc := range []struct{ text, want string }{
 		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag -1\n}\n", `tag "-1" is not an integer`},
 		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 18446744073709551616\n}\n", `tag "18446744073709551616" is not an integer`},
-		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 2147483647\nl2: send 1b to 1 tag 2147483648\n}\n", "too many to renumber"},
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 2147483647\nl2: send 1b to 1 tag 2147483648\n}\n", "no number left below 2^31"},
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 2147483648\nl2: send 1b to 1 tag 2147483647\n}\n", "tag 2147483647 is the number given to one of the 1 tags above"},
 	} {
 		if _, err := Parse(strings.NewReader(tc.text), "t.goal"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)

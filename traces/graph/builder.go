@@ -131,24 +131,6 @@ func (b *Builder) Region(name string) int32 {
 	return id
 }
 
-// MapTags replaces the tag t of every send and receive added so far,
-// wildcard receives (AnyTag) excepted, with f(t). Readers that number tags
-// provisionally (e.g. GOAL's 64-bit tags) renumber them with it before
-// Build validates them.
-func (b *Builder) MapTags(f func(int32) int32) {
-	for _, rb := range b.ranks {
-		if rb == nil {
-			continue
-		}
-		for i := range rb.ops {
-			op := &rb.ops[i]
-			if (op.Kind == Send || op.Kind == Recv) && op.Tag != AnyTag {
-				op.Tag = f(op.Tag)
-			}
-		}
-	}
-}
-
 // Build assembles and validates the graph. The builder must not be used
 // afterwards.
 func (b *Builder) Build() (*Graph, error) {
