@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -210,11 +212,23 @@ func newImportCmd() *cobra.Command {
 		if forced != "" {
 			format = forced
 		}
+		w := cmd.OutOrStdout()
+		if format == "goal" || format == "" && coll == "" && isGOAL(a[0]) {
+			// Streamed: memory bounded by one rank block, whatever the
+			// schedule's length.
+			st, err := streamGOAL(a[0], out)
+			if err == nil {
+				fmt.Fprintf(w, "%s: goal trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], st.Ranks, st.Ops, st.Deps, out)
+				return nil
+			}
+			if !errors.Is(err, importer.ErrRankOrder) {
+				return err
+			}
+		}
 		t, err := importer.Read(a[0], importer.Options{Format: format})
 		if err != nil {
 			return err
 		}
-		w := cmd.OutOrStdout()
 		if t.MPI != nil && coll == "" {
 			if err := arrowtrace.WriteMPI(out, t.MPI); err != nil {
 				return err
@@ -297,4 +311,27 @@ func collSpec(algs map[mpi.Kind]string) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// isGOAL reports whether the registry sniffs path as GOAL.
+func isGOAL(path string) bool {
+	f, err := importer.Detect(path)
+	return err == nil && f.Name == "goal"
+}
+
+// streamGOAL converts the GOAL file in to an Arrow graph at out, streamed
+// and written atomically.
+func streamGOAL(in, out string) (importer.Stats, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return importer.Stats{}, err
+	}
+	defer f.Close()
+	var st importer.Stats
+	err = atomicfile.Write(out, func(w io.Writer) error {
+		var err error
+		st, err = importer.GOALToArrow(bufio.NewReaderSize(f, 1<<20), in, w)
+		return err
+	})
+	return st, err
 }

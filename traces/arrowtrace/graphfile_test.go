@@ -122,7 +122,7 @@ type rawRow struct {
 func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Schema) *arrow.Schema) []byte {
 	t.Helper()
 	g := &graph.Graph{RankStart: []int32{0, 0}}
-	sc := graphSchema(g)
+	sc := graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil)
 	md := arrow.NewMetadata([]string{MetaFormat, MetaVersion, MetaNumRanks}, []string{FormatGraph, Version, numRanks})
 	sc = arrow.NewSchema(sc.Fields(), &md)
 	if mutate != nil {

@@ -104,7 +104,6 @@ type pendingDep struct {
 type parser struct {
 	file     string
 	line     int
-	b        *graph.Builder
 	numRanks int
 	rank     int // current rank block, -1 outside
 	seen     []bool
@@ -112,6 +111,9 @@ type parser struct {
 	deps     []pendingDep
 	inBlock  bool // inside /* */
 	toks     []string
+	blk      Block
+	onRanks  func(n int) error
+	onBlock  func(*Block) error
 
 	// Tags above maxSmallTag get the numbers maxSmallTag, maxSmallTag-1,
 	// ... (bigTags maps them); maxTag is the largest small tag seen.
@@ -119,37 +121,81 @@ type parser struct {
 	maxTag  int32
 }
 
+// Block is one rank block of a GOAL file, as Scan hands it over.
+type Block struct {
+	Rank   int
+	Ops    []graph.Op
+	Labels []string // per operation; "" where the line has no label
+	// Deps are the block's dependency lines in declaration order, by
+	// operation index within the block.
+	Deps []Dep
+}
+
+// Dep is one dependency line: operation Op requires (or irequires) On.
+type Dep struct {
+	Op, On int32
+	Kind   graph.DepKind
+}
+
 // Parse reads a GOAL schedule from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*graph.Graph, error) {
-	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1}
+	var b *graph.Builder
+	err := Scan(r, name, func(n int) error {
+		b = graph.NewBuilder(n)
+		return nil
+	}, func(blk *Block) error {
+		b.Grow(blk.Rank, len(blk.Ops))
+		for i, op := range blk.Ops {
+			id := b.Add(blk.Rank, op)
+			if l := blk.Labels[i]; l != "" {
+				b.SetLabel(blk.Rank, id, l)
+			}
+		}
+		for _, d := range blk.Deps {
+			b.Dep(blk.Rank, d.Op, d.On, d.Kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("goal: %s: %w", name, err)
+	}
+	return g, nil
+}
+
+// Scan reads a GOAL schedule from r in one pass, in memory bounded by its
+// largest rank block: it calls numRanks with the num_ranks value, then
+// block for each rank block as it closes, in file order (the Block is
+// reused afterwards). Errors name the file (name) and line.
+func Scan(r io.Reader, name string, numRanks func(n int) error, block func(*Block) error) error {
+	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1, onRanks: numRanks, onBlock: block}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxTokenLine)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return nil, p.errf("line longer than %d bytes", maxTokenLine)
+			return p.errf("line longer than %d bytes", maxTokenLine)
 		}
-		return nil, fmt.Errorf("goal: %s: %w", name, err)
+		return fmt.Errorf("goal: %s: %w", name, err)
 	}
 	if p.inBlock {
-		return nil, p.errf("unterminated /* comment")
+		return p.errf("unterminated /* comment")
 	}
 	if p.rank >= 0 {
-		return nil, p.errf("missing } at end of rank %d", p.rank)
+		return p.errf("missing } at end of rank %d", p.rank)
 	}
-	if p.b == nil {
-		return nil, p.errf("no num_ranks line")
+	if p.seen == nil {
+		return p.errf("no num_ranks line")
 	}
-	g, err := p.b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("goal: %s: %w", name, err)
-	}
-	return g, nil
+	return nil
 }
 
 // tag reads a send's or recv's tag (see the package documentation).
@@ -271,7 +317,7 @@ func (p *parser) parseTokens(t []string) error {
 	for len(t) > 0 {
 		switch t[0] {
 		case "num_ranks":
-			if p.b != nil {
+			if p.seen != nil {
 				return p.errf("num_ranks given twice")
 			}
 			if len(t) < 2 {
@@ -285,11 +331,13 @@ func (p *parser) parseTokens(t []string) error {
 				return p.errf("num_ranks must be at least 1")
 			}
 			p.numRanks = int(n)
-			p.b = graph.NewBuilder(p.numRanks)
 			p.seen = make([]bool, p.numRanks)
+			if err := p.onRanks(p.numRanks); err != nil {
+				return err
+			}
 			t = t[2:]
 		case "rank":
-			if p.b == nil {
+			if p.seen == nil {
 				return p.errf("rank block before num_ranks")
 			}
 			if p.rank >= 0 {
@@ -309,6 +357,8 @@ func (p *parser) parseTokens(t []string) error {
 			p.rank = int(r)
 			clear(p.labels)
 			p.deps = p.deps[:0]
+			p.blk.Rank = p.rank
+			p.blk.Ops, p.blk.Labels, p.blk.Deps = p.blk.Ops[:0], p.blk.Labels[:0], p.blk.Deps[:0]
 			t = t[3:]
 		case "}":
 			if p.rank < 0 {
@@ -366,13 +416,14 @@ func (p *parser) statement(t []string) error {
 	if err != nil {
 		return err
 	}
-	id := p.b.Add(p.rank, op)
+	id := int32(len(p.blk.Ops))
+	p.blk.Ops = append(p.blk.Ops, op)
+	p.blk.Labels = append(p.blk.Labels, label)
 	if label != "" {
 		if _, dup := p.labels[label]; dup {
 			return p.errf("label %s defined twice in rank %d", label, p.rank)
 		}
 		p.labels[label] = id
-		p.b.SetLabel(p.rank, id, label)
 	}
 	return nil
 }
@@ -401,9 +452,9 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 }
 
 func (p *parser) msg(send bool, t []string) (graph.Op, error) {
-	kw, dir := "recv", "from"
+	kw, dir, what := "recv", "from", "recv size"
 	if send {
-		kw, dir = "send", "to"
+		kw, dir, what = "send", "to", "send size"
 	}
 	if len(t) == 0 {
 		return graph.Op{}, p.errf("%s needs a size such as 8b", kw)
@@ -417,7 +468,7 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 	} else {
 		return graph.Op{}, p.errf("%s size %q must end in b (bytes)", kw, t[0])
 	}
-	n, err := p.count(sz, kw+" size", MaxSize)
+	n, err := p.count(sz, what, MaxSize)
 	if err != nil {
 		return graph.Op{}, err
 	}
@@ -509,10 +560,10 @@ func (p *parser) closeRank() error {
 		if op == on {
 			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("%s depends on itself", d.op)}
 		}
-		p.b.Dep(p.rank, op, on, d.kind)
+		p.blk.Deps = append(p.blk.Deps, Dep{Op: op, On: on, Kind: d.kind})
 	}
 	p.rank = -1
-	return nil
+	return p.onBlock(&p.blk)
 }
 
 func isIdent(s string) bool {
