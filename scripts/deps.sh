@@ -17,11 +17,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-# arrow-js for the interoperability test (only where node and npm exist).
-js=traces/arrowtrace/testdata/js
-if [ -f "$js/package-lock.json" ] && command -v npm >/dev/null 2>&1; then
-  if [ ! -d "$js/node_modules" ] || [ "$js/package-lock.json" -nt "$js/node_modules" ]; then
-    echo "capsim: installing arrow-js for the interoperability test (npm ci)" >&2
-    (cd "$js" && npm ci --silent --no-audit --no-fund >/dev/null)
+# arrow-js and nodejs-polars for the interoperability tests (only where node
+# and npm exist; nodejs-polars' native package is for linux x64).
+for js in traces/arrowtrace/testdata/js traces/importer/testdata/js; do
+  if [ -f "$js/package-lock.json" ] && command -v npm >/dev/null 2>&1; then
+    if [ ! -d "$js/node_modules" ] || [ "$js/package-lock.json" -nt "$js/node_modules" ]; then
+      echo "capsim: installing the npm packages of $js for the interoperability tests (npm ci)" >&2
+      # npm ci refuses nodejs-polars' lock file (it leaves out the native
+      # packages for other platforms), so fall back to npm install.
+      (cd "$js" && { npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null; })
+    fi
   fi
-fi
+done

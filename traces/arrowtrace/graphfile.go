@@ -134,9 +134,27 @@ func Detect(path string) (kind Kind, err error) {
 	return KindGOAL, nil
 }
 
-// kindOf tells a capsim trace's kind by its schema metadata.
+// kindOf tells a capsim trace's kind by its schema metadata, or, for a
+// table written without it (polars, DuckDB), by its columns.
 func kindOf(path string, sc *arrow.Schema) (Kind, error) {
-	switch v, _ := sc.Metadata().GetValue(MetaFormat); v {
+	v, ok := sc.Metadata().GetValue(MetaFormat)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if len(sc.FieldIndices(n)) != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	if !ok && has("rank", "kind") {
+		switch {
+		case has("requires", "irequires"):
+			return KindGraph, nil
+		case has("comm", "request", "list"):
+			return KindMPI, nil
+		}
+	}
+	switch v {
 	case FormatGraph:
 		return KindGraph, nil
 	case FormatMPI:
@@ -387,6 +405,8 @@ func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
 }
 
 func (d *graphDecoder) rows() int64 { return d.row }
+
+func (d *graphDecoder) format() string { return FormatGraph }
 
 func (d *graphDecoder) schema(sc *arrow.Schema) error {
 	n, err := header(sc, d.name, FormatGraph, "execution graph")

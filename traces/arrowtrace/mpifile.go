@@ -200,6 +200,8 @@ func (d *mpiDecoder) errf(row int64, field, format string, a ...any) error {
 	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
+func (d *mpiDecoder) format() string { return FormatMPI }
+
 func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	n, err := header(sc, d.name, FormatMPI, "MPI trace")
 	if err != nil {

@@ -18,6 +18,10 @@ import (
 // decoder is what readFile drives: a schema check, then one call per
 // record batch.
 type decoder interface {
+	// format is the capsim.format value the decoder reads ("" for tables
+	// that are not traces): tables without capsim's metadata, as polars
+	// and DuckDB write them, are completed for it (see completeSchema).
+	format() string
 	schema(sc *arrow.Schema) error
 	batch(rec arrow.RecordBatch) error
 	rows() int64 // rows read so far, for error messages
@@ -46,7 +50,22 @@ func readFile(r sizer, name string, d decoder) (err error) {
 		return &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}
 	defer fr.Close()
-	if err := d.schema(fr.Schema()); err != nil {
+	sc, err := completeSchema(fr.Schema(), d.format(), func(visit func(arrow.RecordBatch) error) error {
+		for i := 0; i < fr.NumRecords(); i++ {
+			rec, err := fr.RecordBatch(i)
+			if err != nil {
+				return err
+			}
+			if err := visit(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return &FormatError{File: name, Row: -1, Msg: err.Error()}
+	}
+	if err := d.schema(sc); err != nil {
 		return err
 	}
 	for i := 0; i < fr.NumRecords(); i++ {
@@ -97,7 +116,25 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
 	defer sr.Release()
-	if err := d.schema(sr.Schema()); err != nil {
+	sc, err := completeSchema(sr.Schema(), d.format(), func(visit func(arrow.RecordBatch) error) error {
+		// A second reader over the same bytes: a stream is read twice
+		// only when it lacks capsim.num_ranks.
+		pre, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+		if err != nil {
+			return err
+		}
+		defer pre.Release()
+		for pre.Next() {
+			if err := visit(pre.RecordBatch()); err != nil {
+				return err
+			}
+		}
+		return pre.Err()
+	})
+	if err != nil {
+		return &FormatError{File: name, Row: -1, Msg: err.Error()}
+	}
+	if err := d.schema(sc); err != nil {
 		return err
 	}
 	for i := 0; sr.Next(); i++ {
@@ -113,6 +150,50 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 		return &FormatError{File: name, Row: d.rows(), Msg: "Arrow IPC stream: " + err.Error()}
 	}
 	return nil
+}
+
+// completeSchema returns sc with the capsim metadata that a table written
+// by polars, DuckDB or pyarrow without it lacks, for a decoder of format
+// want: capsim.format (want, when the table has none), capsim.version 1,
+// and capsim.num_ranks, one more than the largest value of the rank
+// column, found by a pass over the batches that each calls visit on.
+func completeSchema(sc *arrow.Schema, want string, each func(visit func(arrow.RecordBatch) error) error) (*arrow.Schema, error) {
+	md := sc.Metadata()
+	if want == "" || md.FindKey(MetaFormat) >= 0 && md.FindKey(MetaNumRanks) >= 0 {
+		return sc, nil
+	}
+	keys, vals := append([]string(nil), md.Keys()...), append([]string(nil), md.Values()...)
+	if md.FindKey(MetaFormat) < 0 {
+		keys, vals = append(keys, MetaFormat), append(vals, want)
+	}
+	if md.FindKey(MetaVersion) < 0 {
+		keys, vals = append(keys, MetaVersion), append(vals, Version)
+	}
+	if md.FindKey(MetaNumRanks) < 0 {
+		idx := sc.FieldIndices("rank")
+		if len(idx) != 1 || !isInt(sc.Field(idx[0]).Type) {
+			return nil, fmt.Errorf("no %s metadata and no integer rank column to count the ranks from", MetaNumRanks)
+		}
+		maxRank := int64(-1)
+		var row int64
+		err := each(func(rec arrow.RecordBatch) error {
+			v, err := intsOf[int64](rec.Column(idx[0]), "rank", "", row)
+			if err != nil {
+				return err
+			}
+			for _, r := range v {
+				maxRank = max(maxRank, r)
+			}
+			row += rec.NumRows()
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("counting ranks (no %s metadata): %v", MetaNumRanks, err)
+		}
+		keys, vals = append(keys, MetaNumRanks), append(vals, strconv.FormatInt(max(maxRank+1, 1), 10))
+	}
+	nmd := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(sc.Fields(), &nmd), nil
 }
 
 // header checks the metadata every capsim trace file has and returns its

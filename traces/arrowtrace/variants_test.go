@@ -23,6 +23,7 @@ import (
 type variant struct {
 	name   string
 	stream bool
+	noMeta bool         // written without capsim's schema metadata, as polars and DuckDB do
 	opts   []ipc.Option // compression
 	// types maps a column's capsim type to the writer's.
 	ints, strs, lists func(arrow.DataType) arrow.DataType
@@ -64,6 +65,8 @@ func variants() []variant {
 		// pyarrow / DuckDB: int32 as written, utf8, dictionaries with other
 		// index types, list views.
 		{name: "dictionary int16, list_view", ints: same, strs: catI8, lists: listView},
+		{name: "polars without metadata", noMeta: true, ints: i64, strs: view, lists: largeList},
+		{name: "polars stream without metadata", noMeta: true, stream: true, ints: i64, strs: large, lists: largeList},
 		{name: "uint64, large_list_view stream", stream: true, ints: u64, strs: view, lists: largeListView},
 	}
 }
@@ -211,6 +214,9 @@ func rewrite(t *testing.T, data []byte, v variant) []byte {
 	}
 	md := in.Metadata()
 	out := arrow.NewSchema(fields, &md)
+	if v.noMeta {
+		out = arrow.NewSchema(fields, nil)
+	}
 	var buf bytes.Buffer
 	opts := append([]ipc.Option{ipc.WithSchema(out)}, v.opts...)
 	type writer interface {
