@@ -7,25 +7,33 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/simgrid"
 )
 
-// loadGraph reads a trace in any format the importer registry reads
-// (format forces one; "" sniffs the content) and returns its execution
-// graph, MPI traces lowered with the collective algorithms of coll (e.g.
-// "allreduce=ring"; kinds left out take the format's choice).
-func loadGraph(path, format, coll string) (*graph.Graph, error) {
-	g, _, err := loadGraphComms(path, format, coll)
+// traceOptions gives the importer registry the trace flags: --format
+// (forcing a format; "" sniffs the content) and --speed (the flop/s of a
+// SimGrid time-independent trace; 0 for the trace's own).
+func traceOptions(format string, speed float64) importer.Options {
+	return importer.Options{Format: format, SimGrid: simgrid.Options{Speed: speed}}
+}
+
+// loadGraph reads a trace in any format the importer registry reads and
+// returns its execution graph, MPI traces lowered with the collective
+// algorithms of coll (e.g. "allreduce=ring"; kinds left out take the
+// format's choice).
+func loadGraph(path string, opt importer.Options, coll string) (*graph.Graph, error) {
+	g, _, err := loadGraphComms(path, opt, coll)
 	return g, err
 }
 
 // loadGraphComms is loadGraph that also names the communicators of an MPI
-// trace, for network overrides.
-func loadGraphComms(path, format, coll string) (*graph.Graph, func(int32) string, error) {
+// trace, for network overrides (nil for graph-level traces).
+func loadGraphComms(path string, opt importer.Options, coll string) (*graph.Graph, func(int32) string, error) {
 	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	t, err := importer.Read(path, importer.Options{Format: format})
+	t, err := importer.Read(path, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,12 +41,15 @@ func loadGraphComms(path, format, coll string) (*graph.Graph, func(int32) string
 	if err != nil {
 		return nil, nil, err
 	}
+	if t.MPI == nil {
+		return g, nil, nil
+	}
 	return g, t.CommName, nil
 }
 
 // loadMPI reads an MPI-level trace (any format the registry reads).
-func loadMPI(path, format string) (*importer.Trace, error) {
-	t, err := importer.Read(path, importer.Options{Format: format})
+func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
+	t, err := importer.Read(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +60,7 @@ func loadMPI(path, format string) (*importer.Trace, error) {
 }
 
 // formatFlagHelp documents --format.
-const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof (see docs/trace-formats.md)"
+const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, simgrid, dumpi (see docs/trace-formats.md)"
 
 // netClasses parses --net-override specs over net and classifies g's
 // messages; nil when there are none.

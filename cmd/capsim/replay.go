@@ -30,6 +30,16 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	// Messages the replay matched: the trace's point-to-point ones, then
+	// those its collectives were lowered into (MPI traces only).
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent"`
+	CollBytesSent int64 `json:"coll_bytes_sent"`
+	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
+	CollBytesRecv int64 `json:"coll_bytes_recv"`
 }
 
 type replayJSON struct {
@@ -51,6 +61,7 @@ func newReplayCmd() *cobra.Command {
 		tlRanks, tlWindow                   string
 		ranksPerNode                        int
 		asJSON, libOrder                    bool
+		speed                               float64
 		netOverrides                        []string
 		mf                                  modelFlags
 		pol                                 policyFlags
@@ -65,8 +76,13 @@ went (compute, communication overhead, waiting), and the engine's speed.
 TRACE is any trace capsim reads, told apart by content (--format forces
 one): capsim's Arrow execution graphs and MPI traces (IPC file or stream,
 as pyarrow, polars or DuckDB write them), GOAL text schedules, liballprof
-traces (the rank-0 .dat file or its folder); see docs/trace-formats.md.
-Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
+traces (the rank-0 .dat file or its folder), SimGrid time-independent
+traces (the index file of smpirun -trace-ti or a single-file trace) and
+DUMPI traces (the .meta file or its folder); see docs/trace-formats.md.
+Network parameters left out of --net take LogGOPSim's defaults (L=2500
+o=1500 g=1000 G=6 O=0 S=65535, ns and bytes); 'loggp:' instead of
+'loggops:' prices the bytes in flight as LogGP and SimGrid do (see package
+network and docs/trace-formats.md).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
   capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
@@ -74,7 +90,7 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if pol.name != "" { // replaypolicy.go
-				return pol.run(cmd, a[0], format, netSpec, coll, asJSON)
+				return pol.run(cmd, a[0], traceOptions(format, speed), netSpec, coll, asJSON)
 			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
@@ -83,7 +99,7 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 			if err := mf.check(); err != nil {
 				return err
 			}
-			g, comms, err := loadGraphComms(a[0], format, coll)
+			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed), coll)
 			if err != nil {
 				return err
 			}
@@ -91,6 +107,12 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
 			}
+			collTag := int32(0) // only lowered MPI traces tag collective messages
+			if comms != nil {
+				collTag = lower.CollectiveTagBase
+			}
+			msgs := sim.NewMessageCounter(g, collTag)
+			opts.Observer = msgs
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -112,7 +134,7 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
 					return usageError{err}
 				}
-				opts.Observer = tl
+				opts.Observer = teeObserver{msgs, tl}
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -142,7 +164,10 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				m := msgs.Ranks[r]
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
+					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
+					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -162,6 +187,7 @@ Network parameters left out of --net take LogGOPSim's defaults (L=2500 o=1500 g=
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
 	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
@@ -288,7 +314,7 @@ func newExportCmd() *cobra.Command {
 			if out == "" {
 				return usagef("export goal needs -o OUT.goal")
 			}
-			gr, err := loadGraph(a[0], format, coll)
+			gr, err := loadGraph(a[0], traceOptions(format, 0), coll)
 			if err != nil {
 				return err
 			}

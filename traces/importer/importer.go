@@ -24,11 +24,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/dumpi"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/liballprof"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/simgrid"
 )
 
 // HeadSize is how many leading bytes of a file the sniffers see.
@@ -54,7 +56,11 @@ type Format struct {
 type Options struct {
 	// Format forces a format by name; "" sniffs the content.
 	Format string
-	// SimGrid simgrid.Options // SIMGRID: the TI reader's options (machine speed), once traces/simgrid is in main.
+	// SimGrid are the options of SimGrid time-independent traces (the
+	// machine speed that turns flops into time).
+	SimGrid simgrid.Options
+	// DUMPI are the options of DUMPI traces (which clock, region names).
+	DUMPI dumpi.Options
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -125,7 +131,10 @@ func Formats() []Format {
 			Sniff: sniffGOAL, Read: readGOAL},
 		{Name: "liballprof", Summary: "liballprof MPI traces (LogGOPSim's tracer): the rank-0 .dat file or the folder",
 			Sniff: liballprof.Sniff, SniffDir: liballprofDir, Read: readLiballprof},
-		// SIMGRID: {Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti)", Sniff: simgrid.Sniff, Read: readSimGrid},
+		{Name: "dumpi", Summary: "DUMPI traces (SST DUMPI, CODES): the .meta file or the folder",
+			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI},
+		{Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti): the index file or a single-file trace",
+			Sniff: simgrid.Sniff, Read: readSimGrid},
 	}
 }
 
@@ -252,6 +261,16 @@ func readLiballprof(path string, _ Options) (*Trace, error) {
 	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
 }
 
+func readSimGrid(path string, opt Options) (*Trace, error) {
+	t, err := simgrid.Read(path, opt.SimGrid)
+	return &Trace{MPI: t}, err
+}
+
+func readDUMPI(path string, opt Options) (*Trace, error) {
+	t, err := dumpi.Read(path, opt.DUMPI)
+	return &Trace{MPI: t}, err
+}
+
 func liballprofDir(path string) bool {
 	files, err := liballprof.Files(path)
 	if err != nil || len(files) == 0 {
@@ -311,7 +330,6 @@ var magics = []struct {
 	{"\xfd7zXZ\x00", "an xz archive", "unpack it first (unxz FILE, or tar xJf FILE) and pass the trace inside"},
 	{"PK\x03\x04", "a zip archive", "unpack it first (unzip FILE) and pass the trace inside"},
 	{"PAR1", "a Parquet file", "capsim reads Arrow IPC: write the table with pyarrow.feather.write_feather, polars' write_ipc or DuckDB's COPY ... (FORMAT arrow)"},
-	{"\xff\xaa\xdd\x44DUMPI", "a DUMPI per-rank .bin file", "DUMPI traces are not yet supported (issue 17); when they are, pass the .meta file"},
 	{"\x03\x42\x4f\x54\x46\x32", "an OTF2 anchor file", "OTF2 traces are not yet supported (issue 17)"},
 	{"\x03\x42", "an OTF2 definition or event file", "OTF2 traces are not yet supported (issue 17); when they are, pass the anchor file traces.otf2"},
 }
@@ -325,9 +343,6 @@ func describe(path string, head []byte) error {
 	}
 	if len(head) > 262 && string(head[257:262]) == "ustar" {
 		return &Error{Path: path, Looks: "a tar archive", Hint: "unpack it first (tar xf FILE) and pass the trace inside"}
-	}
-	if bytes.HasPrefix(head, []byte("hostname=")) || bytes.Contains(head, []byte("\nnumprocs=")) && bytes.Contains(head, []byte("\nfileprefix=")) {
-		return &Error{Path: path, Looks: "a DUMPI .meta file", Hint: "DUMPI traces are not yet supported (issue 17)"}
 	}
 	if liballprofOther(head) {
 		return &Error{Path: path, Looks: "a liballprof trace without its MPI_Init record",
@@ -354,8 +369,6 @@ func describeDir(path string) error {
 		switch {
 		case n == "traces.otf2" || strings.HasSuffix(n, ".otf2"):
 			return &Error{Path: path, Looks: "a folder with the OTF2 trace " + n, Hint: "OTF2 traces are not yet supported (issue 17)"}
-		case strings.HasSuffix(n, ".meta"):
-			return &Error{Path: path, Looks: "a folder with the DUMPI trace " + n, Hint: "DUMPI traces are not yet supported (issue 17)"}
 		}
 		names = append(names, n)
 	}

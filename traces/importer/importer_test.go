@@ -66,6 +66,7 @@ func TestDetectEveryFormat(t *testing.T) {
 		{write(t, dir, "trace.data", mb.Bytes()), "arrow", true},
 		{filepath.Join(lap, "trace_p2p-0.dat"), "liballprof", true},
 		{lap, "liballprof", true},
+		{filepath.Join(testenv.ModuleRoot(t), "examples", "traces", "ti.txt"), "simgrid", true},
 	} {
 		f, err := importer.Detect(tc.path)
 		if err != nil {
@@ -130,8 +131,6 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 	copy(tarHead[257:], "ustar\x0000")
 	otf2 := filepath.Join(dir, "otf2dir")
 	write(t, otf2, "traces.otf2", []byte("\x03BOTF2\x00\x03"))
-	dumpi := filepath.Join(dir, "dumpidir")
-	write(t, dumpi, "run.meta", []byte("hostname=x\nnumprocs=4\nfileprefix=run\n"))
 	empty := filepath.Join(dir, "emptydir")
 	os.Mkdir(empty, 0o755)
 	for _, tc := range []struct{ path, want string }{
@@ -144,9 +143,6 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{filepath.Join(otf2, "traces.otf2"), "an OTF2 anchor file: OTF2 traces are not yet supported"},
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
 		{otf2, "a folder with the OTF2 trace traces.otf2"},
-		{filepath.Join(dumpi, "run.meta"), "a DUMPI .meta file"},
-		{write(t, dir, "r-0000.bin", []byte("\xff\xaa\xdd\x44DUMPI\x00\x00")), "a DUMPI per-rank .bin file"},
-		{dumpi, "a folder with the DUMPI trace run.meta"},
 		{empty, "a directory () holding no trace"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
@@ -195,4 +191,19 @@ func ExampleRead() {
 	}
 	fmt.Println(it.Format, len(it.MPI.Ranks), "ranks, makespan", res.Makespan, "ns")
 	// Output: liballprof 4 ranks, makespan 181710 ns
+}
+
+// TestDetectDUMPI sniffs the shared DUMPI traces as their .meta file, their
+// folder and a .bin file.
+func TestDetectDUMPI(t *testing.T) {
+	dir := testenv.Shared(t, "traces/dumpi/sstmacro-testtrace")
+	for _, p := range []string{dir, filepath.Join(dir, "testtrace.meta"), filepath.Join(dir, "testtrace-0001.bin")} {
+		it, err := importer.Read(p, importer.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if it.Format != "dumpi" || it.MPI == nil || len(it.MPI.Ranks) != 4 {
+			t.Errorf("%s: format %s", p, it.Format)
+		}
+	}
 }
