@@ -72,7 +72,7 @@ type loc struct {
 	now uint64 // ns
 }
 
-func (l *loc) at(ns uint64) *loc { l.now = ns; return l }
+func (l *loc) at(ns uint64) *loc   { l.now = ns; return l }
 func (l *loc) wait(ns uint64) *loc { l.now += ns; return l }
 func (l *loc) ev(e otf2write.Event) *loc {
 	l.t.Helper()
