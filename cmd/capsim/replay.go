@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 )
 
 // loadGraph reads an execution graph from a GOAL text file, an Arrow
@@ -30,6 +31,9 @@ func loadGraph(path, coll string) (*graph.Graph, error) {
 // loadGraphComms is loadGraph that also names the communicators of an MPI
 // trace (nil for other traces).
 func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
+	if isOTF2(path) {
+		return loadMPIGraphComms(path, coll)
+	}
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
 		return nil, nil, err
@@ -53,6 +57,48 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	msgCounts
+}
+
+// msgCounts are the messages a rank sent and received in the replay: those
+// of the trace's point-to-point calls, and, for MPI traces, apart from them
+// those its collectives were lowered into.
+type msgCounts struct {
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent,omitempty"`
+	CollBytesSent int64 `json:"coll_bytes_sent,omitempty"`
+}
+
+// countMessages counts every rank's messages in g; in a lowered MPI trace
+// (mpiTrace) those tagged at or above lower.CollectiveTagBase belong to
+// collectives.
+func countMessages(g *graph.Graph, mpiTrace bool) []msgCounts {
+	cs := make([]msgCounts, g.NumRanks())
+	for r := range cs {
+		c := &cs[r]
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			coll := mpiTrace && g.Tag[id] >= lower.CollectiveTagBase
+			switch g.Kind[id] {
+			case graph.Send:
+				if coll {
+					c.CollMsgsSent++
+					c.CollBytesSent += g.Size[id]
+				} else {
+					c.MsgsSent++
+					c.BytesSent += g.Size[id]
+				}
+			case graph.Recv:
+				if !coll {
+					c.MsgsRecv++
+					c.BytesRecv += g.Size[id]
+				}
+			}
+		}
+	}
+	return cs
 }
 
 type replayJSON struct {
@@ -148,8 +194,9 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if wall > 0 {
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
+			msgs := countMessages(g, comms != nil)
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait, msgCounts: msgs[r]})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
