@@ -191,15 +191,28 @@ static OTF2_ErrorCode cs_read_defs(OTF2_Reader* rd, cs_defs* D) {
 	return err;
 }
 
-// cs_open_events selects the locations, reads their local definitions
-// (mapping tables and clock offsets, which the library then applies to
-// their events) and returns a global event reader over them.
-static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* locs, size_t n, cs_buf* buf, OTF2_ErrorCode* err) {
+// cs_prepare selects the locations to read and opens their files; it
+// returns whether local definition files exist.
+static OTF2_ErrorCode cs_prepare(OTF2_Reader* rd, const uint64_t* locs, size_t n, int* defs) {
+	OTF2_ErrorCode err;
 	for (size_t i = 0; i < n; i++) {
-		if ((*err = OTF2_Reader_SelectLocation(rd, locs[i])) != OTF2_SUCCESS) return NULL;
+		if ((err = OTF2_Reader_SelectLocation(rd, locs[i])) != OTF2_SUCCESS) return err;
 	}
-	int defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
-	if ((*err = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS) return NULL;
+	*defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+	return OTF2_Reader_OpenEvtFiles(rd);
+}
+
+static void cs_unprepare(OTF2_Reader* rd, int defs) {
+	if (defs) OTF2_Reader_CloseDefFiles(rd);
+	OTF2_Reader_CloseEvtFiles(rd);
+}
+
+// cs_open_events opens the event readers of one rank's locations, reads
+// their local definitions (mapping tables and clock offsets, which the
+// library then applies to their events) and returns a global event reader
+// merging them in time order. Closing it closes their event readers and
+// frees their chunk buffers, so one rank's buffers are held at a time.
+static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* locs, size_t n, int defs, cs_buf* buf, OTF2_ErrorCode* err) {
 	for (size_t i = 0; i < n; i++) {
 		if (!OTF2_Reader_GetEvtReader(rd, locs[i])) { *err = OTF2_ERROR_INVALID; return NULL; }
 		if (defs) {
@@ -212,7 +225,6 @@ static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* loc
 			}
 		}
 	}
-	if (defs) OTF2_Reader_CloseDefFiles(rd);
 	OTF2_GlobalEvtReader* ge = OTF2_Reader_GetGlobalEvtReader(rd);
 	if (!ge) { *err = OTF2_ERROR_INVALID; return NULL; }
 	OTF2_GlobalEvtReaderCallbacks* cb = OTF2_GlobalEvtReaderCallbacks_New();
@@ -345,47 +357,67 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	locs := make([]C.uint64_t, 0, len(b.locs))
+	// The locations to read, grouped by rank.
+	byRank := make([][]C.uint64_t, len(b.ranks))
+	var all []C.uint64_t
 	for _, l := range sortedKeys64(b.locs) {
 		if nevents[l] > 0 {
-			locs = append(locs, C.uint64_t(l))
+			r := b.locs[l].rank
+			byRank[r] = append(byRank[r], C.uint64_t(l))
+			all = append(all, C.uint64_t(l))
 		}
 	}
-	if len(locs) == 0 {
+	if len(all) == 0 {
 		return b.finish(), nil
 	}
 	buf := C.cs_buf{cap: batch}
 	buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
-	if buf.recs == nil {
+	cl := (*C.uint64_t)(C.malloc(C.size_t(len(all)) * 8))
+	if buf.recs == nil || cl == nil {
+		C.free(unsafe.Pointer(buf.recs))
+		C.free(unsafe.Pointer(cl))
 		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
 	}
 	defer C.free(unsafe.Pointer(buf.recs))
-	cl := (*C.uint64_t)(C.malloc(C.size_t(len(locs)) * 8))
 	defer C.free(unsafe.Pointer(cl))
-	copy(unsafe.Slice(cl, len(locs)), locs)
-	var code C.OTF2_ErrorCode
-	ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), &buf, &code)
-	if ge == nil {
+	copy(unsafe.Slice(cl, len(all)), all)
+	var defsOpen C.int
+	if code := C.cs_prepare(rd, cl, C.size_t(len(all)), &defsOpen); code != C.OTF2_SUCCESS {
 		return nil, libErr("opening the event files", code)
 	}
-	defer C.OTF2_Reader_CloseEvtFiles(rd)
-	defer C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+	defer C.cs_unprepare(rd, defsOpen)
+	// One rank at a time: its threads merged in time order by a global
+	// event reader over its locations only.
 	var r record
-	for {
-		code := C.cs_read_events(rd, ge, &buf)
-		if code != C.OTF2_SUCCESS {
-			return nil, libErr("reading the events", code)
+	for rank, locs := range byRank {
+		if len(locs) == 0 {
+			continue
 		}
-		if buf.n == 0 {
-			break
+		copy(unsafe.Slice(cl, len(locs)), locs)
+		var code C.OTF2_ErrorCode
+		ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), defsOpen, &buf, &code)
+		if ge == nil {
+			return nil, libErr(fmt.Sprintf("opening the events of rank %d", rank), code)
 		}
-		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
-			r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
-				loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e)}
-			if err := b.handle(&r); err != nil {
-				return nil, err
+		for {
+			code := C.cs_read_events(rd, ge, &buf)
+			if code != C.OTF2_SUCCESS {
+				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+				return nil, libErr(fmt.Sprintf("reading the events of rank %d", rank), code)
+			}
+			if buf.n == 0 {
+				break
+			}
+			for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
+				r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
+					loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e)}
+				if err := b.handle(&r); err != nil {
+					C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+					return nil, err
+				}
 			}
 		}
+		C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
 	}
 	return b.finish(), nil
 }
