@@ -351,6 +351,14 @@ func (b *builder) commsFromDefs() error {
 	return nil
 }
 
+// reserve makes room for n events of rank.
+func (b *builder) reserve(rank int, n uint64) {
+	rk := &b.t.Ranks[rank]
+	if uint64(cap(rk.Events)) < n {
+		rk.Events = make([]mpi.Event, len(rk.Events), n)
+	}
+}
+
 // loc returns the state of a location, or nil for locations outside the
 // MPI processes.
 func (b *builder) loc(id uint64) *locState {

@@ -247,10 +247,10 @@ static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* loc
 	return ge;
 }
 
-static OTF2_ErrorCode cs_read_events(OTF2_Reader* rd, OTF2_GlobalEvtReader* ge, cs_buf* buf) {
-	uint64_t got = 0;
+static OTF2_ErrorCode cs_read_events(OTF2_Reader* rd, OTF2_GlobalEvtReader* ge, cs_buf* buf, uint64_t* got) {
+	*got = 0;
 	buf->n = 0;
-	return OTF2_Reader_ReadGlobalEvents(rd, ge, buf->cap, &got);
+	return OTF2_Reader_ReadGlobalEvents(rd, ge, buf->cap, got);
 }
 
 static OTF2_Reader* cs_open(const char* path) {
@@ -357,18 +357,41 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The locations to read, grouped by rank.
+	// The locations to read, grouped by rank, and the number of records
+	// the definitions announce for them. (A writer that leaves every count
+	// at 0 gets every location read without a limit.)
 	byRank := make([][]C.uint64_t, len(b.ranks))
+	want := make([]uint64, len(b.ranks))
 	var all []C.uint64_t
+	counted := false
+	for _, n := range nevents {
+		counted = counted || n > 0
+	}
 	for _, l := range sortedKeys64(b.locs) {
-		if nevents[l] > 0 {
+		if nevents[l] > 0 || !counted {
 			r := b.locs[l].rank
 			byRank[r] = append(byRank[r], C.uint64_t(l))
+			want[r] += nevents[l]
 			all = append(all, C.uint64_t(l))
+		}
+	}
+	if !counted {
+		for r := range want {
+			want[r] = ^uint64(0)
 		}
 	}
 	if len(all) == 0 {
 		return b.finish(), nil
+	}
+	// Size each rank's event list from its record count: a Score-P MPI
+	// call is three records (enter, the MPI record, leave) and becomes one
+	// or two events, so half the records rarely needs a second growth.
+	for rank, locs := range byRank {
+		var n uint64
+		for _, l := range locs {
+			n += nevents[uint64(l)]
+		}
+		b.reserve(rank, min(n/2+16, 1<<26))
 	}
 	buf := C.cs_buf{cap: batch}
 	buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
@@ -395,18 +418,28 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		}
 		copy(unsafe.Slice(cl, len(locs)), locs)
 		var code C.OTF2_ErrorCode
+		var read uint64
 		ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), defsOpen, &buf, &code)
 		if ge == nil {
 			return nil, libErr(fmt.Sprintf("opening the events of rank %d", rank), code)
 		}
 		for {
-			code := C.cs_read_events(rd, ge, &buf)
+			var got C.uint64_t
+			code := C.cs_read_events(rd, ge, &buf, &got)
 			if code != C.OTF2_SUCCESS {
 				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
 				return nil, libErr(fmt.Sprintf("reading the events of rank %d", rank), code)
 			}
-			if buf.n == 0 {
+			if got == 0 {
 				break
+			}
+			read += uint64(got)
+			if read > want[rank] {
+				// The library reads past the end of a truncated file
+				// without noticing (what lies beyond is stale buffer
+				// memory); the definitions' record counts catch it.
+				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+				return nil, fmt.Errorf("otf2 %s: rank %d: its event files hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, want[rank])
 			}
 			for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
 				r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
@@ -418,6 +451,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 			}
 		}
 		C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+		if counted && read != want[rank] {
+			return nil, fmt.Errorf("otf2 %s: rank %d: its event files hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, read, want[rank])
+		}
 	}
 	return b.finish(), nil
 }
