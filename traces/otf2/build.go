@@ -414,7 +414,7 @@ func (b *builder) handle(r *record) error {
 	if l.master && !rs.started {
 		rs.started, rs.segStart = true, t
 	}
-	if !l.master && appends[r.kind] && !rs.inCall && rs.started {
+	if !l.master && int(r.kind) < len(appends) && appends[r.kind] && !rs.inCall && rs.started {
 		// Another thread's MPI call during the master's compute: end the
 		// stretch here so the call keeps its place in time.
 		b.flush(rank, t)
