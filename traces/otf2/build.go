@@ -724,9 +724,14 @@ func payload(kind mpi.Kind, op uint8, sent, recv, p, me int64, root bool) int64 
 	return max(sent, recv)
 }
 
-// finish closes the import: requests never completed are dropped, and the
-// members of every collective call get the same payload.
+// maxTag bounds the tags the lowering accepts (lower.MaxUserTag).
+const maxTag = 1 << 20
+
+// finish closes the import: requests never completed are dropped, the
+// members of every collective call get the same payload, and tags are
+// renumbered if any is beyond what the lowering accepts.
 func (b *builder) finish() *mpi.Trace {
+	defer b.renumberTags()
 	for r := range b.ranks {
 		evs := b.t.Ranks[r].Events
 		for _, i := range sortedVals(b.ranks[r].irecv) {
@@ -746,6 +751,47 @@ func (b *builder) finish() *mpi.Trace {
 		}
 	}
 	return b.t
+}
+
+// renumberTags maps the trace's tags, in increasing order, onto 0, 1, …
+// when one of them is 2^20 or more (MPI allows tags up to MPI_TAG_UB,
+// often 2^31−1; the lowering keeps 20 bits). OTF2 records the actual tag
+// of every receive, never a wildcard, so a one-to-one renumbering keeps
+// every match.
+func (b *builder) renumberTags() {
+	big := false
+	for _, rk := range b.t.Ranks {
+		for _, e := range rk.Events {
+			big = big || e.Kind.IsPointToPoint() && e.Tag >= maxTag
+		}
+	}
+	if !big {
+		return
+	}
+	seen := map[int32]int32{}
+	for _, rk := range b.t.Ranks {
+		for _, e := range rk.Events {
+			if e.Kind.IsPointToPoint() {
+				seen[e.Tag] = 0
+			}
+		}
+	}
+	tags := make([]int32, 0, len(seen))
+	for t := range seen {
+		tags = append(tags, t)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	for i, t := range tags {
+		seen[t] = int32(i)
+	}
+	for r := range b.t.Ranks {
+		evs := b.t.Ranks[r].Events
+		for i := range evs {
+			if evs[i].Kind.IsPointToPoint() {
+				evs[i].Tag = seen[evs[i].Tag]
+			}
+		}
+	}
 }
 
 func sortedKeys[V any](m map[uint32]V) []uint32 {

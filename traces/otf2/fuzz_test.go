@@ -194,3 +194,38 @@ func TestSniff(t *testing.T) {
 		t.Error("empty folder recognised")
 	}
 }
+
+// TestLargeTagsRenumbered checks that tags beyond the lowering's 20 bits
+// are renumbered one to one, keeping every send matched.
+func TestLargeTagsRenumbered(t *testing.T) {
+	d := newDefs()
+	d.resolution = 1e9
+	d.locGroups[0], d.locGroups[1] = locationGroupProcess, locationGroupProcess
+	d.locations[0], d.locations[1] = 0, 1
+	d.groups[0] = groupDef{typ: groupCommGroup, paradigm: paradigmMPI, members: []uint64{0, 1}}
+	d.comms[0] = commDef{group: 0}
+	b, err := newBuilder("tags.otf2", d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := []uint32{1 << 30, 5, 1<<31 - 1}
+	for i, tag := range tags {
+		for _, r := range []record{{kind: rSend, loc: 0, a: 1, c: tag, d: 8, time: uint64(i)}, {kind: rRecv, loc: 1, a: 0, c: tag, d: 8, time: uint64(i)}} {
+			if err := b.handle(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tr := b.finish()
+	want := []int32{1, 0, 2} // 5 < 2^30 < 2^31−1
+	for r := range 2 {
+		for i, e := range tr.Ranks[r].Events {
+			if e.Tag != want[i] {
+				t.Errorf("rank %d message %d: tag %d, want %d", r, i, e.Tag, want[i])
+			}
+		}
+	}
+	if _, err := lower.Lower(tr, lower.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
