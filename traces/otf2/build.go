@@ -103,6 +103,7 @@ const (
 	rCollBegin
 	rCollEnd
 	rOnOff
+	rMark // program begin or end: the rank's timeline starts or ends here
 	numRecKinds
 )
 
@@ -111,7 +112,7 @@ const (
 // c = tag, d = bytes, e = request. IsendComplete, IrecvRequest,
 // RequestTest, RequestCancelled: e = request. CollEnd: op = collective
 // operation, b = comm, c = root, d = bytes sent, e = bytes received.
-// OnOff: op = mode.
+// OnOff: op = mode. Mark: no fields.
 type record struct {
 	kind    recKind
 	op      uint8
@@ -510,6 +511,10 @@ func (b *builder) handle(r *record) error {
 				b.flush(rank, t)
 			}
 			rs.off, rs.offAt = true, t
+		}
+	case rMark:
+		if l.master && !rs.inCall {
+			b.flush(rank, t)
 		}
 	case rRequestTest, rCollBegin:
 	default:

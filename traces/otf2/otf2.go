@@ -39,8 +39,9 @@
 //     By default it becomes a compute event of region "MEASUREMENT OFF" on
 //     that rank, so the replayed timeline keeps the recorded length;
 //     Options.DropMeasurementOff leaves it out.
-//   - Metric records, ProgramBegin/End, thread, I/O and RMA records are
-//     ignored.
+//   - ProgramBegin and ProgramEnd bound a rank's timeline (the time before
+//     its first call and after its last one is compute too).
+//   - Metric records, thread, I/O and RMA records are ignored.
 package otf2
 
 import (

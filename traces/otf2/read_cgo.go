@@ -24,7 +24,7 @@ typedef struct {
 } cs_buf;
 
 enum { R_ENTER = 1, R_LEAVE, R_SEND, R_ISEND, R_ISEND_COMPLETE, R_IRECV_REQUEST, R_RECV, R_IRECV,
-       R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_ONOFF };
+       R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_ONOFF, R_MARK };
 
 #define PUT(K) \
 	cs_buf* B = (cs_buf*)ud; \
@@ -76,6 +76,14 @@ static OTF2_CallbackCode cs_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, voi
 }
 static OTF2_CallbackCode cs_onoff(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al, OTF2_MeasurementMode mode) {
 	PUT(R_ONOFF) r->op = mode; return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode cs_program_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al,
+		OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef* args) {
+	PUT(R_MARK) return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode cs_program_end(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al, int64_t status) {
+	PUT(R_MARK) return OTF2_CALLBACK_SUCCESS;
 }
 
 // Definitions, collected into a growable array (their number does not
@@ -241,6 +249,8 @@ static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* loc
 	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, cs_coll_begin);
 	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, cs_coll_end);
 	OTF2_GlobalEvtReaderCallbacks_SetMeasurementOnOffCallback(cb, cs_onoff);
+	OTF2_GlobalEvtReaderCallbacks_SetProgramBeginCallback(cb, cs_program_begin);
+	OTF2_GlobalEvtReaderCallbacks_SetProgramEndCallback(cb, cs_program_end);
 	OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ge, cb, buf);
 	OTF2_GlobalEvtReaderCallbacks_Delete(cb);
 	*err = OTF2_SUCCESS;

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,18 +35,45 @@ type Counts struct {
 	Recvs     int64 `json:"recvs"`
 	RecvBytes int64 `json:"recv_bytes"`
 	Colls     int64 `json:"collectives"`
+	// ComputeNs is the time outside MPI calls (regions named MPI_*) from
+	// the rank's first record to its last.
+	ComputeNs int64 `json:"compute_ns"`
 }
 
-var lengthRE = regexp.MustCompile(`Length: (\d+)`)
+var (
+	lengthRE = regexp.MustCompile(`Length: (\d+)`)
+	clockRE  = regexp.MustCompile(`Ticks per Seconds: (\d+), Global Offset: (\d+)`)
+	regionRE = regexp.MustCompile(`Region: "([^"]*)"`)
+)
 
 // printCounts runs otf2-print on anchor and counts, per location, the
 // MPI_SEND/MPI_ISEND and MPI_RECV/MPI_IRECV records with their lengths and
 // the MPI_COLLECTIVE_END records. In these traces location i is rank i.
 func printCounts(t *testing.T, anchor string) []Counts {
-	out, err := exec.Command("otf2-print", anchor).Output()
+	out, err := exec.Command("otf2-print", "-G", anchor).Output()
 	if err != nil {
 		t.Fatalf("otf2-print %s: %v", anchor, err)
 	}
+	m := clockRE.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("otf2-print -G %s: no clock properties", anchor)
+	}
+	res, _ := strconv.ParseUint(string(m[1]), 10, 64)
+	off, _ := strconv.ParseUint(string(m[2]), 10, 64)
+	ns := func(tick uint64) int64 { // as the importer converts
+		hi, lo := bits.Mul64(tick-off, 1e9)
+		q, _ := bits.Div64(hi, lo, res)
+		return int64(q)
+	}
+	if out, err = exec.Command("otf2-print", anchor).Output(); err != nil {
+		t.Fatalf("otf2-print %s: %v", anchor, err)
+	}
+	type span struct {
+		first, last, inMPI, enter int64
+		depth                     int
+		seen                      bool
+	}
+	var spans []span
 	var cs []Counts
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
@@ -55,6 +83,33 @@ func printCounts(t *testing.T, anchor string) []Counts {
 			continue
 		}
 		kind := f[0]
+		if loc, err := strconv.Atoi(f[1]); err == nil && loc >= 0 {
+			tick, err := strconv.ParseUint(f[2], 10, 64)
+			if err != nil {
+				t.Fatalf("otf2-print line %q: %v", sc.Text(), err)
+			}
+			for len(spans) <= loc {
+				spans = append(spans, span{})
+			}
+			sp, now := &spans[loc], ns(tick)
+			if !sp.seen {
+				sp.first, sp.seen = now, true
+			}
+			sp.last = now
+			if m := regionRE.FindStringSubmatch(sc.Text()); m != nil && strings.HasPrefix(m[1], "MPI_") {
+				switch kind {
+				case "ENTER":
+					if sp.depth == 0 {
+						sp.enter = now
+					}
+					sp.depth++
+				case "LEAVE":
+					if sp.depth--; sp.depth == 0 {
+						sp.inMPI += now - sp.enter
+					}
+				}
+			}
+		}
 		if kind != "MPI_SEND" && kind != "MPI_ISEND" && kind != "MPI_RECV" && kind != "MPI_IRECV" && kind != "MPI_COLLECTIVE_END" {
 			continue
 		}
@@ -81,6 +136,12 @@ func printCounts(t *testing.T, anchor string) []Counts {
 			c.Colls++
 		}
 	}
+	for len(cs) < len(spans) {
+		cs = append(cs, Counts{})
+	}
+	for loc, sp := range spans {
+		cs[loc].ComputeNs = sp.last - sp.first - sp.inMPI
+	}
 	return cs
 }
 
@@ -98,6 +159,8 @@ func traceCounts(tr *mpi.Trace) []Counts {
 				cs[r].RecvBytes += e.Bytes
 			case e.Kind.IsCollective():
 				cs[r].Colls++
+			case e.Kind == mpi.Compute:
+				cs[r].ComputeNs += e.Duration
 			}
 		}
 	}
