@@ -403,16 +403,24 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		}
 		b.reserve(rank, min(n/2+16, 1<<26))
 	}
-	buf := C.cs_buf{cap: batch}
-	buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
+	// The record buffer lives in C memory: the library keeps a pointer
+	// to it (the callbacks' user data) between calls.
+	buf := (*C.cs_buf)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cs_buf{}))))
 	cl := (*C.uint64_t)(C.malloc(C.size_t(len(all)) * 8))
-	if buf.recs == nil || cl == nil {
-		C.free(unsafe.Pointer(buf.recs))
+	if buf != nil {
+		buf.cap = batch
+		buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
+	}
+	defer func() {
+		if buf != nil {
+			C.free(unsafe.Pointer(buf.recs))
+		}
+		C.free(unsafe.Pointer(buf))
 		C.free(unsafe.Pointer(cl))
+	}()
+	if buf == nil || buf.recs == nil || cl == nil {
 		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
 	}
-	defer C.free(unsafe.Pointer(buf.recs))
-	defer C.free(unsafe.Pointer(cl))
 	copy(unsafe.Slice(cl, len(all)), all)
 	var defsOpen C.int
 	if code := C.cs_prepare(rd, cl, C.size_t(len(all)), &defsOpen); code != C.OTF2_SUCCESS {
@@ -429,13 +437,13 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		copy(unsafe.Slice(cl, len(locs)), locs)
 		var code C.OTF2_ErrorCode
 		var read uint64
-		ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), defsOpen, &buf, &code)
+		ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), defsOpen, buf, &code)
 		if ge == nil {
 			return nil, libErr(fmt.Sprintf("opening the events of rank %d", rank), code)
 		}
 		for {
 			var got C.uint64_t
-			code := C.cs_read_events(rd, ge, &buf, &got)
+			code := C.cs_read_events(rd, ge, buf, &got)
 			if code != C.OTF2_SUCCESS {
 				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
 				return nil, libErr(fmt.Sprintf("reading the events of rank %d", rank), code)
