@@ -457,7 +457,7 @@ func (b *builder) handle(r *record) error {
 			l.inMPI--
 			if l.inMPI == 0 && l.master {
 				evs := b.t.Ranks[rank].Events
-				if rs.callStart < len(evs) {
+				if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
 					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
 				}
 				rs.segStart, rs.inCall = t, false
