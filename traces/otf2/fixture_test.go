@@ -4,6 +4,7 @@ package otf2
 
 import (
 	"fmt"
+	"os/exec"
 	"testing"
 
 	"github.com/capsim/capsim/internal/otf2write"
@@ -319,6 +320,37 @@ func checkMatched(t *testing.T, tr *mpi.Trace) {
 	for k, r := range recvs {
 		if _, ok := sends[k]; !ok {
 			t.Errorf("comm %d %d→%d tag %d: %d receives without a send", k.comm, k.src, k.dst, k.tag, r.n)
+		}
+	}
+}
+
+// TestFixtureAgainstOtf2Print checks the written fixture with the peer
+// tool: otf2-print's message and collective records, folded from
+// locations to ranks (location r+4t is thread t of rank r), equal the
+// import's.
+func TestFixtureAgainstOtf2Print(t *testing.T) {
+	if _, err := exec.LookPath("otf2-print"); err != nil {
+		t.Skip("otf2-print not installed (Debian otf2-tools)")
+	}
+	anchor := writeFixture(t)
+	tr, err := Read(anchor, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := traceCounts(tr)
+	want := make([]Counts, 4)
+	for loc, c := range printCounts(t, anchor) {
+		w := &want[loc%4]
+		w.Sends += c.Sends
+		w.SendBytes += c.SendBytes
+		w.Recvs += c.Recvs
+		w.RecvBytes += c.RecvBytes
+		w.Colls += c.Colls
+	}
+	for r := range got {
+		got[r].ComputeNs = 0
+		if got[r] != want[r] {
+			t.Errorf("rank %d: %+v, otf2-print %+v", r, got[r], want[r])
 		}
 	}
 }
