@@ -691,10 +691,13 @@ func (b *builder) collective(r *record, rank int, rs *rankState) error {
 // every count includes the rank's own block, except with MPI_IN_PLACE.
 // Bcast and Scatter: the block each rank receives; Reduce and Gather: the
 // block each rank sends; Allreduce, Allgather and Alltoall: the total over
-// the p members divided by p (by p−1 if in place); ReduceScatter: the
-// whole vector each rank sends; Scan: the block (a rank me sends p−me of
-// them). The import then takes the largest value over the members of one
-// call, which undoes in-place undercounts and root asymmetries.
+// the p members divided by p (by p−1 if only that divides it: in place);
+// ReduceScatter: the whole vector each rank sends; Scan: the block (a rank
+// me sends p−me of them, p−me−1 for Exscan). The import then takes the
+// largest value over the members of one call, which undoes in-place
+// undercounts and root asymmetries. OTF2 does not record MPI_IN_PLACE: a
+// total that p divides is read as p blocks, even where every member passed
+// MPI_IN_PLACE.
 func payload(kind mpi.Kind, op uint8, sent, recv, p, me int64, root bool) int64 {
 	div := func(x, n int64) int64 {
 		if n <= 0 {
@@ -724,6 +727,9 @@ func payload(kind mpi.Kind, op uint8, sent, recv, p, me int64, root bool) int64 
 	case mpi.ReduceScatter:
 		return sent
 	case mpi.Scan:
+		if op == opExscan { // never to or from itself
+			return max(div(sent, p-me-1), div(recv, me))
+		}
 		return max(div(sent, p-me), div(recv, me+1))
 	}
 	return max(sent, recv)
