@@ -81,8 +81,8 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	if err != nil {
 		return report.Section{}, err
 	}
-	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
-		return report.Section{}, fmt.Errorf("detail: workload has %d ranks but machine %s runs %d", g.NumRanks(), m.Name, ranks)
+	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
 	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
 	if err != nil {

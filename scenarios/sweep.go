@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -119,7 +119,7 @@ func (s *Scenario) Fingerprint() string {
 
 // Schema returns the results table's columns for this scenario.
 func (s *Scenario) Schema() results.Schema {
-	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "wait_power", Type: results.String}, {Name: "policy", Type: results.String},
 		{Name: "cap_w", Type: results.Float64}}
 	for _, a := range s.paramAxes() {
 		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
@@ -174,7 +174,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	if p.Policy != "uncapped" {
 		capW = p.CapW
 	}
-	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
+	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
 	}
@@ -184,7 +184,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var bound, gap any
 	if m.BoundNs > 0 {
 		bound = m.BoundNs
-		gap = math.Round(100*(float64(m.MakespanNs)/float64(m.BoundNs)-1)*1e6) / 1e6
+		gap = units.Pct(100 * (float64(m.MakespanNs)/float64(m.BoundNs) - 1))
 	}
 	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
 		m.OverCapNs, bound, gap)}

@@ -28,11 +28,14 @@ func newScenarioCmd() *cobra.Command {
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "check FILE",
-		Short: "Parse a scenario file and list its sweep points",
+		Short: "Parse a scenario file, check that every machine runs its workload, and count its sweep points",
 		Args:  nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			sc, err := scenarios.Load(a[0])
 			if err != nil {
+				return err
+			}
+			if err := sc.CheckWorkload(); err != nil {
 				return err
 			}
 			pts := sc.Points()
