@@ -60,7 +60,7 @@ func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
 }
 
 // formatFlagHelp documents --format.
-const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, simgrid, dumpi (see docs/trace-formats.md)"
+const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, otf2, dumpi, simgrid (see docs/trace-formats.md)"
 
 // netClasses parses --net-override specs over net and classifies g's
 // messages; nil when there are none.

@@ -30,6 +30,7 @@ import (
 	"github.com/capsim/capsim/traces/liballprof"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/otf2"
 	"github.com/capsim/capsim/traces/simgrid"
 )
 
@@ -61,6 +62,8 @@ type Options struct {
 	SimGrid simgrid.Options
 	// DUMPI are the options of DUMPI traces (which clock, region names).
 	DUMPI dumpi.Options
+	// OTF2 are the options of OTF2 traces.
+	OTF2 otf2.Options
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -131,6 +134,8 @@ func Formats() []Format {
 			Sniff: sniffGOAL, Read: readGOAL},
 		{Name: "liballprof", Summary: "liballprof MPI traces (LogGOPSim's tracer): the rank-0 .dat file or the folder",
 			Sniff: liballprof.Sniff, SniffDir: liballprofDir, Read: readLiballprof},
+		{Name: "otf2", Summary: "OTF2 traces (Score-P, Vampir): the anchor file traces.otf2 or its folder",
+			Sniff: func(head []byte) bool { return len(head) > 0 && otf2.Sniff(head, "") }, SniffDir: func(path string) bool { return otf2.Sniff(nil, path) }, Read: readOTF2},
 		{Name: "dumpi", Summary: "DUMPI traces (SST DUMPI, CODES): the .meta file or the folder",
 			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI},
 		{Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti): the index file or a single-file trace",
@@ -266,6 +271,11 @@ func readSimGrid(path string, opt Options) (*Trace, error) {
 	return &Trace{MPI: t}, err
 }
 
+func readOTF2(path string, opt Options) (*Trace, error) {
+	t, err := otf2.Read(path, opt.OTF2)
+	return &Trace{MPI: t}, err
+}
+
 func readDUMPI(path string, opt Options) (*Trace, error) {
 	t, err := dumpi.Read(path, opt.DUMPI)
 	return &Trace{MPI: t}, err
@@ -330,8 +340,8 @@ var magics = []struct {
 	{"\xfd7zXZ\x00", "an xz archive", "unpack it first (unxz FILE, or tar xJf FILE) and pass the trace inside"},
 	{"PK\x03\x04", "a zip archive", "unpack it first (unzip FILE) and pass the trace inside"},
 	{"PAR1", "a Parquet file", "capsim reads Arrow IPC: write the table with pyarrow.feather.write_feather, polars' write_ipc or DuckDB's COPY ... (FORMAT arrow)"},
-	{"\x03\x42\x4f\x54\x46\x32", "an OTF2 anchor file", "OTF2 traces are not yet supported (issue 17)"},
-	{"\x03\x42", "an OTF2 definition or event file", "OTF2 traces are not yet supported (issue 17); when they are, pass the anchor file traces.otf2"},
+	{"\x03\x42", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
+	{"\x03\x23", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
 }
 
 // describe says what a file no format claims looks like.
@@ -367,8 +377,8 @@ func describeDir(path string) error {
 	for _, e := range ents {
 		n := e.Name()
 		switch {
-		case n == "traces.otf2" || strings.HasSuffix(n, ".otf2"):
-			return &Error{Path: path, Looks: "a folder with the OTF2 trace " + n, Hint: "OTF2 traces are not yet supported (issue 17)"}
+		case strings.HasSuffix(n, ".otf2"):
+			return &Error{Path: path, Looks: "a folder with the OTF2 anchor file " + n + " but not a readable OTF2 trace (several anchors, or its .def file or folder missing)", Hint: "pass the anchor file itself"}
 		}
 		names = append(names, n)
 	}

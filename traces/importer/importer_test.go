@@ -140,9 +140,9 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{write(t, dir, "t.zip", []byte("PK\x03\x04\x14\x00")), "a zip archive: unpack it first"},
 		{write(t, dir, "t.parquet", []byte("PAR1\x15\x04")), "a Parquet file"},
 		{write(t, dir, "empty", nil), "an empty file"},
-		{filepath.Join(otf2, "traces.otf2"), "an OTF2 anchor file: OTF2 traces are not yet supported"},
+		{filepath.Join(otf2, "traces.otf2"), "the global definitions file traces.def is missing"},
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
-		{otf2, "a folder with the OTF2 trace traces.otf2"},
+		{otf2, "a folder with the OTF2 anchor file traces.otf2 but not a readable OTF2 trace"},
 		{empty, "a directory () holding no trace"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
@@ -191,6 +191,17 @@ func ExampleRead() {
 	}
 	fmt.Println(it.Format, len(it.MPI.Ranks), "ranks, makespan", res.Makespan, "ns")
 	// Output: liballprof 4 ranks, makespan 181710 ns
+}
+
+// TestDetectOTF2 sniffs a shared Score-P trace as its anchor and its folder.
+func TestDetectOTF2(t *testing.T) {
+	dir := testenv.Shared(t, "traces/otf2/pipit-pingpong")
+	for _, p := range []string{dir, filepath.Join(dir, "traces.otf2")} {
+		f, err := importer.Detect(p)
+		if err != nil || f.Name != "otf2" {
+			t.Errorf("%s: %v, %v", p, f.Name, err)
+		}
+	}
 }
 
 // TestDetectDUMPI sniffs the shared DUMPI traces as their .meta file, their
