@@ -59,7 +59,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(p.CapW); err != nil {
+			if _, err := bd.solve(ctx, p.CapW); err != nil {
 				return err
 			}
 			continue
@@ -72,11 +72,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(p.CapW)
+			b, err := bd.solve(ctx, p.CapW)
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,12 +63,12 @@ points; join shards with 'capsim merge'.`,
 			}
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signalContext()
 			defer stop()
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
 			if err != nil {
-				return err
+				return interrupted(ctx, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
 				sc.Name, sum.Points, sum.Computed, sum.Skipped, sum.Wall.Seconds(),
