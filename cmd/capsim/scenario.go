@@ -44,23 +44,32 @@ func newScenarioCmd() *cobra.Command {
 }
 
 func newMergeCmd() *cobra.Command {
-	var out string
+	var (
+		out     string
+		partial bool
+	)
 	c := &cobra.Command{
 		Use:   "merge SHARD_DIR... -o OUTDIR",
 		Short: "Join the results of sweep shards into one table",
 		Long: `merge joins the results directories written by 'capsim sweep --shard K/N'
 into OUTDIR, producing exactly the results.arrow and results.csv a single run
-of the whole sweep writes. All shards must come from the same scenario.`,
+of the whole sweep writes. All shards must come from the same scenario and
+together hold every point exactly once (a shard missing or given twice is
+an error that lists the points; --partial merges anyway and lists them).
+The shards are only read; OUTDIR must be a new or other directory.`,
 		Args: nargs(1, -1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if out == "" {
 				return usagef("merge needs -o OUTDIR")
 			}
-			st, err := results.Merge(out, a)
+			st, cov, err := results.Merge(out, a, results.MergeOptions{Partial: partial})
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			if !cov.Complete() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "capsim: warning: merge --partial: %s\n", cov)
+			}
 			// Keep the scenario's source for 'capsim report' (all shards ran the same one).
 			if src, err := os.ReadFile(filepath.Join(a[0], scenarios.SourceFile)); err == nil {
 				if err := atomicfile.WriteFile(filepath.Join(out, scenarios.SourceFile), src); err != nil {
@@ -72,5 +81,6 @@ of the whole sweep writes. All shards must come from the same scenario.`,
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory to write")
+	c.Flags().BoolVar(&partial, "partial", false, "merge shards that miss points or overlap, with a warning listing the points")
 	return c
 }

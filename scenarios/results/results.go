@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/capsim/capsim/internal/atomicfile"
 )
 
 // File names inside a results directory.
@@ -138,6 +140,7 @@ type Store struct {
 	rows   map[int]Row
 	wall   map[int]float64
 	closed bool
+	lock   *os.File // holds LockFile's flock while the store is open
 }
 
 // ErrMismatch is returned by Open when a directory holds the results of a
@@ -149,11 +152,28 @@ var ErrMismatch = errors.New("results directory belongs to a different sweep")
 // instance a hash of the scenario); an existing journal with another
 // fingerprint or schema is refused with ErrMismatch rather than mixed.
 // Rows already committed are loaded, and a torn last line is discarded.
-func Open(dir, fingerprint string, points int, schema Schema) (*Store, error) {
+//
+// The store holds an exclusive lock on dir (LockFile) until Close: a
+// second Open of dir, by this or another process, fails at once with
+// ErrLocked and names the holder. Temporary files that a killed writer
+// left in dir are removed.
+func Open(dir, fingerprint string, points int, schema Schema) (_ *Store, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	s := &Store{dir: dir, rows: map[int]Row{}, wall: map[int]float64{},
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Close()
+		}
+	}()
+	if _, err := atomicfile.CleanDir(dir); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	s := &Store{dir: dir, rows: map[int]Row{}, wall: map[int]float64{}, lock: lock,
 		hdr: header{Capsim: journalVersion, Fingerprint: fingerprint, Points: points, Schema: schema}}
 	path := filepath.Join(dir, JournalFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -413,7 +433,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.f.Close()
+	err := s.f.Close()
+	s.lock.Close() // releases the flock
+	return err
 }
 
 func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
