@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -191,20 +190,6 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 		m.OverCapNs, bound, gap)}
 }
 
-// Shard selects a deterministic share of a sweep: groups whose number
-// modulo Of equals K.
-type Shard struct{ K, Of int }
-
-// ParseShard parses "K/N" with 0 ≤ K < N.
-func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.K, &sh.Of); err != nil || sh.Of <= 0 || sh.K < 0 || sh.K >= sh.Of ||
-		fmt.Sprintf("%d/%d", sh.K, sh.Of) != strings.TrimSpace(s) {
-		return Shard{}, fmt.Errorf("shard %q: want K/N with 0 ≤ K < N", s)
-	}
-	return sh, nil
-}
-
 // RunOptions controls a sweep run.
 type RunOptions struct {
 	OutDir  string
@@ -237,24 +222,29 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	of := opts.Shard.Of
-	if of == 0 {
-		of = 1
+	var mine []chunk
+	if of := opts.Shard.Of; of > 1 {
+		mine = Plan(all, of, sc.workloadSizes())[opts.Shard.K]
+	} else {
+		mine = Plan(all, 1, func(Point) float64 { return 1 })[0]
 	}
 	var groups [][]Point
 	sum := &Summary{}
-	for _, p := range all {
-		if p.Group%of != opts.Shard.K {
-			continue
+	for _, c := range mine {
+		// The chunk's points, after the points of its group that it
+		// re-solves the LP at (marked done: another shard emits them).
+		g := slices.Clone(c.group[:c.hi])
+		for i := range g {
+			if i < c.lo {
+				g[i].Done = true
+				continue
+			}
+			sum.Points++
+			if g[i].Done = store.Done(g[i].Index); g[i].Done {
+				sum.Skipped++
+			}
 		}
-		sum.Points++
-		if p.Done = store.Done(p.Index); p.Done {
-			sum.Skipped++
-		}
-		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
-			groups = append(groups, nil)
-		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+		groups = append(groups, g)
 	}
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })

@@ -206,7 +206,7 @@ func TestReadmeStencilExample(t *testing.T) {
 		t.Errorf("power timeline integrates to %.9g J, want %.9g", ej, want)
 	}
 	tl, err := os.ReadFile(tlFile)
-	if err != nil || !strings.Contains(string(tl), `"ph":"C","pid":0,"name":"power rank 15 (W)"`) {
+	if err != nil || !strings.Contains(string(tl), `"ph":"C","pid":15,"name":"power rank 15 (W)"`) {
 		t.Errorf("timeline lacks power counters (%v)", err)
 	}
 	// The text output shows time and energy.

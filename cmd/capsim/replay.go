@@ -71,6 +71,8 @@ type replayJSON struct {
 func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, timelinePath string
+		tlRanks, tlWindow           string
+		ranksPerNode                int
 		asJSON, libOrder            bool
 		netOverrides                []string
 		mf                          modelFlags
@@ -88,6 +90,7 @@ trace (see docs/trace-format.md). Network parameters left out of --net take
 LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
+  capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
   capsim replay stencil.arrow --models examples/models/stencil.json --config freq=1.6 --power power.arrow`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -118,7 +121,18 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				}
 				defer os.Remove(tlBuf.Name())
 				defer tlBuf.Close()
-				tl = timeline.New(tlBuf, g)
+				tlOpt := timeline.Options{Format: timeline.FormatFor(timelinePath), RanksPerNode: ranksPerNode}
+				if tlOpt.Ranks, err = timeline.ParseRanks(tlRanks, g.NumRanks()); err != nil {
+					return usageError{err}
+				}
+				if tlWindow != "" {
+					if tlOpt.From, tlOpt.To, err = timeline.ParseWindow(tlWindow); err != nil {
+						return usageError{err}
+					}
+				}
+				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
+					return usageError{err}
+				}
 				opts.Observer = tl
 			}
 			mr, err := mf.setup(g, &opts)
@@ -169,7 +183,10 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
-	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
+	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
+	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
+	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many)")
 	mf.add(c.Flags())
 	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")

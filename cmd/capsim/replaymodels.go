@@ -218,10 +218,14 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 	if tl != nil {
 		for n, s := range pw.curves {
 			name := "power " + pw.unit + " " + strconv.Itoa(n) + " (W)"
-			for i, t := range s.Times {
-				tl.Counter(name, t, s.Watts[i])
+			owner := -1 // a node's curve is job-wide
+			if pw.unit == "rank" {
+				owner = n
 			}
-			tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+			for i, t := range s.Times {
+				tl.CounterOn(owner, name, t, s.Watts[i])
+			}
+			tl.CounterOn(owner, name, s.End, s.Watts[len(s.Watts)-1])
 		}
 		for i, t := range pw.job.Times {
 			tl.Counter("power job (W)", t, pw.job.Watts[i])
