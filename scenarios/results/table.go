@@ -273,7 +273,8 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 		if hdr == nil {
 			hdr = &h
 		} else if h.Fingerprint != hdr.Fingerprint || h.Points != hdr.Points || !sameSchema(h.Schema, hdr.Schema) {
-			return nil, cov, fmt.Errorf("merge: %w: %s holds sweep %s, %s holds sweep %s", ErrMismatch, d, h.Fingerprint, dirs[0], hdr.Fingerprint)
+			return nil, cov, fmt.Errorf("merge: %w: %s holds sweep %s, %s holds sweep %s: %s", ErrMismatch, d, h.Fingerprint, dirs[0], hdr.Fingerprint,
+				changes(hdr.Inputs, h.Inputs))
 		}
 		for i, r := range in {
 			if prev, ok := rows[i]; ok {
@@ -298,7 +299,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 	if !cov.Complete() && !opt.Partial {
 		return nil, cov, fmt.Errorf("merge: %w: %s (--partial merges them anyway)", ErrIncomplete, cov)
 	}
-	st, err := Open(out, hdr.Fingerprint, hdr.Points, hdr.Schema)
+	st, err := OpenSweep(out, Sweep{Fingerprint: hdr.Fingerprint, Points: hdr.Points, Schema: hdr.Schema, Inputs: hdr.Inputs}, false)
 	if err != nil {
 		return nil, cov, fmt.Errorf("merge: %w", err)
 	}
