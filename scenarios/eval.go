@@ -38,9 +38,8 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if err != nil {
 		return err
 	}
-	ranks := m.Nodes * m.RanksPerNode
-	if g.NumRanks() != ranks {
-		return fmt.Errorf("workload has %d ranks but machine %s runs %d (nodes × ranks_per_node)", g.NumRanks(), m.Name, ranks)
+	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
+		return err
 	}
 	net := sc.Net()
 	cls, err := sc.Classes(g, t)

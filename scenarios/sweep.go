@@ -64,6 +64,14 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error
 }
 
+// Checker is an Evaluator that can check a whole scenario before the
+// first point (Replayer: Scenario.Check). Run calls it before it opens
+// the results directory, so a sweep that cannot run fails at once and
+// writes nothing.
+type Checker interface {
+	Check(sc *Scenario) error
+}
+
 // paramAxes returns the parameter axis names in sorted order.
 func (s *Scenario) paramAxes() []string {
 	keys := make([]string, 0, len(s.Sweep.Params))
@@ -291,6 +299,11 @@ type Summary struct {
 func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
 	start := time.Now()
 	all := sc.Points()
+	if c, ok := ev.(Checker); ok {
+		if err := c.Check(sc); err != nil {
+			return nil, err
+		}
+	}
 	id, err := sc.Identity()
 	if err != nil {
 		return nil, err

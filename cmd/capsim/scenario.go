@@ -28,11 +28,18 @@ func newScenarioCmd() *cobra.Command {
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "check FILE",
-		Short: "Parse a scenario file and list its sweep points",
-		Args:  nargs(1, 1),
+		Short: "Check a scenario file as a sweep would before its first point, and count its points",
+		Long: `check parses a scenario file and runs every check 'capsim sweep' runs
+before its first point: it builds each workload of the sweep (reading the
+trace file or running the generator, lowering collectives), and checks its
+rank count against each machine and each policy against the workload.`,
+		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			sc, err := scenarios.Load(a[0])
 			if err != nil {
+				return err
+			}
+			if err := sc.Check(); err != nil {
 				return err
 			}
 			pts := sc.Points()
