@@ -75,7 +75,13 @@ finished point, and exits with status 130.`,
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
 			if err != nil {
-				return interrupted(ctx, err)
+				err = interrupted(ctx, err)
+				var ie interruptedError
+				if errors.As(err, &ie) && sum != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "capsim: %d of %d point(s) finished and kept in %s; rerun the same command to resume\n",
+						sum.Skipped+sum.Computed, sum.Points, out)
+				}
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
 				sc.Name, sum.Points, sum.Computed, sum.Skipped, sum.Wall.Seconds(),
