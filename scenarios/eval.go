@@ -28,7 +28,7 @@ import (
 type Replayer struct{}
 
 // Evaluate runs one group of points (see Evaluator).
-func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -38,6 +38,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if err != nil {
 		return err
 	}
+	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
 	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
 		return err
 	}

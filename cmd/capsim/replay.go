@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -143,7 +145,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			res, err := sim.Run(g, net, opts)
 			wall := time.Since(start)
 			if err != nil {
-				return fmt.Errorf("%s: %w", a[0], err)
+				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
 			}
 			mj, err := mr.finish(res, tl)
 			if err != nil {
@@ -271,4 +273,21 @@ func newExportCmd() *cobra.Command {
 	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces")
 	c.AddCommand(g)
 	return c
+}
+
+// deadlockInMPITerms names the operations of a deadlocked replay of the
+// Arrow MPI trace at path by their MPI calls (scenarios.InMPITerms).
+func deadlockInMPITerms(err error, path, coll string) error {
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
+		return err
+	}
+	t, terr := arrowtrace.ReadMPI(path)
+	if terr != nil {
+		return err
+	}
+	return scenarios.InMPITerms(err, t, coll)
 }
