@@ -157,3 +157,49 @@ func WriteFile(path string, data []byte) error {
 		return err
 	})
 }
+
+// WriteVia is Write for writers that need a file name rather than an
+// io.Writer (a C library writing the file itself): write must create the
+// file named tmp, in path's folder; it is then synced and renamed over
+// path. On error the temporary file is removed and path is untouched.
+func WriteVia(path string, write func(tmp string) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	cleanStale(dir, base)
+	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if f, err = os.OpenFile(tmp, os.O_RDWR, 0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

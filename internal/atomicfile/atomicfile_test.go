@@ -112,3 +112,19 @@ func TestStaleTempRemoved(t *testing.T) {
 		t.Errorf("%s left behind", staleB)
 	}
 }
+
+func TestWriteVia(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lp.mps")
+	if err := WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, []byte("ROWS\n"), 0o600) }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "ROWS\n" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+	boom := errors.New("boom")
+	if err := WriteVia(p, func(tmp string) error { os.WriteFile(tmp, []byte("half"), 0o600); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	assertOnlyFile(t, dir, "lp.mps")
+}

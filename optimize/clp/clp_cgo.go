@@ -17,6 +17,8 @@ import (
 	"math"
 	"time"
 	"unsafe"
+
+	"github.com/capsim/capsim/internal/atomicfile"
 )
 
 // Model is a loaded LP. It owns C memory: call Close when done. A Model is
@@ -305,7 +307,8 @@ func (m *Model) result() (*Result, error) {
 	return r, nil
 }
 
-// WriteMPS writes the model as an MPS file. The folder must exist.
+// WriteMPS writes the model as an MPS file, atomically. The folder must
+// exist.
 func (m *Model) WriteMPS(path string) error {
 	if err := m.usable(); err != nil {
 		return err
@@ -313,7 +316,8 @@ func (m *Model) WriteMPS(path string) error {
 	if err := CheckWritable(path); err != nil {
 		return err
 	}
-	return m.writeMPS(path)
+	// Atomically: a reader (or a stop mid-write) never sees half a file.
+	return atomicfile.WriteVia(path, m.writeMPS)
 }
 
 // writeMPS writes the MPS file without checking path first: CLP's own
