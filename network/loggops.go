@@ -5,6 +5,15 @@
 // receiver o + max((s-1)·O, (s-1)·G) of CPU and g + (s-1)·G of NIC time.
 // Messages of at most S bytes are eager; larger ones use rendezvous, so the
 // send completes only when the receiver has matched it.
+//
+// The LogGP variant (LogGOPS.LogGP, spec "loggp:…") prices the bytes in
+// flight as LogGP does (Alexandrov et al., SPAA'95) and as flow-level
+// simulators such as SimGrid do: the last byte arrives o + L + (s-1)·G
+// after the send starts, and receiving costs the receiver o + (s-1)·O of
+// CPU (its NIC still takes g + (s-1)·G, so simultaneous arrivals share it).
+// A message thus costs the same on idle hosts, but in LogGOPS a received
+// message holds the receiver's CPU for (s-1)·G, delaying the rank's next
+// send, where in LogGP it does not.
 package network
 
 import (
@@ -22,6 +31,9 @@ type LogGOPS struct {
 	GapPerByte      int64 // G
 	OverheadPerByte int64 // O
 	EagerLimit      int64 // S: largest message sent eagerly, in bytes
+	// LogGP selects the LogGP pricing of bytes in flight (see the package
+	// comment) instead of LogGOPSim's.
+	LogGP bool
 }
 
 // NewLogGOPS returns LogGOPS parameters in the order LogGOPSim names them.
@@ -35,7 +47,11 @@ func DefaultLogGOPS() LogGOPS { return NewLogGOPS(2500, 1500, 1000, 6, 0, 65535)
 
 // String formats the parameters as the spec ParseSpec reads.
 func (p LogGOPS) String() string {
-	return fmt.Sprintf("loggops:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	model := "loggops"
+	if p.LogGP {
+		model = "loggp"
+	}
+	return fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 }
 
 // Validate reports negative parameters.
@@ -52,14 +68,19 @@ func (p LogGOPS) Validate() error {
 }
 
 // ParseSpec reads a network spec such as
-// "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096". Parameters left out take
+// "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096", or "loggp:…" with the same
+// parameters for the LogGP variant. Parameters left out take
 // LogGOPSim's defaults; "loggops" alone is the default model. Keys are
 // case-sensitive, as o/O and g/G differ.
 func ParseSpec(spec string) (LogGOPS, error) {
 	p := DefaultLogGOPS()
 	name, args, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	if name != "loggops" {
-		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops)", spec, name)
+	switch name {
+	case "loggops":
+	case "loggp":
+		p.LogGP = true
+	default:
+		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops or loggp)", spec, name)
 	}
 	return parseParams(spec, args, p)
 }
@@ -112,6 +133,9 @@ func (p LogGOPS) Cost(bytes int64) int64 {
 	s1 := bytes - 1
 	if s1 < 0 {
 		s1 = 0
+	}
+	if p.LogGP {
+		return 2*p.Overhead + p.Latency + s1*p.GapPerByte + s1*p.OverheadPerByte
 	}
 	return 2*p.Overhead + p.Latency + max(s1*p.OverheadPerByte, s1*p.GapPerByte)
 }

@@ -61,9 +61,8 @@ func withParams(err error, params map[string]any) error {
 // fits checks that the workload (t, its graph g; t is nil for an
 // execution-graph workload) can run on machine m under policy.
 func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, policy string) error {
-	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
-		return fmt.Errorf("%s: the workload has %d ranks but machine %s runs %d (nodes %d × ranks_per_node %d)",
-			sc.File, g.NumRanks(), m.Name, ranks, m.Nodes, m.RanksPerNode)
+	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		return fmt.Errorf("%s: %w", sc.File, err)
 	}
 	switch policy {
 	case "lp", "conductor":

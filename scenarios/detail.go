@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/frontier"
@@ -42,8 +44,9 @@ func (sc *Scenario) DefaultPick() Pick {
 // each rank's power over time, the job's power against the cap, and the
 // configurations of the longest compute task with their Pareto frontier
 // and convex hull (the choices the LP bound mixes from). Figure names
-// start with prefix.
-func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
+// start with prefix; times are shown in unit (report.TimeUnit's names;
+// empty: chosen by the point's makespan).
+func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, error) {
 	def := sc.DefaultPick()
 	if pick.Machine == "" {
 		pick.Machine = def.Machine
@@ -78,12 +81,15 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	if err != nil {
 		return report.Section{}, err
 	}
-	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
-		return report.Section{}, fmt.Errorf("detail: workload has %d ranks but machine %s runs %d", g.NumRanks(), m.Name, ranks)
+	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
 	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
 	if err != nil {
 		return report.Section{}, fmt.Errorf("detail: %w", err)
+	}
+	if unit == "" {
+		unit, _ = report.TimeUnit(float64(met.MakespanNs))
 	}
 	what := fmt.Sprintf("machine %s, policy %s", m.Name, pick.Policy)
 	if pick.CapW > 0 {
@@ -101,7 +107,7 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 		sec.Figures = append(sec.Figures, f)
 		return nil
 	}
-	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what)); err != nil {
+	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what, unit)); err != nil {
 		return sec, err
 	}
 	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
@@ -112,11 +118,11 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	for r, s := range steps {
 		perRank = append(perRank, series(fmt.Sprintf("rank %d", r), s, 0))
 	}
-	if err := add(report.PowerOverTime(prefix+"rank_power", "Power of each rank's core: "+what, perRank, 0)); err != nil {
+	if err := add(report.PowerHeatMap(prefix+"rank_power", "Power of each rank's core: "+what, perRank, unit)); err != nil {
 		return sec, err
 	}
 	job := series("job", power.Job(steps), rec.model.BaseW)
-	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW)); err != nil {
+	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
 		return sec, err
 	}
 	if cs := sc.taskConfigs(g, m); len(cs) > 0 {
@@ -127,11 +133,11 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	return sec, nil
 }
 
-// series converts a power curve in ns into seconds, adding base watts.
+// series converts a power curve for plotting, adding base watts.
 func series(name string, s power.Step, base float64) report.Series {
-	out := report.Series{Name: name, End: float64(s.End) / 1e9}
+	out := report.Series{Name: name, End: float64(s.End)}
 	for i, t := range s.Times {
-		out.Times = append(out.Times, float64(t)/1e9)
+		out.Times = append(out.Times, float64(t))
 		out.Watts = append(out.Watts, s.Watts[i]+base)
 	}
 	return out
@@ -139,7 +145,7 @@ func series(name string, s power.Step, base float64) report.Series {
 
 // gantt draws the recorded busy spans: compute (calc operations) and
 // communication overhead (sends and receives).
-func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, error) {
+func gantt(g *graph.Graph, rec *recording, name, title, unit string) (report.Figure, error) {
 	raw := rec.acct.Spans()
 	spans := make([]report.Span, 0, len(raw))
 	for _, s := range raw {
@@ -147,7 +153,7 @@ func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, e
 		if g.Kind[s.Op] == graph.Calc {
 			class = 0
 		}
-		spans = append(spans, report.Span{Row: int(s.Rank), Start: float64(s.Start) / 1e9, End: float64(s.End) / 1e9, Class: class})
+		spans = append(spans, report.Span{Row: int(s.Rank), Start: float64(s.Start), End: float64(s.End), Class: class})
 	}
 	sort.SliceStable(spans, func(i, j int) bool {
 		if spans[i].Row != spans[j].Row {
@@ -155,7 +161,7 @@ func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, e
 		}
 		return spans[i].Start < spans[j].Start
 	})
-	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans)
+	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans, unit)
 }
 
 // taskConfigs returns the configurations of the graph's longest calc
@@ -180,4 +186,34 @@ func (sc *Scenario) taskConfigs(g *graph.Graph, m *Machine) []frontier.Config {
 		return nil
 	}
 	return cs
+}
+
+// ParsePick reads a point to detail: machine=NAME,policy=P,cap=W (any of
+// them may be left out).
+func ParsePick(spec string) (Pick, error) {
+	var p Pick
+	if spec == "" {
+		return p, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("detail %q: %q is not key=value", spec, kv)
+		}
+		switch strings.TrimSpace(k) {
+		case "machine":
+			p.Machine = v
+		case "policy":
+			p.Policy = v
+		case "cap":
+			c, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(c > 0) || math.IsInf(c, 0) {
+				return p, fmt.Errorf("detail %q: cap %q is not a positive number of watts", spec, v)
+			}
+			p.CapW = c
+		default:
+			return p, fmt.Errorf("detail %q: unknown key %q (want machine, policy, cap)", spec, k)
+		}
+	}
+	return p, nil
 }

@@ -21,7 +21,7 @@ func TestDetailDefault(t *testing.T) {
 	if pick.Policy != "static" || pick.CapW != 340 || pick.Machine != "pal" {
 		t.Fatalf("default pick %+v, want pal/static at the median cap 340 W", pick)
 	}
-	sec, err := sc.Detail(Pick{}, "d_")
+	sec, err := sc.Detail(Pick{}, "d_", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestDetailDefault(t *testing.T) {
 	if r := cs[len(cs)-1].Time / cs[0].Time; math.Abs(r-(0.7*2.1/1.4+0.3)) > 1e-12 {
 		t.Errorf("slowest/fastest time %.6f, want 1.35", r)
 	}
-	if _, err := sc.Detail(Pick{Machine: "nope"}, ""); err == nil {
+	if _, err := sc.Detail(Pick{Machine: "nope"}, "", ""); err == nil {
 		t.Error("unknown machine accepted")
 	}
 }

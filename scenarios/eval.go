@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
@@ -170,6 +171,19 @@ func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, err
 	return cls, nil
 }
 
+// Ranks returns how many ranks machine m runs: nodes × ranks_per_node.
+func (m *Machine) Ranks() int { return m.Nodes * m.RanksPerNode }
+
+// FitRanks reports a workload of n ranks that machine m cannot run: more
+// ranks than it has slots, or, with exact (as a sweep runs it), any other
+// number than its slots.
+func (m *Machine) FitRanks(n int, exact bool) error {
+	if n > m.Ranks() || exact && n != m.Ranks() {
+		return fmt.Errorf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", n, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
+	}
+	return nil
+}
+
 // BaseW is the machine's constant power: every socket idle.
 func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m.IdlePowerW }
 
@@ -224,6 +238,9 @@ type recording struct {
 // replay is Replay with messages priced by network classes cls (nil: net
 // for all), returning what it recorded too.
 func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
+	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+		return Metrics{}, nil, err
+	}
 	ps, err := m.Assign(policy, capW)
 	if err != nil {
 		return Metrics{}, nil, err
@@ -257,14 +274,13 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g)}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-			PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs},
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs},
 		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
 }
 

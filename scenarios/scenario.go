@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 )
@@ -75,6 +76,12 @@ type Machine struct {
 	PStates        []PState      `toml:"pstate"`               // fastest first after parsing
 	Accelerators   []Accelerator `toml:"accelerator"`          // optional devices
 	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
+	// WaitPower is what a rank draws between its tasks (its MPI calls and
+	// waits) and after its last one: "task" (the power of its most recent
+	// task, note 003 §2.6; the default), "idle" (core_idle_power_w) or a
+	// number of watts (a polling power). Every policy's replay and the LP
+	// bound use it (power.WaitPower).
+	WaitPower power.WaitPower `toml:"wait_power"`
 }
 
 // PState is one DVFS operating point and the active power of one core in it.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -200,7 +200,7 @@ func Version() string {
 
 // Schema returns the results table's columns for this scenario.
 func (s *Scenario) Schema() results.Schema {
-	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "wait_power", Type: results.String}, {Name: "policy", Type: results.String},
 		{Name: "cap_w", Type: results.Float64}}
 	for _, a := range s.paramAxes() {
 		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
@@ -255,7 +255,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	if p.Policy != "uncapped" {
 		capW = p.CapW
 	}
-	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
+	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
 	}
@@ -265,7 +265,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var bound, gap any
 	if m.BoundNs > 0 {
 		bound = m.BoundNs
-		gap = math.Round(100*(float64(m.MakespanNs)/float64(m.BoundNs)-1)*1e6) / 1e6
+		gap = units.Pct(100 * (float64(m.MakespanNs)/float64(m.BoundNs) - 1))
 	}
 	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
 		m.OverCapNs, bound, gap)}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what capsim needs to build and test, if it is missing:
 # the COIN-OR CLP library (LP solver, through cgo and a small C++ shim, so
-# gcc and g++), pkg-config, and the
-# arrow-js package used by the interoperability test. Safe to run again.
+# gcc and g++), pkg-config, the arrow-js package used by the
+# interoperability test, and in CI SimGrid. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,9 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 if ! pkg-config --exists clp 2>/dev/null; then need_apt+=(coinor-libclp-dev); fi
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++) # optimize/clp's C++ shim
+# SimGrid (smpicc, smpirun) for the live comparison with SimGrid's replay in
+# traces/simgrid; its tests skip without it, so only CI installs it.
+if [ -n "${CI:-}" ] && ! command -v smpirun >/dev/null 2>&1; then need_apt+=(simgrid libsimgrid-dev); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "capsim: installing ${need_apt[*]} (apt-get)" >&2
   SUDO=""

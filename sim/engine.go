@@ -24,6 +24,11 @@
 //     wildcards; an unmatched message waits in the unexpected queue, where
 //     a receive posted later finds it without further cost.
 //
+// With the LogGP variant of the network (network.LogGOPS.LogGP, taken from
+// the net passed to Run for every message class) a message arrives
+// o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
+// of CPU; everything else is as above.
+//
 // A host's finish time is when its last CPU becomes free. LogGOPSim's
 // unsigned arithmetic makes the per-byte charges of an empty message
 // negative ((s-1) wraps around); capsim charges the same, stopping only
@@ -497,6 +502,7 @@ func (e *engine) loop() {
 	G := e.net.GapPerByte
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
+	loggp := e.net.LogGP // the LogGP variant (see package network)
 	obs := e.opt.Observer
 	var class []uint8
 	var classes []network.LogGOPS
@@ -572,7 +578,11 @@ func (e *engine) loop() {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			e.q.push(event{time: t + uint64(o) + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			flight := uint64(o) + L
+			if loggp {
+				flight += uint64(max(0, perByte(g.Size[op], G)))
+			}
+			e.q.push(event{time: t + flight, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
@@ -614,6 +624,9 @@ func (e *engine) loop() {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			busy := o + recvPerByte(g.Size[op], O, G)
+			if loggp {
+				busy = o + max(0, perByte(g.Size[op], O))
+			}
 			e.nexto[cpu] = addNs(t, busy)
 			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
 			e.stats[h].Comm += max(0, busy)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
@@ -93,9 +94,14 @@ rounded_ns replays the LP schedule rounded by --rounding, as soon as
 possible: split runs every task for its LP duration as a mix of its two
 adjacent P-states (one mid-task switch, --switch-us, none for tasks under
 --min-task-ms), nearest runs it at the P-state nearest in time, power-safe
-at the slower of the two (never above the LP's power). Events may reorder
-in the replay and the job may exceed the cap (rounded_over_cap_ns says how
-long; a split task is charged its time-averaged power).
+at the slower of the two (never above the LP's power), staggered (the
+sweep's lp policy) splits as split does but places each task's faster
+stretch where the job's power fits the cap at every instant (the slower
+point where it cannot). Events may reorder in the replay and the job may
+exceed the cap: rounded_over_cap_ns says how long, from the power at every
+instant (a split task draws its faster point's power while in it).
+Between its tasks a rank draws the machine's wait_power (default: its last
+task's power).
 conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
@@ -283,6 +289,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)),
 					Order: o.Policy, TieS: oo.Tie, Events: o.Events, LP: b.Stats})
 			}
+			for i := range out { // what the models resolve (internal/units)
+				r := &out[i]
+				r.MinFeasibleCapW, r.TieS = units.Watts(r.MinFeasibleCapW), units.Seconds(r.TieS)
+				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
+			}
 			if len(out) == 0 {
 				return stopped
 			}
@@ -329,7 +340,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
-	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest or power-safe")
+	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")

@@ -2,11 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/simgrid"
 )
 
 // loadMPIGraph reads an Arrow MPI trace and lowers it with the collective
@@ -27,6 +31,38 @@ func loadMPIGraphComms(path, coll string) (*graph.Graph, func(int32) string, err
 	if err != nil {
 		return nil, nil, err
 	}
+	return lowerMPI(path, t, algs)
+}
+
+// isSimGrid reports whether the file at path looks like a SimGrid
+// time-independent trace.
+func isSimGrid(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return simgrid.Sniff(head[:n])
+}
+
+// loadSimGrid reads a SimGrid time-independent trace (flops at speed
+// flop/s, 0 for the trace's own) and lowers it with the collective
+// algorithms of coll.
+func loadSimGrid(path, coll string, speed float64) (*graph.Graph, func(int32) string, error) {
+	algs, err := lower.ParseAlgorithms(coll)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	t, err := simgrid.Read(path, simgrid.Options{Speed: speed})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lowerMPI(path, t, algs)
+}
+
+func lowerMPI(path string, t *mpi.Trace, algs map[mpi.Kind]string) (*graph.Graph, func(int32) string, error) {
 	g, err := lower.Lower(t, lower.Options{Algorithm: algs})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
 )
 
 // loadGraph reads an execution graph from a GOAL text file, an Arrow
@@ -32,12 +33,21 @@ func loadGraph(path, coll string) (*graph.Graph, error) {
 // loadGraphComms is loadGraph that also names the communicators of an MPI
 // trace (nil for other traces).
 func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
+	return loadGraphSpeed(path, coll, 0)
+}
+
+// loadGraphSpeed is loadGraphComms that turns the flops of a SimGrid
+// time-independent trace into time at speed flop/s (0: the trace's own).
+func loadGraphSpeed(path, coll string, speed float64) (*graph.Graph, func(int32) string, error) {
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch kind {
 	case arrowtrace.KindGOAL:
+		if isSimGrid(path) {
+			return loadSimGrid(path, coll, speed)
+		}
 		g, err := goal.ReadFile(path)
 		return g, nil, err
 	case arrowtrace.KindGraph:
@@ -55,6 +65,16 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	// Messages the replay matched: the trace's point-to-point ones, then
+	// those its collectives were lowered into (MPI traces only).
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent"`
+	CollBytesSent int64 `json:"coll_bytes_sent"`
+	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
+	CollBytesRecv int64 `json:"coll_bytes_recv"`
 }
 
 type replayJSON struct {
@@ -76,6 +96,7 @@ func newReplayCmd() *cobra.Command {
 		tlRanks, tlWindow           string
 		ranksPerNode                int
 		asJSON, libOrder            bool
+		speed                       float64
 		netOverrides                []string
 		mf                          modelFlags
 		pol                         policyFlags
@@ -87,9 +108,13 @@ func newReplayCmd() *cobra.Command {
 model and prints the makespan, each rank's finish time and where its time
 went (compute, communication overhead, waiting), and the engine's speed.
 
-TRACE is a GOAL text schedule, an Arrow execution graph or an Arrow MPI
-trace (see docs/trace-format.md). Network parameters left out of --net take
-LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
+TRACE is a GOAL text schedule, an Arrow execution graph, an Arrow MPI
+trace (see docs/trace-format.md) or a SimGrid time-independent trace (the
+index file of smpirun -trace-ti or a single-file trace; see
+docs/trace-formats.md). Network parameters left out of --net take
+LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes);
+'loggp:' instead of 'loggops:' prices the bytes in flight as LogGP and
+SimGrid do (see package network and docs/trace-formats.md).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
   capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
@@ -106,7 +131,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err := mf.check(); err != nil {
 				return err
 			}
-			g, comms, err := loadGraphComms(a[0], coll)
+			g, comms, err := loadGraphSpeed(a[0], coll, speed)
 			if err != nil {
 				return err
 			}
@@ -114,6 +139,12 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
 			}
+			collTag := int32(0) // only lowered MPI traces tag collective messages
+			if comms != nil {
+				collTag = lower.CollectiveTagBase
+			}
+			msgs := sim.NewMessageCounter(g, collTag)
+			opts.Observer = msgs
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -135,7 +166,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
 					return usageError{err}
 				}
-				opts.Observer = tl
+				opts.Observer = teeObserver{msgs, tl}
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -165,7 +196,10 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				m := msgs.Ranks[r]
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
+					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
+					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -184,6 +218,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
 	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")

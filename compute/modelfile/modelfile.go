@@ -76,6 +76,10 @@ type Machine struct {
 	ActiveW      float64        `json:"active_w"`
 	Sockets      *power.Sockets `json:"sockets,omitempty"`
 	RanksPerNode int            `json:"ranks_per_node,omitempty"`
+	// Wait is what a rank draws between its tasks and after its last one
+	// (power.WaitPower: "task", the default, "idle" or watts; not used by
+	// the socket model).
+	Wait power.WaitPower `json:"wait_power"`
 }
 
 // PerNode returns the ranks per node of the socket model.
@@ -317,8 +321,9 @@ func (f *File) Encode(w io.Writer) error {
 }
 
 // ParseMachine parses machine power written as comma-separated key=value
-// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18".
-// Keys left out are 0.
+// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18",
+// and wait (task, idle or W: the wait power, power.WaitPower). Keys left
+// out are 0 (wait: task).
 func ParseMachine(s string) (Machine, error) {
 	var m Machine
 	seen := map[string]bool{}
@@ -332,6 +337,14 @@ func ParseMachine(s string) (Machine, error) {
 			return Machine{}, fmt.Errorf("machine power %q: key %q repeated", s, k)
 		}
 		seen[k] = true
+		if k == "wait" {
+			w, err := power.ParseWaitPower(v)
+			if err != nil {
+				return Machine{}, fmt.Errorf("machine power %q: %w", s, err)
+			}
+			m.Wait = w
+			continue
+		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return Machine{}, fmt.Errorf("machine power %q: %s=%q is not a number", s, k, v)
@@ -344,7 +357,7 @@ func ParseMachine(s string) (Machine, error) {
 		case "active":
 			m.ActiveW = f
 		default:
-			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active)", s, k)
+			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active, wait)", s, k)
 		}
 	}
 	if err := m.Validate(); err != nil {

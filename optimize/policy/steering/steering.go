@@ -39,9 +39,14 @@ type Machine struct {
 	// BaseW is the job's constant power (sockets, uncore); the budget and
 	// the cap of the LP bound exclude it.
 	BaseW float64
-	// SleepW is the power of a core waiting at the barrier (at the lowest
-	// P-state, sleeping).
+	// SleepW is the power of an idle core: before its first compute
+	// phase and, under power.WaitIdle, while it waits.
 	SleepW float64
+	// Wait is what a core draws between its compute phases (MPI calls,
+	// waits at the barrier) and after its last one (power.WaitPower; the
+	// zero value charges the P-state of its last phase, note 003 §2.6).
+	// DPS's cores sleep at the barrier: power.WaitIdle.
+	Wait power.WaitPower
 	// Beta is the frequency-sensitive share of compute time, τ(f) =
 	// Beta·f_max/f + 1 − Beta (note 001 §3.1), used for compute events
 	// without an "intensity" parameter (gen.ParamIntensity); events with
@@ -52,10 +57,10 @@ type Machine struct {
 // NoteMachine is the machine of note 001's DPS unit tests: the PAL
 // P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz with made-up per-core powers 20,
 // 17, 14, 12, 11 W, 5 W per sleeping core, no base power and fully
-// compute-bound work.
+// compute-bound work; cores sleep while they wait (power.WaitIdle).
 func NoteMachine() Machine {
 	return Machine{PStates: []power.PState{{GHz: 2.1, Watts: 20}, {GHz: 1.9, Watts: 17}, {GHz: 1.7, Watts: 14}, {GHz: 1.5, Watts: 12}, {GHz: 1.4, Watts: 11}},
-		SleepW: 5, Beta: 1}
+		SleepW: 5, Beta: 1, Wait: power.WaitPower{Mode: power.WaitIdle}}
 }
 
 // fastestFirst returns the P-states sorted by decreasing frequency.
@@ -353,13 +358,12 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			}
 		}
 	}
-	// Communication keeps a core busy at the lowest P-state: cores drop to
-	// it as soon as they stop computing.
+	// Between phases a core draws the machine's wait power.
 	active := make([]float64, n)
 	for r := range active {
 		active[r] = watts[S-1]
 	}
-	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active}
+	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active, Wait: o.Machine.Wait}
 	bo, err := policy.Replay(g, net, baseline, jm, res.CapW)
 	if err != nil {
 		return nil, fmt.Errorf("steering: baseline: %w", err)
