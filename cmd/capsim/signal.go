@@ -6,43 +6,63 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 )
 
-// errInterrupted is the cause of a command's context when SIGINT (Ctrl-C)
-// ended it.
-var errInterrupted = errors.New("interrupted by SIGINT")
+// signalCause is the cause of a command's context when a signal (SIGINT
+// from Ctrl-C, SIGTERM from a batch system's time limit) ended it.
+type signalCause struct{ sig syscall.Signal }
 
-// exitInterrupted is the exit status after SIGINT: 128 + the signal number.
-const exitInterrupted = 130
+func (c signalCause) Error() string { return "interrupted by " + sigName(c.sig) }
 
-// interruptedError marks a command stopped by SIGINT (exit status 130).
-type interruptedError struct{ err error }
+// status is the exit status after the signal: 128 + its number (130 for
+// SIGINT, 143 for SIGTERM).
+func (c signalCause) status() int { return 128 + int(c.sig) }
 
-func (e interruptedError) Error() string { return "interrupted by SIGINT (" + e.err.Error() + ")" }
+func sigName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// interruptedError marks a command stopped by a signal; run exits with
+// the signal's status.
+type interruptedError struct {
+	cause signalCause
+	err   error
+}
+
+func (e interruptedError) Error() string { return e.cause.Error() + " (" + e.err.Error() + ")" }
 func (e interruptedError) Unwrap() error { return e.err }
 
-// stopGrace is how long a command may take to stop cleanly after SIGINT
+// stopGrace is how long a command may take to stop cleanly after a signal
 // before signalContext ends the process itself. Journals stay intact (each
 // point is one synced write) and temporary files left by a hard stop are
 // removed by the next run (internal/atomicfile).
 const stopGrace = time.Second
 
-// signalContext returns a context that SIGINT cancels with cause
-// errInterrupted, for commands that must stop promptly and cleanly on
-// Ctrl-C (long LP solves, sweeps): LP solves and sweeps return at once.
-// A command still busy stopGrace after the signal (a long replay or LP
-// build, which do not poll the context), or a second SIGINT, ends the
-// process with status 130.
+// signalContext returns a context that SIGINT or SIGTERM cancels (with a
+// signalCause), for commands that must stop promptly and cleanly (long LP
+// solves, sweeps): LP solves and sweeps return at once. A command still
+// busy stopGrace after the signal (a long replay or LP build, which do not
+// poll the context), or a second signal, ends the process with the
+// signal's status.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	finished := make(chan struct{})
-	signal.Notify(ch, os.Interrupt)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		var cause signalCause
 		select {
-		case <-ch:
-			cancel(errInterrupted)
+		case s := <-ch:
+			cause = signalCause{s.(syscall.Signal)}
+			cancel(cause)
 		case <-ctx.Done():
 			return
 		}
@@ -52,8 +72,8 @@ func signalContext() (context.Context, func()) {
 		case <-ch:
 		case <-time.After(stopGrace):
 		}
-		fmt.Fprintln(os.Stderr, "capsim: interrupted by SIGINT; stopped without cleaning up (the next run resumes)")
-		os.Exit(exitInterrupted)
+		fmt.Fprintf(os.Stderr, "capsim: %v; stopped at once (finished points are kept; the next run removes temporary files)\n", cause)
+		os.Exit(cause.status())
 	}()
 	return ctx, func() {
 		signal.Stop(ch)
@@ -62,10 +82,11 @@ func signalContext() (context.Context, func()) {
 	}
 }
 
-// interrupted wraps err as an interruptedError when SIGINT ended ctx.
+// interrupted wraps err as an interruptedError when a signal ended ctx.
 func interrupted(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) {
-		return interruptedError{err}
+	var c signalCause
+	if err != nil && errors.As(context.Cause(ctx), &c) {
+		return interruptedError{c, err}
 	}
 	return err
 }

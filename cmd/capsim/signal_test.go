@@ -197,3 +197,26 @@ func TestBoundSIGINT(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 }
+
+// TestSweepSIGTERM: SIGTERM (a batch system's time limit) stops a sweep
+// like Ctrl-C, with status 143.
+func TestSweepSIGTERM(t *testing.T) {
+	if testing.Short() || !clp.Available() {
+		t.Skip("needs CLP and a long LP")
+	}
+	dir := t.TempDir()
+	sc := lpScenario(t, dir)
+	out := filepath.Join(dir, "out")
+	var stderr bytes.Buffer
+	cmd := startCapsim(t, &stderr, "sweep", sc, "-o", out, "--progress", "never", "--workers", "2")
+	journalLines(t, out, 1)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 || time.Since(start) > 2*time.Second {
+		t.Errorf("exit %d after %v, want 143 within 2 s; %q", code, time.Since(start), stderr.String())
+	}
+	if tmp := tempFiles(dir); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}

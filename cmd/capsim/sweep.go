@@ -37,8 +37,8 @@ OUTDIR is tied to the scenario text, the content of every file it reads
 (trace, model file) and the capsim version: when any of them changed, a
 rerun is refused with a message naming it (--restart discards the old
 points instead). One run at a time writes OUTDIR (a lock; a second exits
-at once naming the holder). Ctrl-C stops within a second, keeping every
-finished point, and exits with status 130.`,
+at once naming the holder). Ctrl-C (SIGTERM) stops within a second,
+keeping every finished point, and exits with status 130 (143).`,
 		Example: `  capsim sweep -o out/demo
   capsim sweep my.toml -o out/my --shard 0/4`,
 		Args: nargs(0, 1),
