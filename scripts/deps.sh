@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what capsim needs to build and test, if it is missing:
 # the COIN-OR CLP library (LP solver, through cgo and a small C++ shim, so
-# gcc and g++), pkg-config, the arrow-js package used by the
+# gcc and g++), the OTF2 library (Score-P traces, through cgo) with
+# otf2-print (the OTF2 tests compare against it), pkg-config, the arrow-js
+# package used by the
 # interoperability test, and in CI SimGrid. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +11,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 if ! pkg-config --exists clp 2>/dev/null; then need_apt+=(coinor-libclp-dev); fi
+if ! pkg-config --exists otf2 2>/dev/null; then need_apt+=(libopen-trace-format2-dev); fi
+command -v otf2-print >/dev/null 2>&1 || need_apt+=(otf2-tools)
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++) # optimize/clp's C++ shim
 # SimGrid (smpicc, smpirun) for the live comparison with SimGrid's replay in

@@ -10,10 +10,27 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/otf2"
 	"github.com/capsim/capsim/traces/simgrid"
 )
 
-// loadMPIGraph reads an Arrow MPI trace and lowers it with the collective
+// isOTF2 reports whether path is an OTF2 anchor file or a folder holding
+// one. (Until the importer registry sniffs every format, replay asks here.)
+func isOTF2(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return otf2.Sniff(nil, path)
+	}
+	head := make([]byte, 8)
+	n, _ := f.Read(head)
+	return otf2.Sniff(head[:n], path)
+}
+
+// loadMPIGraph reads an Arrow MPI trace or an OTF2 trace and lowers it with the collective
 // algorithms of coll (e.g. "allreduce=ring").
 func loadMPIGraph(path, coll string) (*graph.Graph, error) {
 	g, _, err := loadMPIGraphComms(path, coll)
@@ -27,7 +44,12 @@ func loadMPIGraphComms(path, coll string) (*graph.Graph, func(int32) string, err
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	t, err := arrowtrace.ReadMPI(path)
+	var t *mpi.Trace
+	if isOTF2(path) {
+		t, err = otf2.Read(path, otf2.Options{})
+	} else {
+		t, err = arrowtrace.ReadMPI(path)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,6 +39,9 @@ func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error)
 // loadGraphSpeed is loadGraphComms that turns the flops of a SimGrid
 // time-independent trace into time at speed flop/s (0: the trace's own).
 func loadGraphSpeed(path, coll string, speed float64) (*graph.Graph, func(int32) string, error) {
+	if isOTF2(path) {
+		return loadMPIGraphComms(path, coll)
+	}
 	kind, err := arrowtrace.Detect(path)
 	if err != nil {
 		return nil, nil, err
