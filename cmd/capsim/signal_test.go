@@ -27,6 +27,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// stopLimit is how soon a signalled capsim must have exited: it stops an LP
+// solve within milliseconds and exits by itself a second after the signal
+// whatever it is doing; the rest is slack for a loaded machine (this one
+// is shared by several test runs on two cores, where process teardown
+// alone took over a second).
+const stopLimit = 3 * time.Second
+
 // startCapsim starts capsim with args as a child process.
 func startCapsim(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	t.Helper()
@@ -131,8 +138,8 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit %d after SIGINT, want 130; stderr %q", code, stderr.String())
 	}
-	if took > 2*time.Second {
-		t.Errorf("took %v to stop after SIGINT, want under 2 s", took)
+	if took > stopLimit {
+		t.Errorf("took %v to stop after SIGINT, want under %v", took, stopLimit)
 	}
 	if strings.Contains(stderr.String(), "panic") || strings.Contains(stderr.String(), "SIGSEGV") {
 		t.Errorf("crash after SIGINT: %q", stderr.String())
@@ -187,8 +194,8 @@ func TestBoundSIGINT(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit %d after SIGINT, want 130; stderr %q", code, stderr.String())
 	}
-	if took > 2*time.Second {
-		t.Errorf("took %v to stop after SIGINT, want under 2 s", took)
+	if took > stopLimit {
+		t.Errorf("took %v to stop after SIGINT, want under %v", took, stopLimit)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "lp.mps")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an interrupted bound wrote its MPS file (%v)", err)
@@ -213,8 +220,8 @@ func TestSweepSIGTERM(t *testing.T) {
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 143 || time.Since(start) > 2*time.Second {
-		t.Errorf("exit %d after %v, want 143 within 2 s; %q", code, time.Since(start), stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != 143 || time.Since(start) > stopLimit {
+		t.Errorf("exit %d after %v, want 143 within %v; %q", code, time.Since(start), stopLimit, stderr.String())
 	}
 	if tmp := tempFiles(dir); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
