@@ -28,7 +28,7 @@ import (
 type Replayer struct{}
 
 // Evaluate runs one group of points (see Evaluator).
-func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -38,7 +38,8 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if err != nil {
 		return err
 	}
-	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
 		return err
 	}
 	net := sc.Net()
@@ -58,7 +59,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(p.CapW); err != nil {
+			if _, err := bd.solve(ctx, p.CapW); err != nil {
 				return err
 			}
 			continue
@@ -71,11 +72,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(p.CapW)
+			b, err := bd.solve(ctx, p.CapW)
 			if err != nil {
 				return err
 			}
@@ -88,7 +89,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		}
@@ -178,31 +179,6 @@ func (m *Machine) Ranks() int { return m.Nodes * m.RanksPerNode }
 func (m *Machine) FitRanks(n int, exact bool) error {
 	if n > m.Ranks() || exact && n != m.Ranks() {
 		return fmt.Errorf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", n, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
-	}
-	return nil
-}
-
-// CheckWorkload builds the workload of every parameter combination of the
-// sweep and reports the first that a machine cannot run as the sweep would
-// (exactly one rank per slot).
-func (sc *Scenario) CheckWorkload() error {
-	seen := map[string]bool{}
-	for _, p := range sc.Points() {
-		key := fmt.Sprint(p.Params)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		s, params := sc.at(p.Params)
-		_, g, err := s.build(params)
-		if err != nil {
-			return err
-		}
-		for i := range s.Machines {
-			if err := s.Machines[i].FitRanks(g.NumRanks(), true); err != nil {
-				return fmt.Errorf("%s: %w", sc.File, err)
-			}
-		}
 	}
 	return nil
 }

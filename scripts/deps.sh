@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what capsim needs to build and test, if it is missing:
-# the COIN-OR CLP library (LP solver, through cgo), the OTF2 library
-# (Score-P traces, through cgo) with otf2-print (the OTF2 tests compare
-# against it), pkg-config, the arrow-js package used by the
+# the COIN-OR CLP library (LP solver, through cgo and a small C++ shim, so
+# gcc and g++), the OTF2 library (Score-P traces, through cgo) with
+# otf2-print (the OTF2 tests compare against it), pkg-config, the arrow-js
+# package used by the
 # interoperability test, and in CI SimGrid. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ if ! pkg-config --exists clp 2>/dev/null; then need_apt+=(coinor-libclp-dev); fi
 if ! pkg-config --exists otf2 2>/dev/null; then need_apt+=(libopen-trace-format2-dev); fi
 command -v otf2-print >/dev/null 2>&1 || need_apt+=(otf2-tools)
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++) # optimize/clp's C++ shim
 # SimGrid (smpicc, smpirun) for the live comparison with SimGrid's replay in
 # traces/simgrid; its tests skip without it, so only CI installs it.
 if [ -n "${CI:-}" ] && ! command -v smpirun >/dev/null 2>&1; then need_apt+=(simgrid libsimgrid-dev); fi

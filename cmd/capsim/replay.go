@@ -15,6 +15,7 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -144,7 +145,7 @@ network and docs/trace-formats.md).`,
 			res, err := sim.Run(g, net, opts)
 			wall := time.Since(start)
 			if err != nil {
-				return fmt.Errorf("%s: %w", a[0], err)
+				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
 			}
 			mj, err := mr.finish(res, tl)
 			if err != nil {
@@ -360,4 +361,21 @@ func streamGOAL(in, out string) (importer.Stats, error) {
 		return err
 	})
 	return st, err
+}
+
+// deadlockInMPITerms names the operations of a deadlocked replay of the
+// Arrow MPI trace at path by their MPI calls (scenarios.InMPITerms).
+func deadlockInMPITerms(err error, path, coll string) error {
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
+		return err
+	}
+	t, terr := arrowtrace.ReadMPI(path)
+	if terr != nil {
+		return err
+	}
+	return scenarios.InMPITerms(err, t, coll)
 }

@@ -165,6 +165,34 @@ type EventMap struct {
 // Ops returns the operation ids of event i of rank r.
 func (m *EventMap) Ops(r, i int) (from, to int32) { return m.Start[r][i], m.Start[r][i+1] }
 
+// Event returns the event (rank r, index i in its events) that operation
+// op was lowered from; ok is false for an operation no event produced.
+func (m *EventMap) Event(op int32) (r, i int, ok bool) {
+	for r, st := range m.Start {
+		if len(st) == 0 || op < st[0] || op >= st[len(st)-1] {
+			continue
+		}
+		// st is non-decreasing: the event i with st[i] ≤ op < st[i+1].
+		i := sort.Search(len(st), func(j int) bool { return st[j] > op }) - 1
+		return r, i, true
+	}
+	return 0, 0, false
+}
+
+// Describer returns a function that names operation op of g, lowered from
+// t with this map, in MPI terms: the call it came from (rank, call, peer,
+// tag, communicator, trace row), then the lowered operation. For error
+// messages such as sim.DeadlockError's.
+func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string {
+	return func(op int32) string {
+		r, i, ok := m.Event(op)
+		if !ok {
+			return g.Describe(op)
+		}
+		return t.Describe(r, i) + "; lowered to " + g.Describe(op)
+	}
+}
+
 // LowerMapped is Lower that also returns which operations each event
 // became, to relate replay observations back to the trace (as the
 // replay-calibrated LP bound does).
