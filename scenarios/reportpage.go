@@ -143,7 +143,7 @@ func (s *Scenario) Title() string {
 // summary describes what the scenario simulates: machines, network,
 // workload, models, caps and policies.
 func (s *Scenario) summary() report.Section {
-	sec := report.Section{Heading: "What was simulated", Columns: []string{"", ""}}
+	sec := report.Section{Heading: "What was simulated"}
 	add := func(k, v string) { sec.Rows = append(sec.Rows, []string{k, v}) }
 	add("scenario", s.File)
 	for _, m := range s.Machines {

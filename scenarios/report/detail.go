@@ -306,12 +306,15 @@ func PowerHeatMap(name, title string, series []Series, unit string) (Figure, err
 	g := &powerGrid{w: w, bin: binNs / ns, rows: len(series)}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, row := range w {
-		for _, v := range row {
+		for b, v := range row {
+			v = math.Round(v*1e6) / 1e6 // watts resolve to the µW; the rest is summation noise
+			row[b] = v
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	if hi <= lo {
-		hi = lo + 1
+	constant := hi <= lo
+	if constant {
+		lo, hi = lo-0.5, hi+0.5
 	}
 	cm, err := viridis()
 	if err != nil {
@@ -326,13 +329,18 @@ func PowerHeatMap(name, title string, series []Series, unit string) (Figure, err
 	p.Y.Label.Text = "rank"
 	p.Add(h)
 	leg := newLegend()
+	// enough digits that the five levels print apart
+	digits := 3 + max(0, int(math.Ceil(math.Log10(math.Max(math.Abs(lo), math.Abs(hi))/(hi-lo)))))
 	for k := 4; k >= 0; k-- {
 		v := lo + (hi-lo)*float64(k)/4
+		if constant && k != 2 {
+			continue // one level: every rank draws the same power throughout
+		}
 		col, err := cm.At(v)
 		if err != nil {
 			return Figure{}, err
 		}
-		leg.Add(FormatNumber(v, 3)+" W", boxOf(col))
+		leg.Add(FormatNumber(v, digits)+" W", boxOf(col))
 	}
 	if len(series) <= 32 {
 		var ticks []plot.Tick

@@ -15,7 +15,7 @@ import (
 type Section struct {
 	Heading string
 	Text    string
-	Columns []string
+	Columns []string // nil with Rows: a table of keys and values, no header
 	Rows    [][]string
 	Figures []Figure
 }
@@ -59,11 +59,14 @@ h1{font-size:1.6em} h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #
 table{border-collapse:collapse;font-size:.85em;margin:1em 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f0f0f0} td:first-child,th:first-child{text-align:left}
-figure{margin:1.5em 0} figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:.9em}
+table.kv td{text-align:left} table.kv td:first-child{font-weight:600;white-space:nowrap}
+figure{margin:1.5em 0} figure svg{width:100%;max-width:64em;height:auto} figcaption{color:#555;font-size:.9em}
 </style></head><body>
 <h1>{{.Title}}</h1>
 {{define "section"}}<h2>{{.Heading}}</h2>{{if .Text}}<p>{{.Text}}</p>{{end}}
 {{if .Columns}}<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{else if .Rows}}<table class="kv">
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 {{range .SVGs}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
