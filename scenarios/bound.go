@@ -468,6 +468,9 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
 	}
 	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev}
+	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
+		return Metrics{}, nil, err
+	}
 	if dev != nil {
 		opts.DeviceNs = devNs
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
 )
 
@@ -52,7 +53,8 @@ type Scenario struct {
 	// Text is the scenario's source text, used to fingerprint a sweep.
 	Text []byte `toml:"-"`
 
-	set *compute.Set // models.file's models, nil without one
+	set *compute.Set  // models.file's models, nil without one
+	top topo.Topology // network.topology's, nil without one
 }
 
 // path resolves a path written in the scenario: relative to its folder.
@@ -117,6 +119,68 @@ type Network struct {
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`
+	// Topology, when set, replays messages as flows sharing the links of
+	// an interconnect (docs/network.md).
+	Topology *NetTopology `toml:"topology"`
+}
+
+// NetTopology is [network.topology]: the interconnect of the flow-level
+// network model (package network/topo). Parameters a kind does not use
+// must be left out.
+type NetTopology struct {
+	Kind    string  `toml:"kind"` // crossbar | fattree | torus | dragonfly
+	K       int     `toml:"k"`    // fattree: switch radix/2
+	N       int     `toml:"n"`    // fattree: levels
+	Oversub float64 `toml:"oversub"`
+	Dims    []int   `toml:"dims"` // torus
+	Groups  int     `toml:"groups"`
+	Routers int     `toml:"routers"`
+	Hosts   int     `toml:"hosts"`
+	Global  int     `toml:"global"`
+	BW      float64 `toml:"bw_GBps"`
+	LocalBW float64 `toml:"local_bw_GBps"`
+	// GlobalBW is the dragonfly's global link bandwidth.
+	GlobalBW float64 `toml:"global_bw_GBps"`
+	HopNs    *int64  `toml:"hop_ns"`
+	Routing  string  `toml:"routing"` // dragonfly: minimal | valiant
+	// Mapping places ranks on nodes: "block" (ranks_per_node consecutive
+	// ranks per node, the default), "round-robin", or a file (one node
+	// per line), relative to the scenario.
+	Mapping string `toml:"mapping"`
+	// Exact selects exact max-min fairness (see sim.FlowNetwork).
+	Exact bool `toml:"exact"`
+}
+
+// Spec returns the topology as a topo.Parse spec.
+func (t *NetTopology) Spec() string {
+	var kv []string
+	add := func(k string, v any, set bool) {
+		if set {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	add("k", t.K, t.K != 0)
+	add("n", t.N, t.N != 0)
+	add("oversub", t.Oversub, t.Oversub != 0)
+	if len(t.Dims) > 0 {
+		ds := make([]string, len(t.Dims))
+		for i, d := range t.Dims {
+			ds[i] = strconv.Itoa(d)
+		}
+		kv = append(kv, "dims="+strings.Join(ds, "x"))
+	}
+	add("groups", t.Groups, t.Groups != 0)
+	add("routers", t.Routers, t.Routers != 0)
+	add("hosts", t.Hosts, t.Hosts != 0)
+	add("global", t.Global, t.Global != 0)
+	add("bw", t.BW, t.BW != 0)
+	add("local_bw", t.LocalBW, t.LocalBW != 0)
+	add("global_bw", t.GlobalBW, t.GlobalBW != 0)
+	if t.HopNs != nil {
+		add("hop_ns", *t.HopNs, true)
+	}
+	add("routing", t.Routing, t.Routing != "")
+	return t.Kind + ":" + strings.Join(kv, ",")
 }
 
 // NetOverride selects messages by communicator and/or calling region and
@@ -403,6 +467,18 @@ func (s *Scenario) normalize() error {
 		if *c.v == 0 && c.key != "O_ns_per_byte" && !s.setInText("network", c.key) {
 			*c.v = c.d
 		}
+	}
+	if t := n.Topology; t != nil {
+		top, err := topo.Parse(t.Spec())
+		if err != nil {
+			return bad("network.topology", "%v", err)
+		}
+		if t.Mapping != "" && t.Mapping != "block" && t.Mapping != "round-robin" {
+			if _, err := os.Stat(s.path(t.Mapping)); err != nil {
+				return bad("network.topology.mapping", "%v", err)
+			}
+		}
+		s.top = top
 	}
 	if len(n.Overrides) >= network.MaxClasses {
 		return bad("network.override", "%d overrides (at most %d)", len(n.Overrides), network.MaxClasses-1)

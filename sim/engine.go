@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -108,6 +109,10 @@ type Options struct {
 	// schedule splits a task between the device and the host. A negative
 	// entry holds the device for the whole calc.
 	DeviceNs []int64
+	// Flow, when set, replays messages between nodes as flows sharing the
+	// links of a topology (see FlowNetwork) instead of pricing their bytes
+	// with G. Left nil, the replay is LogGOPS as described above.
+	Flow *FlowNetwork
 }
 
 // RankStats is where one rank's time went.
@@ -123,6 +128,10 @@ type Result struct {
 	Makespan int64
 	Ranks    []RankStats
 	Events   int64 // events processed
+	// With Options.Flow: the flows started and finished, and per-link
+	// statistics indexed by link id.
+	FlowEvents int64
+	Links      []flow.LinkStats
 }
 
 // Event types. The first three are also the order in which operations
@@ -132,6 +141,7 @@ const (
 	evRecv
 	evCalc
 	evMsg
+	evFlow // a flow's completion (Options.Flow); op is the flow, rank its version
 )
 
 // Operation states.
@@ -203,6 +213,7 @@ type engine struct {
 
 	stats  []RankStats
 	events int64
+	fl     *flowEngine // nil unless Options.Flow has links
 }
 
 // Run replays g under the LogGOPS parameters net.
@@ -233,6 +244,13 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("sim: device times without a device map")
 	}
 	e := newEngine(g, net, opt)
+	if opt.Flow != nil {
+		fe, err := newFlowEngine(opt.Flow, g.NumRanks())
+		if err != nil {
+			return nil, err
+		}
+		e.fl = fe
+	}
 	e.devFree = make([]uint64, ndev)
 	e.seed()
 	e.loop()
@@ -516,7 +534,11 @@ func (e *engine) loop() {
 		typ := ev.typ()
 		rank := ev.rank
 		h := int(rank)
-		if typ == evMsg {
+		if typ >= evMsg {
+			if typ == evFlow {
+				e.flowDone(ev)
+				continue
+			}
 			h = int(g.Peer[op])
 		}
 		cpu := h*e.ncpu + int(g.CPU[op])
@@ -573,17 +595,22 @@ func (e *engine) loop() {
 			e.markStarted(op, rank)
 			busy := o + perByte(g.Size[op], O)
 			e.nexto[cpu] = addNs(t, busy)
-			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
 			e.stats[h].Comm += max(0, busy)
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			flight := uint64(o) + L
-			if loggp {
-				flight += uint64(max(0, perByte(g.Size[op], G)))
+			if e.fl == nil {
+				e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
+				flight := uint64(o) + L
+				if loggp {
+					flight += uint64(max(0, perByte(g.Size[op], G)))
+				}
+				e.q.push(event{time: t + flight, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+				e.ts++
+			} else {
+				e.nextgs[nic] = addNs(t, gap)
+				e.sendFlow(op, rank, t, uint64(o)+L, G)
 			}
-			e.q.push(event{time: t + flight, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
-			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
 			}
@@ -624,11 +651,15 @@ func (e *engine) loop() {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			busy := o + recvPerByte(g.Size[op], O, G)
-			if loggp {
+			gapr := gap + perByte(g.Size[op], G)
+			if loggp || e.fl != nil {
 				busy = o + max(0, perByte(g.Size[op], O))
+				if e.fl != nil {
+					gapr = gap
+				}
 			}
 			e.nexto[cpu] = addNs(t, busy)
-			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
+			e.nextgr[nic] = addNs(t, gapr)
 			e.stats[h].Comm += max(0, busy)
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
@@ -780,6 +811,12 @@ func (e *engine) finish() (*Result, error) {
 		return nil, &dl
 	}
 	res := &Result{Ranks: e.stats, Events: e.events}
+	defer func() {
+		if e.fl != nil {
+			res.FlowEvents = e.fl.events
+			res.Links = e.fl.net.Stats(res.Makespan)
+		}
+	}()
 	for r := range e.stats {
 		var f uint64
 		for c := 0; c < e.ncpu; c++ {

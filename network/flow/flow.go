@@ -1,0 +1,283 @@
+// Package flow is capsim's flow-level bandwidth model: messages are flows
+// over the directed links of a topology (package network/topo), and the
+// links' bandwidth is shared among the flows crossing them by max-min
+// fairness, computed by progressive filling (Bertsekas and Gallager, Data
+// Networks, §6.5.2): every flow's rate grows at the same pace until a link
+// is full; the flows crossing that link are frozen at their share, and
+// filling goes on with the others.
+//
+// Rates are updated incrementally. When a flow starts or ends, only the
+// flows that share a link with it are re-rated (in Exact mode, the whole
+// connected component of flows linked through shared links is): the
+// other flows keep their rates, and the capacity they use on the links
+// being re-rated is set aside. Every re-rated flow is charged the bytes it
+// sent at its old rate up to now, and gets a new completion time and a
+// new version number; a caller that scheduled a completion event for the
+// old version can tell that event is stale.
+//
+// A Net allocates nothing per flow once its slices have grown to the
+// run's largest number of concurrent flows.
+package flow
+
+import "math"
+
+// LinkStats are one link's statistics over a run.
+type LinkStats struct {
+	Bytes     int64 // bytes of the flows that crossed it
+	Flows     int64 // flows that crossed it
+	BusyNs    int64 // time during which at least one flow crossed it
+	Peak      int32 // most flows crossing it at once
+	busySince int64
+	active    int32
+}
+
+type member struct {
+	f   int32 // flow
+	hop int32 // index of the link in the flow's route
+}
+
+type flowState struct {
+	links     []int32
+	pos       []int32 // index of the flow in linkFlows[links[i]]
+	remaining float64 // bytes left at time last
+	rate      float64 // bytes/ns
+	newRate   float64
+	last      int64
+	end       int64
+	version   int32
+	live      bool
+	frozen    bool
+	mark      uint32
+	// Payload for the caller.
+	A, B int32
+	C    int64
+}
+
+// Net is the state of a flow-level network: its links' capacities, the
+// flows in progress and their rates.
+type Net struct {
+	// Exact re-rates the whole connected component of a flow that starts
+	// or ends (exact max-min fairness) rather than the flows that share a
+	// link with it.
+	Exact bool
+
+	capacity  []float64
+	linkFlows [][]member
+	stats     []LinkStats
+	lmark     []uint32
+	res       []float64 // residual capacity during filling
+	cnt       []int32   // unfrozen flows during filling
+
+	flows []flowState
+	free  []int32
+	epoch uint32
+
+	compF, compL, changed []int32
+	queue                 []int32
+}
+
+// New returns a Net over links of the given capacities, in bytes/ns.
+func New(capacity []float64) *Net {
+	n := len(capacity)
+	return &Net{
+		capacity:  append([]float64(nil), capacity...),
+		linkFlows: make([][]member, n),
+		stats:     make([]LinkStats, n),
+		lmark:     make([]uint32, n),
+		res:       make([]float64, n),
+		cnt:       make([]int32, n),
+	}
+}
+
+// Start starts a flow of bytes over links at time now (in ns) and
+// re-rates the flows it affects; Changed then lists them, this one
+// included. a, b and c are kept for the caller (Payload). It returns the
+// flow's id, valid until Finish. links must not be empty.
+func (n *Net) Start(now int64, links []int32, bytes int64, a, b int32, c int64) int32 {
+	var id int32
+	if k := len(n.free); k > 0 {
+		id = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		id = int32(len(n.flows))
+		n.flows = append(n.flows, flowState{})
+	}
+	f := &n.flows[id]
+	f.links = append(f.links[:0], links...)
+	f.pos = f.pos[:0]
+	f.remaining = float64(bytes)
+	f.rate, f.last, f.live = 0, now, true
+	f.A, f.B, f.C = a, b, c
+	for i, l := range links {
+		f.pos = append(f.pos, int32(len(n.linkFlows[l])))
+		n.linkFlows[l] = append(n.linkFlows[l], member{id, int32(i)})
+		s := &n.stats[l]
+		s.Bytes += bytes
+		s.Flows++
+		if s.active == 0 {
+			s.busySince = now
+		}
+		s.active++
+		s.Peak = max(s.Peak, s.active)
+	}
+	n.rerate(now, links, id)
+	return id
+}
+
+// Finish ends flow id at time now and re-rates the flows it affected;
+// Changed then lists them.
+func (n *Net) Finish(now int64, id int32) {
+	f := &n.flows[id]
+	for i, l := range f.links {
+		lf := n.linkFlows[l]
+		p := f.pos[i]
+		last := lf[len(lf)-1]
+		lf[p] = last
+		n.flows[last.f].pos[last.hop] = p
+		n.linkFlows[l] = lf[:len(lf)-1]
+		s := &n.stats[l]
+		s.active--
+		if s.active == 0 {
+			s.BusyNs += now - s.busySince
+		}
+	}
+	f.live = false
+	n.free = append(n.free, id)
+	n.rerate(now, f.links, -1)
+}
+
+// Changed returns the flows whose rate (and so completion time and
+// version) the last Start or Finish changed. The slice is reused.
+func (n *Net) Changed() []int32 { return n.changed }
+
+// End returns flow id's completion time at its current rate, and its
+// version; the time is math.MaxInt64 while its rate is 0.
+func (n *Net) End(id int32) (int64, int32) { return n.flows[id].end, n.flows[id].version }
+
+// Current reports whether version is flow id's current version.
+func (n *Net) Current(id, version int32) bool {
+	f := &n.flows[id]
+	return f.live && f.version == version
+}
+
+// Rate returns flow id's current rate in bytes/ns.
+func (n *Net) Rate(id int32) float64 { return n.flows[id].rate }
+
+// Payload returns the values given to Start.
+func (n *Net) Payload(id int32) (a, b int32, c int64) {
+	f := &n.flows[id]
+	return f.A, f.B, f.C
+}
+
+// Stats returns per-link statistics, closed at time now (links still busy
+// count as busy until now). The slice is the Net's own.
+func (n *Net) Stats(now int64) []LinkStats {
+	out := n.stats
+	for l := range out {
+		if out[l].active > 0 {
+			out[l].BusyNs += now - out[l].busySince
+			out[l].busySince = now
+		}
+	}
+	return out
+}
+
+// rerate recomputes the rates of the flows sharing a link of seed (the
+// links of flow self, or of a flow just removed) by progressive filling,
+// with the capacity used by other flows set aside.
+func (n *Net) rerate(now int64, seed []int32, self int32) {
+	n.epoch++
+	ep := n.epoch
+	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
+	// The flows to re-rate.
+	n.queue = append(n.queue[:0], seed...)
+	for _, l := range seed {
+		n.lmark[l] = ep
+		n.compL = append(n.compL, l)
+	}
+	for qi := 0; qi < len(n.queue); qi++ {
+		for _, m := range n.linkFlows[n.queue[qi]] {
+			f := &n.flows[m.f]
+			if f.mark == ep {
+				continue
+			}
+			f.mark = ep
+			n.compF = append(n.compF, m.f)
+			for _, l := range f.links {
+				if n.lmark[l] != ep {
+					n.lmark[l] = ep
+					n.compL = append(n.compL, l)
+					if n.Exact {
+						n.queue = append(n.queue, l)
+					}
+				}
+			}
+		}
+	}
+	// Residual capacities: what flows outside the set leave.
+	for _, l := range n.compL {
+		r := n.capacity[l]
+		var c int32
+		for _, m := range n.linkFlows[l] {
+			if f := &n.flows[m.f]; f.mark == ep {
+				c++
+			} else {
+				r -= f.rate
+			}
+		}
+		n.res[l] = max(r, 0)
+		n.cnt[l] = c
+	}
+	for _, id := range n.compF {
+		n.flows[id].frozen = false
+	}
+	// Progressive filling.
+	left := len(n.compF)
+	for left > 0 {
+		best := int32(-1)
+		var share float64
+		for _, l := range n.compL {
+			if c := n.cnt[l]; c > 0 {
+				if s := n.res[l] / float64(c); best < 0 || s < share {
+					best, share = l, s
+				}
+			}
+		}
+		for _, m := range n.linkFlows[best] {
+			f := &n.flows[m.f]
+			if f.mark != ep || f.frozen {
+				continue
+			}
+			f.frozen = true
+			f.newRate = share
+			left--
+			for _, l := range f.links {
+				n.res[l] = max(n.res[l]-share, 0)
+				n.cnt[l]--
+			}
+		}
+	}
+	// Charge the old rates up to now and schedule the new ones.
+	for _, id := range n.compF {
+		f := &n.flows[id]
+		if id != self && f.newRate == f.rate {
+			continue
+		}
+		f.remaining -= f.rate * float64(now-f.last)
+		if f.remaining < 0 {
+			f.remaining = 0
+		}
+		f.last = now
+		f.rate = f.newRate
+		f.version++
+		switch {
+		case f.remaining == 0:
+			f.end = now
+		case f.rate <= 0:
+			f.end = math.MaxInt64
+		default:
+			f.end = now + int64(math.Ceil(f.remaining/f.rate))
+		}
+		n.changed = append(n.changed, id)
+	}
+}
