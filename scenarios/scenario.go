@@ -143,12 +143,16 @@ type NetTopology struct {
 	GlobalBW float64 `toml:"global_bw_GBps"`
 	HopNs    *int64  `toml:"hop_ns"`
 	Routing  string  `toml:"routing"` // dragonfly: minimal | valiant
+	NIC      *int    `toml:"nic"`     // torus: 0 leaves out the injection and ejection links
+	Tie      string  `toml:"tie"`     // torus: plus | simgrid
 	// Mapping places ranks on nodes: "block" (ranks_per_node consecutive
 	// ranks per node, the default), "round-robin", or a file (one node
 	// per line), relative to the scenario.
 	Mapping string `toml:"mapping"`
 	// Exact selects exact max-min fairness (see sim.FlowNetwork).
 	Exact bool `toml:"exact"`
+	// CM02 times and shares flows as SimGrid's CM02 model does.
+	CM02 bool `toml:"cm02"`
 }
 
 // Spec returns the topology as a topo.Parse spec.
@@ -180,6 +184,10 @@ func (t *NetTopology) Spec() string {
 		add("hop_ns", *t.HopNs, true)
 	}
 	add("routing", t.Routing, t.Routing != "")
+	if t.NIC != nil {
+		add("nic", *t.NIC, true)
+	}
+	add("tie", t.Tie, t.Tie != "")
 	return t.Kind + ":" + strings.Join(kv, ",")
 }
 

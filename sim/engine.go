@@ -141,7 +141,8 @@ const (
 	evRecv
 	evCalc
 	evMsg
-	evFlow // a flow's completion (Options.Flow); op is the flow, rank its version
+	evFlow      // a flow's completion (Options.Flow); op is the flow, rank its version
+	evFlowStart // a flow's start after its route's latency (FlowNetwork.CM02)
 )
 
 // Operation states.
@@ -537,6 +538,10 @@ func (e *engine) loop() {
 		if typ >= evMsg {
 			if typ == evFlow {
 				e.flowDone(ev)
+				continue
+			}
+			if typ == evFlowStart {
+				e.flowStart(op, rank, ev.time)
 				continue
 			}
 			h = int(g.Peer[op])

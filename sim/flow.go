@@ -28,6 +28,12 @@ type FlowNetwork struct {
 	Mapping []int32
 	// Exact re-rates whole connected components (see flow.Net.Exact).
 	Exact bool
+	// CM02 shares and times flows as SimGrid's CM02 network model does:
+	// a message first waits out its route's latency, then its bytes flow;
+	// and a bottleneck is shared among flows in inverse proportion to
+	// their routes' latencies (CM02's sharing penalty is the route's
+	// latency) instead of equally. Use it to compare with SimGrid.
+	CM02 bool
 }
 
 // flowState is the engine's flow-model state (only with Options.Flow).
@@ -35,6 +41,7 @@ type flowEngine struct {
 	net     *flow.Net
 	topo    topo.Topology
 	nodeOf  []int32
+	cm02    bool
 	linkLat []int64
 	route   []int32
 	events  int64
@@ -74,7 +81,7 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 	}
 	net := flow.New(capacity)
 	net.Exact = f.Exact
-	return &flowEngine{net: net, topo: t, nodeOf: m, linkLat: lat, route: make([]int32, 0, 64)}, nil
+	return &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, linkLat: lat, route: make([]int32, 0, 64)}, nil
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
@@ -89,11 +96,42 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
 		e.ts++
 		return
 	}
-	lat := int64(flight)
+	var hops int64
 	for _, l := range fe.route {
-		lat += fe.linkLat[l]
+		hops += fe.linkLat[l]
 	}
-	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), op, rank, lat)
+	if fe.cm02 {
+		// The bytes start flowing once the route's latency has passed.
+		e.q.push(event{time: t + uint64(hops), seq: e.ts<<3 | uint64(evFlowStart), op: op, rank: rank})
+		e.ts++
+		return
+	}
+	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), 1, op, rank, int64(flight)+hops)
+	fe.events++
+	e.scheduleFlows()
+}
+
+// flowStart starts the flow of send op (of rank) at time t, after its
+// route's latency (FlowNetwork.CM02); it arrives o + L after its last
+// byte.
+func (e *engine) flowStart(op, rank int32, t uint64) {
+	fe := e.fl
+	g := e.g
+	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
+	var hops int64
+	for _, l := range fe.route {
+		hops += fe.linkLat[l]
+	}
+	w := 1.0
+	if hops > 0 {
+		w = 1 / float64(hops)
+	}
+	o, L := e.net.Overhead, e.net.Latency
+	if c := e.opt.Classes; c != nil {
+		p := &c.Params[c.Of[op]]
+		o, L = p.Overhead, p.Latency
+	}
+	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), w, op, rank, o+L)
 	fe.events++
 	e.scheduleFlows()
 }

@@ -102,7 +102,7 @@ func newReplayCmd() *cobra.Command {
 		speed                       float64
 		netOverrides                []string
 		topoSpec, mapping           string
-		flowExact                   bool
+		flowExact, flowCM02         bool
 		mf                          modelFlags
 		pol                         policyFlags
 	)
@@ -153,7 +153,7 @@ SimGrid do (see package network and docs/trace-formats.md).`,
 				if err != nil {
 					return usageError{err}
 				}
-				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact}
+				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact, CM02: flowCM02}
 			}
 			collTag := int32(0) // only lowered MPI traces tag collective messages
 			if comms != nil {
@@ -241,6 +241,7 @@ SimGrid do (see package network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "with --topology: exact max-min fairness (re-rate whole connected components) instead of re-rating the flows that share a link with a starting or ending one")
+	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: time and share flows as SimGrid's CM02 model does (route latency before the bytes; bottlenecks shared in inverse proportion to route latency)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")

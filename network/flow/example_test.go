@@ -10,8 +10,8 @@ import (
 // link 0, so max-min fairness gives the second the other 9.
 func ExampleNet() {
 	n := flow.New([]float64{1, 10})
-	a := n.Start(0, []int32{0, 1}, 100, 0, 0, 0)
-	b := n.Start(0, []int32{1}, 900, 0, 0, 0)
+	a := n.Start(0, []int32{0, 1}, 100, 1, 0, 0, 0)
+	b := n.Start(0, []int32{1}, 900, 1, 0, 0, 0)
 	endA, _ := n.End(a)
 	endB, _ := n.End(b)
 	fmt.Println(n.Rate(a), n.Rate(b), endA, endB)

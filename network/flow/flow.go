@@ -42,6 +42,7 @@ type flowState struct {
 	remaining float64 // bytes left at time last
 	rate      float64 // bytes/ns
 	newRate   float64
+	weight    float64
 	last      int64
 	end       int64
 	version   int32
@@ -66,6 +67,7 @@ type Net struct {
 	stats     []LinkStats
 	lmark     []uint32
 	res       []float64 // residual capacity during filling
+	wsum      []float64 // weight of the unfrozen flows during filling
 	cnt       []int32   // unfrozen flows during filling
 
 	flows []flowState
@@ -85,6 +87,7 @@ func New(capacity []float64) *Net {
 		stats:     make([]LinkStats, n),
 		lmark:     make([]uint32, n),
 		res:       make([]float64, n),
+		wsum:      make([]float64, n),
 		cnt:       make([]int32, n),
 	}
 }
@@ -93,7 +96,11 @@ func New(capacity []float64) *Net {
 // re-rates the flows it affects; Changed then lists them, this one
 // included. a, b and c are kept for the caller (Payload). It returns the
 // flow's id, valid until Finish. links must not be empty.
-func (n *Net) Start(now int64, links []int32, bytes int64, a, b int32, c int64) int32 {
+//
+// weight is the flow's share relative to the others (weighted max-min:
+// on a bottleneck link, flows get rates in proportion to their weights);
+// a weight ≤ 0 counts as 1.
+func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b int32, c int64) int32 {
 	var id int32
 	if k := len(n.free); k > 0 {
 		id = n.free[k-1]
@@ -107,6 +114,10 @@ func (n *Net) Start(now int64, links []int32, bytes int64, a, b int32, c int64) 
 	f.pos = f.pos[:0]
 	f.remaining = float64(bytes)
 	f.rate, f.last, f.live = 0, now, true
+	if !(weight > 0) {
+		weight = 1
+	}
+	f.weight = weight
 	f.A, f.B, f.C = a, b, c
 	for i, l := range links {
 		f.pos = append(f.pos, int32(len(n.linkFlows[l])))
@@ -218,15 +229,18 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 	for _, l := range n.compL {
 		r := n.capacity[l]
 		var c int32
+		var w float64
 		for _, m := range n.linkFlows[l] {
 			if f := &n.flows[m.f]; f.mark == ep {
 				c++
+				w += f.weight
 			} else {
 				r -= f.rate
 			}
 		}
 		n.res[l] = max(r, 0)
 		n.cnt[l] = c
+		n.wsum[l] = w
 	}
 	for _, id := range n.compF {
 		n.flows[id].frozen = false
@@ -237,8 +251,8 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 		best := int32(-1)
 		var share float64
 		for _, l := range n.compL {
-			if c := n.cnt[l]; c > 0 {
-				if s := n.res[l] / float64(c); best < 0 || s < share {
+			if n.cnt[l] > 0 {
+				if s := n.res[l] / n.wsum[l]; best < 0 || s < share {
 					best, share = l, s
 				}
 			}
@@ -249,10 +263,11 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 				continue
 			}
 			f.frozen = true
-			f.newRate = share
+			f.newRate = share * f.weight
 			left--
 			for _, l := range f.links {
-				n.res[l] = max(n.res[l]-share, 0)
+				n.res[l] = max(n.res[l]-f.newRate, 0)
+				n.wsum[l] -= f.weight
 				n.cnt[l]--
 			}
 		}

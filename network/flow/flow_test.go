@@ -31,7 +31,7 @@ func TestMaxMinShares(t *testing.T) {
 			n.Exact = exact
 			ids := make([]int32, len(tc.flows))
 			for i, l := range tc.flows {
-				ids[i] = n.Start(0, l, 1000, 0, 0, 0)
+				ids[i] = n.Start(0, l, 1000, 1, 0, 0, 0)
 			}
 			for i, id := range ids {
 				if got := n.Rate(id); !near(got, tc.want[i]) {
@@ -42,17 +42,34 @@ func TestMaxMinShares(t *testing.T) {
 	}
 }
 
+// TestWeightedShares: on a bottleneck, rates are in proportion to the
+// flows' weights; capacity a flow cannot use elsewhere goes to the others.
+func TestWeightedShares(t *testing.T) {
+	n := New([]float64{10, 1})
+	a := n.Start(0, []int32{0}, 100, 1, 0, 0, 0)
+	b := n.Start(0, []int32{0}, 100, 3, 0, 0, 0)
+	if ra, rb := n.Rate(a), n.Rate(b); !near(ra, 2.5) || !near(rb, 7.5) {
+		t.Errorf("weights 1 and 3 on 10: rates %g, %g; want 2.5, 7.5", ra, rb)
+	}
+	// A third flow of weight 4 held to 1 by link 1: the other two share
+	// the remaining 9 as 1:3.
+	c := n.Start(0, []int32{0, 1}, 100, 4, 0, 0, 0)
+	if ra, rb, rc := n.Rate(a), n.Rate(b), n.Rate(c); !near(ra, 2.25) || !near(rb, 6.75) || !near(rc, 1) {
+		t.Errorf("rates %g, %g, %g; want 2.25, 6.75, 1", ra, rb, rc)
+	}
+}
+
 // TestFinishRerates checks that ending a flow gives its share back and
 // invalidates the others' completion events.
 func TestFinishRerates(t *testing.T) {
 	n := New([]float64{10})
-	a := n.Start(0, []int32{0}, 100, 0, 0, 0)
+	a := n.Start(0, []int32{0}, 100, 1, 0, 0, 0)
 	endA, vA := n.End(a)
 	if endA != 10 {
 		t.Fatalf("alone: end %d, want 10", endA)
 	}
 	// b starts at 5: a has 50 bytes left, now at 5 bytes/ns: done at 15.
-	b := n.Start(5, []int32{0}, 100, 0, 0, 0)
+	b := n.Start(5, []int32{0}, 100, 1, 0, 0, 0)
 	if n.Current(a, vA) {
 		t.Errorf("a's old completion event is still current")
 	}
@@ -85,7 +102,7 @@ func TestNoAllocs(t *testing.T) {
 	run := func() {
 		var ids [8]int32
 		for i := range ids {
-			ids[i] = n.Start(int64(i), route[i%2:], 100, 0, 0, 0)
+			ids[i] = n.Start(int64(i), route[i%2:], 100, 1, 0, 0, 0)
 		}
 		for i := range ids {
 			n.Finish(int64(10+i), ids[i])

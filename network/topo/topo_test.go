@@ -9,6 +9,10 @@ import (
 // checkRoutes checks every route of t: in range, no link twice, hops
 // within [lo, hi], and empty from a node to itself.
 func checkRoutes(t *testing.T, top Topology, hi int) {
+	checkRoutesFrom(t, top, 2, hi)
+}
+
+func checkRoutesFrom(t *testing.T, top Topology, lo, hi int) {
 	t.Helper()
 	n := top.Nodes()
 	var buf []int32
@@ -21,8 +25,8 @@ func checkRoutes(t *testing.T, top Topology, hi int) {
 				}
 				continue
 			}
-			if len(buf) < 2 || len(buf) > hi {
-				t.Fatalf("%s: route %d→%d has %d links, want 2..%d", top, s, d, len(buf), hi)
+			if len(buf) < lo || len(buf) > hi {
+				t.Fatalf("%s: route %d→%d has %d links, want %d..%d", top, s, d, len(buf), lo, hi)
 			}
 			seen := map[int32]bool{}
 			for _, l := range buf {
@@ -31,7 +35,7 @@ func checkRoutes(t *testing.T, top Topology, hi int) {
 				}
 				seen[l] = true
 			}
-			if buf[len(buf)-1] == buf[0] {
+			if len(buf) > 1 && buf[len(buf)-1] == buf[0] {
 				t.Fatalf("%s: route %d→%d starts and ends on one link", top, s, d)
 			}
 		}
@@ -105,6 +109,28 @@ func TestTorusDimensionOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRoutes(t, t3, 2+1+1+2)
+	// Without NIC links a route is its router hops: 1..4 on a 4×4 torus.
+	nn, err := Parse("torus:dims=4x4,nic=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutesFrom(t, nn, 1, 4)
+	// Ties: (0,2) → (0,0) goes + (via (0,3)) by default, − under
+	// SimGrid's rule; (0,3) → (0,1) goes + under both.
+	sg, _ := Parse("torus:dims=4x4,tie=simgrid")
+	for _, c := range []struct {
+		top      Topology
+		src, dst int
+		plus     bool
+	}{{tor, 8, 0, true}, {sg, 8, 0, false}, {tor, 12, 4, true}, {sg, 12, 4, true}, {sg, 0, 8, true}} {
+		r := c.top.Route(nil, c.src, c.dst)
+		if want := tor.NeighbourLink(c.src, 1, c.plus); r[1] != want {
+			t.Errorf("%s: %d→%d leaves on link %d, want %d", c.top, c.src, c.dst, r[1], want)
+		}
+	}
+	if got := nn.Route(nil, 0, 6); !slices.Equal(got, []int32{tor.NeighbourLink(0, 0, true), tor.NeighbourLink(1, 0, true), tor.NeighbourLink(2, 1, true)}) {
+		t.Errorf("nic=0: route 0→6 = %v", got)
+	}
 }
 
 func TestDragonflyRoutes(t *testing.T) {
@@ -151,6 +177,8 @@ func TestParse(t *testing.T) {
 		"crossbar:nodes=8",
 		"fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100",
 		"torus:dims=4x4x2,bw=10,hop_ns=50",
+		"torus:dims=8,bw=10,hop_ns=50,nic=0",
+		"torus:dims=4x4,bw=10,hop_ns=50,tie=simgrid",
 		"dragonfly:groups=9,routers=4,hosts=2,global=2,bw=12.5,local_bw=25,global_bw=10,hop_ns=100,routing=valiant",
 	} {
 		top, err := Parse(spec)

@@ -13,10 +13,21 @@ import (
 //
 // Routing is dimension order: first along X, then Y, then Z, each the
 // shorter way round (the + direction on a tie).
+//
+// SimGridTies breaks ties (an even dimension, the destination half-way
+// round) as SimGrid's TORUS cluster does: the + direction, except from
+// coordinate d/2 to coordinate 0, which goes −. By default ties go +.
+//
+// NoNIC leaves out the injection and ejection links: a host then sends
+// and receives on all its router's links at once, as in SimGrid's TORUS
+// cluster, and a message's latency counts router hops only.
 type Torus struct {
 	Dims  []int
 	BW    float64 // bytes/ns of every link
 	HopNs int64
+	NoNIC bool
+	// SimGridTies: see above.
+	SimGridTies bool
 
 	nodes int
 }
@@ -63,13 +74,23 @@ func parseTorus(p *params) (Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.done("dims, bw, hop_ns"); err != nil {
+	nic, err := p.int("nic", 1, 0)
+	if err != nil || nic > 1 {
+		return nil, fmt.Errorf("topology %q: nic must be 0 or 1", p.spec)
+	}
+	tie := p.str("tie", "plus")
+	if tie != "plus" && tie != "simgrid" {
+		return nil, fmt.Errorf("topology %q: tie=%q (want plus or simgrid)", p.spec, tie)
+	}
+	if err := p.done("dims, bw, hop_ns, nic, tie"); err != nil {
 		return nil, err
 	}
 	t, err := NewTorus(dims, bw, int64(hop))
 	if err != nil {
 		return nil, fmt.Errorf("topology %q: %w", p.spec, err)
 	}
+	t.NoNIC = nic == 0
+	t.SimGridTies = tie == "simgrid"
 	return t, nil
 }
 
@@ -100,7 +121,9 @@ func (t *Torus) Route(buf []int32, src, dst int) []int32 {
 		return buf
 	}
 	D := len(t.Dims)
-	buf = append(buf, int32(t.nodes*2*D+src))
+	if !t.NoNIC {
+		buf = append(buf, int32(t.nodes*2*D+src))
+	}
 	cur := src
 	stride := 1
 	for d, n := range t.Dims {
@@ -108,6 +131,9 @@ func (t *Torus) Route(buf []int32, src, dst int) []int32 {
 		b := dst / stride % n
 		fwd := (b - a + n) % n
 		plus := fwd <= n-fwd
+		if t.SimGridTies && 2*fwd == n && a == n/2 && b == 0 {
+			plus = false
+		}
 		steps := fwd
 		if !plus {
 			steps = n - fwd
@@ -123,6 +149,9 @@ func (t *Torus) Route(buf []int32, src, dst int) []int32 {
 		}
 		stride *= n
 	}
+	if t.NoNIC {
+		return buf
+	}
 	return append(buf, int32(t.nodes*(2*D+1)+dst))
 }
 
@@ -132,5 +161,12 @@ func (t *Torus) String() string {
 	for i, d := range t.Dims {
 		ds[i] = strconv.Itoa(d)
 	}
-	return fmt.Sprintf("torus:dims=%s,bw=%s,hop_ns=%d", strings.Join(ds, "x"), fmtFloat(t.BW), t.HopNs)
+	nic := ""
+	if t.NoNIC {
+		nic = ",nic=0"
+	}
+	if t.SimGridTies {
+		nic += ",tie=simgrid"
+	}
+	return fmt.Sprintf("torus:dims=%s,bw=%s,hop_ns=%d%s", strings.Join(ds, "x"), fmtFloat(t.BW), t.HopNs, nic)
 }
