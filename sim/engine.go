@@ -29,6 +29,9 @@
 // o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
 // of CPU; everything else is as above.
 //
+// With Options.Flow, messages between nodes are flows over the links of a
+// topology instead (see FlowNetwork); without it nothing above changes.
+//
 // A host's finish time is when its last CPU becomes free. LogGOPSim's
 // unsigned arithmetic makes the per-byte charges of an empty message
 // negative ((s-1) wraps around); capsim charges the same, stopping only
