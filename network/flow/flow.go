@@ -31,6 +31,18 @@ type LinkStats struct {
 	active    int32
 }
 
+// link is the state of one link, kept together so that touching a link
+// costs one or two cache lines.
+type link struct {
+	flows    []member // the flows crossing it
+	capacity float64
+	res      float64 // residual capacity during filling
+	wsum     float64 // weight of the unfrozen flows during filling
+	cnt      int32   // unfrozen flows during filling
+	mark     uint32
+	st       LinkStats
+}
+
 type member struct {
 	f   int32 // flow
 	hop int32 // index of the link in the flow's route
@@ -62,13 +74,7 @@ type Net struct {
 	// link with it.
 	Exact bool
 
-	capacity  []float64
-	linkFlows [][]member
-	stats     []LinkStats
-	lmark     []uint32
-	res       []float64 // residual capacity during filling
-	wsum      []float64 // weight of the unfrozen flows during filling
-	cnt       []int32   // unfrozen flows during filling
+	links []link
 
 	flows []flowState
 	free  []int32
@@ -80,16 +86,11 @@ type Net struct {
 
 // New returns a Net over links of the given capacities, in bytes/ns.
 func New(capacity []float64) *Net {
-	n := len(capacity)
-	return &Net{
-		capacity:  append([]float64(nil), capacity...),
-		linkFlows: make([][]member, n),
-		stats:     make([]LinkStats, n),
-		lmark:     make([]uint32, n),
-		res:       make([]float64, n),
-		wsum:      make([]float64, n),
-		cnt:       make([]int32, n),
+	n := &Net{links: make([]link, len(capacity))}
+	for i, c := range capacity {
+		n.links[i].capacity = c
 	}
+	return n
 }
 
 // Start starts a flow of bytes over links at time now (in ns) and
@@ -120,9 +121,9 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 	f.weight = weight
 	f.A, f.B, f.C = a, b, c
 	for i, l := range links {
-		f.pos = append(f.pos, int32(len(n.linkFlows[l])))
-		n.linkFlows[l] = append(n.linkFlows[l], member{id, int32(i)})
-		s := &n.stats[l]
+		f.pos = append(f.pos, int32(len(n.links[l].flows)))
+		n.links[l].flows = append(n.links[l].flows, member{id, int32(i)})
+		s := &n.links[l].st
 		s.Bytes += bytes
 		s.Flows++
 		if s.active == 0 {
@@ -140,13 +141,13 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 func (n *Net) Finish(now int64, id int32) {
 	f := &n.flows[id]
 	for i, l := range f.links {
-		lf := n.linkFlows[l]
+		lf := n.links[l].flows
 		p := f.pos[i]
 		last := lf[len(lf)-1]
 		lf[p] = last
 		n.flows[last.f].pos[last.hop] = p
-		n.linkFlows[l] = lf[:len(lf)-1]
-		s := &n.stats[l]
+		n.links[l].flows = lf[:len(lf)-1]
+		s := &n.links[l].st
 		s.active--
 		if s.active == 0 {
 			s.BusyNs += now - s.busySince
@@ -181,14 +182,16 @@ func (n *Net) Payload(id int32) (a, b int32, c int64) {
 }
 
 // Stats returns per-link statistics, closed at time now (links still busy
-// count as busy until now). The slice is the Net's own.
+// count as busy until now).
 func (n *Net) Stats(now int64) []LinkStats {
-	out := n.stats
-	for l := range out {
-		if out[l].active > 0 {
-			out[l].BusyNs += now - out[l].busySince
-			out[l].busySince = now
+	out := make([]LinkStats, len(n.links))
+	for l := range n.links {
+		st := &n.links[l].st
+		if st.active > 0 {
+			st.BusyNs += now - st.busySince
+			st.busySince = now
 		}
+		out[l] = *st
 	}
 	return out
 }
@@ -203,11 +206,11 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 	// The flows to re-rate.
 	n.queue = append(n.queue[:0], seed...)
 	for _, l := range seed {
-		n.lmark[l] = ep
+		n.links[l].mark = ep
 		n.compL = append(n.compL, l)
 	}
 	for qi := 0; qi < len(n.queue); qi++ {
-		for _, m := range n.linkFlows[n.queue[qi]] {
+		for _, m := range n.links[n.queue[qi]].flows {
 			f := &n.flows[m.f]
 			if f.mark == ep {
 				continue
@@ -215,8 +218,8 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 			f.mark = ep
 			n.compF = append(n.compF, m.f)
 			for _, l := range f.links {
-				if n.lmark[l] != ep {
-					n.lmark[l] = ep
+				if n.links[l].mark != ep {
+					n.links[l].mark = ep
 					n.compL = append(n.compL, l)
 					if n.Exact {
 						n.queue = append(n.queue, l)
@@ -227,10 +230,10 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 	}
 	// Residual capacities: what flows outside the set leave.
 	for _, l := range n.compL {
-		r := n.capacity[l]
+		r := n.links[l].capacity
 		var c int32
 		var w float64
-		for _, m := range n.linkFlows[l] {
+		for _, m := range n.links[l].flows {
 			if f := &n.flows[m.f]; f.mark == ep {
 				c++
 				w += f.weight
@@ -238,9 +241,9 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 				r -= f.rate
 			}
 		}
-		n.res[l] = max(r, 0)
-		n.cnt[l] = c
-		n.wsum[l] = w
+		n.links[l].res = max(r, 0)
+		n.links[l].cnt = c
+		n.links[l].wsum = w
 	}
 	for _, id := range n.compF {
 		n.flows[id].frozen = false
@@ -251,13 +254,13 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 		best := int32(-1)
 		var share float64
 		for _, l := range n.compL {
-			if n.cnt[l] > 0 {
-				if s := n.res[l] / n.wsum[l]; best < 0 || s < share {
+			if n.links[l].cnt > 0 {
+				if s := n.links[l].res / n.links[l].wsum; best < 0 || s < share {
 					best, share = l, s
 				}
 			}
 		}
-		for _, m := range n.linkFlows[best] {
+		for _, m := range n.links[best].flows {
 			f := &n.flows[m.f]
 			if f.mark != ep || f.frozen {
 				continue
@@ -266,9 +269,9 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 			f.newRate = share * f.weight
 			left--
 			for _, l := range f.links {
-				n.res[l] = max(n.res[l]-f.newRate, 0)
-				n.wsum[l] -= f.weight
-				n.cnt[l]--
+				n.links[l].res = max(n.links[l].res-f.newRate, 0)
+				n.links[l].wsum -= f.weight
+				n.links[l].cnt--
 			}
 		}
 	}
