@@ -43,14 +43,17 @@ type link struct {
 	st       LinkStats
 }
 
+// hop is a link of a flow's route and the flow's index in that link's
+// list of flows.
+type hop struct{ link, pos int32 }
+
 type member struct {
 	f   int32 // flow
 	hop int32 // index of the link in the flow's route
 }
 
 type flowState struct {
-	links     []int32
-	pos       []int32 // index of the flow in linkFlows[links[i]]
+	hops      []hop
 	remaining float64 // bytes left at time last
 	rate      float64 // bytes/ns
 	newRate   float64
@@ -111,8 +114,7 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		n.flows = append(n.flows, flowState{})
 	}
 	f := &n.flows[id]
-	f.links = append(f.links[:0], links...)
-	f.pos = f.pos[:0]
+	f.hops = f.hops[:0]
 	f.remaining = float64(bytes)
 	f.rate, f.last, f.live = 0, now, true
 	if !(weight > 0) {
@@ -121,7 +123,7 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 	f.weight = weight
 	f.A, f.B, f.C = a, b, c
 	for i, l := range links {
-		f.pos = append(f.pos, int32(len(n.links[l].flows)))
+		f.hops = append(f.hops, hop{l, int32(len(n.links[l].flows))})
 		n.links[l].flows = append(n.links[l].flows, member{id, int32(i)})
 		s := &n.links[l].st
 		s.Bytes += bytes
@@ -132,7 +134,8 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		s.active++
 		s.Peak = max(s.Peak, s.active)
 	}
-	n.rerate(now, links, id)
+	n.queue = append(n.queue[:0], links...)
+	n.rerate(now, id)
 	return id
 }
 
@@ -140,12 +143,14 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 // Changed then lists them.
 func (n *Net) Finish(now int64, id int32) {
 	f := &n.flows[id]
-	for i, l := range f.links {
+	n.queue = n.queue[:0]
+	for _, h := range f.hops {
+		l, p := h.link, h.pos
+		n.queue = append(n.queue, l)
 		lf := n.links[l].flows
-		p := f.pos[i]
 		last := lf[len(lf)-1]
 		lf[p] = last
-		n.flows[last.f].pos[last.hop] = p
+		n.flows[last.f].hops[last.hop].pos = p
 		n.links[l].flows = lf[:len(lf)-1]
 		s := &n.links[l].st
 		s.active--
@@ -155,7 +160,7 @@ func (n *Net) Finish(now int64, id int32) {
 	}
 	f.live = false
 	n.free = append(n.free, id)
-	n.rerate(now, f.links, -1)
+	n.rerate(now, -1)
 }
 
 // Changed returns the flows whose rate (and so completion time and
@@ -196,16 +201,15 @@ func (n *Net) Stats(now int64) []LinkStats {
 	return out
 }
 
-// rerate recomputes the rates of the flows sharing a link of seed (the
+// rerate recomputes the rates of the flows sharing a link of n.queue (the
 // links of flow self, or of a flow just removed) by progressive filling,
 // with the capacity used by other flows set aside.
-func (n *Net) rerate(now int64, seed []int32, self int32) {
+func (n *Net) rerate(now int64, self int32) {
 	n.epoch++
 	ep := n.epoch
 	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
 	// The flows to re-rate.
-	n.queue = append(n.queue[:0], seed...)
-	for _, l := range seed {
+	for _, l := range n.queue {
 		n.links[l].mark = ep
 		n.compL = append(n.compL, l)
 	}
@@ -217,8 +221,8 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 			}
 			f.mark = ep
 			n.compF = append(n.compF, m.f)
-			for _, l := range f.links {
-				if n.links[l].mark != ep {
+			for _, h := range f.hops {
+				if l := h.link; n.links[l].mark != ep {
 					n.links[l].mark = ep
 					n.compL = append(n.compL, l)
 					if n.Exact {
@@ -268,7 +272,8 @@ func (n *Net) rerate(now int64, seed []int32, self int32) {
 			f.frozen = true
 			f.newRate = share * f.weight
 			left--
-			for _, l := range f.links {
+			for _, h := range f.hops {
+				l := h.link
 				n.links[l].res = max(n.links[l].res-f.newRate, 0)
 				n.links[l].wsum -= f.weight
 				n.links[l].cnt--
