@@ -299,7 +299,15 @@ func (n *Net) rerate(now int64, self int32) {
 		case f.rate <= 0:
 			f.end = math.MaxInt64
 		default:
-			f.end = now + int64(math.Ceil(f.remaining/f.rate))
+			// Durations beyond 2^62 ns (a rate near 0) are capped there:
+			// later than any time a caller can represent, without
+			// overflowing.
+			d := math.Ceil(f.remaining / f.rate)
+			if d >= 1<<62 || now >= 1<<62 {
+				f.end = 1 << 62
+			} else {
+				f.end = now + int64(d)
+			}
 		}
 		n.changed = append(n.changed, id)
 	}

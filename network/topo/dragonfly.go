@@ -37,8 +37,8 @@ func NewDragonfly(groups, routers, hosts, global int, bw, localBW, globalBW floa
 	if groups > 1 && (routers*global < groups-1 || routers*global%(groups-1) != 0) {
 		return nil, fmt.Errorf("dragonfly: %d routers × %d global links per group does not join %d groups (want a multiple of groups−1 = %d)", routers, global, groups, groups-1)
 	}
-	if !(bw > 0) || !(localBW > 0) || !(globalBW > 0) || hopNs < 0 {
-		return nil, fmt.Errorf("dragonfly: bandwidths must be > 0 and hop_ns ≥ 0")
+	if !(bw > 0) || !(localBW > 0) || !(globalBW > 0) || hopNs < 0 || hopNs > MaxHopNs {
+		return nil, fmt.Errorf("dragonfly: bandwidths must be > 0 and 0 ≤ hop_ns ≤ 10^12")
 	}
 	if valiant && groups < 3 {
 		return nil, fmt.Errorf("dragonfly: Valiant routing needs at least 3 groups, have %d", groups)

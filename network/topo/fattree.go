@@ -34,8 +34,8 @@ func NewFatTree(k, n int, oversub, bw float64, hopNs int64) (*FatTree, error) {
 	if k < 2 || n < 1 {
 		return nil, fmt.Errorf("fat-tree: k=%d, n=%d (want k ≥ 2, n ≥ 1)", k, n)
 	}
-	if !(oversub >= 1) || !(bw > 0) || hopNs < 0 {
-		return nil, fmt.Errorf("fat-tree: oversub=%g, bw=%g, hop_ns=%d (want oversub ≥ 1, bw > 0, hop_ns ≥ 0)", oversub, bw, hopNs)
+	if !(oversub >= 1) || !(bw > 0) || hopNs < 0 || hopNs > MaxHopNs {
+		return nil, fmt.Errorf("fat-tree: oversub=%g, bw=%g, hop_ns=%d (want oversub ≥ 1, bw > 0, 0 ≤ hop_ns ≤ 10^12)", oversub, bw, hopNs)
 	}
 	t := &FatTree{K: k, N: n, Oversub: oversub, BW: bw, HopNs: hopNs}
 	t.pow = make([]int, n+1)

@@ -147,6 +147,11 @@ const DefaultBandwidth = 12.5
 // DefaultHopNs is the per-link latency that specs leave out.
 const DefaultHopNs = 100
 
+// MaxHopNs is the largest per-link latency a topology takes: 1,000 s,
+// far beyond any network, small enough that a route's latencies cannot
+// overflow a time.
+const MaxHopNs = 1_000_000_000_000
+
 // maxNodes bounds the size of a topology read from a spec.
 const maxNodes = 1 << 22
 

@@ -201,6 +201,7 @@ func TestParse(t *testing.T) {
 		{"dragonfly:groups=9,routers=2,hosts=2,global=2", "multiple of groups−1"},
 		{"dragonfly:groups=2,routers=1,hosts=1,global=1,routing=valiant", "at least 3 groups"},
 		{"fattree:k=2,n=40", "hosts is more"},
+		{"torus:dims=4,hop_ns=9000000000000000000", "hop_ns"},
 	} {
 		_, err := Parse(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

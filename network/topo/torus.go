@@ -37,8 +37,8 @@ func NewTorus(dims []int, bw float64, hopNs int64) (*Torus, error) {
 	if len(dims) < 1 || len(dims) > 3 {
 		return nil, fmt.Errorf("torus: %d dimensions (want 1 to 3)", len(dims))
 	}
-	if !(bw > 0) || hopNs < 0 {
-		return nil, fmt.Errorf("torus: bw=%g, hop_ns=%d (want bw > 0, hop_ns ≥ 0)", bw, hopNs)
+	if !(bw > 0) || hopNs < 0 || hopNs > MaxHopNs {
+		return nil, fmt.Errorf("torus: bw=%g, hop_ns=%d (want bw > 0, 0 ≤ hop_ns ≤ 10^12)", bw, hopNs)
 	}
 	n := 1
 	for _, d := range dims {
