@@ -568,6 +568,7 @@ func (e *engine) loop() error {
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	loggp := e.net.LogGP // the LogGP variant (see package network)
+	flows := e.fl != nil // the flow model (Options.Flow)
 	obs := e.opt.Observer
 	var class []uint8
 	var classes []network.LogGOPS
@@ -581,15 +582,7 @@ func (e *engine) loop() error {
 		typ := ev.typ()
 		rank := ev.rank
 		h := int(rank)
-		if typ >= evMsg {
-			if typ == evFlow {
-				e.flowDone(ev)
-				continue
-			}
-			if typ == evFlowStart {
-				e.flowStart(op, rank, ev.time)
-				continue
-			}
+		if typ == evMsg {
 			h = int(g.Peer[op])
 		}
 		cpu := h*e.ncpu + int(g.CPU[op])
@@ -657,15 +650,15 @@ func (e *engine) loop() error {
 			size := g.Size[op]
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
-			var nicEnd uint64
-			arrive := t + uint64(o) + L // with Options.Flow, the earliest arrival
-			if e.fl == nil {
-				nicEnd = addNs(t, gap+perByte(size, G))
-				if loggp {
-					arrive += uint64(max(0, perByte(size, G)))
-				}
-			} else {
-				nicEnd = addNs(t, gap)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			arrive := t + uint64(o) + L
+			if loggp {
+				arrive += uint64(max(0, perByte(size, G)))
+			}
+			if flows {
+				// The links take the bytes: the NIC only its gap, and
+				// o + L is the earliest arrival.
+				nicEnd, arrive = addNs(t, gap), t+uint64(o)+L
 			}
 			st := &e.stats[h]
 			comm := st.Comm + max(0, busy)
@@ -676,7 +669,7 @@ func (e *engine) loop() error {
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			if e.fl == nil {
+			if !flows {
 				e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 				e.ts++
 			} else {
@@ -724,9 +717,9 @@ func (e *engine) loop() error {
 			size := g.Size[op]
 			busy := o + recvPerByte(size, O, G)
 			gapr := gap + perByte(size, G)
-			if loggp || e.fl != nil {
+			if loggp || flows {
 				busy = o + max(0, perByte(size, O))
-				if e.fl != nil {
+				if flows {
 					gapr = gap
 				}
 			}
@@ -756,6 +749,12 @@ func (e *engine) loop() error {
 				}
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
+
+		case evFlow: // op is the flow, rank its version (Options.Flow)
+			e.flowDone(ev)
+
+		case evFlowStart: // FlowNetwork.CM02
+			e.flowStart(op, rank, t)
 		}
 		e.flush()
 	}
