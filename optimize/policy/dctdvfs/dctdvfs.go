@@ -249,13 +249,13 @@ type Result struct {
 	// the least its LP relaxation allows, over the tasks that had slack:
 	// the knapsack's distance to its own bound.
 	KnapsackJ, RelaxedJ float64
-	Rejected            int        // selections Eq. 3.8 rejected
+	Rejected            int // selections Eq. 3.8 rejected
 	// CoordRounds counts the coordination rounds of DCT + DVFS (its
 	// strategy's rounds per phase group); CoordNs is the coordination
 	// time charged to one task, summed over groups.
 	CoordRounds int
 	CoordNs     int64
-	Gap                 policy.Gap // DCT + DVFS makespan vs the LP bound
+	Gap         policy.Gap // DCT + DVFS makespan vs the LP bound
 }
 
 type eventModel struct {
