@@ -12,8 +12,8 @@ func TestRAPLMix(t *testing.T) {
 	ratio := []float64{1, 2.6 / 1.2}
 	watts := []float64{40, 20}
 	for _, c := range []struct {
-		name              string
-		limit             float64
+		name               string
+		limit              float64
 		wantR, wantW, duty float64
 	}{
 		// The fastest P-state fits: it runs there, below the limit.
