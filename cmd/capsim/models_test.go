@@ -259,7 +259,7 @@ func TestFitDVFSAndPredict(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos or eiger"},
+		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos, eiger or phase-mlr"},
 		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "dvfs"}, 2, "-o MODELS.json"},
 		{[]string{"fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "-o", out}, 2, "--region"},
 		{[]string{"predict", out, "--region", "stencil.compute", "--device", "gpu0", "--param", "n=1"}, 2, "eiger"},
