@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -224,11 +225,11 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
 // below what the fixed order needs or there is no solver.
-func (b *bounder) solve(capW float64) (*bound.Bound, error) {
+func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error) {
 	if b == nil || b.s == nil {
 		return nil, nil
 	}
-	res, err := b.s.Solve(b.m.LPCap(capW))
+	res, err := b.s.SolveContext(ctx, b.m.LPCap(capW))
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
 		return nil, nil
@@ -237,8 +238,8 @@ func (b *bounder) solve(capW float64) (*bound.Bound, error) {
 }
 
 // at returns the bound in ns at a job cap, or 0 where there is none.
-func (b *bounder) at(capW float64) (int64, error) {
-	res, err := b.solve(capW)
+func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
+	res, err := b.solve(ctx, capW)
 	if res == nil || err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -95,11 +96,16 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	if pick.CapW > 0 {
 		what += fmt.Sprintf(", cap %g W", pick.CapW)
 	}
+	_, uns := report.TimeUnit(float64(met.MakespanNs))
+	if u, err := unitOf(unit); err == nil {
+		uns = u
+	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
-		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f ms, energy %.3f J, average power %.1f W, peak %.1f W, %.3f ms above the cap.",
-			float64(met.MakespanNs)/1e6, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/1e6),
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W, %.3f %s above the cap. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
+			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/uns, unit),
 	}
+	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
 	add := func(f report.Figure, err error) error {
 		if err != nil {
 			return err
@@ -216,4 +222,59 @@ func ParsePick(spec string) (Pick, error) {
 		}
 	}
 	return p, nil
+}
+
+// unitOf returns the length in ns of a time unit named as report.TimeUnit
+// names them.
+func unitOf(unit string) (float64, error) {
+	for _, u := range []struct {
+		name string
+		ns   float64
+	}{{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}} {
+		if u.name == unit {
+			return u.ns, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown time unit %q", unit)
+}
+
+// rankTable is where each rank's time went (compute, communication
+// overhead, waiting, finish), in units of uns ns. With more than 32 ranks
+// it lists the 8 that waited least and the 8 that waited most (the
+// critical and the most idle ranks), and a row of means.
+func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string) {
+	cols := []string{"rank", "compute (" + unit + ")", "communication (" + unit + ")", "waiting (" + unit + ")", "waiting (%)", "finish (" + unit + ")"}
+	row := func(name string, st sim.RankStats) []string {
+		pct := 0.0
+		if res.Makespan > 0 {
+			pct = 100 * float64(st.Wait) / float64(res.Makespan)
+		}
+		return []string{name, fmt.Sprintf("%.3f", float64(st.Compute)/uns), fmt.Sprintf("%.3f", float64(st.Comm)/uns),
+			fmt.Sprintf("%.3f", float64(st.Wait)/uns), fmt.Sprintf("%.1f", pct), fmt.Sprintf("%.3f", float64(st.Finish)/uns)}
+	}
+	idx := make([]int, len(res.Ranks))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) > 32 {
+		sort.SliceStable(idx, func(a, b int) bool { return res.Ranks[idx[a]].Wait < res.Ranks[idx[b]].Wait })
+		idx = append(idx[:8:8], idx[len(idx)-8:]...)
+	}
+	var rows [][]string
+	for _, r := range idx {
+		rows = append(rows, row(fmt.Sprint(r), res.Ranks[r]))
+	}
+	var mean sim.RankStats
+	n := int64(len(res.Ranks))
+	for _, st := range res.Ranks {
+		mean.Compute += st.Compute
+		mean.Comm += st.Comm
+		mean.Wait += st.Wait
+		mean.Finish += st.Finish
+	}
+	if n > 0 {
+		mean = sim.RankStats{Compute: mean.Compute / n, Comm: mean.Comm / n, Wait: mean.Wait / n, Finish: mean.Finish / n}
+	}
+	rows = append(rows, row("mean", mean))
+	return cols, rows
 }

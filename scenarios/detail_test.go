@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -34,6 +35,20 @@ func TestDetailDefault(t *testing.T) {
 	}
 	if !strings.Contains(sec.Heading, "static, cap 340 W") {
 		t.Errorf("heading %q", sec.Heading)
+	}
+	// Where each rank's time went: 16 ranks and a mean, each adding up to
+	// its finish time (to the printed µs).
+	if len(sec.Rows) != 17 || len(sec.Columns) != 6 || sec.Rows[16][0] != "mean" {
+		t.Fatalf("rank table %v rows × %v", len(sec.Rows), sec.Columns)
+	}
+	for _, r := range sec.Rows[:16] {
+		var v [5]float64
+		for i := range v {
+			fmt.Sscan(r[i+1], &v[i])
+		}
+		if math.Abs(v[0]+v[1]+v[2]-v[4]) > 0.0015 {
+			t.Errorf("rank %s: %g + %g + %g ≠ finish %g", r[0], v[0], v[1], v[2], v[4])
+		}
 	}
 
 	m := &sc.Machines[0]

@@ -14,10 +14,9 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/gen"
-	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -29,7 +28,7 @@ import (
 type Replayer struct{}
 
 // Evaluate runs one group of points (see Evaluator).
-func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -39,7 +38,8 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if err != nil {
 		return err
 	}
-	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
 		return err
 	}
 	net := sc.Net()
@@ -59,7 +59,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(p.CapW); err != nil {
+			if _, err := bd.solve(ctx, p.CapW); err != nil {
 				return err
 			}
 			continue
@@ -72,11 +72,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(p.CapW)
+			b, err := bd.solve(ctx, p.CapW)
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		}
@@ -179,31 +179,6 @@ func (m *Machine) Ranks() int { return m.Nodes * m.RanksPerNode }
 func (m *Machine) FitRanks(n int, exact bool) error {
 	if n > m.Ranks() || exact && n != m.Ranks() {
 		return fmt.Errorf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", n, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
-	}
-	return nil
-}
-
-// CheckWorkload builds the workload of every parameter combination of the
-// sweep and reports the first that a machine cannot run as the sweep would
-// (exactly one rank per slot).
-func (sc *Scenario) CheckWorkload() error {
-	seen := map[string]bool{}
-	for _, p := range sc.Points() {
-		key := fmt.Sprint(p.Params)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		s, params := sc.at(p.Params)
-		_, g, err := s.build(params)
-		if err != nil {
-			return err
-		}
-		for i := range s.Machines {
-			if err := s.Machines[i].FitRanks(g.NumRanks(), true); err != nil {
-				return fmt.Errorf("%s: %w", sc.File, err)
-			}
-		}
 	}
 	return nil
 }
@@ -330,9 +305,14 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 	if err != nil {
 		return nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
 	}
-	t, g, err := sc.workload(overrides)
+	t, g, formatColl, err := sc.workload(overrides)
 	if err != nil || g != nil {
 		return nil, g, err
+	}
+	for k, alg := range formatColl { // the trace format's own choice, unless the scenario names one
+		if _, set := coll[k]; !set {
+			coll[k] = alg
+		}
 	}
 	g, err = lower.Lower(t, lower.Options{Algorithm: coll})
 	return t, g, err
@@ -341,33 +321,25 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 // Trace returns the workload as an MPI trace, or nil when the workload is
 // an execution graph or GOAL file (which have no MPI-call structure).
 func (sc *Scenario) Trace(overrides map[string]any) (*mpi.Trace, error) {
-	t, _, err := sc.workload(overrides)
+	t, _, _, err := sc.workload(overrides)
 	return t, err
 }
 
-// workload returns the MPI trace, or the graph of a graph-level trace file.
-func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
+// workload returns the MPI trace, or the graph of a graph-level trace file
+// (any format the importer registry reads), and the trace format's own
+// collective algorithms.
+func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, map[mpi.Kind]string, error) {
 	w := sc.Workload
 	if w.Trace != "" {
 		path := w.Trace
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
 			path = filepath.Join(filepath.Dir(sc.File), path)
 		}
-		kind, err := arrowtrace.Detect(path)
+		t, err := importer.Read(path, importer.Options{Format: w.Format})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
+			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}
-		switch kind {
-		case arrowtrace.KindGraph:
-			g, err := arrowtrace.ReadGraph(path)
-			return nil, g, err
-		case arrowtrace.KindMPI:
-			t, err := arrowtrace.ReadMPI(path)
-			return t, nil, err
-		default:
-			g, err := goal.ReadFile(path)
-			return nil, g, err
-		}
+		return t.MPI, t.Graph, t.Collectives, nil
 	}
 	p := params{file: sc.File, vals: map[string]any{}}
 	for k, v := range w.Params {
@@ -378,12 +350,12 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := p.unused(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, nil, nil
+	return t, nil, nil, nil
 }
 
 // Generators lists the workload generators a scenario can name.

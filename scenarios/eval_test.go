@@ -277,7 +277,7 @@ func TestWorkloadLargerThanMachine(t *testing.T) {
 	m := &sc.Machines[0]
 	_, dagErr := sc.BoundDAG(tr, m, sc.Net())
 	_, replayErr := sc.Replay(g, m, sc.Net(), "static", 300)
-	for name, err := range map[string]error{"BoundDAG": dagErr, "Replay": replayErr, "CheckWorkload": sc.CheckWorkload()} {
+	for name, err := range map[string]error{"BoundDAG": dagErr, "Replay": replayErr, "Check": sc.Check()} {
 		if err == nil || !strings.Contains(err.Error(), "32 ranks but machine pal runs 16 (2 nodes × 8 ranks_per_node)") {
 			t.Errorf("%s: %v", name, err)
 		}

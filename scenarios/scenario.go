@@ -135,6 +135,7 @@ type NetOverride struct {
 // Workload is either a trace file or a generator with its parameters.
 type Workload struct {
 	Trace     string         `toml:"trace"`
+	Format    string         `toml:"format"` // the trace's format (see traces/importer); empty: told by content
 	Generator string         `toml:"generator"`
 	Params    map[string]any `toml:"params"`
 }

@@ -136,7 +136,7 @@ func TestShardsMatchOneRun(t *testing.T) {
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(base, "merged")
-	st, err := results.Merge(merged, shards)
+	st, _, err := results.Merge(merged, shards, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestStaggeredWithinCap(t *testing.T) {
 	defer bd.close()
 	var splitOver int64
 	for _, capW := range sc.Sweep.CapsW {
-		b, err := bd.solve(capW)
+		b, err := bd.solve(context.Background(), capW)
 		if err != nil || b == nil {
 			t.Fatalf("%g W: %v", capW, err)
 		}
@@ -135,7 +136,7 @@ generator = "stencil2d"
 		t.Fatal(err)
 	}
 	defer bd.close()
-	b, err := bd.solve(14)
+	b, err := bd.solve(context.Background(), 14)
 	if err != nil || b == nil {
 		t.Fatalf("LP at 14 W: %v", err)
 	}

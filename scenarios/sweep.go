@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -62,6 +64,14 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error
 }
 
+// Checker is an Evaluator that can check a whole scenario before the
+// first point (Replayer: Scenario.Check). Run calls it before it opens
+// the results directory, so a sweep that cannot run fails at once and
+// writes nothing.
+type Checker interface {
+	Check(sc *Scenario) error
+}
+
 // paramAxes returns the parameter axis names in sorted order.
 func (s *Scenario) paramAxes() []string {
 	keys := make([]string, 0, len(s.Sweep.Params))
@@ -110,11 +120,82 @@ func (s *Scenario) Points() []Point {
 	return pts
 }
 
-// Fingerprint identifies the sweep a results directory belongs to: a hash
-// of the scenario text.
+// Fingerprint is a hash of the scenario text alone. A results directory
+// is identified by Identity, which also covers the files the scenario
+// reads and the capsim version.
 func (s *Scenario) Fingerprint() string {
 	h := sha256.Sum256(s.Text)
 	return hex.EncodeToString(h[:8])
+}
+
+// Identity returns what a sweep's results depend on: the scenario text,
+// the content of every file it reads (workload.trace, models.file) and the
+// capsim version, with a fingerprint over all of them. A rerun into the
+// same directory after any of them changed is refused instead of mixing
+// old points with new ones (results.OpenSweep).
+func (s *Scenario) Identity() (results.Sweep, error) {
+	sum := sha256.Sum256(s.Text)
+	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
+	for _, f := range []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}} {
+		if f.path == "" {
+			continue
+		}
+		p := s.path(f.path)
+		h, err := hashFile(p)
+		if err != nil {
+			return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
+		}
+		inputs = append(inputs, results.Input{Name: f.key, Path: p, Hash: h})
+	}
+	inputs = append(inputs, results.Input{Name: "capsim", Hash: Version()})
+	h := sha256.New()
+	for _, in := range inputs { // paths are left out: a moved file is the same input
+		fmt.Fprintf(h, "%s\x00%s\x00", in.Name, in.Hash)
+	}
+	return results.Sweep{Fingerprint: hex.EncodeToString(h.Sum(nil)[:8]), Points: len(s.Points()),
+		Schema: s.Schema(), Inputs: inputs}, nil
+}
+
+// hashFile returns the SHA-256 of a file's content, in hex.
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Version returns the version of the capsim build: the module version, and
+// the VCS revision when the build recorded one ("devel" when neither).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				dirty = "+modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev + dirty
+	}
+	return v
 }
 
 // Schema returns the results table's columns for this scenario.
@@ -197,6 +278,10 @@ type RunOptions struct {
 	Workers int   // 0: one per CPU
 	// Progress, when not nil, is told of every finished point.
 	Progress func(done, total int)
+	// Restart discards the points of another sweep (another scenario,
+	// changed input files or capsim version) found in OutDir instead of
+	// refusing to run.
+	Restart bool
 }
 
 // Summary reports what a run did.
@@ -214,7 +299,16 @@ type Summary struct {
 func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
 	start := time.Now()
 	all := sc.Points()
-	store, err := results.Open(opts.OutDir, sc.Fingerprint(), len(all), sc.Schema())
+	if c, ok := ev.(Checker); ok {
+		if err := c.Check(sc); err != nil {
+			return nil, err
+		}
+	}
+	id, err := sc.Identity()
+	if err != nil {
+		return nil, err
+	}
+	store, err := results.OpenSweep(opts.OutDir, id, opts.Restart)
 	if err != nil {
 		return nil, err
 	}

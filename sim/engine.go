@@ -722,6 +722,24 @@ type DeadlockError struct {
 	Blocked []string
 	// Unmatched lists messages that were sent but never received.
 	Unmatched []string
+	// BlockedOps and UnmatchedOps are the graph operations Blocked and
+	// Unmatched describe, entry by entry, so that a caller that lowered
+	// the graph from a trace can name them in the trace's terms (Rewrite).
+	BlockedOps, UnmatchedOps []int32
+	blockedWhy               []string // Blocked's reasons, after the operation
+	unmatchedAt              []int    // the rank each Unmatched message arrived at
+}
+
+// Rewrite describes the blocked operations and unmatched messages again
+// with describe (for instance in the MPI terms of the trace the graph was
+// lowered from: lower.EventMap.Describer), keeping the reasons.
+func (d *DeadlockError) Rewrite(describe func(op int32) string) {
+	for i, op := range d.BlockedOps {
+		d.Blocked[i] = describe(op) + ": " + d.blockedWhy[i]
+	}
+	for i, op := range d.UnmatchedOps {
+		d.Unmatched[i] = fmt.Sprintf("%s (arrived at rank %d)", describe(op), d.unmatchedAt[i])
+	}
 }
 
 func (d *DeadlockError) Error() string {
@@ -766,17 +784,32 @@ func (e *engine) finish() (*Result, error) {
 			if e.state[id] == stDone || e.state[id] == stStarted && g.Kind[id] == graph.Send {
 				continue
 			}
-			dl.Blocked = append(dl.Blocked, e.why(id))
+			op, why := e.why(id)
+			dl.Blocked = append(dl.Blocked, g.Describe(op)+": "+why)
+			dl.BlockedOps = append(dl.BlockedOps, op)
+			dl.blockedWhy = append(dl.blockedWhy, why)
 			break
 		}
 	}
+	type unmatched struct {
+		s  string
+		op int32
+		at int
+	}
+	var um []unmatched
 	for h := range e.uq {
 		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
-			dl.Unmatched = append(dl.Unmatched, fmt.Sprintf("%s (arrived at rank %d)", g.Describe(e.pool[i].op), h))
+			op := e.pool[i].op
+			um = append(um, unmatched{fmt.Sprintf("%s (arrived at rank %d)", g.Describe(op), h), op, h})
 		}
 	}
-	if len(dl.Blocked) > 0 || len(dl.Unmatched) > 0 {
-		sort.Strings(dl.Unmatched)
+	if len(dl.Blocked) > 0 || len(um) > 0 {
+		sort.Slice(um, func(i, j int) bool { return um[i].s < um[j].s })
+		for _, u := range um {
+			dl.Unmatched = append(dl.Unmatched, u.s)
+			dl.UnmatchedOps = append(dl.UnmatchedOps, u.op)
+			dl.unmatchedAt = append(dl.unmatchedAt, u.at)
+		}
 		return nil, &dl
 	}
 	res := &Result{Ranks: e.stats, Events: e.events}
@@ -793,9 +826,10 @@ func (e *engine) finish() (*Result, error) {
 	return res, nil
 }
 
-// why describes what unfinished operation id waits on, following the
-// chain of unmet dependencies to the operation that is really stuck.
-func (e *engine) why(id int32) string {
+// why finds what unfinished operation id waits on, following the chain of
+// unmet dependencies to the operation that is really stuck, and returns
+// that operation and why it is stuck.
+func (e *engine) why(id int32) (int32, string) {
 	g := e.g
 	seen := map[int32]bool{}
 	for !seen[id] {
@@ -803,9 +837,9 @@ func (e *engine) why(id int32) string {
 		switch e.state[id] {
 		case stStarted:
 			if g.Kind[id] == graph.Recv {
-				return g.Describe(id) + ": no matching message"
+				return id, "no matching message"
 			}
-			return g.Describe(id) + ": rendezvous send never matched by a receive"
+			return id, "rendezvous send never matched by a receive"
 		case stWaiting:
 			deps, kinds := g.Deps(id)
 			next := int32(-1)
@@ -816,12 +850,12 @@ func (e *engine) why(id int32) string {
 				}
 			}
 			if next < 0 {
-				return g.Describe(id) + ": never became ready"
+				return id, "never became ready"
 			}
 			id = next
 		default:
-			return g.Describe(id) + ": never ran"
+			return id, "never ran"
 		}
 	}
-	return g.Describe(id) + ": waits on itself through a dependency cycle"
+	return id, "waits on itself through a dependency cycle"
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -59,7 +58,7 @@ func newBoundCmd() *cobra.Command {
 		capW                     float64
 		caps, scenarioPath, mach string
 		mps, rounding, form      string
-		tablePath                string
+		tablePath, format        string
 		slackPolicy              string
 		tieUs                    float64
 		method                   string
@@ -113,11 +112,18 @@ Static (and the uncapped run) pick per task from those configurations.`,
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			ctx, stop := signalContext()
+			defer stop()
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
 			if (capW > 0) == (caps != "") {
 				return usagef("give exactly one of --cap and --caps")
+			}
+			if mps != "" { // before the solve, not after minutes of it
+				if err := clp.CheckWritable(mps); err != nil {
+					return fmt.Errorf("--mps: %w", err)
+				}
 			}
 			capList := []float64{capW}
 			if caps != "" {
@@ -149,10 +155,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 			}
 			var t *mpi.Trace
+			var formatAlgs map[mpi.Kind]string // the trace format's own collectives (liballprof: schedgen's)
 			if len(a) == 1 {
-				if t, err = arrowtrace.ReadMPI(a[0]); err != nil {
+				it, err := loadMPI(a[0], traceOptions(format, 0))
+				if err != nil {
 					return err
 				}
+				t, formatAlgs = it.MPI, it.Collectives
 			} else if t, err = sc.Trace(nil); err != nil {
 				return err
 			}
@@ -162,6 +171,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			algs, err := lower.ParseAlgorithms(sc.Network.Collective)
 			if err != nil {
 				return err
+			}
+			for k, alg := range formatAlgs {
+				if _, set := algs[k]; !set {
+					algs[k] = alg
+				}
 			}
 			g, err := lower.Lower(t, lower.Options{Algorithm: algs})
 			if err != nil {
@@ -235,8 +249,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return err
 			}
 			var out []boundJSON
+			var stopped error // SIGINT: print the caps finished, then exit 130
 			for _, cw := range capList {
-				b, err := s.Solve(m.LPCap(cw))
+				b, err := s.SolveContext(ctx, m.LPCap(cw))
+				if err != nil && ctx.Err() != nil {
+					stopped = interrupted(ctx, err)
+					break
+				}
 				var ie *bound.InfeasibleError
 				if errors.As(err, &ie) {
 					return fmt.Errorf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
@@ -282,7 +301,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				r.MinFeasibleCapW, r.TieS = units.Watts(r.MinFeasibleCapW), units.Seconds(r.TieS)
 				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
 			}
-			if mps != "" {
+			if len(out) == 0 {
+				return stopped
+			}
+			if mps != "" && stopped == nil {
 				if err := s.WriteMPS(mps); err != nil {
 					return err
 				}
@@ -291,10 +313,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				if len(out) == 1 {
+				if len(out) == 1 && len(capList) == 1 {
 					return enc.Encode(out[0])
 				}
-				return enc.Encode(out)
+				if err := enc.Encode(out); err != nil {
+					return err
+				}
+				return stopped
 			}
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs, sc.Bound.Messages)
@@ -308,7 +333,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
 					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return stopped
 		},
 	}
 	f := c.Flags()
@@ -317,6 +345,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
+	f.StringVar(&format, "format", "", formatFlagHelp)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
 	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/capsim/capsim/traces/importer"
+
 	"bytes"
 	"encoding/json"
 	"math"
@@ -69,7 +71,7 @@ func TestReadmeStencilExample(t *testing.T) {
 	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "20", "--imbalance", "charged-field", "--balance", "0.5", "-o", trace); code != 0 {
 		t.Fatal(stderr)
 	}
-	g, err := loadGraph(trace, "")
+	g, err := loadGraph(trace, importer.Options{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

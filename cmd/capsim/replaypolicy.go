@@ -18,7 +18,7 @@ import (
 	"github.com/capsim/capsim/optimize/policy/steering"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 )
 
@@ -167,7 +167,7 @@ func (p *policyFlags) loadMachine() (*scenarios.Scenario, *scenarios.Machine, fl
 }
 
 // run replays trace path under the policy.
-func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON bool) error {
+func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options, netSpec, coll string, asJSON bool) error {
 	if p.name != "steering" && p.name != "dct-dvfs" {
 		return usagef("unknown --policy %q (want steering or dct-dvfs)", p.name)
 	}
@@ -187,20 +187,14 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	if err != nil {
 		return usageError{err}
 	}
-	kind, err := arrowtrace.Detect(path)
+	it, err := loadMPI(path, topt)
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	t := it.MPI
+	g, em, err := it.LowerMapped(algs)
 	if err != nil {
 		return err
-	}
-	if kind != arrowtrace.KindMPI {
-		return fmt.Errorf("%s: --policy needs an Arrow MPI trace (its phases come from the MPI calls), not an execution graph", path)
-	}
-	t, err := arrowtrace.ReadMPI(path)
-	if err != nil {
-		return err
-	}
-	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: algs})
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	sc, m, beta, err := p.loadMachine()
 	if err != nil {

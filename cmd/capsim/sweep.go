@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -24,6 +22,7 @@ func newSweepCmd() *cobra.Command {
 	var (
 		out, shard, progress string
 		workers              int
+		restart              bool
 	)
 	c := &cobra.Command{
 		Use:   "sweep [SCENARIO] -o OUTDIR",
@@ -33,7 +32,13 @@ policies × power caps) in parallel and writes OUTDIR/results.arrow and
 OUTDIR/results.csv, one row per point. Points are committed as they finish:
 rerun the same command after an interruption (even SIGKILL) and it resumes,
 skipping finished points. --shard K/N runs a deterministic share of the
-points; join shards with 'capsim merge'.`,
+points; join shards with 'capsim merge'.
+OUTDIR is tied to the scenario text, the content of every file it reads
+(trace, model file) and the capsim version: when any of them changed, a
+rerun is refused with a message naming it (--restart discards the old
+points instead). One run at a time writes OUTDIR (a lock; a second exits
+at once naming the holder). Ctrl-C (SIGTERM) stops within a second,
+keeping every finished point, and exits with status 130 (143).`,
 		Example: `  capsim sweep -o out/demo
   capsim sweep my.toml -o out/my --shard 0/4`,
 		Args: nargs(0, 1),
@@ -44,7 +49,7 @@ points; join shards with 'capsim merge'.`,
 			if err := validProgress(progress); err != nil {
 				return err
 			}
-			opts := scenarios.RunOptions{OutDir: out, Workers: workers}
+			opts := scenarios.RunOptions{OutDir: out, Workers: workers, Restart: restart}
 			if shard != "" {
 				sh, err := scenarios.ParseShard(shard)
 				if err != nil {
@@ -58,11 +63,17 @@ points; join shards with 'capsim merge'.`,
 			}
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signalContext()
 			defer stop()
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
 			if err != nil {
+				err = interrupted(ctx, err)
+				var ie interruptedError
+				if errors.As(err, &ie) && sum != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "capsim: %d of %d point(s) finished and kept in %s; rerun the same command to resume\n",
+						sum.Skipped+sum.Computed, sum.Points, out)
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
@@ -74,6 +85,7 @@ points; join shards with 'capsim merge'.`,
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory (created; rerun to resume)")
 	c.Flags().StringVar(&shard, "shard", "", "run share K of N (K/N, 0-based)")
 	c.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per CPU)")
+	c.Flags().BoolVar(&restart, "restart", false, "discard the points in OUTDIR of another sweep (the scenario, a file it reads or capsim changed) instead of refusing")
 	c.Flags().StringVar(&progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	return c
 }

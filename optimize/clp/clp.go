@@ -8,6 +8,8 @@ package clp
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // Method selects CLP's algorithm.
@@ -136,4 +138,22 @@ type Result struct {
 	X          []float64 // column values
 	RowAct     []float64 // row activities A·x
 	Iterations int
+}
+
+// CheckWritable reports whether a file can be created at path: its folder
+// exists and is a folder, and path is not a folder. Call it before a long
+// solve whose result goes to path.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a folder", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	return nil
 }
