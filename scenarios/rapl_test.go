@@ -101,9 +101,9 @@ func TestStaticRAPLPolicy(t *testing.T) {
 func TestStaticRAPLBalancedAtBound(t *testing.T) {
 	text := string(Default())
 	for from, to := range map[string]string{
-		`imbalance = "charged-field"`: `imbalance = "none"`,
+		`imbalance = "charged-field"`:                          `imbalance = "none"`,
 		`policies = ["uncapped", "static", "conductor", "lp"]`: `policies = ["static", "static-rapl"]`,
-		`caps = "290:380:10"`: `caps = "290:370:40"`,
+		`caps = "290:380:10"`:                                  `caps = "290:370:40"`,
 	} {
 		if !strings.Contains(text, from) {
 			t.Fatalf("default scenario lacks %q", from)
