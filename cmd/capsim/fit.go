@@ -57,8 +57,8 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          set fitted over the phases measured there; prints R² per target
          and the power fit. Every region measured at all samples gets a
          model, also those measured nowhere else (the phases to predict).
-         CSV columns: region, cpu_ghz, threads, time_s, [mem_ghz,
-         instructions, watts,] one column per event rate.`,
+         CSV or Arrow columns: region, cpu_ghz, threads, time_s,
+         [mem_ghz, instructions, watts,] one column per event rate.`,
 		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
   capsim fit phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.8,threads=8 --sample cpu=1.0,threads=1 -o mlr.json
   capsim fit lwperf.csv --kind eiger --region stencil.compute --output time_s --recorded cpu=2.6 -o eiger.json`,
@@ -142,14 +142,25 @@ func fitPhaseMLR(path string, rec *compute.Config, specs []string) (*modelfile.F
 	if *rec == (compute.Config{}) {
 		*rec = samples[0]
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fh.Close()
-	rows, events, err := models.ReadPhaseRows(fh, path)
-	if err != nil {
-		return nil, nil, err
+	var rows []models.PhaseRow
+	var events []string
+	if isArrow(path) {
+		t, err := arrowtab.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rows, events, err = models.PhaseRowsFromTable(t, path); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer fh.Close()
+		if rows, events, err = models.ReadPhaseRows(fh, path); err != nil {
+			return nil, nil, err
+		}
 	}
 	fit, err := models.FitPhaseMLR(rows, events, samples)
 	if err != nil {

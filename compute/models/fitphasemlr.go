@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/arrowtab"
 	"github.com/capsim/capsim/compute/power"
 )
 
@@ -50,16 +51,66 @@ func ReadPhaseRows(r io.Reader, name string) ([]PhaseRow, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return parsePhaseRows(name, "line", header, func() ([]string, int, error) {
+		rec, err := cr.Read()
+		if err != nil {
+			return nil, 0, err
+		}
+		line, _ := cr.FieldPos(0)
+		return rec, line, nil
+	})
+}
+
+// PhaseRowsFromTable reads phase measurements from an Arrow table with
+// the columns of ReadPhaseRows: region a string column, the others
+// numbers. Arrow tables hold no empty cells: an event rate at a
+// configuration that is not a sample is read but not used, so any number
+// will do there.
+func PhaseRowsFromTable(t *arrowtab.Table, name string) ([]PhaseRow, []string, error) {
+	header := make([]string, len(t.Columns))
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		header[j] = c.Name
+		if (c.Name == "region") != c.IsString() {
+			if c.IsString() {
+				return nil, nil, fmt.Errorf("%s: column %q: want numbers", name, c.Name)
+			}
+			return nil, nil, fmt.Errorf("%s: column \"region\": want strings", name)
+		}
+	}
+	i := 0
+	return parsePhaseRows(name, "row", header, func() ([]string, int, error) {
+		if i >= t.Rows {
+			return nil, 0, io.EOF
+		}
+		rec := make([]string, len(t.Columns))
+		for j := range t.Columns {
+			c := &t.Columns[j]
+			if c.IsString() {
+				rec[j] = c.Strings[i]
+			} else if !math.IsNaN(c.Numbers[i]) {
+				rec[j] = strconv.FormatFloat(c.Numbers[i], 'g', -1, 64)
+			}
+		}
+		i++
+		return rec, i, nil
+	})
+}
+
+// parsePhaseRows parses phase measurements from a header and records;
+// next returns io.EOF after the last record, and where names a record's
+// position ("line" or "row") in errors.
+func parsePhaseRows(name, where string, header []string, next func() ([]string, int, error)) ([]PhaseRow, []string, error) {
 	idx := map[string]int{}
 	var events []string
 	var evCol []int
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, nil, fmt.Errorf("%s: line 1: column %d has no name", name, i+1)
+			return nil, nil, fmt.Errorf("%s: header: column %d has no name", name, i+1)
 		}
 		if _, dup := idx[h]; dup {
-			return nil, nil, fmt.Errorf("%s: line 1: duplicate column %q", name, h)
+			return nil, nil, fmt.Errorf("%s: header: duplicate column %q", name, h)
 		}
 		idx[h] = i
 		fixed := false
@@ -73,62 +124,61 @@ func ReadPhaseRows(r io.Reader, name string) ([]PhaseRow, []string, error) {
 	}
 	for _, c := range []string{"region", "cpu_ghz", "threads", "time_s"} {
 		if _, ok := idx[c]; !ok {
-			return nil, nil, fmt.Errorf("%s: line 1: missing column %q", name, c)
+			return nil, nil, fmt.Errorf("%s: header: missing column %q", name, c)
 		}
-	}
-	num := func(rec []string, line int, col string, blank float64) (float64, error) {
-		j, ok := idx[col]
-		if !ok {
-			return blank, nil
-		}
-		s := strings.TrimSpace(rec[j])
-		if s == "" {
-			return blank, nil
-		}
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%s: line %d: column %s: %q is not a finite number", name, line, col, s)
-		}
-		return v, nil
 	}
 	var rows []PhaseRow
 	for {
-		rec, err := cr.Read()
+		rec, line, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		num := func(col string, blank float64) (float64, error) {
+			j, ok := idx[col]
+			if !ok {
+				return blank, nil
+			}
+			s := strings.TrimSpace(rec[j])
+			if s == "" {
+				return blank, nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%s: %s %d: column %s: %q is not a finite number", name, where, line, col, s)
+			}
+			return v, nil
+		}
 		var pr PhaseRow
 		pr.Region = strings.TrimSpace(rec[idx["region"]])
 		if pr.Region == "" {
-			return nil, nil, fmt.Errorf("%s: line %d: empty region", name, line)
+			return nil, nil, fmt.Errorf("%s: %s %d: empty region", name, where, line)
 		}
 		var th float64
 		vals := []*float64{&pr.Config.CPUFreqGHz, &th, &pr.Config.MemFreqGHz, &pr.Seconds, &pr.Instructions, &pr.Watts}
 		for k, col := range []string{"cpu_ghz", "threads", "mem_ghz", "time_s", "instructions", "watts"} {
-			if *vals[k], err = num(rec, line, col, 0); err != nil {
+			if *vals[k], err = num(col, 0); err != nil {
 				return nil, nil, err
 			}
 			if *vals[k] < 0 {
-				return nil, nil, fmt.Errorf("%s: line %d: column %s: %g is negative", name, line, col, *vals[k])
+				return nil, nil, fmt.Errorf("%s: %s %d: column %s: %g is negative", name, where, line, col, *vals[k])
 			}
 		}
 		if th != math.Trunc(th) || th < 1 || th > 1<<20 {
-			return nil, nil, fmt.Errorf("%s: line %d: threads %g is not a whole number ≥ 1", name, line, th)
+			return nil, nil, fmt.Errorf("%s: %s %d: threads %g is not a whole number ≥ 1", name, where, line, th)
 		}
 		pr.Config.Threads = int(th)
 		if !(pr.Seconds > 0) {
-			return nil, nil, fmt.Errorf("%s: line %d: time_s must be positive", name, line)
+			return nil, nil, fmt.Errorf("%s: %s %d: time_s must be positive", name, where, line)
 		}
 		if !(pr.Config.CPUFreqGHz > 0) {
-			return nil, nil, fmt.Errorf("%s: line %d: cpu_ghz must be positive", name, line)
+			return nil, nil, fmt.Errorf("%s: %s %d: cpu_ghz must be positive", name, where, line)
 		}
 		pr.Rates = make([]float64, len(events))
 		for k, j := range evCol {
-			if pr.Rates[k], err = num(rec, line, header[j], math.NaN()); err != nil {
+			if pr.Rates[k], err = num(header[j], math.NaN()); err != nil {
 				return nil, nil, err
 			}
 		}

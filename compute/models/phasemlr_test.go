@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/arrowtab"
 	"github.com/capsim/capsim/compute/power"
 )
 
@@ -224,4 +226,48 @@ func FuzzDecodePhaseMLR(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPhaseRowsFromTable reads the same measurements from an Arrow table
+// as from CSV.
+func TestPhaseRowsFromTable(t *testing.T) {
+	in := "region,cpu_ghz,threads,time_s,instructions,l2\nsolve,2.0,16,1.5,1e10,0.1\nsolve,2.0,8,2.5,,0\n"
+	want, _, err := ReadPhaseRows(strings.NewReader(in), "p.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &arrowtab.Table{Rows: 2, Columns: []arrowtab.Column{
+		{Name: "region", Strings: []string{"solve", "solve"}},
+		{Name: "cpu_ghz", Numbers: []float64{2, 2}},
+		{Name: "threads", Numbers: []float64{16, 8}},
+		{Name: "time_s", Numbers: []float64{1.5, 2.5}},
+		{Name: "instructions", Numbers: []float64{1e10, 0}},
+		{Name: "l2", Numbers: []float64{0.1, 0}},
+	}}
+	var buf bytes.Buffer
+	if err := arrowtab.Encode(&buf, tab); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := arrowtab.Decode(buf.Bytes(), "p.arrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ev, err := PhaseRowsFromTable(dec, "p.arrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 || len(got) != 2 {
+		t.Fatalf("rows %+v events %v", got, ev)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Region != w.Region || g.Config != w.Config || g.Seconds != w.Seconds || g.Instructions != w.Instructions ||
+			g.Rates[0] != w.Rates[0] {
+			t.Errorf("row %d: %+v, want %+v", i, g, w)
+		}
+	}
+	tab.Columns[0] = arrowtab.Column{Name: "region", Numbers: []float64{1, 2}}
+	if _, _, err := PhaseRowsFromTable(tab, "p.arrow"); err == nil || !strings.Contains(err.Error(), "p.arrow") {
+		t.Errorf("numeric region: %v", err)
+	}
 }
