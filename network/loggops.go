@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // LogGOPS holds the model's parameters, in nanoseconds and bytes. The
@@ -54,7 +56,8 @@ func (p LogGOPS) String() string {
 	return fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 }
 
-// Validate reports negative parameters.
+// Validate reports negative parameters and times above graph.MaxTimeNs
+// (L, o, g, and the per-byte G and O; S is a size in bytes).
 func (p LogGOPS) Validate() error {
 	for _, f := range []struct {
 		name string
@@ -62,6 +65,9 @@ func (p LogGOPS) Validate() error {
 	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"G", p.GapPerByte}, {"O", p.OverheadPerByte}, {"S", p.EagerLimit}} {
 		if f.v < 0 {
 			return fmt.Errorf("loggops: %s = %d is negative", f.name, f.v)
+		}
+		if f.name != "S" && f.v > graph.MaxTimeNs {
+			return fmt.Errorf("loggops: %s = %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", f.name, f.v, graph.MaxTimeNs)
 		}
 	}
 	return nil
@@ -82,7 +88,14 @@ func ParseSpec(spec string) (LogGOPS, error) {
 	default:
 		return p, fmt.Errorf("network spec %q: unknown model %q (want loggops or loggp)", spec, name)
 	}
-	return parseParams(spec, args, p)
+	p, err := parseParams(spec, args, p)
+	if err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("network spec %q: %w", spec, err)
+	}
+	return p, nil
 }
 
 // parseParams reads comma-separated KEY=VALUE LogGOPS parameters over p.
@@ -128,22 +141,23 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 // Cost returns the time from the start of a send of bytes until the
 // receiver has finished receiving it, on otherwise idle hosts: the
 // uncontended point-to-point cost used by analytic consumers such as the
-// LP's message edges.
+// LP's message edges. With valid parameters (Validate) a cost above
+// graph.MaxTimeNs saturates at MaxTimeNs+1 instead of wrapping around.
 func (p LogGOPS) Cost(bytes int64) int64 {
-	s1 := bytes - 1
-	if s1 < 0 {
-		s1 = 0
-	}
+	s1 := max(bytes-1, 0)
+	per := graph.MulNs(s1, max(p.OverheadPerByte, p.GapPerByte))
 	if p.LogGP {
-		return 2*p.Overhead + p.Latency + s1*p.GapPerByte + s1*p.OverheadPerByte
+		per = graph.MulNs(s1, p.GapPerByte) + graph.MulNs(s1, p.OverheadPerByte)
 	}
-	return 2*p.Overhead + p.Latency + max(s1*p.OverheadPerByte, s1*p.GapPerByte)
+	return min(2*p.Overhead+p.Latency+per, graph.MaxTimeNs+1)
 }
 
 // SendGap returns how long a send of bytes holds the sender's network
 // interface, g + (s−1)·G, on otherwise idle hosts: the analytic
 // counterpart of the gap the replay engine charges (the LP serializes a
 // rank's sends by it).
+//
+// Like Cost, it saturates at graph.MaxTimeNs+1.
 func (p LogGOPS) SendGap(bytes int64) int64 {
-	return p.Gap + max(bytes-1, 0)*p.GapPerByte
+	return min(p.Gap+graph.MulNs(max(bytes-1, 0), p.GapPerByte), graph.MaxTimeNs+1)
 }

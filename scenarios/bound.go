@@ -243,7 +243,11 @@ func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
 	if res == nil || err != nil {
 		return 0, err
 	}
-	return int64(math.Round(res.Makespan * 1e9)), nil
+	ns, err := graph.SecondsToNs(res.Makespan)
+	if err != nil {
+		return 0, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
+	}
+	return ns, nil
 }
 
 func (b *bounder) close() {
@@ -299,8 +303,13 @@ func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 	} else {
 		met, _, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
 	}
-	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
-	return met, err
+	if err != nil {
+		return met, err
+	}
+	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return met, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
+	}
+	return met, nil
 }
 
 // rounded is a rounded LP schedule as replayPhased takes it.
@@ -343,7 +352,7 @@ func (r *rounded) setFast(i int, fastS float64) {
 	}
 	tf := c.Frac * h[c.Fast].Time
 	r.parts[i] = []taskPart{{h[c.Fast].Label, tf}, {h[c.Slow].Label, (1 - c.Frac) * h[c.Slow].Time}}
-	r.phases[i] = []power.Phase{{Ns: int64(math.Round(tf * 1e9)), Watts: h[c.Fast].Power}, {Ns: math.MaxInt64 / 4, Watts: h[c.Slow].Power}}
+	r.phases[i] = []power.Phase{{Ns: graph.SatNs(tf * 1e9), Watts: h[c.Fast].Power}, {Ns: math.MaxInt64 / 4, Watts: h[c.Slow].Power}}
 }
 
 // ReplayConductor runs the Conductor baseline (package optimize/conductor)
@@ -443,7 +452,10 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		if phases != nil {
 			opPhases[op] = phases[i]
 		}
-		dur[op] = int64(math.Round(times[i] * 1e9))
+		var err error
+		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
+			return Metrics{}, nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
+		}
 		opW[op] = powers[i]
 		if sp != nil {
 			devSec, whole := 0.0, false
@@ -455,7 +467,9 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 				}
 			}
 			if onDev[op] && !whole {
-				devNs[op] = int64(math.Round(devSec * 1e9))
+				if devNs[op], err = graph.SecondsToNs(devSec); err != nil {
+					return Metrics{}, nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
+				}
 			}
 		}
 	}

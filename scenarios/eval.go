@@ -482,10 +482,12 @@ func (p *params) float(key string, def float64) float64 {
 	case int64:
 		return float64(x)
 	case float64:
-		return x
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return x
+		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a number, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %v", v))
 	}
 	return def
 }

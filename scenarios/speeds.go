@@ -252,7 +252,7 @@ func (p *speedPricer) CalcDuration(op int32, start int64) int64 {
 	if math.IsNaN(x) {
 		return p.g.Size[op]
 	}
-	return int64(math.Round(float64(p.g.Size[op]) * x))
+	return graph.SatNs(float64(p.g.Size[op]) * x)
 }
 
 // opWatts returns the power of every calc operation of g under plan pl

@@ -34,11 +34,17 @@
 // negative ((s-1) wraps around); capsim charges the same, stopping only
 // where a time would fall below 0.
 //
+// Every time of a replay stays at most graph.MaxTimeNs (10^18 ns): each
+// event checks the times it sets against that limit once, and a replay
+// that would pass it fails with a *TimeLimitError naming the operation,
+// never with a wrapped time.
+//
 // The event loop allocates nothing per event.
 package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -235,8 +241,30 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	e := newEngine(g, net, opt)
 	e.devFree = make([]uint64, ndev)
 	e.seed()
-	e.loop()
+	if err := e.loop(); err != nil {
+		return nil, err
+	}
 	return e.finish()
+}
+
+// maxT is graph.MaxTimeNs as the engine's unsigned time. Every time the
+// engine holds is at most maxT and every charge at most 2·maxT+1, so the
+// few additions an event makes cannot overflow before they are checked.
+const maxT = uint64(graph.MaxTimeNs)
+
+// TimeLimitError reports a replay in which a time would exceed
+// graph.MaxTimeNs.
+type TimeLimitError struct {
+	Op   string // the operation, as graph.Describe gives it
+	What string // the time that grew too large
+}
+
+func (e *TimeLimitError) Error() string {
+	return fmt.Sprintf("replay: %s: %s exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", e.Op, e.What, graph.MaxTimeNs)
+}
+
+func (e *engine) tooLate(op int32, what string) error {
+	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
@@ -465,16 +493,29 @@ func (e *engine) markDone(op, rank int32) {
 // charge wraps around to −X; the receive's max((s-1)·O, (s-1)·G) is then
 // −G when O = 0 and −min(O, G) otherwise (the larger of the two wrapped
 // values). capsim reproduces those negative charges exactly.
+//
+// x is a network parameter, 0 ≤ x ≤ graph.MaxTimeNs; a product above
+// graph.MaxTimeNs saturates at MaxTimeNs+1, which the caller's check then
+// reports.
 func perByte(s, x int64) int64 {
 	if s > 0 {
-		return (s - 1) * x
+		return mulSat(s-1, x)
 	}
 	return -x
 }
 
+// mulSat returns a·b for a, b ≥ 0, or maxT+1 when that exceeds maxT.
+func mulSat(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > maxT {
+		return int64(maxT + 1)
+	}
+	return int64(lo)
+}
+
 func recvPerByte(s, O, G int64) int64 {
 	if s > 0 {
-		return (s - 1) * max(O, G)
+		return mulSat(s-1, max(O, G))
 	}
 	switch {
 	case O == 0:
@@ -494,7 +535,9 @@ func addNs(t uint64, d int64) uint64 {
 	return uint64(int64(t) + d)
 }
 
-func (e *engine) loop() {
+// loop runs the events until the queue is empty, or until a time would
+// exceed maxT.
+func (e *engine) loop() error {
 	g := e.g
 	o := e.net.Overhead
 	gap := e.net.Gap
@@ -544,7 +587,14 @@ func (e *engine) loop() {
 					d = 0
 				}
 			}
-			e.nexto[cpu] = start + uint64(d)
+			end := start + uint64(d)
+			if max(uint64(d), end) > maxT {
+				if uint64(d) > maxT {
+					return e.tooLate(op, fmt.Sprintf("its duration %d ns", d))
+				}
+				return e.tooLate(op, fmt.Sprintf("its end at %d + %d ns", start, d))
+			}
+			e.nexto[cpu] = end
 			if dev >= 0 {
 				e.devFree[dev] = e.nexto[cpu]
 				if e.opt.DeviceNs != nil {
@@ -553,7 +603,10 @@ func (e *engine) loop() {
 					}
 				}
 			}
-			e.stats[h].Compute += d
+			st := &e.stats[h]
+			if st.Compute += d; st.Compute > int64(maxT) {
+				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
+			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
 			}
@@ -571,18 +624,24 @@ func (e *engine) loop() {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			e.markStarted(op, rank)
-			busy := o + perByte(g.Size[op], O)
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
+			size := g.Size[op]
+			busy := o + perByte(size, O)
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
+			arrive := t + uint64(o) + L
+			if loggp {
+				arrive += uint64(max(0, perByte(size, G)))
+			}
+			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
+			}
+			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			flight := uint64(o) + L
-			if loggp {
-				flight += uint64(max(0, perByte(g.Size[op], G)))
-			}
-			e.q.push(event{time: t + flight, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
@@ -623,13 +682,19 @@ func (e *engine) loop() {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
-			busy := o + recvPerByte(g.Size[op], O, G)
+			size := g.Size[op]
+			busy := o + recvPerByte(size, O, G)
 			if loggp {
-				busy = o + max(0, perByte(g.Size[op], O))
+				busy = o + max(0, perByte(size, O))
 			}
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
+			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
+			}
+			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
@@ -651,6 +716,7 @@ func (e *engine) loop() {
 		}
 		e.flush()
 	}
+	return nil
 }
 
 // rendezvousDone completes the rendezvous send op of host src at time t.

@@ -16,6 +16,7 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -286,14 +287,21 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				bn := int64(math.Round(b.Makespan * 1e9))
+				bn, err := graph.SecondsToNs(b.Makespan)
+				if err != nil {
+					return fmt.Errorf("LP bound at %g W: makespan: %w", cw, err)
+				}
+				lpUnc, err := graph.SecondsToNs(o.Makespan)
+				if err != nil {
+					return fmt.Errorf("LP initial schedule: makespan: %w", err)
+				}
 				rns, cns := rd.MakespanNs, cd.MakespanNs
 				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap,
 					Rounding: ro.Policy.String(), RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 					StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
-					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)),
+					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: lpUnc,
 					Order: o.Policy, TieS: oo.Tie, Events: o.Events, LP: b.Stats})
 			}
 			for i := range out { // what the models resolve (internal/units)

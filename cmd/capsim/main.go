@@ -76,6 +76,7 @@ over power caps, policies and machines.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return checkNumberFlags(c) }
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newGenCmd(),

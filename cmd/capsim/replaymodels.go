@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -347,7 +346,7 @@ func (r *modelRun) regionReport() ([]regionJSON, error) {
 			if err != nil {
 				return nil, fmt.Errorf("region %q: %w", p.Name, err)
 			}
-			ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+			ns := func(s float64) int64 { return graph.SatNs(s * 1e9) }
 			j.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
 				CPUNs: ns(d.CPU), DeviceNs: ns(d.DeviceS), TransferNs: ns(d.TransferS)}
 		}

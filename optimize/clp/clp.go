@@ -8,6 +8,7 @@ package clp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 )
@@ -86,6 +87,38 @@ func (p *Problem) Validate() error {
 	for _, i := range p.Index {
 		if i < 0 || int(i) >= nr {
 			return fmt.Errorf("clp: row index %d outside 0..%d", i, nr-1)
+		}
+	}
+	// CLP aborts the process (or solves garbage) on NaN: refuse every
+	// non-finite coefficient and every NaN or wrong-signed infinite bound
+	// before it sees them.
+	for j := 0; j < nc; j++ {
+		for k := p.Start[j]; k < p.Start[j+1]; k++ {
+			if v := p.Value[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("clp: coefficient of column %d in row %d is %g", j, p.Index[k], v)
+			}
+		}
+		if v := p.Obj[j]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("clp: objective coefficient of column %d is %g", j, v)
+		}
+	}
+	if err := checkBounds("column", p.ColLo, p.ColUp); err != nil {
+		return err
+	}
+	return checkBounds("row", p.RowLo, p.RowUp)
+}
+
+// checkBounds reports a NaN bound, a lower bound of +Inf or an upper
+// bound of −Inf (what is "row" or "column"). lo or up may be nil.
+func checkBounds(what string, lo, up []float64) error {
+	for i, v := range lo {
+		if math.IsNaN(v) || math.IsInf(v, 1) {
+			return fmt.Errorf("clp: %s %d: lower bound %g", what, i, v)
+		}
+	}
+	for i, v := range up {
+		if math.IsNaN(v) || math.IsInf(v, -1) {
+			return fmt.Errorf("clp: %s %d: upper bound %g", what, i, v)
 		}
 	}
 	return nil

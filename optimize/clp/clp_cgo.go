@@ -180,6 +180,9 @@ func (m *Model) SetRowBounds(lo, up []float64) error {
 	if len(lo) != m.nr || len(up) != m.nr {
 		return fmt.Errorf("clp: %d/%d row bounds for %d rows", len(lo), len(up), m.nr)
 	}
+	if err := checkBounds("row", lo, up); err != nil {
+		return err
+	}
 	var e errBuf
 	return e.check(C.capsim_clp_chg_row_bounds(m.p, dp(finite(lo)), dp(finite(up)), e.ptr()), "row bounds")
 }
@@ -192,6 +195,9 @@ func (m *Model) SetColumnUpper(up []float64) error {
 	}
 	if len(up) != m.nc {
 		return fmt.Errorf("clp: %d upper bounds for %d columns", len(up), m.nc)
+	}
+	if err := checkBounds("column", nil, up); err != nil {
+		return err
 	}
 	var e errBuf
 	return e.check(C.capsim_clp_chg_col_upper(m.p, dp(finite(up)), e.ptr()), "column bounds")

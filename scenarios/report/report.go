@@ -73,6 +73,28 @@ func groupRows(s results.Schema, rows []results.Row) []group {
 
 func col(s results.Schema, name string) int { return s.Index(name) }
 
+// CheckColumns reports the columns a report needs that s lacks: policy
+// and cap_w, and one of makespan_ns and energy_j.
+func CheckColumns(s results.Schema) error {
+	var missing []string
+	for _, c := range []string{"policy", "cap_w"} {
+		if col(s, c) < 0 {
+			missing = append(missing, c)
+		}
+	}
+	if col(s, "makespan_ns") < 0 && col(s, "energy_j") < 0 {
+		missing = append(missing, "makespan_ns or energy_j")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	have := make([]string, len(s))
+	for i, c := range s {
+		have[i] = c.Name
+	}
+	return fmt.Errorf("results table lacks column(s) %s that a report needs (it has %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
+}
+
 func num(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int64:
@@ -189,7 +211,13 @@ func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, 
 // bound, each policy's gap to the bound against cap, and energy against
 // cap. Times are shown in one unit for the whole report, chosen by the
 // largest (see TimeUnit).
+//
+// The table needs the columns policy and cap_w and at least one of
+// makespan_ns and energy_j; an error names the ones missing.
 func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
+	if err := CheckColumns(s); err != nil {
+		return nil, err
+	}
 	unit, ns := TimeUnit(maxTime(s, rows))
 	var figs []Figure
 	for gi, g := range groupRows(s, rows) {

@@ -185,3 +185,42 @@ func TestPowerHeatMap(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A results table lacking the columns a report plots is an error naming
+// them (a table without policy or cap_w panicked with an index out of
+// range).
+func TestFiguresMissingColumns(t *testing.T) {
+	for _, tc := range []struct {
+		drop []string
+		want string
+	}{
+		{[]string{"policy"}, "lacks column(s) policy that"},
+		{[]string{"cap_w", "policy"}, "lacks column(s) policy, cap_w that"},
+		{[]string{"makespan_ns", "energy_j"}, "lacks column(s) makespan_ns or energy_j"},
+	} {
+		var s results.Schema
+		var keep []int
+		for i, c := range schema {
+			dropped := false
+			for _, d := range tc.drop {
+				dropped = dropped || c.Name == d
+			}
+			if !dropped {
+				s = append(s, c)
+				keep = append(keep, i)
+			}
+		}
+		var rows []results.Row
+		for _, r := range sample() {
+			var v []any
+			for _, i := range keep {
+				v = append(v, r.Values[i])
+			}
+			rows = append(rows, results.Row{Index: r.Index, Values: v})
+		}
+		_, err := Figures(s, rows)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("without %v: err %v, want %q", tc.drop, err, tc.want)
+		}
+	}
+}

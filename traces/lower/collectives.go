@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"math"
 	"math/bits"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -58,7 +57,7 @@ func (c *coll) recv(from int32, bytes int64) graph.Op {
 // reduce adds the compute cost of combining bytes of received data.
 func (c *coll) reduce(bytes int64) {
 	if ns := c.l.opt.ReduceNsPerByte * float64(bytes); ns > 0 {
-		c.round(graph.CalcOp(int64(math.Round(ns))))
+		c.round(graph.CalcOp(graph.SatNs(ns)))
 	}
 }
 

@@ -678,7 +678,9 @@ func (m *eventModel) busyW(c, s int) float64 {
 	return float64(c)*m.watts[s] + float64(m.cmax-c)*m.o.Node.CoreIdleW
 }
 
-func ns(s float64) int64 { return int64(math.Round(s * 1e9)) }
+// ns converts seconds to ns, saturating past graph.MaxTimeNs (the replay
+// then reports the operation).
+func ns(s float64) int64 { return graph.SatNs(s * 1e9) }
 
 func summary(o *policy.Outcome) Summary {
 	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW}

@@ -18,7 +18,6 @@ package steering
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
@@ -290,8 +289,8 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if budget == 0 {
 		budget = float64(n) * watts[S/2]
 	}
-	if budget < 0 || o.DecisionNs < 0 {
-		return nil, fmt.Errorf("steering: negative budget (%g W) or decision cost (%d ns)", budget, o.DecisionNs)
+	if budget < 0 || o.DecisionNs < 0 || o.DecisionNs > graph.MaxTimeNs {
+		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", budget, o.DecisionNs, graph.MaxTimeNs)
 	}
 	md := newModel(t, o.Machine, ps)
 	base := Uniform(n, watts, budget)
@@ -348,12 +347,12 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			for j, i := range ph.Compute[r][k] {
 				e := &t.Ranks[r].Events[i]
 				op := ops[r][i]
-				steered.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, states[r])))
+				steered.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, states[r])))
 				if j == 0 {
 					steered.Dur[op] += o.DecisionNs
 				}
 				steered.W[op] = watts[states[r]]
-				baseline.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, base)))
+				baseline.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, base)))
 				baseline.W[op] = watts[base]
 			}
 		}
@@ -395,7 +394,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 				for i, op := range ops[r] {
 					if op >= 0 {
 						e := &t.Ranks[r].Events[i]
-						fastest.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, 0)))
+						fastest.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, 0)))
 					}
 				}
 			}
