@@ -68,6 +68,52 @@ type QueueObserver interface {
 	Queued(op int32, t int64)
 }
 
+// StepKind is what a Step reports.
+type StepKind uint8
+
+// Step kinds, in the terms of LogGOPSim's event loop.
+const (
+	// StepCalc: calc Op started on CPU slot CPU at T and holds it until
+	// CPUEnd.
+	StepCalc StepKind = iota + 1
+	// StepSend: send Op started at T on CPU slot CPU and NIC slot NIC,
+	// which it holds until CPUEnd and NICEnd.
+	StepSend
+	// StepPost: receive Op was posted (started) at T.
+	StepPost
+	// StepProcess: the message of send Op was received at T by its
+	// receiver's CPU slot CPU and NIC slot NIC, held until CPUEnd and
+	// NICEnd.
+	StepProcess
+	// StepMatch: the message of send Op matched receive Peer at T, which
+	// completes the receive.
+	StepMatch
+	// StepRendezvous: rendezvous send Op completed at T, moving its
+	// sender's CPU slot CPU and NIC slot NIC to at least T.
+	StepRendezvous
+)
+
+// Step is one change of the engine's state that moves a resource's clock
+// or completes an operation (see StepObserver). CPU and NIC are slots:
+// host·CPUs + cpu and host·NICs + nic.
+type Step struct {
+	Kind           StepKind
+	Op, Peer       int32
+	CPU, NIC       int32
+	T              int64
+	CPUEnd, NICEnd int64
+}
+
+// StepObserver is a QueueObserver that is also told every Step, in the
+// order the engine takes them. Together with Queued it gives the order of
+// operations on every resource and the clock each queued operation read,
+// from which package optimize/bound writes the engine's recurrences as
+// linear rows.
+type StepObserver interface {
+	QueueObserver
+	Step(s Step)
+}
+
 // Options controls a replay. The zero value replays recorded durations and
 // observes nothing.
 type Options struct {
@@ -190,6 +236,7 @@ type engine struct {
 	// receive's busy time once a receive matches it.
 	arrived, processed []uint64
 	qobs               QueueObserver
+	sobs               StepObserver
 
 	pool []qentry
 	free int32
@@ -317,6 +364,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.arrived = make([]uint64, n)
 		e.processed = make([]uint64, n)
 		e.qobs, _ = opt.Observer.(QueueObserver)
+		e.sobs, _ = opt.Observer.(StepObserver)
 	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
@@ -548,6 +596,9 @@ func (e *engine) loop() {
 				}
 			}
 			e.stats[h].Compute += d
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
 			}
@@ -569,6 +620,9 @@ func (e *engine) loop() {
 			e.nexto[cpu] = addNs(t, busy)
 			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
 			e.stats[h].Comm += max(0, busy)
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
@@ -583,9 +637,15 @@ func (e *engine) loop() {
 
 		case evRecv:
 			e.markStarted(op, rank)
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+			}
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: ent.op, Peer: op, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if class != nil {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
@@ -617,10 +677,16 @@ func (e *engine) loop() {
 			e.nexto[cpu] = addNs(t, busy)
 			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
 			e.stats[h].Comm += max(0, busy)
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
+			}
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if g.Size[op] > S {
 					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
@@ -652,6 +718,9 @@ func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
 	}
 	if e.nextgs[n] < t {
 		e.nextgs[n] = t
+	}
+	if e.sobs != nil {
+		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(e.nexto[c]), NICEnd: int64(e.nextgs[n])})
 	}
 	e.markDone(op, int32(src))
 }

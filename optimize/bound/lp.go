@@ -147,6 +147,7 @@ type block struct {
 	kcol   []int32 // per event of the block: its time column, or −1
 	tasks  []int32
 	msgs   []int32
+	loads  []int32
 	pCol   []int32 // P columns of the block's power events, in order
 	model  *clp.Model
 	colUp  []float64
@@ -301,6 +302,10 @@ func (s *Solver) split() {
 		b := s.blocks[blockOf[o.Event[m.Src]]]
 		b.msgs = append(b.msgs, int32(i))
 	}
+	for i, l := range d.Loads {
+		b := s.blocks[blockOf[o.Event[l.Src]]]
+		b.loads = append(b.loads, int32(i))
+	}
 	// Vertices in event order; a separator's belong to both its blocks.
 	byEvent := make([]int32, d.Vertices)
 	for v := range byEvent {
@@ -371,6 +376,13 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		evOf[v] = int32(nevAll)
 	}
 	nevAll++
+	var chained []bool
+	if o.Chained != nil {
+		chained = make([]bool, nevAll)
+		for j, v := range b.verts {
+			chained[b.vev[j]] = chained[b.vev[j]] || o.Chained[o.Event[v]]
+		}
+	}
 	key := make([]bool, nevAll)
 	key[0], key[nevAll-1] = true, true
 	taskEdges := make([]fixedEdge, 0, len(b.tasks))
@@ -413,7 +425,7 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		longest[e] = len(msgs)
 		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 	}
-	b.events = newEventGraph(nevAll, msgs)
+	b.events = newEventGraph(nevAll, chained, msgs)
 	ok := false
 	if !s.opt.noReduce {
 		fixed, ok = reduceEvents(b.events, key, taskEdges)
@@ -486,7 +498,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	powerEv := make([]bool, nev)
 	for _, i := range b.tasks {
 		t := &d.Tasks[i]
-		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 			nStart[a-b.lo+1]++
 			powerEv[a-b.lo] = true
 			if c < b.hi {
@@ -494,6 +506,21 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 				if t.Hull[len(t.Hull)-1].Power < 0 {
 					powerEv[c-b.lo] = true
 				}
+			}
+		}
+	}
+	// Loads are constants: their starts and ends move the right-hand
+	// sides of the power rows.
+	loadDelta := make([]float64, nev)
+	for _, i := range b.loads {
+		l := &d.Loads[i]
+		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {
+			loadDelta[a-b.lo] += l.W
+			if l.W > 0 {
+				powerEv[a-b.lo] = true
+			}
+			if c < b.hi {
+				loadDelta[c-b.lo] -= l.W
 			}
 		}
 	}
@@ -619,7 +646,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		ne := append([]int32(nil), nEnd[:nev]...)
 		for _, i := range b.tasks {
 			t := &d.Tasks[i]
-			if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+			if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 				starts[ns[a-b.lo]] = i
 				ns[a-b.lo]++
 				if c < b.hi {
@@ -666,6 +693,8 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			fast -= d.Tasks[i].Hull[0].Power
 			rhs += power(i, -1)
 		}
+		fast += loadDelta[k]
+		rhs += loadDelta[k]
 		most = math.Max(most, fast)
 		if !powerEv[k] {
 			continue
