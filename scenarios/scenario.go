@@ -140,9 +140,11 @@ type Models struct {
 
 // Bound configures the power-constrained LP bound.
 type Bound struct {
-	// Messages is how the LP prices communication: "replay" (measured on
-	// a replay at the fastest P-state; the default) or "loggops" (each
-	// message's uncontended cost, calls instantaneous).
+	// Messages is how the LP prices communication: "engine" (the
+	// default: the engine's LogGOPS semantics as rows, under the orders of
+	// a replay at the fastest P-state), "loggops" (each message's
+	// uncontended cost, calls instantaneous) or "replay" (durations
+	// measured on one replay, contention included: no bound).
 	Messages string `toml:"messages"`
 	// SlackPolicy is the initial schedule's slack reduction (note 003
 	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
@@ -418,10 +420,10 @@ func (s *Scenario) normalize() error {
 	}
 	switch s.Bound.Messages {
 	case "":
-		s.Bound.Messages = MessagesReplay
-	case MessagesReplay, MessagesLogGOPS:
+		s.Bound.Messages = MessagesEngine
+	case MessagesEngine, MessagesReplay, MessagesLogGOPS:
 	default:
-		return bad("bound.messages", "unknown message model %q (want %s or %s)", s.Bound.Messages, MessagesReplay, MessagesLogGOPS)
+		return bad("bound.messages", "unknown message model %q (want %s, %s or %s)", s.Bound.Messages, MessagesEngine, MessagesLogGOPS, MessagesReplay)
 	}
 	if s.Bound.SlackPolicy == "" {
 		s.Bound.SlackPolicy = "local"

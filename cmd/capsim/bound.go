@@ -163,6 +163,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			}
 			net := sc.Net()
 			var d *bound.DAG
+			var o *bound.Order
 			if tablePath != "" {
 				f, err := os.Open(tablePath)
 				if err != nil {
@@ -173,11 +174,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				d, err = sc.TableDAG(t, tb, m, net)
+				d, o, err = sc.TableLP(t, tb, m, net)
 				if err != nil {
 					return fmt.Errorf("%s: %w", tablePath, err)
 				}
-			} else if d, err = sc.BoundDAG(t, m, net); err != nil {
+			} else if d, o, err = sc.BoundLP(t, m, net); err != nil {
 				return err
 			}
 			oo := sc.Bound.OrderOptions() // the scenario's [bound], unless the flags say otherwise
@@ -192,9 +193,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 				oo.Tie = tieUs / 1e6
 			}
-			o, err := bound.InitialOrderWith(d, oo)
-			if err != nil {
-				return err
+			if sc.Bound.Messages != scenarios.MessagesEngine && (cmd.Flags().Changed("slack-policy") || cmd.Flags().Changed("tie-us")) {
+				if o, err = bound.InitialOrderWith(d, oo); err != nil {
+					return err
+				}
 			}
 			ro := bound.RoundOptions{SwitchS: switchUs * 1e-6, MinTaskS: minTaskMs * 1e-3}
 			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {

@@ -62,7 +62,8 @@ func ParseForm(s string) (Form, error) {
 type Options struct {
 	Form Form // FormDefault: FormIncrement (FormMix with devices)
 	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
-	// default): the dual simplex below 3,000 rows and columns or with a
+	// default): the dual simplex below 3,000 rows and columns, below
+	// 2,000 columns, or with a
 	// column of over 256 entries (see denseCol); otherwise the barrier,
 	// with crossover to a basis when KeepBasis is set, without otherwise.
 	Method clp.Method
@@ -400,7 +401,8 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		}
 	}
 	// Message edges, one per pair of events (the longest message); one
-	// that takes no time between two events is implied by the chain.
+	// that takes no time between two events is implied by the chain
+	// when every event is chained.
 	type pair struct{ src, dst int32 }
 	longest := make(map[pair]int, len(b.msgs))
 	var msgs, back []fixedEdge
@@ -415,8 +417,8 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 			back = append(back, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 			continue
 		}
-		if m.Time <= 0 {
-			continue
+		if m.Time <= 0 && (o.Chained == nil || e.dst == e.src) {
+			continue // implied by the chain
 		}
 		if at, ok := longest[e]; ok {
 			msgs[at].w = math.Max(msgs[at].w, m.Time)
@@ -749,7 +751,10 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 		m := s.opt.Method
 		if m == clp.Auto {
 			switch {
-			case b.cols+b.rows < 3000 || b.dense > denseCol:
+			case b.cols+b.rows < 3000 || b.cols < 2000 || b.dense > denseCol:
+				// Small, or few columns under many rows (the engine's
+				// rows, FromGraph): the barrier took 40 s on an LP the
+				// dual simplex solves in 0.5 s.
 				m = clp.Dual
 			case s.opt.KeepBasis:
 				m = clp.Barrier

@@ -318,6 +318,9 @@ func checkBoundValid(t testing.TB, seed int64, maxRanks, runs int, st *boundStat
 			if ms < b.Makespan*(1-rel) {
 				t.Fatalf("seed %d %s: run %.9f s finishes before the bound %.9f s at %g W with the LP's orders", seed, what, ms, b.Makespan, capW)
 			}
+			if fast := float64(n.Ref.Makespan) / 1e9; b.Makespan < fast*(1-rel) {
+				t.Fatalf("seed %d %s: the bound %.9f s at %g W is below the uncapped makespan %.9f s", seed, what, b.Makespan, capW, fast)
+			}
 			return
 		}
 		if cert.Kept {
