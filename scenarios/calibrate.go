@@ -13,7 +13,7 @@ import (
 
 // LP message models (bound.messages in a scenario).
 const (
-	// MessagesEngine, the default, writes the engine's LogGOPS semantics
+	// MessagesEngine writes the engine's LogGOPS semantics
 	// as the LP's rows (bound.FromGraph): the lowered graph, collectives
 	// as their algorithms' messages, with the order of operations on
 	// every CPU and NIC of a replay at every task's fastest configuration.
