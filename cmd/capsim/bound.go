@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,8 +22,11 @@ import (
 )
 
 type boundJSON struct {
-	CapW             float64     `json:"cap_w"`
-	BoundNs          int64       `json:"bound_ns"`
+	CapW    float64 `json:"cap_w"`
+	BoundNs int64   `json:"bound_ns"`
+	// Infeasible marks a cap below the least the fixed order needs
+	// (min_feasible_cap_w); the row has no bound and no replays.
+	Infeasible       bool        `json:"infeasible,omitempty"`
 	Rounding         string      `json:"rounding"`
 	RoundedNs        *int64      `json:"rounded_ns"`
 	RoundedPeakW     float64     `json:"rounded_peak_w"`
@@ -84,7 +88,10 @@ The machine, network and DVFS model come from a scenario (--scenario; the
 embedded default when left out), and so does the workload when TRACE is left
 out. Caps are job power in watts, sockets' idle power included; the LP caps
 the cores' task power, cap minus the base power. A cap below the least power
-the fixed event order needs exits with status 1 and names that minimum.
+the fixed event order needs exits with status 1 and names that minimum;
+with --caps, each such cap is reported on the standard error with that
+minimum and marked in the output (JSON "infeasible": true), the other caps
+are solved, and the exit status is 1 only when every cap is infeasible.
 The LP prices a message at its uncontended LogGOPS cost and a collective
 as a synchronization point, while replays also charge NIC serialization and
 the collective's algorithm; lp_uncapped_ns (the LP's DAG with no cap) shows
@@ -231,12 +238,22 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return err
 			}
 			var out []boundJSON
+			var infeasible []string
 			for _, cw := range capList {
 				b, err := s.Solve(m.LPCap(cw))
 				var ie *bound.InfeasibleError
 				if errors.As(err, &ie) {
-					return fmt.Errorf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
+					msg := fmt.Sprintf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
 						cw, minCap, ie.Event, len(ie.EventTasks))
+					if len(capList) == 1 {
+						return errors.New(msg)
+					}
+					// --caps: report it and go on with the other caps.
+					fmt.Fprintln(cmd.ErrOrStderr(), "capsim bound: "+msg)
+					infeasible = append(infeasible, fmt.Sprint(cw))
+					out = append(out, boundJSON{CapW: cw, Infeasible: true, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
+						Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), Order: o.Policy, Events: o.Events})
+					continue
 				}
 				if err != nil {
 					return err
@@ -278,6 +295,16 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return err
 				}
 			}
+			if len(infeasible) == len(out) {
+				return fmt.Errorf("every cap (%s W) is below the least power the schedule needs: %.6g W", strings.Join(infeasible, ", "), minCap)
+			}
+			var first boundJSON // the first solved row
+			for _, r := range out {
+				if !r.Infeasible {
+					first = r
+					break
+				}
+			}
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
@@ -288,14 +315,18 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return enc.Encode(out)
 			}
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
-				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs, sc.Bound.Messages)
-			st := out[0].LP
-			fmt.Fprintf(w, "event order: %d events, %s, tie %.6g µs\n", out[0].Events, out[0].Order, out[0].TieS*1e6)
+				m.Name, len(t.Ranks), minCap, unc.MakespanNs, first.LPUncappedNs, sc.Bound.Messages)
+			st := first.LP
+			fmt.Fprintf(w, "event order: %d events, %s, tie %.6g µs\n", first.Events, first.Order, first.TieS*1e6)
 			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
-				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, out[0].Rounding)
+				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tgap_%\tover_cap_ns\tstatic_ns\tgap_%\tconductor_ns\tgap_%\tsolve_s\t")
 			for _, r := range out {
+				if r.Infeasible {
+					fmt.Fprintf(tw, "%g\tinfeasible (least %.6g W)\t\t\t\t\t\t\t\t\t\n", r.CapW, r.MinFeasibleCapW)
+					continue
+				}
 				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
 					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}

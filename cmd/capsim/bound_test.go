@@ -92,3 +92,38 @@ func TestBoundOrderOptions(t *testing.T) {
 		}
 	}
 }
+
+// capsim bound --caps reports every infeasible cap with the least feasible
+// one and goes on; it fails only when every cap is infeasible (issue 14:
+// it stopped at the first).
+func TestBoundCapsInfeasible(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	code, out, stderr := capsim(t, "bound", "--caps", "100:400:100", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(rows))
+	}
+	for i, r := range rows {
+		inf := r["infeasible"] == true
+		if want := i < 2; inf != want {
+			t.Errorf("cap %v: infeasible %v, want %v", r["cap_w"], inf, want)
+		}
+		if !inf && r["bound_ns"].(float64) <= 0 {
+			t.Errorf("cap %v: no bound", r["cap_w"])
+		}
+	}
+	if n := strings.Count(stderr, "below the least power"); n != 2 {
+		t.Errorf("stderr names %d infeasible caps, want 2:\n%s", n, stderr)
+	}
+	if code, _, stderr := capsim(t, "bound", "--caps", "100:200:100"); code != 1 || !strings.Contains(stderr, "every cap") {
+		t.Errorf("all infeasible: exit %d, %s", code, stderr)
+	}
+}
