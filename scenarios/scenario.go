@@ -150,15 +150,12 @@ type Bound struct {
 	// SlackPolicy is the initial schedule's slack reduction (note 003
 	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
-	// TieUs merges vertices of the initial schedule this close (µs) into
-	// one event (default 0: exact ties only).
-	TieUs float64 `toml:"tie_us"`
 }
 
 // OrderOptions returns the LP's event-order options of the scenario.
 func (b *Bound) OrderOptions() bound.OrderOptions {
 	p, _ := bound.ParseSlackPolicy(b.SlackPolicy) // checked by Parse
-	return bound.OrderOptions{Tie: b.TieUs / 1e6, Slack: p}
+	return bound.OrderOptions{Slack: p}
 }
 
 // Sweep lists the axes whose cartesian product is the set of points.
@@ -433,9 +430,6 @@ func (s *Scenario) normalize() error {
 	}
 	if _, err := bound.ParseSlackPolicy(s.Bound.SlackPolicy); err != nil {
 		return bad("bound.slack_policy", "unknown slack policy %q (want local or late)", s.Bound.SlackPolicy)
-	}
-	if !(s.Bound.TieUs >= 0) || math.IsInf(s.Bound.TieUs, 0) {
-		return bad("bound.tie_us", "must be ≥ 0 µs, got %g", s.Bound.TieUs)
 	}
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {

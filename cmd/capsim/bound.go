@@ -46,7 +46,6 @@ type boundJSON struct {
 	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
 	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
 	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (note 003 §2.5)
-	TieS             float64     `json:"tie_s"`    // vertices this close in the initial schedule share an event
 	Events           int         `json:"events"`   // events of the fixed order
 	LP               bound.Stats `json:"lp"`
 }
@@ -64,7 +63,6 @@ func newBoundCmd() *cobra.Command {
 		mps, rounding, form      string
 		tablePath                string
 		slackPolicy              string
-		tieUs                    float64
 		method                   string
 		asJSON                   bool
 		switchUs, minTaskMs      float64
@@ -194,13 +192,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if cmd.Flags().Changed("tie-us") {
-				if !(tieUs >= 0) || math.IsInf(tieUs, 0) {
-					return usagef("--tie-us %g: want ≥ 0", tieUs)
-				}
-				oo.Tie = tieUs / 1e6
-			}
-			if sc.Bound.Messages != scenarios.MessagesEngine && (cmd.Flags().Changed("slack-policy") || cmd.Flags().Changed("tie-us")) {
+			if sc.Bound.Messages != scenarios.MessagesEngine && cmd.Flags().Changed("slack-policy") {
 				if o, err = bound.InitialOrderWith(d, oo); err != nil {
 					return err
 				}
@@ -288,7 +280,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
 					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)),
-					Order: o.Policy, TieS: oo.Tie, Events: o.Events, LP: b.Stats})
+					Order: o.Policy, Events: o.Events, LP: b.Stats})
 			}
 			if mps != "" {
 				if err := s.WriteMPS(mps); err != nil {
@@ -317,7 +309,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 				m.Name, len(t.Ranks), minCap, unc.MakespanNs, first.LPUncappedNs, sc.Bound.Messages)
 			st := first.LP
-			fmt.Fprintf(w, "event order: %d events, %s, tie %.6g µs\n", first.Events, first.Order, first.TieS*1e6)
+			fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
 			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
 				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -346,7 +338,6 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (note 003 §2.5): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
-	f.Float64Var(&tieUs, "tie-us", 0, "vertices of the initial schedule this close (µs) share one event (0: exact ties only); default: the scenario's bound.tie_us")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")

@@ -220,30 +220,28 @@ func ParseSlackPolicy(s string) (SlackPolicy, error) {
 }
 
 // OrderOptions choose how InitialOrderWith fixes the event order.
+//
+// There is no tie tolerance: merging vertices whose times differ into one
+// event forces their times equal in the LP, a constraint no schedule has
+// to meet, so the "bound" could exceed the slowest schedule (issue 14: a
+// 1 ms tie gave 31.66 ms where every task at its slowest took 27.06 ms).
+// Vertices of exactly equal initial times share an event.
 type OrderOptions struct {
-	// Tie merges vertices whose initial times differ by at most Tie
-	// seconds into one event (note 003 §2.5: merging removes power rows,
-	// so it can only lower the bound; 0, the default, merges exact ties).
-	Tie   float64
 	Slack SlackPolicy
 }
 
 // InitialOrder computes the fastest as-soon-as-possible schedule and its
-// event order. Vertices whose times differ by at most tie are one event.
-// The slack-reduction policy is §2.5 reading (a): vertex times stay, tasks
-// only stretch into their local slack, so the order is the ASAP order.
-func InitialOrder(d *DAG, tie float64) (*Order, error) {
-	return InitialOrderWith(d, OrderOptions{Tie: tie})
+// event order. Vertices of equal times are one event. The slack-reduction
+// policy is §2.5 reading (a): vertex times stay, tasks only stretch into
+// their local slack, so the order is the ASAP order.
+func InitialOrder(d *DAG) (*Order, error) {
+	return InitialOrderWith(d, OrderOptions{})
 }
 
 // InitialOrderWith is InitialOrder with a choice of slack-reduction
 // policy; Order.Policy records the one used and Order.Times are the
 // initial schedule's vertex times (as late as possible under SlackLate).
 func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
-	tie := opt.Tie
-	if !(tie >= 0) || math.IsInf(tie, 0) {
-		return nil, fmt.Errorf("bound: tie tolerance %g s, want ≥ 0", tie)
-	}
 	if opt.Slack != SlackLocal && opt.Slack != SlackLate {
 		return nil, fmt.Errorf("bound: unknown slack policy %v", opt.Slack)
 	}
@@ -311,33 +309,11 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 	}
 	sort.SliceStable(byTime, func(a, b int) bool { return times[byTime[a]] < times[byTime[b]] })
 	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: opt.Slack.String()}
-	// Events: vertices within tie of an event's first vertex join it,
-	// unless an edge that takes time leads to them from that event (its
-	// two ends could not share a time).
-	var in [][]edge // edges that take time, by head (only a tolerance needs them)
-	if tie > 0 {
-		in = make([][]edge, d.Vertices)
-		for u := range out {
-			for _, e := range out[u] {
-				if e.w > 0 {
-					in[e.to] = append(in[e.to], edge{u, e.w})
-				}
-			}
-		}
-	}
+	// Events: vertices of equal times share one.
 	k := -1
 	start := math.Inf(-1)
 	for _, v := range byTime {
-		fresh := k < 0 || times[v]-start > tie
-		if !fresh && tie > 0 {
-			for _, e := range in[v] {
-				if o.Event[e.to] == k {
-					fresh = true
-					break
-				}
-			}
-		}
-		if fresh {
+		if k < 0 || times[v] != start {
 			k++
 			start = times[v]
 		}
@@ -431,7 +407,7 @@ func Static(d *DAG, capW float64) (float64, error) {
 		tt.Hull = []frontier.Config{{Time: dur, Power: frontier.PowerAt(t.Hull, dur)}}
 		dd.Tasks[i] = tt
 	}
-	o, err := InitialOrder(&dd, 0)
+	o, err := InitialOrder(&dd)
 	if err != nil {
 		return 0, err
 	}

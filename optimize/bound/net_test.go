@@ -252,7 +252,7 @@ func TestNetFastestIsReplay(t *testing.T) {
 	for k := 0; k < 100; k++ {
 		c := newNetCase(t, rng, 8, WaitPower{})
 		n := c.n
-		asap, err := InitialOrder(n.DAG, 0)
+		asap, err := InitialOrder(n.DAG)
 		if err != nil {
 			t.Fatal(err)
 		}
