@@ -90,10 +90,19 @@ the fixed event order needs exits with status 1 and names that minimum;
 with --caps, each such cap is reported on the standard error with that
 minimum and marked in the output (JSON "infeasible": true), the other caps
 are solved, and the exit status is 1 only when every cap is infeasible.
-The LP prices a message at its uncontended LogGOPS cost and a collective
-as a synchronization point, while replays also charge NIC serialization and
-the collective's algorithm; lp_uncapped_ns (the LP's DAG with no cap) shows
-how far apart the two network views are for the trace.
+The scenario's [bound] messages picks the LP's network view (docs/bound.md):
+"engine" writes the engine's LogGOPS semantics (CPU overheads, NIC gaps on
+both sides, latency, eager/rendezvous, each collective's algorithm as its
+messages) as rows under the order of operations on every CPU and NIC of a
+replay at every task's fastest configuration: a bound over every schedule
+that keeps those orders, whose lp_uncapped_ns equals the fastest replay;
+"loggops" prices a message at its uncontended cost and a collective as a
+synchronization point (a looser bound); "replay", the default for now,
+takes message times from one replay at the fastest configuration,
+contention included, which other schedules can beat (no bound).
+lp_uncapped_ns (the LP's DAG with no cap) shows how far the LP's network
+view is from the replay's. A core draws its last task's power while it
+waits (note 003 §2.6) and its idle power before its first task.
 rounded_ns replays the LP schedule rounded by --rounding, as soon as
 possible: split runs every task for its LP duration as a mix of its two
 adjacent P-states (one mid-task switch, --switch-us, none for tasks under

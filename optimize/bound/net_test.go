@@ -424,3 +424,61 @@ func FuzzBoundValid(f *testing.F) {
 		checkBoundValid(t, seed, 16, 3, &st)
 	})
 }
+
+// docs/bound.md's worked example: rank 0 computes a, then sends 1 byte
+// to rank 1, which receives it and computes b. L = 3 µs, o = g = 1 µs,
+// G = O = 0; a and b run 10 µs at 100 W or 15 µs at 60 W. The makespan
+// is d_a + o + L + o + d_b = d_a + d_b + 5 µs. With the task's power
+// drawn while waiting, rank 0 draws p_a until the end, so p_a + p_b ≤
+// cap while b runs: at 160 W, d_a + d_b ≥ 25 µs and the bound is 30 µs;
+// the least cap is 120 W (both at 60 W). Waiting at 0 W, a and b never
+// overlap and the bound is the fastest, 25 µs.
+func TestBoundDocExample(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no CLP")
+	}
+	tr := mpi.NewTrace(2)
+	tr.Ranks[0].Events = []mpi.Event{{Kind: mpi.Compute, Duration: 10000, Peer: -1}, {Kind: mpi.Send, Peer: 1, Bytes: 1}}
+	tr.Ranks[1].Events = []mpi.Event{{Kind: mpi.Recv, Peer: 0, Bytes: 1}, {Kind: mpi.Compute, Duration: 10000, Peer: -1}}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := network.LogGOPS{Latency: 3000, Overhead: 1000, Gap: 1000, EagerLimit: 65535}
+	configs := func(op int32) []frontier.Config {
+		return []frontier.Config{{Time: 10e-6, Power: 100}, {Time: 15e-6, Power: 60}}
+	}
+	for _, c := range []struct {
+		wait   WaitPower
+		capW   float64
+		want   float64
+		minCap float64
+	}{
+		{WaitPower{}, 160, 30e-6, 120},
+		{WaitPower{}, 1000, 25e-6, 120},
+		{WaitPower{Constant: true}, 160, 25e-6, 60},
+	} {
+		n, err := FromGraph(g, net, GraphOptions{Configs: configs, Wait: c.wait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Ref.Makespan != 25000 {
+			t.Fatalf("fastest replay %d ns, want 25000", n.Ref.Makespan)
+		}
+		s, err := NewSolver(n.DAG, n.Order, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo, _ := s.MinFeasibleCap(); math.Abs(lo-c.minCap) > 1e-9 {
+			t.Errorf("wait %v: least cap %g W, want %g", c.wait, lo, c.minCap)
+		}
+		b, err := s.Solve(c.capW)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(b.Makespan-c.want) > 1e-12 {
+			t.Errorf("wait %v at %g W: bound %.9f s, want %.9f", c.wait, c.capW, b.Makespan, c.want)
+		}
+	}
+}
