@@ -14,6 +14,7 @@ package compute
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -31,6 +32,38 @@ type Config struct {
 	MemFreqGHz  float64 `json:"mem_ghz,omitempty"`      // memory frequency (Intel DMT)
 	MemThrottle float64 `json:"mem_throttle,omitempty"` // memory idle cycles between requests (BG/Q DBT); larger = slower
 	Device      string  `json:"device,omitempty"`       // "" or "cpu" for the host CPU, else an accelerator name
+}
+
+// Validate reports a frequency, memory throttle or thread count that is
+// negative or not finite (0 means "not given" for every field).
+func (c Config) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"cpu_ghz", c.CPUFreqGHz}, {"mem_ghz", c.MemFreqGHz}, {"mem_throttle", c.MemThrottle}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("configuration %s = %g: want a finite number ≥ 0", f.name, f.v)
+		}
+	}
+	if c.Threads < 0 {
+		return fmt.Errorf("configuration threads = %d: want ≥ 0", c.Threads)
+	}
+	return nil
+}
+
+// CheckFinite returns an error naming name when v is NaN or infinite, or
+// below lo (at or below lo when strict): the one range check the model
+// decoders share.
+func CheckFinite(name string, v, lo float64, strict bool) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("%s = %g: want a finite number", name, v)
+	case strict && !(v > lo):
+		return fmt.Errorf("%s = %g: want a number > %g", name, v, lo)
+	case v < lo:
+		return fmt.Errorf("%s = %g: want a number ≥ %g", name, v, lo)
+	}
+	return nil
 }
 
 // IsCPU reports whether c runs on the host CPU.

@@ -112,6 +112,9 @@ func NewPricer(g *graph.Graph, s *Set, t Target) (*Pricer, error) {
 		if !(pred.Seconds >= 0) || math.IsInf(pred.Seconds, 0) {
 			return nil, fmt.Errorf("region %q (%s model): invalid predicted ratio %g", name, m.Kind(), pred.Seconds)
 		}
+		if !(pred.Watts >= 0) || math.IsInf(pred.Watts, 0) {
+			return nil, fmt.Errorf("region %q (%s model): invalid predicted power %g W", name, m.Kind(), pred.Watts)
+		}
 		p.regions[i] = RegionPrice{Name: name, Pattern: pat, Target: cfg, Ratio: pred.Seconds, Pred: pred}
 		p.ratio[i] = pred.Seconds
 		p.watts[i] = pred.Watts
@@ -136,7 +139,7 @@ func (p *Pricer) Duration(op int32) int64 {
 	if r < 0 {
 		return size
 	}
-	return int64(math.Round(float64(size) * p.ratio[r]))
+	return graph.SatNs(float64(size) * p.ratio[r])
 }
 
 // CalcDuration is Duration in the shape of the replay engine's hook; the

@@ -3,6 +3,8 @@ package network
 import (
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -56,5 +58,32 @@ func TestSendGap(t *testing.T) {
 		if got := p.SendGap(c.bytes); got != c.want {
 			t.Errorf("SendGap(%d) = %d, want %d", c.bytes, got, c.want)
 		}
+	}
+}
+
+// Parameters are bounded by graph.MaxTimeNs, and the analytic costs
+// saturate past it instead of wrapping (2^40 bytes at G = 10^9 ns/byte
+// wrapped to a negative cost).
+func TestTimeLimit(t *testing.T) {
+	for _, spec := range []string{"loggops:L=9000000000000000000", "loggops:o=1000000000000000001", "loggops:G=2000000000000000000"} {
+		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "MaxTimeNs") {
+			t.Errorf("%s: err %v, want the limit", spec, err)
+		}
+	}
+	if _, err := ParseSpec("loggops:L=1000000000000000000,S=9000000000000000000"); err != nil {
+		t.Errorf("L at the limit, large S: %v", err)
+	}
+	if _, err := ParseOverride("comm=1;L=9000000000000000000", DefaultLogGOPS()); err == nil || !strings.Contains(err.Error(), "MaxTimeNs") {
+		t.Errorf("override with L=9e18: err %v, want the limit", err)
+	}
+	p := NewLogGOPS(2500, 1500, 1000, 1e9, 0, 65535)
+	if c := p.Cost(1 << 40); c != graph.MaxTimeNs+1 {
+		t.Errorf("Cost(2^40) = %d, want the saturated %d", c, graph.MaxTimeNs+1)
+	}
+	if c := p.SendGap(1 << 40); c != graph.MaxTimeNs+1 {
+		t.Errorf("SendGap(2^40) = %d, want the saturated %d", c, graph.MaxTimeNs+1)
+	}
+	if c := DefaultLogGOPS().Cost(9); c != 2*1500+2500+8*6 {
+		t.Errorf("Cost(9) = %d", c)
 	}
 }

@@ -170,6 +170,9 @@ func ParseOverride(spec string, base LogGOPS) (Override, error) {
 	if err != nil {
 		return Override{}, err
 	}
+	if err := p.Validate(); err != nil {
+		return Override{}, fmt.Errorf("network override %q: %w", spec, err)
+	}
 	o.Params = p
 	return o, nil
 }

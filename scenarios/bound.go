@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
@@ -32,9 +34,12 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 }
 
 // BoundLP is BoundDAG with the LP's event order: with bound.messages =
-// "engine" (the default) the reference replay's (bound.FromGraph), else
+// "engine" the reference replay's (bound.FromGraph), else
 // the scenario's initial order (bound.InitialOrderWith).
 func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return nil, nil, err
+	}
 	var regions []string
 	if len(t.Regions) > 1 {
 		regions = t.Regions[1:] // trace region j is row index j
@@ -171,6 +176,9 @@ func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net netw
 
 // TableLP is TableDAG with the LP's event order (see BoundLP).
 func (sc *Scenario) TableLP(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return nil, nil, err
+	}
 	byKey := map[string][]table.Row{}
 	for _, r := range tb.Rows {
 		byKey[r.Key] = append(byKey[r.Key], r)
@@ -299,11 +307,11 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
 // below what the fixed order needs or there is no solver.
-func (b *bounder) solve(capW float64) (*bound.Bound, error) {
+func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error) {
 	if b == nil || b.s == nil {
 		return nil, nil
 	}
-	res, err := b.s.Solve(b.m.LPCap(capW))
+	res, err := b.s.SolveContext(ctx, b.m.LPCap(capW))
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
 		return nil, nil
@@ -312,12 +320,16 @@ func (b *bounder) solve(capW float64) (*bound.Bound, error) {
 }
 
 // at returns the bound in ns at a job cap, or 0 where there is none.
-func (b *bounder) at(capW float64) (int64, error) {
-	res, err := b.solve(capW)
+func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
+	res, err := b.solve(ctx, capW)
 	if res == nil || err != nil {
 		return 0, err
 	}
-	return int64(math.Round(res.Makespan * 1e9)), nil
+	ns, err := graph.SecondsToNs(res.Makespan)
+	if err != nil {
+		return 0, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
+	}
+	return ns, nil
 }
 
 func (b *bounder) close() {
@@ -340,44 +352,89 @@ func (p *opPricer) CalcDuration(op int32, start int64) int64 {
 	return p.g.Size[op]
 }
 
-// ReplayBound replays the LP's schedule rounded by splitting (note 003 §4)
-// with no switch overhead: every compute task runs for its LP duration, a
-// mix of the two adjacent frontier points. See ReplayRounded.
+// ReplayBound replays the LP's schedule rounded for the lp policy of a
+// sweep: split tasks with their faster stretches staggered so that the
+// job stays within the cap at every instant (bound.RoundStaggered), with
+// no switch overhead. See ReplayRounded.
 func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, m *Machine, net network.LogGOPS) (Metrics, error) {
-	return sc.ReplayRounded(g, t, d, b, bound.RoundOptions{}, m, net)
+	return sc.ReplayRounded(g, t, d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net)
 }
 
 // ReplayRounded rounds the LP's schedule b with a policy (bound.Round) and
-// replays it on the engine: each compute task takes its rounded duration
-// and draws its time-averaged power (a split task's faster part draws
-// more for a while, which the replay does not show: Choice.PeakW has it).
-// The replay is as soon as possible, so events may reorder and the job may
+// replays it on the engine: each compute task takes its rounded duration.
+// Power is accounted at every instant: a split task draws its faster
+// point's power for its faster stretch (first, under RoundSplit; where the
+// job's power fits, under RoundStaggered, see stagger) and the slower
+// point's for the rest, and waits after it at the slower point's. The
+// replay is as soon as possible, so events may reorder and the job may
 // exceed the cap; OverCapNs reports for how long.
 func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, error) {
 	ch, err := bound.Round(d, b, ro)
 	if err != nil {
 		return Metrics{}, err
 	}
-	times := make([]float64, len(ch))
-	powers := make([]float64, len(ch))
-	parts := make([][]taskPart, len(ch))
-	for i, c := range ch {
-		times[i], powers[i] = c.Time, c.Power
-		h := d.Tasks[i].Hull
-		if c.Slow == c.Fast {
-			parts[i] = []taskPart{{h[c.Fast].Label, -1}}
-			continue
-		}
-		if c.Frac > 0 {
-			parts[i] = append(parts[i], taskPart{h[c.Fast].Label, c.Frac * h[c.Fast].Time})
-		}
-		if c.Frac < 1 {
-			parts[i] = append(parts[i], taskPart{h[c.Slow].Label, (1 - c.Frac) * h[c.Slow].Time})
+	r := rounded{d: d, ch: ch, times: make([]float64, len(ch)), powers: make([]float64, len(ch)),
+		parts: make([][]taskPart, len(ch)), phases: make([][]power.Phase, len(ch))}
+	for i := range ch {
+		r.set(i, false)
+	}
+	jobCapW := b.CapW + m.BaseW()
+	var met Metrics
+	if ro.Policy == bound.RoundStaggered {
+		met, err = sc.stagger(g, t, &r, jobCapW, m, net)
+	} else {
+		met, _, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
+	}
+	if err != nil {
+		return met, err
+	}
+	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return met, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
+	}
+	return met, nil
+}
+
+// rounded is a rounded LP schedule as replayPhased takes it.
+type rounded struct {
+	d             *bound.DAG
+	ch            []bound.Choice
+	times, powers []float64
+	parts         [][]taskPart
+	phases        [][]power.Phase
+}
+
+// set prices task i as its choice says (its faster stretch first), or
+// wholly at its slower point when slow is set.
+func (r *rounded) set(i int, slow bool) {
+	if slow {
+		r.setFast(i, 0)
+		return
+	}
+	r.setFast(i, -1)
+}
+
+// setFast prices task i with fastS seconds at its faster point (the rest
+// of its work at the slower one; negative: the choice's share).
+func (r *rounded) setFast(i int, fastS float64) {
+	c, h := r.ch[i], r.d.Tasks[i].Hull
+	if c.Slow != c.Fast && fastS >= 0 {
+		if fastS <= 0 {
+			c = bound.Choice{Fast: c.Slow, Slow: c.Slow, Frac: 1, Time: h[c.Slow].Time, Power: h[c.Slow].Power}
+		} else if frac := fastS / h[c.Fast].Time; frac < c.Frac {
+			sw := c.Time - c.Frac*h[c.Fast].Time - (1-c.Frac)*h[c.Slow].Time // the switch overhead
+			ts := (1-frac)*h[c.Slow].Time + sw
+			c.Frac, c.Time = frac, fastS+ts
+			c.Power = (h[c.Fast].Power*fastS + h[c.Slow].Power*ts) / c.Time
 		}
 	}
-	met, err := sc.replayTasks(g, t, d, times, powers, parts, b.CapW+m.BaseW(), m, net)
-	met.BoundNs = int64(math.Round(b.Makespan * 1e9))
-	return met, err
+	r.times[i], r.powers[i], r.phases[i] = c.Time, c.Power, nil
+	if c.Slow == c.Fast {
+		r.parts[i] = []taskPart{{h[c.Fast].Label, -1}}
+		return
+	}
+	tf := c.Frac * h[c.Fast].Time
+	r.parts[i] = []taskPart{{h[c.Fast].Label, tf}, {h[c.Slow].Label, (1 - c.Frac) * h[c.Slow].Time}}
+	r.phases[i] = []power.Phase{{Ns: graph.SatNs(tf * 1e9), Watts: h[c.Fast].Power}, {Ns: math.MaxInt64 / 4, Watts: h[c.Slow].Power}}
 }
 
 // ReplayConductor runs the Conductor baseline (package optimize/conductor)
@@ -402,6 +459,26 @@ func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 // share it) for the parts of it, parts[i], whose configuration is the
 // device's: its whole length, or the device part's seconds first.
 func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+	met, _, err := sc.replayPhased(g, t, d, times, powers, parts, nil, jobCapW, m, net)
+	return met, err
+}
+
+// taskRun is what replayPhased recorded: each LP task's calc operation,
+// the accountant and the power model it priced the run with.
+type taskRun struct {
+	op       []int32
+	acct     *power.Accountant
+	model    power.JobModel
+	makespan int64
+}
+
+// replayPhased is replayTasks where task i may switch configuration
+// mid-task: phases[i] (nil: none) gives its power phase by phase from its
+// start, for the instantaneous power accounting.
+func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return Metrics{}, nil, err
+	}
 	// The k-th calc of a rank is its k-th compute event (lowering adds no
 	// calcs of its own without a reduction cost).
 	calcOf := make([][]int32, len(t.Ranks))
@@ -426,7 +503,7 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	if len(m.Accelerators) > 0 {
 		var err error
 		if sp, err = sc.speedsOf(m, g.Regions); err != nil {
-			return Metrics{}, err
+			return Metrics{}, nil, err
 		}
 	}
 	eventCalc := make([]map[int]int32, len(t.Ranks))
@@ -436,19 +513,31 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 		for i := range rk.Events {
 			if rk.Events[i].Kind == mpi.Compute {
 				if k >= len(calcOf[r]) {
-					return Metrics{}, fmt.Errorf("rank %d: more compute events than calc operations", r)
+					return Metrics{}, nil, fmt.Errorf("rank %d: more compute events than calc operations", r)
 				}
 				eventCalc[r][i] = calcOf[r][k]
 				k++
 			}
 		}
 	}
+	taskOp := make([]int32, len(d.Tasks))
+	var opPhases [][]power.Phase
+	if phases != nil {
+		opPhases = make([][]power.Phase, g.NumOps())
+	}
 	for i, task := range d.Tasks {
 		op, ok := eventCalc[task.Rank][task.Event]
 		if !ok {
-			return Metrics{}, fmt.Errorf("LP task %d has no calc operation", i)
+			return Metrics{}, nil, fmt.Errorf("LP task %d has no calc operation", i)
 		}
-		dur[op] = int64(math.Round(times[i] * 1e9))
+		taskOp[i] = op
+		if phases != nil {
+			opPhases[op] = phases[i]
+		}
+		var err error
+		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
+			return Metrics{}, nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
+		}
 		opW[op] = powers[i]
 		if sp != nil {
 			devSec, whole := 0.0, false
@@ -460,32 +549,15 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 				}
 			}
 			if onDev[op] && !whole {
-				devNs[op] = int64(math.Round(devSec * 1e9))
-			}
-		}
-	}
-	// A rank stays at its P-state between compute tasks: its MPI
-	// operations draw the power of its last task (its first before any),
-	// as the LP charges slack at the task's power (note 003 §2.6), but no
-	// more than a core at the fastest P-state (a task on an accelerator
-	// draws the device's power; the core driving MPI does not).
-	coreMax := m.PStates[0].ActivePowerW
-	for r := range calcOf {
-		if len(calcOf[r]) == 0 {
-			continue
-		}
-		w := min(opW[calcOf[r][0]], coreMax)
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if g.Kind[id] == graph.Calc && opW[id] > 0 {
-				w = min(opW[id], coreMax)
-			} else if opW[id] == 0 {
-				opW[id] = w
+				if devNs[op], err = graph.SecondsToNs(devSec); err != nil {
+					return Metrics{}, nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
+				}
 			}
 		}
 	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	acct := power.NewAccountant(g)
 	var dev []int32
@@ -498,17 +570,19 @@ func (sc *Scenario) replayTasks(g *graph.Graph, t *mpi.Trace, d *bound.DAG, time
 	}
 	res, err := sim.Run(g, net, opts)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	active := make([]float64, g.NumRanks())
 	for r := range active {
 		active[r] = m.PStates[0].ActivePowerW
 	}
-	rep, err := acct.Report(power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW}, res.Makespan, jobCapW)
+	// Between tasks a rank draws the machine's wait power (by default its
+	// last task's, as the LP charges slack, note 003 §2.6).
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, Wait: m.WaitPower}
+	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
-	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 }
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-		PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs}, nil
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan}, nil
 }

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -42,8 +45,9 @@ func (sc *Scenario) DefaultPick() Pick {
 // each rank's power over time, the job's power against the cap, and the
 // configurations of the longest compute task with their Pareto frontier
 // and convex hull (the choices the LP bound mixes from). Figure names
-// start with prefix.
-func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
+// start with prefix; times are shown in unit (report.TimeUnit's names;
+// empty: chosen by the point's makespan).
+func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, error) {
 	def := sc.DefaultPick()
 	if pick.Machine == "" {
 		pick.Machine = def.Machine
@@ -78,22 +82,30 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	if err != nil {
 		return report.Section{}, err
 	}
-	if ranks := m.Nodes * m.RanksPerNode; g.NumRanks() != ranks {
-		return report.Section{}, fmt.Errorf("detail: workload has %d ranks but machine %s runs %d", g.NumRanks(), m.Name, ranks)
+	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
 	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
 	if err != nil {
 		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
+	if unit == "" {
+		unit, _ = report.TimeUnit(float64(met.MakespanNs))
+	}
 	what := fmt.Sprintf("machine %s, policy %s", m.Name, pick.Policy)
 	if pick.CapW > 0 {
 		what += fmt.Sprintf(", cap %g W", pick.CapW)
 	}
+	_, uns := report.TimeUnit(float64(met.MakespanNs))
+	if u, err := unitOf(unit); err == nil {
+		uns = u
+	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
-		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f ms, energy %.3f J, average power %.1f W, peak %.1f W, %.3f ms above the cap.",
-			float64(met.MakespanNs)/1e6, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/1e6),
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W, %.3f %s above the cap. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
+			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/uns, unit),
 	}
+	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
 	add := func(f report.Figure, err error) error {
 		if err != nil {
 			return err
@@ -101,7 +113,7 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 		sec.Figures = append(sec.Figures, f)
 		return nil
 	}
-	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what)); err != nil {
+	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what, unit)); err != nil {
 		return sec, err
 	}
 	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
@@ -112,11 +124,11 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	for r, s := range steps {
 		perRank = append(perRank, series(fmt.Sprintf("rank %d", r), s, 0))
 	}
-	if err := add(report.PowerOverTime(prefix+"rank_power", "Power of each rank's core: "+what, perRank, 0)); err != nil {
+	if err := add(report.PowerHeatMap(prefix+"rank_power", "Power of each rank's core: "+what, perRank, unit)); err != nil {
 		return sec, err
 	}
 	job := series("job", power.Job(steps), rec.model.BaseW)
-	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW)); err != nil {
+	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
 		return sec, err
 	}
 	if cs := sc.taskConfigs(g, m); len(cs) > 0 {
@@ -127,11 +139,11 @@ func (sc *Scenario) Detail(pick Pick, prefix string) (report.Section, error) {
 	return sec, nil
 }
 
-// series converts a power curve in ns into seconds, adding base watts.
+// series converts a power curve for plotting, adding base watts.
 func series(name string, s power.Step, base float64) report.Series {
-	out := report.Series{Name: name, End: float64(s.End) / 1e9}
+	out := report.Series{Name: name, End: float64(s.End)}
 	for i, t := range s.Times {
-		out.Times = append(out.Times, float64(t)/1e9)
+		out.Times = append(out.Times, float64(t))
 		out.Watts = append(out.Watts, s.Watts[i]+base)
 	}
 	return out
@@ -139,7 +151,7 @@ func series(name string, s power.Step, base float64) report.Series {
 
 // gantt draws the recorded busy spans: compute (calc operations) and
 // communication overhead (sends and receives).
-func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, error) {
+func gantt(g *graph.Graph, rec *recording, name, title, unit string) (report.Figure, error) {
 	raw := rec.acct.Spans()
 	spans := make([]report.Span, 0, len(raw))
 	for _, s := range raw {
@@ -147,7 +159,7 @@ func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, e
 		if g.Kind[s.Op] == graph.Calc {
 			class = 0
 		}
-		spans = append(spans, report.Span{Row: int(s.Rank), Start: float64(s.Start) / 1e9, End: float64(s.End) / 1e9, Class: class})
+		spans = append(spans, report.Span{Row: int(s.Rank), Start: float64(s.Start), End: float64(s.End), Class: class})
 	}
 	sort.SliceStable(spans, func(i, j int) bool {
 		if spans[i].Row != spans[j].Row {
@@ -155,7 +167,7 @@ func gantt(g *graph.Graph, rec *recording, name, title string) (report.Figure, e
 		}
 		return spans[i].Start < spans[j].Start
 	})
-	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans)
+	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans, unit)
 }
 
 // taskConfigs returns the configurations of the graph's longest calc
@@ -180,4 +192,89 @@ func (sc *Scenario) taskConfigs(g *graph.Graph, m *Machine) []frontier.Config {
 		return nil
 	}
 	return cs
+}
+
+// ParsePick reads a point to detail: machine=NAME,policy=P,cap=W (any of
+// them may be left out).
+func ParsePick(spec string) (Pick, error) {
+	var p Pick
+	if spec == "" {
+		return p, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("detail %q: %q is not key=value", spec, kv)
+		}
+		switch strings.TrimSpace(k) {
+		case "machine":
+			p.Machine = v
+		case "policy":
+			p.Policy = v
+		case "cap":
+			c, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(c > 0) || math.IsInf(c, 0) {
+				return p, fmt.Errorf("detail %q: cap %q is not a positive number of watts", spec, v)
+			}
+			p.CapW = c
+		default:
+			return p, fmt.Errorf("detail %q: unknown key %q (want machine, policy, cap)", spec, k)
+		}
+	}
+	return p, nil
+}
+
+// unitOf returns the length in ns of a time unit named as report.TimeUnit
+// names them.
+func unitOf(unit string) (float64, error) {
+	for _, u := range []struct {
+		name string
+		ns   float64
+	}{{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}} {
+		if u.name == unit {
+			return u.ns, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown time unit %q", unit)
+}
+
+// rankTable is where each rank's time went (compute, communication
+// overhead, waiting, finish), in units of uns ns. With more than 32 ranks
+// it lists the 8 that waited least and the 8 that waited most (the
+// critical and the most idle ranks), and a row of means.
+func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string) {
+	cols := []string{"rank", "compute (" + unit + ")", "communication (" + unit + ")", "waiting (" + unit + ")", "waiting (%)", "finish (" + unit + ")"}
+	row := func(name string, st sim.RankStats) []string {
+		pct := 0.0
+		if res.Makespan > 0 {
+			pct = 100 * float64(st.Wait) / float64(res.Makespan)
+		}
+		return []string{name, fmt.Sprintf("%.3f", float64(st.Compute)/uns), fmt.Sprintf("%.3f", float64(st.Comm)/uns),
+			fmt.Sprintf("%.3f", float64(st.Wait)/uns), fmt.Sprintf("%.1f", pct), fmt.Sprintf("%.3f", float64(st.Finish)/uns)}
+	}
+	idx := make([]int, len(res.Ranks))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) > 32 {
+		sort.SliceStable(idx, func(a, b int) bool { return res.Ranks[idx[a]].Wait < res.Ranks[idx[b]].Wait })
+		idx = append(idx[:8:8], idx[len(idx)-8:]...)
+	}
+	var rows [][]string
+	for _, r := range idx {
+		rows = append(rows, row(fmt.Sprint(r), res.Ranks[r]))
+	}
+	var mean sim.RankStats
+	n := int64(len(res.Ranks))
+	for _, st := range res.Ranks {
+		mean.Compute += st.Compute
+		mean.Comm += st.Comm
+		mean.Wait += st.Wait
+		mean.Finish += st.Finish
+	}
+	if n > 0 {
+		mean = sim.RankStats{Compute: mean.Compute / n, Comm: mean.Comm / n, Wait: mean.Wait / n, Finish: mean.Finish / n}
+	}
+	rows = append(rows, row("mean", mean))
+	return cols, rows
 }

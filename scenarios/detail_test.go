@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestDetailDefault(t *testing.T) {
 	if pick.Policy != "static" || pick.CapW != 340 || pick.Machine != "pal" {
 		t.Fatalf("default pick %+v, want pal/static at the median cap 340 W", pick)
 	}
-	sec, err := sc.Detail(Pick{}, "d_")
+	sec, err := sc.Detail(Pick{}, "d_", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +35,20 @@ func TestDetailDefault(t *testing.T) {
 	}
 	if !strings.Contains(sec.Heading, "static, cap 340 W") {
 		t.Errorf("heading %q", sec.Heading)
+	}
+	// Where each rank's time went: 16 ranks and a mean, each adding up to
+	// its finish time (to the printed µs).
+	if len(sec.Rows) != 17 || len(sec.Columns) != 6 || sec.Rows[16][0] != "mean" {
+		t.Fatalf("rank table %v rows × %v", len(sec.Rows), sec.Columns)
+	}
+	for _, r := range sec.Rows[:16] {
+		var v [5]float64
+		for i := range v {
+			fmt.Sscan(r[i+1], &v[i])
+		}
+		if math.Abs(v[0]+v[1]+v[2]-v[4]) > 0.0015 {
+			t.Errorf("rank %s: %g + %g + %g ≠ finish %g", r[0], v[0], v[1], v[2], v[4])
+		}
 	}
 
 	m := &sc.Machines[0]
@@ -78,7 +93,7 @@ func TestDetailDefault(t *testing.T) {
 	if r := cs[len(cs)-1].Time / cs[0].Time; math.Abs(r-(0.7*2.1/1.4+0.3)) > 1e-12 {
 		t.Errorf("slowest/fastest time %.6f, want 1.35", r)
 	}
-	if _, err := sc.Detail(Pick{Machine: "nope"}, ""); err == nil {
+	if _, err := sc.Detail(Pick{Machine: "nope"}, "", ""); err == nil {
 		t.Error("unknown machine accepted")
 	}
 }

@@ -10,13 +10,13 @@ import (
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/gen"
-	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -28,7 +28,7 @@ import (
 type Replayer struct{}
 
 // Evaluate runs one group of points (see Evaluator).
-func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -38,9 +38,9 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 	if err != nil {
 		return err
 	}
-	ranks := m.Nodes * m.RanksPerNode
-	if g.NumRanks() != ranks {
-		return fmt.Errorf("workload has %d ranks but machine %s runs %d (nodes × ranks_per_node)", g.NumRanks(), m.Name, ranks)
+	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
+		return err
 	}
 	net := sc.Net()
 	cls, err := sc.Classes(g, t)
@@ -59,7 +59,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			return err
 		}
 		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(p.CapW); err != nil {
+			if _, err := bd.solve(ctx, p.CapW); err != nil {
 				return err
 			}
 			continue
@@ -72,11 +72,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(p.CapW)
+			b, err := bd.solve(ctx, p.CapW)
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(p.CapW); err != nil {
+			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
 		}
@@ -170,6 +170,19 @@ func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, err
 	return cls, nil
 }
 
+// Ranks returns how many ranks machine m runs: nodes × ranks_per_node.
+func (m *Machine) Ranks() int { return m.Nodes * m.RanksPerNode }
+
+// FitRanks reports a workload of n ranks that machine m cannot run: more
+// ranks than it has slots, or, with exact (as a sweep runs it), any other
+// number than its slots.
+func (m *Machine) FitRanks(n int, exact bool) error {
+	if n > m.Ranks() || exact && n != m.Ranks() {
+		return fmt.Errorf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", n, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
+	}
+	return nil
+}
+
 // BaseW is the machine's constant power: every socket idle.
 func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m.IdlePowerW }
 
@@ -224,6 +237,9 @@ type recording struct {
 // replay is Replay with messages priced by network classes cls (nil: net
 // for all), returning what it recorded too.
 func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
+	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+		return Metrics{}, nil, err
+	}
 	ps, err := m.Assign(policy, capW)
 	if err != nil {
 		return Metrics{}, nil, err
@@ -257,14 +273,13 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g)}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	round := func(x float64) float64 { return math.Round(x*1e9) / 1e9 } // stable decimal output
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: round(rep.EnergyJ), AvgPowerW: round(rep.AvgW),
-			PeakPowerW: round(rep.PeakW), OverCapNs: rep.OverCapNs},
+	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs},
 		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
 }
 
@@ -283,9 +298,14 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 	if err != nil {
 		return nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
 	}
-	t, g, err := sc.workload(overrides)
+	t, g, formatColl, err := sc.workload(overrides)
 	if err != nil || g != nil {
 		return nil, g, err
+	}
+	for k, alg := range formatColl { // the trace format's own choice, unless the scenario names one
+		if _, set := coll[k]; !set {
+			coll[k] = alg
+		}
 	}
 	g, err = lower.Lower(t, lower.Options{Algorithm: coll})
 	return t, g, err
@@ -294,33 +314,25 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 // Trace returns the workload as an MPI trace, or nil when the workload is
 // an execution graph or GOAL file (which have no MPI-call structure).
 func (sc *Scenario) Trace(overrides map[string]any) (*mpi.Trace, error) {
-	t, _, err := sc.workload(overrides)
+	t, _, _, err := sc.workload(overrides)
 	return t, err
 }
 
-// workload returns the MPI trace, or the graph of a graph-level trace file.
-func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
+// workload returns the MPI trace, or the graph of a graph-level trace file
+// (any format the importer registry reads), and the trace format's own
+// collective algorithms.
+func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph, map[mpi.Kind]string, error) {
 	w := sc.Workload
 	if w.Trace != "" {
 		path := w.Trace
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
 			path = filepath.Join(filepath.Dir(sc.File), path)
 		}
-		kind, err := arrowtrace.Detect(path)
+		t, err := importer.Read(path, importer.Options{Format: w.Format})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
+			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}
-		switch kind {
-		case arrowtrace.KindGraph:
-			g, err := arrowtrace.ReadGraph(path)
-			return nil, g, err
-		case arrowtrace.KindMPI:
-			t, err := arrowtrace.ReadMPI(path)
-			return t, nil, err
-		default:
-			g, err := goal.ReadFile(path)
-			return nil, g, err
-		}
+		return t.MPI, t.Graph, t.Collectives, nil
 	}
 	p := params{file: sc.File, vals: map[string]any{}}
 	for k, v := range w.Params {
@@ -331,12 +343,12 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := p.unused(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, nil, nil
+	return t, nil, nil, nil
 }
 
 // Generators lists the workload generators a scenario can name.
@@ -463,10 +475,12 @@ func (p *params) float(key string, def float64) float64 {
 	case int64:
 		return float64(x)
 	case float64:
-		return x
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return x
+		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a number, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %v", v))
 	}
 	return def
 }

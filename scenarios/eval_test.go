@@ -257,3 +257,35 @@ func TestConductorPolicy(t *testing.T) {
 		}
 	}
 }
+
+// A 32-rank workload on the 16-rank default machine is an error naming
+// both counts on every path, not an index out of range.
+func TestWorkloadLargerThanMachine(t *testing.T) {
+	text := strings.Replace(string(Default()), "ranks = 16\npx = 4", "ranks = 32\npx = 8", 1)
+	sc, err := Parse("big.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	_, dagErr := sc.BoundDAG(tr, m, sc.Net())
+	_, replayErr := sc.Replay(g, m, sc.Net(), "static", 300)
+	for name, err := range map[string]error{"BoundDAG": dagErr, "Replay": replayErr, "Check": sc.Check()} {
+		if err == nil || !strings.Contains(err.Error(), "32 ranks but machine pal runs 16 (2 nodes × 8 ranks_per_node)") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := m.FitRanks(4, false); err != nil {
+		t.Errorf("4 ranks on 16 slots: %v", err)
+	}
+	if err := m.FitRanks(4, true); err == nil {
+		t.Error("a sweep of 4 ranks on 16 slots accepted")
+	}
+}

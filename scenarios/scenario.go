@@ -20,8 +20,10 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 //go:embed default.toml
@@ -75,6 +77,12 @@ type Machine struct {
 	PStates        []PState      `toml:"pstate"`               // fastest first after parsing
 	Accelerators   []Accelerator `toml:"accelerator"`          // optional devices
 	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
+	// WaitPower is what a rank draws between its tasks (its MPI calls and
+	// waits) and after its last one: "task" (the power of its most recent
+	// task, note 003 §2.6; the default), "idle" (core_idle_power_w) or a
+	// number of watts (a polling power). Every policy's replay and the LP
+	// bound use it (power.WaitPower).
+	WaitPower power.WaitPower `toml:"wait_power"`
 }
 
 // PState is one DVFS operating point and the active power of one core in it.
@@ -128,6 +136,7 @@ type NetOverride struct {
 // Workload is either a trace file or a generator with its parameters.
 type Workload struct {
 	Trace     string         `toml:"trace"`
+	Format    string         `toml:"format"` // the trace's format (see traces/importer); empty: told by content
 	Generator string         `toml:"generator"`
 	Params    map[string]any `toml:"params"`
 }
@@ -296,6 +305,58 @@ func bad(key, format string, a ...any) error {
 	return &ParseError{Key: key, Msg: fmt.Sprintf(format, a...)}
 }
 
+// badAt is bad for a key of the i-th [[table]] (or, with j ≥ 0, of the
+// j-th [[table.sub]] inside it): the error names the line of that entry
+// where the text has it.
+func (s *Scenario) badAt(table string, i int, sub string, j int, key, format string, a ...any) error {
+	full := table + "." + key
+	if sub != "" {
+		full = table + "." + sub + "." + key
+	}
+	return &ParseError{Key: full, Line: arrayKeyLine(s.Text, table, i, sub, j, key), Msg: fmt.Sprintf(format, a...)}
+}
+
+// arrayKeyLine finds the line of key in the i-th [[table]] block of text
+// (counted from 0), or with sub != "" in the j-th [[table.sub]] block
+// within it; 0 when it is not written there.
+func arrayKeyLine(text []byte, table string, i int, sub string, j int, key string) int {
+	top, inner := -1, -1
+	cur := ""
+	for n, line := range strings.Split(string(text), "\n") {
+		l := strings.TrimSpace(strings.SplitN(line, "#", 2)[0])
+		if strings.HasPrefix(l, "[") {
+			cur = strings.TrimSpace(strings.Trim(l, "[]"))
+			switch {
+			case strings.HasPrefix(l, "[[") && cur == table:
+				top, inner = top+1, -1
+			case strings.HasPrefix(l, "[[") && sub != "" && cur == table+"."+sub:
+				inner++
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(l, "=")
+		if !ok || top != i || strings.Trim(strings.TrimSpace(k), `"'`) != key {
+			continue
+		}
+		if sub == "" && cur == table || sub != "" && cur == table+"."+sub && inner == j {
+			return n + 1
+		}
+	}
+	return 0
+}
+
+// finite reports whether v is a finite number of at least lo (strictly
+// above lo when strict).
+func finite(v, lo float64, strict bool) bool {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return false
+	}
+	if strict {
+		return v > lo
+	}
+	return v >= lo
+}
+
 // normalize fills defaults and checks every value.
 func (s *Scenario) normalize() error {
 	if s.Name == "" {
@@ -330,23 +391,39 @@ func (s *Scenario) normalize() error {
 			v    int
 		}{{"nodes", m.Nodes}, {"sockets_per_node", m.SocketsPerNode}, {"cores_per_socket", m.CoresPerSocket},
 			{"ranks_per_node", m.RanksPerNode}, {"threads_per_rank", m.ThreadsPerRank}} {
-			if c.v <= 0 {
-				return bad("machine."+c.name, "must be a positive integer (machine %s, %s)", m.Name, key)
+			if c.v <= 0 || c.v > graph.MaxRanks {
+				return s.badAt("machine", i, "", -1, c.name, "must be a positive integer up to %d (machine %s, %s)", graph.MaxRanks, m.Name, key)
 			}
 		}
 		if m.RanksPerNode*m.ThreadsPerRank > m.SocketsPerNode*m.CoresPerSocket {
 			return bad("machine.ranks_per_node", "machine %s: %d ranks × %d threads exceed %d cores per node",
 				m.Name, m.RanksPerNode, m.ThreadsPerRank, m.SocketsPerNode*m.CoresPerSocket)
 		}
-		if m.IdlePowerW < 0 || m.CoreIdlePowerW < 0 || m.SpeedFactor <= 0 || math.IsInf(m.SpeedFactor, 0) {
-			return bad("machine.idle_power_w", "machine %s: powers must be ≥ 0 and compute_speed_factor > 0", m.Name)
+		if m.Nodes > graph.MaxRanks || m.RanksPerNode > graph.MaxRanks || m.Nodes*m.RanksPerNode > graph.MaxRanks {
+			return s.badAt("machine", i, "", -1, "nodes", "machine %s: %d nodes × %d ranks per node exceed %d ranks (graph.MaxRanks)", m.Name, m.Nodes, m.RanksPerNode, graph.MaxRanks)
+		}
+		for _, c := range []struct {
+			key string
+			v   float64
+			pos bool
+		}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
+			if !finite(c.v, 0, c.pos) {
+				want := "a finite number ≥ 0"
+				if c.pos {
+					want = "a finite number > 0"
+				}
+				return s.badAt("machine", i, "", -1, c.key, "machine %s: %s must be %s, got %g", m.Name, c.key, want, c.v)
+			}
 		}
 		if len(m.PStates) == 0 {
 			return bad("machine.pstate", "machine %s needs at least one [[machine.pstate]]", m.Name)
 		}
-		for _, p := range m.PStates {
-			if !(p.FreqGHz > 0) || !(p.ActivePowerW > 0) {
-				return bad("machine.pstate", "machine %s: every pstate needs freq_ghz > 0 and active_power_w > 0", m.Name)
+		for j, p := range m.PStates {
+			if !finite(p.FreqGHz, 0, true) {
+				return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
+			}
+			if !finite(p.ActivePowerW, 0, true) {
+				return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w must be a finite number > 0, got %g", m.Name, j+1, p.ActivePowerW)
 			}
 		}
 		sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
@@ -369,8 +446,8 @@ func (s *Scenario) normalize() error {
 			if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
 				return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
 			}
-			if !(a.PowerW >= 0) || math.IsInf(a.PowerW, 0) {
-				return bad("machine.accelerator.power_w", "machine %s: accelerator %s: power must be ≥ 0", m.Name, a.Name)
+			if !finite(a.PowerW, 0, false) {
+				return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
 			}
 			if s.Models.File == "" {
 				return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
@@ -393,6 +470,9 @@ func (s *Scenario) normalize() error {
 		if *c.v < 0 {
 			return bad("network."+c.key, "must be ≥ 0, got %d", *c.v)
 		}
+		if c.key != "S_bytes" && *c.v > graph.MaxTimeNs {
+			return bad("network."+c.key, "%d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", *c.v, graph.MaxTimeNs)
+		}
 		if *c.v == 0 && c.key != "O_ns_per_byte" && !s.setInText("network", c.key) {
 			*c.v = c.d
 		}
@@ -412,7 +492,10 @@ func (s *Scenario) normalize() error {
 			v   *int64
 		}{{"L_ns", o.LNs}, {"o_ns", o.ONs}, {"g_ns", o.GapNs}, {"G_ns_per_byte", o.GNsPerByte}, {"O_ns_per_byte", o.ONsPerByte}, {"S_bytes", o.SBytes}} {
 			if c.v != nil && *c.v < 0 {
-				return bad("network.override."+c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
+				return s.badAt("network.override", i, "", -1, c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
+			}
+			if c.v != nil && c.key != "S_bytes" && *c.v > graph.MaxTimeNs {
+				return s.badAt("network.override", i, "", -1, c.key, "override %d: %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", i+1, *c.v, graph.MaxTimeNs)
 			}
 		}
 	}
@@ -435,7 +518,7 @@ func (s *Scenario) normalize() error {
 	if (w.Trace == "") == (w.Generator == "") {
 		return bad("workload", "set exactly one of workload.trace and workload.generator")
 	}
-	if s.Models.MemoryBoundness < 0 || s.Models.MemoryBoundness > 1 {
+	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
 	}
 	if s.Models.File != "" {
@@ -488,6 +571,37 @@ func (s *Scenario) normalize() error {
 		if err := checkAxis(k, vs); err != nil {
 			return err
 		}
+	}
+	return s.checkPointCount()
+}
+
+// MaxPoints is the largest number of points a sweep may have (machines ×
+// the product of the sweep.params axes × the caps of each policy). Parse
+// checks it from the axis lengths, before any point is built.
+const MaxPoints = 1 << 20
+
+func (s *Scenario) checkPointCount() error {
+	perCombo := 0 // points per machine and parameter combination
+	for _, p := range s.Sweep.Policies {
+		if p == "uncapped" {
+			perCombo++
+		} else {
+			perCombo += len(s.Sweep.CapsW)
+		}
+	}
+	n := len(s.Machines) * perCombo
+	var dims []string
+	for _, k := range s.paramAxes() {
+		l := len(s.Sweep.Params[k])
+		dims = append(dims, fmt.Sprintf("%s: %d", k, l))
+		if n > MaxPoints/l { // n·l > MaxPoints, without overflow
+			return bad("sweep.params", "the sweep has more than %d points (scenarios.MaxPoints): %d machine(s) × %d point(s) per policy and cap list × axes (%s)",
+				MaxPoints, len(s.Machines), perCombo, strings.Join(dims, ", "))
+		}
+		n *= l
+	}
+	if n > MaxPoints {
+		return bad("sweep", "the sweep has %d points, more than %d (scenarios.MaxPoints): %d machine(s) × %d caps over the policies", n, MaxPoints, len(s.Machines), perCombo)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"github.com/capsim/capsim/compute/power"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,9 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"bound slack policy", base + "\n[bound]\nslack_policy = \"alap\"\n", `key bound.slack_policy: unknown slack policy "alap"`, -1},
 		{"bound tie dropped", base + "\n[bound]\ntie_us = 3.0\n", "tie_us", -1},
 		{"override unknown key", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nbandwidth = 2\n\n[workload]", 1), "key network.override.bandwidth: unknown key", -1},
+		{"wait power word", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = \"busy\"", 1), `wait power "busy": want task, idle or a number of watts`, 15},
+		{"wait power negative", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = -2.5", 1), "wait power -2.5 W: want a finite number ≥ 0", 15},
+		{"wait power bool", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = true", 1), "wait power true", 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("my.toml", []byte(tc.text))
@@ -59,6 +63,29 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 				t.Errorf("no line in %q", err)
 			}
 		})
+	}
+}
+
+// wait_power reads "task", "idle" or watts; the default is "task".
+func TestWaitPowerKey(t *testing.T) {
+	base := string(Default())
+	for _, tc := range []struct {
+		set  string
+		want power.WaitPower
+	}{
+		{"", power.WaitPower{}},
+		{"wait_power = \"task\"", power.WaitPower{}},
+		{"wait_power = \"idle\"", power.WaitPower{Mode: power.WaitIdle}},
+		{"wait_power = 3", power.WaitPower{Mode: power.WaitFixed, Watts: 3}},
+		{"wait_power = 2.75", power.WaitPower{Mode: power.WaitFixed, Watts: 2.75}},
+	} {
+		sc, err := Parse("w.toml", []byte(strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\n"+tc.set, 1)))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.set, err)
+		}
+		if got := sc.Machines[0].WaitPower; got != tc.want {
+			t.Errorf("%q: %+v, want %+v", tc.set, got, tc.want)
+		}
 	}
 }
 

@@ -136,6 +136,9 @@ func deviceLabel(device string, ghz float64) string {
 	return fmt.Sprintf("%s (host %g GHz)", device, ghz)
 }
 
+// isDeviceLabel reports whether a configuration label is deviceLabel's.
+func isDeviceLabel(label string) bool { return strings.Contains(label, " (host ") }
+
 // onDevice reports whether configuration label of a task of region row
 // i (as configs labels them) runs on the region's device.
 func (sp *speeds) onDevice(i int32, label string) bool {
@@ -249,7 +252,7 @@ func (p *speedPricer) CalcDuration(op int32, start int64) int64 {
 	if math.IsNaN(x) {
 		return p.g.Size[op]
 	}
-	return int64(math.Round(float64(p.g.Size[op]) * x))
+	return graph.SatNs(float64(p.g.Size[op]) * x)
 }
 
 // opWatts returns the power of every calc operation of g under plan pl

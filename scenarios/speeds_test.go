@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/capsim/capsim/compute/power"
 	"math"
 	"sort"
 	"strings"
@@ -64,9 +65,11 @@ func TestAcceleratorScenario(t *testing.T) {
 		}
 	}
 	// Uncapped on the gpu node: every stencil call on gpu0. The engine's
-	// compute time is Σ round(size · 0.20374368); the energy is the base
-	// and idle cores over the run plus (45 − 4) W during offloaded calls
-	// plus (15 − 4) W during communication overheads.
+	// compute time is Σ round(size · 0.20374368). Under the default wait
+	// power ("task") a rank draws its idle core's 4 W until its first
+	// call starts and the call's 45 W from then on (it waits at its last
+	// task's power); under "idle" the base and idle cores over the run
+	// plus (45 − 4) W during offloaded calls only.
 	met, rec, err := sc.replay(g, gpu, sc.Net(), nil, "uncapped", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -77,18 +80,38 @@ func TestAcceleratorScenario(t *testing.T) {
 			want += int64(math.Round(float64(g.Size[op]) * 0.20374368))
 		}
 	}
-	var comm int64
 	for _, r := range rec.res.Ranks {
 		compute += r.Compute
-		comm += r.Comm
 	}
 	if compute != want {
 		t.Errorf("compute %d ns, want %d", compute, want)
 	}
+	first := make([]int64, g.NumRanks())
+	for r := range first {
+		first[r] = -1
+	}
+	for _, s := range rec.acct.Spans() {
+		if g.Kind[s.Op] == graph.Calc && (first[s.Rank] < 0 || s.Start < first[s.Rank]) {
+			first[s.Rank] = s.Start
+		}
+	}
 	T := float64(met.MakespanNs) / 1e9
-	energy := (gpu.BaseW()+16*4)*T + 41*float64(compute)/1e9 + 11*float64(comm)/1e9
+	energy := gpu.BaseW() * T
+	for _, f := range first {
+		energy += 4*float64(f)/1e9 + 45*(T-float64(f)/1e9)
+	}
 	if math.Abs(energy-met.EnergyJ) > 1e-6 {
-		t.Errorf("energy %.9f J, want %.9f J", met.EnergyJ, energy)
+		t.Errorf("wait power task: energy %.9f J, want %.9f J", met.EnergyJ, energy)
+	}
+	idle := *gpu
+	idle.WaitPower = power.WaitPower{Mode: power.WaitIdle}
+	met, _, err = sc.replay(g, &idle, sc.Net(), nil, "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	T = float64(met.MakespanNs) / 1e9
+	if energy := (gpu.BaseW()+16*4)*T + 41*float64(compute)/1e9; math.Abs(energy-met.EnergyJ) > 1e-6 {
+		t.Errorf("wait power idle: energy %.9f J, want %.9f J", met.EnergyJ, energy)
 	}
 	// Static at 400 W: a 15 W share per rank; gpu0's 45 W does not fit, so
 	// the gpu node runs like the CPU node.

@@ -6,17 +6,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -61,6 +62,14 @@ type Metrics struct {
 // Done, as soon as it is finished.
 type Evaluator interface {
 	Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error
+}
+
+// Checker is an Evaluator that can check a whole scenario before the
+// first point (Replayer: Scenario.Check). Run calls it before it opens
+// the results directory, so a sweep that cannot run fails at once and
+// writes nothing.
+type Checker interface {
+	Check(sc *Scenario) error
 }
 
 // paramAxes returns the parameter axis names in sorted order.
@@ -111,16 +120,87 @@ func (s *Scenario) Points() []Point {
 	return pts
 }
 
-// Fingerprint identifies the sweep a results directory belongs to: a hash
-// of the scenario text.
+// Fingerprint is a hash of the scenario text alone. A results directory
+// is identified by Identity, which also covers the files the scenario
+// reads and the capsim version.
 func (s *Scenario) Fingerprint() string {
 	h := sha256.Sum256(s.Text)
 	return hex.EncodeToString(h[:8])
 }
 
+// Identity returns what a sweep's results depend on: the scenario text,
+// the content of every file it reads (workload.trace, models.file) and the
+// capsim version, with a fingerprint over all of them. A rerun into the
+// same directory after any of them changed is refused instead of mixing
+// old points with new ones (results.OpenSweep).
+func (s *Scenario) Identity() (results.Sweep, error) {
+	sum := sha256.Sum256(s.Text)
+	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
+	for _, f := range []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}} {
+		if f.path == "" {
+			continue
+		}
+		p := s.path(f.path)
+		h, err := hashFile(p)
+		if err != nil {
+			return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
+		}
+		inputs = append(inputs, results.Input{Name: f.key, Path: p, Hash: h})
+	}
+	inputs = append(inputs, results.Input{Name: "capsim", Hash: Version()})
+	h := sha256.New()
+	for _, in := range inputs { // paths are left out: a moved file is the same input
+		fmt.Fprintf(h, "%s\x00%s\x00", in.Name, in.Hash)
+	}
+	return results.Sweep{Fingerprint: hex.EncodeToString(h.Sum(nil)[:8]), Points: len(s.Points()),
+		Schema: s.Schema(), Inputs: inputs}, nil
+}
+
+// hashFile returns the SHA-256 of a file's content, in hex.
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Version returns the version of the capsim build: the module version, and
+// the VCS revision when the build recorded one ("devel" when neither).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				dirty = "+modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev + dirty
+	}
+	return v
+}
+
 // Schema returns the results table's columns for this scenario.
 func (s *Scenario) Schema() results.Schema {
-	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "wait_power", Type: results.String}, {Name: "policy", Type: results.String},
 		{Name: "cap_w", Type: results.Float64}}
 	for _, a := range s.paramAxes() {
 		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
@@ -175,7 +255,7 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	if p.Policy != "uncapped" {
 		capW = p.CapW
 	}
-	vals := []any{s.Machines[p.Machine].Name, p.Policy, capW}
+	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
 	}
@@ -185,24 +265,10 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var bound, gap any
 	if m.BoundNs > 0 {
 		bound = m.BoundNs
-		gap = math.Round(100*(float64(m.MakespanNs)/float64(m.BoundNs)-1)*1e6) / 1e6
+		gap = units.Pct(100 * (float64(m.MakespanNs)/float64(m.BoundNs) - 1))
 	}
 	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
 		m.OverCapNs, bound, gap)}
-}
-
-// Shard selects a deterministic share of a sweep: groups whose number
-// modulo Of equals K.
-type Shard struct{ K, Of int }
-
-// ParseShard parses "K/N" with 0 ≤ K < N.
-func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.K, &sh.Of); err != nil || sh.Of <= 0 || sh.K < 0 || sh.K >= sh.Of ||
-		fmt.Sprintf("%d/%d", sh.K, sh.Of) != strings.TrimSpace(s) {
-		return Shard{}, fmt.Errorf("shard %q: want K/N with 0 ≤ K < N", s)
-	}
-	return sh, nil
 }
 
 // RunOptions controls a sweep run.
@@ -212,6 +278,10 @@ type RunOptions struct {
 	Workers int   // 0: one per CPU
 	// Progress, when not nil, is told of every finished point.
 	Progress func(done, total int)
+	// Restart discards the points of another sweep (another scenario,
+	// changed input files or capsim version) found in OutDir instead of
+	// refusing to run.
+	Restart bool
 }
 
 // Summary reports what a run did.
@@ -229,7 +299,16 @@ type Summary struct {
 func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
 	start := time.Now()
 	all := sc.Points()
-	store, err := results.Open(opts.OutDir, sc.Fingerprint(), len(all), sc.Schema())
+	if c, ok := ev.(Checker); ok {
+		if err := c.Check(sc); err != nil {
+			return nil, err
+		}
+	}
+	id, err := sc.Identity()
+	if err != nil {
+		return nil, err
+	}
+	store, err := results.OpenSweep(opts.OutDir, id, opts.Restart)
 	if err != nil {
 		return nil, err
 	}
@@ -237,24 +316,29 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	of := opts.Shard.Of
-	if of == 0 {
-		of = 1
+	var mine []chunk
+	if of := opts.Shard.Of; of > 1 {
+		mine = Plan(all, of, sc.workloadSizes())[opts.Shard.K]
+	} else {
+		mine = Plan(all, 1, func(Point) float64 { return 1 })[0]
 	}
 	var groups [][]Point
 	sum := &Summary{}
-	for _, p := range all {
-		if p.Group%of != opts.Shard.K {
-			continue
+	for _, c := range mine {
+		// The chunk's points, after the points of its group that it
+		// re-solves the LP at (marked done: another shard emits them).
+		g := slices.Clone(c.group[:c.hi])
+		for i := range g {
+			if i < c.lo {
+				g[i].Done = true
+				continue
+			}
+			sum.Points++
+			if g[i].Done = store.Done(g[i].Index); g[i].Done {
+				sum.Skipped++
+			}
 		}
-		sum.Points++
-		if p.Done = store.Done(p.Index); p.Done {
-			sum.Skipped++
-		}
-		if len(groups) == 0 || groups[len(groups)-1][0].Group != p.Group {
-			groups = append(groups, nil)
-		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+		groups = append(groups, g)
 	}
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +20,14 @@ import (
 
 // fakeEval derives metrics from the point alone, like a real evaluator,
 // optionally sleeping so a test can kill a sweep half-way.
-type fakeEval struct{ delay time.Duration }
+type fakeEval struct {
+	delay time.Duration
+	// stall, when set, blocks the evaluator for good once it has emitted
+	// that many points (counted in stalled), so that a process killed
+	// afterwards is always killed mid-sweep, however loaded the machine.
+	stall   int
+	stalled *atomic.Int64
+}
 
 func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
 	for _, p := range pts {
@@ -35,8 +43,14 @@ func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit 
 		if p.Policy == "static" && p.CapW > 120 {
 			m.BoundNs = m.MakespanNs - 1000
 		}
+		if f.stall > 0 && f.stalled.Load() >= int64(f.stall) {
+			time.Sleep(time.Hour) // the parent kills this process
+		}
 		if err := emit(p, m); err != nil {
 			return err
+		}
+		if f.stalled != nil {
+			f.stalled.Add(1)
 		}
 	}
 	return nil
@@ -136,7 +150,7 @@ func TestSweepDeterministicAndShards(t *testing.T) {
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(base, "merged")
-	st, err := results.Merge(merged, shards)
+	st, _, err := results.Merge(merged, shards, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +173,7 @@ func TestParseShard(t *testing.T) {
 // part-way, resumes it here, and checks the table equals an uninterrupted run.
 func TestKilledSweepResumes(t *testing.T) {
 	if dir := os.Getenv("CAPSIM_SWEEP_CHILD"); dir != "" {
-		Run(context.Background(), mustParse(t), fakeEval{delay: 20 * time.Millisecond}, RunOptions{OutDir: dir, Workers: 2})
+		Run(context.Background(), mustParse(t), fakeEval{delay: 20 * time.Millisecond, stall: 10, stalled: new(atomic.Int64)}, RunOptions{OutDir: dir, Workers: 2})
 		return
 	}
 	sc := mustParse(t)

@@ -24,16 +24,27 @@
 //     wildcards; an unmatched message waits in the unexpected queue, where
 //     a receive posted later finds it without further cost.
 //
+// With the LogGP variant of the network (network.LogGOPS.LogGP, taken from
+// the net passed to Run for every message class) a message arrives
+// o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
+// of CPU; everything else is as above.
+//
 // A host's finish time is when its last CPU becomes free. LogGOPSim's
 // unsigned arithmetic makes the per-byte charges of an empty message
 // negative ((s-1) wraps around); capsim charges the same, stopping only
 // where a time would fall below 0.
+//
+// Every time of a replay stays at most graph.MaxTimeNs (10^18 ns): each
+// event checks the times it sets against that limit once, and a replay
+// that would pass it fails with a *TimeLimitError naming the operation,
+// never with a wrapped time.
 //
 // The event loop allocates nothing per event.
 package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -277,8 +288,30 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	e := newEngine(g, net, opt)
 	e.devFree = make([]uint64, ndev)
 	e.seed()
-	e.loop()
+	if err := e.loop(); err != nil {
+		return nil, err
+	}
 	return e.finish()
+}
+
+// maxT is graph.MaxTimeNs as the engine's unsigned time. Every time the
+// engine holds is at most maxT and every charge at most 2·maxT+1, so the
+// few additions an event makes cannot overflow before they are checked.
+const maxT = uint64(graph.MaxTimeNs)
+
+// TimeLimitError reports a replay in which a time would exceed
+// graph.MaxTimeNs.
+type TimeLimitError struct {
+	Op   string // the operation, as graph.Describe gives it
+	What string // the time that grew too large
+}
+
+func (e *TimeLimitError) Error() string {
+	return fmt.Sprintf("replay: %s: %s exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", e.Op, e.What, graph.MaxTimeNs)
+}
+
+func (e *engine) tooLate(op int32, what string) error {
+	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
@@ -508,16 +541,29 @@ func (e *engine) markDone(op, rank int32) {
 // charge wraps around to −X; the receive's max((s-1)·O, (s-1)·G) is then
 // −G when O = 0 and −min(O, G) otherwise (the larger of the two wrapped
 // values). capsim reproduces those negative charges exactly.
+//
+// x is a network parameter, 0 ≤ x ≤ graph.MaxTimeNs; a product above
+// graph.MaxTimeNs saturates at MaxTimeNs+1, which the caller's check then
+// reports.
 func perByte(s, x int64) int64 {
 	if s > 0 {
-		return (s - 1) * x
+		return mulSat(s-1, x)
 	}
 	return -x
 }
 
+// mulSat returns a·b for a, b ≥ 0, or maxT+1 when that exceeds maxT.
+func mulSat(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > maxT {
+		return int64(maxT + 1)
+	}
+	return int64(lo)
+}
+
 func recvPerByte(s, O, G int64) int64 {
 	if s > 0 {
-		return (s - 1) * max(O, G)
+		return mulSat(s-1, max(O, G))
 	}
 	switch {
 	case O == 0:
@@ -537,7 +583,9 @@ func addNs(t uint64, d int64) uint64 {
 	return uint64(int64(t) + d)
 }
 
-func (e *engine) loop() {
+// loop runs the events until the queue is empty, or until a time would
+// exceed maxT.
+func (e *engine) loop() error {
 	g := e.g
 	o := e.net.Overhead
 	gap := e.net.Gap
@@ -545,6 +593,7 @@ func (e *engine) loop() {
 	G := e.net.GapPerByte
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
+	loggp := e.net.LogGP // the LogGP variant (see package network)
 	obs := e.opt.Observer
 	var class []uint8
 	var classes []network.LogGOPS
@@ -586,7 +635,14 @@ func (e *engine) loop() {
 					d = 0
 				}
 			}
-			e.nexto[cpu] = start + uint64(d)
+			end := start + uint64(d)
+			if max(uint64(d), end) > maxT {
+				if uint64(d) > maxT {
+					return e.tooLate(op, fmt.Sprintf("its duration %d ns", d))
+				}
+				return e.tooLate(op, fmt.Sprintf("its end at %d + %d ns", start, d))
+			}
+			e.nexto[cpu] = end
 			if dev >= 0 {
 				e.devFree[dev] = e.nexto[cpu]
 				if e.opt.DeviceNs != nil {
@@ -595,7 +651,10 @@ func (e *engine) loop() {
 					}
 				}
 			}
-			e.stats[h].Compute += d
+			st := &e.stats[h]
+			if st.Compute += d; st.Compute > int64(maxT) {
+				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
+			}
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
 			}
@@ -616,17 +675,27 @@ func (e *engine) loop() {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			e.markStarted(op, rank)
-			busy := o + perByte(g.Size[op], O)
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgs[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
+			size := g.Size[op]
+			busy := o + perByte(size, O)
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
+			arrive := t + uint64(o) + L
+			if loggp {
+				arrive += uint64(max(0, perByte(size, G)))
+			}
+			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
+			}
+			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
 			}
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			e.q.push(event{time: t + uint64(o) + L, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+			e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 			e.ts++
 			if e.sent != nil {
 				e.sent[op] = t
@@ -673,10 +742,19 @@ func (e *engine) loop() {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
-			busy := o + recvPerByte(g.Size[op], O, G)
-			e.nexto[cpu] = addNs(t, busy)
-			e.nextgr[nic] = addNs(t, gap+perByte(g.Size[op], G))
-			e.stats[h].Comm += max(0, busy)
+			size := g.Size[op]
+			busy := o + recvPerByte(size, O, G)
+			if loggp {
+				busy = o + max(0, perByte(size, O))
+			}
+			cpuEnd := addNs(t, busy)
+			nicEnd := addNs(t, gap+perByte(size, G))
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
+			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
+				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
+			}
+			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
 			}
@@ -704,6 +782,7 @@ func (e *engine) loop() {
 		}
 		e.flush()
 	}
+	return nil
 }
 
 // rendezvousDone completes the rendezvous send op of host src at time t.
@@ -778,6 +857,24 @@ type DeadlockError struct {
 	Blocked []string
 	// Unmatched lists messages that were sent but never received.
 	Unmatched []string
+	// BlockedOps and UnmatchedOps are the graph operations Blocked and
+	// Unmatched describe, entry by entry, so that a caller that lowered
+	// the graph from a trace can name them in the trace's terms (Rewrite).
+	BlockedOps, UnmatchedOps []int32
+	blockedWhy               []string // Blocked's reasons, after the operation
+	unmatchedAt              []int    // the rank each Unmatched message arrived at
+}
+
+// Rewrite describes the blocked operations and unmatched messages again
+// with describe (for instance in the MPI terms of the trace the graph was
+// lowered from: lower.EventMap.Describer), keeping the reasons.
+func (d *DeadlockError) Rewrite(describe func(op int32) string) {
+	for i, op := range d.BlockedOps {
+		d.Blocked[i] = describe(op) + ": " + d.blockedWhy[i]
+	}
+	for i, op := range d.UnmatchedOps {
+		d.Unmatched[i] = fmt.Sprintf("%s (arrived at rank %d)", describe(op), d.unmatchedAt[i])
+	}
 }
 
 func (d *DeadlockError) Error() string {
@@ -822,17 +919,32 @@ func (e *engine) finish() (*Result, error) {
 			if e.state[id] == stDone || e.state[id] == stStarted && g.Kind[id] == graph.Send {
 				continue
 			}
-			dl.Blocked = append(dl.Blocked, e.why(id))
+			op, why := e.why(id)
+			dl.Blocked = append(dl.Blocked, g.Describe(op)+": "+why)
+			dl.BlockedOps = append(dl.BlockedOps, op)
+			dl.blockedWhy = append(dl.blockedWhy, why)
 			break
 		}
 	}
+	type unmatched struct {
+		s  string
+		op int32
+		at int
+	}
+	var um []unmatched
 	for h := range e.uq {
 		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
-			dl.Unmatched = append(dl.Unmatched, fmt.Sprintf("%s (arrived at rank %d)", g.Describe(e.pool[i].op), h))
+			op := e.pool[i].op
+			um = append(um, unmatched{fmt.Sprintf("%s (arrived at rank %d)", g.Describe(op), h), op, h})
 		}
 	}
-	if len(dl.Blocked) > 0 || len(dl.Unmatched) > 0 {
-		sort.Strings(dl.Unmatched)
+	if len(dl.Blocked) > 0 || len(um) > 0 {
+		sort.Slice(um, func(i, j int) bool { return um[i].s < um[j].s })
+		for _, u := range um {
+			dl.Unmatched = append(dl.Unmatched, u.s)
+			dl.UnmatchedOps = append(dl.UnmatchedOps, u.op)
+			dl.unmatchedAt = append(dl.unmatchedAt, u.at)
+		}
 		return nil, &dl
 	}
 	res := &Result{Ranks: e.stats, Events: e.events}
@@ -849,9 +961,10 @@ func (e *engine) finish() (*Result, error) {
 	return res, nil
 }
 
-// why describes what unfinished operation id waits on, following the
-// chain of unmet dependencies to the operation that is really stuck.
-func (e *engine) why(id int32) string {
+// why finds what unfinished operation id waits on, following the chain of
+// unmet dependencies to the operation that is really stuck, and returns
+// that operation and why it is stuck.
+func (e *engine) why(id int32) (int32, string) {
 	g := e.g
 	seen := map[int32]bool{}
 	for !seen[id] {
@@ -859,9 +972,9 @@ func (e *engine) why(id int32) string {
 		switch e.state[id] {
 		case stStarted:
 			if g.Kind[id] == graph.Recv {
-				return g.Describe(id) + ": no matching message"
+				return id, "no matching message"
 			}
-			return g.Describe(id) + ": rendezvous send never matched by a receive"
+			return id, "rendezvous send never matched by a receive"
 		case stWaiting:
 			deps, kinds := g.Deps(id)
 			next := int32(-1)
@@ -872,12 +985,12 @@ func (e *engine) why(id int32) string {
 				}
 			}
 			if next < 0 {
-				return g.Describe(id) + ": never became ready"
+				return id, "never became ready"
 			}
 			id = next
 		default:
-			return g.Describe(id) + ": never ran"
+			return id, "never ran"
 		}
 	}
-	return g.Describe(id) + ": waits on itself through a dependency cycle"
+	return id, "waits on itself through a dependency cycle"
 }

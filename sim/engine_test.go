@@ -240,3 +240,80 @@ func TestLibstdcxxOrderQuirk(t *testing.T) {
 		t.Fatalf("libstdc++ order: err = %v, want the deadlock LogGOPSim's ordering causes", err)
 	}
 }
+
+// TestLogGP checks the LogGP variant by hand: L=1000 o=100 g=0 G=2 O=1.
+func TestLogGP(t *testing.T) {
+	net := network.NewLogGOPS(1000, 100, 0, 2, 1, 1<<20)
+	net.LogGP = true
+	for _, tc := range []struct {
+		name   string
+		sched  string
+		finish []int64
+	}{
+		{"one message", `num_ranks 2
+rank 0 { l1: send 11b to 1 tag 0
+}
+rank 1 { l1: recv 11b from 0 tag 0
+}`,
+			// sender: o + 10·O = 110. Arrives o + L + 10·G = 1120; the
+			// receiver then spends o + 10·O = 110: 1230.
+			[]int64{110, 1230}},
+		{"two sends share the sender's NIC", `num_ranks 3
+rank 0 { l1: send 11b to 1 tag 0
+l2: send 11b to 2 tag 0
+}
+rank 1 { l1: recv 11b from 0 tag 0
+}
+rank 2 { l1: recv 11b from 0 tag 0
+}`,
+			// The second send starts when the CPU (110) and the NIC (10·G =
+			// 20) are free, at 110: it ends at 220 and arrives at 110 + 1120.
+			[]int64{220, 1230, 1340}},
+		{"the receiver's CPU pays O per byte, not G", `num_ranks 2
+rank 0 { l1: send 11b to 1 tag 0
+}
+rank 1 {
+l1: recv 11b from 0 tag 0
+l2: calc 5
+l2 requires l1
+}`,
+			// Received at 1120 + o + 10·O = 1230, then the calc: 1235. Under
+			// LogGOPS: 1100 + o + 10·max(O, G) = 1220, then 1225.
+			[]int64{110, 1235}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(parse(t, tc.sched), net, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, want := range tc.finish {
+				if got := res.Ranks[r].Finish; got != want {
+					t.Errorf("rank %d finishes at %d, want %d", r, got, want)
+				}
+			}
+		})
+	}
+	// The same receive under LogGOPS holds the CPU for 10·max(O, G).
+	loggops := net
+	loggops.LogGP = false
+	res, err := Run(parse(t, `num_ranks 2
+rank 0 { l1: send 11b to 1 tag 0
+}
+rank 1 {
+l1: recv 11b from 0 tag 0
+l2: calc 5
+l2 requires l1
+}`), loggops, Options{})
+	if err != nil || res.Ranks[1].Finish != 1225 {
+		t.Errorf("LogGOPS: rank 1 finishes at %v (%v), want 1225", res.Ranks[1].Finish, err)
+	}
+	if got, want := net.Cost(11), int64(2*100+1000+10*2+10*1); got != want {
+		t.Errorf("Cost(11) = %d, want %d", got, want)
+	}
+	if s := net.String(); s != "loggp:L=1000,o=100,g=0,G=2,O=1,S=1048576" {
+		t.Errorf("String() = %q", s)
+	}
+	if p, err := network.ParseSpec(net.String()); err != nil || p != net {
+		t.Errorf("ParseSpec(String()) = %v, %v", p, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
@@ -159,6 +160,9 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 	if node.Cap < 0 || math.IsNaN(node.Cap) {
 		return nil, fmt.Errorf("task graph run: power cap %g W is negative", node.Cap)
 	}
+	if !(node.IdleW >= 0) || math.IsInf(node.IdleW, 0) {
+		return nil, fmt.Errorf("task graph run: idle power %g W is not a finite number ≥ 0", node.IdleW)
+	}
 	if err := pol.Start(w, node); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", pol.Name(), err)
 	}
@@ -220,7 +224,11 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 				st.Power = float64(st.PowerNW) / 1e9
 				st.Running++
 				res.Start[t] = st.Now
-				res.End[t] = st.Now + cf.Time
+				res.End[t] = st.Now + cf.Time // both ≤ MaxTimeNs: no overflow
+				if res.End[t] > graph.MaxTimeNs {
+					return nil, &TaskError{pol.Name(), fmt.Sprintf("task %d (%s) started at %d ns would end at %d ns, past %d ns (graph.MaxTimeNs, about 31.7 years)",
+						t, d.Label(t), st.Now, res.End[t], graph.MaxTimeNs)}
+				}
 				res.Config[t] = c
 				busy += float64(cf.Threads) * float64(cf.Time)
 				q.push(event{time: uint64(res.End[t]), seq: seq, op: t})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -108,6 +109,7 @@ func TestRunTasksErrors(t *testing.T) {
 		{"bad config", Node{Cores: 8}, &greedy{cfg: 7, misbehave: true}, "chose configuration 7 of 2"},
 		{"no cores", Node{}, &greedy{}, "at least 1 core"},
 		{"negative cap", Node{Cores: 1, Cap: -1}, &greedy{}, "negative"},
+		{"NaN idle power", Node{Cores: 8, IdleW: math.NaN()}, &greedy{}, "idle power NaN W"},
 	} {
 		_, err := RunTasks(fork(t), c.node, c.pol)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -143,5 +145,32 @@ func TestRunTasksAllocs(t *testing.T) {
 	small, large := allocs(5), allocs(30)
 	if large > small {
 		t.Errorf("%v allocations for 35 tasks, %v for 4960", small, large)
+	}
+}
+
+// A chain of 1001 tasks of 10^6 s ends past graph.MaxTimeNs: an error
+// naming the task, not a wrapped time.
+func TestRunTasksTimeLimit(t *testing.T) {
+	b := taskgraph.NewBuilder("chain")
+	none := taskgraph.Coord{I: -1, J: -1, K: -1}
+	for i := int32(0); i < 1001; i++ {
+		b.Add("K", none)
+		if i > 0 {
+			b.Edge(i-1, i)
+		}
+	}
+	d, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := taskgraph.NewProfiles(taskgraph.Machine{Threads: 8})
+	p.Add("K", taskgraph.ProfileConfig{Threads: 1, Time: 1e6, Power: 2})
+	w, err := NewTaskWorkload(d, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RunTasks(w, Node{Cores: 8}, &greedy{cfg: 0})
+	if err == nil || !strings.Contains(err.Error(), "task 1000") || !strings.Contains(err.Error(), "MaxTimeNs") {
+		t.Errorf("err %v, want task 1000 past the limit", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
 )
 
 // TestBadInput runs the CLI on bad input: every error names the file (or
@@ -37,6 +39,9 @@ func TestBadInput(t *testing.T) {
 	write("badop.goal", "num_ranks 1\nrank 0 {\nl1: frobnicate 10\n}\n")
 	write("badruns.csv", "region,cpu_ghz,seconds,watts\nstencil.compute,2.6,10,15\nstencil.compute,abc,1,2\n")
 	write("bad.json", "{\n  \"format\":\n")
+	write("trace.tar.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xed\xc1\x01")
+	write("run-0.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
+	write("run-1.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
 
 	// A sweep of the default scenario, then a scenario that differs.
 	_, def, _ := capsim(t, "scenario", "default")
@@ -70,9 +75,37 @@ func TestBadInput(t *testing.T) {
 	j, _ := os.ReadFile(filepath.Join(p("res"), "points.jsonl"))
 	os.WriteFile(filepath.Join(res3, "points.jsonl"), append(j, "{\"point\":1,\"values\":[1]}\n"...), 0o644)
 
+	// Issue 15. A sweep of a trace that then changes (same scenario
+	// text); a shard holding only some points; an execution-graph workload
+	// under the lp policy; a machine with fewer ranks than the trace.
+	tiny := "name = \"tiny\"\n[[machine]]\nname = \"m\"\nnodes = 1\ncores_per_socket = 4\nranks_per_node = 4\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.0\nactive_power_w = 10\n[workload]\ntrace = \"t.arrow\"\n" +
+		"[sweep]\ncaps_w = [100]\npolicies = [\"uncapped\", \"static\"]\n"
+	write("t.arrow", string(good))
+	write("tiny.toml", tiny)
+	if code, _, stderr := capsim(t, "sweep", p("tiny.toml"), "-o", p("res-tiny"), "--progress", "never"); code != 0 {
+		t.Fatalf("sweep tiny: %d %s", code, stderr)
+	}
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "3", "-o", p("t.arrow")); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	write("grid.toml", strings.Replace(tiny, "ranks_per_node = 4", "ranks_per_node = 2", 1))
+	write("two.goal", "num_ranks 2\nrank 0 {\nl1: calc 1000\nl2: send 8b to 1 tag 0\nl1 requires l2\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	write("lpgraph.toml", strings.NewReplacer("ranks_per_node = 4", "ranks_per_node = 2", "t.arrow", "two.goal",
+		`policies = ["uncapped", "static"]`, `policies = ["lp"]`).Replace(tiny))
+	journal, err := os.ReadFile(filepath.Join(p("res"), "points.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p("res"), p("reslink")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(p("part"), 0o755)
+	os.WriteFile(filepath.Join(p("part"), "points.jsonl"), []byte(strings.Join(strings.SplitAfter(string(journal), "\n")[:3], "")), 0o644)
+
 	// Results directories a failing command may create (holding only the
 	// complete journal header and scenario copy, written before any point).
-	mayCreate := map[string]string{"scenario trace missing": p("r-notrace")}
+	mayCreate := map[string]string{"scenario trace missing": p("r-notrace"), "merge --partial": p("m-partial")}
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -113,6 +146,23 @@ func TestBadInput(t *testing.T) {
 		{"bad collective", []string{"replay", p("good.arrow"), "--coll", "allreduce=zzz"}, 2, []string{"allreduce", "zzz"}},
 		{"bad dims", []string{"gen", "stencil", "--dims", "4xq", "-o", p("g.arrow")}, 2, []string{"--dims", "4xq"}},
 		{"unknown flag", []string{"replay", p("good.arrow"), "--frobnicate"}, 2, []string{"unknown flag"}},
+		{"gzip tarball", []string{"replay", p("trace.tar.gz")}, 1, []string{"trace.tar.gz: a gzip archive: unpack it first"}},
+		{"liballprof rank 1", []string{"export", "goal", p("run-1.dat"), "-o", p("x.goal")}, 1,
+			[]string{"this is the liballprof trace of rank 1: pass the rank-0 file", "run-0.dat"}},
+		{"forced unknown format", []string{"replay", p("good.arrow"), "--format", "otf3"}, 1, []string{`unknown trace format "otf3"`}},
+		{"forced wrong format", []string{"replay", p("good.arrow"), "--format", "goal"}, 1, []string{"good.arrow:1:"}},
+		{"mps in missing folder", []string{"bound", p("good.arrow"), "--cap", "1e6", "--mps", p("nodir/x.mps")}, 1, []string{"--mps", "x.mps", "no such file"}},
+		{"merge onto an input", []string{"merge", p("res"), "-o", p("res")}, 1, []string{"is the input"}},
+		{"merge onto an input through a link", []string{"merge", p("res"), "-o", p("reslink")}, 1, []string{"is the input"}},
+		{"merge a shard twice", []string{"merge", p("res"), p("res"), "-o", p("m-twice")}, 1, []string{"more than one shard", "--partial"}},
+		{"merge a missing shard", []string{"merge", p("part"), "-o", p("m-missing")}, 1, []string{"points missing", "--partial"}},
+		{"merge --partial", []string{"merge", p("part"), "-o", p("m-partial"), "--partial"}, 0, []string{"warning", "points missing"}},
+		{"trace changed since the last run", []string{"sweep", p("tiny.toml"), "-o", p("res-tiny"), "--progress", "never"}, 1,
+			[]string{"workload.trace", "t.arrow", "changed", "--restart"}},
+		{"lp policy on a task graph", []string{"scenario", "check", p("lpgraph.toml")}, 1, []string{"policy lp needs an MPI-trace workload"}},
+		{"lp policy on a task graph, sweep", []string{"sweep", p("lpgraph.toml"), "-o", p("r-lpgraph"), "--progress", "never"}, 1,
+			[]string{"policy lp needs an MPI-trace workload"}},
+		{"machine too small for the trace", []string{"scenario", "check", p("grid.toml")}, 1, []string{"4 ranks", "runs 2"}},
 		{"timeline in missing dir", []string{"replay", p("good.arrow"), "--timeline", p("nodir/t.json")}, 1, []string{"t.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,13 +176,18 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("stderr %q does not contain %q", stderr, part)
 				}
 			}
+			if tc.code != 0 && (code == 0 || code >= 128) {
+				t.Errorf("exit %d: want a failure status below 128", code)
+			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("stderr shows a panic: %q", stderr)
 			}
 			// Nothing half-written: a failed command creates no files
-			// (temporary ones included).
+			// (temporary ones included) but the lock file of a results
+			// directory it opened.
 			for f := range listDir(t, dir) {
-				if !before[f] && (mayCreate[tc.name] == "" || !strings.HasPrefix(f, mayCreate[tc.name])) {
+				if !before[f] && filepath.Base(f) != results.LockFile &&
+					(mayCreate[tc.name] == "" || !strings.HasPrefix(f, mayCreate[tc.name])) {
 					t.Errorf("left %s behind", f)
 				}
 			}

@@ -12,11 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -61,7 +62,7 @@ func newBoundCmd() *cobra.Command {
 		capW                     float64
 		caps, scenarioPath, mach string
 		mps, rounding, form      string
-		tablePath                string
+		tablePath, format        string
 		slackPolicy              string
 		method                   string
 		asJSON                   bool
@@ -107,9 +108,14 @@ rounded_ns replays the LP schedule rounded by --rounding, as soon as
 possible: split runs every task for its LP duration as a mix of its two
 adjacent P-states (one mid-task switch, --switch-us, none for tasks under
 --min-task-ms), nearest runs it at the P-state nearest in time, power-safe
-at the slower of the two (never above the LP's power). Events may reorder
-in the replay and the job may exceed the cap (rounded_over_cap_ns says how
-long; a split task is charged its time-averaged power).
+at the slower of the two (never above the LP's power), staggered (the
+sweep's lp policy) splits as split does but places each task's faster
+stretch where the job's power fits the cap at every instant (the slower
+point where it cannot). Events may reorder in the replay and the job may
+exceed the cap: rounded_over_cap_ns says how long, from the power at every
+instant (a split task draws its faster point's power while in it).
+Between its tasks a rank draws the machine's wait_power (default: its last
+task's power).
 conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
@@ -121,11 +127,18 @@ Static (and the uncapped run) pick per task from those configurations.`,
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			ctx, stop := signalContext()
+			defer stop()
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
 			if (capW > 0) == (caps != "") {
 				return usagef("give exactly one of --cap and --caps")
+			}
+			if mps != "" { // before the solve, not after minutes of it
+				if err := clp.CheckWritable(mps); err != nil {
+					return fmt.Errorf("--mps: %w", err)
+				}
 			}
 			capList := []float64{capW}
 			if caps != "" {
@@ -157,10 +170,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 			}
 			var t *mpi.Trace
+			var formatAlgs map[mpi.Kind]string // the trace format's own collectives (liballprof: schedgen's)
 			if len(a) == 1 {
-				if t, err = arrowtrace.ReadMPI(a[0]); err != nil {
+				it, err := loadMPI(a[0], traceOptions(format, 0))
+				if err != nil {
 					return err
 				}
+				t, formatAlgs = it.MPI, it.Collectives
 			} else if t, err = sc.Trace(nil); err != nil {
 				return err
 			}
@@ -170,6 +186,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			algs, err := lower.ParseAlgorithms(sc.Network.Collective)
 			if err != nil {
 				return err
+			}
+			for k, alg := range formatAlgs {
+				if _, set := algs[k]; !set {
+					algs[k] = alg
+				}
 			}
 			g, err := lower.Lower(t, lower.Options{Algorithm: algs})
 			if err != nil {
@@ -240,8 +261,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			}
 			var out []boundJSON
 			var infeasible []string
+			var stopped error // SIGINT: print the caps finished, then exit 130
 			for _, cw := range capList {
-				b, err := s.Solve(m.LPCap(cw))
+				b, err := s.SolveContext(ctx, m.LPCap(cw))
+				if err != nil && ctx.Err() != nil {
+					stopped = interrupted(ctx, err)
+					break
+				}
 				var ie *bound.InfeasibleError
 				if errors.As(err, &ie) {
 					msg := fmt.Sprintf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
@@ -281,17 +307,32 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				bn := int64(math.Round(b.Makespan * 1e9))
+				bn, err := graph.SecondsToNs(b.Makespan)
+				if err != nil {
+					return fmt.Errorf("LP bound at %g W: makespan: %w", cw, err)
+				}
+				lpUnc, err := graph.SecondsToNs(o.Makespan)
+				if err != nil {
+					return fmt.Errorf("LP initial schedule: makespan: %w", err)
+				}
 				rns, cns := rd.MakespanNs, cd.MakespanNs
 				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap,
 					Rounding: ro.Policy.String(), RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 					StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
-					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)),
+					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: lpUnc,
 					Order: o.Policy, Events: o.Events, LP: b.Stats})
 			}
-			if mps != "" {
+			for i := range out { // what the models resolve (internal/units)
+				r := &out[i]
+				r.MinFeasibleCapW = units.Watts(r.MinFeasibleCapW)
+				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
+			}
+			if len(out) == 0 {
+				return stopped
+			}
+			if mps != "" && stopped == nil {
 				if err := s.WriteMPS(mps); err != nil {
 					return err
 				}
@@ -310,10 +351,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				if len(out) == 1 {
+				if len(out) == 1 && len(capList) == 1 {
 					return enc.Encode(out[0])
 				}
-				return enc.Encode(out)
+				if err := enc.Encode(out); err != nil {
+					return err
+				}
+				return stopped
 			}
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 				m.Name, len(t.Ranks), minCap, unc.MakespanNs, first.LPUncappedNs, sc.Bound.Messages)
@@ -331,7 +375,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
 					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return stopped
 		},
 	}
 	f := c.Flags()
@@ -340,9 +387,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
+	f.StringVar(&format, "format", "", formatFlagHelp)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
-	f.StringVar(&rounding, "rounding", "split", "rounding of the LP schedule: split, nearest or power-safe")
+	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")

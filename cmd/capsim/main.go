@@ -3,7 +3,8 @@
 // and runs sweeps over power caps.
 //
 // Run "capsim --help" for the subcommands. Exit status: 0 on success, 1 on a
-// runtime error, 2 on a usage error.
+// runtime error, 2 on a usage error, 130 (143) when SIGINT (Ctrl-C) or
+// SIGTERM stopped a sweep or an LP solve (finished points are kept).
 package main
 
 import (
@@ -45,6 +46,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "capsim: %v\n", err)
+	var ie interruptedError
+	if errors.As(err, &ie) {
+		return ie.cause.status()
+	}
 	var u usageError
 	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") ||
 		strings.HasPrefix(err.Error(), "unknown flag") || strings.HasPrefix(err.Error(), "required flag") {
@@ -71,6 +76,7 @@ over power caps, policies and machines.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return checkNumberFlags(c) }
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newGenCmd(),

@@ -4,39 +4,63 @@ import (
 	"fmt"
 
 	"github.com/capsim/capsim/network"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/simgrid"
 )
 
-// loadMPIGraph reads an Arrow MPI trace and lowers it with the collective
-// algorithms of coll (e.g. "allreduce=ring").
-func loadMPIGraph(path, coll string) (*graph.Graph, error) {
-	g, _, err := loadMPIGraphComms(path, coll)
+// traceOptions gives the importer registry the trace flags: --format
+// (forcing a format; "" sniffs the content) and --speed (the flop/s of a
+// SimGrid time-independent trace; 0 for the trace's own).
+func traceOptions(format string, speed float64) importer.Options {
+	return importer.Options{Format: format, SimGrid: simgrid.Options{Speed: speed}}
+}
+
+// loadGraph reads a trace in any format the importer registry reads and
+// returns its execution graph, MPI traces lowered with the collective
+// algorithms of coll (e.g. "allreduce=ring"; kinds left out take the
+// format's choice).
+func loadGraph(path string, opt importer.Options, coll string) (*graph.Graph, error) {
+	g, _, err := loadGraphComms(path, opt, coll)
 	return g, err
 }
 
-// loadMPIGraphComms is loadMPIGraph that also returns the trace's
-// communicator names by number, for network overrides.
-func loadMPIGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
+// loadGraphComms is loadGraph that also names the communicators of an MPI
+// trace, for network overrides (nil for graph-level traces).
+func loadGraphComms(path string, opt importer.Options, coll string) (*graph.Graph, func(int32) string, error) {
 	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	t, err := arrowtrace.ReadMPI(path)
+	t, err := importer.Read(path, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := lower.Lower(t, lower.Options{Algorithm: algs})
+	g, err := t.Lower(algs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
-	names := map[int32]string{}
-	for _, c := range t.Comms {
-		names[c.ID] = c.Name
+	if t.MPI == nil {
+		return g, nil, nil
 	}
-	return g, func(c int32) string { return names[c] }, nil
+	return g, t.CommName, nil
 }
+
+// loadMPI reads an MPI-level trace (any format the registry reads).
+func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
+	t, err := importer.Read(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if t.MPI == nil {
+		return nil, fmt.Errorf("%s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", path, t.Format)
+	}
+	return t, nil
+}
+
+// formatFlagHelp documents --format.
+const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, otf2, dumpi, simgrid (see docs/trace-formats.md)"
 
 // netClasses parses --net-override specs over net and classifies g's
 // messages; nil when there are none.

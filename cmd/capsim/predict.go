@@ -12,6 +12,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 type predictJSON struct {
@@ -132,7 +133,7 @@ model's fixed value.`,
 	return c
 }
 
-func nsOf(s float64) int64 { return int64(math.Round(s * 1e9)) }
+func nsOf(s float64) int64 { return graph.SatNs(s * 1e9) }
 
 // parseParams parses --param values of the fixed inputs of Eiger model m.
 func parseParams(m compute.Model, params []string) (map[string]float64, error) {

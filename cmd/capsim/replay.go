@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -12,40 +15,15 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
-	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
 )
-
-// loadGraph reads an execution graph from a GOAL text file, an Arrow
-// execution graph or an Arrow MPI trace (lowered with the collective
-// algorithms in coll).
-func loadGraph(path, coll string) (*graph.Graph, error) {
-	g, _, err := loadGraphComms(path, coll)
-	return g, err
-}
-
-// loadGraphComms is loadGraph that also names the communicators of an MPI
-// trace (nil for other traces).
-func loadGraphComms(path, coll string) (*graph.Graph, func(int32) string, error) {
-	kind, err := arrowtrace.Detect(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	switch kind {
-	case arrowtrace.KindGOAL:
-		g, err := goal.ReadFile(path)
-		return g, nil, err
-	case arrowtrace.KindGraph:
-		g, err := arrowtrace.ReadGraph(path)
-		return g, nil, err
-	case arrowtrace.KindMPI:
-		return loadMPIGraphComms(path, coll)
-	}
-	return nil, nil, fmt.Errorf("%s: unknown trace kind", path)
-}
 
 type rankJSON struct {
 	Rank      int   `json:"rank"`
@@ -53,6 +31,16 @@ type rankJSON struct {
 	ComputeNs int64 `json:"compute_ns"`
 	CommNs    int64 `json:"comm_ns"`
 	WaitNs    int64 `json:"wait_ns"`
+	// Messages the replay matched: the trace's point-to-point ones, then
+	// those its collectives were lowered into (MPI traces only).
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	CollMsgsSent  int64 `json:"coll_msgs_sent"`
+	CollBytesSent int64 `json:"coll_bytes_sent"`
+	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
+	CollBytesRecv int64 `json:"coll_bytes_recv"`
 }
 
 type replayJSON struct {
@@ -70,11 +58,14 @@ type replayJSON struct {
 
 func newReplayCmd() *cobra.Command {
 	var (
-		netSpec, coll, timelinePath string
-		asJSON, libOrder            bool
-		netOverrides                []string
-		mf                          modelFlags
-		pol                         policyFlags
+		netSpec, coll, timelinePath, format string
+		tlRanks, tlWindow                   string
+		ranksPerNode                        int
+		asJSON, libOrder                    bool
+		speed                               float64
+		netOverrides                        []string
+		mf                                  modelFlags
+		pol                                 policyFlags
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -83,16 +74,24 @@ func newReplayCmd() *cobra.Command {
 model and prints the makespan, each rank's finish time and where its time
 went (compute, communication overhead, waiting), and the engine's speed.
 
-TRACE is a GOAL text schedule, an Arrow execution graph or an Arrow MPI
-trace (see docs/trace-format.md). Network parameters left out of --net take
-LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
+TRACE is any trace capsim reads, told apart by content (--format forces
+one): capsim's Arrow execution graphs and MPI traces (IPC file or stream,
+as pyarrow, polars or DuckDB write them), GOAL text schedules, liballprof
+traces (the rank-0 .dat file or its folder), SimGrid time-independent
+traces (the index file of smpirun -trace-ti or a single-file trace) and
+DUMPI traces (the .meta file or its folder); see docs/trace-formats.md.
+Network parameters left out of --net take LogGOPSim's defaults (L=2500
+o=1500 g=1000 G=6 O=0 S=65535, ns and bytes); 'loggp:' instead of
+'loggops:' prices the bytes in flight as LogGP and SimGrid do (see package
+network and docs/trace-formats.md).`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
+  capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
   capsim replay stencil.arrow --models examples/models/stencil.json --config freq=1.6 --power power.arrow`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if pol.name != "" { // replaypolicy.go
-				return pol.run(cmd, a[0], netSpec, coll, asJSON)
+				return pol.run(cmd, a[0], traceOptions(format, speed), netSpec, coll, asJSON)
 			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
@@ -101,7 +100,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if err := mf.check(); err != nil {
 				return err
 			}
-			g, comms, err := loadGraphComms(a[0], coll)
+			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed), coll)
 			if err != nil {
 				return err
 			}
@@ -109,6 +108,12 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
 			}
+			collTag := int32(0) // only lowered MPI traces tag collective messages
+			if comms != nil {
+				collTag = lower.CollectiveTagBase
+			}
+			msgs := sim.NewMessageCounter(g, collTag)
+			opts.Observer = msgs
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -118,8 +123,19 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				}
 				defer os.Remove(tlBuf.Name())
 				defer tlBuf.Close()
-				tl = timeline.New(tlBuf, g)
-				opts.Observer = tl
+				tlOpt := timeline.Options{Format: timeline.FormatFor(timelinePath), RanksPerNode: ranksPerNode}
+				if tlOpt.Ranks, err = timeline.ParseRanks(tlRanks, g.NumRanks()); err != nil {
+					return usageError{err}
+				}
+				if tlWindow != "" {
+					if tlOpt.From, tlOpt.To, err = timeline.ParseWindow(tlWindow); err != nil {
+						return usageError{err}
+					}
+				}
+				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
+					return usageError{err}
+				}
+				opts.Observer = teeObserver{msgs, tl}
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -129,7 +145,7 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 			res, err := sim.Run(g, net, opts)
 			wall := time.Since(start)
 			if err != nil {
-				return fmt.Errorf("%s: %w", a[0], err)
+				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
 			}
 			mj, err := mr.finish(res, tl)
 			if err != nil {
@@ -149,7 +165,10 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
 			for r, st := range res.Ranks {
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait})
+				m := msgs.Ranks[r]
+				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
+					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
+					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -168,8 +187,13 @@ LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes).`,
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
-	c.Flags().StringVar(&timelinePath, "timeline", "", "write a Chrome/Perfetto trace-event JSON timeline to this file")
+	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
+	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
+	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
+	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many)")
 	mf.add(c.Flags())
 	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
@@ -206,35 +230,83 @@ func printReplay(w io.Writer, r replayJSON) {
 }
 
 func newImportCmd() *cobra.Command {
-	c := &cobra.Command{Use: "import", Short: "Convert other trace formats into capsim's Arrow execution graphs"}
-	var out string
+	c := &cobra.Command{Use: "import", Short: "Convert other trace formats into capsim's Arrow traces"}
+	var out, format, coll string
+	run := func(cmd *cobra.Command, a []string, forced string) error {
+		if out == "" {
+			return usagef("import needs -o OUT.arrow")
+		}
+		if forced != "" {
+			format = forced
+		}
+		w := cmd.OutOrStdout()
+		if format == "goal" || format == "" && coll == "" && isGOAL(a[0]) {
+			// Streamed: memory bounded by one rank block, whatever the
+			// schedule's length.
+			st, err := streamGOAL(a[0], out)
+			if err == nil {
+				fmt.Fprintf(w, "%s: goal trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], st.Ranks, st.Ops, st.Deps, out)
+				return nil
+			}
+			if !errors.Is(err, importer.ErrRankOrder) {
+				return err
+			}
+		}
+		t, err := importer.Read(a[0], importer.Options{Format: format})
+		if err != nil {
+			return err
+		}
+		if t.MPI != nil && coll == "" {
+			if err := arrowtrace.WriteMPI(out, t.MPI); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], t.Format, len(t.MPI.Ranks), t.MPI.NumEvents(), out)
+			if spec := collSpec(t.Collectives); spec != "" {
+				fmt.Fprintf(w, "note: %s traces replay with --coll '%s' by default; pass it when replaying %s\n", t.Format, spec, out)
+			}
+			return nil
+		}
+		algs, err := lower.ParseAlgorithms(coll)
+		if err != nil {
+			return usageError{err}
+		}
+		gr, err := t.Lower(algs)
+		if err != nil {
+			return err
+		}
+		if err := arrowtrace.WriteGraph(out, gr); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], t.Format, gr.NumRanks(), gr.NumOps(), gr.NumDeps(), out)
+		return nil
+	}
+	trace := &cobra.Command{
+		Use:   "trace TRACE -o OUT.arrow",
+		Short: "Convert any trace capsim reads into an Arrow MPI trace (MPI-level formats) or execution graph",
+		Long: `trace converts a trace in any format capsim reads (told apart by content;
+--format forces one) into capsim's Arrow format: MPI-level traces (liballprof)
+stay MPI traces unless --coll asks for the execution graph lowered with those
+collective algorithms; GOAL and other graph-level traces become execution graphs.`,
+		Args: nargs(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error { return run(cmd, a, "") },
+	}
+	trace.Flags().StringVarP(&out, "output", "o", "", "Arrow file to write")
+	trace.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	trace.Flags().StringVar(&coll, "coll", "", "lower MPI traces into an execution graph with these collective algorithms ('default' for the format's own)")
 	g := &cobra.Command{
 		Use:   "goal IN.goal -o OUT.arrow",
 		Short: "Convert a GOAL text schedule (LogGOPSim, ATLAHS) into an Arrow execution graph",
 		Args:  nargs(1, 1),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			if out == "" {
-				return usagef("import goal needs -o OUT.arrow")
-			}
-			gr, err := goal.ReadFile(a[0])
-			if err != nil {
-				return err
-			}
-			if err := arrowtrace.WriteGraph(out, gr); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ranks, %d operations, %d dependencies -> %s\n", a[0], gr.NumRanks(), gr.NumOps(), gr.NumDeps(), out)
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, a []string) error { return run(cmd, a, "goal") },
 	}
 	g.Flags().StringVarP(&out, "output", "o", "", "Arrow file to write")
-	c.AddCommand(g)
+	c.AddCommand(trace, g)
 	return c
 }
 
 func newExportCmd() *cobra.Command {
 	c := &cobra.Command{Use: "export", Short: "Convert capsim traces into other formats"}
-	var out, coll string
+	var out, coll, format string
 	g := &cobra.Command{
 		Use:   "goal TRACE -o OUT.goal",
 		Short: "Write a trace (graph or MPI trace) as GOAL text for LogGOPSim",
@@ -243,7 +315,7 @@ func newExportCmd() *cobra.Command {
 			if out == "" {
 				return usagef("export goal needs -o OUT.goal")
 			}
-			gr, err := loadGraph(a[0], coll)
+			gr, err := loadGraph(a[0], traceOptions(format, 0), coll)
 			if err != nil {
 				return err
 			}
@@ -252,6 +324,58 @@ func newExportCmd() *cobra.Command {
 	}
 	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")
 	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces")
+	g.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.AddCommand(g)
 	return c
+}
+
+// collSpec writes algorithms as a --coll value, kinds in order.
+func collSpec(algs map[mpi.Kind]string) string {
+	var parts []string
+	for _, k := range mpi.Kinds() {
+		if a, ok := algs[k]; ok {
+			parts = append(parts, k.String()+"="+a)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// isGOAL reports whether the registry sniffs path as GOAL.
+func isGOAL(path string) bool {
+	f, err := importer.Detect(path)
+	return err == nil && f.Name == "goal"
+}
+
+// streamGOAL converts the GOAL file in to an Arrow graph at out, streamed
+// and written atomically.
+func streamGOAL(in, out string) (importer.Stats, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return importer.Stats{}, err
+	}
+	defer f.Close()
+	var st importer.Stats
+	err = atomicfile.Write(out, func(w io.Writer) error {
+		var err error
+		st, err = importer.GOALToArrow(bufio.NewReaderSize(f, 1<<20), in, w)
+		return err
+	})
+	return st, err
+}
+
+// deadlockInMPITerms names the operations of a deadlocked replay of the
+// Arrow MPI trace at path by their MPI calls (scenarios.InMPITerms).
+func deadlockInMPITerms(err error, path, coll string) error {
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
+		return err
+	}
+	t, terr := arrowtrace.ReadMPI(path)
+	if terr != nil {
+		return err
+	}
+	return scenarios.InMPITerms(err, t, coll)
 }

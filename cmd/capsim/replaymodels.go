@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/graph"
@@ -34,7 +34,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "configuration for all regions, e.g. 'freq=1.6,threads=8' or 'device=gpu0' (unset fields: the model file's recorded configuration)")
 	fs.StringArrayVar(&f.regions, "config-region", nil, "configuration of the regions matching a glob, e.g. 'stencil.*=device=gpu0' (repeatable; first match wins)")
 	fs.StringVar(&f.powerPath, "power", "", "write the per-rank power timeline to this Arrow file (needs machine power)")
-	fs.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' (overrides the model file's \"machine\")")
+	fs.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W[,wait=task|idle|W]' (overrides the model file's \"machine\"; wait: what a rank draws between its tasks)")
 	fs.IntVar(&f.perDevice, "ranks-per-device", 0, "ranks sharing one accelerator (ranks r with equal r / N), which runs one offloaded call at a time; 0: a device per rank")
 }
 
@@ -215,13 +215,21 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 		return nil, err
 	}
 	out.Energy = pw.energy
+	if e := out.Energy; e != nil {
+		e.TotalJ, e.IdleJ, e.DynamicJ = units.Joules(e.TotalJ), units.Joules(e.IdleJ), units.Joules(e.DynamicJ)
+		e.AvgW, e.PeakW = units.Watts(e.AvgW), units.Watts(e.PeakW)
+	}
 	if tl != nil {
 		for n, s := range pw.curves {
 			name := "power " + pw.unit + " " + strconv.Itoa(n) + " (W)"
-			for i, t := range s.Times {
-				tl.Counter(name, t, s.Watts[i])
+			owner := -1 // a node's curve is job-wide
+			if pw.unit == "rank" {
+				owner = n
 			}
-			tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+			for i, t := range s.Times {
+				tl.CounterOn(owner, name, t, s.Watts[i])
+			}
+			tl.CounterOn(owner, name, s.End, s.Watts[len(s.Watts)-1])
 		}
 		for i, t := range pw.job.Times {
 			tl.Counter("power job (W)", t, pw.job.Watts[i])
@@ -275,7 +283,7 @@ func (r *modelRun) powerCurves(makespan int64, curves bool) (*powerResult, error
 		}
 		return &powerResult{energy: e, unit: "node", curves: nodes, job: job}, nil
 	}
-	m := power.JobModel{BaseW: mc.BaseW, IdleW: mc.IdleW, ActiveW: make([]float64, g.NumRanks())}
+	m := power.JobModel{BaseW: mc.BaseW, IdleW: mc.IdleW, ActiveW: make([]float64, g.NumRanks()), Wait: mc.Wait}
 	for i := range m.ActiveW {
 		m.ActiveW[i] = mc.ActiveW
 	}
@@ -338,7 +346,7 @@ func (r *modelRun) regionReport() ([]regionJSON, error) {
 			if err != nil {
 				return nil, fmt.Errorf("region %q: %w", p.Name, err)
 			}
-			ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+			ns := func(s float64) int64 { return graph.SatNs(s * 1e9) }
 			j.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
 				CPUNs: ns(d.CPU), DeviceNs: ns(d.DeviceS), TransferNs: ns(d.TransferS)}
 		}

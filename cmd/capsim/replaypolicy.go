@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/policy"
@@ -17,7 +18,7 @@ import (
 	"github.com/capsim/capsim/optimize/policy/steering"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 )
 
@@ -108,6 +109,20 @@ type lpJSON struct {
 	Messages string `json:"messages"`
 }
 
+// round rounds the output's watts, joules and percentages to what the
+// models resolve (package internal/units).
+func (o *policyJSON) round() {
+	o.BudgetW = units.Watts(o.BudgetW)
+	o.RuntimeImprovementPct, o.EnergyImprovementPct = units.Pct(o.RuntimeImprovementPct), units.Pct(o.EnergyImprovementPct)
+	o.KnapsackJ, o.RelaxedJ = units.Joules(o.KnapsackJ), units.Joules(o.RelaxedJ)
+	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
+	for _, r := range []*runJSON{&o.Baseline, o.DCT, &o.Result} {
+		if r != nil {
+			r.EnergyJ, r.AvgW, r.PeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW)
+		}
+	}
+}
+
 func gapJSON(g policy.Gap, messages string) lpJSON {
 	return lpJSON{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
 }
@@ -148,7 +163,7 @@ func (p *policyFlags) loadMachine() (*scenarios.Scenario, *scenarios.Machine, fl
 }
 
 // run replays trace path under the policy.
-func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON bool) error {
+func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options, netSpec, coll string, asJSON bool) error {
 	if p.name != "steering" && p.name != "dct-dvfs" {
 		return usagef("unknown --policy %q (want steering or dct-dvfs)", p.name)
 	}
@@ -168,20 +183,14 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	if err != nil {
 		return usageError{err}
 	}
-	kind, err := arrowtrace.Detect(path)
+	it, err := loadMPI(path, topt)
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	t := it.MPI
+	g, em, err := it.LowerMapped(algs)
 	if err != nil {
 		return err
-	}
-	if kind != arrowtrace.KindMPI {
-		return fmt.Errorf("%s: --policy needs an Arrow MPI trace (its phases come from the MPI calls), not an execution graph", path)
-	}
-	t, err := arrowtrace.ReadMPI(path)
-	if err != nil {
-		return err
-	}
-	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: algs})
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	sc, m, beta, err := p.loadMachine()
 	if err != nil {
@@ -199,7 +208,10 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	default:
 		return usagef("--lp-messages %q: want loggops or replay", p.lpMessages)
 	}
-	ranksOnMachine := m.Nodes * m.RanksPerNode
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	ranksOnMachine := m.Ranks()
 	out := policyJSON{Trace: path, Policy: p.name, Machine: m.Name, Network: net.String()}
 	switch p.name {
 	case "steering":
@@ -207,7 +219,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 		if err != nil {
 			return usageError{err}
 		}
-		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta,
+		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta, Wait: m.WaitPower,
 			BaseW: m.BaseW() / float64(ranksOnMachine) * float64(len(t.Ranks))}
 		for _, ps := range m.PStates {
 			mach.PStates = append(mach.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
@@ -252,7 +264,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 			return usagef("--threads %d < 1", cmax)
 		}
 		node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: float64(m.SocketsPerNode) * m.IdlePowerW,
-			CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW}
+			CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower}
 		for _, ps := range m.PStates {
 			node.PStates = append(node.PStates, power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW})
 		}
@@ -274,6 +286,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path, netSpec, coll string, asJSON
 	}
 	w := cmd.OutOrStdout()
 	if asJSON {
+		out.round()
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -103,13 +103,13 @@ func TestReadmePolicyExample(t *testing.T) {
 	pct := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	r := get("replay", wave, "--policy", "steering")
 	if r.Baseline.MakespanNs != 49979400 || r.Result.MakespanNs != 43420909 || pct(r.RuntimeImprovementPct) != "13.12" ||
-		pct(r.EnergyImprovementPct) != "10.69" || fmt.Sprintf("%.2f/%.2f", r.Baseline.EnergyJ, r.Result.EnergyJ) != "12.80/11.44" ||
+		pct(r.EnergyImprovementPct) != "17.75" || fmt.Sprintf("%.2f/%.2f", r.Baseline.EnergyJ, r.Result.EnergyJ) != "15.95/13.12" ||
 		r.BudgetW != 139.2 || r.LP.BoundNs != 43414457 || pct(r.LP.GapPct) != "0.01" {
 		t.Errorf("steering: %+v", r)
 	}
 	if r := get("replay", wave, "--policy", "steering", "--cap", "330", "--predict", "previous"); r.Result.MakespanNs != 47939034 ||
-		pct(r.RuntimeImprovementPct) != "4.08" || pct(r.EnergyImprovementPct) != "3.60" || r.BudgetW != 150 || pct(r.LP.GapPct) != "10.46" ||
-		fmt.Sprintf("%.2f", r.Result.EnergyJ) != "12.34" {
+		pct(r.RuntimeImprovementPct) != "4.08" || pct(r.EnergyImprovementPct) != "8.77" || r.BudgetW != 150 || pct(r.LP.GapPct) != "10.46" ||
+		fmt.Sprintf("%.2f", r.Result.EnergyJ) != "14.55" {
 		t.Errorf("steering, previous: %+v", r)
 	}
 	if r := get("replay", wave, "--policy", "steering", "--lp-messages", "loggops"); r.LP.BoundNs != 40601400 || pct(r.LP.GapPct) != "6.94" {
@@ -118,8 +118,8 @@ func TestReadmePolicyExample(t *testing.T) {
 	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
 	r = get(args...)
 	if r.Baseline.MakespanNs != 202300482 || r.DCT.MakespanNs != 186396862 || r.Result.MakespanNs != 186396862 ||
-		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "167.20/119.52/111.89" ||
-		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "33.08" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "-0.00" {
+		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "228.19/147.63/116.31" ||
+		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "49.03" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "-0.00" {
 		t.Errorf("dct-dvfs: %+v %+v", r, *r.DCT)
 	}
 	if r := get(append(args, "--lp-messages", "loggops")...); pct(r.LP.GapPct) != "0.92" {

@@ -28,11 +28,18 @@ func newScenarioCmd() *cobra.Command {
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "check FILE",
-		Short: "Parse a scenario file and list its sweep points",
-		Args:  nargs(1, 1),
+		Short: "Check a scenario file as a sweep would before its first point, and count its points",
+		Long: `check parses a scenario file and runs every check 'capsim sweep' runs
+before its first point: it builds each workload of the sweep (reading the
+trace file or running the generator, lowering collectives), and checks its
+rank count against each machine and each policy against the workload.`,
+		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			sc, err := scenarios.Load(a[0])
 			if err != nil {
+				return err
+			}
+			if err := sc.Check(); err != nil {
 				return err
 			}
 			pts := sc.Points()
@@ -44,23 +51,32 @@ func newScenarioCmd() *cobra.Command {
 }
 
 func newMergeCmd() *cobra.Command {
-	var out string
+	var (
+		out     string
+		partial bool
+	)
 	c := &cobra.Command{
 		Use:   "merge SHARD_DIR... -o OUTDIR",
 		Short: "Join the results of sweep shards into one table",
 		Long: `merge joins the results directories written by 'capsim sweep --shard K/N'
 into OUTDIR, producing exactly the results.arrow and results.csv a single run
-of the whole sweep writes. All shards must come from the same scenario.`,
+of the whole sweep writes. All shards must come from the same scenario and
+together hold every point exactly once (a shard missing or given twice is
+an error that lists the points; --partial merges anyway and lists them).
+The shards are only read; OUTDIR must be a new or other directory.`,
 		Args: nargs(1, -1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if out == "" {
 				return usagef("merge needs -o OUTDIR")
 			}
-			st, err := results.Merge(out, a)
+			st, cov, err := results.Merge(out, a, results.MergeOptions{Partial: partial})
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			if !cov.Complete() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "capsim: warning: merge --partial: %s\n", cov)
+			}
 			// Keep the scenario's source for 'capsim report' (all shards ran the same one).
 			if src, err := os.ReadFile(filepath.Join(a[0], scenarios.SourceFile)); err == nil {
 				if err := atomicfile.WriteFile(filepath.Join(out, scenarios.SourceFile), src); err != nil {
@@ -72,5 +88,6 @@ of the whole sweep writes. All shards must come from the same scenario.`,
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory to write")
+	c.Flags().BoolVar(&partial, "partial", false, "merge shards that miss points or overlap, with a warning listing the points")
 	return c
 }

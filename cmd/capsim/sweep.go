@@ -1,23 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"math"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -32,6 +22,7 @@ func newSweepCmd() *cobra.Command {
 	var (
 		out, shard, progress string
 		workers              int
+		restart              bool
 	)
 	c := &cobra.Command{
 		Use:   "sweep [SCENARIO] -o OUTDIR",
@@ -41,7 +32,13 @@ policies × power caps) in parallel and writes OUTDIR/results.arrow and
 OUTDIR/results.csv, one row per point. Points are committed as they finish:
 rerun the same command after an interruption (even SIGKILL) and it resumes,
 skipping finished points. --shard K/N runs a deterministic share of the
-points; join shards with 'capsim merge'.`,
+points; join shards with 'capsim merge'.
+OUTDIR is tied to the scenario text, the content of every file it reads
+(trace, model file) and the capsim version: when any of them changed, a
+rerun is refused with a message naming it (--restart discards the old
+points instead). One run at a time writes OUTDIR (a lock; a second exits
+at once naming the holder). Ctrl-C (SIGTERM) stops within a second,
+keeping every finished point, and exits with status 130 (143).`,
 		Example: `  capsim sweep -o out/demo
   capsim sweep my.toml -o out/my --shard 0/4`,
 		Args: nargs(0, 1),
@@ -52,7 +49,7 @@ points; join shards with 'capsim merge'.`,
 			if err := validProgress(progress); err != nil {
 				return err
 			}
-			opts := scenarios.RunOptions{OutDir: out, Workers: workers}
+			opts := scenarios.RunOptions{OutDir: out, Workers: workers, Restart: restart}
 			if shard != "" {
 				sh, err := scenarios.ParseShard(shard)
 				if err != nil {
@@ -66,11 +63,17 @@ points; join shards with 'capsim merge'.`,
 			}
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signalContext()
 			defer stop()
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
 			if err != nil {
+				err = interrupted(ctx, err)
+				var ie interruptedError
+				if errors.As(err, &ie) && sum != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "capsim: %d of %d point(s) finished and kept in %s; rerun the same command to resume\n",
+						sum.Skipped+sum.Computed, sum.Points, out)
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
@@ -82,119 +85,72 @@ points; join shards with 'capsim merge'.`,
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory (created; rerun to resume)")
 	c.Flags().StringVar(&shard, "shard", "", "run share K of N (K/N, 0-based)")
 	c.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per CPU)")
+	c.Flags().BoolVar(&restart, "restart", false, "discard the points in OUTDIR of another sweep (the scenario, a file it reads or capsim changed) instead of refusing")
 	c.Flags().StringVar(&progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	return c
 }
 
 func newReportCmd() *cobra.Command {
 	var (
-		scenarioFile, detail string
-		noDetail             bool
+		scenarioFile string
+		details      []string
+		noDetail     bool
 	)
 	c := &cobra.Command{
-		Use:   "report OUTDIR",
-		Short: "Write plots (PNG, SVG) and a self-contained HTML report of a sweep's results",
-		Long: `report reads OUTDIR/results.arrow and writes OUTDIR/figures/ (PNG and SVG)
-and OUTDIR/report.html, a self-contained page (inline SVG, no network) with
-makespan and energy against the power cap per policy with the LP bound, the
-results table, and one point replayed again in detail: a Gantt chart of the
-ranks, each rank's power over time, the job's power against the cap, and the
-longest task's configurations with their Pareto frontier and convex hull.
+		Use:   "report OUTDIR [OTHER]",
+		Short: "Write a self-contained HTML report and figures (PNG, SVG) of a sweep's results",
+		Long: `report reads OUTDIR/results.arrow and writes OUTDIR/report.html, a
+self-contained page (inline SVG, no network), and OUTDIR/figures/ (PNG at
+1600 × 900 px and SVG). The page opens with what was simulated (machines,
+network, workload, caps, policies) and the headline (the best policy at each
+cap and its gap to the LP bound), then makespan, gap to the bound and energy
+against the power cap per policy, every machine compared with the first
+(speedup, energy, energy-delay per cap), one point replayed again in detail
+(a Gantt chart of the ranks, a heat map of every rank's power, the job's
+power against the cap, the longest task's configurations with their Pareto
+frontier and convex hull), and the results table with units (the exact
+values stay in results.arrow and results.csv).
+
+With a second folder OTHER (the same workload swept on another machine or
+with another model), it compares OUTDIR with OTHER point by point instead
+and writes OUTDIR/compare.html.
+
 The scenario comes from OUTDIR/scenario.json, which 'capsim sweep' writes
-(or --scenario); --detail picks the point (default: the first machine, the
-static policy and the median cap).`,
+(or --scenario); --detail picks points (default: the first machine, the
+static policy and the median cap) and may be repeated.`,
 		Example: `  capsim report out/demo/sweep
-  capsim report out/my --detail machine=pal,policy=static,cap=320`,
-		Args: nargs(1, 1),
+  capsim report out/my --detail machine=pal,policy=lp,cap=320 --detail policy=conductor,cap=300
+  capsim report out/gpu out/cpu`,
+		Args: nargs(1, 2),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			dir := a[0]
-			pick, err := parsePick(detail)
-			if err != nil {
-				return usageError{err}
+			opt := scenarios.ReportOptions{NoDetail: noDetail}
+			for _, d := range details {
+				p, err := scenarios.ParsePick(d)
+				if err != nil {
+					return usageError{fmt.Errorf("--%w", err)}
+				}
+				opt.Detail = append(opt.Detail, p)
 			}
-			schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
-			if err != nil {
-				return err
-			}
-			figs, err := report.Figures(schema, rows)
-			if err != nil {
-				return err
-			}
-			var extra []report.Section
-			if !noDetail {
-				sc, err := reportScenario(dir, scenarioFile)
+			if scenarioFile != "" {
+				sc, err := scenarios.Load(scenarioFile)
 				if err != nil {
 					return err
 				}
-				if sc != nil {
-					sec, err := sc.Detail(pick, "detail_")
-					if err != nil {
-						return err
-					}
-					extra = append(extra, sec)
-				}
+				opt.Scenario = sc
 			}
-			all := append([]report.Figure(nil), figs...)
-			for _, sec := range extra {
-				all = append(all, sec.Figures...)
+			if len(a) == 2 {
+				opt.Compare = a[1]
 			}
-			if _, err := report.SaveFigures(filepath.Join(dir, "figures"), all); err != nil {
+			files, err := scenarios.WriteReport(a[0], opt)
+			if err != nil {
 				return err
 			}
-			page := filepath.Join(dir, "report.html")
-			if err := atomicfile.Write(page, func(w io.Writer) error {
-				return report.WriteHTML(w, "capsim sweep: "+filepath.Base(filepath.Clean(dir)), schema, rows, figs, extra)
-			}); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s (%d figures in %s)\n", page, len(all), filepath.Join(dir, "figures"))
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s (%d figures in %s)\n", files.Page, files.Count, files.Figures)
 			return nil
 		},
 	}
 	c.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file of the sweep (default: OUTDIR/scenario.json)")
-	c.Flags().StringVar(&detail, "detail", "", "point to show in detail: machine=NAME,policy=uncapped|static,cap=W")
-	c.Flags().BoolVar(&noDetail, "no-detail", false, "leave out the detailed replay of one point")
+	c.Flags().StringArrayVar(&details, "detail", nil, "point to show in detail: machine=NAME,policy=POLICY,cap=W (repeatable)")
+	c.Flags().BoolVar(&noDetail, "no-detail", false, "leave out the detailed replay of points")
 	return c
-}
-
-// reportScenario returns the scenario a report details: --scenario, else
-// the one the sweep recorded, else nil (older results directories).
-func reportScenario(dir, file string) (*scenarios.Scenario, error) {
-	if file != "" {
-		return scenarios.Load(file)
-	}
-	sc, err := scenarios.LoadSource(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return sc, err
-}
-
-// parsePick reads --detail's machine=NAME,policy=P,cap=W.
-func parsePick(spec string) (scenarios.Pick, error) {
-	var p scenarios.Pick
-	if spec == "" {
-		return p, nil
-	}
-	for _, kv := range strings.Split(spec, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return p, fmt.Errorf("--detail %q: %q is not key=value", spec, kv)
-		}
-		switch strings.TrimSpace(k) {
-		case "machine":
-			p.Machine = v
-		case "policy":
-			p.Policy = v
-		case "cap":
-			c, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(c > 0) || math.IsInf(c, 0) {
-				return p, fmt.Errorf("--detail %q: cap %q is not a positive number of watts", spec, v)
-			}
-			p.CapW = c
-		default:
-			return p, fmt.Errorf("--detail %q: unknown key %q (want machine, policy, cap)", spec, k)
-		}
-	}
-	return p, nil
 }

@@ -39,5 +39,5 @@ func (p *RankPricer) CalcDuration(op int32, start int64) int64 {
 	if math.IsNaN(x) {
 		return p.Graph.Size[op]
 	}
-	return int64(math.Round(float64(p.Graph.Size[op]) * x))
+	return graph.SatNs(float64(p.Graph.Size[op]) * x)
 }

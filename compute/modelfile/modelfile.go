@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"strconv"
@@ -76,6 +77,10 @@ type Machine struct {
 	ActiveW      float64        `json:"active_w"`
 	Sockets      *power.Sockets `json:"sockets,omitempty"`
 	RanksPerNode int            `json:"ranks_per_node,omitempty"`
+	// Wait is what a rank draws between its tasks and after its last one
+	// (power.WaitPower: "task", the default, "idle" or watts; not used by
+	// the socket model).
+	Wait power.WaitPower `json:"wait_power"`
 }
 
 // PerNode returns the ranks per node of the socket model.
@@ -148,10 +153,14 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
+	fin := compute.CheckFinite
 	switch kind {
 	case compute.KindMeasured:
 		var m compute.Measured
-		return m, DecodeParams(params, &m)
+		if err := DecodeParams(params, &m); err != nil {
+			return nil, err
+		}
+		return m, errors.Join(fin("scale", m.Scale, 0, false), fin("watts", m.Watts, 0, false))
 	case compute.KindTable:
 		m := &table.Model{}
 		if err := DecodeParams(params, m); err != nil {
@@ -169,6 +178,17 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		if !(m.RefGHz > 0) {
 			return nil, errors.New("ref_ghz must be positive")
 		}
+		if !(m.Beta >= 0 && m.Beta <= 1) {
+			return nil, fmt.Errorf("beta = %g: want a number in [0, 1]", m.Beta)
+		}
+		if err := errors.Join(fin("ref_ghz", m.RefGHz, 0, true), fin("min_ghz", m.MinGHz, 0, false), fin("max_ghz", m.MaxGHz, 0, false)); err != nil {
+			return nil, err
+		}
+		if len(m.Power) > 0 {
+			if _, err := power.NewPStates(m.Power); err != nil {
+				return nil, err
+			}
+		}
 		return m, nil
 	case compute.KindCOSIntel:
 		m := &cos.Intel{}
@@ -177,6 +197,13 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		}
 		if !(m.Base.T > 0) || !(m.Base.At.CPUFreqGHz > 0) {
 			return nil, errors.New("base.t and base.at.cpu_ghz must be positive")
+		}
+		errs := []error{fin("base.t", m.Base.T, 0, true), m.Base.At.Validate(), fin("intercept", m.Intercept, math.Inf(-1), false), fin("watts", m.Watts, 0, false)}
+		for i, a := range m.Alpha {
+			errs = append(errs, fin(fmt.Sprintf("alpha[%d]", i), a, math.Inf(-1), false))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
 		}
 		return m, nil
 	case compute.KindCOSBGQ:
@@ -189,6 +216,14 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		}
 		if !(m.Inst > 0) || !(m.ClockGHz > 0) {
 			return nil, errors.New("inst and clock_ghz must be positive")
+		}
+		if err := errors.Join(fin("alpha_knee", m.AlphaKnee, math.Inf(-1), false), fin("c1", m.C1, math.Inf(-1), false),
+			fin("beta", m.Beta, math.Inf(-1), false), fin("c2", m.C2, math.Inf(-1), false), fin("l2m", m.L2M, 0, false),
+			fin("inst", m.Inst, 0, true), fin("clock_ghz", m.ClockGHz, 0, true), fin("max_idle", m.MaxIdle, 0, false), fin("watts", m.Watts, 0, false)); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(fin("knee (alpha_knee·l2m/inst + c1)", m.Knee(), math.Inf(-1), false), fin("slope (beta·l2m + c2)", m.Slope(), math.Inf(-1), false)); err != nil {
+			return nil, err
 		}
 		return m, nil
 	}
@@ -259,9 +294,15 @@ func (f *File) Set(extra Decoders) (*compute.Set, error) {
 			return nil, err
 		}
 	}
+	if err := f.Recorded.Validate(); err != nil {
+		return nil, fmt.Errorf("recorded: %w", err)
+	}
 	s := &compute.Set{Recorded: f.Recorded}
 	if f.Default != nil {
 		m, err := dec(*f.Default)
+		if err == nil {
+			err = probe(m, f.Recorded)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("default model (%s): %w", f.Default.Kind, err)
 		}
@@ -272,12 +313,37 @@ func (f *File) Set(extra Decoders) (*compute.Set, error) {
 			return nil, fmt.Errorf("regions[%d]: invalid pattern %q", i, e.Pattern)
 		}
 		m, err := dec(e)
+		if err == nil {
+			err = probe(m, f.Recorded)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("regions[%d] %q (%s): %w", i, e.Pattern, e.Kind, err)
 		}
 		s.Rules = append(s.Rules, compute.Rule{Pattern: e.Pattern, Model: m})
 	}
 	return s, nil
+}
+
+// probe prices one recorded second with m at the recorded configuration
+// and at half and twice its frequencies: a model whose parameters pass
+// their checks but still yield a time or power that is NaN, infinite or
+// negative is refused here rather than feeding garbage to a replay. A
+// model that cannot price a configuration (an error) is not refused: the
+// pricer reports that for the configurations actually asked.
+func probe(m compute.Model, rec compute.Config) error {
+	for _, x := range []float64{1, 0.5, 2} {
+		t := rec
+		t.CPUFreqGHz *= x
+		t.MemFreqGHz *= x
+		p, err := m.Predict(compute.Work{Seconds: 1, At: rec}, t)
+		if err != nil {
+			continue
+		}
+		if !(p.Seconds >= 0) || math.IsInf(p.Seconds, 0) || !(p.Watts >= 0) || math.IsInf(p.Watts, 0) {
+			return fmt.Errorf("prices 1 recorded second at %s as %g s and %g W: parameters out of range", t, p.Seconds, p.Watts)
+		}
+	}
+	return nil
 }
 
 // Load reads and decodes the model file at path.
@@ -317,8 +383,9 @@ func (f *File) Encode(w io.Writer) error {
 }
 
 // ParseMachine parses machine power written as comma-separated key=value
-// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18".
-// Keys left out are 0.
+// pairs with keys base, idle and active (W), e.g. "base=60,idle=4,active=18",
+// and wait (task, idle or W: the wait power, power.WaitPower). Keys left
+// out are 0 (wait: task).
 func ParseMachine(s string) (Machine, error) {
 	var m Machine
 	seen := map[string]bool{}
@@ -332,6 +399,14 @@ func ParseMachine(s string) (Machine, error) {
 			return Machine{}, fmt.Errorf("machine power %q: key %q repeated", s, k)
 		}
 		seen[k] = true
+		if k == "wait" {
+			w, err := power.ParseWaitPower(v)
+			if err != nil {
+				return Machine{}, fmt.Errorf("machine power %q: %w", s, err)
+			}
+			m.Wait = w
+			continue
+		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return Machine{}, fmt.Errorf("machine power %q: %s=%q is not a number", s, k, v)
@@ -344,7 +419,7 @@ func ParseMachine(s string) (Machine, error) {
 		case "active":
 			m.ActiveW = f
 		default:
-			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active)", s, k)
+			return Machine{}, fmt.Errorf("machine power %q: unknown key %q (want base, idle, active, wait)", s, k)
 		}
 	}
 	if err := m.Validate(); err != nil {

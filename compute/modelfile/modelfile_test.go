@@ -328,3 +328,32 @@ func TestDecodeErrorLines(t *testing.T) {
 		}
 	}
 }
+
+// Every model parameter is checked for range, naming the entry and the
+// parameter; before, these decoded and priced to NaN, infinite or
+// negative times.
+func TestDecodeRanges(t *testing.T) {
+	edit := func(from, to string) string {
+		if !strings.Contains(example, from) {
+			t.Fatalf("example lacks %q", from)
+		}
+		return strings.Replace(example, from, to, 1)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"beta above 1", edit(`"beta": 0.6`, `"beta": 1.5`), `regions[0] "solve_*" (dvfs): beta = 1.5: want a number in [0, 1]`},
+		{"beta negative", edit(`"beta": 0.6`, `"beta": -0.5`), "beta = -0.5"},
+		{"negative scale", edit(`"scale": 1`, `"scale": -2`), "default model (measured): scale = -2"},
+		{"negative watts", edit(`"scale": 1`, `"scale": 1, "watts": -5`), "watts = -5"},
+		{"negative min_ghz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "min_ghz": -1`), "min_ghz = -1"},
+		{"negative l2m", edit(`"l2m": 5e6`, `"l2m": -5e6`), `regions[2] "bgq_*" (cos-bgq): l2m = -5e+06`},
+		{"bgq to infinity", edit(`"beta": 1, "c2": 0, "l2m": 5e6`, `"beta": 1e308, "c2": 0, "l2m": 1e308`), "slope (beta·l2m + c2) = +Inf"},
+		{"cos to infinity", edit(`"alpha": [2.0, 1.5, -0.5, -1.0]`, `"alpha": [1e308, 1e308, 1e308, 1e308]`), `regions[1] "lulesh_r1" (cos): prices 1 recorded second`},
+		{"negative recorded frequency", edit(`"recorded": {"cpu_ghz": 1.2`, `"recorded": {"cpu_ghz": -1.2`), "recorded: configuration cpu_ghz = -1.2"},
+		{"negative table frequency", edit(`"config": {"cpu_ghz": 2.4`, `"config": {"cpu_ghz": -2.4`), "cpu_ghz = -2.4"},
+	} {
+		_, _, err := Decode(strings.NewReader(tc.in), "m.json", nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "m.json") {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

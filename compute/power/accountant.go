@@ -1,10 +1,12 @@
 package power
 
 // Replay power accounting. A job's power at any instant is a constant base
-// (sockets idle, uncore) plus, per rank, its core's active power while the
-// rank computes or drives communication, and the core's idle power while it
-// waits (the two-state core of Anger's thesis Ch. 4 and the sleeping cores
-// of Dynamic Power Steering, note 001 §2.1–2.2 and §3.1).
+// (sockets idle, uncore) plus, per rank, the power its WaitPower model
+// gives: a task's configuration power while the task runs (phase by phase
+// for a task that switches configuration), idle power before the rank's
+// first task, and the wait power between tasks and after the last one
+// (note 003 §2.6; the sleeping cores of Anger's thesis Ch. 4 and of
+// Dynamic Power Steering, note 001 §2.1–2.2 and §3.1, are WaitIdle).
 
 import (
 	"fmt"
@@ -19,10 +21,18 @@ type JobModel struct {
 	// operation runs, overriding ActiveW for operations with a value > 0
 	// (for schedules that choose a configuration per task).
 	OpW []float64
+	// OpPhases, when set, gives a task (calc operation) that switches
+	// configuration its phases; they override OpW for the instantaneous
+	// power while it runs, and its last phase is its power for the wait
+	// after it.
+	OpPhases [][]Phase
 
 	BaseW   float64   // constant power of the job's sockets and uncore
-	IdleW   float64   // power of one waiting core
-	ActiveW []float64 // per rank: power of the rank's core while busy
+	IdleW   float64   // power of one idle core
+	ActiveW []float64 // per rank: power of the rank's core in a task without OpW
+	// Wait is what a rank draws between its tasks (default: the power of
+	// its most recent task).
+	Wait WaitPower
 }
 
 // Validate checks the model against a job of ranks ranks.
@@ -38,7 +48,7 @@ func (m JobModel) Validate(ranks int) error {
 			return fmt.Errorf("power: rank %d active power %g is negative", r, w)
 		}
 	}
-	return nil
+	return m.Wait.Validate()
 }
 
 type interval struct {
@@ -50,11 +60,18 @@ type interval struct {
 // sim.Observer: pass it in sim.Options.
 type Accountant struct {
 	rank []int32
+	calc []bool // per op: a task (calc operation)
 	busy []interval
 }
 
 // NewAccountant returns an Accountant for replays of g.
-func NewAccountant(g *graph.Graph) *Accountant { return &Accountant{rank: g.OpRanks()} }
+func NewAccountant(g *graph.Graph) *Accountant {
+	calc := make([]bool, g.NumOps())
+	for op, k := range g.Kind {
+		calc[op] = k == graph.Calc
+	}
+	return &Accountant{rank: g.OpRanks(), calc: calc}
+}
 
 // Busy records that op kept its rank busy from start to end.
 func (a *Accountant) Busy(op int32, start, end int64) {
@@ -69,49 +86,45 @@ func (a *Accountant) Message(send, recv int32, sent, matched int64) {}
 // Report is the power and energy of a replay.
 type Report struct {
 	EnergyJ   float64 // total
-	IdleJ     float64 // base and waiting-core power over the whole run
-	DynamicJ  float64 // the extra of busy cores over idle ones
+	IdleJ     float64 // base and idle-core power over the whole run
+	DynamicJ  float64 // the rest: what ranks draw above their idle cores
 	AvgW      float64
 	PeakW     float64
-	OverCapNs int64 // time spent above the cap (0 when no cap is given)
+	OverCapNs int64 // time spent above the cap at any instant (0 when no cap is given)
 }
 
 // Report computes the energy over [0, makespan] and the power profile; cap
-// (W) is the power cap to check, 0 for none.
+// (W) is the power cap to check, 0 for none. Peak and over-cap time come
+// from the instantaneous power (phases included), not task averages.
 func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, error) {
-	n := len(m.ActiveW)
-	for _, iv := range a.busy {
-		if int(iv.rank) >= n {
-			return Report{}, fmt.Errorf("power: rank %d has no active power", iv.rank)
-		}
+	ranks, err := a.curves(m, makespan)
+	if err != nil {
+		return Report{}, err
 	}
-	floor := m.BaseW + float64(n)*m.IdleW
 	var rep Report
 	T := float64(makespan) / 1e9
-	rep.IdleJ = floor * T
-	for _, iv := range a.busy {
-		rep.DynamicJ += (m.active(iv) - m.IdleW) * float64(iv.end-iv.start) / 1e9
+	rep.IdleJ = (m.BaseW + float64(len(ranks))*m.IdleW) * T
+	rep.EnergyJ = m.BaseW * T
+	for _, s := range ranks {
+		rep.EnergyJ += s.Energy()
 	}
-	rep.EnergyJ = rep.IdleJ + rep.DynamicJ
+	rep.DynamicJ = rep.EnergyJ - rep.IdleJ
 	if makespan > 0 {
 		rep.AvgW = rep.EnergyJ / T
 	}
-	steps := a.steps(m)
-	w := floor
-	rep.PeakW = floor
-	last := int64(0)
-	for _, s := range steps {
+	job := sum(ranks, m.BaseW, makespan)
+	for i, w := range job.Watts {
+		next := job.End
+		if i+1 < len(job.Times) {
+			next = job.Times[i+1]
+		}
+		if next <= job.Times[i] && i > 0 {
+			continue
+		}
+		rep.PeakW = max(rep.PeakW, w)
 		if capW > 0 && w > capW+1e-9 {
-			rep.OverCapNs += s.t - last
+			rep.OverCapNs += next - job.Times[i]
 		}
-		w += s.dw
-		last = s.t
-		if w > rep.PeakW {
-			rep.PeakW = w
-		}
-	}
-	if capW > 0 && floor > capW+1e-9 && makespan > last {
-		rep.OverCapNs += makespan - last
 	}
 	return rep, nil
 }
@@ -123,44 +136,183 @@ func (m JobModel) active(iv interval) float64 {
 	return m.ActiveW[iv.rank]
 }
 
-type step struct {
-	t  int64
-	dw float64
+// edge is a change of a rank's power: dw while n more tasks run; a task's
+// final end (op ≥ 0) sets the power the rank waits at, last.
+type edge struct {
+	t    int64
+	dw   float64
+	n    int
+	op   int32
+	last float64
 }
 
-// steps returns the power changes of the busy intervals in time order,
-// ends before starts at the same instant.
-func (a *Accountant) steps(m JobModel) []step {
-	steps := make([]step, 0, 2*len(a.busy))
-	for _, iv := range a.busy {
-		extra := m.active(iv) - m.IdleW
-		steps = append(steps, step{iv.start, extra}, step{iv.end, -extra})
+// curves returns every rank's power over [0, makespan] under m (base power
+// excluded; see WaitPower). Tasks of one rank that overlap (several CPUs)
+// add up.
+func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
+	n := len(m.ActiveW)
+	if err := m.Wait.Validate(); err != nil {
+		return nil, err
 	}
-	sort.Slice(steps, func(i, j int) bool {
-		if steps[i].t != steps[j].t {
-			return steps[i].t < steps[j].t
+	per := make([][]edge, n)
+	for _, iv := range a.busy {
+		if int(iv.rank) >= n {
+			return nil, fmt.Errorf("power: rank %d has no active power", iv.rank)
 		}
-		return steps[i].dw < steps[j].dw
-	})
-	return steps
+		if iv.end > makespan {
+			return nil, fmt.Errorf("power: rank %d busy until %d ns, after the makespan %d ns", iv.rank, iv.end, makespan)
+		}
+		if !a.calc[iv.op] {
+			continue // MPI calls and their overheads draw the wait power
+		}
+		e := per[iv.rank]
+		var ph []Phase
+		if int(iv.op) < len(m.OpPhases) {
+			ph = m.OpPhases[iv.op]
+		}
+		if len(ph) == 0 {
+			w := m.active(iv)
+			e = append(e, edge{iv.start, w, 1, -1, 0}, edge{iv.end, -w, -1, iv.op, w})
+		} else {
+			cur := iv.start
+			for j, p := range ph {
+				end := cur + p.Ns
+				if j == len(ph)-1 || end > iv.end {
+					end = iv.end
+				}
+				if end <= cur {
+					continue
+				}
+				e = append(e, edge{cur, p.Watts, 1, -1, 0}, edge{end, -p.Watts, -1, -1, 0})
+				if end == iv.end {
+					e[len(e)-1].op, e[len(e)-1].last = iv.op, p.Watts
+					break
+				}
+				cur = end
+			}
+		}
+		per[iv.rank] = e
+	}
+	out := make([]Step, n)
+	for r, ev := range per {
+		sort.Slice(ev, func(i, j int) bool {
+			if ev[i].t != ev[j].t {
+				return ev[i].t < ev[j].t
+			}
+			return ev[i].op < ev[j].op
+		})
+		s := Step{Times: []int64{0}, Watts: []float64{m.IdleW}, End: makespan}
+		var sum, lastW float64
+		running, seen := 0, false
+		for k := 0; k < len(ev); {
+			t := ev[k].t
+			for ; k < len(ev) && ev[k].t == t; k++ {
+				sum += ev[k].dw
+				running += ev[k].n
+				if ev[k].op >= 0 {
+					seen, lastW = true, ev[k].last
+				}
+			}
+			var w float64
+			switch {
+			case running > 0:
+				w = sum
+			case seen:
+				sum, w = 0, m.Wait.Power(lastW, m.IdleW)
+			default:
+				sum, w = 0, m.IdleW
+			}
+			last := len(s.Times) - 1
+			switch {
+			case t == s.Times[last]:
+				s.Watts[last] = w
+			case t < makespan:
+				s.Times = append(s.Times, t)
+				s.Watts = append(s.Watts, w)
+			}
+		}
+		// Merge equal neighbours (a task starting where one ends at the
+		// same power).
+		j := 0
+		for i := 1; i < len(s.Times); i++ {
+			if s.Watts[i] == s.Watts[j] {
+				continue
+			}
+			j++
+			s.Times[j], s.Watts[j] = s.Times[i], s.Watts[i]
+		}
+		s.Times, s.Watts = s.Times[:j+1], s.Watts[:j+1]
+		out[r] = s
+	}
+	return out, nil
+}
+
+// sum adds rank curves and a base power into the job's curve over
+// [0, end), merging equal neighbours.
+func sum(ranks []Step, baseW float64, end int64) Step {
+	type delta struct {
+		t  int64
+		dw float64
+	}
+	var ds []delta
+	w := baseW
+	for _, s := range ranks {
+		for i, t := range s.Times {
+			if i == 0 {
+				w += s.Watts[0] // every curve starts at 0
+				continue
+			}
+			ds = append(ds, delta{t, s.Watts[i] - s.Watts[i-1]})
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].t < ds[j].t })
+	out := Step{Times: []int64{0}, Watts: []float64{w}, End: end}
+	for k := 0; k < len(ds); {
+		t := ds[k].t
+		for ; k < len(ds) && ds[k].t == t; k++ {
+			w += ds[k].dw
+		}
+		if t >= end {
+			break
+		}
+		if last := len(out.Times) - 1; out.Times[last] == t {
+			out.Watts[last] = w
+		} else {
+			out.Times = append(out.Times, t)
+			out.Watts = append(out.Watts, w)
+		}
+	}
+	return out
+}
+
+// JobCurve returns the job's power over [0, makespan] under m as a step
+// function: the base power plus every rank's (see WaitPower).
+func (a *Accountant) JobCurve(m JobModel, makespan int64) (Step, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return Step{}, err
+	}
+	ranks, err := a.curves(m, makespan)
+	if err != nil {
+		return Step{}, err
+	}
+	return sum(ranks, m.BaseW, makespan), nil
 }
 
 // Profile returns the job power as a step function: power[i] holds from
-// times[i] until times[i+1] (or the end of the run).
+// times[i] until times[i+1] (or the end of the run, taken as the end of
+// the last recorded busy interval).
 func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
-	steps := a.steps(m)
-	w := m.BaseW + float64(len(m.ActiveW))*m.IdleW
-	times, watts = []int64{0}, []float64{w}
-	for _, s := range steps {
-		w += s.dw
-		if s.t == times[len(times)-1] {
-			watts[len(watts)-1] = w
-			continue
-		}
-		times = append(times, s.t)
-		watts = append(watts, w)
+	var end int64
+	for _, iv := range a.busy {
+		end = max(end, iv.end)
 	}
-	return times, watts
+	end++ // so the curves show the last task's end
+	ranks, err := a.curves(m, end)
+	if err != nil {
+		return []int64{0}, []float64{m.BaseW + float64(len(m.ActiveW))*m.IdleW}
+	}
+	job := sum(ranks, m.BaseW, end)
+	return job.Times, job.Watts
 }
 
 // BusySpan is one busy interval an Accountant recorded: operation Op kept
@@ -180,28 +332,27 @@ func (a *Accountant) Spans() []BusySpan {
 	return out
 }
 
-// RankSteps returns each rank's power over [0, makespan] under m: the
-// core's power while busy and IdleW while waiting (the base power is not
-// included; it is the job's, not a rank's). Busy intervals of one rank must
-// not overlap, as they do not on one-CPU ranks.
+// RankSteps returns each rank's power over [0, makespan] under m (see
+// WaitPower; the base power is not included: it is the job's, not a
+// rank's). Tasks of one rank must not overlap, as they do not on one-CPU
+// ranks.
 func (a *Accountant) RankSteps(m JobModel, makespan int64) ([]Step, error) {
 	if err := m.Validate(len(m.ActiveW)); err != nil {
 		return nil, err
 	}
-	per := make([][]Interval, len(m.ActiveW))
+	per := make([][]interval, len(m.ActiveW))
 	for _, iv := range a.busy {
-		if int(iv.rank) >= len(per) {
-			return nil, fmt.Errorf("power: rank %d has no active power", iv.rank)
+		if int(iv.rank) < len(per) && a.calc[iv.op] {
+			per[iv.rank] = append(per[iv.rank], iv)
 		}
-		per[iv.rank] = append(per[iv.rank], Interval{Start: iv.start, End: iv.end, Watts: m.active(iv)})
 	}
-	out := make([]Step, len(per))
-	for r, iv := range per {
-		s, err := Rank(iv, m.IdleW, makespan)
-		if err != nil {
-			return nil, fmt.Errorf("rank %d: %w", r, err)
+	for r, ivs := range per {
+		sort.Slice(ivs, func(i, j int) bool { return ivs[i].start < ivs[j].start })
+		for i := 1; i < len(ivs); i++ {
+			if ivs[i].start < ivs[i-1].end {
+				return nil, fmt.Errorf("power: rank %d: tasks [%d, %d) and [%d, %d) overlap", r, ivs[i-1].start, ivs[i-1].end, ivs[i].start, ivs[i].end)
+			}
 		}
-		out[r] = s
 	}
-	return out, nil
+	return a.curves(m, makespan)
 }

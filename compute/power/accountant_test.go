@@ -21,6 +21,7 @@ func fourCores() *graph.Graph {
 // The energy check of note 001 §3.1 [D]: 4 cores, busy power P(f), 5 W
 // while sleeping at the barrier. Baseline (all at 1.7 GHz, 14 W) 52.5 J;
 // DPS row 1 (2.1/1.4/1.4/1.4 GHz at 20/11/11/11 W) 48.5 J, 7.62 % better.
+// Cores sleep at the barrier: the WaitIdle model.
 func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
 	g := fourCores()
 	work := []float64{1.0, 0.6, 0.6, 0.3}
@@ -32,7 +33,7 @@ func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
 			a.Busy(int32(r), 0, ns)
 			T = max(T, ns)
 		}
-		rep, err := a.Report(JobModel{IdleW: 5, ActiveW: watts}, T, 0)
+		rep, err := a.Report(JobModel{IdleW: 5, ActiveW: watts, Wait: WaitPower{Mode: WaitIdle}}, T, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestOverCapAndProfile(t *testing.T) {
 	a := NewAccountant(g)
 	a.Busy(0, 0, 100)
 	a.Busy(1, 50, 150)
-	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
+	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}, Wait: WaitPower{Mode: WaitIdle}}
 	rep, err := a.Report(m, 200, 30)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestRankStepsSumToJob(t *testing.T) {
 	a.Busy(0, 0, 100)
 	a.Busy(1, 50, 150)
 	a.Busy(2, 0, 0) // empty: not recorded
-	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}}
+	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}, Wait: WaitPower{Mode: WaitIdle}}
 	steps, err := a.RankSteps(m, 200)
 	if err != nil {
 		t.Fatal(err)

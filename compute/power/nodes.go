@@ -64,3 +64,9 @@ func (a *Accountant) NodeProfiles(s Sockets, perNode, ranks int, makespan int64)
 	}
 	return out, nil
 }
+
+// step is a change of a node's active-core count at time t.
+type step struct {
+	t  int64
+	dw float64
+}

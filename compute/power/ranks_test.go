@@ -26,7 +26,7 @@ func TestRankProfiles(t *testing.T) {
 	a.Busy(c0, 0, 10)
 	a.Busy(c1, 10, 30)               // back to back with c0: one span at 20 W
 	a.Busy(g.RankStart[1]+c2, 5, 15) // Add returns rank-local ids
-	m := JobModel{BaseW: 100, IdleW: 5, ActiveW: []float64{20, 30}}
+	m := JobModel{BaseW: 100, IdleW: 5, ActiveW: []float64{20, 30}, Wait: WaitPower{Mode: WaitIdle}}
 	rs, err := a.RankProfiles(m, 40)
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,9 @@ func (t *Table) Validate() error {
 		if !(r.Watts >= 0) || math.IsInf(r.Watts, 0) {
 			return fmt.Errorf("table: row %d (%s, %s): power %g W must be non-negative", i+1, r.Key, r.Config, r.Watts)
 		}
+		if err := r.Config.Validate(); err != nil {
+			return fmt.Errorf("table: row %d (%s): %w", i+1, r.Key, err)
+		}
 		id := r.Key + "\x00" + canon(r.Config)
 		if j, ok := seen[id]; ok {
 			return fmt.Errorf("table: row %d repeats row %d (%s, %s)", i+1, j, r.Key, r.Config)

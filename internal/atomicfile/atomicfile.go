@@ -5,15 +5,105 @@
 // flushed to stable storage, and is renamed over the destination; the
 // directory is synced so the rename survives a crash. On any error the
 // temporary file is removed and the destination is left untouched.
+//
+// A process killed while writing (SIGKILL, a power cut) cannot remove its
+// temporary file. Temporary files are therefore named
+// .NAME.tmp-HOST-PID-RANDOM, and the next Write of the same file (or
+// CleanDir) removes those of this host whose process is gone.
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 )
+
+// tmpMark separates a destination's name from the rest of its temporary
+// file's name.
+const tmpMark = ".tmp-"
+
+// host returns this machine's name as used in temporary file names (no
+// dashes or path separators, so that names parse back).
+func host() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return strings.NewReplacer("-", "_", "/", "_", ".", "_").Replace(h)
+}
+
+// tempPrefix is the name prefix of this process's temporary files for base.
+func tempPrefix(base string) string {
+	return "." + base + tmpMark + host() + "-" + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// staleOf reports whether name is a temporary file of this package (for
+// destination base when base is not empty) left by a process of this host
+// that no longer runs.
+func staleOf(name, base string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
+	}
+	i := strings.LastIndex(name, tmpMark)
+	if i < 0 || (base != "" && name[1:i] != base) {
+		return false
+	}
+	parts := strings.Split(name[i+len(tmpMark):], "-")
+	if len(parts) != 3 || parts[0] != host() {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return !alive(pid)
+}
+
+// alive reports whether process pid exists on this host.
+func alive(pid int) bool {
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// cleanStale removes dir's stale temporary files for base ("": for any
+// destination) and returns how many it removed.
+func cleanStale(dir, base string) (int, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range es {
+		if e.Type().IsRegular() && staleOf(e.Name(), base) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {
+				n++
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// CleanDir removes the temporary files that writers killed before they
+// finished left in dir (those of this host whose process is gone) and
+// returns how many it removed.
+func CleanDir(dir string) (int, error) {
+	n, err := cleanStale(dir, "")
+	if err != nil {
+		return n, fmt.Errorf("clean %s: %w", dir, err)
+	}
+	return n, nil
+}
 
 // Write creates or replaces path with whatever fill writes to the given
 // writer. The file's mode is 0644.
@@ -22,7 +112,8 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	cleanStale(dir, base) // best effort; a failure shows up below
+	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -65,4 +156,50 @@ func WriteFile(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// WriteVia is Write for writers that need a file name rather than an
+// io.Writer (a C library writing the file itself): write must create the
+// file named tmp, in path's folder; it is then synced and renamed over
+// path. On error the temporary file is removed and path is untouched.
+func WriteVia(path string, write func(tmp string) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	cleanStale(dir, base)
+	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if f, err = os.OpenFile(tmp, os.O_RDWR, 0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -65,4 +66,65 @@ func assertOnlyFile(t *testing.T, dir, name string) {
 		}
 		t.Fatalf("directory holds %v, want only %s", names, name)
 	}
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skip("cannot start /bin/true:", err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return p.Pid
+}
+
+// TestStaleTempRemoved: a writer killed mid-write leaves its temporary
+// file; the next write of the same file (or CleanDir) removes it, but not
+// the temporary files of live processes or of other hosts.
+func TestStaleTempRemoved(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	dead := deadPID(t)
+	stale := "." + "out.txt" + tmpMark + host() + "-" + strconv.Itoa(dead) + "-123"
+	live := "." + "out.txt" + tmpMark + host() + "-" + strconv.Itoa(os.Getppid()) + "-456"
+	other := "." + "out.txt" + tmpMark + "otherhost-" + strconv.Itoa(dead) + "-789"
+	staleB := "." + "b.csv" + tmpMark + host() + "-" + strconv.Itoa(dead) + "-1"
+	for _, n := range []string{stale, live, other, staleB} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := WriteFile(p, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]bool{stale: false, live: true, other: true, staleB: true} {
+		if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", n, err == nil, want)
+		}
+	}
+	if n, err := CleanDir(dir); err != nil || n != 1 {
+		t.Errorf("CleanDir removed %d (%v), want 1 (%s)", n, err, staleB)
+	}
+	if _, err := os.Stat(filepath.Join(dir, staleB)); err == nil {
+		t.Errorf("%s left behind", staleB)
+	}
+}
+
+func TestWriteVia(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lp.mps")
+	if err := WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, []byte("ROWS\n"), 0o600) }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "ROWS\n" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+	boom := errors.New("boom")
+	if err := WriteVia(p, func(tmp string) error { os.WriteFile(tmp, []byte("half"), 0o600); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	assertOnlyFile(t, dir, "lp.mps")
 }

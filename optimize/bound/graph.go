@@ -317,8 +317,13 @@ func (n *Net) build(rec *Record) (*DAG, []int32, []float64, error) {
 				return nil, nil, nil, fmt.Errorf("bound: the message of %s was never received in the replay", name)
 			}
 			Mp[op] = int32(vert(name+" message received", rec.proc[op]))
-			edge(int(B[op]), int(Mp[op]), p.Overhead+p.Latency)
-			if busy := p.Overhead + recvPerByte(s, p.OverheadPerByte, p.GapPerByte); busy >= 0 {
+			flight, busyR := p.Overhead+p.Latency, p.Overhead+recvPerByte(s, p.OverheadPerByte, p.GapPerByte)
+			if n.net.LogGP { // the engine's LogGP variant: bytes in flight, no G at the receiver's CPU
+				flight += max(0, perByte(s, p.GapPerByte))
+				busyR = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
+			}
+			edge(int(B[op]), int(Mp[op]), flight)
+			if busy := busyR; busy >= 0 {
 				Kpc[op] = int32(vert(name+" message CPU end", rec.procCPU[op]))
 				edge(int(Mp[op]), int(Kpc[op]), busy)
 			}

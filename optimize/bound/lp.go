@@ -1,6 +1,7 @@
 package bound
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -720,6 +721,12 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 // previous basis with the dual simplex after the first call (only the P
 // columns' upper bounds change).
 func (s *Solver) Solve(capW float64) (*Bound, error) {
+	return s.SolveContext(context.Background(), capW)
+}
+
+// SolveContext is Solve that stops within a fraction of a second when ctx
+// is done (CLP is stopped mid-solve); the error then wraps ctx.Err().
+func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error) {
 	if capW < s.minCap-1e-9 {
 		return nil, &InfeasibleError{CapW: capW, MinCapW: s.minCap, Event: s.minAt, EventTasks: s.o.Active(s.d, s.minAt)}
 	}
@@ -732,6 +739,9 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 	method := make([]clp.Method, len(s.blocks))
 	work := func(j int) {
 		b := s.blocks[j]
+		if errs[j] = ctx.Err(); errs[j] != nil {
+			return
+		}
 		for _, c := range b.pCol {
 			b.colUp[c] = capW
 		}
@@ -744,7 +754,7 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			return
 		}
 		if b.solved && s.opt.KeepBasis {
-			res[j], errs[j] = b.model.Resolve()
+			res[j], errs[j] = b.model.ResolveContext(ctx)
 			warm[j], method[j] = true, clp.Dual
 			return
 		}
@@ -763,7 +773,7 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			}
 		}
 		method[j] = m
-		res[j], errs[j] = b.model.Solve(m)
+		res[j], errs[j] = b.model.SolveContext(ctx, m)
 		b.solved = errs[j] == nil
 	}
 	if w := min(s.opt.Workers, len(s.blocks)); w > 1 {
@@ -779,6 +789,10 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 			}()
 		}
 		for j := range s.blocks {
+			if ctx.Err() != nil {
+				errs[j] = ctx.Err()
+				continue
+			}
 			next <- j
 		}
 		close(next)
@@ -787,6 +801,9 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 		for j := range s.blocks {
 			work(j)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bound at %g W: %w", capW, err)
 	}
 	out := &Bound{CapW: capW, Vertex: make([]float64, d.Vertices),
 		Duration: make([]float64, len(d.Tasks)), Power: make([]float64, len(d.Tasks))}

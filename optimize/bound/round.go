@@ -26,9 +26,16 @@ const (
 	// power is at most the LP's: the slower of the two, so every event's
 	// power stays within the cap the LP met, at some cost in time.
 	RoundPowerSafe
+	// RoundStaggered splits every task as RoundSplit does, but whoever
+	// replays it places each task's stretch at the faster point within the
+	// task (in one or several pieces) where the job's instantaneous power
+	// stays within the cap, and runs a task wholly at the slower point
+	// only where no such placement exists (scenarios.ReplayRounded). Round
+	// itself returns the same choices as RoundSplit.
+	RoundStaggered
 )
 
-var roundingNames = [...]string{"split", "nearest", "power-safe"}
+var roundingNames = [...]string{"split", "nearest", "power-safe", "staggered"}
 
 func (r Rounding) String() string {
 	if r < 0 || int(r) >= len(roundingNames) {
@@ -44,7 +51,7 @@ func ParseRounding(s string) (Rounding, error) {
 			return Rounding(i), nil
 		}
 	}
-	return 0, fmt.Errorf("bound: unknown rounding %q (want split, nearest or power-safe)", s)
+	return 0, fmt.Errorf("bound: unknown rounding %q (want split, nearest, power-safe or staggered)", s)
 }
 
 // RoundOptions are a rounding policy and its parameters.

@@ -8,6 +8,9 @@ package clp
 import (
 	"errors"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 )
 
 // Method selects CLP's algorithm.
@@ -86,6 +89,38 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("clp: row index %d outside 0..%d", i, nr-1)
 		}
 	}
+	// CLP aborts the process (or solves garbage) on NaN: refuse every
+	// non-finite coefficient and every NaN or wrong-signed infinite bound
+	// before it sees them.
+	for j := 0; j < nc; j++ {
+		for k := p.Start[j]; k < p.Start[j+1]; k++ {
+			if v := p.Value[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("clp: coefficient of column %d in row %d is %g", j, p.Index[k], v)
+			}
+		}
+		if v := p.Obj[j]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("clp: objective coefficient of column %d is %g", j, v)
+		}
+	}
+	if err := checkBounds("column", p.ColLo, p.ColUp); err != nil {
+		return err
+	}
+	return checkBounds("row", p.RowLo, p.RowUp)
+}
+
+// checkBounds reports a NaN bound, a lower bound of +Inf or an upper
+// bound of −Inf (what is "row" or "column"). lo or up may be nil.
+func checkBounds(what string, lo, up []float64) error {
+	for i, v := range lo {
+		if math.IsNaN(v) || math.IsInf(v, 1) {
+			return fmt.Errorf("clp: %s %d: lower bound %g", what, i, v)
+		}
+	}
+	for i, v := range up {
+		if math.IsNaN(v) || math.IsInf(v, -1) {
+			return fmt.Errorf("clp: %s %d: upper bound %g", what, i, v)
+		}
+	}
 	return nil
 }
 
@@ -136,4 +171,22 @@ type Result struct {
 	X          []float64 // column values
 	RowAct     []float64 // row activities A·x
 	Iterations int
+}
+
+// CheckWritable reports whether a file can be created at path: its folder
+// exists and is a folder, and path is not a folder. Call it before a long
+// solve whose result goes to path.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a folder", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	return nil
 }

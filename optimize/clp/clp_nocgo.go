@@ -2,6 +2,8 @@
 
 package clp
 
+import "context"
+
 // Model is unavailable without cgo.
 type Model struct{}
 
@@ -40,3 +42,11 @@ func (m *Model) Resolve() (*Result, error) { return nil, ErrNoSolver }
 
 // WriteMPS fails.
 func (m *Model) WriteMPS(path string) error { return ErrNoSolver }
+
+// SolveContext fails.
+func (m *Model) SolveContext(ctx context.Context, method Method) (*Result, error) {
+	return nil, ErrNoSolver
+}
+
+// ResolveContext fails.
+func (m *Model) ResolveContext(ctx context.Context) (*Result, error) { return nil, ErrNoSolver }

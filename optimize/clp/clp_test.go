@@ -105,3 +105,44 @@ func TestValidate(t *testing.T) {
 		t.Error("row index out of range accepted")
 	}
 }
+
+// Non-finite coefficients and NaN bounds are refused before CLP sees them
+// (a NaN row bound aborted the process inside CLP).
+func TestNonFiniteRefused(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		edit func(p *Problem)
+		want string
+	}{
+		{"NaN coefficient", func(p *Problem) { p.Value[3] = nan }, "coefficient of column 1 in row 1 is NaN"},
+		{"infinite coefficient", func(p *Problem) { p.Value[0] = inf }, "coefficient of column 0 in row 0 is +Inf"},
+		{"NaN objective", func(p *Problem) { p.Obj[1] = nan }, "objective coefficient of column 1 is NaN"},
+		{"NaN row bound", func(p *Problem) { p.RowUp[0] = nan }, "row 0: upper bound NaN"},
+		{"NaN column bound", func(p *Problem) { p.ColLo[1] = nan }, "column 1: lower bound NaN"},
+		{"+Inf lower bound", func(p *Problem) { p.RowLo[1] = inf }, "row 1: lower bound +Inf"},
+	} {
+		p := small()
+		tc.edit(p)
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Validate: %v, want %q", tc.name, err, tc.want)
+		}
+		if _, err := Load(p); err == nil {
+			t.Errorf("%s: Load accepted it", tc.name)
+		}
+	}
+	if !Available() {
+		return
+	}
+	m, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.SetRowBounds([]float64{-inf, -inf}, []float64{nan, 6}); err == nil || !strings.Contains(err.Error(), "row 0: upper bound NaN") {
+		t.Errorf("SetRowBounds with NaN: %v", err)
+	}
+	if err := m.SetColumnUpper([]float64{nan, inf}); err == nil || !strings.Contains(err.Error(), "column 0: upper bound NaN") {
+		t.Errorf("SetColumnUpper with NaN: %v", err)
+	}
+}

@@ -274,7 +274,9 @@ func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.Con
 		return gp, fmt.Errorf("policy: LP bound at %g W: %w", capW, err)
 	}
 	gp.Status = "ok"
-	gp.BoundNs = int64(math.Round(b.Makespan * 1e9))
+	if gp.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return gp, fmt.Errorf("policy: LP bound at %g W: makespan: %w", capW, err)
+	}
 	if gp.BoundNs > 0 {
 		gp.Pct = 100 * (float64(makespanNs)/float64(gp.BoundNs) - 1)
 	}

@@ -82,12 +82,20 @@ func TestReplayPlan(t *testing.T) {
 	ops, _ := CalcOps(tr, g)
 	p.Dur[ops[0][0]], p.W[ops[0][0]] = 1e9, 10
 	p.Dur[ops[1][0]] = 5e8
-	o, err := Replay(g, network.NewLogGOPS(0, 0, 0, 0, 0, 1), p, power.JobModel{BaseW: 1, IdleW: 2, ActiveW: []float64{3, 10}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.MakespanNs != 1e9 || math.Abs(o.EnergyJ-17) > 1e-9 || o.CalcEnd[ops[1][0]] != 5e8 {
-		t.Errorf("makespan %d, energy %g J, end %d; want 1e9, 17, 5e8", o.MakespanNs, o.EnergyJ, o.CalcEnd[ops[1][0]])
+	// Rank 0 computes for 1 s at 10 W, rank 1 for 0.5 s at its active
+	// 10 W and then waits: at its task's 10 W (1 + 10 + 10 = 21 J) or
+	// asleep at 2 W (1 + 10 + 5 + 1 = 17 J).
+	for _, c := range []struct {
+		wait   power.WaitPower
+		energy float64
+	}{{power.WaitPower{}, 21}, {power.WaitPower{Mode: power.WaitIdle}, 17}} {
+		o, err := Replay(g, network.NewLogGOPS(0, 0, 0, 0, 0, 1), p, power.JobModel{BaseW: 1, IdleW: 2, ActiveW: []float64{3, 10}, Wait: c.wait}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.MakespanNs != 1e9 || math.Abs(o.EnergyJ-c.energy) > 1e-9 || o.CalcEnd[ops[1][0]] != 5e8 {
+			t.Errorf("wait %s: makespan %d, energy %g J, end %d; want 1e9, %g, 5e8", c.wait, o.MakespanNs, o.EnergyJ, o.CalcEnd[ops[1][0]], c.energy)
+		}
 	}
 	if Improvement(10, 8) != 20 || Improvement(0, 1) != 0 {
 		t.Error("Improvement")

@@ -6,8 +6,9 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -15,8 +16,8 @@ import (
 )
 
 // Span is one bar of a Gantt chart: row Row is busy from Start to End
-// (seconds) doing something of class Class (an index into the chart's
-// class names).
+// (ns) doing something of class Class (an index into the chart's class
+// names).
 type Span struct {
 	Row        int
 	Start, End float64
@@ -70,40 +71,40 @@ func coarsen(spans []Span, xmax float64) []Span {
 	return spans
 }
 
-// Gantt draws what each row (rank) did over time: one colored bar per span,
-// colored by class, with a legend of the class names. Spans must be sorted
-// by row, then start.
-func Gantt(name, title string, rows int, classes []string, spans []Span) (Figure, error) {
+// Gantt draws what each row (rank) did over time: one coloured bar per
+// span, coloured by class, with a legend of the class names. Spans must be
+// sorted by row, then start; the time axis is in unit (see TimeUnit).
+func Gantt(name, title string, rows int, classes []string, spans []Span, unit string) (Figure, error) {
 	if rows <= 0 {
 		return Figure{}, fmt.Errorf("gantt %s: no rows", name)
 	}
+	ns, err := unitNs(unit)
+	if err != nil {
+		return Figure{}, fmt.Errorf("gantt %s: %w", name, err)
+	}
 	g := &gantt{rows: rows}
-	for _, s := range spans {
+	scaled := make([]Span, len(spans))
+	for i, s := range spans {
 		if s.Row < 0 || s.Row >= rows || s.Class < 0 || s.Class >= len(classes) || !(s.End >= s.Start) {
 			return Figure{}, fmt.Errorf("gantt %s: bad span %+v", name, s)
 		}
+		s.Start, s.End = s.Start/ns, s.End/ns
+		scaled[i] = s
 		g.xmax = math.Max(g.xmax, s.End)
 	}
 	if g.xmax == 0 {
 		g.xmax = 1
 	}
-	g.spans = coarsen(spans, g.xmax)
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "time (s)"
+	g.spans = coarsen(scaled, g.xmax)
+	p := newPlot(title)
+	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "rank"
 	p.Add(g)
-	p.Legend.Top = true
+	leg := newLegend()
 	for i, cl := range classes {
-		col := plotutil.Color(i)
+		col := Color(i)
 		g.colors = append(g.colors, col)
-		box, err := plotter.NewPolygon(plotter.XYs{{}, {}, {}})
-		if err != nil {
-			return Figure{}, err
-		}
-		box.Color = col
-		box.LineStyle.Width = 0
-		p.Legend.Add(cl, box)
+		leg.Add(cl, boxOf(col))
 	}
 	if rows <= 32 {
 		var ticks []plot.Tick
@@ -112,11 +113,39 @@ func Gantt(name, title string, rows int, classes []string, spans []Span) (Figure
 		}
 		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	}
-	return Figure{Name: name, Title: title, Plot: p}, nil
+	return Figure{Name: name, Title: title, Plot: p, Legend: leg}, nil
 }
 
-// Series is a named power curve: Watts[i] holds from Times[i] (seconds)
-// until Times[i+1], and the last value until End.
+// box is a legend thumbnail: a filled square of colour col.
+type box color.RGBA
+
+func (b box) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
+	c.FillPolygon(color.RGBA(b), c.ClipPolygonY(pts))
+}
+
+func boxOf(col color.Color) box {
+	r, g, b, a := col.RGBA()
+	return box{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
+}
+
+// unitNs returns the length of a time unit in ns.
+func unitNs(unit string) (float64, error) {
+	switch unit {
+	case "ns":
+		return 1, nil
+	case "µs", "us":
+		return 1e3, nil
+	case "ms":
+		return 1e6, nil
+	case "s":
+		return 1e9, nil
+	}
+	return 0, fmt.Errorf("unknown time unit %q (want ns, µs, ms or s)", unit)
+}
+
+// Series is a named power curve: Watts[i] holds from Times[i] (ns) until
+// Times[i+1], and the last value until End.
 type Series struct {
 	Name  string
 	Times []float64
@@ -124,44 +153,56 @@ type Series struct {
 	End   float64
 }
 
-func (s Series) steps() plotter.XYs {
+func (s Series) steps(ns float64) plotter.XYs {
 	var xy plotter.XYs
 	for i, t := range s.Times {
 		next := s.End
 		if i+1 < len(s.Times) {
 			next = s.Times[i+1]
 		}
-		xy = append(xy, plotter.XY{X: t, Y: s.Watts[i]}, plotter.XY{X: next, Y: s.Watts[i]})
+		xy = append(xy, plotter.XY{X: t / ns, Y: s.Watts[i]}, plotter.XY{X: next / ns, Y: s.Watts[i]})
 	}
 	return xy
 }
 
-// PowerOverTime draws power curves against time, with the power cap as a
-// dashed line when capW > 0. Legends are drawn for at most 8 curves.
-func PowerOverTime(name, title string, series []Series, capW float64) (Figure, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "time (s)"
+func (s Series) check(name string) error {
+	if len(s.Times) != len(s.Watts) {
+		return fmt.Errorf("power plot %s: series %s has %d times and %d powers", name, s.Name, len(s.Times), len(s.Watts))
+	}
+	return nil
+}
+
+// PowerOverTime draws power curves against time (in unit), with the power
+// cap as a dashed black line when capW > 0. Legends list at most 8 curves;
+// for more, use PowerHeatMap.
+func PowerOverTime(name, title string, series []Series, capW float64, unit string) (Figure, error) {
+	ns, err := unitNs(unit)
+	if err != nil {
+		return Figure{}, fmt.Errorf("power plot %s: %w", name, err)
+	}
+	p := newPlot(title)
+	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "power (W)"
-	p.Legend.Top = true
+	leg := newLegend()
 	end := 0.0
 	for i, s := range series {
-		if len(s.Times) != len(s.Watts) {
-			return Figure{}, fmt.Errorf("power plot %s: series %s has %d times and %d powers", name, s.Name, len(s.Times), len(s.Watts))
+		if err := s.check(name); err != nil {
+			return Figure{}, err
 		}
 		if len(s.Times) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(s.steps())
+		l, err := plotter.NewLine(s.steps(ns))
 		if err != nil {
 			return Figure{}, fmt.Errorf("power plot %s: %w", name, err)
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = Color(i)
+		l.Width = vg.Points(1.5)
 		p.Add(l)
 		if len(series) <= 8 {
-			p.Legend.Add(s.Name, l)
+			leg.Add(s.Name, l)
 		}
-		end = math.Max(end, s.End)
+		end = math.Max(end, s.End/ns)
 	}
 	if capW > 0 && end > 0 {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: capW}, {X: end, Y: capW}})
@@ -169,12 +210,146 @@ func PowerOverTime(name, title string, series []Series, capW float64) (Figure, e
 			return Figure{}, err
 		}
 		l.Color = color.Black
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		l.Width = vg.Points(1.5)
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("cap %g W", capW), l)
+		leg.Add(fmt.Sprintf("cap %s W", FormatNumber(capW, 6)), l)
 	}
 	p.Add(plotter.NewGrid())
-	return Figure{Name: name, Title: title, Plot: p}, nil
+	return Figure{Name: name, Title: title, Plot: p, Legend: leg}, nil
+}
+
+// A PowerHeatMap has at most HeatMapColumns time bins, and at most
+// HeatMapCells cells in all (each a rectangle of the SVG).
+const (
+	HeatMapColumns = 400
+	HeatMapCells   = 60000
+)
+
+// binPower averages each curve over cols equal time bins spanning the
+// longest curve; it returns the bins, [curve][bin], and the bins' width.
+func binPower(series []Series, cols int) ([][]float64, float64) {
+	end := 0.0
+	for _, s := range series {
+		end = math.Max(end, s.End)
+	}
+	if end <= 0 {
+		end = 1
+	}
+	binNs := end / float64(cols)
+	out := make([][]float64, len(series))
+	for k, s := range series {
+		row := make([]float64, cols)
+		for i, t := range s.Times { // each step's energy to the bins it covers
+			next := s.End
+			if i+1 < len(s.Times) {
+				next = s.Times[i+1]
+			}
+			b0, b1 := max(0, int(t/binNs)), min(cols-1, int(next/binNs))
+			for b := b0; b <= b1; b++ {
+				lo, hi := math.Max(t, float64(b)*binNs), math.Min(next, float64(b+1)*binNs)
+				if hi > lo {
+					row[b] += s.Watts[i] * (hi - lo) / binNs
+				}
+			}
+		}
+		out[k] = row
+	}
+	return out, binNs
+}
+
+// viridis returns a colour map through the control points of matplotlib's
+// viridis (van der Walt and Smith, 2015): perceptually uniform, readable
+// in grey and with every common colour-vision deficiency.
+func viridis() (palette.ColorMap, error) {
+	return moreland.NewLuminance([]color.Color{
+		color.NRGBA{0x44, 0x01, 0x54, 0xff},
+		color.NRGBA{0x3B, 0x52, 0x8B, 0xff},
+		color.NRGBA{0x21, 0x91, 0x8C, 0xff},
+		color.NRGBA{0x5E, 0xC9, 0x62, 0xff},
+		color.NRGBA{0xFD, 0xE7, 0x25, 0xff},
+	})
+}
+
+// powerGrid is a rank × time grid of time-averaged power (plotter.GridXYZ).
+type powerGrid struct {
+	w    [][]float64 // [rank][bin]
+	bin  float64     // bin width, in the axis unit
+	rows int
+}
+
+func (g *powerGrid) Dims() (c, r int)   { return len(g.w[0]), g.rows }
+func (g *powerGrid) Z(c, r int) float64 { return g.w[r][c] }
+func (g *powerGrid) X(c int) float64    { return (float64(c) + 0.5) * g.bin }
+func (g *powerGrid) Y(r int) float64    { return float64(r) }
+
+// PowerHeatMap draws one power curve per row (a rank's) as a heat map:
+// rank against time (in unit), colour the power averaged over each time
+// bin (HeatMapColumns, fewer when there are many ranks), on a perceptually
+// uniform colour map that reads in grey and with colour-blind eyes
+// (viridis); the legend gives the colour scale.
+func PowerHeatMap(name, title string, series []Series, unit string) (Figure, error) {
+	ns, err := unitNs(unit)
+	if err != nil {
+		return Figure{}, fmt.Errorf("heat map %s: %w", name, err)
+	}
+	if len(series) == 0 {
+		return Figure{}, fmt.Errorf("heat map %s: no series", name)
+	}
+	for _, s := range series {
+		if err := s.check(name); err != nil {
+			return Figure{}, err
+		}
+	}
+	cols := min(HeatMapColumns, max(50, HeatMapCells/len(series)))
+	w, binNs := binPower(series, cols)
+	g := &powerGrid{w: w, bin: binNs / ns, rows: len(series)}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range w {
+		for b, v := range row {
+			v = math.Round(v*1e6) / 1e6 // watts resolve to the µW; the rest is summation noise
+			row[b] = v
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	constant := hi <= lo
+	if constant {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	cm, err := viridis()
+	if err != nil {
+		return Figure{}, err
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	h := plotter.NewHeatMap(g, cm.Palette(256))
+	h.Min, h.Max = lo, hi
+	p := newPlot(title)
+	p.X.Label.Text = "time (" + unit + ")"
+	p.Y.Label.Text = "rank"
+	p.Add(h)
+	leg := newLegend()
+	// enough digits that the five levels print apart
+	digits := 3 + max(0, int(math.Ceil(math.Log10(math.Max(math.Abs(lo), math.Abs(hi))/(hi-lo)))))
+	for k := 4; k >= 0; k-- {
+		v := lo + (hi-lo)*float64(k)/4
+		if constant && k != 2 {
+			continue // one level: every rank draws the same power throughout
+		}
+		col, err := cm.At(v)
+		if err != nil {
+			return Figure{}, err
+		}
+		leg.Add(FormatNumber(v, digits)+" W", boxOf(col))
+	}
+	if len(series) <= 32 {
+		var ticks []plot.Tick
+		for r := range series {
+			ticks = append(ticks, plot.Tick{Value: float64(r), Label: fmt.Sprint(r)})
+		}
+		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	return Figure{Name: name, Title: title, Plot: p, Legend: leg}, nil
 }
 
 // Frontier draws a task's configurations in (time, power) with their
@@ -195,33 +370,34 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 		}
 		return out
 	}
-	p := plot.New()
-	p.Title.Text = title
+	p := newPlot(title)
+	leg := newLegend()
 	p.X.Label.Text = "time (s)"
 	p.Y.Label.Text = "power (W)"
-	p.Legend.Top = true
 	all, err := plotter.NewScatter(xy(configs))
 	if err != nil {
 		return Figure{}, err
 	}
-	all.Color = plotutil.Color(2)
+	all.Color = Color(2)
+	all.Radius = vg.Points(3)
 	all.Shape = draw.CrossGlyph{}
 	pl, ps, err := plotter.NewLinePoints(xy(pareto))
 	if err != nil {
 		return Figure{}, err
 	}
-	pl.Color, ps.Color = plotutil.Color(0), plotutil.Color(0)
+	pl.Color, ps.Color = Color(0), Color(0)
+	pl.Width = vg.Points(1.5)
 	hl, err := plotter.NewLine(xy(hull))
 	if err != nil {
 		return Figure{}, err
 	}
-	hl.Color = plotutil.Color(1)
+	hl.Color = Color(1)
 	hl.Width = vg.Points(2)
 	hl.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	p.Add(all, pl, ps, hl)
-	p.Legend.Add("configurations", all)
-	p.Legend.Add("Pareto frontier", pl, ps)
-	p.Legend.Add("lower convex hull", hl)
+	leg.Add("configurations", all)
+	leg.Add("Pareto frontier", pl, ps)
+	leg.Add("lower convex hull", hl)
 	var labels plotter.XYLabels
 	for _, c := range configs {
 		if c.Label != "" {
@@ -241,5 +417,5 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 		p.Add(l)
 	}
 	p.Add(plotter.NewGrid())
-	return Figure{Name: name, Title: title, Plot: p}, nil
+	return Figure{Name: name, Title: title, Plot: p, Legend: leg}, nil
 }

@@ -4,10 +4,8 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
-	"io"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/scenarios/results"
@@ -28,13 +27,9 @@ type Figure struct {
 	Name  string // file name without extension, e.g. "makespan_pal"
 	Title string
 	Plot  *plot.Plot
+	// Legend, when not nil, is drawn right of the plot (see Render).
+	Legend *plot.Legend
 }
-
-// Size of saved figures.
-const (
-	Width  = 16 * vg.Centimeter
-	Height = 10 * vg.Centimeter
-)
 
 // group is the set of rows that share machine and parameter values.
 type group struct {
@@ -77,6 +72,28 @@ func groupRows(s results.Schema, rows []results.Row) []group {
 }
 
 func col(s results.Schema, name string) int { return s.Index(name) }
+
+// CheckColumns reports the columns a report needs that s lacks: policy
+// and cap_w, and one of makespan_ns and energy_j.
+func CheckColumns(s results.Schema) error {
+	var missing []string
+	for _, c := range []string{"policy", "cap_w"} {
+		if col(s, c) < 0 {
+			missing = append(missing, c)
+		}
+	}
+	if col(s, "makespan_ns") < 0 && col(s, "energy_j") < 0 {
+		missing = append(missing, "makespan_ns or energy_j")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	have := make([]string, len(s))
+	for i, c := range s {
+		have[i] = c.Name
+	}
+	return fmt.Errorf("results table lacks column(s) %s that a report needs (it has %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
+}
 
 func num(v any) (float64, bool) {
 	switch x := v.(type) {
@@ -135,27 +152,32 @@ func series(s results.Schema, g group, metric string, scale float64, withBound b
 	return names, pts, flat
 }
 
-func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, flat map[string]float64) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
+func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, flat map[string]float64) (*plot.Plot, *plot.Legend, error) {
+	p := newPlot(title)
+	leg := newLegend()
 	p.X.Label.Text = "power cap (W)"
 	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
 	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for i, n := range names {
+	k := 0
+	for _, n := range names {
 		l, s, err := plotter.NewLinePoints(pts[n])
 		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", n, err)
+			return nil, nil, fmt.Errorf("plot %s: %w", n, err)
 		}
-		l.Color = plotutil.Color(i)
-		s.Color = plotutil.Color(i)
-		s.Shape = plotutil.Shape(i)
-		if n == "LP bound" {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			l.Width = vg.Points(1.5)
+		col := color.Color(color.Black)
+		if n != "LP bound" {
+			col = Color(k)
+			s.Shape = plotutil.Shape(k)
+			k++
+		} else {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			s.Shape = draw.CrossGlyph{}
 		}
+		l.Color, s.Color = col, col
+		l.Width = vg.Points(1.5)
+		s.Radius = vg.Points(3)
 		p.Add(l, s)
-		p.Legend.Add(n, l, s)
+		leg.Add(n, l, s)
 		for _, q := range pts[n] {
 			xmin, xmax = math.Min(xmin, q.X), math.Max(xmax, q.X)
 		}
@@ -165,67 +187,92 @@ func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, 
 		fnames = append(fnames, n)
 	}
 	sort.Strings(fnames)
-	for i, n := range fnames {
+	for _, n := range fnames {
 		if math.IsInf(xmin, 0) {
 			xmin, xmax = 0, 1
 		}
 		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: flat[n]}, {X: xmax, Y: flat[n]}})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l.Color = plotutil.Color(len(names) + i)
+		l.Color = Color(k)
+		k++
+		l.Width = vg.Points(1.5)
 		l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(n+" (no cap)", l)
+		leg.Add(n+" (no cap)", l)
 	}
 	p.Add(plotter.NewGrid())
-	return p, nil
+	return p, leg, nil
 }
 
-// Figures builds the standard sweep figures: makespan against cap per
-// policy with the LP bound, and energy against cap per policy, one pair
-// per machine and parameter combination.
+// Figures builds the standard sweep figures, one set per machine and
+// parameter combination: makespan against cap per policy with the LP
+// bound, each policy's gap to the bound against cap, and energy against
+// cap. Times are shown in one unit for the whole report, chosen by the
+// largest (see TimeUnit).
+//
+// The table needs the columns policy and cap_w and at least one of
+// makespan_ns and energy_j; an error names the ones missing.
 func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
+	if err := CheckColumns(s); err != nil {
+		return nil, err
+	}
+	unit, ns := TimeUnit(maxTime(s, rows))
 	var figs []Figure
 	for gi, g := range groupRows(s, rows) {
 		suffix := fmt.Sprintf("_%d", gi)
 		title := g.key
 		for _, m := range []struct {
-			metric, label, name string
-			scale               float64
-			bound               bool
+			metric, label, name, what string
+			scale                     float64
+			bound                     bool
 		}{
-			{"makespan_ns", "makespan (ms)", "makespan", 1e-6, true},
-			{"energy_j", "energy (J)", "energy", 1, false},
+			{"makespan_ns", "makespan (" + unit + ")", "makespan", "Makespan", 1 / ns, true},
+			{"gap_pct", "gap to the LP bound (%)", "gap", "Gap to the LP bound", 1, false},
+			{"energy_j", "energy (J)", "energy", "Energy", 1, false},
 		} {
 			if col(s, m.metric) < 0 {
 				continue
 			}
 			names, pts, flat := series(s, g, m.metric, m.scale, m.bound)
+			if m.name == "gap" {
+				flat = nil // the uncapped policy has no bound to be compared with
+			}
 			if len(names) == 0 && len(flat) == 0 {
 				continue
 			}
-			p, err := linePlot(fmt.Sprintf("%s vs power cap: %s", strings.SplitN(m.label, " ", 2)[0], title), m.label, names, pts, flat)
+			p, leg, err := linePlot(fmt.Sprintf("%s vs power cap: %s", m.what, title), m.label, names, pts, flat)
 			if err != nil {
 				return nil, err
 			}
-			figs = append(figs, Figure{Name: m.name + suffix, Title: p.Title.Text, Plot: p})
+			if m.name == "gap" {
+				zero := plotter.NewFunction(func(float64) float64 { return 0 })
+				zero.Color = color.Black
+				zero.Width = vg.Points(0.75)
+				p.Add(zero)
+			}
+			figs = append(figs, Figure{Name: m.name + suffix, Title: p.Title.Text, Plot: p, Legend: leg})
 		}
 	}
 	return figs, nil
 }
 
-// Render returns the figure in the given format ("svg" or "png").
-func Render(f Figure, format string) ([]byte, error) {
-	wt, err := f.Plot.WriterTo(Width, Height, format)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", f.Name, err)
+// maxTime returns the largest makespan or bound in rows, in ns.
+func maxTime(s results.Schema, rows []results.Row) float64 {
+	m := 0.0
+	for _, name := range []string{"makespan_ns", "bound_ns"} {
+		c := col(s, name)
+		if c < 0 {
+			continue
+		}
+		for _, r := range rows {
+			if v, ok := num(r.Values[c]); ok {
+				m = math.Max(m, v)
+			}
+		}
 	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("render %s: %w", f.Name, err)
-	}
-	return b.Bytes(), nil
+	return m
 }
 
 // SaveFigures writes every figure as NAME.png and NAME.svg into dir,
@@ -252,104 +299,19 @@ func SaveFigures(dir string, figs []Figure) ([][]byte, error) {
 	return svgs, nil
 }
 
-// page is the data of the HTML template.
-type page struct {
-	Title   string
-	Columns []string
-	Rows    [][]string
-	Figures []pageFig
-	Extra   []pageSection
-}
-
-type pageSection struct {
-	Section
-	SVGs []pageFig
-}
-
-type pageFig struct {
-	Title string
-	SVG   template.HTML
-}
-
-// Section is an extra block of the report: a heading, optional text, a
-// table and figures.
-type Section struct {
-	Heading string
-	Text    string
-	Columns []string
-	Rows    [][]string
-	Figures []Figure
-}
-
-var pageTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
-table{border-collapse:collapse;font-size:.85em;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f0f0f0} td:first-child,th:first-child{text-align:left}
-figure{margin:1em 0} figure svg{max-width:100%;height:auto}
-</style></head><body>
-<h1>{{.Title}}</h1>
-{{range .Figures}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
-{{end}}
-{{range .Extra}}<h2>{{.Heading}}</h2>{{if .Text}}<p>{{.Text}}</p>{{end}}
-{{range .SVGs}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
-{{end}}{{if .Columns}}<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-{{end}}
-<h2>Results</h2>
-<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-</body></html>
-`))
-
-// WriteHTML writes the report page to w: the figures inline as SVG, any
-// extra sections, then the results table.
-func WriteHTML(w io.Writer, title string, s results.Schema, rows []results.Row, figs []Figure, extra []Section) error {
-	pg := page{Title: title, Columns: []string{"point"}}
-	for _, c := range s {
-		pg.Columns = append(pg.Columns, c.Name)
+// Lines draws one line with markers per named series of (x, y) points,
+// sorted by x, in the report's style with the legend beside the plot.
+func Lines(name, title, xlabel, ylabel string, names []string, pts map[string]plotter.XYs) (Figure, error) {
+	sorted := make(map[string]plotter.XYs, len(pts))
+	for n, xy := range pts {
+		c := append(plotter.XYs(nil), xy...)
+		sort.Slice(c, func(i, j int) bool { return c[i].X < c[j].X })
+		sorted[n] = c
 	}
-	for _, r := range rows {
-		cells := []string{fmt.Sprint(r.Index)}
-		for _, v := range r.Values {
-			cells = append(cells, results.FormatValue(v))
-		}
-		pg.Rows = append(pg.Rows, cells)
+	p, leg, err := linePlot(title, ylabel, names, sorted, nil)
+	if err != nil {
+		return Figure{}, fmt.Errorf("figure %s: %w", name, err)
 	}
-	var err error
-	if pg.Figures, err = inline(figs); err != nil {
-		return err
-	}
-	for _, sec := range extra {
-		ps := pageSection{Section: sec}
-		if ps.SVGs, err = inline(sec.Figures); err != nil {
-			return err
-		}
-		pg.Extra = append(pg.Extra, ps)
-	}
-	return pageTmpl.Execute(w, pg)
-}
-
-func inline(figs []Figure) ([]pageFig, error) {
-	var out []pageFig
-	for _, f := range figs {
-		svg, err := Render(f, "svg")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pageFig{Title: f.Title, SVG: template.HTML(stripXMLHeader(svg))})
-	}
-	return out, nil
-}
-
-// stripXMLHeader drops the XML declaration so the SVG can sit inside HTML.
-func stripXMLHeader(svg []byte) []byte {
-	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
-		return svg[i:]
-	}
-	return svg
+	p.X.Label.Text = xlabel
+	return Figure{Name: name, Title: title, Plot: p, Legend: leg}, nil
 }

@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,17 +67,160 @@ func TestSaveAndHTMLDeterministic(t *testing.T) {
 	}
 	var a, b bytes.Buffer
 	sec := []Section{{Heading: "Replay", Text: "x < y", Columns: []string{"rank"}, Rows: [][]string{{"0"}}}}
-	if err := WriteHTML(&a, "Demo", schema, sample(), figs, sec); err != nil {
+	pg := &Page{Title: "Demo", Figures: figs, Sections: sec, Schema: schema, Rows: sample()}
+	if err := pg.Write(&a); err != nil {
 		t.Fatal(err)
 	}
 	figs2, _ := Figures(schema, sample())
-	WriteHTML(&b, "Demo", schema, sample(), figs2, sec)
+	pg2 := &Page{Title: "Demo", Figures: figs2, Sections: sec, Schema: schema, Rows: sample()}
+	pg2.Write(&b)
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("HTML report not deterministic")
 	}
 	h := a.String()
-	if strings.Count(h, "<svg") != 4 || strings.Contains(h, "<?xml") || !strings.Contains(h, "x &lt; y") ||
-		strings.Contains(h, "http://") && strings.Contains(h, "<script") {
-		t.Errorf("HTML: %d svgs", strings.Count(h, "<svg"))
+	if strings.Count(h, "<svg") != len(figs) || strings.Contains(h, "<?xml") || !strings.Contains(h, "x &lt; y") ||
+		strings.Contains(h, "<script") {
+		t.Errorf("HTML: %d svgs for %d figures", strings.Count(h, "<svg"), len(figs))
+	}
+	// The table shows times in ms (the largest, 6.67 s, is under 10 s)
+	// and absent values as a dash.
+	for _, want := range []string{"<th>makespan (ms)</th>", "<th>energy (J)</th>", "<td>6666.667</td>", "<td>–</td>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %s", want)
+		}
+	}
+}
+
+// TestRenderSize checks the PNGs' pixel size (1600 × 900) and that a
+// figure's legend is drawn outside its plot's data area.
+func TestRenderSize(t *testing.T) {
+	figs, err := Figures(schema, sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(figs[0], "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz := img.Bounds().Size(); sz.X != 1600 || sz.Y != 900 {
+		t.Errorf("PNG %v, want 1600 × 900", sz)
+	}
+	if figs[0].Legend == nil {
+		t.Fatal("makespan figure has no legend")
+	}
+}
+
+func TestFormatNumbers(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{FormatCell("avg_power_w", 288.79999999999995, 1e6), "288.8"},
+		{FormatCell("makespan_ns", int64(60188546), 1e6), "60.189"},
+		{FormatCell("bound_ns", nil, 1e6), "–"},
+		{FormatCell("energy_j", 20.314755648, 1e6), "20.31"},
+		{FormatCell("gap_pct", 6.6049, 1e6), "6.60"},
+		{FormatCell("policy", "lp", 1e6), "lp"},
+		{FormatNumber(288.79999999999995, 6), "288.8"},
+		{FormatNumber(0.5, 3), "0.5"},
+		{FormatNumber(1e-9, 3), "1e-09"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		ns   float64
+		want string
+	}{{5, "ns"}, {5e4, "µs"}, {6e7, "ms"}, {9.9e9, "ms"}, {2e10, "s"}} {
+		if u, _ := TimeUnit(c.ns); u != c.want {
+			t.Errorf("TimeUnit(%g) = %s, want %s", c.ns, u, c.want)
+		}
+	}
+}
+
+// TestPowerHeatMap checks that the heat map's bins keep each curve's
+// energy (steps that start and end on bin edges computed in floating
+// point made the binning loop spin forever once), and its colour legend.
+func TestPowerHeatMap(t *testing.T) {
+	end := 1e7 / 3
+	var series []Series
+	for r := 0; r < 3; r++ {
+		s := Series{Name: fmt.Sprint(r), End: end}
+		for i := 0; i < 400; i += 1 + r {
+			s.Times = append(s.Times, float64(i)*end/400)
+			s.Watts = append(s.Watts, float64(i%7+r))
+		}
+		series = append(series, s)
+	}
+	w, bin := binPower(series, HeatMapColumns)
+	if len(w) != 3 || len(w[0]) != HeatMapColumns || math.Abs(bin-end/HeatMapColumns) > 1e-9 {
+		t.Fatalf("grid %d × %d, bins of %g", len(w), len(w[0]), bin)
+	}
+	for k, s := range series {
+		want := 0.0
+		for i, tm := range s.Times {
+			next := s.End
+			if i+1 < len(s.Times) {
+				next = s.Times[i+1]
+			}
+			want += s.Watts[i] * (next - tm)
+		}
+		got := 0.0
+		for _, v := range w[k] {
+			got += v * bin
+		}
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("rank %d: bins hold %g J·ns, curve %g", k, got, want)
+		}
+	}
+	f, err := PowerHeatMap("h", "heat", series, "ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(f, "svg"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A results table lacking the columns a report plots is an error naming
+// them (a table without policy or cap_w panicked with an index out of
+// range).
+func TestFiguresMissingColumns(t *testing.T) {
+	for _, tc := range []struct {
+		drop []string
+		want string
+	}{
+		{[]string{"policy"}, "lacks column(s) policy that"},
+		{[]string{"cap_w", "policy"}, "lacks column(s) policy, cap_w that"},
+		{[]string{"makespan_ns", "energy_j"}, "lacks column(s) makespan_ns or energy_j"},
+	} {
+		var s results.Schema
+		var keep []int
+		for i, c := range schema {
+			dropped := false
+			for _, d := range tc.drop {
+				dropped = dropped || c.Name == d
+			}
+			if !dropped {
+				s = append(s, c)
+				keep = append(keep, i)
+			}
+		}
+		var rows []results.Row
+		for _, r := range sample() {
+			var v []any
+			for _, i := range keep {
+				v = append(v, r.Values[i])
+			}
+			rows = append(rows, results.Row{Index: r.Index, Values: v})
+		}
+		_, err := Figures(s, rows)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("without %v: err %v, want %q", tc.drop, err, tc.want)
+		}
 	}
 }

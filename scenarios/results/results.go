@@ -22,13 +22,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/capsim/capsim/internal/atomicfile"
 )
 
 // File names inside a results directory.
@@ -114,10 +118,70 @@ func (s Schema) check(r Row) error {
 
 // header is the journal's first line: it ties the journal to one sweep.
 type header struct {
-	Capsim      string `json:"capsim_results"`
-	Fingerprint string `json:"fingerprint"`
-	Points      int    `json:"points"`
-	Schema      Schema `json:"schema"`
+	Capsim      string  `json:"capsim_results"`
+	Fingerprint string  `json:"fingerprint"`
+	Points      int     `json:"points"`
+	Schema      Schema  `json:"schema"`
+	Inputs      []Input `json:"inputs,omitempty"`
+}
+
+// Input is one thing a sweep's results depend on: the scenario text, a
+// file it reads (a trace, a model file), the capsim version. A journal
+// records its sweep's inputs so that a mismatch can say which one changed.
+type Input struct {
+	Name string `json:"name"`           // what it is: "scenario", "workload.trace", "capsim", …
+	Path string `json:"path,omitempty"` // the file, if it is one
+	Hash string `json:"hash"`           // SHA-256 of its content (a version string for capsim)
+}
+
+// Sweep identifies the sweep a results directory holds.
+type Sweep struct {
+	// Fingerprint is a hash of everything the results depend on (see
+	// Input); journals of different fingerprints are never mixed.
+	Fingerprint string
+	Points      int
+	Schema      Schema
+	Inputs      []Input // what the fingerprint covers, for messages
+}
+
+// changes lists how the inputs now differ from those recorded in a
+// journal, e.g. "workload.trace t.arrow changed (sha256 1a2b… then, 3c4d… now)".
+func changes(then, now []Input) string {
+	if len(then) == 0 {
+		return "the scenario, a file it reads or the capsim version changed (this journal predates per-file hashes)"
+	}
+	old := map[string]Input{}
+	for _, in := range then {
+		old[in.Name] = in
+	}
+	var parts []string
+	for _, in := range now {
+		o, ok := old[in.Name]
+		delete(old, in.Name)
+		what := in.Name
+		if in.Path != "" {
+			what += " " + in.Path
+		}
+		switch {
+		case !ok:
+			parts = append(parts, what+" is new")
+		case o.Hash != in.Hash && in.Name == "capsim":
+			parts = append(parts, fmt.Sprintf("the capsim version changed (%s then, %s now)", o.Hash, in.Hash))
+		case o.Hash != in.Hash:
+			parts = append(parts, fmt.Sprintf("%s changed (sha256 %.12s… then, %.12s… now)", what, o.Hash, in.Hash))
+		case o.Path != in.Path:
+			parts = append(parts, fmt.Sprintf("%s was %s (same content)", in.Name, o.Path))
+		}
+	}
+	for _, in := range then {
+		if _, gone := old[in.Name]; gone {
+			parts = append(parts, in.Name+" is no longer read")
+		}
+	}
+	if len(parts) == 0 {
+		return "the sweep's size or columns changed"
+	}
+	return strings.Join(parts, "; ")
 }
 
 const journalVersion = "1"
@@ -138,6 +202,7 @@ type Store struct {
 	rows   map[int]Row
 	wall   map[int]float64
 	closed bool
+	lock   *os.File // holds LockFile's flock while the store is open
 }
 
 // ErrMismatch is returned by Open when a directory holds the results of a
@@ -149,13 +214,50 @@ var ErrMismatch = errors.New("results directory belongs to a different sweep")
 // instance a hash of the scenario); an existing journal with another
 // fingerprint or schema is refused with ErrMismatch rather than mixed.
 // Rows already committed are loaded, and a torn last line is discarded.
+// Open is OpenSweep without inputs and without restart.
 func Open(dir, fingerprint string, points int, schema Schema) (*Store, error) {
+	return OpenSweep(dir, Sweep{Fingerprint: fingerprint, Points: points, Schema: schema}, false)
+}
+
+// OpenSweep opens or creates the results directory dir for the sweep sw.
+// An existing journal of another sweep (another fingerprint, point count
+// or schema) is refused with ErrMismatch, naming the inputs that changed,
+// rather than mixed; with restart, its points are discarded instead and
+// the sweep starts over. Rows already committed are loaded, and a torn
+// last line is discarded.
+//
+// The store holds an exclusive lock on dir (LockFile) until Close: a
+// second Open of dir, by this or another process, fails at once with
+// ErrLocked and names the holder. Temporary files that a killed writer
+// left in dir are removed.
+func OpenSweep(dir string, sw Sweep, restart bool) (_ *Store, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	s := &Store{dir: dir, rows: map[int]Row{}, wall: map[int]float64{},
-		hdr: header{Capsim: journalVersion, Fingerprint: fingerprint, Points: points, Schema: schema}}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Close()
+		}
+	}()
+	if _, err := atomicfile.CleanDir(dir); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	s := &Store{dir: dir, rows: map[int]Row{}, wall: map[int]float64{}, lock: lock,
+		hdr: header{Capsim: journalVersion, Fingerprint: sw.Fingerprint, Points: sw.Points, Schema: sw.Schema, Inputs: sw.Inputs}}
 	path := filepath.Join(dir, JournalFile)
+	if restart {
+		// The tables of the old sweep go too: nothing of it may remain
+		// to be mistaken for the new one's.
+		for _, name := range []string{JournalFile, ArrowFile, CSVFile, TimingFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("results: restart: %w", err)
+			}
+		}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
@@ -212,8 +314,8 @@ func (s *Store) load(f *os.File, path string) (int64, error) {
 					// its header: nothing is lost by starting over.
 					return 0, nil
 				}
-				return 0, fmt.Errorf("%w: %s was written for sweep %s (%d points); this sweep is %s (%d points): use another output directory",
-					ErrMismatch, path, h.Fingerprint, h.Points, s.hdr.Fingerprint, s.hdr.Points)
+				return 0, fmt.Errorf("%w: %s was written for sweep %s (%d points); this sweep is %s (%d points): %s; use another output directory, or restart to discard its points (capsim sweep --restart)",
+					ErrMismatch, path, h.Fingerprint, h.Points, s.hdr.Fingerprint, s.hdr.Points, changes(h.Inputs, s.hdr.Inputs))
 			}
 		} else {
 			row, wall, err := decodeEntry(body, s.hdr.Schema)
@@ -413,7 +515,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.f.Close()
+	err := s.f.Close()
+	s.lock.Close() // releases the flock
+	return err
 }
 
 func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }

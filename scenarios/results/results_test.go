@@ -141,7 +141,7 @@ func TestDeterministicAndShardsMerge(t *testing.T) {
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(base, "merged")
-	m, err := Merge(merged, shards)
+	m, _, err := Merge(merged, shards, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,15 @@ package results
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -217,47 +220,88 @@ func writeTiming(path string, rows []Row, wall map[int]float64) error {
 	})
 }
 
-// Merge joins the journals of the results directories in dirs (for
-// instance the shards of one sweep) into the results directory out and
-// finalizes it. All inputs must belong to the same sweep. A point present
-// in several inputs must have identical values in each.
-func Merge(out string, dirs []string) (*Store, error) {
+// Coverage says how a set of results directories covers a sweep's points.
+type Coverage struct {
+	Points    int   // points of the sweep
+	Missing   []int // points no input holds
+	Duplicate []int // points more than one input holds
+}
+
+// Complete reports whether every point is held exactly once.
+func (c Coverage) Complete() bool { return len(c.Missing) == 0 && len(c.Duplicate) == 0 }
+
+// ErrIncomplete is returned by Merge when the inputs do not hold every
+// point of the sweep exactly once.
+var ErrIncomplete = errors.New("the shards do not cover every point exactly once")
+
+// MergeOptions controls Merge.
+type MergeOptions struct {
+	// Partial merges inputs that miss points or hold a point twice (with
+	// the same values) instead of refusing; the Coverage says which.
+	Partial bool
+}
+
+// Merge joins the journals of the results directories in dirs (the shards
+// of one sweep) into the results directory out and finalizes it. Inputs
+// are only read (read-only shards work) and must belong to the same sweep;
+// out must not be one of them. Unless opt.Partial, the inputs must hold
+// every point exactly once: a missing or repeated shard is ErrIncomplete,
+// with the points listed. A point held by several inputs must have the
+// same values in each.
+func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error) {
+	var cov Coverage
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("merge: no input directories")
+		return nil, cov, fmt.Errorf("merge: no input directories")
+	}
+	for _, d := range dirs {
+		if same, err := sameDir(out, d); err != nil {
+			return nil, cov, fmt.Errorf("merge: %w", err)
+		} else if same {
+			return nil, cov, fmt.Errorf("merge: the output %s is the input %s: write to a new directory", out, d)
+		}
 	}
 	var hdr *header
 	rows := map[int]Row{}
 	walls := map[int]float64{}
 	srcs := map[int]string{}
+	dup := map[int]bool{}
 	for _, d := range dirs {
-		h, err := readHeader(filepath.Join(d, JournalFile))
+		h, in, wall, err := readJournal(filepath.Join(d, JournalFile))
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, cov, fmt.Errorf("merge: %w", err)
 		}
 		if hdr == nil {
 			hdr = &h
 		} else if h.Fingerprint != hdr.Fingerprint || h.Points != hdr.Points || !sameSchema(h.Schema, hdr.Schema) {
-			return nil, fmt.Errorf("merge: %w: %s holds sweep %s, %s holds sweep %s", ErrMismatch, d, h.Fingerprint, dirs[0], hdr.Fingerprint)
+			return nil, cov, fmt.Errorf("merge: %w: %s holds sweep %s, %s holds sweep %s: %s", ErrMismatch, d, h.Fingerprint, dirs[0], hdr.Fingerprint,
+				changes(hdr.Inputs, h.Inputs))
 		}
-		in, err := Open(d, h.Fingerprint, h.Points, h.Schema)
-		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		for _, r := range in.Rows() {
-			if prev, ok := rows[r.Index]; ok {
+		for i, r := range in {
+			if prev, ok := rows[i]; ok {
 				if !sameValues(prev.Values, r.Values) {
-					in.Close()
-					return nil, fmt.Errorf("merge: point %d differs between %s and %s", r.Index, srcs[r.Index], d)
+					return nil, cov, fmt.Errorf("merge: point %d differs between %s and %s", i, srcs[i], d)
 				}
+				dup[i] = true
 				continue
 			}
-			rows[r.Index], walls[r.Index], srcs[r.Index] = r, in.wall[r.Index], d
+			rows[i], walls[i], srcs[i] = r, wall[i], d
 		}
-		in.Close()
 	}
-	st, err := Open(out, hdr.Fingerprint, hdr.Points, hdr.Schema)
+	cov.Points = hdr.Points
+	for i := 0; i < hdr.Points; i++ {
+		if _, ok := rows[i]; !ok {
+			cov.Missing = append(cov.Missing, i)
+		}
+		if dup[i] {
+			cov.Duplicate = append(cov.Duplicate, i)
+		}
+	}
+	if !cov.Complete() && !opt.Partial {
+		return nil, cov, fmt.Errorf("merge: %w: %s (--partial merges them anyway)", ErrIncomplete, cov)
+	}
+	st, err := OpenSweep(out, Sweep{Fingerprint: hdr.Fingerprint, Points: hdr.Points, Schema: hdr.Schema, Inputs: hdr.Inputs}, false)
 	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+		return nil, cov, fmt.Errorf("merge: %w", err)
 	}
 	idx := make([]int, 0, len(rows))
 	for i := range rows {
@@ -270,14 +314,100 @@ func Merge(out string, dirs []string) (*Store, error) {
 		}
 		if err := st.Commit(rows[i], secs(walls[i])); err != nil {
 			st.Close()
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, cov, fmt.Errorf("merge: %w", err)
 		}
 	}
 	if err := st.Finalize(); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("merge: %w", err)
+		return nil, cov, fmt.Errorf("merge: %w", err)
 	}
-	return st, nil
+	return st, cov, nil
+}
+
+// String lists the missing and repeated points, ranges shortened.
+func (c Coverage) String() string {
+	var parts []string
+	if len(c.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d points missing (%s)", len(c.Missing), c.Points, ranges(c.Missing)))
+	}
+	if len(c.Duplicate) > 0 {
+		parts = append(parts, fmt.Sprintf("%d points in more than one shard (%s)", len(c.Duplicate), ranges(c.Duplicate)))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("all %d points, each once", c.Points)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ranges writes sorted point numbers as "0-3, 7, 9-10", at most 20 items.
+func ranges(idx []int) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		if n == 20 {
+			b.WriteString("…")
+			break
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", idx[i], idx[j])
+		} else {
+			fmt.Fprintf(&b, "%d", idx[i])
+		}
+		n++
+		i = j + 1
+	}
+	return b.String()
+}
+
+// sameDir reports whether out (which may not exist yet) is the directory
+// in, after resolving symbolic links.
+func sameDir(out, in string) (bool, error) {
+	si, err := os.Stat(in)
+	if err != nil {
+		return false, err
+	}
+	so, err := os.Stat(out)
+	if err == nil {
+		return os.SameFile(si, so), nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	// out does not exist: it can still be a path to in through a link
+	// that dangles until created; compare resolved paths of the parent.
+	a, err1 := filepath.EvalSymlinks(filepath.Dir(out))
+	b, err2 := filepath.EvalSymlinks(in)
+	if err1 != nil || err2 != nil {
+		return false, nil
+	}
+	return filepath.Join(a, filepath.Base(out)) == b, nil
+}
+
+// readJournal reads a results journal without writing to it (read-only
+// inputs work), dropping a torn last line.
+func readJournal(path string) (header, map[int]Row, map[int]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return header{}, nil, nil, err
+	}
+	defer f.Close()
+	s := &Store{rows: map[int]Row{}, wall: map[int]float64{}}
+	h, err := readHeader(path)
+	if err != nil {
+		return header{}, nil, nil, err
+	}
+	s.hdr = h
+	if _, err := s.load(f, path); err != nil {
+		return header{}, nil, nil, err
+	}
+	return h, s.rows, s.wall, nil
 }
 
 func readHeader(path string) (header, error) {

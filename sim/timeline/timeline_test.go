@@ -41,6 +41,7 @@ rank 1 { l1: recv 8b from 0 tag 0
 	var doc struct {
 		TraceEvents []struct {
 			Ph   string  `json:"ph"`
+			Pid  int     `json:"pid"`
 			Tid  int     `json:"tid"`
 			Ts   float64 `json:"ts"`
 			Dur  float64 `json:"dur"`
@@ -56,10 +57,10 @@ rank 1 { l1: recv 8b from 0 tag 0
 		switch e.Ph {
 		case "X":
 			slices++
-			if e.Name == "calc" && (e.Ts != 0 || e.Dur != 1.234 || e.Tid != 0) {
+			if e.Name == "calc" && (e.Ts != 0 || e.Dur != 1.234 || e.Pid != 0 || e.Tid != 0) {
 				t.Errorf("calc slice %+v", e)
 			}
-			if e.Name == "recv" && (e.Tid != 1 || e.Ts != 5.234 || e.Dur != 1.542) {
+			if e.Name == "recv" && (e.Pid != 1 || e.Tid != 0 || e.Ts != 5.234 || e.Dur != 1.542) {
 				t.Errorf("recv slice %+v", e)
 			}
 		case "s", "f":
@@ -68,7 +69,7 @@ rank 1 { l1: recv 8b from 0 tag 0
 			meta++
 		}
 	}
-	if slices != 3 || flows != 2 || meta != 2 {
+	if slices != 3 || flows != 2 || meta != 6 { // per rank: process name, sort index, one CPU thread
 		t.Errorf("%d slices, %d flow events, %d metadata events", slices, flows, meta)
 	}
 }

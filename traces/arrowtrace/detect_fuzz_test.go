@@ -26,6 +26,7 @@ func FuzzDetect(f *testing.F) {
 	f.Add(good[:len(good)/2])
 	f.Add([]byte("ARROW1\x00\x00"))
 	f.Add([]byte(sched))
+	f.Add(streamOf(good))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "fuzz.arrow")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -40,8 +41,8 @@ func FuzzDetect(f *testing.F) {
 		}
 		switch kind {
 		case KindGraph, KindMPI:
-			if !bytes.HasPrefix(data, arrowMagic) {
-				t.Fatalf("detected %v without the Arrow magic", kind)
+			if !Sniff(data) {
+				t.Fatalf("detected %v without the Arrow file magic or stream marker", kind)
 			}
 		case KindGOAL:
 			if len(data) >= 6 && bytes.HasPrefix(data, arrowMagic) {

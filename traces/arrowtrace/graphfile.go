@@ -89,9 +89,29 @@ func Detect(path string) (kind Kind, err error) {
 		return KindUnknown, err
 	}
 	defer f.Close()
-	head := make([]byte, 6)
+	head := make([]byte, 8)
 	n, _ := io.ReadFull(f, head)
-	if n == 6 && bytes.Equal(head, arrowMagic) {
+	if isStream(f) {
+		defer func() {
+			if p := recover(); p != nil {
+				kind, err = KindUnknown, &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
+			}
+		}()
+		size, err := sizeOf(f)
+		if err != nil {
+			return KindUnknown, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := checkStreamSchema(f, size); err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
+		}
+		sr, err := ipc.NewReader(io.NewSectionReader(f, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+		if err != nil {
+			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
+		}
+		defer sr.Release()
+		return kindOf(path, sr.Schema())
+	}
+	if n >= 6 && bytes.Equal(head[:6], arrowMagic) {
 		defer func() {
 			if p := recover(); p != nil {
 				kind, err = KindUnknown, &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
@@ -109,23 +129,48 @@ func Detect(path string) (kind Kind, err error) {
 			return KindUnknown, &FormatError{File: path, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 		}
 		defer fr.Close()
-		switch v, _ := fr.Schema().Metadata().GetValue(MetaFormat); v {
-		case FormatGraph:
-			return KindGraph, nil
-		case FormatMPI:
-			return KindMPI, nil
-		default:
-			return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
-				Msg: fmt.Sprintf("Arrow file is not a capsim trace (metadata %s = %q)", MetaFormat, v)}
-		}
+		return kindOf(path, fr.Schema())
 	}
 	return KindGOAL, nil
+}
+
+// kindOf tells a capsim trace's kind by its schema metadata, or, for a
+// table written without it (polars, DuckDB), by its columns.
+func kindOf(path string, sc *arrow.Schema) (Kind, error) {
+	v, ok := sc.Metadata().GetValue(MetaFormat)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if len(sc.FieldIndices(n)) != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	if !ok && has("rank", "kind") {
+		switch {
+		case has("requires", "irequires"):
+			return KindGraph, nil
+		case has("comm", "request", "list"):
+			return KindMPI, nil
+		}
+	}
+	switch v {
+	case FormatGraph:
+		return KindGraph, nil
+	case FormatMPI:
+		return KindMPI, nil
+	default:
+		return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
+			Msg: fmt.Sprintf("Arrow data is not a capsim trace (metadata %s = %q; see docs/trace-format.md for the columns and metadata capsim needs)", MetaFormat, v)}
+	}
 }
 
 var kindDictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 var regionDictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 
-func graphSchema(g *graph.Graph) *arrow.Schema {
+// graphSchemaFor is the execution-graph schema; numOps and numDeps < 0
+// leave the optional counts out.
+func graphSchemaFor(numRanks, numOps, numDeps int, labeled bool) *arrow.Schema {
 	fields := []arrow.Field{
 		{Name: "rank", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "kind", Type: kindDictType},
@@ -138,12 +183,16 @@ func graphSchema(g *graph.Graph) *arrow.Schema {
 		{Name: "requires", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
 		{Name: "irequires", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
 	}
-	if g.Labels != nil {
+	if labeled {
 		fields = append(fields, arrow.Field{Name: "label", Type: arrow.BinaryTypes.String, Nullable: true})
 	}
-	md := arrow.NewMetadata(
-		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaNumOps, MetaNumDeps, MetaUnits},
-		[]string{FormatGraph, Version, strconv.Itoa(g.NumRanks()), strconv.Itoa(g.NumOps()), strconv.Itoa(g.NumDeps()), graphUnits})
+	keys := []string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits}
+	vals := []string{FormatGraph, Version, strconv.Itoa(numRanks), graphUnits}
+	if numOps >= 0 {
+		keys = append(keys, MetaNumOps, MetaNumDeps)
+		vals = append(vals, strconv.Itoa(numOps), strconv.Itoa(numDeps))
+	}
+	md := arrow.NewMetadata(keys, vals)
 	return arrow.NewSchema(fields, &md)
 }
 
@@ -154,84 +203,160 @@ func WriteGraph(path string, g *graph.Graph) error {
 
 // EncodeGraph writes g as an Arrow IPC file to w.
 func EncodeGraph(w io.Writer, g *graph.Graph) error {
-	sc := graphSchema(g)
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
+	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil))
 	if err != nil {
 		return err
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	rankB := b.Field(0).(*array.Int32Builder)
-	kindB := b.Field(1).(*array.BinaryDictionaryBuilder)
-	sizeB := b.Field(2).(*array.Int64Builder)
-	peerB := b.Field(3).(*array.Int32Builder)
-	tagB := b.Field(4).(*array.Int32Builder)
-	cpuB := b.Field(5).(*array.Int32Builder)
-	nicB := b.Field(6).(*array.Int32Builder)
-	regB := b.Field(7).(*array.BinaryDictionaryBuilder)
-	reqB := b.Field(8).(*array.ListBuilder)
-	reqV := reqB.ValueBuilder().(*array.Int32Builder)
-	ireqB := b.Field(9).(*array.ListBuilder)
-	ireqV := ireqB.ValueBuilder().(*array.Int32Builder)
-	var labB *array.StringBuilder
-	if g.Labels != nil {
-		labB = b.Field(10).(*array.StringBuilder)
-	}
-	flush := func() error {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		return fw.Write(rec)
-	}
-	rows := 0
+	defer gw.release()
+	var req, ireq []int32
 	for r := 0; r < g.NumRanks(); r++ {
 		lo, hi := g.RankStart[r], g.RankStart[r+1]
 		for id := lo; id < hi; id++ {
-			rankB.Append(int32(r))
-			if err := kindB.AppendString(g.Kind[id].String()); err != nil {
-				return err
-			}
-			sizeB.Append(g.Size[id])
-			peerB.Append(g.Peer[id])
-			tagB.Append(g.Tag[id])
-			cpuB.Append(int32(g.CPU[id]))
-			nicB.Append(int32(g.NIC[id]))
-			if reg := g.Region[id]; reg == graph.NoRegion {
-				regB.AppendNull()
-			} else if err := regB.AppendString(g.Regions[reg]); err != nil {
-				return err
-			}
-			reqB.Append(true)
-			ireqB.Append(true)
+			req, ireq = req[:0], ireq[:0]
 			deps, kinds := g.Deps(id)
 			for j, d := range deps {
 				if kinds[j] == graph.Requires {
-					reqV.Append(d - lo)
+					req = append(req, d-lo)
 				} else {
-					ireqV.Append(d - lo)
+					ireq = append(ireq, d-lo)
 				}
 			}
-			if labB != nil {
-				if l := g.Labels[id]; l == "" {
-					labB.AppendNull()
-				} else {
-					labB.Append(l)
-				}
+			region := ""
+			if reg := g.Region[id]; reg != graph.NoRegion {
+				region = g.Regions[reg]
 			}
-			rows++
-			if rows == BatchRows {
-				if err := flush(); err != nil {
-					return err
-				}
-				rows = 0
+			label := ""
+			if g.Labels != nil {
+				label = g.Labels[id]
+			}
+			op := graph.Op{Kind: g.Kind[id], Size: g.Size[id], Peer: g.Peer[id], Tag: g.Tag[id], CPU: g.CPU[id], NIC: g.NIC[id]}
+			if err := gw.Op(int32(r), op, region, req, ireq, label); err != nil {
+				return err
 			}
 		}
 	}
-	if rows > 0 || g.NumOps() == 0 {
-		if err := flush(); err != nil {
+	return gw.Close()
+}
+
+// GraphWriter writes an execution graph operation by operation, ranks in
+// increasing order, holding one record batch in memory: the streaming
+// counterpart of EncodeGraph (its files carry no capsim.num_ops and
+// capsim.num_deps metadata).
+type GraphWriter struct {
+	fw      *ipc.FileWriter
+	b       *array.RecordBuilder
+	rankB   *array.Int32Builder
+	kindB   *array.BinaryDictionaryBuilder
+	sizeB   *array.Int64Builder
+	peerB   *array.Int32Builder
+	tagB    *array.Int32Builder
+	cpuB    *array.Int32Builder
+	nicB    *array.Int32Builder
+	regB    *array.BinaryDictionaryBuilder
+	reqB    *array.ListBuilder
+	reqV    *array.Int32Builder
+	ireqB   *array.ListBuilder
+	ireqV   *array.Int32Builder
+	labB    *array.StringBuilder
+	rows    int
+	written int64
+	rank    int32
+}
+
+// NewGraphWriter starts an execution-graph file of numRanks ranks on w;
+// labeled adds the label column.
+func NewGraphWriter(w io.Writer, numRanks int, labeled bool) (*GraphWriter, error) {
+	return newGraphWriter(w, graphSchemaFor(numRanks, -1, -1, labeled))
+}
+
+func newGraphWriter(w io.Writer, sc *arrow.Schema) (*GraphWriter, error) {
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
+	if err != nil {
+		return nil, err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	gw := &GraphWriter{fw: fw, b: b,
+		rankB: b.Field(0).(*array.Int32Builder), kindB: b.Field(1).(*array.BinaryDictionaryBuilder),
+		sizeB: b.Field(2).(*array.Int64Builder), peerB: b.Field(3).(*array.Int32Builder),
+		tagB: b.Field(4).(*array.Int32Builder), cpuB: b.Field(5).(*array.Int32Builder),
+		nicB: b.Field(6).(*array.Int32Builder), regB: b.Field(7).(*array.BinaryDictionaryBuilder),
+		reqB: b.Field(8).(*array.ListBuilder), ireqB: b.Field(9).(*array.ListBuilder)}
+	gw.reqV = gw.reqB.ValueBuilder().(*array.Int32Builder)
+	gw.ireqV = gw.ireqB.ValueBuilder().(*array.Int32Builder)
+	if len(sc.Fields()) > 10 {
+		gw.labB = b.Field(10).(*array.StringBuilder)
+	}
+	return gw, nil
+}
+
+func (gw *GraphWriter) release() {
+	if gw.b != nil {
+		gw.b.Release()
+		gw.b = nil
+	}
+}
+
+// Op appends one operation of rank (ranks in increasing order): its region
+// ("" for none), the indices within its rank of the operations it requires
+// and irequires, and its label ("" for none).
+func (gw *GraphWriter) Op(rank int32, op graph.Op, region string, requires, irequires []int32, label string) error {
+	if rank < gw.rank {
+		return fmt.Errorf("arrowtrace: operation of rank %d after rank %d (ranks must come in increasing order)", rank, gw.rank)
+	}
+	gw.rank = rank
+	gw.rankB.Append(rank)
+	if err := gw.kindB.AppendString(op.Kind.String()); err != nil {
+		return err
+	}
+	gw.sizeB.Append(op.Size)
+	gw.peerB.Append(op.Peer)
+	gw.tagB.Append(op.Tag)
+	gw.cpuB.Append(int32(op.CPU))
+	gw.nicB.Append(int32(op.NIC))
+	if region == "" {
+		gw.regB.AppendNull()
+	} else if err := gw.regB.AppendString(region); err != nil {
+		return err
+	}
+	gw.reqB.Append(true)
+	gw.reqV.AppendValues(requires, nil)
+	gw.ireqB.Append(true)
+	gw.ireqV.AppendValues(irequires, nil)
+	if gw.labB != nil {
+		if label == "" {
+			gw.labB.AppendNull()
+		} else {
+			gw.labB.Append(label)
+		}
+	}
+	gw.rows++
+	if gw.rows == BatchRows {
+		return gw.flush()
+	}
+	return nil
+}
+
+func (gw *GraphWriter) flush() error {
+	rec := gw.b.NewRecordBatch()
+	defer rec.Release()
+	gw.written += int64(gw.rows)
+	gw.rows = 0
+	return gw.fw.Write(rec)
+}
+
+// Abort releases the writer's memory without finishing the file (what was
+// written to w is not a valid file).
+func (gw *GraphWriter) Abort() { gw.release() }
+
+// Close writes the last batch and the file's footer.
+func (gw *GraphWriter) Close() error {
+	defer gw.release()
+	if gw.rows > 0 || gw.written == 0 {
+		if err := gw.flush(); err != nil {
 			return err
 		}
 	}
-	return fw.Close()
+	return gw.fw.Close()
 }
 
 // ReadGraph reads an Arrow execution-graph file, one record batch at a
@@ -281,6 +406,8 @@ func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
 
 func (d *graphDecoder) rows() int64 { return d.row }
 
+func (d *graphDecoder) format() string { return FormatGraph }
+
 func (d *graphDecoder) schema(sc *arrow.Schema) error {
 	n, err := header(sc, d.name, FormatGraph, "execution graph")
 	if err != nil {
@@ -309,8 +436,8 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 		return err
 	}
 	if idx := sc.FieldIndices("label"); len(idx) == 1 {
-		if sc.Field(idx[0]).Type.ID() != arrow.STRING {
-			return d.errf(-1, "label", "has type %s, want utf8", sc.Field(idx[0]).Type)
+		if !isString(sc.Field(idx[0]).Type) {
+			return d.errf(-1, "label", "has type %s, want a string", sc.Field(idx[0]).Type)
 		}
 		d.col["label"] = idx[0]
 	}
@@ -360,28 +487,33 @@ func extend[T any](s []T, n int) []T {
 	return slices.Grow(s, n)[:len(s)+n]
 }
 
-// stringsOf resolves a string or dictionary-of-string column.
+// stringCol resolves a string column of any flavour (utf8, large_utf8,
+// string_view) or a dictionary of one with any index type.
 type stringCol struct {
-	plain *array.String
+	plain stringValues
 	dict  *array.Dictionary
-	vals  *array.String
+	vals  stringValues
+}
+
+type stringValues interface {
+	IsNull(i int) bool
+	Value(i int) string
 }
 
 func newStringCol(a arrow.Array) stringCol {
-	switch c := a.(type) {
-	case *array.String:
-		return stringCol{plain: c}
-	case *array.Dictionary:
-		return stringCol{dict: c, vals: c.Dictionary().(*array.String)}
+	if d, ok := a.(*array.Dictionary); ok {
+		v, _ := d.Dictionary().(stringValues)
+		return stringCol{dict: d, vals: v}
 	}
-	return stringCol{}
+	v, _ := a.(stringValues)
+	return stringCol{plain: v}
 }
 
 func (s stringCol) isNull(i int) bool {
 	if s.plain != nil {
 		return s.plain.IsNull(i)
 	}
-	return s.dict.IsNull(i)
+	return s.dict.IsNull(i) || s.vals.IsNull(s.dict.GetValueIndex(i))
 }
 
 func (s stringCol) value(i int) string {
@@ -410,16 +542,17 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 	}
 	kind := newStringCol(col("kind"))
 	region := newStringCol(col("region"))
-	req := col("requires").(*array.List)
-	ireq := col("irequires").(*array.List)
-	reqV, ok1 := req.ListValues().(*array.Int32)
-	ireqV, ok2 := ireq.ListValues().(*array.Int32)
-	if !ok1 || !ok2 {
-		return d.errf(d.row, "requires", "list values must be int32")
+	req, err := newListCol[int32](col("requires"), "requires", d.name, d.row)
+	if err != nil {
+		return err
 	}
-	var label *array.String
+	ireq, err := newListCol[int32](col("irequires"), "irequires", d.name, d.row)
+	if err != nil {
+		return err
+	}
+	var label stringCol
 	if c, ok := d.col["label"]; ok {
-		label = rec.Column(c).(*array.String)
+		label = newStringCol(rec.Column(c))
 	}
 	g := d.g
 	nr := int32(d.numRanks)
@@ -487,24 +620,23 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Region[id] = reg
 		}
-		if label != nil && !label.IsNull(i) {
-			g.Labels[id] = strings.Clone(label.Value(i))
+		if g.Labels != nil && !label.isNull(i) {
+			g.Labels[id] = strings.Clone(label.value(i))
 		}
-		for _, dl := range []struct {
-			list *array.List
-			vals []int32
+		for _, dl := range [...]struct {
+			list listCol[int32]
 			kind graph.DepKind
 			name string
-		}{{req, reqV.Int32Values(), graph.Requires, "requires"}, {ireq, ireqV.Int32Values(), graph.Irequires, "irequires"}} {
+		}{{req, graph.Requires, "requires"}, {ireq, graph.Irequires, "irequires"}} {
 			if dl.list.IsNull(i) {
 				continue
 			}
-			a, b := dl.list.ValueOffsets(i)
-			if a < 0 || b > int64(len(dl.vals)) || a > b {
+			a, b, ok := dl.list.Offsets(i)
+			if !ok {
 				return d.errf(row, dl.name, "list offsets %d..%d out of range", a, b)
 			}
 			base := g.RankStart[r]
-			for _, local := range dl.vals[a:b] {
+			for _, local := range dl.list.Values[a:b] {
 				if local < 0 {
 					return d.errf(row, dl.name, "negative operation index %d", local)
 				}

@@ -122,7 +122,7 @@ type rawRow struct {
 func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Schema) *arrow.Schema) []byte {
 	t.Helper()
 	g := &graph.Graph{RankStart: []int32{0, 0}}
-	sc := graphSchema(g)
+	sc := graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil)
 	md := arrow.NewMetadata([]string{MetaFormat, MetaVersion, MetaNumRanks}, []string{FormatGraph, Version, numRanks})
 	sc = arrow.NewSchema(sc.Fields(), &md)
 	if mutate != nil {
@@ -247,6 +247,8 @@ func FuzzDecodeGraph(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte("ARROW1\x00\x00"))
 	f.Add([]byte{})
+	f.Add(streamOf(buf.Bytes()))
+	f.Add(streamOf(buf.Bytes(), ipc.WithLZ4()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := DecodeGraph(data, "fuzz.arrow")
 		if err != nil {

@@ -126,25 +126,68 @@ func checkFooter(r io.ReaderAt, size int64) error {
 	if !ok || sp == 0 {
 		return errCorrupt
 	}
+	if !f.checkSchema(sp) {
+		return errCorrupt
+	}
+	return nil
+}
+
+// checkSchema validates the Schema table referenced from position sp.
+func (f fb) checkSchema(sp int) bool {
 	schema, ok := f.ref(sp)
 	if !ok {
-		return errCorrupt
+		return false
 	}
 	if _, _, ok := f.vector(schema, 2, 4); !ok { // custom_metadata
-		return errCorrupt
+		return false
 	}
 	if _, _, ok := f.vector(schema, 3, 8); !ok { // features
-		return errCorrupt
+		return false
 	}
 	start, n, ok := f.vector(schema, 1, 4) // fields
 	if !ok {
-		return errCorrupt
+		return false
 	}
 	for k := 0; k < n; k++ {
 		c, ok := f.ref(start + 4*k)
 		if !ok || !f.checkField(c, 0) {
-			return errCorrupt
+			return false
 		}
+	}
+	return true
+}
+
+// checkStreamSchema validates the first message of the Arrow IPC stream
+// of size bytes read through r, which must be its schema, as checkFooter
+// does for files.
+func checkStreamSchema(r io.ReaderAt, size int64) error {
+	var head [8]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return errCorrupt
+	}
+	mlen := int64(int32(binary.LittleEndian.Uint32(head[4:])))
+	if mlen <= 0 || mlen > size-8 {
+		return errCorrupt
+	}
+	buf := make([]byte, mlen)
+	if _, err := r.ReadAt(buf, 8); err != nil {
+		return errCorrupt
+	}
+	f := fb{buf}
+	root, ok := f.u32(0)
+	if !ok {
+		return errCorrupt
+	}
+	if _, _, ok := f.vector(root, 4, 4); !ok { // the message's custom_metadata
+		return errCorrupt
+	}
+	tp, ok := f.field(root, 1) // header_type: 1 is Schema
+	if !ok || tp == 0 || tp >= len(buf) || buf[tp] != 1 {
+		return errors.New("the stream does not start with a schema")
+	}
+	hp, ok := f.field(root, 2)
+	if !ok || hp == 0 || !f.checkSchema(hp) {
+		return errCorrupt
 	}
 	return nil
 }

@@ -200,6 +200,8 @@ func (d *mpiDecoder) errf(row int64, field, format string, a ...any) error {
 	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
+func (d *mpiDecoder) format() string { return FormatMPI }
+
 func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	n, err := header(sc, d.name, FormatMPI, "MPI trace")
 	if err != nil {
@@ -278,12 +280,11 @@ func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 	nbytes, dur, req := i64[0], i64[1], i64[2]
 	kind := newStringCol(col("kind"))
 	region := newStringCol(col("region"))
-	list := col("list").(*array.List)
-	listV, ok := list.ListValues().(*array.Int64)
-	if !ok {
-		return d.errf(d.row, "list", "list values must be int64")
+	list, err := newListCol[int64](col("list"), "list", d.name, d.row)
+	if err != nil {
+		return err
 	}
-	lv := listV.Int64Values()
+	lv := list.Values
 	params := make([]*array.Float64, len(d.params))
 	for j, c := range d.params {
 		params[j] = rec.Column(c).(*array.Float64)
@@ -350,8 +351,8 @@ func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 			if list.IsNull(i) {
 				return d.errf(row, "list", "%s needs a list", k)
 			}
-			a, b := list.ValueOffsets(i)
-			if a < 0 || a > b || b > int64(len(lv)) {
+			a, b, ok := list.Offsets(i)
+			if !ok {
 				return d.errf(row, "list", "list offsets %d..%d out of range", a, b)
 			}
 			if k == mpi.Alltoallv && int(b-a) != size {

@@ -3,6 +3,7 @@ package arrowtrace
 import (
 	"bytes"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -97,6 +98,9 @@ func FuzzDecodeMPI(f *testing.F) {
 	EncodeMPI(&buf, sampleMPI())
 	f.Add(buf.Bytes())
 	f.Add([]byte("ARROW1"))
+	f.Add(streamOf(buf.Bytes()))
+	f.Add(streamOf(buf.Bytes(), ipc.WithZstd()))
+	f.Add([]byte("\xff\xff\xff\xff\x08\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := DecodeMPI(data, "fuzz.arrow")
 		if err != nil {

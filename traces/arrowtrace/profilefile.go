@@ -123,6 +123,8 @@ func (d *profileDecoder) errf(row int64, field, format string, a ...any) error {
 	return &FormatError{File: d.name, Row: row, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
+func (d *profileDecoder) format() string { return "" }
+
 func (d *profileDecoder) schema(sc *arrow.Schema) error {
 	md := sc.Metadata()
 	if v, _ := md.GetValue(MetaFormat); v != FormatProfiles {

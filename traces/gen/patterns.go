@@ -7,6 +7,7 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 
@@ -60,6 +61,28 @@ type PatternOptions struct {
 	Root int
 }
 
+// patternOps bounds the operation count of pattern p on n ranks.
+func patternOps(p Pattern, n, segs int) float64 {
+	x := float64(n)
+	logn := math.Ceil(math.Log2(x)) + 1
+	if segs <= 0 {
+		segs = 8
+	}
+	switch p {
+	case Dissemination:
+		return x * (2*logn + 1)
+	case PipelinedRing:
+		return x * (2*float64(segs) + 1)
+	case LinearAlltoall:
+		return x * (2*x + 1)
+	case RingAllreduce:
+		return x * (4*x + 1)
+	case RecDoubAllreduce:
+		return x * (4*logn + 5)
+	}
+	return x * 4
+}
+
 // GeneratePattern builds the execution graph of pattern p.
 func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	n := o.Ranks
@@ -74,6 +97,12 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	}
 	if o.NBCalc < 0 {
 		return nil, fmt.Errorf("pattern %s: negative nb calc %d", p, o.NBCalc)
+	}
+	if o.NBCalc > graph.MaxTimeNs {
+		return nil, fmt.Errorf("pattern %s: nb calc %d ns exceeds %d ns (graph.MaxTimeNs)", p, o.NBCalc, graph.MaxTimeNs)
+	}
+	if ops := patternOps(p, n, o.Segments); ops > MaxEvents {
+		return nil, fmt.Errorf("pattern %s: %d ranks (segments %d) give up to %.0f operations, more than %d (gen.MaxEvents)", p, n, o.Segments, ops, MaxEvents)
 	}
 	b := graph.NewBuilder(n)
 	if o.NBCalc > 0 {

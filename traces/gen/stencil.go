@@ -43,6 +43,12 @@ type Stencil struct {
 	Seed           uint64
 }
 
+// MaxEvents is the most events (and list entries) a generated MPI trace,
+// or operations a generated pattern, may have: 2^25, about 2 GB of trace.
+// Every generator checks it from its parameters, counting an upper bound,
+// before allocating anything.
+const MaxEvents = 1 << 25
+
 // Region names and parameters the stencil writes.
 const (
 	StencilRegion  = "stencil.compute"
@@ -69,14 +75,19 @@ func (s *Stencil) validate() error {
 	switch {
 	case s.Iterations < 1:
 		return fmt.Errorf("stencil: iterations %d < 1", s.Iterations)
+	case float64(n)*float64(s.Iterations)*float64(3+4*len(s.Dims)) > MaxEvents:
+		return fmt.Errorf("stencil: %d ranks × %d iterations × up to %d events per rank and iteration exceed %d events (gen.MaxEvents)",
+			n, s.Iterations, 3+4*len(s.Dims), MaxEvents)
 	case s.HaloBytes < 0 || s.ComputeNs < 0 || s.AllreduceBytes < 0:
 		return fmt.Errorf("stencil: sizes and times must be ≥ 0")
+	case s.ComputeNs > graph.MaxTimeNs:
+		return fmt.Errorf("stencil: compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
 	case !(s.Balance >= 0 && s.Balance <= 1):
 		return fmt.Errorf("stencil: balance %g outside [0, 1]", s.Balance)
 	case !(s.Intensity >= 0 && s.Intensity <= 1):
 		return fmt.Errorf("stencil: intensity %g outside [0, 1]", s.Intensity)
-	case s.Sigma < 0:
-		return fmt.Errorf("stencil: negative sigma %g", s.Sigma)
+	case !(s.Sigma >= 0) || math.IsInf(s.Sigma, 0):
+		return fmt.Errorf("stencil: sigma %g is not a finite number ≥ 0", s.Sigma)
 	}
 	switch s.Imbalance {
 	case "", ImbalanceNone, ImbalanceRandom, ImbalanceCharged, ImbalanceWavefront:
@@ -258,6 +269,11 @@ func (s Sweep) Generate() (*mpi.Trace, error) {
 		return nil, fmt.Errorf("sweep: blocks %d < 1", s.Blocks)
 	case s.ComputeNs < 0 || s.Bytes < 0:
 		return nil, fmt.Errorf("sweep: sizes and times must be ≥ 0")
+	case s.ComputeNs > graph.MaxTimeNs:
+		return nil, fmt.Errorf("sweep: compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
+	case float64(s.Px)*float64(s.Py)*float64(s.Octants)*float64(s.Blocks)*5 > MaxEvents:
+		return nil, fmt.Errorf("sweep: %d×%d ranks × %d octants × %d blocks × up to 5 events per block exceed %d events (gen.MaxEvents)",
+			s.Px, s.Py, s.Octants, s.Blocks, MaxEvents)
 	}
 	t := mpi.NewTrace(s.Px * s.Py)
 	rank := func(x, y int) int { return y*s.Px + x }
@@ -317,6 +333,17 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 	}
 	if c.Reps < 1 || c.Bytes < 0 || c.GapNs < 0 {
 		return nil, fmt.Errorf("collective benchmark: need reps ≥ 1 and non-negative bytes and gap")
+	}
+	if c.GapNs > graph.MaxTimeNs {
+		return nil, fmt.Errorf("collective benchmark: gap_ns %d exceeds %d ns (graph.MaxTimeNs)", c.GapNs, graph.MaxTimeNs)
+	}
+	per := 2.0 // the gap's calc and the call, per rank and repetition
+	if c.Kind == mpi.Alltoallv {
+		per += float64(c.Ranks) // and its list of counts
+	}
+	if float64(c.Ranks)*float64(c.Reps)*per > MaxEvents {
+		return nil, fmt.Errorf("collective benchmark: %d ranks × %d repetitions × %g events (and list entries) each exceed %d (gen.MaxEvents)",
+			c.Ranks, c.Reps, per, MaxEvents)
 	}
 	t := mpi.NewTrace(c.Ranks)
 	comm, size := mpi.World, c.Ranks

@@ -18,6 +18,37 @@
 // has started. Comments run from // to the end of the line or sit between
 // /* and */. Labels are local to their rank block and may be used before
 // the line that defines them.
+//
+// # Tags
+//
+// Tags are decimal numbers up to 2^64−1, as schedgen writes them. schedgen
+// computes a tag as a C int (for traces, MAKE_TAG packs the communicator
+// handle into its top byte, which makes it negative for large handles) and
+// prints it as a 64-bit unsigned number, so -1 (MPI_ANY_TAG) appears as
+// 18446744073709551615 and other negative tags as numbers just below it.
+// The convention capsim reads:
+//
+//   - On a recv, "-1" and 18446744073709551615 are the wildcard
+//     (graph.AnyTag): the receive matches any tag from its source.
+//   - On a send there is no wildcard in MPI: 18446744073709551615 (and every
+//     other value) is an ordinary tag that only a recv of the same tag, or a
+//     wildcard recv, matches. ("-1" stays an error on a send.)
+//   - Tags 0..2^31−1 are kept as they are. Larger tags are renumbered per
+//     file, injectively, downwards from 2^31−1 in order of first appearance
+//     (the first large tag becomes 2^31−1, the next 2^31−2, ...), so that
+//     matching is unchanged and a file can be read in one pass; a file
+//     whose small tags reach into the numbers so given is an error. Write
+//     writes the renumbered values.
+//
+// LogGOPSim's txt2bin keeps the low 32 bits of a tag and treats 2^32−1 as a
+// wildcard on sends as well as receives; tags that differ only above bit 31,
+// or a send whose tag is 2^32−1 modulo 2^32, therefore match differently in
+// LogGOPSim. schedgen's own tags are sign-extended 32-bit values and never
+// collide that way.
+//
+// Sizes are decimal byte counts; values up to 2^64−1 are read, but sizes
+// above MaxSize are rejected (the engine's nanosecond arithmetic would
+// overflow; LogGOPSim's wraps silently).
 package goal
 
 import (
@@ -52,6 +83,15 @@ func ReadFile(path string) (*graph.Graph, error) {
 	return Parse(f, path)
 }
 
+// MaxSize is the largest message size and calc length a GOAL file may hold.
+const MaxSize = 1 << 62
+
+// maxSmallTag is the largest tag kept as it is; larger ones are renumbered.
+const maxSmallTag = 1<<31 - 1
+
+// anyTag64 is MPI_ANY_TAG (-1) as schedgen prints it, a 64-bit unsigned.
+const anyTag64 = 1<<64 - 1
+
 // maxTokenLine bounds the length of one GOAL line.
 const maxTokenLine = 1 << 20
 
@@ -64,7 +104,6 @@ type pendingDep struct {
 type parser struct {
 	file     string
 	line     int
-	b        *graph.Builder
 	numRanks int
 	rank     int // current rank block, -1 outside
 	seen     []bool
@@ -72,39 +111,128 @@ type parser struct {
 	deps     []pendingDep
 	inBlock  bool // inside /* */
 	toks     []string
+	blk      Block
+	onRanks  func(n int) error
+	onBlock  func(*Block) error
+
+	// Tags above maxSmallTag get the numbers maxSmallTag, maxSmallTag-1,
+	// ... (bigTags maps them); maxTag is the largest small tag seen.
+	bigTags map[uint64]int32
+	maxTag  int32
+}
+
+// Block is one rank block of a GOAL file, as Scan hands it over.
+type Block struct {
+	Rank   int
+	Ops    []graph.Op
+	Labels []string // per operation; "" where the line has no label
+	// Deps are the block's dependency lines in declaration order, by
+	// operation index within the block.
+	Deps []Dep
+}
+
+// Dep is one dependency line: operation Op requires (or irequires) On.
+type Dep struct {
+	Op, On int32
+	Kind   graph.DepKind
 }
 
 // Parse reads a GOAL schedule from r; name is used in error messages.
 func Parse(r io.Reader, name string) (*graph.Graph, error) {
-	p := &parser{file: name, rank: -1, labels: map[string]int32{}}
+	var b *graph.Builder
+	err := Scan(r, name, func(n int) error {
+		b = graph.NewBuilder(n)
+		return nil
+	}, func(blk *Block) error {
+		b.Grow(blk.Rank, len(blk.Ops))
+		for i, op := range blk.Ops {
+			id := b.Add(blk.Rank, op)
+			if l := blk.Labels[i]; l != "" {
+				b.SetLabel(blk.Rank, id, l)
+			}
+		}
+		for _, d := range blk.Deps {
+			b.Dep(blk.Rank, d.Op, d.On, d.Kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("goal: %s: %w", name, err)
+	}
+	return g, nil
+}
+
+// Scan reads a GOAL schedule from r in one pass, in memory bounded by its
+// largest rank block: it calls numRanks with the num_ranks value, then
+// block for each rank block as it closes, in file order (the Block is
+// reused afterwards). Errors name the file (name) and line.
+func Scan(r io.Reader, name string, numRanks func(n int) error, block func(*Block) error) error {
+	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1, onRanks: numRanks, onBlock: block}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxTokenLine)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return nil, p.errf("line longer than %d bytes", maxTokenLine)
+			return p.errf("line longer than %d bytes", maxTokenLine)
 		}
-		return nil, fmt.Errorf("goal: %s: %w", name, err)
+		return fmt.Errorf("goal: %s: %w", name, err)
 	}
 	if p.inBlock {
-		return nil, p.errf("unterminated /* comment")
+		return p.errf("unterminated /* comment")
 	}
 	if p.rank >= 0 {
-		return nil, p.errf("missing } at end of rank %d", p.rank)
+		return p.errf("missing } at end of rank %d", p.rank)
 	}
-	if p.b == nil {
-		return nil, p.errf("no num_ranks line")
+	if p.seen == nil {
+		return p.errf("no num_ranks line")
 	}
-	g, err := p.b.Build()
+	return nil
+}
+
+// tag reads a send's or recv's tag (see the package documentation).
+func (p *parser) tag(val string, send bool) (int32, error) {
+	if !send && (val == "-1" || val == "18446744073709551615") {
+		return graph.AnyTag, nil
+	}
+	if val == "" || val[0] < '0' || val[0] > '9' {
+		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
+	}
+	v, err := strconv.ParseUint(val, 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("goal: %s: %w", name, err)
+		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
 	}
-	return g, nil
+	// The next large tag gets next; the ones before it have next+1 and up.
+	next := int64(maxSmallTag) - int64(len(p.bigTags))
+	if v <= maxSmallTag {
+		if int64(v) > next {
+			return 0, p.errf("tag %d is the number given to one of the %d tags above 2^31-1 read before it (they count down from 2^31-1)", v, len(p.bigTags))
+		}
+		if int32(v) > p.maxTag {
+			p.maxTag = int32(v)
+		}
+		return int32(v), nil
+	}
+	t, ok := p.bigTags[v]
+	if !ok {
+		if next <= int64(p.maxTag) {
+			return 0, p.errf("tag %d: no number left below 2^31 above the largest other tag, %d, to renumber it to", v, p.maxTag)
+		}
+		if p.bigTags == nil {
+			p.bigTags = map[uint64]int32{}
+		}
+		t = int32(next)
+		p.bigTags[v] = t
+	}
+	return t, nil
 }
 
 func (p *parser) errf(format string, a ...any) error {
@@ -189,7 +317,7 @@ func (p *parser) parseTokens(t []string) error {
 	for len(t) > 0 {
 		switch t[0] {
 		case "num_ranks":
-			if p.b != nil {
+			if p.seen != nil {
 				return p.errf("num_ranks given twice")
 			}
 			if len(t) < 2 {
@@ -203,11 +331,13 @@ func (p *parser) parseTokens(t []string) error {
 				return p.errf("num_ranks must be at least 1")
 			}
 			p.numRanks = int(n)
-			p.b = graph.NewBuilder(p.numRanks)
 			p.seen = make([]bool, p.numRanks)
+			if err := p.onRanks(p.numRanks); err != nil {
+				return err
+			}
 			t = t[2:]
 		case "rank":
-			if p.b == nil {
+			if p.seen == nil {
 				return p.errf("rank block before num_ranks")
 			}
 			if p.rank >= 0 {
@@ -227,6 +357,8 @@ func (p *parser) parseTokens(t []string) error {
 			p.rank = int(r)
 			clear(p.labels)
 			p.deps = p.deps[:0]
+			p.blk.Rank = p.rank
+			p.blk.Ops, p.blk.Labels, p.blk.Deps = p.blk.Ops[:0], p.blk.Labels[:0], p.blk.Deps[:0]
 			t = t[3:]
 		case "}":
 			if p.rank < 0 {
@@ -284,13 +416,14 @@ func (p *parser) statement(t []string) error {
 	if err != nil {
 		return err
 	}
-	id := p.b.Add(p.rank, op)
+	id := int32(len(p.blk.Ops))
+	p.blk.Ops = append(p.blk.Ops, op)
+	p.blk.Labels = append(p.blk.Labels, label)
 	if label != "" {
 		if _, dup := p.labels[label]; dup {
 			return p.errf("label %s defined twice in rank %d", label, p.rank)
 		}
 		p.labels[label] = id
-		p.b.SetLabel(p.rank, id, label)
 	}
 	return nil
 }
@@ -299,7 +432,7 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 	if len(t) == 0 {
 		return graph.Op{}, p.errf("calc needs a duration")
 	}
-	d, err := p.count(t[0], "calc duration", 1<<62)
+	d, err := p.count(t[0], "calc duration", MaxSize)
 	if err != nil {
 		return graph.Op{}, err
 	}
@@ -319,9 +452,9 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 }
 
 func (p *parser) msg(send bool, t []string) (graph.Op, error) {
-	kw, dir := "recv", "from"
+	kw, dir, what := "recv", "from", "recv size"
 	if send {
-		kw, dir = "send", "to"
+		kw, dir, what = "send", "to", "send size"
 	}
 	if len(t) == 0 {
 		return graph.Op{}, p.errf("%s needs a size such as 8b", kw)
@@ -335,7 +468,7 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 	} else {
 		return graph.Op{}, p.errf("%s size %q must end in b (bytes)", kw, t[0])
 	}
-	n, err := p.count(sz, kw+" size", 1<<62)
+	n, err := p.count(sz, what, MaxSize)
 	if err != nil {
 		return graph.Op{}, err
 	}
@@ -367,15 +500,11 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 		switch key {
 		case "tag":
 			pos = 1
-			if !send && val == "-1" {
-				op.Tag = graph.AnyTag
-			} else {
-				v, err := p.count(val, "tag", 1<<31-1)
-				if err != nil {
-					return graph.Op{}, err
-				}
-				op.Tag = int32(v)
+			tag, err := p.tag(val, send)
+			if err != nil {
+				return graph.Op{}, err
 			}
+			op.Tag = tag
 		case "cpu", "nic":
 			pos = 2
 			if key == "nic" {
@@ -407,14 +536,14 @@ func (p *parser) count(s, what string, max int64) (int64, error) {
 	if s == "" || s[0] == '+' || s[0] == '-' {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	u, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
-	if v > max {
-		return 0, p.errf("%s %d out of range (0..%d)", what, v, max)
+	if u > uint64(max) {
+		return 0, p.errf("%s %d out of range (0..%d)", what, u, max)
 	}
-	return v, nil
+	return int64(u), nil
 }
 
 func (p *parser) closeRank() error {
@@ -431,10 +560,10 @@ func (p *parser) closeRank() error {
 		if op == on {
 			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("%s depends on itself", d.op)}
 		}
-		p.b.Dep(p.rank, op, on, d.kind)
+		p.blk.Deps = append(p.blk.Deps, Dep{Op: op, On: on, Kind: d.kind})
 	}
 	p.rank = -1
-	return nil
+	return p.onBlock(&p.blk)
 }
 
 func isIdent(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,6 +170,7 @@ func TestConformanceFilesParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Add([]byte("num_ranks 1\nrank 0 {\n}\n"))
+	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 18446744072636809792\n}\nrank 1 {\nl1: recv 8b from 0 tag 18446744073709551615\n}\n"))
 	f.Add([]byte("num_ranks 2\nrank 0 { l1: send 1b to 1\n}\nrank 1 { recv 1b from 0 }\n"))
 	if files, _ := filepath.Glob("../../../shared/conformance/loggopsim/*.goal"); len(files) > 0 {
 		for _, p := range files[:3] {
@@ -229,5 +231,56 @@ func TestDeclarationOrderSurvivesWrite(t *testing.T) {
 	g2, err := Parse(&b, "w.goal")
 	if err != nil || g2.DepOrder == nil || g2.DepOrder[0] != 1 {
 		t.Errorf("reparsed DepOrder %v, %v", g2.DepOrder, err)
+	}
+}
+
+// TestWideTags reads tags as schedgen prints them (64-bit unsigned, -1 as
+// 2^64-1): the wildcard on receives, large tags renumbered above the
+// file's small tags without merging distinct values.
+func TestWideTags(t *testing.T) {
+	const text = `num_ranks 2
+rank 0 {
+l1: send 8b to 1 tag 18446744072636809792
+l2: send 8b to 1 tag 18446744072636809793
+l3: send 8b to 1 tag 7
+l4: send 8b to 1 tag 18446744072636809792
+l5: send 8b to 1 tag 18446744073709551615
+}
+rank 1 {
+l1: recv 8b from 0 tag 18446744072636809792
+l2: recv 8b from 0 tag 18446744073709551615
+l3: recv 8b from 0 tag -1
+l4: recv 8b from 0 tag 100
+l5: recv 18446744073709551615b from 0 tag 2147483648
+}
+`
+	_, err := Parse(strings.NewReader(text), "wide.goal")
+	if err == nil || !strings.Contains(err.Error(), "wide.goal:14: recv size 18446744073709551615 out of range") {
+		t.Fatalf("size 2^64-1: err = %v", err)
+	}
+	g, err := Parse(strings.NewReader(strings.Replace(text, "18446744073709551615b", "4611686018427387904b", 1)), "wide.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Small tags kept (7, 100); large ones numbered down from 2^31-1, in
+	// order of first appearance: ...792, ...793, 2^64-1 (on a send: an
+	// ordinary tag), 2^31.
+	const top = 1<<31 - 1
+	want := []int32{top, top - 1, 7, top, top - 2, top, graph.AnyTag, graph.AnyTag, 100, top - 3}
+	if !slices.Equal(g.Tag, want) {
+		t.Errorf("tags %v, want %v", g.Tag, want)
+	}
+	if g.Size[9] != MaxSize {
+		t.Errorf("size %d, want 2^62", g.Size[9])
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag -1\n}\n", `tag "-1" is not an integer`},
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 18446744073709551616\n}\n", `tag "18446744073709551616" is not an integer`},
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 2147483647\nl2: send 1b to 1 tag 2147483648\n}\n", "no number left below 2^31"},
+		{"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 2147483648\nl2: send 1b to 1 tag 2147483647\n}\n", "tag 2147483647 is the number given to one of the 1 tags above"},
+	} {
+		if _, err := Parse(strings.NewReader(tc.text), "t.goal"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)
+		}
 	}
 }

@@ -94,6 +94,16 @@ const (
 	MaxNIC = 255
 )
 
+// MaxTimeNs is the largest time capsim represents, in ns: 10^18 ns, about
+// 31.7 years. It bounds every single time a user can give (a calc's
+// duration, a network parameter, a priced task) and every point in time
+// of a replay, so also a rank's total recorded compute time. Because any
+// time is at most MaxTimeNs, the engine adds a handful of them in int64
+// without overflow and checks each result against MaxTimeNs once;
+// exceeding it is an error that names the operation, never a wrapped
+// (negative or zero) time.
+const MaxTimeNs int64 = 1e18
+
 // NoRegion marks an operation that belongs to no named code region.
 const NoRegion int32 = -1
 
@@ -219,7 +229,8 @@ var ErrInvalid = errors.New("invalid execution graph")
 
 // Validate checks the graph's structural invariants: consistent column
 // lengths, monotone rank offsets, known kinds, non-negative sizes, peers
-// that name existing ranks, CPU and NIC indices ≥ 0, regions in range, and
+// that name existing ranks, CPU and NIC indices ≥ 0, regions in range,
+// calc durations and each rank's total calc time at most MaxTimeNs, and
 // dependencies that point to an operation of the same rank other than
 // itself. It does not look for dependency cycles (the engine reports those
 // as a deadlock, naming the blocked operations).
@@ -268,9 +279,15 @@ func (g *Graph) Validate() error {
 		if hi < lo {
 			return fmt.Errorf("%w: rank %d: offsets decrease (%d > %d)", ErrInvalid, r, lo, hi)
 		}
+		var total int64 // the rank's calc time so far, ≤ MaxTimeNs
 		for id := lo; id < hi; id++ {
 			if err := g.validateOp(id, int32(r), lo, hi, nr); err != nil {
 				return fmt.Errorf("%w: %s: %v", ErrInvalid, g.Describe(id), err)
+			}
+			if g.Kind[id] == Calc {
+				if total += g.Size[id]; total > MaxTimeNs {
+					return fmt.Errorf("%w: %s: rank %d's calcs add up to more than %d ns (graph.MaxTimeNs, about 31.7 years)", ErrInvalid, g.Describe(id), r, MaxTimeNs)
+				}
 			}
 		}
 	}
@@ -299,6 +316,9 @@ func (g *Graph) validateOp(id, rank, lo, hi, nr int32) error {
 	}
 	if g.Size[id] < 0 {
 		return fmt.Errorf("negative size %d", g.Size[id])
+	}
+	if g.Kind[id] == Calc && g.Size[id] > MaxTimeNs {
+		return fmt.Errorf("calc of %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", g.Size[id], MaxTimeNs)
 	}
 	if reg := g.Region[id]; reg != NoRegion && (reg < 0 || int(reg) >= len(g.Regions)) {
 		return fmt.Errorf("region %d out of range (%d regions)", reg, len(g.Regions))

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -105,4 +106,57 @@ func FuzzParseOpKind(f *testing.F) {
 			t.Fatalf("ParseOpKind(%q) = %v", s, k)
 		}
 	})
+}
+
+// Calc durations and a rank's total calc time are bounded by MaxTimeNs.
+func TestValidateTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ns   []int64
+		ok   bool
+	}{
+		{"at the limit", []int64{MaxTimeNs / 2, MaxTimeNs / 2}, true},
+		{"one calc past it", []int64{4e18}, false},
+		{"three calcs of 4e18", []int64{4e18, 4e18, 4e18}, false},
+		{"a total past it", []int64{MaxTimeNs / 2, MaxTimeNs/2 + 1}, false},
+	} {
+		b := NewBuilder(1)
+		for _, ns := range tc.ns {
+			b.Add(0, CalcOp(ns))
+		}
+		_, err := b.Build()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "MaxTimeNs") {
+			t.Errorf("%s: error %q does not name the limit", tc.name, err)
+		}
+	}
+}
+
+func TestTimeConversions(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		ns   int64
+		fail bool
+	}{
+		{1.5, 1500000000, false}, {0, 0, false}, {1e9, MaxTimeNs, false},
+		{math.NaN(), 0, true}, {math.Inf(1), 0, true}, {-1, 0, true}, {1.1e9, 0, true}, {9.3e9, 0, true},
+	} {
+		ns, err := SecondsToNs(tc.s)
+		if (err != nil) != tc.fail || ns != tc.ns {
+			t.Errorf("SecondsToNs(%g) = %d, %v", tc.s, ns, err)
+		}
+	}
+	for _, tc := range []struct {
+		x  float64
+		ns int64
+	}{{2.4, 2}, {-3, 0}, {1e18, MaxTimeNs}, {1e19, MaxTimeNs + 1}, {math.NaN(), MaxTimeNs + 1}, {math.Inf(1), MaxTimeNs + 1}} {
+		if got := SatNs(tc.x); got != tc.ns {
+			t.Errorf("SatNs(%g) = %d, want %d", tc.x, got, tc.ns)
+		}
+	}
+	if MulNs(1<<40, 1e9) != MaxTimeNs+1 || MulNs(1<<62, 4) != MaxTimeNs+1 || MulNs(1000, 6) != 6000 {
+		t.Errorf("MulNs does not saturate")
+	}
 }

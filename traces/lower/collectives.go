@@ -1,7 +1,7 @@
 package lower
 
 import (
-	"math"
+	"math/bits"
 
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -57,7 +57,7 @@ func (c *coll) recv(from int32, bytes int64) graph.Op {
 // reduce adds the compute cost of combining bytes of received data.
 func (c *coll) reduce(bytes int64) {
 	if ns := c.l.opt.ReduceNsPerByte * float64(bytes); ns > 0 {
-		c.round(graph.CalcOp(int64(math.Round(ns))))
+		c.round(graph.CalcOp(graph.SatNs(ns)))
 	}
 }
 
@@ -83,6 +83,10 @@ func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 
 func (c *coll) run(kind mpi.Kind, alg string) {
 	n := c.in.bytes
+	if alg == "schedgen" {
+		c.schedgen(kind, n)
+		return
+	}
 	switch kind {
 	case mpi.Barrier:
 		if alg == "linear" {
@@ -401,4 +405,126 @@ func (c *coll) binomialScatter(root int32, n int64) {
 		}
 	}
 	c.round(sends...)
+}
+
+// add adds op to the collective: after the rank's program order when deps
+// is empty (schedgen's independent operations), else requiring deps.
+func (c *coll) add(op graph.Op, deps ...int32) int32 {
+	op.Tag = c.tag
+	if len(deps) == 0 {
+		return c.l.add(c.st, op)
+	}
+	id := c.l.b.Add(c.st.rank, c.st.label(op))
+	for _, d := range deps {
+		c.l.b.Dep(c.st.rank, id, d, graph.Requires)
+	}
+	return id
+}
+
+// end makes ids what the operations after the collective require.
+func (c *coll) end(ids []int32) {
+	c.front = append(c.front[:0], ids...)
+	c.first = false
+}
+
+// swapRoot exchanges rank 0 and root, schedgen's virtual ranks for rooted
+// trees (its own inverse).
+func swapRoot(x, root int32) int32 {
+	switch x {
+	case 0:
+		return root
+	case root:
+		return 0
+	}
+	return x
+}
+
+// schedgen lowers the collective as LogGOPSim's schedgen writes it for a
+// trace (see algorithms), adding operations in schedgen's order so that
+// operations freed together start in the same order.
+func (c *coll) schedgen(kind mpi.Kind, n int64) {
+	var ends []int32
+	switch kind {
+	case mpi.Barrier, mpi.Allreduce, mpi.Allgather:
+		if kind == mpi.Barrier {
+			n = 1
+		}
+		recv := int32(-1)
+		for dist := int32(1); dist < c.p; dist <<= 1 {
+			var s int32
+			if recv >= 0 {
+				s = c.add(c.send((c.me+dist)%c.p, n), recv)
+			} else {
+				s = c.add(c.send((c.me+dist)%c.p, n))
+			}
+			ends = append(ends, s)
+			recv = c.add(c.recv((c.me-dist+c.p)%c.p, n))
+		}
+		if recv >= 0 {
+			ends = append(ends, recv)
+		}
+	case mpi.Bcast:
+		root := c.in.root
+		v := swapRoot(c.me, root)
+		recv := int32(-1)
+		for r := int32(1); r < c.p; r <<= 1 { // r = 2^round
+			if v+r < c.p && v < r {
+				var s int32
+				if recv >= 0 {
+					s = c.add(c.send(swapRoot(v+r, root), n), recv)
+				} else {
+					s = c.add(c.send(swapRoot(v+r, root), n))
+				}
+				ends = append(ends, s)
+			}
+			if v >= r && v < 2*r {
+				recv = c.add(c.recv(swapRoot(v-r, root), n))
+			}
+		}
+		if len(ends) == 0 && recv >= 0 {
+			ends = append(ends, recv)
+		}
+	case mpi.Reduce:
+		// The send to the parent (written first) requires every receive
+		// from the children, which come in later rounds; a leaf's send
+		// follows program order.
+		root := c.in.root
+		v := swapRoot(c.me, root)
+		hasChild := v+1 < c.p && v == 0 || v > 0 && v+(1<<bits.Len32(uint32(v))) < c.p
+		send := int32(-1)
+		var recvs []int32
+		for r := int32(1); r < c.p; r <<= 1 {
+			if v+r < c.p && v < r {
+				recvs = append(recvs, c.add(c.recv(swapRoot(v+r, root), n)))
+			}
+			if v >= r && v < 2*r {
+				op := c.send(swapRoot(v-r, root), n)
+				if hasChild {
+					op.Tag = c.tag
+					send = c.l.b.Add(c.st.rank, c.st.label(op))
+				} else {
+					send = c.add(op)
+				}
+			}
+		}
+		if send >= 0 {
+			if hasChild {
+				for _, d := range recvs {
+					c.l.b.Dep(c.st.rank, send, d, graph.Requires)
+				}
+			}
+			ends = append(ends, send)
+		} else {
+			ends = recvs
+		}
+	case mpi.Alltoall:
+		for step := int32(1); step < c.p; step++ {
+			ends = append(ends, c.add(c.send((c.me+step)%c.p, n)))
+			ends = append(ends, c.add(c.recv((c.me-step+c.p)%c.p, n)))
+		}
+	default:
+		c.run(kind, algorithms[kind][0])
+		return
+	}
+	c.end(ends)
 }

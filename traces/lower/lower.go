@@ -21,6 +21,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,13 +36,20 @@ const CollectiveTagBase int32 = 1 << 30
 const MaxUserTag int32 = 1 << 20
 
 // Algorithm names, per collective kind; the first one listed is the default.
+//
+// "schedgen" reproduces, operation for operation and dependency for
+// dependency, the schedule LogGOPSim's schedgen writes for the collective
+// when it converts a liballprof trace: dissemination with 1-byte messages
+// for barriers and with the payload for allreduce and allgather, binomial
+// trees sending to the nearest child first (root swapped with rank 0) for
+// bcast and reduce, and a linear exchange for alltoall.
 var algorithms = map[mpi.Kind][]string{
-	mpi.Barrier:       {"dissemination", "linear"},
-	mpi.Bcast:         {"binomial", "linear"},
-	mpi.Reduce:        {"binomial", "linear"},
-	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast"},
-	mpi.Allgather:     {"ring", "linear"},
-	mpi.Alltoall:      {"pairwise", "linear"},
+	mpi.Barrier:       {"dissemination", "linear", "schedgen"},
+	mpi.Bcast:         {"binomial", "linear", "schedgen"},
+	mpi.Reduce:        {"binomial", "linear", "schedgen"},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen"},
+	mpi.Allgather:     {"ring", "linear", "schedgen"},
+	mpi.Alltoall:      {"pairwise", "linear", "schedgen"},
 	mpi.Alltoallv:     {"pairwise", "linear"},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
@@ -156,6 +164,34 @@ type EventMap struct {
 
 // Ops returns the operation ids of event i of rank r.
 func (m *EventMap) Ops(r, i int) (from, to int32) { return m.Start[r][i], m.Start[r][i+1] }
+
+// Event returns the event (rank r, index i in its events) that operation
+// op was lowered from; ok is false for an operation no event produced.
+func (m *EventMap) Event(op int32) (r, i int, ok bool) {
+	for r, st := range m.Start {
+		if len(st) == 0 || op < st[0] || op >= st[len(st)-1] {
+			continue
+		}
+		// st is non-decreasing: the event i with st[i] ≤ op < st[i+1].
+		i := sort.Search(len(st), func(j int) bool { return st[j] > op }) - 1
+		return r, i, true
+	}
+	return 0, 0, false
+}
+
+// Describer returns a function that names operation op of g, lowered from
+// t with this map, in MPI terms: the call it came from (rank, call, peer,
+// tag, communicator, trace row), then the lowered operation. For error
+// messages such as sim.DeadlockError's.
+func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string {
+	return func(op int32) string {
+		r, i, ok := m.Event(op)
+		if !ok {
+			return g.Describe(op)
+		}
+		return t.Describe(r, i) + "; lowered to " + g.Describe(op)
+	}
+}
 
 // LowerMapped is Lower that also returns which operations each event
 // became, to relate replay observations back to the trace (as the
@@ -442,4 +478,18 @@ func (l *lowerer) p2p(r, i int, e *mpi.Event) (graph.Op, error) {
 		return graph.RecvOp(e.Bytes, peer, tag), nil
 	}
 	return graph.SendOp(e.Bytes, peer, tag), nil
+}
+
+// SchedgenAlgorithms returns the algorithm choice that reproduces
+// LogGOPSim's schedgen for every collective it converts ("schedgen" for
+// barrier, bcast, reduce, allreduce, allgather and alltoall): the default
+// for traces recorded with liballprof.
+func SchedgenAlgorithms() map[mpi.Kind]string {
+	m := map[mpi.Kind]string{}
+	for k, algs := range algorithms {
+		if slices.Contains(algs, "schedgen") {
+			m[k] = "schedgen"
+		}
+	}
+	return m
 }

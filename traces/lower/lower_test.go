@@ -117,6 +117,8 @@ func expectedMessages(kind mpi.Kind, alg string, p int) (int, bool) {
 	switch {
 	case kind == mpi.Bcast, kind == mpi.Reduce, kind == mpi.Gather, kind == mpi.Scatter:
 		return p - 1, true // a tree or a star: one message per non-root rank
+	case alg == "schedgen" && (kind == mpi.Barrier || kind == mpi.Allreduce || kind == mpi.Allgather):
+		return p * log2ceil(p), true // dissemination
 	case kind == mpi.Barrier && alg == "dissemination":
 		return p * log2ceil(p), true
 	case kind == mpi.Barrier && alg == "linear":

@@ -116,6 +116,17 @@ func TestCollectivesRendezvous(t *testing.T) {
 		{mpi.Gather, Binomial, func(p int) int { return p - 1 }, anyR},
 		{mpi.Scatter, Binomial, func(p int) int { return p - 1 }, anyR},
 		{mpi.ReduceScatter, "reduce-scatter", func(p int) int { return 2 * (p - 1) }, anyR},
+		{mpi.Barrier, "schedgen", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		{mpi.Allreduce, "schedgen", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		{mpi.Allgather, "schedgen", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		{mpi.Bcast, "schedgen", func(p int) int { return p - 1 }, anyR},
+		{mpi.Reduce, "schedgen", func(p int) int { return p - 1 }, func(i, p int) int { // root is p/2
+			if i == p/2 {
+				return 0
+			}
+			return 1
+		}},
+		{mpi.Alltoall, "schedgen", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
 	}
 	for _, k := range mpi.Kinds() { // every algorithm of every kind is covered
 		for _, alg := range Algorithms(k) {

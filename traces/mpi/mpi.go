@@ -244,3 +244,68 @@ func (t *Trace) NumEvents() int {
 	}
 	return n
 }
+
+// Row returns the position of event i of rank r in the trace's rank-major
+// order (all of rank 0's events, then rank 1's, …): its row in an Arrow
+// MPI-trace file, counted from 0.
+func (t *Trace) Row(r, i int) int64 {
+	var row int64
+	for q := 0; q < r && q < len(t.Ranks); q++ {
+		row += int64(len(t.Ranks[q].Events))
+	}
+	return row + int64(i)
+}
+
+// Describe names event i of rank r in MPI terms: the call, its peer, tag
+// and communicator, and its trace row, e.g. "rank 1: MPI_Recv from 0 tag
+// 7 on comm world (trace row 12)".
+func (t *Trace) Describe(r, i int) string {
+	if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
+		return fmt.Sprintf("rank %d event %d", r, i)
+	}
+	e := &t.Ranks[r].Events[i]
+	s := fmt.Sprintf("rank %d: ", r)
+	if e.Kind == Compute {
+		s += "compute"
+		if int(e.Region) < len(t.Regions) && t.Regions[e.Region] != "" {
+			s += " " + t.Regions[e.Region]
+		}
+		return s + fmt.Sprintf(" (trace row %d)", t.Row(r, i))
+	}
+	s += "MPI_" + mpiName(e.Kind)
+	comm := fmt.Sprint(e.Comm)
+	if c := t.Comm(e.Comm); c != nil && c.Name != "" {
+		comm = c.Name
+	}
+	switch e.Kind {
+	case Send, Isend:
+		s += fmt.Sprintf(" %d bytes to %d tag %d", e.Bytes, e.Peer, e.Tag)
+	case Recv, Irecv:
+		from, tag := fmt.Sprint(e.Peer), fmt.Sprint(e.Tag)
+		if e.Peer == AnySource {
+			from = "any source"
+		}
+		if e.Tag == AnyTag {
+			tag = "any"
+		}
+		s += fmt.Sprintf(" %d bytes from %s tag %s", e.Bytes, from, tag)
+	case Wait, Waitall:
+		return s + fmt.Sprintf(" (trace row %d)", t.Row(r, i))
+	default:
+		if e.Kind.IsRooted() {
+			s += fmt.Sprintf(" %d bytes root %d", e.Bytes, e.Peer)
+		} else {
+			s += fmt.Sprintf(" %d bytes", e.Bytes)
+		}
+	}
+	return s + fmt.Sprintf(" on comm %s (trace row %d)", comm, t.Row(r, i))
+}
+
+// mpiName is the MPI spelling of a call kind ("Allreduce").
+func mpiName(k Kind) string {
+	n := k.String()
+	if k == ReduceScatter {
+		return "Reduce_scatter"
+	}
+	return string(n[0]-'a'+'A') + n[1:]
+}

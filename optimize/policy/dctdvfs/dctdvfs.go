@@ -100,7 +100,12 @@ type Node struct {
 	// IdleW: a phase with c threads draws IdleW + c·P(f) + (c_max − c)·
 	// CoreIdleW.
 	CoreIdleW float64
-	WaitW     float64 // extra node power while the task waits in MPI
+	WaitW     float64 // extra node power of a task's idle cores (before its first phase; while it waits under power.WaitIdle)
+	// Wait is what a task's node draws above IdleW between its phases
+	// (MPI calls and waits) and after its last one (power.WaitPower; the
+	// zero value: the power of its last phase, note 003 §2.6; the
+	// thesis' model: power.WaitIdle, WaitW).
+	Wait power.WaitPower
 }
 
 // Strategy selects the adaptation strategy (note 002 §2.5).
@@ -367,7 +372,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			}
 		}
 	}
-	jm := power.JobModel{BaseW: float64(n) * o.Node.IdleW, IdleW: o.Node.WaitW, ActiveW: make([]float64, n)}
+	jm := power.JobModel{BaseW: float64(n) * o.Node.IdleW, IdleW: o.Node.WaitW, ActiveW: make([]float64, n), Wait: o.Node.Wait}
 	for r := range jm.ActiveW {
 		jm.ActiveW[r] = m.busyW(1, 0) // the master thread communicating at f_max
 	}
@@ -639,7 +644,9 @@ func (m *eventModel) busyW(c, s int) float64 {
 	return float64(c)*m.watts[s] + float64(m.cmax-c)*m.o.Node.CoreIdleW
 }
 
-func ns(s float64) int64 { return int64(math.Round(s * 1e9)) }
+// ns converts seconds to ns, saturating past graph.MaxTimeNs (the replay
+// then reports the operation).
+func ns(s float64) int64 { return graph.SatNs(s * 1e9) }
 
 func summary(o *policy.Outcome) Summary {
 	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW}

@@ -13,7 +13,7 @@ import (
 // testNode is a 16-thread node with the PAL P-states of note 001 and
 // per-core powers of the embedded default scenario.
 func testNode() Node {
-	return Node{Threads: PowersOfTwo(16), IdleW: 90, WaitW: 10,
+	return Node{Threads: PowersOfTwo(16), IdleW: 90, WaitW: 10, Wait: power.WaitPower{Mode: power.WaitIdle},
 		PStates: []power.PState{{GHz: 2.1, Watts: 12}, {GHz: 1.9, Watts: 10.2}, {GHz: 1.7, Watts: 8.7}, {GHz: 1.5, Watts: 7.4}, {GHz: 1.4, Watts: 6.8}}}
 }
 

@@ -28,7 +28,7 @@ func ExampleRun() {
 	fmt.Printf("LP bound at %g W: %s, gap %.2f %%\n", res.Gap.CapW, res.Gap.Status, res.Gap.Pct)
 	// Output:
 	// budget 224 W, 20 iterations, baseline all at 1.7 GHz
-	// runtime 52.799 → 43.783 ms (17.08 % better), energy 7.6501 → 6.9217 J (9.52 % better)
+	// runtime 52.799 → 43.783 ms (17.08 % better), energy 7.4680 → 6.7395 J (9.75 % better)
 	// iteration 10, ranks 0-3: [1.4 1.4 1.7 1.9] GHz
 	// LP bound at 224 W: ok, gap 7.84 %
 }

@@ -18,7 +18,6 @@ package steering
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
@@ -39,9 +38,14 @@ type Machine struct {
 	// BaseW is the job's constant power (sockets, uncore); the budget and
 	// the cap of the LP bound exclude it.
 	BaseW float64
-	// SleepW is the power of a core waiting at the barrier (at the lowest
-	// P-state, sleeping).
+	// SleepW is the power of an idle core: before its first compute
+	// phase and, under power.WaitIdle, while it waits.
 	SleepW float64
+	// Wait is what a core draws between its compute phases (MPI calls,
+	// waits at the barrier) and after its last one (power.WaitPower; the
+	// zero value charges the P-state of its last phase, note 003 §2.6).
+	// DPS's cores sleep at the barrier: power.WaitIdle.
+	Wait power.WaitPower
 	// Beta is the frequency-sensitive share of compute time, τ(f) =
 	// Beta·f_max/f + 1 − Beta (note 001 §3.1), used for compute events
 	// without an "intensity" parameter (gen.ParamIntensity); events with
@@ -52,10 +56,10 @@ type Machine struct {
 // NoteMachine is the machine of note 001's DPS unit tests: the PAL
 // P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz with made-up per-core powers 20,
 // 17, 14, 12, 11 W, 5 W per sleeping core, no base power and fully
-// compute-bound work.
+// compute-bound work; cores sleep while they wait (power.WaitIdle).
 func NoteMachine() Machine {
 	return Machine{PStates: []power.PState{{GHz: 2.1, Watts: 20}, {GHz: 1.9, Watts: 17}, {GHz: 1.7, Watts: 14}, {GHz: 1.5, Watts: 12}, {GHz: 1.4, Watts: 11}},
-		SleepW: 5, Beta: 1}
+		SleepW: 5, Beta: 1, Wait: power.WaitPower{Mode: power.WaitIdle}}
 }
 
 // fastestFirst returns the P-states sorted by decreasing frequency.
@@ -285,8 +289,8 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if budget == 0 {
 		budget = float64(n) * watts[S/2]
 	}
-	if budget < 0 || o.DecisionNs < 0 {
-		return nil, fmt.Errorf("steering: negative budget (%g W) or decision cost (%d ns)", budget, o.DecisionNs)
+	if budget < 0 || o.DecisionNs < 0 || o.DecisionNs > graph.MaxTimeNs {
+		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", budget, o.DecisionNs, graph.MaxTimeNs)
 	}
 	md := newModel(t, o.Machine, ps)
 	base := Uniform(n, watts, budget)
@@ -343,23 +347,22 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 			for j, i := range ph.Compute[r][k] {
 				e := &t.Ranks[r].Events[i]
 				op := ops[r][i]
-				steered.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, states[r])))
+				steered.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, states[r])))
 				if j == 0 {
 					steered.Dur[op] += o.DecisionNs
 				}
 				steered.W[op] = watts[states[r]]
-				baseline.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, base)))
+				baseline.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, base)))
 				baseline.W[op] = watts[base]
 			}
 		}
 	}
-	// Communication keeps a core busy at the lowest P-state: cores drop to
-	// it as soon as they stop computing.
+	// Between phases a core draws the machine's wait power.
 	active := make([]float64, n)
 	for r := range active {
 		active[r] = watts[S-1]
 	}
-	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active}
+	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active, Wait: o.Machine.Wait}
 	bo, err := policy.Replay(g, net, baseline, jm, res.CapW)
 	if err != nil {
 		return nil, fmt.Errorf("steering: baseline: %w", err)
@@ -391,7 +394,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 				for i, op := range ops[r] {
 					if op >= 0 {
 						e := &t.Ranks[r].Events[i]
-						fastest.Dur[op] = int64(math.Round(float64(e.Duration) * md.factor(r, e, 0)))
+						fastest.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, 0)))
 					}
 				}
 			}

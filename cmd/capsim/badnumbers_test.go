@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// TestBadNumbers runs the CLI on numbers that used to give a wrong
+// result with exit status 0 (wrapped times, NaN powers), crash (NaN into
+// CLP, an index out of range in report) or allocate without bound: each
+// now exits with a status below 128 and a message naming what is wrong,
+// without a panic.
+func TestBadNumbers(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	write := func(name, text string) string {
+		if err := os.WriteFile(p(name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p(name)
+	}
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", p("good.arrow")); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	write("overflow.goal", "num_ranks 1\nrank 0 {\nl1: calc 4000000000000000000\nl2: calc 4000000000000000000\nl3: calc 4000000000000000000\nl2 requires l1\nl3 requires l2\n}\n")
+	// Each rank stays within the limit; the replay does not.
+	write("chain.goal", `num_ranks 2
+rank 0 {
+l1: calc 900000000000000000
+l2: send 8b to 1 tag 0
+l2 requires l1
+}
+rank 1 {
+l1: recv 8b from 0 tag 0
+l2: calc 900000000000000000
+l2 requires l1
+}
+`)
+	_, def, _ := capsim(t, "scenario", "default")
+	write("good.toml", def)
+	nan := strings.Replace(def, "idle_power_w = 45.0", "idle_power_w = nan", 1)
+	write("nan.toml", nan)
+	nanfreq := strings.Replace(def, "freq_ghz = 1.9", "freq_ghz = inf", 1)
+	write("nanfreq.toml", nanfreq)
+	lineOf := func(text, sub string) string { // "FILE:LINE" of sub's line
+		return fmt.Sprint(strings.Count(text[:strings.Index(text, sub)], "\n") + 1)
+	}
+	nanAt, freqAt := "nan.toml:"+lineOf(nan, "idle_power_w = nan"), "nanfreq.toml:"+lineOf(nanfreq, "freq_ghz = inf")
+	write("hugegen.toml", strings.Replace(def, "iterations = 20", "iterations = 100000000", 1))
+	write("hugeaxes.toml", def+"\n[sweep.params]\nbalance = ["+strings.Repeat("0.5,", 2000)+"0.5]\nseed = ["+strings.Repeat("1,", 2000)+"1]\n")
+	write("beta.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
+  "default": {"kind": "dvfs", "params": {"beta": 1.5, "ref_ghz": 2.6}}, "regions": []}`)
+	// A results directory whose table lacks the policy and cap columns.
+	if err := os.MkdirAll(p("cols"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteArrow(filepath.Join(p("cols"), results.ArrowFile), results.Schema{{Name: "machine", Type: results.String}, {Name: "makespan_ns", Type: results.Int64}},
+		[]results.Row{{Index: 0, Values: []any{"pal", int64(5)}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		parts []string // each must appear in stderr
+	}{
+		{"overflow calcs", []string{"replay", p("overflow.goal")}, []string{"overflow.goal", "calc 4000000000000000000", "MaxTimeNs"}},
+		{"overflow in replay", []string{"replay", p("chain.goal")}, []string{"rank 1 l2: calc 900000000000000000", "exceeds 1000000000000000000 ns"}},
+		{"huge L", []string{"replay", p("good.arrow"), "--net", "loggops:L=9000000000000000000"}, []string{"L = 9000000000000000000 ns exceeds", "MaxTimeNs"}},
+		{"huge L override", []string{"replay", p("good.arrow"), "--net-override", "comm=0;o=9000000000000000000"}, []string{"o = 9000000000000000000 ns exceeds"}},
+		{"NaN idle power", []string{"scenario", "check", p("nan.toml")}, []string{nanAt + ": key machine.idle_power_w", "got NaN"}},
+		{"NaN idle power sweep", []string{"sweep", p("nan.toml"), "-o", p("r-nan"), "--progress", "never"}, []string{nanAt, "idle_power_w"}},
+		{"NaN idle power bound", []string{"bound", "--scenario", p("nan.toml"), "--cap", "300"}, []string{nanAt, "idle_power_w"}},
+		{"infinite frequency", []string{"scenario", "check", p("nanfreq.toml")}, []string{freqAt + ": key machine.pstate.freq_ghz", "pstate 2"}},
+		{"absurd generator size", []string{"gen", "stencil", "--dims", "2048x2048", "--iterations", "1000", "-o", p("huge.arrow")}, []string{"gen.MaxEvents"}},
+		{"absurd collective", []string{"gen", "coll", "--ranks", "1048576", "--reps", "1048576", "-o", p("huge.arrow")}, []string{"gen.MaxEvents"}},
+		{"absurd scenario workload", []string{"sweep", p("hugegen.toml"), "-o", p("r-huge"), "--progress", "never"}, []string{"gen.MaxEvents"}},
+		{"absurd axes product", []string{"scenario", "check", p("hugeaxes.toml")}, []string{"key sweep.params", "scenarios.MaxPoints"}},
+		{"report missing columns", []string{"report", p("cols"), "--no-detail"}, []string{"results.arrow", "lacks", "policy, cap_w"}},
+		{"model beta out of range", []string{"replay", p("good.arrow"), "--models", p("beta.json")}, []string{"beta.json", "beta = 1.5"}},
+		{"NaN beta flag", []string{"replay", p("good.arrow"), "--policy", "steering", "--beta", "NaN"}, []string{"--beta NaN", "[0, 1]"}},
+		{"NaN cap flag", []string{"bound", p("good.arrow"), "--cap", "NaN"}, []string{"--cap NaN"}},
+		{"infinite switch time", []string{"bound", p("good.arrow"), "--cap", "300", "--switch-us", "Inf"}, []string{"--switch-us +Inf"}},
+		{"negative workers", []string{"sweep", p("good.toml"), "-o", p("r-w"), "--workers", "-2"}, []string{"--workers -2"}},
+		{"NaN cap range", []string{"bound", p("good.arrow"), "--caps", "NaN:400:10"}, []string{"NaN:400:10"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := capsim(t, tc.args...)
+			if code == 0 || code >= 128 {
+				t.Errorf("exit %d, want 1..127; stdout %q stderr %q", code, stdout, stderr)
+			}
+			for _, part := range tc.parts {
+				if !strings.Contains(stderr, part) {
+					t.Errorf("stderr %q does not contain %q", stderr, part)
+				}
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a panic: %q", stderr)
+			}
+		})
+	}
+}

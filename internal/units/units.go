@@ -1,0 +1,30 @@
+// Package units rounds the quantities capsim prints (JSON, CSV) to what
+// its models resolve, so that the same number always prints as the same
+// short decimal (288.8, not 288.79999999999995): power to 1 µW (P-state
+// tables give watts to a few decimals), energy to 1 nJ, durations in
+// seconds to 1 ns (the engine's clock) and percentages to 1e-6 %. Raw
+// data (Arrow tables, the engine's integer nanoseconds) stays exact.
+package units
+
+import "math"
+
+// Watts rounds a power to 1e-6 W.
+func Watts(x float64) float64 { return round(x, 1e6) }
+
+// Joules rounds an energy to 1e-9 J.
+func Joules(x float64) float64 { return round(x, 1e9) }
+
+// Seconds rounds a duration in seconds to 1 ns.
+func Seconds(x float64) float64 { return round(x, 1e9) }
+
+// Pct rounds a percentage to 1e-6 %.
+func Pct(x float64) float64 { return round(x, 1e6) }
+
+// round rounds x to 1/scale, leaving values it cannot represent that
+// finely (non-finite or beyond 2^53/scale) as they are.
+func round(x, scale float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x)*scale >= 1<<53 {
+		return x
+	}
+	return math.Round(x*scale) / scale
+}

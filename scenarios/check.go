@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Check runs every check a sweep runs before its first point, so that
+// `capsim scenario check` accepts exactly what `capsim sweep` can run:
+// each distinct workload of the sweep is built (the trace file read, or
+// the generator run, and lowered with the scenario's collective
+// algorithms), its rank count is checked against every machine's process
+// grid, its communication classes against the network overrides, and
+// every policy against the workload's kind (lp and conductor need an MPI
+// trace; lp needs the LP solver). Run calls it (through Replayer, a
+// Checker) before opening the results directory.
+func (sc *Scenario) Check() error {
+	type built struct {
+		t   *mpi.Trace
+		g   *graph.Graph
+		err error
+	}
+	workloads := map[string]*built{}
+	checked := map[string]bool{}
+	for _, p := range sc.Points() {
+		psc, params := sc.at(p.Params)
+		key := fmt.Sprint(params) // fmt sorts map keys
+		w := workloads[key]
+		if w == nil {
+			w = &built{}
+			w.t, w.g, w.err = psc.build(params)
+			if w.err == nil {
+				_, w.err = psc.Classes(w.g, w.t)
+			}
+			workloads[key] = w
+		}
+		if w.err != nil {
+			return withParams(w.err, params)
+		}
+		if ck := fmt.Sprint(p.Machine, p.Policy, key); !checked[ck] {
+			checked[ck] = true
+			if err := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy); err != nil {
+				return withParams(err, params)
+			}
+		}
+	}
+	return nil
+}
+
+// withParams names the workload parameters an error arose at, if any.
+func withParams(err error, params map[string]any) error {
+	if len(params) == 0 {
+		return err
+	}
+	return fmt.Errorf("workload parameters %v: %w", params, err)
+}
+
+// fits checks that the workload (t, its graph g; t is nil for an
+// execution-graph workload) can run on machine m under policy.
+func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, policy string) error {
+	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		return fmt.Errorf("%s: %w", sc.File, err)
+	}
+	switch policy {
+	case "lp", "conductor":
+		if t == nil {
+			return fmt.Errorf("%s: policy %s needs an MPI-trace workload (the LP and Conductor work on the DAG of its MPI calls); this workload is an execution graph or GOAL file: drop %s from sweep.policies",
+				sc.File, policy, policy)
+		}
+		if policy == "lp" && !clp.Available() {
+			return fmt.Errorf("%s: policy lp: %w", sc.File, clp.ErrNoSolver)
+		}
+	}
+	return nil
+}
+
+// Check is Scenario.Check: Replayer is a Checker.
+func (Replayer) Check(sc *Scenario) error { return sc.Check() }

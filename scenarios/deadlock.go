@@ -1,0 +1,33 @@
+package scenarios
+
+import (
+	"errors"
+
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// InMPITerms rewrites a sim.DeadlockError in err, from the replay of MPI
+// trace t lowered with the collective algorithms coll (as
+// lower.ParseAlgorithms reads them), in the trace's terms: each stuck
+// operation is named by its rank, MPI call, peer, tag, communicator and
+// trace row, then as the lowered operation. Other errors, and a nil t,
+// pass unchanged. Lowering is deterministic, so the trace is lowered again
+// here, on the error path only, to map operations back to events.
+func InMPITerms(err error, t *mpi.Trace, coll string) error {
+	var dl *sim.DeadlockError
+	if t == nil || !errors.As(err, &dl) {
+		return err
+	}
+	algs, aerr := lower.ParseAlgorithms(coll)
+	if aerr != nil {
+		return err
+	}
+	g, em, lerr := lower.LowerMapped(t, lower.Options{Algorithm: algs})
+	if lerr != nil {
+		return err
+	}
+	dl.Rewrite(em.Describer(t, g))
+	return err
+}

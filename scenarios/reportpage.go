@@ -1,0 +1,494 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/scenarios/report"
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// ReportOptions controls WriteReport.
+type ReportOptions struct {
+	// Scenario is the sweep's scenario; nil reads the one the sweep
+	// recorded in the results folder (none: the report has no summary of
+	// the machines and no detail).
+	Scenario *Scenario
+	// Detail lists the points shown in detail (nil: DefaultPick); NoDetail
+	// leaves them out.
+	Detail   []Pick
+	NoDetail bool
+	// Compare, when set, is a second results folder (the same workload on
+	// another machine or model) compared point by point with this one.
+	Compare string
+}
+
+// ReportFiles is what WriteReport wrote.
+type ReportFiles struct {
+	Page    string // the HTML report
+	Figures string // the folder of PNG and SVG figures
+	Count   int    // figures written
+}
+
+// WriteReport writes the report of the sweep whose results are in dir:
+// dir/report.html (or dir/compare.html when comparing) and its figures as
+// PNG and SVG in dir/figures/. The page opens with what was simulated
+// (machines, network, workload, caps, policies) and the headline (the best
+// policy at every cap and its gap to the bound), then the sweep's figures
+// (makespan, gap to the bound and energy against the cap), a comparison of
+// every machine with the first, the comparison with another results folder
+// (opt.Compare), the points in detail, and the results table.
+func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
+	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if err != nil {
+		return nil, err
+	}
+	if err := requireColumns(schema, filepath.Join(dir, results.ArrowFile), "policy", "cap_w", "makespan_ns"); err != nil {
+		return nil, err
+	}
+	sc := opt.Scenario
+	if sc == nil {
+		if sc, err = LoadSource(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	unit, _ := report.TimeUnit(maxTimeNs(schema, rows))
+	pg := &report.Page{Schema: schema, Rows: rows}
+	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
+	if sc != nil {
+		pg.Title = "capsim: " + sc.Title()
+		pg.Summary = append(pg.Summary, sc.summary())
+	}
+	pg.Summary = append(pg.Summary, headline(schema, rows, unit))
+	if pg.Figures, err = report.Figures(schema, rows); err != nil {
+		return nil, err
+	}
+	if sec, ok, err := compareMachines(schema, rows); err != nil {
+		return nil, err
+	} else if ok {
+		pg.Sections = append(pg.Sections, sec)
+	}
+	page := "report.html"
+	if opt.Compare != "" {
+		sec, err := compareFolders(dir, opt.Compare)
+		if err != nil {
+			return nil, err
+		}
+		pg.Sections = append(pg.Sections, sec)
+		page = "compare.html"
+	}
+	if sc != nil && !opt.NoDetail {
+		picks := opt.Detail
+		if len(picks) == 0 {
+			picks = []Pick{{}}
+		}
+		for i, p := range picks {
+			prefix := "detail_"
+			if i > 0 {
+				prefix = fmt.Sprintf("detail%d_", i+1)
+			}
+			sec, err := sc.Detail(p, prefix, unit)
+			if err != nil {
+				return nil, err
+			}
+			pg.Sections = append(pg.Sections, sec)
+		}
+	}
+	all := append([]report.Figure(nil), pg.Figures...)
+	for _, sec := range append(pg.Summary, pg.Sections...) {
+		all = append(all, sec.Figures...)
+	}
+	figDir := filepath.Join(dir, "figures")
+	if _, err := report.SaveFigures(figDir, all); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, page)
+	if err := atomicfile.Write(path, func(w io.Writer) error { return pg.Write(w) }); err != nil {
+		return nil, err
+	}
+	return &ReportFiles{Page: path, Figures: figDir, Count: len(all)}, nil
+}
+
+// requireColumns reports the columns of names that schema lacks.
+func requireColumns(s results.Schema, file string, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if s.Index(n) < 0 {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: not a sweep's results table: it lacks the column(s) %s", file, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// Title is the scenario's name, or its file's name without extension.
+func (s *Scenario) Title() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+}
+
+// summary describes what the scenario simulates: machines, network,
+// workload, models, caps and policies.
+func (s *Scenario) summary() report.Section {
+	sec := report.Section{Heading: "What was simulated"}
+	add := func(k, v string) { sec.Rows = append(sec.Rows, []string{k, v}) }
+	add("scenario", s.File)
+	for _, m := range s.Machines {
+		var ps []string
+		for _, p := range m.PStates {
+			ps = append(ps, fmt.Sprintf("%s GHz %s W", report.FormatNumber(p.FreqGHz, 4), report.FormatNumber(p.ActivePowerW, 4)))
+		}
+		d := fmt.Sprintf("%d nodes × %d sockets × %d cores, %d ranks per node; P-states (per active core): %s; idle %s W per socket, %s W per idle core",
+			m.Nodes, m.SocketsPerNode, m.CoresPerSocket, m.RanksPerNode, strings.Join(ps, ", "),
+			report.FormatNumber(m.IdlePowerW, 4), report.FormatNumber(m.CoreIdlePowerW, 4))
+		for _, a := range m.Accelerators {
+			per := a.PerNode
+			if per == 0 {
+				per = 1
+			}
+			d += fmt.Sprintf("; accelerator %s ×%d per node for regions %q", a.Name, per, a.Regions)
+		}
+		if m.SpeedFactor != 0 && m.SpeedFactor != 1 {
+			d += fmt.Sprintf("; compute times ×%s", report.FormatNumber(m.SpeedFactor, 4))
+		}
+		add("machine "+m.Name, d)
+	}
+	n := s.Net()
+	net := fmt.Sprintf("LogGOPS L=%d ns, o=%d ns, g=%d ns, G=%d ns/B, O=%d ns/B, S=%d B", n.Latency, n.Overhead, n.Gap, n.GapPerByte, n.OverheadPerByte, n.EagerLimit)
+	if s.Network.Collective != "" {
+		net += "; collectives " + s.Network.Collective
+	}
+	if k := len(s.Network.Overrides); k > 0 {
+		net += fmt.Sprintf("; %d override(s)", k)
+	}
+	add("network", net)
+	w := s.Workload.Trace
+	if w == "" {
+		w = "generator " + s.Workload.Generator + formatParams(s.Workload.Params)
+	} else {
+		w = "trace " + w
+	}
+	add("workload", w)
+	if s.Models.File != "" {
+		add("models", "model file "+s.Models.File)
+	} else {
+		add("models", fmt.Sprintf("DVFS, memory-bound fraction %s", report.FormatNumber(s.Models.MemoryBoundness, 4)))
+	}
+	caps := append([]float64(nil), s.Sweep.CapsW...)
+	sort.Float64s(caps)
+	if len(caps) > 0 {
+		add("power caps", fmt.Sprintf("%d caps, %s to %s W", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6)))
+	}
+	add("policies", strings.Join(s.Sweep.Policies, ", "))
+	for _, a := range s.paramAxes() {
+		add("axis "+a, fmt.Sprint(s.Sweep.Params[a]))
+	}
+	return sec
+}
+
+func formatParams(p map[string]any) string {
+	if len(p) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// view reads the columns of a results table that the report compares.
+type view struct {
+	machine, policy, capW, makespan, energy, bound, over int
+	params                                               []int
+	s                                                    results.Schema
+}
+
+func newView(s results.Schema) view {
+	v := view{s: s, machine: s.Index("machine"), policy: s.Index("policy"), capW: s.Index("cap_w"),
+		makespan: s.Index("makespan_ns"), energy: s.Index("energy_j"), bound: s.Index("bound_ns"), over: s.Index("over_cap_ns")}
+	for i, c := range s {
+		if strings.HasPrefix(c.Name, "param.") {
+			v.params = append(v.params, i)
+		}
+	}
+	return v
+}
+
+func (v view) str(r results.Row, c int) string {
+	if c < 0 {
+		return ""
+	}
+	return results.FormatValue(r.Values[c])
+}
+
+func (v view) num(r results.Row, c int) (float64, bool) {
+	if c < 0 {
+		return 0, false
+	}
+	switch x := r.Values[c].(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x)
+	}
+	return 0, false
+}
+
+// paramKey is the row's parameter values ("" without parameter axes).
+func (v view) paramKey(r results.Row) string {
+	var parts []string
+	for _, c := range v.params {
+		parts = append(parts, strings.TrimPrefix(v.s[c].Name, "param.")+"="+v.str(r, c))
+	}
+	return strings.Join(parts, " ")
+}
+
+// withinCap reports whether the row's schedule stayed within its cap.
+func (v view) withinCap(r results.Row) bool {
+	o, ok := v.num(r, v.over)
+	return !ok || o == 0
+}
+
+func maxTimeNs(s results.Schema, rows []results.Row) float64 {
+	v := newView(s)
+	m := 0.0
+	for _, r := range rows {
+		for _, c := range []int{v.makespan, v.bound} {
+			if x, ok := v.num(r, c); ok {
+				m = math.Max(m, x)
+			}
+		}
+	}
+	return m
+}
+
+// headline is the best policy at every cap of every machine and parameter
+// set: the least makespan among the schedules that stayed within the cap,
+// with the bound and its gap.
+func headline(s results.Schema, rows []results.Row, unit string) report.Section {
+	v := newView(s)
+	_, ns := report.TimeUnit(maxTimeNs(s, rows))
+	sec := report.Section{Heading: "Headline: the best policy at each cap",
+		Text:    "The fastest schedule among the policies that stayed within the cap at every instant, and its gap to the LP bound (the least makespan any schedule keeping the trace's event order can reach under that cap).",
+		Columns: []string{"machine", "parameters", "cap (W)", "best policy", "makespan (" + unit + ")", "LP bound (" + unit + ")", "gap (%)", "next best"}}
+	type key struct {
+		machine, params string
+		capW            float64
+	}
+	type entry struct {
+		pol string
+		t   float64
+	}
+	best := map[key][]entry{}
+	bound := map[key]float64{}
+	var keys []key
+	for _, r := range rows {
+		c, ok := v.num(r, v.capW)
+		t, ok2 := v.num(r, v.makespan)
+		if !ok || !ok2 || !v.withinCap(r) {
+			continue
+		}
+		k := key{v.str(r, v.machine), v.paramKey(r), c}
+		if _, seen := best[k]; !seen {
+			keys = append(keys, k)
+		}
+		best[k] = append(best[k], entry{v.str(r, v.policy), t})
+		if b, ok := v.num(r, v.bound); ok {
+			bound[k] = b
+		}
+	}
+	for _, k := range keys {
+		es := best[k]
+		sort.SliceStable(es, func(i, j int) bool { return es[i].t < es[j].t })
+		line := []string{k.machine, k.params, report.FormatNumber(k.capW, 6), es[0].pol, fmt.Sprintf("%.3f", es[0].t/ns), "–", "–", "–"}
+		if b, ok := bound[k]; ok && b > 0 {
+			line[5] = fmt.Sprintf("%.3f", b/ns)
+			line[6] = fmt.Sprintf("%.2f", (es[0].t/b-1)*100)
+		}
+		if len(es) > 1 {
+			line[7] = fmt.Sprintf("%s (+%.2f %%)", es[1].pol, (es[1].t/es[0].t-1)*100)
+		}
+		sec.Rows = append(sec.Rows, line)
+	}
+	return sec
+}
+
+// ratioRow is the comparison of one point of machine (or folder) B with
+// the same point of A.
+type ratioRow struct {
+	params, policy     string
+	capW               float64
+	speedup, energy    float64 // T_A/T_B, E_B/E_A
+	edp                float64 // (E_B·T_B)/(E_A·T_A)
+	nameA, nameB, what string
+}
+
+// ratios compares rows of b with the rows of a that have the same policy,
+// cap and parameters; machine names are matched too when match is set.
+func ratios(va view, a []results.Row, vb view, b []results.Row, match func(ra, rb results.Row) bool) []ratioRow {
+	type key struct {
+		params, policy string
+		capW           float64
+	}
+	keyOf := func(v view, r results.Row) key {
+		c, _ := v.num(r, v.capW)
+		return key{v.paramKey(r), v.str(r, v.policy), c}
+	}
+	byKey := map[key][]results.Row{}
+	for _, r := range a {
+		byKey[keyOf(va, r)] = append(byKey[keyOf(va, r)], r)
+	}
+	var out []ratioRow
+	for _, rb := range b {
+		k := keyOf(vb, rb)
+		for _, ra := range byKey[k] {
+			if !match(ra, rb) {
+				continue
+			}
+			ta, ok1 := va.num(ra, va.makespan)
+			tb, ok2 := vb.num(rb, vb.makespan)
+			ea, ok3 := va.num(ra, va.energy)
+			eb, ok4 := vb.num(rb, vb.energy)
+			if !ok1 || !ok2 || !ok3 || !ok4 || tb <= 0 || ea <= 0 || ta <= 0 {
+				continue
+			}
+			out = append(out, ratioRow{params: k.params, policy: k.policy, capW: k.capW, speedup: ta / tb, energy: eb / ea,
+				edp: eb * tb / (ea * ta), nameA: va.str(ra, va.machine), nameB: vb.str(rb, vb.machine)})
+		}
+	}
+	return out
+}
+
+// ratioSection tabulates ratio rows and draws the speedup against the cap
+// per policy.
+func ratioSection(heading, text, figName string, rs []ratioRow) (report.Section, error) {
+	sec := report.Section{Heading: heading, Text: text,
+		Columns: []string{"parameters", "policy", "cap (W)", "A", "B", "speedup of B", "energy B/A", "energy-delay B/A"}}
+	pts := map[string]plotter.XYs{}
+	var names []string
+	for _, r := range rs {
+		c := "no cap"
+		if r.capW > 0 {
+			c = report.FormatNumber(r.capW, 6)
+		}
+		sec.Rows = append(sec.Rows, []string{r.params, r.policy, c, r.nameA, r.nameB,
+			fmt.Sprintf("%.3f×", r.speedup), fmt.Sprintf("%.3f", r.energy), fmt.Sprintf("%.3f", r.edp)})
+		if r.capW > 0 {
+			n := r.policy
+			if r.params != "" {
+				n += " " + r.params
+			}
+			if r.nameB != "" {
+				n = r.nameB + ": " + n
+			}
+			if _, ok := pts[n]; !ok {
+				names = append(names, n)
+			}
+			pts[n] = append(pts[n], plotter.XY{X: r.capW, Y: r.speedup})
+		}
+	}
+	if len(names) > 0 {
+		f, err := report.Lines(figName, heading+": speedup against the power cap", "power cap (W)", "speedup (×)", names, pts)
+		if err != nil {
+			return sec, err
+		}
+		sec.Figures = append(sec.Figures, f)
+	}
+	return sec, nil
+}
+
+// compareMachines compares every machine of a sweep with its first one,
+// point by point; ok is false when the sweep has one machine.
+func compareMachines(s results.Schema, rows []results.Row) (report.Section, bool, error) {
+	v := newView(s)
+	if v.machine < 0 {
+		return report.Section{}, false, nil
+	}
+	var machines []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if m := v.str(r, v.machine); !seen[m] {
+			seen[m] = true
+			machines = append(machines, m)
+		}
+	}
+	if len(machines) < 2 {
+		return report.Section{}, false, nil
+	}
+	first := machines[0]
+	var a, b []results.Row
+	for _, r := range rows {
+		if v.str(r, v.machine) == first {
+			a = append(a, r)
+		} else {
+			b = append(b, r)
+		}
+	}
+	rs := ratios(v, a, v, b, func(ra, rb results.Row) bool { return true })
+	sec, err := ratioSection("Machines compared with "+first,
+		fmt.Sprintf("Each machine's point against the same policy, cap and parameters on %s (A): speedup T_A/T_B, energy E_B/E_A and energy-delay product (E·T)_B/(E·T)_A; below 1 is better for energy.", first),
+		"machines_speedup", rs)
+	return sec, true, err
+}
+
+// compareFolders compares the results in dir (B) with those in other (A),
+// point by point: the same workload on another machine or model.
+func compareFolders(dir, other string) (report.Section, error) {
+	sa, ra, err := results.ReadArrow(filepath.Join(other, results.ArrowFile))
+	if err != nil {
+		return report.Section{}, err
+	}
+	sb, rb, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if err != nil {
+		return report.Section{}, err
+	}
+	for _, c := range []struct {
+		s    results.Schema
+		file string
+	}{{sa, other}, {sb, dir}} {
+		if err := requireColumns(c.s, filepath.Join(c.file, results.ArrowFile), "policy", "cap_w", "makespan_ns", "energy_j"); err != nil {
+			return report.Section{}, err
+		}
+	}
+	va, vb := newView(sa), newView(sb)
+	sameName := func(x, y results.Row) bool { return va.str(x, va.machine) == vb.str(y, vb.machine) }
+	rs := ratios(va, ra, vb, rb, sameName)
+	if len(rs) == 0 { // other machines: compare the first machine of each
+		fa, fb := firstMachine(va, ra), firstMachine(vb, rb)
+		rs = ratios(va, ra, vb, rb, func(x, y results.Row) bool {
+			return va.str(x, va.machine) == fa && vb.str(y, vb.machine) == fb
+		})
+	}
+	if len(rs) == 0 {
+		return report.Section{}, fmt.Errorf("compare %s with %s: no point has the same policy, cap and parameters in both", dir, other)
+	}
+	return ratioSection(fmt.Sprintf("%s (B) compared with %s (A)", filepath.Base(filepath.Clean(dir)), filepath.Base(filepath.Clean(other))),
+		"Each point of B against the point of A with the same policy, cap and parameters: speedup T_A/T_B, energy E_B/E_A, energy-delay product (E·T)_B/(E·T)_A.",
+		"compare_speedup", rs)
+}
+
+func firstMachine(v view, rows []results.Row) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	return v.str(rows[0], v.machine)
+}

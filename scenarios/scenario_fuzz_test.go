@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// FuzzScenario parses and validates arbitrary scenario text: it must never
+// panic, and a scenario it accepts must be internally consistent: every
+// number finite and in its range, the network valid, the point count
+// within MaxPoints and equal to what Points builds, and the static
+// policy's P-state assignment defined at every cap.
+func FuzzScenario(f *testing.F) {
+	base := string(Default())
+	f.Add(Default())
+	f.Add([]byte(strings.Replace(base, "idle_power_w = 45.0", "idle_power_w = nan", 1)))
+	f.Add([]byte(strings.Replace(base, "freq_ghz = 1.9", "freq_ghz = inf", 1)))
+	f.Add([]byte(strings.Replace(base, "L_ns = 2500", "L_ns = 9000000000000000000", 1)))
+	f.Add([]byte(strings.Replace(base, "memory_boundness = 0.3", "memory_boundness = -inf", 1)))
+	f.Add([]byte(base + "\n[sweep.params]\n\"machine.idle_power_w\" = [40.0, 1e308]\nbalance = [0.1, 0.5]\n"))
+	f.Add([]byte(base + "\n[[network.override]]\nregion = \"stencil.*\"\nG_ns_per_byte = 1000000000000000000\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		sc, err := Parse("fuzz.toml", text)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.toml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+		for _, m := range sc.Machines {
+			if !fin(m.IdlePowerW) || m.IdlePowerW < 0 || !fin(m.CoreIdlePowerW) || m.CoreIdlePowerW < 0 || !fin(m.SpeedFactor) || m.SpeedFactor <= 0 {
+				t.Fatalf("machine %s accepted with powers %g, %g and speed %g", m.Name, m.IdlePowerW, m.CoreIdlePowerW, m.SpeedFactor)
+			}
+			if m.Nodes*m.RanksPerNode > graph.MaxRanks || m.Nodes <= 0 || m.RanksPerNode <= 0 {
+				t.Fatalf("machine %s accepted with %d nodes × %d ranks", m.Name, m.Nodes, m.RanksPerNode)
+			}
+			for _, p := range m.PStates {
+				if !fin(p.FreqGHz) || p.FreqGHz <= 0 || !fin(p.ActivePowerW) || p.ActivePowerW <= 0 {
+					t.Fatalf("machine %s accepted with P-state %+v", m.Name, p)
+				}
+			}
+			for _, a := range m.Accelerators {
+				if !fin(a.PowerW) || a.PowerW < 0 || a.PerNode < 1 {
+					t.Fatalf("machine %s accepted with accelerator %+v", m.Name, a)
+				}
+			}
+			if b := m.BaseW(); !fin(b) || b < 0 {
+				t.Fatalf("machine %s: base power %g", m.Name, b)
+			}
+			for _, c := range sc.Sweep.CapsW {
+				if ps, err := m.Assign("static", c); err == nil && len(ps) == 0 {
+					t.Fatalf("machine %s: no P-states assigned at %g W", m.Name, c)
+				}
+			}
+		}
+		if err := sc.Net().Validate(); err != nil {
+			t.Fatalf("accepted network %+v: %v", sc.Network, err)
+		}
+		for _, o := range sc.Overrides() {
+			if err := o.Params.Validate(); err != nil {
+				t.Fatalf("accepted override %+v: %v", o, err)
+			}
+		}
+		if mb := sc.Models.MemoryBoundness; !(mb >= 0 && mb <= 1) {
+			t.Fatalf("accepted memory_boundness %g", mb)
+		}
+		for _, c := range sc.Sweep.CapsW {
+			if !fin(c) || c <= 0 {
+				t.Fatalf("accepted cap %g", c)
+			}
+		}
+		n := 0
+		for _, p := range sc.Sweep.Policies {
+			if p == "uncapped" {
+				n++
+			} else {
+				n += len(sc.Sweep.CapsW)
+			}
+		}
+		n *= len(sc.Machines)
+		for _, vs := range sc.Sweep.Params {
+			n *= len(vs)
+			if n > MaxPoints {
+				t.Fatalf("accepted more than %d points", MaxPoints)
+			}
+		}
+		if n <= 10000 {
+			if pts := sc.Points(); len(pts) != n {
+				t.Fatalf("%d points, want %d", len(pts), n)
+			}
+		}
+	})
+}

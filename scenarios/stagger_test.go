@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Two tasks [0, 100) each need 40 ns at +4 W on a 16 W floor under a
+// 20 W cap: only one can be fast at a time, so the second takes [40, 80).
+// With 60 ns each, 120 ns of faster stretch cannot fit in 100: the job that
+// starts second by rank loses, keeping what it got.
+func TestPlaceFast(t *testing.T) {
+	floor := power.Step{Times: []int64{0, 100}, Watts: []float64{16, 8}, End: 150}
+	jobs := []fastJob{{task: 0, start: 0, end: 99, need: 40, dw: 4}, {task: 1, start: 0, end: 99, need: 40, dw: 4}}
+	placeFast(floor, 20, jobs)
+	if jobs[0].need != 0 || jobs[1].need != 0 {
+		t.Fatalf("left %d and %d ns unplaced", jobs[0].need, jobs[1].need)
+	}
+	if p := jobs[0].pieces; len(p) != 1 || p[0] != [2]int64{0, 40} {
+		t.Errorf("job 0 pieces %v, want [0 40]", p)
+	}
+	if p := jobs[1].pieces; len(p) != 1 || p[0] != [2]int64{40, 80} {
+		t.Errorf("job 1 pieces %v, want [40 80]", p)
+	}
+	jobs = []fastJob{{task: 0, start: 0, end: 99, need: 60, dw: 4}, {task: 1, start: 0, end: 99, need: 60, dw: 4}}
+	placeFast(floor, 20, jobs)
+	if got := jobs[0].need + jobs[1].need; got != 21 {
+		t.Errorf("left %d + %d ns unplaced, want 21 in all (120 − 99)", jobs[0].need, jobs[1].need)
+	}
+	// A cap with room for both: both fast from the start.
+	jobs = []fastJob{{task: 0, start: 0, end: 99, need: 60, dw: 4}, {task: 1, start: 10, end: 99, need: 60, dw: 4}}
+	placeFast(floor, 24, jobs)
+	if jobs[0].pieces[0] != [2]int64{0, 60} || jobs[1].pieces[0] != [2]int64{10, 70} {
+		t.Errorf("pieces %v %v", jobs[0].pieces, jobs[1].pieces)
+	}
+}
+
+// The lp policy's rounding stays within the cap at every instant on the
+// default scenario, within 0.5 % of the unstaggered split (whose faster
+// stretches, all first, do exceed the cap at some caps).
+func TestStaggeredWithinCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	bd, err := sc.newBounder(tr, m, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.close()
+	var splitOver int64
+	for _, capW := range sc.Sweep.CapsW {
+		b, err := bd.solve(context.Background(), capW)
+		if err != nil || b == nil {
+			t.Fatalf("%g W: %v", capW, err)
+		}
+		sp, err := sc.ReplayRounded(g, tr, bd.d, b, bound.RoundOptions{Policy: bound.RoundSplit}, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sc.ReplayBound(g, tr, bd.d, b, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		splitOver += sp.OverCapNs
+		if st.OverCapNs != 0 || st.PeakPowerW > capW+1e-9 {
+			t.Errorf("%g W: staggered %d ns over the cap, peak %g W", capW, st.OverCapNs, st.PeakPowerW)
+		}
+		if r := float64(st.MakespanNs)/float64(sp.MakespanNs) - 1; r > 0.005 {
+			t.Errorf("%g W: staggered %d ns, %.2f %% slower than split's %d ns", capW, st.MakespanNs, 100*r, sp.MakespanNs)
+		}
+	}
+	if splitOver == 0 {
+		t.Error("split never exceeds the cap: is it still charged its time average?")
+	}
+}
+
+// Two ranks each compute 10 ms at 2 GHz (10 W) or 20 ms at 1 GHz (4 W),
+// under a 14 W cap. The LP gives each 15 ms at 7 W: half its work at each
+// point, 5 ms at 10 W and 10 ms at 4 W. Split runs both faster stretches
+// on [0, 5 ms): 20 W, over the cap for exactly 5 ms, which the task
+// averages (7 + 7 W) hide. Staggered runs rank 0's on [0, 5 ms) and rank
+// 1's on [5, 10 ms): never above 14 W, and the same 15 ms.
+func TestSplitOverCapByHand(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	text := `
+[[machine]]
+name = "two"
+nodes = 1
+cores_per_socket = 2
+ranks_per_node = 2
+[[machine.pstate]]
+freq_ghz = 2.0
+active_power_w = 10.0
+[[machine.pstate]]
+freq_ghz = 1.0
+active_power_w = 4.0
+[workload]
+generator = "stencil2d"
+`
+	sc, err := Parse("two.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := mpi.NewTrace(2)
+	tr.AppendCompute(0, "a", 10_000_000)
+	tr.AppendCompute(1, "a", 10_000_000)
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	bd, err := sc.newBounder(tr, m, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.close()
+	b, err := bd.solve(context.Background(), 14)
+	if err != nil || b == nil {
+		t.Fatalf("LP at 14 W: %v", err)
+	}
+	if math.Abs(b.Makespan-0.015) > 1e-9 {
+		t.Fatalf("bound %g s, want 0.015", b.Makespan)
+	}
+	for _, c := range []struct {
+		r    bound.Rounding
+		over int64
+		peak float64
+	}{{bound.RoundSplit, 5_000_000, 20}, {bound.RoundStaggered, 0, 14}, {bound.RoundPowerSafe, 0, 8}} {
+		met, err := sc.ReplayRounded(g, tr, bd.d, b, bound.RoundOptions{Policy: c.r}, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNs := int64(15_000_000)
+		if c.r == bound.RoundPowerSafe {
+			wantNs = 20_000_000
+		}
+		if met.OverCapNs != c.over || met.PeakPowerW != c.peak || met.MakespanNs != wantNs {
+			t.Errorf("%s: over the cap %d ns, peak %g W, makespan %d ns; want %d, %g, %d", c.r, met.OverCapNs, met.PeakPowerW, met.MakespanNs, c.over, c.peak, wantNs)
+		}
+	}
+}

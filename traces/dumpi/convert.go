@@ -1,0 +1,847 @@
+package dumpi
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Handle values the tracer gives predefined objects.
+const (
+	commNull   = 1
+	commWorld  = 2
+	commSelf   = 3
+	groupNull  = 1
+	groupEmpty = 2
+	reqNull    = 1
+	// firstUserType is the first datatype id of a derived datatype; ids
+	// below it are predefined and sized by the file's datatype-size table.
+	firstUserType = 28
+)
+
+// Local communicator instances of a rank: every communicator the rank
+// creates gets the next number. Events carry the instance until the
+// communicators of all ranks are resolved to trace-wide ids.
+const (
+	instWorld = 0
+	instSelf  = 1
+)
+
+// creationKind says how a new communicator's members follow from its
+// parent's.
+type creationKind uint8
+
+const (
+	cDup     creationKind = iota // same members
+	cSplit                       // by color, ordered by key then parent rank
+	cCreate                      // the members of a group
+	cSubset                      // the members that got a communicator (Cart/Graph_create)
+	cCartSub                     // a split by the coordinates of dimensions kept
+)
+
+// creation is one communicator-creating call of a rank.
+type creation struct {
+	id         uint16 // function id
+	off        int64  // record offset
+	parent     int    // local instance of the parent communicator
+	seq        int    // earlier creations by this rank on the same parent
+	color, key int64
+	grp        *group
+	remain     []int32 // Cart_sub: kept dimensions
+	newInst    int     // local instance created, -1: MPI_COMM_NULL
+	done       bool
+}
+
+// group is a process group, kept as the operations that built it; it is
+// evaluated to world ranks once the communicators it derives from are
+// resolved.
+type group struct {
+	base  int // local instance whose group this starts from; -1: empty
+	op    uint16
+	ranks []int32 // incl/excl ranks, or flattened range triplets
+	other *group  // union, intersection, difference
+	prev  *group  // the group the operation applies to
+}
+
+// pending is an outstanding nonblocking request of a rank.
+type pending struct {
+	req   int64
+	event int // index of the Isend/Irecv event
+}
+
+// rankConv turns one rank's records into its events.
+type rankConv struct {
+	rank int
+	path string // the rank's .bin file
+	t    *mpi.Trace
+	b    *binFile
+	opt  Options
+	info *RankInfo
+
+	comms     map[uint16]int // communicator handle → local instance
+	ninst     int
+	cartDims  map[int][]int32 // local instance → Cartesian dimensions
+	groups    map[uint16]*group
+	types     map[uint16]int64 // derived datatype → size in bytes
+	reqs      map[int32]pending
+	persist   map[int32]mpi.Event // persistent requests: their template
+	nextReq   int64
+	creations []creation
+	perParent map[int]int // creations so far per parent instance
+
+	// Compute between calls.
+	started  bool
+	lastStop int64
+	gap      int64 // compute time accumulated since the last event
+	after    int   // function id of the last call that became an event, -1: none
+	regs     *regions
+	fnStack  []uint64
+
+	vColl []int32 // events whose Bytes are averaged over the members afterwards
+
+	// Buffers reused from record to record.
+	one     [1]int32
+	scratch []int64
+	idx     []int32
+}
+
+func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo, regs *regions) *rankConv {
+	return &rankConv{rank: rank, path: b.path, t: t, b: b, opt: opt, info: info, regs: regs, after: -1,
+		comms: map[uint16]int{commWorld: instWorld, commSelf: instSelf}, ninst: 2,
+		cartDims: map[int][]int32{}, groups: map[uint16]*group{}, types: map[uint16]int64{},
+		reqs: map[int32]pending{}, persist: map[int32]mpi.Event{}, perParent: map[int]int{}}
+}
+
+// recError is an error about one record.
+func (c *rankConv) recError(r *record, format string, a ...any) error {
+	return fmt.Errorf("%s: offset %d: %s: %s", c.path, r.off, r.name(), fmt.Sprintf(format, a...))
+}
+
+// run converts the whole stream.
+func (c *rankConv) run() error {
+	s := newStream(c.b)
+	for s.next() {
+		r := &s.rec
+		c.info.Calls[r.id]++
+		if err := c.record(r); err != nil {
+			return err
+		}
+	}
+	if s.d.err != nil {
+		return fmt.Errorf("%s: %w", c.path, s.d.err)
+	}
+	return nil
+}
+
+// clock returns the start and stop of r on the chosen clock, and whether
+// the record has them.
+func (c *rankConv) clock(r *record) (int64, int64, bool) {
+	if c.opt.CPUClock {
+		return r.cpu[0], r.cpu[1], r.mask&maskCPU != 0
+	}
+	return r.wall[0], r.wall[1], r.mask&maskWall != 0
+}
+
+// timed accounts the time between the previous call and r as compute.
+func (c *rankConv) timed(r *record) {
+	start, stop, ok := c.clock(r)
+	if !ok {
+		return
+	}
+	if c.started && start > c.lastStop {
+		c.gap += start - c.lastStop
+	}
+	c.started = true
+	c.lastStop = max(stop, start)
+}
+
+// regions interns compute-region names for all ranks of a trace without
+// building a string per compute event.
+type regions struct {
+	t      *mpi.Trace
+	byCall [len(funcs) + 1]int32 // "after <call>" by function id (+1: none yet)
+	byName map[string]int32
+}
+
+func newRegions(t *mpi.Trace) *regions { return &regions{t: t, byName: map[string]int32{}} }
+
+func (g *regions) named(name string) int32 {
+	if id, ok := g.byName[name]; ok {
+		return id
+	}
+	id := g.t.Region(name)
+	g.byName[name] = id
+	return id
+}
+
+// region returns the region of the compute before the next event.
+func (c *rankConv) region() int32 {
+	g := c.regs
+	if c.opt.Regions == RegionsSingle {
+		return g.named("compute")
+	}
+	if n := len(c.fnStack); n > 0 {
+		if name, ok := c.b.funcNames[c.fnStack[n-1]]; ok && name != "" {
+			return g.named(name)
+		}
+		return g.named(fmt.Sprintf("function %#x", c.fnStack[n-1]))
+	}
+	slot := len(funcs)
+	if c.after >= 0 {
+		slot = int(c.after)
+	}
+	if g.byCall[slot] == 0 {
+		name := "compute"
+		if c.after >= 0 {
+			name = "after " + funcName(uint16(c.after))
+		}
+		g.byCall[slot] = g.named(name)
+	}
+	return g.byCall[slot]
+}
+
+// flush emits the accumulated compute.
+func (c *rankConv) flush() {
+	if c.gap > 0 {
+		c.t.Append(c.rank, mpi.Event{Kind: mpi.Compute, Region: c.region(), Duration: c.gap})
+		c.gap = 0
+	}
+}
+
+// emit appends an MPI event for record r after the compute before it.
+func (c *rankConv) emit(r *record, e mpi.Event) int {
+	c.flush()
+	if start, stop, ok := c.clock(r); ok && stop > start {
+		e.Duration = stop - start
+	}
+	c.after = int(r.id)
+	c.t.Append(c.rank, e)
+	return len(c.t.Ranks[c.rank].Events) - 1
+}
+
+func (c *rankConv) emitList(r *record, e mpi.Event, list []int64) int {
+	c.flush()
+	if start, stop, ok := c.clock(r); ok && stop > start {
+		e.Duration = stop - start
+	}
+	c.after = int(r.id)
+	c.t.AppendList(c.rank, e, list)
+	return len(c.t.Ranks[c.rank].Events) - 1
+}
+
+func (c *rankConv) skip(r *record) { c.info.Skipped[r.id]++ }
+
+// comm maps a communicator handle to the rank's local instance.
+func (c *rankConv) comm(r *record, h int64) (int32, error) {
+	inst, ok := c.comms[uint16(h)]
+	if !ok {
+		if h == commNull {
+			return 0, c.recError(r, "called on MPI_COMM_NULL")
+		}
+		return 0, c.recError(r, "unknown communicator handle %d (not created in this trace)", h)
+	}
+	return int32(inst), nil
+}
+
+// typeSize returns the size in bytes of datatype handle h.
+func (c *rankConv) typeSize(r *record, h int64) (int64, error) {
+	if s, ok := c.types[uint16(h)]; ok {
+		return s, nil
+	}
+	if h < firstUserType && h < int64(len(c.b.typeSizes)) && c.b.typeSizes[h] >= 0 {
+		return c.b.typeSizes[h], nil
+	}
+	return 0, c.recError(r, "datatype %d has no known size", h)
+}
+
+// bytes returns count elements of datatype h in bytes.
+func (c *rankConv) bytes(r *record, count, h int64) (int64, error) {
+	if count < 0 {
+		return 0, c.recError(r, "negative count %d", count)
+	}
+	s, err := c.typeSize(r, h)
+	if err != nil {
+		return 0, err
+	}
+	return count * s, nil
+}
+
+func (c *rankConv) newReq() int64 { c.nextReq++; return c.nextReq }
+
+// record interprets one record.
+func (c *rankConv) record(r *record) error {
+	v := r.v
+	switch r.id {
+	case idFunctionEnter, idFunctionExit:
+		c.timed(r)
+		c.flush()
+		if r.id == idFunctionEnter {
+			c.fnStack = append(c.fnStack, uint64(v[0]))
+		} else if n := len(c.fnStack); n > 0 {
+			c.fnStack = c.fnStack[:n-1]
+		}
+		return nil
+	}
+	c.timed(r)
+	switch r.id {
+	case idInit, idInitThread:
+		c.after = int(r.id) // the first compute is "after MPI_Init"
+		c.skip(r)
+		return nil
+	case idSend, idBsend, idSsend, idRsend:
+		return c.p2p(r, mpi.Send, v[0], v[1], v[2], v[3], v[4], false, 0)
+	case idRecv:
+		return c.p2p(r, mpi.Recv, v[0], v[1], v[2], v[3], v[4], false, 0)
+	case idIsend, idIbsend, idIssend, idIrsend:
+		return c.p2p(r, mpi.Isend, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
+	case idIrecv:
+		return c.p2p(r, mpi.Irecv, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
+	case idSendInit, idBsendInit, idSsendInit, idRsendInit, idRecvInit:
+		kind := mpi.Isend
+		if r.id == idRecvInit {
+			kind = mpi.Irecv
+		}
+		e, ok, err := c.p2pEvent(r, kind, v[0], v[1], v[2], v[3], v[4])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			e.Kind = mpi.Compute // a persistent request with MPI_PROC_NULL: starts nothing
+		}
+		c.persist[int32(v[5])] = e
+		c.skip(r)
+		return nil
+	case idStart:
+		c.one[0] = int32(v[0])
+		return c.start(r, c.one[:])
+	case idStartall:
+		return c.start(r, r.array(0))
+	case idSendrecv, idSendrecvReplace:
+		return c.sendrecv(r)
+	case idWait:
+		c.one[0] = int32(v[0])
+		return c.complete(r, c.one[:])
+	case idTest:
+		if v[1] == 0 {
+			c.skip(r)
+			return nil
+		}
+		c.one[0] = int32(v[0])
+		return c.complete(r, c.one[:])
+	case idWaitall:
+		return c.complete(r, r.array(0))
+	case idTestall: // count, requests, flag
+		if v[1] == 0 {
+			c.skip(r)
+			return nil
+		}
+		return c.complete(r, r.array(0))
+	case idWaitany, idTestany:
+		reqs, index := r.array(0), v[1]
+		if r.id == idTestany && v[2] == 0 || index < 0 || index >= int64(len(reqs)) {
+			c.skip(r) // nothing completed (MPI_UNDEFINED or flag false)
+			return nil
+		}
+		return c.complete(r, reqs[index:index+1])
+	case idWaitsome, idTestsome:
+		reqs, idx := r.array(0), r.array(1)
+		done := c.idx[:0]
+		for _, i := range idx {
+			if i < 0 || int(i) >= len(reqs) {
+				return c.recError(r, "completed index %d outside the %d requests", i, len(reqs))
+			}
+			done = append(done, reqs[i])
+		}
+		c.idx = done
+		return c.complete(r, done)
+	case idRequestFree:
+		h := int32(v[0])
+		delete(c.reqs, h)
+		delete(c.persist, h)
+		c.skip(r)
+		return nil
+	case idCancel:
+		// A cancelled request never matches: its operation is dropped
+		// (kept as an empty compute event so indices stay valid).
+		h := int32(v[0])
+		if p, ok := c.reqs[h]; ok {
+			c.t.Ranks[c.rank].Events[p.event] = mpi.Event{Kind: mpi.Compute}
+			delete(c.reqs, h)
+		}
+		c.info.Cancelled++
+		c.skip(r)
+		return nil
+	case idBarrier:
+		return c.coll(r, mpi.Barrier, v[0], 0, 0, false)
+	case idBcast:
+		n, err := c.bytes(r, v[0], v[1])
+		if err != nil {
+			return err
+		}
+		return c.coll(r, mpi.Bcast, v[3], n, v[2], false)
+	case idReduce:
+		n, err := c.bytes(r, v[0], v[1])
+		if err != nil {
+			return err
+		}
+		return c.coll(r, mpi.Reduce, v[4], n, v[3], false)
+	case idAllreduce, idScan, idExscan:
+		n, err := c.bytes(r, v[0], v[1])
+		if err != nil {
+			return err
+		}
+		kind := mpi.Allreduce
+		if r.id != idAllreduce {
+			kind = mpi.Scan
+		}
+		return c.coll(r, kind, v[3], n, 0, false)
+	case idGather, idScatter:
+		// commrank, count, type, root, comm [, root's count, root's type]
+		n, err := c.bytes(r, v[1], v[2])
+		if err != nil {
+			return err
+		}
+		if v[0] == v[3] && len(v) >= 7 { // the root's per-rank count (robust to MPI_IN_PLACE)
+			if n, err = c.bytes(r, v[5], v[6]); err != nil {
+				return err
+			}
+		}
+		kind := mpi.Gather
+		if r.id == idScatter {
+			kind = mpi.Scatter
+		}
+		return c.coll(r, kind, v[4], n, v[3], false)
+	case idGatherv:
+		// commrank, commsize, sendcount, sendtype, root, comm [, counts, displs], recvtype
+		n, err := c.bytes(r, v[2], v[3])
+		if err != nil {
+			return err
+		}
+		if v[0] == v[4] {
+			if n, err = c.meanBytes(r, r.array(0), v[6]); err != nil {
+				return err
+			}
+		}
+		return c.coll(r, mpi.Gather, v[5], n, v[4], true)
+	case idScatterv:
+		// commrank, commsize, sendtype, recvcount, recvtype, root, comm [, counts, displs]
+		n, err := c.bytes(r, v[3], v[4])
+		if err != nil {
+			return err
+		}
+		if v[0] == v[5] {
+			if n, err = c.meanBytes(r, r.array(0), v[2]); err != nil {
+				return err
+			}
+		}
+		return c.coll(r, mpi.Scatter, v[6], n, v[5], true)
+	case idAllgather, idAlltoall:
+		// sendcount, sendtype, recvcount, recvtype, comm: the receive side
+		// is what every rank gets per member, also with MPI_IN_PLACE.
+		n, err := c.bytes(r, v[2], v[3])
+		if err != nil {
+			return err
+		}
+		kind := mpi.Allgather
+		if r.id == idAlltoall {
+			kind = mpi.Alltoall
+		}
+		return c.coll(r, kind, v[4], n, 0, false)
+	case idAllgatherv:
+		// commsize, sendcount, sendtype, recvcounts, displs, recvtype, comm
+		n, err := c.meanBytes(r, r.array(0), v[3])
+		if err != nil {
+			return err
+		}
+		return c.coll(r, mpi.Allgather, v[4], n, 0, false)
+	case idReduceScatter:
+		// commsize, recvcounts, type, op, comm
+		var total int64
+		for _, x := range r.array(0) {
+			n, err := c.bytes(r, int64(x), v[1])
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+		return c.coll(r, mpi.ReduceScatter, v[3], total, 0, false)
+	case idAlltoallv, idAlltoallw:
+		return c.alltoallv(r)
+	case idCommDup:
+		return c.create(r, creation{parent: -1, color: 0}, v[0], v[1])
+	case idCommSplit:
+		return c.create(r, creation{color: v[1], key: v[2]}, v[0], v[3])
+	case idCommCreate:
+		g, ok := c.groups[uint16(v[1])]
+		if !ok && v[1] != groupEmpty {
+			return c.recError(r, "unknown group handle %d", v[1])
+		}
+		if !ok {
+			g = &group{base: -1}
+		}
+		return c.create(r, creation{grp: g}, v[0], v[2])
+	case idCartCreate:
+		// oldcomm, ndims, dims, periods, reorder, newcomm
+		if err := c.create(r, creation{}, v[0], v[3]); err != nil {
+			return err
+		}
+		if v[3] != commNull {
+			c.cartDims[c.ninst-1] = append([]int32(nil), r.array(0)...)
+		}
+		return nil
+	case idGraphCreate:
+		// nnodes, oldcomm, nnodes again, index, edges, reorder, newcomm
+		return c.create(r, creation{}, v[1], v[4])
+	case idCartSub:
+		// ndims, oldcomm, remain_dims, newcomm
+		return c.create(r, creation{remain: append([]int32(nil), r.array(0)...)}, v[1], v[2])
+	case idCommFree:
+		if v[0] != commWorld && v[0] != commSelf {
+			delete(c.comms, uint16(v[0]))
+		}
+		c.skip(r)
+		return nil
+	case idCommGroup:
+		inst, err := c.comm(r, v[0])
+		if err != nil {
+			return err
+		}
+		c.groups[uint16(v[1])] = &group{base: int(inst)}
+		c.skip(r)
+		return nil
+	case idGroupIncl, idGroupExcl, idGroupRangeIncl, idGroupRangeExcl:
+		g, ok := c.groups[uint16(v[0])]
+		if !ok {
+			return c.recError(r, "unknown group handle %d", v[0])
+		}
+		c.groups[uint16(v[2])] = &group{base: g.base, op: r.id, ranks: append([]int32(nil), r.array(0)...), prev: g}
+		c.skip(r)
+		return nil
+	case idGroupUnion, idGroupIntersection, idGroupDifference:
+		g1, ok1 := c.groups[uint16(v[0])]
+		g2, ok2 := c.groups[uint16(v[1])]
+		if !ok1 || !ok2 {
+			return c.recError(r, "unknown group handle %d or %d", v[0], v[1])
+		}
+		c.groups[uint16(v[2])] = &group{base: g1.base, op: r.id, other: g2, prev: g1}
+		c.skip(r)
+		return nil
+	case idGroupFree:
+		delete(c.groups, uint16(v[0]))
+		c.skip(r)
+		return nil
+	case idTypeContiguous: // count, oldtype, newtype
+		return c.defType(r, v[2], v[0], v[1])
+	case idTypeVector, idTypeHvector, idTypeCreateHvector: // count, blocklength, stride, oldtype, newtype
+		return c.defType(r, v[4], v[0]*v[1], v[3])
+	case idTypeIndexed, idTypeHindexed, idTypeCreateHindexed: // count, lengths, displs, oldtype, newtype
+		return c.defType(r, v[2], sum(r.array(0)), v[1])
+	case idTypeCreateIndexedBlock: // count, blocklength, displs, oldtype, newtype
+		return c.defType(r, v[3], v[0]*v[1], v[2])
+	case idTypeStruct, idTypeCreateStruct: // count, lengths, displs, types, newtype
+		lens, types := r.array(0), r.array(r.narr-1) // old files: no displacement array
+		if len(lens) != len(types) {
+			return c.recError(r, "%d block lengths for %d types", len(lens), len(types))
+		}
+		var total int64
+		for i := range lens {
+			n, err := c.bytes(r, int64(lens[i]), int64(types[i]))
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+		c.types[uint16(v[len(v)-1])] = total
+		c.skip(r)
+		return nil
+	case idTypeCreateSubarray: // ndims, sizes, subsizes, starts, order, oldtype, newtype
+		n := int64(1)
+		for _, s := range r.array(1) {
+			n *= int64(s)
+		}
+		return c.defType(r, v[3], n, v[2])
+	case idTypeDup: // oldtype, newtype
+		return c.defType(r, v[1], 1, v[0])
+	case idTypeCreateResized: // oldtype, lb, extent, newtype
+		return c.defType(r, v[3], 1, v[0])
+	case idTypeSize: // datatype, size: the size as MPI reported it
+		if v[0] >= firstUserType && v[1] >= 0 {
+			c.types[uint16(v[0])] = v[1]
+		}
+		c.skip(r)
+		return nil
+	case idTypeCreateDarray:
+		return c.recError(r, "distributed-array datatypes are not supported")
+	case idIntercommCreate, idIntercommMerge, idCommRemoteGroup, idCommSpawn, idCommSpawnMultiple,
+		idCommAccept, idCommConnect, idCommJoin:
+		return c.recError(r, "intercommunicators and dynamic processes are not supported")
+	case idCommGetParent:
+		if v[0] != commNull {
+			return c.recError(r, "spawned processes are not supported")
+		}
+		c.skip(r)
+		return nil
+	}
+	if r.id >= idAccumulate && r.id <= 154 { // one-sided communication
+		return c.recError(r, "one-sided communication (MPI windows) is not supported")
+	}
+	// Everything else (environment and attribute queries, datatype
+	// commits and frees, probes, MPI-IO, ...) has no part in replay.
+	c.skip(r)
+	return nil
+}
+
+func sum(a []int32) int64 {
+	var s int64
+	for _, x := range a {
+		s += int64(x)
+	}
+	return s
+}
+
+// defType records that derived datatype h is count elements of old.
+func (c *rankConv) defType(r *record, h, count, old int64) error {
+	n, err := c.bytes(r, count, old)
+	if err != nil {
+		return err
+	}
+	c.types[uint16(h)] = n
+	c.skip(r)
+	return nil
+}
+
+// meanBytes is the mean of counts of type h, in bytes, rounded.
+func (c *rankConv) meanBytes(r *record, counts []int32, h int64) (int64, error) {
+	if len(counts) == 0 {
+		return 0, nil
+	}
+	s, err := c.typeSize(r, h)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, x := range counts {
+		if x < 0 {
+			return 0, c.recError(r, "negative count %d", x)
+		}
+		total += int64(x)
+	}
+	return int64(math.Round(float64(total*s) / float64(len(counts)))), nil
+}
+
+// p2pEvent builds a point-to-point event; ok is false for MPI_PROC_NULL.
+func (c *rankConv) p2pEvent(r *record, kind mpi.Kind, count, dtype, peer, tag, comm int64) (mpi.Event, bool, error) {
+	inst, err := c.comm(r, comm)
+	if err != nil {
+		return mpi.Event{}, false, err
+	}
+	n, err := c.bytes(r, count, dtype)
+	if err != nil {
+		return mpi.Event{}, false, err
+	}
+	recv := kind == mpi.Recv || kind == mpi.Irecv
+	e := mpi.Event{Kind: kind, Comm: inst, Peer: int32(peer), Tag: int32(tag), Bytes: n}
+	if peer < 0 && !(recv && peer == -1) {
+		return e, false, nil // MPI_PROC_NULL (or MPI_ROOT): no message
+	}
+	if recv && peer == -1 {
+		e.Peer = mpi.AnySource
+	}
+	if recv && tag == -1 {
+		e.Tag = mpi.AnyTag
+	}
+	return e, true, nil
+}
+
+// p2p converts a send or receive; nonblocking ones register request h.
+func (c *rankConv) p2p(r *record, kind mpi.Kind, count, dtype, peer, tag, comm int64, nb bool, h int32) error {
+	e, ok, err := c.p2pEvent(r, kind, count, dtype, peer, tag, comm)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.info.ProcNull++
+		c.skip(r)
+		return nil
+	}
+	if nb {
+		e.Req = c.newReq()
+		i := c.emit(r, e)
+		c.reqs[h] = pending{req: e.Req, event: i}
+		return nil
+	}
+	c.emit(r, e)
+	return nil
+}
+
+// start activates persistent requests.
+func (c *rankConv) start(r *record, hs []int32) error {
+	started := false
+	for _, h := range hs {
+		tpl, ok := c.persist[h]
+		if !ok {
+			return c.recError(r, "request %d is not a persistent request", h)
+		}
+		if tpl.Kind == mpi.Compute {
+			continue // MPI_PROC_NULL
+		}
+		e := tpl
+		e.Req = c.newReq()
+		i := c.emit(r, e)
+		c.reqs[h] = pending{req: e.Req, event: i}
+		started = true
+	}
+	if !started {
+		c.skip(r)
+	}
+	return nil
+}
+
+// sendrecv is a send and a receive posted together and both waited for.
+func (c *rankConv) sendrecv(r *record) error {
+	v := r.v
+	var s, q mpi.Event
+	var sok, qok bool
+	var err error
+	if r.id == idSendrecv { // sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag, comm
+		if s, sok, err = c.p2pEvent(r, mpi.Isend, v[0], v[1], v[2], v[3], v[8]); err != nil {
+			return err
+		}
+		if q, qok, err = c.p2pEvent(r, mpi.Irecv, v[4], v[5], v[6], v[7], v[8]); err != nil {
+			return err
+		}
+	} else { // count, type, dest, sendtag, source, recvtag, comm
+		if s, sok, err = c.p2pEvent(r, mpi.Isend, v[0], v[1], v[2], v[3], v[6]); err != nil {
+			return err
+		}
+		if q, qok, err = c.p2pEvent(r, mpi.Irecv, v[0], v[1], v[4], v[5], v[6]); err != nil {
+			return err
+		}
+	}
+	reqs := c.scratch[:0]
+	for i, e := range [2]mpi.Event{s, q} {
+		if ok := [2]bool{sok, qok}[i]; !ok {
+			c.info.ProcNull++
+			continue
+		}
+		e.Req = c.newReq()
+		c.emit(r, e)
+		reqs = append(reqs, e.Req)
+	}
+	c.scratch = reqs
+	if len(reqs) == 0 {
+		c.skip(r)
+		return nil
+	}
+	c.emitList(r, mpi.Event{Kind: mpi.Waitall}, reqs)
+	return nil
+}
+
+// complete waits for the requests hs; handles without an outstanding
+// request (MPI_REQUEST_NULL, already completed, freed) are ignored.
+func (c *rankConv) complete(r *record, hs []int32) error {
+	reqs := c.scratch[:0]
+	for _, h := range hs {
+		p, ok := c.reqs[h]
+		if !ok {
+			if h != reqNull {
+				c.info.UnknownRequests++
+			}
+			continue
+		}
+		delete(c.reqs, h)
+		reqs = append(reqs, p.req)
+	}
+	c.scratch = reqs
+	switch len(reqs) {
+	case 0:
+		c.skip(r)
+	case 1:
+		c.emit(r, mpi.Event{Kind: mpi.Wait, Req: reqs[0]})
+	default:
+		c.emitList(r, mpi.Event{Kind: mpi.Waitall}, reqs)
+	}
+	return nil
+}
+
+// coll converts a collective on communicator handle comm.
+func (c *rankConv) coll(r *record, kind mpi.Kind, comm, bytes, root int64, vari bool) error {
+	inst, err := c.comm(r, comm)
+	if err != nil {
+		return err
+	}
+	if bytes < 0 {
+		return c.recError(r, "negative size %d", bytes)
+	}
+	e := mpi.Event{Kind: kind, Comm: inst, Bytes: bytes}
+	if kind.IsRooted() {
+		e.Peer = int32(root)
+	}
+	i := c.emit(r, e)
+	if vari {
+		c.vColl = append(c.vColl, int32(i))
+	}
+	return nil
+}
+
+// alltoallv converts MPI_Alltoallv (one send type) and MPI_Alltoallw (a
+// type per member) into per-member byte counts.
+func (c *rankConv) alltoallv(r *record) error {
+	v := r.v
+	counts := r.array(0)
+	var comm int64
+	list := slices.Grow(c.scratch[:0], len(counts))[:len(counts)]
+	c.scratch = list
+	if r.id == idAlltoallv { // commsize, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype, comm
+		comm = v[3]
+		for i, x := range counts {
+			n, err := c.bytes(r, int64(x), v[1])
+			if err != nil {
+				return err
+			}
+			list[i] = n
+		}
+	} else { // commsize, sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes, comm
+		comm = v[1]
+		types := r.array(2)
+		if len(types) != len(counts) {
+			return c.recError(r, "%d send counts for %d send types", len(counts), len(types))
+		}
+		for i, x := range counts {
+			n, err := c.bytes(r, int64(x), int64(types[i]))
+			if err != nil {
+				return err
+			}
+			list[i] = n
+		}
+	}
+	inst, err := c.comm(r, comm)
+	if err != nil {
+		return err
+	}
+	c.emitList(r, mpi.Event{Kind: mpi.Alltoallv, Comm: inst}, list)
+	return nil
+}
+
+// create records a communicator-creating call on parent handle parent
+// whose result is handle out.
+func (c *rankConv) create(r *record, cr creation, parent, out int64) error {
+	inst, err := c.comm(r, parent)
+	if err != nil {
+		return err
+	}
+	cr.id, cr.off, cr.parent = r.id, r.off, int(inst)
+	cr.seq = c.perParent[cr.parent]
+	c.perParent[cr.parent]++
+	cr.newInst = -1
+	if out != commNull {
+		cr.newInst = c.ninst
+		c.ninst++
+		c.comms[uint16(out)] = cr.newInst
+	}
+	c.creations = append(c.creations, cr)
+	c.skip(r)
+	return nil
+}

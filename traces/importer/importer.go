@@ -1,0 +1,411 @@
+// Package importer is capsim's one registry of trace formats: it tells a
+// trace's format from its content (magic bytes, then structure), reads it
+// with the format's own package, and hands back either an MPI trace
+// (package traces/mpi, lowered into an execution graph with the collective
+// algorithms the caller chooses) or an execution graph (package
+// traces/graph). Every command that takes a TRACE goes through Read.
+//
+// A file no format claims gets an *Error that says what the file looks like
+// (a gzip archive, an OTF2 event file, a directory, ...) and what to do.
+//
+// Adding a format is one entry in the table that Formats returns: a name,
+// a sniffing function over the first bytes of a file (and, for formats
+// stored as folders, one over a directory), and a reader.
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/dumpi"
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/liballprof"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/otf2"
+	"github.com/capsim/capsim/traces/simgrid"
+)
+
+// HeadSize is how many leading bytes of a file the sniffers see.
+const HeadSize = 4096
+
+// Format is one trace format the registry reads.
+type Format struct {
+	// Name is the format's name for --format ("goal", "liballprof", ...).
+	Name string
+	// Summary says in a few words what the format is.
+	Summary string
+	// Sniff reports whether head, the first HeadSize bytes of a file (or
+	// all of a shorter one), are this format. Nil for folder-only formats.
+	Sniff func(head []byte) bool
+	// SniffDir reports whether the directory at path holds a trace of this
+	// format. Nil when the format is never a directory.
+	SniffDir func(path string) bool
+	// Read imports the trace at path.
+	Read func(path string, opt Options) (*Trace, error)
+}
+
+// Options controls Read.
+type Options struct {
+	// Format forces a format by name; "" sniffs the content.
+	Format string
+	// SimGrid are the options of SimGrid time-independent traces (the
+	// machine speed that turns flops into time).
+	SimGrid simgrid.Options
+	// DUMPI are the options of DUMPI traces (which clock, region names).
+	DUMPI dumpi.Options
+	// OTF2 are the options of OTF2 traces.
+	OTF2 otf2.Options
+}
+
+// Trace is an imported trace: an MPI trace or an execution graph.
+type Trace struct {
+	Path   string
+	Format string
+	// MPI is the trace of MPI-level formats (liballprof, capsim's Arrow MPI
+	// traces, ...); nil for graph-level ones.
+	MPI *mpi.Trace
+	// Graph is the execution graph of graph-level formats (GOAL, capsim's
+	// Arrow execution graphs); nil for MPI-level ones.
+	Graph *graph.Graph
+	// Collectives are the format's own collective algorithms, used for
+	// kinds the caller does not choose (liballprof: schedgen's).
+	Collectives map[mpi.Kind]string
+}
+
+// Lower returns the trace's execution graph: Graph as it is, or MPI
+// lowered with the algorithms in algs (kinds left out take the format's
+// choice, then lower's default).
+func (t *Trace) Lower(algs map[mpi.Kind]string) (*graph.Graph, error) {
+	if t.Graph != nil {
+		return t.Graph, nil
+	}
+	g, _, err := t.LowerMapped(algs)
+	return g, err
+}
+
+// LowerMapped is Lower for MPI traces that also returns which operations
+// each trace event became (see lower.LowerMapped).
+func (t *Trace) LowerMapped(algs map[mpi.Kind]string) (*graph.Graph, *lower.EventMap, error) {
+	if t.MPI == nil {
+		return nil, nil, fmt.Errorf("%s: a %s trace is an execution graph, not an MPI trace", t.Path, t.Format)
+	}
+	all := map[mpi.Kind]string{}
+	for k, a := range t.Collectives {
+		all[k] = a
+	}
+	for k, a := range algs {
+		all[k] = a
+	}
+	g, em, err := lower.LowerMapped(t.MPI, lower.Options{Algorithm: all})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return g, em, nil
+}
+
+// CommName returns the name of communicator id of an MPI trace ("" when
+// unknown or for graphs), for network overrides that select messages by
+// communicator.
+func (t *Trace) CommName(id int32) string {
+	if t.MPI == nil {
+		return ""
+	}
+	if c := t.MPI.Comm(id); c != nil {
+		return c.Name
+	}
+	return ""
+}
+
+// Formats returns the formats the registry reads, in sniffing order.
+func Formats() []Format {
+	return []Format{
+		{Name: "arrow", Summary: "capsim's Apache Arrow traces (execution graph or MPI trace; IPC file or stream)",
+			Sniff: arrowtrace.Sniff, Read: readArrow},
+		{Name: "goal", Summary: "GOAL text schedules (LogGOPSim, schedgen, ATLAHS)",
+			Sniff: sniffGOAL, Read: readGOAL},
+		{Name: "liballprof", Summary: "liballprof MPI traces (LogGOPSim's tracer): the rank-0 .dat file or the folder",
+			Sniff: liballprof.Sniff, SniffDir: liballprofDir, Read: readLiballprof},
+		{Name: "otf2", Summary: "OTF2 traces (Score-P, Vampir): the anchor file traces.otf2 or its folder",
+			Sniff: func(head []byte) bool { return len(head) > 0 && otf2.Sniff(head, "") }, SniffDir: func(path string) bool { return otf2.Sniff(nil, path) }, Read: readOTF2},
+		{Name: "dumpi", Summary: "DUMPI traces (SST DUMPI, CODES): the .meta file or the folder",
+			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI},
+		{Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti): the index file or a single-file trace",
+			Sniff: simgrid.Sniff, Read: readSimGrid},
+	}
+}
+
+// formatNames lists the format names for messages.
+func formatNames() string {
+	var s []string
+	for _, f := range Formats() {
+		s = append(s, f.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Error is a file the registry cannot import: what it looks like and what
+// to do about it.
+type Error struct {
+	Path  string
+	Looks string // "a gzip archive"
+	Hint  string // "unpack it first (gunzip FILE, or tar xzf FILE for a .tar.gz)"
+}
+
+func (e *Error) Error() string {
+	s := e.Path + ": " + e.Looks
+	if e.Hint != "" {
+		s += ": " + e.Hint
+	}
+	return s
+}
+
+// Detect returns the format of the trace at path, sniffed by content, or an
+// *Error saying what the file looks like.
+func Detect(path string) (Format, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Format{}, err
+	}
+	if st.IsDir() {
+		for _, f := range Formats() {
+			if f.SniffDir != nil && f.SniffDir(path) {
+				return f, nil
+			}
+		}
+		return Format{}, describeDir(path)
+	}
+	head, err := readHead(path)
+	if err != nil {
+		return Format{}, err
+	}
+	if len(head) == 0 {
+		return Format{}, &Error{Path: path, Looks: "an empty file", Hint: "a trace has at least a header; was it written completely?"}
+	}
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f, nil
+		}
+	}
+	return Format{}, describe(path, head)
+}
+
+// Read imports the trace at path: in the format opt.Format names, or else
+// the one Detect finds.
+func Read(path string, opt Options) (*Trace, error) {
+	var f Format
+	if opt.Format != "" {
+		found := false
+		for _, g := range Formats() {
+			if g.Name == opt.Format {
+				f, found = g, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown trace format %q (capsim reads %s)", opt.Format, formatNames())
+		}
+	} else {
+		var err error
+		if f, err = Detect(path); err != nil {
+			return nil, err
+		}
+	}
+	t, err := f.Read(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	t.Path, t.Format = path, f.Name
+	return t, nil
+}
+
+func readHead(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(fh, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return head[:n], nil
+}
+
+func readArrow(path string, _ Options) (*Trace, error) {
+	kind, err := arrowtrace.Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case arrowtrace.KindGraph:
+		g, err := arrowtrace.ReadGraph(path)
+		return &Trace{Graph: g}, err
+	case arrowtrace.KindMPI:
+		t, err := arrowtrace.ReadMPI(path)
+		return &Trace{MPI: t}, err
+	}
+	return nil, &Error{Path: path, Looks: "not an Arrow IPC file or stream", Hint: "pass --format for the format it is"}
+}
+
+func readGOAL(path string, _ Options) (*Trace, error) {
+	g, err := goal.ReadFile(path)
+	return &Trace{Graph: g}, err
+}
+
+func readLiballprof(path string, _ Options) (*Trace, error) {
+	t, err := liballprof.ReadFile(path)
+	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
+}
+
+func readSimGrid(path string, opt Options) (*Trace, error) {
+	t, err := simgrid.Read(path, opt.SimGrid)
+	return &Trace{MPI: t}, err
+}
+
+func readOTF2(path string, opt Options) (*Trace, error) {
+	t, err := otf2.Read(path, opt.OTF2)
+	return &Trace{MPI: t}, err
+}
+
+func readDUMPI(path string, opt Options) (*Trace, error) {
+	t, err := dumpi.Read(path, opt.DUMPI)
+	return &Trace{MPI: t}, err
+}
+
+func liballprofDir(path string) bool {
+	files, err := liballprof.Files(path)
+	if err != nil || len(files) == 0 {
+		return false
+	}
+	head, err := readHead(files[0])
+	return err == nil && liballprof.Sniff(head)
+}
+
+// sniffGOAL reports whether the first statement (after comments and blank
+// lines) is "num_ranks N".
+func sniffGOAL(head []byte) bool {
+	inBlock := false
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSpace(line)
+		for len(line) > 0 {
+			if inBlock {
+				i := bytes.Index(line, []byte("*/"))
+				if i < 0 {
+					line = nil
+					break
+				}
+				line, inBlock = bytes.TrimSpace(line[i+2:]), false
+				continue
+			}
+			if bytes.HasPrefix(line, []byte("//")) {
+				line = nil
+			} else if bytes.HasPrefix(line, []byte("/*")) {
+				line, inBlock = line[2:], true
+			} else {
+				break
+			}
+		}
+		if len(line) == 0 {
+			continue
+		}
+		f := bytes.Fields(line)
+		return len(f) >= 2 && string(f[0]) == "num_ranks"
+	}
+	return false
+}
+
+// magic names the files that start with known bytes, and what to do.
+var magics = []struct {
+	prefix      string
+	looks, hint string
+}{
+	{"\x1f\x8b", "a gzip archive", "unpack it first (gunzip FILE, or tar xzf FILE for a .tar.gz) and pass the trace inside"},
+	{"\x28\xb5\x2f\xfd", "a zstd archive", "unpack it first (zstd -d FILE, or tar --zstd -xf FILE) and pass the trace inside"},
+	{"BZh", "a bzip2 archive", "unpack it first (bunzip2 FILE, or tar xjf FILE) and pass the trace inside"},
+	{"\xfd7zXZ\x00", "an xz archive", "unpack it first (unxz FILE, or tar xJf FILE) and pass the trace inside"},
+	{"PK\x03\x04", "a zip archive", "unpack it first (unzip FILE) and pass the trace inside"},
+	{"PAR1", "a Parquet file", "capsim reads Arrow IPC: write the table with pyarrow.feather.write_feather, polars' write_ipc or DuckDB's COPY ... (FORMAT arrow)"},
+	{"\x03\x42", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
+	{"\x03\x23", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
+}
+
+// describe says what a file no format claims looks like.
+func describe(path string, head []byte) error {
+	for _, m := range magics {
+		if bytes.HasPrefix(head, []byte(m.prefix)) {
+			return &Error{Path: path, Looks: m.looks, Hint: m.hint}
+		}
+	}
+	if len(head) > 262 && string(head[257:262]) == "ustar" {
+		return &Error{Path: path, Looks: "a tar archive", Hint: "unpack it first (tar xf FILE) and pass the trace inside"}
+	}
+	if liballprofOther(head) {
+		return &Error{Path: path, Looks: "a liballprof trace without its MPI_Init record",
+			Hint: "pass the rank-0 file (NAME-0.dat) or the folder"}
+	}
+	return &Error{Path: path, Looks: "a file of no format capsim recognises (it starts with " + excerpt(head) + ")",
+		Hint: "capsim reads " + formatNames() + "; pass --format to force one"}
+}
+
+// liballprofOther reports MPI call records without a leading MPI_Init.
+func liballprofOther(head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(head), []byte("MPI_")) && bytes.Contains(head, []byte(":"))
+}
+
+// describeDir says what a directory no format claims holds.
+func describeDir(path string) error {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case strings.HasSuffix(n, ".otf2"):
+			return &Error{Path: path, Looks: "a folder with the OTF2 anchor file " + n + " but not a readable OTF2 trace (several anchors, or its .def file or folder missing)", Hint: "pass the anchor file itself"}
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		names = append(names[:5], "…")
+	}
+	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")),
+		Hint: "pass a trace file, or a liballprof folder with a NAME-0.dat file"}
+}
+
+// excerpt quotes at most 24 leading bytes of head when they are printable
+// text, and otherwise gives them in hex.
+func excerpt(head []byte) string {
+	b := head[:min(len(head), 24)]
+	printable := utf8.Valid(b)
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+			printable = false
+		}
+	}
+	if printable {
+		s := strconv.Quote(string(b))
+		if len(head) > len(b) {
+			s += "…"
+		}
+		return s
+	}
+	return fmt.Sprintf("bytes % x", b[:min(len(b), 8)])
+}

@@ -1,0 +1,562 @@
+// Package liballprof reads the text traces of liballprof, the MPI tracer
+// of LogGOPSim (one file per rank, e.g. trace-0.dat … trace-3.dat), into an
+// MPI trace (package traces/mpi).
+//
+// # Format
+//
+// Lines starting with # are comments ("# collprof 0.9 output file",
+// clock differences). Every other non-empty line is one MPI call: its name
+// and the call's arguments, separated by ':', with composite arguments
+// (datatypes, communicators) split by ','. Times are microseconds; the
+// first argument is the start time, the last the end time:
+//
+//	MPI_Init:-:ARGC:ARGV:TEND
+//	MPI_Send:TSTART:BUF:COUNT:TYPE,SIZE,X:DEST:TAG:COMM,CRANK,CSIZE:TEND
+//	MPI_Recv:TSTART:BUF:COUNT:TYPE,SIZE,X:SRC:TAG:COMM,CRANK,CSIZE:STATUS:TEND
+//	MPI_Isend, MPI_Irecv: as MPI_Send, then REQUEST:TEND
+//	MPI_Wait:TSTART:REQUEST:STATUS:TEND
+//	MPI_Waitall:TSTART:N:REQUESTS:STATUSES:TEND
+//	MPI_Sendrecv:TSTART:SBUF:SCOUNT:STYPE,SSIZE,X:DEST:STAG:RBUF:RCOUNT:RTYPE,RSIZE,X:SRC:RTAG:COMM,CRANK,CSIZE:STATUS:TEND
+//	MPI_Barrier:TSTART:COMM,CRANK,CSIZE:TEND
+//	MPI_Bcast:TSTART:BUF:COUNT:TYPE,SIZE,X:ROOT:COMM,CRANK,CSIZE:TEND
+//	MPI_Reduce:TSTART:SBUF:RBUF:COUNT:TYPE,SIZE,X:OP:ROOT:COMM,CRANK,CSIZE:TEND
+//	MPI_Allreduce:TSTART:SBUF:RBUF:COUNT:TYPE,SIZE,X:OP:COMM,CRANK,CSIZE:TEND
+//	MPI_Allgather, MPI_Alltoall:TSTART:SBUF:SCOUNT:STYPE,SSIZE,X:RBUF:RCOUNT:RTYPE,RSIZE,X:COMM,CRANK,CSIZE:TEND
+//	MPI_Finalize:TSTART:-
+//
+// # What is imported
+//
+// The reading follows what LogGOPSim's schedgen does with these traces, so
+// that a replay matches LogGOPSim's after schedgen:
+//
+//   - The time between the end of one call and the start of the next
+//     becomes a compute event (rounded to whole nanoseconds), named
+//     "before MPI_X" after the call that ends it, so per-region models can
+//     tell the phases before each kind of call apart.
+//   - Point-to-point peers are taken as world ranks, as schedgen does;
+//     MPI_Rsend is a send, MPI_Sendrecv an Isend and an Irecv completed by
+//     a Waitall. A Waitall's requests are the REQUESTS address and the
+//     following ones, 8 bytes apart (4 where the 8-byte reading names a
+//     request that is not pending).
+//   - Collectives must span all ranks (CSIZE equal to the number of rank
+//     files): liballprof does not record who is in other communicators
+//     (schedgen drops such collectives; this reader reports them).
+//   - MPI_Comm_rank, MPI_Comm_size, MPI_Get_count, MPI_Iprobe, MPI_Test and
+//     MPI_Testall take no simulated time and are skipped, as in schedgen;
+//     other calls are errors that name the line.
+//
+// The collective algorithms are chosen when the trace is lowered (package
+// traces/lower); schedgen's are binomial trees for MPI_Bcast and
+// MPI_Reduce and dissemination for MPI_Barrier, which are lower's defaults.
+package liballprof
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Error is malformed input: it names the file and the line.
+type Error struct {
+	File string
+	Line int // 0 when the problem is not on one line
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// MaxLine bounds the length of one trace line.
+const MaxLine = 1 << 16
+
+// Sniff reports whether head, the first bytes of a file, look like a
+// liballprof trace: a "# collprof" header, or comment lines followed by an
+// MPI_Init record.
+func Sniff(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("# collprof")) || bytes.HasPrefix(head, []byte("# liballprof")) {
+		return true
+	}
+	for len(head) > 0 {
+		line := head
+		i := bytes.IndexByte(head, '\n')
+		if i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0 || line[0] == '#':
+			continue
+		case bytes.HasPrefix(line, []byte("MPI_Init:")):
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// rankFile matches a rank's file name: PREFIX-N.dat (N with optional
+// zero padding); schedgen is given the rank-0 file and finds the others by
+// replacing its 0s.
+var rankFile = regexp.MustCompile(`^(.*-)(0*)([0-9]+)(\.[^/]*)?$`)
+
+// Files returns the per-rank files of the trace that path names: the
+// rank-0 file (as schedgen takes it) or the folder holding the files.
+func Files(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		var zeros []string
+		for _, e := range ents {
+			m := rankFile.FindStringSubmatch(e.Name())
+			if m != nil && !e.IsDir() && strings.Trim(m[2]+m[3], "0") == "" {
+				zeros = append(zeros, e.Name())
+			}
+		}
+		switch len(zeros) {
+		case 0:
+			return nil, &Error{File: path, Msg: "folder holds no rank-0 file (NAME-0.dat)"}
+		case 1:
+			return Files(filepath.Join(path, zeros[0]))
+		}
+		sort.Strings(zeros)
+		return nil, &Error{File: path, Msg: fmt.Sprintf("folder holds several traces (%s): pass one rank-0 file", strings.Join(zeros, ", "))}
+	}
+	dir, base := filepath.Split(path)
+	m := rankFile.FindStringSubmatch(base)
+	if m == nil {
+		return []string{path}, nil // a single-rank trace
+	}
+	if strings.Trim(m[2]+m[3], "0") != "" {
+		n, _ := strconv.Atoi(m[3])
+		zero := m[1] + strings.Repeat("0", len(m[2])+len(m[3])) + m[4]
+		return nil, &Error{File: path, Msg: fmt.Sprintf("this is the liballprof trace of rank %d: pass the rank-0 file %s (or the folder) and the other ranks are found", n, filepath.Join(dir, zero))}
+	}
+	width := len(m[2]) + len(m[3])
+	var files []string
+	for r := 0; ; r++ {
+		f := filepath.Join(dir, fmt.Sprintf("%s%0*d%s", m[1], width, r, m[4]))
+		if _, err := os.Stat(f); err != nil {
+			break
+		}
+		files = append(files, f)
+		if len(files) > 1<<20 {
+			return nil, &Error{File: path, Msg: "more than 2^20 rank files"}
+		}
+	}
+	return files, nil
+}
+
+// ReadFile reads the trace that path names: its rank-0 file or its folder.
+func ReadFile(path string) (*mpi.Trace, error) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	t := mpi.NewTrace(len(files))
+	for r, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		err = ReadRank(t, r, f, name)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Read reads one reader per rank (named by names, for errors) into a trace.
+func Read(rs []io.Reader, names []string) (*mpi.Trace, error) {
+	t := mpi.NewTrace(len(rs))
+	for r := range rs {
+		if err := ReadRank(t, r, rs[r], names[r]); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// rankReader holds the state of one rank's file.
+type rankReader struct {
+	t     *mpi.Trace
+	rank  int
+	name  string
+	line  int
+	toks  []string
+	last  float64 // end time of the previous call, µs
+	init  bool
+	done  bool
+	reqs  map[uint64]int64 // pending request handle → request id
+	nreq  int64
+	ended string // the previous call, for region names
+}
+
+// ReadRank appends rank r's calls, read from f, to t.
+func ReadRank(t *mpi.Trace, r int, f io.Reader, name string) error {
+	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), MaxLine)
+	for sc.Scan() {
+		rd.line++
+		if err := rd.record(sc.Text()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !rd.init {
+		return &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
+	}
+	return nil
+}
+
+func (rd *rankReader) errf(format string, a ...any) error {
+	return &Error{File: rd.name, Line: rd.line, Msg: fmt.Sprintf(format, a...)}
+}
+
+// split cuts a record into its name and arguments at ':' and ','.
+func (rd *rankReader) split(s string) {
+	rd.toks = rd.toks[:0]
+	for {
+		i := strings.IndexAny(s, ":,")
+		if i < 0 {
+			rd.toks = append(rd.toks, strings.TrimSpace(s))
+			return
+		}
+		rd.toks = append(rd.toks, strings.TrimSpace(s[:i]))
+		s = s[i+1:]
+	}
+}
+
+// layout gives, per call, the number of fields and the positions of the
+// fields the reader uses (0 = unused).
+type layout struct {
+	n                          int
+	start, end                 int
+	count, size, peer, tag     int
+	csize, req                 int
+	rcount, rsize, rpeer, rtag int
+}
+
+var layouts = map[string]layout{
+	"MPI_Send":      {n: 13, start: 1, end: 12, count: 3, size: 5, peer: 7, tag: 8, csize: 11},
+	"MPI_Rsend":     {n: 13, start: 1, end: 12, count: 3, size: 5, peer: 7, tag: 8, csize: 11},
+	"MPI_Recv":      {n: 14, start: 1, end: 13, count: 3, size: 5, peer: 7, tag: 8, csize: 11},
+	"MPI_Isend":     {n: 14, start: 1, end: 13, count: 3, size: 5, peer: 7, tag: 8, csize: 11, req: 12},
+	"MPI_Irecv":     {n: 14, start: 1, end: 13, count: 3, size: 5, peer: 7, tag: 8, csize: 11, req: 12},
+	"MPI_Wait":      {n: 5, start: 1, end: 4, req: 2},
+	"MPI_Waitall":   {n: 6, start: 1, end: 5, count: 2, req: 3},
+	"MPI_Sendrecv":  {n: 21, start: 1, end: 20, count: 3, size: 5, peer: 7, tag: 8, rcount: 10, rsize: 12, rpeer: 14, rtag: 15, csize: 18},
+	"MPI_Barrier":   {n: 6, start: 1, end: 5, csize: 4},
+	"MPI_Bcast":     {n: 12, start: 1, end: 11, count: 3, size: 5, peer: 7, csize: 10},
+	"MPI_Reduce":    {n: 14, start: 1, end: 13, count: 4, size: 6, peer: 9, csize: 12},
+	"MPI_Allreduce": {n: 13, start: 1, end: 12, count: 4, size: 6, csize: 11},
+	"MPI_Allgather": {n: 16, start: 1, end: 15, count: 3, size: 5, csize: 14},
+	"MPI_Alltoall":  {n: 16, start: 1, end: 15, count: 3, size: 5, csize: 14},
+}
+
+var kinds = map[string]mpi.Kind{
+	"MPI_Send": mpi.Send, "MPI_Rsend": mpi.Send, "MPI_Recv": mpi.Recv, "MPI_Isend": mpi.Isend, "MPI_Irecv": mpi.Irecv,
+	"MPI_Wait": mpi.Wait, "MPI_Waitall": mpi.Waitall, "MPI_Barrier": mpi.Barrier, "MPI_Bcast": mpi.Bcast,
+	"MPI_Reduce": mpi.Reduce, "MPI_Allreduce": mpi.Allreduce, "MPI_Allgather": mpi.Allgather, "MPI_Alltoall": mpi.Alltoall,
+}
+
+// skipped are the calls schedgen ignores.
+var skipped = map[string]bool{"MPI_Comm_rank": true, "MPI_Comm_size": true, "MPI_Get_count": true,
+	"MPI_Iprobe": true, "MPI_Test": true, "MPI_Testall": true}
+
+func (rd *rankReader) record(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" || s[0] == '#' {
+		return nil
+	}
+	rd.split(s)
+	call := rd.toks[0]
+	if rd.done {
+		return rd.errf("%s after MPI_Finalize", quote(call))
+	}
+	switch {
+	case call == "MPI_Init":
+		if rd.init {
+			return rd.errf("MPI_Init twice")
+		}
+		if len(rd.toks) != 5 {
+			return rd.errf("MPI_Init has %d fields, want 5 (MPI_Init:-:ARGC:ARGV:TEND)", len(rd.toks))
+		}
+		end, err := rd.time(4)
+		if err != nil {
+			return err
+		}
+		rd.init, rd.last, rd.ended = true, end, call
+		return nil
+	case !rd.init:
+		if !strings.HasPrefix(call, "MPI_") {
+			return rd.errf("%s is not an MPI call record: not a liballprof trace", quote(s))
+		}
+		return rd.errf("%s before MPI_Init", quote(call))
+	case call == "MPI_Finalize":
+		if len(rd.toks) < 2 {
+			return rd.errf("MPI_Finalize needs its start time")
+		}
+		start, err := rd.time(1)
+		if err != nil {
+			return err
+		}
+		if err := rd.compute(start, call); err != nil {
+			return err
+		}
+		rd.done = true
+		return nil
+	case skipped[call]:
+		return nil
+	}
+	l, ok := layouts[call]
+	if !ok {
+		if strings.HasPrefix(call, "MPI_") {
+			return rd.errf("%s is not supported (capsim reads %s)", quote(call), supported())
+		}
+		return rd.errf("%s is not an MPI call record", quote(s))
+	}
+	if len(rd.toks) != l.n {
+		return rd.errf("%s has %d fields, want %d", call, len(rd.toks), l.n)
+	}
+	start, err := rd.time(l.start)
+	if err != nil {
+		return err
+	}
+	end, err := rd.time(l.end)
+	if err != nil {
+		return err
+	}
+	if end < start {
+		return rd.errf("%s ends (%g µs) before it starts (%g µs)", call, end, start)
+	}
+	if err := rd.compute(start, call); err != nil {
+		return err
+	}
+	rd.last, rd.ended = end, call
+	e := mpi.Event{Kind: kinds[call], Comm: mpi.World, Duration: ns(end - start)}
+	n := len(rd.t.Ranks)
+	if l.csize > 0 {
+		p, err := rd.int(l.csize, "communicator size", 1, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		if p != int64(n) {
+			return rd.errf("%s on a communicator of %d ranks, but the trace has %d rank files: liballprof does not record who is in other communicators", call, p, n)
+		}
+	}
+	if l.count > 0 && call != "MPI_Waitall" {
+		if e.Bytes, err = rd.bytes(l.count, l.size); err != nil {
+			return err
+		}
+	}
+	switch call {
+	case "MPI_Send", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Irecv":
+		if e.Peer, e.Tag, err = rd.peerTag(l.peer, l.tag, e.Kind == mpi.Recv || e.Kind == mpi.Irecv); err != nil {
+			return err
+		}
+		if l.req > 0 {
+			h, err := rd.handle(l.req)
+			if err != nil {
+				return err
+			}
+			if _, ok := rd.reqs[h]; ok {
+				return rd.errf("request %d started again before a wait completed it", h)
+			}
+			rd.nreq++
+			rd.reqs[h], e.Req = rd.nreq, rd.nreq
+		}
+	case "MPI_Wait":
+		h, err := rd.handle(l.req)
+		if err != nil {
+			return err
+		}
+		id, ok := rd.reqs[h]
+		if !ok {
+			return rd.errf("MPI_Wait on request %d, which no MPI_Isend or MPI_Irecv started", h)
+		}
+		delete(rd.reqs, h)
+		e.Req = id
+	case "MPI_Waitall":
+		cnt, err := rd.int(l.count, "request count", 0, 1<<24)
+		if err != nil {
+			return err
+		}
+		base, err := rd.handle(l.req)
+		if err != nil {
+			return err
+		}
+		ids, err := rd.waitall(base, cnt)
+		if err != nil {
+			return err
+		}
+		rd.t.AppendList(rd.rank, e, ids)
+		return nil
+	case "MPI_Sendrecv":
+		send := mpi.Event{Kind: mpi.Isend, Comm: mpi.World, Bytes: e.Bytes}
+		if send.Peer, send.Tag, err = rd.peerTag(l.peer, l.tag, false); err != nil {
+			return err
+		}
+		recv := mpi.Event{Kind: mpi.Irecv, Comm: mpi.World}
+		if recv.Bytes, err = rd.bytes(l.rcount, l.rsize); err != nil {
+			return err
+		}
+		if recv.Peer, recv.Tag, err = rd.peerTag(l.rpeer, l.rtag, true); err != nil {
+			return err
+		}
+		send.Req, recv.Req = rd.nreq+1, rd.nreq+2
+		rd.nreq += 2
+		rd.t.Append(rd.rank, send)
+		rd.t.Append(rd.rank, recv)
+		rd.t.AppendList(rd.rank, mpi.Event{Kind: mpi.Waitall, Duration: e.Duration}, []int64{send.Req, recv.Req})
+		return nil
+	case "MPI_Bcast", "MPI_Reduce":
+		root, err := rd.int(l.peer, "root", 0, int64(n)-1)
+		if err != nil {
+			return err
+		}
+		e.Peer = int32(root)
+	}
+	rd.t.Append(rd.rank, e)
+	return nil
+}
+
+// waitall resolves the n requests an MPI_Waitall names by the address of
+// its request array: consecutive 8-byte handles, or 4-byte ones.
+func (rd *rankReader) waitall(base uint64, n int64) ([]int64, error) {
+	for _, step := range []uint64{8, 4} {
+		ids := make([]int64, 0, n)
+		for i := int64(0); i < n; i++ {
+			id, ok := rd.reqs[base+uint64(i)*step]
+			if !ok {
+				break
+			}
+			ids = append(ids, id)
+		}
+		if int64(len(ids)) == n {
+			for i := int64(0); i < n; i++ {
+				delete(rd.reqs, base+uint64(i)*step)
+			}
+			return ids, nil
+		}
+	}
+	return nil, rd.errf("MPI_Waitall of %d requests at %d: not all of them were started by MPI_Isend or MPI_Irecv (read 8 and 4 bytes apart)", n, base)
+}
+
+// compute adds the gap before a call that starts at start (µs).
+func (rd *rankReader) compute(start float64, call string) error {
+	if start < rd.last {
+		return rd.errf("%s starts at %g µs, before the previous call ended (%g µs)", call, start, rd.last)
+	}
+	rd.t.AppendCompute(rd.rank, "before "+call, ns(start-rd.last))
+	return nil
+}
+
+// ns converts microseconds to whole nanoseconds as schedgen does
+// (round(µs × 1000)).
+func ns(us float64) int64 { return int64(math.Round(us * 1000)) }
+
+func (rd *rankReader) time(i int) (float64, error) {
+	v, err := strconv.ParseFloat(rd.toks[i], 64)
+	if err != nil || v < 0 || v > 1e15 || math.IsNaN(v) {
+		return 0, rd.errf("%s: time %s is not a number of microseconds in 0..1e15", rd.toks[0], quote(rd.toks[i]))
+	}
+	return v, nil
+}
+
+func (rd *rankReader) int(i int, what string, lo, hi int64) (int64, error) {
+	v, err := strconv.ParseInt(rd.toks[i], 10, 64)
+	if err != nil || v < lo || v > hi {
+		return 0, rd.errf("%s: %s %s is not an integer in %d..%d", rd.toks[0], what, quote(rd.toks[i]), lo, hi)
+	}
+	return v, nil
+}
+
+func (rd *rankReader) handle(i int) (uint64, error) {
+	v, err := strconv.ParseUint(rd.toks[i], 10, 64)
+	if err != nil {
+		return 0, rd.errf("%s: request %s is not an unsigned integer", rd.toks[0], quote(rd.toks[i]))
+	}
+	return v, nil
+}
+
+func (rd *rankReader) bytes(count, size int) (int64, error) {
+	c, err := rd.int(count, "count", 0, math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	s, err := rd.int(size, "datatype size", 0, math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	return c * s, nil
+}
+
+func (rd *rankReader) peerTag(peer, tag int, recv bool) (int32, int32, error) {
+	lo := int64(0)
+	if recv {
+		lo = -1
+	}
+	p, err := rd.int(peer, "peer", lo, int64(len(rd.t.Ranks))-1)
+	if err != nil {
+		return 0, 0, err
+	}
+	t, err := rd.int(tag, "tag", lo, math.MaxInt32)
+	if err != nil {
+		return 0, 0, err
+	}
+	if recv && p < 0 {
+		p = int64(mpi.AnySource)
+	}
+	if recv && t < 0 {
+		t = int64(mpi.AnyTag)
+	}
+	return int32(p), int32(t), nil
+}
+
+func supported() string {
+	var s []string
+	for k := range layouts {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return "MPI_Init, MPI_Finalize, " + strings.Join(s, ", ")
+}
+
+// quote quotes at most 40 bytes of s for an error message.
+func quote(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,209 @@
+package liballprof
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// readTimes reads testdata/loggopsim.times: TRACE PARAMS HOST FINISH_NS.
+func readTimes(t *testing.T) map[string]map[string][]int64 {
+	f, err := os.Open(filepath.Join("testdata", "loggopsim.times"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]map[string][]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		var name, params string
+		var host int
+		var ns int64
+		if _, err := fmt.Sscan(line, &name, &params, &host, &ns); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if out[name] == nil {
+			out[name] = map[string][]int64{}
+		}
+		if host != len(out[name][params]) {
+			t.Fatalf("%q: hosts out of order", line)
+		}
+		out[name][params] = append(out[name][params], ns)
+	}
+	return out
+}
+
+// TestLogGOPSimAgreement imports each liballprof trace, lowers it with
+// schedgen's collective algorithms (binomial bcast, dissemination barrier:
+// lower's defaults), replays it and compares every host's finish time with
+// what LogGOPSim reports after schedgen (testdata/loggopsim.times).
+func TestLogGOPSimAgreement(t *testing.T) {
+	want := readTimes(t)
+	params := map[string]network.LogGOPS{
+		"default": network.DefaultLogGOPS(),
+		"small":   network.NewLogGOPS(5000, 200, 100, 2, 1, 4096),
+	}
+	for name, byParams := range want {
+		path := filepath.Join("testdata", name, "trace_"+name+"-0.dat")
+		if name != "p2p" && name != "colls" {
+			dir := testenv.Shared(t, filepath.Join("traces", "liballprof", name))
+			path = dir // the folder form
+		}
+		tr, err := ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		g, err := lower.Lower(tr, lower.Options{Algorithm: lower.SchedgenAlgorithms()})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for p, times := range byParams {
+			res, err := sim.Run(g, params[p], sim.Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, p, err)
+			}
+			for h, w := range times {
+				if got := res.Ranks[h].Finish; got != w {
+					t.Errorf("%s %s host %d: finish %d ns, LogGOPSim %d ns", name, p, h, got, w)
+				}
+			}
+		}
+	}
+}
+
+// count sums what a rank's events hold.
+type count struct {
+	calls     map[mpi.Kind]int
+	sentBytes int64 // point-to-point
+	recvBytes int64
+	collBytes int64
+	computeNs int64
+}
+
+func tally(tr *mpi.Trace, r int) count {
+	c := count{calls: map[mpi.Kind]int{}}
+	for _, e := range tr.Ranks[r].Events {
+		switch {
+		case e.Kind == mpi.Compute:
+			c.computeNs += e.Duration
+			continue
+		case e.Kind == mpi.Send || e.Kind == mpi.Isend:
+			c.sentBytes += e.Bytes
+		case e.Kind == mpi.Recv || e.Kind == mpi.Irecv:
+			c.recvBytes += e.Bytes
+		case e.Kind.IsCollective():
+			c.collBytes += e.Bytes
+		}
+		c.calls[e.Kind]++
+	}
+	return c
+}
+
+// TestCountsMatchRecords checks per-rank call counts, bytes and compute
+// totals against the .dat records, counted by hand from the files.
+func TestCountsMatchRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		shared     bool
+		rank       int
+		want       count
+	}{
+		// simple: 5 MPI_Bcast of 12 × 1 B; gaps 3-1, then 1 µs before each
+		// later bcast and before MPI_Finalize at 13: 7 µs.
+		{"simple", "simple/trace_bcast-0.dat", true, 0, count{calls: map[mpi.Kind]int{mpi.Bcast: 5}, collBytes: 60, computeNs: 7000}},
+		{"hicomm", "hicomm", true, 3, count{calls: map[mpi.Kind]int{mpi.Bcast: 5}, collBytes: 60, computeNs: 7000}},
+		// barr4 rank 2: barrier 4.0–5.0 after init at 1.0, finalize at 10: 3 + 5 µs.
+		{"barr4", "barr4/trace_barr-0.dat", true, 2, count{calls: map[mpi.Kind]int{mpi.Barrier: 1}, computeNs: 8000}},
+		{"bcast3", "bcast3", true, 1, count{calls: map[mpi.Kind]int{mpi.Bcast: 1}, collBytes: 12, computeNs: 8000}},
+		// p2p rank 0: Isend 250×4, Irecv 250×4, Waitall, Send 1250×4, 3
+		// Irecv of 100 B, 3 Wait, Sendrecv (Isend+Irecv+Waitall of 500×4),
+		// Barrier, Bcast 1024×4. Gaps: 1+0+2+3+1+1+1+0.5+0.5+0.5+(1+1.5 across
+		// MPI_Comm_rank)+2+3+2 = 20 µs.
+		{"p2p 0", "trace_p2p-0.dat", false, 0, count{calls: map[mpi.Kind]int{mpi.Isend: 2, mpi.Irecv: 5, mpi.Waitall: 2, mpi.Send: 1, mpi.Wait: 3, mpi.Barrier: 1, mpi.Bcast: 1},
+			sentBytes: 1000 + 5000 + 2000, recvBytes: 1000 + 300 + 2000, collBytes: 4096, computeNs: 20000}},
+		// p2p rank 3: gaps 2.5+0+2+1+12+(1+1.5)+5+3+2 = 30 µs.
+		{"p2p 3", "trace_p2p-0.dat", false, 3, count{calls: map[mpi.Kind]int{mpi.Isend: 2, mpi.Irecv: 2, mpi.Waitall: 2, mpi.Recv: 1, mpi.Send: 1, mpi.Barrier: 1, mpi.Bcast: 1},
+			sentBytes: 1000 + 100 + 2000, recvBytes: 1000 + 5000 + 2000, collBytes: 4096, computeNs: 30000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join("testdata", "p2p", tc.path)
+			if tc.shared {
+				path = filepath.Join(testenv.Shared(t, "traces/liballprof"), tc.path)
+			}
+			tr, err := ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tally(tr, tc.rank)
+			if fmt.Sprint(got.calls) != fmt.Sprint(tc.want.calls) || got.sentBytes != tc.want.sentBytes || got.recvBytes != tc.want.recvBytes ||
+				got.collBytes != tc.want.collBytes || got.computeNs != tc.want.computeNs {
+				t.Errorf("rank %d: got %+v, want %+v", tc.rank, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const init = "MPI_Init:-:1:2:1.0\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"a-0.dat", "# collprof\n", "no MPI_Init record"},
+		{"b-0.dat", init + "MPI_Scan:1:2\n", `b-0.dat:2: "MPI_Scan" is not supported`},
+		{"c-0.dat", init + "MPI_Bcast:3.0:5:12:13,1,1:0:5641280,0,4:4.0\n", "communicator of 4 ranks, but the trace has 1 rank files"},
+		{"d-0.dat", init + "MPI_Wait:2.0:77:5:3.0\n", "MPI_Wait on request 77"},
+		{"e-0.dat", init + "MPI_Barrier:0.5:1,0,1:0.7\n", "before the previous call ended"},
+		{"f-0.dat", init + "MPI_Barrier:x:1,0,1:0.7\n", `time "x" is not a number`},
+		{"g-0.dat", init + "MPI_Barrier:2:1,0,1\n", "MPI_Barrier has 5 fields, want 6"},
+		{"h-0.dat", init + "MPI_Finalize:2:-\nMPI_Barrier:3:1,0,1:4\n", "after MPI_Finalize"},
+		{"i-0.dat", "hello\n", "not an MPI call record"},
+	} {
+		_, err := ReadFile(write(tc.name, tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	write("x-0.dat", init)
+	write("x-1.dat", init)
+	if _, err := ReadFile(filepath.Join(dir, "x-1.dat")); err == nil || !strings.Contains(err.Error(), "this is the liballprof trace of rank 1: pass the rank-0 file") {
+		t.Errorf("rank-1 file: %v", err)
+	}
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "several traces") {
+		t.Errorf("folder of several traces: %v", err)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, tc := range []struct {
+		head string
+		want bool
+	}{
+		{"# collprof 0.9 output file\n", true},
+		{"\n# x\nMPI_Init:-:1:2:1.0\n", true},
+		{"num_ranks 4\n", false},
+		{"", false},
+	} {
+		if got := Sniff([]byte(tc.head)); got != tc.want {
+			t.Errorf("Sniff(%q) = %v", tc.head, got)
+		}
+	}
+}

@@ -1,0 +1,833 @@
+package otf2
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// OTF2 constants used here (OTF2_GeneralDefinitions.h, OTF2_Definitions.h,
+// OTF2_Events.h of OTF2 3.0; stable since OTF2 1.2).
+const (
+	paradigmMPI = 4
+
+	groupCommLocations = 4
+	groupCommGroup     = 5
+	groupCommSelf      = 6
+	groupFlagGlobal    = 1
+
+	locationGroupProcess = 1
+
+	undefined32 = ^uint32(0)
+
+	measurementOn = 1
+)
+
+// OTF2_CollectiveOp values.
+const (
+	opBarrier = iota
+	opBcast
+	opGather
+	opGatherv
+	opScatter
+	opScatterv
+	opAllgather
+	opAllgatherv
+	opAlltoall
+	opAlltoallv
+	opAlltoallw
+	opAllreduce
+	opReduce
+	opReduceScatter
+	opScan
+	opExscan
+	opReduceScatterBlock
+)
+
+var collKinds = [...]mpi.Kind{
+	opBarrier: mpi.Barrier, opBcast: mpi.Bcast, opGather: mpi.Gather, opGatherv: mpi.Gather,
+	opScatter: mpi.Scatter, opScatterv: mpi.Scatter, opAllgather: mpi.Allgather, opAllgatherv: mpi.Allgather,
+	opAlltoall: mpi.Alltoall, opAlltoallv: mpi.Alltoall, opAlltoallw: mpi.Alltoall, opAllreduce: mpi.Allreduce,
+	opReduce: mpi.Reduce, opReduceScatter: mpi.ReduceScatter, opScan: mpi.Scan, opExscan: mpi.Scan,
+	opReduceScatterBlock: mpi.ReduceScatter,
+}
+
+// defs holds the global definitions the import needs.
+type defs struct {
+	resolution, offset uint64
+	strings            map[uint32]string
+	regions            map[uint32]regionDef
+	groups             map[uint32]groupDef
+	comms              map[uint32]commDef
+	locations          map[uint64]uint32 // location → its location group
+	locGroups          map[uint32]uint8  // location group → type
+}
+
+type regionDef struct {
+	name     uint32
+	paradigm uint8
+}
+
+type groupDef struct {
+	typ, paradigm uint8
+	flags         uint32
+	members       []uint64
+}
+
+type commDef struct {
+	name, group uint32
+}
+
+func newDefs() *defs {
+	return &defs{strings: map[uint32]string{}, regions: map[uint32]regionDef{}, groups: map[uint32]groupDef{},
+		comms: map[uint32]commDef{}, locations: map[uint64]uint32{}, locGroups: map[uint32]uint8{}}
+}
+
+// recKind is the kind of an event record handed to the builder.
+type recKind uint8
+
+const (
+	rEnter recKind = iota + 1
+	rLeave
+	rSend
+	rIsend
+	rIsendComplete
+	rIrecvRequest
+	rRecv
+	rIrecv
+	rRequestTest
+	rRequestCancelled
+	rCollBegin
+	rCollEnd
+	rOnOff
+	rMark // program begin or end: the rank's timeline starts or ends here
+	numRecKinds
+)
+
+// record is one event record. Field use by kind:
+// Enter/Leave: a = region. Send/Isend/Recv/Irecv: a = peer, b = comm,
+// c = tag, d = bytes, e = request. IsendComplete, IrecvRequest,
+// RequestTest, RequestCancelled: e = request. CollEnd: op = collective
+// operation, b = comm, c = root, d = bytes sent, e = bytes received.
+// OnOff: op = mode. Mark: no fields.
+type record struct {
+	kind    recKind
+	op      uint8
+	a, b, c uint32
+	loc     uint64
+	time    uint64
+	d, e    uint64
+}
+
+// regionInfo is a region resolved for the import.
+type regionInfo struct {
+	mpi   bool
+	name  string
+	label int32 // mpi region index of its name, -1 until used
+}
+
+// labelOf returns the mpi region of a non-MPI region, interning its name
+// when first used.
+func (b *builder) labelOf(info *regionInfo) int32 {
+	if info.label < 0 {
+		info.label = b.t.Region(info.name)
+	}
+	return info.label
+}
+
+// commInfo is an MPI communicator resolved for the import.
+type commInfo struct {
+	id      int32   // mpi communicator (not for self communicators)
+	size    int32   // members (1 for self)
+	self    bool    // one communicator per rank: selfIDs
+	selfIDs []int32 // per rank, -1 until used
+	global  bool    // event ranks are world ranks: index translates them
+	index   map[int32]int32
+	name    string
+}
+
+// locState is the reading state of one location.
+type locState struct {
+	rank   int32
+	master bool     // the rank's first location: measures compute
+	stack  []uint32 // open regions
+	inMPI  int      // open MPI regions
+}
+
+// rankState is the reading state of one rank.
+type rankState struct {
+	segStart  int64 // ns: start of the current compute stretch
+	started   bool
+	label     int32 // region of the current compute stretch
+	mpiEnter  int64 // ns: enter of the outermost open MPI call
+	callStart int   // index of the first event of the open MPI call
+	inCall    bool  // the master thread is in an MPI call
+	off       bool
+	offAt     int64
+	irecv     map[uint64]int // pending irecv request → event index
+	isend     map[uint64]int // pending isend request → event index
+	collSeq   map[int32]int  // collectives so far per communicator
+}
+
+// builder turns definitions and event records into an mpi.Trace.
+type builder struct {
+	file    string
+	opt     Options
+	d       *defs
+	t       *mpi.Trace
+	regions map[uint32]*regionInfo
+	comms   map[uint32]*commInfo
+	locs    map[uint64]*locState
+	ranks   []rankState
+	offReg  int32
+	last    *locState
+	lastLoc uint64
+	// per collective instance (comm, seq): the largest payload seen
+	collMax map[int32][]int64
+}
+
+// newBuilder resolves the definitions: ranks, communicators and regions.
+func newBuilder(file string, d *defs, opt Options) (*builder, error) {
+	if d.resolution == 0 {
+		return nil, fmt.Errorf("otf2 %s: the clock properties give a timer resolution of 0 ticks per second (or are missing)", file)
+	}
+	b := &builder{file: file, opt: opt, d: d, regions: map[uint32]*regionInfo{}, comms: map[uint32]*commInfo{},
+		locs: map[uint64]*locState{}, collMax: map[int32][]int64{}}
+	if err := b.ranksFromDefs(); err != nil {
+		return nil, err
+	}
+	if err := b.commsFromDefs(); err != nil {
+		return nil, err
+	}
+	ids := make([]uint32, 0, len(d.regions))
+	for id := range d.regions {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		r := d.regions[id]
+		name := d.strings[r.name]
+		b.regions[id] = &regionInfo{mpi: r.paradigm == paradigmMPI || strings.HasPrefix(name, "MPI_"), name: name, label: -1}
+	}
+	b.offReg = -1
+	return b, nil
+}
+
+// ranksFromDefs numbers the ranks: by the MPI COMM_LOCATIONS group when
+// there is one, else by location groups of type process in id order.
+func (b *builder) ranksFromDefs() error {
+	d := b.d
+	groupRank := map[uint32]int32{}
+	var world []uint64
+	gids := sortedKeys(d.groups)
+	for _, id := range gids {
+		g := d.groups[id]
+		if g.typ == groupCommLocations && g.paradigm == paradigmMPI {
+			world = g.members
+			break
+		}
+	}
+	n := 0
+	if world != nil {
+		for i, loc := range world {
+			lg, ok := d.locations[loc]
+			if !ok {
+				return fmt.Errorf("otf2 %s: MPI rank %d is location %d, which is not defined", b.file, i, loc)
+			}
+			if r, dup := groupRank[lg]; dup {
+				return fmt.Errorf("otf2 %s: MPI ranks %d and %d are both in location group %d", b.file, r, i, lg)
+			}
+			groupRank[lg] = int32(i)
+		}
+		n = len(world)
+	} else {
+		lgs := sortedKeys(d.locGroups)
+		for _, lg := range lgs {
+			if d.locGroups[lg] == locationGroupProcess {
+				groupRank[lg] = int32(n)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("otf2 %s: no MPI ranks: the trace defines no MPI location group (was it recorded with MPI?)", b.file)
+	}
+	b.t = mpi.NewTrace(n)
+	b.ranks = make([]rankState, n)
+	for i := range b.ranks {
+		b.ranks[i] = rankState{irecv: map[uint64]int{}, isend: map[uint64]int{}, collSeq: map[int32]int{}}
+	}
+	// Locations in id order: the first one of each rank is its master
+	// (the COMM_LOCATIONS member when there is one).
+	master := make([]bool, n)
+	if world != nil {
+		for i, loc := range world {
+			b.locs[loc] = &locState{rank: int32(i), master: true}
+			master[i] = true
+		}
+	}
+	for _, loc := range sortedKeys64(d.locations) {
+		if _, ok := b.locs[loc]; ok {
+			continue
+		}
+		r, ok := groupRank[d.locations[loc]]
+		if !ok {
+			continue // not an MPI process: its events are ignored
+		}
+		b.locs[loc] = &locState{rank: r, master: !master[r]}
+		master[r] = true
+	}
+	return nil
+}
+
+// commsFromDefs defines the MPI communicators.
+func (b *builder) commsFromDefs() error {
+	d := b.d
+	n := int32(len(b.t.Ranks))
+	worldTaken := false
+	for _, id := range sortedKeys(d.comms) {
+		c := d.comms[id]
+		g, ok := d.groups[c.group]
+		if !ok {
+			if _, known := d.groups[c.group]; !known && c.group == undefined32 {
+				continue // OTF2 3 inter-communicators and comms created by events: not imported
+			}
+			return fmt.Errorf("otf2 %s: communicator %d refers to group %d, which is not defined", b.file, id, c.group)
+		}
+		if g.paradigm != paradigmMPI {
+			continue // measurement-system communicators (Score-P's process × threads)
+		}
+		name := d.strings[c.name]
+		if name == "" {
+			name = fmt.Sprintf("comm%d", id)
+		}
+		switch g.typ {
+		case groupCommSelf:
+			ids := make([]int32, n)
+			for i := range ids {
+				ids[i] = -1
+			}
+			b.comms[id] = &commInfo{self: true, size: 1, selfIDs: ids, name: name}
+		case groupCommGroup:
+			if len(g.members) == 0 {
+				return fmt.Errorf("otf2 %s: communicator %d (%s) has an empty group %d", b.file, id, name, c.group)
+			}
+			members := make([]int32, len(g.members))
+			seen := make(map[int32]bool, len(g.members))
+			inOrder := len(g.members) == int(n)
+			for i, m := range g.members {
+				if m >= uint64(n) {
+					return fmt.Errorf("otf2 %s: communicator %d (%s): member %d is not a rank (the trace has %d)", b.file, id, name, m, n)
+				}
+				w := int32(m)
+				if seen[w] {
+					return fmt.Errorf("otf2 %s: communicator %d (%s) lists rank %d twice", b.file, id, name, w)
+				}
+				seen[w] = true
+				members[i] = w
+				inOrder = inOrder && w == int32(i)
+			}
+			ci := &commInfo{size: int32(len(members)), name: name, global: g.flags&groupFlagGlobal != 0}
+			if ci.global {
+				ci.index = make(map[int32]int32, len(members))
+				for i, w := range members {
+					ci.index[w] = int32(i)
+				}
+			}
+			if inOrder && !worldTaken {
+				worldTaken = true
+				ci.id = mpi.World
+				b.t.Comms[0].Name = name
+			} else {
+				ci.id = b.t.AddComm(name, members)
+			}
+			b.comms[id] = ci
+		default:
+			return fmt.Errorf("otf2 %s: communicator %d (%s) refers to group %d of type %d, not a communicator group", b.file, id, name, c.group, g.typ)
+		}
+	}
+	return nil
+}
+
+// reserve makes room for n events of rank.
+func (b *builder) reserve(rank int, n uint64) {
+	rk := &b.t.Ranks[rank]
+	if uint64(cap(rk.Events)) < n {
+		rk.Events = make([]mpi.Event, len(rk.Events), n)
+	}
+}
+
+// loc returns the state of a location, or nil for locations outside the
+// MPI processes.
+func (b *builder) loc(id uint64) *locState {
+	if b.last != nil && b.lastLoc == id {
+		return b.last
+	}
+	l := b.locs[id]
+	b.last, b.lastLoc = l, id
+	return l
+}
+
+// ns converts a timestamp in ticks to ns since the global offset.
+func (b *builder) ns(t uint64) int64 {
+	neg := t < b.d.offset
+	d := t - b.d.offset
+	if neg {
+		d = b.d.offset - t
+	}
+	hi, lo := bits.Mul64(d, 1e9)
+	var q uint64
+	if hi >= b.d.resolution {
+		q = 1<<63 - 1
+	} else {
+		q, _ = bits.Div64(hi, lo, b.d.resolution)
+		q = min(q, 1<<63-1)
+	}
+	if neg {
+		return -int64(q)
+	}
+	return int64(q)
+}
+
+func (b *builder) errorf(r *record, format string, args ...any) error {
+	return fmt.Errorf("otf2 %s: location %d, event at tick %d: %s", b.file, r.loc, r.time, fmt.Sprintf(format, args...))
+}
+
+// appends marks the records that append MPI events.
+var appends = [numRecKinds]bool{rSend: true, rIsend: true, rRecv: true, rIrecv: true, rIsendComplete: true,
+	rIrecvRequest: true, rCollEnd: true}
+
+// handle applies one event record.
+func (b *builder) handle(r *record) error {
+	l := b.loc(r.loc)
+	if l == nil {
+		if _, ok := b.d.locations[r.loc]; ok {
+			return nil
+		}
+		return b.errorf(r, "the location is not defined")
+	}
+	rank := int(l.rank)
+	rs := &b.ranks[rank]
+	t := b.ns(r.time)
+	if l.master && !rs.started {
+		rs.started, rs.segStart = true, t
+	}
+	if !l.master && int(r.kind) < len(appends) && appends[r.kind] && !rs.inCall && rs.started {
+		// Another thread's MPI call during the master's compute: end the
+		// stretch here so the call keeps its place in time.
+		b.flush(rank, t)
+	}
+	switch r.kind {
+	case rEnter:
+		info, ok := b.regions[r.a]
+		if !ok {
+			return b.errorf(r, "enter of region %d, which is not defined", r.a)
+		}
+		l.stack = append(l.stack, r.a)
+		if info.mpi {
+			if l.inMPI == 0 && l.master {
+				b.flush(rank, t)
+				rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
+			}
+			l.inMPI++
+		} else if l.inMPI == 0 && l.master {
+			b.flush(rank, t)
+			rs.label = b.labelOf(info)
+		}
+	case rLeave:
+		info, ok := b.regions[r.a]
+		if !ok {
+			return b.errorf(r, "leave of region %d, which is not defined", r.a)
+		}
+		// Pop the innermost open instance of the region; a leave of a
+		// region that is not open (recording switched on inside it) is
+		// ignored.
+		i := len(l.stack) - 1
+		for i >= 0 && l.stack[i] != r.a {
+			i--
+		}
+		if i < 0 {
+			return nil
+		}
+		l.stack = append(l.stack[:i], l.stack[i+1:]...)
+		if info.mpi {
+			l.inMPI--
+			if l.inMPI == 0 && l.master {
+				evs := b.t.Ranks[rank].Events
+				if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
+					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
+				}
+				rs.segStart, rs.inCall = t, false
+			}
+		} else if l.inMPI == 0 && l.master {
+			b.flush(rank, t)
+			rs.label = b.innermost(l)
+		}
+	case rSend, rIsend, rRecv, rIrecv:
+		return b.p2p(r, rank, l)
+	case rIsendComplete:
+		if _, ok := rs.isend[r.e]; !ok {
+			return nil // posted while recording was off
+		}
+		delete(rs.isend, r.e)
+		b.t.Append(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label})
+	case rIrecvRequest:
+		if _, dup := rs.irecv[r.e]; dup {
+			return b.errorf(r, "receive request %d posted twice", r.e)
+		}
+		rs.irecv[r.e] = len(b.t.Ranks[rank].Events)
+		b.t.Append(rank, mpi.Event{Kind: mpi.Irecv, Req: int64(r.e), Peer: -2, Region: rs.label})
+	case rRequestCancelled:
+		evs := b.t.Ranks[rank].Events
+		if i, ok := rs.irecv[r.e]; ok {
+			evs[i] = mpi.Event{Kind: mpi.Compute}
+			delete(rs.irecv, r.e)
+		} else if i, ok := rs.isend[r.e]; ok {
+			evs[i] = mpi.Event{Kind: mpi.Compute}
+			delete(rs.isend, r.e)
+		}
+	case rCollEnd:
+		return b.collective(r, rank, rs)
+	case rOnOff:
+		if !l.master {
+			return nil
+		}
+		if r.op == measurementOn {
+			if rs.off {
+				rs.off = false
+				if !b.opt.DropMeasurementOff && t > rs.offAt {
+					if b.offReg < 0 {
+						b.offReg = b.t.Region(MeasurementOffRegion)
+					}
+					b.compute(rank, b.offReg, t-rs.offAt)
+				}
+				rs.segStart = t
+			}
+		} else if !rs.off {
+			if l.inMPI == 0 {
+				b.flush(rank, t)
+			}
+			rs.off, rs.offAt = true, t
+		}
+	case rMark:
+		if l.master && !rs.inCall {
+			b.flush(rank, t)
+		}
+	case rRequestTest, rCollBegin:
+	default:
+		return b.errorf(r, "unknown record kind %d", r.kind)
+	}
+	return nil
+}
+
+// innermost returns the label of the innermost open non-MPI region.
+func (b *builder) innermost(l *locState) int32 {
+	for i := len(l.stack) - 1; i >= 0; i-- {
+		if info := b.regions[l.stack[i]]; !info.mpi {
+			return b.labelOf(info)
+		}
+	}
+	return mpi.NoRegion
+}
+
+// flush ends the current compute stretch of rank at t.
+func (b *builder) flush(rank int, t int64) {
+	rs := &b.ranks[rank]
+	if !rs.off && t > rs.segStart {
+		b.compute(rank, rs.label, t-rs.segStart)
+	}
+	rs.segStart = t
+}
+
+// compute appends compute time, merged into a directly preceding compute
+// event of the same region.
+func (b *builder) compute(rank int, region int32, ns int64) {
+	rk := &b.t.Ranks[rank]
+	if n := len(rk.Events); n > 0 {
+		if e := &rk.Events[n-1]; e.Kind == mpi.Compute && e.Region == region && e.ParamLen == 0 {
+			e.Duration += ns
+			return
+		}
+	}
+	b.t.Append(rank, mpi.Event{Kind: mpi.Compute, Region: region, Duration: ns})
+}
+
+// commOf resolves an OTF2 communicator for rank: the mpi communicator id
+// and its size.
+func (b *builder) commOf(r *record, ref uint32, rank int) (*commInfo, int32, error) {
+	c, ok := b.comms[ref]
+	if !ok {
+		if _, def := b.d.comms[ref]; def {
+			return nil, 0, b.errorf(r, "communicator %d is not an MPI communicator", ref)
+		}
+		return nil, 0, b.errorf(r, "communicator %d is not defined", ref)
+	}
+	if !c.self {
+		return c, c.id, nil
+	}
+	if c.selfIDs[rank] < 0 {
+		c.selfIDs[rank] = b.t.AddComm(fmt.Sprintf("%s@%d", c.name, rank), []int32{int32(rank)})
+	}
+	return c, c.selfIDs[rank], nil
+}
+
+// commRank turns the rank an event names on c into a communicator rank.
+func (b *builder) commRank(r *record, c *commInfo, peer uint32) (int32, error) {
+	p := int32(peer)
+	if c.global {
+		cr, ok := c.index[p]
+		if !ok || peer > 1<<31-1 {
+			return 0, b.errorf(r, "rank %d is not a member of communicator %s", peer, c.name)
+		}
+		return cr, nil
+	}
+	if peer >= uint32(c.size) {
+		return 0, b.errorf(r, "rank %d is not a rank of communicator %s (size %d)", peer, c.name, c.size)
+	}
+	return p, nil
+}
+
+func (b *builder) p2p(r *record, rank int, l *locState) error {
+	rs := &b.ranks[rank]
+	c, id, err := b.commOf(r, r.b, rank)
+	if err != nil {
+		return err
+	}
+	peer, err := b.commRank(r, c, r.a)
+	if err != nil {
+		return err
+	}
+	if r.c > 1<<31-1 || r.d > 1<<62 {
+		return b.errorf(r, "tag %d or size %d out of range", r.c, r.d)
+	}
+	e := mpi.Event{Comm: id, Peer: peer, Tag: int32(r.c), Bytes: int64(r.d), Region: rs.label}
+	switch r.kind {
+	case rSend:
+		e.Kind = mpi.Send
+	case rRecv:
+		e.Kind = mpi.Recv
+	case rIsend:
+		if _, dup := rs.isend[r.e]; dup {
+			return b.errorf(r, "send request %d posted twice", r.e)
+		}
+		e.Kind, e.Req = mpi.Isend, int64(r.e)
+		rs.isend[r.e] = len(b.t.Ranks[rank].Events)
+	case rIrecv:
+		e.Kind, e.Req = mpi.Irecv, int64(r.e)
+		if i, ok := rs.irecv[r.e]; ok {
+			delete(rs.irecv, r.e)
+			ev := &b.t.Ranks[rank].Events[i]
+			e.Duration = ev.Duration
+			e.Region = ev.Region
+			*ev = e
+		} else {
+			// No request record (posted while recording was off, or a
+			// writer that omits them): post it here.
+			b.t.Append(rank, e)
+		}
+		b.t.Append(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label})
+		return nil
+	}
+	b.t.Append(rank, e)
+	return nil
+}
+
+// collective appends a collective from its MpiCollectiveEnd record.
+func (b *builder) collective(r *record, rank int, rs *rankState) error {
+	if int(r.op) >= len(collKinds) {
+		return nil // handle creation, RMA windows: no data moved
+	}
+	kind := collKinds[r.op]
+	c, id, err := b.commOf(r, r.b, rank)
+	if err != nil {
+		return err
+	}
+	e := mpi.Event{Kind: kind, Comm: id, Region: rs.label}
+	me := int32(0)
+	if !c.self {
+		cm := b.t.Comm(id)
+		me = -1
+		for i, w := range cm.Members {
+			if w == int32(rank) {
+				me = int32(i)
+				break
+			}
+		}
+		if me < 0 {
+			return b.errorf(r, "%s on communicator %s, which rank %d is not a member of", kind, c.name, rank)
+		}
+	}
+	if kind.IsRooted() {
+		if r.c == undefined32 {
+			return b.errorf(r, "%s without a root", kind)
+		}
+		root, err := b.commRank(r, c, r.c)
+		if err != nil {
+			return err
+		}
+		e.Peer = root
+	}
+	if r.d > 1<<62 || r.e > 1<<62 {
+		return b.errorf(r, "%s sizes %d and %d out of range", kind, r.d, r.e)
+	}
+	e.Bytes = payload(kind, r.op, int64(r.d), int64(r.e), int64(c.size), int64(me), e.Peer == me)
+	seq := rs.collSeq[id]
+	rs.collSeq[id]++
+	m := b.collMax[id]
+	for len(m) <= seq {
+		m = append(m, 0)
+	}
+	m[seq] = max(m[seq], e.Bytes)
+	b.collMax[id] = m
+	b.t.Append(rank, e)
+	return nil
+}
+
+// payload derives mpi.Event.Bytes of a collective from the bytes one rank
+// sent and received, as Score-P counts them (scorep_mpi_coll_bytes_*):
+// every count includes the rank's own block, except with MPI_IN_PLACE.
+// Bcast and Scatter: the block each rank receives; Reduce and Gather: the
+// block each rank sends; Allreduce, Allgather and Alltoall: the total over
+// the p members divided by p (by p−1 if only that divides it: in place);
+// ReduceScatter: the whole vector each rank sends; Scan: the block (a rank
+// me sends p−me of them, p−me−1 for Exscan). The import then takes the
+// largest value over the members of one call, which undoes in-place
+// undercounts and root asymmetries. OTF2 does not record MPI_IN_PLACE: a
+// total that p divides is read as p blocks, even where every member passed
+// MPI_IN_PLACE.
+func payload(kind mpi.Kind, op uint8, sent, recv, p, me int64, root bool) int64 {
+	div := func(x, n int64) int64 {
+		if n <= 0 {
+			return x
+		}
+		return x / n
+	}
+	switch kind {
+	case mpi.Barrier:
+		return 0
+	case mpi.Bcast, mpi.Scatter:
+		if root && p > 1 {
+			return div(sent, p)
+		}
+		return recv
+	case mpi.Reduce, mpi.Gather:
+		if root && p > 1 {
+			return div(recv, p)
+		}
+		return sent
+	case mpi.Allreduce, mpi.Allgather, mpi.Alltoall:
+		x := max(sent, recv)
+		if x%p != 0 && p > 1 && x%(p-1) == 0 {
+			return x / (p - 1)
+		}
+		return div(x, p)
+	case mpi.ReduceScatter:
+		return sent
+	case mpi.Scan:
+		if op == opExscan { // never to or from itself
+			return max(div(sent, p-me-1), div(recv, me))
+		}
+		return max(div(sent, p-me), div(recv, me+1))
+	}
+	return max(sent, recv)
+}
+
+// maxTag bounds the tags the lowering accepts (lower.MaxUserTag).
+const maxTag = 1 << 20
+
+// finish closes the import: requests never completed are dropped, the
+// members of every collective call get the same payload, and tags are
+// renumbered if any is beyond what the lowering accepts.
+func (b *builder) finish() *mpi.Trace {
+	defer b.renumberTags()
+	for r := range b.ranks {
+		evs := b.t.Ranks[r].Events
+		for _, i := range sortedVals(b.ranks[r].irecv) {
+			evs[i] = mpi.Event{Kind: mpi.Compute}
+		}
+		seq := map[int32]int{}
+		for i := range evs {
+			e := &evs[i]
+			if !e.Kind.IsCollective() {
+				continue
+			}
+			s := seq[e.Comm]
+			seq[e.Comm]++
+			if m := b.collMax[e.Comm]; s < len(m) {
+				e.Bytes = m[s]
+			}
+		}
+	}
+	return b.t
+}
+
+// renumberTags maps the trace's tags, in increasing order, onto 0, 1, …
+// when one of them is 2^20 or more (MPI allows tags up to MPI_TAG_UB,
+// often 2^31−1; the lowering keeps 20 bits). OTF2 records the actual tag
+// of every receive, never a wildcard, so a one-to-one renumbering keeps
+// every match.
+func (b *builder) renumberTags() {
+	big := false
+	for _, rk := range b.t.Ranks {
+		for _, e := range rk.Events {
+			big = big || e.Kind.IsPointToPoint() && e.Tag >= maxTag
+		}
+	}
+	if !big {
+		return
+	}
+	seen := map[int32]int32{}
+	for _, rk := range b.t.Ranks {
+		for _, e := range rk.Events {
+			if e.Kind.IsPointToPoint() {
+				seen[e.Tag] = 0
+			}
+		}
+	}
+	tags := make([]int32, 0, len(seen))
+	for t := range seen {
+		tags = append(tags, t)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	for i, t := range tags {
+		seen[t] = int32(i)
+	}
+	for r := range b.t.Ranks {
+		evs := b.t.Ranks[r].Events
+		for i := range evs {
+			if evs[i].Kind.IsPointToPoint() {
+				evs[i].Tag = seen[evs[i].Tag]
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[uint32]V) []uint32 {
+	ks := make([]uint32, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+func sortedKeys64[V any](m map[uint64]V) []uint64 {
+	ks := make([]uint64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+func sortedVals(m map[uint64]int) []int {
+	vs := make([]int, 0, len(m))
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	sort.Ints(vs)
+	return vs
+}
