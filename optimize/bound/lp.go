@@ -63,8 +63,8 @@ func ParseForm(s string) (Form, error) {
 type Options struct {
 	Form Form // FormDefault: FormIncrement (FormMix with devices)
 	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
-	// default): the dual simplex below 3,000 rows and columns, below
-	// 2,000 columns, or with a
+	// default): the dual simplex below 3,000 rows and columns, with over
+	// 4 rows per column, or with a
 	// column of over 256 entries (see denseCol); otherwise the barrier,
 	// with crossover to a basis when KeepBasis is set, without otherwise.
 	Method clp.Method
@@ -761,10 +761,10 @@ func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error)
 		m := s.opt.Method
 		if m == clp.Auto {
 			switch {
-			case b.cols+b.rows < 3000 || b.cols < 2000 || b.dense > denseCol:
-				// Small, or few columns under many rows (the engine's
-				// rows, FromGraph): the barrier took 40 s on an LP the
-				// dual simplex solves in 0.5 s.
+			case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol:
+				// Small, or many rows per column (the engine's rows,
+				// FromGraph: the barrier took 40 s on 458 columns and
+				// 3,614 rows that the dual simplex solves in 0.5 s).
 				m = clp.Dual
 			case s.opt.KeepBasis:
 				m = clp.Barrier
