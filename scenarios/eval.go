@@ -197,7 +197,7 @@ func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
 	switch policy {
-	case "uncapped":
+	case "uncapped", "static-rapl": // static-rapl: RAPL picks the speed (RAPLMix)
 		for r := range ps {
 			ps[r] = m.PStates[0]
 		}
@@ -257,11 +257,18 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps)), dev: make([][]bool, len(ps))}
 	for r, k := range idx {
 		pl.ratio[r], pl.watts[r], pl.dev[r] = sp.row(k, use)
+		if policy == "static-rapl" {
+			pl.ratio[r], pl.watts[r] = sp.raplRows((capW-m.BaseW())/float64(len(ps)), m.CoreIdlePowerW)
+			pl.dev[r] = make([]bool, len(pl.ratio[r]))
+		}
 	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
 	for r, p := range ps {
 		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
+		if policy == "static-rapl" {
+			active[r] = pl.watts[r][0]
+		}
 	}
 	acct := power.NewAccountant(g)
 	res, err := sim.Run(g, net, sim.Options{

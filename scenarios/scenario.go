@@ -645,12 +645,16 @@ func ParseCapRange(spec string) ([]float64, error) {
 // Policies lists the policy names a sweep accepts: "uncapped" runs every
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
-// P-state that fits; "lp" replays the LP bound's schedule rounded by
+// P-state that fits (the rapl-discrete reading of note 003 §6.1);
+// "static-rapl" is the paper's Static: the same per-rank share as a RAPL
+// limit at the recorded thread count, the firmware time-averaging the two
+// P-states that bracket it and modulating the clock below the slowest
+// (RAPLMix); "lp" replays the LP bound's schedule rounded by
 // splitting each task between two adjacent P-states; "conductor" replays
 // the Conductor baseline (optimize/conductor, default parameters). The
 // last two need MPI-trace workloads.
 func Policies() []string {
-	return []string{"uncapped", "static", "lp", "conductor"}
+	return []string{"uncapped", "static", "static-rapl", "lp", "conductor"}
 }
 
 func knownPolicy(p string) bool {
