@@ -83,6 +83,52 @@ type QueueObserver interface {
 	Queued(op int32, t int64)
 }
 
+// StepKind is what a Step reports.
+type StepKind uint8
+
+// Step kinds, in the terms of LogGOPSim's event loop.
+const (
+	// StepCalc: calc Op started on CPU slot CPU at T and holds it until
+	// CPUEnd.
+	StepCalc StepKind = iota + 1
+	// StepSend: send Op started at T on CPU slot CPU and NIC slot NIC,
+	// which it holds until CPUEnd and NICEnd.
+	StepSend
+	// StepPost: receive Op was posted (started) at T.
+	StepPost
+	// StepProcess: the message of send Op was received at T by its
+	// receiver's CPU slot CPU and NIC slot NIC, held until CPUEnd and
+	// NICEnd.
+	StepProcess
+	// StepMatch: the message of send Op matched receive Peer at T, which
+	// completes the receive.
+	StepMatch
+	// StepRendezvous: rendezvous send Op completed at T, moving its
+	// sender's CPU slot CPU and NIC slot NIC to at least T.
+	StepRendezvous
+)
+
+// Step is one change of the engine's state that moves a resource's clock
+// or completes an operation (see StepObserver). CPU and NIC are slots:
+// host·CPUs + cpu and host·NICs + nic.
+type Step struct {
+	Kind           StepKind
+	Op, Peer       int32
+	CPU, NIC       int32
+	T              int64
+	CPUEnd, NICEnd int64
+}
+
+// StepObserver is a QueueObserver that is also told every Step, in the
+// order the engine takes them. Together with Queued it gives the order of
+// operations on every resource and the clock each queued operation read,
+// from which package optimize/bound writes the engine's recurrences as
+// linear rows.
+type StepObserver interface {
+	QueueObserver
+	Step(s Step)
+}
+
 // Options controls a replay. The zero value replays recorded durations and
 // observes nothing.
 type Options struct {
@@ -215,6 +261,7 @@ type engine struct {
 	// receive's busy time once a receive matches it.
 	arrived, processed []uint64
 	qobs               QueueObserver
+	sobs               StepObserver
 
 	pool []qentry
 	free int32
@@ -372,6 +419,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.arrived = make([]uint64, n)
 		e.processed = make([]uint64, n)
 		e.qobs, _ = opt.Observer.(QueueObserver)
+		e.sobs, _ = opt.Observer.(StepObserver)
 	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
@@ -630,6 +678,9 @@ func (e *engine) loop() error {
 			if st.Compute += d; st.Compute > int64(maxT) {
 				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
 			}
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
 			}
@@ -666,6 +717,9 @@ func (e *engine) loop() error {
 				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
 			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
@@ -684,9 +738,15 @@ func (e *engine) loop() error {
 
 		case evRecv:
 			e.markStarted(op, rank)
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+			}
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: ent.op, Peer: op, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if class != nil {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
@@ -731,10 +791,16 @@ func (e *engine) loop() error {
 				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
 			}
 			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
+			}
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if g.Size[op] > S {
 					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
@@ -773,6 +839,9 @@ func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
 	}
 	if e.nextgs[n] < t {
 		e.nextgs[n] = t
+	}
+	if e.sobs != nil {
+		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(e.nexto[c]), NICEnd: int64(e.nextgs[n])})
 	}
 	e.markDone(op, int32(src))
 }
