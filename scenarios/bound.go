@@ -29,8 +29,16 @@ import (
 // LogGOPS cost of each message, with a rank's sends
 // queued at its network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
+	d, _, err := sc.BoundLP(t, m, net)
+	return d, err
+}
+
+// BoundLP is BoundDAG with the LP's event order: with bound.messages =
+// "engine" the reference replay's (bound.FromGraph), else
+// the scenario's initial order (bound.InitialOrderWith).
+func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var regions []string
 	if len(t.Regions) > 1 {
@@ -38,17 +46,89 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 	}
 	sp, err := sc.speedsOf(m, regions)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
-	d, err := sc.dagWithComm(t, m, net, configs, false)
+	d, o, err := sc.lpWithComm(t, m, net, configs, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp.markDevices(d, t, m)
+	return d, o, d.Validate()
+}
+
+// lpWithComm is dagWithComm with the LP's event order.
+func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded bool) (*bound.DAG, *bound.Order, error) {
+	if sc.Bound.Messages == MessagesEngine {
+		n, err := sc.BoundNet(t, m, net, configs)
+		if err != nil {
+			return nil, nil, err
+		}
+		return n.DAG, n.Order, nil
+	}
+	d, err := sc.dagWithComm(t, m, net, configs, recorded)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := bound.InitialOrderWith(d, sc.Bound.OrderOptions())
+	return d, o, err
+}
+
+// BoundNet builds the LP of trace t over the engine's semantics
+// (bound.FromGraph): t lowered with the scenario's collective algorithms,
+// every compute event a task with configs' configurations, messages with
+// the scenario's network classes; a core draws the machine's idle power
+// before its rank's first task and its last task's power while waiting
+// (note 003 §2.6).
+func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc) (*bound.Net, error) {
+	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
+	if err != nil {
+		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+	}
+	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
 	if err != nil {
 		return nil, err
 	}
-	sp.markDevices(d, t, m)
-	return d, d.Validate()
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, err
+	}
+	type ref struct{ r, i int }
+	event := make([]ref, g.NumOps())
+	for i := range event {
+		event[i] = ref{-1, -1}
+	}
+	for r := range t.Ranks {
+		for i := range t.Ranks[r].Events {
+			if t.Ranks[r].Events[i].Kind != mpi.Compute {
+				continue
+			}
+			from, to := em.Ops(r, i)
+			for op := from; op < to; op++ {
+				if g.Kind[op] == graph.Calc {
+					event[op] = ref{r, i}
+					break
+				}
+			}
+		}
+	}
+	n, err := bound.FromGraph(g, net, bound.GraphOptions{
+		Configs: func(op int32) []frontier.Config {
+			if e := event[op]; e.r >= 0 {
+				return configs(e.r, &t.Ranks[e.r].Events[e.i])
+			}
+			return nil
+		},
+		Event:   func(op int32) int { return event[op].i },
+		Classes: cls,
+		IdleW:   m.CoreIdlePowerW,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the LP over the engine's semantics: %w", err)
+	}
+	return n, nil
 }
 
 // dagWithComm builds the LP's DAG of trace t with the given compute
@@ -90,8 +170,14 @@ func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, c
 // Communication is priced as in BoundDAG, calibrated on a replay at the
 // recorded durations. Times are in seconds.
 func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
+	d, _, err := sc.TableLP(t, tb, m, net)
+	return d, err
+}
+
+// TableLP is TableDAG with the LP's event order (see BoundLP).
+func (sc *Scenario) TableLP(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byKey := map[string][]table.Row{}
 	for _, r := range tb.Rows {
@@ -127,11 +213,11 @@ func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net netw
 		}
 		return cs
 	}
-	d, err := sc.dagWithComm(t, m, net, configs, true)
+	d, o, err := sc.lpWithComm(t, m, net, configs, true)
 	if missing != nil {
-		return nil, missing
+		return nil, nil, missing
 	}
-	return d, err
+	return d, o, err
 }
 
 // ReplayStaticDAG replays the Static baseline over the LP's DAG (note 003
@@ -206,11 +292,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	if t == nil {
 		return nil, nil
 	}
-	d, err := sc.BoundDAG(t, m, net)
-	if err != nil {
-		return nil, err
-	}
-	o, err := bound.InitialOrderWith(d, sc.Bound.OrderOptions())
+	d, o, err := sc.BoundLP(t, m, net)
 	if err != nil {
 		return nil, err
 	}
@@ -483,6 +565,9 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
 	}
 	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev}
+	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
+		return Metrics{}, nil, err
+	}
 	if dev != nil {
 		opts.DeviceNs = devNs
 	}

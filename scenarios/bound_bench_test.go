@@ -51,7 +51,7 @@ func BenchmarkBoundStencil32Sweep(b *testing.B) {
 		b.Skip("no solver")
 	}
 	d, m := stencil32DAG(b)
-	o, err := bound.InitialOrder(d, 0)
+	o, err := bound.InitialOrder(d)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,10 +13,17 @@ import (
 
 // LP message models (bound.messages in a scenario).
 const (
+	// MessagesEngine writes the engine's LogGOPS semantics
+	// as the LP's rows (bound.FromGraph): the lowered graph, collectives
+	// as their algorithms' messages, with the order of operations on
+	// every CPU and NIC of a replay at every task's fastest configuration.
+	// The bound holds for every schedule that keeps those orders.
+	MessagesEngine = "engine"
 	// MessagesReplay calibrates the LP's communication on a replay at the
 	// fastest P-state (see replayComm): its uncapped schedule then follows
 	// the engine's, NIC and CPU serialization and collective algorithms
-	// included.
+	// included. Contention is baked in, so this is no bound: another
+	// schedule's messages can be faster (issue 14).
 	MessagesReplay = "replay"
 	// MessagesLogGOPS prices each message at its uncontended LogGOPS cost
 	// and every call, collectives included, as instantaneous.

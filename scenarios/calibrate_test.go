@@ -51,7 +51,7 @@ func TestCalibratedLPFollowsReplay(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o, err := bound.InitialOrder(d, 0)
+				o, err := bound.InitialOrder(d)
 				if err != nil {
 					t.Fatal(err)
 				}

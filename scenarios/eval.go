@@ -12,6 +12,7 @@ import (
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -197,7 +198,7 @@ func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
 	switch policy {
-	case "uncapped":
+	case "uncapped", "static-rapl": // static-rapl: RAPL picks the speed (RAPLMix)
 		for r := range ps {
 			ps[r] = m.PStates[0]
 		}
@@ -257,18 +258,30 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps)), dev: make([][]bool, len(ps))}
 	for r, k := range idx {
 		pl.ratio[r], pl.watts[r], pl.dev[r] = sp.row(k, use)
+		if policy == "static-rapl" {
+			pl.ratio[r], pl.watts[r] = sp.raplRows((capW-m.BaseW())/float64(len(ps)), m.CoreIdlePowerW)
+			pl.dev[r] = make([]bool, len(pl.ratio[r]))
+		}
 	}
 	ghz := make([]float64, len(ps))
 	active := make([]float64, len(ps))
 	for r, p := range ps {
 		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
+		if policy == "static-rapl" {
+			active[r] = pl.watts[r][0]
+		}
 	}
 	acct := power.NewAccountant(g)
+	fl, err := sc.flowNetwork(m, g.NumRanks())
+	if err != nil {
+		return Metrics{}, nil, err
+	}
 	res, err := sim.Run(g, net, sim.Options{
 		Pricer:   pl.pricer(g),
 		Observer: acct,
 		Classes:  cls,
 		Device:   pl.devices(g, sp, m),
+		Flow:     fl,
 	})
 	if err != nil {
 		return Metrics{}, nil, err
@@ -525,4 +538,35 @@ func (p *params) unused() error {
 	}
 	sort.Strings(extra)
 	return p.bad(extra[0], "unknown parameter for this generator")
+}
+
+// flowNetwork returns the flow model of the scenario's network.topology
+// for machine m running ranks ranks, nil without one. The block mapping
+// puts m's ranks_per_node consecutive ranks on each node.
+func (sc *Scenario) flowNetwork(m *Machine, ranks int) (*sim.FlowNetwork, error) {
+	t := sc.Network.Topology
+	if t == nil || sc.top == nil {
+		return nil, nil
+	}
+	var mp []int32
+	var err error
+	switch t.Mapping {
+	case "", "block":
+		if need := (ranks + m.RanksPerNode - 1) / m.RanksPerNode; sc.top.NumLinks() > 0 && need > sc.top.Nodes() {
+			return nil, &ParseError{File: sc.File, Key: "network.topology", Msg: fmt.Sprintf("machine %s needs %d nodes for %d ranks; the topology %s has %d", m.Name, need, ranks, sc.top, sc.top.Nodes())}
+		}
+		mp = make([]int32, ranks)
+		for r := range mp {
+			mp[r] = int32(r / m.RanksPerNode)
+		}
+	default:
+		how := t.Mapping
+		if how != "round-robin" {
+			how = sc.path(how)
+		}
+		if mp, err = topo.Map(how, ranks, sc.top); err != nil {
+			return nil, &ParseError{File: sc.File, Key: "network.topology.mapping", Msg: err.Error()}
+		}
+	}
+	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Exact: t.Exact, CM02: t.CM02}, nil
 }

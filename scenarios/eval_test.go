@@ -289,3 +289,50 @@ func TestWorkloadLargerThanMachine(t *testing.T) {
 		t.Error("a sweep of 4 ranks on 16 slots accepted")
 	}
 }
+
+// Network topology: a crossbar replays as plain LogGOPS; a fat-tree with
+// slow links lengthens the run, and the slower its links the longer; a
+// topology too small for the machine, or a bad one, is an error naming
+// network.topology.
+func TestNetworkTopology(t *testing.T) {
+	base := string(Default())
+	replay := func(text string) (int64, error) {
+		t.Helper()
+		sc, err := Parse("t.toml", []byte(text))
+		if err != nil {
+			return 0, err
+		}
+		_, g, err := sc.build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, _, err := sc.replay(g, &sc.Machines[0], sc.Net(), nil, "uncapped", 0)
+		return met.MakespanNs, err
+	}
+	with := func(table string) string {
+		return strings.Replace(base, "[workload]", "[network.topology]\n"+table+"\n[workload]", 1)
+	}
+	plain, err := replay(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cb, err := replay(with(`kind = "crossbar"`)); err != nil || cb != plain {
+		t.Errorf("crossbar: %d ns (%v), plain %d ns", cb, err, plain)
+	}
+	// The default machine has 2 nodes of 8 ranks: a 2-ary 1-tree.
+	fast, err1 := replay(with("kind = \"fattree\"\nk = 2\nn = 1\nbw_GBps = 0.1"))
+	slow, err2 := replay(with("kind = \"fattree\"\nk = 2\nn = 1\nbw_GBps = 0.01"))
+	if err1 != nil || err2 != nil || !(fast < slow) {
+		t.Errorf("fat-tree at 0.1 GB/s: %d ns (%v); at 0.01 GB/s: %d ns (%v): want increasing", fast, err1, slow, err2)
+	}
+	for _, c := range []struct{ table, want string }{
+		{"kind = \"torus\"\ndims = [1]", "needs 2 nodes"},
+		{"kind = \"fattree\"\nk = 1\nn = 1", "network.topology"},
+		{"kind = \"mesh\"", "unknown kind"},
+		{"kind = \"fattree\"\nk = 2\nn = 1\nmapping = \"no-such-file\"", "network.topology.mapping"},
+	} {
+		if _, err := replay(with(c.table)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.table, err, c.want)
+		}
+	}
+}

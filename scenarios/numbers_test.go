@@ -53,7 +53,6 @@ active_power_w = inf
 		{"inf active power", strings.Replace(base, "active_power_w = 8.7", "active_power_w = inf", 1), "key machine.pstate.active_power_w: machine pal: pstate 3", "active_power_w = inf", 0},
 		{"second machine's nan", second, "key machine.idle_power_w: machine other", "idle_power_w = nan", 0},
 		{"nan memory boundness", strings.Replace(base, "memory_boundness = 0.3", "memory_boundness = nan", 1), "key models.memory_boundness: must be in [0, 1]", "memory_boundness = nan", 0},
-		{"nan tie", base + "\n[bound]\ntie_us = nan\n", "key bound.tie_us", "tie_us = nan", 0},
 		{"nan cap", strings.Replace(base, `caps = "290:380:10"`, `caps_w = [300.0, nan]`, 1), "key sweep.caps_w", "caps_w", 0},
 		{"huge latency", strings.Replace(base, "L_ns = 2500", "L_ns = 9000000000000000000", 1), "key network.L_ns: 9000000000000000000 ns exceeds", "L_ns = 9", 0},
 		{"huge override", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\no_ns = 2000000000000000000\n\n[workload]", 1), "key network.override.o_ns: override 1:", "o_ns = 2", 0},

@@ -68,9 +68,6 @@ func FuzzScenario(f *testing.F) {
 		if mb := sc.Models.MemoryBoundness; !(mb >= 0 && mb <= 1) {
 			t.Fatalf("accepted memory_boundness %g", mb)
 		}
-		if tie := sc.Bound.TieUs; !fin(tie) || tie < 0 {
-			t.Fatalf("accepted tie_us %g", tie)
-		}
 		for _, c := range sc.Sweep.CapsW {
 			if !fin(c) || c <= 0 {
 				t.Fatalf("accepted cap %g", c)

@@ -300,7 +300,7 @@ func TestSharedAcceleratorBound(t *testing.T) {
 		t.Skip("no LP solver")
 	}
 	at := func(d *bound.DAG, capW float64) float64 {
-		o, err := bound.InitialOrder(d, 0)
+		o, err := bound.InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/taskgraph"
 )
@@ -61,6 +62,7 @@ func dissemination(p int) *graph.Graph {
 func benchReplay(b *testing.B, g *graph.Graph) {
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	var events int64
 	for i := 0; i < b.N; i++ {
 		res, err := Run(g, network.DefaultLogGOPS(), Options{})
@@ -71,6 +73,12 @@ func benchReplay(b *testing.B, g *graph.Graph) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+		// The rate per CPU second of the process: steadier than wall time
+		// on a loaded machine (run with GOMAXPROCS=1 to exclude the GC's
+		// parallel work).
+		b.ReportMetric(float64(events)/cpu, "events/cpu-s")
+	}
 }
 
 // BenchmarkRingAllreduce1024 replays a 1024-rank ring allreduce of 1 MiB
@@ -79,6 +87,46 @@ func BenchmarkRingAllreduce1024(b *testing.B) { benchReplay(b, ringAllreduce(102
 
 // BenchmarkDissemination65536 replays a 65,536-rank dissemination barrier.
 func BenchmarkDissemination65536(b *testing.B) { benchReplay(b, dissemination(65536)) }
+
+func benchFlow(b *testing.B, g *graph.Graph, spec string, exact bool) {
+	top, err := topo.Parse(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var events, flows int64
+	for i := 0; i < b.N; i++ {
+		res, err := Run(g, network.DefaultLogGOPS(), Options{Flow: &FlowNetwork{Topology: top, Exact: exact}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+		flows += res.FlowEvents
+	}
+	b.ReportMetric(float64(flows)/b.Elapsed().Seconds(), "flowevents/s")
+	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+		// On a loaded machine wall time overstates the cost; with
+		// GOMAXPROCS=1 the process's CPU time is the replay's.
+		b.ReportMetric(float64(flows)/cpu, "flowevents/cpu-s")
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkAlltoallFatTree1024 replays a 1,024-rank pairwise all-to-all
+// of 64 KiB per message (1,047,552 flows: 2.1 million flow starts and
+// ends) on a 4-ary 5-tree with 2:1 oversubscription, under the flow model
+// (flows sharing a link with a starting or ending one re-rated).
+func BenchmarkAlltoallFatTree1024(b *testing.B) {
+	benchFlow(b, pairwiseAlltoall(1024, 64<<10), "fattree:k=4,n=5,oversub=2", false)
+}
+
+// BenchmarkAlltoallFatTree1024Exact is BenchmarkAlltoallFatTree1024 with
+// exact max-min fairness (whole components re-rated).
+func BenchmarkAlltoallFatTree1024Exact(b *testing.B) {
+	benchFlow(b, pairwiseAlltoall(1024, 64<<10), "fattree:k=4,n=5,oversub=2", true)
+}
 
 // BenchmarkRunTasks runs the 40×40-tile Cholesky graph (11,480 tasks) on
 // the executor with a trivial greedy policy (every ready task on 4

@@ -29,6 +29,9 @@
 // o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
 // of CPU; everything else is as above.
 //
+// With Options.Flow, messages between nodes are flows over the links of a
+// topology instead (see FlowNetwork); without it nothing above changes.
+//
 // A host's finish time is when its last CPU becomes free. LogGOPSim's
 // unsigned arithmetic makes the per-byte charges of an empty message
 // negative ((s-1) wraps around); capsim charges the same, stopping only
@@ -49,6 +52,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -77,6 +81,52 @@ type Observer interface {
 type QueueObserver interface {
 	Observer
 	Queued(op int32, t int64)
+}
+
+// StepKind is what a Step reports.
+type StepKind uint8
+
+// Step kinds, in the terms of LogGOPSim's event loop.
+const (
+	// StepCalc: calc Op started on CPU slot CPU at T and holds it until
+	// CPUEnd.
+	StepCalc StepKind = iota + 1
+	// StepSend: send Op started at T on CPU slot CPU and NIC slot NIC,
+	// which it holds until CPUEnd and NICEnd.
+	StepSend
+	// StepPost: receive Op was posted (started) at T.
+	StepPost
+	// StepProcess: the message of send Op was received at T by its
+	// receiver's CPU slot CPU and NIC slot NIC, held until CPUEnd and
+	// NICEnd.
+	StepProcess
+	// StepMatch: the message of send Op matched receive Peer at T, which
+	// completes the receive.
+	StepMatch
+	// StepRendezvous: rendezvous send Op completed at T, moving its
+	// sender's CPU slot CPU and NIC slot NIC to at least T.
+	StepRendezvous
+)
+
+// Step is one change of the engine's state that moves a resource's clock
+// or completes an operation (see StepObserver). CPU and NIC are slots:
+// host·CPUs + cpu and host·NICs + nic.
+type Step struct {
+	Kind           StepKind
+	Op, Peer       int32
+	CPU, NIC       int32
+	T              int64
+	CPUEnd, NICEnd int64
+}
+
+// StepObserver is a QueueObserver that is also told every Step, in the
+// order the engine takes them. Together with Queued it gives the order of
+// operations on every resource and the clock each queued operation read,
+// from which package optimize/bound writes the engine's recurrences as
+// linear rows.
+type StepObserver interface {
+	QueueObserver
+	Step(s Step)
 }
 
 // Options controls a replay. The zero value replays recorded durations and
@@ -114,6 +164,10 @@ type Options struct {
 	// schedule splits a task between the device and the host. A negative
 	// entry holds the device for the whole calc.
 	DeviceNs []int64
+	// Flow, when set, replays messages between nodes as flows sharing the
+	// links of a topology (see FlowNetwork) instead of pricing their bytes
+	// with G. Left nil, the replay is LogGOPS as described above.
+	Flow *FlowNetwork
 }
 
 // RankStats is where one rank's time went.
@@ -129,6 +183,10 @@ type Result struct {
 	Makespan int64
 	Ranks    []RankStats
 	Events   int64 // events processed
+	// With Options.Flow: the flows started and finished, and per-link
+	// statistics indexed by link id.
+	FlowEvents int64
+	Links      []flow.LinkStats
 }
 
 // Event types. The first three are also the order in which operations
@@ -138,6 +196,8 @@ const (
 	evRecv
 	evCalc
 	evMsg
+	evFlow      // a flow's completion (Options.Flow); op is the flow, rank its version
+	evFlowStart // a flow's start after its route's latency (FlowNetwork.CM02)
 )
 
 // Operation states.
@@ -201,6 +261,7 @@ type engine struct {
 	// receive's busy time once a receive matches it.
 	arrived, processed []uint64
 	qobs               QueueObserver
+	sobs               StepObserver
 
 	pool []qentry
 	free int32
@@ -209,6 +270,7 @@ type engine struct {
 
 	stats  []RankStats
 	events int64
+	fl     *flowEngine // nil unless Options.Flow has links
 }
 
 // Run replays g under the LogGOPS parameters net.
@@ -239,6 +301,13 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("sim: device times without a device map")
 	}
 	e := newEngine(g, net, opt)
+	if opt.Flow != nil {
+		fe, err := newFlowEngine(opt.Flow, g.NumRanks())
+		if err != nil {
+			return nil, err
+		}
+		e.fl = fe
+	}
 	e.devFree = make([]uint64, ndev)
 	e.seed()
 	if err := e.loop(); err != nil {
@@ -350,6 +419,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.arrived = make([]uint64, n)
 		e.processed = make([]uint64, n)
 		e.qobs, _ = opt.Observer.(QueueObserver)
+		e.sobs, _ = opt.Observer.(StepObserver)
 	}
 	e.rq = make([]queue, nr)
 	e.uq = make([]queue, nr)
@@ -546,6 +616,7 @@ func (e *engine) loop() error {
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	loggp := e.net.LogGP // the LogGP variant (see package network)
+	flows := e.fl != nil // the flow model (Options.Flow)
 	obs := e.opt.Observer
 	var class []uint8
 	var classes []network.LogGOPS
@@ -607,6 +678,9 @@ func (e *engine) loop() error {
 			if st.Compute += d; st.Compute > int64(maxT) {
 				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
 			}
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
 			}
@@ -628,21 +702,33 @@ func (e *engine) loop() error {
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gap+perByte(size, G))
-			st := &e.stats[h]
-			comm := st.Comm + max(0, busy)
 			arrive := t + uint64(o) + L
 			if loggp {
 				arrive += uint64(max(0, perByte(size, G)))
 			}
+			if flows {
+				// The links take the bytes: the NIC only its gap, and
+				// o + L is the earliest arrival.
+				nicEnd, arrive = addNs(t, gap), t+uint64(o)+L
+			}
+			st := &e.stats[h]
+			comm := st.Comm + max(0, busy)
 			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
 			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
+			}
 			if obs != nil {
 				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
 			}
-			e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
-			e.ts++
+			if !flows {
+				e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+				e.ts++
+			} else {
+				e.sendFlow(op, rank, t, uint64(o)+L, G)
+			}
 			if e.sent != nil {
 				e.sent[op] = t
 			}
@@ -652,9 +738,15 @@ func (e *engine) loop() error {
 
 		case evRecv:
 			e.markStarted(op, rank)
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+			}
 			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: ent.op, Peer: op, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if class != nil {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
@@ -684,21 +776,31 @@ func (e *engine) loop() error {
 			}
 			size := g.Size[op]
 			busy := o + recvPerByte(size, O, G)
-			if loggp {
+			gapr := gap + perByte(size, G)
+			if loggp || flows {
 				busy = o + max(0, perByte(size, O))
+				if flows {
+					gapr = gap
+				}
 			}
 			cpuEnd := addNs(t, busy)
-			nicEnd := addNs(t, gap+perByte(size, G))
+			nicEnd := addNs(t, gapr)
 			st := &e.stats[h]
 			comm := st.Comm + max(0, busy)
 			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
 			}
 			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
+			if e.sobs != nil {
+				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
+			}
 			src := rank // the sender
 			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
+				if e.sobs != nil {
+					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
+				}
 				if g.Size[op] > S {
 					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
 				}
@@ -713,6 +815,12 @@ func (e *engine) loop() error {
 				}
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
+
+		case evFlow: // op is the flow, rank its version (Options.Flow)
+			e.flowDone(ev)
+
+		case evFlowStart: // FlowNetwork.CM02
+			e.flowStart(op, rank, t)
 		}
 		e.flush()
 	}
@@ -731,6 +839,9 @@ func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
 	}
 	if e.nextgs[n] < t {
 		e.nextgs[n] = t
+	}
+	if e.sobs != nil {
+		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(e.nexto[c]), NICEnd: int64(e.nextgs[n])})
 	}
 	e.markDone(op, int32(src))
 }
@@ -879,6 +990,12 @@ func (e *engine) finish() (*Result, error) {
 		return nil, &dl
 	}
 	res := &Result{Ranks: e.stats, Events: e.events}
+	defer func() {
+		if e.fl != nil {
+			res.FlowEvents = e.fl.events
+			res.Links = e.fl.net.Stats(res.Makespan)
+		}
+	}()
 	for r := range e.stats {
 		var f uint64
 		for c := 0; c < e.ncpu; c++ {

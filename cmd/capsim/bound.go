@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -22,8 +23,11 @@ import (
 )
 
 type boundJSON struct {
-	CapW             float64     `json:"cap_w"`
-	BoundNs          int64       `json:"bound_ns"`
+	CapW    float64 `json:"cap_w"`
+	BoundNs int64   `json:"bound_ns"`
+	// Infeasible marks a cap below the least the fixed order needs
+	// (min_feasible_cap_w); the row has no bound and no replays.
+	Infeasible       bool        `json:"infeasible,omitempty"`
 	Rounding         string      `json:"rounding"`
 	RoundedNs        *int64      `json:"rounded_ns"`
 	RoundedPeakW     float64     `json:"rounded_peak_w"`
@@ -43,7 +47,6 @@ type boundJSON struct {
 	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
 	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
 	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (note 003 §2.5)
-	TieS             float64     `json:"tie_s"`    // vertices this close in the initial schedule share an event
 	Events           int         `json:"events"`   // events of the fixed order
 	LP               bound.Stats `json:"lp"`
 }
@@ -61,7 +64,6 @@ func newBoundCmd() *cobra.Command {
 		mps, rounding, form      string
 		tablePath, format        string
 		slackPolicy              string
-		tieUs                    float64
 		method                   string
 		asJSON                   bool
 		switchUs, minTaskMs      float64
@@ -85,11 +87,23 @@ The machine, network and DVFS model come from a scenario (--scenario; the
 embedded default when left out), and so does the workload when TRACE is left
 out. Caps are job power in watts, sockets' idle power included; the LP caps
 the cores' task power, cap minus the base power. A cap below the least power
-the fixed event order needs exits with status 1 and names that minimum.
-The LP prices a message at its uncontended LogGOPS cost and a collective
-as a synchronization point, while replays also charge NIC serialization and
-the collective's algorithm; lp_uncapped_ns (the LP's DAG with no cap) shows
-how far apart the two network views are for the trace.
+the fixed event order needs exits with status 1 and names that minimum;
+with --caps, each such cap is reported on the standard error with that
+minimum and marked in the output (JSON "infeasible": true), the other caps
+are solved, and the exit status is 1 only when every cap is infeasible.
+The scenario's [bound] messages picks the LP's network view (docs/bound.md):
+"engine" writes the engine's LogGOPS semantics (CPU overheads, NIC gaps on
+both sides, latency, eager/rendezvous, each collective's algorithm as its
+messages) as rows under the order of operations on every CPU and NIC of a
+replay at every task's fastest configuration: a bound over every schedule
+that keeps those orders, whose lp_uncapped_ns equals the fastest replay;
+"loggops" prices a message at its uncontended cost and a collective as a
+synchronization point (a looser bound); "replay", the default for now,
+takes message times from one replay at the fastest configuration,
+contention included, which other schedules can beat (no bound).
+lp_uncapped_ns (the LP's DAG with no cap) shows how far the LP's network
+view is from the replay's. A core draws its last task's power while it
+waits (note 003 §2.6) and its idle power before its first task.
 rounded_ns replays the LP schedule rounded by --rounding, as soon as
 possible: split runs every task for its LP duration as a mix of its two
 adjacent P-states (one mid-task switch, --switch-us, none for tasks under
@@ -184,6 +198,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			}
 			net := sc.Net()
 			var d *bound.DAG
+			var o *bound.Order
 			if tablePath != "" {
 				f, err := os.Open(tablePath)
 				if err != nil {
@@ -194,11 +209,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				d, err = sc.TableDAG(t, tb, m, net)
+				d, o, err = sc.TableLP(t, tb, m, net)
 				if err != nil {
 					return fmt.Errorf("%s: %w", tablePath, err)
 				}
-			} else if d, err = sc.BoundDAG(t, m, net); err != nil {
+			} else if d, o, err = sc.BoundLP(t, m, net); err != nil {
 				return err
 			}
 			oo := sc.Bound.OrderOptions() // the scenario's [bound], unless the flags say otherwise
@@ -207,15 +222,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if cmd.Flags().Changed("tie-us") {
-				if !(tieUs >= 0) || math.IsInf(tieUs, 0) {
-					return usagef("--tie-us %g: want ≥ 0", tieUs)
+			if sc.Bound.Messages != scenarios.MessagesEngine && cmd.Flags().Changed("slack-policy") {
+				if o, err = bound.InitialOrderWith(d, oo); err != nil {
+					return err
 				}
-				oo.Tie = tieUs / 1e6
-			}
-			o, err := bound.InitialOrderWith(d, oo)
-			if err != nil {
-				return err
 			}
 			ro := bound.RoundOptions{SwitchS: switchUs * 1e-6, MinTaskS: minTaskMs * 1e-3}
 			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
@@ -250,6 +260,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return err
 			}
 			var out []boundJSON
+			var infeasible []string
 			var stopped error // SIGINT: print the caps finished, then exit 130
 			for _, cw := range capList {
 				b, err := s.SolveContext(ctx, m.LPCap(cw))
@@ -259,8 +270,17 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 				var ie *bound.InfeasibleError
 				if errors.As(err, &ie) {
-					return fmt.Errorf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
+					msg := fmt.Sprintf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
 						cw, minCap, ie.Event, len(ie.EventTasks))
+					if len(capList) == 1 {
+						return errors.New(msg)
+					}
+					// --caps: report it and go on with the other caps.
+					fmt.Fprintln(cmd.ErrOrStderr(), "capsim bound: "+msg)
+					infeasible = append(infeasible, fmt.Sprint(cw))
+					out = append(out, boundJSON{CapW: cw, Infeasible: true, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
+						Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), Order: o.Policy, Events: o.Events})
+					continue
 				}
 				if err != nil {
 					return err
@@ -302,11 +322,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
 					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: lpUnc,
-					Order: o.Policy, TieS: oo.Tie, Events: o.Events, LP: b.Stats})
+					Order: o.Policy, Events: o.Events, LP: b.Stats})
 			}
 			for i := range out { // what the models resolve (internal/units)
 				r := &out[i]
-				r.MinFeasibleCapW, r.TieS = units.Watts(r.MinFeasibleCapW), units.Seconds(r.TieS)
+				r.MinFeasibleCapW = units.Watts(r.MinFeasibleCapW)
 				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
 			}
 			if len(out) == 0 {
@@ -315,6 +335,16 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if mps != "" && stopped == nil {
 				if err := s.WriteMPS(mps); err != nil {
 					return err
+				}
+			}
+			if len(infeasible) == len(out) {
+				return fmt.Errorf("every cap (%s W) is below the least power the schedule needs: %.6g W", strings.Join(infeasible, ", "), minCap)
+			}
+			var first boundJSON // the first solved row
+			for _, r := range out {
+				if !r.Infeasible {
+					first = r
+					break
 				}
 			}
 			w := cmd.OutOrStdout()
@@ -330,14 +360,18 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return stopped
 			}
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
-				m.Name, len(t.Ranks), minCap, unc.MakespanNs, out[0].LPUncappedNs, sc.Bound.Messages)
-			st := out[0].LP
-			fmt.Fprintf(w, "event order: %d events, %s, tie %.6g µs\n", out[0].Events, out[0].Order, out[0].TieS*1e6)
+				m.Name, len(t.Ranks), minCap, unc.MakespanNs, first.LPUncappedNs, sc.Bound.Messages)
+			st := first.LP
+			fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
 			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
-				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, out[0].Rounding)
+				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tgap_%\tover_cap_ns\tstatic_ns\tgap_%\tconductor_ns\tgap_%\tsolve_s\t")
 			for _, r := range out {
+				if r.Infeasible {
+					fmt.Fprintf(tw, "%g\tinfeasible (least %.6g W)\t\t\t\t\t\t\t\t\t\n", r.CapW, r.MinFeasibleCapW)
+					continue
+				}
 				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
 					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}
@@ -361,7 +395,6 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (note 003 §2.5): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
-	f.Float64Var(&tieUs, "tie-us", 0, "vertices of the initial schedule this close (µs) share one event (0: exact ties only); default: the scenario's bound.tie_us")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")

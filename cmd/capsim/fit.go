@@ -28,12 +28,14 @@ type fitFlags struct {
 	fixed                            []string
 	clusters, maxTerms               int
 	threshold                        float64
+	// phase-mlr
+	samples []string
 }
 
 func newFitCmd() *cobra.Command {
 	var f fitFlags
 	c := &cobra.Command{
-		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger -o MODELS.json",
+		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger|phase-mlr -o MODELS.json",
 		Short: "Fit compute models to measured samples and write a model file",
 		Long: `fit reads measured samples of code regions (CSV or an Arrow table; schemas in
 docs/models.md), fits one model per region and writes a model file for
@@ -48,8 +50,17 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          forward selection over the Table 1 pool by adjusted R²; prints R²,
          adjusted R², MAPE and the chosen terms per cluster. Reads lwperf
          CSV (numbers only; name the region with --region) or an Arrow
-         table with an optional string column "region".`,
+         table with an optional string column "region".
+  phase-mlr  Dong Li's phase-time regression (note 002 Eq. 3.17) and IPS
+         power model (Eq. 3.19): --sample names each sample configuration
+         (in order); every other configuration measured gets a coefficient
+         set fitted over the phases measured there; prints R² per target
+         and the power fit. Every region measured at all samples gets a
+         model, also those measured nowhere else (the phases to predict).
+         CSV or Arrow columns: region, cpu_ghz, threads, time_s,
+         [mem_ghz, instructions, watts,] one column per event rate.`,
 		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
+  capsim fit phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.8,threads=8 --sample cpu=1.0,threads=1 -o mlr.json
   capsim fit lwperf.csv --kind eiger --region stencil.compute --output time_s --recorded cpu=2.6 -o eiger.json`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -67,8 +78,10 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 				file, lines, err = fitSamples(a[0], k, rec, f.intercept)
 			case models.KindEiger:
 				file, lines, err = fitEiger(a[0], rec, &f)
+			case models.KindPhaseMLR:
+				file, lines, err = fitPhaseMLR(a[0], &rec, f.samples)
 			default:
-				return usagef("--kind %q: want table, dvfs, cos or eiger", f.kind)
+				return usagef("--kind %q: want table, dvfs, cos, eiger or phase-mlr", f.kind)
 			}
 			if err != nil {
 				return err
@@ -95,7 +108,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos or eiger")
+	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos, eiger or phase-mlr")
 	fl.StringVarP(&f.out, "output-file", "o", "", "model file to write")
 	fl.StringVar(&f.recorded, "recorded", "", "configuration the traces to be replayed were recorded at, e.g. 'cpu=2.6,threads=8'")
 	fl.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' to store in the model file")
@@ -108,7 +121,67 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 	fl.IntVar(&f.clusters, "clusters", 1, "eiger: k-means clusters")
 	fl.IntVar(&f.maxTerms, "max-terms", 0, "eiger: at most this many terms per cluster (0 = no limit)")
 	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (note 001: 0 adds spurious terms after a perfect fit)")
+	fl.StringArrayVar(&f.samples, "sample", nil, "phase-mlr: a sample configuration, e.g. 'cpu=2.0,threads=16' (repeatable; the first is the default --recorded)")
 	return c
+}
+
+// fitPhaseMLR fits note 002's phase-time regression and IPS power model;
+// rec defaults to the first sample.
+func fitPhaseMLR(path string, rec *compute.Config, specs []string) (*modelfile.File, []string, error) {
+	if len(specs) == 0 {
+		return nil, nil, usagef("phase-mlr needs --sample for each sample configuration")
+	}
+	samples := make([]compute.Config, len(specs))
+	for i, s := range specs {
+		c, err := compute.ParseConfig(s)
+		if err != nil {
+			return nil, nil, usageError{fmt.Errorf("--sample: %w", err)}
+		}
+		samples[i] = c
+	}
+	if *rec == (compute.Config{}) {
+		*rec = samples[0]
+	}
+	var rows []models.PhaseRow
+	var events []string
+	if isArrow(path) {
+		t, err := arrowtab.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rows, events, err = models.PhaseRowsFromTable(t, path); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer fh.Close()
+		if rows, events, err = models.ReadPhaseRows(fh, path); err != nil {
+			return nil, nil, err
+		}
+	}
+	fit, err := models.FitPhaseMLR(rows, events, samples)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	file := modelfile.New(*rec)
+	def, _ := modelfile.NewEntry("", compute.Measured{})
+	file.Default = &def
+	for i, name := range fit.Regions {
+		if _, _, err := fit.Models[i].Time(*rec); err != nil {
+			return nil, nil, usagef("--recorded %s: %v", *rec, err)
+		}
+		e, err := models.Entry(modelfile.GlobQuote(name), fit.Models[i], "")
+		if err != nil {
+			return nil, nil, err
+		}
+		file.Regions = append(file.Regions, e)
+	}
+	lines := append([]string{fmt.Sprintf("phase-mlr: %d phase(s), %d sample configuration(s), %d event(s): %s",
+		len(fit.Regions), len(samples), len(events), strings.Join(events, ", "))}, fit.Lines...)
+	return file, lines, nil
 }
 
 func isArrow(path string) bool {

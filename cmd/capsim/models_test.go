@@ -261,7 +261,7 @@ func TestFitDVFSAndPredict(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos or eiger"},
+		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos, eiger or phase-mlr"},
 		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "dvfs"}, 2, "-o MODELS.json"},
 		{[]string{"fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "-o", out}, 2, "--region"},
 		{[]string{"predict", out, "--region", "stencil.compute", "--device", "gpu0", "--param", "n=1"}, 2, "eiger"},
@@ -419,5 +419,41 @@ func TestReplaySocketModel(t *testing.T) {
 	}
 	if math.Abs(ej-e.Total) > 1e-9*e.Total {
 		t.Errorf("node rows integrate to %.9g J, total %.9g", ej, e.Total)
+	}
+}
+
+// TestFitPredictPhaseMLR fits examples/models/phases.csv (training phases
+// generated from known Eq. 3.17 coefficients and the T3 power constants)
+// and predicts the held-out phase "new" at 8 threads: note 002 §9.6 T3
+// gives I(8) = 1.07e10, and the phase's Eq. 3.17 time is 2.0 s by hand
+// (1.0·0.7 + 2.0·0.5 + 0.5·0.03 + 0.1·2 + 0.085), so P = 257 W, E = 514 J.
+func TestFitPredictPhaseMLR(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "mlr.json")
+	csv := filepath.Join("..", "..", "examples", "models", "phases.csv")
+	code, stdout, stderr := capsim(t, "fit", csv, "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", out)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "12 training phases, 7 regressors") || !strings.Contains(stdout, "P = 2e-08·IPS + 150 W") {
+		t.Errorf("fit output:\n%s", stdout)
+	}
+	code, stdout, stderr = capsim(t, "predict", out, "--region", "new", "--work", "1", "--config", "cpu=2.0,threads=8", "--json")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	var p struct {
+		Kind    string  `json:"kind"`
+		Seconds float64 `json:"seconds"`
+		Watts   float64 `json:"watts"`
+		Energy  float64 `json:"energy_j"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != "phase-mlr" || math.Abs(p.Seconds-2) > 1e-9 || math.Abs(p.Watts-257) > 1e-6 || math.Abs(p.Energy-514) > 1e-6 {
+		t.Errorf("predict = %+v; want phase-mlr, 2 s, 257 W, 514 J", p)
+	}
+	if code, _, stderr = capsim(t, "fit", csv, "--kind", "phase-mlr", "-o", out); code == 0 || !strings.Contains(stderr, "--sample") {
+		t.Errorf("fit without --sample: exit %d: %s", code, stderr)
 	}
 }

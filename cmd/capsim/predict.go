@@ -48,7 +48,9 @@ Fields of the target left unset are the recorded ones. For accelerator
 (accel) models it also prints the host, device and transfer times and the
 offload decision. For Eiger models, --param gives a non-configuration input
 (e.g. the problem size) of the predicted work; the recorded work keeps the
-model's fixed value.`,
+model's fixed value. For phase-mlr models (Dong Li's Eq. 3.17 and 3.19) the
+target must be one of the model's sample configurations or have a
+coefficient set.`,
 		Example: `  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --freq 1.6
   capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --device gpu0 --json`,
 		Args: nargs(1, 1),

@@ -15,6 +15,8 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/flow"
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/timeline"
@@ -54,6 +56,9 @@ type replayJSON struct {
 	ReplayS      float64     `json:"replay_s"`
 	PeakRSSBytes int64       `json:"peak_rss_bytes"`
 	Models       *modelsJSON `json:"models,omitempty"`
+	Topology     string      `json:"topology,omitempty"`
+	FlowEvents   int64       `json:"flow_events,omitempty"`
+	Links        []linkJSON  `json:"links,omitempty"`
 }
 
 func newReplayCmd() *cobra.Command {
@@ -64,6 +69,8 @@ func newReplayCmd() *cobra.Command {
 		asJSON, libOrder                    bool
 		speed                               float64
 		netOverrides                        []string
+		topoSpec, mapping                   string
+		flowExact, flowCM02                 bool
 		mf                                  modelFlags
 		pol                                 policyFlags
 	)
@@ -107,6 +114,17 @@ network and docs/trace-formats.md).`,
 			opts := sim.Options{LibstdcxxOrder: libOrder}
 			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
 				return err
+			}
+			if topoSpec != "" {
+				top, err := topo.Parse(topoSpec)
+				if err != nil {
+					return usageError{err}
+				}
+				m, err := topo.Map(mapping, g.NumRanks(), top)
+				if err != nil {
+					return usageError{err}
+				}
+				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact, CM02: flowCM02}
 			}
 			collTag := int32(0) // only lowered MPI traces tag collective messages
 			if comms != nil {
@@ -164,6 +182,11 @@ network and docs/trace-formats.md).`,
 			if wall > 0 {
 				out.EventsPerSec = float64(res.Events) / wall.Seconds()
 			}
+			if opts.Flow != nil {
+				out.Topology = opts.Flow.Topology.String()
+				out.FlowEvents = res.FlowEvents
+				out.Links = linksJSON(res.Links, opts.Flow.Topology, res.Makespan)
+			}
 			for r, st := range res.Ranks {
 				m := msgs.Ranks[r]
 				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
@@ -186,6 +209,10 @@ network and docs/trace-formats.md).`,
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
+	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
+	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
+	c.Flags().BoolVar(&flowExact, "flow-exact", false, "with --topology: exact max-min fairness (re-rate whole connected components) instead of re-rating the flows that share a link with a starting or ending one")
+	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: time and share flows as SimGrid's CM02 model does (route latency before the bytes; bottlenecks shared in inverse proportion to route latency)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
@@ -378,4 +405,31 @@ func deadlockInMPITerms(err error, path, coll string) error {
 		return err
 	}
 	return scenarios.InMPITerms(err, t, coll)
+}
+
+// linkJSON is one link's statistics in replay --json (links that carried
+// at least one flow).
+type linkJSON struct {
+	ID          int32   `json:"id"`
+	BandwidthGB float64 `json:"bandwidth_gb_s"`
+	Bytes       int64   `json:"bytes"`
+	Flows       int64   `json:"flows"`
+	BusyNs      int64   `json:"busy_ns"`
+	PeakFlows   int32   `json:"peak_flows"`
+	Utilisation float64 `json:"utilisation"` // bytes / (bandwidth × makespan)
+}
+
+func linksJSON(st []flow.LinkStats, t topo.Topology, makespan int64) []linkJSON {
+	var out []linkJSON
+	for id, s := range st {
+		if s.Flows == 0 {
+			continue
+		}
+		l := linkJSON{ID: int32(id), BandwidthGB: t.Link(int32(id)).Bandwidth, Bytes: s.Bytes, Flows: s.Flows, BusyNs: s.BusyNs, PeakFlows: s.Peak}
+		if makespan > 0 {
+			l.Utilisation = float64(s.Bytes) / (l.BandwidthGB * float64(makespan))
+		}
+		out = append(out, l)
+	}
+	return out
 }

@@ -56,6 +56,7 @@ func TestReplayPolicy(t *testing.T) {
 		{[]string{"replay", tr, "--policy", "steering", "--cap", "10"}, 1, "does not cover the base power"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--beta", "2"}, 2, "outside [0, 1]"},
+		{[]string{"replay", tr, "--policy", "dct-dvfs", "--coordination-pct", "-1"}, 2, "--coordination-pct"},
 		{[]string{"replay", tr, "--policy", "steering", "--timeline", "x.json"}, 2, "does not apply"},
 		{[]string{"replay", tr, "--policy", "steering", "--lp-messages", "pigeon"}, 2, "want loggops or replay"},
 	} {
@@ -124,5 +125,31 @@ func TestReadmePolicyExample(t *testing.T) {
 	}
 	if r := get(append(args, "--lp-messages", "loggops")...); pct(r.LP.GapPct) != "0.92" {
 		t.Errorf("dct-dvfs, loggops messages: gap %.4f %%, want 0.92", r.LP.GapPct)
+	}
+}
+
+// TestReplayDCTDVFSCoordination replays a balanced stencil of scalable
+// phases (note 002's LU-MZ case: no configuration changes) with the
+// runtime overhead of note 002 §2.11 (0.736 % per coordination round):
+// one round per phase group, and a run slower by at most 0.736 % (the
+// communication is not charged).
+func TestReplayDCTDVFSCoordination(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "lu.arrow")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "8", "--imbalance", "none", "--compute-ns", "10000000", "--halo-bytes", "4096", "-o", tr); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := capsim(t, "replay", tr, "--json", "--policy", "dct-dvfs", "--serial", "0", "--coordination-pct", "0.736", "--no-bound")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r policyJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.CoordRounds != r.Phases || r.SlackNs != 0 {
+		t.Errorf("%d rounds over %d groups, slack %d ns; want one round per group and no slack", r.CoordRounds, r.Phases, r.SlackNs)
+	}
+	if r.RuntimeImprovementPct > -0.7 || r.RuntimeImprovementPct < -0.736 {
+		t.Errorf("runtime %.4f %%; want a loss just under 0.736 %%", r.RuntimeImprovementPct)
 	}
 }

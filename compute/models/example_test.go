@@ -39,3 +39,30 @@ func Example() {
 	// cpu 1.3GHz     offloaded false 1258.292 µs (device 0.000 µs + transfer 0.000 µs)
 	// fpga 2.6GHz    offloaded true  797.421 µs (device 158.276 µs + transfer 639.146 µs)
 }
+
+// Dong Li's phase-time regression (note 002 Eq. 3.17) and IPS power model
+// (Eq. 3.19): a phase observed at two sample configurations, predicted at
+// 8 threads with one coefficient set (the hand case of docs/models.md and
+// note 002 §9.6 T3).
+func ExamplePhaseMLR() {
+	const params = `{"events": ["l2_miss_rate"],
+  "samples": [{"config": {"cpu_ghz": 2, "threads": 16}, "time_s": 1.0, "rates": [0.1], "instructions": 1.15e10},
+              {"config": {"cpu_ghz": 1, "threads": 1}, "time_s": 2.0, "rates": [0.3], "instructions": 1.0e10}],
+  "targets": [{"config": {"cpu_ghz": 2, "threads": 8},
+               "alpha": [{"x": [2], "y": [0.1], "z": 0.4}, {"x": [1], "z": 0.2}],
+               "mu_events": [[0.5]], "mu_time": [0.1], "l": 0.05, "sigma": 0.035}],
+  "power": {"k1": 2e-8, "k0": 150}}`
+	m, err := models.DecodePhaseMLR([]byte(params))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec := compute.Config{CPUFreqGHz: 2, Threads: 16}
+	p, err := m.Predict(compute.Work{Seconds: 1, At: rec}, compute.Config{CPUFreqGHz: 2, Threads: 8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.3g s at %.4g W: %.4g J\n", p.Seconds, p.Watts, p.Energy())
+	// Output: 2 s at 257 W: 514 J
+}

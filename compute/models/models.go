@@ -2,7 +2,8 @@
 // model-file decoders: the built-in kinds of compute/modelfile (measured,
 // table, dvfs, cos, cos-bgq) plus the statistical Eiger models of
 // compute/eiger (kind "eiger") and accelerator offload of compute/accel
-// (kind "accel"), which those packages cannot register themselves without
+// (kind "accel") and Dong Li's phase-time regression with the IPS power
+// model (kind "phase-mlr", note 002 §2.6–2.7), which those packages cannot register themselves without
 // an import cycle. Commands load model files through Load.
 package models
 
@@ -26,6 +27,7 @@ func Decoders() modelfile.Decoders {
 	d := modelfile.Decoders{}
 	d[KindEiger] = func(p json.RawMessage) (compute.Model, error) { return DecodeEiger(p) }
 	d[KindAccel] = func(p json.RawMessage) (compute.Model, error) { return DecodeOffload(p, d) }
+	d[KindPhaseMLR] = func(p json.RawMessage) (compute.Model, error) { return DecodePhaseMLR(p) }
 	return d
 }
 

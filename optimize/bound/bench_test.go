@@ -102,7 +102,7 @@ func benchDAGSolve(b *testing.B, d *DAG, R, caps int, form Form) {
 	var st Stats
 	var first, rest float64
 	for i := 0; i < b.N; i++ {
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -38,6 +38,51 @@ type Task struct {
 	// device DAG.Devices[Device] (an accelerator several ranks use).
 	OnDevice []bool
 	Device   int
+	// Until, when not 0, is the vertex until which the task's power is
+	// drawn (its power interval is Src..Until, its duration row Src..Dst):
+	// FromGraph sets it to the rank's next task's start, as the wait after
+	// a task draws the task's power (note 003 §2.6, WaitPower's Task
+	// mode). 0 means Dst.
+	Until int
+}
+
+// PowerEnd is the vertex where the task's power interval ends: Until, or
+// Dst when Until is 0.
+func (t *Task) PowerEnd() int {
+	if t.Until != 0 {
+		return t.Until
+	}
+	return t.Dst
+}
+
+// Load is a constant power W drawn from vertex Src to vertex Dst: a core
+// idle before its rank's first task, or waiting at a fixed power between
+// tasks (WaitPower).
+type Load struct {
+	Rank     int
+	Src, Dst int
+	W        float64
+}
+
+// WaitPower is the power a rank's core draws between the end of one of its
+// tasks and the start of its next (its MPI calls, their overheads and its
+// waits) and after its last task until the job ends. Before its first
+// task a core draws its idle power.
+type WaitPower struct {
+	// Constant false (the default) is mode "task": the power of the
+	// rank's most recent task, as note 003 §2.6 charges slack. Constant
+	// true draws W watts instead: the core's idle power, or a polling
+	// power.
+	Constant bool
+	W        float64
+}
+
+// String returns "task" or the constant power in watts.
+func (w WaitPower) String() string {
+	if !w.Constant {
+		return "task"
+	}
+	return fmt.Sprintf("%g W", w.W)
 }
 
 // Device is a shared accelerator: Count units that each run one task at a
@@ -63,6 +108,7 @@ type DAG struct {
 	Init, Fin int
 	Tasks     []Task
 	Messages  []Message
+	Loads     []Load   // constant powers (idle and waiting cores)
 	Devices   []Device // shared devices tasks may run on (Task.OnDevice)
 	Names     []string // optional vertex names for messages
 }
@@ -95,6 +141,9 @@ func (d *DAG) Validate() error {
 		if t.Rank < 0 {
 			return fmt.Errorf("bound: task %d on rank %d", i, t.Rank)
 		}
+		if t.Until != 0 && (!inRange(t.Until) || t.Until == t.Src) {
+			return fmt.Errorf("bound: task %d draws power from %d until %d", i, t.Src, t.Until)
+		}
 		if t.OnDevice != nil && (len(t.OnDevice) != len(t.Hull) || t.Device < 0 || t.Device >= len(d.Devices)) {
 			return fmt.Errorf("bound: task %d: %d device marks for %d configurations, device %d of %d", i, len(t.OnDevice), len(t.Hull), t.Device, len(d.Devices))
 		}
@@ -109,6 +158,11 @@ func (d *DAG) Validate() error {
 			return fmt.Errorf("bound: message %d from %d to %d takes %g", i, m.Src, m.Dst, m.Time)
 		}
 	}
+	for i, l := range d.Loads {
+		if !inRange(l.Src) || !inRange(l.Dst) || l.Src == l.Dst || !(l.W >= 0) || math.IsInf(l.W, 0) {
+			return fmt.Errorf("bound: load %d from %d to %d draws %g W", i, l.Src, l.Dst, l.W)
+		}
+	}
 	return nil
 }
 
@@ -119,6 +173,11 @@ type Order struct {
 	Events   int
 	Makespan float64 // the unconstrained makespan, Times[Fin]
 	Policy   string  // the slack-reduction reading used (§2.5 reading (a))
+	// Chained, when not nil, marks the events the LP keeps in order
+	// (14): those where a task's or a load's power starts or ends. The
+	// times of other events are only bound by the DAG's edges. nil
+	// chains every event.
+	Chained []bool
 }
 
 // SlackPolicy is how the initial schedule reduces slack before its event
@@ -161,30 +220,28 @@ func ParseSlackPolicy(s string) (SlackPolicy, error) {
 }
 
 // OrderOptions choose how InitialOrderWith fixes the event order.
+//
+// There is no tie tolerance: merging vertices whose times differ into one
+// event forces their times equal in the LP, a constraint no schedule has
+// to meet, so the "bound" could exceed the slowest schedule (issue 14: a
+// 1 ms tie gave 31.66 ms where every task at its slowest took 27.06 ms).
+// Vertices of exactly equal initial times share an event.
 type OrderOptions struct {
-	// Tie merges vertices whose initial times differ by at most Tie
-	// seconds into one event (note 003 §2.5: merging removes power rows,
-	// so it can only lower the bound; 0, the default, merges exact ties).
-	Tie   float64
 	Slack SlackPolicy
 }
 
 // InitialOrder computes the fastest as-soon-as-possible schedule and its
-// event order. Vertices whose times differ by at most tie are one event.
-// The slack-reduction policy is §2.5 reading (a): vertex times stay, tasks
-// only stretch into their local slack, so the order is the ASAP order.
-func InitialOrder(d *DAG, tie float64) (*Order, error) {
-	return InitialOrderWith(d, OrderOptions{Tie: tie})
+// event order. Vertices of equal times are one event. The slack-reduction
+// policy is §2.5 reading (a): vertex times stay, tasks only stretch into
+// their local slack, so the order is the ASAP order.
+func InitialOrder(d *DAG) (*Order, error) {
+	return InitialOrderWith(d, OrderOptions{})
 }
 
 // InitialOrderWith is InitialOrder with a choice of slack-reduction
 // policy; Order.Policy records the one used and Order.Times are the
 // initial schedule's vertex times (as late as possible under SlackLate).
 func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
-	tie := opt.Tie
-	if !(tie >= 0) || math.IsInf(tie, 0) {
-		return nil, fmt.Errorf("bound: tie tolerance %g s, want ≥ 0", tie)
-	}
 	if opt.Slack != SlackLocal && opt.Slack != SlackLate {
 		return nil, fmt.Errorf("bound: unknown slack policy %v", opt.Slack)
 	}
@@ -252,33 +309,11 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 	}
 	sort.SliceStable(byTime, func(a, b int) bool { return times[byTime[a]] < times[byTime[b]] })
 	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: opt.Slack.String()}
-	// Events: vertices within tie of an event's first vertex join it,
-	// unless an edge that takes time leads to them from that event (its
-	// two ends could not share a time).
-	var in [][]edge // edges that take time, by head (only a tolerance needs them)
-	if tie > 0 {
-		in = make([][]edge, d.Vertices)
-		for u := range out {
-			for _, e := range out[u] {
-				if e.w > 0 {
-					in[e.to] = append(in[e.to], edge{u, e.w})
-				}
-			}
-		}
-	}
+	// Events: vertices of equal times share one.
 	k := -1
 	start := math.Inf(-1)
 	for _, v := range byTime {
-		fresh := k < 0 || times[v]-start > tie
-		if !fresh && tie > 0 {
-			for _, e := range in[v] {
-				if o.Event[e.to] == k {
-					fresh = true
-					break
-				}
-			}
-		}
-		if fresh {
+		if k < 0 || times[v] != start {
 			k++
 			start = times[v]
 		}
@@ -294,7 +329,7 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 func (o *Order) Active(d *DAG, k int) []int {
 	var out []int
 	for i, t := range d.Tasks {
-		if o.Event[t.Src] <= k && k < o.Event[t.Dst] {
+		if o.Event[t.Src] <= k && k < o.Event[t.PowerEnd()] {
 			out = append(out, i)
 		}
 	}
@@ -327,14 +362,22 @@ func MinFeasibleCap(d *DAG, o *Order) (float64, int) {
 }
 
 // Power returns the power drawn between event k and k+1 by the tasks
-// active there (the index rule of Active), task i drawing power(i).
+// active there (the index rule of Active), task i drawing power(i), and
+// by the DAG's loads.
 func (o *Order) Power(d *DAG, power func(i int) float64) []float64 {
 	p := make([]float64, o.Events+1)
-	for i, t := range d.Tasks {
-		if a, b := o.Event[t.Src], o.Event[t.Dst]; a < b {
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		if a, b := o.Event[t.Src], o.Event[t.PowerEnd()]; a < b {
 			w := power(i)
 			p[a] += w
 			p[b] -= w
+		}
+	}
+	for _, l := range d.Loads {
+		if a, b := o.Event[l.Src], o.Event[l.Dst]; a < b {
+			p[a] += l.W
+			p[b] -= l.W
 		}
 	}
 	for k := 1; k < o.Events; k++ {
@@ -364,7 +407,7 @@ func Static(d *DAG, capW float64) (float64, error) {
 		tt.Hull = []frontier.Config{{Time: dur, Power: frontier.PowerAt(t.Hull, dur)}}
 		dd.Tasks[i] = tt
 	}
-	o, err := InitialOrder(&dd, 0)
+	o, err := InitialOrder(&dd)
 	if err != nil {
 		return 0, err
 	}
@@ -384,11 +427,14 @@ func Separators(d *DAG, o *Order) []bool {
 			cover[b]--
 		}
 	}
-	for _, t := range d.Tasks {
-		span(o.Event[t.Src], o.Event[t.Dst])
+	for i := range d.Tasks {
+		span(o.Event[d.Tasks[i].Src], o.Event[d.Tasks[i].PowerEnd()])
 	}
 	for _, m := range d.Messages {
 		span(o.Event[m.Src], o.Event[m.Dst])
+	}
+	for _, l := range d.Loads {
+		span(o.Event[l.Src], o.Event[l.Dst])
 	}
 	sep := make([]bool, K)
 	var run int32

@@ -22,7 +22,7 @@ func solve(t *testing.T, d *DAG, caps ...float64) []float64 {
 	if !clp.Available() {
 		t.Skip("built without cgo: no LP solver")
 	}
-	o, err := InitialOrder(d, 0)
+	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func exampleM() *DAG {
 
 func TestExampleM(t *testing.T) {
 	d := exampleM()
-	o, err := InitialOrder(d, 0)
+	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,53 +153,14 @@ func TestExampleCFixedOrderMatters(t *testing.T) {
 	if st, _ := Static(d, 80); !near(st, 15) {
 		t.Errorf("static %v, want 15", st)
 	}
-	// With a 4 s tie tolerance, z (at 6) joins y's event (at 2): forcing
-	// y = z instead of y < z gives 14 (note 003 §2.5, §9.4 C). y does not
-	// join Init's event, as task a (2 s) leads from it to y.
-	o, err := InitialOrderWith(d, OrderOptions{Tie: 4})
+	// The order with y = z (one event, note 003 §2.5, §9.4 C) gives 14.
+	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Events != 3 || o.Event[1] != 1 || o.Event[2] != 1 {
-		t.Fatalf("tie 4 s: %d events, y at %d, z at %d; want 3 events, y and z at 1", o.Events, o.Event[1], o.Event[2])
-	}
+	o.Event = []int{0, 1, 1, 2}
+	o.Events = 3
 	check(t, "C with y = z", solveWith(t, d, o, Options{}, []float64{80}), []float64{14})
-	for _, tie := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, err := InitialOrderWith(d, OrderOptions{Tie: tie}); err == nil {
-			t.Errorf("tie tolerance %v accepted", tie)
-		}
-	}
-}
-
-// A tie tolerance merges vertices whose fastest times are that close:
-// with rank 1's first task 1 µs longer than rank 0's, y and z are two
-// events exactly and one within 2 µs; the LP then forces y = z, so rank
-// 0's second task waits the 1 µs: 10.000001 s uncapped instead of 10.
-func TestTieTolerance(t *testing.T) {
-	d := &DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []Task{ // 1 = y, 2 = z
-		{Rank: 0, Src: 0, Dst: 1, Hull: two(2, 50, 4, 30)},
-		{Rank: 0, Src: 1, Dst: 3, Hull: two(8, 50, 16, 30)},
-		{Rank: 1, Src: 0, Dst: 2, Hull: two(2.000001, 50, 4, 30)},
-		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 50, 8, 30)},
-	}}
-	for _, c := range []struct {
-		tie    float64
-		events int
-		want   float64
-	}{{0, 4, 10}, {2e-6, 3, 10.000001}} {
-		o, err := InitialOrderWith(d, OrderOptions{Tie: c.tie})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if o.Events != c.events || (c.tie > 0) != (o.Event[1] == o.Event[2]) {
-			t.Errorf("tie %g: %d events (y %d, z %d), want %d", c.tie, o.Events, o.Event[1], o.Event[2], c.events)
-		}
-		if clp.Available() {
-			if got := solveWith(t, d, o, Options{}, []float64{1000}); !near(got[0], c.want) {
-				t.Errorf("tie %g: uncapped bound %v, want %v", c.tie, got[0], c.want)
-			}
-		}
-	}
 }
 
 // Reading (b) of §2.5 moves vertices as late as the makespan allows. Rank
@@ -334,7 +295,7 @@ func TestMPSAndErrors(t *testing.T) {
 		t.Skip("no solver")
 	}
 	d := exampleM()
-	o, _ := InitialOrder(d, 0)
+	o, _ := InitialOrder(d)
 	s, err := NewSolver(d, o, Options{Method: clp.Barrier})
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +320,7 @@ func TestMPSAndErrors(t *testing.T) {
 		t.Errorf("err = %v, want infeasible with minimum 60 W at event 0", err)
 	}
 	cyc := &DAG{Vertices: 3, Init: 0, Fin: 2, Tasks: []Task{{Src: 1, Dst: 2, Hull: two(1, 2, 3, 1)}, {Src: 2, Dst: 1, Hull: two(1, 2, 3, 1)}}}
-	if _, err := InitialOrder(cyc, 0); err == nil {
+	if _, err := InitialOrder(cyc); err == nil {
 		t.Error("cycle accepted")
 	}
 }
@@ -371,7 +332,7 @@ func TestBlocksMatchMonolithic(t *testing.T) {
 		t.Skip("no solver")
 	}
 	d := benchDAG(4, 40, 5, 3)
-	o, err := InitialOrder(d, 0)
+	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +371,7 @@ func TestScheduleWithinCap(t *testing.T) {
 		t.Skip("no solver")
 	}
 	d := benchDAG(6, 30, 6, 5)
-	o, err := InitialOrder(d, 0)
+	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +424,7 @@ func TestRandomDAGProperties(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		d := benchDAG(3+int(seed), 25, 4, seed)
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,7 +488,7 @@ func TestSharedDeviceRows(t *testing.T) {
 		{"two devices", []Device{{Name: "gpu0", Count: 2}}, 2},
 	} {
 		d := mk(c.devices)
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -541,7 +502,7 @@ func TestSharedDeviceRows(t *testing.T) {
 		}
 	}
 	d := mk([]Device{{Name: "gpu0", Count: 1}})
-	o, _ := InitialOrder(d, 0)
+	o, _ := InitialOrder(d)
 	if _, err := NewSolver(d, o, Options{Form: FormSegment}); err == nil || !strings.Contains(err.Error(), "mix form") {
 		t.Errorf("segment form with a shared device: %v, want an error naming the mix form", err)
 	}
@@ -607,7 +568,7 @@ func TestEventReductionExact(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 6; seed++ {
 		d := mpiLikeDAG(3+int(seed%3), 8, seed)
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -672,7 +633,7 @@ func TestBoundIsScaleFree(t *testing.T) {
 		t.Skip("no solver")
 	}
 	base := mpiLikeDAG(8, 20, 3)
-	o, err := InitialOrder(base, 0)
+	o, err := InitialOrder(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +650,7 @@ func TestBoundIsScaleFree(t *testing.T) {
 		for i := range d.Messages {
 			d.Messages[i].Time *= scale
 		}
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func compact(d *DAG, o *Order, b *Bound) {
 		return
 	}
 	for i, t := range d.Tasks {
-		if o.Event[t.Src] >= o.Event[t.Dst] {
+		if o.Event[t.Src] >= o.Event[t.PowerEnd()] {
 			b.Duration[i], b.Power[i] = t.Hull[0].Time, t.Hull[0].Power // never active
 		}
 	}
@@ -31,7 +31,7 @@ func compact(d *DAG, o *Order, b *Bound) {
 	}
 	st := newMinTree(slack)
 	for i, t := range d.Tasks {
-		a, c := o.Event[t.Src], o.Event[t.Dst]
+		a, c := o.Event[t.Src], o.Event[t.PowerEnd()]
 		h := t.Hull
 		if a >= c || b.Power[i] >= h[0].Power {
 			continue

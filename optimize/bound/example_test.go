@@ -28,7 +28,7 @@ func ExampleSolver() {
 		},
 		Messages: []bound.Message{{Src: 1, Dst: 2, Time: 1}},
 	}
-	o, err := bound.InitialOrder(d, 0)
+	o, err := bound.InitialOrder(d)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -63,7 +63,8 @@ func ParseForm(s string) (Form, error) {
 type Options struct {
 	Form Form // FormDefault: FormIncrement (FormMix with devices)
 	// Method is CLP's algorithm for a block's first solve. clp.Auto (the
-	// default): the dual simplex below 3,000 rows and columns or with a
+	// default): the dual simplex below 3,000 rows and columns, with over
+	// 4 rows per column, or with a
 	// column of over 256 entries (see denseCol); otherwise the barrier,
 	// with crossover to a basis when KeepBasis is set, without otherwise.
 	Method clp.Method
@@ -148,6 +149,7 @@ type block struct {
 	kcol   []int32 // per event of the block: its time column, or −1
 	tasks  []int32
 	msgs   []int32
+	loads  []int32
 	pCol   []int32 // P columns of the block's power events, in order
 	model  *clp.Model
 	colUp  []float64
@@ -302,6 +304,10 @@ func (s *Solver) split() {
 		b := s.blocks[blockOf[o.Event[m.Src]]]
 		b.msgs = append(b.msgs, int32(i))
 	}
+	for i, l := range d.Loads {
+		b := s.blocks[blockOf[o.Event[l.Src]]]
+		b.loads = append(b.loads, int32(i))
+	}
 	// Vertices in event order; a separator's belong to both its blocks.
 	byEvent := make([]int32, d.Vertices)
 	for v := range byEvent {
@@ -372,6 +378,13 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		evOf[v] = int32(nevAll)
 	}
 	nevAll++
+	var chained []bool
+	if o.Chained != nil {
+		chained = make([]bool, nevAll)
+		for j, v := range b.verts {
+			chained[b.vev[j]] = chained[b.vev[j]] || o.Chained[o.Event[v]]
+		}
+	}
 	key := make([]bool, nevAll)
 	key[0], key[nevAll-1] = true, true
 	taskEdges := make([]fixedEdge, 0, len(b.tasks))
@@ -389,7 +402,8 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		}
 	}
 	// Message edges, one per pair of events (the longest message); one
-	// that takes no time between two events is implied by the chain.
+	// that takes no time between two events is implied by the chain
+	// when every event is chained.
 	type pair struct{ src, dst int32 }
 	longest := make(map[pair]int, len(b.msgs))
 	var msgs, back []fixedEdge
@@ -404,8 +418,8 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 			back = append(back, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 			continue
 		}
-		if m.Time <= 0 {
-			continue
+		if m.Time <= 0 && (o.Chained == nil || e.dst == e.src) {
+			continue // implied by the chain
 		}
 		if at, ok := longest[e]; ok {
 			msgs[at].w = math.Max(msgs[at].w, m.Time)
@@ -414,7 +428,7 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		longest[e] = len(msgs)
 		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 	}
-	b.events = newEventGraph(nevAll, msgs)
+	b.events = newEventGraph(nevAll, chained, msgs)
 	ok := false
 	if !s.opt.noReduce {
 		fixed, ok = reduceEvents(b.events, key, taskEdges)
@@ -487,7 +501,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 	powerEv := make([]bool, nev)
 	for _, i := range b.tasks {
 		t := &d.Tasks[i]
-		if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 			nStart[a-b.lo+1]++
 			powerEv[a-b.lo] = true
 			if c < b.hi {
@@ -495,6 +509,21 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 				if t.Hull[len(t.Hull)-1].Power < 0 {
 					powerEv[c-b.lo] = true
 				}
+			}
+		}
+	}
+	// Loads are constants: their starts and ends move the right-hand
+	// sides of the power rows.
+	loadDelta := make([]float64, nev)
+	for _, i := range b.loads {
+		l := &d.Loads[i]
+		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {
+			loadDelta[a-b.lo] += l.W
+			if l.W > 0 {
+				powerEv[a-b.lo] = true
+			}
+			if c < b.hi {
+				loadDelta[c-b.lo] -= l.W
 			}
 		}
 	}
@@ -620,7 +649,7 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 		ne := append([]int32(nil), nEnd[:nev]...)
 		for _, i := range b.tasks {
 			t := &d.Tasks[i]
-			if a, c := o.Event[t.Src], o.Event[t.Dst]; a < c {
+			if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 				starts[ns[a-b.lo]] = i
 				ns[a-b.lo]++
 				if c < b.hi {
@@ -667,6 +696,8 @@ func (s *Solver) build(b *block) (*clp.Problem, error) {
 			fast -= d.Tasks[i].Hull[0].Power
 			rhs += power(i, -1)
 		}
+		fast += loadDelta[k]
+		rhs += loadDelta[k]
 		most = math.Max(most, fast)
 		if !powerEv[k] {
 			continue
@@ -730,7 +761,10 @@ func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error)
 		m := s.opt.Method
 		if m == clp.Auto {
 			switch {
-			case b.cols+b.rows < 3000 || b.dense > denseCol:
+			case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol:
+				// Small, or many rows per column (the engine's rows,
+				// FromGraph: the barrier took 40 s on 458 columns and
+				// 3,614 rows that the dual simplex solves in 0.5 s).
 				m = clp.Dual
 			case s.opt.KeepBasis:
 				m = clp.Barrier

@@ -32,12 +32,20 @@ type eventGraph struct {
 	edges []fixedEdge
 }
 
-// newEventGraph adds the chain edge e → e+1 to the given edges and sorts
-// them by tail.
-func newEventGraph(n int, msgs []fixedEdge) *eventGraph {
+// newEventGraph adds the chain edges (14) to the given edges and sorts
+// them by tail: e → e+1, or, when chained is not nil, from each chained
+// event to the next chained one.
+func newEventGraph(n int, chained []bool, msgs []fixedEdge) *eventGraph {
 	edges := make([]fixedEdge, 0, max(n-1, 0)+len(msgs))
-	for e := 0; e+1 < n; e++ {
-		edges = append(edges, fixedEdge{from: int32(e), to: int32(e + 1)})
+	prev := int32(-1)
+	for e := 0; e < n; e++ {
+		if chained != nil && !chained[e] {
+			continue
+		}
+		if prev >= 0 {
+			edges = append(edges, fixedEdge{from: prev, to: int32(e)})
+		}
+		prev = int32(e)
 	}
 	return byTail(n, append(edges, msgs...))
 }

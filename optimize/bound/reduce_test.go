@@ -13,7 +13,7 @@ import (
 // event 4 at 7 (the 5 s message, not the chain from 3).
 func TestReduceEventsHand(t *testing.T) {
 	msgs := []fixedEdge{{from: 0, to: 1, w: 2}, {from: 2, to: 3, w: 1}, {from: 1, to: 4, w: 5}}
-	g := newEventGraph(6, msgs)
+	g := newEventGraph(6, nil, msgs)
 	key := []bool{true, false, false, true, false, true}
 	tasks := []fixedEdge{{from: 3, to: 5, w: 1, task: true}}
 	rows, ok := reduceEvents(g, key, tasks)

@@ -74,7 +74,7 @@ func TestFromTraceNICSerializesSends(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := InitialOrder(d, 0)
+		o, err := InitialOrder(d)
 		if err != nil {
 			t.Fatal(err)
 		}

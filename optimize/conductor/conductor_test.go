@@ -26,7 +26,7 @@ func repeatedB(n int) *bound.DAG {
 
 func run(t *testing.T, d *bound.DAG, capW float64, p Params) *Result {
 	t.Helper()
-	o, err := bound.InitialOrder(d, 0)
+	o, err := bound.InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestConductor(t *testing.T) {
 func TestConductorWithinCap(t *testing.T) {
 	d := repeatedB(30)
 	r := run(t, d, 70, DefaultParams())
-	o, _ := bound.InitialOrder(d, 0)
+	o, _ := bound.InitialOrder(d)
 	steps, n := bound.Steps(d, o)
 	if n != 30 {
 		t.Fatalf("%d steps, want 30", n)
@@ -109,7 +109,7 @@ func TestConductorWithinCap(t *testing.T) {
 
 func TestConductorBadInput(t *testing.T) {
 	d := repeatedB(2)
-	o, _ := bound.InitialOrder(d, 0)
+	o, _ := bound.InitialOrder(d)
 	for _, p := range []Params{{Period: 0}, {Period: 1, Margin: 2}, {Period: 1, SwitchS: -1}} {
 		if _, err := Schedule(d, o, 80, p); err == nil {
 			t.Errorf("%+v accepted", p)

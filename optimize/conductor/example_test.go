@@ -18,7 +18,7 @@ func ExampleSchedule() {
 			bound.Task{Rank: 0, Src: k, Dst: k + 1, Hull: []frontier.Config{{Time: 10, Power: 50}, {Time: 20, Power: 30}}},
 			bound.Task{Rank: 1, Src: k, Dst: k + 1, Hull: []frontier.Config{{Time: 5, Power: 50}, {Time: 10, Power: 30}}})
 	}
-	o, _ := bound.InitialOrder(d, 0)
+	o, _ := bound.InitialOrder(d)
 	p := conductor.DefaultParams()
 	p.Period, p.GuardW, p.ReallocS, p.SwitchS = 1, 0, 0, 0
 	r, err := conductor.Schedule(d, o, 80, p)

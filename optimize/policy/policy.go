@@ -255,7 +255,7 @@ func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.Con
 	if err != nil {
 		return gp, fmt.Errorf("policy: LP bound: %w", err)
 	}
-	o, err := bound.InitialOrder(d, 0)
+	o, err := bound.InitialOrder(d)
 	if err != nil {
 		return gp, fmt.Errorf("policy: LP bound: %w", err)
 	}

@@ -1,6 +1,7 @@
 package dctdvfs
 
 import (
+	"math"
 	"testing"
 
 	"github.com/capsim/capsim/compute/power"
@@ -178,4 +179,70 @@ func TestT9SwitchPenalty(t *testing.T) {
 			t.Errorf("per phase: threads %v, want (Y, X) = [8 16]", res.Threads[0][0])
 		}
 	}
+}
+
+// TestCoordinationOverhead is note 002 §2.11's LU-MZ row (V5): on a
+// balanced load of scalable phases no strategy changes a configuration,
+// and what remains is the runtime's overhead, 0.736 % of the run. With
+// the overhead per coordination round set to 0.736 % of the group's
+// critical time, every task's groups grow by that much: the makespan
+// grows by exactly the charged time (the load stays balanced), which is
+// 0.736 % of the compute and so just under 0.736 % of the run (the
+// halo exchanges and allreduces are not charged); combined coordinates
+// twice per group (§2.8) and pays twice.
+func TestCoordinationOverhead(t *testing.T) {
+	tr, err := gen.Stencil{Dims: []int{2, 2}, Iterations: 8, HaloBytes: 4096, ComputeNs: 10_000_000, Imbalance: gen.ImbalanceNone,
+		Balance: 1, Intensity: 1, AllreduceBytes: 8, Seed: 3}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scalable := Profile{Default: Scaling{Serial: 0.05, Beta: 1}}
+	for _, c := range []struct {
+		strat  Strategy
+		rounds int
+	}{{DCTFirst, 1}, {Combined, 2}} {
+		res, err := Run(tr, g, network.DefaultLogGOPS(), Options{Node: testNode(), Profile: scalable, Strategy: c.strat, TDVFSNs: 10_000, Coordination: 0.00736, NoBound: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, grp := range res.Threads {
+			for _, rk := range grp {
+				for _, th := range rk {
+					if th != 16 {
+						t.Fatalf("%v: a phase ran %d threads on a balanced scalable load", c.strat, th)
+					}
+				}
+			}
+		}
+		if res.SlackNs != 0 || res.CoordRounds != c.rounds*res.Groups {
+			t.Errorf("%v: slack %d ns, %d rounds over %d groups; want 0 and %d per group", c.strat, res.SlackNs, res.CoordRounds, res.Groups, c.rounds)
+		}
+		// Each group's critical time is the 10 ms compute at (16, f_max).
+		want := int64(res.Groups) * int64(math.Round(float64(c.rounds)*0.00736*10e6))
+		if d := res.DCTDVFS.MakespanNs - res.Baseline.MakespanNs; d < want-int64(res.Groups) || d > want+int64(res.Groups) || abs64(res.CoordNs-want) > int64(res.Groups) {
+			t.Errorf("%v: makespan grew %d ns, charged %d ns; want %d", c.strat, d, res.CoordNs, want)
+		}
+		t.Logf("%v: %d groups, lost %.4f %% time, saved %.4f %% energy", c.strat, res.Groups, res.TimeLostPct, res.EnergySavedPct)
+		lost := 0.736 * float64(c.rounds)
+		if res.TimeLostPct > lost || res.TimeLostPct < 0.95*lost {
+			t.Errorf("%v: lost %.4f %% time; want just under %.3f %%", c.strat, res.TimeLostPct, lost)
+		}
+		if res.EnergySavedPct >= 0 {
+			t.Errorf("%v: saved %.4f %% energy; the overhead only costs", c.strat, res.EnergySavedPct)
+		}
+	}
+	if _, err := Run(tr, g, network.DefaultLogGOPS(), Options{Node: testNode(), Profile: scalable, Coordination: 1.5, NoBound: true}); err == nil {
+		t.Error("coordination overhead 1.5 accepted")
+	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

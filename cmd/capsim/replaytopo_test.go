@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayTopology checks replay --topology --json: the links section
+// accounts for every byte the ranks sent (each inter-node message crosses
+// its source's up-link exactly once), and bad topology or mapping flags
+// are usage errors naming what is wrong.
+func TestReplayTopology(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "a2a.arrow")
+	if code, _, stderr := capsim(t, "gen", "coll", "--kind", "alltoall", "--ranks", "16", "--bytes", "4096", "--reps", "2", "-o", trace); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := capsim(t, "replay", trace, "--json", "--topology", "fattree:k=4,n=2,oversub=2")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var r struct {
+		Topology   string `json:"topology"`
+		FlowEvents int64  `json:"flow_events"`
+		Ranks      []struct {
+			CollBytesSent int64 `json:"coll_bytes_sent"`
+		} `json:"ranks"`
+		Links []struct {
+			ID    int32 `json:"id"`
+			Bytes int64 `json:"bytes"`
+			Flows int64 `json:"flows"`
+		} `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var sent, up, flows int64
+	for _, rk := range r.Ranks {
+		sent += rk.CollBytesSent
+	}
+	for _, l := range r.Links {
+		if l.ID < 16 { // host up-links
+			up += l.Bytes
+			flows += l.Flows
+		}
+	}
+	if r.Topology == "" || sent == 0 || up != sent || r.FlowEvents != 2*flows {
+		t.Errorf("topology %q: %d bytes sent, %d on host up-links; %d flow events for %d flows", r.Topology, sent, up, r.FlowEvents, flows)
+	}
+	mapFile := filepath.Join(dir, "map.txt")
+	os.WriteFile(mapFile, []byte("0\n1\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topology", "fattree:k=4"}, "n is required"},
+		{[]string{"--topology", "fattree:k=4,n=2", "--mapping", mapFile}, "2 ranks mapped, want 16"},
+		{[]string{"--topology", "torus:dims=2x2", "--mapping", filepath.Join(dir, "none.txt")}, "none.txt"},
+	} {
+		code, _, stderr := capsim(t, append([]string{"replay", trace}, c.args...)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}

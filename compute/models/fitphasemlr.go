@@ -1,0 +1,431 @@
+package models
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/arrowtab"
+	"github.com/capsim/capsim/compute/power"
+)
+
+// PhaseRow is one measurement of an OpenMP phase (a region) at one
+// configuration: the input of FitPhaseMLR. Rates are the event rates in
+// the order of the fit's event names (needed at the sample
+// configurations); Instructions and Watts (0 = unknown) train the power
+// model.
+type PhaseRow struct {
+	Region       string
+	Config       compute.Config
+	Seconds      float64
+	Instructions float64
+	Watts        float64
+	Rates        []float64
+}
+
+// phaseFixed are the columns of a phase CSV that are not event rates.
+var phaseFixed = []string{"region", "cpu_ghz", "threads", "mem_ghz", "time_s", "instructions", "watts"}
+
+// ReadPhaseRows reads phase measurements from CSV: a header with region,
+// cpu_ghz, threads, time_s (required), mem_ghz, instructions, watts
+// (optional) and one column per hardware event rate; '#' starts a comment
+// line. An empty event cell is allowed (rates are only needed at the
+// sample configurations) and reads as NaN. It returns the rows and the
+// event names in column order.
+func ReadPhaseRows(r io.Reader, name string) ([]PhaseRow, []string, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("%s: empty file (need a header row)", name)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return parsePhaseRows(name, "line", header, func() ([]string, int, error) {
+		rec, err := cr.Read()
+		if err != nil {
+			return nil, 0, err
+		}
+		line, _ := cr.FieldPos(0)
+		return rec, line, nil
+	})
+}
+
+// PhaseRowsFromTable reads phase measurements from an Arrow table with
+// the columns of ReadPhaseRows: region a string column, the others
+// numbers. Arrow tables hold no empty cells: an event rate at a
+// configuration that is not a sample is read but not used, so any number
+// will do there.
+func PhaseRowsFromTable(t *arrowtab.Table, name string) ([]PhaseRow, []string, error) {
+	header := make([]string, len(t.Columns))
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		header[j] = c.Name
+		if (c.Name == "region") != c.IsString() {
+			if c.IsString() {
+				return nil, nil, fmt.Errorf("%s: column %q: want numbers", name, c.Name)
+			}
+			return nil, nil, fmt.Errorf("%s: column \"region\": want strings", name)
+		}
+	}
+	i := 0
+	return parsePhaseRows(name, "row", header, func() ([]string, int, error) {
+		if i >= t.Rows {
+			return nil, 0, io.EOF
+		}
+		rec := make([]string, len(t.Columns))
+		for j := range t.Columns {
+			c := &t.Columns[j]
+			if c.IsString() {
+				rec[j] = c.Strings[i]
+			} else if !math.IsNaN(c.Numbers[i]) {
+				rec[j] = strconv.FormatFloat(c.Numbers[i], 'g', -1, 64)
+			}
+		}
+		i++
+		return rec, i, nil
+	})
+}
+
+// parsePhaseRows parses phase measurements from a header and records;
+// next returns io.EOF after the last record, and where names a record's
+// position ("line" or "row") in errors.
+func parsePhaseRows(name, where string, header []string, next func() ([]string, int, error)) ([]PhaseRow, []string, error) {
+	idx := map[string]int{}
+	var events []string
+	var evCol []int
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, nil, fmt.Errorf("%s: header: column %d has no name", name, i+1)
+		}
+		if _, dup := idx[h]; dup {
+			return nil, nil, fmt.Errorf("%s: header: duplicate column %q", name, h)
+		}
+		idx[h] = i
+		fixed := false
+		for _, c := range phaseFixed {
+			fixed = fixed || c == h
+		}
+		if !fixed {
+			events = append(events, h)
+			evCol = append(evCol, i)
+		}
+	}
+	for _, c := range []string{"region", "cpu_ghz", "threads", "time_s"} {
+		if _, ok := idx[c]; !ok {
+			return nil, nil, fmt.Errorf("%s: header: missing column %q", name, c)
+		}
+	}
+	var rows []PhaseRow
+	for {
+		rec, line, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		num := func(col string, blank float64) (float64, error) {
+			j, ok := idx[col]
+			if !ok {
+				return blank, nil
+			}
+			s := strings.TrimSpace(rec[j])
+			if s == "" {
+				return blank, nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%s: %s %d: column %s: %q is not a finite number", name, where, line, col, s)
+			}
+			return v, nil
+		}
+		var pr PhaseRow
+		pr.Region = strings.TrimSpace(rec[idx["region"]])
+		if pr.Region == "" {
+			return nil, nil, fmt.Errorf("%s: %s %d: empty region", name, where, line)
+		}
+		var th float64
+		vals := []*float64{&pr.Config.CPUFreqGHz, &th, &pr.Config.MemFreqGHz, &pr.Seconds, &pr.Instructions, &pr.Watts}
+		for k, col := range []string{"cpu_ghz", "threads", "mem_ghz", "time_s", "instructions", "watts"} {
+			if *vals[k], err = num(col, 0); err != nil {
+				return nil, nil, err
+			}
+			if *vals[k] < 0 {
+				return nil, nil, fmt.Errorf("%s: %s %d: column %s: %g is negative", name, where, line, col, *vals[k])
+			}
+		}
+		if th != math.Trunc(th) || th < 1 || th > 1<<20 {
+			return nil, nil, fmt.Errorf("%s: %s %d: threads %g is not a whole number ≥ 1", name, where, line, th)
+		}
+		pr.Config.Threads = int(th)
+		if !(pr.Seconds > 0) {
+			return nil, nil, fmt.Errorf("%s: %s %d: time_s must be positive", name, where, line)
+		}
+		if !(pr.Config.CPUFreqGHz > 0) {
+			return nil, nil, fmt.Errorf("%s: %s %d: cpu_ghz must be positive", name, where, line)
+		}
+		pr.Rates = make([]float64, len(events))
+		for k, j := range evCol {
+			if pr.Rates[k], err = num(header[j], math.NaN()); err != nil {
+				return nil, nil, err
+			}
+		}
+		rows = append(rows, pr)
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("%s: no data rows", name)
+	}
+	return rows, events, nil
+}
+
+// MLRFit is the result of FitPhaseMLR: one PhaseMLR per region (sorted by
+// name), each with the region's own sample observations and the shared
+// coefficient sets, and the fit statistics.
+type MLRFit struct {
+	Regions []string
+	Models  []*PhaseMLR
+	Lines   []string // fit statistics, one line per target and for the power model
+}
+
+// FitPhaseMLR fits note 002's phase-time regression (Eq. 3.17) and IPS
+// power model (Eq. 3.19) from phase measurements. samples lists the
+// sample configurations S (the thesis uses three or four: maximum
+// concurrency at the highest frequency, two half-concurrency mappings at
+// the second-highest, and minimum concurrency at the lowest); every other
+// configuration measured is a target t with its own coefficient set,
+// fitted by multivariate linear regression over the training phases: the
+// regions measured at every sample and at t. The regressors are Time_i,
+// Time_i·e_(j,i), e_(i,j)·e_(i,k) and Time_j·Time_k (j < k), and a
+// constant, so the fit needs more training phases than regressors;
+// unidentifiable constants are folded (Σ_j y_(t,j) into z, l_t into σ_t).
+// k1 and k0 are fitted by least squares of watts on instructions/time_s
+// over the rows with both. Every region measured at all samples gets a
+// model, including those measured nowhere else (the phases to predict).
+func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*MLRFit, error) {
+	if len(samples) == 0 {
+		return nil, errors.New("phase-mlr: no sample configurations")
+	}
+	for i, c := range samples {
+		for _, d := range samples[:i] {
+			if c == d {
+				return nil, fmt.Errorf("phase-mlr: sample configuration %s given twice", c)
+			}
+		}
+	}
+	isSample := func(c compute.Config) int {
+		for i, s := range samples {
+			if s == c {
+				return i
+			}
+		}
+		return -1
+	}
+	byRegion := map[string]map[compute.Config]*PhaseRow{}
+	var targets []compute.Config
+	tseen := map[compute.Config]bool{}
+	for i := range rows {
+		r := &rows[i]
+		m := byRegion[r.Region]
+		if m == nil {
+			m = map[compute.Config]*PhaseRow{}
+			byRegion[r.Region] = m
+		}
+		if _, dup := m[r.Config]; dup {
+			return nil, fmt.Errorf("phase-mlr: region %q measured twice at %s", r.Region, r.Config)
+		}
+		m[r.Config] = r
+		if isSample(r.Config) < 0 && !tseen[r.Config] {
+			tseen[r.Config] = true
+			targets = append(targets, r.Config)
+		}
+	}
+	sort.Slice(targets, func(a, b int) bool { return targets[a].String() < targets[b].String() })
+	var regions []string
+	obs := map[string][]MLRSample{}
+	for name, m := range byRegion {
+		ss := make([]MLRSample, len(samples))
+		ok := true
+		for i, c := range samples {
+			r := m[c]
+			if r == nil {
+				ok = false
+				break
+			}
+			for j, e := range r.Rates {
+				if math.IsNaN(e) {
+					return nil, fmt.Errorf("phase-mlr: region %q at sample %s has no %s rate", name, c, events[j])
+				}
+			}
+			ss[i] = MLRSample{Config: c, Seconds: r.Seconds, Rates: append([]float64(nil), r.Rates...), Instructions: r.Instructions}
+		}
+		if ok {
+			regions = append(regions, name)
+			obs[name] = ss
+		}
+	}
+	if len(regions) == 0 {
+		return nil, errors.New("phase-mlr: no region is measured at every sample configuration")
+	}
+	sort.Strings(regions)
+	fit := &MLRFit{Regions: regions}
+	n, s := len(events), len(samples)
+	ncol := s*(1+n) + n*pairs(s) + pairs(s) + 1
+	var sets []MLRTarget
+	for _, tc := range targets {
+		var train []string
+		for _, name := range regions {
+			if byRegion[name][tc] != nil {
+				train = append(train, name)
+			}
+		}
+		if len(train) <= ncol {
+			return nil, fmt.Errorf("phase-mlr: target %s: %d training phases for %d regressors (need more phases than regressors)", tc, len(train), ncol)
+		}
+		X := mat.NewDense(len(train), ncol, nil)
+		y := mat.NewVecDense(len(train), nil)
+		for row, name := range train {
+			x := regressors(obs[name], n)
+			X.SetRow(row, x)
+			y.SetVec(row, byRegion[name][tc].Seconds)
+		}
+		beta, r2, err := lstsq(X, y)
+		if err != nil {
+			return nil, fmt.Errorf("phase-mlr: target %s: %w", tc, err)
+		}
+		sets = append(sets, unpack(tc, beta, s, n))
+		fit.Lines = append(fit.Lines, fmt.Sprintf("target %s: %d training phases, %d regressors, R² %.6g", tc, len(train), ncol, r2))
+	}
+	var pw *power.IPS
+	var ips, watts []float64
+	for _, r := range rows {
+		if r.Watts > 0 && r.Instructions > 0 {
+			ips = append(ips, r.Instructions/r.Seconds)
+			watts = append(watts, r.Watts)
+		}
+	}
+	if len(ips) > 0 {
+		if len(ips) < 3 {
+			return nil, fmt.Errorf("phase-mlr: power model: %d rows with instructions and watts (need 3 or more)", len(ips))
+		}
+		X := mat.NewDense(len(ips), 2, nil)
+		for i, v := range ips {
+			X.SetRow(i, []float64{v, 1})
+		}
+		beta, r2, err := lstsq(X, mat.NewVecDense(len(watts), watts))
+		if err != nil {
+			return nil, fmt.Errorf("phase-mlr: power model: %w", err)
+		}
+		pw = &power.IPS{K1: beta[0], K0: beta[1]}
+		fit.Lines = append(fit.Lines, fmt.Sprintf("power P = %.6g·IPS + %.6g W over %d rows, R² %.6g", pw.K1, pw.K0, len(ips), r2))
+	}
+	for _, name := range regions {
+		m := &PhaseMLR{Events: append([]string(nil), events...), Samples: obs[name], Targets: sets, Power: pw}
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("region %q: %w", name, err)
+		}
+		fit.Models = append(fit.Models, m)
+	}
+	return fit, nil
+}
+
+// regressors returns the regressor row of one phase: Time_i and
+// Time_i·e_(j,i) per sample i, e_(i,j)·e_(i,k) per event i and sample pair,
+// Time_j·Time_k per sample pair, and 1.
+func regressors(ss []MLRSample, n int) []float64 {
+	var x []float64
+	for _, sm := range ss {
+		x = append(x, sm.Seconds)
+		for j := 0; j < n; j++ {
+			x = append(x, sm.Seconds*sm.Rates[j])
+		}
+	}
+	s := len(ss)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s-1; j++ {
+			for k := j + 1; k < s; k++ {
+				x = append(x, ss[j].Rates[i]*ss[k].Rates[i])
+			}
+		}
+	}
+	for j := 0; j < s-1; j++ {
+		for k := j + 1; k < s; k++ {
+			x = append(x, ss[j].Seconds*ss[k].Seconds)
+		}
+	}
+	return append(x, 1)
+}
+
+// unpack maps the regression coefficients (in the order of regressors)
+// onto a coefficient set.
+func unpack(tc compute.Config, b []float64, s, n int) MLRTarget {
+	t := MLRTarget{Config: tc}
+	p := 0
+	for i := 0; i < s; i++ {
+		a := Alpha{Z: b[p], X: append([]float64(nil), b[p+1:p+1+n]...)}
+		p += 1 + n
+		t.Alpha = append(t.Alpha, a)
+	}
+	if n > 0 && s > 1 {
+		for i := 0; i < n; i++ {
+			t.MuEvents = append(t.MuEvents, append([]float64(nil), b[p:p+pairs(s)]...))
+			p += pairs(s)
+		}
+	}
+	if s > 1 {
+		t.MuTime = append([]float64(nil), b[p:p+pairs(s)]...)
+		p += pairs(s)
+	}
+	t.Sigma = b[p]
+	return t
+}
+
+// lstsq solves min ‖Xβ − y‖ by QR and returns β and R²; a rank-deficient
+// X is an error (the regressors do not determine the coefficients).
+func lstsq(X *mat.Dense, y *mat.VecDense) ([]float64, float64, error) {
+	r, c := X.Dims()
+	var svd mat.SVD
+	if !svd.Factorize(X, mat.SVDNone) {
+		return nil, 0, errors.New("least squares: SVD failed")
+	}
+	sv := svd.Values(nil)
+	if sv[0] == 0 || sv[len(sv)-1] <= sv[0]*1e-12*float64(max(r, c)) {
+		return nil, 0, errors.New("least squares: the regressors are linearly dependent (rank-deficient); measure more varied phases")
+	}
+	var qr mat.QR
+	qr.Factorize(X)
+	var b mat.VecDense
+	if err := qr.SolveVecTo(&b, false, y); err != nil {
+		return nil, 0, fmt.Errorf("least squares: %w", err)
+	}
+	var mean float64
+	for i := 0; i < r; i++ {
+		mean += y.AtVec(i)
+	}
+	mean /= float64(r)
+	var ssr, sst float64
+	for i := 0; i < r; i++ {
+		var fit float64
+		for j := 0; j < c; j++ {
+			fit += X.At(i, j) * b.AtVec(j)
+		}
+		ssr += (y.AtVec(i) - fit) * (y.AtVec(i) - fit)
+		sst += (y.AtVec(i) - mean) * (y.AtVec(i) - mean)
+	}
+	r2 := 1.0
+	if sst > 0 {
+		r2 = 1 - ssr/sst
+	}
+	return append([]float64(nil), b.RawVector().Data...), r2, nil
+}

@@ -1,0 +1,314 @@
+// Package flow is capsim's flow-level bandwidth model: messages are flows
+// over the directed links of a topology (package network/topo), and the
+// links' bandwidth is shared among the flows crossing them by max-min
+// fairness, computed by progressive filling (Bertsekas and Gallager, Data
+// Networks, §6.5.2): every flow's rate grows at the same pace until a link
+// is full; the flows crossing that link are frozen at their share, and
+// filling goes on with the others.
+//
+// Rates are updated incrementally. When a flow starts or ends, only the
+// flows that share a link with it are re-rated (in Exact mode, the whole
+// connected component of flows linked through shared links is): the
+// other flows keep their rates, and the capacity they use on the links
+// being re-rated is set aside. Every re-rated flow is charged the bytes it
+// sent at its old rate up to now, and gets a new completion time and a
+// new version number; a caller that scheduled a completion event for the
+// old version can tell that event is stale.
+//
+// A Net allocates nothing per flow once its slices have grown to the
+// run's largest number of concurrent flows.
+package flow
+
+import "math"
+
+// LinkStats are one link's statistics over a run.
+type LinkStats struct {
+	Bytes     int64 // bytes of the flows that crossed it
+	Flows     int64 // flows that crossed it
+	BusyNs    int64 // time during which at least one flow crossed it
+	Peak      int32 // most flows crossing it at once
+	busySince int64
+	active    int32
+}
+
+// link is the state of one link, kept together so that touching a link
+// costs one or two cache lines.
+type link struct {
+	flows    []member // the flows crossing it
+	capacity float64
+	res      float64 // residual capacity during filling
+	wsum     float64 // weight of the unfrozen flows during filling
+	cnt      int32   // unfrozen flows during filling
+	mark     uint32
+	st       LinkStats
+}
+
+// hop is a link of a flow's route and the flow's index in that link's
+// list of flows.
+type hop struct{ link, pos int32 }
+
+type member struct {
+	f   int32 // flow
+	hop int32 // index of the link in the flow's route
+}
+
+type flowState struct {
+	hops      []hop
+	remaining float64 // bytes left at time last
+	rate      float64 // bytes/ns
+	newRate   float64
+	weight    float64
+	last      int64
+	end       int64
+	version   int32
+	live      bool
+	frozen    bool
+	mark      uint32
+	// Payload for the caller.
+	A, B int32
+	C    int64
+}
+
+// Net is the state of a flow-level network: its links' capacities, the
+// flows in progress and their rates.
+type Net struct {
+	// Exact re-rates the whole connected component of a flow that starts
+	// or ends (exact max-min fairness) rather than the flows that share a
+	// link with it.
+	Exact bool
+
+	links []link
+
+	flows []flowState
+	free  []int32
+	epoch uint32
+
+	compF, compL, changed []int32
+	queue                 []int32
+}
+
+// New returns a Net over links of the given capacities, in bytes/ns.
+func New(capacity []float64) *Net {
+	n := &Net{links: make([]link, len(capacity))}
+	for i, c := range capacity {
+		n.links[i].capacity = c
+	}
+	return n
+}
+
+// Start starts a flow of bytes over links at time now (in ns) and
+// re-rates the flows it affects; Changed then lists them, this one
+// included. a, b and c are kept for the caller (Payload). It returns the
+// flow's id, valid until Finish. links must not be empty.
+//
+// weight is the flow's share relative to the others (weighted max-min:
+// on a bottleneck link, flows get rates in proportion to their weights);
+// a weight ≤ 0 counts as 1.
+func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b int32, c int64) int32 {
+	var id int32
+	if k := len(n.free); k > 0 {
+		id = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		id = int32(len(n.flows))
+		n.flows = append(n.flows, flowState{})
+	}
+	f := &n.flows[id]
+	f.hops = f.hops[:0]
+	f.remaining = float64(bytes)
+	f.rate, f.last, f.live = 0, now, true
+	if !(weight > 0) {
+		weight = 1
+	}
+	f.weight = weight
+	f.A, f.B, f.C = a, b, c
+	for i, l := range links {
+		f.hops = append(f.hops, hop{l, int32(len(n.links[l].flows))})
+		n.links[l].flows = append(n.links[l].flows, member{id, int32(i)})
+		s := &n.links[l].st
+		s.Bytes += bytes
+		s.Flows++
+		if s.active == 0 {
+			s.busySince = now
+		}
+		s.active++
+		s.Peak = max(s.Peak, s.active)
+	}
+	n.queue = append(n.queue[:0], links...)
+	n.rerate(now, id)
+	return id
+}
+
+// Finish ends flow id at time now and re-rates the flows it affected;
+// Changed then lists them.
+func (n *Net) Finish(now int64, id int32) {
+	f := &n.flows[id]
+	n.queue = n.queue[:0]
+	for _, h := range f.hops {
+		l, p := h.link, h.pos
+		n.queue = append(n.queue, l)
+		lf := n.links[l].flows
+		last := lf[len(lf)-1]
+		lf[p] = last
+		n.flows[last.f].hops[last.hop].pos = p
+		n.links[l].flows = lf[:len(lf)-1]
+		s := &n.links[l].st
+		s.active--
+		if s.active == 0 {
+			s.BusyNs += now - s.busySince
+		}
+	}
+	f.live = false
+	n.free = append(n.free, id)
+	n.rerate(now, -1)
+}
+
+// Changed returns the flows whose rate (and so completion time and
+// version) the last Start or Finish changed. The slice is reused.
+func (n *Net) Changed() []int32 { return n.changed }
+
+// End returns flow id's completion time at its current rate, and its
+// version; the time is math.MaxInt64 while its rate is 0.
+func (n *Net) End(id int32) (int64, int32) { return n.flows[id].end, n.flows[id].version }
+
+// Current reports whether version is flow id's current version.
+func (n *Net) Current(id, version int32) bool {
+	f := &n.flows[id]
+	return f.live && f.version == version
+}
+
+// Rate returns flow id's current rate in bytes/ns.
+func (n *Net) Rate(id int32) float64 { return n.flows[id].rate }
+
+// Payload returns the values given to Start.
+func (n *Net) Payload(id int32) (a, b int32, c int64) {
+	f := &n.flows[id]
+	return f.A, f.B, f.C
+}
+
+// Stats returns per-link statistics, closed at time now (links still busy
+// count as busy until now).
+func (n *Net) Stats(now int64) []LinkStats {
+	out := make([]LinkStats, len(n.links))
+	for l := range n.links {
+		st := &n.links[l].st
+		if st.active > 0 {
+			st.BusyNs += now - st.busySince
+			st.busySince = now
+		}
+		out[l] = *st
+	}
+	return out
+}
+
+// rerate recomputes the rates of the flows sharing a link of n.queue (the
+// links of flow self, or of a flow just removed) by progressive filling,
+// with the capacity used by other flows set aside.
+func (n *Net) rerate(now int64, self int32) {
+	n.epoch++
+	ep := n.epoch
+	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
+	// The flows to re-rate.
+	for _, l := range n.queue {
+		n.links[l].mark = ep
+		n.compL = append(n.compL, l)
+	}
+	for qi := 0; qi < len(n.queue); qi++ {
+		for _, m := range n.links[n.queue[qi]].flows {
+			f := &n.flows[m.f]
+			if f.mark == ep {
+				continue
+			}
+			f.mark = ep
+			n.compF = append(n.compF, m.f)
+			for _, h := range f.hops {
+				if l := h.link; n.links[l].mark != ep {
+					n.links[l].mark = ep
+					n.compL = append(n.compL, l)
+					if n.Exact {
+						n.queue = append(n.queue, l)
+					}
+				}
+			}
+		}
+	}
+	// Residual capacities: what flows outside the set leave.
+	for _, l := range n.compL {
+		r := n.links[l].capacity
+		var c int32
+		var w float64
+		for _, m := range n.links[l].flows {
+			if f := &n.flows[m.f]; f.mark == ep {
+				c++
+				w += f.weight
+			} else {
+				r -= f.rate
+			}
+		}
+		n.links[l].res = max(r, 0)
+		n.links[l].cnt = c
+		n.links[l].wsum = w
+	}
+	for _, id := range n.compF {
+		n.flows[id].frozen = false
+	}
+	// Progressive filling.
+	left := len(n.compF)
+	for left > 0 {
+		best := int32(-1)
+		var share float64
+		for _, l := range n.compL {
+			if n.links[l].cnt > 0 {
+				if s := n.links[l].res / n.links[l].wsum; best < 0 || s < share {
+					best, share = l, s
+				}
+			}
+		}
+		for _, m := range n.links[best].flows {
+			f := &n.flows[m.f]
+			if f.mark != ep || f.frozen {
+				continue
+			}
+			f.frozen = true
+			f.newRate = share * f.weight
+			left--
+			for _, h := range f.hops {
+				l := h.link
+				n.links[l].res = max(n.links[l].res-f.newRate, 0)
+				n.links[l].wsum -= f.weight
+				n.links[l].cnt--
+			}
+		}
+	}
+	// Charge the old rates up to now and schedule the new ones.
+	for _, id := range n.compF {
+		f := &n.flows[id]
+		if id != self && f.newRate == f.rate {
+			continue
+		}
+		f.remaining -= f.rate * float64(now-f.last)
+		if f.remaining < 0 {
+			f.remaining = 0
+		}
+		f.last = now
+		f.rate = f.newRate
+		f.version++
+		switch {
+		case f.remaining == 0:
+			f.end = now
+		case f.rate <= 0:
+			f.end = math.MaxInt64
+		default:
+			// Durations beyond 2^62 ns (a rate near 0) are capped there:
+			// later than any time a caller can represent, without
+			// overflowing.
+			d := math.Ceil(f.remaining / f.rate)
+			if d >= 1<<62 || now >= 1<<62 {
+				f.end = 1 << 62
+			} else {
+				f.end = now + int64(d)
+			}
+		}
+		n.changed = append(n.changed, id)
+	}
+}

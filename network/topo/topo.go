@@ -1,0 +1,195 @@
+// Package topo describes interconnect topologies for capsim's flow-level
+// network model: which directed links a message between two nodes
+// crosses, and each link's bandwidth and latency.
+//
+// Four kinds are provided, each with deterministic routing:
+//
+//   - Crossbar: every pair of nodes is connected without contention (no
+//     links); this is the behaviour of the plain LogGOPS model.
+//   - FatTree: a k-ary n-tree (Petrini and Vanneschi) of k^n hosts with
+//     D-mod-k routing and optional oversubscription of the
+//     switch-to-switch links.
+//   - Torus: a 1-, 2- or 3-D torus with one host per router and
+//     dimension-order routing (shortest direction, ties go +).
+//   - Dragonfly: groups of routers fully connected inside a group, with
+//     global links between groups; minimal or Valiant routing.
+//
+// Bandwidths are in bytes per nanosecond (numerically GB/s) and latencies
+// in nanoseconds. Ranks map onto nodes with a Mapping.
+package topo
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Link is one directed link of a topology.
+type Link struct {
+	Bandwidth float64 // bytes per ns (GB/s)
+	Latency   int64   // ns to cross it
+}
+
+// Topology is an interconnect: Nodes hosts joined by NumLinks directed
+// links.
+type Topology interface {
+	// Nodes returns the number of hosts.
+	Nodes() int
+	// NumLinks returns the number of directed links; link ids run from 0.
+	NumLinks() int
+	// Link returns link id's bandwidth and latency.
+	Link(id int32) Link
+	// Route appends to buf the ids of the links that a message from host
+	// src to host dst crosses, in order, and returns the extended slice.
+	// It appends nothing when src == dst. It does not allocate when buf
+	// has room.
+	Route(buf []int32, src, dst int) []int32
+	// String returns the topology's spec, as Parse reads it.
+	String() string
+}
+
+// Crossbar connects n hosts without contention: Route returns no links.
+type Crossbar struct{ N int }
+
+// Nodes implements Topology.
+func (c *Crossbar) Nodes() int { return c.N }
+
+// NumLinks implements Topology: a crossbar has none.
+func (c *Crossbar) NumLinks() int { return 0 }
+
+// Link implements Topology; a crossbar has no link to describe.
+func (c *Crossbar) Link(id int32) Link { return Link{} }
+
+// Route implements Topology: no links.
+func (c *Crossbar) Route(buf []int32, src, dst int) []int32 { return buf }
+
+// String implements Topology.
+func (c *Crossbar) String() string { return fmt.Sprintf("crossbar:nodes=%d", c.N) }
+
+// params holds the KEY=VALUE parameters of a spec.
+type params struct {
+	spec string
+	kv   map[string]string
+	used map[string]bool
+}
+
+func parseParams(spec, args string) (*params, error) {
+	p := &params{spec: spec, kv: map[string]string{}, used: map[string]bool{}}
+	if strings.TrimSpace(args) == "" {
+		return p, nil
+	}
+	for _, f := range strings.Split(args, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("topology %q: %q is not KEY=VALUE", spec, f)
+		}
+		if _, dup := p.kv[k]; dup {
+			return nil, fmt.Errorf("topology %q: %s given twice", spec, k)
+		}
+		p.kv[k] = strings.TrimSpace(v)
+	}
+	return p, nil
+}
+
+func (p *params) int(key string, def, min int) (int, error) {
+	v, ok := p.kv[key]
+	p.used[key] = true
+	if !ok {
+		if def < min {
+			return 0, fmt.Errorf("topology %q: parameter %s is required", p.spec, key)
+		}
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min {
+		return 0, fmt.Errorf("topology %q: %s=%q is not an integer ≥ %d", p.spec, key, v, min)
+	}
+	return n, nil
+}
+
+func (p *params) float(key string, def float64) (float64, error) {
+	v, ok := p.kv[key]
+	p.used[key] = true
+	if !ok {
+		return def, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("topology %q: %s=%q is not a positive number", p.spec, key, v)
+	}
+	return x, nil
+}
+
+func (p *params) str(key, def string) string {
+	p.used[key] = true
+	if v, ok := p.kv[key]; ok {
+		return v
+	}
+	return def
+}
+
+// done reports parameters that the kind does not know.
+func (p *params) done(known string) error {
+	for k := range p.kv {
+		if !p.used[k] {
+			return fmt.Errorf("topology %q: unknown parameter %q (want %s)", p.spec, k, known)
+		}
+	}
+	return nil
+}
+
+// DefaultBandwidth is the link bandwidth, in bytes/ns, that specs leave
+// out: 12.5 GB/s, a 100 Gb/s link.
+const DefaultBandwidth = 12.5
+
+// DefaultHopNs is the per-link latency that specs leave out.
+const DefaultHopNs = 100
+
+// MaxHopNs is the largest per-link latency a topology takes: 1,000 s,
+// far beyond any network, small enough that a route's latencies cannot
+// overflow a time.
+const MaxHopNs = 1_000_000_000_000
+
+// maxNodes bounds the size of a topology read from a spec.
+const maxNodes = 1 << 22
+
+// Parse reads a topology spec "KIND:KEY=VALUE,...":
+//
+//	crossbar:nodes=N
+//	fattree:k=K,n=N[,oversub=S][,bw=B][,hop_ns=H]
+//	torus:dims=XxY[xZ][,bw=B][,hop_ns=H]
+//	dragonfly:groups=G,routers=A,hosts=P,global=H[,bw=B][,local_bw=B][,global_bw=B][,hop_ns=H][,routing=minimal|valiant]
+//
+// bw is in GB/s (bytes per ns), hop_ns is the latency of every link. A
+// crossbar with nodes left out (or 0) has as many nodes as the replay has
+// ranks.
+func Parse(spec string) (Topology, error) {
+	kind, args, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	p, err := parseParams(spec, args)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "crossbar":
+		n, err := p.int("nodes", 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.done("nodes"); err != nil {
+			return nil, err
+		}
+		return &Crossbar{N: n}, nil
+	case "fattree":
+		return parseFatTree(p)
+	case "torus":
+		return parseTorus(p)
+	case "dragonfly":
+		return parseDragonfly(p)
+	}
+	return nil, fmt.Errorf("topology %q: unknown kind %q (want crossbar, fattree, torus or dragonfly)", spec, kind)
+}
+
+// fmtFloat formats a bandwidth as Parse reads it.
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

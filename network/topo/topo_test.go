@@ -1,0 +1,257 @@
+package topo
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// checkRoutes checks every route of t: in range, no link twice, hops
+// within [lo, hi], and empty from a node to itself.
+func checkRoutes(t *testing.T, top Topology, hi int) {
+	checkRoutesFrom(t, top, 2, hi)
+}
+
+func checkRoutesFrom(t *testing.T, top Topology, lo, hi int) {
+	t.Helper()
+	n := top.Nodes()
+	var buf []int32
+	for s := 0; s < n; s++ {
+		for d := 0; d < n; d++ {
+			buf = top.Route(buf[:0], s, d)
+			if s == d {
+				if len(buf) != 0 {
+					t.Fatalf("%s: route %d→%d = %v, want none", top, s, d, buf)
+				}
+				continue
+			}
+			if len(buf) < lo || len(buf) > hi {
+				t.Fatalf("%s: route %d→%d has %d links, want %d..%d", top, s, d, len(buf), lo, hi)
+			}
+			seen := map[int32]bool{}
+			for _, l := range buf {
+				if l < 0 || int(l) >= top.NumLinks() || seen[l] {
+					t.Fatalf("%s: route %d→%d = %v: link %d out of range or repeated", top, s, d, buf, l)
+				}
+				seen[l] = true
+			}
+			if len(buf) > 1 && buf[len(buf)-1] == buf[0] {
+				t.Fatalf("%s: route %d→%d starts and ends on one link", top, s, d)
+			}
+		}
+	}
+}
+
+func TestFatTreeRoutes(t *testing.T) {
+	for _, c := range []struct{ k, n int }{{2, 1}, {2, 3}, {4, 2}, {4, 3}, {3, 3}} {
+		ft, err := NewFatTree(c.k, c.n, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRoutes(t, ft, 2*c.n)
+		// Hops: 2 × the lowest level spanning both hosts.
+		var buf []int32
+		for s := 0; s < ft.Nodes(); s++ {
+			for d := 0; d < ft.Nodes(); d++ {
+				if s == d {
+					continue
+				}
+				lvl := 1
+				for s/ft.pow[lvl] != d/ft.pow[lvl] {
+					lvl++
+				}
+				if buf = ft.Route(buf[:0], s, d); len(buf) != 2*lvl {
+					t.Errorf("%s: %d→%d crosses %d links, want %d", ft, s, d, len(buf), 2*lvl)
+				}
+			}
+		}
+		// D-mod-k spreads every shift permutation: no link carries two
+		// of its messages.
+		for shift := 1; shift < ft.Nodes(); shift++ {
+			load := map[int32]int{}
+			for s := 0; s < ft.Nodes(); s++ {
+				for _, l := range ft.Route(buf[:0], s, (s+shift)%ft.Nodes()) {
+					load[l]++
+					if load[l] > 1 {
+						t.Fatalf("%s: shift %d puts two messages on link %d", ft, shift, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTorusDimensionOrder(t *testing.T) {
+	tor, err := NewTorus([]int{4, 4}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, tor, 2+4)
+	inj := func(i int) int32 { return int32(16*4 + i) }
+	ej := func(i int) int32 { return int32(16*5 + i) }
+	for _, c := range []struct {
+		src, dst int
+		want     []int32
+	}{
+		// (0,0) → (2,1): X first (+, +), then Y (+).
+		{0, 6, []int32{inj(0), tor.NeighbourLink(0, 0, true), tor.NeighbourLink(1, 0, true), tor.NeighbourLink(2, 1, true), ej(6)}},
+		// (0,0) → (3,0): one hop the short way round, in −X.
+		{0, 3, []int32{inj(0), tor.NeighbourLink(0, 0, false), ej(3)}},
+		// (1,3) → (1,0): wraps in +Y.
+		{13, 1, []int32{inj(13), tor.NeighbourLink(13, 1, true), ej(1)}},
+	} {
+		if got := tor.Route(nil, c.src, c.dst); !slices.Equal(got, c.want) {
+			t.Errorf("route %d→%d = %v, want %v", c.src, c.dst, got, c.want)
+		}
+	}
+	t3, err := NewTorus([]int{3, 2, 4}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, t3, 2+1+1+2)
+	// Without NIC links a route is its router hops: 1..4 on a 4×4 torus.
+	nn, err := Parse("torus:dims=4x4,nic=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutesFrom(t, nn, 1, 4)
+	// Ties: (0,2) → (0,0) goes + (via (0,3)) by default, − under
+	// SimGrid's rule; (0,3) → (0,1) goes + under both.
+	sg, _ := Parse("torus:dims=4x4,tie=simgrid")
+	for _, c := range []struct {
+		top      Topology
+		src, dst int
+		plus     bool
+	}{{tor, 8, 0, true}, {sg, 8, 0, false}, {tor, 12, 4, true}, {sg, 12, 4, true}, {sg, 0, 8, true}} {
+		r := c.top.Route(nil, c.src, c.dst)
+		if want := tor.NeighbourLink(c.src, 1, c.plus); r[1] != want {
+			t.Errorf("%s: %d→%d leaves on link %d, want %d", c.top, c.src, c.dst, r[1], want)
+		}
+	}
+	if got := nn.Route(nil, 0, 6); !slices.Equal(got, []int32{tor.NeighbourLink(0, 0, true), tor.NeighbourLink(1, 0, true), tor.NeighbourLink(2, 1, true)}) {
+		t.Errorf("nic=0: route 0→6 = %v", got)
+	}
+}
+
+func TestDragonflyRoutes(t *testing.T) {
+	for _, valiant := range []bool{false, true} {
+		// 5 groups of 2 routers with 2 global links each: one link
+		// between each pair of groups.
+		d, err := NewDragonfly(5, 2, 2, 2, 1, 1, 1, 1, valiant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hi := 5 // host, local, global, local, host
+		if valiant {
+			hi = 8
+		}
+		checkRoutes(t, d, hi)
+		// Every minimal inter-group route crosses exactly one global
+		// link, the one from its group towards the destination group.
+		if !valiant {
+			globals := 2*d.nodes + d.Groups*d.Routers*d.Routers
+			var buf []int32
+			for s := 0; s < d.Nodes(); s++ {
+				for t2 := 0; t2 < d.Nodes(); t2++ {
+					gs, gd := s/4, t2/4
+					n := 0
+					for _, l := range d.Route(buf[:0], s, t2) {
+						if int(l) >= globals {
+							n++
+							if g := (int(l) - globals) / (d.Routers * d.Global); g != gs {
+								t.Fatalf("%d→%d leaves group %d on a global link of group %d", s, t2, gs, g)
+							}
+						}
+					}
+					if want := map[bool]int{true: 0, false: 1}[gs == gd]; n != want {
+						t.Fatalf("%d→%d crosses %d global links, want %d", s, t2, n, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, spec := range []string{
+		"crossbar:nodes=8",
+		"fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100",
+		"torus:dims=4x4x2,bw=10,hop_ns=50",
+		"torus:dims=8,bw=10,hop_ns=50,nic=0",
+		"torus:dims=4x4,bw=10,hop_ns=50,tie=simgrid",
+		"dragonfly:groups=9,routers=4,hosts=2,global=2,bw=12.5,local_bw=25,global_bw=10,hop_ns=100,routing=valiant",
+	} {
+		top, err := Parse(spec)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", spec, err)
+		}
+		if top.String() != spec {
+			t.Errorf("Parse(%q).String() = %q", spec, top.String())
+		}
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"mesh:n=2", "unknown kind"},
+		{"fattree:n=3", "k is required"},
+		{"fattree:k=4,n=3,oversub=0.5", "oversub"},
+		{"fattree:k=4,n=3,bw=-1", "positive number"},
+		{"fattree:k=4,n=3,radix=2", `unknown parameter "radix"`},
+		{"fattree:k=4,k=3", "twice"},
+		{"torus:dims=4xy", "not a positive integer"},
+		{"torus:dims=2x2x2x2", "dimensions"},
+		{"dragonfly:groups=9,routers=2,hosts=2,global=2", "multiple of groups−1"},
+		{"dragonfly:groups=2,routers=1,hosts=1,global=1,routing=valiant", "at least 3 groups"},
+		{"fattree:k=2,n=40", "hosts is more"},
+		{"torus:dims=4,hop_ns=9000000000000000000", "hop_ns"},
+	} {
+		_, err := Parse(c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestMapping(t *testing.T) {
+	b, _ := Block(6, 4) // 2 per node
+	if !slices.Equal(b, []int32{0, 0, 1, 1, 2, 2}) {
+		t.Errorf("Block(6, 4) = %v", b)
+	}
+	r, _ := RoundRobin(6, 4)
+	if !slices.Equal(r, []int32{0, 1, 2, 3, 0, 1}) {
+		t.Errorf("RoundRobin(6, 4) = %v", r)
+	}
+	m, err := ReadMapping(strings.NewReader("# map\n3\n\n1\n"), "m.txt", 2, 4)
+	if err != nil || !slices.Equal(m, []int32{3, 1}) {
+		t.Errorf("ReadMapping = %v, %v", m, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"0\n4\n", "m.txt:2: \"4\" is not a node number"},
+		{"0\n", "1 ranks mapped, want 2"},
+		{"0\n1\n2\n", "m.txt:3: more than 2 ranks"},
+	} {
+		if _, err := ReadMapping(strings.NewReader(c.in), "m.txt", 2, 4); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ReadMapping(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"crossbar:nodes=8", "fattree:k=4,n=3,oversub=2", "torus:dims=4x4", "dragonfly:groups=5,routers=2,hosts=2,global=2,routing=valiant", "fattree:k=,n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		top, err := Parse(spec)
+		if err != nil {
+			return
+		}
+		if top.Nodes() > 4096 {
+			return
+		}
+		again, err := Parse(top.String())
+		if err != nil || again.String() != top.String() {
+			t.Fatalf("round trip of %q: %v", spec, err)
+		}
+		if n := top.Nodes(); n > 1 && top.NumLinks() > 0 {
+			top.Route(nil, 0, n-1)
+		}
+	})
+}

@@ -1,0 +1,593 @@
+package bound
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// The LP over the engine's semantics (FromGraph).
+//
+// The replay engine (package sim) is LogGOPSim's event loop. Once the
+// order of operations on every resource is fixed (each host's CPU, its
+// NIC's send and receive sides), which message each receive matches and
+// which clock value each posted receive read, every time the engine
+// computes is the largest of a few others plus a constant:
+//
+//   - a calc or send starts at max(its release, the end of the previous
+//     operation on its CPU [and, for a send, on its NIC's send side]);
+//     its release is the latest of its dependencies: a "requires" one
+//     when it completes, an "irequires" one when it starts;
+//   - a receive is posted at max(its release, the CPU clock when it was
+//     released) and completes at max(its post, its message's processing);
+//   - a message is processed at max(send start + o + L, the previous
+//     operation's end on the receiver's CPU and NIC receive side);
+//   - a send holds its CPU o + (s−1)·O and its NIC g + (s−1)·G; a
+//     message's processing holds the receiver's CPU o + max((s−1)·O,
+//     (s−1)·G) and NIC g + (s−1)·G, with LogGOPSim's negative charges for
+//     empty messages and each message's class parameters;
+//   - an eager send completes when it starts, a rendezvous send when its
+//     receive completes, which also moves the sender's CPU and NIC send
+//     clocks to that time; a calc's dependents are released when it
+//     starts and read its CPU's clock, its end.
+//
+// FromGraph writes each max as one row per argument (t ≥ argument), with a
+// calc's duration d_i the LP's variable (end − start ≥ d_i). The least
+// solution of these rows is the engine's schedule, so at every task's
+// fastest configuration the LP's makespan is the replay's, and every
+// replay that keeps those orders satisfies the rows: the LP's makespan is
+// at most its makespan (Check tells whether a replay kept them).
+
+// Record is what one replay did, as the LP needs it: when every operation
+// started and ended, the order of operations on every resource, which
+// message every receive matched, and the CPU clock each operation read
+// when it was queued. Observe makes one.
+type Record struct {
+	g          *graph.Graph
+	ncpu       int
+	start, end []int64 // per op: start (calc, send) or post (recv); calc end or send CPU end
+	nicEnd     []int64 // per send: its NIC's send side end
+	comp       []int64 // per recv: completion
+	proc       []int64 // per send: when its message was processed
+	procCPU    []int64 // per send: the receiver's CPU end of that processing
+	procNIC    []int64
+	match      []int32 // per send: its receive; per receive: its send
+	rdv        []int64 // per send: rendezvous completion, −1 for none
+	// chains[c][slot]: the resource's items in order; c is chainCPU,
+	// chainNICSend or chainNICRecv.
+	chains [3][][]item
+	relPos []int32 // per op: items in its CPU slot when it was queued
+	// Makespan is the replay's makespan, ns.
+	Makespan int64
+}
+
+const (
+	chainCPU = iota
+	chainNICSend
+	chainNICRecv
+)
+
+var chainNames = [3]string{"CPU", "NIC send", "NIC receive"}
+
+// item is one operation's use of a resource, or a rendezvous moving it.
+type item struct {
+	kind sim.StepKind
+	op   int32
+}
+
+func (r *Record) Busy(op int32, start, end int64)               {}
+func (r *Record) Message(send, recv int32, sent, matched int64) {}
+
+// Queued implements sim.QueueObserver.
+func (r *Record) Queued(op int32, t int64) {
+	slot := r.g.RankOf(op)*r.ncpu + int(r.g.CPU[op])
+	r.relPos[op] = int32(len(r.chains[chainCPU][slot]))
+}
+
+// Step implements sim.StepObserver.
+func (r *Record) Step(s sim.Step) {
+	add := func(c int, slot int32) {
+		r.chains[c][slot] = append(r.chains[c][slot], item{s.Kind, s.Op})
+	}
+	switch s.Kind {
+	case sim.StepCalc:
+		r.start[s.Op], r.end[s.Op] = s.T, s.CPUEnd
+		add(chainCPU, s.CPU)
+	case sim.StepSend:
+		r.start[s.Op], r.end[s.Op], r.nicEnd[s.Op] = s.T, s.CPUEnd, s.NICEnd
+		add(chainCPU, s.CPU)
+		add(chainNICSend, s.NIC)
+	case sim.StepPost:
+		r.start[s.Op] = s.T
+	case sim.StepProcess:
+		r.proc[s.Op], r.procCPU[s.Op], r.procNIC[s.Op] = s.T, s.CPUEnd, s.NICEnd
+		add(chainCPU, s.CPU)
+		add(chainNICRecv, s.NIC)
+	case sim.StepMatch:
+		r.match[s.Op], r.match[s.Peer] = s.Peer, s.Op
+		r.comp[s.Peer] = s.T
+	case sim.StepRendezvous:
+		r.rdv[s.Op] = s.T
+		add(chainCPU, s.CPU)
+		add(chainNICSend, s.NIC)
+	}
+}
+
+// Observe replays g under net with the engine options opt (its Observer
+// is replaced) and records what the replay did.
+func Observe(g *graph.Graph, net network.LogGOPS, opt sim.Options) (*Record, error) {
+	n := g.NumOps()
+	ncpu, nnic := 1, 1
+	for i := 0; i < n; i++ {
+		ncpu = max(ncpu, int(g.CPU[i])+1)
+		nnic = max(nnic, int(g.NIC[i])+1)
+	}
+	r := &Record{g: g, ncpu: ncpu}
+	for _, p := range []*[]int64{&r.start, &r.end, &r.nicEnd, &r.comp, &r.proc, &r.procCPU, &r.procNIC, &r.rdv} {
+		*p = make([]int64, n)
+		for i := range *p {
+			(*p)[i] = -1
+		}
+	}
+	r.match = make([]int32, n)
+	r.relPos = make([]int32, n)
+	for i := range r.match {
+		r.match[i] = -1
+	}
+	r.chains[chainCPU] = make([][]item, g.NumRanks()*ncpu)
+	r.chains[chainNICSend] = make([][]item, g.NumRanks()*nnic)
+	r.chains[chainNICRecv] = make([][]item, g.NumRanks()*nnic)
+	opt.Observer = r
+	res, err := sim.Run(g, net, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Makespan = res.Makespan
+	return r, nil
+}
+
+// GraphOptions say which calcs of an execution graph are the LP's tasks
+// and what the cores draw between them.
+type GraphOptions struct {
+	// Configs returns the configurations (seconds, watts) of calc op, or
+	// nil for a calc that is no task: it keeps its recorded duration and
+	// draws the wait power (a reduction's cost added by lowering).
+	Configs func(op int32) []frontier.Config
+	// Event returns Task.Event of calc op's task (nil: −1).
+	Event func(op int32) int
+	// Classes gives messages their own parameters (sim.Options.Classes).
+	Classes *network.Classes
+	Wait    WaitPower
+	// IdleW is a core's idle power, drawn before its rank's first task.
+	IdleW float64
+	// Device, when set, runs calcs on shared devices (sim.Options.Device)
+	// in the reference replay; the LP does not order a device's calcs,
+	// so with devices it is a relaxation, not exact.
+	Device []int32
+}
+
+// Net is the LP's DAG of an execution graph under the engine's semantics
+// (see FromGraph), with the reference replay whose orders it fixes.
+type Net struct {
+	DAG   *DAG
+	Order *Order
+	// Ref is the reference replay: every task at its fastest
+	// configuration.
+	Ref *Record
+	// TaskOp is the calc operation of every task; Times the reference
+	// replay's vertex times in seconds.
+	TaskOp []int32
+	Times  []float64
+	g      *graph.Graph
+	net    network.LogGOPS
+	opt    GraphOptions
+	hull   [][]frontier.Config // per op: the task's hull, nil for other ops
+}
+
+// FromGraph builds the LP of execution graph g (what sim.Run executes)
+// under net: it replays g once with every task at its fastest
+// configuration, fixes that replay's orders of operations on every
+// resource and its order of events where power changes, and writes the
+// engine's recurrences as rows (see the comment at the top of graph.go).
+func FromGraph(g *graph.Graph, net network.LogGOPS, opt GraphOptions) (*Net, error) {
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Wait.Constant && (!(opt.Wait.W >= 0) || math.IsInf(opt.Wait.W, 0)) {
+		return nil, fmt.Errorf("bound: wait power %g W, want ≥ 0", opt.Wait.W)
+	}
+	if !(opt.IdleW >= 0) || math.IsInf(opt.IdleW, 0) {
+		return nil, fmt.Errorf("bound: idle power %g W, want ≥ 0", opt.IdleW)
+	}
+	n := &Net{g: g, net: net, opt: opt, hull: make([][]frontier.Config, g.NumOps())}
+	dur := make([]int64, g.NumOps())
+	for op := int32(0); op < int32(g.NumOps()); op++ {
+		dur[op] = g.Size[op]
+		if g.Kind[op] != graph.Calc || opt.Configs == nil {
+			continue
+		}
+		cs := opt.Configs(op)
+		if cs == nil {
+			continue
+		}
+		h, err := frontier.Hull(cs)
+		if err != nil {
+			return nil, fmt.Errorf("bound: %s: %w", g.Describe(op), err)
+		}
+		n.hull[op] = h
+		dur[op] = int64(math.Round(h[0].Time * 1e9))
+	}
+	ref, err := Observe(g, net, sim.Options{Pricer: fixedPricer(dur), Classes: opt.Classes, Device: opt.Device})
+	if err != nil {
+		return nil, fmt.Errorf("bound: the reference replay: %w", err)
+	}
+	n.Ref = ref
+	n.DAG, n.TaskOp, n.Times, err = n.build(ref)
+	if err != nil {
+		return nil, err
+	}
+	n.Order, err = OrderFromTimes(n.DAG, n.Times, false)
+	return n, err
+}
+
+// fixedPricer prices calc op at dur[op] ns.
+type fixedPricer []int64
+
+func (p fixedPricer) CalcDuration(op int32, start int64) int64 { return p[op] }
+
+// perByte and recvPerByte are the engine's per-byte charges (package sim),
+// negative for an empty message as in LogGOPSim.
+func perByte(s, x int64) int64 {
+	if s > 0 {
+		return (s - 1) * x
+	}
+	return -x
+}
+
+func recvPerByte(s, O, G int64) int64 {
+	if s > 0 {
+		return (s - 1) * max(O, G)
+	}
+	switch {
+	case O == 0:
+		return -G
+	case G == 0:
+		return -O
+	}
+	return -min(O, G)
+}
+
+// build writes the DAG whose orders are rec's, and returns it with the
+// task of every calc and rec's vertex times (seconds).
+func (n *Net) build(rec *Record) (*DAG, []int32, []float64, error) {
+	g := rec.g
+	nops := g.NumOps()
+	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
+	times := []float64{0, float64(rec.Makespan) / 1e9}
+	vert := func(name string, ns int64) int {
+		d.Vertices++
+		d.Names = append(d.Names, name)
+		times = append(times, float64(ns)/1e9)
+		return d.Vertices - 1
+	}
+	edge := func(a, b int, w int64) {
+		if a >= 0 && b >= 0 {
+			d.Messages = append(d.Messages, Message{Src: a, Dst: b, Time: float64(w) / 1e9})
+		}
+	}
+	params := func(send int32) network.LogGOPS {
+		if c := n.opt.Classes; c != nil {
+			return c.Params[c.Of[send]]
+		}
+		return n.net
+	}
+	B := make([]int32, nops)   // start: calc, send start; recv post
+	E := make([]int32, nops)   // calc end; send CPU end; recv completion
+	Kn := make([]int32, nops)  // send NIC end
+	Mp := make([]int32, nops)  // per send: message processing
+	Kpc := make([]int32, nops) // per send: receiver CPU end of the processing
+	Kpn := make([]int32, nops)
+	for op := int32(0); op < int32(nops); op++ {
+		B[op], E[op], Kn[op], Mp[op], Kpc[op], Kpn[op] = -1, -1, -1, -1, -1, -1
+		if rec.start[op] < 0 {
+			return nil, nil, nil, fmt.Errorf("bound: %s never started in the replay", g.Describe(op))
+		}
+		name := g.Describe(op)
+		B[op] = int32(vert(name+" start", rec.start[op]))
+		switch g.Kind[op] {
+		case graph.Calc:
+			E[op] = int32(vert(name+" end", rec.end[op]))
+		case graph.Send:
+			p := params(op)
+			s := g.Size[op]
+			if busy := p.Overhead + perByte(s, p.OverheadPerByte); busy >= 0 {
+				E[op] = int32(vert(name+" CPU end", rec.end[op]))
+				edge(int(B[op]), int(E[op]), busy)
+			}
+			if gap := p.Gap + perByte(s, p.GapPerByte); gap >= 0 {
+				Kn[op] = int32(vert(name+" NIC end", rec.nicEnd[op]))
+				edge(int(B[op]), int(Kn[op]), gap)
+			}
+			if rec.proc[op] < 0 {
+				return nil, nil, nil, fmt.Errorf("bound: the message of %s was never received in the replay", name)
+			}
+			Mp[op] = int32(vert(name+" message received", rec.proc[op]))
+			flight, busyR := p.Overhead+p.Latency, p.Overhead+recvPerByte(s, p.OverheadPerByte, p.GapPerByte)
+			if n.net.LogGP { // the engine's LogGP variant: bytes in flight, no G at the receiver's CPU
+				flight += max(0, perByte(s, p.GapPerByte))
+				busyR = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
+			}
+			edge(int(B[op]), int(Mp[op]), flight)
+			if busy := busyR; busy >= 0 {
+				Kpc[op] = int32(vert(name+" message CPU end", rec.procCPU[op]))
+				edge(int(Mp[op]), int(Kpc[op]), busy)
+			}
+			if gap := p.Gap + perByte(s, p.GapPerByte); gap >= 0 {
+				Kpn[op] = int32(vert(name+" message NIC end", rec.procNIC[op]))
+				edge(int(Mp[op]), int(Kpn[op]), gap)
+			}
+		case graph.Recv:
+			if rec.comp[op] < 0 || rec.match[op] < 0 {
+				return nil, nil, nil, fmt.Errorf("bound: %s never completed in the replay", name)
+			}
+			E[op] = int32(vert(name+" complete", rec.comp[op]))
+		}
+	}
+	for op := int32(0); op < int32(nops); op++ {
+		if g.Kind[op] == graph.Recv {
+			edge(int(B[op]), int(E[op]), 0)
+			edge(int(Mp[rec.match[op]]), int(E[op]), 0)
+		}
+	}
+	// Dependencies.
+	sat := func(dep int32, kind graph.DepKind) int {
+		if kind == graph.Irequires {
+			return int(B[dep])
+		}
+		switch g.Kind[dep] {
+		case graph.Recv:
+			return int(E[dep])
+		case graph.Send:
+			if rec.rdv[dep] >= 0 {
+				return int(E[rec.match[dep]])
+			}
+		}
+		return int(B[dep])
+	}
+	for op := int32(0); op < int32(nops); op++ {
+		deps, kinds := g.Deps(op)
+		if len(deps) == 0 {
+			edge(d.Init, int(B[op]), 0)
+		}
+		for j, dep := range deps {
+			if g.Kind[dep] == graph.Send && kinds[j] == graph.Requires && rec.rdv[dep] < 0 && rec.match[dep] >= 0 && g.Size[dep] > params(dep).EagerLimit {
+				return nil, nil, nil, fmt.Errorf("bound: %s waits on a rendezvous send that never completed", g.Describe(op))
+			}
+			edge(sat(dep, kinds[j]), int(B[op]), 0)
+		}
+	}
+	// Resource chains: every operation reads its resource's clock, the
+	// value its previous item left.
+	var cpuVal [][]int32 // per CPU slot and item: the clock's vertex after it
+	for c := range rec.chains {
+		if c == chainCPU {
+			cpuVal = make([][]int32, len(rec.chains[c]))
+		}
+		for slot, items := range rec.chains[c] {
+			prev := -1
+			for _, it := range items {
+				op := it.op
+				var val int
+				switch it.kind {
+				case sim.StepCalc:
+					edge(prev, int(B[op]), 0)
+					val = int(E[op])
+				case sim.StepSend:
+					edge(prev, int(B[op]), 0)
+					val = int(E[op])
+					if c == chainNICSend {
+						val = int(Kn[op])
+					}
+				case sim.StepProcess:
+					edge(prev, int(Mp[op]), 0)
+					val = int(Kpc[op])
+					if c == chainNICRecv {
+						val = int(Kpn[op])
+					}
+				case sim.StepRendezvous:
+					at := int(E[rec.match[op]]) // the receive's completion
+					t := times[at]
+					if prev >= 0 {
+						t = math.Max(t, times[prev])
+					}
+					val = vert(fmt.Sprintf("%s rendezvous on %s", g.Describe(op), chainNames[c]), int64(math.Round(t*1e9)))
+					edge(prev, val, 0)
+					edge(at, val, 0)
+				}
+				prev = val
+				if c == chainCPU {
+					cpuVal[slot] = append(cpuVal[slot], int32(val))
+				}
+			}
+			if c == chainCPU {
+				edge(prev, d.Fin, 0)
+			}
+		}
+	}
+	// A receive is posted when it is queued, at its CPU's clock then.
+	for op := int32(0); op < int32(nops); op++ {
+		if g.Kind[op] != graph.Recv {
+			continue
+		}
+		slot := g.RankOf(op)*rec.ncpu + int(g.CPU[op])
+		if k := rec.relPos[op]; k > 0 {
+			edge(int(cpuVal[slot][k-1]), int(B[op]), 0)
+		}
+	}
+	// Calcs: tasks, or fixed lengths.
+	var taskOp []int32
+	first := make([]int, g.NumRanks())
+	last := make([]int, g.NumRanks())
+	for r := range first {
+		first[r], last[r] = -1, -1
+	}
+	for op := int32(0); op < int32(nops); op++ {
+		if g.Kind[op] != graph.Calc {
+			continue
+		}
+		h := n.hull[op]
+		if h == nil {
+			edge(int(B[op]), int(E[op]), rec.end[op]-rec.start[op])
+			continue
+		}
+		r := g.RankOf(op)
+		ev := -1
+		if n.opt.Event != nil {
+			ev = n.opt.Event(op)
+		}
+		i := len(d.Tasks)
+		d.Tasks = append(d.Tasks, Task{Rank: r, Src: int(B[op]), Dst: int(E[op]), Hull: h, Event: ev})
+		taskOp = append(taskOp, op)
+		if last[r] >= 0 {
+			n.endWait(d, last[r], int(B[op]))
+		} else {
+			first[r] = i
+		}
+		last[r] = i
+	}
+	for r := range first {
+		switch {
+		case first[r] < 0:
+			if n.opt.IdleW > 0 {
+				d.Loads = append(d.Loads, Load{Rank: r, Src: d.Init, Dst: d.Fin, W: n.opt.IdleW})
+			}
+			continue
+		case n.opt.IdleW > 0 && d.Tasks[first[r]].Src != d.Init:
+			d.Loads = append(d.Loads, Load{Rank: r, Src: d.Init, Dst: d.Tasks[first[r]].Src, W: n.opt.IdleW})
+		}
+		n.endWait(d, last[r], d.Fin)
+	}
+	return d, taskOp, times, d.Validate()
+}
+
+// endWait ends task i's wait at vertex next (the rank's next task's start
+// or Fin): in mode task its power interval runs until next; otherwise a
+// load of the wait power does, from its end.
+func (n *Net) endWait(d *DAG, i, next int) {
+	t := &d.Tasks[i]
+	if !n.opt.Wait.Constant {
+		t.Until = next
+		return
+	}
+	if n.opt.Wait.W > 0 {
+		d.Loads = append(d.Loads, Load{Rank: t.Rank, Src: t.Dst, Dst: next, W: n.opt.Wait.W})
+	}
+}
+
+// OrderFromTimes fixes d's event order from vertex times: vertices in
+// order of time, ties in a topological order of d's edges. With merge,
+// vertices of equal times share an event (the LP then keeps them equal);
+// without, every vertex is its own event. Only the events where a task's
+// or a load's power starts or ends are chained (Order.Chained).
+func OrderFromTimes(d *DAG, times []float64, merge bool) (*Order, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if len(times) != d.Vertices {
+		return nil, fmt.Errorf("bound: %d times for %d vertices", len(times), d.Vertices)
+	}
+	topo, err := topoOrder(d)
+	if err != nil {
+		return nil, err
+	}
+	// Fin is last: a NIC can stay busy after the last CPU is free.
+	key := func(v int) float64 {
+		if v == d.Fin {
+			return math.Inf(1)
+		}
+		return times[v]
+	}
+	sort.SliceStable(topo, func(a, b int) bool { return key(topo[a]) < key(topo[b]) })
+	power := make([]bool, d.Vertices)
+	power[d.Init], power[d.Fin] = true, true
+	for i := range d.Tasks {
+		power[d.Tasks[i].Src], power[d.Tasks[i].PowerEnd()] = true, true
+	}
+	for _, l := range d.Loads {
+		power[l.Src], power[l.Dst] = true, true
+	}
+	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: "replay"}
+	k := -1
+	for j, v := range topo {
+		if j == 0 || !merge || key(v) != key(topo[j-1]) {
+			k++
+			o.Chained = append(o.Chained, false)
+		}
+		o.Event[v] = k
+		o.Chained[k] = o.Chained[k] || power[v]
+	}
+	o.Events = k + 1
+	if o.Event[d.Init] != 0 {
+		return nil, fmt.Errorf("bound: %s is not first", d.name(d.Init))
+	}
+	if o.Event[d.Fin] != o.Events-1 {
+		return nil, fmt.Errorf("bound: %s is not last", d.name(d.Fin))
+	}
+	return o, nil
+}
+
+// topoOrder returns d's vertices in a topological order of its task and
+// message edges (Kahn's, from the lowest index).
+func topoOrder(d *DAG) ([]int, error) {
+	start := make([]int32, d.Vertices+1)
+	for _, t := range d.Tasks {
+		start[t.Src+1]++
+	}
+	for _, m := range d.Messages {
+		start[m.Src+1]++
+	}
+	for v := 0; v < d.Vertices; v++ {
+		start[v+1] += start[v]
+	}
+	to := make([]int32, start[d.Vertices])
+	next := append([]int32(nil), start[:d.Vertices]...)
+	indeg := make([]int32, d.Vertices)
+	put := func(a, b int) {
+		to[next[a]] = int32(b)
+		next[a]++
+		indeg[b]++
+	}
+	for _, t := range d.Tasks {
+		put(t.Src, t.Dst)
+	}
+	for _, m := range d.Messages {
+		put(m.Src, m.Dst)
+	}
+	topo := make([]int, 0, d.Vertices)
+	for v := 0; v < d.Vertices; v++ {
+		if indeg[v] == 0 {
+			topo = append(topo, v)
+		}
+	}
+	for j := 0; j < len(topo); j++ {
+		v := topo[j]
+		for _, w := range to[start[v]:start[v+1]] {
+			if indeg[w]--; indeg[w] == 0 {
+				topo = append(topo, int(w))
+			}
+		}
+	}
+	if len(topo) != d.Vertices {
+		for v := 0; v < d.Vertices; v++ {
+			if indeg[v] > 0 {
+				return nil, fmt.Errorf("bound: the DAG has a cycle through %s", d.name(v))
+			}
+		}
+	}
+	return topo, nil
+}
