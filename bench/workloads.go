@@ -167,7 +167,7 @@ type ScalingPoint struct {
 // number of events.
 func Scaling(maxEvents float64) []ScalingPoint {
 	var out []ScalingPoint
-	// ring: ≈ 6 p² events; all-to-all: ≈ 3 p² events.
+	// ring: ≈ 6 p² events; linear all-to-all: ≈ p³ events (measured).
 	for _, p := range []int{128, 400, 1290, 4080} {
 		if 6*float64(p*p) > 1.2*maxEvents {
 			break
@@ -176,8 +176,8 @@ func Scaling(maxEvents float64) []ScalingPoint {
 			return gen.GeneratePattern(gen.RingAllreduce, gen.PatternOptions{Ranks: p, Bytes: 1 << 20})
 		}})
 	}
-	for _, p := range []int{180, 570, 1800, 5770} {
-		if 3*float64(p*p) > 1.2*maxEvents {
+	for _, p := range []int{46, 100, 215, 464} {
+		if float64(p*p*p) > 1.2*maxEvents {
 			break
 		}
 		out = append(out, ScalingPoint{"linear_alltoall", p, func() (*graph.Graph, error) {

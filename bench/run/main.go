@@ -1,7 +1,7 @@
 // Command run reruns capsim's benchmarks and prints the performance tables
 // the README quotes (`make bench` runs it):
 //
-//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs/scaling.png]
+//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
@@ -19,9 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +32,10 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/capsim/capsim/bench"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
 )
 
@@ -55,7 +53,8 @@ func main() {
 	runs := flag.Int("runs", 3, "runs per workload (min and median are reported)")
 	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 8 GB)")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
-	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) to this PNG/SVG")
+	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
+	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series")
 	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	flag.Parse()
@@ -66,7 +65,10 @@ func main() {
 		}
 		return
 	}
-	if err := run(os.Stdout, *runs, *maxEvents, *only, *plotPath); err != nil {
+	if *scalingOnly {
+		*only = "\x00" // no workload matches
+	}
+	if err := run(os.Stdout, *runs, *maxEvents, *only, *plotPath, *scalingOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -198,8 +200,12 @@ func header(w io.Writer, root string) {
 		commit = strings.TrimSpace(string(out))
 	}
 	host, _ := os.Hostname()
-	fmt.Fprintf(w, "capsim benchmarks: commit %s, %s, %s\nmachine %s: %s, %d cores, %s\n\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-		runtime.Version(), host, cpu, runtime.NumCPU(), memTotal())
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	fmt.Fprintf(w, "capsim benchmarks: commit %s, %s, %s\nmachine %s: %s, %d cores, %s; load average at the start %s\n\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		runtime.Version(), host, cpu, runtime.NumCPU(), memTotal(), load)
 }
 
 func memTotal() string {
@@ -216,7 +222,7 @@ func memTotal() string {
 	return "memory unknown"
 }
 
-func run(w io.Writer, runs int, maxEvents float64, only, plotPath string) error {
+func run(w io.Writer, runs int, maxEvents float64, only, plotPath string, scalingOnly bool) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
@@ -294,11 +300,13 @@ func run(w io.Writer, runs int, maxEvents float64, only, plotPath string) error 
 		fmt.Fprintf(w, "| %s | %.2f M | %.3f s | %.3f s | %.2f M/s | %s | %s | %s |\n", wl.Name, float64(s.events)/1e6, s.min.Seconds(), s.median.Seconds(),
 			float64(s.events)/s.min.Seconds()/1e6, mib(s.rss), allocs, strings.Join(extra, ", "))
 	}
-	if err := peer(w, bin, tmp, runs, ring); err != nil {
-		return err
-	}
-	if only != "" {
-		return nil
+	if !scalingOnly {
+		if err := peer(w, bin, tmp, runs, ring); err != nil {
+			return err
+		}
+		if only != "" {
+			return nil
+		}
 	}
 	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory):\n\n| workload | ranks | events | wall | ns/event | peak RSS | bytes/event |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	var pts []childResult
@@ -357,54 +365,42 @@ func peer(w io.Writer, bin, tmp string, runs int, ring stats) error {
 	return nil
 }
 
-// scalingPlot draws ns per event and bytes per event against events.
-func scalingPlot(path string, names []string, pts []childResult) error {
-	p := plot.New()
-	p.Title.Text = "capsim replay: time and memory per event"
-	p.X.Label.Text = "engine events"
-	p.Y.Label.Text = "per event: ns (solid), bytes/10 (dashed)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	series := map[string][2]plotter.XYs{}
+// scalingPlot draws ns per event and bytes of peak RSS per event against
+// events into dir as scaling_time and scaling_memory (PNG and SVG).
+func scalingPlot(dir string, names []string, pts []childResult) error {
 	var order []string
+	tm, mem := map[string]plotter.XYs{}, map[string]plotter.XYs{}
 	for i, r := range pts {
 		n := names[i]
 		if strings.HasPrefix(n, "stencil2d") {
-			n = "stencil2d"
+			n = "stencil2d, 1,024 ranks"
 			if r.Ranks != 1024 {
-				n = "stencil2d, 10^6 events, ranks vary"
+				n = "stencil2d, 16–65,536 ranks"
 			}
 		}
-		if _, ok := series[n]; !ok {
+		if _, ok := tm[n]; !ok {
 			order = append(order, n)
 		}
-		s := series[n]
-		s[0] = append(s[0], plotter.XY{X: float64(r.Events), Y: float64(r.WallNs) / float64(r.Events)})
-		s[1] = append(s[1], plotter.XY{X: float64(r.Events), Y: float64(r.RSS) / float64(r.Events) / 10})
-		series[n] = s
+		tm[n] = append(tm[n], plotter.XY{X: float64(r.Events), Y: float64(r.WallNs) / float64(r.Events)})
+		mem[n] = append(mem[n], plotter.XY{X: float64(r.Events), Y: float64(r.RSS) / float64(r.Events)})
 	}
-	colors := []color.Color{color.RGBA{0x00, 0x72, 0xB2, 0xff}, color.RGBA{0xD5, 0x5E, 0x00, 0xff}, color.RGBA{0x00, 0x9E, 0x73, 0xff}, color.RGBA{0xCC, 0x79, 0xA7, 0xff}}
-	for i, n := range order {
-		for k, xy := range series[n] {
-			sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
-			l, s, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return err
-			}
-			l.Color, s.Color = colors[i%len(colors)], colors[i%len(colors)]
-			if k == 1 {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			} else {
-				p.Legend.Add(n, l, s)
-			}
-			p.Add(l, s)
+	var figs []report.Figure
+	for _, f := range []struct {
+		name, title, ylabel string
+		pts                 map[string]plotter.XYs
+	}{
+		{"scaling_time", "capsim replay: wall time per event", "ns per event", tm},
+		{"scaling_memory", "capsim replay: peak memory per event", "bytes of peak RSS per event", mem},
+	} {
+		fig, err := report.Lines(f.name, f.title, "engine events", f.ylabel, order, f.pts)
+		if err != nil {
+			return err
 		}
+		fig.Plot.X.Scale = plot.LogScale{}
+		fig.Plot.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		fig.Plot.Y.Min = 0
+		figs = append(figs, fig)
 	}
-	p.Legend.Top = true
-	p.Y.Min = 0
-	if math.IsNaN(p.Y.Max) {
-		p.Y.Max = 1
-	}
-	p.Add(plotter.NewGrid())
-	return p.Save(8*vg.Inch, 4.5*vg.Inch, path)
+	_, err := report.SaveFigures(dir, figs)
+	return err
 }
