@@ -1,5 +1,10 @@
 // Package bench holds capsim's end-to-end benchmarks and reference
 // workloads: the performance numbers in the README come from here.
+// Workloads lists the rows of the README's table, which
+//
+//	go run ./bench/run      (make bench)
+//
+// reruns and prints; the Go benchmarks run with
 //
 //	go test -run '^$' -bench . -benchmem ./bench/
 //
