@@ -369,9 +369,16 @@ func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *b
 // replay is as soon as possible, so events may reorder and the job may
 // exceed the cap; OverCapNs reports for how long.
 func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, error) {
+	met, _, err := sc.replayRounded(g, t, d, b, ro, m, net)
+	return met, err
+}
+
+// replayRounded is ReplayRounded that also returns what the replay
+// recorded.
+func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
 	ch, err := bound.Round(d, b, ro)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, nil, err
 	}
 	r := rounded{d: d, ch: ch, times: make([]float64, len(ch)), powers: make([]float64, len(ch)),
 		parts: make([][]taskPart, len(ch)), phases: make([][]power.Phase, len(ch))}
@@ -380,18 +387,19 @@ func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 	}
 	jobCapW := b.CapW + m.BaseW()
 	var met Metrics
+	var run *taskRun
 	if ro.Policy == bound.RoundStaggered {
-		met, err = sc.stagger(g, t, &r, jobCapW, m, net)
+		met, run, err = sc.stagger(g, t, &r, jobCapW, m, net)
 	} else {
-		met, _, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
+		met, run, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
 	}
 	if err != nil {
-		return met, err
+		return met, nil, err
 	}
 	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
-		return met, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
+		return met, nil, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
 	}
-	return met, nil
+	return met, run, nil
 }
 
 // rounded is a rounded LP schedule as replayPhased takes it.
@@ -441,16 +449,23 @@ func (r *rounded) setFast(i int, fastS float64) {
 // at a job cap over the LP's DAG and replays its per-task configurations
 // on the engine.
 func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, o *bound.Order, capW float64, p conductor.Params, m *Machine, net network.LogGOPS) (Metrics, *conductor.Result, error) {
+	met, r, _, err := sc.replayConductor(g, t, d, o, capW, p, m, net)
+	return met, r, err
+}
+
+// replayConductor is ReplayConductor that also returns what the replay
+// recorded.
+func (sc *Scenario) replayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, o *bound.Order, capW float64, p conductor.Params, m *Machine, net network.LogGOPS) (Metrics, *conductor.Result, *taskRun, error) {
 	r, err := conductor.Schedule(d, o, m.LPCap(capW), p)
 	if err != nil {
-		return Metrics{}, nil, err
+		return Metrics{}, nil, nil, err
 	}
 	parts := make([][]taskPart, len(d.Tasks))
 	for i, tk := range d.Tasks {
 		parts[i] = []taskPart{{tk.Hull[r.Config[i]].Label, -1}}
 	}
-	met, err := sc.replayTasks(g, t, d, r.Time, r.Power, parts, capW, m, net)
-	return met, r, err
+	met, run, err := sc.replayPhased(g, t, d, r.Time, r.Power, parts, nil, capW, m, net)
+	return met, r, run, err
 }
 
 // replayTasks replays g with every LP task's calc operation taking the
@@ -470,6 +485,7 @@ type taskRun struct {
 	acct     *power.Accountant
 	model    power.JobModel
 	makespan int64
+	res      *sim.Result
 }
 
 // replayPhased is replayTasks where task i may switch configuration
@@ -587,5 +603,5 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		return Metrics{}, nil, err
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan}, nil
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res}, nil
 }

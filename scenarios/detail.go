@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -8,17 +9,21 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // Pick names one point of a scenario to look at in detail. Zero fields
 // take defaults (see DefaultPick).
 type Pick struct {
 	Machine string  // machine name
-	Policy  string  // a policy the replayer assigns P-states for: uncapped or static
+	Policy  string  // any sweep policy: uncapped, static, static-rapl, conductor, lp
 	CapW    float64 // job power cap in watts (ignored by uncapped)
 }
 
@@ -85,7 +90,7 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
-	met, rec, err := sc.replay(g, m, sc.Net(), cls, pick.Policy, pick.CapW)
+	met, rec, err := sc.replayPolicy(t, g, m, cls, pick.Policy, pick.CapW)
 	if err != nil {
 		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
@@ -277,4 +282,41 @@ func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string)
 	}
 	rows = append(rows, row("mean", mean))
 	return cols, rows
+}
+
+// replayPolicy replays one point of any sweep policy and returns what the
+// replay recorded: the replayer's P-state policies directly, conductor and
+// lp over the LP's DAG of the MPI trace t (the lp policy's schedule rounded
+// as sweeps round it, staggered within the cap).
+func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
+	if policy != "lp" && policy != "conductor" {
+		return sc.replay(g, m, sc.Net(), cls, policy, capW)
+	}
+	if t == nil {
+		return Metrics{}, nil, fmt.Errorf("the %s policy needs an MPI-trace workload (the DAG of its MPI calls)", policy)
+	}
+	net := sc.Net()
+	bd, err := sc.newBounder(t, m, net)
+	if err != nil {
+		return Metrics{}, nil, err
+	}
+	defer bd.close()
+	var met Metrics
+	var run *taskRun
+	if policy == "conductor" {
+		met, _, run, err = sc.replayConductor(g, bd.t, bd.d, bd.o, capW, conductor.DefaultParams(), m, net)
+	} else {
+		b, serr := bd.solve(context.Background(), capW)
+		if serr != nil {
+			return Metrics{}, nil, serr
+		}
+		if b == nil {
+			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
+		}
+		met, run, err = sc.replayRounded(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net)
+	}
+	if err != nil {
+		return Metrics{}, nil, err
+	}
+	return met, &recording{acct: run.acct, model: run.model, res: run.res}, nil
 }

@@ -3,10 +3,12 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -95,5 +97,54 @@ func TestDetailDefault(t *testing.T) {
 	}
 	if _, err := sc.Detail(Pick{Machine: "nope"}, "", ""); err == nil {
 		t.Error("unknown machine accepted")
+	}
+}
+
+// TestDetailEveryPolicy details one point of every sweep policy of the
+// default scenario and checks its makespan against the sweep's own row
+// for that point (the lp policy to 1 %: a sweep re-solves the LP from the
+// previous cap's basis, whose degenerate optimum can round to another
+// schedule).
+func TestDetailEveryPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the default sweep")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sweepInto(t, sc, dir)
+	_, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := sc.Schema()
+	v := newView(schema)
+	want := map[string]float64{}
+	for _, r := range rows {
+		if c, _ := v.num(r, v.capW); c == 330 || v.str(r, v.policy) == "uncapped" {
+			want[v.str(r, v.policy)], _ = v.num(r, v.makespan)
+		}
+	}
+	for _, pol := range sc.Sweep.Policies {
+		sec, err := sc.Detail(Pick{Policy: pol, CapW: 330}, "d_", "ms")
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		if len(sec.Figures) != 4 || len(sec.Rows) != 17 {
+			t.Errorf("%s: %d figures, %d table rows", pol, len(sec.Figures), len(sec.Rows))
+		}
+		var ms float64
+		if _, err := fmt.Sscanf(sec.Text, "Replayed again for these figures: makespan %f ms", &ms); err != nil {
+			t.Fatalf("%s: text %q: %v", pol, sec.Text, err)
+		}
+		tol := 0.0005 // the text's 3 decimals
+		if pol == "lp" {
+			tol = 0.01 * ms
+		}
+		if w := want[pol] / 1e6; math.Abs(ms-w) > tol {
+			t.Errorf("%s at 330 W: detail makespan %.3f ms, sweep %.3f ms", pol, ms, w)
+		}
 	}
 }

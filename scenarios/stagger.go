@@ -39,7 +39,7 @@ const staggerRounds = 6
 // Split tasks on an accelerator keep their faster stretch first. Extra
 // switches cost no time: with bound.RoundOptions.SwitchS > 0 only one
 // switch per task is charged.
-func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
+func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
 	n := len(r.ch)
 	allow := make([]float64, n) // seconds at the faster point; −1: the choice's
 	for i := range allow {
@@ -58,11 +58,11 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 		}
 		_, run, err := sc.replayPhased(g, t, r.d, r.times, r.powers, r.parts, floor, jobCapW, m, net)
 		if err != nil {
-			return Metrics{}, err
+			return Metrics{}, nil, err
 		}
 		curve, err := run.acct.JobCurve(run.model, run.makespan)
 		if err != nil {
-			return Metrics{}, err
+			return Metrics{}, nil, err
 		}
 		start, end := make([]int64, g.NumOps()), make([]int64, g.NumOps())
 		for _, s := range run.acct.Spans() {
@@ -107,11 +107,11 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 		if missed {
 			continue
 		}
-		met, _, err := sc.replayPhased(g, t, r.d, r.times, r.powers, r.parts, placed, jobCapW, m, net)
+		met, run, err := sc.replayPhased(g, t, r.d, r.times, r.powers, r.parts, placed, jobCapW, m, net)
 		if err != nil {
-			return Metrics{}, fmt.Errorf("staggered rounding: %w", err)
+			return Metrics{}, nil, fmt.Errorf("staggered rounding: %w", err)
 		}
-		return met, nil
+		return met, run, nil
 	}
 }
 
