@@ -80,18 +80,10 @@ func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, co
 // (bound.FromGraph): t lowered with the scenario's collective algorithms,
 // every compute event a task with configs' configurations, messages with
 // the scenario's network classes; a core draws the machine's idle power
-// before its rank's first task and its last task's power while waiting
-// (note 003 §2.6).
+// before its rank's first task and the machine's wait power while waiting
+// (machine.wait_power; by default its last task's, note 003 §2.6).
 func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc) (*bound.Net, error) {
-	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
-	if err != nil {
-		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
-	}
-	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
-	if err != nil {
-		return nil, err
-	}
-	cls, err := sc.Classes(g, t)
+	g, em, cls, err := sc.lowerForBound(t)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +116,44 @@ func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, conf
 		Event:   func(op int32) int { return event[op].i },
 		Classes: cls,
 		IdleW:   m.CoreIdlePowerW,
+		Wait:    lpWait(m),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the LP over the engine's semantics: %w", err)
 	}
 	return n, nil
+}
+
+// lowerForBound lowers t with the scenario's collective algorithms, keeping
+// the map from operations back to trace events, and classifies its
+// messages by the scenario's network overrides.
+func (sc *Scenario) lowerForBound(t *mpi.Trace) (*graph.Graph, *lower.EventMap, *network.Classes, error) {
+	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
+	if err != nil {
+		return nil, nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+	}
+	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return g, em, cls, nil
+}
+
+// lpWait is the machine's wait power (machine.wait_power) as the LP
+// charges it: the task's power, or a constant (the core's idle power or a
+// polling power).
+func lpWait(m *Machine) bound.WaitPower {
+	switch m.WaitPower.Mode {
+	case power.WaitIdle:
+		return bound.WaitPower{Constant: true, W: m.CoreIdlePowerW}
+	case power.WaitFixed:
+		return bound.WaitPower{Constant: true, W: m.WaitPower.Watts}
+	}
+	return bound.WaitPower{}
 }
 
 // dagWithComm builds the LP's DAG of trace t with the given compute
@@ -139,15 +164,7 @@ func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, c
 	if sc.Bound.Messages == MessagesLogGOPS {
 		return bound.FromTraceNIC(t, msgSeconds(net), nicGapSeconds(net), configs)
 	}
-	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
-	if err != nil {
-		return nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
-	}
-	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
-	if err != nil {
-		return nil, err
-	}
-	cls, err := sc.Classes(g, t)
+	g, em, cls, err := sc.lowerForBound(t)
 	if err != nil {
 		return nil, err
 	}

@@ -161,3 +161,23 @@ generator = "stencil2d"
 		}
 	}
 }
+
+// TestLPWait checks that the machine's wait_power reaches the engine LP as
+// the replays charge it: the task's power, the core's idle power, or a
+// fixed polling power.
+func TestLPWait(t *testing.T) {
+	m := &Machine{CoreIdlePowerW: 1.5}
+	for _, c := range []struct {
+		w    power.WaitPower
+		want bound.WaitPower
+	}{
+		{power.WaitPower{}, bound.WaitPower{}},
+		{power.WaitPower{Mode: power.WaitIdle}, bound.WaitPower{Constant: true, W: 1.5}},
+		{power.WaitPower{Mode: power.WaitFixed, Watts: 7}, bound.WaitPower{Constant: true, W: 7}},
+	} {
+		m.WaitPower = c.w
+		if got := lpWait(m); got != c.want {
+			t.Errorf("%v: LP wait %+v, want %+v", c.w, got, c.want)
+		}
+	}
+}
