@@ -13,17 +13,7 @@ import (
 // flag) and what is wrong, exits 1 (2 for usage errors), never panics, and
 // leaves no half-written output behind.
 func TestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	p := func(name string) string { return filepath.Join(dir, name) }
-	write := func(name, text string) string {
-		if err := os.WriteFile(p(name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p(name)
-	}
-	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", p("good.arrow")); code != 0 {
-		t.Fatalf("gen: %d %s", code, stderr)
-	}
+	dir, p, write := badInputDir(t)
 	good, err := os.ReadFile(p("good.arrow"))
 	if err != nil {
 		t.Fatal(err)
@@ -205,4 +195,23 @@ func listDir(t *testing.T, dir string) map[string]bool {
 		return nil
 	})
 	return seen
+}
+
+// badInputDir returns a fresh folder for the bad-input tests holding a
+// good 2×2 stencil trace (good.arrow), a function giving a file's path in
+// it, and one writing a file there.
+func badInputDir(t *testing.T) (dir string, p func(string) string, write func(name, text string) string) {
+	t.Helper()
+	dir = t.TempDir()
+	p = func(name string) string { return filepath.Join(dir, name) }
+	write = func(name, text string) string {
+		if err := os.WriteFile(p(name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p(name)
+	}
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", p("good.arrow")); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	return dir, p, write
 }

@@ -16,17 +16,7 @@ import (
 // now exits with a status below 128 and a message naming what is wrong,
 // without a panic.
 func TestBadNumbers(t *testing.T) {
-	dir := t.TempDir()
-	p := func(name string) string { return filepath.Join(dir, name) }
-	write := func(name, text string) string {
-		if err := os.WriteFile(p(name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p(name)
-	}
-	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", p("good.arrow")); code != 0 {
-		t.Fatalf("gen: %d %s", code, stderr)
-	}
+	_, p, write := badInputDir(t)
 	write("overflow.goal", "num_ranks 1\nrank 0 {\nl1: calc 4000000000000000000\nl2: calc 4000000000000000000\nl3: calc 4000000000000000000\nl2 requires l1\nl3 requires l2\n}\n")
 	// Each rank stays within the limit; the replay does not.
 	write("chain.goal", `num_ranks 2
