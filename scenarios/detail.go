@@ -101,9 +101,9 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	if pick.CapW > 0 {
 		what += fmt.Sprintf(", cap %g W", pick.CapW)
 	}
-	_, uns := report.TimeUnit(float64(met.MakespanNs))
-	if u, err := unitOf(unit); err == nil {
-		uns = u
+	uns, err := report.UnitNs(unit)
+	if err != nil {
+		return report.Section{}, fmt.Errorf("detail: %w", err)
 	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
@@ -227,20 +227,6 @@ func ParsePick(spec string) (Pick, error) {
 		}
 	}
 	return p, nil
-}
-
-// unitOf returns the length in ns of a time unit named as report.TimeUnit
-// names them.
-func unitOf(unit string) (float64, error) {
-	for _, u := range []struct {
-		name string
-		ns   float64
-	}{{"ns", 1}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}} {
-		if u.name == unit {
-			return u.ns, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown time unit %q", unit)
 }
 
 // rankTable is where each rank's time went (compute, communication

@@ -61,7 +61,7 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			return nil, err
 		}
 	}
-	unit, _ := report.TimeUnit(maxTimeNs(schema, rows))
+	unit, _ := report.ResultsTimeUnit(schema, rows)
 	pg := &report.Page{Schema: schema, Rows: rows}
 	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
 	if sc != nil {
@@ -268,25 +268,12 @@ func (v view) withinCap(r results.Row) bool {
 	return !ok || o == 0
 }
 
-func maxTimeNs(s results.Schema, rows []results.Row) float64 {
-	v := newView(s)
-	m := 0.0
-	for _, r := range rows {
-		for _, c := range []int{v.makespan, v.bound} {
-			if x, ok := v.num(r, c); ok {
-				m = math.Max(m, x)
-			}
-		}
-	}
-	return m
-}
-
 // headline is the best policy at every cap of every machine and parameter
 // set: the least makespan among the schedules that stayed within the cap,
 // with the bound and its gap.
 func headline(s results.Schema, rows []results.Row, unit string) report.Section {
 	v := newView(s)
-	_, ns := report.TimeUnit(maxTimeNs(s, rows))
+	_, ns := report.ResultsTimeUnit(s, rows)
 	sec := report.Section{Heading: "Headline: the best policy at each cap",
 		Text:    "The fastest schedule among the policies that stayed within the cap at every instant, and its gap to the LP bound (the least makespan any schedule keeping the trace's event order can reach under that cap).",
 		Columns: []string{"machine", "parameters", "cap (W)", "best policy", "makespan (" + unit + ")", "LP bound (" + unit + ")", "gap (%)", "next best"}}

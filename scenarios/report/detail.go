@@ -78,7 +78,7 @@ func Gantt(name, title string, rows int, classes []string, spans []Span, unit st
 	if rows <= 0 {
 		return Figure{}, fmt.Errorf("gantt %s: no rows", name)
 	}
-	ns, err := unitNs(unit)
+	ns, err := UnitNs(unit)
 	if err != nil {
 		return Figure{}, fmt.Errorf("gantt %s: %w", name, err)
 	}
@@ -129,8 +129,9 @@ func boxOf(col color.Color) box {
 	return box{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
 }
 
-// unitNs returns the length of a time unit in ns.
-func unitNs(unit string) (float64, error) {
+// UnitNs returns the length in ns of a time unit named as TimeUnit names
+// them (µs may also be written us).
+func UnitNs(unit string) (float64, error) {
 	switch unit {
 	case "ns":
 		return 1, nil
@@ -176,7 +177,7 @@ func (s Series) check(name string) error {
 // cap as a dashed black line when capW > 0. Legends list at most 8 curves;
 // for more, use PowerHeatMap.
 func PowerOverTime(name, title string, series []Series, capW float64, unit string) (Figure, error) {
-	ns, err := unitNs(unit)
+	ns, err := UnitNs(unit)
 	if err != nil {
 		return Figure{}, fmt.Errorf("power plot %s: %w", name, err)
 	}
@@ -289,7 +290,7 @@ func (g *powerGrid) Y(r int) float64    { return float64(r) }
 // uniform colour map that reads in grey and with colour-blind eyes
 // (viridis); the legend gives the colour scale.
 func PowerHeatMap(name, title string, series []Series, unit string) (Figure, error) {
-	ns, err := unitNs(unit)
+	ns, err := UnitNs(unit)
 	if err != nil {
 		return Figure{}, fmt.Errorf("heat map %s: %w", name, err)
 	}

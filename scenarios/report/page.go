@@ -127,7 +127,7 @@ func inline(figs []Figure) ([]pageFig, error) {
 // to 0.1 W, energy to 4 significant digits, gaps to 0.01 %, absent values
 // as "–". Columns it does not know are printed as they are.
 func FormatTable(s results.Schema, rows []results.Row) (columns []string, cells [][]string) {
-	unit, ns := TimeUnit(maxTime(s, rows))
+	unit, ns := ResultsTimeUnit(s, rows)
 	columns = []string{"point"}
 	for _, c := range s {
 		columns = append(columns, header(c.Name, unit))

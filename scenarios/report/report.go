@@ -218,7 +218,7 @@ func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
 	if err := CheckColumns(s); err != nil {
 		return nil, err
 	}
-	unit, ns := TimeUnit(maxTime(s, rows))
+	unit, ns := ResultsTimeUnit(s, rows)
 	var figs []Figure
 	for gi, g := range groupRows(s, rows) {
 		suffix := fmt.Sprintf("_%d", gi)
@@ -256,6 +256,12 @@ func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
 		}
 	}
 	return figs, nil
+}
+
+// ResultsTimeUnit is the time unit (TimeUnit) of a results table: chosen
+// by its largest makespan or bound.
+func ResultsTimeUnit(s results.Schema, rows []results.Row) (name string, ns float64) {
+	return TimeUnit(maxTime(s, rows))
 }
 
 // maxTime returns the largest makespan or bound in rows, in ns.
