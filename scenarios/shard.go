@@ -48,11 +48,12 @@ func pointCost(p Point) float64 {
 type chunk struct {
 	group  []Point // the whole group
 	lo, hi int     // the chunk's points: group[lo:hi]
+	size   float64 // the group's workload size
 	cost   float64 // estimated, in units of work (replays × workload size)
 }
 
 func newChunk(group []Point, lo, hi int, size float64) chunk {
-	c := chunk{group: group, lo: lo, hi: hi}
+	c := chunk{group: group, lo: lo, hi: hi, size: size}
 	for _, p := range group[lo:hi] {
 		c.cost += pointCost(p)
 	}
@@ -129,9 +130,8 @@ func Plan(pts []Point, n int, size func(Point) float64) [][]chunk {
 		}
 		c := chunks[big]
 		mid := (c.lo + c.hi + 1) / 2
-		sz := c.cost / newChunk(c.group, c.lo, c.hi, 1).cost
-		chunks[big] = newChunk(c.group, c.lo, mid, sz)
-		chunks = append(chunks, newChunk(c.group, mid, c.hi, sz))
+		chunks[big] = newChunk(c.group, c.lo, mid, c.size)
+		chunks = append(chunks, newChunk(c.group, mid, c.hi, c.size))
 	}
 	shards, _ := deal()
 	return sortChunks(shards)
