@@ -34,6 +34,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/bench"
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
@@ -74,23 +75,6 @@ func main() {
 	}
 }
 
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("run it inside the capsim module (go.mod not found)")
-		}
-		dir = parent
-	}
-}
-
 // vmHWM returns this process's peak resident set size.
 func vmHWM() int64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -107,7 +91,7 @@ func vmHWM() int64 {
 }
 
 func runChild(spec, dir string, maxEvents float64) error {
-	root, err := moduleRoot()
+	root, err := testenv.FindModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -223,7 +207,7 @@ func memTotal() string {
 }
 
 func run(w io.Writer, runs int, maxEvents float64, only, plotPath string, scalingOnly bool) error {
-	root, err := moduleRoot()
+	root, err := testenv.FindModuleRoot()
 	if err != nil {
 		return err
 	}

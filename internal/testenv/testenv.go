@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,17 +13,27 @@ import (
 // working directory.
 func ModuleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := FindModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// FindModuleRoot is ModuleRoot for programs (such as bench/run) that
+// have no testing.TB.
+func FindModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("go.mod not found above the working directory")
+			return "", errors.New("go.mod not found above the working directory: run inside the capsim module")
 		}
 		dir = parent
 	}
