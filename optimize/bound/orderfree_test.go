@@ -306,7 +306,6 @@ func TestOrderFreeMatchesEveryOrder(t *testing.T) {
 			if math.Abs(r.Makespan-want) > 1e-6*want {
 				t.Errorf("run %d, %g W: order-free %v, least of %d orders %v", run, capW, r.Makespan, n, want)
 			}
-			t.Logf("run %d %g W: %d orders, %d LPs", run, capW, n, r.LPs)
 			if r.Makespan > fixed+1e-9*fixed {
 				t.Errorf("run %d, %g W: order-free %v above the fixed order's %v", run, capW, r.Makespan, fixed)
 			}
