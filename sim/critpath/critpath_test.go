@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/traces/goal"
@@ -177,19 +178,17 @@ type busy map[string]bool
 func (b busy) Busy(op int32, start, end int64)               { b[fmt.Sprint(op, start, end)] = true }
 func (b busy) Message(send, recv int32, sent, matched int64) {}
 
-// TestRingAllreduce checks a bigger path: on a ring of 8 ranks where each
-// step sends to the right neighbour and computes, the path's compute
-// segments are calcs the engine ran at those times, and the path is as
-// long as the makespan.
-func TestRingAllreduce(t *testing.T) {
-	const n = 8
+// ring builds n ranks that, n−1 times, compute (unequal amounts) then
+// send to the right neighbour and receive from the left.
+func ring(t *testing.T, n int, bytes int64) *graph.Graph {
+	t.Helper()
 	b := graph.NewBuilder(n)
 	for r := 0; r < n; r++ {
 		prev := int32(-1)
 		for step := 0; step < n-1; step++ {
 			c := b.Add(r, graph.CalcOp(int64(1000+137*((r*7+step*3)%n))))
-			s := b.Add(r, graph.SendOp(2048, int32((r+1)%n), int32(step)))
-			v := b.Add(r, graph.RecvOp(2048, int32((r+n-1)%n), int32(step)))
+			s := b.Add(r, graph.SendOp(bytes, int32((r+1)%n), int32(step)))
+			v := b.Add(r, graph.RecvOp(bytes, int32((r+n-1)%n), int32(step)))
 			if prev >= 0 {
 				b.Dep(r, c, prev, graph.Requires)
 			}
@@ -202,29 +201,56 @@ func TestRingAllreduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bz := busy{}
-	res, p, err := critpath.Run(g, net, sim.Options{Observer: bz})
+	return g
+}
+
+// TestRing checks bigger paths, on a ring of 16 ranks under LogGOPS,
+// LogGP and flows on a fat-tree (max-min and SimGrid's CM02): the path's
+// compute segments are calcs the engine ran at those times, it crosses
+// ranks, and it is as long as the makespan.
+func TestRing(t *testing.T) {
+	g := ring(t, 16, 200000)
+	loggp := net
+	loggp.LogGP = true
+	top, err := topo.Parse("fattree:k=4,n=2,oversub=2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Length() != res.Makespan {
-		t.Fatalf("path %d ns, makespan %d ns", p.Length(), res.Makespan)
+	for _, tc := range []struct {
+		name string
+		net  network.LogGOPS
+		flow *sim.FlowNetwork
+	}{
+		{"loggops", net, nil},
+		{"loggp", loggp, nil},
+		{"flow", net, &sim.FlowNetwork{Topology: top}},
+		{"cm02", net, &sim.FlowNetwork{Topology: top, CM02: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bz := busy{}
+			res, p, err := critpath.Run(g, tc.net, sim.Options{Observer: bz, Flow: tc.flow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Length() != res.Makespan {
+				t.Fatalf("path %d ns, makespan %d ns", p.Length(), res.Makespan)
+			}
+			ranks := map[int32]bool{}
+			for _, s := range p.Segments {
+				ranks[s.Rank] = true
+				if s.Kind == critpath.Compute && !bz[fmt.Sprint(s.Op, s.Start, s.End)] {
+					t.Errorf("compute segment %+v is no calc the engine ran", s)
+				}
+			}
+			if len(ranks) < 2 {
+				t.Errorf("the path stays on %d rank(s)", len(ranks))
+			}
+			k := p.ByKind()
+			if k[critpath.Wait] != 0 || k[critpath.Message] == 0 {
+				t.Errorf("time by kind %v: want no wait, some messages", k)
+			}
+		})
 	}
-	ranks := map[int32]bool{}
-	for _, s := range p.Segments {
-		ranks[s.Rank] = true
-		if s.Kind == critpath.Compute && !bz[fmt.Sprint(s.Op, s.Start, s.End)] {
-			t.Errorf("compute segment %+v is no calc the engine ran", s)
-		}
-	}
-	if len(ranks) < 2 {
-		t.Errorf("the path stays on %d rank(s)", len(ranks))
-	}
-	var sb strings.Builder
-	for _, s := range p.Segments {
-		fmt.Fprintf(&sb, "%v %d %d-%d; ", s.Kind, s.Rank, s.Start, s.End)
-	}
-	t.Log(sb.String())
 }
 
 // TestDifferentialSchedules finds the path of every random schedule of
