@@ -107,6 +107,12 @@ network and docs/trace-formats.md).`,
 			if err := mf.check(); err != nil {
 				return err
 			}
+			if pol.capW < 0 {
+				return usagef("--cap %g is negative", pol.capW)
+			}
+			if pol.capW > 0 && mf.models == "" && mf.machine == "" {
+				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
+			}
 			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed), coll)
 			if err != nil {
 				return err
@@ -165,7 +171,7 @@ network and docs/trace-formats.md).`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
 			}
-			mj, err := mr.finish(res, tl)
+			mj, err := mr.finish(res, tl, ranksPerNode, pol.capW)
 			if err != nil {
 				return err
 			}
@@ -220,7 +226,7 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
 	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
 	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
-	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many)")
+	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
 	mf.add(c.Flags())
 	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
