@@ -25,9 +25,9 @@ func timelineCounters(t *testing.T, path string) map[string][]counterSample {
 	}
 	var doc struct {
 		TraceEvents []struct {
-			Ph   string             `json:"ph"`
-			Name string             `json:"name"`
-			Ts   float64            `json:"ts"`
+			Ph   string         `json:"ph"`
+			Name string         `json:"name"`
+			Ts   float64        `json:"ts"`
 			Args map[string]any `json:"args"`
 		} `json:"traceEvents"`
 	}
