@@ -132,6 +132,19 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if path.Makespan != met.MakespanNs {
 		return report.Section{}, cp, fmt.Errorf("detail: critical path: the replay again took %d ns, the point %d ns", path.Makespan, met.MakespanNs)
 	}
+	if met.BoundNs == 0 && pick.CapW > 0 && t != nil {
+		// The LP bound at the point's cap, as the sweep gives it (the
+		// lp policy's replay carries it already).
+		bd, err := sc.newBounder(t, m, sc.Net())
+		if err != nil {
+			return report.Section{}, cp, fmt.Errorf("detail: LP bound: %w", err)
+		}
+		met.BoundNs, err = bd.at(context.Background(), pick.CapW)
+		bd.close()
+		if err != nil {
+			return report.Section{}, cp, fmt.Errorf("detail: LP bound: %w", err)
+		}
+	}
 	cp = pathSection(g, path, what, met.BoundNs, unit, uns)
 	add := func(f report.Figure, err error) error {
 		if err != nil {
