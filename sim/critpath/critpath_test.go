@@ -180,7 +180,7 @@ func (b busy) Message(send, recv int32, sent, matched int64) {}
 
 // ring builds n ranks that, n−1 times, compute (unequal amounts) then
 // send to the right neighbour and receive from the left.
-func ring(t *testing.T, n int, bytes int64) *graph.Graph {
+func ring(t testing.TB, n int, bytes int64) *graph.Graph {
 	t.Helper()
 	b := graph.NewBuilder(n)
 	for r := 0; r < n; r++ {
