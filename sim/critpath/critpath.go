@@ -175,7 +175,7 @@ type item struct {
 	pred                int32 // the item whose end (via) this one's start waited for, or −1
 	start               int64
 	cpuEnd, nicEnd, dev int64 // dev: when a device calc frees its device
-	at                  int64 // the time the link explains (start, or a rendezvous's time)
+	at                  int64 // the time the link explains: the start (for a rendezvous, its match)
 }
 
 // Recorder is a sim.StepObserver that records what a replay's critical
