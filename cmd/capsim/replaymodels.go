@@ -179,9 +179,13 @@ type energyJSON struct {
 	DynamicJ     float64 `json:"dynamic_j"`
 	AvgW         float64 `json:"avg_w"`
 	PeakW        float64 `json:"peak_w"`
-	BaseW        float64 `json:"base_w"`
-	IdleW        float64 `json:"idle_w"`
-	ActiveW      float64 `json:"active_w"`
+	// CapW is the job power cap (--cap) and OverCapNs how long the job
+	// drew more than it; both absent without a cap.
+	CapW      float64 `json:"cap_w,omitempty"`
+	OverCapNs *int64  `json:"over_cap_ns,omitempty"`
+	BaseW     float64 `json:"base_w"`
+	IdleW     float64 `json:"idle_w"`
+	ActiveW   float64 `json:"active_w"`
 }
 
 type modelsJSON struct {
@@ -192,9 +196,11 @@ type modelsJSON struct {
 	Warnings  []string     `json:"warnings,omitempty"`
 }
 
-// finish reports the regions' pricing and offload decisions, the energy,
-// and writes the power timeline (Arrow file and timeline counters).
-func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, error) {
+// finish reports the regions' pricing and offload decisions, the energy
+// (and the time above the job power cap capW, when > 0), and writes the
+// power timeline: the Arrow file, and timeline counters per rank or node,
+// per node of perNode ranks (when > 0), for the job and for its cap.
+func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer, perNode int, capW float64) (*modelsJSON, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -210,11 +216,15 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 	if r.acct == nil {
 		return out, nil
 	}
-	pw, err := r.powerCurves(res.Makespan, tl != nil || r.flags.powerPath != "")
+	pw, err := r.powerCurves(res.Makespan, tl != nil || r.flags.powerPath != "" || capW > 0)
 	if err != nil {
 		return nil, err
 	}
 	out.Energy = pw.energy
+	if capW > 0 {
+		over := pw.job.Over(capW)
+		out.Energy.CapW, out.Energy.OverCapNs = capW, &over
+	}
 	if e := out.Energy; e != nil {
 		e.TotalJ, e.IdleJ, e.DynamicJ = units.Joules(e.TotalJ), units.Joules(e.IdleJ), units.Joules(e.DynamicJ)
 		e.AvgW, e.PeakW = units.Watts(e.AvgW), units.Watts(e.PeakW)
@@ -231,10 +241,27 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 			}
 			tl.CounterOn(owner, name, s.End, s.Watts[len(s.Watts)-1])
 		}
+		if pw.unit == "rank" && perNode > 0 {
+			nodes, err := power.ByNode(pw.curves, perNode, pw.baseW)
+			if err != nil {
+				return nil, err
+			}
+			for n, s := range nodes {
+				name := "power node " + strconv.Itoa(n) + " (W)"
+				for i, t := range s.Times {
+					tl.Counter(name, t, s.Watts[i])
+				}
+				tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+			}
+		}
 		for i, t := range pw.job.Times {
 			tl.Counter("power job (W)", t, pw.job.Watts[i])
 		}
 		tl.Counter("power job (W)", res.Makespan, pw.job.Watts[len(pw.job.Watts)-1])
+		if capW > 0 {
+			tl.Counter("power cap (W)", 0, capW)
+			tl.Counter("power cap (W)", res.Makespan, capW)
+		}
 	}
 	if p := r.flags.powerPath; p != "" {
 		e := pw.energy
@@ -403,6 +430,9 @@ func printModels(w io.Writer, m *modelsJSON) {
 	} else if e != nil {
 		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; base %g W, core idle %g W, active %g W)\n",
 			e.TotalJ, e.IdleJ, e.DynamicJ, e.AvgW, e.PeakW, e.BaseW, e.IdleW, e.ActiveW)
+	}
+	if e := m.Energy; e != nil && e.OverCapNs != nil {
+		fmt.Fprintf(w, "cap       %g W: the job drew more for %d ns\n", e.CapW, *e.OverCapNs)
 	}
 	if m.PowerFile != "" {
 		fmt.Fprintf(w, "power     %s (per-rank power timeline, Arrow)\n", m.PowerFile)
