@@ -103,8 +103,8 @@ func TestOffloadInstancesHostModel(t *testing.T) {
 	if p := rep.Pred; p.Seconds != 16 || p.Watts != 106.25 || p.Kind != KindAccel || rep.CPU != 46 {
 		t.Errorf("prediction %+v, host %g s; want 16 s at 106.25 W, host 46 s", p, rep.CPU)
 	}
-	if rep.DeviceS != 6 || rep.TransferS != 0 {
-		t.Errorf("device %g s transfer %g s, want 6 and 0", rep.DeviceS, rep.TransferS)
+	if rep.DeviceS != 6 || rep.TransferS != 0 || rep.HostS != 10 {
+		t.Errorf("device %g s transfer %g s host %g s, want 6, 0 and 10", rep.DeviceS, rep.TransferS, rep.HostS)
 	}
 	// On the host the nested model prices all of it.
 	if p, err := m.Predict(compute.Work{Seconds: 23}, compute.Config{}); err != nil || p.Seconds != 46 || p.Watts != 50 {

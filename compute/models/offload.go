@@ -158,6 +158,9 @@ type OffloadReport struct {
 	Eligible  bool    // an allowed device has positive curves for some instance
 	Offloaded bool    // some of the work runs on a device
 	CPU       float64 // seconds of all the work on the host
+	// HostS is the seconds of the instances kept on the host when some
+	// are offloaded (0 when all or none are).
+	HostS float64
 	// DeviceS and TransferS are the device compute (setup included) and
 	// exposed transfer seconds of the offloaded instances; when nothing is
 	// offloaded, what blind porting to the first allowed device would cost.
@@ -236,11 +239,12 @@ func (m *Offload) Decide(w compute.Work, target compute.Config) (OffloadReport, 
 		rep.Offloaded = true
 		dt := plan.Time * n
 		rep.Pred = compute.Prediction{Seconds: dt, Watts: m.DeviceWatts, Kind: KindAccel}
+		rep.HostS = plan.Host * n
 		if plan.Host > 0 && dt > 0 {
 			// Part of the work stays on the host: the time-weighted power.
 			rep.Pred.Watts = (host.Watts*plan.Host + m.DeviceWatts*(plan.Device+plan.Transfer)) / plan.Time
 		}
-		if m.DeviceWatts == 0 {
+		if m.DeviceWatts == 0 || (plan.Host > 0 && host.Flags&compute.NoPower != 0) {
 			rep.Pred.Flags |= compute.NoPower
 		}
 	}
