@@ -123,6 +123,7 @@ func TestOffloadInstancesErrors(t *testing.T) {
 		{Offload{Profile: t3Profile(), Policy: PolicyPerInstance, Instances: []accel.Instance{{Idiom: "gather", Footprint: 1}}}, `instance "#1": no cpu_s`},
 		{Offload{Profile: t3Profile(), Policy: PolicyPerInstance, Instances: []accel.Instance{{Mix: []accel.Share{{Idiom: "stream", Fraction: 0.7}}, Footprint: 1, CPUTime: 1}}}, "sum to 0.7"},
 		{Offload{Profile: t3Profile(), Policy: "best", Instances: inst}, `policy "best"`},
+		{Offload{Profile: t3Profile(), Policy: PolicyNever, Footprint: 1, CPUSeconds: 1}, "give the region's idiom"},
 	} {
 		if err := tc.m.Init(nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.m, err, tc.want)

@@ -107,6 +107,8 @@ func (m *Offload) Init(extra modelfile.Decoders) error {
 				m.Instances[i].Name = fmt.Sprintf("#%d", i+1)
 			}
 		}
+	} else if m.Idiom == "" {
+		return fmt.Errorf("accel: give the region's idiom (or its instances)")
 	} else if !(m.Footprint > 0) || m.Footprint > 1e18 || !(m.Bytes >= 0) || m.Bytes > 1e18 {
 		return fmt.Errorf("accel: footprint_bytes must be positive and bytes_moved non-negative")
 	}
