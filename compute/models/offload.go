@@ -21,10 +21,19 @@ const (
 	PolicyWhenFaster  = "when-faster"  // the older name of per-region
 )
 
-// placements maps the policy names to accel placements.
-var placements = map[string]accel.Placement{
-	PolicyNever: accel.HostOnly, PolicyBlind: accel.Blind, PolicyAlways: accel.Blind,
-	PolicyPerRegion: accel.PerRegion, PolicyWhenFaster: accel.PerRegion, PolicyPerInstance: accel.PerInstance,
+// placementOf returns the accel placement of a policy name.
+func placementOf(policy string) (accel.Placement, bool) {
+	switch policy {
+	case PolicyNever:
+		return accel.HostOnly, true
+	case PolicyBlind, PolicyAlways:
+		return accel.Blind, true
+	case PolicyPerRegion, PolicyWhenFaster:
+		return accel.PerRegion, true
+	case PolicyPerInstance:
+		return accel.PerInstance, true
+	}
+	return 0, false
 }
 
 // Offload prices a region on the host with a CPU model, or on the
@@ -88,7 +97,7 @@ func (m *Offload) Init(extra modelfile.Decoders) error {
 	if _, err := accel.ReadProfile(bytes.NewReader(b), "profile"); err != nil {
 		return err
 	}
-	if _, ok := placements[m.Policy]; !ok {
+	if _, ok := placementOf(m.Policy); !ok {
 		return fmt.Errorf("accel: policy %q: want %s, %s, %s or %s (or the older %s, %s)", m.Policy,
 			PolicyNever, PolicyBlind, PolicyPerRegion, PolicyPerInstance, PolicyAlways, PolicyWhenFaster)
 	}
@@ -200,6 +209,9 @@ func (m *Offload) Decide(w compute.Work, target compute.Config) (OffloadReport, 
 	if err != nil {
 		return OffloadReport{}, fmt.Errorf("accel: cpu model: %w", err)
 	}
+	if !(one.Seconds > 0) || math.IsInf(one.Seconds, 0) {
+		return OffloadReport{}, fmt.Errorf("accel: the cpu model prices one execution of the region (%g s recorded) at %g s; want a positive finite time", m.ref, one.Seconds)
+	}
 	scale, n := one.Seconds/m.ref, w.Seconds/m.ref
 	insts := append([]accel.Instance(nil), m.instances()...)
 	for i := range insts {
@@ -209,7 +221,7 @@ func (m *Offload) Decide(w compute.Work, target compute.Config) (OffloadReport, 
 		}
 		insts[i].CPUTime = scale * t
 	}
-	pol := placements[m.Policy]
+	pol, _ := placementOf(m.Policy)
 	plan, err := m.Profile.Place(insts, allowed, m.Ratio, pol)
 	if err != nil {
 		return OffloadReport{}, fmt.Errorf("accel: %w", err)
