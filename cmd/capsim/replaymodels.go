@@ -147,13 +147,40 @@ func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error)
 }
 
 type offloadJSON struct {
-	Device     string `json:"device,omitempty"`
-	Policy     string `json:"policy"`
-	Eligible   bool   `json:"eligible"`
-	Offloaded  bool   `json:"offloaded"`
-	CPUNs      int64  `json:"cpu_ns"`
+	Device     string         `json:"device,omitempty"`
+	Policy     string         `json:"policy"`
+	Eligible   bool           `json:"eligible"`
+	Offloaded  bool           `json:"offloaded"`
+	CPUNs      int64          `json:"cpu_ns"`
+	DeviceNs   int64          `json:"device_ns"`
+	TransferNs int64          `json:"transfer_ns"`
+	Instances  []instanceJSON `json:"instances,omitempty"`
+}
+
+// instanceJSON is where one instance (call site, basic block) of an accel
+// model's region runs, and its times there, summed over the priced work.
+type instanceJSON struct {
+	Name       string `json:"name"`
+	Device     string `json:"device"` // "cpu" for the host
+	HostNs     int64  `json:"host_ns"`
 	DeviceNs   int64  `json:"device_ns"`
 	TransferNs int64  `json:"transfer_ns"`
+	TimeNs     int64  `json:"time_ns"`
+}
+
+// offloadOf reports an offload decision.
+func offloadOf(d models.OffloadReport) *offloadJSON {
+	o := &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
+		CPUNs: nsOf(d.CPU), DeviceNs: nsOf(d.DeviceS), TransferNs: nsOf(d.TransferS)}
+	for _, c := range d.Instances {
+		dev := c.Device
+		if dev == "" {
+			dev = compute.DeviceCPU
+		}
+		o.Instances = append(o.Instances, instanceJSON{Name: c.Instance, Device: dev, HostNs: nsOf(c.HostTime),
+			DeviceNs: nsOf(c.DeviceTime), TransferNs: nsOf(c.XferTime), TimeNs: nsOf(c.Time)})
+	}
+	return o
 }
 
 type regionJSON struct {
@@ -373,9 +400,7 @@ func (r *modelRun) regionReport() ([]regionJSON, error) {
 			if err != nil {
 				return nil, fmt.Errorf("region %q: %w", p.Name, err)
 			}
-			ns := func(s float64) int64 { return graph.SatNs(s * 1e9) }
-			j.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
-				CPUNs: ns(d.CPU), DeviceNs: ns(d.DeviceS), TransferNs: ns(d.TransferS)}
+			j.Offload = offloadOf(d)
 		}
 		out = append(out, j)
 	}
@@ -416,9 +441,27 @@ func printModels(w io.Writer, m *modelsJSON) {
 				case !o.Eligible:
 					dec = "host (device cannot run it)"
 				}
+				if len(o.Instances) > 0 {
+					dec = fmt.Sprintf("%d of %d instances offloaded", offloadedInstances(o), len(o.Instances))
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t\n", r.Region, dev, o.Policy, dec, o.CPUNs, o.DeviceNs, o.TransferNs)
 			}
 			tw.Flush()
+			var lines []string
+			for _, r := range off {
+				for _, in := range r.Offload.Instances {
+					lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\t%d\t", r.Region, in.Name, in.Device, in.TimeNs, in.HostNs, in.DeviceNs, in.TransferNs))
+				}
+			}
+			if len(lines) > 0 {
+				fmt.Fprintln(w, "\nplacement per instance (summed over ranks):")
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "region\tinstance\tdevice\ttime_ns\thost_ns\tdevice_ns\ttransfer_ns\t")
+				for _, l := range lines {
+					fmt.Fprintln(tw, l)
+				}
+				tw.Flush()
+			}
 		}
 	}
 	for _, s := range m.Warnings {
