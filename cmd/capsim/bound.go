@@ -127,6 +127,13 @@ conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
 The gaps are (T/T_LP − 1)·100.
+--order-free adds, per cap, the least makespan over every order of the
+events where power changes (note 003 §3: the check the paper runs with a
+flow ILP), found by an exact branch and bound over event orders for DAGs
+of at most 30 edges (tasks and messages; a larger one is refused): JSON
+order_free_ns, order_free_gap_pct ((T_LP/T_free − 1)·100) and
+order_free_lps, and two table columns; with --caps it is also tried at
+caps the fixed order cannot meet.
 With --table, every compute task may run in any configuration of its
 region's rows (time scaled from the fastest row, watts above idle), and
 Static (and the uncapped run) pick per task from those configurations.`,
