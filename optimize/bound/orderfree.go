@@ -349,6 +349,10 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 	return r, nil
 }
 
+// maxNext is the most power vertices that may come next at a node: the
+// node has a child per nonempty subset of them.
+const maxNext = 12
+
 // tol is the relative tolerance of the search's comparisons of makespans
 // and of its grouping of times into events (CLP's are 1e-7 absolute, on
 // times in units of the fastest makespan).
@@ -408,8 +412,9 @@ func (s *search) branch(n *node, sol *lpSol) error {
 			cand = append(cand, a)
 		}
 	}
-	if len(cand) > 20 {
-		return fmt.Errorf("bound: order-free optimum: %d power events could come next, too many to branch on", len(cand))
+	if len(cand) > maxNext {
+		return fmt.Errorf("bound: order-free optimum at %g W: %d power events could come next, at most %d can be branched on (%d subsets)",
+			s.capW, len(cand), maxNext, 1<<maxNext-1)
 	}
 	init := f.pvOf[f.d.Init]
 	type kid struct {

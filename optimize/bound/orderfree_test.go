@@ -91,12 +91,27 @@ func TestOrderFreeInfeasible(t *testing.T) {
 	}
 }
 
-// A DAG over the limit is refused with its size and the limit named.
+// A DAG over the limit is refused with its size and the limit named, and
+// one with too many vertices that could come next stops with their count.
 func TestOrderFreeTooLarge(t *testing.T) {
 	d := benchDAG(4, 25, 4, 1) // 100 tasks, 6 messages
 	_, err := NewOrderFree(d, nil, OrderFreeOptions{})
 	if err == nil || !strings.Contains(err.Error(), "at most 30 edges") || !strings.Contains(err.Error(), "has 106 (100 tasks, 6 messages)") {
 		t.Errorf("error %v", err)
+	}
+	// 14 ranks of two tasks: 14 vertices could follow Init.
+	wide := &DAG{Vertices: 16, Init: 0, Fin: 1}
+	for r := 0; r < 14; r++ {
+		wide.Tasks = append(wide.Tasks, Task{Rank: r, Src: 0, Dst: 2 + r, Hull: two(1, 50, 2, 30)}, Task{Rank: r, Src: 2 + r, Dst: 1, Hull: two(1, 50, 2, 30)})
+	}
+	if clp.Available() {
+		f, err := NewOrderFree(wide, nil, OrderFreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Solve(600); err == nil || !strings.Contains(err.Error(), "14 power events could come next, at most 12") {
+			t.Errorf("wide DAG: %v", err)
+		}
 	}
 	if _, err := NewOrderFree(exampleCWithDevice(), nil, OrderFreeOptions{}); err == nil || !strings.Contains(err.Error(), "shared devices") {
 		t.Errorf("devices: %v", err)
