@@ -37,6 +37,21 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 // "engine" the reference replay's (bound.FromGraph), else
 // the scenario's initial order (bound.InitialOrderWith).
 func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	return sc.boundLP(t, m, net, sc.Bound.Messages == MessagesEngine)
+}
+
+// PlanLP is the DAG and initial order that the Conductor baseline plans
+// on (package optimize/conductor): the trace's tasks with the message
+// times of a replay at the fastest configurations (or their uncontended
+// costs with bound.messages = "loggops"), whose collectives over all
+// ranks are the time steps Conductor reallocates power at. The engine's
+// LP (BoundLP with "engine") has no such steps: it is a bound, not a
+// runtime's view of the run.
+func (sc *Scenario) PlanLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	return sc.boundLP(t, m, net, false)
+}
+
+func (sc *Scenario) boundLP(t *mpi.Trace, m *Machine, net network.LogGOPS, engine bool) (*bound.DAG, *bound.Order, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return nil, nil, err
 	}
@@ -51,7 +66,7 @@ func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bou
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
-	d, o, err := sc.lpWithComm(t, m, net, configs, false)
+	d, o, err := sc.lpWithComm(t, m, net, configs, false, engine)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,8 +75,8 @@ func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bou
 }
 
 // lpWithComm is dagWithComm with the LP's event order.
-func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded bool) (*bound.DAG, *bound.Order, error) {
-	if sc.Bound.Messages == MessagesEngine {
+func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded, engine bool) (*bound.DAG, *bound.Order, error) {
+	if engine {
 		n, err := sc.BoundNet(t, m, net, configs)
 		if err != nil {
 			return nil, nil, err
@@ -193,6 +208,15 @@ func (sc *Scenario) TableDAG(t *mpi.Trace, tb *table.Table, m *Machine, net netw
 
 // TableLP is TableDAG with the LP's event order (see BoundLP).
 func (sc *Scenario) TableLP(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	return sc.tableLP(t, tb, m, net, sc.Bound.Messages == MessagesEngine)
+}
+
+// TablePlanLP is TableLP for the Conductor baseline (see PlanLP).
+func (sc *Scenario) TablePlanLP(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	return sc.tableLP(t, tb, m, net, false)
+}
+
+func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net network.LogGOPS, engine bool) (*bound.DAG, *bound.Order, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return nil, nil, err
 	}
@@ -230,7 +254,7 @@ func (sc *Scenario) TableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 		}
 		return cs
 	}
-	d, o, err := sc.lpWithComm(t, m, net, configs, true)
+	d, o, err := sc.lpWithComm(t, m, net, configs, true, engine)
 	if missing != nil {
 		return nil, nil, missing
 	}
@@ -303,6 +327,27 @@ type bounder struct {
 	d *bound.DAG
 	o *bound.Order
 	t *mpi.Trace
+	// pd, po are what Conductor plans on (PlanLP), built when first
+	// asked for where they differ from d, o.
+	sc  *Scenario
+	net network.LogGOPS
+	pd  *bound.DAG
+	po  *bound.Order
+}
+
+// plan returns the DAG and order the Conductor baseline plans on.
+func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
+	if b.sc.Bound.Messages != MessagesEngine {
+		return b.d, b.o, nil
+	}
+	if b.pd == nil {
+		d, o, err := b.sc.PlanLP(b.t, b.m, b.net)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.pd, b.po = d, o
+	}
+	return b.pd, b.po, nil
 }
 
 func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bounder, error) {
@@ -313,7 +358,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	if err != nil {
 		return nil, err
 	}
-	b := &bounder{m: m, d: d, o: o, t: t}
+	b := &bounder{m: m, d: d, o: o, t: t, sc: sc, net: net}
 	if clp.Available() {
 		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true}); err != nil {
 			return nil, err

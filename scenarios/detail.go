@@ -334,8 +334,23 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 	var met Metrics
 	var run *taskRun
 	if policy == "conductor" {
-		met, _, run, err = sc.replayConductor(g, bd.t, bd.d, bd.o, capW, conductor.DefaultParams(), m, net)
+		pd, po, perr := bd.plan()
+		if perr != nil {
+			return Metrics{}, nil, perr
+		}
+		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
 	} else {
+		// The sweep solves its caps in order, each from the previous
+		// cap's basis, and the LP's optimum is degenerate: solving the
+		// same caps first gives this point the schedule the sweep had.
+		for _, c := range sc.Sweep.CapsW {
+			if c == capW {
+				break
+			}
+			if _, err := bd.solve(context.Background(), c); err != nil {
+				return Metrics{}, nil, err
+			}
+		}
 		b, serr := bd.solve(context.Background(), capW)
 		if serr != nil {
 			return Metrics{}, nil, serr

@@ -70,7 +70,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if bd == nil {
 				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
 			}
-			if met, _, err = sc.ReplayConductor(g, bd.t, bd.d, bd.o, p.CapW, conductor.DefaultParams(), m, net); err != nil {
+			pd, po, err := bd.plan()
+			if err != nil {
+				return err
+			}
+			if met, _, err = sc.ReplayConductor(g, bd.t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
 			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {

@@ -92,12 +92,19 @@ func TestStaticRAPLPolicy(t *testing.T) {
 }
 
 // TestStaticRAPLBalancedAtBound is note 003 §6.3's observation that on a
-// balanced code the paper's Static leaves the LP almost nothing: the
-// windowed average is the LP's own interpolation between adjacent
-// P-states (note 003 §6.1), so on the default stencil without imbalance
-// static-rapl is within 0.5 % of the LP bound at every feasible cap
-// (measured: −0.13 % to 0.0 %), while the discrete static's gap is 0.4 % to
-// 4 %.
+// balanced code the paper's Static leaves the LP little: the windowed
+// average is the LP's own interpolation between adjacent P-states (note
+// 003 §6.1). On the default stencil without imbalance the compute is
+// balanced but the communication is not (corner ranks send 2 halos, inner
+// ones 4, each holding the NIC g + (s−1)·G ≈ 197 µs), and the engine LP
+// (the bound) moves power to the ranks that communicate most: static-rapl
+// is 2.1 %, 4.7 % and 0.3 % above it at 290, 330 and 370 W, and the LP's
+// schedule replayed (the lp policy) gets 80.34, 69.76 and 67.26 ms there,
+// 1.2 %, 3.9 % and 0.9 % faster than static-rapl, within 0.8 % of the
+// bound: the gap is real. With the replay-calibrated LP (no bound),
+// static-rapl came out 0.13 % below it. Checked here: static-rapl never
+// beats the bound, is never slower than the discrete static, and is
+// within 5 % of the bound.
 func TestStaticRAPLBalancedAtBound(t *testing.T) {
 	text := string(Default())
 	for from, to := range map[string]string{
@@ -124,17 +131,29 @@ func TestStaticRAPLBalancedAtBound(t *testing.T) {
 	}
 	col := func(name string) int { return schema.Index(name) }
 	n := 0
+	static := map[float64]float64{} // static's makespan minus static-rapl's
+	for _, r := range rows {
+		if r.Values[col("policy")] == "static" {
+			static[r.Values[col("cap_w")].(float64)] += float64(r.Values[col("makespan_ns")].(int64))
+		}
+	}
 	for _, r := range rows {
 		if r.Values[col("policy")] != "static-rapl" {
 			continue
 		}
 		n++
 		gap, ok := r.Values[col("gap_pct")].(float64)
-		if !ok || math.Abs(gap) > 0.5 {
-			t.Errorf("cap %v W: static-rapl gap to the LP bound %v %%; want within 0.5 %%", r.Values[col("cap_w")], r.Values[col("gap_pct")])
+		if !ok || gap < -1e-4 || gap > 5 {
+			t.Errorf("cap %v W: static-rapl gap to the LP bound %v %%; want in [0, 5] %%", r.Values[col("cap_w")], r.Values[col("gap_pct")])
 		}
+		static[r.Values[col("cap_w")].(float64)] -= float64(r.Values[col("makespan_ns")].(int64))
 	}
 	if n != 3 {
 		t.Errorf("%d static-rapl rows, want 3", n)
+	}
+	for c, d := range static {
+		if d < 0 {
+			t.Errorf("cap %g W: static-rapl %.0f ns slower than static", c, -d)
+		}
 	}
 }

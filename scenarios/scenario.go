@@ -585,9 +585,9 @@ func (s *Scenario) normalize() error {
 	}
 	switch s.Bound.Messages {
 	case "":
-		// "engine" is the bound; it stays opt-in until its LP splits into
-		// blocks (one block on the README's stencil: minutes, issue 14).
-		s.Bound.Messages = MessagesReplay
+		// "engine" is the bound (docs/bound.md); the others are kept
+		// for comparison: "replay" is no bound, "loggops" a loose one.
+		s.Bound.Messages = MessagesEngine
 	case MessagesEngine, MessagesReplay, MessagesLogGOPS:
 	default:
 		return bad("bound.messages", "unknown message model %q (want %s, %s or %s)", s.Bound.Messages, MessagesEngine, MessagesLogGOPS, MessagesReplay)
@@ -597,6 +597,9 @@ func (s *Scenario) normalize() error {
 	}
 	if _, err := bound.ParseSlackPolicy(s.Bound.SlackPolicy); err != nil {
 		return bad("bound.slack_policy", "unknown slack policy %q (want local or late)", s.Bound.SlackPolicy)
+	}
+	if s.Bound.Messages == MessagesEngine && s.Bound.SlackPolicy != "local" {
+		return bad("bound.slack_policy", "%q applies to bound.messages = \"replay\" or \"loggops\"; the \"engine\" LP (the default) keeps the order of its reference replay", s.Bound.SlackPolicy)
 	}
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {

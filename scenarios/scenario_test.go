@@ -3,9 +3,10 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"github.com/capsim/capsim/compute/power"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/compute/power"
 )
 
 func TestDefaultParses(t *testing.T) {
@@ -41,6 +42,7 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"override bad glob", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"[\"\n\n[workload]", 1), "key network.override.region: override 1", -1},
 		{"override neg", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nG_ns_per_byte = -2\n\n[workload]", 1), "key network.override.G_ns_per_byte: override 1: must be ≥ 0", -1},
 		{"bound slack policy", base + "\n[bound]\nslack_policy = \"alap\"\n", `key bound.slack_policy: unknown slack policy "alap"`, -1},
+		{"bound slack policy engine", base + "\n[bound]\nslack_policy = \"late\"\n", `key bound.slack_policy: "late" applies to bound.messages = "replay" or "loggops"`, -1},
 		{"bound tie dropped", base + "\n[bound]\ntie_us = 3.0\n", "tie_us", -1},
 		{"override unknown key", strings.Replace(base, "[workload]", "[[network.override]]\nregion = \"a\"\nbandwidth = 2\n\n[workload]", 1), "key network.override.bandwidth: unknown key", -1},
 		{"wait power word", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = \"busy\"", 1), `wait power "busy": want task, idle or a number of watts`, 15},
@@ -131,8 +133,9 @@ func TestBoundOrderKeys(t *testing.T) {
 	for _, c := range []struct {
 		extra, policy string
 	}{
-		{"", "stretch-into-local-slack"},
-		{"\n[bound]\nslack_policy = \"late\"\n", "as-late-as-possible"},
+		{"\n[bound]\nmessages = \"replay\"\n", "stretch-into-local-slack"},
+		{"\n[bound]\nmessages = \"replay\"\nslack_policy = \"late\"\n", "as-late-as-possible"},
+		{"", "replay"}, // the engine LP: its reference replay's orders
 	} {
 		sc, err := Parse("my.toml", append(Default(), c.extra...))
 		if err != nil {

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"github.com/capsim/capsim/compute/power"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/compute/power"
 
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"

@@ -211,8 +211,8 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return err
 			}
 			net := sc.Net()
-			var d *bound.DAG
-			var o *bound.Order
+			var d, pd *bound.DAG // the LP's DAG; the one Conductor plans on
+			var o, po *bound.Order
 			if tablePath != "" {
 				f, err := os.Open(tablePath)
 				if err != nil {
@@ -227,8 +227,22 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", tablePath, err)
 				}
-			} else if d, o, err = sc.BoundLP(t, m, net); err != nil {
-				return err
+				pd, po = d, o
+				if sc.Bound.Messages == scenarios.MessagesEngine {
+					if pd, po, err = sc.TablePlanLP(t, tb, m, net); err != nil {
+						return fmt.Errorf("%s: %w", tablePath, err)
+					}
+				}
+			} else {
+				if d, o, err = sc.BoundLP(t, m, net); err != nil {
+					return err
+				}
+				pd, po = d, o
+				if sc.Bound.Messages == scenarios.MessagesEngine {
+					if pd, po, err = sc.PlanLP(t, m, net); err != nil {
+						return err
+					}
+				}
 			}
 			oo := sc.Bound.OrderOptions() // the scenario's [bound], unless the flags say otherwise
 			if cmd.Flags().Changed("slack-policy") {
@@ -236,7 +250,10 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if sc.Bound.Messages != scenarios.MessagesEngine && cmd.Flags().Changed("slack-policy") {
+			if sc.Bound.Messages == scenarios.MessagesEngine && cmd.Flags().Changed("slack-policy") {
+				return usagef("--slack-policy applies to the LP's \"replay\" and \"loggops\" message models ([bound] messages); the \"engine\" LP keeps the order of its reference replay (docs/bound.md)")
+			}
+			if cmd.Flags().Changed("slack-policy") {
 				if o, err = bound.InitialOrderWith(d, oo); err != nil {
 					return err
 				}
@@ -354,7 +371,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 						switches++
 					}
 				}
-				cd, _, err := sc.ReplayConductor(g, t, d, o, cw, cp, m, net)
+				cd, _, err := sc.ReplayConductor(g, t, pd, po, cw, cp, m, net)
 				if err != nil {
 					return err
 				}

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios"
 )
 
 // capsim bound's JSON interface: the stable keys, every baseline filled
@@ -61,6 +63,10 @@ func TestBoundOrderOptions(t *testing.T) {
 		t.Skip("no LP solver")
 	}
 	events := map[string]float64{}
+	replayLP := filepath.Join(t.TempDir(), "replay.toml")
+	if err := os.WriteFile(replayLP, append(scenarios.Default(), "\n[bound]\nmessages = \"replay\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		args  []string
@@ -69,7 +75,7 @@ func TestBoundOrderOptions(t *testing.T) {
 		{"default", nil, "stretch-into-local-slack"},
 		{"late", []string{"--slack-policy", "late"}, "as-late-as-possible"},
 	} {
-		code, out, stderr := capsim(t, append([]string{"bound", "--cap", "330", "--json"}, c.args...)...)
+		code, out, stderr := capsim(t, append([]string{"bound", "--scenario", replayLP, "--cap", "330", "--json"}, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
 		}
@@ -85,7 +91,8 @@ func TestBoundOrderOptions(t *testing.T) {
 	if !(events["late"] < events["default"]) {
 		t.Errorf("events %v: want fewer with the late policy", events)
 	}
-	for _, args := range [][]string{{"--slack-policy", "alap"}, {"--tie-us", "100"}} {
+	// The engine LP (the default) keeps its reference replay's order.
+	for _, args := range [][]string{{"--slack-policy", "alap"}, {"--tie-us", "100"}, {"--slack-policy", "late"}} {
 		if code, _, stderr := capsim(t, append([]string{"bound", "--cap", "330"}, args...)...); code != 2 {
 			t.Errorf("%v: exit %d (%s), want a usage error", args, code, stderr)
 		}
