@@ -203,11 +203,10 @@ func WriteGraph(path string, g *graph.Graph) error {
 
 // EncodeGraph writes g as an Arrow IPC file to w.
 func EncodeGraph(w io.Writer, g *graph.Graph) error {
-	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil))
+	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil), g.Regions)
 	if err != nil {
 		return err
 	}
-	defer gw.release()
 	var req, ireq []int32
 	for r := 0; r < g.NumRanks(); r++ {
 		lo, hi := g.RankStart[r], g.RankStart[r+1]
@@ -221,16 +220,12 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 					ireq = append(ireq, d-lo)
 				}
 			}
-			region := ""
-			if reg := g.Region[id]; reg != graph.NoRegion {
-				region = g.Regions[reg]
-			}
 			label := ""
 			if g.Labels != nil {
 				label = g.Labels[id]
 			}
-			op := graph.Op{Kind: g.Kind[id], Size: g.Size[id], Peer: g.Peer[id], Tag: g.Tag[id], CPU: g.CPU[id], NIC: g.NIC[id]}
-			if err := gw.Op(int32(r), op, region, req, ireq, label); err != nil {
+			op := graph.Op{Kind: g.Kind[id], Size: g.Size[id], Peer: g.Peer[id], Tag: g.Tag[id], CPU: g.CPU[id], NIC: g.NIC[id], Region: g.Region[id]}
+			if err := gw.Op(int32(r), op, req, ireq, label); err != nil {
 				return err
 			}
 		}
@@ -242,106 +237,201 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 // increasing order, holding one record batch in memory: the streaming
 // counterpart of EncodeGraph (its files carry no capsim.num_ops and
 // capsim.num_deps metadata).
+//
+// A batch's columns are kept as Go slices and handed to the Arrow writer
+// as they are; the kind and region columns are dictionary indices into
+// dictionaries fixed when the writer starts (an Arrow IPC file holds one
+// dictionary per column), so appending an operation allocates nothing.
 type GraphWriter struct {
-	fw      *ipc.FileWriter
-	b       *array.RecordBuilder
-	rankB   *array.Int32Builder
-	kindB   *array.BinaryDictionaryBuilder
-	sizeB   *array.Int64Builder
-	peerB   *array.Int32Builder
-	tagB    *array.Int32Builder
-	cpuB    *array.Int32Builder
-	nicB    *array.Int32Builder
-	regB    *array.BinaryDictionaryBuilder
-	reqB    *array.ListBuilder
-	reqV    *array.Int32Builder
-	ireqB   *array.ListBuilder
-	ireqV   *array.Int32Builder
-	labB    *array.StringBuilder
-	rows    int
-	written int64
-	rank    int32
+	fw       *ipc.FileWriter
+	schema   *arrow.Schema
+	kindDict *array.Data
+	regDict  *array.Data
+	regions  int32
+	labeled  bool
+
+	// The current batch.
+	rank, peer, tag, cpu, nic []int32
+	kind                      []int8
+	size                      []int64
+	region                    []int32
+	regValid                  []byte // validity bitmap of region
+	regNulls                  int
+	reqOff, ireqOff           []int32 // list offsets, from 0
+	req, ireq                 []int32
+	labOff                    []int32
+	labData                   []byte
+	labValid                  []byte
+	labNulls                  int
+
+	written  int64
+	lastRank int32
 }
 
-// NewGraphWriter starts an execution-graph file of numRanks ranks on w;
-// labeled adds the label column.
-func NewGraphWriter(w io.Writer, numRanks int, labeled bool) (*GraphWriter, error) {
-	return newGraphWriter(w, graphSchemaFor(numRanks, -1, -1, labeled))
+// NewGraphWriter starts an execution-graph file of numRanks ranks on w.
+// Operations name their code region by index into regions (the file's
+// region dictionary) or graph.NoRegion; labeled adds the label column.
+func NewGraphWriter(w io.Writer, numRanks int, regions []string, labeled bool) (*GraphWriter, error) {
+	return newGraphWriter(w, graphSchemaFor(numRanks, -1, -1, labeled), regions)
 }
 
-func newGraphWriter(w io.Writer, sc *arrow.Schema) (*GraphWriter, error) {
+// kindNames is the kind column's dictionary: graph.OpKind indexes it.
+var kindNames = []string{graph.Calc.String(), graph.Send.String(), graph.Recv.String()}
+
+func stringArray(vals []string) *array.Data {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	a := b.NewStringArray()
+	defer a.Release()
+	d := a.Data().(*array.Data)
+	d.Retain()
+	return d
+}
+
+func newGraphWriter(w io.Writer, sc *arrow.Schema, regions []string) (*GraphWriter, error) {
+	if int64(len(regions)) > 1<<31-1 {
+		return nil, fmt.Errorf("arrowtrace: %d regions, more than a region column indexes", len(regions))
+	}
 	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
 	if err != nil {
 		return nil, err
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	gw := &GraphWriter{fw: fw, b: b,
-		rankB: b.Field(0).(*array.Int32Builder), kindB: b.Field(1).(*array.BinaryDictionaryBuilder),
-		sizeB: b.Field(2).(*array.Int64Builder), peerB: b.Field(3).(*array.Int32Builder),
-		tagB: b.Field(4).(*array.Int32Builder), cpuB: b.Field(5).(*array.Int32Builder),
-		nicB: b.Field(6).(*array.Int32Builder), regB: b.Field(7).(*array.BinaryDictionaryBuilder),
-		reqB: b.Field(8).(*array.ListBuilder), ireqB: b.Field(9).(*array.ListBuilder)}
-	gw.reqV = gw.reqB.ValueBuilder().(*array.Int32Builder)
-	gw.ireqV = gw.ireqB.ValueBuilder().(*array.Int32Builder)
-	if len(sc.Fields()) > 10 {
-		gw.labB = b.Field(10).(*array.StringBuilder)
-	}
+	gw := &GraphWriter{fw: fw, schema: sc, kindDict: stringArray(kindNames), regDict: stringArray(regions),
+		regions: int32(len(regions)), labeled: len(sc.Fields()) > 10}
+	gw.reset()
 	return gw, nil
 }
 
-func (gw *GraphWriter) release() {
-	if gw.b != nil {
-		gw.b.Release()
-		gw.b = nil
+// reset empties the batch, keeping its storage.
+func (gw *GraphWriter) reset() {
+	gw.rank, gw.peer, gw.tag, gw.cpu, gw.nic = gw.rank[:0], gw.peer[:0], gw.tag[:0], gw.cpu[:0], gw.nic[:0]
+	gw.kind, gw.size, gw.region = gw.kind[:0], gw.size[:0], gw.region[:0]
+	gw.regValid = append(gw.regValid[:0], make([]byte, BatchRows/8)...)
+	gw.regNulls = 0
+	gw.reqOff, gw.ireqOff = append(gw.reqOff[:0], 0), append(gw.ireqOff[:0], 0)
+	gw.req, gw.ireq = gw.req[:0], gw.ireq[:0]
+	if gw.labeled {
+		gw.labOff, gw.labData = append(gw.labOff[:0], 0), gw.labData[:0]
+		gw.labValid = append(gw.labValid[:0], make([]byte, BatchRows/8)...)
+		gw.labNulls = 0
 	}
 }
 
-// Op appends one operation of rank (ranks in increasing order): its region
-// ("" for none), the indices within its rank of the operations it requires
-// and irequires, and its label ("" for none).
-func (gw *GraphWriter) Op(rank int32, op graph.Op, region string, requires, irequires []int32, label string) error {
-	if rank < gw.rank {
-		return fmt.Errorf("arrowtrace: operation of rank %d after rank %d (ranks must come in increasing order)", rank, gw.rank)
+func (gw *GraphWriter) release() {
+	if gw.kindDict != nil {
+		gw.kindDict.Release()
+		gw.regDict.Release()
+		gw.kindDict, gw.regDict = nil, nil
 	}
-	gw.rank = rank
-	gw.rankB.Append(rank)
-	if err := gw.kindB.AppendString(op.Kind.String()); err != nil {
-		return err
+}
+
+// Op appends one operation of rank (ranks in increasing order): its code
+// region (op.Region, an index into the writer's regions, or
+// graph.NoRegion), the indices within its rank of the operations it
+// requires and irequires, and its label ("" for none).
+func (gw *GraphWriter) Op(rank int32, op graph.Op, requires, irequires []int32, label string) error {
+	if rank < gw.lastRank {
+		return fmt.Errorf("arrowtrace: operation of rank %d after rank %d (ranks must come in increasing order)", rank, gw.lastRank)
 	}
-	gw.sizeB.Append(op.Size)
-	gw.peerB.Append(op.Peer)
-	gw.tagB.Append(op.Tag)
-	gw.cpuB.Append(int32(op.CPU))
-	gw.nicB.Append(int32(op.NIC))
-	if region == "" {
-		gw.regB.AppendNull()
-	} else if err := gw.regB.AppendString(region); err != nil {
-		return err
+	if op.Kind > graph.Recv {
+		return fmt.Errorf("arrowtrace: operation of rank %d has kind %d, not calc, send or recv", rank, op.Kind)
 	}
-	gw.reqB.Append(true)
-	gw.reqV.AppendValues(requires, nil)
-	gw.ireqB.Append(true)
-	gw.ireqV.AppendValues(irequires, nil)
-	if gw.labB != nil {
+	if op.Region != graph.NoRegion && (op.Region < 0 || op.Region >= gw.regions) {
+		return fmt.Errorf("arrowtrace: operation of rank %d has region %d, but the writer has %d regions", rank, op.Region, gw.regions)
+	}
+	gw.lastRank = rank
+	i := len(gw.rank)
+	gw.rank = append(gw.rank, rank)
+	gw.kind = append(gw.kind, int8(op.Kind))
+	gw.size = append(gw.size, op.Size)
+	gw.peer = append(gw.peer, op.Peer)
+	gw.tag = append(gw.tag, op.Tag)
+	gw.cpu = append(gw.cpu, int32(op.CPU))
+	gw.nic = append(gw.nic, int32(op.NIC))
+	if op.Region == graph.NoRegion {
+		gw.region = append(gw.region, 0)
+		gw.regNulls++
+	} else {
+		gw.region = append(gw.region, op.Region)
+		gw.regValid[i>>3] |= 1 << (i & 7)
+	}
+	gw.req = append(gw.req, requires...)
+	gw.reqOff = append(gw.reqOff, int32(len(gw.req)))
+	gw.ireq = append(gw.ireq, irequires...)
+	gw.ireqOff = append(gw.ireqOff, int32(len(gw.ireq)))
+	if gw.labeled {
 		if label == "" {
-			gw.labB.AppendNull()
+			gw.labNulls++
 		} else {
-			gw.labB.Append(label)
+			gw.labData = append(gw.labData, label...)
+			gw.labValid[i>>3] |= 1 << (i & 7)
 		}
+		if int64(len(gw.labData)) > 1<<31-1 {
+			return fmt.Errorf("arrowtrace: labels of one record batch exceed 2 GiB")
+		}
+		gw.labOff = append(gw.labOff, int32(len(gw.labData)))
 	}
-	gw.rows++
-	if gw.rows == BatchRows {
+	if len(gw.req) > 1<<31-1-len(requires) || len(gw.ireq) > 1<<31-1-len(irequires) {
+		return fmt.Errorf("arrowtrace: dependencies of one record batch exceed 2^31")
+	}
+	if len(gw.rank) == BatchRows {
 		return gw.flush()
 	}
 	return nil
 }
 
+// buf wraps b as an Arrow buffer (no copy).
+func buf(b []byte) *memory.Buffer { return memory.NewBufferBytes(b) }
+
+// validity returns the bitmap of a column of n rows with nulls null ones:
+// nil when there are none.
+func validity(bits []byte, n, nulls int) *memory.Buffer {
+	if nulls == 0 {
+		return nil
+	}
+	return buf(bits[:(n+7)/8])
+}
+
+// flush writes the batch.
 func (gw *GraphWriter) flush() error {
-	rec := gw.b.NewRecordBatch()
-	defer rec.Release()
-	gw.written += int64(gw.rows)
-	gw.rows = 0
-	return gw.fw.Write(rec)
+	n := len(gw.rank)
+	fields := gw.schema.Fields()
+	i32 := func(v []int32) arrow.ArrayData {
+		return array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0)
+	}
+	list := func(typ arrow.DataType, off, vals []int32) arrow.ArrayData {
+		v := array.NewData(arrow.PrimitiveTypes.Int32, len(vals), []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(vals))}, nil, 0, 0)
+		defer v.Release()
+		return array.NewData(typ, n, []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(off))}, []arrow.ArrayData{v}, 0, 0)
+	}
+	data := []arrow.ArrayData{
+		i32(gw.rank),
+		array.NewDataWithDictionary(fields[1].Type, n, []*memory.Buffer{nil, buf(arrow.Int8Traits.CastToBytes(gw.kind))}, 0, 0, gw.kindDict),
+		array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nil, buf(arrow.Int64Traits.CastToBytes(gw.size))}, nil, 0, 0),
+		i32(gw.peer), i32(gw.tag), i32(gw.cpu), i32(gw.nic),
+		array.NewDataWithDictionary(fields[7].Type, n, []*memory.Buffer{validity(gw.regValid, n, gw.regNulls), buf(arrow.Int32Traits.CastToBytes(gw.region))}, gw.regNulls, 0, gw.regDict),
+		list(fields[8].Type, gw.reqOff, gw.req),
+		list(fields[9].Type, gw.ireqOff, gw.ireq),
+	}
+	if gw.labeled {
+		data = append(data, array.NewData(arrow.BinaryTypes.String, n,
+			[]*memory.Buffer{validity(gw.labValid, n, gw.labNulls), buf(arrow.Int32Traits.CastToBytes(gw.labOff)), buf(gw.labData)}, nil, gw.labNulls, 0))
+	}
+	cols := make([]arrow.Array, len(data))
+	for k, d := range data {
+		cols[k] = array.MakeFromData(d)
+		d.Release()
+	}
+	rec := array.NewRecordBatch(gw.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	err := gw.fw.Write(rec) // writes the batch's bytes to w before it returns
+	rec.Release()
+	gw.written += int64(n)
+	gw.reset()
+	return err
 }
 
 // Abort releases the writer's memory without finishing the file (what was
@@ -351,7 +441,7 @@ func (gw *GraphWriter) Abort() { gw.release() }
 // Close writes the last batch and the file's footer.
 func (gw *GraphWriter) Close() error {
 	defer gw.release()
-	if gw.rows > 0 || gw.written == 0 {
+	if len(gw.rank) > 0 || gw.written == 0 {
 		if err := gw.flush(); err != nil {
 			return err
 		}

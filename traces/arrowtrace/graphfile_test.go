@@ -263,3 +263,31 @@ func FuzzDecodeGraph(f *testing.F) {
 		}
 	})
 }
+
+// TestLateDictionaryValues: a kind and a region first seen after the
+// first record batch are written (an Arrow IPC file holds one dictionary
+// per column, so the writer fixes them up front; it used to fail with
+// "Dictionary replacement detected").
+func TestLateDictionaryValues(t *testing.T) {
+	b := graph.NewBuilder(2)
+	n := BatchRows + 10
+	for i := 0; i < n; i++ {
+		b.Add(0, graph.SendOp(8, 1, 0))
+	}
+	op := graph.CalcOp(5)
+	op.Region = b.Region("late")
+	b.Add(1, op)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeGraph(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := DecodeGraph(buf.Bytes(), "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, g, g2)
+}
