@@ -550,9 +550,6 @@ func (d *graphDecoder) alloc() {
 		DepOp:     make([]int32, 0, min(d.depsHint, 1<<26)),
 		DepKind:   make([]graph.DepKind, 0, min(d.depsHint, 1<<26)),
 	}
-	if _, ok := d.col["label"]; ok {
-		d.g.Labels = make([]string, 0, n)
-	}
 	d.regions = map[string]int32{}
 	d.rank = 0
 }
@@ -641,7 +638,8 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		return err
 	}
 	var label stringCol
-	if c, ok := d.col["label"]; ok {
+	c, labeled := d.col["label"]
+	if labeled {
 		label = newStringCol(rec.Column(c))
 	}
 	g := d.g
@@ -710,7 +708,12 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Region[id] = reg
 		}
-		if g.Labels != nil && !label.isNull(i) {
+		if labeled && !label.isNull(i) {
+			if g.Labels == nil {
+				// Labels are kept from the first one on: a column of
+				// nulls (implicit labels) costs no memory.
+				g.Labels = make([]string, len(g.Kind), cap(g.Kind))
+			}
 			g.Labels[id] = strings.Clone(label.value(i))
 		}
 		for _, dl := range [...]struct {

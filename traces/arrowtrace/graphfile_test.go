@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -290,4 +292,86 @@ func TestLateDictionaryValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameGraph(t, g, g2)
+}
+
+// TestBatchesReadIntoRecycledMemory: a graph of several record batches,
+// every value different, read back as a file, a stream and an LZ4
+// stream: each batch is read into the memory the one before it was
+// released from (recycler), so a decoder keeping any of it would see it
+// overwritten.
+func TestBatchesReadIntoRecycledMemory(t *testing.T) {
+	b := graph.NewBuilder(3)
+	reg := []int32{graph.NoRegion, b.Region("a"), b.Region("b")}
+	n := 2*BatchRows + 17
+	for i := 0; i < n; i++ {
+		r := i % 3
+		op := graph.SendOp(int64(i), int32((r+1)%3), int32(i%1000))
+		if i%7 == 0 {
+			op = graph.CalcOp(int64(i))
+		}
+		op.Region = reg[i%5%3]
+		id := b.Add(r, op)
+		if i%11 == 0 {
+			b.SetLabel(r, id, "x"+strconv.Itoa(i))
+		}
+		if id > 0 {
+			b.Dep(r, id, id-1, graph.DepKind(i%2))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := EncodeGraph(&file, g); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"file":       file.Bytes(),
+		"stream":     streamOf(file.Bytes()),
+		"lz4 stream": streamOf(file.Bytes(), ipc.WithLZ4()),
+	} {
+		g2, err := DecodeGraph(data, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(g.Kind, g2.Kind) || !slices.Equal(g.Size, g2.Size) || !slices.Equal(g.Peer, g2.Peer) ||
+			!slices.Equal(g.Tag, g2.Tag) || !slices.Equal(g.Region, g2.Region) || !slices.Equal(g.Regions, g2.Regions) ||
+			!slices.Equal(g.Labels, g2.Labels) || !slices.Equal(g.DepStart, g2.DepStart) ||
+			!slices.Equal(g.DepOp, g2.DepOp) || !slices.Equal(g.DepKind, g2.DepKind) {
+			t.Errorf("%s: the graph read back differs", name)
+		}
+	}
+}
+
+func TestRecycler(t *testing.T) {
+	var r recycler
+	big := r.Allocate(recycleMin + 10)
+	bigger := r.Allocate(2 * recycleMin)
+	for i := range big {
+		big[i] = 0xff
+	}
+	for i := range bigger {
+		bigger[i] = 0xee
+	}
+	r.Free(bigger)
+	r.Free(big)
+	r.Free(r.Allocate(100)) // small: not kept
+	if len(r.free) != 2 {
+		t.Fatalf("%d buffers kept, want 2", len(r.free))
+	}
+	// The smallest kept buffer that fits is handed out, zeroed.
+	got := r.Allocate(recycleMin)
+	if len(got) != recycleMin || &got[0] != &big[0] {
+		t.Errorf("Allocate(%d) did not reuse the smaller buffer", recycleMin)
+	}
+	for _, c := range got[:cap(got)] {
+		if c != 0 {
+			t.Fatal("reused buffer not zeroed")
+		}
+	}
+	grown := r.Reallocate(3*recycleMin, got)
+	if len(grown) != 3*recycleMin || len(r.free) != 2 {
+		t.Errorf("Reallocate: len %d, %d kept", len(grown), len(r.free))
+	}
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -45,7 +48,7 @@ func readFile(r sizer, name string, d decoder) (err error) {
 	if err := checkFooter(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 	}
-	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(&recycler{}))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}
@@ -69,18 +72,93 @@ func readFile(r sizer, name string, d decoder) (err error) {
 		return err
 	}
 	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatch(i)
+		// Each batch is released before the next is read, so that the
+		// recycler serves the next one from its memory.
+		rec, err := fr.RecordBatchAt(i)
 		if err != nil {
 			return &FormatError{File: name, Row: d.rows(), Msg: fmt.Sprintf("batch %d: %v", i, err)}
 		}
-		if d.rows()+rec.NumRows() > 1<<31-2 {
-			return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
-		}
-		if err := d.batch(rec); err != nil {
+		err = decodeBatch(d, rec, name)
+		rec.Release()
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// decodeBatch hands one record batch to d.
+func decodeBatch(d decoder, rec arrow.RecordBatch, name string) error {
+	if d.rows()+rec.NumRows() > 1<<31-2 {
+		return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
+	}
+	return d.batch(rec)
+}
+
+// recycler is the memory.Allocator the readers read record batches with.
+// A decoder copies what it keeps out of a batch, so once a batch is
+// released its buffers can hold the next one: large buffers freed are
+// kept (a few) and handed out again, and reading a file allocates about
+// one batch's memory instead of the whole file's. Small buffers come from
+// and go back to the Go heap.
+type recycler struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+const (
+	recycleMin  = 64 << 10 // smaller buffers are not kept
+	recycleKeep = 8        // at most this many buffers are kept
+)
+
+// Allocate returns size zeroed bytes: the smallest kept buffer that holds
+// them, or new memory (with room to spare when it is large).
+func (r *recycler) Allocate(size int) []byte {
+	if size >= recycleMin {
+		r.mu.Lock()
+		best := -1
+		for i, b := range r.free {
+			if cap(b) >= size && (best < 0 || cap(b) < cap(r.free[best])) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			b := r.free[best]
+			r.free = slices.Delete(r.free, best, best+1)
+			r.mu.Unlock()
+			b = b[:cap(b)]
+			clear(b)
+			return b[:size]
+		}
+		r.mu.Unlock()
+		// A quarter more, so that it can serve a next batch somewhat
+		// larger than this one.
+		return memory.DefaultAllocator.Allocate(size + size/4)[:size]
+	}
+	return memory.DefaultAllocator.Allocate(size)
+}
+
+// Reallocate resizes b to size bytes, keeping its contents.
+func (r *recycler) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return b[:size]
+	}
+	nb := r.Allocate(size)
+	copy(nb, b)
+	r.Free(b)
+	return nb
+}
+
+// Free keeps b for a later Allocate when it is large and there is room.
+func (r *recycler) Free(b []byte) {
+	if cap(b) < recycleMin {
+		return
+	}
+	r.mu.Lock()
+	if len(r.free) < recycleKeep {
+		r.free = append(r.free, b[:0])
+	}
+	r.mu.Unlock()
 }
 
 // streamMarker starts every message of an Arrow IPC stream (since Arrow
@@ -111,7 +189,7 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 	if err := checkStreamSchema(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
-	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(&recycler{}))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
@@ -137,12 +215,8 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 	if err := d.schema(sc); err != nil {
 		return err
 	}
-	for i := 0; sr.Next(); i++ {
-		rec := sr.RecordBatch()
-		if d.rows()+rec.NumRows() > 1<<31-2 {
-			return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
-		}
-		if err := d.batch(rec); err != nil {
+	for sr.Next() {
+		if err := decodeBatch(d, sr.RecordBatch(), name); err != nil {
 			return err
 		}
 	}
