@@ -278,11 +278,17 @@ func NewGraphWriter(w io.Writer, numRanks int, regions []string, labeled bool) (
 // kindNames is the kind column's dictionary: graph.OpKind indexes it.
 var kindNames = []string{graph.Calc.String(), graph.Send.String(), graph.Recv.String()}
 
-func stringArray(vals []string) *array.Data {
+// newStrings returns vals as an Arrow string array.
+func newStrings(vals []string) *array.String {
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	defer b.Release()
 	b.AppendValues(vals, nil)
-	a := b.NewStringArray()
+	return b.NewStringArray()
+}
+
+// stringArray returns vals as the data of an Arrow string array.
+func stringArray(vals []string) *array.Data {
+	a := newStrings(vals)
 	defer a.Release()
 	d := a.Data().(*array.Data)
 	d.Retain()
