@@ -478,11 +478,25 @@ func DecodeGraph(data []byte, name string) (*graph.Graph, error) {
 
 func decodeGraph(r sizer, name string) (*graph.Graph, error) {
 	d := &graphDecoder{name: name}
+	if size, err := sizeOf(r); err == nil {
+		// Without capsim.num_ops (files written as they stream have
+		// none), the file's size bounds the operations: uncompressed, a
+		// row of the graph schema takes at least minRowBytes. Capacity
+		// reserved beyond what is used is never touched, so it costs
+		// address space, not memory, while growing by appending would
+		// copy every column several times.
+		d.opsHint = int(min(size/minRowBytes, 1<<31-2))
+	}
 	if err := readFile(r, name, d); err != nil {
 		return nil, err
 	}
 	return d.finish()
 }
+
+// minRowBytes is the least an operation takes in an uncompressed file
+// of capsim's graph schema: rank, peer, tag, cpu, nic and region index (4
+// bytes each), size (8), kind (1) and the two list offsets (4 each).
+const minRowBytes = 41
 
 type graphDecoder struct {
 	name     string
