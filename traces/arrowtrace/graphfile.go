@@ -346,6 +346,10 @@ func (gw *GraphWriter) Op(rank int32, op graph.Op, requires, irequires []int32, 
 	if op.Region != graph.NoRegion && (op.Region < 0 || op.Region >= gw.regions) {
 		return fmt.Errorf("arrowtrace: operation of rank %d has region %d, but the writer has %d regions", rank, op.Region, gw.regions)
 	}
+	if int64(len(gw.req))+int64(len(requires)) > 1<<31-1 || int64(len(gw.ireq))+int64(len(irequires)) > 1<<31-1 ||
+		int64(len(gw.labData))+int64(len(label)) > 1<<31-1 {
+		return fmt.Errorf("arrowtrace: the dependencies or labels of one record batch exceed 2^31 entries")
+	}
 	gw.lastRank = rank
 	i := len(gw.rank)
 	gw.rank = append(gw.rank, rank)
@@ -373,13 +377,7 @@ func (gw *GraphWriter) Op(rank int32, op graph.Op, requires, irequires []int32, 
 			gw.labData = append(gw.labData, label...)
 			gw.labValid[i>>3] |= 1 << (i & 7)
 		}
-		if int64(len(gw.labData)) > 1<<31-1 {
-			return fmt.Errorf("arrowtrace: labels of one record batch exceed 2 GiB")
-		}
 		gw.labOff = append(gw.labOff, int32(len(gw.labData)))
-	}
-	if len(gw.req) > 1<<31-1-len(requires) || len(gw.ireq) > 1<<31-1-len(irequires) {
-		return fmt.Errorf("arrowtrace: dependencies of one record batch exceed 2^31")
 	}
 	if len(gw.rank) == BatchRows {
 		return gw.flush()

@@ -3,6 +3,7 @@ package arrowtrace
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -373,5 +374,34 @@ func TestRecycler(t *testing.T) {
 	grown := r.Reallocate(3*recycleMin, got)
 	if len(grown) != 3*recycleMin || len(r.free) != 2 {
 		t.Errorf("Reallocate: len %d, %d kept", len(grown), len(r.free))
+	}
+}
+
+func TestGraphWriterRejects(t *testing.T) {
+	reg := graph.CalcOp(1)
+	reg.Region = 1
+	bad := graph.CalcOp(1)
+	bad.Kind = graph.Recv + 1
+	for _, tc := range []struct {
+		name string
+		ops  []graph.Op
+		rank []int32
+		want string
+	}{
+		{"region out of range", []graph.Op{reg}, []int32{0}, "region 1, but the writer has 1 regions"},
+		{"unknown kind", []graph.Op{bad}, []int32{0}, "not calc, send or recv"},
+		{"ranks out of order", []graph.Op{graph.CalcOp(1), graph.CalcOp(1)}, []int32{1, 0}, "rank 0 after rank 1"},
+	} {
+		gw, err := NewGraphWriter(io.Discard, 2, []string{"a"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, op := range tc.ops {
+			err = gw.Op(tc.rank[i], op, nil, nil, "")
+		}
+		gw.Abort()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }
