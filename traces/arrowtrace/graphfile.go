@@ -506,6 +506,9 @@ type graphDecoder struct {
 	row      int64
 	rank     int32 // rank of the previous row
 	regions  map[string]int32
+
+	kindBuf   []graph.OpKind // kinds' result, reused
+	kindTable []graph.OpKind // kinds' dictionary entries, reused
 }
 
 func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
@@ -660,6 +663,7 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 	if labeled {
 		label = newStringCol(rec.Column(c))
 	}
+	kinds := d.kinds(kind, n)
 	g := d.g
 	nr := int32(d.numRanks)
 	for i := 0; i < n; i++ {
@@ -675,12 +679,9 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		for ; d.rank < r; d.rank++ {
 			g.RankStart[d.rank+1] = id
 		}
-		if kind.isNull(i) {
-			return d.errf(row, "kind", "is null")
-		}
-		k, err := graph.ParseOpKind(kind.value(i))
-		if err != nil {
-			return d.errf(row, "kind", "%v", err)
+		k := kinds[i]
+		if k > graph.Recv {
+			return d.kindErr(row, kind, i, k)
 		}
 		g.Kind[id] = k
 		if sv[i] < 0 {
@@ -734,38 +735,140 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Labels[id] = strings.Clone(label.value(i))
 		}
-		for _, dl := range [...]struct {
-			list listCol[int32]
-			kind graph.DepKind
-			name string
-		}{{req, graph.Requires, "requires"}, {ireq, graph.Irequires, "irequires"}} {
-			if dl.list.IsNull(i) {
-				continue
-			}
-			a, b, ok := dl.list.Offsets(i)
-			if !ok {
-				return d.errf(row, dl.name, "list offsets %d..%d out of range", a, b)
-			}
-			base := g.RankStart[r]
-			for _, local := range dl.list.Values[a:b] {
-				if local < 0 {
-					return d.errf(row, dl.name, "negative operation index %d", local)
-				}
-				dep := int64(base) + int64(local)
-				if dep == int64(id) {
-					return d.errf(row, dl.name, "operation depends on itself (index %d)", local)
-				}
-				if dep > 1<<31-2 {
-					return d.errf(row, dl.name, "operation index %d out of range", local)
-				}
-				g.DepOp = append(g.DepOp, int32(dep))
-				g.DepKind = append(g.DepKind, dl.kind)
-			}
+		if err := d.deps(req, i, r, graph.Requires, "requires"); err != nil {
+			return err
+		}
+		if err := d.deps(ireq, i, r, graph.Irequires, "irequires"); err != nil {
+			return err
 		}
 		g.DepStart[id+1] = int32(len(g.DepOp))
 		d.row++
 	}
 	return nil
+}
+
+// deps appends the dependencies in row i of list (of the operation in
+// row d.row, of rank r) to the graph.
+func (d *graphDecoder) deps(list listCol[int32], i int, r int32, kind graph.DepKind, name string) error {
+	if list.IsNull(i) {
+		return nil
+	}
+	a, b, ok := list.Offsets(i)
+	if !ok {
+		return d.errf(d.row, name, "list offsets %d..%d out of range", a, b)
+	}
+	g, id := d.g, d.row
+	base := int64(g.RankStart[r])
+	for _, local := range list.Values[a:b] {
+		if local < 0 {
+			return d.errf(d.row, name, "negative operation index %d", local)
+		}
+		dep := base + int64(local)
+		if dep == id {
+			return d.errf(d.row, name, "operation depends on itself (index %d)", local)
+		}
+		if dep > 1<<31-2 {
+			return d.errf(d.row, name, "operation index %d out of range", local)
+		}
+		g.DepOp = append(g.DepOp, int32(dep))
+		g.DepKind = append(g.DepKind, kind)
+	}
+	return nil
+}
+
+// Markers of kinds(): a null kind, a string that is no kind, a dictionary
+// index outside the dictionary.
+const (
+	kindNull graph.OpKind = 255 - iota
+	kindUnknown
+	kindBadIndex
+)
+
+// kinds returns a batch's kind column (n rows) as operation kinds, each
+// distinct string of a dictionary parsed once; rows that are not a kind
+// hold a marker that kindErr explains. The slice is reused by the next
+// batch.
+func (d *graphDecoder) kinds(col stringCol, n int) []graph.OpKind {
+	out := slices.Grow(d.kindBuf[:0], n)[:n]
+	d.kindBuf = out
+	parse := func(s string) graph.OpKind {
+		k, err := graph.ParseOpKind(s)
+		if err != nil {
+			return kindUnknown
+		}
+		return k
+	}
+	if col.dict == nil {
+		for i := range out {
+			if col.plain.IsNull(i) {
+				out[i] = kindNull
+			} else {
+				out[i] = parse(col.plain.Value(i))
+			}
+		}
+		return out
+	}
+	table := d.kindTable[:0]
+	for j := 0; j < col.dict.Dictionary().Len(); j++ {
+		if col.vals.IsNull(j) {
+			table = append(table, kindNull)
+		} else {
+			table = append(table, parse(col.vals.Value(j)))
+		}
+	}
+	d.kindTable = table
+	switch ix := col.dict.Indices().(type) {
+	case *array.Int8:
+		lookupKinds(ix.Int8Values(), table, out)
+	case *array.Int16:
+		lookupKinds(ix.Int16Values(), table, out)
+	case *array.Int32:
+		lookupKinds(ix.Int32Values(), table, out)
+	case *array.Int64:
+		lookupKinds(ix.Int64Values(), table, out)
+	case *array.Uint8:
+		lookupKinds(ix.Uint8Values(), table, out)
+	case *array.Uint16:
+		lookupKinds(ix.Uint16Values(), table, out)
+	case *array.Uint32:
+		lookupKinds(ix.Uint32Values(), table, out)
+	case *array.Uint64:
+		lookupKinds(ix.Uint64Values(), table, out)
+	default:
+		for i := range out {
+			out[i] = kindBadIndex
+		}
+	}
+	if col.dict.NullN() > 0 {
+		for i := range out {
+			if col.dict.IsNull(i) {
+				out[i] = kindNull
+			}
+		}
+	}
+	return out
+}
+
+func lookupKinds[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](idx []T, table, out []graph.OpKind) {
+	for i, v := range idx {
+		if uint64(v) < uint64(len(table)) {
+			out[i] = table[v]
+		} else {
+			out[i] = kindBadIndex
+		}
+	}
+}
+
+// kindErr explains the marker k that kinds() left in row i of col.
+func (d *graphDecoder) kindErr(row int64, col stringCol, i int, k graph.OpKind) error {
+	switch k {
+	case kindNull:
+		return d.errf(row, "kind", "is null")
+	case kindUnknown:
+		_, err := graph.ParseOpKind(col.value(i))
+		return d.errf(row, "kind", "%v", err)
+	}
+	return d.errf(row, "kind", "dictionary index %d outside the dictionary", col.dict.GetValueIndex(i))
 }
 
 func (d *graphDecoder) finish() (*graph.Graph, error) {

@@ -122,6 +122,9 @@ type rawRow struct {
 	req       []int32
 }
 
+// nullKind in a rawRow writes a null kind.
+const nullKind = "\x00null"
+
 func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Schema) *arrow.Schema) []byte {
 	t.Helper()
 	g := &graph.Graph{RankStart: []int32{0, 0}}
@@ -140,7 +143,9 @@ func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Sc
 			case "rank":
 				fb.(*array.Int32Builder).Append(r.rank)
 			case "kind":
-				if db, ok := fb.(*array.BinaryDictionaryBuilder); ok {
+				if r.kind == nullKind {
+					fb.AppendNull()
+				} else if db, ok := fb.(*array.BinaryDictionaryBuilder); ok {
 					db.AppendString(r.kind)
 				} else {
 					fb.(*array.StringBuilder).Append(r.kind)
@@ -199,6 +204,19 @@ func TestGraphErrorsNameRowAndField(t *testing.T) {
 	}{
 		{"negative size", "2", []rawRow{ok[0], {1, "recv", -8, 0, 0, 0, nil}}, nil, "g.arrow: row 1: field size: negative size -8"},
 		{"unknown kind", "2", []rawRow{ok[0], {1, "wait", 8, 0, 0, 0, nil}}, nil, "row 1: field kind: unknown operation kind \"wait\""},
+		{"null kind", "2", []rawRow{ok[0], {1, nullKind, 8, 0, 0, 0, nil}}, nil, "row 1: field kind: is null"},
+		{"unknown plain kind", "2", []rawRow{ok[0], {1, "wait", 8, 0, 0, 0, nil}}, func(s *arrow.Schema) *arrow.Schema {
+			fs := s.Fields()
+			fs[1].Type = arrow.BinaryTypes.String
+			md := s.Metadata()
+			return arrow.NewSchema(fs, &md)
+		}, "row 1: field kind: unknown operation kind \"wait\""},
+		{"null plain kind", "2", []rawRow{{0, nullKind, 8, 1, 0, 0, nil}, ok[1]}, func(s *arrow.Schema) *arrow.Schema {
+			fs := s.Fields()
+			fs[1].Type = arrow.BinaryTypes.String
+			md := s.Metadata()
+			return arrow.NewSchema(fs, &md)
+		}, "row 0: field kind: is null"},
 		{"unknown peer", "2", []rawRow{{0, "send", 8, 5, 0, 0, nil}, ok[1]}, nil, "row 0: field peer: peer 5 is not a rank"},
 		{"rank out of range", "2", []rawRow{ok[0], {2, "calc", 8, -1, 0, 0, nil}}, nil, "row 1: field rank: rank 2 outside 0..1"},
 		{"ranks out of order", "2", []rawRow{ok[1], ok[0]}, nil, "row 1: field rank: rank 0 after rank 1"},
