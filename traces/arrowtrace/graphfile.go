@@ -735,10 +735,10 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Labels[id] = strings.Clone(label.value(i))
 		}
-		if err := d.deps(req, i, r, graph.Requires, "requires"); err != nil {
+		if err := d.deps(&req, i, r, graph.Requires, "requires"); err != nil {
 			return err
 		}
-		if err := d.deps(ireq, i, r, graph.Irequires, "irequires"); err != nil {
+		if err := d.deps(&ireq, i, r, graph.Irequires, "irequires"); err != nil {
 			return err
 		}
 		g.DepStart[id+1] = int32(len(g.DepOp))
@@ -749,7 +749,7 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 
 // deps appends the dependencies in row i of list (of the operation in
 // row d.row, of rank r) to the graph.
-func (d *graphDecoder) deps(list listCol[int32], i int, r int32, kind graph.DepKind, name string) error {
+func (d *graphDecoder) deps(list *listCol[int32], i int, r int32, kind graph.DepKind, name string) error {
 	if list.IsNull(i) {
 		return nil
 	}

@@ -451,6 +451,8 @@ func int64s(rec arrow.RecordBatch, col int, name, file string, row int64) ([]int
 type listCol[T int32 | int64] struct {
 	list   array.ListLike
 	Values []T
+	nulls  bool    // some rows are null
+	off    []int32 // rows' offsets, 0..n, where the list has int32 offsets
 }
 
 func newListCol[T int32 | int64](a arrow.Array, name, file string, row int64) (listCol[T], error) {
@@ -466,13 +468,25 @@ func newListCol[T int32 | int64](a arrow.Array, name, file string, row int64) (l
 	if err != nil {
 		return listCol[T]{}, err
 	}
-	return listCol[T]{list: l, Values: v}, nil
+	lc := listCol[T]{list: l, Values: v, nulls: l.NullN() > 0}
+	if pl, ok := a.(*array.List); ok {
+		off, start := pl.Offsets(), pl.Data().Offset()
+		if len(off) >= start+pl.Len()+1 {
+			lc.off = off[start : start+pl.Len()+1]
+		}
+	}
+	return lc, nil
 }
 
-func (l listCol[T]) IsNull(i int) bool { return l.list.IsNull(i) }
+func (l *listCol[T]) IsNull(i int) bool { return l.nulls && l.list.IsNull(i) }
 
 // Offsets returns row i's range in Values, checked.
-func (l listCol[T]) Offsets(i int) (int64, int64, bool) {
-	a, b := l.list.ValueOffsets(i)
+func (l *listCol[T]) Offsets(i int) (int64, int64, bool) {
+	var a, b int64
+	if l.off != nil {
+		a, b = int64(l.off[i]), int64(l.off[i+1])
+	} else {
+		a, b = l.list.ValueOffsets(i)
+	}
 	return a, b, a >= 0 && a <= b && b <= int64(len(l.Values))
 }
