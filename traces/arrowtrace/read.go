@@ -48,7 +48,7 @@ func readFile(r sizer, name string, d decoder) (err error) {
 	if err := checkFooter(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 	}
-	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(&recycler{}))
+	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(newRecycler(size)))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}
@@ -101,9 +101,15 @@ func decodeBatch(d decoder, rec arrow.RecordBatch, name string) error {
 // kept (a few) and handed out again, and reading a file allocates about
 // one batch's memory instead of the whole file's. Small buffers come from
 // and go back to the Go heap.
+//
+// It also refuses (panics, which the readers turn into a FormatError) a
+// buffer larger than its limit: a compressed buffer states its
+// uncompressed length, and a corrupt one would otherwise make the Go
+// runtime abort for want of memory.
 type recycler struct {
-	mu   sync.Mutex
-	free [][]byte
+	mu    sync.Mutex
+	free  [][]byte
+	limit int
 }
 
 const (
@@ -111,9 +117,20 @@ const (
 	recycleKeep = 8        // at most this many buffers are kept
 )
 
+// newRecycler returns the allocator for reading a file of size bytes: no
+// buffer may exceed 1 GiB or 1,024 times the file's size, whichever is
+// larger (LZ4 compresses at most about 255:1; ZSTD more only on data as
+// uniform as a column of one value).
+func newRecycler(size int64) *recycler {
+	return &recycler{limit: int(min(max(1<<30, 1024*size), math.MaxInt/2))}
+}
+
 // Allocate returns size zeroed bytes: the smallest kept buffer that holds
 // them, or new memory (with room to spare when it is large).
 func (r *recycler) Allocate(size int) []byte {
+	if r.limit > 0 && size > r.limit {
+		panic(fmt.Sprintf("a buffer of %d bytes, more than this file could hold (a corrupt compressed length?)", size))
+	}
 	if size >= recycleMin {
 		r.mu.Lock()
 		best := -1
@@ -189,7 +206,7 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 	if err := checkStreamSchema(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
-	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(&recycler{}))
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(newRecycler(size)))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
