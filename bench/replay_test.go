@@ -99,3 +99,20 @@ func BenchmarkReplayRSS(b *testing.B) {
 	b.ReportMetric(float64(maxRSS)/(1<<20), "peak-RSS-MiB")
 	b.ReportMetric(evps, "engine-events/s")
 }
+
+// BenchmarkReadGraph reads the reference workload's Arrow file (the ring
+// allreduce, 1,024 ranks, 4.2 M operations) into an execution graph, the
+// part of a replay before the engine starts; B/op is the graph itself plus
+// what reading costs on top of it.
+func BenchmarkReadGraph(b *testing.B) {
+	path := ringFile(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g, err := arrowtrace.ReadGraph(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(g.NumOps()), "ops")
+	}
+}

@@ -203,11 +203,10 @@ func WriteGraph(path string, g *graph.Graph) error {
 
 // EncodeGraph writes g as an Arrow IPC file to w.
 func EncodeGraph(w io.Writer, g *graph.Graph) error {
-	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil))
+	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil), g.Regions)
 	if err != nil {
 		return err
 	}
-	defer gw.release()
 	var req, ireq []int32
 	for r := 0; r < g.NumRanks(); r++ {
 		lo, hi := g.RankStart[r], g.RankStart[r+1]
@@ -221,16 +220,12 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 					ireq = append(ireq, d-lo)
 				}
 			}
-			region := ""
-			if reg := g.Region[id]; reg != graph.NoRegion {
-				region = g.Regions[reg]
-			}
 			label := ""
 			if g.Labels != nil {
 				label = g.Labels[id]
 			}
-			op := graph.Op{Kind: g.Kind[id], Size: g.Size[id], Peer: g.Peer[id], Tag: g.Tag[id], CPU: g.CPU[id], NIC: g.NIC[id]}
-			if err := gw.Op(int32(r), op, region, req, ireq, label); err != nil {
+			op := graph.Op{Kind: g.Kind[id], Size: g.Size[id], Peer: g.Peer[id], Tag: g.Tag[id], CPU: g.CPU[id], NIC: g.NIC[id], Region: g.Region[id]}
+			if err := gw.Op(int32(r), op, req, ireq, label); err != nil {
 				return err
 			}
 		}
@@ -242,106 +237,205 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 // increasing order, holding one record batch in memory: the streaming
 // counterpart of EncodeGraph (its files carry no capsim.num_ops and
 // capsim.num_deps metadata).
+//
+// A batch's columns are kept as Go slices and handed to the Arrow writer
+// as they are; the kind and region columns are dictionary indices into
+// dictionaries fixed when the writer starts (an Arrow IPC file holds one
+// dictionary per column), so appending an operation allocates nothing.
 type GraphWriter struct {
-	fw      *ipc.FileWriter
-	b       *array.RecordBuilder
-	rankB   *array.Int32Builder
-	kindB   *array.BinaryDictionaryBuilder
-	sizeB   *array.Int64Builder
-	peerB   *array.Int32Builder
-	tagB    *array.Int32Builder
-	cpuB    *array.Int32Builder
-	nicB    *array.Int32Builder
-	regB    *array.BinaryDictionaryBuilder
-	reqB    *array.ListBuilder
-	reqV    *array.Int32Builder
-	ireqB   *array.ListBuilder
-	ireqV   *array.Int32Builder
-	labB    *array.StringBuilder
-	rows    int
-	written int64
-	rank    int32
+	fw       *ipc.FileWriter
+	schema   *arrow.Schema
+	kindDict *array.Data
+	regDict  *array.Data
+	regions  int32
+	labeled  bool
+
+	// The current batch.
+	rank, peer, tag, cpu, nic []int32
+	kind                      []int8
+	size                      []int64
+	region                    []int32
+	regValid                  []byte // validity bitmap of region
+	regNulls                  int
+	reqOff, ireqOff           []int32 // list offsets, from 0
+	req, ireq                 []int32
+	labOff                    []int32
+	labData                   []byte
+	labValid                  []byte
+	labNulls                  int
+
+	written  int64
+	lastRank int32
 }
 
-// NewGraphWriter starts an execution-graph file of numRanks ranks on w;
-// labeled adds the label column.
-func NewGraphWriter(w io.Writer, numRanks int, labeled bool) (*GraphWriter, error) {
-	return newGraphWriter(w, graphSchemaFor(numRanks, -1, -1, labeled))
+// NewGraphWriter starts an execution-graph file of numRanks ranks on w.
+// Operations name their code region by index into regions (the file's
+// region dictionary) or graph.NoRegion; labeled adds the label column.
+func NewGraphWriter(w io.Writer, numRanks int, regions []string, labeled bool) (*GraphWriter, error) {
+	return newGraphWriter(w, graphSchemaFor(numRanks, -1, -1, labeled), regions)
 }
 
-func newGraphWriter(w io.Writer, sc *arrow.Schema) (*GraphWriter, error) {
+// kindNames is the kind column's dictionary: graph.OpKind indexes it.
+var kindNames = []string{graph.Calc.String(), graph.Send.String(), graph.Recv.String()}
+
+// newStrings returns vals as an Arrow string array.
+func newStrings(vals []string) *array.String {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	return b.NewStringArray()
+}
+
+// stringArray returns vals as the data of an Arrow string array.
+func stringArray(vals []string) *array.Data {
+	a := newStrings(vals)
+	defer a.Release()
+	d := a.Data().(*array.Data)
+	d.Retain()
+	return d
+}
+
+func newGraphWriter(w io.Writer, sc *arrow.Schema, regions []string) (*GraphWriter, error) {
+	if int64(len(regions)) > 1<<31-1 {
+		return nil, fmt.Errorf("arrowtrace: %d regions, more than a region column indexes", len(regions))
+	}
 	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(sc))
 	if err != nil {
 		return nil, err
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	gw := &GraphWriter{fw: fw, b: b,
-		rankB: b.Field(0).(*array.Int32Builder), kindB: b.Field(1).(*array.BinaryDictionaryBuilder),
-		sizeB: b.Field(2).(*array.Int64Builder), peerB: b.Field(3).(*array.Int32Builder),
-		tagB: b.Field(4).(*array.Int32Builder), cpuB: b.Field(5).(*array.Int32Builder),
-		nicB: b.Field(6).(*array.Int32Builder), regB: b.Field(7).(*array.BinaryDictionaryBuilder),
-		reqB: b.Field(8).(*array.ListBuilder), ireqB: b.Field(9).(*array.ListBuilder)}
-	gw.reqV = gw.reqB.ValueBuilder().(*array.Int32Builder)
-	gw.ireqV = gw.ireqB.ValueBuilder().(*array.Int32Builder)
-	if len(sc.Fields()) > 10 {
-		gw.labB = b.Field(10).(*array.StringBuilder)
-	}
+	gw := &GraphWriter{fw: fw, schema: sc, kindDict: stringArray(kindNames), regDict: stringArray(regions),
+		regions: int32(len(regions)), labeled: len(sc.Fields()) > 10}
+	gw.reset()
 	return gw, nil
 }
 
-func (gw *GraphWriter) release() {
-	if gw.b != nil {
-		gw.b.Release()
-		gw.b = nil
+// reset empties the batch, keeping its storage.
+func (gw *GraphWriter) reset() {
+	gw.rank, gw.peer, gw.tag, gw.cpu, gw.nic = gw.rank[:0], gw.peer[:0], gw.tag[:0], gw.cpu[:0], gw.nic[:0]
+	gw.kind, gw.size, gw.region = gw.kind[:0], gw.size[:0], gw.region[:0]
+	gw.regValid = append(gw.regValid[:0], make([]byte, BatchRows/8)...)
+	gw.regNulls = 0
+	gw.reqOff, gw.ireqOff = append(gw.reqOff[:0], 0), append(gw.ireqOff[:0], 0)
+	gw.req, gw.ireq = gw.req[:0], gw.ireq[:0]
+	if gw.labeled {
+		gw.labOff, gw.labData = append(gw.labOff[:0], 0), gw.labData[:0]
+		gw.labValid = append(gw.labValid[:0], make([]byte, BatchRows/8)...)
+		gw.labNulls = 0
 	}
 }
 
-// Op appends one operation of rank (ranks in increasing order): its region
-// ("" for none), the indices within its rank of the operations it requires
-// and irequires, and its label ("" for none).
-func (gw *GraphWriter) Op(rank int32, op graph.Op, region string, requires, irequires []int32, label string) error {
-	if rank < gw.rank {
-		return fmt.Errorf("arrowtrace: operation of rank %d after rank %d (ranks must come in increasing order)", rank, gw.rank)
+func (gw *GraphWriter) release() {
+	if gw.kindDict != nil {
+		gw.kindDict.Release()
+		gw.regDict.Release()
+		gw.kindDict, gw.regDict = nil, nil
 	}
-	gw.rank = rank
-	gw.rankB.Append(rank)
-	if err := gw.kindB.AppendString(op.Kind.String()); err != nil {
-		return err
+}
+
+// Op appends one operation of rank (ranks in increasing order): its code
+// region (op.Region, an index into the writer's regions, or
+// graph.NoRegion), the indices within its rank of the operations it
+// requires and irequires, and its label ("" for none).
+func (gw *GraphWriter) Op(rank int32, op graph.Op, requires, irequires []int32, label string) error {
+	if rank < gw.lastRank {
+		return fmt.Errorf("arrowtrace: operation of rank %d after rank %d (ranks must come in increasing order)", rank, gw.lastRank)
 	}
-	gw.sizeB.Append(op.Size)
-	gw.peerB.Append(op.Peer)
-	gw.tagB.Append(op.Tag)
-	gw.cpuB.Append(int32(op.CPU))
-	gw.nicB.Append(int32(op.NIC))
-	if region == "" {
-		gw.regB.AppendNull()
-	} else if err := gw.regB.AppendString(region); err != nil {
-		return err
+	if op.Kind > graph.Recv {
+		return fmt.Errorf("arrowtrace: operation of rank %d has kind %d, not calc, send or recv", rank, op.Kind)
 	}
-	gw.reqB.Append(true)
-	gw.reqV.AppendValues(requires, nil)
-	gw.ireqB.Append(true)
-	gw.ireqV.AppendValues(irequires, nil)
-	if gw.labB != nil {
+	if op.Region != graph.NoRegion && (op.Region < 0 || op.Region >= gw.regions) {
+		return fmt.Errorf("arrowtrace: operation of rank %d has region %d, but the writer has %d regions", rank, op.Region, gw.regions)
+	}
+	if int64(len(gw.req))+int64(len(requires)) > 1<<31-1 || int64(len(gw.ireq))+int64(len(irequires)) > 1<<31-1 ||
+		int64(len(gw.labData))+int64(len(label)) > 1<<31-1 {
+		return fmt.Errorf("arrowtrace: the dependencies or labels of one record batch exceed 2^31 entries")
+	}
+	gw.lastRank = rank
+	i := len(gw.rank)
+	gw.rank = append(gw.rank, rank)
+	gw.kind = append(gw.kind, int8(op.Kind))
+	gw.size = append(gw.size, op.Size)
+	gw.peer = append(gw.peer, op.Peer)
+	gw.tag = append(gw.tag, op.Tag)
+	gw.cpu = append(gw.cpu, int32(op.CPU))
+	gw.nic = append(gw.nic, int32(op.NIC))
+	if op.Region == graph.NoRegion {
+		gw.region = append(gw.region, 0)
+		gw.regNulls++
+	} else {
+		gw.region = append(gw.region, op.Region)
+		gw.regValid[i>>3] |= 1 << (i & 7)
+	}
+	gw.req = append(gw.req, requires...)
+	gw.reqOff = append(gw.reqOff, int32(len(gw.req)))
+	gw.ireq = append(gw.ireq, irequires...)
+	gw.ireqOff = append(gw.ireqOff, int32(len(gw.ireq)))
+	if gw.labeled {
 		if label == "" {
-			gw.labB.AppendNull()
+			gw.labNulls++
 		} else {
-			gw.labB.Append(label)
+			gw.labData = append(gw.labData, label...)
+			gw.labValid[i>>3] |= 1 << (i & 7)
 		}
+		gw.labOff = append(gw.labOff, int32(len(gw.labData)))
 	}
-	gw.rows++
-	if gw.rows == BatchRows {
+	if len(gw.rank) == BatchRows {
 		return gw.flush()
 	}
 	return nil
 }
 
+// buf wraps b as an Arrow buffer (no copy).
+func buf(b []byte) *memory.Buffer { return memory.NewBufferBytes(b) }
+
+// validity returns the bitmap of a column of n rows with nulls null ones:
+// nil when there are none.
+func validity(bits []byte, n, nulls int) *memory.Buffer {
+	if nulls == 0 {
+		return nil
+	}
+	return buf(bits[:(n+7)/8])
+}
+
+// flush writes the batch.
 func (gw *GraphWriter) flush() error {
-	rec := gw.b.NewRecordBatch()
-	defer rec.Release()
-	gw.written += int64(gw.rows)
-	gw.rows = 0
-	return gw.fw.Write(rec)
+	n := len(gw.rank)
+	fields := gw.schema.Fields()
+	i32 := func(v []int32) arrow.ArrayData {
+		return array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0)
+	}
+	list := func(typ arrow.DataType, off, vals []int32) arrow.ArrayData {
+		v := array.NewData(arrow.PrimitiveTypes.Int32, len(vals), []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(vals))}, nil, 0, 0)
+		defer v.Release()
+		return array.NewData(typ, n, []*memory.Buffer{nil, buf(arrow.Int32Traits.CastToBytes(off))}, []arrow.ArrayData{v}, 0, 0)
+	}
+	data := []arrow.ArrayData{
+		i32(gw.rank),
+		array.NewDataWithDictionary(fields[1].Type, n, []*memory.Buffer{nil, buf(arrow.Int8Traits.CastToBytes(gw.kind))}, 0, 0, gw.kindDict),
+		array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nil, buf(arrow.Int64Traits.CastToBytes(gw.size))}, nil, 0, 0),
+		i32(gw.peer), i32(gw.tag), i32(gw.cpu), i32(gw.nic),
+		array.NewDataWithDictionary(fields[7].Type, n, []*memory.Buffer{validity(gw.regValid, n, gw.regNulls), buf(arrow.Int32Traits.CastToBytes(gw.region))}, gw.regNulls, 0, gw.regDict),
+		list(fields[8].Type, gw.reqOff, gw.req),
+		list(fields[9].Type, gw.ireqOff, gw.ireq),
+	}
+	if gw.labeled {
+		data = append(data, array.NewData(arrow.BinaryTypes.String, n,
+			[]*memory.Buffer{validity(gw.labValid, n, gw.labNulls), buf(arrow.Int32Traits.CastToBytes(gw.labOff)), buf(gw.labData)}, nil, gw.labNulls, 0))
+	}
+	cols := make([]arrow.Array, len(data))
+	for k, d := range data {
+		cols[k] = array.MakeFromData(d)
+		d.Release()
+	}
+	rec := array.NewRecordBatch(gw.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	err := gw.fw.Write(rec) // writes the batch's bytes to w before it returns
+	rec.Release()
+	gw.written += int64(n)
+	gw.reset()
+	return err
 }
 
 // Abort releases the writer's memory without finishing the file (what was
@@ -351,7 +445,7 @@ func (gw *GraphWriter) Abort() { gw.release() }
 // Close writes the last batch and the file's footer.
 func (gw *GraphWriter) Close() error {
 	defer gw.release()
-	if gw.rows > 0 || gw.written == 0 {
+	if len(gw.rank) > 0 || gw.written == 0 {
 		if err := gw.flush(); err != nil {
 			return err
 		}
@@ -382,11 +476,25 @@ func DecodeGraph(data []byte, name string) (*graph.Graph, error) {
 
 func decodeGraph(r sizer, name string) (*graph.Graph, error) {
 	d := &graphDecoder{name: name}
+	if size, err := sizeOf(r); err == nil {
+		// Without capsim.num_ops (files written as they stream have
+		// none), the file's size bounds the operations: uncompressed, a
+		// row of the graph schema takes at least minRowBytes. Capacity
+		// reserved beyond what is used is never touched, so it costs
+		// address space, not memory, while growing by appending would
+		// copy every column several times.
+		d.opsHint = int(min(size/minRowBytes, 1<<31-2))
+	}
 	if err := readFile(r, name, d); err != nil {
 		return nil, err
 	}
 	return d.finish()
 }
+
+// minRowBytes is the least an operation takes in an uncompressed file
+// of capsim's graph schema: rank, peer, tag, cpu, nic and region index (4
+// bytes each), size (8), kind (1) and the two list offsets (4 each).
+const minRowBytes = 41
 
 type graphDecoder struct {
 	name     string
@@ -398,6 +506,9 @@ type graphDecoder struct {
 	row      int64
 	rank     int32 // rank of the previous row
 	regions  map[string]int32
+
+	kindBuf   []graph.OpKind // kinds' result, reused
+	kindTable []graph.OpKind // kinds' dictionary entries, reused
 }
 
 func (d *graphDecoder) errf(row int64, field, format string, a ...any) error {
@@ -459,9 +570,6 @@ func (d *graphDecoder) alloc() {
 		DepStart:  make([]int32, 1, n+1),
 		DepOp:     make([]int32, 0, min(d.depsHint, 1<<26)),
 		DepKind:   make([]graph.DepKind, 0, min(d.depsHint, 1<<26)),
-	}
-	if _, ok := d.col["label"]; ok {
-		d.g.Labels = make([]string, 0, n)
 	}
 	d.regions = map[string]int32{}
 	d.rank = 0
@@ -551,9 +659,11 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		return err
 	}
 	var label stringCol
-	if c, ok := d.col["label"]; ok {
+	c, labeled := d.col["label"]
+	if labeled {
 		label = newStringCol(rec.Column(c))
 	}
+	kinds := d.kinds(kind, n)
 	g := d.g
 	nr := int32(d.numRanks)
 	for i := 0; i < n; i++ {
@@ -569,12 +679,9 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		for ; d.rank < r; d.rank++ {
 			g.RankStart[d.rank+1] = id
 		}
-		if kind.isNull(i) {
-			return d.errf(row, "kind", "is null")
-		}
-		k, err := graph.ParseOpKind(kind.value(i))
-		if err != nil {
-			return d.errf(row, "kind", "%v", err)
+		k := kinds[i]
+		if k > graph.Recv {
+			return d.kindErr(row, kind, i, k)
 		}
 		g.Kind[id] = k
 		if sv[i] < 0 {
@@ -620,41 +727,148 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 			}
 			g.Region[id] = reg
 		}
-		if g.Labels != nil && !label.isNull(i) {
+		if labeled && !label.isNull(i) {
+			if g.Labels == nil {
+				// Labels are kept from the first one on: a column of
+				// nulls (implicit labels) costs no memory.
+				g.Labels = make([]string, len(g.Kind), cap(g.Kind))
+			}
 			g.Labels[id] = strings.Clone(label.value(i))
 		}
-		for _, dl := range [...]struct {
-			list listCol[int32]
-			kind graph.DepKind
-			name string
-		}{{req, graph.Requires, "requires"}, {ireq, graph.Irequires, "irequires"}} {
-			if dl.list.IsNull(i) {
-				continue
-			}
-			a, b, ok := dl.list.Offsets(i)
-			if !ok {
-				return d.errf(row, dl.name, "list offsets %d..%d out of range", a, b)
-			}
-			base := g.RankStart[r]
-			for _, local := range dl.list.Values[a:b] {
-				if local < 0 {
-					return d.errf(row, dl.name, "negative operation index %d", local)
-				}
-				dep := int64(base) + int64(local)
-				if dep == int64(id) {
-					return d.errf(row, dl.name, "operation depends on itself (index %d)", local)
-				}
-				if dep > 1<<31-2 {
-					return d.errf(row, dl.name, "operation index %d out of range", local)
-				}
-				g.DepOp = append(g.DepOp, int32(dep))
-				g.DepKind = append(g.DepKind, dl.kind)
-			}
+		if err := d.deps(&req, i, r, graph.Requires, "requires"); err != nil {
+			return err
+		}
+		if err := d.deps(&ireq, i, r, graph.Irequires, "irequires"); err != nil {
+			return err
 		}
 		g.DepStart[id+1] = int32(len(g.DepOp))
 		d.row++
 	}
 	return nil
+}
+
+// deps appends the dependencies in row i of list (of the operation in
+// row d.row, of rank r) to the graph.
+func (d *graphDecoder) deps(list *listCol[int32], i int, r int32, kind graph.DepKind, name string) error {
+	if list.IsNull(i) {
+		return nil
+	}
+	a, b, ok := list.Offsets(i)
+	if !ok {
+		return d.errf(d.row, name, "list offsets %d..%d out of range", a, b)
+	}
+	g, id := d.g, d.row
+	base := int64(g.RankStart[r])
+	for _, local := range list.Values[a:b] {
+		if local < 0 {
+			return d.errf(d.row, name, "negative operation index %d", local)
+		}
+		dep := base + int64(local)
+		if dep == id {
+			return d.errf(d.row, name, "operation depends on itself (index %d)", local)
+		}
+		if dep > 1<<31-2 {
+			return d.errf(d.row, name, "operation index %d out of range", local)
+		}
+		g.DepOp = append(g.DepOp, int32(dep))
+		g.DepKind = append(g.DepKind, kind)
+	}
+	return nil
+}
+
+// Markers of kinds(): a null kind, a string that is no kind, a dictionary
+// index outside the dictionary.
+const (
+	kindNull graph.OpKind = 255 - iota
+	kindUnknown
+	kindBadIndex
+)
+
+// kinds returns a batch's kind column (n rows) as operation kinds, each
+// distinct string of a dictionary parsed once; rows that are not a kind
+// hold a marker that kindErr explains. The slice is reused by the next
+// batch.
+func (d *graphDecoder) kinds(col stringCol, n int) []graph.OpKind {
+	out := slices.Grow(d.kindBuf[:0], n)[:n]
+	d.kindBuf = out
+	parse := func(s string) graph.OpKind {
+		k, err := graph.ParseOpKind(s)
+		if err != nil {
+			return kindUnknown
+		}
+		return k
+	}
+	if col.dict == nil {
+		for i := range out {
+			if col.plain.IsNull(i) {
+				out[i] = kindNull
+			} else {
+				out[i] = parse(col.plain.Value(i))
+			}
+		}
+		return out
+	}
+	table := d.kindTable[:0]
+	for j := 0; j < col.dict.Dictionary().Len(); j++ {
+		if col.vals.IsNull(j) {
+			table = append(table, kindNull)
+		} else {
+			table = append(table, parse(col.vals.Value(j)))
+		}
+	}
+	d.kindTable = table
+	switch ix := col.dict.Indices().(type) {
+	case *array.Int8:
+		lookupKinds(ix.Int8Values(), table, out)
+	case *array.Int16:
+		lookupKinds(ix.Int16Values(), table, out)
+	case *array.Int32:
+		lookupKinds(ix.Int32Values(), table, out)
+	case *array.Int64:
+		lookupKinds(ix.Int64Values(), table, out)
+	case *array.Uint8:
+		lookupKinds(ix.Uint8Values(), table, out)
+	case *array.Uint16:
+		lookupKinds(ix.Uint16Values(), table, out)
+	case *array.Uint32:
+		lookupKinds(ix.Uint32Values(), table, out)
+	case *array.Uint64:
+		lookupKinds(ix.Uint64Values(), table, out)
+	default:
+		for i := range out {
+			out[i] = kindBadIndex
+		}
+	}
+	if col.dict.NullN() > 0 {
+		for i := range out {
+			if col.dict.IsNull(i) {
+				out[i] = kindNull
+			}
+		}
+	}
+	return out
+}
+
+func lookupKinds[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](idx []T, table, out []graph.OpKind) {
+	for i, v := range idx {
+		if uint64(v) < uint64(len(table)) {
+			out[i] = table[v]
+		} else {
+			out[i] = kindBadIndex
+		}
+	}
+}
+
+// kindErr explains the marker k that kinds() left in row i of col.
+func (d *graphDecoder) kindErr(row int64, col stringCol, i int, k graph.OpKind) error {
+	switch k {
+	case kindNull:
+		return d.errf(row, "kind", "is null")
+	case kindUnknown:
+		_, err := graph.ParseOpKind(col.value(i))
+		return d.errf(row, "kind", "%v", err)
+	}
+	return d.errf(row, "kind", "dictionary index %d outside the dictionary", col.dict.GetValueIndex(i))
 }
 
 func (d *graphDecoder) finish() (*graph.Graph, error) {

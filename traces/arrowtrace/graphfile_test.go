@@ -3,8 +3,11 @@ package arrowtrace
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,6 +122,9 @@ type rawRow struct {
 	req       []int32
 }
 
+// nullKind in a rawRow writes a null kind.
+const nullKind = "\x00null"
+
 func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Schema) *arrow.Schema) []byte {
 	t.Helper()
 	g := &graph.Graph{RankStart: []int32{0, 0}}
@@ -137,7 +143,9 @@ func rawFile(t *testing.T, numRanks string, rows []rawRow, mutate func(*arrow.Sc
 			case "rank":
 				fb.(*array.Int32Builder).Append(r.rank)
 			case "kind":
-				if db, ok := fb.(*array.BinaryDictionaryBuilder); ok {
+				if r.kind == nullKind {
+					fb.AppendNull()
+				} else if db, ok := fb.(*array.BinaryDictionaryBuilder); ok {
 					db.AppendString(r.kind)
 				} else {
 					fb.(*array.StringBuilder).Append(r.kind)
@@ -196,6 +204,19 @@ func TestGraphErrorsNameRowAndField(t *testing.T) {
 	}{
 		{"negative size", "2", []rawRow{ok[0], {1, "recv", -8, 0, 0, 0, nil}}, nil, "g.arrow: row 1: field size: negative size -8"},
 		{"unknown kind", "2", []rawRow{ok[0], {1, "wait", 8, 0, 0, 0, nil}}, nil, "row 1: field kind: unknown operation kind \"wait\""},
+		{"null kind", "2", []rawRow{ok[0], {1, nullKind, 8, 0, 0, 0, nil}}, nil, "row 1: field kind: is null"},
+		{"unknown plain kind", "2", []rawRow{ok[0], {1, "wait", 8, 0, 0, 0, nil}}, func(s *arrow.Schema) *arrow.Schema {
+			fs := s.Fields()
+			fs[1].Type = arrow.BinaryTypes.String
+			md := s.Metadata()
+			return arrow.NewSchema(fs, &md)
+		}, "row 1: field kind: unknown operation kind \"wait\""},
+		{"null plain kind", "2", []rawRow{{0, nullKind, 8, 1, 0, 0, nil}, ok[1]}, func(s *arrow.Schema) *arrow.Schema {
+			fs := s.Fields()
+			fs[1].Type = arrow.BinaryTypes.String
+			md := s.Metadata()
+			return arrow.NewSchema(fs, &md)
+		}, "row 0: field kind: is null"},
 		{"unknown peer", "2", []rawRow{{0, "send", 8, 5, 0, 0, nil}, ok[1]}, nil, "row 0: field peer: peer 5 is not a rank"},
 		{"rank out of range", "2", []rawRow{ok[0], {2, "calc", 8, -1, 0, 0, nil}}, nil, "row 1: field rank: rank 2 outside 0..1"},
 		{"ranks out of order", "2", []rawRow{ok[1], ok[0]}, nil, "row 1: field rank: rank 0 after rank 1"},
@@ -240,6 +261,8 @@ func TestPlainStringKindAccepted(t *testing.T) {
 	}
 }
 
+// FuzzDecodeGraph: errors are FormatErrors, a graph read is valid and
+// reads back the same after EncodeGraph.
 func FuzzDecodeGraph(f *testing.F) {
 	var buf bytes.Buffer
 	g, _ := goal.Parse(strings.NewReader(sched), "s")
@@ -249,6 +272,9 @@ func FuzzDecodeGraph(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(streamOf(buf.Bytes()))
 	f.Add(streamOf(buf.Bytes(), ipc.WithLZ4()))
+	buf.Reset()
+	EncodeGraph(&buf, sampleGraph(f)) // with a region
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := DecodeGraph(data, "fuzz.arrow")
 		if err != nil {
@@ -261,5 +287,160 @@ func FuzzDecodeGraph(f *testing.F) {
 		if err := g.Validate(); err != nil {
 			t.Fatalf("decoded graph invalid: %v", err)
 		}
+		var out bytes.Buffer
+		if err := EncodeGraph(&out, g); err != nil {
+			t.Fatal(err)
+		}
+		g2, err := DecodeGraph(out.Bytes(), "again")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := int32(0); id < int32(g.NumOps()); id++ {
+			d1, k1 := g.Deps(id)
+			d2, k2 := g2.Deps(id)
+			if g.Describe(id) != g2.Describe(id) || g.RegionName(id) != g2.RegionName(id) || g.Label(id) != g2.Label(id) ||
+				!slices.Equal(d1, d2) || !slices.Equal(k1, k2) {
+				t.Fatalf("op %d differs after a round trip", id)
+			}
+		}
 	})
+}
+
+// TestLateDictionaryValues: a kind and a region first seen after the
+// first record batch are written (an Arrow IPC file holds one dictionary
+// per column, so the writer fixes them up front; it used to fail with
+// "Dictionary replacement detected").
+func TestLateDictionaryValues(t *testing.T) {
+	b := graph.NewBuilder(2)
+	n := BatchRows + 10
+	for i := 0; i < n; i++ {
+		b.Add(0, graph.SendOp(8, 1, 0))
+	}
+	op := graph.CalcOp(5)
+	op.Region = b.Region("late")
+	b.Add(1, op)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeGraph(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := DecodeGraph(buf.Bytes(), "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, g, g2)
+}
+
+// TestBatchesReadIntoRecycledMemory: a graph of several record batches,
+// every value different, read back as a file, a stream and an LZ4
+// stream: each batch is read into the memory the one before it was
+// released from (recycler), so a decoder keeping any of it would see it
+// overwritten.
+func TestBatchesReadIntoRecycledMemory(t *testing.T) {
+	b := graph.NewBuilder(3)
+	reg := []int32{graph.NoRegion, b.Region("a"), b.Region("b")}
+	n := 2*BatchRows + 17
+	for i := 0; i < n; i++ {
+		r := i % 3
+		op := graph.SendOp(int64(i), int32((r+1)%3), int32(i%1000))
+		if i%7 == 0 {
+			op = graph.CalcOp(int64(i))
+		}
+		op.Region = reg[i%5%3]
+		id := b.Add(r, op)
+		if i%11 == 0 {
+			b.SetLabel(r, id, "x"+strconv.Itoa(i))
+		}
+		if id > 0 {
+			b.Dep(r, id, id-1, graph.DepKind(i%2))
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := EncodeGraph(&file, g); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"file":       file.Bytes(),
+		"stream":     streamOf(file.Bytes()),
+		"lz4 stream": streamOf(file.Bytes(), ipc.WithLZ4()),
+	} {
+		g2, err := DecodeGraph(data, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(g.Kind, g2.Kind) || !slices.Equal(g.Size, g2.Size) || !slices.Equal(g.Peer, g2.Peer) ||
+			!slices.Equal(g.Tag, g2.Tag) || !slices.Equal(g.Region, g2.Region) || !slices.Equal(g.Regions, g2.Regions) ||
+			!slices.Equal(g.Labels, g2.Labels) || !slices.Equal(g.DepStart, g2.DepStart) ||
+			!slices.Equal(g.DepOp, g2.DepOp) || !slices.Equal(g.DepKind, g2.DepKind) {
+			t.Errorf("%s: the graph read back differs", name)
+		}
+	}
+}
+
+func TestRecycler(t *testing.T) {
+	var r recycler
+	big := r.Allocate(recycleMin + 10)
+	bigger := r.Allocate(2 * recycleMin)
+	for i := range big {
+		big[i] = 0xff
+	}
+	for i := range bigger {
+		bigger[i] = 0xee
+	}
+	r.Free(bigger)
+	r.Free(big)
+	r.Free(r.Allocate(100)) // small: not kept
+	if len(r.free) != 2 {
+		t.Fatalf("%d buffers kept, want 2", len(r.free))
+	}
+	// The smallest kept buffer that fits is handed out, zeroed.
+	got := r.Allocate(recycleMin)
+	if len(got) != recycleMin || &got[0] != &big[0] {
+		t.Errorf("Allocate(%d) did not reuse the smaller buffer", recycleMin)
+	}
+	for _, c := range got[:cap(got)] {
+		if c != 0 {
+			t.Fatal("reused buffer not zeroed")
+		}
+	}
+	grown := r.Reallocate(3*recycleMin, got)
+	if len(grown) != 3*recycleMin || len(r.free) != 2 {
+		t.Errorf("Reallocate: len %d, %d kept", len(grown), len(r.free))
+	}
+}
+
+func TestGraphWriterRejects(t *testing.T) {
+	reg := graph.CalcOp(1)
+	reg.Region = 1
+	bad := graph.CalcOp(1)
+	bad.Kind = graph.Recv + 1
+	for _, tc := range []struct {
+		name string
+		ops  []graph.Op
+		rank []int32
+		want string
+	}{
+		{"region out of range", []graph.Op{reg}, []int32{0}, "region 1, but the writer has 1 regions"},
+		{"unknown kind", []graph.Op{bad}, []int32{0}, "not calc, send or recv"},
+		{"ranks out of order", []graph.Op{graph.CalcOp(1), graph.CalcOp(1)}, []int32{1, 0}, "rank 0 after rank 1"},
+	} {
+		gw, err := NewGraphWriter(io.Discard, 2, []string{"a"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, op := range tc.ops {
+			err = gw.Op(tc.rank[i], op, nil, nil, "")
+		}
+		gw.Abort()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -100,6 +100,23 @@ func EncodeMPI(w io.Writer, t *mpi.Trace) error {
 	reqB := b.Field(8).(*array.Int64Builder)
 	listB := b.Field(9).(*array.ListBuilder)
 	listV := listB.ValueBuilder().(*array.Int64Builder)
+	// An Arrow IPC file holds one dictionary per column: every kind and
+	// region goes into it before the first batch.
+	kinds := make([]string, 0, len(mpi.Kinds()))
+	for _, k := range mpi.Kinds() {
+		kinds = append(kinds, k.String())
+	}
+	for _, vals := range []struct {
+		b     *array.BinaryDictionaryBuilder
+		names []string
+	}{{kindB, kinds}, {regB, t.Regions}} {
+		arr := newStrings(vals.names)
+		err := vals.b.InsertStringDictValues(arr)
+		arr.Release()
+		if err != nil {
+			return err
+		}
+	}
 	np := len(t.ParamNames)
 	flush := func() error {
 		rec := b.NewRecordBatch()

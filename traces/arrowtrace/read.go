@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -45,7 +48,7 @@ func readFile(r sizer, name string, d decoder) (err error) {
 	if err := checkFooter(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC file: " + err.Error()}
 	}
-	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+	fr, err := ipc.NewFileReader(r, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(newRecycler(size)))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}
@@ -69,18 +72,110 @@ func readFile(r sizer, name string, d decoder) (err error) {
 		return err
 	}
 	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatch(i)
+		// Each batch is released before the next is read, so that the
+		// recycler serves the next one from its memory.
+		rec, err := fr.RecordBatchAt(i)
 		if err != nil {
 			return &FormatError{File: name, Row: d.rows(), Msg: fmt.Sprintf("batch %d: %v", i, err)}
 		}
-		if d.rows()+rec.NumRows() > 1<<31-2 {
-			return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
-		}
-		if err := d.batch(rec); err != nil {
+		err = decodeBatch(d, rec, name)
+		rec.Release()
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// decodeBatch hands one record batch to d.
+func decodeBatch(d decoder, rec arrow.RecordBatch, name string) error {
+	if d.rows()+rec.NumRows() > 1<<31-2 {
+		return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
+	}
+	return d.batch(rec)
+}
+
+// recycler is the memory.Allocator the readers read record batches with.
+// A decoder copies what it keeps out of a batch, so once a batch is
+// released its buffers can hold the next one: large buffers freed are
+// kept (a few) and handed out again, and reading a file allocates about
+// one batch's memory instead of the whole file's. Small buffers come from
+// and go back to the Go heap.
+//
+// It also refuses (panics, which the readers turn into a FormatError) a
+// buffer larger than its limit: a compressed buffer states its
+// uncompressed length, and a corrupt one would otherwise make the Go
+// runtime abort for want of memory.
+type recycler struct {
+	mu    sync.Mutex
+	free  [][]byte
+	limit int
+}
+
+const (
+	recycleMin  = 64 << 10 // smaller buffers are not kept
+	recycleKeep = 8        // at most this many buffers are kept
+)
+
+// newRecycler returns the allocator for reading a file of size bytes: no
+// buffer may exceed 1 GiB or 1,024 times the file's size, whichever is
+// larger (LZ4 compresses at most about 255:1; ZSTD more only on data as
+// uniform as a column of one value).
+func newRecycler(size int64) *recycler {
+	return &recycler{limit: int(min(max(1<<30, 1024*size), math.MaxInt/2))}
+}
+
+// Allocate returns size zeroed bytes: the smallest kept buffer that holds
+// them, or new memory (with room to spare when it is large).
+func (r *recycler) Allocate(size int) []byte {
+	if r.limit > 0 && size > r.limit {
+		panic(fmt.Sprintf("a buffer of %d bytes, more than this file could hold (a corrupt compressed length?)", size))
+	}
+	if size >= recycleMin {
+		r.mu.Lock()
+		best := -1
+		for i, b := range r.free {
+			if cap(b) >= size && (best < 0 || cap(b) < cap(r.free[best])) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			b := r.free[best]
+			r.free = slices.Delete(r.free, best, best+1)
+			r.mu.Unlock()
+			b = b[:cap(b)]
+			clear(b)
+			return b[:size]
+		}
+		r.mu.Unlock()
+		// A quarter more, so that it can serve a next batch somewhat
+		// larger than this one.
+		return memory.DefaultAllocator.Allocate(size + size/4)[:size]
+	}
+	return memory.DefaultAllocator.Allocate(size)
+}
+
+// Reallocate resizes b to size bytes, keeping its contents.
+func (r *recycler) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return b[:size]
+	}
+	nb := r.Allocate(size)
+	copy(nb, b)
+	r.Free(b)
+	return nb
+}
+
+// Free keeps b for a later Allocate when it is large and there is room.
+func (r *recycler) Free(b []byte) {
+	if cap(b) < recycleMin {
+		return
+	}
+	r.mu.Lock()
+	if len(r.free) < recycleKeep {
+		r.free = append(r.free, b[:0])
+	}
+	r.mu.Unlock()
 }
 
 // streamMarker starts every message of an Arrow IPC stream (since Arrow
@@ -111,7 +206,7 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 	if err := checkStreamSchema(r, size); err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
-	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size), ipc.WithAllocator(newRecycler(size)))
 	if err != nil {
 		return &FormatError{File: name, Row: -1, Msg: "not a readable Arrow IPC stream: " + err.Error()}
 	}
@@ -137,12 +232,8 @@ func readStream(r io.ReaderAt, size int64, name string, d decoder) error {
 	if err := d.schema(sc); err != nil {
 		return err
 	}
-	for i := 0; sr.Next(); i++ {
-		rec := sr.RecordBatch()
-		if d.rows()+rec.NumRows() > 1<<31-2 {
-			return &FormatError{File: name, Row: d.rows(), Msg: "more than 2^31-2 rows"}
-		}
-		if err := d.batch(rec); err != nil {
+	for sr.Next() {
+		if err := decodeBatch(d, sr.RecordBatch(), name); err != nil {
 			return err
 		}
 	}
@@ -377,6 +468,8 @@ func int64s(rec arrow.RecordBatch, col int, name, file string, row int64) ([]int
 type listCol[T int32 | int64] struct {
 	list   array.ListLike
 	Values []T
+	nulls  bool    // some rows are null
+	off    []int32 // rows' offsets, 0..n, where the list has int32 offsets
 }
 
 func newListCol[T int32 | int64](a arrow.Array, name, file string, row int64) (listCol[T], error) {
@@ -392,13 +485,25 @@ func newListCol[T int32 | int64](a arrow.Array, name, file string, row int64) (l
 	if err != nil {
 		return listCol[T]{}, err
 	}
-	return listCol[T]{list: l, Values: v}, nil
+	lc := listCol[T]{list: l, Values: v, nulls: l.NullN() > 0}
+	if pl, ok := a.(*array.List); ok {
+		off, start := pl.Offsets(), pl.Data().Offset()
+		if len(off) >= start+pl.Len()+1 {
+			lc.off = off[start : start+pl.Len()+1]
+		}
+	}
+	return lc, nil
 }
 
-func (l listCol[T]) IsNull(i int) bool { return l.list.IsNull(i) }
+func (l *listCol[T]) IsNull(i int) bool { return l.nulls && l.list.IsNull(i) }
 
 // Offsets returns row i's range in Values, checked.
-func (l listCol[T]) Offsets(i int) (int64, int64, bool) {
-	a, b := l.list.ValueOffsets(i)
+func (l *listCol[T]) Offsets(i int) (int64, int64, bool) {
+	var a, b int64
+	if l.off != nil {
+		a, b = int64(l.off[i]), int64(l.off[i+1])
+	} else {
+		a, b = l.list.ValueOffsets(i)
+	}
 	return a, b, a >= 0 && a <= b && b <= int64(len(l.Values))
 }

@@ -17,7 +17,9 @@
 // "a requires b" lets a start once b has completed; "a irequires b" once b
 // has started. Comments run from // to the end of the line or sit between
 // /* and */. Labels are local to their rank block and may be used before
-// the line that defines them.
+// the line that defines them. The label l<n> on a block's nth operation
+// (what Write and schedgen write) is implicit: it is not stored, and
+// graph.Graph.Label gives it back.
 //
 // # Tags
 //
@@ -53,11 +55,11 @@ package goal
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -95,25 +97,39 @@ const anyTag64 = 1<<64 - 1
 // maxTokenLine bounds the length of one GOAL line.
 const maxTokenLine = 1 << 20
 
+// pendingDep is a dependency line, resolved when its rank block closes
+// (labels may be used before the line that defines them). Its labels are
+// kept as [start, end) ranges of parser.names.
 type pendingDep struct {
-	op, on string
+	op, on [2]int32
 	kind   graph.DepKind
 	line   int
 }
 
+// The parser works on the bytes of one line at a time: tokens are slices
+// of the line, keywords are compared without conversion, numbers are
+// parsed in place, and only labels other than the implicit l<n> become
+// strings, so a schedule without such labels is read without allocating
+// per line.
 type parser struct {
 	file     string
 	line     int
 	numRanks int
 	rank     int // current rank block, -1 outside
 	seen     []bool
-	labels   map[string]int32
-	deps     []pendingDep
-	inBlock  bool // inside /* */
-	toks     []string
-	blk      Block
-	onRanks  func(n int) error
-	onBlock  func(*Block) error
+	// labels maps the block's labels to their operations, except implicit
+	// ones (l<n> on the block's nth operation); labeled marks the
+	// operations that have a label.
+	labels  map[string]int32
+	labeled []bool
+	deps    []pendingDep
+	names   []byte // the labels of the block's dependency lines
+	inBlock bool   // inside /* */
+	toks    [][]byte
+	clean   []byte // the current line without its comments
+	blk     Block
+	onRanks func(n int) error
+	onBlock func(*Block) error
 
 	// Tags above maxSmallTag get the numbers maxSmallTag, maxSmallTag-1,
 	// ... (bigTags maps them); maxTag is the largest small tag seen.
@@ -123,9 +139,12 @@ type parser struct {
 
 // Block is one rank block of a GOAL file, as Scan hands it over.
 type Block struct {
-	Rank   int
-	Ops    []graph.Op
-	Labels []string // per operation; "" where the line has no label
+	Rank int
+	Ops  []graph.Op
+	// Labels holds each operation's label, or "" where its line has none
+	// or its label is implicit: l<n> on the block's nth operation (counted
+	// from 1), which graph.Graph.Label gives back.
+	Labels []string
 	// Deps are the block's dependency lines in declaration order, by
 	// operation index within the block.
 	Deps []Dep
@@ -173,10 +192,10 @@ func Parse(r io.Reader, name string) (*graph.Graph, error) {
 func Scan(r io.Reader, name string, numRanks func(n int) error, block func(*Block) error) error {
 	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1, onRanks: numRanks, onBlock: block}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxTokenLine)
+	sc.Buffer(make([]byte, 256*1024), maxTokenLine)
 	for sc.Scan() {
 		p.line++
-		if err := p.parseLine(sc.Text()); err != nil {
+		if err := p.parseLine(sc.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -199,15 +218,15 @@ func Scan(r io.Reader, name string, numRanks func(n int) error, block func(*Bloc
 }
 
 // tag reads a send's or recv's tag (see the package documentation).
-func (p *parser) tag(val string, send bool) (int32, error) {
-	if !send && (val == "-1" || val == "18446744073709551615") {
+func (p *parser) tag(val []byte, send bool) (int32, error) {
+	if !send && (string(val) == "-1" || string(val) == "18446744073709551615") {
 		return graph.AnyTag, nil
 	}
-	if val == "" || val[0] < '0' || val[0] > '9' {
+	if len(val) == 0 || val[0] < '0' || val[0] > '9' {
 		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
 	}
-	v, err := strconv.ParseUint(val, 10, 64)
-	if err != nil {
+	v, ok := parseUint(val)
+	if !ok {
 		return 0, p.errf("tag %q is not an integer in 0..2^64-1 (or -1, any tag, on a recv)", val)
 	}
 	// The next large tag gets next; the ones before it have next+1 and up.
@@ -239,83 +258,87 @@ func (p *parser) errf(format string, a ...any) error {
 	return &SyntaxError{File: p.file, Line: p.line, Msg: fmt.Sprintf(format, a...)}
 }
 
-// stripComments removes comments from one line, tracking /* */ across lines.
-func (p *parser) stripComments(s string) string {
-	var out strings.Builder
+// stripComments removes comments from one line, tracking /* */ across
+// lines; the result is valid until the next line.
+func (p *parser) stripComments(s []byte) []byte {
+	out := p.clean[:0]
+	defer func() { p.clean = out }()
 	for len(s) > 0 {
 		if p.inBlock {
-			i := strings.Index(s, "*/")
+			i := bytes.Index(s, []byte("*/"))
 			if i < 0 {
-				return out.String()
+				return out
 			}
 			s = s[i+2:]
 			p.inBlock = false
-			out.WriteByte(' ')
+			out = append(out, ' ')
 			continue
 		}
-		i := strings.IndexByte(s, '/')
+		i := bytes.IndexByte(s, '/')
 		if i < 0 || i+1 >= len(s) {
-			out.WriteString(s)
+			out = append(out, s...)
 			break
 		}
 		switch s[i+1] {
 		case '/':
-			out.WriteString(s[:i])
-			return out.String()
+			out = append(out, s[:i]...)
+			return out
 		case '*':
-			out.WriteString(s[:i])
-			out.WriteByte(' ')
+			out = append(out, s[:i]...)
+			out = append(out, ' ')
 			s = s[i+2:]
 			p.inBlock = true
 		default:
-			out.WriteString(s[:i+1])
+			out = append(out, s[:i+1]...)
 			s = s[i+1:]
 		}
 	}
-	return out.String()
+	return out
 }
 
-// tokenize splits a line on white space and around ':', '{' and '}'.
-func (p *parser) tokenize(s string) []string {
+// Byte classes of the tokenizer.
+const (
+	classWord  = iota // part of a token
+	classSpace        // separates tokens
+	classPunct        // a token of its own
+)
+
+var tokenClass = [256]uint8{' ': classSpace, '\t': classSpace, '\r': classSpace, ':': classPunct, '{': classPunct, '}': classPunct}
+
+// tokenize splits a line on white space and around ':', '{' and '}'; the
+// tokens are slices of s.
+func (p *parser) tokenize(s []byte) [][]byte {
 	toks := p.toks[:0]
-	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ' ', '\t', '\r':
-			if start >= 0 {
-				toks = append(toks, s[start:i])
-				start = -1
-			}
-		case ':', '{', '}':
-			if start >= 0 {
-				toks = append(toks, s[start:i])
-				start = -1
-			}
+	for i := 0; i < len(s); {
+		switch tokenClass[s[i]] {
+		case classSpace:
+			i++
+		case classPunct:
 			toks = append(toks, s[i:i+1])
+			i++
 		default:
-			if start < 0 {
-				start = i
+			j := i + 1
+			for j < len(s) && tokenClass[s[j]] == classWord {
+				j++
 			}
+			toks = append(toks, s[i:j])
+			i = j
 		}
-	}
-	if start >= 0 {
-		toks = append(toks, s[start:])
 	}
 	p.toks = toks
 	return toks
 }
 
-func (p *parser) parseLine(raw string) error {
-	if !p.inBlock && strings.IndexByte(raw, '/') < 0 {
+func (p *parser) parseLine(raw []byte) error {
+	if !p.inBlock && bytes.IndexByte(raw, '/') < 0 {
 		return p.parseTokens(p.tokenize(raw))
 	}
 	return p.parseTokens(p.tokenize(p.stripComments(raw)))
 }
 
-func (p *parser) parseTokens(t []string) error {
+func (p *parser) parseTokens(t [][]byte) error {
 	for len(t) > 0 {
-		switch t[0] {
+		switch string(t[0]) {
 		case "num_ranks":
 			if p.seen != nil {
 				return p.errf("num_ranks given twice")
@@ -343,7 +366,7 @@ func (p *parser) parseTokens(t []string) error {
 			if p.rank >= 0 {
 				return p.errf("rank block inside rank %d (missing })", p.rank)
 			}
-			if len(t) < 3 || t[2] != "{" {
+			if len(t) < 3 || string(t[2]) != "{" {
 				return p.errf("want 'rank N {'")
 			}
 			r, err := p.count(t[1], "rank", int64(p.numRanks)-1)
@@ -356,7 +379,7 @@ func (p *parser) parseTokens(t []string) error {
 			p.seen[r] = true
 			p.rank = int(r)
 			clear(p.labels)
-			p.deps = p.deps[:0]
+			p.labeled, p.deps, p.names = p.labeled[:0], p.deps[:0], p.names[:0]
 			p.blk.Rank = p.rank
 			p.blk.Ops, p.blk.Labels, p.blk.Deps = p.blk.Ops[:0], p.blk.Labels[:0], p.blk.Deps[:0]
 			t = t[3:]
@@ -379,9 +402,9 @@ func (p *parser) parseTokens(t []string) error {
 }
 
 // statement parses one operation or dependency; it runs to the end of the line.
-func (p *parser) statement(t []string) error {
-	label := ""
-	if len(t) >= 2 && t[1] == ":" {
+func (p *parser) statement(t [][]byte) error {
+	var label []byte
+	if len(t) >= 2 && string(t[1]) == ":" {
 		if !isIdent(t[0]) {
 			return p.errf("bad label %q", t[0])
 		}
@@ -390,45 +413,103 @@ func (p *parser) statement(t []string) error {
 		if len(t) == 0 {
 			return p.errf("label %s: without an operation", label)
 		}
-	} else if len(t) == 3 && (t[1] == "requires" || t[1] == "irequires") {
-		for _, l := range []string{t[0], t[2]} {
-			if !isIdent(l) {
-				return p.errf("bad label %q in dependency", l)
-			}
+	} else if len(t) == 3 && (string(t[1]) == "requires" || string(t[1]) == "irequires") {
+		if !isIdent(t[0]) {
+			return p.errf("bad label %q in dependency", t[0])
 		}
-		kind := graph.Requires
-		if t[1] == "irequires" {
-			kind = graph.Irequires
+		if !isIdent(t[2]) {
+			return p.errf("bad label %q in dependency", t[2])
 		}
-		p.deps = append(p.deps, pendingDep{op: t[0], on: t[2], kind: kind, line: p.line})
+		d := pendingDep{kind: graph.Requires, line: p.line}
+		if string(t[1]) == "irequires" {
+			d.kind = graph.Irequires
+		}
+		d.op[0] = int32(len(p.names))
+		p.names = append(p.names, t[0]...)
+		d.op[1] = int32(len(p.names))
+		p.names = append(p.names, t[2]...)
+		d.on = [2]int32{d.op[1], int32(len(p.names))}
+		p.deps = append(p.deps, d)
 		return nil
 	}
 	var op graph.Op
 	var err error
-	switch t[0] {
+	switch string(t[0]) {
 	case "calc":
 		op, err = p.calc(t[1:])
-	case "send", "recv":
-		op, err = p.msg(t[0] == "send", t[1:])
+	case "send":
+		op, err = p.msg(true, t[1:])
+	case "recv":
+		op, err = p.msg(false, t[1:])
 	default:
-		return p.errf("unknown statement %q (want calc, send, recv or a dependency)", strings.Join(t, " "))
+		return p.errf("unknown statement %q (want calc, send, recv or a dependency)", bytes.Join(t, []byte(" ")))
 	}
 	if err != nil {
 		return err
 	}
 	id := int32(len(p.blk.Ops))
 	p.blk.Ops = append(p.blk.Ops, op)
-	p.blk.Labels = append(p.blk.Labels, label)
-	if label != "" {
-		if _, dup := p.labels[label]; dup {
-			return p.errf("label %s defined twice in rank %d", label, p.rank)
-		}
-		p.labels[label] = id
+	if label == nil {
+		p.blk.Labels = append(p.blk.Labels, "")
+		p.labeled = append(p.labeled, false)
+		return nil
 	}
+	return p.define(label, id)
+}
+
+// define records label as the label of the block's operation id.
+func (p *parser) define(label []byte, id int32) error {
+	n, numbered := implicitNumber(label)
+	_, dup := p.labels[string(label)]
+	if !dup && numbered && n <= id {
+		dup = p.implicit(n - 1)
+	}
+	if dup {
+		return p.errf("label %s defined twice in rank %d", label, p.rank)
+	}
+	p.labeled = append(p.labeled, true)
+	if numbered && n == id+1 {
+		p.blk.Labels = append(p.blk.Labels, "")
+		return nil
+	}
+	s := string(label)
+	p.labels[s] = id
+	p.blk.Labels = append(p.blk.Labels, s)
 	return nil
 }
 
-func (p *parser) calc(t []string) (graph.Op, error) {
+// implicit reports whether the block's operation i has the label l<i+1>.
+func (p *parser) implicit(i int32) bool {
+	return p.labeled[i] && p.blk.Labels[i] == ""
+}
+
+// implicitNumber returns n for a label l<n> with n from 1 written without
+// leading zeros and below 10^9.
+func implicitNumber(label []byte) (int32, bool) {
+	if len(label) < 2 || len(label) > 10 || label[0] != 'l' || label[1] == '0' {
+		return 0, false
+	}
+	var n int32
+	for _, c := range label[1:] {
+		c -= '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = 10*n + int32(c)
+	}
+	return n, true
+}
+
+// resolve returns the block's operation labeled label.
+func (p *parser) resolve(label []byte) (int32, bool) {
+	if n, ok := implicitNumber(label); ok && int(n) <= len(p.blk.Ops) && p.implicit(n-1) {
+		return n - 1, true
+	}
+	id, ok := p.labels[string(label)]
+	return id, ok
+}
+
+func (p *parser) calc(t [][]byte) (graph.Op, error) {
 	if len(t) == 0 {
 		return graph.Op{}, p.errf("calc needs a duration")
 	}
@@ -439,7 +520,7 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 	op := graph.CalcOp(d)
 	t = t[1:]
 	if len(t) > 0 {
-		if t[0] != "cpu" || len(t) != 2 {
+		if string(t[0]) != "cpu" || len(t) != 2 {
 			return graph.Op{}, p.errf("after calc N only 'cpu C' may follow")
 		}
 		c, err := p.count(t[1], "cpu", graph.MaxCPU)
@@ -451,7 +532,7 @@ func (p *parser) calc(t []string) (graph.Op, error) {
 	return op, nil
 }
 
-func (p *parser) msg(send bool, t []string) (graph.Op, error) {
+func (p *parser) msg(send bool, t [][]byte) (graph.Op, error) {
 	kw, dir, what := "recv", "from", "recv size"
 	if send {
 		kw, dir, what = "send", "to", "send size"
@@ -460,10 +541,10 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 		return graph.Op{}, p.errf("%s needs a size such as 8b", kw)
 	}
 	sz := t[0]
-	if strings.HasSuffix(sz, "b") {
+	if sz[len(sz)-1] == 'b' {
 		sz = sz[:len(sz)-1]
 		t = t[1:]
-	} else if len(t) > 1 && t[1] == "b" {
+	} else if len(t) > 1 && string(t[1]) == "b" {
 		t = t[2:]
 	} else {
 		return graph.Op{}, p.errf("%s size %q must end in b (bytes)", kw, t[0])
@@ -472,11 +553,11 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 	if err != nil {
 		return graph.Op{}, err
 	}
-	if len(t) < 2 || t[0] != dir {
+	if len(t) < 2 || string(t[0]) != dir {
 		return graph.Op{}, p.errf("%s %db needs '%s RANK'", kw, n, dir)
 	}
 	var peer int32
-	if !send && t[1] == "-1" {
+	if !send && string(t[1]) == "-1" {
 		peer = graph.AnySource
 	} else {
 		r, err := p.count(t[1], "peer rank", int64(p.numRanks)-1)
@@ -497,7 +578,7 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 		}
 		key, val := t[0], t[1]
 		var pos int
-		switch key {
+		switch string(key) {
 		case "tag":
 			pos = 1
 			tag, err := p.tag(val, send)
@@ -505,20 +586,20 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 				return graph.Op{}, err
 			}
 			op.Tag = tag
-		case "cpu", "nic":
+		case "cpu":
 			pos = 2
-			if key == "nic" {
-				pos = 3
-			}
-			v, err := p.count(val, key, graph.MaxCPU)
+			v, err := p.count(val, "cpu", graph.MaxCPU)
 			if err != nil {
 				return graph.Op{}, err
 			}
-			if key == "cpu" {
-				op.CPU = uint8(v)
-			} else {
-				op.NIC = uint8(v)
+			op.CPU = uint8(v)
+		case "nic":
+			pos = 3
+			v, err := p.count(val, "nic", graph.MaxCPU)
+			if err != nil {
+				return graph.Op{}, err
 			}
+			op.NIC = uint8(v)
 		default:
 			return graph.Op{}, p.errf("unexpected %q in %s (want tag, cpu or nic)", key, kw)
 		}
@@ -532,12 +613,12 @@ func (p *parser) msg(send bool, t []string) (graph.Op, error) {
 }
 
 // count parses a non-negative decimal integer no larger than max.
-func (p *parser) count(s, what string, max int64) (int64, error) {
-	if s == "" || s[0] == '+' || s[0] == '-' {
+func (p *parser) count(s []byte, what string, max int64) (int64, error) {
+	if len(s) == 0 || s[0] == '+' || s[0] == '-' {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
-	u, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
+	u, ok := parseUint(s)
+	if !ok {
 		return 0, p.errf("%s %q is not a non-negative integer", what, s)
 	}
 	if u > uint64(max) {
@@ -546,19 +627,41 @@ func (p *parser) count(s, what string, max int64) (int64, error) {
 	return int64(u), nil
 }
 
+// parseUint parses decimal digits as strconv.ParseUint(s, 10, 64) does,
+// without allocating for numbers of up to 19 digits.
+func parseUint(s []byte) (uint64, bool) {
+	if len(s) == 0 {
+		return 0, false
+	}
+	if len(s) > 19 { // may overflow: let strconv decide
+		u, err := strconv.ParseUint(string(s), 10, 64)
+		return u, err == nil
+	}
+	var u uint64
+	for _, c := range s {
+		c -= '0'
+		if c > 9 {
+			return 0, false
+		}
+		u = 10*u + uint64(c)
+	}
+	return u, true
+}
+
 func (p *parser) closeRank() error {
 	for _, d := range p.deps {
-		op, ok1 := p.labels[d.op]
-		on, ok2 := p.labels[d.on]
+		opl, onl := p.names[d.op[0]:d.op[1]], p.names[d.on[0]:d.on[1]]
+		op, ok1 := p.resolve(opl)
+		on, ok2 := p.resolve(onl)
 		if !ok1 || !ok2 {
-			missing := d.op
+			missing := opl
 			if ok1 {
-				missing = d.on
+				missing = onl
 			}
 			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("unknown label %s in rank %d", missing, p.rank)}
 		}
 		if op == on {
-			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("%s depends on itself", d.op)}
+			return &SyntaxError{File: p.file, Line: d.line, Msg: fmt.Sprintf("%s depends on itself", opl)}
 		}
 		p.blk.Deps = append(p.blk.Deps, Dep{Op: op, On: on, Kind: d.kind})
 	}
@@ -566,8 +669,8 @@ func (p *parser) closeRank() error {
 	return p.onBlock(&p.blk)
 }
 
-func isIdent(s string) bool {
-	if s == "" {
+func isIdent[T string | []byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -579,7 +682,11 @@ func isIdent(s string) bool {
 			return false
 		}
 	}
-	return s != "requires" && s != "irequires" && s != "calc" && s != "send" && s != "recv" && s != "rank" && s != "num_ranks"
+	switch string(s) {
+	case "requires", "irequires", "calc", "send", "recv", "rank", "num_ranks":
+		return false
+	}
+	return true
 }
 
 // Write writes g as GOAL text. Operations keep their labels where the
@@ -633,23 +740,29 @@ func Write(w io.Writer, g *graph.Graph) error {
 	return bw.Flush()
 }
 
-// rankLabels returns the labels Write uses for a rank's operations: the
-// stored labels when every one is a distinct GOAL identifier, otherwise
-// l1, l2, ... for all of them.
+// rankLabels returns the labels Write uses for a rank's operations: each
+// operation's Graph.Label (its stored label, l<n> where it has none) when
+// these are distinct GOAL identifiers, otherwise l1, l2, ... for all of them.
 func rankLabels(g *graph.Graph, lo, hi int32) func(int32) string {
 	gen := func(id int32) string { return "l" + strconv.Itoa(int(id-lo+1)) }
 	if g.Labels == nil {
 		return gen
 	}
+	label := func(id int32) string {
+		if l := g.Labels[id]; l != "" {
+			return l
+		}
+		return gen(id)
+	}
 	seen := make(map[string]bool, hi-lo)
 	for id := lo; id < hi; id++ {
-		l := g.Labels[id]
+		l := label(id)
 		if !isIdent(l) || seen[l] {
 			return gen
 		}
 		seen[l] = true
 	}
-	return func(id int32) string { return g.Labels[id] }
+	return label
 }
 
 // writeOrdered writes rank r's dependency lines in their declaration order

@@ -284,3 +284,53 @@ l5: recv 18446744073709551615b from 0 tag 2147483648
 		}
 	}
 }
+
+// TestImplicitLabels: a label l<n> on a block's nth operation is not
+// stored (Block.Labels has "" and Graph.Label gives it back); other labels
+// are, and the two kinds clash like any two labels.
+func TestImplicitLabels(t *testing.T) {
+	const text = "num_ranks 1\nrank 0 {\nl1: calc 1\nl3: calc 2\nl3 requires l1\ncalc 3\nl4: calc 4\nl4 requires l3\n}\n"
+	var labels []string
+	err := Scan(strings.NewReader(text), "i.goal", func(int) error { return nil }, func(b *Block) error {
+		labels = slices.Clone(b.Labels)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", "l3", "", ""}; !slices.Equal(labels, want) {
+		t.Errorf("Block.Labels = %q, want %q", labels, want)
+	}
+	g, err := Parse(strings.NewReader(text), "i.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range []string{"l1", "l3", "l3", "l4"} {
+		if got := g.Label(int32(id)); got != want {
+			t.Errorf("Label(%d) = %q, want %q", id, got, want)
+		}
+	}
+	if deps, _ := g.Deps(3); len(deps) != 1 || deps[0] != 1 {
+		t.Errorf("l4 requires %v, want [1] (the explicit l3)", deps)
+	}
+	var b strings.Builder
+	Write(&b, g) // l3 is on two operations: Write numbers them all
+	if !strings.Contains(b.String(), "l4 requires l2\n") {
+		t.Errorf("written:\n%s", b.String())
+	}
+	if g, err := Parse(strings.NewReader("num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 2\n}\n"), "i.goal"); err != nil || g.Labels != nil {
+		t.Errorf("implicit labels only: Labels %q, %v; want none stored", g.Labels, err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"l2: calc 1\nl2: calc 2\n", "i.goal:4: label l2 defined twice in rank 0"},
+		{"l1: calc 1\nx: calc 2\nl1: calc 3\n", "i.goal:5: label l1 defined twice in rank 0"},
+		{"calc 1\nl1 requires l2\nl1: calc 2\n", "i.goal:4: unknown label l2 in rank 0"},
+		{"calc 1\nl2: calc 2\nl2 requires l1\n", "i.goal:5: unknown label l1 in rank 0"},
+		{"l01: calc 1\nl1: calc 2\nl1 requires l01\nl01 requires l01\n", "i.goal:6: l01 depends on itself"},
+	} {
+		_, err := Parse(strings.NewReader("num_ranks 1\nrank 0 {\n"+tc.text+"}\n"), "i.goal")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: err = %v, want %s", tc.text, err, tc.want)
+		}
+	}
+}

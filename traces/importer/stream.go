@@ -54,7 +54,7 @@ type goalStreamer struct {
 }
 
 func (s *goalStreamer) begin(n int) error {
-	gw, err := arrowtrace.NewGraphWriter(s.out, n, true)
+	gw, err := arrowtrace.NewGraphWriter(s.out, n, nil, true)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *goalStreamer) block(b *goal.Block) error {
 				s.ireq = append(s.ireq, d.On)
 			}
 		}
-		if err := s.gw.Op(int32(b.Rank), op, "", s.req, s.ireq, b.Labels[i]); err != nil {
+		if err := s.gw.Op(int32(b.Rank), op, s.req, s.ireq, b.Labels[i]); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 func TestGOALToArrowMatchesParse(t *testing.T) {
 	texts := map[string]string{
 		"wide tags": "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 18446744072636809792\nl2: calc 5\nl1 requires l2\n}\nrank 1 {\nrecv 8b from 0 tag 18446744073709551615\n}\n",
+		"labels":    "num_ranks 1\nrank 0 {\nl2: calc 1\nx: calc 2\nl3: calc 3\ncalc 4\nl5 requires x\nl5: calc 5\nl3 requires l2\n}\n",
 		"late deps": "num_ranks 2\nrank 0 {\nl3 requires l1\nl1: calc 5\nl2: calc 7\nl3: send 1b to 1\nl3 irequires l2\n}\nrank 1 {\nl1: recv 1b from 0\n}\n",
 	}
 	g, err := gen.GeneratePattern(gen.Dissemination, gen.PatternOptions{Ranks: 9, Bytes: 100000})
@@ -62,8 +63,8 @@ func TestGOALToArrowMatchesParse(t *testing.T) {
 			t.Fatalf("%s: %d ops %d deps, want %d %d", name, got.NumOps(), got.NumDeps(), want.NumOps(), want.NumDeps())
 		}
 		for id := int32(0); id < int32(want.NumOps()); id++ {
-			if got.Describe(id) != want.Describe(id) || got.Labels[id] != want.Labels[id] {
-				t.Fatalf("%s: op %d is %s (%s), want %s (%s)", name, id, got.Describe(id), got.Labels[id], want.Describe(id), want.Labels[id])
+			if got.Describe(id) != want.Describe(id) || got.Label(id) != want.Label(id) {
+				t.Fatalf("%s: op %d is %s (%s), want %s (%s)", name, id, got.Describe(id), got.Label(id), want.Describe(id), want.Label(id))
 			}
 			gd, gk := got.Deps(id)
 			wd, wk := want.Deps(id)
