@@ -204,6 +204,18 @@ func (n *Net) Current(id, version int32) bool {
 	return f.live && f.version == version
 }
 
+// Active returns the number of flows crossing link l now.
+func (n *Net) Active(l int32) int32 { return int32(len(n.links[l].flows)) }
+
+// Links appends flow id's links, in route order, to buf and returns the
+// extended slice.
+func (n *Net) Links(buf []int32, id int32) []int32 {
+	for _, h := range n.flows[id].hops {
+		buf = append(buf, h.link)
+	}
+	return buf
+}
+
 // Rate returns flow id's current rate in bytes/ns.
 func (n *Net) Rate(id int32) float64 { return n.flows[id].rate }
 
