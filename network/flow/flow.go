@@ -139,7 +139,7 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		s.active++
 		s.Peak = max(s.Peak, s.active)
 	}
-	if alone {
+	if alone && len(links) > 0 {
 		// The flow is a component of its own: progressive filling
 		// freezes it at its narrowest link's capacity, the same
 		// arithmetic as rerate's.
