@@ -503,6 +503,8 @@ type taskRun struct {
 	model    power.JobModel
 	makespan int64
 	res      *sim.Result
+	net      network.LogGOPS
+	opts     sim.Options // without its observer
 }
 
 // replayPhased is replayTasks where task i may switch configuration
@@ -597,14 +599,16 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 	if sp != nil {
 		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
 	}
-	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Observer: acct, Classes: cls, Device: dev}
+	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Classes: cls, Device: dev}
 	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
 		return Metrics{}, nil, err
 	}
 	if dev != nil {
 		opts.DeviceNs = devNs
 	}
-	res, err := sim.Run(g, net, opts)
+	run := opts
+	run.Observer = acct
+	res, err := sim.Run(g, net, run)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
@@ -620,5 +624,5 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		return Metrics{}, nil, err
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res}, nil
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -46,13 +47,26 @@ func (sc *Scenario) DefaultPick() Pick {
 }
 
 // Detail replays one point of the scenario (with the first point's
-// workload parameters) and draws it: a Gantt chart of what every rank did,
-// each rank's power over time, the job's power against the cap, and the
-// configurations of the longest compute task with their Pareto frontier
-// and convex hull (the choices the LP bound mixes from). Figure names
-// start with prefix; times are shown in unit (report.TimeUnit's names;
-// empty: chosen by the point's makespan).
-func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, error) {
+// workload parameters) and draws it: a Gantt chart of what every rank did
+// with the point's critical path over it, each rank's power over time, the
+// job's power against the cap, and the configurations of the longest
+// compute task with their Pareto frontier and convex hull (the choices the
+// LP bound mixes from). It returns two sections: the point (its figures
+// and where each rank's time went) and its critical path (package
+// sim/critpath: the chain of operations that determines the makespan,
+// segment by segment, and its time computing, communicating and waiting).
+// Figure names start with prefix; times are shown in unit
+// (report.TimeUnit's names; empty: chosen by the point's makespan).
+func (sc *Scenario) Detail(pick Pick, prefix, unit string) ([]report.Section, error) {
+	sec, cp, err := sc.detail(pick, prefix, unit)
+	if err != nil {
+		return nil, err
+	}
+	return []report.Section{sec, cp}, nil
+}
+
+func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, report.Section, error) {
+	var cp report.Section
 	def := sc.DefaultPick()
 	if pick.Machine == "" {
 		pick.Machine = def.Machine
@@ -70,7 +84,7 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 		}
 	}
 	if m == nil {
-		return report.Section{}, fmt.Errorf("detail: scenario %s has no machine %q", sc.File, pick.Machine)
+		return report.Section{}, cp, fmt.Errorf("detail: scenario %s has no machine %q", sc.File, pick.Machine)
 	}
 	if pick.Policy == "uncapped" {
 		pick.CapW = 0
@@ -81,18 +95,18 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	}
 	t, g, err := sc.build(params)
 	if err != nil {
-		return report.Section{}, err
+		return report.Section{}, cp, err
 	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
-		return report.Section{}, err
+		return report.Section{}, cp, err
 	}
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
-		return report.Section{}, fmt.Errorf("detail: %w", err)
+		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
 	}
 	met, rec, err := sc.replayPolicy(t, g, m, cls, pick.Policy, pick.CapW)
 	if err != nil {
-		return report.Section{}, fmt.Errorf("detail: %w", err)
+		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
 	}
 	if unit == "" {
 		unit, _ = report.TimeUnit(float64(met.MakespanNs))
@@ -103,7 +117,7 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 	}
 	uns, err := report.UnitNs(unit)
 	if err != nil {
-		return report.Section{}, fmt.Errorf("detail: %w", err)
+		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
 	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
@@ -111,6 +125,27 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/uns, unit),
 	}
 	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
+	_, path, err := critpath.Run(g, rec.net, rec.opts)
+	if err != nil {
+		return report.Section{}, cp, fmt.Errorf("detail: critical path: %w", err)
+	}
+	if path.Makespan != met.MakespanNs {
+		return report.Section{}, cp, fmt.Errorf("detail: critical path: the replay again took %d ns, the point %d ns", path.Makespan, met.MakespanNs)
+	}
+	if met.BoundNs == 0 && pick.CapW > 0 && t != nil {
+		// The LP bound at the point's cap, as the sweep gives it (the
+		// lp policy's replay carries it already).
+		bd, err := sc.newBounder(t, m, sc.Net())
+		if err != nil {
+			return report.Section{}, cp, fmt.Errorf("detail: LP bound: %w", err)
+		}
+		met.BoundNs, err = bd.at(context.Background(), pick.CapW)
+		bd.close()
+		if err != nil {
+			return report.Section{}, cp, fmt.Errorf("detail: LP bound: %w", err)
+		}
+	}
+	cp = pathSection(g, path, what, met.BoundNs, unit, uns)
 	add := func(f report.Figure, err error) error {
 		if err != nil {
 			return err
@@ -118,37 +153,37 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) (report.Section, erro
 		sec.Figures = append(sec.Figures, f)
 		return nil
 	}
-	if err := add(gantt(g, rec, prefix+"gantt", "Gantt chart: "+what, unit)); err != nil {
-		return sec, err
+	if err := add(gantt(g, rec, path, prefix+"gantt", "Gantt chart and critical path: "+what, unit)); err != nil {
+		return sec, cp, err
 	}
 	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
 	if err != nil {
-		return sec, fmt.Errorf("detail: %w", err)
+		return sec, cp, fmt.Errorf("detail: %w", err)
 	}
 	var perRank []report.Series
 	for r, s := range steps {
 		perRank = append(perRank, series(fmt.Sprintf("rank %d", r), s, 0))
 	}
 	if err := add(report.PowerHeatMap(prefix+"rank_power", "Power of each rank's core: "+what, perRank, unit)); err != nil {
-		return sec, err
+		return sec, cp, err
 	}
 	job := series("job", power.Job(steps), rec.model.BaseW)
 	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
-		return sec, err
+		return sec, cp, err
 	}
 	if cs := sc.taskConfigs(g, m); len(cs) > 0 {
 		if err := add(report.Frontier(prefix+"task_frontier", "Configurations of the longest compute task", cs)); err != nil {
-			return sec, err
+			return sec, cp, err
 		}
 	}
 	if links := sc.linkUse(rec.res); len(links) > 0 && rec.res.Makespan > 0 {
 		if err := add(report.LinkUtilisation(prefix+"link_utilisation", "Busiest links: "+what, links, float64(rec.res.Makespan))); err != nil {
-			return sec, err
+			return sec, cp, err
 		}
 		sec.Text += fmt.Sprintf(" Under the flow model %d of the %d links of the topology %s carried messages; the link figure shows the busiest (at most %d): each link's utilisation, bytes ÷ (bandwidth × makespan), and the share of the makespan during which at least one flow crossed it.",
 			len(links), sc.top.NumLinks(), sc.top, report.MaxLinkBars)
 	}
-	return sec, nil
+	return sec, cp, nil
 }
 
 // linkUse returns the links of the scenario's topology that carried
@@ -179,8 +214,9 @@ func series(name string, s power.Step, base float64) report.Series {
 }
 
 // gantt draws the recorded busy spans: compute (calc operations) and
-// communication overhead (sends and receives).
-func gantt(g *graph.Graph, rec *recording, name, title, unit string) (report.Figure, error) {
+// communication overhead (sends and receives), and the critical path over
+// them.
+func gantt(g *graph.Graph, rec *recording, path *critpath.Path, name, title, unit string) (report.Figure, error) {
 	raw := rec.acct.Spans()
 	spans := make([]report.Span, 0, len(raw))
 	for _, s := range raw {
@@ -196,7 +232,15 @@ func gantt(g *graph.Graph, rec *recording, name, title, unit string) (report.Fig
 		}
 		return spans[i].Start < spans[j].Start
 	})
-	return report.Gantt(name, title, g.NumRanks(), []string{"compute", "communication"}, spans, unit)
+	line := make([]report.Span, 0, len(path.Segments))
+	for _, seg := range path.Segments {
+		r := seg.Rank
+		if seg.Kind == critpath.Message {
+			r = seg.Peer // in flight: drawn as the step to the receiver
+		}
+		line = append(line, report.Span{Row: int(r), Start: float64(seg.Start), End: float64(seg.End)})
+	}
+	return report.GanttPath(name, title, g.NumRanks(), []string{"compute", "communication"}, spans, line, "critical path", unit)
 }
 
 // taskConfigs returns the configurations of the graph's longest calc
@@ -328,5 +372,93 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	return met, &recording{acct: run.acct, model: run.model, res: run.res}, nil
+	return met, &recording{acct: run.acct, model: run.model, res: run.res, net: run.net, opts: run.opts}, nil
+}
+
+// pathRows is the most segments pathSection lists; a longer path shows
+// its first and last pathRows/2 and sums the rest in one row.
+const pathRows = 60
+
+// pathSection describes the critical path of a point: its shares of the
+// makespan (computing, communicating, waiting; against the LP bound when
+// boundNs > 0) and a table of its segments, in unit (uns ns).
+func pathSection(g *graph.Graph, p *critpath.Path, what string, boundNs int64, unit string, uns float64) report.Section {
+	// Runs of segments of one rank, kind and operation are one row.
+	type row struct {
+		seg critpath.Segment
+		n   int
+	}
+	var rows []row
+	for _, s := range p.Segments {
+		if n := len(rows); n > 0 {
+			l := &rows[n-1]
+			if l.seg.Rank == s.Rank && l.seg.Kind == s.Kind && critpath.Describe(g, l.seg) == critpath.Describe(g, s) {
+				l.seg.End = s.End
+				l.n++
+				continue
+			}
+		}
+		rows = append(rows, row{s, 1})
+	}
+	ranks := map[int32]bool{}
+	for _, s := range p.Segments {
+		ranks[s.Rank] = true
+	}
+	comp, comm, wait := p.Shares()
+	k := p.ByKind()
+	pct := func(v int64) float64 {
+		if p.Makespan == 0 {
+			return 0
+		}
+		return 100 * float64(v) / float64(p.Makespan)
+	}
+	text := fmt.Sprintf("The chain of operations that determines the makespan (%.3f %s), from time 0 to the end: %d segments on %d ranks. "+
+		"Along it, computing %.1f %%, communicating %.1f %% (send overhead %.1f %%, receive overhead %.1f %%, messages in flight %.1f %%, NIC gaps %.1f %%), waiting %.1f %%.",
+		float64(p.Makespan)/uns, unit, len(p.Segments), len(ranks), pct(comp), pct(comm),
+		pct(k[critpath.Send]), pct(k[critpath.Recv]), pct(k[critpath.Message]), pct(k[critpath.NIC]), pct(wait))
+	if boundNs > 0 {
+		text += fmt.Sprintf(" The LP bound at this cap is %.3f %s: the point is %.3f %s (%.1f %%) above it.",
+			float64(boundNs)/uns, unit, float64(p.Makespan-boundNs)/uns, unit, 100*float64(p.Makespan-boundNs)/float64(boundNs))
+	}
+	text += " The black line on the Gantt chart above follows the path."
+	sec := report.Section{
+		Heading: "Critical path: " + what,
+		Text:    text,
+		Columns: []string{"#", "rank", "kind", "operation", "start (" + unit + ")", "duration (" + unit + ")", "share (%)"},
+	}
+	line := func(i int, r row) []string {
+		op := critpath.Describe(g, r.seg)
+		if r.n > 1 {
+			op = fmt.Sprintf("%s (×%d)", op, r.n)
+		}
+		rank := fmt.Sprint(r.seg.Rank)
+		if r.seg.Kind == critpath.Message {
+			rank = fmt.Sprintf("%d→%d", r.seg.Rank, r.seg.Peer)
+		}
+		return []string{fmt.Sprint(i + 1), rank, r.seg.Kind.String(), op, fmt.Sprintf("%.3f", float64(r.seg.Start)/uns),
+			fmt.Sprintf("%.3f", float64(r.seg.Duration())/uns), fmt.Sprintf("%.1f", pct(r.seg.Duration()))}
+	}
+	for i, r := range rows {
+		if len(rows) > pathRows && i == pathRows/2 {
+			rest := rows[i : len(rows)-pathRows/2]
+			var c, m, w int64
+			for _, x := range rest {
+				switch {
+				case x.seg.Kind == critpath.Compute:
+					c += x.seg.Duration()
+				case x.seg.Kind.Communicating():
+					m += x.seg.Duration()
+				default:
+					w += x.seg.Duration()
+				}
+			}
+			sec.Rows = append(sec.Rows, []string{"…", "", "", fmt.Sprintf("%d more rows: compute %.3f, communication %.3f, wait %.3f %s", len(rest), float64(c)/uns, float64(m)/uns, float64(w)/uns, unit),
+				fmt.Sprintf("%.3f", float64(rest[0].seg.Start)/uns), fmt.Sprintf("%.3f", float64(c+m+w)/uns), fmt.Sprintf("%.1f", pct(c+m+w))})
+		}
+		if len(rows) > pathRows && i >= pathRows/2 && i < len(rows)-pathRows/2 {
+			continue
+		}
+		sec.Rows = append(sec.Rows, line(i, r))
+	}
+	return sec
 }

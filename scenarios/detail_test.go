@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -27,9 +29,20 @@ func TestDetailDefault(t *testing.T) {
 	if pick.Policy != "static" || pick.CapW != 340 || pick.Machine != "pal" {
 		t.Fatalf("default pick %+v, want pal/static at the median cap 340 W", pick)
 	}
-	sec, err := sc.Detail(Pick{}, "d_", "")
+	secs, err := sc.Detail(Pick{}, "d_", "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(secs) != 2 {
+		t.Fatalf("%d sections, want the point and its critical path", len(secs))
+	}
+	sec := secs[0]
+	checkPathSection(t, secs[1], "static, cap 340 W")
+	// The static point against the LP bound at 340 W, as the sweep's
+	// results give it (the sweep's row at 340 W: static 66.777 ms, bound
+	// 62.628 ms, gap 6.62 %).
+	if want := "The LP bound at this cap is 62.628 ms: the point is 4.148 ms (6.6 %) above it."; clp.Available() && !strings.Contains(secs[1].Text, want) {
+		t.Errorf("critical path text %q lacks %q", secs[1].Text, want)
 	}
 	var names []string
 	for _, f := range sec.Figures {
@@ -131,10 +144,12 @@ func TestDetailEveryPolicy(t *testing.T) {
 		}
 	}
 	for _, pol := range sc.Sweep.Policies {
-		sec, err := sc.Detail(Pick{Policy: pol, CapW: 330}, "d_", "ms")
+		secs, err := sc.Detail(Pick{Policy: pol, CapW: 330}, "d_", "ms")
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
+		sec := secs[0]
+		checkPathSection(t, secs[1], "policy "+pol)
 		if len(sec.Figures) != 4 || len(sec.Rows) != 17 {
 			t.Errorf("%s: %d figures, %d table rows", pol, len(sec.Figures), len(sec.Rows))
 		}
@@ -195,5 +210,48 @@ func TestReportTopology(t *testing.T) {
 	}
 	if !strings.Contains(string(page), "Under the flow model 4 of the 4 links of the topology fattree:k=2") {
 		t.Error("the detail section does not describe the link figure")
+	}
+}
+
+// checkPathSection checks a critical path section: its heading names the
+// point, its shares add up to 100 %, and its table's durations add up to
+// the makespan its text gives (to the printed decimals), the segments
+// following each other in time.
+func checkPathSection(t *testing.T, sec report.Section, what string) {
+	t.Helper()
+	if !strings.HasPrefix(sec.Heading, "Critical path: ") || !strings.Contains(sec.Heading, what) {
+		t.Errorf("critical path heading %q, want it to name %q", sec.Heading, what)
+	}
+	var ms, comp, comm, wait float64
+	var unit string
+	var nseg, nrank int
+	if _, err := fmt.Sscanf(sec.Text, "The chain of operations that determines the makespan (%f %s from time 0 to the end: %d segments on %d ranks. Along it, computing %f %%, communicating %f",
+		&ms, &unit, &nseg, &nrank, &comp, &comm); err != nil {
+		t.Fatalf("critical path text %q: %v", sec.Text, err)
+	}
+	i := strings.Index(sec.Text, "waiting ")
+	if i < 0 {
+		t.Fatalf("critical path text %q has no waiting share", sec.Text)
+	}
+	fmt.Sscanf(sec.Text[i:], "waiting %f", &wait)
+	if math.Abs(comp+comm+wait-100) > 0.15 || nseg == 0 || nrank < 2 {
+		t.Errorf("critical path: %d segments on %d ranks, shares %.1f + %.1f + %.1f %%", nseg, nrank, comp, comm, wait)
+	}
+	if len(sec.Columns) != 7 || len(sec.Rows) == 0 || len(sec.Rows) > pathRows+1 {
+		t.Fatalf("critical path table %d rows × %v", len(sec.Rows), sec.Columns)
+	}
+	var sum, at float64
+	for k, r := range sec.Rows {
+		var start, d float64
+		fmt.Sscan(r[4], &start)
+		fmt.Sscan(r[5], &d)
+		if k > 0 && math.Abs(start-at) > 0.0015 {
+			t.Errorf("critical path row %d starts at %g, the one before ends at %g", k+1, start, at)
+		}
+		sum += d
+		at = start + d
+	}
+	if tol := 0.0005 * float64(len(sec.Rows)+1); math.Abs(sum-ms) > tol {
+		t.Errorf("critical path rows add up to %.3f, makespan %.3f", sum, ms)
 	}
 }

@@ -233,6 +233,10 @@ type recording struct {
 	model power.JobModel
 	ghz   []float64 // per rank
 	res   *sim.Result
+	// net and opts replay the point again (opts without its observer),
+	// for its critical path.
+	net  network.LogGOPS
+	opts sim.Options
 }
 
 // replay is Replay with messages priced by network classes cls (nil: net
@@ -276,13 +280,15 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	res, err := sim.Run(g, net, sim.Options{
-		Pricer:   pl.pricer(g),
-		Observer: acct,
-		Classes:  cls,
-		Device:   pl.devices(g, sp, m),
-		Flow:     fl,
-	})
+	opts := sim.Options{
+		Pricer:  pl.pricer(g),
+		Classes: cls,
+		Device:  pl.devices(g, sp, m),
+		Flow:    fl,
+	}
+	run := opts
+	run.Observer = acct
+	res, err := sim.Run(g, net, run)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
@@ -293,7 +299,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
 			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs},
-		&recording{acct: acct, model: jm, ghz: ghz, res: res}, nil
+		&recording{acct: acct, model: jm, ghz: ghz, res: res, net: net, opts: opts}, nil
 }
 
 // Graph builds the execution graph of the scenario's workload with the

@@ -96,11 +96,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			if i > 0 {
 				prefix = fmt.Sprintf("detail%d_", i+1)
 			}
-			sec, err := sc.Detail(p, prefix, unit)
+			secs, err := sc.Detail(p, prefix, unit)
 			if err != nil {
 				return nil, err
 			}
-			pg.Sections = append(pg.Sections, sec)
+			pg.Sections = append(pg.Sections, secs...)
 		}
 	}
 	all := append([]report.Figure(nil), pg.Figures...)

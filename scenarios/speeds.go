@@ -68,9 +68,7 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 				return nil, err
 			}
 			predict := func(device string) (compute.Prediction, error) {
-				target := compute.Config{CPUFreqGHz: p.FreqGHz, Device: device}.Merge(sc.set.Recorded)
-				target.Device = device
-				pred, err := model.Predict(compute.Work{Seconds: 1, At: sc.set.Recorded}, target)
+				pred, err := model.Predict(compute.Work{Seconds: 1, At: sc.set.Recorded}, deviceTarget(p.FreqGHz, device, sc.set.Recorded))
 				if err == nil && (!(pred.Seconds >= 0) || math.IsInf(pred.Seconds, 0)) {
 					err = fmt.Errorf("invalid predicted ratio %g", pred.Seconds)
 				}
@@ -105,6 +103,21 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 					if pred.Flags&compute.NoPower != 0 || pred.Watts == 0 {
 						dw[i] = acc.PowerW
 					}
+					if o, ok := model.(*models.Offload); ok {
+						// Instances kept on the host draw the core's power:
+						// the region's power is the time-weighted mix.
+						rep, err := o.Decide(compute.Work{Seconds: 1, At: sc.set.Recorded}, deviceTarget(p.FreqGHz, acc.Name, sc.set.Recorded))
+						if err != nil {
+							return nil, fmt.Errorf("%s: region %q on %s of machine %s: %w", sc.path(sc.Models.File), name, acc.Name, m.Name, err)
+						}
+						if rep.HostS > 0 && pred.Seconds > 0 {
+							devW := o.DeviceWatts
+							if devW == 0 {
+								devW = acc.PowerW
+							}
+							dw[i] = (cw[i]*rep.HostS + devW*(pred.Seconds-rep.HostS)) / pred.Seconds
+						}
+					}
 				}
 				break
 			}
@@ -114,6 +127,14 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 		sp.offload = append(sp.offload, off)
 	}
 	return sp, nil
+}
+
+// deviceTarget is the configuration a region is priced at: the P-state's
+// frequency on device ("" for the host), other fields as recorded.
+func deviceTarget(ghz float64, device string, recorded compute.Config) compute.Config {
+	target := compute.Config{CPUFreqGHz: ghz, Device: device}.Merge(recorded)
+	target.Device = device
+	return target
 }
 
 // row returns how a rank at P-state index k runs each region: on the

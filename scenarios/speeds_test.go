@@ -3,6 +3,9 @@ package scenarios
 import (
 	"github.com/capsim/capsim/compute/power"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -317,5 +320,56 @@ func TestSharedAcceleratorBound(t *testing.T) {
 	}
 	if a, b := at(dOwn, 900), at(dShared, 900); !(b > a*1.01) {
 		t.Errorf("bound at 900 W: shared devices %.6f s, a device per rank %.6f s; want the shared one higher", b, a)
+	}
+}
+
+// A machine whose accelerator entry names a device set ("fpga+gpu": a node
+// with both) and a region carrying three basic blocks (note 004 §1.6–1.7):
+// B1 (CPU 10, GPU 2, FPGA 4 ms), B2 (5, 20, 6), B3 (8, 4, 3). Per block
+// the region takes 2 + 5 + 3 = 10 of its 23 ms (ratio 10/23) with B2 on
+// the host; per region the FPGA alone, 13 ms; and the blocks kept on the
+// host draw the P-state's core power, the others the device's 60 W.
+func TestAcceleratorDeviceSetPerInstance(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		policy       string
+		ratio, hostS float64 // hostS: share of the region's time on the host
+	}{{"per-instance", 10.0 / 23, 5.0 / 10}, {"per-region", 13.0 / 23, 0}} {
+		models := filepath.Join(dir, tc.policy+".json")
+		file := `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.1},
+  "regions": [{"pattern": "stencil.compute", "kind": "accel", "params": {
+    "profile": {"version": 1, "devices": [
+      {"name": "gpu", "idioms": {"a": {"plateau_gbps": 2}, "b": {"plateau_gbps": 3}, "c": {"plateau_gbps": 3}}, "transfer": {"gbps": 16}},
+      {"name": "fpga", "idioms": {"a": {"plateau_gbps": 1}, "b": {"plateau_gbps": 10}, "c": {"plateau_gbps": 4}}, "transfer": {"gbps": 16}}]},
+    "instances": [{"name": "B1", "idiom": "a", "footprint_bytes": 1e6, "bytes_moved": 4e6, "cpu_s": 0.010},
+                  {"name": "B2", "idiom": "b", "footprint_bytes": 1e6, "bytes_moved": 6e7, "cpu_s": 0.005},
+                  {"name": "B3", "idiom": "c", "footprint_bytes": 1e6, "bytes_moved": 1.2e7, "cpu_s": 0.008}],
+    "policy": "` + tc.policy + `", "device_watts": 60}}]}`
+		if err := os.WriteFile(models, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(Default()), "[network]", "[[machine.accelerator]]\nname = \"fpga+gpu\"\nregions = \"stencil.compute\"\n\n[network]", 1)
+		text = strings.Replace(text, "memory_boundness = 0.3", "file = \""+tc.policy+".json\"", 1)
+		sc, err := Parse(filepath.Join(dir, "set.toml"), []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := sc.Graph(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &sc.Machines[0]
+		sp, err := sc.speedsOf(m, g.Regions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		region := 1 + slices.Index(g.Regions, "stencil.compute")
+		for k, p := range m.PStates {
+			wantW := tc.hostS*p.ActivePowerW + (1-tc.hostS)*60
+			if !sp.offload[k][region] || math.Abs(sp.devRatio[k][region]-tc.ratio) > 1e-12 || math.Abs(sp.devWatts[k][region]-wantW) > 1e-9 || sp.device[region] != "fpga+gpu" {
+				t.Errorf("%s at %g GHz: offload %v ratio %.12f at %g W on %q, want ratio %.12f at %g W on fpga+gpu",
+					tc.policy, p.FreqGHz, sp.offload[k][region], sp.devRatio[k][region], sp.devWatts[k][region], sp.device[region], tc.ratio, wantW)
+			}
+		}
 	}
 }

@@ -49,6 +49,13 @@ type boundJSON struct {
 	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (note 003 §2.5)
 	Events           int         `json:"events"`   // events of the fixed order
 	LP               bound.Stats `json:"lp"`
+	// With --order-free: the least makespan over every event order (note
+	// 003 §3), how far the fixed order's bound is above it, (T_LP/T_free −
+	// 1)·100, and the LPs its search solved. Absent without the flag, and
+	// order_free_ns null where no order keeps the cap.
+	OrderFreeNs     *int64   `json:"order_free_ns,omitempty"`
+	OrderFreeGapPct *float64 `json:"order_free_gap_pct,omitempty"`
+	OrderFreeLPs    int      `json:"order_free_lps,omitempty"`
 }
 
 // gapPct is how much slower than the bound a makespan is, in percent
@@ -65,7 +72,7 @@ func newBoundCmd() *cobra.Command {
 		tablePath, format        string
 		slackPolicy              string
 		method                   string
-		asJSON                   bool
+		asJSON, orderFree        bool
 		switchUs, minTaskMs      float64
 		workers                  int
 		timeLimit                float64
@@ -120,6 +127,13 @@ conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
 The gaps are (T/T_LP − 1)·100.
+--order-free adds, per cap, the least makespan over every order of the
+events where power changes (note 003 §3: the check the paper runs with a
+flow ILP), found by an exact branch and bound over event orders for DAGs
+of at most 30 edges (tasks and messages; a larger one is refused): JSON
+order_free_ns, order_free_gap_pct ((T_LP/T_free − 1)·100) and
+order_free_lps, and two table columns; with --caps it is also tried at
+caps the fixed order cannot meet.
 With --table, every compute task may run in any configuration of its
 region's rows (time scaled from the fastest row, watts above idle), and
 Static (and the uncapped run) pick per task from those configurations.`,
@@ -247,6 +261,35 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				return err
 			}
 			defer s.Close()
+			var free *bound.OrderFree
+			if orderFree {
+				if free, err = bound.NewOrderFree(d, o, bound.OrderFreeOptions{}); err != nil {
+					return fmt.Errorf("--order-free: %w", err)
+				}
+			}
+			// orderFreeAt fills row r's order-free columns at cap cw.
+			orderFreeAt := func(r *boundJSON, cw float64) error {
+				if free == nil {
+					return nil
+				}
+				res, err := free.SolveContext(ctx, m.LPCap(cw))
+				if errors.Is(err, bound.ErrNoOrder) {
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("--order-free at %g W: %w", cw, err)
+				}
+				ns, err := graph.SecondsToNs(res.Makespan)
+				if err != nil {
+					return fmt.Errorf("order-free optimum at %g W: makespan: %w", cw, err)
+				}
+				r.OrderFreeNs, r.OrderFreeLPs = &ns, res.LPs
+				if r.BoundNs > 0 {
+					g := gapPct(r.BoundNs, ns)
+					r.OrderFreeGapPct = &g
+				}
+				return nil
+			}
 			minLP, _ := s.MinFeasibleCap()
 			minCap := minLP + m.BaseW()
 			replay := func(policy string, cw float64) (scenarios.Metrics, error) {
@@ -278,8 +321,16 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					// --caps: report it and go on with the other caps.
 					fmt.Fprintln(cmd.ErrOrStderr(), "capsim bound: "+msg)
 					infeasible = append(infeasible, fmt.Sprint(cw))
-					out = append(out, boundJSON{CapW: cw, Infeasible: true, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
-						Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), Order: o.Policy, Events: o.Events})
+					row := boundJSON{CapW: cw, Infeasible: true, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
+						Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), Order: o.Policy, Events: o.Events}
+					if err := orderFreeAt(&row, cw); err != nil {
+						if ctx.Err() != nil {
+							stopped = interrupted(ctx, err)
+							break
+						}
+						return err
+					}
+					out = append(out, row)
 					continue
 				}
 				if err != nil {
@@ -323,6 +374,14 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
 					UncappedNs: unc.MakespanNs, Messages: sc.Bound.Messages, LPUncappedNs: lpUnc,
 					Order: o.Policy, Events: o.Events, LP: b.Stats})
+				if err := orderFreeAt(&out[len(out)-1], cw); err != nil {
+					if ctx.Err() != nil {
+						out = out[:len(out)-1]
+						stopped = interrupted(ctx, err)
+						break
+					}
+					return err
+				}
 			}
 			for i := range out { // what the models resolve (internal/units)
 				r := &out[i]
@@ -366,13 +425,28 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
 				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "cap_w\tbound_ns\trounded_ns\tgap_%\tover_cap_ns\tstatic_ns\tgap_%\tconductor_ns\tgap_%\tsolve_s\t")
+			// With --order-free, two columns after the bound: the
+			// order-free optimum and the bound's excess over it.
+			freeHead, freeCols := "", func(r boundJSON) string { return "" }
+			if free != nil {
+				freeHead = "order_free_ns\tlp_over_%\t"
+				freeCols = func(r boundJSON) string {
+					switch {
+					case r.OrderFreeNs == nil:
+						return "infeasible\t\t"
+					case r.OrderFreeGapPct == nil:
+						return fmt.Sprintf("%d\t\t", *r.OrderFreeNs)
+					}
+					return fmt.Sprintf("%d\t%.2f\t", *r.OrderFreeNs, *r.OrderFreeGapPct)
+				}
+			}
+			fmt.Fprintln(tw, "cap_w\tbound_ns\t"+freeHead+"rounded_ns\tgap_%\tover_cap_ns\tstatic_ns\tgap_%\tconductor_ns\tgap_%\tsolve_s\t")
 			for _, r := range out {
 				if r.Infeasible {
-					fmt.Fprintf(tw, "%g\tinfeasible (least %.6g W)\t\t\t\t\t\t\t\t\t\n", r.CapW, r.MinFeasibleCapW)
+					fmt.Fprintf(tw, "%g\tinfeasible (least %.6g W)\t%s\t\t\t\t\t\t\t\t\n", r.CapW, r.MinFeasibleCapW, freeCols(r))
 					continue
 				}
-				fmt.Fprintf(tw, "%g\t%d\t%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
+				fmt.Fprintf(tw, "%g\t%d\t%s%d\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%.3f\t\n", r.CapW, r.BoundNs, freeCols(r), *r.RoundedNs, r.GapRoundedPct, r.RoundedOverCap,
 					r.StaticNs, r.GapStaticPct, *r.ConductorNs, r.GapConductorPct, r.LP.SolveS)
 			}
 			if err := tw.Flush(); err != nil {
@@ -389,6 +463,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&orderFree, "order-free", false, fmt.Sprintf("also compute the order-free optimum (note 003 §3: the least makespan over every event order, an exact search) for DAGs of at most %d edges", bound.OrderFreeMaxEdges))
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
 	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")

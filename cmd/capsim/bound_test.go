@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,54 @@ func TestBoundCapsInfeasible(t *testing.T) {
 	}
 	if code, _, stderr := capsim(t, "bound", "--caps", "100:200:100"); code != 1 || !strings.Contains(stderr, "every cap") {
 		t.Errorf("all infeasible: exit %d, %s", code, stderr)
+	}
+}
+
+// capsim bound --order-free adds the least makespan over every event order
+// (note 003 §3) to each cap: never above the fixed order's bound, its
+// excess as order_free_gap_pct, and a DAG over the limit refused with its
+// size and the limit named. Without the flag the keys are absent.
+func TestBoundOrderFree(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	tr := filepath.Join(t.TempDir(), "two.arrow")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x1", "--iterations", "2", "--imbalance", "random",
+		"--balance", "0.3", "--allreduce-bytes", "0", "-o", tr); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	code, out, stderr := capsim(t, "bound", tr, "--caps", "150:350:50", "--order-free", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	strict := 0
+	for _, r := range rows {
+		if r["infeasible"] == true {
+			continue
+		}
+		b, f := r["bound_ns"].(float64), r["order_free_ns"].(float64)
+		if f > b {
+			t.Errorf("cap %v: order-free %v above the fixed order's %v", r["cap_w"], f, b)
+		}
+		if f < b {
+			strict++
+		}
+		if g := r["order_free_gap_pct"].(float64); math.Abs(g-(b/f-1)*100) > 0.01 {
+			t.Errorf("cap %v: gap %v, want %v", r["cap_w"], g, (b/f-1)*100)
+		}
+	}
+	if strict == 0 {
+		t.Errorf("no cap where a free order beats the traced one:\n%s", out)
+	}
+	if code, out, _ := capsim(t, "bound", tr, "--cap", "300", "--json"); code != 0 || strings.Contains(out, "order_free") {
+		t.Errorf("without --order-free: exit %d, %s", code, out)
+	}
+	code, _, stderr = capsim(t, "bound", "--cap", "330", "--order-free")
+	if code != 1 || !strings.Contains(stderr, "at most 30 edges") || !strings.Contains(stderr, "this one has") {
+		t.Errorf("default workload: exit %d, %q", code, stderr)
 	}
 }

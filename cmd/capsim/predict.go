@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -102,8 +103,7 @@ coefficient set.`,
 					return fmt.Errorf("region %q: %w", region, err)
 				}
 				p = d.Pred
-				out.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
-					CPUNs: nsOf(d.CPU), DeviceNs: nsOf(d.DeviceS), TransferNs: nsOf(d.TransferS)}
+				out.Offload = offloadOf(d)
 			} else if over != nil {
 				if p, err = m.(*models.Eiger).PredictWith(w, cfg, over); err != nil {
 					return fmt.Errorf("region %q: %w", region, err)
@@ -189,7 +189,30 @@ func printPredict(w io.Writer, p predictJSON) {
 		case o.Device != "":
 			dec = "host (" + o.Device + " is not faster)"
 		}
+		if n := offloadedInstances(o); len(o.Instances) > 0 {
+			dec = fmt.Sprintf("%d of %d instances on %s", n, len(o.Instances), o.Device)
+		}
 		fmt.Fprintf(w, "offload   %s, policy %s: cpu %.6g s, device %.6g s, transfer %.6g s\n",
 			dec, o.Policy, float64(o.CPUNs)/1e9, float64(o.DeviceNs)/1e9, float64(o.TransferNs)/1e9)
+		if len(o.Instances) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  instance\tdevice\ttime_s\thost_s\tdevice_s\ttransfer_s\t")
+			for _, in := range o.Instances {
+				fmt.Fprintf(tw, "  %s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t\n", in.Name, in.Device, float64(in.TimeNs)/1e9,
+					float64(in.HostNs)/1e9, float64(in.DeviceNs)/1e9, float64(in.TransferNs)/1e9)
+			}
+			tw.Flush()
+		}
 	}
+}
+
+// offloadedInstances counts the instances of o that run on a device.
+func offloadedInstances(o *offloadJSON) int {
+	n := 0
+	for _, in := range o.Instances {
+		if in.Device != compute.DeviceCPU {
+			n++
+		}
+	}
+	return n
 }

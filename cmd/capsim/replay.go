@@ -19,9 +19,11 @@ import (
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -59,6 +61,71 @@ type replayJSON struct {
 	Topology     string      `json:"topology,omitempty"`
 	FlowEvents   int64       `json:"flow_events,omitempty"`
 	Links        []linkJSON  `json:"links,omitempty"`
+	CriticalPath *pathJSON   `json:"critical_path,omitempty"`
+}
+
+// pathJSON is a replay's critical path (--critical-path).
+type pathJSON struct {
+	LengthNs  int64         `json:"length_ns"`
+	ComputeNs int64         `json:"compute_ns"`
+	CommNs    int64         `json:"comm_ns"`
+	WaitNs    int64         `json:"wait_ns"`
+	Segments  []segmentJSON `json:"segments"`
+}
+
+type segmentJSON struct {
+	Rank    int32  `json:"rank"`
+	Peer    *int32 `json:"peer,omitempty"`
+	Kind    string `json:"kind"`
+	Op      string `json:"op"`
+	StartNs int64  `json:"start_ns"`
+	Ns      int64  `json:"ns"`
+}
+
+func newPathJSON(g *graph.Graph, p *critpath.Path) *pathJSON {
+	out := &pathJSON{LengthNs: p.Length(), Segments: make([]segmentJSON, 0, len(p.Segments))}
+	out.ComputeNs, out.CommNs, out.WaitNs = p.Shares()
+	for _, s := range p.Segments {
+		j := segmentJSON{Rank: s.Rank, Kind: s.Kind.String(), Op: critpath.Describe(g, s), StartNs: s.Start, Ns: s.Duration()}
+		if s.Peer >= 0 {
+			peer := s.Peer
+			j.Peer = &peer
+		}
+		out.Segments = append(out.Segments, j)
+	}
+	return out
+}
+
+// printPath prints the critical path's shares and its first and last
+// segments.
+func printPath(w io.Writer, p *pathJSON) {
+	pct := func(v int64) float64 {
+		if p.LengthNs == 0 {
+			return 0
+		}
+		return 100 * float64(v) / float64(p.LengthNs)
+	}
+	fmt.Fprintf(w, "\ncritical path: %d segments, %d ns: compute %.1f %%, communication %.1f %%, wait %.1f %%\n",
+		len(p.Segments), p.LengthNs, pct(p.ComputeNs), pct(p.CommNs), pct(p.WaitNs))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tkind\top\tstart_ns\tns\t")
+	for i, s := range p.Segments {
+		if len(p.Segments) > 40 && i == 20 {
+			fmt.Fprintln(tw, "...\t\t\t\t\t")
+		}
+		if len(p.Segments) > 40 && i >= 20 && i < len(p.Segments)-20 {
+			continue
+		}
+		rank := fmt.Sprint(s.Rank)
+		if s.Peer != nil {
+			rank = fmt.Sprintf("%d→%d", s.Rank, *s.Peer)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t\n", rank, s.Kind, s.Op, s.StartNs, s.Ns)
+	}
+	tw.Flush()
+	if len(p.Segments) > 40 {
+		fmt.Fprintf(w, "(%d segments left out at ...; --json lists all)\n", len(p.Segments)-40)
+	}
 }
 
 func newReplayCmd() *cobra.Command {
@@ -66,7 +133,7 @@ func newReplayCmd() *cobra.Command {
 		netSpec, coll, timelinePath, format string
 		tlRanks, tlWindow                   string
 		ranksPerNode                        int
-		asJSON, libOrder                    bool
+		asJSON, libOrder, critPath          bool
 		speed                               float64
 		netOverrides                        []string
 		topoSpec, mapping                   string
@@ -106,6 +173,12 @@ network and docs/trace-formats.md).`,
 			}
 			if err := mf.check(); err != nil {
 				return err
+			}
+			if pol.capW < 0 {
+				return usagef("--cap %g is negative", pol.capW)
+			}
+			if pol.capW > 0 && mf.models == "" && mf.machine == "" {
+				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
 			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed), coll)
 			if err != nil {
@@ -160,12 +233,18 @@ network and docs/trace-formats.md).`,
 				return err
 			}
 			start := time.Now()
-			res, err := sim.Run(g, net, opts)
+			var res *sim.Result
+			var path *critpath.Path
+			if critPath {
+				res, path, err = critpath.Run(g, net, opts)
+			} else {
+				res, err = sim.Run(g, net, opts)
+			}
 			wall := time.Since(start)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
 			}
-			mj, err := mr.finish(res, tl)
+			mj, err := mr.finish(res, tl, ranksPerNode, pol.capW)
 			if err != nil {
 				return err
 			}
@@ -187,6 +266,9 @@ network and docs/trace-formats.md).`,
 				out.FlowEvents = res.FlowEvents
 				out.Links = linksJSON(res.Links, opts.Flow.Topology, res.Makespan)
 			}
+			if path != nil {
+				out.CriticalPath = newPathJSON(g, path)
+			}
 			for r, st := range res.Ranks {
 				m := msgs.Ranks[r]
 				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
@@ -201,6 +283,9 @@ network and docs/trace-formats.md).`,
 			}
 			printReplay(w, out)
 			printModels(w, out.Models)
+			if out.CriticalPath != nil {
+				printPath(w, out.CriticalPath)
+			}
 			if timelinePath != "" {
 				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", timelinePath)
 			}
@@ -217,10 +302,11 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
+	c.Flags().BoolVar(&critPath, "critical-path", false, "find the critical path: the chain of computations, message overheads, messages in flight and NIC gaps that sets the makespan (replays with a recorder; the engine's speed is then not comparable)")
 	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
 	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
 	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
-	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many)")
+	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
 	mf.add(c.Flags())
 	pol.register(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")

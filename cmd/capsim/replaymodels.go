@@ -157,13 +157,40 @@ func (f *modelFlags) setup(g *graph.Graph, opts *sim.Options) (*modelRun, error)
 }
 
 type offloadJSON struct {
-	Device     string `json:"device,omitempty"`
-	Policy     string `json:"policy"`
-	Eligible   bool   `json:"eligible"`
-	Offloaded  bool   `json:"offloaded"`
-	CPUNs      int64  `json:"cpu_ns"`
+	Device     string         `json:"device,omitempty"`
+	Policy     string         `json:"policy"`
+	Eligible   bool           `json:"eligible"`
+	Offloaded  bool           `json:"offloaded"`
+	CPUNs      int64          `json:"cpu_ns"`
+	DeviceNs   int64          `json:"device_ns"`
+	TransferNs int64          `json:"transfer_ns"`
+	Instances  []instanceJSON `json:"instances,omitempty"`
+}
+
+// instanceJSON is where one instance (call site, basic block) of an accel
+// model's region runs, and its times there, summed over the priced work.
+type instanceJSON struct {
+	Name       string `json:"name"`
+	Device     string `json:"device"` // "cpu" for the host
+	HostNs     int64  `json:"host_ns"`
 	DeviceNs   int64  `json:"device_ns"`
 	TransferNs int64  `json:"transfer_ns"`
+	TimeNs     int64  `json:"time_ns"`
+}
+
+// offloadOf reports an offload decision.
+func offloadOf(d models.OffloadReport) *offloadJSON {
+	o := &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
+		CPUNs: nsOf(d.CPU), DeviceNs: nsOf(d.DeviceS), TransferNs: nsOf(d.TransferS)}
+	for _, c := range d.Instances {
+		dev := c.Device
+		if dev == "" {
+			dev = compute.DeviceCPU
+		}
+		o.Instances = append(o.Instances, instanceJSON{Name: c.Instance, Device: dev, HostNs: nsOf(c.HostTime),
+			DeviceNs: nsOf(c.DeviceTime), TransferNs: nsOf(c.XferTime), TimeNs: nsOf(c.Time)})
+	}
+	return o
 }
 
 type regionJSON struct {
@@ -189,9 +216,13 @@ type energyJSON struct {
 	DynamicJ     float64 `json:"dynamic_j"`
 	AvgW         float64 `json:"avg_w"`
 	PeakW        float64 `json:"peak_w"`
-	BaseW        float64 `json:"base_w"`
-	IdleW        float64 `json:"idle_w"`
-	ActiveW      float64 `json:"active_w"`
+	// CapW is the job power cap (--cap) and OverCapNs how long the job
+	// drew more than it; both absent without a cap.
+	CapW      float64 `json:"cap_w,omitempty"`
+	OverCapNs *int64  `json:"over_cap_ns,omitempty"`
+	BaseW     float64 `json:"base_w"`
+	IdleW     float64 `json:"idle_w"`
+	ActiveW   float64 `json:"active_w"`
 }
 
 type modelsJSON struct {
@@ -202,9 +233,11 @@ type modelsJSON struct {
 	Warnings  []string     `json:"warnings,omitempty"`
 }
 
-// finish reports the regions' pricing and offload decisions, the energy,
-// and writes the power timeline (Arrow file and timeline counters).
-func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, error) {
+// finish reports the regions' pricing and offload decisions, the energy
+// (and the time above the job power cap capW, when > 0), and writes the
+// power timeline: the Arrow file, and timeline counters per rank or node,
+// per node of perNode ranks (when > 0), for the job and for its cap.
+func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer, perNode int, capW float64) (*modelsJSON, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -220,11 +253,15 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 	if r.acct == nil {
 		return out, nil
 	}
-	pw, err := r.powerCurves(res.Makespan, tl != nil || r.flags.powerPath != "")
+	pw, err := r.powerCurves(res.Makespan, tl != nil || r.flags.powerPath != "" || capW > 0)
 	if err != nil {
 		return nil, err
 	}
 	out.Energy = pw.energy
+	if capW > 0 {
+		over := pw.job.Over(capW)
+		out.Energy.CapW, out.Energy.OverCapNs = capW, &over
+	}
 	if e := out.Energy; e != nil {
 		e.TotalJ, e.IdleJ, e.DynamicJ = units.Joules(e.TotalJ), units.Joules(e.IdleJ), units.Joules(e.DynamicJ)
 		e.AvgW, e.PeakW = units.Watts(e.AvgW), units.Watts(e.PeakW)
@@ -241,10 +278,27 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer) (*modelsJSON, er
 			}
 			tl.CounterOn(owner, name, s.End, s.Watts[len(s.Watts)-1])
 		}
+		if pw.unit == "rank" && perNode > 0 {
+			nodes, err := power.ByNode(pw.curves, perNode, pw.baseW)
+			if err != nil {
+				return nil, err
+			}
+			for n, s := range nodes {
+				name := "power node " + strconv.Itoa(n) + " (W)"
+				for i, t := range s.Times {
+					tl.Counter(name, t, s.Watts[i])
+				}
+				tl.Counter(name, s.End, s.Watts[len(s.Watts)-1])
+			}
+		}
 		for i, t := range pw.job.Times {
 			tl.Counter("power job (W)", t, pw.job.Watts[i])
 		}
 		tl.Counter("power job (W)", res.Makespan, pw.job.Watts[len(pw.job.Watts)-1])
+		if capW > 0 {
+			tl.Counter("power cap (W)", 0, capW)
+			tl.Counter("power cap (W)", res.Makespan, capW)
+		}
 	}
 	if p := r.flags.powerPath; p != "" {
 		e := pw.energy
@@ -356,9 +410,7 @@ func (r *modelRun) regionReport() ([]regionJSON, error) {
 			if err != nil {
 				return nil, fmt.Errorf("region %q: %w", p.Name, err)
 			}
-			ns := func(s float64) int64 { return graph.SatNs(s * 1e9) }
-			j.Offload = &offloadJSON{Device: d.Device, Policy: d.Policy, Eligible: d.Eligible, Offloaded: d.Offloaded,
-				CPUNs: ns(d.CPU), DeviceNs: ns(d.DeviceS), TransferNs: ns(d.TransferS)}
+			j.Offload = offloadOf(d)
 		}
 		out = append(out, j)
 	}
@@ -399,9 +451,27 @@ func printModels(w io.Writer, m *modelsJSON) {
 				case !o.Eligible:
 					dec = "host (device cannot run it)"
 				}
+				if len(o.Instances) > 0 {
+					dec = fmt.Sprintf("%d of %d instances offloaded", offloadedInstances(o), len(o.Instances))
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t\n", r.Region, dev, o.Policy, dec, o.CPUNs, o.DeviceNs, o.TransferNs)
 			}
 			tw.Flush()
+			var lines []string
+			for _, r := range off {
+				for _, in := range r.Offload.Instances {
+					lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\t%d\t", r.Region, in.Name, in.Device, in.TimeNs, in.HostNs, in.DeviceNs, in.TransferNs))
+				}
+			}
+			if len(lines) > 0 {
+				fmt.Fprintln(w, "\nplacement per instance (summed over ranks):")
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "region\tinstance\tdevice\ttime_ns\thost_ns\tdevice_ns\ttransfer_ns\t")
+				for _, l := range lines {
+					fmt.Fprintln(tw, l)
+				}
+				tw.Flush()
+			}
 		}
 	}
 	for _, s := range m.Warnings {
@@ -413,6 +483,9 @@ func printModels(w io.Writer, m *modelsJSON) {
 	} else if e != nil {
 		fmt.Fprintf(w, "\nenergy    %.6g J = idle %.6g J + dynamic %.6g J (avg %.4g W, peak %.4g W; base %g W, core idle %g W, active %g W)\n",
 			e.TotalJ, e.IdleJ, e.DynamicJ, e.AvgW, e.PeakW, e.BaseW, e.IdleW, e.ActiveW)
+	}
+	if e := m.Energy; e != nil && e.OverCapNs != nil {
+		fmt.Fprintf(w, "cap       %g W: the job drew more for %d ns\n", e.CapW, *e.OverCapNs)
 	}
 	if m.PowerFile != "" {
 		fmt.Fprintf(w, "power     %s (per-rank power timeline, Arrow)\n", m.PowerFile)

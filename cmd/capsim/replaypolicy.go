@@ -48,7 +48,7 @@ type policyFlags struct {
 func (p *policyFlags) register(f *pflag.FlagSet) {
 	p.flags = f
 	f.StringVar(&p.name, "policy", "", "power policy to replay an MPI trace under: steering (Dynamic Power Steering) or dct-dvfs (DCT + DVFS slack reclamation)")
-	f.Float64Var(&p.capW, "cap", 0, "policy: job power cap in W (steering's budget is the cap less the machine's base power; default: every core at the middle P-state); dct-dvfs: the cap of the LP bound (default: the policy's peak)")
+	f.Float64Var(&p.capW, "cap", 0, "job power cap in W. steering: its budget is the cap less the machine's base power (default: every core at the middle P-state); dct-dvfs: the cap of the LP bound (default: the policy's peak); without --policy, with --models or --machine-power: the cap the job's power is checked against (energy.over_cap_ns) and drawn against on the timeline")
 	f.StringVar(&p.scenario, "scenario", "", "policy: scenario giving the machine's P-states and power (default: the embedded one)")
 	f.StringVar(&p.machine, "machine", "", "policy: machine of the scenario (default: its first)")
 	f.BoolVar(&p.strict, "strict-lt", false, "steering: use Algorithm 2's printed strict < in step 5 instead of the ≤ fix")

@@ -106,9 +106,12 @@ network, workload, caps, policies) and the headline (the best policy at each
 cap and its gap to the LP bound), then makespan, gap to the bound and energy
 against the power cap per policy, every machine compared with the first
 (speedup, energy, energy-delay per cap), one point replayed again in detail
-(a Gantt chart of the ranks, a heat map of every rank's power, the job's
-power against the cap, the longest task's configurations with their Pareto
-frontier and convex hull), and the results table with units (the exact
+(where each rank's time went, a Gantt chart of the ranks with the point's
+critical path over it, the path segment by segment with its shares
+computing, communicating and waiting and the LP bound at the cap, a heat
+map of every rank's power, the job's power against the cap, the longest
+task's configurations with their Pareto frontier and convex hull), and the
+results table with units (the exact
 values stay in results.arrow and results.csv).
 
 With a second folder OTHER (the same workload swept on another machine or

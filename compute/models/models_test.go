@@ -161,12 +161,13 @@ func FuzzDecodeOffload(f *testing.F) {
 	b, _ := json.Marshal(Offload{Profile: t3Profile(), Idiom: "stream", Footprint: 1e6, Ratio: 0.1, Policy: PolicyWhenFaster})
 	f.Add(string(b))
 	f.Add(`{"profile":{"version":1,"devices":[]},"idiom":"x","footprint_bytes":1,"cpu_s":1,"policy":"never","cpu":{"kind":"dvfs","params":{"beta":1,"ref_ghz":2}}}`)
+	f.Add(`{"profile":{"version":1,"devices":[{"name":"fpga","idioms":{"stream":{"plateau_gbps":50},"scatter":{"plateau_gbps":20}},"transfer":{"gbps":4}}]},"ratio":0.2,"policy":"per-instance","instances":[{"name":"bfs","mix":[{"idiom":"scatter","fraction":0.5},{"idiom":"stream","fraction":0.5}],"footprint_bytes":2e9,"count":3,"cpu_s":0.5},{"idiom":"stream","footprint_bytes":1e5,"cpu_s":1e-4}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		m, err := DecodeOffload(json.RawMessage(in), Decoders())
 		if err != nil {
 			return
 		}
-		for _, dev := range []string{"", "fpga"} {
+		for _, dev := range []string{"", "fpga", "fpga+gpu"} {
 			p, err := m.Predict(compute.Work{Seconds: 1, At: compute.Config{CPUFreqGHz: 2}}, compute.Config{CPUFreqGHz: 1, Device: dev})
 			if err == nil && (p.Seconds < 0 || math.IsNaN(p.Seconds)) {
 				t.Fatalf("prediction %+v from %s", p, in)

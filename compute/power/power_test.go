@@ -1,6 +1,7 @@
 package power
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -219,5 +220,43 @@ func TestFromSpans(t *testing.T) {
 	}
 	if _, err := FromSpans([]Span{{End: 1}}, PStateWatts(ps)); err == nil {
 		t.Error("missing frequency: want error")
+	}
+}
+
+// TestByNodeAndOver sums 3 ranks onto nodes of 2 by hand, with 10 W of
+// base power split over the 2 nodes, and measures time above a cap.
+func TestByNodeAndOver(t *testing.T) {
+	ranks := []Step{
+		{Times: []int64{0, 10}, Watts: []float64{4, 20}, End: 30},
+		{Times: []int64{0, 20}, Watts: []float64{4, 15}, End: 30},
+		{Times: []int64{0, 5, 25}, Watts: []float64{4, 30, 4}, End: 30},
+	}
+	nodes, err := ByNode(ranks, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Step{
+		{Times: []int64{0, 10, 20}, Watts: []float64{13, 29, 40}, End: 30},
+		{Times: []int64{0, 5, 25}, Watts: []float64{9, 35, 9}, End: 30},
+	}
+	if fmt.Sprint(nodes) != fmt.Sprint(want) {
+		t.Errorf("nodes %v, want %v", nodes, want)
+	}
+	var sum float64
+	for _, n := range nodes {
+		sum += n.Energy()
+	}
+	if job := Job(ranks).Energy() + 10*30e-9; math.Abs(sum-job) > 1e-15 {
+		t.Errorf("nodes draw %g J, the job %g J", sum, job)
+	}
+	// Node 0 is above 28 W from 10 to 30, node 1 above it from 5 to 25.
+	if o0, o1 := nodes[0].Over(28), nodes[1].Over(28); o0 != 20 || o1 != 20 {
+		t.Errorf("over 28 W: %d and %d ns, want 20 and 20", o0, o1)
+	}
+	if o := nodes[0].Over(40); o != 0 {
+		t.Errorf("over 40 W (its peak): %d ns, want 0", o)
+	}
+	if _, err := ByNode(ranks, 0, 0); err == nil {
+		t.Error("0 ranks per node accepted")
 	}
 }

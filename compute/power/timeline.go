@@ -43,6 +43,21 @@ func (s Step) Peak() float64 {
 	return p
 }
 
+// Over returns how long s draws more than capW, in ns.
+func (s Step) Over(capW float64) int64 {
+	var ns int64
+	for i, t := range s.Times {
+		next := s.End
+		if i+1 < len(s.Times) {
+			next = s.Times[i+1]
+		}
+		if s.Watts[i] > capW && next > t {
+			ns += next - t
+		}
+	}
+	return ns
+}
+
 // Average returns Energy over the span of s, in W.
 func (s Step) Average() float64 {
 	if len(s.Times) == 0 || s.End <= s.Times[0] {
@@ -119,6 +134,26 @@ func Job(ranks []Step) Step {
 		out.Watts = append(out.Watts, w)
 	}
 	return out
+}
+
+// ByNode sums per-rank power curves into per-node curves: ranks
+// n·perNode … (n+1)·perNode−1 share node n, and each of the nodes draws
+// an equal share of baseW (the job's constant power) on top, so that the
+// nodes' curves add up to the job's.
+func ByNode(ranks []Step, perNode int, baseW float64) ([]Step, error) {
+	if perNode < 1 {
+		return nil, fmt.Errorf("power: %d ranks per node", perNode)
+	}
+	nodes := (len(ranks) + perNode - 1) / perNode
+	out := make([]Step, nodes)
+	for n := range out {
+		s := Job(ranks[n*perNode : min(len(ranks), (n+1)*perNode)])
+		for i := range s.Watts {
+			s.Watts[i] += baseW / float64(nodes)
+		}
+		out[n] = s
+	}
+	return out, nil
 }
 
 // Split is energy split into idle and dynamic parts (note 001 Eq. 5:

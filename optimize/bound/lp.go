@@ -82,6 +82,12 @@ type Options struct {
 	BlockCols int
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
+	// noLazy writes every row of an engine LP (an Order with Chained
+	// events) at once instead of on demand (lazy.go; tests compare).
+	noLazy bool
+	// lazyVisits, when positive, replaces searchVisits (tests use few to
+	// make the LP add rows on demand).
+	lazyVisits int
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
@@ -99,6 +105,11 @@ type Stats struct {
 	SolveS    float64 `json:"solve_s"`
 	Iter      int     `json:"iterations"`
 	Warm      bool    `json:"warm"` // re-solved from the previous basis
+	// Rounds is how many times the cap's LP was solved: an engine LP adds
+	// the rows its solution broke and solves again (lazy.go); LazyRows is
+	// how many rows were added so, over all caps so far.
+	Rounds   int `json:"rounds,omitempty"`
+	LazyRows int `json:"lazy_rows,omitempty"`
 }
 
 // Bound is the LP's optimal schedule at one cap.
@@ -136,6 +147,9 @@ type Solver struct {
 	minAt   int
 	stats   Stats
 	capW    float64
+	// lazy, for an engine LP, holds the full DAG; d is then the DAG of
+	// the rows found so far (lazy.go).
+	lazy *lazyRows
 }
 
 // block is one independent LP: events lo..hi, the vertices of those
@@ -198,17 +212,33 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	s := &Solver{d: d, o: o, opt: opt}
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
 	s.stats.Form = opt.Form.String()
+	if o.Chained != nil && len(d.Devices) == 0 && !opt.noLazy {
+		s.lazy = newLazyRows(d, o, opt.lazyVisits)
+		s.d = s.lazy.reduced()
+	}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	s.stats.BuildS = time.Since(start).Seconds()
+	return s, nil
+}
+
+// load splits s.d into blocks and loads each block's LP into CLP.
+func (s *Solver) load() error {
+	opt := s.opt
+	s.blocks = nil
+	s.stats.Variables, s.stats.Rows, s.stats.Nonzeros = 0, 0, 0
 	s.split()
 	for _, b := range s.blocks {
 		p, err := s.build(b)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("bound: building the LP of events %d–%d: %w", b.lo, b.hi, err)
+			return fmt.Errorf("bound: building the LP of events %d–%d: %w", b.lo, b.hi, err)
 		}
 		m, err := clp.Load(p)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("bound: loading the LP: %w", err)
+			return fmt.Errorf("bound: loading the LP: %w", err)
 		}
 		m.SetTimeLimit(opt.TimeLimit)
 		m.SetLogLevel(opt.LogLevel)
@@ -223,8 +253,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 		s.stats.Nonzeros += len(p.Index)
 	}
 	s.stats.Blocks = len(s.blocks)
-	s.stats.BuildS = time.Since(start).Seconds()
-	return s, nil
+	return nil
 }
 
 // Close frees the solver's LPs.
@@ -727,6 +756,34 @@ func (s *Solver) Solve(capW float64) (*Bound, error) {
 // SolveContext is Solve that stops within a fraction of a second when ctx
 // is done (CLP is stopped mid-solve); the error then wraps ctx.Err().
 func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error) {
+	if s.lazy == nil {
+		return s.solve(ctx, capW)
+	}
+	start := time.Now()
+	var iter int
+	for round := 1; ; round++ {
+		out, err := s.solve(ctx, capW)
+		if err != nil {
+			return nil, err
+		}
+		iter += out.Stats.Iter
+		tol := lazyTol * math.Max(out.Makespan, 1e-9)
+		if s.lazy.check(out.Vertex, tol) == 0 || round == maxLazyRounds {
+			out.Stats.Iter, out.Stats.Rounds = iter, round
+			out.Stats.SolveS = time.Since(start).Seconds()
+			out.Stats.LazyRows = s.lazy.added
+			return out, nil
+		}
+		s.Close()
+		s.d = s.lazy.reduced()
+		if err := s.load(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// solve is SolveContext for the LP as loaded.
+func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 	if capW < s.minCap-1e-9 {
 		return nil, &InfeasibleError{CapW: capW, MinCapW: s.minCap, Event: s.minAt, EventTasks: s.o.Active(s.d, s.minAt)}
 	}

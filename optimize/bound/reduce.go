@@ -76,9 +76,9 @@ func (g *eventGraph) out(e int32) []fixedEdge { return g.edges[g.start[e]:g.star
 // pruning of implied rows may scan before it keeps the rest.
 const reduceWork = 64
 
-// pruneWindow is how many events past a key event the search for rows
-// implied by other paths looks; a longer row is kept.
-const pruneWindow = 2048
+// pruneVisits is how many events the search for paths that imply the
+// rows from one key event visits; the rows it could not check are kept.
+const pruneVisits = 1 << 14
 
 // reduceEvents returns, for the block's event graph g with key events
 // marked and its tasks as key-to-key edges at their fastest (lengths they
@@ -127,18 +127,30 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		}
 		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
 	}
+	return pruneRows(n, cand, tasks, reduceWork*n+1<<16), true
+}
+
+// pruneRows returns the candidate rows between key events (sorted by tail,
+// then head) that no other path of rows and tasks at their fastest (the
+// edges of tasks) implies, visiting at most budget events over all rows
+// and at most pruneVisits from one tail; rows it has no time left to
+// check are kept. A pruned row is implied by rows of shorter spans, so
+// pruning never loses one that matters.
+func pruneRows(n int, cand, tasks []fixedEdge, budget int) (rows []fixedEdge) {
 	// The key graph: candidate rows and tasks at their fastest.
 	kg := byTail(n, append(append([]fixedEdge(nil), cand...), tasks...))
 	// A row (a, b, L) is implied when a path of two or more edges, or a
-	// task alone, from a to b is at least L long.
+	// task alone, from a to b is at least L long. Edge lengths are not
+	// negative, so −1 marks an event not reached.
 	long := make([]float64, n) // longest path from a
 	two := make([]float64, n)  // longest path of two or more edges from a
 	direct := make([]float64, n)
 	for i := range long {
 		long[i], two[i], direct[i] = -1, -1, -1
 	}
+	var h minHeap
+	var touched []int32
 	rows = cand[:0:0]
-	budget = reduceWork*n + 1<<16
 	for lo := 0; lo < len(cand); {
 		a := cand[lo].from
 		hi := lo
@@ -147,48 +159,46 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 			reach = max(reach, cand[hi].to)
 			hi++
 		}
-		if reach > a+pruneWindow {
-			reach = a + pruneWindow
-		}
-		if budget -= int(reach - a); budget < 0 {
+		if budget <= 0 {
 			rows = append(rows, cand[lo:]...) // out of time: keep the rest
 			break
 		}
 		long[a] = 0
-		for _, e := range kg.out(a) {
-			if e.to > reach {
-				continue
-			}
-			long[e.to] = max(long[e.to], e.w)
-			if e.task {
-				direct[e.to] = max(direct[e.to], e.w)
-			}
-		}
-		for u := a + 1; u <= reach; u++ {
-			if long[u] < 0 {
-				continue
-			}
+		touched = append(touched[:0], a)
+		h = append(h[:0], a)
+		for left := pruneVisits; len(h) > 0 && left > 0; left-- {
+			u := h.pop()
+			budget--
 			for _, e := range kg.out(u) {
 				if e.to > reach {
 					continue
 				}
 				w := long[u] + e.w
+				if long[e.to] < 0 {
+					touched = append(touched, e.to)
+					h.push(e.to)
+				}
 				long[e.to] = max(long[e.to], w)
-				two[e.to] = max(two[e.to], w)
+				switch {
+				case u != a:
+					two[e.to] = max(two[e.to], w)
+				case e.task:
+					direct[e.to] = max(direct[e.to], e.w)
+				}
 			}
 		}
 		for _, e := range cand[lo:hi] {
-			if e.to <= reach && (two[e.to] >= e.w || direct[e.to] >= e.w) {
+			if two[e.to] >= e.w || direct[e.to] >= e.w {
 				continue
 			}
 			rows = append(rows, e)
 		}
-		for u := a; u <= reach; u++ {
+		for _, u := range touched {
 			long[u], two[u], direct[u] = -1, -1, -1
 		}
 		lo = hi
 	}
-	return rows, true
+	return rows
 }
 
 // fill sets the time of every event that is not key as soon as its

@@ -35,7 +35,11 @@ type gantt struct {
 	colors []color.Color
 	rows   int
 	xmax   float64
+	path   []Span // a path across the rows, drawn as a line over the bars
 }
+
+// pathStyle draws a Gantt chart's path.
+var pathStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.2)}
 
 func (g *gantt) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
@@ -46,6 +50,19 @@ func (g *gantt) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		y0, y1 := trY(float64(s.Row)-0.4), trY(float64(s.Row)+0.4)
 		c.FillPolygon(g.colors[s.Class], []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	}
+	if len(g.path) > 0 {
+		// Along each segment's row, stepping between rows where the path
+		// moves to another rank.
+		pts := []vg.Point{{X: trX(g.path[0].Start), Y: trY(float64(g.path[0].Row))}}
+		for i, s := range g.path {
+			y := trY(float64(s.Row))
+			if i > 0 && s.Row != g.path[i-1].Row {
+				pts = append(pts, vg.Point{X: trX(s.Start), Y: y})
+			}
+			pts = append(pts, vg.Point{X: trX(s.End), Y: y})
+		}
+		c.StrokeLines(pathStyle, c.ClipLinesXY(pts)...)
 	}
 }
 
@@ -75,6 +92,14 @@ func coarsen(spans []Span, xmax float64) []Span {
 // span, coloured by class, with a legend of the class names. Spans must be
 // sorted by row, then start; the time axis is in unit (see TimeUnit).
 func Gantt(name, title string, rows int, classes []string, spans []Span, unit string) (Figure, error) {
+	return GanttPath(name, title, rows, classes, spans, nil, "", unit)
+}
+
+// GanttPath is Gantt with a path drawn over the bars as a black line
+// named pathName in the legend: path's spans (their Class is not used),
+// in time order, each on its row, joined where the path changes rows (a
+// critical path across ranks, say).
+func GanttPath(name, title string, rows int, classes []string, spans, path []Span, pathName, unit string) (Figure, error) {
 	if rows <= 0 {
 		return Figure{}, fmt.Errorf("gantt %s: no rows", name)
 	}
@@ -96,6 +121,18 @@ func Gantt(name, title string, rows int, classes []string, spans []Span, unit st
 		g.xmax = 1
 	}
 	g.spans = coarsen(scaled, g.xmax)
+	for i, s := range path {
+		if s.Row < 0 || s.Row >= rows || !(s.End >= s.Start) || (i > 0 && s.Start < path[i-1].End) {
+			return Figure{}, fmt.Errorf("gantt %s: bad path span %+v", name, s)
+		}
+		s.Start, s.End = s.Start/ns, s.End/ns
+		// A run of spans on one row is one stretch of the line.
+		if n := len(g.path); n > 0 && g.path[n-1].Row == s.Row {
+			g.path[n-1].End = s.End
+			continue
+		}
+		g.path = append(g.path, s)
+	}
 	p := newPlot(title)
 	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "rank"
@@ -105,6 +142,9 @@ func Gantt(name, title string, rows int, classes []string, spans []Span, unit st
 		col := Color(i)
 		g.colors = append(g.colors, col)
 		leg.Add(cl, boxOf(col))
+	}
+	if len(g.path) > 0 {
+		leg.Add(pathName, &plotter.Line{LineStyle: pathStyle})
 	}
 	if rows <= 32 {
 		var ticks []plot.Tick

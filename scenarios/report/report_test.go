@@ -224,3 +224,43 @@ func TestFiguresMissingColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestGanttPath checks the path drawn over a Gantt chart: the legend
+// names it, it adds a line to the chart, and a path
+// going back in time or off the rows is refused.
+func TestGanttPath(t *testing.T) {
+	spans := []Span{{Row: 0, Start: 0, End: 10e3, Class: 0}, {Row: 1, Start: 12e3, End: 20e3, Class: 0}}
+	path := []Span{{Row: 0, Start: 0, End: 10e3}, {Row: 0, Start: 10e3, End: 11e3}, {Row: 1, Start: 11e3, End: 20e3}}
+	f, err := GanttPath("g", "path", 2, []string{"compute"}, spans, path, "critical path", "us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Render(f, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("critical path")) {
+		t.Error("the legend does not name the path")
+	}
+	plain, err := Gantt("g", "path", 2, []string{"compute"}, spans, "us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Render(plain, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The path is one polyline of 4 points: along row 0, the step, along
+	// row 1; the plain chart has none.
+	if n, m := bytes.Count(svg, []byte("<path")), bytes.Count(without, []byte("<path")); n <= m {
+		t.Errorf("%d SVG paths with the critical path, %d without", n, m)
+	}
+	for _, bad := range [][]Span{
+		{{Row: 0, Start: 5, End: 10}, {Row: 1, Start: 3, End: 4}},
+		{{Row: 2, Start: 0, End: 1}},
+	} {
+		if _, err := GanttPath("g", "path", 2, []string{"compute"}, spans, bad, "p", "us"); err == nil {
+			t.Errorf("path %v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,293 @@
+package bound
+
+import (
+	"math"
+	"slices"
+)
+
+// Rows on demand, for the LP over the engine's semantics (FromGraph).
+//
+// The engine's rows tie most events to the others: a NIC's receive side
+// is one chain through every message the host receives, from the first
+// to the last, and it never passes an event where power changes. Written
+// out, those chains leave the LP one block of every event (the default
+// scenario: 20,163 columns and 40,594 rows), and eliminating the events
+// that only pass precedence on (reduceEvents) finds a row from nearly
+// every key event to nearly every later one.
+//
+// Nearly all of those rows are slack at every optimum: a NIC is busy a
+// few hundred µs per message, a rank computes for ms in between. So the
+// Solver writes, between key events (those where a task starts or ends or
+// power changes), only the rows of paths it finds within a few thousand
+// events of each key event (searchRows), and checks every solution
+// against every row of the full graph: it sets the other events' times
+// as soon as their predecessors allow and, where that passes a key
+// event's time, adds the row of that path (origin key event, its length)
+// and solves again. An LP with fewer rows is a relaxation, so each
+// round's optimum is a lower bound of the full LP's, itself the bound;
+// the last round's solution meets every row, so it is the full LP's
+// optimum (to CLP's tolerance, see lazyTol).
+
+// lazyRows is the full event graph of an engine LP and the rows between
+// its key events that the Solver's LP has so far.
+type lazyRows struct {
+	full    *DAG
+	o       *Order
+	g       *eventGraph // every event: the full DAG's messages and the chain
+	key     []bool
+	chained []bool
+	rep     []int32     // a vertex of every event
+	rows    []fixedEdge // the LP's rows between key events
+	at      map[[2]int32]int
+	back    []Message // messages against the event order, kept as they are
+	rounds  int       // LP solves that added rows, over all caps
+	added   int       // rows added on demand
+}
+
+// searchVisits is how many events that are not key the search from one
+// key event visits before it stops, and searchWork how many per event of
+// the trace all searches may visit before each visits only a few: the
+// rows they miss are added when a solution breaks them.
+const (
+	searchVisits = 8192
+	searchWork   = 256
+)
+
+// maxLazyRounds bounds the solves of one cap; past it the last round's
+// optimum is still a lower bound (a relaxation), only perhaps not the
+// full LP's.
+const maxLazyRounds = 64
+
+// lazyTol is the violation, relative to the makespan, under which a
+// solution is taken to meet a row: CLP's primal tolerance is 1e-7 of a
+// block's length.
+const lazyTol = 1e-7
+
+func newLazyRows(d *DAG, o *Order, visits int) *lazyRows {
+	K := o.Events
+	lz := &lazyRows{full: d, o: o, key: make([]bool, K), chained: o.Chained, rep: make([]int32, K), at: map[[2]int32]int{}}
+	for v := d.Vertices - 1; v >= 0; v-- {
+		lz.rep[o.Event[v]] = int32(v)
+	}
+	key := lz.key
+	key[0], key[K-1] = true, true
+	var tasks []fixedEdge
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		a, b := int32(o.Event[t.Src]), int32(o.Event[t.Dst])
+		key[a], key[b], key[o.Event[t.PowerEnd()]] = true, true, true
+		tasks = append(tasks, fixedEdge{from: a, to: b, w: t.Hull[0].Time, task: true})
+	}
+	for _, l := range d.Loads {
+		key[o.Event[l.Src]], key[o.Event[l.Dst]] = true, true
+	}
+	type pair struct{ src, dst int32 }
+	longest := make(map[pair]int, len(d.Messages))
+	var msgs []fixedEdge
+	for _, m := range d.Messages {
+		e := pair{int32(o.Event[m.Src]), int32(o.Event[m.Dst])}
+		if e.dst < e.src || (e.dst == e.src && m.Time > 0) {
+			key[e.src], key[e.dst] = true, true
+			lz.back = append(lz.back, m)
+			continue
+		}
+		if e.dst == e.src {
+			continue
+		}
+		if at, ok := longest[e]; ok {
+			msgs[at].w = math.Max(msgs[at].w, m.Time)
+			continue
+		}
+		longest[e] = len(msgs)
+		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+	}
+	lz.g = newEventGraph(K, o.Chained, msgs)
+	if visits <= 0 {
+		visits = searchVisits
+	}
+	cand := searchRows(lz.g, key, visits, searchWork*K+1<<20)
+	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
+		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
+			continue // the chain (14) implies it
+		}
+		lz.add(r)
+	}
+	return lz
+}
+
+// add adds row r, or lengthens the row of its pair, and says whether the
+// LP changed.
+func (lz *lazyRows) add(r fixedEdge) bool {
+	k := [2]int32{r.from, r.to}
+	if j, ok := lz.at[k]; ok {
+		if r.w <= lz.rows[j].w {
+			return false
+		}
+		lz.rows[j].w = r.w
+		return true
+	}
+	lz.at[k] = len(lz.rows)
+	lz.rows = append(lz.rows, r)
+	return true
+}
+
+// reduced returns the full DAG with its messages replaced by the rows.
+func (lz *lazyRows) reduced() *DAG {
+	d := *lz.full
+	d.Messages = make([]Message, 0, len(lz.rows)+len(lz.back))
+	for _, r := range lz.rows {
+		d.Messages = append(d.Messages, Message{Src: int(lz.rep[r.from]), Dst: int(lz.rep[r.to]), Time: r.w})
+	}
+	d.Messages = append(d.Messages, lz.back...)
+	return &d
+}
+
+// check sets the time of every vertex whose event is not key as soon as
+// the full graph allows from the key events' times in vertex, and adds
+// the row of every path into a key event that its time breaks by more
+// than tol seconds. It returns the number of rows added or lengthened.
+func (lz *lazyRows) check(vertex []float64, tol float64) int {
+	g, o := lz.g, lz.o
+	t := make([]float64, g.n)
+	orig := make([]int32, g.n)
+	plen := make([]float64, g.n)
+	for e := range t {
+		t[e], orig[e] = math.Inf(-1), -1
+		if lz.key[e] {
+			t[e], orig[e] = vertex[lz.rep[e]], int32(e)
+		}
+	}
+	var viol []fixedEdge
+	for u := int32(0); u < int32(g.n); u++ {
+		if math.IsInf(t[u], -1) {
+			continue
+		}
+		for _, e := range g.out(u) {
+			v := t[u] + e.w
+			if lz.key[e.to] {
+				if v > t[e.to]+tol {
+					viol = append(viol, fixedEdge{from: orig[u], to: e.to, w: plen[u] + e.w})
+				}
+				continue
+			}
+			if v > t[e.to] {
+				t[e.to], orig[e.to], plen[e.to] = v, orig[u], plen[u]+e.w
+			}
+		}
+	}
+	for v := range vertex {
+		if e := o.Event[v]; !lz.key[e] {
+			vertex[v] = t[e]
+		}
+	}
+	changed := 0
+	for _, r := range viol {
+		if lz.add(r) {
+			changed++
+		}
+	}
+	lz.added += changed
+	if changed > 0 {
+		lz.rounds++
+	}
+	return changed
+}
+
+// searchRows returns, for every key event a, a row to every key event b
+// that a path from a through events that are not key reaches, with the
+// longest such path found as its length, visiting at most visits such
+// events from each a in event order (a heap), and 64 once work visits
+// have been made in all. Rows come sorted by tail,
+// then head. Edges go forward in the event order, so an event's distance
+// is final when it is taken from the heap.
+func searchRows(g *eventGraph, key []bool, visits, work int) []fixedEdge {
+	n := g.n
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = math.Inf(-1)
+	}
+	var cand []fixedEdge
+	var touched []int32
+	var h minHeap
+	for a := int32(0); a < int32(n); a++ {
+		if !key[a] {
+			continue
+		}
+		dist[a] = 0
+		touched = append(touched[:0], a)
+		h = h[:0]
+		h.push(a)
+		left := visits
+		if work <= 0 {
+			left = min(visits, 64)
+		}
+		for len(h) > 0 && left > 0 {
+			u := h.pop()
+			if u != a {
+				if key[u] {
+					continue
+				}
+				left--
+				work--
+			}
+			for _, e := range g.out(u) {
+				if w := dist[u] + e.w; w > dist[e.to] {
+					if math.IsInf(dist[e.to], -1) {
+						touched = append(touched, e.to)
+						h.push(e.to)
+					}
+					dist[e.to] = w
+				}
+			}
+		}
+		first := len(cand)
+		for _, b := range touched {
+			if b != a && key[b] {
+				cand = append(cand, fixedEdge{from: a, to: b, w: dist[b]})
+			}
+			dist[b] = math.Inf(-1)
+		}
+		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
+	}
+	return cand
+}
+
+// minHeap is a binary min-heap of event numbers.
+type minHeap []int32
+
+func (h *minHeap) push(x int32) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() int32 {
+	s := *h
+	x := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(s) {
+			break
+		}
+		if r := l + 1; r < len(s) && s[r] < s[l] {
+			l = r
+		}
+		if s[i] <= s[l] {
+			break
+		}
+		s[i], s[l] = s[l], s[i]
+		i = l
+	}
+	*h = s
+	return x
+}
