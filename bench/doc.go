@@ -17,5 +17,9 @@
 // modeled/unmodeled wall-time ratio. BenchmarkReadOTF2 imports 16-rank OTF2
 // traces that the OTF2 library writes (544,000 and 2,176,000 records) and
 // reports the bytes allocated per byte of the resulting events, which stays
-// the same at both lengths (the import streams).
+// the same at both lengths (the import streams). BenchmarkReplayNetwork
+// replays the ring allreduce under plain LogGOPS and with a crossbar
+// topology (which must not reach the flow model) beside a 1,024-rank
+// all-to-all on a fat-tree under the flow model, and reports flow events
+// per CPU second (docs/network.md).
 package bench

@@ -176,7 +176,31 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 			return sec, cp, err
 		}
 	}
+	if links := sc.linkUse(rec.res); len(links) > 0 && rec.res.Makespan > 0 {
+		if err := add(report.LinkUtilisation(prefix+"link_utilisation", "Busiest links: "+what, links, float64(rec.res.Makespan))); err != nil {
+			return sec, cp, err
+		}
+		sec.Text += fmt.Sprintf(" Under the flow model %d of the %d links of the topology %s carried messages; the link figure shows the busiest (at most %d): each link's utilisation, bytes ÷ (bandwidth × makespan), and the share of the makespan during which at least one flow crossed it.",
+			len(links), sc.top.NumLinks(), sc.top, report.MaxLinkBars)
+	}
 	return sec, cp, nil
+}
+
+// linkUse returns the links of the scenario's topology that carried
+// flows in res, for report.LinkUtilisation; nil without the flow model.
+func (sc *Scenario) linkUse(res *sim.Result) []report.LinkUse {
+	if sc.top == nil {
+		return nil
+	}
+	var out []report.LinkUse
+	for id, st := range res.Links {
+		if st.Flows == 0 {
+			continue
+		}
+		out = append(out, report.LinkUse{Name: fmt.Sprintf("link %d", id), Bandwidth: sc.top.Link(int32(id)).Bandwidth,
+			Bytes: st.Bytes, BusyNs: st.BusyNs, Peak: st.Peak})
+	}
+	return out
 }
 
 // series converts a power curve for plotting, adding base watts.

@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
 	"fmt"
+	"image/png"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,6 +164,52 @@ func TestDetailEveryPolicy(t *testing.T) {
 		if w := want[pol] / 1e6; math.Abs(ms-w) > tol {
 			t.Errorf("%s at 330 W: detail makespan %.3f ms, sweep %.3f ms", pol, ms, w)
 		}
+	}
+}
+
+// TestReportTopology: with a network topology the report's detail section
+// has a per-link utilisation figure, saved as a 1600-pixel PNG and an SVG
+// beside the others, over the links that carried messages (the default
+// machine's 2 nodes on a 2-ary 1-tree: each node's up- and down-link);
+// without one it has none (TestDetailDefault).
+func TestReportTopology(t *testing.T) {
+	text := strings.Replace(string(Default()), "[workload]", "[network.topology]\nkind = \"fattree\"\nk = 2\nn = 1\nbw_GBps = 0.1\n\n[workload]", 1)
+	text = strings.Replace(text, `caps = "290:380:10"`, `caps = "330:340:10"`, 1)
+	text = strings.Replace(text, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["static"]`, 1)
+	sc, err := Parse("topo.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sweepInto(t, sc, dir)
+	files, err := WriteReport(dir, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{"png", "svg"} {
+		b, err := os.ReadFile(filepath.Join(files.Figures, "detail_link_utilisation."+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext == "png" {
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil || img.Bounds().Dx() < 1600 {
+				t.Errorf("link figure PNG: %v, %v", err, img.Bounds())
+			}
+			continue
+		}
+		for l := range 4 {
+			if !strings.Contains(string(b), fmt.Sprintf("link %d (", l)) {
+				t.Errorf("link figure SVG lacks link %d", l)
+			}
+		}
+	}
+	page, err := os.ReadFile(files.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "Under the flow model 4 of the 4 links of the topology fattree:k=2") {
+		t.Error("the detail section does not describe the link figure")
 	}
 }
 

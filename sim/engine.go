@@ -83,6 +83,16 @@ type QueueObserver interface {
 	Queued(op int32, t int64)
 }
 
+// LinkObserver is an Observer that is also told, under the flow model
+// (Options.Flow with a topology that has links), how many flows cross a
+// link each time a flow starts or ends on it: flows is the number from t
+// (ns) on. Several reports for one link at one time leave the last in
+// force.
+type LinkObserver interface {
+	Observer
+	LinkFlows(link int32, t int64, flows int32)
+}
+
 // StepKind is what a Step reports.
 type StepKind uint8
 
@@ -307,6 +317,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 			return nil, err
 		}
 		e.fl = fe
+		if fe != nil {
+			fe.obs, _ = opt.Observer.(LinkObserver)
+		}
 	}
 	e.devFree = make([]uint64, ndev)
 	e.seed()

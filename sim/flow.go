@@ -45,6 +45,7 @@ type flowEngine struct {
 	linkLat []int64
 	route   []int32
 	events  int64
+	obs     LinkObserver // nil unless the Observer is one
 }
 
 // newFlowEngine checks f against g and builds its state; it returns nil,
@@ -108,6 +109,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
 	}
 	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), 1, op, rank, int64(flight)+hops)
 	fe.events++
+	fe.report(t)
 	e.scheduleFlows()
 }
 
@@ -133,6 +135,7 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	}
 	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), w, op, rank, o+L)
 	fe.events++
+	fe.report(t)
 	e.scheduleFlows()
 }
 
@@ -158,9 +161,24 @@ func (e *engine) flowDone(ev event) {
 		return
 	}
 	op, rank, lat := net.Payload(ev.op)
+	if e.fl.obs != nil {
+		e.fl.route = net.Links(e.fl.route[:0], ev.op)
+	}
 	net.Finish(int64(ev.time), ev.op)
 	e.fl.events++
+	e.fl.report(ev.time)
 	e.scheduleFlows()
 	e.q.push(event{time: ev.time + uint64(lat), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 	e.ts++
+}
+
+// report tells the LinkObserver, if any, the number of flows on each link
+// of fe.route from time t on.
+func (fe *flowEngine) report(t uint64) {
+	if fe.obs == nil {
+		return
+	}
+	for _, l := range fe.route {
+		fe.obs.LinkFlows(l, int64(t), fe.net.Active(l))
+	}
 }

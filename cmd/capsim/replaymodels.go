@@ -61,6 +61,16 @@ func (t teeObserver) Message(send, recv int32, sent, matched int64) {
 	t.b.Message(send, recv, sent, matched)
 }
 
+// LinkFlows passes link counters (sim.LinkObserver) to those of the two
+// observers that take them.
+func (t teeObserver) LinkFlows(link int32, ts int64, flows int32) {
+	for _, o := range []sim.Observer{t.a, t.b} {
+		if l, ok := o.(sim.LinkObserver); ok {
+			l.LinkFlows(link, ts, flows)
+		}
+	}
+}
+
 // check reports flag combinations that cannot work, before any file is
 // read.
 func (f *modelFlags) check() error {

@@ -50,6 +50,33 @@ func TestReplayTopology(t *testing.T) {
 	if r.Topology == "" || sent == 0 || up != sent || r.FlowEvents != 2*flows {
 		t.Errorf("topology %q: %d bytes sent, %d on host up-links; %d flow events for %d flows", r.Topology, sent, up, r.FlowEvents, flows)
 	}
+	// The timeline has a counter track per link that carried a flow.
+	tl := filepath.Join(dir, "a2a.trace.json")
+	if code, _, stderr := capsim(t, "replay", trace, "--topology", "fattree:k=4,n=2,oversub=2", "--timeline", tl); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string `json:"ph"`
+			Name string `json:"name"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tracks := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "C" && strings.HasPrefix(e.Name, "link ") {
+			tracks[e.Name] = true
+		}
+	}
+	if len(tracks) != len(r.Links) {
+		t.Errorf("timeline has %d link counter tracks, the JSON %d links", len(tracks), len(r.Links))
+	}
 	mapFile := filepath.Join(dir, "map.txt")
 	os.WriteFile(mapFile, []byte("0\n1\n"), 0o644)
 	for _, c := range []struct {

@@ -122,10 +122,15 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 	}
 	f.weight = weight
 	f.A, f.B, f.C = a, b, c
+	alone := true // no other flow on its links (nor a link twice)
 	for i, l := range links {
-		f.hops = append(f.hops, hop{l, int32(len(n.links[l].flows))})
-		n.links[l].flows = append(n.links[l].flows, member{id, int32(i)})
-		s := &n.links[l].st
+		lk := &n.links[l]
+		if len(lk.flows) > 0 {
+			alone = false
+		}
+		f.hops = append(f.hops, hop{l, int32(len(lk.flows))})
+		lk.flows = append(lk.flows, member{id, int32(i)})
+		s := &lk.st
 		s.Bytes += bytes
 		s.Flows++
 		if s.active == 0 {
@@ -133,6 +138,21 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		}
 		s.active++
 		s.Peak = max(s.Peak, s.active)
+	}
+	if alone && len(links) > 0 {
+		// The flow is a component of its own: progressive filling
+		// freezes it at its narrowest link's capacity, the same
+		// arithmetic as rerate's.
+		share := -1.0
+		for _, l := range links {
+			if s := max(n.links[l].capacity, 0) / weight; share < 0 || s < share {
+				share = s
+			}
+		}
+		f.newRate = share * weight
+		n.changed = n.changed[:0]
+		n.reschedule(now, id, true)
+		return id
 	}
 	n.queue = append(n.queue[:0], links...)
 	n.rerate(now, id)
@@ -160,7 +180,14 @@ func (n *Net) Finish(now int64, id int32) {
 	}
 	f.live = false
 	n.free = append(n.free, id)
-	n.rerate(now, -1)
+	for _, l := range n.queue {
+		if len(n.links[l].flows) > 0 {
+			n.rerate(now, -1)
+			return
+		}
+	}
+	// No flow shared a link with it: no rate changes.
+	n.changed = n.changed[:0]
 }
 
 // Changed returns the flows whose rate (and so completion time and
@@ -175,6 +202,18 @@ func (n *Net) End(id int32) (int64, int32) { return n.flows[id].end, n.flows[id]
 func (n *Net) Current(id, version int32) bool {
 	f := &n.flows[id]
 	return f.live && f.version == version
+}
+
+// Active returns the number of flows crossing link l now.
+func (n *Net) Active(l int32) int32 { return int32(len(n.links[l].flows)) }
+
+// Links appends flow id's links, in route order, to buf and returns the
+// extended slice.
+func (n *Net) Links(buf []int32, id int32) []int32 {
+	for _, h := range n.flows[id].hops {
+		buf = append(buf, h.link)
+	}
+	return buf
 }
 
 // Rate returns flow id's current rate in bytes/ns.
@@ -282,33 +321,41 @@ func (n *Net) rerate(now int64, self int32) {
 	}
 	// Charge the old rates up to now and schedule the new ones.
 	for _, id := range n.compF {
-		f := &n.flows[id]
-		if id != self && f.newRate == f.rate {
-			continue
-		}
-		f.remaining -= f.rate * float64(now-f.last)
-		if f.remaining < 0 {
-			f.remaining = 0
-		}
-		f.last = now
-		f.rate = f.newRate
-		f.version++
-		switch {
-		case f.remaining == 0:
-			f.end = now
-		case f.rate <= 0:
-			f.end = math.MaxInt64
-		default:
-			// Durations beyond 2^62 ns (a rate near 0) are capped there:
-			// later than any time a caller can represent, without
-			// overflowing.
-			d := math.Ceil(f.remaining / f.rate)
-			if d >= 1<<62 || now >= 1<<62 {
-				f.end = 1 << 62
-			} else {
-				f.end = now + int64(d)
-			}
-		}
-		n.changed = append(n.changed, id)
+		n.reschedule(now, id, id == self)
 	}
+}
+
+// reschedule gives flow id its new rate, unless that is its rate already
+// and force is false: the bytes it sent at its old rate up to now are
+// charged, its completion time recomputed and its version bumped, and it
+// is added to n.changed.
+func (n *Net) reschedule(now int64, id int32, force bool) {
+	f := &n.flows[id]
+	if !force && f.newRate == f.rate {
+		return
+	}
+	f.remaining -= f.rate * float64(now-f.last)
+	if f.remaining < 0 {
+		f.remaining = 0
+	}
+	f.last = now
+	f.rate = f.newRate
+	f.version++
+	switch {
+	case f.remaining == 0:
+		f.end = now
+	case f.rate <= 0:
+		f.end = math.MaxInt64
+	default:
+		// Durations beyond 2^62 ns (a rate near 0) are capped there:
+		// later than any time a caller can represent, without
+		// overflowing.
+		d := math.Ceil(f.remaining / f.rate)
+		if d >= 1<<62 || now >= 1<<62 {
+			f.end = 1 << 62
+		} else {
+			f.end = now + int64(d)
+		}
+	}
+	n.changed = append(n.changed, id)
 }

@@ -27,7 +27,11 @@ type FatTree struct {
 
 	hosts int
 	pow   []int // pow[i] = K^i
+	shift uint  // log2 K when K is a power of two, else 0
 }
+
+// maxFatTreeLevels bounds N: K ≥ 2 and K^N ≤ maxNodes.
+const maxFatTreeLevels = 23
 
 // NewFatTree returns a k-ary n-tree; see FatTree.
 func NewFatTree(k, n int, oversub, bw float64, hopNs int64) (*FatTree, error) {
@@ -47,6 +51,11 @@ func NewFatTree(k, n int, oversub, bw float64, hopNs int64) (*FatTree, error) {
 		}
 	}
 	t.hosts = t.pow[n]
+	if k&(k-1) == 0 {
+		for 1<<t.shift < k {
+			t.shift++
+		}
+	}
 	return t, nil
 }
 
@@ -103,35 +112,45 @@ func (t *FatTree) Link(id int32) Link {
 }
 
 // Route implements Topology with D-mod-k routing.
+//
+// With q_l = ⌊x/K^l⌋ the level-l quotients of src and dst and
+// m_l = dst mod K^l, the level-l up-link climbed is that of switch
+// w = q_l(src)·K^(l−1) + m_(l−1), port j = digit l−1 of dst, and the
+// down-link descended is that of switch q_l(dst)·K^(l−1) + m_(l−1), same
+// port. One pass over the levels computes both from two divisions per
+// level (shifts when K is a power of two).
 func (t *FatTree) Route(buf []int32, src, dst int) []int32 {
 	if src == dst {
 		return buf
 	}
 	k := t.K
-	// The lowest level whose switches span both hosts.
-	top := 1
-	for src/t.pow[top] != dst/t.pow[top] {
-		top++
-	}
 	buf = append(buf, int32(src))
-	// Climb: at level l the up-port is digit l−1 of dst.
-	p := 0
-	for l := 1; l < top; l++ {
-		s := src / t.pow[l]
-		w := s*t.pow[l-1] + p
-		j := dst / t.pow[l-1] % k
-		buf = append(buf, int32(t.upBase(l)+w*k+j))
-		p += j * t.pow[l-1]
+	// The down-links, level 1 first, kept until the top level is known.
+	var down [maxFatTreeLevels]int32
+	nd := 0
+	qs, qd, mod := src, dst, 0
+	for l := 1; ; l++ {
+		pq := qd // dst / K^(l−1)
+		if t.shift > 0 {
+			qs >>= t.shift
+			qd >>= t.shift
+		} else {
+			qs /= k
+			qd /= k
+		}
+		if qs == qd {
+			break // level l spans both hosts
+		}
+		j := pq - qd*k // digit l−1 of dst
+		pl := t.pow[l-1]
+		up := t.upBase(l)
+		buf = append(buf, int32(up+(qs*pl+mod)*k+j))
+		down[nd] = int32(up + (t.N-1)*t.hosts + (qd*pl+mod)*k + j)
+		nd++
+		mod += j * pl
 	}
-	// Descend from the top switch along the same path indices: the
-	// down-link into level-l switch (dst/K^l, p mod K^(l−1)) is the one
-	// paired with its up-port j = digit l−1 of dst.
-	for l := top - 1; l >= 1; l-- {
-		s := dst / t.pow[l]
-		pl := p % t.pow[l-1]
-		w := s*t.pow[l-1] + pl
-		j := dst / t.pow[l-1] % k
-		buf = append(buf, int32(t.upBase(l)+(t.N-1)*t.hosts+w*k+j))
+	for i := nd - 1; i >= 0; i-- {
+		buf = append(buf, down[i])
 	}
 	return append(buf, int32(t.hosts+dst))
 }

@@ -81,6 +81,60 @@ func TestFatTreeRoutes(t *testing.T) {
 	}
 }
 
+// fatTreeWalk routes src→dst by walking the switches as FatTree's doc
+// numbers them: climb from leaf (src/K, 0) through up-port j = digit l−1
+// of dst to switch (s/K, p + j·K^(l−1)) until the switch spans dst, then
+// descend through the down-links paired with the same ports.
+func fatTreeWalk(ft *FatTree, src, dst int) []int32 {
+	k, hosts := ft.K, ft.Nodes()
+	pow := func(i int) int {
+		r := 1
+		for range i {
+			r *= k
+		}
+		return r
+	}
+	route := []int32{int32(src)}
+	l, s, p := 1, src/k, 0
+	var ports []int
+	for dst/pow(l) != s {
+		j := dst / pow(l-1) % k
+		route = append(route, int32(2*hosts+(l-1)*hosts+(s*pow(l-1)+p)*k+j))
+		ports = append(ports, j)
+		s, p, l = s/k, p+j*pow(l-1), l+1
+	}
+	for l--; l >= 1; l-- {
+		j := ports[l-1]
+		w := dst/pow(l)*pow(l-1) + p%pow(l-1)
+		route = append(route, int32(2*hosts+(ft.N-1)*hosts+(l-1)*hosts+w*k+j))
+	}
+	return append(route, int32(hosts+dst))
+}
+
+// TestFatTreeRouteWalk checks Route's link ids, computed level by level
+// from the hosts' quotients, against an explicit walk over the switches,
+// for every pair of hosts, K a power of two or not; Route appends to buf.
+func TestFatTreeRouteWalk(t *testing.T) {
+	for _, c := range []struct{ k, n int }{{2, 1}, {2, 4}, {3, 3}, {4, 3}, {5, 3}, {6, 2}, {8, 3}} {
+		ft, err := NewFatTree(c.k, c.n, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := []int32{-7}
+		for s := range ft.Nodes() {
+			for d := range ft.Nodes() {
+				if s == d {
+					continue
+				}
+				buf = ft.Route(buf[:1], s, d)
+				if want := fatTreeWalk(ft, s, d); buf[0] != -7 || !slices.Equal(buf[1:], want) {
+					t.Fatalf("%s: %d→%d: route %v, want [-7] + %v", ft, s, d, buf, want)
+				}
+			}
+		}
+	}
+}
+
 func TestTorusDimensionOrder(t *testing.T) {
 	tor, err := NewTorus([]int{4, 4}, 1, 1)
 	if err != nil {
@@ -254,4 +308,23 @@ func FuzzParse(f *testing.F) {
 			top.Route(nil, 0, n-1)
 		}
 	})
+}
+
+// BenchmarkFatTreeRoute routes every pair of a 4-ary 5-tree's 1,024
+// hosts (the all-to-all of BenchmarkReplayNetwork in bench/).
+func BenchmarkFatTreeRoute(b *testing.B) {
+	ft, err := NewFatTree(4, 5, 2, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]int32, 0, 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		for s := range ft.Nodes() {
+			for d := range ft.Nodes() {
+				buf = ft.Route(buf[:0], s, d)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ft.Nodes()*ft.Nodes()), "ns/route")
 }

@@ -7,12 +7,14 @@ import (
 )
 
 // jsonSink writes Chrome's trace-event JSON: process r is rank r, thread c
-// of it the rank's CPU c, and counters belong to one extra process
-// ("counters") numbered after the ranks. Each event is one line.
+// of it the rank's CPU c; a rank's counters belong to its process,
+// job-wide counters to a "job" process numbered after the ranks and link
+// counters to a "network" process after it. Each event is one line.
 type jsonSink struct {
 	buf      []byte
 	first    bool
 	counters bool // the "job" process holding job-wide counters is named
+	network  bool // the "network" process holding link counters is named
 }
 
 func (j *jsonSink) begin() []byte {
@@ -144,24 +146,35 @@ func (j *jsonSink) flow(t *Writer, id uint64, send, recv int32, recvCPU uint8, s
 	}
 }
 
-// counterPid is the process that holds the counters.
-func counterPid(t *Writer) int { return t.g.NumRanks() }
+// counterPid is the process that holds the counters of owner (a rank, or
+// ownerJob, ownerNetwork): the rank, or the ranks' count for the job and
+// one more for the network.
+func counterPid(t *Writer, owner int) int {
+	switch owner {
+	case ownerJob:
+		return t.g.NumRanks()
+	case ownerNetwork:
+		return t.g.NumRanks() + 1
+	}
+	return owner
+}
 
 func (j *jsonSink) counterTrack(t *Writer, track int, name string) {
-	if t.owner[track] >= 0 || j.counters {
-		return
+	switch o := t.owner[track]; {
+	case o == ownerJob && !j.counters:
+		j.counters = true
+		j.meta(t, "process_name", counterPid(t, o), -1, "name", "job")
+		j.meta(t, "process_sort_index", counterPid(t, o), -1, "sort_index", "-1")
+	case o == ownerNetwork && !j.network:
+		j.network = true
+		j.meta(t, "process_name", counterPid(t, o), -1, "name", "network")
+		j.meta(t, "process_sort_index", counterPid(t, o), -1, "sort_index", "-1")
 	}
-	j.counters = true
-	j.meta(t, "process_name", counterPid(t), -1, "name", "job")
-	j.meta(t, "process_sort_index", counterPid(t), -1, "sort_index", "-1")
 }
 
 func (j *jsonSink) counter(t *Writer, track int, ts int64, value float64) {
 	name := t.names[track]
-	pid := t.owner[track]
-	if pid < 0 {
-		pid = counterPid(t)
-	}
+	pid := counterPid(t, t.owner[track])
 	b := j.begin()
 	b = append(b, `{"ph":"C","pid":`...)
 	b = strconv.AppendInt(b, int64(pid), 10)

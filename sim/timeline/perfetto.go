@@ -30,6 +30,9 @@ type protoSink struct {
 	slices []pslice
 	at     []int32 // slice index + 1 of each op's last slice (for flows)
 	flows  []pflow
+	// network: the "network" process (parent of link counters) is
+	// declared.
+	network bool
 }
 
 type pslice struct {
@@ -176,8 +179,21 @@ func (p *protoSink) flow(t *Writer, id uint64, send, recv int32, recvCPU uint8, 
 
 func (p *protoSink) counterTrack(t *Writer, track int, name string) {
 	d := appendUint(nil, fDescUUID, counterUUID(track))
-	if r := t.owner[track]; r >= 0 {
+	switch r := t.owner[track]; {
+	case r >= 0:
 		d = appendUint(d, fDescParent, processUUID(r))
+	case r == ownerNetwork:
+		// Link counters hang off a "network" process after the ranks.
+		net := t.g.NumRanks()
+		if !p.network {
+			p.network = true
+			proc := appendInt(nil, fProcessPid, int64(net)+1)
+			proc = appendString(proc, fProcessName, "network")
+			pd := appendUint(nil, fDescUUID, processUUID(net))
+			pd = appendBytes(pd, fDescProcess, proc)
+			p.descriptor(t, pd)
+		}
+		d = appendUint(d, fDescParent, processUUID(net))
 	}
 	d = appendString(d, fDescName, name)
 	d = appendBytes(d, fDescCounter, nil)

@@ -5,8 +5,9 @@
 // CPU the trace uses, each operation's CPU time is a slice on its CPU's
 // thread (so slices on one track never overlap), a flow arrow joins each
 // send to the receive that matched it, and counters (power per rank, per
-// node, for the job against its cap) are counter tracks. A Writer is a
-// sim.Observer.
+// node, for the job against its cap; under the flow model, the flows
+// crossing each link) are counter tracks. A Writer is a sim.Observer and
+// a sim.LinkObserver.
 //
 // Options select ranks (ParseRanks: "0-15,512") and a time window
 // (ParseWindow: "2ms:3.5ms"): slices are cut at the window's edges, flows
@@ -77,12 +78,19 @@ type Writer struct {
 	// sample before the window (emitted at From when the window opens).
 	counters map[string]int
 	names    []string // counter names by track number
-	owner    []int    // the rank of each counter track, or −1
+	owner    []int    // the rank of each counter track, or ownerJob, ownerNetwork
+	links    []int    // counter track + 1 of each link (LinkFlows), 0 for none yet
 	before   []sample
 	flows    uint64
 	recv     pending // a receive's slice waiting for its message's report
 	err      error
 }
+
+// Counter track owners other than a rank.
+const (
+	ownerJob     = -1 // job-wide counters (Counter)
+	ownerNetwork = -2 // the links' counters (LinkFlows)
+)
 
 type pending struct {
 	op         int32
@@ -257,7 +265,9 @@ func (t *Writer) Message(send, recv int32, sent, matched int64) {
 // before Close, in increasing ts per name. Non-finite values are skipped
 // (JSON cannot hold them); a sample before the window is held back and
 // shown at the window's start, one after it is dropped.
-func (t *Writer) Counter(name string, ts int64, value float64) { t.CounterOn(-1, name, ts, value) }
+func (t *Writer) Counter(name string, ts int64, value float64) {
+	t.CounterOn(ownerJob, name, ts, value)
+}
 
 // CounterOn is Counter for a counter of one rank (its power, say), shown
 // with that rank's process; rank −1 is Counter. Samples of ranks that are
@@ -266,18 +276,50 @@ func (t *Writer) CounterOn(rank int, name string, ts int64, value float64) {
 	if math.IsNaN(value) || math.IsInf(value, 0) {
 		return
 	}
-	if rank >= 0 && (rank >= t.g.NumRanks() || !t.shown(int32(rank))) {
+	if rank < ownerJob || rank >= 0 && (rank >= t.g.NumRanks() || !t.shown(int32(rank))) {
 		return
 	}
 	k, ok := t.counters[name]
 	if !ok {
-		k = len(t.counters)
+		k = t.track(rank, name)
 		t.counters[name] = k
-		t.names = append(t.names, name)
-		t.owner = append(t.owner, rank)
-		t.before = append(t.before, sample{})
-		t.out.counterTrack(t, k, name)
 	}
+	t.sample(k, ts, value)
+}
+
+// LinkFlows implements sim.LinkObserver: under the flow model, each link
+// that carries a flow gets a counter track "link ID flows" (in a
+// "network" process after the ranks) showing how many flows cross it.
+// Like every counter, it is cut to the window; it does not depend on the
+// ranks shown.
+func (t *Writer) LinkFlows(link int32, ts int64, flows int32) {
+	if link < 0 {
+		return
+	}
+	for int(link) >= len(t.links) {
+		t.links = append(t.links, 0)
+	}
+	k := t.links[link] - 1
+	if k < 0 {
+		k = t.track(ownerNetwork, "link "+strconv.Itoa(int(link))+" flows")
+		t.links[link] = k + 1
+	}
+	t.sample(k, ts, float64(flows))
+}
+
+// track declares a new counter track of owner and returns its number.
+func (t *Writer) track(owner int, name string) int {
+	k := len(t.names)
+	t.names = append(t.names, name)
+	t.owner = append(t.owner, owner)
+	t.before = append(t.before, sample{})
+	t.out.counterTrack(t, k, name)
+	return k
+}
+
+// sample adds a sample to counter track k, holding back one before the
+// window and dropping one after it.
+func (t *Writer) sample(k int, ts int64, value float64) {
 	switch {
 	case ts < t.opt.From:
 		t.before[k] = sample{ts, value, true}
