@@ -360,7 +360,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	}
 	b := &bounder{m: m, d: d, o: o, t: t, sc: sc, net: net}
 	if clp.Available() {
-		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true}); err != nil {
+		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()}); err != nil {
 			return nil, err
 		}
 	}

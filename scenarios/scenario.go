@@ -231,6 +231,33 @@ type Bound struct {
 	// SlackPolicy is the initial schedule's slack reduction (note 003
 	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
+	// Cuts relaxes the engine LP into blocks (bound.Options.CutTasks,
+	// docs/bound.md): "auto" (the default: every 64 tasks on LPs of over
+	// 512 tasks), "none" (the exact LP) or the least number of tasks
+	// between two cuts.
+	Cuts string `toml:"cuts"`
+}
+
+// ParseCuts parses a cuts setting ("auto", "none" or a positive count)
+// into bound.Options.CutTasks.
+func ParseCuts(s string) (int, error) {
+	switch s {
+	case "", "auto":
+		return 0, nil
+	case "none":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("cuts %q: want auto, none or a positive number of tasks", s)
+	}
+	return n, nil
+}
+
+// CutTasks returns bound.Options.CutTasks of the scenario.
+func (b *Bound) CutTasks() int {
+	n, _ := ParseCuts(b.Cuts) // checked by Parse
+	return n
 }
 
 // OrderOptions returns the LP's event-order options of the scenario.
@@ -594,6 +621,9 @@ func (s *Scenario) normalize() error {
 	}
 	if s.Bound.SlackPolicy == "" {
 		s.Bound.SlackPolicy = "local"
+	}
+	if _, err := ParseCuts(s.Bound.Cuts); err != nil {
+		return bad("bound.cuts", "%v", err)
 	}
 	if _, err := bound.ParseSlackPolicy(s.Bound.SlackPolicy); err != nil {
 		return bad("bound.slack_policy", "unknown slack policy %q (want local or late)", s.Bound.SlackPolicy)

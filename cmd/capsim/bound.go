@@ -76,6 +76,7 @@ func newBoundCmd() *cobra.Command {
 		switchUs, minTaskMs      float64
 		workers                  int
 		timeLimit                float64
+		cuts                     string
 		cp                       = conductor.DefaultParams()
 		condReallocUs            = cp.ReallocS * 1e6
 		condSwitchUs             = cp.SwitchS * 1e6
@@ -262,7 +263,12 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
 				return usageError{err}
 			}
-			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit}
+			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit, CutTasks: sc.Bound.CutTasks()}
+			if cmd.Flags().Changed("cuts") {
+				if opt.CutTasks, err = scenarios.ParseCuts(cuts); err != nil {
+					return usageError{err}
+				}
+			}
 			if opt.Form, err = bound.ParseForm(form); err != nil {
 				return usageError{err}
 			}
@@ -488,6 +494,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (note 003 §2.5): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
+	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs (a valid, slightly looser bound, docs/bound.md); auto: every 64 tasks on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")
 	f.IntVar(&cp.Period, "conductor-period", cp.Period, "Conductor: reallocate power every this many time steps (collectives over all ranks)")

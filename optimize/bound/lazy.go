@@ -3,6 +3,7 @@ package bound
 import (
 	"math"
 	"slices"
+	"sort"
 )
 
 // Rows on demand, for the LP over the engine's semantics (FromGraph).
@@ -42,6 +43,65 @@ type lazyRows struct {
 	back    []Message // messages against the event order, kept as they are
 	rounds  int       // LP solves that added rows, over all caps
 	added   int       // rows added on demand
+	// cuts[e] counts the cut events ≤ e (see cutEvents); nil: none.
+	cuts    []int32
+	cutList []int32 // the cut events, in order
+}
+
+// crosses reports whether a row from event a to event b passes a cut.
+func (lz *lazyRows) crosses(a, b int32) bool {
+	return lz.cuts != nil && b > a+1 && lz.cuts[b-1]-lz.cuts[a] > 0
+}
+
+// Cuts (Options.CutTasks). The engine LP is one block: under the default
+// wait power a rank's power runs from each task to its next, so power
+// intervals tile every rank's time and no event is free of them (the LP
+// cannot split at separators, see Solver). For a large trace the Solver
+// instead solves a relaxation that splits: at cut events, events where no
+// task runs (every rank is between two tasks: the last rank's entry into
+// a collective over all ranks), it drops every row that passes a cut and
+// ends every power interval and load that passes one at the cut. Each
+// dropped row and each shortened interval only loosens the LP, so its
+// optimum is still at most that of the full LP, a bound; the cuts are
+// then separators and the LP splits into a block per stretch. What the
+// relaxation loses is the precedence of the messages sent before a cut
+// and received after it, and the wait power drawn after a cut until the
+// rank's next task.
+
+// cutEvents returns the events at which the LP of d under o may be cut:
+// key events where power changes, after which at least every tasks tasks
+// started since the previous cut, at which no task runs (from its start
+// to its end) and no row against the event order passes.
+func cutEvents(d *DAG, o *Order, key []bool, back []Message, every int) []bool {
+	K := o.Events
+	cover := make([]int32, K+1)
+	span := func(a, b int) {
+		if b > a+1 {
+			cover[a+1]++
+			cover[b]--
+		}
+	}
+	starts := make([]int32, K)
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		span(o.Event[t.Src], o.Event[t.Dst])
+		starts[o.Event[t.Src]]++
+	}
+	for _, m := range back {
+		a, b := o.Event[m.Src], o.Event[m.Dst]
+		span(min(a, b)-1, max(a, b)+1)
+	}
+	cut := make([]bool, K)
+	var run, since int32
+	for k := 0; k < K-1; k++ {
+		run += cover[k]
+		if k > 0 && run == 0 && key[k] && o.Chained[k] && since >= int32(every) {
+			cut[k] = true
+			since = 0
+		}
+		since += starts[k]
+	}
+	return cut
 }
 
 // searchVisits is how many events that are not key the search from one
@@ -63,7 +123,7 @@ const maxLazyRounds = 64
 // block's length.
 const lazyTol = 1e-7
 
-func newLazyRows(d *DAG, o *Order, visits int) *lazyRows {
+func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 	K := o.Events
 	lz := &lazyRows{full: d, o: o, key: make([]bool, K), chained: o.Chained, rep: make([]int32, K), at: map[[2]int32]int{}}
 	for v := d.Vertices - 1; v >= 0; v-- {
@@ -101,6 +161,21 @@ func newLazyRows(d *DAG, o *Order, visits int) *lazyRows {
 		longest[e] = len(msgs)
 		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
 	}
+	if cutTasks > 0 {
+		cut := cutEvents(d, o, key, lz.back, cutTasks)
+		lz.cuts = make([]int32, K)
+		var n int32
+		for k := range cut {
+			if cut[k] {
+				n++
+				lz.cutList = append(lz.cutList, int32(k))
+			}
+			lz.cuts[k] = n
+		}
+		if n == 0 {
+			lz.cuts = nil
+		}
+	}
 	lz.g = newEventGraph(K, o.Chained, msgs)
 	if visits <= 0 {
 		visits = searchVisits
@@ -109,6 +184,9 @@ func newLazyRows(d *DAG, o *Order, visits int) *lazyRows {
 	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
 		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
 			continue // the chain (14) implies it
+		}
+		if lz.crosses(r.from, r.to) {
+			continue // the relaxation drops it
 		}
 		lz.add(r)
 	}
@@ -139,6 +217,29 @@ func (lz *lazyRows) reduced() *DAG {
 		d.Messages = append(d.Messages, Message{Src: int(lz.rep[r.from]), Dst: int(lz.rep[r.to]), Time: r.w})
 	}
 	d.Messages = append(d.Messages, lz.back...)
+	if lz.cuts == nil {
+		return &d
+	}
+	o := lz.o
+	// The first cut at or after event a, as a vertex.
+	cutAfter := func(a int) int {
+		k := sort.Search(len(lz.cutList), func(k int) bool { return lz.cutList[k] >= int32(a) })
+		return int(lz.rep[lz.cutList[k]])
+	}
+	d.Tasks = append([]Task(nil), d.Tasks...)
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		if a, b := o.Event[t.Dst], o.Event[t.PowerEnd()]; lz.crosses(int32(a), int32(b)) {
+			t.Until = cutAfter(a + 1)
+		}
+	}
+	d.Loads = append([]Load(nil), d.Loads...)
+	for i := range d.Loads {
+		l := &d.Loads[i]
+		if a, b := o.Event[l.Src], o.Event[l.Dst]; lz.crosses(int32(a), int32(b)) {
+			l.Dst = cutAfter(a + 1)
+		}
+	}
 	return &d
 }
 
@@ -165,7 +266,7 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 		for _, e := range g.out(u) {
 			v := t[u] + e.w
 			if lz.key[e.to] {
-				if v > t[e.to]+tol {
+				if v > t[e.to]+tol && !lz.crosses(orig[u], e.to) {
 					viol = append(viol, fixedEdge{from: orig[u], to: e.to, w: plen[u] + e.w})
 				}
 				continue

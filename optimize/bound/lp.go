@@ -85,6 +85,11 @@ type Options struct {
 	// noLazy writes every row of an engine LP (an Order with Chained
 	// events) at once instead of on demand (lazy.go; tests compare).
 	noLazy bool
+	// CutTasks, for an engine LP (an Order with Chained events), is the
+	// least number of tasks between two cuts of its relaxation (lazy.go):
+	// 0 cuts every cutEvery tasks when the LP has over cutAbove tasks and
+	// not otherwise; a negative value never cuts (the exact LP).
+	CutTasks int
 	// lazyVisits, when positive, replaces searchVisits (tests use few to
 	// make the LP add rows on demand).
 	lazyVisits int
@@ -92,6 +97,13 @@ type Options struct {
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
 }
+
+// cutEvery and cutAbove are Options.CutTasks' default: an engine LP of
+// over cutAbove tasks is relaxed into blocks of at least cutEvery tasks.
+const (
+	cutEvery = 64
+	cutAbove = 512
+)
 
 // Stats describes the LP.
 type Stats struct {
@@ -110,6 +122,9 @@ type Stats struct {
 	// how many rows were added so, over all caps so far.
 	Rounds   int `json:"rounds,omitempty"`
 	LazyRows int `json:"lazy_rows,omitempty"`
+	// Cuts is how many cuts the engine LP's relaxation has (lazy.go):
+	// with cuts the bound is the relaxation's, looser than the exact LP's.
+	Cuts int `json:"cuts,omitempty"`
 }
 
 // Bound is the LP's optimal schedule at one cap.
@@ -213,8 +228,16 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
 	s.stats.Form = opt.Form.String()
 	if o.Chained != nil && len(d.Devices) == 0 && !opt.noLazy {
-		s.lazy = newLazyRows(d, o, opt.lazyVisits)
+		cut := opt.CutTasks
+		if cut == 0 {
+			cut = -1
+			if len(d.Tasks) > cutAbove {
+				cut = cutEvery
+			}
+		}
+		s.lazy = newLazyRows(d, o, opt.lazyVisits, cut)
 		s.d = s.lazy.reduced()
+		s.stats.Cuts = len(s.lazy.cutList)
 	}
 	if err := s.load(); err != nil {
 		return nil, err
