@@ -2,12 +2,18 @@
 // the README quotes (`make bench` runs it):
 //
 //	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs]
+//	                   [-tables workloads,scaling,bound,sweep] [-bound-timeout 3m] [-bound-max-tasks 1e6]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
 // a fresh process, so peak RSS is the workload's own), events/s, peak RSS
 // and allocations; then the scaling series (bench.Scaling) with time and
-// memory per event, drawn with -plot. Where CAPSIM_LOGGOPSIM names a
+// memory per event, drawn with -plot; then the LP bound's table (the
+// stencil of examples/bound/stencil32.toml from 10^3 tasks up, with the
+// engine and the replay message models side by side, each size under
+// -bound-timeout, stopping at the first size that exceeds it), and the
+// points per second of a 20-cap × 4-policy sweep of the default scenario
+// with 1 and 2 workers. Where CAPSIM_LOGGOPSIM names a
 // LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
 // allreduce is also run through LogGOPSim side by side, with the ratios.
 // The project ships no copy of LogGOPSim: build one that keeps program
@@ -55,7 +61,10 @@ func main() {
 	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 8 GB)")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
 	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
-	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series")
+	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
+	tables := flag.String("tables", "workloads,scaling,bound,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound, sweep")
+	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
+	boundMax := flag.Float64("bound-max-tasks", 1e6, "LP table: the largest size, in tasks")
 	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	flag.Parse()
@@ -66,10 +75,24 @@ func main() {
 		}
 		return
 	}
-	if *scalingOnly {
-		*only = "\x00" // no workload matches
+	want := map[string]bool{}
+	for _, t := range strings.Split(*tables, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "workloads", "scaling", "bound", "sweep":
+			want[t] = true
+		default:
+			fmt.Fprintf(os.Stderr, "bench: -tables: unknown table %q (want workloads, scaling, bound or sweep)\n", t)
+			os.Exit(2)
+		}
 	}
-	if err := run(os.Stdout, *runs, *maxEvents, *only, *plotPath, *scalingOnly); err != nil {
+	if *scalingOnly {
+		want = map[string]bool{"scaling": true}
+	}
+	if *only != "" { // a subset of the workloads alone
+		want = map[string]bool{"workloads": true}
+	}
+	o := options{runs: *runs, maxEvents: *maxEvents, only: *only, plotPath: *plotPath, tables: want, boundTimeout: *boundTimeout, boundMaxTasks: int(*boundMax)}
+	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -206,7 +229,19 @@ func memTotal() string {
 	return "memory unknown"
 }
 
-func run(w io.Writer, runs int, maxEvents float64, only, plotPath string, scalingOnly bool) error {
+// options are the command's settings.
+type options struct {
+	runs          int
+	maxEvents     float64
+	only          string
+	plotPath      string
+	tables        map[string]bool
+	boundTimeout  time.Duration
+	boundMaxTasks int
+}
+
+func run(w io.Writer, o options) error {
+	runs, maxEvents, only, plotPath := o.runs, o.maxEvents, o.only, o.plotPath
 	root, err := testenv.FindModuleRoot()
 	if err != nil {
 		return err
@@ -227,6 +262,32 @@ func run(w io.Writer, runs int, maxEvents float64, only, plotPath string, scalin
 		return fmt.Errorf("build capsim: %v\n%s", err, out)
 	}
 	header(w, root)
+	if o.tables["workloads"] {
+		if err := workloadTable(w, bin, self, tmp, runs, only); err != nil {
+			return err
+		}
+	}
+	if o.tables["scaling"] {
+		if err := scalingTable(w, self, tmp, maxEvents, plotPath); err != nil {
+			return err
+		}
+	}
+	if o.tables["bound"] {
+		if err := boundTable(w, bin, root, tmp, o.boundTimeout, o.boundMaxTasks); err != nil {
+			return err
+		}
+	}
+	if o.tables["sweep"] {
+		if err := sweepTable(w, bin, tmp, runs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workloadTable prints the table of bench.Workloads and the peer
+// comparison.
+func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) error {
 	fmt.Fprintf(w, "| workload | events | min wall | median wall | events/s | peak RSS | allocations | other |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	var ring stats
 	for i, wl := range bench.Workloads() {
@@ -284,14 +345,11 @@ func run(w io.Writer, runs int, maxEvents float64, only, plotPath string, scalin
 		fmt.Fprintf(w, "| %s | %.2f M | %.3f s | %.3f s | %.2f M/s | %s | %s | %s |\n", wl.Name, float64(s.events)/1e6, s.min.Seconds(), s.median.Seconds(),
 			float64(s.events)/s.min.Seconds()/1e6, mib(s.rss), allocs, strings.Join(extra, ", "))
 	}
-	if !scalingOnly {
-		if err := peer(w, bin, tmp, runs, ring); err != nil {
-			return err
-		}
-		if only != "" {
-			return nil
-		}
-	}
+	return peer(w, bin, tmp, runs, ring)
+}
+
+// scalingTable prints the scaling series, drawn into plotPath when set.
+func scalingTable(w io.Writer, self, tmp string, maxEvents float64, plotPath string) error {
 	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory):\n\n| workload | ranks | events | wall | ns/event | peak RSS | bytes/event |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	var pts []childResult
 	var names []string

@@ -109,6 +109,7 @@ const (
 type Stats struct {
 	Form      string  `json:"form"`
 	Method    string  `json:"method"`
+	Tasks     int     `json:"tasks"` // compute tasks of the DAG (before the engine LP's reduction)
 	Variables int     `json:"variables"`
 	Rows      int     `json:"rows"`
 	Nonzeros  int     `json:"nonzeros"`
@@ -227,6 +228,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	s := &Solver{d: d, o: o, opt: opt}
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
 	s.stats.Form = opt.Form.String()
+	s.stats.Tasks = len(d.Tasks)
 	if o.Chained != nil && len(d.Devices) == 0 && !opt.noLazy {
 		cut := opt.CutTasks
 		if cut == 0 {

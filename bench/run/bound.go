@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// boundSize is one size of the LP table: the README's bound workload
+// (examples/bound/stencil32.toml, a charged-field 2-D stencil) on px × py
+// ranks for iters iterations, one compute task per rank and iteration.
+type boundSize struct{ px, py, iters int }
+
+func (b boundSize) ranks() int { return b.px * b.py }
+func (b boundSize) tasks() int { return b.ranks() * b.iters }
+
+// boundSizes grow from 10^3 to 10^6 tasks in ranks and iterations.
+var boundSizes = []boundSize{{8, 4, 32}, {16, 8, 80}, {32, 16, 200}, {64, 32, 500}}
+
+// boundModels are the message models the table compares: the default
+// (the engine's LogGOPS semantics as rows, a true bound) and the replay
+// model (message times taken from one replay; no bound).
+var boundModels = []string{"engine", "replay"}
+
+// boundScenario writes the stencil32 scenario scaled to size s with the
+// LP's message model into dir and returns its path and the caps flag: six
+// caps from 28.1 to 43.8 W a rank (900–1,400 W at 32 ranks).
+func boundScenario(root, dir string, s boundSize, messages string) (string, string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "examples", "bound", "stencil32.toml"))
+	if err != nil {
+		return "", "", err
+	}
+	text := string(b)
+	for key, v := range map[string]int{"nodes": s.ranks() / 2, "ranks": s.ranks(), "px": s.px, "py": s.py, "iterations": s.iters} {
+		re := regexp.MustCompile(`(?m)^` + key + ` = \d+`)
+		if !re.MatchString(text) {
+			return "", "", fmt.Errorf("%s: no line %q to scale", "examples/bound/stencil32.toml", key+" = N")
+		}
+		text = re.ReplaceAllString(text, fmt.Sprintf("%s = %d", key, v))
+	}
+	text += fmt.Sprintf("\n[bound]\nmessages = %q\n", messages)
+	path := filepath.Join(dir, fmt.Sprintf("bound-%d-%s.toml", s.tasks(), messages))
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", "", err
+	}
+	k := float64(s.ranks()) / 32
+	return path, fmt.Sprintf("%g:%g:%g", 900*k, 1400*k, 100*k), nil
+}
+
+// boundRow is what one `capsim bound --json` run gives the table.
+type boundRow struct {
+	tasks, rows, cols, blocks, caps int
+	build, first, rest              float64 // s: LP build, first cap's solve, mean of the others
+	wall                            time.Duration
+	rss                             int64
+	timedOut                        bool
+}
+
+// boundRun runs `capsim bound` on one size and model under a timeout.
+func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.Duration) (boundRow, error) {
+	path, caps, err := boundScenario(root, dir, s, messages)
+	if err != nil {
+		return boundRow{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "bound", "--scenario", path, "--caps", caps, "--json")
+	wall, rss, out, err := runProcess(cmd)
+	r := boundRow{tasks: s.tasks(), wall: wall, rss: rss}
+	if ctx.Err() != nil {
+		r.timedOut = true
+		return r, nil
+	}
+	if err != nil {
+		return r, fmt.Errorf("capsim bound on %d tasks (%s): %w", s.tasks(), messages, err)
+	}
+	var rs []struct {
+		Infeasible bool `json:"infeasible"`
+		LP         struct {
+			Tasks     int     `json:"tasks"`
+			Variables int     `json:"variables"`
+			Rows      int     `json:"rows"`
+			Blocks    int     `json:"blocks"`
+			BuildS    float64 `json:"build_s"`
+			SolveS    float64 `json:"solve_s"`
+		} `json:"lp"`
+	}
+	if err := json.Unmarshal(out, &rs); err != nil {
+		return r, fmt.Errorf("capsim bound on %d tasks (%s): %w", s.tasks(), messages, err)
+	}
+	for _, x := range rs {
+		if x.Infeasible {
+			continue
+		}
+		if r.caps == 0 {
+			r.tasks, r.cols, r.rows, r.blocks, r.build, r.first = x.LP.Tasks, x.LP.Variables, x.LP.Rows, x.LP.Blocks, x.LP.BuildS, x.LP.SolveS
+		} else {
+			r.rest += x.LP.SolveS
+			r.rows = max(r.rows, x.LP.Rows) // lazy rows added by later caps
+		}
+		r.caps++
+	}
+	if r.caps == 0 {
+		return r, errors.New("capsim bound: every cap infeasible")
+	}
+	if r.caps > 1 {
+		r.rest /= float64(r.caps - 1)
+	}
+	return r, nil
+}
+
+// boundTable prints the LP table: each size with both message models
+// (engine, the default, then replay), then their ratios, growing until a
+// run exceeds timeout or the size exceeds maxTasks.
+func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTasks int) error {
+	fmt.Fprintf(w, "\nLP bound (`capsim bound` on examples/bound/stencil32.toml scaled in ranks and iterations, 6 caps of 28.1–43.8 W a rank, default cuts; one run each, at most %s):\n\n", timeout)
+	fmt.Fprintf(w, "| tasks | ranks | messages | rows | columns | blocks | LP build | solve, first cap | solve, each later cap | wall | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	type pair struct{ e, r boundRow }
+	var pairs []pair
+	stopped := map[string]bool{}
+	for _, s := range boundSizes {
+		if s.tasks() > maxTasks {
+			break
+		}
+		var p pair
+		for _, msg := range boundModels {
+			if stopped[msg] {
+				continue
+			}
+			r, err := boundRun(bin, root, dir, s, msg, timeout)
+			if err != nil {
+				return err
+			}
+			if r.timedOut {
+				stopped[msg] = true
+				fmt.Fprintf(w, "| %d | %d | %s | | | | | | | > %s (stopped) | %s |\n", s.tasks(), s.ranks(), msg, timeout, mib(r.rss))
+				continue
+			}
+			fmt.Fprintf(w, "| %d | %d | %s | %d | %d | %d | %.2f s | %.3f s | %.3f s | %.1f s | %s |\n", r.tasks, s.ranks(), msg, r.rows, r.cols, r.blocks,
+				r.build, r.first, r.rest, r.wall.Seconds(), mib(r.rss))
+			if msg == "engine" {
+				p.e = r
+			} else {
+				p.r = r
+			}
+		}
+		if p.e.caps > 0 && p.r.caps > 0 {
+			pairs = append(pairs, p)
+		}
+		if stopped["engine"] && stopped["replay"] {
+			break
+		}
+	}
+	if len(pairs) > 0 {
+		fmt.Fprintf(w, "\n| tasks | rows engine/replay | LP build engine/replay | solve (all caps) engine/replay | wall engine/replay | peak RSS engine/replay |\n| --- | --- | --- | --- | --- | --- |\n")
+		for _, p := range pairs {
+			solve := func(r boundRow) float64 { return r.first + r.rest*float64(r.caps-1) }
+			fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p.e.tasks, float64(p.e.rows)/float64(p.r.rows), p.e.build/p.r.build,
+				solve(p.e)/solve(p.r), p.e.wall.Seconds()/p.r.wall.Seconds(), float64(p.e.rss)/float64(p.r.rss))
+		}
+	}
+	return nil
+}
+
+// sweepTable prints points per second of the default scenario swept over
+// 20 caps (290–385 W) × its 4 policies with 1 and 2 workers, runs times
+// each, and checks that the results are byte-identical.
+func sweepTable(w io.Writer, bin, dir string, runs int) error {
+	def, err := exec.Command(bin, "scenario", "default").Output()
+	if err != nil {
+		return fmt.Errorf("capsim scenario default: %w", err)
+	}
+	re := regexp.MustCompile(`(?m)^caps = "[^"]*"`)
+	if !re.Match(def) {
+		return errors.New("the default scenario has no caps line")
+	}
+	path := filepath.Join(dir, "sweep20.toml")
+	if err := os.WriteFile(path, re.ReplaceAll(def, []byte(`caps = "290:385:5"`)), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nSweeps (`capsim sweep` of the default scenario over 20 caps × 4 policies; %d runs each):\n\n", runs)
+	fmt.Fprintf(w, "| workers | points | min wall | median wall | points/s | peak RSS |\n| --- | --- | --- | --- | --- | --- |\n")
+	var first []byte
+	var best []time.Duration
+	identical := true
+	for _, workers := range []int{1, 2} {
+		var walls []time.Duration
+		var rss int64
+		points := 0
+		for k := 0; k < runs; k++ {
+			out := filepath.Join(dir, fmt.Sprintf("sweep-%d-%d", workers, k))
+			wall, r, _, err := runProcess(exec.Command(bin, "sweep", path, "-o", out, "--workers", fmt.Sprint(workers), "--progress", "never"))
+			if err != nil {
+				return fmt.Errorf("capsim sweep --workers %d: %w", workers, err)
+			}
+			csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+			if err != nil {
+				return err
+			}
+			if first == nil {
+				first = csv
+			}
+			identical = identical && string(csv) == string(first)
+			points = strings.Count(string(csv), "\n") - 1
+			walls = append(walls, wall)
+			rss = max(rss, r)
+			os.RemoveAll(out)
+		}
+		s := summarize(make([]childResult, 0), walls)
+		best = append(best, s.min)
+		fmt.Fprintf(w, "| %d | %d | %.3f s | %.3f s | %.1f | %s |\n", workers, points, s.min.Seconds(), s.median.Seconds(), float64(points)/s.min.Seconds(), mib(rss))
+	}
+	same := "byte-identical"
+	if !identical {
+		same = "DIFFERENT"
+	}
+	fmt.Fprintf(w, "\nspeed-up from 2 workers: %.2f× (min wall); results.csv %s across runs and worker counts\n", best[0].Seconds()/best[1].Seconds(), same)
+	return nil
+}
