@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
@@ -321,12 +323,21 @@ func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 
 // bounder computes LP bounds for the caps of one group, re-solving from
 // the previous basis, and holds the DAG for the Conductor baseline.
+// A shared bounder serves every group of a sweep run with the same
+// machine and workload parameters (one per policy; see lpShare).
 type bounder struct {
 	s *bound.Solver // nil without the LP solver
-	m *Machine
-	d *bound.DAG
-	o *bound.Order
-	t *mpi.Trace
+	// shared marks a bounder that several groups use at once: solve and
+	// plan hold mu, and solve answers a sweep cap from done, the LP's
+	// solutions at the sweep's caps in order (the chain each group
+	// would solve alone), so every group sees the same bound as alone.
+	shared bool
+	mu     sync.Mutex
+	done   []*bound.Bound
+	m      *Machine
+	d      *bound.DAG
+	o      *bound.Order
+	t      *mpi.Trace
 	// pd, po are what Conductor plans on (PlanLP), built when first
 	// asked for where they differ from d, o.
 	sc  *Scenario
@@ -337,6 +348,10 @@ type bounder struct {
 
 // plan returns the DAG and order the Conductor baseline plans on.
 func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
+	if b.shared {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+	}
 	if b.sc.Bound.Messages != MessagesEngine {
 		return b.d, b.o, nil
 	}
@@ -373,6 +388,28 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 	if b == nil || b.s == nil {
 		return nil, nil
 	}
+	if !b.shared {
+		return b.solveLP(ctx, capW)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	caps := b.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	if k < 0 {
+		return nil, fmt.Errorf("LP bound at %g W: not a cap of the sweep", capW)
+	}
+	for len(b.done) <= k {
+		res, err := b.solveLP(ctx, caps[len(b.done)])
+		if err != nil {
+			return nil, err
+		}
+		b.done = append(b.done, res)
+	}
+	return b.done[k], nil
+}
+
+// solveLP solves the LP at a job cap (nil below its least feasible cap).
+func (b *bounder) solveLP(ctx context.Context, capW float64) (*bound.Bound, error) {
 	res, err := b.s.SolveContext(ctx, b.m.LPCap(capW))
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
@@ -670,4 +707,66 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
 		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+}
+
+// lpShare hands the groups of one sweep run that share a machine and
+// workload parameters (the groups of its policies) one bounder: the LP is
+// built and solved at each cap once instead of once per policy, and a
+// group's points get the same bounds as when it runs alone. A bounder is
+// closed when the last group using it is done.
+type lpShare struct {
+	mu   sync.Mutex
+	refs map[string]int // groups still to release each bounder
+	bds  map[string]*sharedBounder
+}
+
+type sharedBounder struct {
+	once sync.Once
+	b    *bounder
+	err  error
+}
+
+// lpKey identifies the LP of a group's points.
+func lpKey(p Point) string { return fmt.Sprint(p.Machine, " ", p.Params) }
+
+// newLPShare prepares the bounders of groups (release each one's key once).
+func newLPShare(groups [][]Point) *lpShare {
+	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}}
+	for _, g := range groups {
+		if g[0].Policy != "uncapped" {
+			l.refs[lpKey(g[0])]++
+		}
+	}
+	return l
+}
+
+// get returns the bounder of key, built by build on first use.
+func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, error) {
+	l.mu.Lock()
+	sb := l.bds[key]
+	if sb == nil {
+		sb = &sharedBounder{}
+		l.bds[key] = sb
+	}
+	l.mu.Unlock()
+	sb.once.Do(func() {
+		sb.b, sb.err = build()
+		if sb.b != nil {
+			sb.b.shared = true
+		}
+	})
+	return sb.b, sb.err
+}
+
+// release marks one group of key done, closing its bounder after the last.
+func (l *lpShare) release(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.refs[key]--; l.refs[key] > 0 {
+		return
+	}
+	if sb := l.bds[key]; sb != nil {
+		sb.b.close()
+		delete(l.bds, key)
+	}
 }

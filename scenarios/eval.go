@@ -29,7 +29,21 @@ import (
 type Replayer struct{}
 
 // Evaluate runs one group of points (see Evaluator).
-func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) (err error) {
+func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	return evaluate(ctx, sc, pts, emit, nil)
+}
+
+// sharedReplayer is the Replayer within one Run: the groups of a machine
+// and parameter values share their LP (lpShare).
+type sharedReplayer struct{ lps *lpShare }
+
+// Evaluate runs one group of points (see Evaluator).
+func (r sharedReplayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	return evaluate(ctx, sc, pts, emit, r.lps)
+}
+
+// evaluate is Replayer.Evaluate, with the LP taken from lps when not nil.
+func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error, lps *lpShare) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -49,7 +63,15 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 		return err
 	}
 	var bd *bounder
-	if pts[0].Policy != "uncapped" {
+	switch {
+	case pts[0].Policy == "uncapped":
+	case lps != nil:
+		key := lpKey(pts[0])
+		defer lps.release(key)
+		if bd, err = lps.get(key, func() (*bounder, error) { return sc.newBounder(t, m, net) }); err != nil {
+			return err
+		}
+	default:
 		if bd, err = sc.newBounder(t, m, net); err != nil {
 			return err
 		}

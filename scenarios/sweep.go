@@ -343,6 +343,11 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
 	})
+	if _, ok := ev.(Replayer); ok {
+		// The groups of a machine and parameter values (one per
+		// policy) build and solve their LP once.
+		ev = sharedReplayer{newLPShare(groups)}
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -1,0 +1,109 @@
+package scenarios
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// TestLPShareBuildsOnce checks that the groups of one machine and
+// parameter values get one bounder, built once, closed after the last
+// group releases it, and that other parameter values get their own.
+func TestLPShareBuildsOnce(t *testing.T) {
+	a := Point{Machine: 0, Policy: "static", Params: map[string]any{"iterations": int64(2)}}
+	b := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(2)}}
+	c := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(3)}}
+	u := Point{Machine: 0, Policy: "uncapped", Params: map[string]any{"iterations": int64(2)}}
+	l := newLPShare([][]Point{{u}, {a}, {b}, {c}})
+	builds := 0
+	build := func() (*bounder, error) { builds++; return &bounder{}, nil }
+	ba, _ := l.get(lpKey(a), build)
+	bb, _ := l.get(lpKey(b), build)
+	bc, _ := l.get(lpKey(c), build)
+	if builds != 2 || ba != bb || ba == bc || !ba.shared {
+		t.Fatalf("built %d bounders (want 2), same for one workload %v, same for two %v, shared %v", builds, ba == bb, ba == bc, ba.shared)
+	}
+	l.release(lpKey(a))
+	if len(l.bds) != 2 {
+		t.Fatalf("after the first of two groups: %d bounders held, want 2", len(l.bds))
+	}
+	l.release(lpKey(b))
+	l.release(lpKey(c))
+	if len(l.bds) != 0 {
+		t.Fatalf("after every group: %d bounders held, want 0", len(l.bds))
+	}
+}
+
+// TestSharedLPMatchesOwn runs the default scenario's policy groups at
+// once on one shared LP and checks every point's metrics equal those of
+// the group run alone on its own LP (the chain of caps each group would
+// solve), whatever order the groups reach the caps in.
+func TestSharedLPMatchesOwn(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = sc.Sweep.CapsW[:4]
+	groups := map[int][]Point{}
+	var order []int
+	for _, p := range sc.Points() {
+		if _, ok := groups[p.Group]; !ok {
+			order = append(order, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], p)
+	}
+	run := func(pts []Point, lps *lpShare) map[int]Metrics {
+		out := map[int]Metrics{}
+		err := evaluate(context.Background(), sc, pts, func(p Point, m Metrics) error { out[p.Index] = m; return nil }, lps)
+		if err != nil {
+			t.Error(err)
+		}
+		return out
+	}
+	own := map[int]Metrics{}
+	var all [][]Point
+	for _, g := range order {
+		for k, m := range run(groups[g], nil) {
+			own[k] = m
+		}
+		all = append(all, groups[g])
+	}
+	lps := newLPShare(all)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	shared := map[int]Metrics{}
+	for i, g := range order {
+		pts := groups[g]
+		if i%2 == 1 { // a later chunk of the group first: it re-solves the caps before
+			pts[0].Done, pts[1].Done = true, true
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := run(pts, lps)
+			mu.Lock()
+			defer mu.Unlock()
+			for k, m := range r {
+				shared[k] = m
+			}
+		}()
+	}
+	wg.Wait()
+	if len(lps.bds) != 0 {
+		t.Errorf("%d bounders left open", len(lps.bds))
+	}
+	for k, m := range shared {
+		if !reflect.DeepEqual(m, own[k]) {
+			t.Errorf("point %d: shared LP gives %+v, its own %+v", k, m, own[k])
+		}
+	}
+	if len(shared) == 0 || len(shared) >= len(own) {
+		t.Errorf("%d points evaluated shared, %d alone", len(shared), len(own))
+	}
+}
