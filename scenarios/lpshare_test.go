@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -105,5 +106,39 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 	}
 	if len(shared) == 0 || len(shared) >= len(own) {
 		t.Errorf("%d points evaluated shared, %d alone", len(shared), len(own))
+	}
+}
+
+// TestInterleave checks the feed order of groups: LPs in batches of the
+// worker count, each batch's groups round-robin over its LPs, every
+// group once.
+func TestInterleave(t *testing.T) {
+	g := func(it int64, pol string) []Point {
+		return []Point{{Policy: pol, Params: map[string]any{"iterations": it}}}
+	}
+	var in [][]Point
+	for _, it := range []int64{1, 2, 3} {
+		for _, pol := range []string{"uncapped", "static", "lp"} {
+			in = append(in, g(it, pol))
+		}
+	}
+	name := func(gs [][]Point) []string {
+		var s []string
+		for _, x := range gs {
+			s = append(s, fmt.Sprint(x[0].Params["iterations"], x[0].Policy))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		workers int
+		want    string
+	}{
+		{1, "[1uncapped 1static 1lp 2uncapped 2static 2lp 3uncapped 3static 3lp]"},
+		{2, "[1uncapped 2uncapped 1static 2static 1lp 2lp 3uncapped 3static 3lp]"},
+		{4, "[1uncapped 2uncapped 3uncapped 1static 2static 3static 1lp 2lp 3lp]"},
+	} {
+		if got := fmt.Sprint(name(interleave(in, tc.workers))); got != tc.want {
+			t.Errorf("%d workers: %s, want %s", tc.workers, got, tc.want)
+		}
 	}
 }

@@ -343,14 +343,16 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
 	})
-	if _, ok := ev.(Replayer); ok {
-		// The groups of a machine and parameter values (one per
-		// policy) build and solve their LP once.
-		ev = sharedReplayer{newLPShare(groups)}
-	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if _, ok := ev.(Replayer); ok {
+		// The groups of a machine and parameter values (one per
+		// policy) build and solve their LP once, so workers take
+		// groups of different LPs at a time.
+		ev = sharedReplayer{newLPShare(groups)}
+		groups = interleave(groups, workers)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -460,4 +462,40 @@ func LoadSource(dir string) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return Parse(src.File, []byte(src.Text))
+}
+
+// interleave reorders groups so that consecutive groups belong to
+// different LPs (machine and parameter values): the LPs are taken in
+// batches of workers, and a batch's groups round-robin over its LPs. A
+// shared LP is solved by one group at a time, so workers that took groups
+// of one LP would wait on each other; at most about two batches' LPs are
+// held at once. The order changes no result (each point's metrics depend
+// on its group alone).
+func interleave(groups [][]Point, workers int) [][]Point {
+	var keys []string
+	byKey := map[string][][]Point{}
+	for _, g := range groups {
+		k := lpKey(g[0])
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], g)
+	}
+	out := make([][]Point, 0, len(groups))
+	for lo := 0; lo < len(keys); lo += workers {
+		batch := keys[lo:min(lo+workers, len(keys))]
+		for i := 0; len(out) < len(groups); i++ {
+			added := false
+			for _, k := range batch {
+				if i < len(byKey[k]) {
+					out = append(out, byKey[k][i])
+					added = true
+				}
+			}
+			if !added {
+				break
+			}
+		}
+	}
+	return out
 }
