@@ -87,7 +87,7 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			}
 			if b == nil {
 				met.Infeasible = true
-			} else if met, err = sc.ReplayBound(g, bd.t, bd.d, b, m, net); err != nil {
+			} else if met, err = sc.replayBound(g, bd, b, m, net); err != nil {
 				return err
 			}
 		} else {
