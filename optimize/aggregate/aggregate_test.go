@@ -444,3 +444,50 @@ func TestFromGraph(t *testing.T) {
 		t.Error("message to a missing task accepted")
 	}
 }
+
+// Two ranks, one 1-byte message between two 1 µs computations: the
+// engine's LogGOPS time is calc + o + L + o + calc on each class.
+func TestReplayHandChecked(t *testing.T) {
+	b := graph.NewBuilder(2)
+	c0 := b.Add(0, graph.CalcOp(1000))
+	s := b.Add(0, graph.SendOp(1, 1, 0))
+	b.Dep(0, s, c0, graph.Requires)
+	r := b.Add(1, graph.RecvOp(1, 0, 0))
+	c1 := b.Add(1, graph.CalcOp(1000))
+	b.Dep(1, c1, r, graph.Requires)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var net Classes
+	net[SameDie] = network.LogGOPS{Latency: 100, Overhead: 50}
+	net[InterNode] = network.LogGOPS{Latency: 2000, Overhead: 500}
+	cfg := Config{Topology: Topology{Sockets: 1, DiesPerSocket: 1, CoresPerDie: 2}, Net: net,
+		IPC: map[int]float64{1: 2, 2: 1}, Power: Power{BaseW: 100, SleepW: 10}}
+	res, err := Evaluate(FromGraph(g), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, best, err := Replay(g, cfg, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep[0].MakespanNs != 1000+500+2000+500+1000 {
+		t.Errorf("P1 makespan %d ns, want 5000", rep[0].MakespanNs)
+	}
+	// P2: both ranks on one die, computation twice as long (IPC 2 → 1).
+	if rep[1].MakespanNs != 2000+50+100+50+2000 {
+		t.Errorf("P2 makespan %d ns, want 4200", rep[1].MakespanNs)
+	}
+	if e := rep[1].EnergyJ; math.Abs(e-4200e-9*110) > 1e-15 {
+		t.Errorf("P2 energy %g J, want %g", e, 4200e-9*110)
+	}
+	if rep[1].DeltaNs != -800 || !rep[1].Candidate || best != 1 {
+		t.Errorf("P2 Δ %d candidate %v, best %d; want -800, true, 1", rep[1].DeltaNs, rep[1].Candidate, best)
+	}
+	// The upper-bound estimate of the same pattern: comp averages 2000 ns,
+	// comm 2o + L = 200 ns on each rank.
+	if e := res.Estimates[1]; e.CompNs != 2000 || e.CommNs != 200 {
+		t.Errorf("P2 estimate comp %g comm %g, want 2000, 200", e.CompNs, e.CommNs)
+	}
+}

@@ -36,6 +36,17 @@ func ExampleEvaluate() {
 			e.CompNs/1e6, e.CommNs/1e6, 100*e.DeltaNs/res.Estimates[0].TotalNs(), e.Candidate, e.EnergyJ)
 	}
 	fmt.Printf("Eq. 4.5 and ranking: P%d; least energy: P%d\n", res.Estimates[res.Chosen].Pattern.ID, res.Estimates[res.ByEnergy].Pattern.ID)
+	rep, best, err := aggregate.Replay(g, cfg, res)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, r := range rep {
+		if res.Estimates[i].Err == nil {
+			fmt.Printf("replayed P%d %.3f ms %.3f J; ", i+1, float64(r.MakespanNs)/1e6, r.EnergyJ)
+		}
+	}
+	fmt.Printf("least energy: P%d\n", res.Estimates[best].Pattern.ID)
 	// Output:
 	// P1 16 nodes comp 4.000 ms comm 1.140 ms Δt  +0.00 % candidate true  18.091 J
 	// P2  8 nodes comp 4.000 ms comm 0.899 ms Δt  -4.69 % candidate true  9.797 J
@@ -46,4 +57,5 @@ func ExampleEvaluate() {
 	// P7  4 nodes comp 4.324 ms comm 0.746 ms Δt  -1.35 % candidate true  6.287 J
 	// P8  2 nodes comp 5.000 ms comm 0.549 ms Δt  +7.97 % candidate false 4.772 J
 	// Eq. 4.5 and ranking: P7; least energy: P5
+	// replayed P1 4.775 ms 16.808 J; replayed P2 4.618 ms 9.237 J; replayed P3 4.618 ms 9.237 J; replayed P4 4.721 ms 9.442 J; replayed P5 4.531 ms 5.618 J; replayed P6 4.639 ms 5.752 J; replayed P7 4.753 ms 5.893 J; replayed P8 5.278 ms 4.539 J; least energy: P5
 }
