@@ -318,7 +318,7 @@ func TestEnergyT11(t *testing.T) {
 	for i := range w.ComputeNs {
 		w.ComputeNs[i] = 1e9
 	}
-	res, err := Evaluate(w, Config{Topology: SystemG(), Power: Power{BaseW: 300}})
+	res, err := Evaluate(w, Config{Topology: SystemG(), Threshold: DefaultThreshold, Power: Power{BaseW: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestEvaluateHandChecked(t *testing.T) {
 	net[SameSocket] = network.LogGOPS{Latency: 200, Overhead: 100}  // 400 ns
 	net[CrossSocket] = network.LogGOPS{Latency: 400, Overhead: 100} // 600 ns
 	net[InterNode] = network.LogGOPS{Latency: 2000, Overhead: 500}  // 3000 ns
-	cfg := Config{Topology: SystemG(), Net: net,
+	cfg := Config{Topology: SystemG(), Net: net, Threshold: DefaultThreshold,
 		Interference: Interference{{Class: SameDie, Noise: 0, Factor: 1.5}, {Class: SameDie, Noise: 2, Factor: 2}},
 		IPC:          map[int]float64{1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1.6, 7: 1.6, 8: 1.6},
 		Power:        Power{BaseW: 100, CoreW: 10, SleepW: 5}}
@@ -462,7 +462,7 @@ func TestReplayHandChecked(t *testing.T) {
 	var net Classes
 	net[SameDie] = network.LogGOPS{Latency: 100, Overhead: 50}
 	net[InterNode] = network.LogGOPS{Latency: 2000, Overhead: 500}
-	cfg := Config{Topology: Topology{Sockets: 1, DiesPerSocket: 1, CoresPerDie: 2}, Net: net,
+	cfg := Config{Topology: Topology{Sockets: 1, DiesPerSocket: 1, CoresPerDie: 2}, Net: net, Threshold: DefaultThreshold,
 		IPC: map[int]float64{1: 2, 2: 1}, Power: Power{BaseW: 100, SleepW: 10}}
 	res, err := Evaluate(FromGraph(g), cfg)
 	if err != nil {

@@ -18,8 +18,9 @@ func ExampleEvaluate() {
 	w := aggregate.FromGraph(g)
 	intra := network.LogGOPS{Latency: 300, Overhead: 200, GapPerByte: 1}
 	cfg := aggregate.Config{
-		Topology: aggregate.SystemG(),
-		Net:      aggregate.UniformIntra(network.DefaultLogGOPS(), intra),
+		Topology:  aggregate.SystemG(),
+		Threshold: aggregate.DefaultThreshold,
+		Net:       aggregate.UniformIntra(network.DefaultLogGOPS(), intra),
 		// Four concurrent intra-node flows double a message's time.
 		Interference: aggregate.Interference{{Class: aggregate.CrossSocket, Noise: 2, Factor: 2},
 			{Class: aggregate.SameSocket, Noise: 2, Factor: 2}, {Class: aggregate.SameDie, Noise: 2, Factor: 2}},

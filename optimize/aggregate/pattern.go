@@ -58,9 +58,9 @@ func (p Pattern) TasksPerNode() int { return p.Sockets * p.Dies * p.Cores }
 // DiesUsed is the number of dies a node uses under p.
 func (p Pattern) DiesUsed() int { return p.Sockets * p.Dies }
 
-// String names the pattern as "P5 (4/node: 2 sockets × 2 dies × 1 core)".
+// String names the pattern as "P5 (4/node; sockets×dies×cores 2×2×1)".
 func (p Pattern) String() string {
-	return fmt.Sprintf("P%d (%d/node: %d sockets × %d dies × %d cores)", p.ID, p.TasksPerNode(), p.Sockets, p.Dies, p.Cores)
+	return fmt.Sprintf("P%d (%d/node; sockets×dies×cores %d×%d×%d)", p.ID, p.TasksPerNode(), p.Sockets, p.Dies, p.Cores)
 }
 
 // Slot is a core of a node: socket, die within the socket, core within

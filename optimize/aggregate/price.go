@@ -141,6 +141,10 @@ type Power struct {
 	BaseW, CoreW, SleepW float64
 }
 
+// DefaultThreshold is the thesis's performance-loss threshold, 5 %
+// (note 002 §3.6).
+const DefaultThreshold = 0.05
+
 // Config is the what-if's setting.
 type Config struct {
 	Topology Topology
@@ -155,7 +159,8 @@ type Config struct {
 	// Net prices messages by placement class; Interference scales them.
 	Net          Classes
 	Interference Interference
-	// Threshold is Eq. 4.5's performance-loss threshold (0: 5 %).
+	// Threshold is Eq. 4.5's performance-loss threshold as a fraction of
+	// the reference time (the thesis's is DefaultThreshold).
 	Threshold float64
 	// Power prices energy; zero skips the energy choice.
 	Power Power
@@ -214,9 +219,6 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 		nodes = T
 	}
 	thr := cfg.Threshold
-	if thr == 0 {
-		thr = 0.05
-	}
 	if thr < 0 || math.IsNaN(thr) {
 		return Result{}, fmt.Errorf("aggregate: threshold %g is negative", thr)
 	}

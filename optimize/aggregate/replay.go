@@ -35,9 +35,6 @@ func Replay(g *graph.Graph, cfg Config, res Result) ([]Replayed, int, error) {
 		return nil, -1, fmt.Errorf("aggregate: replay of a %d-rank graph for a what-if of %d tasks", g.NumRanks(), len(res.Estimates[0].Slots))
 	}
 	thr := cfg.Threshold
-	if thr == 0 {
-		thr = 0.05
-	}
 	nodes := cfg.Nodes
 	if nodes <= 0 {
 		nodes = g.NumRanks()
