@@ -1,20 +1,24 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/spf13/cobra"
 
+	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/aggregate"
 )
 
 func newAggregateCmd() *cobra.Command {
 	var (
-		format, coll, topoSpec, ipcSpec, powerSpec, interSpec string
-		interNet, intraNet, sameDie, sameSocket, crossSocket  string
-		nodeMemGB, taskMemGB, threshold                       float64
-		nodes                                                 int
-		exhaustive                                            int64
-		replay                                                bool
+		format, coll, topoSpec, ipcSpec, powerSpec, interSpec, csvPath string
+		interNet, intraNet, sameDie, sameSocket, crossSocket           string
+		nodeMemGB, taskMemGB, threshold                                float64
+		nodes                                                          int
+		exhaustive                                                     int64
+		replay                                                         bool
 	)
 	c := &cobra.Command{
 		Use:   "aggregate TRACE",
@@ -88,6 +92,11 @@ See docs/aggregate.md.`,
 					return err
 				}
 			}
+			if csvPath != "" {
+				if err := atomicfile.Write(csvPath, func(w io.Writer) error { return aggregate.WriteCSV(w, res, rep, bySim) }); err != nil {
+					return fmt.Errorf("aggregate: writing %s: %w", csvPath, err)
+				}
+			}
 			return aggregate.WriteTable(cmd.OutOrStdout(), res, rep, bySim)
 		},
 	}
@@ -108,6 +117,7 @@ See docs/aggregate.md.`,
 	f.StringVar(&powerSpec, "power", "", "node power base=W,core=W,sleep=W for the energy choice")
 	f.Float64Var(&threshold, "threshold", aggregate.DefaultThreshold, "Eq. 4.5 performance-loss threshold, a fraction of the reference time")
 	f.Int64Var(&exhaustive, "exhaustive", 10000, "group exhaustively up to this many partitions, else by Kernighan-Lin")
+	f.StringVar(&csvPath, "csv", "", "also write one row per pattern to this CSV file")
 	f.BoolVar(&replay, "replay", false, "also replay every pattern on the engine and choose by replayed energy")
 	return c
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +15,17 @@ func TestAggregateCommand(t *testing.T) {
 	// 3 GiB tasks on 8 GiB nodes: at most 2 a node, and the ranking takes
 	// the 2-per-node pattern on one die (P4) when intra-node messages are
 	// cheaper than inter-node ones.
-	code, out, stderr := capsim(t, "aggregate", tr, "--task-mem-gb", "3", "--power", "base=200,core=20,sleep=10", "--replay")
+	csvPath := filepath.Join(t.TempDir(), "agg.csv")
+	code, out, stderr := capsim(t, "aggregate", tr, "--task-mem-gb", "3", "--power", "base=200,core=20,sleep=10", "--replay", "--csv", csvPath)
 	if code != 0 {
 		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 9 || !strings.HasPrefix(lines[4], "4,2,1,1,2,1,8,") {
+		t.Errorf("csv has %d lines, P4 row %q:\n%s", len(lines), lines[min(4, len(lines)-1)], data)
 	}
 	for _, want := range []string{"P5 infeasible", "P8 infeasible", "Eq. 4.5 and the ranking (note 002 §3.6): P4 ", "least replayed energy: P"} {
 		if !strings.Contains(out, want) {

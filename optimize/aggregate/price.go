@@ -141,6 +141,13 @@ type Power struct {
 	BaseW, CoreW, SleepW float64
 }
 
+// energyJ is the energy of a run of ns nanoseconds on used of machine
+// nodes, k tasks on each used node: ns·(used·(base + k·core) +
+// (machine − used)·sleep), divided by 1e9 last so whole inputs stay exact.
+func (p Power) energyJ(ns float64, used, machine, k int) float64 {
+	return ns * (float64(used)*(p.BaseW+float64(k)*p.CoreW) + float64(machine-used)*p.SleepW) / 1e9
+}
+
 // DefaultThreshold is the thesis's performance-loss threshold, 5 %
 // (note 002 §3.6).
 const DefaultThreshold = 0.05
@@ -274,8 +281,7 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 		e.DeltaNs = Delta(r0, *e)
 		e.Candidate = e.DeltaNs <= thr*r0.TotalNs()
 		if cfg.Power != (Power{}) {
-			k := float64(e.Pattern.TasksPerNode())
-			e.EnergyJ = e.TotalNs() * 1e-9 * (float64(e.Nodes)*(cfg.Power.BaseW+k*cfg.Power.CoreW) + float64(nodes-e.Nodes)*cfg.Power.SleepW)
+			e.EnergyJ = cfg.Power.energyJ(e.TotalNs(), e.Nodes, nodes, e.Pattern.TasksPerNode())
 		}
 	}
 	res.Chosen = Select(res.Estimates, thr)

@@ -70,8 +70,7 @@ func Replay(g *graph.Graph, cfg Config, res Result) ([]Replayed, int, error) {
 		}
 		out[i].MakespanNs = r.Makespan
 		if cfg.Power != (Power{}) {
-			k := float64(e.Pattern.TasksPerNode())
-			out[i].EnergyJ = float64(r.Makespan) * 1e-9 * (float64(e.Nodes)*(cfg.Power.BaseW+k*cfg.Power.CoreW) + float64(nodes-e.Nodes)*cfg.Power.SleepW)
+			out[i].EnergyJ = cfg.Power.energyJ(float64(r.Makespan), e.Nodes, nodes, e.Pattern.TasksPerNode())
 		}
 	}
 	ref := out[0].MakespanNs

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -168,4 +169,65 @@ func pct(d, ref float64) float64 {
 		return 0
 	}
 	return 100 * d / ref
+}
+
+// WriteCSV writes one row per pattern: pattern, tasks_per_node, sockets,
+// dies, cores, feasible, nodes, comp_ns, comm_ns, delta_ns, candidate,
+// energy_j, then with rep replay_ns, replay_delta_ns, replay_candidate,
+// replay_energy_j, and last chosen (the rule's pick), by_energy and, with
+// rep, by_replay (1 on the picked row). Infeasible patterns leave the
+// numbers empty. Floats are printed with strconv 'g' -1, so equal inputs
+// give identical files.
+func WriteCSV(w io.Writer, res Result, rep []Replayed, bySim int) error {
+	cw := csv.NewWriter(w)
+	head := []string{"pattern", "tasks_per_node", "sockets", "dies", "cores", "feasible", "nodes", "comp_ns", "comm_ns", "delta_ns", "candidate", "energy_j"}
+	if rep != nil {
+		head = append(head, "replay_ns", "replay_delta_ns", "replay_candidate", "replay_energy_j")
+	}
+	head = append(head, "chosen", "by_energy")
+	if rep != nil {
+		head = append(head, "by_replay")
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	flag := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	for i, e := range res.Estimates {
+		p := e.Pattern
+		row := []string{strconv.Itoa(p.ID), strconv.Itoa(p.TasksPerNode()), strconv.Itoa(p.Sockets), strconv.Itoa(p.Dies), strconv.Itoa(p.Cores), flag(e.Err == nil)}
+		if e.Err != nil {
+			row = append(row, "", "", "", "", "", "")
+			if rep != nil {
+				row = append(row, "", "", "", "")
+			}
+		} else {
+			energy := ""
+			if res.ByEnergy >= 0 {
+				energy = f(e.EnergyJ)
+			}
+			row = append(row, strconv.Itoa(e.Nodes), f(e.CompNs), f(e.CommNs), f(e.DeltaNs), flag(e.Candidate), energy)
+			if rep != nil {
+				re := ""
+				if res.ByEnergy >= 0 {
+					re = f(rep[i].EnergyJ)
+				}
+				row = append(row, strconv.FormatInt(rep[i].MakespanNs, 10), strconv.FormatInt(rep[i].DeltaNs, 10), flag(rep[i].Candidate), re)
+			}
+		}
+		row = append(row, flag(i == res.Chosen), flag(i == res.ByEnergy))
+		if rep != nil {
+			row = append(row, flag(i == bySim))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

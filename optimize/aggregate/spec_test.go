@@ -92,3 +92,28 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteCSV(t *testing.T) {
+	w := Workload{ComputeNs: []int64{1000, 1000}, Messages: []Message{{0, 1, 1, 1}}}
+	var net Classes
+	net[InterNode].Latency = 100
+	res, err := Evaluate(w, Config{Topology: Topology{Sockets: 1, DiesPerSocket: 1, CoresPerDie: 4, MemoryBytes: 130}, TaskMemBytes: 60, Net: net,
+		Threshold: DefaultThreshold, Power: Power{BaseW: 1e9, SleepW: 1e8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, res, nil, -1); err != nil {
+		t.Fatal(err)
+	}
+	// P1: 2 nodes × 1 GW × 1.1 µs = 2200 J; P2: (1 GW + 0.1 GW asleep) × 1 µs = 1100 J.
+	want := `pattern,tasks_per_node,sockets,dies,cores,feasible,nodes,comp_ns,comm_ns,delta_ns,candidate,energy_j,chosen,by_energy
+1,1,1,1,1,1,2,1000,100,0,1,2200,0,0
+2,2,1,1,2,1,1,1000,0,-100,1,1100,1,1
+3,3,1,1,3,0,,,,,,,0,0
+4,4,1,1,4,0,,,,,,,0,0
+`
+	if got := b.String(); got != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", got, want)
+	}
+}
