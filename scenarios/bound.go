@@ -346,6 +346,34 @@ type bounder struct {
 	po  *bound.Order
 }
 
+// belowBound says why a point replayed with opts under net on graph g
+// finished before the bound: over the cap, or the first order of the
+// engine LP it changed (Net.Check), replaying it again under observation.
+func (b *bounder) belowBound(g *graph.Graph, met Metrics, opts sim.Options, net network.LogGOPS) string {
+	if met.OverCapNs > 0 {
+		return fmt.Sprintf("over the cap for %d ns", met.OverCapNs)
+	}
+	if b.n == nil {
+		return "the LP's message model is no bound (bound.messages)"
+	}
+	if !sameOps(b.n.Graph(), g) {
+		return "replayed on another graph than the LP's (not checked)"
+	}
+	opts.Observer = nil
+	rec, err := bound.Observe(b.n.Graph(), net, opts)
+	if err != nil {
+		return "not checked: " + err.Error()
+	}
+	c, err := b.n.Check(rec, make([]float64, len(b.n.TaskOp)), 0)
+	switch {
+	case err != nil:
+		return "not checked: " + err.Error()
+	case !c.Kept:
+		return "order changed: " + c.Order
+	}
+	return "kept the LP's orders within the cap: a bound violation, please report it"
+}
+
 // plan returns the DAG and order the Conductor baseline plans on.
 func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
 	if b.sc.Bound.Messages != MessagesEngine {
