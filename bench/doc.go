@@ -4,7 +4,11 @@
 //
 //	go run ./bench/run      (make bench)
 //
-// reruns and prints; the Go benchmarks run with
+// reruns and prints, followed by the scaling series, the LP bound's table
+// (`capsim bound` from 10^3 tasks up, engine and replay message models side
+// by side, each size under a timeout: about 10 minutes on 2 cores) and
+// the sweeps' points per second with 1 and 2 workers (-tables picks
+// tables); the Go benchmarks run with
 //
 //	go test -run '^$' -bench . -benchmem ./bench/
 //
