@@ -217,4 +217,3 @@ func relErr(r Row) string {
 	}
 	return fmt.Sprintf("%.2g", e)
 }
-
