@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/capsim/capsim/scenarios"
 
 	"github.com/capsim/capsim/compute/accel"
 	"github.com/capsim/capsim/optimize/bound"
@@ -205,5 +209,117 @@ func lpAll(root string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rows, nil
+	q, err := lpShape(root)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, q...), nil
+}
+
+// lpShape checks the paper's relations between the LP bound, Static and
+// Conductor (note 003 §2.8, §7.1, §9.6) on the charged-field stencil with
+// 100 ms iterations (examples/conductor/charged_long.toml, an imbalanced
+// stand-in for the paper's benchmarks; docs/conductor.md).
+func lpShape(root string) ([]Row, error) {
+	const (
+		n    = "003_lp"
+		file = "examples/conductor/charged_long.toml"
+	)
+	caps := []float64{290, 320, 350, 380}
+	pts, err := sweepScenario(filepath.Join(root, file), caps, []string{"static", "conductor", "lp"})
+	if err != nil {
+		return nil, err
+	}
+	ms := map[string]map[float64]int64{}
+	bnd := map[float64]int64{}
+	for _, p := range pts {
+		if ms[p.policy] == nil {
+			ms[p.policy] = map[float64]int64{}
+		}
+		if p.m.Infeasible {
+			return nil, fmt.Errorf("%s: %s infeasible at %g W", file, p.policy, p.capW)
+		}
+		ms[p.policy][p.capW] = p.m.MakespanNs
+		bnd[p.capW] = p.m.BoundNs
+	}
+	pct := func(a, b int64) float64 { return 100 * (float64(a)/float64(b) - 1) }
+	cmd := "capsim bound --scenario " + file + " --caps 290:380:30"
+	below, gains := true, ""
+	var lo, hi float64
+	worstCond, meanCond := math.Inf(-1), 0.0
+	var conds string
+	for i, c := range caps {
+		b := bnd[c]
+		if b <= 0 || b > ms["static"][c] || b > ms["conductor"][c] || b > ms["lp"][c] {
+			below = false
+		}
+		g := pct(ms["static"][c], b)
+		if i < len(caps)/2 {
+			lo += g / float64(len(caps)/2)
+		} else {
+			hi += g / float64(len(caps)-len(caps)/2)
+		}
+		if i > 0 {
+			gains += ", "
+			conds += ", "
+		}
+		gains += fmt.Sprintf("%g W: %.1f %%", c, g)
+		d := pct(ms["conductor"][c], ms["static"][c])
+		worstCond = max(worstCond, d)
+		meanCond += d / float64(len(caps))
+		conds += fmt.Sprintf("%g W: %+.2f %%", c, d)
+	}
+	return []Row{
+		qual(n, "§2.8, §7.1", "charged-field stencil, 100 ms iterations: LP bound against every policy",
+			"the LP schedule bounds Static and Conductor from below (LP ≤ Conductor, LP ≤ Static)", below, cmd,
+			"bound ≤ static, conductor and the LP's own rounded schedule at all %d caps", len(caps)),
+		qual(n, "§7.1, §9.6", "same: LP potential over Static by cap",
+			"the largest advantages of the LP over Static are at low per-processor power; Static is sufficient at high caps",
+			lo > hi && pct(ms["static"][caps[len(caps)-1]], bnd[caps[len(caps)-1]]) < 4.8, cmd,
+			"Static above the bound by %s (mean %.1f %% over the lower caps, %.1f %% over the upper)", gains, lo, hi),
+		qual(n, "§7.1", "same: Conductor against Static",
+			"Conductor is at most 2.6 % slower than Static and faster on average", worstCond <= 2.6 && meanCond < 0, cmd,
+			"Conductor against Static %s (mean %+.2f %%)", conds, meanCond),
+	}, nil
+}
+
+// sweepPoint is one evaluated point of a stand-in scenario.
+type sweepPoint struct {
+	policy string
+	capW   float64
+	m      scenarios.Metrics
+}
+
+// sweepScenario evaluates the scenario file's points at the given caps and
+// policies (in the scenario's order).
+func sweepScenario(path string, caps []float64, policies []string) ([]sweepPoint, error) {
+	sc, err := scenarios.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	want := func(p scenarios.Point) bool {
+		return slices.Contains(policies, p.Policy) && (p.Policy == "uncapped" || slices.Contains(caps, p.CapW))
+	}
+	groups := map[int][]scenarios.Point{}
+	var order []int
+	for _, p := range sc.Points() {
+		if !want(p) {
+			continue
+		}
+		if _, ok := groups[p.Group]; !ok {
+			order = append(order, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], p)
+	}
+	var out []sweepPoint
+	for _, g := range order {
+		err := scenarios.Replayer{}.Evaluate(context.Background(), sc, groups[g], func(p scenarios.Point, m scenarios.Metrics) error {
+			out = append(out, sweepPoint{p.Policy, p.CapW, m})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return out, nil
 }
