@@ -5,10 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
 )
+
+// testRows computes the rows once for the tests of this file.
+var testRows = sync.OnceValues(func() ([]Row, error) { return Rows("../..") })
 
 // TestRows runs the generator: every match row must be within its
 // tolerance, every qualitative row's relation must hold, and every note
@@ -17,7 +21,7 @@ func TestRows(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("built without cgo: no LP solver for note 003's rows")
 	}
-	rows, err := Rows("../..")
+	rows, err := testRows()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func TestPageUpToDate(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("built without cgo: no LP solver for note 003's rows")
 	}
-	rows, err := Rows("../..")
+	rows, err := testRows()
 	if err != nil {
 		t.Fatal(err)
 	}
