@@ -227,7 +227,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	s := &Solver{d: d, o: o, opt: opt}
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
 	s.stats.Form = opt.Form.String()
-	if o.Chained != nil && len(d.Devices) == 0 && !opt.noLazy {
+	if o.Chained != nil && !opt.noLazy {
 		cut := opt.CutTasks
 		if cut == 0 {
 			cut = -1
