@@ -6,6 +6,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/cos"
+	"github.com/capsim/capsim/compute/eiger"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/policy/dctdvfs"
@@ -65,12 +66,19 @@ func cosRows() ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("T7: %w", err)
 	}
+	withBase := m
+	withBase.Base = base
+	ratio, err := withBase.Predict(compute.Work{Seconds: 2.5, At: base.At}, compute.Config{CPUFreqGHz: 2.4, MemFreqGHz: 1.6})
+	if err != nil {
+		return nil, fmt.Errorf("ratio method: %w", err)
+	}
 	cmd := func(test string) string { return goTest("compute/cos", test) }
 	return []Row{
 		match(n, "§7.9 T1", "Eq. 9 T' at (2.4, 1.6) GHz", 4.4, p.Seconds, 5e-4, "s", cmd("TestEq9ForwardT1")),
 		match(n, "§7.9 T1", "Eq. 9 correction term", 1.4, p.Correction, 5e-4, "s", cmd("TestEq9ForwardT1")),
 		match(n, "§7.9 T2", "α₁ fitted from the five rows", 2.0, fit.Alpha[0], 5e-4, "", cmd("TestFitRecoversAlphaT2")),
 		match(n, "§7.9 T2", "α₄ fitted from the five rows", -1.0, fit.Alpha[3], 5e-4, "", cmd("TestFitRecoversAlphaT2")),
+		match(n, "§7.9 T1, §7.2", "ratio method: 2.5 s of recorded work at (2.4, 1.6) GHz", 1.1, ratio.Seconds, 5e-4, "s", cmd("TestPredictRatioMethod")),
 		match(n, "§7.9 T8", "ΔT' for a pure memory-clock change", -0.533, hi.Seconds-lo.Seconds, 5e-4, "s", cmd("TestPureMemoryChangeT8")),
 		match(n, "§7.9 T9", "T' at the baseline's own point", 8.267, lo.Seconds, 5e-4, "s", cmd("TestIdentityResidualT9")),
 		match(n, "§7.9 T9", "identity residual", -1.733, res, 5e-4, "s", cmd("TestIdentityResidualT9")),
@@ -168,6 +176,45 @@ func angerRows() ([]Row, error) {
 			match(n, "§2.8", c.spec+" tasks", float64(c.tasks), float64(d.NumTasks()), 0, "", cmd),
 			match(n, "§2.8", c.spec+" edges", float64(c.edges), float64(d.NumEdges()), 0, "", cmd))
 	}
+
+	// CG stencil sizes (§5.5 item 5), the Pareto toy (§2.6) and forward
+	// selection (§5.5 item 2a).
+	for _, c := range []struct{ n, nnz int }{{4, 1000}, {16, 97336}} {
+		rows = append(rows, match(n, "§5.5 item 5", fmt.Sprintf("CG nonzeros, %d³ grid", c.n), float64(c.nnz),
+			float64(taskgraph.StencilNNZ(c.n, c.n, c.n)), 0, "", goTest("traces/taskgraph", "TestStencilNNZ")))
+	}
+	var cs []taskgraph.ProfileConfig
+	for _, p := range [][3]float64{{1, 5, 10}, {2, 8, 5.5}, {3, 11, 4.0}, {4, 13, 4.2}, {5, 12.5, 3.0}, {6, 14, 3.0}, {7, 14, 2.5}, {8, 16, 2.6}} {
+		cs = append(cs, taskgraph.ProfileConfig{Threads: int32(p[0]), Power: p[1], Time: p[2]})
+	}
+	var front []string
+	for _, i := range taskgraph.ParetoIndices(cs) {
+		front = append(front, fmt.Sprint(cs[i].Threads))
+	}
+	rows = append(rows, match(n, "§2.6", "Pareto toy: frontier size (cores "+joinComma(front)+"; thesis 1, 2, 3, 5, 7)", 5,
+		float64(len(front)), 0, "", goTest("optimize/sched", "TestParetoToy")))
+	var X [][]float64
+	var y []float64
+	for _, x1 := range []float64{1, 2, 4, 8, 16} {
+		for _, x2 := range []float64{1, 2, 3, 4} {
+			X = append(X, []float64{x1, x2})
+			y = append(y, 5+3*math.Log2(x1)+0.25*x2*x2)
+		}
+	}
+	m1, err := eiger.Fit([]string{"x1", "x2"}, X, y, eiger.Options{Threshold: 1e-6, MaxTerms: 1})
+	if err != nil {
+		return nil, fmt.Errorf("forward selection: %w", err)
+	}
+	m2, err := eiger.Fit([]string{"x1", "x2"}, X, y, eiger.Options{Threshold: 1e-6})
+	if err != nil {
+		return nil, fmt.Errorf("forward selection: %w", err)
+	}
+	fs := goTest("compute/eiger", "TestForwardSelectionLog2ThenSquare_Erratum2Corrected")
+	rows = append(rows,
+		match(n, "§5.5 item 2a", "forward selection step 1: adjusted R²", 0.8937028363, m1.Clusters[0].Stats.AdjR2, 5e-11, "", fs),
+		match(n, "§5.5 item 2a", "forward selection step 1: β₀", 6.875, m1.Clusters[0].Beta[0], 5e-4, "", fs),
+		match(n, "§5.5 item 2a", "forward selection step 2: β for x₂²", 0.25, m2.Clusters[0].Beta[len(m2.Clusters[0].Beta)-1], 5e-4, "", fs),
+	)
 
 	// Fig. 25 (§3.3, §4 target (b)) on the built-in profiles.
 	prof := taskgraph.DefaultProfiles()
@@ -289,6 +336,10 @@ func dongliRows() ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("T2: %w", err)
 	}
+	sel21, err := dctdvfs.SelectFrequencies(t2, 2.1, dctdvfs.PhaseOnly, 0, 1e-3)
+	if err != nil {
+		return nil, fmt.Errorf("T2: %w", err)
+	}
 	i8 := power.InterpInstructions(8, 1, 1.00e10, 16, 1.15e10)
 	ips := power.IPS{K1: 2.0e-8, K0: 150}
 	ks := func(test string) string { return goTest("optimize/policy/dctdvfs", test) }
@@ -299,6 +350,8 @@ func dongliRows() ([]Row, error) {
 		match(n, "§9.6 T1", "slack dispersed under a 1.2 s wait", 1.1, dctdvfs.CapByWait(dctdvfs.Slack(tc, ti[0], 0.2, 0.1, 0.2), 1.2, 0.1), 5e-4, "s", ks("TestT1CriticalTimeAndSlack")),
 		match(n, "§9.6 T2", "phase energy at W = 0.5 s", 1165, sel05.PhaseJ, 0.5, "J", ks("TestT2FrequencyDP")),
 		match(n, "§9.6 T2", "phase energy at W = 1.0 s", 1161, sel10.PhaseJ, 0.5, "J", ks("TestT2FrequencyDP")),
+		match(n, "§9.6 T2", "phase energy at W = 2.1 s (more slack, same levels)", 1161, sel21.PhaseJ, 0.5, "J", ks("TestT2FrequencyDP")),
+		match(n, "§9.6 T8", "slack dispersed: model 2.0 s, actual wait 1.5 s", 1.4, dctdvfs.CapByWait(dctdvfs.Slack(4.0, 2.0, 0, 0, 0), 1.5, 0.1), 5e-4, "s", ks("TestT8WaitCap")),
 		match(n, "§9.6 T3", "I(8) interpolated", 1.07e10, i8, 5e6, "instr", goTest("compute/power", "TestIPSPowerT3")),
 		match(n, "§9.6 T3", "IPS power (Eq. 3.19)", 257, ips.Watts(i8, 2.0), 0.5, "W", goTest("compute/power", "TestIPSPowerT3")),
 	}

@@ -102,6 +102,21 @@ func lpRows() ([]Row, error) {
 		{"§9.4 E", "LP T* at 80 W (1860/143)", 1860.0 / 143, func() (float64, error) { return lp(e, nil, 80) }, "TestExampleEStaticCanWin"},
 		{"§9.4 E", "Static at 80 W (38/3): Static beats the fixed-order LP", 38.0 / 3, func() (float64, error) { return bound.Static(e, 80) }, "TestExampleEStaticCanWin"},
 	}
+	oc, err := bound.InitialOrder(c)
+	if err != nil {
+		return nil, fmt.Errorf("example C: %w", err)
+	}
+	free, err := bound.NewOrderFree(c, oc, bound.OrderFreeOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("example C, order-free: %w", err)
+	}
+	vals = append(vals, val{"§3, §9.4 C", "order-free optimum at 80 W (the solver picks y = z)", 14, func() (float64, error) {
+		r, err := free.Solve(80)
+		if err != nil {
+			return 0, err
+		}
+		return r.Makespan, nil
+	}, "TestOrderFreeExampleC"})
 	var rows []Row
 	for _, v := range vals {
 		got, err := v.f()
@@ -128,6 +143,18 @@ func accelRows(root string) ([]Row, error) {
 	ex := accel.Transfer{Latency: 10e-6, GBps: 4}
 	fr := accel.Transfer{Latency: 10e-6, GBps: 4, Mode: accel.FractionOfFull}
 	const tapp, x = 5847.0, 1101.5
+	ts, _ := accel.Constant(20).Time(1e9, 1e9)
+	tm, _ := stream.Time(1e9, 1e9)
+	mixed := ts + tm
+	blindDev := &accel.Device{Idioms: map[string]accel.Curve{"stream": {Points: []accel.Point{{Bytes: 2097152, GBps: 1}, {Bytes: 2097153, GBps: 100}}}}, Transfer: accel.Transfer{GBps: 1}}
+	blind := blindDev.Decide(region(1048576), 0, accel.Always)
+	first := 0.0
+	for d := 1024.0; d <= 1<<30; d *= 2 {
+		if dev.Decide(region(d), 0, accel.WhenFaster).Offloaded {
+			first = d
+			break
+		}
+	}
 	ac := func(test string) string { return goTest("compute/accel", test) }
 	rows := []Row{
 		match(n, "§3.8 T1", "Eq. 2 bandwidth at 1 MiB", 29.197, stream.BW(1048576), 5e-4, "GB/s", ac("TestEq2CurveT1")),
@@ -139,6 +166,9 @@ func accelRows(root string) ([]Row, error) {
 		match(n, "§3.8 T5", "exposed transfer, 100 MB, r = 0.1", 2510, ex.Exposed(1e8, 0.1)*1e6, 5e-4, "µs", ac("TestTransferModesT5")),
 		match(n, "§3.8 T5", "fraction-of-full transfer, 100 MB, r = 0.1", 2501, fr.Exposed(1e8, 0.1)*1e6, 5e-4, "µs", ac("TestTransferModesT5")),
 		match(n, "§3.8 T6", "per-block optimum of B1–B3", 11, accel.Optimal([]float64{10, 5, 8}, []float64{2, 20, 4}), 0, "s", ac("TestOptimalAndRollupT6T8")),
+		match(n, "§3.8 T7", "mixed scatter + stream block, 2 GB", 68.868, mixed*1e3, 5e-4, "ms", ac("TestMixedBlockT7")),
+		match(n, "§3.8 T10", "blind port of a 1 MiB stream", 1048.576, blind.Time*1e6, 5e-4, "µs", ac("TestBlindLosesT10")),
+		match(n, "§3.8 T12", "first 2^k footprint where Eq. 2 beats a 10 GB/s CPU", 262144, first, 0, "B", ac("TestCrossoverT12")),
 		match(n, "§3.8 T8", "Milc roll-up improvement", 3.39, 100*accel.Improvement(1350*256, 12827, 1099), 5e-3, "%", ac("TestOptimalAndRollupT6T8")),
 		match(n, "§3.8 T8", "HYCOM roll-up improvement", 20.01, 100*accel.Improvement(663*256, 36556, 2596), 5e-3, "%", ac("TestOptimalAndRollupT6T8")),
 		match(n, "§2.3, §3.9", "graph500 make_bfs ported run", 4757, tapp*(1-accel.Improvement(tapp, x, x/96)), 0.5, "s", ac("TestGraph500Rollup")),
