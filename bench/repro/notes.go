@@ -138,6 +138,34 @@ func angerRows() ([]Row, error) {
 		)
 	}
 
+	// §3.1 and §4 target (e) on the steering grid (capsim's stencils stand
+	// in for the thesis's synthetic benchmark).
+	gs := steering.DefaultGrid()
+	gs.Intensities = []float64{0, 0.5, 1}
+	gs.Balances = []float64{0, 0.5, 1}
+	gs.Iterations = 6
+	gs.Options.NoBound = true
+	grid, err := steering.Grid(gs)
+	if err != nil {
+		return nil, fmt.Errorf("steering grid: %w", err)
+	}
+	gain := map[string]map[[2]float64]float64{}
+	for _, r := range grid {
+		if gain[r.Pattern] == nil {
+			gain[r.Pattern] = map[[2]float64]float64{}
+		}
+		gain[r.Pattern][[2]float64{r.Intensity, r.Balance}] = r.RuntimePct
+	}
+	for _, pat := range gs.Patterns {
+		g := gain[pat]
+		grows := g[[2]float64{1, 0}] >= g[[2]float64{0.5, 0}] && g[[2]float64{0.5, 0}] >= g[[2]float64{0, 0}] &&
+			g[[2]float64{1, 0}] >= g[[2]float64{1, 0.5}] && g[[2]float64{1, 0.5}] >= g[[2]float64{1, 1}] && g[[2]float64{1, 0}] > 0
+		rows = append(rows, qual(n, "§3.1, §4 (e)", pat+" stencil 4×4: Power Steering runtime gain",
+			"DPS gains grow with compute-boundness and with imbalance", grows, "capsim steering-grid --iterations 6 --no-bound",
+			"intensity 0 / 0.5 / 1 at full imbalance: %.1f / %.1f / %.1f %%; balance 0 / 0.5 / 1 at intensity 1: %.1f / %.1f / %.1f %%",
+			g[[2]float64{0, 0}], g[[2]float64{0.5, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0.5}], g[[2]float64{1, 1}]))
+	}
+
 	// Scheduler toy: PAS and SAS on the whole toy graph at 12 W.
 	toy, err := anger3x3Toy()
 	if err != nil {
