@@ -229,8 +229,8 @@ func relErr(r Row) string {
 	if e == 0 {
 		return "0"
 	}
-	if e < 1e-12 {
-		return "< 1e-12"
+	if e < 1e-6 { // below this, rounding noise that varies by platform
+		return "< 1e-6"
 	}
 	return fmt.Sprintf("%.2g", e)
 }

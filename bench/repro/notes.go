@@ -116,16 +116,7 @@ func angerRows() ([]Row, error) {
 		{[]float64{1.0, 0.6, 0.6, 0.3}, 19.05, 7.62, 52.5, 48.5},
 		{[]float64{1.0, 0.8, 0.5, 0.2}, 19.05, 4.39, 52.5, 50.1941},
 	} {
-		tr := mpi.NewTrace(len(c.work))
-		for r, w := range c.work {
-			tr.AppendCompute(r, "work", int64(math.Round(w*1e9)))
-			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
-		}
-		g, err := lower.Lower(tr, lower.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("DPS row %d: %w", i+1, err)
-		}
-		res, err := steering.Run(tr, g, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), steering.Options{Machine: steering.NoteMachine(), BudgetW: 56, NoBound: true})
+		res, err := dps(c.work)
 		if err != nil {
 			return nil, fmt.Errorf("DPS row %d: %w", i+1, err)
 		}
@@ -133,6 +124,7 @@ func angerRows() ([]Row, error) {
 		cmd := goTest("optimize/policy/steering", "TestNoteTable")
 		rows = append(rows,
 			match(n, sec, "runtime improvement", c.impPct, res.RuntimePct, 5e-3, "%", cmd),
+			match(n, sec, "iteration time, steered", 1.0, float64(res.Steered.MakespanNs)/1e9, 5e-5, "s", cmd),
 			match(n, sec, "energy improvement (sleep 5 W)", c.ePct, res.EnergyPct, 5e-3, "%", goTest("optimize/policy/steering", "TestNoteEnergyImprovement")),
 			match(n, sec, "steered energy", c.eStr, res.Steered.EnergyJ, 5e-4, "J", cmd),
 		)
@@ -166,8 +158,19 @@ func angerRows() ([]Row, error) {
 			g[[2]float64{0, 0}], g[[2]float64{0.5, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0.5}], g[[2]float64{1, 1}]))
 	}
 
+	// DPS rows 3 and 4: near-balanced and balanced loads stay at 1.7 GHz
+	// (the "≤" rule of step 5; row 4 is the balanced-load regression).
+	for i, work := range [][]float64{{1.0, 0.9, 0.9, 0.9}, {1.0, 1.0, 1.0, 1.0}} {
+		res, err := dps(work)
+		if err != nil {
+			return nil, fmt.Errorf("DPS row %d: %w", i+3, err)
+		}
+		rows = append(rows, match(n, fmt.Sprintf("§3.1 DPS table row %d", i+3), "iteration time, steered (all at 1.7 GHz)", 1.2353,
+			float64(res.Steered.MakespanNs)/1e9, 5e-5, "s", goTest("optimize/policy/steering", "TestNoteTable")))
+	}
+
 	// Scheduler toy: PAS and SAS on the whole toy graph at 12 W.
-	toy, err := anger3x3Toy()
+	toy, err := schedToy()
 	if err != nil {
 		return nil, err
 	}
@@ -305,8 +308,24 @@ func angerRows() ([]Row, error) {
 	return rows, nil
 }
 
-// anger3x3Toy is the scheduler toy of note 001 §3.3: A → C, B independent.
-func anger3x3Toy() (*sim.TaskWorkload, error) {
+// dps steers one iteration of note 001's DPS unit test (§3.1): core i
+// computes work[i] seconds at 2.1 GHz, then all meet in a barrier, on a
+// network that costs nothing, under the 56 W budget (all at 1.7 GHz).
+func dps(work []float64) (*steering.Result, error) {
+	tr := mpi.NewTrace(len(work))
+	for r, w := range work {
+		tr.AppendCompute(r, "work", int64(math.Round(w*1e9)))
+		tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+	}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return steering.Run(tr, g, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), steering.Options{Machine: steering.NoteMachine(), BudgetW: 56, NoBound: true})
+}
+
+// schedToy is the scheduler toy of note 001 §3.3: A → C, B independent.
+func schedToy() (*sim.TaskWorkload, error) {
 	b := taskgraph.NewBuilder("toy")
 	none := taskgraph.Coord{I: -1, J: -1, K: -1}
 	a := b.Add("A", none)
@@ -414,6 +433,42 @@ func dongliRows() ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("§9.5 non-scalable: %w", err)
 	}
+	// T9: the DCT switch penalty (§9.6), 3 iterations of two phases.
+	const iters = 3
+	tr := mpi.NewTrace(2)
+	for it := 0; it < iters; it++ {
+		for r := 0; r < 2; r++ {
+			tr.AppendCompute(r, "p1", 1e9)
+			tr.AppendCompute(r, "p2", 1e9)
+			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+		}
+	}
+	g9, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("T9: %w", err)
+	}
+	prof9 := dctdvfs.Profile{Rules: []dctdvfs.Rule{
+		{Pattern: "p1", Scaling: dctdvfs.Scaling{Overhead: 0.06875 / 6.5, Beta: 1}},
+		{Pattern: "p2", Scaling: dctdvfs.Scaling{Serial: 0.36, Beta: 1}},
+	}}
+	node9 := node
+	node9.Threads = []int{8, 16}
+	for _, c := range []struct {
+		what  string
+		gran  dctdvfs.Granularity
+		total float64
+	}{
+		{"per-phase threads, 3 iterations (3·2.2 − 0.15)", dctdvfs.PerPhase, iters*2.2 - 0.15},
+		{"one configuration per group, 3 iterations (3·2.0)", dctdvfs.OnePhase, iters * 2.0},
+	} {
+		res, err := dctdvfs.Run(tr, g9, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), dctdvfs.Options{Node: node9, Profile: prof9,
+			Granularity: c.gran, SwitchPenaltyNs: 150_000_000, NoBound: true})
+		if err != nil {
+			return nil, fmt.Errorf("T9: %w", err)
+		}
+		rows = append(rows, match(n, "§9.6 T9", "switch penalty 0.15 s: "+c.what, c.total, float64(res.DCT.MakespanNs)/1e9, 5e-4, "s", ks("TestT9SwitchPenalty")))
+	}
+
 	co, err := run(gen.ImbalanceNone, 1, scalable, 0.00736)
 	if err != nil {
 		return nil, fmt.Errorf("§2.11 V5: %w", err)
