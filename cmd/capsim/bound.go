@@ -100,15 +100,17 @@ with --caps, each such cap is reported on the standard error with that
 minimum and marked in the output (JSON "infeasible": true), the other caps
 are solved, and the exit status is 1 only when every cap is infeasible.
 The scenario's [bound] messages picks the LP's network view (docs/bound.md):
-"engine" writes the engine's LogGOPS semantics (CPU overheads, NIC gaps on
+"engine", the default, writes the engine's LogGOPS semantics (CPU overheads, NIC gaps on
 both sides, latency, eager/rendezvous, each collective's algorithm as its
 messages) as rows under the order of operations on every CPU and NIC of a
 replay at every task's fastest configuration: a bound over every schedule
-that keeps those orders, whose lp_uncapped_ns equals the fastest replay;
-"loggops" prices a message at its uncontended cost and a collective as a
-synchronization point (a looser bound); "replay", the default for now,
-takes message times from one replay at the fastest configuration,
-contention included, which other schedules can beat (no bound).
+that keeps those orders, whose lp_uncapped_ns equals the fastest replay
+(above 512 tasks relaxed into blocks at events where no task runs: still a
+bound, slightly looser; see --cuts); "loggops" prices a message at its
+uncontended cost and a collective as a synchronization point (a looser
+bound); "replay" takes message times from one replay at the fastest
+configuration, contention included, which other schedules can beat (no
+bound). Conductor plans on the "replay" model's DAG whatever the setting.
 lp_uncapped_ns (the LP's DAG with no cap) shows how far the LP's network
 view is from the replay's. A core draws its last task's power while it
 waits (note 003 §2.6) and its idle power before its first task.
