@@ -186,7 +186,7 @@ the number.
 			if r.StandIn {
 				what += " (stand-in)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | ±%s | %s | `%s` |\n", r.Section, what, num(r.Paper, r.Unit),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | ±%s | %s | `%s` |\n", cell(r.Section), cell(what), num(r.Paper, r.Unit),
 				num(r.Capsim, r.Unit), relErr(r), num(r.Tol, ""), status(r), r.Command)
 		}
 		if n.without != "" {
@@ -197,13 +197,16 @@ the number.
 			b.WriteString("| section | workload | the paper claims | capsim measures | status | command |\n")
 			b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
 			for _, r := range q {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | `%s` |\n", r.Section, r.What, r.Claim, r.Measured, status(r), r.Command)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | `%s` |\n", cell(r.Section), cell(r.What), cell(r.Claim), cell(r.Measured), status(r), r.Command)
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// cell escapes the pipes of a table cell's text.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func status(r Row) string {
 	if r.OK() {
@@ -225,9 +228,6 @@ func relErr(r Row) string {
 	e := r.RelErr()
 	if r.Paper == 0 {
 		return fmt.Sprintf("%.2g (abs.)", e)
-	}
-	if e == 0 {
-		return "0"
 	}
 	if e < 1e-6 { // below this, rounding noise that varies by platform
 		return "< 1e-6"

@@ -301,7 +301,7 @@ func angerRows() ([]Row, error) {
 		idle := prof.Machine.IdleW
 		dt := 100 * ((sasW+idle)/(pasW+idle) - 1)
 		rows = append(rows, qual(n, "§3.3, §4 (d)", spec+": SAS against PAS average power",
-			"slack does not lower power in the asynchronous model: SAS's average power ≈ PAS's, within about ±1 % (Cholesky −0.43 %, LU +1.2 %, measured card power); checked as |Δ| ≤ 1.5 % of node power",
+			"slack does not lower power in the asynchronous model: SAS's average power ≈ PAS's, within about ±1 % (Cholesky −0.43 %, LU +1.2 %, measured card power); checked as a difference within ±1.5 % of node power",
 			math.Abs(dt) <= 1.5, "capsim schedule "+spec+" --cap 35,65,95,125 --policy pas,sas",
 			"SAS %+.2f %% against PAS in node power (idle %g W included), %+.2f %% in the power above idle (mean over the 4 caps)", dt, idle, dw))
 	}

@@ -96,3 +96,14 @@ func TestRowJudgement(t *testing.T) {
 		}
 	}
 }
+
+// A pipe in a row's text does not break the table.
+func TestRenderEscapesPipes(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, []Row{qual("000_cos", "s", "a|b", "c", true, "cmd", "m")}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`| a\|b |`)) {
+		t.Errorf("pipe not escaped:\n%s", b.Bytes())
+	}
+}
