@@ -37,6 +37,15 @@ func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bo
 // "engine" the reference replay's (bound.FromGraph), else
 // the scenario's initial order (bound.InitialOrderWith).
 func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
+	d, o, _, err := sc.boundLP(t, m, net, sc.Bound.Messages == MessagesEngine)
+	return d, o, err
+}
+
+// BoundLPNet is BoundLP that also returns, with bound.messages =
+// "engine", the Net the DAG comes from (nil otherwise): its Starts are the
+// release times of a replay that follows the LP's schedule
+// (ReplayRoundedPlan).
+func (sc *Scenario) BoundLPNet(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, *bound.Net, error) {
 	return sc.boundLP(t, m, net, sc.Bound.Messages == MessagesEngine)
 }
 
@@ -48,12 +57,13 @@ func (sc *Scenario) BoundLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bou
 // LP (BoundLP with "engine") has no such steps: it is a bound, not a
 // runtime's view of the run.
 func (sc *Scenario) PlanLP(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
-	return sc.boundLP(t, m, net, false)
+	d, o, _, err := sc.boundLP(t, m, net, false)
+	return d, o, err
 }
 
-func (sc *Scenario) boundLP(t *mpi.Trace, m *Machine, net network.LogGOPS, engine bool) (*bound.DAG, *bound.Order, error) {
+func (sc *Scenario) boundLP(t *mpi.Trace, m *Machine, net network.LogGOPS, engine bool) (*bound.DAG, *bound.Order, *bound.Net, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var regions []string
 	if len(t.Regions) > 1 {
@@ -61,34 +71,34 @@ func (sc *Scenario) boundLP(t *mpi.Trace, m *Machine, net network.LogGOPS, engin
 	}
 	sp, err := sc.speedsOf(m, regions)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	configs := func(r int, e *mpi.Event) []frontier.Config {
 		return sp.configs(e.Region, float64(e.Duration)/1e9)
 	}
-	d, o, err := sc.lpWithComm(t, m, net, configs, false, engine)
+	d, o, n, err := sc.lpWithComm(t, m, net, configs, false, engine)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sp.markDevices(d, t, m)
-	return d, o, d.Validate()
+	return d, o, n, d.Validate()
 }
 
 // lpWithComm is dagWithComm with the LP's event order.
-func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded, engine bool) (*bound.DAG, *bound.Order, error) {
+func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc, recorded, engine bool) (*bound.DAG, *bound.Order, *bound.Net, error) {
 	if engine {
 		n, err := sc.BoundNet(t, m, net, configs)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return n.DAG, n.Order, nil
+		return n.DAG, n.Order, n, nil
 	}
 	d, err := sc.dagWithComm(t, m, net, configs, recorded)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	o, err := bound.InitialOrderWith(d, sc.Bound.OrderOptions())
-	return d, o, err
+	return d, o, nil, err
 }
 
 // BoundNet builds the LP of trace t over the engine's semantics
@@ -254,7 +264,7 @@ func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 		}
 		return cs
 	}
-	d, o, err := sc.lpWithComm(t, m, net, configs, true, engine)
+	d, o, _, err := sc.lpWithComm(t, m, net, configs, true, engine)
 	if missing != nil {
 		return nil, nil, missing
 	}
@@ -327,12 +337,41 @@ type bounder struct {
 	d *bound.DAG
 	o *bound.Order
 	t *mpi.Trace
+	n *bound.Net // the engine LP's Net (nil for the other message models)
 	// pd, po are what Conductor plans on (PlanLP), built when first
 	// asked for where they differ from d, o.
 	sc  *Scenario
 	net network.LogGOPS
 	pd  *bound.DAG
 	po  *bound.Order
+}
+
+// belowBound says why a point replayed with opts under net on graph g
+// finished before the bound: over the cap, or the first order of the
+// engine LP it changed (Net.Check), replaying it again under observation.
+func (b *bounder) belowBound(g *graph.Graph, met Metrics, opts sim.Options, net network.LogGOPS) string {
+	if met.OverCapNs > 0 {
+		return fmt.Sprintf("over the cap for %d ns", met.OverCapNs)
+	}
+	if b.n == nil {
+		return "the LP's message model is no bound (bound.messages)"
+	}
+	if !sameOps(b.n.Graph(), g) {
+		return "replayed on another graph than the LP's (not checked)"
+	}
+	opts.Observer = nil
+	rec, err := bound.Observe(b.n.Graph(), net, opts)
+	if err != nil {
+		return "not checked: " + err.Error()
+	}
+	c, err := b.n.Check(rec, make([]float64, len(b.n.TaskOp)), 0)
+	switch {
+	case err != nil:
+		return "not checked: " + err.Error()
+	case !c.Kept:
+		return "order changed: " + c.Order
+	}
+	return "kept the LP's orders within the cap: a bound violation, please report it"
 }
 
 // plan returns the DAG and order the Conductor baseline plans on.
@@ -354,11 +393,11 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	if t == nil {
 		return nil, nil
 	}
-	d, o, err := sc.BoundLP(t, m, net)
+	d, o, n, err := sc.BoundLPNet(t, m, net)
 	if err != nil {
 		return nil, err
 	}
-	b := &bounder{m: m, d: d, o: o, t: t, sc: sc, net: net}
+	b := &bounder{m: m, d: d, o: o, t: t, n: n, sc: sc, net: net}
 	if clp.Available() {
 		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()}); err != nil {
 			return nil, err
@@ -422,6 +461,12 @@ func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *b
 	return sc.ReplayRounded(g, t, d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net)
 }
 
+// replayBound is ReplayBound following the engine LP's schedule (see
+// ReplayRoundedPlan) where the bounder has its Net.
+func (sc *Scenario) replayBound(g *graph.Graph, bd *bounder, b *bound.Bound, m *Machine, net network.LogGOPS) (Metrics, error) {
+	return sc.ReplayRoundedPlan(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net, bd.n)
+}
+
 // ReplayRounded rounds the LP's schedule b with a policy (bound.Round) and
 // replays it on the engine: each compute task takes its rounded duration.
 // Power is accounted at every instant: a split task draws its faster
@@ -431,13 +476,23 @@ func (sc *Scenario) ReplayBound(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *b
 // replay is as soon as possible, so events may reorder and the job may
 // exceed the cap; OverCapNs reports for how long.
 func (sc *Scenario) ReplayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, error) {
-	met, _, err := sc.replayRounded(g, t, d, b, ro, m, net)
+	met, _, err := sc.replayRounded(g, t, d, b, ro, m, net, nil)
+	return met, err
+}
+
+// ReplayRoundedPlan is ReplayRounded for the engine LP's schedule b of
+// Net plan (BoundLPNet): the staggered rounding then starts every calc and
+// send, and processes every message, no earlier than b does (Net.Starts),
+// so that the replay keeps the LP's orders where as soon as possible it
+// would reorder them (and end later: the engine is not monotone).
+func (sc *Scenario) ReplayRoundedPlan(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS, plan *bound.Net) (Metrics, error) {
+	met, _, err := sc.replayRounded(g, t, d, b, ro, m, net, plan)
 	return met, err
 }
 
 // replayRounded is ReplayRounded that also returns what the replay
 // recorded.
-func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS, plan *bound.Net) (Metrics, *taskRun, error) {
 	ch, err := bound.Round(d, b, ro)
 	if err != nil {
 		return Metrics{}, nil, err
@@ -451,6 +506,16 @@ func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 	var met Metrics
 	var run *taskRun
 	if ro.Policy == bound.RoundStaggered {
+		// A runtime following the LP's schedule starts each task when
+		// the schedule does: as soon as possible, the replay reorders
+		// events the LP keeps in order and ends later than it.
+		r.release = make([]float64, len(ch))
+		for i := range ch {
+			r.release[i] = b.Vertex[d.Tasks[i].Src]
+		}
+		if plan != nil && sameOps(plan.Graph(), g) {
+			r.opRel, r.msgRel = plan.Starts(b)
+		}
 		met, run, err = sc.stagger(g, t, &r, jobCapW, m, net)
 	} else {
 		met, run, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
@@ -469,6 +534,8 @@ type rounded struct {
 	d             *bound.DAG
 	ch            []bound.Choice
 	times, powers []float64
+	release       []float64 // per task, its start in the LP's schedule (staggered)
+	opRel, msgRel []int64   // per operation: Net.Starts (staggered, engine LP)
 	parts         [][]taskPart
 	phases        [][]power.Phase
 }
@@ -556,6 +623,28 @@ type taskRun struct {
 // mid-task: phases[i] (nil: none) gives its power phase by phase from its
 // start, for the instantaneous power accounting.
 func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+	return sc.replayPlanned(g, t, d, times, powers, parts, phases, nil, nil, nil, jobCapW, m, net)
+}
+
+// sameOps reports whether a and b have the same operations (kinds, ranks
+// and sizes), so that one's per-operation arrays index the other's.
+func sameOps(a, b *graph.Graph) bool {
+	if a == nil || b == nil || a.NumOps() != b.NumOps() || a.NumRanks() != b.NumRanks() {
+		return false
+	}
+	for op := range a.NumOps() {
+		if a.Kind[op] != b.Kind[op] || a.Peer[op] != b.Peer[op] || (a.Kind[op] != graph.Calc && a.Size[op] != b.Size[op]) {
+			return false
+		}
+	}
+	return true
+}
+
+// replayPlanned is replayPhased with every task i starting no earlier than
+// release[i] seconds (nil: as soon as possible), or, when opRel is set,
+// every operation no earlier than opRel and every message processed no
+// earlier than msgRel (sim.Options.Release, ReleaseMsg).
+func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64, opRel, msgRel []int64, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return Metrics{}, nil, err
 	}
@@ -601,6 +690,10 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		}
 	}
 	taskOp := make([]int32, len(d.Tasks))
+	var rel []int64
+	if release != nil {
+		rel = make([]int64, g.NumOps())
+	}
 	var opPhases [][]power.Phase
 	if phases != nil {
 		opPhases = make([][]power.Phase, g.NumOps())
@@ -613,6 +706,12 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 		taskOp[i] = op
 		if phases != nil {
 			opPhases[op] = phases[i]
+		}
+		if rel != nil {
+			var err error
+			if rel[op], err = graph.SecondsToNs(release[i]); err != nil {
+				return Metrics{}, nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
+			}
 		}
 		var err error
 		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
@@ -644,7 +743,10 @@ func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, tim
 	if sp != nil {
 		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
 	}
-	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Classes: cls, Device: dev}
+	if opRel != nil {
+		rel = opRel
+	}
+	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Classes: cls, Device: dev, Release: rel, ReleaseMsg: msgRel}
 	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
 		return Metrics{}, nil, err
 	}

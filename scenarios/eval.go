@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -66,6 +67,8 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			continue
 		}
 		var met Metrics
+		var ropts sim.Options // how the point was replayed, for belowBound
+		var rnet network.LogGOPS
 		if p.Policy == "conductor" {
 			if bd == nil {
 				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
@@ -74,9 +77,11 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			if err != nil {
 				return err
 			}
-			if met, _, err = sc.ReplayConductor(g, bd.t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
+			var run *taskRun
+			if met, _, run, err = sc.replayConductor(g, bd.t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
 				return err
 			}
+			ropts, rnet = run.opts, run.net
 			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
@@ -87,16 +92,27 @@ func (Replayer) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit fu
 			}
 			if b == nil {
 				met.Infeasible = true
-			} else if met, err = sc.ReplayBound(g, bd.t, bd.d, b, m, net); err != nil {
-				return err
+			} else {
+				var run *taskRun
+				if met, run, err = sc.replayRounded(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net, bd.n); err != nil {
+					return err
+				}
+				ropts, rnet = run.opts, run.net
 			}
 		} else {
-			if met, _, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
+			var rec *recording
+			if met, rec, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
 				return err
 			}
-			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
-				return err
+			ropts, rnet = rec.opts, rec.net
+			if bd != nil {
+				if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
+					return err
+				}
 			}
+		}
+		if bd != nil && met.BoundNs > 0 && met.MakespanNs < met.BoundNs {
+			met.BelowBound = bd.belowBound(g, met, ropts, rnet)
 		}
 		if err := emit(p, met); err != nil {
 			return err

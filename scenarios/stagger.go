@@ -56,7 +56,7 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 				floor[i] = []power.Phase{{Ns: math.MaxInt64 / 4, Watts: r.phases[i][1].Watts}}
 			}
 		}
-		_, run, err := sc.replayPhased(g, t, r.d, r.times, r.powers, r.parts, floor, jobCapW, m, net)
+		_, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, floor, r.release, r.opRel, r.msgRel, jobCapW, m, net)
 		if err != nil {
 			return Metrics{}, nil, err
 		}
@@ -107,7 +107,7 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 		if missed {
 			continue
 		}
-		met, run, err := sc.replayPhased(g, t, r.d, r.times, r.powers, r.parts, placed, jobCapW, m, net)
+		met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, placed, r.release, r.opRel, r.msgRel, jobCapW, m, net)
 		if err != nil {
 			return Metrics{}, nil, fmt.Errorf("staggered rounding: %w", err)
 		}

@@ -51,6 +51,10 @@ type Metrics struct {
 	// Infeasible marks a point whose policy has no schedule at its cap
 	// (the LP below its least feasible cap); its metrics are null.
 	Infeasible bool
+	// BelowBound, for a point that finished before the LP bound, says
+	// why it could: it went over the cap, or it changed an order the LP
+	// fixes (the first one, from bound.Net.Check). Empty otherwise.
+	BelowBound string
 }
 
 // Evaluator computes the points of one group. Points of a group share the
@@ -213,6 +217,7 @@ func (s *Scenario) Schema() results.Schema {
 		results.Column{Name: "over_cap_ns", Type: results.Int64},
 		results.Column{Name: "bound_ns", Type: results.Int64},
 		results.Column{Name: "gap_pct", Type: results.Float64},
+		results.Column{Name: "below_bound", Type: results.String},
 	)
 }
 
@@ -260,15 +265,18 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
 	}
 	if m.Infeasible {
-		return results.Row{Index: p.Index, Values: append(vals, nil, nil, nil, nil, nil, nil, nil)}
+		return results.Row{Index: p.Index, Values: append(vals, nil, nil, nil, nil, nil, nil, nil, nil)}
 	}
-	var bound, gap any
+	var bound, gap, below any
+	if m.BelowBound != "" {
+		below = m.BelowBound
+	}
 	if m.BoundNs > 0 {
 		bound = m.BoundNs
 		gap = units.Pct(100 * (float64(m.MakespanNs)/float64(m.BoundNs) - 1))
 	}
 	return results.Row{Index: p.Index, Values: append(vals, m.MakespanNs, m.EnergyJ, m.AvgPowerW, m.PeakPowerW,
-		m.OverCapNs, bound, gap)}
+		m.OverCapNs, bound, gap, below)}
 }
 
 // RunOptions controls a sweep run.

@@ -178,6 +178,16 @@ type Options struct {
 	// links of a topology (see FlowNetwork) instead of pricing their bytes
 	// with G. Left nil, the replay is LogGOPS as described above.
 	Flow *FlowNetwork
+	// Release, when set, has an entry per operation: the earliest time a
+	// calc or a send may start, in ns (a schedule that starts its
+	// operations when a plan says, as the replay of the LP bound's
+	// schedule does); entries of receives and entries ≤ 0 are ignored.
+	Release []int64
+	// ReleaseMsg, when set, has an entry per operation: for a send, the
+	// earliest time its message may be processed at the receiver, in ns
+	// (with Release, a replay that keeps a plan's order on every CPU and
+	// NIC); other entries and entries ≤ 0 are ignored.
+	ReleaseMsg []int64
 }
 
 // RankStats is where one rank's time went.
@@ -309,6 +319,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		}
 	} else if opt.DeviceNs != nil {
 		return nil, fmt.Errorf("sim: device times without a device map")
+	}
+	if opt.Release != nil && len(opt.Release) != g.NumOps() || opt.ReleaseMsg != nil && len(opt.ReleaseMsg) != g.NumOps() {
+		return nil, fmt.Errorf("sim: %d and %d release times for %d operations", len(opt.Release), len(opt.ReleaseMsg), g.NumOps())
 	}
 	e := newEngine(g, net, opt)
 	if opt.Flow != nil {
@@ -651,6 +664,11 @@ func (e *engine) loop() error {
 		t := ev.time
 		switch typ {
 		case evCalc:
+			if e.opt.Release != nil && e.opt.Release[op] > 0 && uint64(e.opt.Release[op]) > t {
+				ev.time = uint64(e.opt.Release[op])
+				e.q.push(ev)
+				continue
+			}
 			if e.nexto[cpu] > t {
 				ev.time = e.nexto[cpu]
 				e.q.push(ev)
@@ -701,6 +719,11 @@ func (e *engine) loop() error {
 			e.markDone(op, rank)
 
 		case evSend:
+			if e.opt.Release != nil && e.opt.Release[op] > 0 && uint64(e.opt.Release[op]) > t {
+				ev.time = uint64(e.opt.Release[op])
+				e.q.push(ev)
+				continue
+			}
 			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
 				ev.time = ready
 				e.q.push(ev)
@@ -778,6 +801,11 @@ func (e *engine) loop() error {
 			}
 
 		case evMsg:
+			if e.opt.ReleaseMsg != nil && e.opt.ReleaseMsg[op] > 0 && uint64(e.opt.ReleaseMsg[op]) > t {
+				ev.time = uint64(e.opt.ReleaseMsg[op])
+				e.q.push(ev)
+				continue
+			}
 			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
 				ev.time = ready
 				e.q.push(ev)

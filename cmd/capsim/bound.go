@@ -216,6 +216,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			net := sc.Net()
 			var d, pd *bound.DAG // the LP's DAG; the one Conductor plans on
 			var o, po *bound.Order
+			var plan *bound.Net // the engine LP's, whose schedule the rounding follows
 			if tablePath != "" {
 				f, err := os.Open(tablePath)
 				if err != nil {
@@ -237,7 +238,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					}
 				}
 			} else {
-				if d, o, err = sc.BoundLP(t, m, net); err != nil {
+				if d, o, plan, err = sc.BoundLPNet(t, m, net); err != nil {
 					return err
 				}
 				pd, po = d, o
@@ -365,7 +366,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				rd, err := sc.ReplayRounded(g, t, d, b, ro, m, net)
+				rd, err := sc.ReplayRoundedPlan(g, t, d, b, ro, m, net, plan)
 				if err != nil {
 					return err
 				}

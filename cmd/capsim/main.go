@@ -92,6 +92,7 @@ over power caps, policies and machines.`,
 		newPredictCmd(),
 		newSteeringGridCmd(),
 		newScheduleCmd(),
+		newAggregateCmd(),
 	)
 	return root
 }

@@ -186,7 +186,12 @@ type Net struct {
 	g      *graph.Graph
 	net    network.LogGOPS
 	opt    GraphOptions
-	hull   [][]frontier.Config // per op: the task's hull, nil for other ops
+	start  []int32 // per operation: the vertex of its start (a recv's post)
+	proc   []int32 // per send: the vertex of its message's processing
+	// lastStart is start of the DAG build last wrote (ReplayNet builds
+	// others).
+	lastStart, lastProc []int32
+	hull                [][]frontier.Config // per op: the task's hull, nil for other ops
 }
 
 // FromGraph builds the LP of execution graph g (what sim.Run executes)
@@ -231,9 +236,37 @@ func FromGraph(g *graph.Graph, net network.LogGOPS, opt GraphOptions) (*Net, err
 	if err != nil {
 		return nil, err
 	}
+	n.start, n.proc = n.lastStart, n.lastProc
 	n.Order, err = OrderFromTimes(n.DAG, n.Times, false)
 	return n, err
 }
+
+// Graph returns the execution graph the Net was built from (replays to
+// Check must run it).
+func (n *Net) Graph() *graph.Graph { return n.g }
+
+// Starts returns, per operation of the Net's graph, when the LP's schedule
+// b starts it (a calc or a send; a receive's post), in ns: the release
+// times (sim.Options.Release) of a replay that follows the schedule, so
+// that the engine keeps the LP's orders where it would otherwise reorder.
+// The second slice gives, per send, when the schedule processes its
+// message at the receiver (sim.Options.ReleaseMsg).
+func (n *Net) Starts(b *Bound) (start, msg []int64) {
+	at := func(v int32) int64 {
+		if v >= 0 && int(v) < len(b.Vertex) {
+			return int64(math.Round(b.Vertex[v] * 1e9))
+		}
+		return 0
+	}
+	start, msg = make([]int64, len(n.start)), make([]int64, len(n.start))
+	for op, v := range n.start {
+		start[op], msg[op] = at(v), at(n.proc[op])
+	}
+	return start, msg
+}
+
+// Network returns the LogGOPS parameters the Net was built with.
+func (n *Net) Network() network.LogGOPS { return n.net }
 
 // fixedPricer prices calc op at dur[op] ns.
 type fixedPricer []int64
@@ -286,10 +319,12 @@ func (n *Net) build(rec *Record) (*DAG, []int32, []float64, error) {
 		}
 		return n.net
 	}
-	B := make([]int32, nops)   // start: calc, send start; recv post
-	E := make([]int32, nops)   // calc end; send CPU end; recv completion
-	Kn := make([]int32, nops)  // send NIC end
-	Mp := make([]int32, nops)  // per send: message processing
+	B := make([]int32, nops) // start: calc, send start; recv post
+	n.lastStart = B
+	E := make([]int32, nops)  // calc end; send CPU end; recv completion
+	Kn := make([]int32, nops) // send NIC end
+	Mp := make([]int32, nops) // per send: message processing
+	n.lastProc = Mp
 	Kpc := make([]int32, nops) // per send: receiver CPU end of the processing
 	Kpn := make([]int32, nops)
 	for op := int32(0); op < int32(nops); op++ {

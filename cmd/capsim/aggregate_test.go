@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAggregateCommand(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "st.arrow")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "2", "--halo-bytes", "4096", "-o", tr); code != 0 {
+		t.Fatal(stderr)
+	}
+	// 3 GiB tasks on 8 GiB nodes: at most 2 a node, and the ranking takes
+	// the 2-per-node pattern on one die (P4) when intra-node messages are
+	// cheaper than inter-node ones.
+	csvPath := filepath.Join(t.TempDir(), "agg.csv")
+	code, out, stderr := capsim(t, "aggregate", tr, "--task-mem-gb", "3", "--power", "base=200,core=20,sleep=10", "--replay", "--csv", csvPath)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 9 || !strings.HasPrefix(lines[4], "4,2,1,1,2,1,8,") {
+		t.Errorf("csv has %d lines, P4 row %q:\n%s", len(lines), lines[min(4, len(lines)-1)], data)
+	}
+	for _, want := range []string{"P5 infeasible", "P8 infeasible", "Eq. 4.5 and the ranking (note 002 §3.6): P4 ", "least replayed energy: P"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, tc := range []struct {
+		args    []string
+		code    int
+		errPart string
+	}{
+		{[]string{"--topology", "2x2"}, 2, "SOCKETSxDIESxCORES"},
+		{[]string{"--ipc", "1=2"}, 1, "IPC of P2"},
+		{[]string{"--ipc", "1=-2"}, 2, "positive IPC"},
+		{[]string{"--power", "base=x"}, 2, "power entry"},
+		{[]string{"--interference", "on-die/1/0=2"}, 2, "class \"on-die\""},
+		{[]string{"--intra", "loggops:Q=1"}, 2, "Q"},
+		{[]string{"--nodes", "-1"}, 2, "--nodes"},
+	} {
+		code, _, stderr := capsim(t, append([]string{"aggregate", tr}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.errPart) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.errPart)
+		}
+	}
+}
