@@ -51,7 +51,7 @@ func run(out string) error {
 		out = filepath.Join(root, "docs", "reproductions.md")
 		fallthrough
 	default:
-		err = atomicfile.WriteFile(out, b.Bytes())
+		err = writePage(out, b.Bytes())
 	}
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -66,6 +66,16 @@ func run(out string) error {
 		return fmt.Errorf("%d rows fail: %s", len(failed), strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// writePage replaces the file at path with data, atomically. It refuses a
+// path that is not a regular file (a device such as /dev/null, a folder),
+// which the rename would replace.
+func writePage(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (use -o - for stdout)", path)
+	}
+	return atomicfile.WriteFile(path, data)
 }
 
 // moduleRoot finds the directory holding go.mod, from the working

@@ -107,3 +107,21 @@ func TestRenderEscapesPipes(t *testing.T) {
 		t.Errorf("pipe not escaped:\n%s", b.Bytes())
 	}
 }
+
+// The page is never written over something that is not a regular file.
+func TestWritePageRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	if err := writePage(dir, []byte("x")); err == nil {
+		t.Error("writing over a folder: no error")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("the folder was replaced: %v %v", fi, err)
+	}
+	f := filepath.Join(dir, "page.md")
+	if err := writePage(f, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "x" {
+		t.Errorf("page %q, want x", b)
+	}
+}
