@@ -154,11 +154,11 @@ func TestWriteSpecial(t *testing.T) {
 		if err := write(); err != nil {
 			t.Fatal(err)
 		}
+		if fi, err := os.Stat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the pipe was replaced (%v)", err)
+		}
 		if s := <-got; s != "through the pipe" {
 			t.Errorf("the reader got %q", s)
-		}
-		if fi, err := os.Stat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-			t.Fatalf("the pipe was replaced (%v, %v)", fi.Mode(), err)
 		}
 	}
 	if err := WriteFile(t.TempDir(), []byte("x")); err == nil || !strings.Contains(err.Error(), "is a folder") {
