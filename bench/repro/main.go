@@ -11,7 +11,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/testenv"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func main() {
 }
 
 func run(out string) error {
-	root, err := moduleRoot()
+	root, err := testenv.FindModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -76,25 +76,6 @@ func writePage(path string, data []byte) error {
 		return fmt.Errorf("%s is not a regular file (use -o - for stdout)", path)
 	}
 	return atomicfile.WriteFile(path, data)
-}
-
-// moduleRoot finds the directory holding go.mod, from the working
-// directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working directory: run from inside the capsim module")
-		}
-		dir = up
-	}
 }
 
 // notes lists the notes in page order with their titles and row builders.
