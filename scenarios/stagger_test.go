@@ -8,6 +8,7 @@ import (
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -53,24 +54,7 @@ func TestStaggeredWithinCap(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	sc, err := LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := sc.Trace(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sc.Graph(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &sc.Machines[0]
-	bd, err := sc.newBounder(tr, m, sc.Net())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bd.close()
+	sc, tr, g, m, bd := defaultBounder(t)
 	var splitOver, staggerOver int64
 	for _, capW := range sc.Sweep.CapsW {
 		b, err := bd.solve(context.Background(), capW)
@@ -188,4 +172,29 @@ func TestLPWait(t *testing.T) {
 			t.Errorf("%v: LP wait %+v, want %+v", c.w, got, c.want)
 		}
 	}
+}
+
+// defaultBounder is the default scenario with its trace, graph, machine
+// and LP bounder (closed when the test ends).
+func defaultBounder(t *testing.T) (*Scenario, *mpi.Trace, *graph.Graph, *Machine, *bounder) {
+	t.Helper()
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	bd, err := sc.newBounder(tr, m, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bd.close)
+	return sc, tr, g, m, bd
 }
