@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test build deps bench clean
+.PHONY: demo test build deps bench repro clean
 
 ## demo: install what is missing, build, and run the main job on the embedded default scenario
 demo: deps build
@@ -32,6 +32,10 @@ deps:
 ## bench: rerun the benchmarks and print the README's performance tables
 bench: deps
 	$(GO) run ./bench/run -plot docs
+
+## repro: recompute every checkable number of the notes into docs/reproductions.md
+repro: deps
+	$(GO) run ./bench/repro
 
 clean:
 	rm -rf bin out

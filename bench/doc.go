@@ -26,4 +26,9 @@
 // topology (which must not reach the flow model) beside a 1,024-rank
 // all-to-all on a fat-tree under the flow model, and reports flow events
 // per CPU second (docs/network.md).
+//
+// The reproduction page docs/reproductions.md, every checkable number of
+// the notes against capsim's, is written by
+//
+//	go run ./bench/repro    (make repro)
 package bench

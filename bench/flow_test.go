@@ -3,6 +3,7 @@ package bench
 import (
 	"testing"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/sim"
@@ -34,7 +35,7 @@ func pairwiseAlltoall(p int, bytes int64) (*graph.Graph, error) {
 func benchNetwork(b *testing.B, g *graph.Graph, opt sim.Options, wantFlows bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events, flows int64
 	for range b.N {
 		res, err := sim.Run(g, network.DefaultLogGOPS(), opt)
@@ -48,7 +49,7 @@ func benchNetwork(b *testing.B, g *graph.Graph, opt sim.Options, wantFlows bool)
 		events += res.Events
 		flows += res.FlowEvents
 	}
-	cpu := (cpuTime() - cpu0).Seconds()
+	cpu := (testenv.CPUTime() - cpu0).Seconds()
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	if cpu > 0 {
 		b.ReportMetric(float64(events)/cpu, "events/cpu-s")

@@ -14,25 +14,8 @@ func TestBelowBound(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	sc, err := LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := sc.Trace(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sc.Graph(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &sc.Machines[0]
+	sc, _, g, m, bd := defaultBounder(t)
 	net := sc.Net()
-	bd, err := sc.newBounder(tr, m, net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bd.close()
 	met, rec, err := sc.replay(g, m, net, nil, "static", 330)
 	if err != nil {
 		t.Fatal(err)

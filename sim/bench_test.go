@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/traces/graph"
@@ -62,7 +63,7 @@ func dissemination(p int) *graph.Graph {
 func benchReplay(b *testing.B, g *graph.Graph) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events int64
 	for i := 0; i < b.N; i++ {
 		res, err := Run(g, network.DefaultLogGOPS(), Options{})
@@ -73,7 +74,7 @@ func benchReplay(b *testing.B, g *graph.Graph) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (testenv.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		// The rate per CPU second of the process: steadier than wall time
 		// on a loaded machine (run with GOMAXPROCS=1 to exclude the GC's
 		// parallel work).
@@ -95,7 +96,7 @@ func benchFlow(b *testing.B, g *graph.Graph, spec string, exact bool) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events, flows int64
 	for i := 0; i < b.N; i++ {
 		res, err := Run(g, network.DefaultLogGOPS(), Options{Flow: &FlowNetwork{Topology: top, Exact: exact}})
@@ -106,7 +107,7 @@ func benchFlow(b *testing.B, g *graph.Graph, spec string, exact bool) {
 		flows += res.FlowEvents
 	}
 	b.ReportMetric(float64(flows)/b.Elapsed().Seconds(), "flowevents/s")
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (testenv.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		// On a loaded machine wall time overstates the cost; with
 		// GOMAXPROCS=1 the process's CPU time is the replay's.
 		b.ReportMetric(float64(flows)/cpu, "flowevents/cpu-s")

@@ -105,9 +105,50 @@ func CleanDir(dir string) (int, error) {
 	return n, nil
 }
 
+// special reports whether path exists and is neither a regular file nor
+// a folder: a device (/dev/null, /dev/stdout) or a named pipe, which a
+// rename would replace by a regular file. Writes to it go straight in.
+// A folder is an error.
+func special(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return false, nil // a missing file, or one the write reports on
+	case fi.IsDir():
+		return false, fmt.Errorf("write %s: is a folder", path)
+	}
+	return !fi.Mode().IsRegular(), nil
+}
+
+// writeSpecial writes straight into a device or a named pipe.
+func writeSpecial(path string, fill func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // Write creates or replaces path with whatever fill writes to the given
-// writer. The file's mode is 0644.
+// writer. The file's mode is 0644. A device or a named pipe (/dev/null)
+// is written into, not replaced; a folder is an error.
 func Write(path string, fill func(w io.Writer) error) (err error) {
+	if sp, err := special(path); err != nil {
+		return err
+	} else if sp {
+		return writeSpecial(path, fill)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -163,6 +204,29 @@ func WriteFile(path string, data []byte) error {
 // file named tmp, in path's folder; it is then synced and renamed over
 // path. On error the temporary file is removed and path is untouched.
 func WriteVia(path string, write func(tmp string) error) (err error) {
+	if sp, err := special(path); err != nil {
+		return err
+	} else if sp {
+		// Let write make a temporary file, then copy it in.
+		tmpDir, err := os.MkdirTemp("", "capsim-write-")
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		defer os.RemoveAll(tmpDir)
+		tmp := filepath.Join(tmpDir, filepath.Base(path))
+		if err := write(tmp); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return writeSpecial(path, func(w io.Writer) error {
+			f, err := os.Open(tmp)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(w, f)
+			return err
+		})
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -127,4 +129,39 @@ func TestWriteVia(t *testing.T) {
 		t.Fatalf("err = %v, want boom", err)
 	}
 	assertOnlyFile(t, dir, "lp.mps")
+}
+
+// Writing to a device or a named pipe (as `-o /dev/null` does) writes
+// into it: a rename would replace it by a regular file (it replaced
+// /dev/null once). A folder is an error. The test uses a named pipe, so
+// that a failure cannot break the machine's /dev/null.
+func TestWriteSpecial(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes:", err)
+	}
+	for _, write := range []func() error{
+		func() error { return WriteFile(fifo, []byte("through the pipe")) },
+		func() error {
+			return WriteVia(fifo, func(tmp string) error { return os.WriteFile(tmp, []byte("through the pipe"), 0o644) })
+		},
+	} {
+		got := make(chan string)
+		go func() {
+			b, _ := os.ReadFile(fifo)
+			got <- string(b)
+		}()
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the pipe was replaced (%v)", err)
+		}
+		if s := <-got; s != "through the pipe" {
+			t.Errorf("the reader got %q", s)
+		}
+	}
+	if err := WriteFile(t.TempDir(), []byte("x")); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("writing a folder: %v", err)
+	}
 }

@@ -1,15 +1,15 @@
 //go:build unix
 
-package sim
+package testenv
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) the process has used, so
+// CPUTime returns the CPU time (user + system) the process has used, so
 // that benchmarks can report rates per CPU second on a loaded machine.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package testenv
+
+import "time"
+
+// CPUTime is not measured here (0).
+func CPUTime() time.Duration { return 0 }
