@@ -180,7 +180,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 	if visits <= 0 {
 		visits = searchVisits
 	}
-	cand := searchRows(lz.g, key, visits, searchWork*K+1<<20)
+	cand := searchRows(lz.g, key, visits, searchWork*K+1<<20, lz.cutList)
 	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
 		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
 			continue // the chain (14) implies it
@@ -301,7 +301,10 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 // have been made in all. Rows come sorted by tail,
 // then head. Edges go forward in the event order, so an event's distance
 // is final when it is taken from the heap.
-func searchRows(g *eventGraph, key []bool, visits, work int) []fixedEdge {
+//
+// With cuts (sorted cut events), a search stops at the first cut after
+// its key event: the relaxation drops every row that passes one.
+func searchRows(g *eventGraph, key []bool, visits, work int, cuts []int32) []fixedEdge {
 	n := g.n
 	dist := make([]float64, n)
 	for i := range dist {
@@ -322,6 +325,10 @@ func searchRows(g *eventGraph, key []bool, visits, work int) []fixedEdge {
 		if work <= 0 {
 			left = min(visits, 64)
 		}
+		lim := int32(n - 1)
+		if k := sort.Search(len(cuts), func(k int) bool { return cuts[k] > a }); k < len(cuts) {
+			lim = cuts[k]
+		}
 		for len(h) > 0 && left > 0 {
 			u := h.pop()
 			if u != a {
@@ -332,6 +339,9 @@ func searchRows(g *eventGraph, key []bool, visits, work int) []fixedEdge {
 				work--
 			}
 			for _, e := range g.out(u) {
+				if e.to > lim {
+					continue
+				}
 				if w := dist[u] + e.w; w > dist[e.to] {
 					if math.IsInf(dist[e.to], -1) {
 						touched = append(touched, e.to)
