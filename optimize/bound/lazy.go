@@ -45,7 +45,8 @@ type lazyRows struct {
 	added   int       // rows added on demand
 	// cuts[e] counts the cut events ≤ e (see cutEvents); nil: none.
 	cuts    []int32
-	cutList []int32 // the cut events, in order
+	cutList []int32   // the cut events, in order
+	sr      *searcher // check's full searches
 }
 
 // crosses reports whether a row from event a to event b passes a cut.
@@ -281,8 +282,26 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 			vertex[v] = t[e]
 		}
 	}
+	// A violation means the search from its origin stopped before it
+	// had the longest paths (searchVisits): search again from every such
+	// origin to the end of its block, and take all its rows.
+	origins := map[int32]bool{}
+	for _, r := range viol {
+		origins[r.from] = true
+	}
+	if lz.sr == nil {
+		lz.sr = newSearcher(g, lz.key, lz.cutList)
+	}
+	for a := range int32(g.n) {
+		if origins[a] {
+			viol, _ = lz.sr.from(a, g.n, viol)
+		}
+	}
 	changed := 0
 	for _, r := range viol {
+		if lz.crosses(r.from, r.to) {
+			continue
+		}
 		if lz.add(r) {
 			changed++
 		}
@@ -305,62 +324,89 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 // With cuts (sorted cut events), a search stops at the first cut after
 // its key event: the relaxation drops every row that passes one.
 func searchRows(g *eventGraph, key []bool, visits, work int, cuts []int32) []fixedEdge {
-	n := g.n
-	dist := make([]float64, n)
-	for i := range dist {
-		dist[i] = math.Inf(-1)
-	}
+	sr := newSearcher(g, key, cuts)
 	var cand []fixedEdge
-	var touched []int32
-	var h minHeap
-	for a := int32(0); a < int32(n); a++ {
+	for a := int32(0); a < int32(g.n); a++ {
 		if !key[a] {
 			continue
 		}
-		dist[a] = 0
-		touched = append(touched[:0], a)
-		h = h[:0]
-		h.push(a)
 		left := visits
+		if len(cuts) > 0 {
+			left = g.n // a search stops at the next cut anyway
+		}
 		if work <= 0 {
 			left = min(visits, 64)
 		}
-		lim := int32(n - 1)
-		if k := sort.Search(len(cuts), func(k int) bool { return cuts[k] > a }); k < len(cuts) {
-			lim = cuts[k]
-		}
-		for len(h) > 0 && left > 0 {
-			u := h.pop()
-			if u != a {
-				if key[u] {
-					continue
-				}
-				left--
-				work--
-			}
-			for _, e := range g.out(u) {
-				if e.to > lim {
-					continue
-				}
-				if w := dist[u] + e.w; w > dist[e.to] {
-					if math.IsInf(dist[e.to], -1) {
-						touched = append(touched, e.to)
-						h.push(e.to)
-					}
-					dist[e.to] = w
-				}
-			}
-		}
-		first := len(cand)
-		for _, b := range touched {
-			if b != a && key[b] {
-				cand = append(cand, fixedEdge{from: a, to: b, w: dist[b]})
-			}
-			dist[b] = math.Inf(-1)
-		}
-		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
+		var used int
+		cand, used = sr.from(a, left, cand)
+		work -= used
 	}
 	return cand
+}
+
+// searcher finds the longest paths from a key event through events that
+// are not key (searchRows, lazyRows.check), reusing its buffers.
+type searcher struct {
+	g       *eventGraph
+	key     []bool
+	cuts    []int32
+	dist    []float64
+	touched []int32
+	h       minHeap
+}
+
+func newSearcher(g *eventGraph, key []bool, cuts []int32) *searcher {
+	sr := &searcher{g: g, key: key, cuts: cuts, dist: make([]float64, g.n)}
+	for i := range sr.dist {
+		sr.dist[i] = math.Inf(-1)
+	}
+	return sr
+}
+
+// from appends to rows a row from key event a to every key event its
+// search reaches, visiting at most visits events that are not key (and
+// none past the first cut after a), sorted by head, and returns them with
+// the number of events visited.
+func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, int) {
+	g, key, dist := sr.g, sr.key, sr.dist
+	dist[a] = 0
+	sr.touched = append(sr.touched[:0], a)
+	sr.h = append(sr.h[:0], a)
+	lim := int32(g.n - 1)
+	if k := sort.Search(len(sr.cuts), func(k int) bool { return sr.cuts[k] > a }); k < len(sr.cuts) {
+		lim = sr.cuts[k]
+	}
+	used := 0
+	for len(sr.h) > 0 && used < visits {
+		u := sr.h.pop()
+		if u != a {
+			if key[u] {
+				continue
+			}
+			used++
+		}
+		for _, e := range g.out(u) {
+			if e.to > lim {
+				continue
+			}
+			if w := dist[u] + e.w; w > dist[e.to] {
+				if math.IsInf(dist[e.to], -1) {
+					sr.touched = append(sr.touched, e.to)
+					sr.h.push(e.to)
+				}
+				dist[e.to] = w
+			}
+		}
+	}
+	first := len(rows)
+	for _, b := range sr.touched {
+		if b != a && key[b] {
+			rows = append(rows, fixedEdge{from: a, to: b, w: dist[b]})
+		}
+		dist[b] = math.Inf(-1)
+	}
+	slices.SortFunc(rows[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
+	return rows, used
 }
 
 // minHeap is a binary min-heap of event numbers.
