@@ -2,6 +2,7 @@ package bound
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -352,11 +353,11 @@ type searcher struct {
 	cuts    []int32
 	dist    []float64
 	touched []int32
-	h       minHeap
+	pending []uint64 // events reached and not yet taken, a bit each
 }
 
 func newSearcher(g *eventGraph, key []bool, cuts []int32) *searcher {
-	sr := &searcher{g: g, key: key, cuts: cuts, dist: make([]float64, g.n)}
+	sr := &searcher{g: g, key: key, cuts: cuts, dist: make([]float64, g.n), pending: make([]uint64, (g.n+63)/64)}
 	for i := range sr.dist {
 		sr.dist[i] = math.Inf(-1)
 	}
@@ -368,17 +369,28 @@ func newSearcher(g *eventGraph, key []bool, cuts []int32) *searcher {
 // none past the first cut after a), sorted by head, and returns them with
 // the number of events visited.
 func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, int) {
-	g, key, dist := sr.g, sr.key, sr.dist
+	g, key, dist, pend := sr.g, sr.key, sr.dist, sr.pending
 	dist[a] = 0
 	sr.touched = append(sr.touched[:0], a)
-	sr.h = append(sr.h[:0], a)
 	lim := int32(g.n - 1)
 	if k := sort.Search(len(sr.cuts), func(k int) bool { return sr.cuts[k] > a }); k < len(sr.cuts) {
 		lim = sr.cuts[k]
 	}
+	// Edges go forward in the event order, so the reached events are
+	// taken in increasing order (the lowest pending bit): an event's
+	// distance is final when it is taken.
+	pend[a>>6] |= 1 << (a & 63)
+	left := 1
 	used := 0
-	for len(sr.h) > 0 && used < visits {
-		u := sr.h.pop()
+	for w := a >> 6; left > 0 && used < visits; {
+		word := pend[w]
+		if word == 0 {
+			w++
+			continue
+		}
+		u := w<<6 | int32(bits.TrailingZeros64(word))
+		pend[w] &^= 1 << (u & 63)
+		left--
 		if u != a {
 			if key[u] {
 				continue
@@ -389,13 +401,19 @@ func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, in
 			if e.to > lim {
 				continue
 			}
-			if w := dist[u] + e.w; w > dist[e.to] {
+			if d := dist[u] + e.w; d > dist[e.to] {
 				if math.IsInf(dist[e.to], -1) {
 					sr.touched = append(sr.touched, e.to)
-					sr.h.push(e.to)
+					pend[e.to>>6] |= 1 << (e.to & 63)
+					left++
 				}
-				dist[e.to] = w
+				dist[e.to] = d
 			}
+		}
+	}
+	if left > 0 { // stopped early: clear what is still pending
+		for _, b := range sr.touched {
+			pend[b>>6] &^= 1 << (b & 63)
 		}
 	}
 	first := len(rows)
