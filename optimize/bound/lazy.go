@@ -143,25 +143,9 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 	for _, l := range d.Loads {
 		key[o.Event[l.Src]], key[o.Event[l.Dst]] = true, true
 	}
-	type pair struct{ src, dst int32 }
-	longest := make(map[pair]int, len(d.Messages))
 	var msgs []fixedEdge
-	for _, m := range d.Messages {
-		e := pair{int32(o.Event[m.Src]), int32(o.Event[m.Dst])}
-		if e.dst < e.src || (e.dst == e.src && m.Time > 0) {
-			key[e.src], key[e.dst] = true, true
-			lz.back = append(lz.back, m)
-			continue
-		}
-		if e.dst == e.src {
-			continue
-		}
-		if at, ok := longest[e]; ok {
-			msgs[at].w = math.Max(msgs[at].w, m.Time)
-			continue
-		}
-		longest[e] = len(msgs)
-		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+	for _, i := range messageEdges(d.Messages, nil, func(v int) int32 { return int32(o.Event[v]) }, false, key, &msgs) {
+		lz.back = append(lz.back, d.Messages[i])
 	}
 	if cutTasks > 0 {
 		cut := cutEvents(d, o, key, lz.back, cutTasks)

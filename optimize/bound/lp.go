@@ -455,32 +455,10 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 			}
 		}
 	}
-	// Message edges, one per pair of events (the longest message); one
-	// that takes no time between two events is implied by the chain
-	// when every event is chained.
-	type pair struct{ src, dst int32 }
-	longest := make(map[pair]int, len(b.msgs))
 	var msgs, back []fixedEdge
-	for _, i := range b.msgs {
+	for _, i := range messageEdges(d.Messages, b.msgs, func(v int) int32 { return evOf[int32(v)] }, o.Chained == nil, key, &msgs) {
 		m := &d.Messages[i]
-		e := pair{evOf[int32(m.Src)], evOf[int32(m.Dst)]}
-		if e.dst < e.src || (e.dst == e.src && m.Time > 0) {
-			// Against the event order (the slack policy or a tie can put
-			// a message's ends that way): its row stays as it is, between
-			// key events, and forces them together (or is infeasible).
-			key[e.src], key[e.dst] = true, true
-			back = append(back, fixedEdge{from: e.src, to: e.dst, w: m.Time})
-			continue
-		}
-		if m.Time <= 0 && (o.Chained == nil || e.dst == e.src) {
-			continue // implied by the chain
-		}
-		if at, ok := longest[e]; ok {
-			msgs[at].w = math.Max(msgs[at].w, m.Time)
-			continue
-		}
-		longest[e] = len(msgs)
-		msgs = append(msgs, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+		back = append(back, fixedEdge{from: evOf[int32(m.Src)], to: evOf[int32(m.Dst)], w: m.Time})
 	}
 	b.events = newEventGraph(nevAll, chained, msgs)
 	ok := false
@@ -504,6 +482,46 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		}
 	}
 	return fixed, evOf, ncol, nil
+}
+
+// messageEdges appends to edges, for the messages ms[i] (i in idx, or
+// every one when idx is nil), one edge per pair of events (ev gives a
+// vertex's event) with the longest message as its length, and returns the
+// messages against the event order (the slack policy or a tie can put a
+// message's ends that way): their rows stay as they are, between key
+// events (marked in key), and force them together (or are infeasible). A
+// message that takes no time is dropped where the chain implies it: within
+// one event, or anywhere when every event is chained.
+func messageEdges(ms []Message, idx []int32, ev func(v int) int32, allChained bool, key []bool, edges *[]fixedEdge) (back []int32) {
+	type pair struct{ src, dst int32 }
+	n := len(idx)
+	if idx == nil {
+		n = len(ms)
+	}
+	longest := make(map[pair]int, n)
+	for j := range n {
+		i := int32(j)
+		if idx != nil {
+			i = idx[j]
+		}
+		m := &ms[i]
+		e := pair{ev(m.Src), ev(m.Dst)}
+		if e.dst < e.src || (e.dst == e.src && m.Time > 0) {
+			key[e.src], key[e.dst] = true, true
+			back = append(back, i)
+			continue
+		}
+		if m.Time <= 0 && (allChained || e.dst == e.src) {
+			continue // implied by the chain
+		}
+		if at, ok := longest[e]; ok {
+			(*edges)[at].w = math.Max((*edges)[at].w, m.Time)
+			continue
+		}
+		longest[e] = len(*edges)
+		*edges = append(*edges, fixedEdge{from: e.src, to: e.dst, w: m.Time})
+	}
+	return back
 }
 
 // build writes block b's LP (note 003 §2.7, in the form of s.opt.Form)
