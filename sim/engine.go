@@ -51,6 +51,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/internal/hugepage"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/traces/graph"
@@ -415,6 +416,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	e.nextgr = make([]uint64, nr*e.nnic)
 	e.nextgs = make([]uint64, nr*e.nnic)
 	e.ops = make([]opRec, n+1)
+	hugepage.Advise(e.ops)
 	ops := e.ops
 	// Count, prefix-sum, then fill each list from its end so that
 	// successors appear in increasing operation order.
@@ -428,6 +430,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		ops[i+1].succ += ops[i].succ
 	}
 	e.succ = make([]int32, ops[n].succ)
+	hugepage.Advise(e.succ)
 	place := func(i, j int32) {
 		d := g.DepOp[j]
 		v := i
@@ -481,6 +484,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	// Posted receives usually dominate the matching queues; size the pool
 	// for all of them at once rather than growing it.
 	e.pool = make([]qentry, 0, recvs)
+	hugepage.Advise(e.pool)
 	if opt.Observer != nil {
 		e.sent = make([]uint64, n)
 		e.arrived = make([]uint64, n)
