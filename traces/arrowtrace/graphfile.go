@@ -476,7 +476,13 @@ func DecodeGraph(data []byte, name string) (*graph.Graph, error) {
 }
 
 func decodeGraph(r sizer, name string) (*graph.Graph, error) {
-	d := &graphDecoder{name: name}
+	return decodeGraphWith(r, name, false)
+}
+
+// decodeGraphWith is decodeGraph, decoding every batch row by row when
+// rowByRow is set (tests compare both ways).
+func decodeGraphWith(r sizer, name string, rowByRow bool) (*graph.Graph, error) {
+	d := &graphDecoder{name: name, rowByRow: rowByRow}
 	if size, err := sizeOf(r); err == nil {
 		// Without capsim.num_ops (files written as they stream have
 		// none), the file's size bounds the operations: uncompressed, a
@@ -499,6 +505,7 @@ const minRowBytes = 41
 
 type graphDecoder struct {
 	name     string
+	rowByRow bool // never decode column by column (fastBatch)
 	opsHint  int
 	depsHint int
 	col      map[string]int
@@ -676,7 +683,7 @@ func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 		label = newStringCol(rec.Column(c))
 	}
 	kinds := d.kinds(kind, n)
-	if !labeled || label.allNull(n) {
+	if !d.rowByRow && (!labeled || label.allNull(n)) {
 		if d.fastBatch(n, rv, pv, tv, cv, nv, sv, kinds, region, &req, &ireq) {
 			return nil
 		}
@@ -777,7 +784,7 @@ func (s stringCol) allNull(n int) bool {
 
 // fastBatch decodes a batch of n rows column by column, where every row is
 // valid and the batch has a common form (int32 list offsets, no null
-// lists, regions all null or a dictionary without nulls): it checks each
+// lists, regions all null or a dictionary of non-null names): it checks each
 // column in a tight loop, then copies it. Where it finds anything else it
 // returns false, having changed only what the row-by-row decoding of the
 // same batch sets again, which then finds the error (or decodes what this
@@ -822,17 +829,21 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 	// the order rows first name them (as the row-by-row decoding does).
 	var regIdx []int32
 	regNone := region.allNull(n)
+	regNulls := !regNone && region.dict != nil && region.dict.NullN() > 0
 	if !regNone {
-		if region.dict == nil || region.dict.NullN() > 0 || region.vals == nil {
+		if region.dict == nil || region.vals == nil {
 			return false
 		}
 		ix, ok := region.dict.Indices().(*array.Int32)
-		if !ok {
+		if !ok || ix.Len() != n {
 			return false
 		}
 		regIdx = ix.Int32Values()
 		m := region.dict.Dictionary().Len()
-		for _, v := range regIdx {
+		for i, v := range regIdx {
+			if regNulls && region.dict.IsNull(i) {
+				continue
+			}
 			if v < 0 || int(v) >= m || region.vals.IsNull(int(v)) {
 				return false
 			}
@@ -905,6 +916,10 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 			table[j] = -2 // not yet named
 		}
 		for i, v := range regIdx {
+			if regNulls && region.dict.IsNull(i) {
+				reg[i] = graph.NoRegion
+				continue
+			}
 			if table[v] == -2 {
 				name := region.vals.Value(int(v))
 				id, ok := d.regions[name]
