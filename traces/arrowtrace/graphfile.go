@@ -19,7 +19,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/capsim/capsim/internal/atomicfile"
-	"github.com/capsim/capsim/internal/hugepage"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -579,17 +578,7 @@ func (d *graphDecoder) alloc() {
 		DepOp:     make([]int32, 0, min(d.depsHint, 1<<26)),
 		DepKind:   make([]graph.DepKind, 0, min(d.depsHint, 1<<26)),
 	}
-	g := d.g
-	hugepage.Advise(g.Kind)
-	hugepage.Advise(g.Size)
-	hugepage.Advise(g.Peer)
-	hugepage.Advise(g.Tag)
-	hugepage.Advise(g.CPU)
-	hugepage.Advise(g.NIC)
-	hugepage.Advise(g.Region)
-	hugepage.Advise(g.DepStart)
-	hugepage.Advise(g.DepOp)
-	hugepage.Advise(g.DepKind)
+	d.g.AdviseHugePages()
 	d.regions = map[string]int32{}
 	d.rank = 0
 }
