@@ -403,31 +403,34 @@ func (e *engine) tooLate(op int32, what string) error {
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	n := g.NumOps()
 	nr := g.NumRanks()
-	e := &engine{g: g, net: net, opt: opt, ncpu: 1, nnic: 1, free: -1}
-	for i := 0; i < n; i++ {
-		if int(g.CPU[i]) >= e.ncpu {
-			e.ncpu = int(g.CPU[i]) + 1
-		}
-		if int(g.NIC[i]) >= e.nnic {
-			e.nnic = int(g.NIC[i]) + 1
-		}
-	}
-	e.nexto = make([]uint64, nr*e.ncpu)
-	e.nextgr = make([]uint64, nr*e.nnic)
-	e.nextgs = make([]uint64, nr*e.nnic)
+	e := &engine{g: g, net: net, opt: opt, free: -1}
 	e.ops = make([]opRec, n+1)
 	hugepage.Advise(e.ops)
 	ops := e.ops
-	// Count, prefix-sum, then fill each list from its end so that
-	// successors appear in increasing operation order.
+	// One pass counts each operation's dependencies and successors, the
+	// seeds, the receives and the CPUs and NICs; a prefix sum turns the
+	// successor counts into where each list ends, and filling each list
+	// from its end (in decreasing operation order, so that successors
+	// appear in increasing order) leaves where it starts.
+	var maxCPU, maxNIC uint8
+	roots, recvs := 0, 0
 	for i := 0; i < n; i++ {
-		ops[i].rem = g.DepStart[i+1] - g.DepStart[i]
-		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
-			ops[g.DepOp[j]+1].succ++
+		lo, hi := g.DepStart[i], g.DepStart[i+1]
+		ops[i].rem = hi - lo
+		if hi == lo {
+			roots++
 		}
+		for _, d := range g.DepOp[lo:hi] {
+			ops[d].succ++
+		}
+		if g.Kind[i] == graph.Recv {
+			recvs++
+		}
+		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
-	for i := 0; i < n; i++ {
-		ops[i+1].succ += ops[i].succ
+	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
+	for i := 1; i <= n; i++ {
+		ops[i].succ += ops[i-1].succ
 	}
 	e.succ = make([]int32, ops[n].succ)
 	hugepage.Advise(e.succ)
@@ -437,8 +440,8 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		if g.DepKind[j] == graph.Irequires {
 			v |= irqBit
 		}
-		ops[d+1].succ--
-		e.succ[ops[d+1].succ] = v
+		ops[d].succ--
+		e.succ[ops[d].succ] = v
 	}
 	if g.DepOrder == nil {
 		for i := int32(n) - 1; i >= 0; i-- {
@@ -464,19 +467,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 			place(edgeOp[inv[k]], inv[k])
 		}
 	}
-	for i := 0; i < n; i++ { // entry d+1 now holds d's start
-		ops[i].succ = ops[i+1].succ
-	}
-	ops[n].succ = int32(len(e.succ))
-	roots, recvs := 0, 0
-	for i := 0; i < n; i++ {
-		if ops[i].rem == 0 {
-			roots++
-		}
-		if g.Kind[i] == graph.Recv {
-			recvs++
-		}
-	}
+	e.nexto = make([]uint64, nr*e.ncpu)
+	e.nextgr = make([]uint64, nr*e.nnic)
+	e.nextgs = make([]uint64, nr*e.nnic)
 	// The seeds are taken first with sequence numbers 0..roots-1; queued
 	// events follow them. At a time, about one event per rank waits.
 	e.ts = uint64(roots)
