@@ -295,7 +295,8 @@ type engine struct {
 	devFree    []uint64 // per shared device (Options.Device): when it is next free
 
 	// Per operation (and one past the last), its state (opRec). Its
-	// successors are succ[ops[i].succ:ops[i+1].succ]: entries with the
+	// successors are succ[ops[i].succ:ops[i+1].succ] (without irqBit, which
+	// ops[i].succ has where i has irequires successors): entries with the
 	// irqBit set are released when i starts, the others when it
 	// completes.
 	ops  []opRec
@@ -434,11 +435,13 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	}
 	e.succ = make([]int32, ops[n].succ)
 	hugepage.Advise(e.succ)
+	irq := false
 	place := func(i, j int32) {
 		d := g.DepOp[j]
 		v := i
 		if g.DepKind[j] == graph.Irequires {
 			v |= irqBit
+			irq = true
 		}
 		ops[d].succ--
 		e.succ[ops[d].succ] = v
@@ -465,6 +468,17 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		}
 		for k := len(inv) - 1; k >= 0; k-- {
 			place(edgeOp[inv[k]], inv[k])
+		}
+	}
+	if irq {
+		// Mark the operations that release some successor when they start.
+		for i := 0; i < n; i++ {
+			for _, v := range e.succ[ops[i].succ : ops[i+1].succ&^irqBit] {
+				if v < 0 {
+					ops[i].succ |= irqBit
+					break
+				}
+			}
 		}
 	}
 	e.nexto = make([]uint64, nr*e.ncpu)
@@ -621,7 +635,11 @@ func (e *engine) flush() {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
-	for _, v := range e.succ[e.ops[op].succ:e.ops[op+1].succ] {
+	lo := e.ops[op].succ
+	if started && lo >= 0 {
+		return // no irequires successor
+	}
+	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {
 			continue
 		}
