@@ -15,7 +15,9 @@
 // points per second of a 20-cap × 4-policy sweep of the default scenario
 // with 1 and 2 workers. Where CAPSIM_LOGGOPSIM names a
 // LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
-// allreduce is also run through LogGOPSim side by side, with the ratios.
+// allreduce is also run through LogGOPSim side by side, with the ratios,
+// and every finish time LogGOPSim prints (each host's up to 16 ranks, the
+// latest host's beyond) must equal capsim's, or the command fails.
 // The project ships no copy of LogGOPSim: build one that keeps program
 // order among operations freed together (std::stable_sort), since stock
 // LogGOPSim deadlocks on this schedule.
@@ -169,6 +171,7 @@ func runProcess(cmd *exec.Cmd) (time.Duration, int64, []byte, error) {
 }
 
 type stats struct {
+	finish      []int64 // per rank, from a `capsim replay --json` child
 	events      int64
 	min, median time.Duration
 	rss         int64
@@ -301,6 +304,7 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 		}
 		var rs []childResult
 		var walls []time.Duration
+		var finish []int64
 		for k := 0; k < runs; k++ {
 			var r childResult
 			if wl.Child != nil {
@@ -310,9 +314,16 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 				}
 				var js struct {
 					Events int64 `json:"events"`
+					Ranks  []struct {
+						FinishNs int64 `json:"finish_ns"`
+					} `json:"ranks"`
 				}
 				_ = json.Unmarshal(out, &js)
 				r = childResult{Events: js.Events, WallNs: wall.Nanoseconds(), RSS: rss}
+				finish = finish[:0]
+				for _, rk := range js.Ranks {
+					finish = append(finish, rk.FinishNs)
+				}
 			} else {
 				_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("w:%d", i), "-dir", tmp))
 				if err != nil {
@@ -328,6 +339,7 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 		s := summarize(rs, walls)
 		if wl.Child != nil && strings.Contains(wl.Name, "ring allreduce") {
 			ring = s
+			ring.finish = finish
 		}
 		allocs := "–"
 		if wl.Child == nil {
@@ -391,20 +403,67 @@ func peer(w io.Writer, bin, tmp string, runs int, ring stats) error {
 	}
 	var walls []time.Duration
 	var rss int64
+	var check string
 	for k := 0; k < runs; k++ {
-		wall, r, _, err := runProcess(exec.Command(lgs, "-f", binFile))
+		wall, r, out, err := runProcess(exec.Command(lgs, "-f", binFile))
 		if err != nil {
 			return fmt.Errorf("LogGOPSim: %w", err)
 		}
 		walls = append(walls, wall)
 		rss = max(rss, r)
+		if check, err = sameFinish(out, ring.finish); err != nil {
+			return fmt.Errorf("LogGOPSim and capsim disagree on the ring allreduce: %w", err)
+		}
 	}
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 	fmt.Fprintf(w, "\n| ring allreduce, 1,024 ranks × 1 MiB | min wall | median wall | peak RSS |\n| --- | --- | --- | --- |\n")
 	fmt.Fprintf(w, "| LogGOPSim | %.3f s | %.3f s | %s |\n", walls[0].Seconds(), walls[len(walls)/2].Seconds(), mib(rss))
 	fmt.Fprintf(w, "| capsim | %.3f s | %.3f s | %s |\n", ring.min.Seconds(), ring.median.Seconds(), mib(ring.rss))
 	fmt.Fprintf(w, "| capsim / LogGOPSim | %.2f | %.2f | %.2f |\n", ring.min.Seconds()/walls[0].Seconds(), ring.median.Seconds()/walls[len(walls)/2].Seconds(), float64(ring.rss)/float64(rss))
+	fmt.Fprintf(w, "\nFinish times: %s.\n", check)
 	return nil
+}
+
+// sameFinish compares LogGOPSim's output out with capsim's per-rank finish
+// times. LogGOPSim prints every host's time ("Host 3: 1234") for up to 16
+// hosts, and beyond that only the latest ("Maximum finishing time at host
+// H: T (...)", the first host with the largest time); each printed time
+// must equal capsim's. It returns what was compared.
+func sameFinish(out []byte, finish []int64) (string, error) {
+	if len(finish) == 0 {
+		return "", fmt.Errorf("capsim reported no finish times")
+	}
+	hosts := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		var h int
+		var t int64
+		if n, _ := fmt.Sscanf(l, "Host %d: %d", &h, &t); n == 2 {
+			if h < 0 || h >= len(finish) || finish[h] != t {
+				return "", fmt.Errorf("LogGOPSim: host %d finishes at %d ns, capsim: %v", h, t, finish[min(max(h, 0), len(finish)-1)])
+			}
+			hosts++
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "Maximum finishing time at host "); ok {
+			if n, _ := fmt.Sscanf(rest, "%d: %d", &h, &t); n != 2 {
+				return "", fmt.Errorf("cannot read LogGOPSim's line %q", l)
+			}
+			latest := 0
+			for r, f := range finish {
+				if f > finish[latest] {
+					latest = r
+				}
+			}
+			if h != latest || t != finish[latest] {
+				return "", fmt.Errorf("LogGOPSim: latest host %d at %d ns, capsim: host %d at %d ns", h, t, latest, finish[latest])
+			}
+			return fmt.Sprintf("LogGOPSim prints only the latest host beyond 16 ranks: host %d at %d ns in both", h, t), nil
+		}
+	}
+	if hosts == 0 || hosts != len(finish) {
+		return "", fmt.Errorf("LogGOPSim printed %d host times for %d ranks", hosts, len(finish))
+	}
+	return fmt.Sprintf("all %d hosts identical", hosts), nil
 }
 
 // scalingPlot draws ns per event and bytes of peak RSS per event against
