@@ -668,11 +668,17 @@ func (m *IPCMLR) PatternIPCs(rows []IPCRow, events []string) ([]PatternIPC, erro
 
 // PredictIPCFiles loads the IPC model at modelPath and the application's
 // sample measurements at samplesPath (CSV, ReadIPCRows) and returns every
-// pattern's IPC by pattern number, for a what-if's per-pattern IPC.
-func PredictIPCFiles(modelPath, samplesPath string) (map[int]float64, []PatternIPC, error) {
+// pattern's IPC by pattern number, for a what-if's per-pattern IPC. A
+// non-empty topology must be the model's, when the model records one
+// (pattern numbers differ between topologies).
+func PredictIPCFiles(modelPath, samplesPath, topology string) (map[int]float64, []PatternIPC, error) {
 	m, err := LoadIPCMLR(modelPath)
 	if err != nil {
 		return nil, nil, err
+	}
+	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	if topology != "" && m.Topology != "" && norm(topology) != norm(m.Topology) {
+		return nil, nil, fmt.Errorf("%s: the model's pattern numbers are those of topology %s, not %s", modelPath, m.Topology, topology)
 	}
 	rows, events, err := ReadIPCRowsFile(samplesPath)
 	if err != nil {
