@@ -522,6 +522,17 @@ func TestFitPredictIPCMLR(t *testing.T) {
 	if len(got) != 8 {
 		t.Fatalf("%d patterns, want 8: %s", len(got), stdout)
 	}
+	// examples/models/ipc-model.json (read by examples/scenarios/aggregate.toml)
+	// is this fit: regenerate it with the command in that scenario's header.
+	committed, _, err := models.PredictIPCFiles(filepath.Join("..", "..", "examples", "models", "ipc-model.json"), app, "2x2x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		if math.Abs(committed[g.Pattern]-g.IPC) > 1e-9 {
+			t.Errorf("examples/models/ipc-model.json is stale: P%d IPC %v, the fit gives %v", g.Pattern, committed[g.Pattern], g.IPC)
+		}
+	}
 	for _, g := range got {
 		if g.Tasks != 16 || math.Abs(g.IPC-want[g.Pattern]) > 1e-6 {
 			t.Errorf("P%d: IPC %.9f over %d tasks, want %.9f over 16", g.Pattern, g.IPC, g.Tasks, want[g.Pattern])
