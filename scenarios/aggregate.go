@@ -3,10 +3,12 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/compute/models"
@@ -381,6 +383,8 @@ func aggregateSection(s results.Schema, rows []results.Row, unit string) (report
 	}
 	var names []string
 	tpts, epts := map[string]plotter.XYs{}, map[string]plotter.XYs{}
+	trel, erel := map[string]plotter.XYs{}, map[string]plotter.XYs{}
+	relative := true // every group has P1: plot against it
 	for _, g := range gs {
 		sort.SliceStable(g.rows, func(i, j int) bool { return intOf(g.rows[i], cp) < intOf(g.rows[j], cp) })
 		es := make([]aggregate.Estimate, len(g.rows))
@@ -407,6 +411,7 @@ func aggregateSection(s results.Schema, rows []results.Row, unit string) (report
 		}
 		rule, least := -1, -1
 		var t0, e0 float64
+		relative = relative && es[0].Pattern.ID == 1 && es[0].Err == nil && es[0].CompNs > 0 && es[0].EnergyJ > 0
 		if ref != nil && es[0].Pattern.ID == 1 && es[0].Err == nil {
 			t0, e0 = es[0].CompNs, es[0].EnergyJ
 			for i := range es {
@@ -448,20 +453,72 @@ func aggregateSection(s results.Schema, rows []results.Row, unit string) (report
 				fmt.Sprintf("%.4g", e.EnergyJ), de, strings.Join(choice, ", ")))
 			tpts[name] = append(tpts[name], plotter.XY{X: float64(e.Pattern.ID), Y: e.CompNs / ns})
 			epts[name] = append(epts[name], plotter.XY{X: float64(e.Pattern.ID), Y: e.EnergyJ})
+			if t0 > 0 && e0 > 0 {
+				trel[name] = append(trel[name], plotter.XY{X: float64(e.Pattern.ID), Y: e.CompNs / t0})
+				erel[name] = append(erel[name], plotter.XY{X: float64(e.Pattern.ID), Y: e.EnergyJ / e0})
+			}
 		}
 	}
 	var figs []report.Figure
+	tl, el := "makespan ("+unit+")", "energy (J)"
+	if relative {
+		tpts, epts, tl, el = trel, erel, "makespan / P1's", "energy / P1's"
+	}
 	for _, f := range []struct {
 		name, title, ylabel string
 		pts                 map[string]plotter.XYs
-	}{{"aggregate_makespan", "Makespan per aggregation pattern", "makespan (" + unit + ")", tpts},
-		{"aggregate_energy", "Energy per aggregation pattern (unused nodes asleep)", "energy (J)", epts}} {
+	}{{"aggregate_makespan", "Makespan per aggregation pattern", tl, tpts},
+		{"aggregate_energy", "Energy per aggregation pattern (unused nodes asleep)", el, epts}} {
 		fig, err := report.Lines(f.name, f.title, "pattern", f.ylabel, names, f.pts)
 		if err != nil {
 			return report.Section{}, false, err
 		}
+		fig.Plot.X.Tick.Marker = patternTicks{}
+		fig.Plot.Y.Tick.Marker = decimalTicks{}
 		figs = append(figs, fig)
 	}
 	sec.Figures = figs
 	return sec, true, nil
+}
+
+// decimalTicks are gonum's default ticks labelled with as many decimals
+// as their spacing needs (the default labels round to significant digits:
+// 1.04 printed as "1" beside 0.96).
+type decimalTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (decimalTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	prec := 0
+	for ; prec < 12; prec++ { // the fewest decimals that write every label exactly
+		exact := true
+		for _, t := range ts {
+			if t.Label == "" {
+				continue
+			}
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'f', prec, 64), 64)
+			exact = exact && math.Abs(v-t.Value) <= 1e-9*math.Max(1, math.Abs(t.Value))
+		}
+		if exact {
+			break
+		}
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', prec, 64)
+		}
+	}
+	return ts
+}
+
+// patternTicks label every whole pattern number.
+type patternTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (patternTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := math.Ceil(lo); v <= hi; v++ {
+		ts = append(ts, plot.Tick{Value: v, Label: "P" + strconv.Itoa(int(v))})
+	}
+	return ts
 }

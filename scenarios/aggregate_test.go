@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,5 +214,22 @@ func TestAggregateExample(t *testing.T) {
 	}
 	if _, err := WriteReport(dir, ReportOptions{Scenario: sc}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDecimalTicks: over [0.86, 1.08] gonum's default labels print the
+// tick at 1.04 as "1"; decimalTicks prints "1.04".
+func TestDecimalTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (decimalTicks{}).Ticks(0.86, 1.08) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+			if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || math.Abs(v-tk.Value) > 1e-9 {
+				t.Errorf("tick %v labelled %q", tk.Value, tk.Label)
+			}
+		}
+	}
+	if len(labels) < 2 {
+		t.Errorf("labels %v", labels)
 	}
 }
