@@ -125,7 +125,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos, eiger or phase-mlr")
+	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos, eiger, phase-mlr or ipc-mlr")
 	fl.StringVarP(&f.out, "output-file", "o", "", "model file to write")
 	fl.StringVar(&f.recorded, "recorded", "", "configuration the traces to be replayed were recorded at, e.g. 'cpu=2.6,threads=8'")
 	fl.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' to store in the model file")
