@@ -1057,7 +1057,12 @@ func (d *graphDecoder) finish() (*graph.Graph, error) {
 	for ; d.rank < int32(d.numRanks); d.rank++ {
 		g.RankStart[d.rank+1] = n
 	}
-	// Dependencies must name operations of their own rank.
+	verr := g.Validate()
+	if verr == nil {
+		return g, nil
+	}
+	// Dependencies must name operations of their own rank: said in the
+	// file's terms (row, field, index) before Validate's terms.
 	for r := 0; r < d.numRanks; r++ {
 		lo, hi := g.RankStart[r], g.RankStart[r+1]
 		for id := lo; id < hi; id++ {
@@ -1072,8 +1077,5 @@ func (d *graphDecoder) finish() (*graph.Graph, error) {
 			}
 		}
 	}
-	if err := g.Validate(); err != nil {
-		return nil, &FormatError{File: d.name, Row: -1, Msg: err.Error()}
-	}
-	return g, nil
+	return nil, &FormatError{File: d.name, Row: -1, Msg: verr.Error()}
 }
