@@ -423,20 +423,14 @@ func (g *Graph) OpRanks() []int32 {
 }
 
 // AdviseHugePages asks the operating system for huge pages for the
-// per-operation and dependency columns (their capacity), which a replay
-// reads at every rank's current operation at once: with 4 KiB pages each
-// such access would also miss the TLB (see internal/hugepage). Readers
-// and builders call it on freshly allocated columns, before filling them;
-// it changes no value.
+// columns a replay reads at every rank's current operation at once (Kind,
+// Size, Peer, Tag; their capacity): with 4 KiB pages each such access
+// would also miss the TLB (see internal/hugepage). The other columns are
+// read in order. Readers and builders call it on freshly allocated
+// columns, before filling them; it changes no value.
 func (g *Graph) AdviseHugePages() {
 	hugepage.Advise(g.Kind)
 	hugepage.Advise(g.Size)
 	hugepage.Advise(g.Peer)
 	hugepage.Advise(g.Tag)
-	hugepage.Advise(g.CPU)
-	hugepage.Advise(g.NIC)
-	hugepage.Advise(g.Region)
-	hugepage.Advise(g.DepStart)
-	hugepage.Advise(g.DepOp)
-	hugepage.Advise(g.DepKind)
 }
