@@ -3,6 +3,7 @@ package flow
 import (
 	"math"
 	"testing"
+	"unsafe"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -111,5 +112,36 @@ func TestNoAllocs(t *testing.T) {
 	run()
 	if a := testing.AllocsPerRun(10, run); a != 0 {
 		t.Errorf("%v allocations per run, want 0", a)
+	}
+}
+
+// TestLinkLayout checks that a link's hot state fills one cache line, as
+// the comment on type link says.
+func TestLinkLayout(t *testing.T) {
+	if s := unsafe.Sizeof(link{}); s != 64 {
+		t.Errorf("link is %d bytes, want 64", s)
+	}
+}
+
+// TestStatsSharedLink checks the statistics of a link that two flows
+// share for part of the run and that is idle in between: busy time counts
+// each interval once, the peak the most flows at once.
+func TestStatsSharedLink(t *testing.T) {
+	n := New([]float64{1, 1})
+	a := n.Start(0, []int32{0}, 10, 1, 0, 0, 0)
+	b := n.Start(4, []int32{0, 1}, 10, 1, 0, 0, 0)
+	n.Finish(12, a)
+	n.Finish(20, b)
+	c := n.Start(30, []int32{1, 0}, 5, 1, 0, 0, 0)
+	if n.Active(0) != 1 || n.Active(1) != 1 {
+		t.Errorf("active %d, %d; want 1, 1", n.Active(0), n.Active(1))
+	}
+	st := n.Stats(32) // c still on both links: busy until 32
+	n.Finish(35, c)
+	want := []LinkStats{{Bytes: 25, Flows: 3, BusyNs: 22, Peak: 2}, {Bytes: 15, Flows: 2, BusyNs: 18, Peak: 1}}
+	for l := range want {
+		if st[l] != want[l] {
+			t.Errorf("link %d: %+v, want %+v", l, st[l], want[l])
+		}
 	}
 }
