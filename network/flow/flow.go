@@ -31,17 +31,45 @@ type LinkStats struct {
 
 // link is the state of a link that every flow start and end crossing it
 // touches: 64 bytes, one cache line (the array of links is page-aligned).
+// Most links carry one flow at a time, which then costs that line alone.
 type link struct {
-	// flows[:n] are the flows crossing it; flows is kept at its full
-	// length, so that starting and ending a flow writes no slice header
-	// (and no GC write barrier).
-	flows     []member
+	// The n flows crossing it: the first here, the others in
+	// Net.pool[off : off+room] (moved to a region twice as large at the
+	// pool's end when full).
+	first     member
+	off, room int32
 	n         int32
 	peak      int32
+	capacity  float64
 	bytes     int64
 	nflows    int64
 	busySince int64
 	busy      int64
+}
+
+// member returns the flow at position i of lk's flows.
+func (n *Net) member(lk *link, i int32) member {
+	if i == 0 {
+		return lk.first
+	}
+	return n.pool[lk.off+i-1]
+}
+
+// setMember puts m at position i of lk's flows.
+func (n *Net) setMember(lk *link, i int32, m member) {
+	if i == 0 {
+		lk.first = m
+		return
+	}
+	if i > lk.room {
+		// Full: move to a region twice as large at the pool's end.
+		room := max(2*lk.room, 2)
+		off := int32(len(n.pool))
+		n.pool = append(n.pool, n.pool[lk.off:lk.off+lk.room]...)
+		n.pool = append(n.pool, make([]member, room-lk.room)...)
+		lk.off, lk.room = off, room
+	}
+	n.pool[lk.off+i-1] = m
 }
 
 // fill is a link's state during progressive filling, apart from the hot
@@ -87,9 +115,9 @@ type Net struct {
 	// link with it.
 	Exact bool
 
-	links    []link
-	capacity []float64
-	fill     []fill
+	links []link
+	pool  []member // the links' flows after their first
+	fill  []fill
 
 	flows []flowState
 	free  []int32
@@ -101,11 +129,11 @@ type Net struct {
 
 // New returns a Net over links of the given capacities, in bytes/ns.
 func New(capacity []float64) *Net {
-	return &Net{
-		links:    make([]link, len(capacity)),
-		capacity: append([]float64(nil), capacity...),
-		fill:     make([]fill, len(capacity)),
+	n := &Net{links: make([]link, len(capacity)), fill: make([]fill, len(capacity))}
+	for i, c := range capacity {
+		n.links[i].capacity = c
 	}
+	return n
 }
 
 // Start starts a flow of bytes over links at time now (in ns) and
@@ -146,11 +174,11 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 			alone = false
 		}
 		hops[i] = hop{l, k}
-		if int(k) == len(lk.flows) {
-			lk.flows = append(lk.flows, member{})
-			lk.flows = lk.flows[:cap(lk.flows)]
+		if k == 0 {
+			lk.first = member{id, int32(i)}
+		} else {
+			n.setMember(lk, k, member{id, int32(i)})
 		}
-		lk.flows[k] = member{id, int32(i)}
 		k++
 		lk.n = k
 		lk.bytes += bytes
@@ -165,9 +193,9 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		// freezes it at its narrowest link's capacity, the same
 		// arithmetic as rerate's (min(c)/w is min(c/w): division by
 		// w > 0 is monotonic).
-		c := n.capacity[links[0]]
+		c := n.links[links[0]].capacity
 		for _, l := range links[1:] {
-			c = min(c, n.capacity[l])
+			c = min(c, n.links[l].capacity)
 		}
 		f.newRate = max(c, 0) / weight * weight
 		n.changed = n.changed[:0]
@@ -197,8 +225,8 @@ func (n *Net) Finish(now int64, id int32) {
 		}
 		shared = true
 		if k != p {
-			last := lk.flows[k]
-			lk.flows[p] = last
+			last := n.member(lk, k)
+			n.setMember(lk, p, last)
 			n.flows[last.f].hops[last.hop].pos = p
 		}
 	}
@@ -277,7 +305,8 @@ func (n *Net) rerate(now int64, self int32) {
 	}
 	for qi := 0; qi < len(n.queue); qi++ {
 		lk := &n.links[n.queue[qi]]
-		for _, m := range lk.flows[:lk.n] {
+		for j := range lk.n {
+			m := n.member(lk, j)
 			f := &n.flows[m.f]
 			if f.mark == ep {
 				continue
@@ -297,12 +326,12 @@ func (n *Net) rerate(now int64, self int32) {
 	}
 	// Residual capacities: what flows outside the set leave.
 	for _, l := range n.compL {
-		r := n.capacity[l]
+		lk := &n.links[l]
+		r := lk.capacity
 		var c int32
 		var w float64
-		lk := &n.links[l]
-		for _, m := range lk.flows[:lk.n] {
-			if f := &n.flows[m.f]; f.mark == ep {
+		for j := range lk.n {
+			if f := &n.flows[n.member(lk, j).f]; f.mark == ep {
 				c++
 				w += f.weight
 			} else {
@@ -330,8 +359,8 @@ func (n *Net) rerate(now int64, self int32) {
 			}
 		}
 		lk := &n.links[best]
-		for _, m := range lk.flows[:lk.n] {
-			f := &n.flows[m.f]
+		for j := range lk.n {
+			f := &n.flows[n.member(lk, j).f]
 			if f.mark != ep || f.frozen {
 				continue
 			}

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"unsafe"
@@ -143,5 +144,43 @@ func TestStatsSharedLink(t *testing.T) {
 		if st[l] != want[l] {
 			t.Errorf("link %d: %+v, want %+v", l, st[l], want[l])
 		}
+	}
+}
+
+// TestManyFlowsOneLink starts 10 flows on one link (its list of flows
+// grows past its first inline slot, moving twice in the pool), ends them
+// out of order, and checks after each step that the link counts the flows
+// left and that each gets 1/n of it; a flow over a second link of its own
+// too keeps its share.
+func TestManyFlowsOneLink(t *testing.T) {
+	n := New([]float64{12, 100, 100})
+	var ids []int32
+	for i := range 10 {
+		route := []int32{0}
+		if i%3 == 0 {
+			route = []int32{1 + int32(i%2), 0} // the shared link second
+		}
+		ids = append(ids, n.Start(0, route, 1000, 1, int32(i), 0, 0))
+	}
+	live := map[int32]bool{}
+	for _, id := range ids {
+		live[id] = true
+	}
+	check := func(step string) {
+		t.Helper()
+		if got := n.Active(0); int(got) != len(live) {
+			t.Fatalf("%s: %d flows on link 0, want %d", step, got, len(live))
+		}
+		for id := range live {
+			if r := n.Rate(id); !near(r, 12/float64(len(live))) {
+				t.Errorf("%s: flow %d at %g, want %g", step, id, r, 12/float64(len(live)))
+			}
+		}
+	}
+	check("10 flows")
+	for k, i := range []int{4, 0, 9, 1, 7, 3, 5, 8, 2} {
+		n.Finish(int64(1+k), ids[i])
+		delete(live, ids[i])
+		check(fmt.Sprintf("after ending flow %d", i))
 	}
 }
