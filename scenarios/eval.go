@@ -13,7 +13,6 @@ import (
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
-	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -55,6 +54,12 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		return err
 	}
 	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	if pts[0].Pattern > 0 {
+		if err := sc.fitsAggregate(m, g); err != nil {
+			return err
+		}
+		return sc.evaluateAggregate(ctx, m, g, sc.Net(), pts, emit)
+	}
 	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
 		return err
 	}
@@ -78,13 +83,26 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		}
 		defer bd.close()
 	}
+	var lp *lpPlanner // the lp policy's LP (lpPlanner)
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(ctx, p.CapW); err != nil {
+		if p.Policy == "lp" && lp == nil && bd != nil {
+			if lp, err = sc.newLPPlanner(bd); err != nil {
 				return err
+			}
+			defer lp.close()
+		}
+		if p.Done { // committed before a resume: only the LP path matters
+			b, err := bd.solve(ctx, p.CapW)
+			if err != nil {
+				return err
+			}
+			if lp != nil && b != nil { // the lp policy's own chain too
+				if _, _, _, err := sc.replayLP(ctx, lp, g, p.CapW, net); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -112,12 +130,16 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			if err != nil {
 				return err
 			}
-			if b == nil {
+			switch {
+			case b == nil:
 				met.Infeasible = true
-			} else {
+			default:
 				var run *taskRun
-				if met, run, err = sc.replayRounded(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net, bd.n); err != nil {
+				if met, run, _, err = sc.replayLP(ctx, lp, g, p.CapW, net); err != nil {
 					return err
+				}
+				if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+					return fmt.Errorf("LP bound at %g W: makespan: %w", p.CapW, err)
 				}
 				ropts, rnet = run.opts, run.net
 			}
