@@ -217,7 +217,7 @@ const (
 	evRecv
 	evCalc
 	evMsg
-	evFlow      // a flow's completion (Options.Flow); op is the flow, rank its version
+	evFlow      // a flow's completion (Options.Flow, taken from flowEngine.timers); op is the flow
 	evFlowStart // a flow's start after its route's latency (FlowNetwork.CM02)
 )
 
@@ -731,10 +731,16 @@ func (e *engine) loop() error {
 	for {
 		ev, ok := e.nextSeed()
 		if !ok {
-			if !e.q.queued() {
+			if flows && len(e.fl.timers.h) > 0 && (!e.q.queued() || e.fl.timers.before(e.q.peek())) {
+				// A flow completes (Options.Flow): an evFlow event,
+				// op the flow.
+				t := e.fl.timers.pop()
+				ev = event{time: t.time, seq: t.seq, op: t.id}
+			} else if !e.q.queued() {
 				break
+			} else {
+				ev = e.q.pop()
 			}
-			ev = e.q.pop()
 		}
 		e.events++
 		op := ev.op
@@ -945,8 +951,8 @@ func (e *engine) loop() error {
 				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
 			}
 
-		case evFlow: // op is the flow, rank its version (Options.Flow)
-			e.flowDone(ev)
+		case evFlow: // op is the flow (Options.Flow)
+			e.flowDone(op, t)
 
 		case evFlowStart: // FlowNetwork.CM02
 			e.flowStart(op, rank, t)

@@ -49,6 +49,7 @@ type flowEngine struct {
 	route  []int32
 	events int64
 	obs    LinkObserver // nil unless the Observer is one
+	timers flowTimers   // the flows' completion times
 }
 
 // newFlowEngine checks f against g and builds its state; it returns nil,
@@ -155,37 +156,170 @@ func (fe *flowEngine) latency() int64 {
 	return hops
 }
 
-// scheduleFlows queues the completion events of the flows whose rates
+// scheduleFlows sets the completion timers of the flows whose rates
 // the last start or finish changed.
+//
+// A flow has at most one timer, in fe.timers rather than in the event
+// queue: a rate change moves the flow's timer in place instead of
+// queueing a new event and leaving the old one to be dropped as stale
+// when its time comes. The order of events is unchanged: a timer is keyed
+// by the (time, seq) its event would have had, and the loop takes the
+// earlier of the queue's next event and the first timer (loop). So that
+// Result.Events stays the count of events the loop would have processed
+// with stale events queued, each timer replaced or cancelled counts as
+// one event.
 func (e *engine) scheduleFlows() {
-	net := e.fl.net
+	fe := e.fl
+	net := fe.net
 	for _, id := range net.Changed() {
-		end, v := net.End(id)
+		end, _ := net.End(id)
 		if end == math.MaxInt64 {
+			if fe.timers.remove(id) {
+				e.events++
+			}
 			continue
 		}
-		e.q.push(event{time: uint64(end), seq: e.ts<<3 | uint64(evFlow), op: id, rank: v})
+		if fe.timers.set(id, uint64(end), e.ts<<3|uint64(evFlow)) {
+			e.events++
+		}
 		e.ts++
 	}
 }
 
-// flowDone handles a flow completion event: unless a rate change made it
-// stale, the flow ends and its message is queued to arrive.
-func (e *engine) flowDone(ev event) {
+// flowDone handles the completion of flow id at time t: the flow ends and
+// its message is queued to arrive.
+func (e *engine) flowDone(id int32, t uint64) {
 	net := e.fl.net
-	if !net.Current(ev.op, ev.rank) {
-		return
-	}
-	op, rank, lat := net.Payload(ev.op)
+	op, rank, lat := net.Payload(id)
 	if e.fl.obs != nil {
-		e.fl.route = net.Links(e.fl.route[:0], ev.op)
+		e.fl.route = net.Links(e.fl.route[:0], id)
 	}
-	net.Finish(int64(ev.time), ev.op)
+	net.Finish(int64(t), id)
 	e.fl.events++
-	e.fl.report(ev.time)
+	e.fl.report(t)
 	e.scheduleFlows()
-	e.q.push(event{time: ev.time + uint64(lat), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+	e.q.push(event{time: t + uint64(lat), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 	e.ts++
+}
+
+// flowTimer is a flow's completion time, with the seq its event has.
+type flowTimer struct {
+	time, seq uint64
+	id        int32
+}
+
+// flowTimers holds one timer per flow in progress with a rate > 0, in a
+// 4-ary min-heap on (time, seq) indexed by flow id, so that a flow's
+// timer moves in place when its rate changes.
+type flowTimers struct {
+	h   []flowTimer
+	pos []int32 // per flow id: its timer's index in h, or −1
+}
+
+// before reports whether the first timer comes before ev.
+func (ts *flowTimers) before(ev *event) bool {
+	t := &ts.h[0]
+	return t.time < ev.time || (t.time == ev.time && t.seq < ev.seq)
+}
+
+func timerLess(a, b *flowTimer) bool {
+	return a.time < b.time || (a.time == b.time && a.seq < b.seq)
+}
+
+// set sets flow id's timer to (time, seq); it reports whether the flow
+// had a timer, which this one replaces.
+func (ts *flowTimers) set(id int32, time, seq uint64) bool {
+	for int(id) >= len(ts.pos) {
+		ts.pos = append(ts.pos, -1)
+	}
+	x := flowTimer{time, seq, id}
+	i := ts.pos[id]
+	if i < 0 {
+		ts.h = append(ts.h, x)
+		ts.up(int32(len(ts.h)-1), x)
+		return false
+	}
+	if timerLess(&x, &ts.h[i]) {
+		ts.up(i, x)
+	} else {
+		ts.down(i, x)
+	}
+	return true
+}
+
+// remove removes flow id's timer; it reports whether it had one.
+func (ts *flowTimers) remove(id int32) bool {
+	if int(id) >= len(ts.pos) || ts.pos[id] < 0 {
+		return false
+	}
+	i := ts.pos[id]
+	ts.pos[id] = -1
+	n := int32(len(ts.h) - 1)
+	last := ts.h[n]
+	ts.h = ts.h[:n]
+	if i < n {
+		if timerLess(&last, &ts.h[i]) {
+			ts.up(i, last)
+		} else {
+			ts.down(i, last)
+		}
+	}
+	return true
+}
+
+// pop removes and returns the first timer; there must be one.
+func (ts *flowTimers) pop() flowTimer {
+	top := ts.h[0]
+	ts.pos[top.id] = -1
+	n := int32(len(ts.h) - 1)
+	last := ts.h[n]
+	ts.h = ts.h[:n]
+	if n > 0 {
+		ts.down(0, last)
+	}
+	return top
+}
+
+// up places x at index i or above it.
+func (ts *flowTimers) up(i int32, x flowTimer) {
+	h := ts.h
+	for i > 0 {
+		p := (i - 1) / 4
+		if !timerLess(&x, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		ts.pos[h[i].id] = i
+		i = p
+	}
+	h[i] = x
+	ts.pos[x.id] = i
+}
+
+// down places x at index i or below it.
+func (ts *flowTimers) down(i int32, x flowTimer) {
+	h := ts.h
+	n := int32(len(h))
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for k := c + 1; k < c+4 && k < n; k++ {
+			if timerLess(&h[k], &h[m]) {
+				m = k
+			}
+		}
+		if !timerLess(&h[m], &x) {
+			break
+		}
+		h[i] = h[m]
+		ts.pos[h[i].id] = i
+		i = m
+	}
+	h[i] = x
+	ts.pos[x.id] = i
 }
 
 // report tells the LinkObserver, if any, the number of flows on each link

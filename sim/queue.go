@@ -42,6 +42,14 @@ func less(a, b *event) bool {
 // queued reports whether an event is waiting.
 func (q *eventQueue) queued() bool { return len(q.heap) > 0 || q.runHead < len(q.run) }
 
+// peek returns the next event; the queue must not be empty.
+func (q *eventQueue) peek() *event {
+	if q.runHead < len(q.run) && (len(q.heap) == 0 || less(&q.run[q.runHead], &q.heap[0])) {
+		return &q.run[q.runHead]
+	}
+	return &q.heap[0]
+}
+
 // peekTime returns the time of the next event; the queue must not be empty.
 func (q *eventQueue) peekTime() uint64 {
 	if q.runHead < len(q.run) && (len(q.heap) == 0 || less(&q.run[q.runHead], &q.heap[0])) {
