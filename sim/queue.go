@@ -75,12 +75,13 @@ func (q *eventQueue) push(ev event) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !less(&h[i], &h[p]) {
+		if !less(&ev, &h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = ev
 }
 
 func (q *eventQueue) pop() event {
@@ -95,11 +96,14 @@ func (q *eventQueue) pop() event {
 		}
 		return ev
 	}
+	// Sift the last event down from the root through a hole: each level
+	// moves the least child up, and the event is written once.
 	h := q.heap
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	x := h[n]
 	h = h[:n]
+	q.heap = h
 	i := 0
 	for {
 		c := 4*i + 1
@@ -112,12 +116,14 @@ func (q *eventQueue) pop() event {
 				m = k
 			}
 		}
-		if !less(&h[m], &h[i]) {
+		if !less(&h[m], &x) {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
 	}
-	q.heap = h
+	if n > 0 {
+		h[i] = x
+	}
 	return top
 }
