@@ -728,10 +728,21 @@ func (e *engine) loop() error {
 	if c := e.opt.Classes; c != nil {
 		class, classes = c.Of, c.Params
 	}
+	seeding := true // until nextSeed has none left (it then never has again)
 	for {
-		ev, ok := e.nextSeed()
+		var ev event
+		ok := false
+		if seeding {
+			if ev, ok = e.nextSeed(); !ok {
+				seeding = false
+			}
+		}
 		if !ok {
-			if flows && len(e.fl.timers.h) > 0 && (!e.q.queued() || e.fl.timers.before(e.q.peek())) {
+			var x *flowTimer
+			if flows {
+				x = e.fl.timers.peek()
+			}
+			if x != nil && (!e.q.queued() || x.before(e.q.peek())) {
 				// A flow completes (Options.Flow): an evFlow event,
 				// op the flow.
 				t := e.fl.timers.pop()

@@ -208,22 +208,67 @@ type flowTimer struct {
 	id        int32
 }
 
-// flowTimers holds one timer per flow in progress with a rate > 0, in a
-// 4-ary min-heap on (time, seq) indexed by flow id, so that a flow's
-// timer moves in place when its rate changes.
+// flowTimers holds one timer per flow in progress with a rate > 0, so
+// that a flow's timer moves when its rate changes rather than leaving a
+// stale one behind. Like eventQueue, it is a sorted run plus a 4-ary
+// min-heap, both on (time, seq): a timer not earlier than the run's last
+// one is appended to the run in O(1) (flows of equal sizes and rates end
+// in the order they started), the others go to the heap. A timer that
+// moves leaves a dead entry (id −1) in the run, skipped when it comes
+// first, or is taken out of the heap.
 type flowTimers struct {
-	h   []flowTimer
-	pos []int32 // per flow id: its timer's index in h, or −1
-}
-
-// before reports whether the first timer comes before ev.
-func (ts *flowTimers) before(ev *event) bool {
-	t := &ts.h[0]
-	return t.time < ev.time || (t.time == ev.time && t.seq < ev.seq)
+	h    []flowTimer
+	run  []flowTimer // sorted; run[head:] are queued, some of them dead
+	head int
+	// pos is, per flow id, its timer's index in h (≥ 0), −2−i for index i
+	// of run, or −1 for none.
+	pos []int32
 }
 
 func timerLess(a, b *flowTimer) bool {
 	return a.time < b.time || (a.time == b.time && a.seq < b.seq)
+}
+
+// peek returns the first timer, or nil when there is none.
+func (ts *flowTimers) peek() *flowTimer {
+	for ts.head < len(ts.run) && ts.run[ts.head].id < 0 {
+		ts.head++
+	}
+	if ts.head == len(ts.run) {
+		ts.run, ts.head = ts.run[:0], 0
+		if len(ts.h) == 0 {
+			return nil
+		}
+		return &ts.h[0]
+	}
+	if len(ts.h) > 0 && timerLess(&ts.h[0], &ts.run[ts.head]) {
+		return &ts.h[0]
+	}
+	return &ts.run[ts.head]
+}
+
+// before reports whether timer x comes before event ev.
+func (x *flowTimer) before(ev *event) bool {
+	return x.time < ev.time || (x.time == ev.time && x.seq < ev.seq)
+}
+
+// pop removes and returns the first timer; peek must have returned it.
+func (ts *flowTimers) pop() flowTimer {
+	if ts.head < len(ts.run) && (len(ts.h) == 0 || timerLess(&ts.run[ts.head], &ts.h[0])) {
+		x := ts.run[ts.head]
+		ts.head++
+		ts.pos[x.id] = -1
+		return x
+	}
+	top := ts.h[0]
+	ts.pos[top.id] = -1
+	n := int32(len(ts.h) - 1)
+	last := ts.h[n]
+	ts.h = ts.h[:n]
+	if n > 0 {
+		ts.down(0, last)
+	}
+	return top
 }
 
 // set sets flow id's timer to (time, seq); it reports whether the flow
@@ -232,28 +277,39 @@ func (ts *flowTimers) set(id int32, time, seq uint64) bool {
 	for int(id) >= len(ts.pos) {
 		ts.pos = append(ts.pos, -1)
 	}
+	had := ts.remove(id)
 	x := flowTimer{time, seq, id}
-	i := ts.pos[id]
-	if i < 0 {
-		ts.h = append(ts.h, x)
-		ts.up(int32(len(ts.h)-1), x)
-		return false
+	if n := len(ts.run); n == ts.head || !timerLess(&x, &ts.run[n-1]) {
+		if ts.head > 0 && (ts.head == n || n == cap(ts.run) && 2*ts.head >= n) {
+			// Reuse the consumed prefix, as eventQueue.push does.
+			k := copy(ts.run, ts.run[ts.head:])
+			ts.run, ts.head = ts.run[:k], 0
+			for i, y := range ts.run {
+				if y.id >= 0 {
+					ts.pos[y.id] = int32(-2 - i)
+				}
+			}
+		}
+		ts.pos[id] = int32(-2 - len(ts.run))
+		ts.run = append(ts.run, x)
+		return had
 	}
-	if timerLess(&x, &ts.h[i]) {
-		ts.up(i, x)
-	} else {
-		ts.down(i, x)
-	}
-	return true
+	ts.h = append(ts.h, x)
+	ts.up(int32(len(ts.h)-1), x)
+	return had
 }
 
 // remove removes flow id's timer; it reports whether it had one.
 func (ts *flowTimers) remove(id int32) bool {
-	if int(id) >= len(ts.pos) || ts.pos[id] < 0 {
+	if int(id) >= len(ts.pos) || ts.pos[id] == -1 {
 		return false
 	}
 	i := ts.pos[id]
 	ts.pos[id] = -1
+	if i < 0 {
+		ts.run[-2-i].id = -1
+		return true
+	}
 	n := int32(len(ts.h) - 1)
 	last := ts.h[n]
 	ts.h = ts.h[:n]
@@ -265,19 +321,6 @@ func (ts *flowTimers) remove(id int32) bool {
 		}
 	}
 	return true
-}
-
-// pop removes and returns the first timer; there must be one.
-func (ts *flowTimers) pop() flowTimer {
-	top := ts.h[0]
-	ts.pos[top.id] = -1
-	n := int32(len(ts.h) - 1)
-	last := ts.h[n]
-	ts.h = ts.h[:n]
-	if n > 0 {
-		ts.down(0, last)
-	}
-	return top
 }
 
 // up places x at index i or above it.

@@ -8,7 +8,7 @@ import (
 
 // TestFlowTimers checks the flows' timer heap against a plain list under
 // random sets, removals and pops: the first timer is always the least on
-// (time, seq), and set and remove report whether the flow had a timer.
+// (time, seq) whether it sits in the run or the heap, and set and remove report whether the flow had a timer.
 func TestFlowTimers(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -24,13 +24,13 @@ func TestFlowTimers(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.flows)))
 			var ts flowTimers
 			want := map[int32]flowTimer{}
-			seq := uint64(0)
+			seq, now := uint64(0), uint64(0)
 			for step := range tc.steps {
 				id := int32(rng.IntN(tc.flows))
 				_, had := want[id]
 				switch r := rng.IntN(10); {
 				case r < 6:
-					x := flowTimer{time: rng.Uint64N(tc.times), seq: seq<<3 | uint64(evFlow), id: id}
+					x := flowTimer{time: now + rng.Uint64N(tc.times), seq: seq<<3 | uint64(evFlow), id: id}
 					seq++
 					if got := ts.set(id, x.time, x.seq); got != had {
 						t.Fatalf("step %d: set(%d) reported %v, want %v", step, id, got, had)
@@ -50,13 +50,32 @@ func TestFlowTimers(t *testing.T) {
 						all = append(all, x)
 					}
 					sort.Slice(all, func(i, j int) bool { return timerLess(&all[i], &all[j]) })
+					if got := ts.peek(); got == nil || *got != all[0] {
+						t.Fatalf("step %d: peek = %+v, want %+v", step, got, all[0])
+					}
 					if got := ts.pop(); got != all[0] {
 						t.Fatalf("step %d: pop = %+v, want %+v", step, got, all[0])
 					}
 					delete(want, all[0].id)
+					now = all[0].time // the engine never sets a timer in the past
 				}
-				if len(ts.h) != len(want) {
-					t.Fatalf("step %d: %d timers, want %d", step, len(ts.h), len(want))
+				if len(want) == 0 && ts.peek() != nil {
+					t.Fatalf("step %d: peek found a timer, want none", step)
+				}
+				live := len(ts.h)
+				for i := ts.head; i < len(ts.run); i++ {
+					if x := ts.run[i]; x.id >= 0 {
+						live++
+						if ts.pos[x.id] != int32(-2-i) {
+							t.Fatalf("step %d: flow %d at run %d, its index says %d", step, x.id, i, ts.pos[x.id])
+						}
+					}
+					if i > ts.head && timerLess(&ts.run[i], &ts.run[i-1]) {
+						t.Fatalf("step %d: run not sorted at %d", step, i)
+					}
+				}
+				if live != len(want) {
+					t.Fatalf("step %d: %d timers, want %d", step, live, len(want))
 				}
 				for i, x := range ts.h {
 					if ts.pos[x.id] != int32(i) {
