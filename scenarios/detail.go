@@ -364,17 +364,9 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		}
 		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
 	} else {
-		// The sweep solves its caps in order, each from the previous
-		// cap's basis, and the LP's optimum is degenerate: solving the
-		// same caps first gives this point the schedule the sweep had.
-		for _, c := range sc.Sweep.CapsW {
-			if c == capW {
-				break
-			}
-			if _, err := bd.solve(context.Background(), c); err != nil {
-				return Metrics{}, nil, err
-			}
-		}
+		// bd.solve solves the caps of the sweep's chain before capW
+		// first, as the sweep does: the LP's optimum is degenerate, and
+		// so this point gets the schedule the sweep had.
 		b, serr := bd.solve(context.Background(), capW)
 		if serr != nil {
 			return Metrics{}, nil, serr

@@ -82,10 +82,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.Done { // committed before a resume: only the LP path matters
-			if _, err := bd.solve(ctx, p.CapW); err != nil {
-				return err
-			}
+		if p.Done { // committed before a resume (bd.solve solves the caps before a cap of its chain)
 			continue
 		}
 		var met Metrics

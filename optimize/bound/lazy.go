@@ -179,6 +179,18 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 	return lz
 }
 
+// clone returns lz with rows as its rows and nothing added on demand. It
+// shares, and reads, only the fields no solve writes.
+func (lz *lazyRows) clone(rows []fixedEdge) *lazyRows {
+	c := &lazyRows{full: lz.full, o: lz.o, g: lz.g, key: lz.key, chained: lz.chained, rep: lz.rep,
+		rows: slices.Clone(rows), at: make(map[[2]int32]int, len(rows)), back: lz.back,
+		cuts: lz.cuts, cutList: lz.cutList}
+	for j, r := range c.rows {
+		c.at[[2]int32{r.from, r.to}] = j
+	}
+	return c
+}
+
 // add adds row r, or lengthens the row of its pair, and says whether the
 // LP changed.
 func (lz *lazyRows) add(r fixedEdge) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -166,6 +167,13 @@ type Solver struct {
 	// lazy, for an engine LP, holds the full DAG; d is then the DAG of
 	// the rows found so far (lazy.go).
 	lazy *lazyRows
+	// built is the LP as NewSolver built it, for Clone: its DAG, its
+	// stats and an engine LP's first rows. Never written after NewSolver.
+	built struct {
+		d     *DAG
+		stats Stats
+		rows  []fixedEdge
+	}
 }
 
 // block is one independent LP: events lo..hi, the vertices of those
@@ -245,7 +253,31 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 		return nil, err
 	}
 	s.stats.BuildS = time.Since(start).Seconds()
+	s.built.d, s.built.stats = s.d, s.stats
+	if s.lazy != nil {
+		s.built.rows = slices.Clone(s.lazy.rows)
+	}
 	return s, nil
+}
+
+// Clone returns a new Solver of the LP that NewSolver built for s: the
+// same rows (without the rows an engine LP added on demand since), no
+// basis, so that its solves give what s's solves would have given from
+// the start. It only reads what no solve writes, so it may run while s
+// solves in another goroutine, and the two may solve at the same time.
+// Cloning skips the engine LP's search for rows (lazy.go): it costs
+// loading the LP into CLP.
+func (s *Solver) Clone() (*Solver, error) {
+	start := time.Now()
+	c := &Solver{d: s.built.d, o: s.o, opt: s.opt, minCap: s.minCap, minAt: s.minAt, stats: s.built.stats}
+	if s.lazy != nil {
+		c.lazy = s.lazy.clone(s.built.rows)
+	}
+	if err := c.load(); err != nil {
+		return nil, err
+	}
+	c.stats.BuildS = time.Since(start).Seconds()
+	return c, nil
 }
 
 // load splits s.d into blocks and loads each block's LP into CLP.
