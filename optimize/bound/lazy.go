@@ -169,7 +169,13 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 		visits = searchVisits
 	}
 	lz.sg = newSearchGraph(lz.g, key, lz.cutList)
-	cand := searchRows(lz.sg, key, visits, searchWork*K+1<<20, lz.cutList, workers)
+	nkey := 0
+	for _, k := range key {
+		if k {
+			nkey++
+		}
+	}
+	cand := searchRows(lz.sg, key, visits, searchWork*K+1<<20, lz.cutList, min(workers, nkey/256)) // a goroutine per 256 searches at most
 	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
 		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
 			continue // the chain (14) implies it
@@ -339,7 +345,7 @@ func searchRows(sg *searchGraph, key []bool, visits, work int, cuts []int32, wor
 	if len(cuts) > 0 {
 		left = len(key) // a search stops at the next cut anyway
 	}
-	workers = max(1, min(workers, len(keys)/256))
+	workers = max(1, min(workers, len(keys)))
 	type part struct {
 		rows []fixedEdge
 		at   []int32 // per search, where its rows start in rows
