@@ -618,18 +618,41 @@ func (sc *Scenario) ReplayRoundedPlan(g *graph.Graph, t *mpi.Trace, d *bound.DAG
 // replayRounded is ReplayRounded that also returns what the replay
 // recorded.
 func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, m *Machine, net network.LogGOPS, plan *bound.Net) (Metrics, *taskRun, error) {
-	ch, err := bound.Round(d, b, ro)
+	r, err := roundLP(g, d, b, ro, plan)
 	if err != nil {
 		return Metrics{}, nil, err
-	}
-	r := rounded{d: d, ch: ch, times: make([]float64, len(ch)), powers: make([]float64, len(ch)),
-		parts: make([][]taskPart, len(ch)), phases: make([][]power.Phase, len(ch))}
-	for i := range ch {
-		r.set(i, false)
 	}
 	jobCapW := b.CapW + m.BaseW()
 	var met Metrics
 	var run *taskRun
+	if ro.Policy == bound.RoundStaggered {
+		met, run, err = sc.stagger(g, t, r, jobCapW, m, net)
+	} else {
+		met, run, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
+	}
+	if err != nil {
+		return met, nil, err
+	}
+	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return met, nil, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
+	}
+	return met, run, nil
+}
+
+// roundLP rounds the LP's schedule b with a policy (bound.Round) for
+// replayPhased, or, under RoundStaggered, for stagger: each task is then
+// released when b starts it, and each operation and message of g as the
+// engine LP's plan starts it (when plan is not nil and of g).
+func roundLP(g *graph.Graph, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions, plan *bound.Net) (*rounded, error) {
+	ch, err := bound.Round(d, b, ro)
+	if err != nil {
+		return nil, err
+	}
+	r := &rounded{d: d, ch: ch, times: make([]float64, len(ch)), powers: make([]float64, len(ch)),
+		parts: make([][]taskPart, len(ch)), phases: make([][]power.Phase, len(ch))}
+	for i := range ch {
+		r.set(i, false)
+	}
 	if ro.Policy == bound.RoundStaggered {
 		// A runtime following the LP's schedule starts each task when
 		// the schedule does: as soon as possible, the replay reorders
@@ -641,17 +664,8 @@ func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 		if plan != nil && sameOps(plan.Graph(), g) {
 			r.opRel, r.msgRel = plan.Starts(b)
 		}
-		met, run, err = sc.stagger(g, t, &r, jobCapW, m, net)
-	} else {
-		met, run, err = sc.replayPhased(g, t, d, r.times, r.powers, r.parts, r.phases, jobCapW, m, net)
 	}
-	if err != nil {
-		return met, nil, err
-	}
-	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
-		return met, nil, fmt.Errorf("LP bound at %g W: makespan: %w", b.CapW, err)
-	}
-	return met, run, nil
+	return r, nil
 }
 
 // rounded is a rounded LP schedule as replayPhased takes it.

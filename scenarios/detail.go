@@ -364,17 +364,21 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		}
 		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
 	} else {
-		// bd.solve solves the caps of the sweep's chain before capW
+		// lpRun goes through the caps of the sweep's chain before capW
 		// first, as the sweep does: the LP's optimum is degenerate, and
-		// so this point gets the schedule the sweep had.
-		b, serr := bd.solve(context.Background(), capW)
+		// its warm starts give this point the schedule the sweep had.
+		lpr := &lpRun{sc: sc, bd: bd}
+		defer lpr.close()
+		var b *bound.Bound
+		var serr error
+		met, run, b, serr = lpr.at(context.Background(), g, capW, net)
 		if serr != nil {
 			return Metrics{}, nil, serr
 		}
 		if b == nil {
 			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
 		}
-		met, run, err = sc.replayRounded(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net, bd.n)
+		met.BoundNs, err = graph.SecondsToNs(b.Makespan)
 	}
 	if err != nil {
 		return Metrics{}, nil, err

@@ -78,11 +78,16 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		}
 		defer bd.close()
 	}
+	var lpr *lpRun // the lp policy's planner, chain by chain
+	if bd != nil {
+		lpr = &lpRun{sc: sc, bd: bd}
+		defer lpr.close()
+	}
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.Done { // committed before a resume (bd.solve solves the caps before a cap of its chain)
+		if p.Done { // committed before a resume (bd.solve and lpr.at go through the caps before a cap of its chain)
 			continue
 		}
 		var met Metrics
@@ -105,16 +110,18 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(ctx, p.CapW)
-			if err != nil {
-				return err
+			var b *bound.Bound
+			var run *taskRun
+			if lpr != nil {
+				if met, run, b, err = lpr.at(ctx, g, p.CapW, net); err != nil {
+					return err
+				}
 			}
 			if b == nil {
-				met.Infeasible = true
+				met = Metrics{Infeasible: true}
 			} else {
-				var run *taskRun
-				if met, run, err = sc.replayRounded(g, bd.t, bd.d, b, bound.RoundOptions{Policy: bound.RoundStaggered}, m, net, bd.n); err != nil {
-					return err
+				if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+					return fmt.Errorf("LP bound at %g W: makespan: %w", p.CapW, err)
 				}
 				ropts, rnet = run.opts, run.net
 			}

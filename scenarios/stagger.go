@@ -40,11 +40,31 @@ const staggerRounds = 6
 // switches cost no time: with bound.RoundOptions.SwitchS > 0 only one
 // switch per task is charged.
 func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+	met, run, _, err := sc.staggerRounds(g, t, r, jobCapW, m, net, false)
+	return met, run, err
+}
+
+// staggerFits reports whether the split schedule r replays within the cap
+// at every instant as it is: its floor stays within jobCapW and every
+// split task's faster stretch can be placed in full (stagger's first
+// round shortens none). The replay stagger would then give ends when the
+// schedule does. It replays the floor once and does not replay the
+// placement.
+func (sc *Scenario) staggerFits(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS) (bool, error) {
+	_, _, fits, err := sc.staggerRounds(g, t, r, jobCapW, m, net, true)
+	return fits, err
+}
+
+// staggerRounds is stagger; it also reports whether its first round placed
+// every faster stretch in full over a floor within the cap, and with probe
+// set it returns that after the first round, without the final replay.
+func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS, probe bool) (Metrics, *taskRun, bool, error) {
 	n := len(r.ch)
 	allow := make([]float64, n) // seconds at the faster point; −1: the choice's
 	for i := range allow {
 		allow[i] = -1
 	}
+	var fits bool
 	for round := 0; ; round++ {
 		floor := make([][]power.Phase, n)
 		var split []int
@@ -58,11 +78,11 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 		}
 		_, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, floor, r.release, r.opRel, r.msgRel, jobCapW, m, net)
 		if err != nil {
-			return Metrics{}, nil, err
+			return Metrics{}, nil, false, err
 		}
 		curve, err := run.acct.JobCurve(run.model, run.makespan)
 		if err != nil {
-			return Metrics{}, nil, err
+			return Metrics{}, nil, false, err
 		}
 		start, end := make([]int64, g.NumOps()), make([]int64, g.NumOps())
 		for _, s := range run.acct.Spans() {
@@ -104,14 +124,20 @@ func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW fl
 			}
 			placed[i] = append(ph, power.Phase{Ns: math.MaxInt64 / 4, Watts: slow})
 		}
+		if round == 0 {
+			fits = !missed && curve.Over(jobCapW) == 0
+			if probe {
+				return Metrics{}, nil, fits, nil
+			}
+		}
 		if missed {
 			continue
 		}
 		met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, placed, r.release, r.opRel, r.msgRel, jobCapW, m, net)
 		if err != nil {
-			return Metrics{}, nil, fmt.Errorf("staggered rounding: %w", err)
+			return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
 		}
-		return met, run, nil
+		return met, run, fits, nil
 	}
 }
 
