@@ -100,27 +100,31 @@ func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net networ
 		}
 		r.p, r.chain, r.next = p, c, lo
 	}
+	// The LP has a schedule at a cap exactly where the cap is at least its
+	// least feasible cap (bound.InfeasibleError): the planner need not
+	// wait for the bounder's chain to know (workers solve it meanwhile).
+	minCap, _ := r.p.s.MinFeasibleCap()
+	feasible := func(c float64) bool { return r.bd.m.LPCap(c) >= minCap-1e-9 }
 	for ; k >= 0 && r.next < k; r.next++ {
-		b, err := r.bd.solve(ctx, caps[r.next])
-		if err != nil {
-			return Metrics{}, nil, nil, err
-		}
-		if b == nil {
+		if !feasible(caps[r.next]) {
 			continue
 		}
 		if _, _, _, err := r.sc.replayLP(ctx, r.p, g, caps[r.next], net); err != nil {
 			return Metrics{}, nil, nil, err
 		}
 	}
-	b, err := r.bd.solve(ctx, capW)
-	if err != nil || b == nil {
-		return Metrics{}, nil, nil, err
+	if !feasible(capW) {
+		return Metrics{}, nil, nil, nil
 	}
 	if k >= 0 {
 		r.next = k + 1
 	}
 	met, run, _, err := r.sc.replayLP(ctx, r.p, g, capW, net)
 	if err != nil {
+		return Metrics{}, nil, nil, err
+	}
+	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
+	if err != nil || b == nil {
 		return Metrics{}, nil, nil, err
 	}
 	return met, run, b, nil

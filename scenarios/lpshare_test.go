@@ -111,8 +111,8 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 }
 
 // TestInterleave checks the feed order of groups: LPs in batches of the
-// worker count, each batch's groups round-robin over its LPs, every
-// group once.
+// worker count, each batch's groups round-robin over its LPs, lp groups
+// first, every group once.
 func TestInterleave(t *testing.T) {
 	g := func(it int64, pol string) []Point {
 		return []Point{{Policy: pol, Params: map[string]any{"iterations": it}}}
@@ -134,9 +134,9 @@ func TestInterleave(t *testing.T) {
 		workers int
 		want    string
 	}{
-		{1, "[1uncapped 1static 1lp 2uncapped 2static 2lp 3uncapped 3static 3lp]"},
-		{2, "[1uncapped 2uncapped 1static 2static 1lp 2lp 3uncapped 3static 3lp]"},
-		{4, "[1uncapped 2uncapped 3uncapped 1static 2static 3static 1lp 2lp 3lp]"},
+		{1, "[1lp 1static 1uncapped 2lp 2static 2uncapped 3lp 3static 3uncapped]"},
+		{2, "[1lp 2lp 1static 2static 1uncapped 2uncapped 3lp 3static 3uncapped]"},
+		{4, "[1lp 2lp 3lp 1static 2static 3static 1uncapped 2uncapped 3uncapped]"},
 	} {
 		if got := fmt.Sprint(name(interleave(in, tc.workers, nil))); got != tc.want {
 			t.Errorf("%d workers: %s, want %s", tc.workers, got, tc.want)

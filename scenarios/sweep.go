@@ -506,6 +506,20 @@ func capChain(caps []float64, capW float64) int {
 	return 0
 }
 
+// feedRank orders the groups of one LP chain for interleave: the longest
+// first.
+func feedRank(policy string) int {
+	switch policy {
+	case "lp":
+		return 0
+	case "conductor":
+		return 1
+	case "uncapped":
+		return 3
+	}
+	return 2
+}
+
 // interleave reorders groups so that consecutive groups belong to
 // different LP chains (machine and parameter values, and chain of caps,
 // see splitChains): the chains are taken in batches of workers, and a
@@ -514,6 +528,11 @@ func capChain(caps []float64, capW float64) int {
 // each other; at most about two batches' chains are held at once. The
 // order changes no result (each point's metrics depend on its group and
 // its chain alone). The uncapped policy's group goes with the first chain.
+// A chain's groups go lp first, then conductor, then the others (see
+// feedRank): the lp policy's group solves the chain's LP as it goes and
+// takes the longest (its planner solves the LP again at several headroom
+// values a cap), so the chains' lp groups run at the same time, and the
+// others' points, which only read the chain's bounds, fill in after.
 func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 	var keys []string
 	byKey := map[string][][]Point{}
@@ -523,6 +542,9 @@ func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], g)
+	}
+	for _, gs := range byKey {
+		slices.SortStableFunc(gs, func(a, b []Point) int { return feedRank(a[0].Policy) - feedRank(b[0].Policy) })
 	}
 	out := make([][]Point, 0, len(groups))
 	for lo := 0; lo < len(keys); lo += workers {
