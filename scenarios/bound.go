@@ -848,7 +848,9 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		}
 		if rel != nil {
 			var err error
-			if rel[op], err = graph.SecondsToNs(release[i]); err != nil {
+			// The LP's times are at least 0 but for its tolerance (a
+			// start a few ns before 0 is 0).
+			if rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
 				return Metrics{}, nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
 			}
 		}
