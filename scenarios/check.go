@@ -42,7 +42,11 @@ func (sc *Scenario) Check() error {
 		}
 		if ck := fmt.Sprint(p.Machine, p.Policy, key); !checked[ck] {
 			checked[ck] = true
-			if err := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy); err != nil {
+			check := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy)
+			if p.Pattern > 0 {
+				check = psc.fitsAggregate(&psc.Machines[p.Machine], w.g)
+			}
+			if err := check; err != nil {
 				return withParams(err, params)
 			}
 		}

@@ -55,6 +55,12 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		return err
 	}
 	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	if pts[0].Pattern > 0 {
+		if err := sc.fitsAggregate(m, g); err != nil {
+			return err
+		}
+		return sc.evaluateAggregate(ctx, m, g, sc.Net(), pts, emit)
+	}
 	if err := sc.fits(m, t, g, pts[0].Policy); err != nil {
 		return err
 	}

@@ -14,8 +14,10 @@ import (
 // panicking.
 func FuzzParse(f *testing.F) {
 	f.Add(Default())
-	if b, err := os.ReadFile("../examples/scenarios/gpu-node.toml"); err == nil {
-		f.Add(b)
+	for _, ex := range []string{"gpu-node.toml", "aggregate.toml"} {
+		if b, err := os.ReadFile("../examples/scenarios/" + ex); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Add([]byte("[[machine]]\nnodes = \"two\"\n"))
 	f.Add([]byte("name = 1\n"))

@@ -29,14 +29,14 @@ import (
 // about half a P-state step of one core: on the default scenario it is
 // 0–0.5 % over the bound at every cap, against 0–4.5 % without headroom.
 const (
-	// headroomSteps is how many candidate δ a power quantum is cut into
-	// in the first scan.
-	headroomSteps = 8
-	// headroomQuanta is the most headroom tried, in quanta.
-	headroomQuanta = 2
+	// headroomFirst is the first headroom tried, in quanta; each next
+	// try doubles it, up to headroomMost.
+	headroomFirst = 1.0 / 8
+	// headroomMost is the most headroom tried, in quanta.
+	headroomMost = 2.0
 	// headroomBisect is how many bisection steps refine δ between the
-	// last candidate that did not fit and the first that did.
-	headroomBisect = 3
+	// last try that did not fit and the first that did.
+	headroomBisect = 4
 )
 
 // lpPlanner is the lp policy's own copy of a bounder's LP, solved at the
@@ -165,7 +165,7 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 // instant (see lpPlanner), rounded and staggered. It returns the replay,
 // the headroom in watts, and the metrics with BoundNs left to the caller
 // (the bound is the LP at the cap itself). With no headroom up to
-// headroomQuanta quanta that fits, or where stagger's replay of the
+// headroomMost quanta that fits, or where stagger's replay of the
 // schedule at the cap itself is better (see better), it is that replay.
 func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, float64, error) {
 	bd, m := p.bd, p.bd.m
@@ -192,11 +192,10 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	}
 	bestR, bestH := r0, 0.0
 	if !fits && p.quantumW > 0 {
-		step := p.quantumW / headroomSteps
 		lo, hi := 0.0, -1.0
 		var hiR *rounded
-		for j := 1; j <= headroomSteps*headroomQuanta; j++ {
-			h := float64(j) * step
+		for f := headroomFirst; f <= headroomMost; f *= 2 {
+			h := f * p.quantumW
 			b, r, ok, err := probe(h)
 			if err != nil {
 				return Metrics{}, nil, 0, err

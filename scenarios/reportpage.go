@@ -68,9 +68,18 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Title = "capsim: " + sc.Title()
 		pg.Summary = append(pg.Summary, sc.summary())
 	}
-	pg.Summary = append(pg.Summary, headline(schema, rows, unit))
-	if pg.Figures, err = report.Figures(schema, rows); err != nil {
+	if sec, ok, err := aggregateSection(schema, rows, unit); err != nil {
 		return nil, err
+	} else if ok {
+		// An aggregation sweep: its patterns in place of the policies
+		// against the cap (it runs uncapped), no point in detail.
+		pg.Summary = append(pg.Summary, sec)
+		opt.NoDetail = true
+	} else {
+		pg.Summary = append(pg.Summary, headline(schema, rows, unit))
+		if pg.Figures, err = report.Figures(schema, rows); err != nil {
+			return nil, err
+		}
 	}
 	if sec, ok, err := compareMachines(schema, rows); err != nil {
 		return nil, err

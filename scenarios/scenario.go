@@ -47,6 +47,9 @@ type Scenario struct {
 	Models   Models    `toml:"models"`
 	Bound    Bound     `toml:"bound"`
 	Sweep    Sweep     `toml:"sweep"`
+	// Aggregate, when set, sweeps the task-aggregation patterns of each
+	// machine's node (docs/aggregate.md).
+	Aggregate *Aggregate `toml:"aggregate"`
 
 	// File is the path the scenario was read from (DefaultName for the
 	// embedded one); relative paths inside it resolve against its folder.
@@ -689,6 +692,9 @@ func (s *Scenario) normalize() error {
 			return err
 		}
 	}
+	if err := s.normalizeAggregate(); err != nil {
+		return err
+	}
 	return s.checkPointCount()
 }
 
@@ -707,6 +713,13 @@ func (s *Scenario) checkPointCount() error {
 		}
 	}
 	n := len(s.Machines) * perCombo
+	if a := s.Aggregate; a != nil {
+		most := 0
+		for i := range s.Machines {
+			most = max(most, len(a.patterns(&s.Machines[i])))
+		}
+		n *= most
+	}
 	var dims []string
 	for _, k := range s.paramAxes() {
 		l := len(s.Sweep.Params[k])

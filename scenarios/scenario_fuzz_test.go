@@ -22,6 +22,9 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte(strings.Replace(base, "memory_boundness = 0.3", "memory_boundness = -inf", 1)))
 	f.Add([]byte(base + "\n[sweep.params]\n\"machine.idle_power_w\" = [40.0, 1e308]\nbalance = [0.1, 0.5]\n"))
 	f.Add([]byte(base + "\n[[network.override]]\nregion = \"stencil.*\"\nG_ns_per_byte = 1000000000000000000\n"))
+	agg := strings.Replace(aggText(2, 1, 1, aggNet, "[aggregate]\nipc = \"1=2,2=1.5\"\nsleep_power_w = 5\n[aggregate.cross_socket]\nG_ns_per_byte = 9\n"), "cores_per_socket = 2", "cores_per_socket = 4", 1)
+	f.Add([]byte(agg))
+	f.Add([]byte(strings.Replace(agg, "[aggregate]", "[aggregate]\ndies_per_socket = 2\npatterns = [1, 3]", 1)))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		sc, err := Parse("fuzz.toml", text)
 		if err != nil {
@@ -81,7 +84,20 @@ func FuzzScenario(f *testing.F) {
 				n += len(sc.Sweep.CapsW)
 			}
 		}
-		n *= len(sc.Machines)
+		if a := sc.Aggregate; a != nil {
+			pats := 0
+			for i := range sc.Machines {
+				pats += len(a.patterns(&sc.Machines[i]))
+			}
+			n *= pats
+			for k, p := range a.classes(sc.Net()) {
+				if err := p.Validate(); err != nil {
+					t.Fatalf("accepted aggregation class %d %+v: %v", k, p, err)
+				}
+			}
+		} else {
+			n *= len(sc.Machines)
+		}
 		for _, vs := range sc.Sweep.Params {
 			n *= len(vs)
 			if n > MaxPoints {

@@ -30,6 +30,9 @@ type Point struct {
 	Policy  string         // see Policies()
 	CapW    float64        // 0 for the uncapped policy
 	Params  map[string]any // workload parameter overrides of this point
+	// Pattern is the point's aggregation pattern number ([aggregate]; 0
+	// without).
+	Pattern int
 	// Done marks a point a resumed sweep has already committed. An
 	// evaluator emits nothing for it but redoes what the later points of
 	// its group build on (the LP solved at its cap, whose basis the next
@@ -51,6 +54,8 @@ type Metrics struct {
 	// Infeasible marks a point whose policy has no schedule at its cap
 	// (the LP below its least feasible cap); its metrics are null.
 	Infeasible bool
+	// Nodes is the number of nodes an aggregation point ran on.
+	Nodes int
 	// BelowBound, for a point that finished before the LP bound, says
 	// why it could: it went over the cap, or it changed an order the LP
 	// fixes (the first one, from bound.Net.Check). Empty otherwise.
@@ -87,7 +92,8 @@ func (s *Scenario) paramAxes() []string {
 }
 
 // Points expands the sweep into its points, in a deterministic order:
-// machines, then parameter combinations, then policies, then caps.
+// machines, then parameter combinations, then aggregation patterns (with
+// [aggregate]), then policies, then caps.
 func (s *Scenario) Points() []Point {
 	axes := s.paramAxes()
 	combos := []map[string]any{{}}
@@ -108,16 +114,25 @@ func (s *Scenario) Points() []Point {
 	var pts []Point
 	group := 0
 	for mi := range s.Machines {
+		pats := []int{0}
+		if a := s.Aggregate; a != nil {
+			pats = pats[:0]
+			for _, p := range a.patterns(&s.Machines[mi]) {
+				pats = append(pats, p.ID)
+			}
+		}
 		for _, c := range combos {
-			for _, pol := range s.Sweep.Policies {
-				caps := s.Sweep.CapsW
-				if pol == "uncapped" {
-					caps = []float64{0}
+			for _, pat := range pats {
+				for _, pol := range s.Sweep.Policies {
+					caps := s.Sweep.CapsW
+					if pol == "uncapped" {
+						caps = []float64{0}
+					}
+					for _, cp := range caps {
+						pts = append(pts, Point{Index: len(pts), Group: group, Machine: mi, Policy: pol, CapW: cp, Params: c, Pattern: pat})
+					}
+					group++
 				}
-				for _, cp := range caps {
-					pts = append(pts, Point{Index: len(pts), Group: group, Machine: mi, Policy: pol, CapW: cp, Params: c})
-				}
-				group++
 			}
 		}
 	}
@@ -140,7 +155,11 @@ func (s *Scenario) Fingerprint() string {
 func (s *Scenario) Identity() (results.Sweep, error) {
 	sum := sha256.Sum256(s.Text)
 	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
-	for _, f := range []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}} {
+	files := []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}}
+	if a := s.Aggregate; a != nil {
+		files = append(files, struct{ key, path string }{"aggregate.ipc_model", a.IPCModel}, struct{ key, path string }{"aggregate.ipc_samples", a.IPCSamples})
+	}
+	for _, f := range files {
 		if f.path == "" {
 			continue
 		}
@@ -209,6 +228,9 @@ func (s *Scenario) Schema() results.Schema {
 	for _, a := range s.paramAxes() {
 		sc = append(sc, results.Column{Name: "param." + a, Type: axisType(s.Sweep.Params[a])})
 	}
+	if s.Aggregate != nil {
+		sc = append(sc, aggregateColumns()...)
+	}
 	return append(sc,
 		results.Column{Name: "makespan_ns", Type: results.Int64},
 		results.Column{Name: "energy_j", Type: results.Float64},
@@ -263,6 +285,9 @@ func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
 	for _, a := range s.paramAxes() {
 		vals = append(vals, axisValue(p.Params[a], axisType(s.Sweep.Params[a])))
+	}
+	if s.Aggregate != nil {
+		vals = append(vals, s.aggregateValues(p, m)...)
 	}
 	if m.Infeasible {
 		return results.Row{Index: p.Index, Values: append(vals, nil, nil, nil, nil, nil, nil, nil, nil)}

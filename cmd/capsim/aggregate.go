@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/aggregate"
@@ -14,6 +15,7 @@ import (
 func newAggregateCmd() *cobra.Command {
 	var (
 		format, coll, topoSpec, ipcSpec, powerSpec, interSpec, csvPath string
+		ipcModel, ipcSamples                                           string
 		interNet, intraNet, sameDie, sameSocket, crossSocket           string
 		nodeMemGB, taskMemGB, threshold                                float64
 		nodes                                                          int
@@ -26,7 +28,9 @@ func newAggregateCmd() *cobra.Command {
 		Long: `aggregate enumerates the aggregation patterns of a node topology (2x2x2:
 the 8 patterns of Dong Li's System G), groups the trace's ranks into nodes by
 their communication (Kernighan-Lin on the thesis's edge costs, exhaustive for
-small counts), prices computation by per-pattern IPC and communication by the
+small counts), prices computation by per-pattern IPC (--ipc, or predicted from
+samples under P4 and P5 by an IPC model, --ipc-model: Eqs. 4.1-4.3) and
+communication by the
 LogGP parameters of each placement class with an interference table (an
 upper bound), and chooses a pattern by Eq. 4.5 with the performance threshold
 and the thesis's ranking (fewer nodes, processors, dies), and by energy with
@@ -63,8 +67,19 @@ See docs/aggregate.md.`,
 				}
 			}
 			if ipcSpec != "" {
+				if ipcModel != "" {
+					return usagef("set --ipc or --ipc-model, not both")
+				}
 				if cfg.IPC, err = aggregate.ParseIPC(ipcSpec); err != nil {
 					return usageError{err}
+				}
+			}
+			if (ipcModel == "") != (ipcSamples == "") {
+				return usagef("--ipc-model and --ipc-samples go together")
+			}
+			if ipcModel != "" {
+				if cfg.IPC, _, err = models.PredictIPCFiles(ipcModel, ipcSamples, topoSpec); err != nil {
+					return err
 				}
 			}
 			if powerSpec != "" {
@@ -108,6 +123,8 @@ See docs/aggregate.md.`,
 	f.Float64Var(&taskMemGB, "task-mem-gb", 0, "memory of each task in GiB (0: not checked)")
 	f.IntVar(&nodes, "nodes", 0, "nodes of the machine (0: one per rank)")
 	f.StringVar(&ipcSpec, "ipc", "", "IPC per pattern, e.g. 1=2.0,4=1.95,5=1.95,8=1.7 (every pattern; empty: computation unchanged)")
+	f.StringVar(&ipcModel, "ipc-model", "", "IPC model file (capsim fit --kind ipc-mlr) predicting every pattern's IPC (note 002 Eqs. 4.1-4.3)")
+	f.StringVar(&ipcSamples, "ipc-samples", "", "with --ipc-model: the trace's tasks measured under the sample patterns (CSV: case, pattern, ipc, event rates)")
 	f.StringVar(&interNet, "inter", "loggops", "network spec of inter-node messages")
 	f.StringVar(&intraNet, "intra", "loggops:L=300,o=200,g=0,G=1", "network spec of every intra-node class (an illustrative default, not from the thesis)")
 	f.StringVar(&sameDie, "same-die", "", "network spec of same-die messages (overrides --intra)")

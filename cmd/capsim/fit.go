@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"math"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/capsim/capsim/compute/modelfile"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/optimize/aggregate"
 )
 
 type fitFlags struct {
@@ -28,14 +30,16 @@ type fitFlags struct {
 	fixed                            []string
 	clusters, maxTerms               int
 	threshold                        float64
-	// phase-mlr
+	// phase-mlr, ipc-mlr
 	samples []string
+	// ipc-mlr
+	bins, topology string
 }
 
 func newFitCmd() *cobra.Command {
 	var f fitFlags
 	c := &cobra.Command{
-		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger|phase-mlr -o MODELS.json",
+		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger|phase-mlr|ipc-mlr -o MODELS.json",
 		Short: "Fit compute models to measured samples and write a model file",
 		Long: `fit reads measured samples of code regions (CSV or an Arrow table; schemas in
 docs/models.md), fits one model per region and writes a model file for
@@ -58,14 +62,27 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          and the power fit. Every region measured at all samples gets a
          model, also those measured nowhere else (the phases to predict).
          CSV or Arrow columns: region, cpu_ghz, threads, time_s,
-         [mem_ghz, instructions, watts,] one column per event rate.`,
+         [mem_ghz, instructions, watts,] one column per event rate.
+  ipc-mlr  Dong Li's piecewise IPC regression for task aggregation (note 002
+         Eqs. 4.1-4.3): --sample names each sample aggregation pattern (the
+         thesis: 4 and 5); every other pattern measured gets one coefficient
+         set per IPC category (--ipc-bins, default the thesis's 1,1.5,2)
+         fitted over the training cases of that category, and one over all
+         categories that stands in where a category has too few. Writes an
+         IPC model file (not a compute-model file) for capsim predict,
+         capsim aggregate --ipc-model and [aggregate] ipc_model. CSV columns:
+         case, pattern, ipc, one column per event rate.`,
 		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
   capsim fit phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.8,threads=8 --sample cpu=1.0,threads=1 -o mlr.json
+  capsim fit spec-mpi.csv --kind ipc-mlr --sample 4 --sample 5 --topology 2x2x2 -o ipc.json
   capsim fit lwperf.csv --kind eiger --region stencil.compute --output time_s --recorded cpu=2.6 -o eiger.json`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if f.out == "" {
 				return usagef("fit needs -o MODELS.json")
+			}
+			if compute.Kind(f.kind) == models.KindIPCMLR {
+				return fitIPCMLR(cmd.OutOrStdout(), a[0], &f)
 			}
 			rec, err := compute.ParseConfig(f.recorded)
 			if err != nil {
@@ -108,7 +125,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos, eiger or phase-mlr")
+	fl.StringVar(&f.kind, "kind", "", "model kind: table, dvfs, cos, eiger, phase-mlr or ipc-mlr")
 	fl.StringVarP(&f.out, "output-file", "o", "", "model file to write")
 	fl.StringVar(&f.recorded, "recorded", "", "configuration the traces to be replayed were recorded at, e.g. 'cpu=2.6,threads=8'")
 	fl.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' to store in the model file")
@@ -121,8 +138,62 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 	fl.IntVar(&f.clusters, "clusters", 1, "eiger: k-means clusters")
 	fl.IntVar(&f.maxTerms, "max-terms", 0, "eiger: at most this many terms per cluster (0 = no limit)")
 	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (note 001: 0 adds spurious terms after a perfect fit)")
-	fl.StringArrayVar(&f.samples, "sample", nil, "phase-mlr: a sample configuration, e.g. 'cpu=2.0,threads=16' (repeatable; the first is the default --recorded)")
+	fl.StringArrayVar(&f.samples, "sample", nil, "phase-mlr: a sample configuration, e.g. 'cpu=2.0,threads=16' (repeatable; the first is the default --recorded); ipc-mlr: a sample pattern, e.g. 4")
+	fl.StringVar(&f.bins, "ipc-bins", "", "ipc-mlr: IPC category boundaries, ascending (default 1,1.5,2: the thesis's four categories)")
+	fl.StringVar(&f.topology, "topology", "", "ipc-mlr: the node layout SOCKETSxDIESxCORES the pattern numbers refer to, recorded in the model")
 	return c
+}
+
+// fitIPCMLR fits note 002's piecewise IPC regression (Eqs. 4.1–4.3) and
+// writes the IPC model file.
+func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
+	if f.out == "" {
+		return usagef("fit needs -o MODELS.json")
+	}
+	if len(f.samples) == 0 {
+		return usagef("ipc-mlr needs --sample for each sample pattern (the thesis: --sample 4 --sample 5)")
+	}
+	samples := make([]int, len(f.samples))
+	for i, s := range f.samples {
+		id, err := models.ParsePatternID(s)
+		if err != nil {
+			return usageError{fmt.Errorf("--sample: %w", err)}
+		}
+		samples[i] = id
+	}
+	var bins []float64
+	if f.bins != "" {
+		for _, s := range strings.Split(f.bins, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return usagef("--ipc-bins: %q is not a number", s)
+			}
+			bins = append(bins, v)
+		}
+	}
+	if f.topology != "" {
+		if _, err := aggregate.ParseTopology(f.topology); err != nil {
+			return usageError{err}
+		}
+	}
+	rows, events, err := models.ReadIPCRowsFile(path)
+	if err != nil {
+		return err
+	}
+	m, lines, err := models.FitIPCMLR(rows, events, samples, bins)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	m.Topology = f.topology
+	if err := atomicfile.Write(f.out, m.Encode); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "ipc-mlr: samples %v, %d event(s): %s\n", samples, len(events), strings.Join(events, ", "))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "wrote %s: %d coefficient set(s) for patterns %v\n", f.out, len(m.Sets), m.Patterns())
+	return nil
 }
 
 // fitPhaseMLR fits note 002's phase-time regression and IPS power model;

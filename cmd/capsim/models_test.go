@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/capsim/capsim/compute/arrowtab"
+	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -455,5 +457,121 @@ func TestFitPredictPhaseMLR(t *testing.T) {
 	}
 	if code, _, stderr = capsim(t, "fit", csv, "--kind", "phase-mlr", "-o", out); code == 0 || !strings.Contains(stderr, "--sample") {
 		t.Errorf("fit without --sample: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFitPredictIPCMLR fits examples/models/ipc-training.csv (training
+// cases generated from the Eq. 4.1 formula in its header) and predicts the
+// 16 tasks of examples/models/ipc-app.csv: every pattern's IPC must be the
+// header's formula averaged over the tasks (note 002 §3.3), and capsim
+// aggregate --ipc-model must take those IPCs.
+func TestFitPredictIPCMLR(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ipc.json")
+	train := filepath.Join("..", "..", "examples", "models", "ipc-training.csv")
+	app := filepath.Join("..", "..", "examples", "models", "ipc-app.csv")
+	code, stdout, stderr := capsim(t, "fit", train, "--kind", "ipc-mlr", "--sample", "4", "--sample", "P5", "--topology", "2x2x2", "-o", out)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "P8, IPC category [1.5, 2): 10 training cases, 7 regressors") {
+		t.Errorf("fit output:\n%s", stdout)
+	}
+	code, stdout, stderr = capsim(t, "predict", out, "--samples", app, "--json")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	var got []struct {
+		Pattern int     `json:"pattern"`
+		IPC     float64 `json:"ipc"`
+		Tasks   int     `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	// The header's formula: IPC_t = IPC_4·(1 + D_t·(1.5 − 0.25·b)·(1 + 40·e_4)).
+	D := map[int]float64{1: 0.02, 2: 0.018, 3: 0.015, 6: -0.02, 7: -0.045, 8: -0.08}
+	rows, _, err := models.ReadIPCRowsFile(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type obs struct{ i4, e4, i5 float64 }
+	tasks := map[string]*obs{}
+	for _, r := range rows {
+		if tasks[r.Case] == nil {
+			tasks[r.Case] = &obs{}
+		}
+		if r.Pattern == 4 {
+			tasks[r.Case].i4, tasks[r.Case].e4 = r.IPC, r.Rates[0]
+		} else {
+			tasks[r.Case].i5 = r.IPC
+		}
+	}
+	want := map[int]float64{}
+	for _, o := range tasks {
+		b := 1.0
+		if (o.i4+o.i5)/2 >= 1.5 {
+			b = 2
+		}
+		for p, d := range D {
+			want[p] += o.i4 * (1 + d*(1.5-0.25*b)*(1+40*o.e4)) / float64(len(tasks))
+		}
+		want[4] += o.i4 / float64(len(tasks))
+		want[5] += o.i5 / float64(len(tasks))
+	}
+	if len(got) != 8 {
+		t.Fatalf("%d patterns, want 8: %s", len(got), stdout)
+	}
+	// examples/models/ipc-model.json (read by examples/scenarios/aggregate.toml)
+	// is this fit: regenerate it with the command in that scenario's header.
+	committed, _, err := models.PredictIPCFiles(filepath.Join("..", "..", "examples", "models", "ipc-model.json"), app, "2x2x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		if math.Abs(committed[g.Pattern]-g.IPC) > 1e-9 {
+			t.Errorf("examples/models/ipc-model.json is stale: P%d IPC %v, the fit gives %v", g.Pattern, committed[g.Pattern], g.IPC)
+		}
+	}
+	for _, g := range got {
+		if g.Tasks != 16 || math.Abs(g.IPC-want[g.Pattern]) > 1e-6 {
+			t.Errorf("P%d: IPC %.9f over %d tasks, want %.9f over 16", g.Pattern, g.IPC, g.Tasks, want[g.Pattern])
+		}
+	}
+	tr := filepath.Join(dir, "st16.arrow")
+	if code, _, stderr = capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "2", "-o", tr); code != 0 {
+		t.Fatalf("gen: %s", stderr)
+	}
+	csvOut := filepath.Join(dir, "agg.csv")
+	if code, stdout, stderr = capsim(t, "aggregate", tr, "--ipc-model", out, "--ipc-samples", app, "--csv", csvOut); code != 0 {
+		t.Fatalf("aggregate: exit %d: %s", code, stderr)
+	}
+	// Computation scales as IPC_1/IPC_p: P8's average over P1's.
+	b, _ := os.ReadFile(csvOut)
+	var comp1, comp8 float64
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Split(line, ",")
+		if len(f) > 7 && f[0] == "1" {
+			comp1, _ = strconv.ParseFloat(f[7], 64)
+		}
+		if len(f) > 7 && f[0] == "8" {
+			comp8, _ = strconv.ParseFloat(f[7], 64)
+		}
+	}
+	if comp1 == 0 || math.Abs(comp8/comp1-want[1]/want[8]) > 1e-6 {
+		t.Errorf("P8/P1 computation %v/%v = %v, want IPC_1/IPC_8 = %v", comp8, comp1, comp8/comp1, want[1]/want[8])
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"aggregate", tr, "--ipc-model", out}, "--ipc-model and --ipc-samples go together"},
+		{[]string{"aggregate", tr, "--ipc-model", out, "--ipc-samples", app, "--topology", "2x2x1"}, "topology 2x2x2, not 2x2x1"},
+		{[]string{"predict", out}, "needs --samples"},
+		{[]string{"fit", train, "--kind", "ipc-mlr", "-o", out}, "--sample"},
+	} {
+		if code, _, stderr := capsim(t, c.args...); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d: %s; want %q", c.args, code, stderr, c.want)
+		}
 	}
 }

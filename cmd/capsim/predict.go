@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,6 +35,7 @@ type predictJSON struct {
 func newPredictCmd() *cobra.Command {
 	var (
 		region, spec, device string
+		ipcSamples           string
 		params               []string
 		work, freq, mem      float64
 		threads              int
@@ -51,11 +53,23 @@ offload decision. For Eiger models, --param gives a non-configuration input
 (e.g. the problem size) of the predicted work; the recorded work keeps the
 model's fixed value. For phase-mlr models (Dong Li's Eq. 3.17 and 3.19) the
 target must be one of the model's sample configurations or have a
-coefficient set.`,
+coefficient set.
+
+For an IPC model file (capsim fit --kind ipc-mlr: Dong Li's Eqs. 4.1-4.3),
+--samples names the application's measurements under the sample patterns
+(CSV: case, pattern, ipc, event rates; one case per task), and predict
+prints every pattern's IPC averaged over the tasks; where the file also
+measures a pattern, the measured average and Table 4.1's error rate.`,
 		Example: `  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --freq 1.6
-  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --device gpu0 --json`,
+  capsim predict examples/models/stencil.json --region stencil.compute --work 0.001 --device gpu0 --json
+  capsim predict ipc.json --samples app.csv`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if b, err := os.ReadFile(a[0]); err == nil && models.IsIPCModel(b) {
+				return predictIPC(cmd.OutOrStdout(), a[0], ipcSamples, asJSON)
+			} else if ipcSamples != "" {
+				return usagef("--samples applies to IPC model files (capsim fit --kind ipc-mlr); %s is not one", a[0])
+			}
 			_, set, err := models.Load(a[0])
 			if err != nil {
 				return err
@@ -132,7 +146,55 @@ coefficient set.`,
 	f.StringVar(&device, "device", "", "target device: cpu or an accelerator of the region's profile (overrides --config)")
 	f.StringArrayVar(&params, "param", nil, "fixed input of an Eiger model, name=value (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print machine-readable JSON")
+	f.StringVar(&ipcSamples, "samples", "", "IPC models: the application's measurements under the sample patterns (CSV: case, pattern, ipc, event rates)")
 	return c
+}
+
+// ipcJSON is one pattern of predict's output for an IPC model.
+type ipcJSON struct {
+	Pattern       int     `json:"pattern"`
+	Sample        bool    `json:"sample"`
+	Tasks         int     `json:"tasks"`
+	Pooled        int     `json:"pooled_tasks"`
+	IPC           float64 `json:"ipc"`
+	Measured      float64 `json:"measured_ipc,omitempty"`
+	MeasuredTasks int     `json:"measured_tasks,omitempty"`
+	ErrorPct      float64 `json:"error_pct,omitempty"`
+}
+
+// predictIPC prints every pattern's IPC of the application measured in
+// samples under the IPC model at path.
+func predictIPC(w io.Writer, path, samples string, asJSON bool) error {
+	if samples == "" {
+		return usagef("%s is an IPC model: predict needs --samples APP.csv (the tasks measured under the sample patterns)", path)
+	}
+	_, ps, err := models.PredictIPCFiles(path, samples, "")
+	if err != nil {
+		return err
+	}
+	out := make([]ipcJSON, len(ps))
+	for i, p := range ps {
+		out[i] = ipcJSON{Pattern: p.Pattern, Sample: p.Sample, Tasks: p.Tasks, Pooled: p.Pooled, IPC: p.Predicted,
+			Measured: p.Measured, MeasuredTasks: p.MeasuredTasks, ErrorPct: 100 * p.Error}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pattern\tipc\tsource\ttasks\tpooled\tmeasured\terror_%\t")
+	for _, p := range out {
+		src, meas, e := "Eq. 4.1", "-", "-"
+		if p.Sample {
+			src = "sample"
+		}
+		if p.MeasuredTasks > 0 && !p.Sample {
+			meas, e = fmt.Sprintf("%.4f", p.Measured), fmt.Sprintf("%.3f", p.ErrorPct)
+		}
+		fmt.Fprintf(tw, "P%d\t%.4f\t%s\t%d\t%d\t%s\t%s\t\n", p.Pattern, p.IPC, src, p.Tasks, p.Pooled, meas, e)
+	}
+	return tw.Flush()
 }
 
 func nsOf(s float64) int64 { return graph.SatNs(s * 1e9) }

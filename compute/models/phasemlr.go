@@ -201,9 +201,14 @@ func (m *PhaseMLR) Time(c compute.Config) (float64, bool, error) {
 	return 0, false, fmt.Errorf("phase-mlr: no sample or coefficient set for configuration %s", c)
 }
 
-func (m *PhaseMLR) eval(t *MLRTarget) float64 {
+func (m *PhaseMLR) eval(t *MLRTarget) float64 { return evalMLR(m.Samples, t) }
+
+// evalMLR is the regression of Eq. 3.17 (and of Eq. 4.1, with IPC in
+// place of time): Σ_i y_i·α_(t,i) + λ_t + σ_t over the sample
+// observations ss, y_i being ss[i].Seconds.
+func evalMLR(ss []MLRSample, t *MLRTarget) float64 {
 	var tt float64
-	for i, sm := range m.Samples {
+	for i, sm := range ss {
 		a := t.Alpha[i]
 		alpha := a.Z
 		for j, e := range sm.Rates {
@@ -214,12 +219,12 @@ func (m *PhaseMLR) eval(t *MLRTarget) float64 {
 		}
 		tt += sm.Seconds * alpha
 	}
-	s := len(m.Samples)
+	s := len(ss)
 	for i := range t.MuEvents {
 		p := 0
 		for j := 0; j < s-1; j++ {
 			for k := j + 1; k < s; k++ {
-				tt += t.MuEvents[i][p] * m.Samples[j].Rates[i] * m.Samples[k].Rates[i]
+				tt += t.MuEvents[i][p] * ss[j].Rates[i] * ss[k].Rates[i]
 				p++
 			}
 		}
@@ -228,7 +233,7 @@ func (m *PhaseMLR) eval(t *MLRTarget) float64 {
 		p := 0
 		for j := 0; j < s-1; j++ {
 			for k := j + 1; k < s; k++ {
-				tt += t.MuTime[p] * m.Samples[j].Seconds * m.Samples[k].Seconds
+				tt += t.MuTime[p] * ss[j].Seconds * ss[k].Seconds
 				p++
 			}
 		}

@@ -394,6 +394,19 @@ func TestEvaluateHandChecked(t *testing.T) {
 	if id := res.Estimates[res.ByEnergy].Pattern.ID; id != 5 {
 		t.Errorf("by energy P%d, want P5", id)
 	}
+	// Place, one pattern at a time (a sweep point), groups and places as
+	// Evaluate does: P4 {0,1}{2,3} on one die each; P8 infeasible.
+	pats, _ := Patterns(cfg.Topology)
+	for i, p := range pats {
+		e, err := Place(w, cfg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Estimates[i]
+		if (e.Err == nil) != (r.Err == nil) || !reflect.DeepEqual(e.Groups, r.Groups) || !reflect.DeepEqual(e.Slots, r.Slots) || e.Nodes != r.Nodes {
+			t.Errorf("Place(P%d) = %v %v %v, Evaluate %v %v %v", p.ID, e.Groups, e.Slots, e.Err, r.Groups, r.Slots, r.Err)
+		}
+	}
 }
 
 func TestInterferenceLookup(t *testing.T) {

@@ -291,6 +291,36 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 	return res, nil
 }
 
+// Place groups w's tasks into nodes and each node's tasks onto cores under
+// pattern p alone (§3.4, as Evaluate does for every pattern), for a sweep
+// that replays one pattern per point. An infeasible pattern comes back
+// with Err set and a nil error; the error is for a workload or setting
+// that no pattern can take. CompNs, CommNs and the choice are not set.
+func Place(w Workload, cfg Config, p Pattern) (Estimate, error) {
+	if err := w.Validate(); err != nil {
+		return Estimate{}, err
+	}
+	if err := cfg.Topology.Validate(); err != nil {
+		return Estimate{}, err
+	}
+	e := Estimate{Pattern: p}
+	nodes := cfg.Nodes
+	if nodes <= 0 {
+		nodes = w.Tasks()
+	}
+	if e.Err = Feasible(cfg.Topology, p, w.Tasks(), cfg.TaskMemBytes, nodes); e.Err != nil {
+		return e, nil
+	}
+	limit := cfg.ExhaustiveLimit
+	if limit == 0 {
+		limit = 10_000
+	}
+	if err := place(&e, w, pairTimes(w, cfg.Net), limit); err != nil {
+		return Estimate{}, err
+	}
+	return e, nil
+}
+
 // Delta is Eq. 4.5: t1comp + t1comm − t0comp − t0comm of candidate c
 // against reference r.
 func Delta(r, c Estimate) float64 { return c.CompNs + c.CommNs - r.CompNs - r.CommNs }

@@ -39,27 +39,12 @@ func Replay(g *graph.Graph, cfg Config, res Result) ([]Replayed, int, error) {
 	if nodes <= 0 {
 		nodes = g.NumRanks()
 	}
-	params := make([]network.LogGOPS, len(cfg.Net))
-	copy(params, cfg.Net[:])
-	ranks := g.OpRanks()
 	out := make([]Replayed, len(res.Estimates))
 	for i, e := range res.Estimates {
 		if e.Err != nil {
 			continue
 		}
-		node := make([]int, len(e.Slots))
-		for n, grp := range e.Groups {
-			for _, v := range grp {
-				node[v] = n
-			}
-		}
-		cl := &network.Classes{Of: make([]uint8, g.NumOps()), Params: params}
-		for op, k := range g.Kind {
-			if k == graph.Send {
-				a, b := int(ranks[op]), int(g.Peer[op])
-				cl.Of[op] = uint8(ClassOf(node[a], e.Slots[a], node[b], e.Slots[b]))
-			}
-		}
+		cl := PlacementClasses(g, e, cfg.Net)
 		scale := 1.0
 		if cfg.IPC != nil {
 			scale = cfg.IPC[1] / cfg.IPC[e.Pattern.ID]
@@ -89,6 +74,30 @@ func Replay(g *graph.Graph, cfg Config, res Result) ([]Replayed, int, error) {
 		}
 	}
 	return out, best, nil
+}
+
+// PlacementClasses returns the network classes of g's messages under e's
+// placement: each send is priced by the LogGP parameters of its placement
+// class (ClassOf the two ranks' nodes and cores), net[class], the class
+// number being the index into Params. e must be feasible.
+func PlacementClasses(g *graph.Graph, e Estimate, net Classes) *network.Classes {
+	node := make([]int, len(e.Slots))
+	for n, grp := range e.Groups {
+		for _, v := range grp {
+			node[v] = n
+		}
+	}
+	params := make([]network.LogGOPS, len(net))
+	copy(params, net[:])
+	cl := &network.Classes{Of: make([]uint8, g.NumOps()), Params: params}
+	ranks := g.OpRanks()
+	for op, k := range g.Kind {
+		if k == graph.Send {
+			a, b := int(ranks[op]), int(g.Peer[op])
+			cl.Of[op] = uint8(ClassOf(node[a], e.Slots[a], node[b], e.Slots[b]))
+		}
+	}
+	return cl
 }
 
 // ipcPricer scales every calc's recorded duration.
