@@ -51,6 +51,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/internal/hugepage"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/traces/graph"
@@ -220,13 +221,42 @@ const (
 	evFlowStart // a flow's start after its route's latency (FlowNetwork.CM02)
 )
 
-// Operation states.
+// Operation states, as state reports them.
 const (
 	stWaiting uint8 = iota
 	stReady
 	stStarted
 	stDone
 )
+
+// opRec is an operation's replay state, kept together so that an event
+// touches one cache line of it: where its successor list starts (the
+// list ends where the next operation's starts) and rem, the number of
+// its unmet dependencies (> 0: waiting, 0: ready) or, once it has
+// started, remStarted or remDone.
+type opRec struct {
+	succ int32
+	rem  int32
+}
+
+// rem values of started and completed operations.
+const (
+	remStarted int32 = -1
+	remDone    int32 = -2
+)
+
+// state returns op's state.
+func (e *engine) state(op int32) uint8 {
+	switch r := e.ops[op].rem; {
+	case r > 0:
+		return stWaiting
+	case r == 0:
+		return stReady
+	case r == remStarted:
+		return stStarted
+	}
+	return stDone
+}
 
 // The replay engine's events (type eventQueue's event) are queued
 // operations or messages. seq packs the first-queued order (the
@@ -264,13 +294,22 @@ type engine struct {
 	nextgs     []uint64
 	devFree    []uint64 // per shared device (Options.Device): when it is next free
 
-	remaining []int32
-	state     []uint8
-	// Successor lists: op i releases succ[succStart[i]:succStart[i+1]];
-	// entries with the irqBit set are released when i starts, the others
-	// when it completes.
-	succStart []int32
-	succ      []int32
+	// Per operation (and one past the last), its state (opRec). Its
+	// successors are succ[ops[i].succ:ops[i+1].succ] (without irqBit, which
+	// ops[i].succ has where i has irequires successors): entries with the
+	// irqBit set are released when i starts, the others when it
+	// completes.
+	ops  []opRec
+	succ []int32
+	// The operations without dependencies start the replay at time 0,
+	// host by host (seed); they are taken in that order before any queued
+	// event (they are the first events in (time, seq) order), without
+	// being queued: seedRank is the next host to collect, seeds its
+	// collected operations and seedNext the next of them.
+	seedRank int
+	seeds    []readyOp
+	seedNext int
+	seedTs   uint64
 
 	q       eventQueue
 	ts      uint64
@@ -365,41 +404,47 @@ func (e *engine) tooLate(op int32, what string) error {
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 	n := g.NumOps()
 	nr := g.NumRanks()
-	e := &engine{g: g, net: net, opt: opt, ncpu: 1, nnic: 1, free: -1}
+	e := &engine{g: g, net: net, opt: opt, free: -1}
+	e.ops = make([]opRec, n+1)
+	hugepage.Advise(e.ops)
+	ops := e.ops
+	// One pass counts each operation's dependencies and successors, the
+	// seeds, the receives and the CPUs and NICs; a prefix sum turns the
+	// successor counts into where each list ends, and filling each list
+	// from its end (in decreasing operation order, so that successors
+	// appear in increasing order) leaves where it starts.
+	var maxCPU, maxNIC uint8
+	roots, recvs := 0, 0
 	for i := 0; i < n; i++ {
-		if int(g.CPU[i]) >= e.ncpu {
-			e.ncpu = int(g.CPU[i]) + 1
+		lo, hi := g.DepStart[i], g.DepStart[i+1]
+		ops[i].rem = hi - lo
+		if hi == lo {
+			roots++
 		}
-		if int(g.NIC[i]) >= e.nnic {
-			e.nnic = int(g.NIC[i]) + 1
+		for _, d := range g.DepOp[lo:hi] {
+			ops[d].succ++
 		}
-	}
-	e.nexto = make([]uint64, nr*e.ncpu)
-	e.nextgr = make([]uint64, nr*e.nnic)
-	e.nextgs = make([]uint64, nr*e.nnic)
-	e.remaining = make([]int32, n)
-	e.state = make([]uint8, n)
-	// Count, prefix-sum, then fill each list from its end so that
-	// successors appear in increasing operation order.
-	e.succStart = make([]int32, n+1)
-	for i := 0; i < n; i++ {
-		e.remaining[i] = g.DepStart[i+1] - g.DepStart[i]
-		for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
-			e.succStart[g.DepOp[j]+1]++
+		if g.Kind[i] == graph.Recv {
+			recvs++
 		}
+		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
-	for i := 0; i < n; i++ {
-		e.succStart[i+1] += e.succStart[i]
+	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
+	for i := 1; i <= n; i++ {
+		ops[i].succ += ops[i-1].succ
 	}
-	e.succ = make([]int32, e.succStart[n])
+	e.succ = make([]int32, ops[n].succ)
+	hugepage.Advise(e.succ)
+	irq := false
 	place := func(i, j int32) {
 		d := g.DepOp[j]
 		v := i
 		if g.DepKind[j] == graph.Irequires {
 			v |= irqBit
+			irq = true
 		}
-		e.succStart[d+1]--
-		e.succ[e.succStart[d+1]] = v
+		ops[d].succ--
+		e.succ[ops[d].succ] = v
 	}
 	if g.DepOrder == nil {
 		for i := int32(n) - 1; i >= 0; i-- {
@@ -425,21 +470,28 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 			place(edgeOp[inv[k]], inv[k])
 		}
 	}
-	copy(e.succStart, e.succStart[1:]) // entry d+1 now holds d's start
-	e.succStart[n] = int32(len(e.succ))
-	roots, recvs := 0, 0
-	for i := 0; i < n; i++ {
-		if e.remaining[i] == 0 {
-			roots++
-		}
-		if g.Kind[i] == graph.Recv {
-			recvs++
+	if irq {
+		// Mark the operations that release some successor when they start.
+		for i := 0; i < n; i++ {
+			for _, v := range e.succ[ops[i].succ : ops[i+1].succ&^irqBit] {
+				if v < 0 {
+					ops[i].succ |= irqBit
+					break
+				}
+			}
 		}
 	}
-	e.q.init(roots) // the seeds form the first run
+	e.nexto = make([]uint64, nr*e.ncpu)
+	e.nextgr = make([]uint64, nr*e.nnic)
+	e.nextgs = make([]uint64, nr*e.nnic)
+	// The seeds are taken first with sequence numbers 0..roots-1; queued
+	// events follow them. At a time, about one event per rank waits.
+	e.ts = uint64(roots)
+	e.q.init(max(1024, nr))
 	// Posted receives usually dominate the matching queues; size the pool
 	// for all of them at once rather than growing it.
 	e.pool = make([]qentry, 0, recvs)
+	hugepage.Advise(e.pool)
 	if opt.Observer != nil {
 		e.sent = make([]uint64, n)
 		e.arrived = make([]uint64, n)
@@ -467,30 +519,50 @@ func typeOf(k graph.OpKind) uint8 {
 	return evCalc
 }
 
-// seed queues every operation without dependencies at time 0, host by host.
+// seed tells a QueueObserver that every operation without dependencies
+// is queued at time 0, host by host, in the order the loop takes them
+// (nextSeed).
 func (e *engine) seed() {
-	g := e.g
-	for r := 0; r < g.NumRanks(); r++ {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if e.remaining[id] == 0 {
-				e.state[id] = stReady
-				e.pending = append(e.pending, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
-			}
-		}
-		e.flushSeed()
+	if e.qobs == nil {
+		return
 	}
-}
-
-func (e *engine) flushSeed() {
-	sortPending(e.pending, e.opt.LibstdcxxOrder)
-	for _, p := range e.pending {
-		e.q.push(event{time: 0, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
-		e.ts++
-		if e.qobs != nil {
+	for r := 0; r < e.g.NumRanks(); r++ {
+		e.seeds = e.collectSeeds(e.seeds[:0], r)
+		for _, p := range e.seeds {
 			e.qobs.Queued(p.op, 0)
 		}
 	}
-	e.pending = e.pending[:0]
+	e.seeds = e.seeds[:0]
+}
+
+// collectSeeds appends rank r's operations without dependencies to p, in
+// the order they are queued (by type, as freed operations are).
+func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
+	g := e.g
+	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+		if e.ops[id].rem == 0 {
+			p = append(p, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
+		}
+	}
+	sortPending(p, e.opt.LibstdcxxOrder)
+	return p
+}
+
+// nextSeed returns the next operation without dependencies as an event
+// at time 0, or false when all have been taken.
+func (e *engine) nextSeed() (event, bool) {
+	for e.seedNext == len(e.seeds) {
+		if e.seedRank == e.g.NumRanks() {
+			return event{}, false
+		}
+		e.seeds, e.seedNext = e.collectSeeds(e.seeds[:0], e.seedRank), 0
+		e.seedRank++
+	}
+	p := e.seeds[e.seedNext]
+	e.seedNext++
+	ev := event{time: 0, seq: e.seedTs<<3 | uint64(p.typ), op: p.op, rank: p.host}
+	e.seedTs++
+	return ev, true
 }
 
 // sortPending orders ready operations by host, keeping the order in which
@@ -540,12 +612,16 @@ func (e *engine) flush() {
 	}
 	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	g := e.g
+	multi := e.ncpu > 1 || e.nnic > 1
 	for _, p := range e.pending {
 		h := int(p.host)
-		cpu := h*e.ncpu + int(g.CPU[p.op])
+		cpu, nic := h, h
+		if multi {
+			cpu, nic = h*e.ncpu+int(g.CPU[p.op]), h*e.nnic+int(g.NIC[p.op])
+		}
 		t := e.nexto[cpu]
 		if p.typ == evSend {
-			t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
+			t = max(t, e.nextgs[nic])
 		}
 		e.q.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
@@ -559,28 +635,30 @@ func (e *engine) flush() {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
-	for _, v := range e.succ[e.succStart[op]:e.succStart[op+1]] {
+	lo := e.ops[op].succ
+	if started && lo >= 0 {
+		return // no irequires successor
+	}
+	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {
 			continue
 		}
 		s := v &^ irqBit
-		e.remaining[s]--
-		if e.remaining[s] == 0 {
-			e.state[s] = stReady
+		if e.ops[s].rem--; e.ops[s].rem == 0 {
 			e.pending = append(e.pending, readyOp{host: rank, op: s, typ: typeOf(e.g.Kind[s])})
 		}
 	}
 }
 
 func (e *engine) markStarted(op, rank int32) {
-	if e.state[op] < stStarted {
-		e.state[op] = stStarted
+	if e.ops[op].rem >= 0 {
+		e.ops[op].rem = remStarted
 	}
 	e.release(op, rank, true)
 }
 
 func (e *engine) markDone(op, rank int32) {
-	e.state[op] = stDone
+	e.ops[op].rem = remDone
 	e.release(op, rank, false)
 }
 
@@ -644,13 +722,20 @@ func (e *engine) loop() error {
 	loggp := e.net.LogGP // the LogGP variant (see package network)
 	flows := e.fl != nil // the flow model (Options.Flow)
 	obs := e.opt.Observer
+	multi := e.ncpu > 1 || e.nnic > 1
 	var class []uint8
 	var classes []network.LogGOPS
 	if c := e.opt.Classes; c != nil {
 		class, classes = c.Of, c.Params
 	}
-	for e.q.queued() {
-		ev := e.q.pop()
+	for {
+		ev, ok := e.nextSeed()
+		if !ok {
+			if !e.q.queued() {
+				break
+			}
+			ev = e.q.pop()
+		}
 		e.events++
 		op := ev.op
 		typ := ev.typ()
@@ -659,8 +744,11 @@ func (e *engine) loop() error {
 		if typ == evMsg {
 			h = int(g.Peer[op])
 		}
-		cpu := h*e.ncpu + int(g.CPU[op])
-		nic := h*e.nnic + int(g.NIC[op])
+		cpu, nic := h, h // one CPU and one NIC a host: their columns are all 0
+		if multi {
+			cpu = h*e.ncpu + int(g.CPU[op])
+			nic = h*e.nnic + int(g.NIC[op])
+		}
 		t := ev.time
 		switch typ {
 		case evCalc:
@@ -999,7 +1087,7 @@ func (e *engine) finish() (*Result, error) {
 	// that alone is no error.
 	for r := 0; r < g.NumRanks(); r++ {
 		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if e.state[id] == stDone || e.state[id] == stStarted && g.Kind[id] == graph.Send {
+			if st := e.state(id); st == stDone || st == stStarted && g.Kind[id] == graph.Send {
 				continue
 			}
 			op, why := e.why(id)
@@ -1058,7 +1146,7 @@ func (e *engine) why(id int32) (int32, string) {
 	seen := map[int32]bool{}
 	for !seen[id] {
 		seen[id] = true
-		switch e.state[id] {
+		switch e.state(id) {
 		case stStarted:
 			if g.Kind[id] == graph.Recv {
 				return id, "no matching message"
@@ -1068,7 +1156,7 @@ func (e *engine) why(id int32) (int32, string) {
 			deps, kinds := g.Deps(id)
 			next := int32(-1)
 			for j, d := range deps {
-				if kinds[j] == graph.Requires && e.state[d] != stDone || kinds[j] == graph.Irequires && e.state[d] < stStarted {
+				if kinds[j] == graph.Requires && e.state(d) != stDone || kinds[j] == graph.Irequires && e.state(d) < stStarted {
 					next = d
 					break
 				}

@@ -43,9 +43,12 @@ type flowEngine struct {
 	nodeOf  []int32
 	cm02    bool
 	linkLat []int64
-	route   []int32
-	events  int64
-	obs     LinkObserver // nil unless the Observer is one
+	// hopLat is every link's latency when all links have the same,
+	// else −1.
+	hopLat int64
+	route  []int32
+	events int64
+	obs    LinkObserver // nil unless the Observer is one
 }
 
 // newFlowEngine checks f against g and builds its state; it returns nil,
@@ -82,7 +85,14 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 	}
 	net := flow.New(capacity)
 	net.Exact = f.Exact
-	return &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, linkLat: lat, route: make([]int32, 0, 64)}, nil
+	hop := lat[0]
+	for _, l := range lat {
+		if l != hop {
+			hop = -1
+			break
+		}
+	}
+	return &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}, nil
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
@@ -97,10 +107,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
 		e.ts++
 		return
 	}
-	var hops int64
-	for _, l := range fe.route {
-		hops += fe.linkLat[l]
-	}
+	hops := fe.latency()
 	if fe.cm02 {
 		// The bytes start flowing once the route's latency has passed.
 		e.q.push(event{time: t + uint64(hops), seq: e.ts<<3 | uint64(evFlowStart), op: op, rank: rank})
@@ -120,10 +127,7 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	fe := e.fl
 	g := e.g
 	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
-	var hops int64
-	for _, l := range fe.route {
-		hops += fe.linkLat[l]
-	}
+	hops := fe.latency()
 	w := 1.0
 	if hops > 0 {
 		w = 1 / float64(hops)
@@ -137,6 +141,18 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
+}
+
+// latency returns the sum of the latencies of fe.route's links.
+func (fe *flowEngine) latency() int64 {
+	if fe.hopLat >= 0 {
+		return int64(len(fe.route)) * fe.hopLat
+	}
+	var hops int64
+	for _, l := range fe.route {
+		hops += fe.linkLat[l]
+	}
+	return hops
 }
 
 // scheduleFlows queues the completion events of the flows whose rates

@@ -190,3 +190,67 @@ func TestFlowBadMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowTorusCM02Simultaneous is the smallest case found where SimGrid's
+// default lazy max-min updates break a link's capacity (docs/network.md,
+// tor16-a2a), timed by hand for exact CM02 sharing. On a 4×4 torus with
+// SimGrid's TORUS cluster (no NIC links, SimGrid's ties), 1 B/ns links and
+// 5 µs hops, all three flows of 1 MiB:
+//
+//	A: 1→3 at 0, over (1,0)→(2,0)→(3,0): 2 hops, bytes from 10 µs;
+//	B: 0→2 at 5 µs, over (0,0)→(1,0)→(2,0): 2 hops, bytes from 15 µs;
+//	C: 3→5 at 0, over (3,0)→(0,0)→(1,0)→(1,1): 3 hops, bytes from 15 µs.
+//
+// CM02 weighs flows by 1/latency: A and B 1/10, C 1/15 (per µs). From
+// 10 µs A runs alone at 1; from 15 µs link (1,0)→(2,0) (A, B: 1/(1/10 +
+// 1/10) = 5 per unit of weight) is the bottleneck before (0,0)→(1,0)
+// (B, C: 1/(1/10 + 1/15) = 6): A = B = 0.5 and C takes the 0.5 that B
+// leaves on (0,0)→(1,0). A has 2^20 − 5,000 bytes left: it ends at
+// 15,000 + 2·1,043,576 = 2,102,152. B and C have 5,000 bytes left each;
+// (0,0)→(1,0) now limits B to 0.6 and C to 0.4: B ends after
+// ⌈5,000/0.6⌉ = 8,334 ns at 2,110,486; C, with 5,000 − 0.4·8,334 =
+// 1,666.4 bytes left, alone at 1, ⌈1,666.4⌉ = 1,667 ns later: 2,112,153.
+// Without Exact, A's end re-rates only B (C shares no link with A), which
+// keeps 0.5 beside C's 0.5 on (0,0)→(1,0): both end at 2,112,152.
+// (SimGrid with full updates gives these times plus 16 ns for its 16-byte
+// MPI envelope; with lazy updates it gives A 1,058,592 and B 1,762,653, A
+// running at 1 and B at 0.6 on the same unit link.)
+func TestFlowTorusCM02Simultaneous(t *testing.T) {
+	const B = 1 << 20
+	b := graph.NewBuilder(16)
+	b.Add(1, graph.SendOp(B, 3, 0))
+	b.Add(3, graph.RecvOp(B, 1, 0))
+	c := b.Add(0, graph.CalcOp(5000))
+	b.Dep(0, b.Add(0, graph.SendOp(B, 2, 1)), c, graph.Requires)
+	b.Add(2, graph.RecvOp(B, 0, 1))
+	b.Add(3, graph.SendOp(B, 5, 2))
+	b.Add(5, graph.RecvOp(B, 3, 2))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := topo.Parse("torus:dims=4x4,bw=1,hop_ns=5000,nic=0,tie=simgrid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		exact   bool
+		a, b, c int64 // when ranks 3, 2 and 5 receive A, B and C
+	}{{true, 2_102_152, 2_110_486, 2_112_153}, {false, 2_102_152, 2_112_152, 2_112_152}} {
+		exact := c.exact
+		res, err := Run(g, bwNet, Options{Flow: &FlowNetwork{Topology: top, Exact: exact, CM02: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []struct {
+			rank int
+			at   int64
+		}{{3, c.a}, {2, c.b}, {5, c.c}} {
+			// ±1 ns: weights such as 1/10,000 are not exact in binary,
+			// and completion times are rounded up to whole ns.
+			if got := res.Ranks[w.rank].Finish; got < w.at-1 || got > w.at+1 {
+				t.Errorf("exact=%v: rank %d received at %d, want %d", exact, w.rank, got, w.at)
+			}
+		}
+	}
+}

@@ -52,8 +52,10 @@ func (q *eventQueue) peekTime() uint64 {
 
 func (q *eventQueue) push(ev event) {
 	if n := len(q.run); n == q.runHead || !less(&ev, &q.run[n-1]) {
-		if q.runHead > 0 && (q.runHead == n || n == cap(q.run)) {
-			// Reuse the consumed prefix before growing the slice.
+		if q.runHead > 0 && (q.runHead == n || n == cap(q.run) && 2*q.runHead >= n) {
+			// Reuse the consumed prefix before growing the slice,
+			// where it is at least half of it: moving the rest then
+			// costs no more than the pops that consumed it.
 			k := copy(q.run, q.run[q.runHead:])
 			q.run, q.runHead = q.run[:k], 0
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/simgrid"
 )
@@ -25,9 +26,12 @@ import (
 // eager; see docs/trace-formats.md) on a <cluster topology="FAT_TREE|TORUS">
 // of 1 GB/s, 5 µs links, and by capsim on the equivalent topology with
 // exact max-min sharing timed as CM02 does (FlowNetwork.CM02; the torus
-// without NIC links and with SimGrid's tie rule, as SimGrid builds it). SimGrid's makespans are committed in
-// testdata/topology-simgrid.txt; TestTopologySimGridLive re-measures them
-// where smpirun is installed. docs/network.md tabulates the comparison.
+// without NIC links and with SimGrid's tie rule, as SimGrid builds it;
+// messages 16 bytes longer, SMPI's envelope). SimGrid runs with its
+// default lazy updates and with full updates (sgUpdates); both makespans
+// are committed in testdata/topology-simgrid.txt, and
+// TestTopologySimGridLive re-measures them where smpirun is installed.
+// docs/network.md tabulates the comparison.
 
 type sgCase struct {
 	name     string
@@ -38,6 +42,10 @@ type sgCase struct {
 	sgParams string
 	capsim   string // capsim topology spec
 	tol      float64
+	// lazyErr: SimGrid's default lazy updates give a makespan off by
+	// more than tol, because its selective re-solving leaves out links
+	// (docs/network.md); the case is checked against full updates only.
+	lazyErr bool
 }
 
 const (
@@ -48,18 +56,19 @@ const (
 )
 
 var sgCases = []sgCase{
-	{"ft16-ring", "ring", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.02},
-	{"ft16-a2a", "a2a", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.05},
-	{"ft16-perm", "perm", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.05},
-	{"ft16-stencil", "stencil", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.02},
-	{"ft64-ring", "ring", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,4,4;1,1,1", ft64, 0.02},
-	{"ft64-a2a", "a2a", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,4,4;1,1,1", ft64, 0.05},
-	{"tor16-ring", "ring", 16, 1 << 20, "TORUS", "4,4", tor16, 0.02},
-	// 6.2 % below SimGrid, not explained yet (docs/network.md).
-	{"tor16-a2a", "a2a", 16, 1 << 20, "TORUS", "4,4", tor16, 0.07},
-	{"tor16-perm", "perm", 16, 1 << 20, "TORUS", "4,4", tor16, 0.05},
-	{"tor16-stencil", "stencil", 16, 1 << 20, "TORUS", "4,4", tor16, 0.02},
-	{"tor64-a2a", "a2a", 64, 1 << 18, "TORUS", "4,4,4", tor64, 0.05},
+	{"ft16-ring", "ring", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.02, false},
+	{"ft16-a2a", "a2a", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.05, false},
+	{"ft16-perm", "perm", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.05, false},
+	{"ft16-stencil", "stencil", 16, 1 << 20, "FAT_TREE", "2;4,4;1,4;1,1", ft16, 0.02, false},
+	{"ft64-ring", "ring", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,4,4;1,1,1", ft64, 0.02, false},
+	{"ft64-a2a", "a2a", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,4,4;1,1,1", ft64, 0.05, false},
+	{"tor16-ring", "ring", 16, 1 << 20, "TORUS", "4,4", tor16, 0.02, false},
+	// SimGrid's lazy updates overload links: 6.6 % above its full updates.
+	{"tor16-a2a", "a2a", 16, 1 << 20, "TORUS", "4,4", tor16, 0.05, true},
+	{"tor16-perm", "perm", 16, 1 << 20, "TORUS", "4,4", tor16, 0.05, false},
+	{"tor16-stencil", "stencil", 16, 1 << 20, "TORUS", "4,4", tor16, 0.02, false},
+	// SimGrid's lazy updates: 4.6 % below its full updates.
+	{"tor64-a2a", "a2a", 64, 1 << 18, "TORUS", "4,4,4", tor64, 0.05, true},
 }
 
 // writeSGTrace writes c's workload as a SimGrid TI trace (an index file
@@ -118,6 +127,14 @@ func writeSGTrace(t testing.TB, dir string, c sgCase) string {
 				}
 			}
 		}
+	case "three": // TestSimGridLazyCapacity's flows A, B and C
+		send(1, 3, 0)
+		ops[0] = append(ops[0], "0 compute 5000") // 5 µs at 1 Gflop/s
+		send(0, 2, 1)
+		send(3, 5, 2)
+		recv(3, 1, 0)
+		recv(2, 0, 1)
+		recv(5, 3, 2)
 	default:
 		t.Fatalf("workload %q", c.workload)
 	}
@@ -145,15 +162,30 @@ func writeSGTrace(t testing.TB, dir string, c sgCase) string {
 // overheads, every message eager, bytes priced by the links alone.
 var sgNet = network.LogGOPS{GapPerByte: 1, EagerLimit: 1 << 40, LogGP: true}
 
+// sgEnvelope is the MPI envelope (tag, destination, communicator) SMPI
+// sends with every message: its transfers carry 16 bytes more than the
+// message (smpi_request.cpp), which capsim's side of the comparison adds.
+const sgEnvelope = 16
+
 func capsimSG(t testing.TB, index string, c sgCase, exact, weighted bool) float64 {
 	t.Helper()
-	tr, err := simgrid.Read(index, simgrid.Options{})
+	return float64(capsimSGRun(t, index, c, exact, weighted).Makespan) / 1e9
+}
+
+func capsimSGRun(t testing.TB, index string, c sgCase, exact, weighted bool) *Result {
+	t.Helper()
+	tr, err := simgrid.Read(index, simgrid.Options{Speed: 1e9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, err := lower.Lower(tr, lower.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i, k := range g.Kind {
+		if k == graph.Send || k == graph.Recv {
+			g.Size[i] += sgEnvelope
+		}
 	}
 	top, err := topo.Parse(c.capsim)
 	if err != nil {
@@ -163,26 +195,42 @@ func capsimSG(t testing.TB, index string, c sgCase, exact, weighted bool) float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	return float64(res.Makespan) / 1e9
+	return res
 }
 
-func readSGMakespans(t *testing.T) map[string]float64 {
+// sgUpdates are the two ways SimGrid runs CM02's max-min solver: its
+// default, lazy updates with selective re-solving of the constraints a
+// change touched, and full updates re-solving every constraint at every
+// step (docs/network.md explains why they differ on tor16-a2a).
+var sgUpdates = [2][]string{
+	{"--cfg=network/optim:Lazy"},
+	{"--cfg=network/optim:Full", "--cfg=network/maxmin-selective-update:no"},
+}
+
+// readSGMakespans reads testdata/topology-simgrid.txt: per case, SimGrid's
+// makespans with lazy and with full updates (sgUpdates).
+func readSGMakespans(t *testing.T) map[string][2]float64 {
 	t.Helper()
 	f, err := os.Open("testdata/topology-simgrid.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := map[string]float64{}
+	m := map[string][2]float64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
 		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
 			continue
 		}
-		v, err := strconv.ParseFloat(fs[1], 64)
-		if len(fs) != 2 || err != nil {
-			t.Fatalf("topology-simgrid.txt: line %q", sc.Text())
+		if len(fs) != 3 {
+			t.Fatalf("topology-simgrid.txt: line %q: want a case and two makespans", sc.Text())
+		}
+		var v [2]float64
+		for i := range v {
+			if v[i], err = strconv.ParseFloat(fs[1+i], 64); err != nil {
+				t.Fatalf("topology-simgrid.txt: line %q: %v", sc.Text(), err)
+			}
 		}
 		m[fs[0]] = v
 	}
@@ -191,7 +239,9 @@ func readSGMakespans(t *testing.T) map[string]float64 {
 
 // TestTopologyAgreesWithSimGrid compares capsim's makespans with SimGrid's
 // committed ones, case by case, within each case's tolerance (2 % without
-// contention, 5 % with, 7 % for the one difference not yet explained).
+// contention, 5 % with): with SimGrid's full updates always, with its
+// default lazy updates except where those are off (lazyErr; checked to
+// stay more than 1 % off SimGrid's own full updates).
 func TestTopologyAgreesWithSimGrid(t *testing.T) {
 	want := readSGMakespans(t)
 	dir := t.TempDir()
@@ -205,9 +255,17 @@ func TestTopologyAgreesWithSimGrid(t *testing.T) {
 		exact := capsimSG(t, index, c, true, false)
 		local := capsimSG(t, index, c, false, false)
 		cm02 := capsimSG(t, index, c, true, true)
-		t.Logf("%-14s SimGrid %.6f s  capsim CM02 %.6f s (%.4f)  equal shares: exact %.6f s (%.4f), neighbours %.6f s (%.4f)", c.name, sg, cm02, cm02/sg, exact, exact/sg, local, local/sg)
-		if math.Abs(cm02/sg-1) > c.tol {
-			t.Errorf("%s: capsim %.6f s vs SimGrid %.6f s (ratio %.4f, allowed ±%g)", c.name, cm02, sg, cm02/sg, c.tol)
+		lazy, full := sg[0], sg[1]
+		t.Logf("%-14s SimGrid full %.6f ms, lazy %.6f ms; capsim CM02 %.6f ms (%.5f, %.5f); equal shares: exact %.6f ms (%.5f), neighbours %.6f ms (%.5f)",
+			c.name, full*1e3, lazy*1e3, cm02*1e3, cm02/full, cm02/lazy, exact*1e3, exact/full, local*1e3, local/full)
+		if math.Abs(cm02/full-1) > c.tol {
+			t.Errorf("%s: capsim %.6f s vs SimGrid (full updates) %.6f s (ratio %.4f, allowed ±%g)", c.name, cm02, full, cm02/full, c.tol)
+		}
+		switch {
+		case !c.lazyErr && math.Abs(cm02/lazy-1) > c.tol:
+			t.Errorf("%s: capsim %.6f s vs SimGrid (lazy updates) %.6f s (ratio %.4f, allowed ±%g)", c.name, cm02, lazy, cm02/lazy, c.tol)
+		case c.lazyErr && math.Abs(lazy/full-1) <= 0.01:
+			t.Errorf("%s: SimGrid's lazy updates (%.6f s) are now within 1 %% of its full ones (%.6f s): clear lazyErr", c.name, lazy, full)
 		}
 	}
 }
@@ -251,35 +309,109 @@ func sgPlatform(t *testing.T, dir string, c sgCase) (string, string) {
 	return plat, hosts
 }
 
-// TestTopologySimGridLive re-runs SimGrid on every case where smpirun is
-// installed and checks it still gives the committed makespans. With
-// CAPSIM_PRINT_SIMGRID=1 it prints them in testdata/topology-simgrid.txt's
-// format.
-func TestTopologySimGridLive(t *testing.T) {
+// sgAction matches an action's line in smpi_replay's verbose log as
+// runSimGrid formats it: the simulated time it ended (9 decimals), the
+// rank and the action.
+var sgAction = regexp.MustCompile(`(?m)^([0-9]+\.[0-9]{9})_([0-9]+) ([a-z_]+)`)
+
+// needSimGrid skips t unless smpirun is installed and -short is off.
+func needSimGrid(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("smpirun"); err != nil {
 		t.Skip("smpirun not found: install Debian's simgrid and libsimgrid-dev to compare with SimGrid live")
 	}
 	if testing.Short() {
 		t.Skip("runs SimGrid (-short)")
 	}
+}
+
+// runSimGrid replays case c (written under dir) in SimGrid with the
+// update options opt (one of sgUpdates) and returns when each rank's last
+// action ended, in ns (to the ns, unlike the µs of the "Simulation time"
+// line), and the latest of them, in s.
+func runSimGrid(t *testing.T, dir string, c sgCase, opt []string) (map[int]int64, string) {
+	t.Helper()
+	index := writeSGTrace(t, dir, c)
+	plat, hosts := sgPlatform(t, dir, c)
+	args := append([]string{"-np", strconv.Itoa(c.ranks), "-platform", plat, "-hostfile", hosts,
+		"-replay", index, "--cfg=network/model:CM02", "--log=root.thres:critical",
+		"--log=smpi_replay.thres:verbose", "--log=smpi_replay.fmt:%.9r_%m%n"}, opt...)
+	out, err := exec.Command("smpirun", args...).CombinedOutput()
+	ms := sgAction.FindAllSubmatch(out, -1)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("%s: smpirun %v: %v\n%s", c.name, opt, err, out)
+	}
+	end := map[int]int64{}
+	var last int64
+	for _, m := range ms {
+		sec, frac, _ := strings.Cut(string(m[1]), ".")
+		ns, err1 := strconv.ParseInt(sec+frac, 10, 64)
+		r, err2 := strconv.Atoi(string(m[2]))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: smpi_replay log line %q", c.name, m[0])
+		}
+		if ns >= end[r] {
+			end[r] = ns
+		}
+		last = max(last, ns)
+	}
+	return end, fmt.Sprintf("%d.%09d", last/1e9, last%1e9)
+}
+
+// TestTopologySimGridLive re-runs SimGrid on every case where smpirun is
+// installed and checks it still gives the committed makespans. With
+// CAPSIM_PRINT_SIMGRID=1 it prints them in testdata/topology-simgrid.txt's
+// format.
+func TestTopologySimGridLive(t *testing.T) {
+	needSimGrid(t)
 	want := readSGMakespans(t)
 	dir := t.TempDir()
-	re := regexp.MustCompile(`Simulation time ([0-9.e+-]+)`)
 	for _, c := range sgCases {
-		index := writeSGTrace(t, dir, c)
-		plat, hosts := sgPlatform(t, dir, c)
-		out, err := exec.Command("smpirun", "-np", strconv.Itoa(c.ranks), "-platform", plat, "-hostfile", hosts,
-			"-replay", index, "--cfg=network/model:CM02").CombinedOutput()
-		m := re.FindSubmatch(out)
-		if err != nil || m == nil {
-			t.Fatalf("%s: smpirun: %v\n%s", c.name, err, out)
+		var got [2]float64
+		var text [2]string
+		for i, opt := range sgUpdates {
+			_, text[i] = runSimGrid(t, dir, c, opt)
+			got[i], _ = strconv.ParseFloat(text[i], 64)
 		}
-		got, _ := strconv.ParseFloat(string(m[1]), 64)
 		if os.Getenv("CAPSIM_PRINT_SIMGRID") != "" {
-			fmt.Printf("%s %s\n", c.name, m[1])
+			fmt.Printf("%s %s %s\n", c.name, text[0], text[1])
 		}
-		if want[c.name] != got {
-			t.Errorf("%s: SimGrid now gives %g s, testdata/topology-simgrid.txt says %g s", c.name, got, want[c.name])
+		if w := want[c.name]; w != got {
+			t.Errorf("%s: SimGrid now gives %g s (lazy) and %g s (full), testdata/topology-simgrid.txt says %g and %g s", c.name, got[0], got[1], w[0], w[1])
 		}
+	}
+}
+
+// TestSimGridLazyCapacity replays TestFlowTorusCM02Simultaneous's three
+// flows in SimGrid: with full updates SimGrid gives capsim's times (rank 3
+// receives A, rank 2 B, rank 5 C; 16 bytes more each for SMPI's envelope);
+// with its default lazy updates A runs at the full 1 B/ns of link
+// (1,0)→(2,0) while B crosses it at 0.6, 1.6 B/ns on a 1 B/ns link, which
+// is why tor16-a2a is off under lazy updates (docs/network.md). When B
+// and C start to flow at the same instant (15 µs), SimGrid re-solves the
+// links it marks as modified: C, enabled first, marks its links, among
+// them (0,0)→(1,0); B's first link is that one, already marked, so B's
+// other link, (1,0)→(2,0), and A on it are not marked and A keeps its
+// rate of 1.
+func TestSimGridLazyCapacity(t *testing.T) {
+	needSimGrid(t)
+	c := sgCase{"cm02-three", "three", 16, 1 << 20, "TORUS", "4,4", tor16, 0, false}
+	dir := t.TempDir()
+	index := writeSGTrace(t, dir, c)
+	res := capsimSGRun(t, index, c, true, true)
+	lazy, _ := runSimGrid(t, dir, c, sgUpdates[0])
+	full, _ := runSimGrid(t, dir, c, sgUpdates[1])
+	for _, r := range []int{3, 2, 5} {
+		t.Logf("rank %d: capsim %d ns, SimGrid full %d ns, lazy %d ns", r, res.Ranks[r].Finish, full[r], lazy[r])
+		if d := full[r] - res.Ranks[r].Finish; d < -2 || d > 2 {
+			t.Errorf("rank %d: SimGrid (full updates) %d ns, capsim %d ns", r, full[r], res.Ranks[r].Finish)
+		}
+	}
+	// Lazy: A at 1 B/ns from 10 µs to its end (2^20 + 16 bytes later, at
+	// 1,058,592 ns); B at 0.6 from 15 µs (C's 0.4 beside it on
+	// (0,0)→(1,0)), still 0.6 once A has ended: 1,048,592 − 0.6·1,043,592
+	// = 422,436.8 bytes left at A's end take 704,061.3 ns more.
+	if lazy[3] != 1_058_592 || lazy[2] != 1_762_653 {
+		t.Errorf("SimGrid (lazy updates): A received at %d ns, B at %d ns; was 1,058,592 and 1,762,653", lazy[3], lazy[2])
 	}
 }

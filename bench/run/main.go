@@ -15,7 +15,9 @@
 // points per second of a 20-cap × 4-policy sweep of the default scenario
 // with 1 and 2 workers. Where CAPSIM_LOGGOPSIM names a
 // LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
-// allreduce is also run through LogGOPSim side by side, with the ratios.
+// allreduce is also run through LogGOPSim side by side, with the ratios,
+// and every finish time LogGOPSim prints (each host's up to 16 ranks, the
+// latest host's beyond) must equal capsim's, or the command fails.
 // The project ships no copy of LogGOPSim: build one that keeps program
 // order among operations freed together (std::stable_sort), since stock
 // LogGOPSim deadlocks on this schedule.
@@ -54,6 +56,7 @@ type childResult struct {
 	RSS    int64              `json:"rss_bytes"`
 	Extra  map[string]float64 `json:"extra,omitempty"`
 	Ranks  int                `json:"ranks,omitempty"`
+	CPUNs  int64              `json:"-"` // a `capsim` child's user and system time
 }
 
 func main() {
@@ -65,7 +68,7 @@ func main() {
 	tables := flag.String("tables", "workloads,scaling,bound,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound, sweep")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
 	boundMax := flag.Float64("bound-max-tasks", 1e6, "LP table: the largest size, in tasks")
-	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) in this process")
+	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) or a workload's setup (p:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	flag.Parse()
 	if *child != "" {
@@ -126,6 +129,11 @@ func runChild(spec, dir string, maxEvents float64) error {
 	var m bench.Measure
 	res := childResult{}
 	switch kind {
+	case "p": // a workload's Setup
+		if setup := bench.Workloads()[i].Setup; setup != nil {
+			return setup(dir)
+		}
+		return nil
 	case "w":
 		m, err = bench.Workloads()[i].Run(dir, root)
 	case "s":
@@ -168,7 +176,17 @@ func runProcess(cmd *exec.Cmd) (time.Duration, int64, []byte, error) {
 	return wall, rss, []byte(out.String()), err
 }
 
+// cpuTime returns the user and system time of cmd, which has run.
+func cpuTime(cmd *exec.Cmd) time.Duration {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
 type stats struct {
+	finish      []int64 // per rank, from a `capsim replay --json` child
+	minCPU      time.Duration
 	events      int64
 	min, median time.Duration
 	rss         int64
@@ -180,7 +198,10 @@ type stats struct {
 func summarize(rs []childResult, walls []time.Duration) stats {
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 	s := stats{min: walls[0], median: walls[len(walls)/2]}
-	for _, r := range rs {
+	for i, r := range rs {
+		if i == 0 || time.Duration(r.CPUNs) < s.minCPU {
+			s.minCPU = time.Duration(r.CPUNs)
+		}
 		s.events = r.Events
 		s.rss = max(s.rss, r.RSS)
 		s.allocs = r.Allocs
@@ -295,24 +316,37 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 			continue
 		}
 		if wl.Setup != nil {
-			if err := wl.Setup(tmp); err != nil {
-				return fmt.Errorf("%s: %w", wl.Name, err)
+			// In a child: on Linux a child's peak RSS (rusage) starts
+			// from its parent's peak at the fork, so this process must
+			// never hold a workload's input itself.
+			setup := exec.Command(self, "-child", fmt.Sprintf("p:%d", i), "-dir", tmp)
+			if _, _, _, err := runProcess(setup); err != nil {
+				return fmt.Errorf("%s: setup: %w", wl.Name, err)
 			}
 		}
 		var rs []childResult
 		var walls []time.Duration
+		var finish []int64
 		for k := 0; k < runs; k++ {
 			var r childResult
 			if wl.Child != nil {
-				wall, rss, out, err := runProcess(exec.Command(bin, wl.Child(tmp)...))
+				cmd := exec.Command(bin, wl.Child(tmp)...)
+				wall, rss, out, err := runProcess(cmd)
 				if err != nil {
 					return fmt.Errorf("%s: %w", wl.Name, err)
 				}
 				var js struct {
 					Events int64 `json:"events"`
+					Ranks  []struct {
+						FinishNs int64 `json:"finish_ns"`
+					} `json:"ranks"`
 				}
 				_ = json.Unmarshal(out, &js)
-				r = childResult{Events: js.Events, WallNs: wall.Nanoseconds(), RSS: rss}
+				r = childResult{Events: js.Events, WallNs: wall.Nanoseconds(), RSS: rss, CPUNs: cpuTime(cmd).Nanoseconds()}
+				finish = finish[:0]
+				for _, rk := range js.Ranks {
+					finish = append(finish, rk.FinishNs)
+				}
 			} else {
 				_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("w:%d", i), "-dir", tmp))
 				if err != nil {
@@ -328,6 +362,7 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 		s := summarize(rs, walls)
 		if wl.Child != nil && strings.Contains(wl.Name, "ring allreduce") {
 			ring = s
+			ring.finish = finish
 		}
 		allocs := "–"
 		if wl.Child == nil {
@@ -391,20 +426,73 @@ func peer(w io.Writer, bin, tmp string, runs int, ring stats) error {
 	}
 	var walls []time.Duration
 	var rss int64
+	var check string
+	var minCPU time.Duration
 	for k := 0; k < runs; k++ {
-		wall, r, _, err := runProcess(exec.Command(lgs, "-f", binFile))
+		cmd := exec.Command(lgs, "-f", binFile)
+		wall, r, out, err := runProcess(cmd)
 		if err != nil {
 			return fmt.Errorf("LogGOPSim: %w", err)
 		}
+		if cpu := cpuTime(cmd); k == 0 || cpu < minCPU {
+			minCPU = cpu
+		}
 		walls = append(walls, wall)
 		rss = max(rss, r)
+		if check, err = sameFinish(out, ring.finish); err != nil {
+			return fmt.Errorf("LogGOPSim and capsim disagree on the ring allreduce: %w", err)
+		}
 	}
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	fmt.Fprintf(w, "\n| ring allreduce, 1,024 ranks × 1 MiB | min wall | median wall | peak RSS |\n| --- | --- | --- | --- |\n")
-	fmt.Fprintf(w, "| LogGOPSim | %.3f s | %.3f s | %s |\n", walls[0].Seconds(), walls[len(walls)/2].Seconds(), mib(rss))
-	fmt.Fprintf(w, "| capsim | %.3f s | %.3f s | %s |\n", ring.min.Seconds(), ring.median.Seconds(), mib(ring.rss))
-	fmt.Fprintf(w, "| capsim / LogGOPSim | %.2f | %.2f | %.2f |\n", ring.min.Seconds()/walls[0].Seconds(), ring.median.Seconds()/walls[len(walls)/2].Seconds(), float64(ring.rss)/float64(rss))
+	fmt.Fprintf(w, "\n| ring allreduce, 1,024 ranks × 1 MiB | min wall | median wall | min CPU | peak RSS |\n| --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "| LogGOPSim | %.3f s | %.3f s | %.3f s | %s |\n", walls[0].Seconds(), walls[len(walls)/2].Seconds(), minCPU.Seconds(), mib(rss))
+	fmt.Fprintf(w, "| capsim | %.3f s | %.3f s | %.3f s | %s |\n", ring.min.Seconds(), ring.median.Seconds(), ring.minCPU.Seconds(), mib(ring.rss))
+	fmt.Fprintf(w, "| capsim / LogGOPSim | %.2f | %.2f | %.2f | %.2f |\n", ring.min.Seconds()/walls[0].Seconds(), ring.median.Seconds()/walls[len(walls)/2].Seconds(),
+		ring.minCPU.Seconds()/minCPU.Seconds(), float64(ring.rss)/float64(rss))
+	fmt.Fprintf(w, "\nFinish times: %s.\n", check)
 	return nil
+}
+
+// sameFinish compares LogGOPSim's output out with capsim's per-rank finish
+// times. LogGOPSim prints every host's time ("Host 3: 1234") for up to 16
+// hosts, and beyond that only the latest ("Maximum finishing time at host
+// H: T (...)", the first host with the largest time); each printed time
+// must equal capsim's. It returns what was compared.
+func sameFinish(out []byte, finish []int64) (string, error) {
+	if len(finish) == 0 {
+		return "", fmt.Errorf("capsim reported no finish times")
+	}
+	hosts := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		var h int
+		var t int64
+		if n, _ := fmt.Sscanf(l, "Host %d: %d", &h, &t); n == 2 {
+			if h < 0 || h >= len(finish) || finish[h] != t {
+				return "", fmt.Errorf("LogGOPSim: host %d finishes at %d ns, capsim: %v", h, t, finish[min(max(h, 0), len(finish)-1)])
+			}
+			hosts++
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "Maximum finishing time at host "); ok {
+			if n, _ := fmt.Sscanf(rest, "%d: %d", &h, &t); n != 2 {
+				return "", fmt.Errorf("cannot read LogGOPSim's line %q", l)
+			}
+			latest := 0
+			for r, f := range finish {
+				if f > finish[latest] {
+					latest = r
+				}
+			}
+			if h != latest || t != finish[latest] {
+				return "", fmt.Errorf("LogGOPSim: latest host %d at %d ns, capsim: host %d at %d ns", h, t, latest, finish[latest])
+			}
+			return fmt.Sprintf("LogGOPSim prints only the latest host beyond 16 ranks: host %d at %d ns in both", h, t), nil
+		}
+	}
+	if hosts == 0 || hosts != len(finish) {
+		return "", fmt.Errorf("LogGOPSim printed %d host times for %d ranks", hosts, len(finish))
+	}
+	return fmt.Sprintf("all %d hosts identical", hosts), nil
 }
 
 // scalingPlot draws ns per event and bytes of peak RSS per event against

@@ -203,8 +203,9 @@ network and docs/trace-formats.md).`,
 			if comms != nil {
 				collTag = lower.CollectiveTagBase
 			}
-			msgs := sim.NewMessageCounter(g, collTag)
-			opts.Observer = msgs
+			// The message counts of a completed replay follow from the
+			// graph (sim.CountMessages): nothing observes the replay
+			// unless a timeline or the models need it.
 			var tl *timeline.Writer
 			var tlBuf *os.File
 			if timelinePath != "" {
@@ -226,7 +227,7 @@ network and docs/trace-formats.md).`,
 				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
 					return usageError{err}
 				}
-				opts.Observer = teeObserver{msgs, tl}
+				opts.Observer = tl
 			}
 			mr, err := mf.setup(g, &opts)
 			if err != nil {
@@ -269,8 +270,9 @@ network and docs/trace-formats.md).`,
 			if path != nil {
 				out.CriticalPath = newPathJSON(g, path)
 			}
+			msgs := sim.CountMessages(g, collTag)
 			for r, st := range res.Ranks {
-				m := msgs.Ranks[r]
+				m := msgs[r]
 				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
 					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
 					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})

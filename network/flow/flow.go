@@ -23,24 +23,62 @@ import "math"
 
 // LinkStats are one link's statistics over a run.
 type LinkStats struct {
-	Bytes     int64 // bytes of the flows that crossed it
-	Flows     int64 // flows that crossed it
-	BusyNs    int64 // time during which at least one flow crossed it
-	Peak      int32 // most flows crossing it at once
-	busySince int64
-	active    int32
+	Bytes  int64 // bytes of the flows that crossed it
+	Flows  int64 // flows that crossed it
+	BusyNs int64 // time during which at least one flow crossed it
+	Peak   int32 // most flows crossing it at once
 }
 
-// link is the state of one link, kept together so that touching a link
-// costs one or two cache lines.
+// link is the state of a link that every flow start and end crossing it
+// touches: 64 bytes, one cache line (the array of links is page-aligned).
+// Most links carry one flow at a time, which then costs that line alone.
 type link struct {
-	flows    []member // the flows crossing it
-	capacity float64
-	res      float64 // residual capacity during filling
-	wsum     float64 // weight of the unfrozen flows during filling
-	cnt      int32   // unfrozen flows during filling
-	mark     uint32
-	st       LinkStats
+	// The n flows crossing it: the first here, the others in
+	// Net.pool[off : off+room] (moved to a region twice as large at the
+	// pool's end when full).
+	first     member
+	off, room int32
+	n         int32
+	peak      int32
+	capacity  float64
+	bytes     int64
+	nflows    int64
+	busySince int64
+	busy      int64
+}
+
+// member returns the flow at position i of lk's flows.
+func (n *Net) member(lk *link, i int32) member {
+	if i == 0 {
+		return lk.first
+	}
+	return n.pool[lk.off+i-1]
+}
+
+// setMember puts m at position i of lk's flows.
+func (n *Net) setMember(lk *link, i int32, m member) {
+	if i == 0 {
+		lk.first = m
+		return
+	}
+	if i > lk.room {
+		// Full: move to a region twice as large at the pool's end.
+		room := max(2*lk.room, 2)
+		off := int32(len(n.pool))
+		n.pool = append(n.pool, n.pool[lk.off:lk.off+lk.room]...)
+		n.pool = append(n.pool, make([]member, room-lk.room)...)
+		lk.off, lk.room = off, room
+	}
+	n.pool[lk.off+i-1] = m
+}
+
+// fill is a link's state during progressive filling, apart from the hot
+// link state since few starts and ends re-rate other flows.
+type fill struct {
+	res  float64 // residual capacity
+	wsum float64 // weight of the unfrozen flows
+	cnt  int32   // unfrozen flows
+	mark uint32
 }
 
 // hop is a link of a flow's route and the flow's index in that link's
@@ -78,6 +116,8 @@ type Net struct {
 	Exact bool
 
 	links []link
+	pool  []member // the links' flows after their first
+	fill  []fill
 
 	flows []flowState
 	free  []int32
@@ -89,7 +129,7 @@ type Net struct {
 
 // New returns a Net over links of the given capacities, in bytes/ns.
 func New(capacity []float64) *Net {
-	n := &Net{links: make([]link, len(capacity))}
+	n := &Net{links: make([]link, len(capacity)), fill: make([]fill, len(capacity))}
 	for i, c := range capacity {
 		n.links[i].capacity = c
 	}
@@ -114,7 +154,10 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		n.flows = append(n.flows, flowState{})
 	}
 	f := &n.flows[id]
-	f.hops = f.hops[:0]
+	if cap(f.hops) < len(links) {
+		f.hops = make([]hop, len(links), max(len(links), 8))
+	}
+	f.hops = f.hops[:len(links)]
 	f.remaining = float64(bytes)
 	f.rate, f.last, f.live = 0, now, true
 	if !(weight > 0) {
@@ -123,33 +166,38 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 	f.weight = weight
 	f.A, f.B, f.C = a, b, c
 	alone := true // no other flow on its links (nor a link twice)
+	hops := f.hops
 	for i, l := range links {
 		lk := &n.links[l]
-		if len(lk.flows) > 0 {
+		k := lk.n
+		if k > 0 {
 			alone = false
 		}
-		f.hops = append(f.hops, hop{l, int32(len(lk.flows))})
-		lk.flows = append(lk.flows, member{id, int32(i)})
-		s := &lk.st
-		s.Bytes += bytes
-		s.Flows++
-		if s.active == 0 {
-			s.busySince = now
+		hops[i] = hop{l, k}
+		if k == 0 {
+			lk.first = member{id, int32(i)}
+		} else {
+			n.setMember(lk, k, member{id, int32(i)})
 		}
-		s.active++
-		s.Peak = max(s.Peak, s.active)
+		k++
+		lk.n = k
+		lk.bytes += bytes
+		lk.nflows++
+		if k == 1 {
+			lk.busySince = now
+		}
+		lk.peak = max(lk.peak, k)
 	}
 	if alone && len(links) > 0 {
 		// The flow is a component of its own: progressive filling
 		// freezes it at its narrowest link's capacity, the same
-		// arithmetic as rerate's.
-		share := -1.0
-		for _, l := range links {
-			if s := max(n.links[l].capacity, 0) / weight; share < 0 || s < share {
-				share = s
-			}
+		// arithmetic as rerate's (min(c)/w is min(c/w): division by
+		// w > 0 is monotonic).
+		c := n.links[links[0]].capacity
+		for _, l := range links[1:] {
+			c = min(c, n.links[l].capacity)
 		}
-		f.newRate = share * weight
+		f.newRate = max(c, 0) / weight * weight
 		n.changed = n.changed[:0]
 		n.reschedule(now, id, true)
 		return id
@@ -163,28 +211,31 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 // Changed then lists them.
 func (n *Net) Finish(now int64, id int32) {
 	f := &n.flows[id]
-	n.queue = n.queue[:0]
+	q := n.queue[:0]
+	shared := false
 	for _, h := range f.hops {
 		l, p := h.link, h.pos
-		n.queue = append(n.queue, l)
-		lf := n.links[l].flows
-		last := lf[len(lf)-1]
-		lf[p] = last
-		n.flows[last.f].hops[last.hop].pos = p
-		n.links[l].flows = lf[:len(lf)-1]
-		s := &n.links[l].st
-		s.active--
-		if s.active == 0 {
-			s.BusyNs += now - s.busySince
+		q = append(q, l)
+		lk := &n.links[l]
+		k := lk.n - 1
+		lk.n = k
+		if k == 0 {
+			lk.busy += now - lk.busySince
+			continue
+		}
+		shared = true
+		if k != p {
+			last := n.member(lk, k)
+			n.setMember(lk, p, last)
+			n.flows[last.f].hops[last.hop].pos = p
 		}
 	}
+	n.queue = q
 	f.live = false
 	n.free = append(n.free, id)
-	for _, l := range n.queue {
-		if len(n.links[l].flows) > 0 {
-			n.rerate(now, -1)
-			return
-		}
+	if shared {
+		n.rerate(now, -1)
+		return
 	}
 	// No flow shared a link with it: no rate changes.
 	n.changed = n.changed[:0]
@@ -205,7 +256,7 @@ func (n *Net) Current(id, version int32) bool {
 }
 
 // Active returns the number of flows crossing link l now.
-func (n *Net) Active(l int32) int32 { return int32(len(n.links[l].flows)) }
+func (n *Net) Active(l int32) int32 { return n.links[l].n }
 
 // Links appends flow id's links, in route order, to buf and returns the
 // extended slice.
@@ -230,12 +281,12 @@ func (n *Net) Payload(id int32) (a, b int32, c int64) {
 func (n *Net) Stats(now int64) []LinkStats {
 	out := make([]LinkStats, len(n.links))
 	for l := range n.links {
-		st := &n.links[l].st
-		if st.active > 0 {
-			st.BusyNs += now - st.busySince
-			st.busySince = now
+		lk := &n.links[l]
+		if lk.n > 0 {
+			lk.busy += now - lk.busySince
+			lk.busySince = now
 		}
-		out[l] = *st
+		out[l] = LinkStats{Bytes: lk.bytes, Flows: lk.nflows, BusyNs: lk.busy, Peak: lk.peak}
 	}
 	return out
 }
@@ -249,11 +300,13 @@ func (n *Net) rerate(now int64, self int32) {
 	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
 	// The flows to re-rate.
 	for _, l := range n.queue {
-		n.links[l].mark = ep
+		n.fill[l].mark = ep
 		n.compL = append(n.compL, l)
 	}
 	for qi := 0; qi < len(n.queue); qi++ {
-		for _, m := range n.links[n.queue[qi]].flows {
+		lk := &n.links[n.queue[qi]]
+		for j := range lk.n {
+			m := n.member(lk, j)
 			f := &n.flows[m.f]
 			if f.mark == ep {
 				continue
@@ -261,8 +314,8 @@ func (n *Net) rerate(now int64, self int32) {
 			f.mark = ep
 			n.compF = append(n.compF, m.f)
 			for _, h := range f.hops {
-				if l := h.link; n.links[l].mark != ep {
-					n.links[l].mark = ep
+				if l := h.link; n.fill[l].mark != ep {
+					n.fill[l].mark = ep
 					n.compL = append(n.compL, l)
 					if n.Exact {
 						n.queue = append(n.queue, l)
@@ -273,20 +326,22 @@ func (n *Net) rerate(now int64, self int32) {
 	}
 	// Residual capacities: what flows outside the set leave.
 	for _, l := range n.compL {
-		r := n.links[l].capacity
+		lk := &n.links[l]
+		r := lk.capacity
 		var c int32
 		var w float64
-		for _, m := range n.links[l].flows {
-			if f := &n.flows[m.f]; f.mark == ep {
+		for j := range lk.n {
+			if f := &n.flows[n.member(lk, j).f]; f.mark == ep {
 				c++
 				w += f.weight
 			} else {
 				r -= f.rate
 			}
 		}
-		n.links[l].res = max(r, 0)
-		n.links[l].cnt = c
-		n.links[l].wsum = w
+		fl := &n.fill[l]
+		fl.res = max(r, 0)
+		fl.cnt = c
+		fl.wsum = w
 	}
 	for _, id := range n.compF {
 		n.flows[id].frozen = false
@@ -297,14 +352,15 @@ func (n *Net) rerate(now int64, self int32) {
 		best := int32(-1)
 		var share float64
 		for _, l := range n.compL {
-			if n.links[l].cnt > 0 {
-				if s := n.links[l].res / n.links[l].wsum; best < 0 || s < share {
+			if fl := &n.fill[l]; fl.cnt > 0 {
+				if s := fl.res / fl.wsum; best < 0 || s < share {
 					best, share = l, s
 				}
 			}
 		}
-		for _, m := range n.links[best].flows {
-			f := &n.flows[m.f]
+		lk := &n.links[best]
+		for j := range lk.n {
+			f := &n.flows[n.member(lk, j).f]
 			if f.mark != ep || f.frozen {
 				continue
 			}
@@ -312,10 +368,10 @@ func (n *Net) rerate(now int64, self int32) {
 			f.newRate = share * f.weight
 			left--
 			for _, h := range f.hops {
-				l := h.link
-				n.links[l].res = max(n.links[l].res-f.newRate, 0)
-				n.links[l].wsum -= f.weight
-				n.links[l].cnt--
+				fl := &n.fill[h.link]
+				fl.res = max(fl.res-f.newRate, 0)
+				fl.wsum -= f.weight
+				fl.cnt--
 			}
 		}
 	}

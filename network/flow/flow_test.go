@@ -1,8 +1,10 @@
 package flow
 
 import (
+	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -111,5 +113,74 @@ func TestNoAllocs(t *testing.T) {
 	run()
 	if a := testing.AllocsPerRun(10, run); a != 0 {
 		t.Errorf("%v allocations per run, want 0", a)
+	}
+}
+
+// TestLinkLayout checks that a link's hot state fills one cache line, as
+// the comment on type link says.
+func TestLinkLayout(t *testing.T) {
+	if s := unsafe.Sizeof(link{}); s != 64 {
+		t.Errorf("link is %d bytes, want 64", s)
+	}
+}
+
+// TestStatsSharedLink checks the statistics of a link that two flows
+// share for part of the run and that is idle in between: busy time counts
+// each interval once, the peak the most flows at once.
+func TestStatsSharedLink(t *testing.T) {
+	n := New([]float64{1, 1})
+	a := n.Start(0, []int32{0}, 10, 1, 0, 0, 0)
+	b := n.Start(4, []int32{0, 1}, 10, 1, 0, 0, 0)
+	n.Finish(12, a)
+	n.Finish(20, b)
+	c := n.Start(30, []int32{1, 0}, 5, 1, 0, 0, 0)
+	if n.Active(0) != 1 || n.Active(1) != 1 {
+		t.Errorf("active %d, %d; want 1, 1", n.Active(0), n.Active(1))
+	}
+	st := n.Stats(32) // c still on both links: busy until 32
+	n.Finish(35, c)
+	want := []LinkStats{{Bytes: 25, Flows: 3, BusyNs: 22, Peak: 2}, {Bytes: 15, Flows: 2, BusyNs: 18, Peak: 1}}
+	for l := range want {
+		if st[l] != want[l] {
+			t.Errorf("link %d: %+v, want %+v", l, st[l], want[l])
+		}
+	}
+}
+
+// TestManyFlowsOneLink starts 10 flows on one link (its list of flows
+// grows past its first inline slot, moving twice in the pool), ends them
+// out of order, and checks after each step that the link counts the flows
+// left and that each gets 1/n of it; a flow over a second link of its own
+// too keeps its share.
+func TestManyFlowsOneLink(t *testing.T) {
+	n := New([]float64{12, 100, 100})
+	var ids []int32
+	for i := range 10 {
+		route := []int32{0}
+		if i%3 == 0 {
+			route = []int32{1 + int32(i%2), 0} // the shared link second
+		}
+		ids = append(ids, n.Start(0, route, 1000, 1, int32(i), 0, 0))
+	}
+	live := map[int32]bool{}
+	for _, id := range ids {
+		live[id] = true
+	}
+	check := func(step string) {
+		t.Helper()
+		if got := n.Active(0); int(got) != len(live) {
+			t.Fatalf("%s: %d flows on link 0, want %d", step, got, len(live))
+		}
+		for id := range live {
+			if r := n.Rate(id); !near(r, 12/float64(len(live))) {
+				t.Errorf("%s: flow %d at %g, want %g", step, id, r, 12/float64(len(live)))
+			}
+		}
+	}
+	check("10 flows")
+	for k, i := range []int{4, 0, 9, 1, 7, 3, 5, 8, 2} {
+		n.Finish(int64(1+k), ids[i])
+		delete(live, ids[i])
+		check(fmt.Sprintf("after ending flow %d", i))
 	}
 }

@@ -277,6 +277,13 @@ func FuzzDecodeGraph(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := DecodeGraph(data, "fuzz.arrow")
+		g1, err1 := decodeGraphWith(bytes.NewReader(data), "fuzz.arrow", true)
+		if (err == nil) != (err1 == nil) || err != nil && err.Error() != err1.Error() {
+			t.Fatalf("by columns: %v; row by row: %v", err, err1)
+		}
+		if err == nil {
+			sameGraph(t, g, g1)
+		}
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) {
@@ -442,5 +449,66 @@ func TestGraphWriterRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestColumnsMatchRows decodes a graph of several batches (regions first
+// named in later batches, both dependency kinds, wildcards, several CPUs
+// and NICs, calcs, empty ranks) column by column and row by row, and
+// compares both with the graph written.
+func TestColumnsMatchRows(t *testing.T) {
+	const ranks = 5
+	b := graph.NewBuilder(ranks)
+	regs := []string{"", "halo", "compute", "", "allreduce"}
+	for r := 0; r < ranks-1; r++ { // rank 4 stays empty
+		prev := int32(-1)
+		for i := 0; i < 40000; i++ {
+			var op graph.Op
+			switch i % 3 {
+			case 0:
+				op = graph.SendOp(int64(i), int32((r+1)%ranks), int32(i%7))
+			case 1:
+				op = graph.RecvOp(int64(i), graph.AnySource, graph.AnyTag)
+				if i%2 == 0 {
+					op = graph.RecvOp(int64(i), int32((r+ranks-1)%ranks), int32(i%5))
+				}
+			default:
+				op = graph.CalcOp(int64(i))
+			}
+			op.CPU, op.NIC = uint8(i%3), uint8(i%2)
+			if reg := regs[(i/9000+r)%len(regs)]; reg != "" {
+				op.Region = b.Region(reg)
+			}
+			id := b.Add(r, op)
+			if prev >= 0 {
+				kind := graph.Requires
+				if i%4 == 0 {
+					kind = graph.Irequires
+				}
+				b.Dep(r, id, prev, kind)
+			}
+			prev = id
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeGraph(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := DecodeGraph(buf.Bytes(), "g.arrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := decodeGraphWith(bytes.NewReader(buf.Bytes()), "g.arrow", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, g, cols)
+	sameGraph(t, rows, cols)
+	if !slices.Equal(rows.Regions, cols.Regions) || !slices.Equal(rows.Region, cols.Region) {
+		t.Errorf("regions %q vs %q", cols.Regions, rows.Regions)
 	}
 }

@@ -158,6 +158,7 @@ func (b *Builder) Build() (*Graph, error) {
 		DepKind:   make([]DepKind, 0, ndeps),
 		Regions:   b.names,
 	}
+	g.AdviseHugePages()
 	if b.labeled {
 		g.Labels = make([]string, nops)
 	}
