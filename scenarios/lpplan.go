@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // The lp policy replays the LP's schedule, but the LP meets the cap with
@@ -31,35 +33,108 @@ const (
 	// headroomFirst is the first headroom tried, in quanta; each next
 	// try doubles it, up to headroomMost.
 	headroomFirst = 1.0 / 8
-	// headroomMost is the most headroom tried, in quanta.
+	// headroomMost is the most headroom tried, in quanta, unless
+	// headroomShare of the job cap is more: a replay also goes over the
+	// cap where its floor of slower points does (waits at a task's power
+	// that last longer than the LP's), which a quantum need not cover.
 	headroomMost = 2.0
+	// headroomShare is the most headroom tried, as a share of the job cap
+	// (when more than headroomMost quanta).
+	headroomShare = 0.04
 	// headroomBisect is how many bisection steps refine δ between the
 	// last try that did not fit and the first that did.
 	headroomBisect = 4
 )
 
 // lpPlanner is the lp policy's own copy of a bounder's LP, solved at the
-// caps of one group in order (its warm starts, and so the degenerate LP's
-// schedules, depend on every solve before: a group's points are evaluated
-// in cap order, also those already done on a resume, so the chain is the
-// same on every run).
+// caps of one chain of the sweep's caps (lpChains) in order: its warm
+// starts, and so the degenerate LP's schedules, depend on every solve
+// before, so lpRun takes it through the chain's caps in order, also
+// those already done on a resume, and the chain is the same on every run.
 type lpPlanner struct {
 	s        *bound.Solver
 	bd       *bounder
 	quantumW float64 // the largest power step between adjacent hull points
 }
 
-// newLPPlanner builds the lp policy's LP from bd's DAG and order; nil
-// where bd has no solver.
+// newLPPlanner copies bd's LP for the lp policy (bound.Solver.Clone: the
+// LP as built, without its search for rows); nil where bd has no solver.
 func (sc *Scenario) newLPPlanner(bd *bounder) (*lpPlanner, error) {
 	if bd == nil || bd.s == nil {
 		return nil, nil
 	}
-	s, err := bound.NewSolver(bd.d, bd.o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()})
+	s, err := bd.s.Clone()
 	if err != nil {
 		return nil, fmt.Errorf("lp policy: %w", err)
 	}
 	return &lpPlanner{s: s, bd: bd, quantumW: powerQuantum(bd.d)}, nil
+}
+
+// lpRun is the lp policy within one evaluation: a planner per chain of
+// the sweep's caps (lpChains) taken through the chain's caps in order, so
+// that a point's replay is the same however the points of its chain are
+// split among groups, workers, shards and resumed runs.
+type lpRun struct {
+	sc    *Scenario
+	bd    *bounder
+	p     *lpPlanner
+	chain int // p's chain (−1: a cap that is not the sweep's)
+	next  int // the index among the sweep's caps that p goes through next
+}
+
+func (r *lpRun) close() { r.p.close() }
+
+// at returns the lp policy's replay at job cap capW on g (replayLP) and
+// the LP at the cap itself (nil: it has no schedule there, and there is no
+// replay). At a cap of the sweep, the planner first goes through the
+// caps of the cap's chain before it that it has not yet gone through (a
+// new planner from the chain's first cap where it is at another chain or
+// past the cap), skipping those where the LP has no schedule; at another
+// cap, a new planner solves it alone.
+func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, *bound.Bound, error) {
+	caps := r.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	c, lo := -1, k
+	if k >= 0 {
+		c = lpChainOf(len(caps), k)
+		lo = lpChains(len(caps))[c][0]
+	}
+	if r.p == nil || k < 0 || c != r.chain || r.next > k {
+		r.p.close()
+		p, err := r.sc.newLPPlanner(r.bd)
+		if err != nil || p == nil {
+			return Metrics{}, nil, nil, err
+		}
+		r.p, r.chain, r.next = p, c, lo
+	}
+	// The LP has a schedule at a cap exactly where the cap is at least its
+	// least feasible cap (bound.InfeasibleError): the planner need not
+	// wait for the bounder's chain to know (workers solve it meanwhile).
+	minCap, _ := r.p.s.MinFeasibleCap()
+	feasible := func(c float64) bool { return r.bd.m.LPCap(c) >= minCap-1e-9 }
+	for ; k >= 0 && r.next < k; r.next++ {
+		if !feasible(caps[r.next]) {
+			continue
+		}
+		if _, _, _, err := r.sc.replayLP(ctx, r.p, g, caps[r.next], net); err != nil {
+			return Metrics{}, nil, nil, err
+		}
+	}
+	if !feasible(capW) {
+		return Metrics{}, nil, nil, nil
+	}
+	if k >= 0 {
+		r.next = k + 1
+	}
+	met, run, _, err := r.sc.replayLP(ctx, r.p, g, capW, net)
+	if err != nil {
+		return Metrics{}, nil, nil, err
+	}
+	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
+	if err != nil || b == nil {
+		return Metrics{}, nil, nil, err
+	}
+	return met, run, b, nil
 }
 
 func (p *lpPlanner) close() {
@@ -94,12 +169,12 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 
 // replayLP is the lp policy at job cap capW on graph g: the LP's schedule
 // at the cap less the least headroom that replays within the cap at every
-// instant (see lpPlanner), rounded and staggered. It returns the replay,
-// the headroom in watts, and the metrics with BoundNs left to the caller
+// instant (see lpPlanner), rounded and staggered. It returns the replay
+// and the choice made (headroom, switches), with BoundNs left to the caller
 // (the bound is the LP at the cap itself). With no headroom up to
-// headroomMost quanta that fits, or where stagger's replay of the
+// max(headroomMost quanta, headroomShare of the cap) that fits, or where stagger's replay of the
 // schedule at the cap itself is better (see better), it is that replay.
-func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, float64, error) {
+func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, lpChoice, error) {
 	bd, m := p.bd, p.bd.m
 	jobCapW := capW
 	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
@@ -117,20 +192,20 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	}
 	b0, r0, fits, err := probe(0)
 	if err != nil {
-		return Metrics{}, nil, 0, err
+		return Metrics{}, nil, lpChoice{}, err
 	}
 	if b0 == nil {
-		return Metrics{}, nil, 0, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap)", capW)
+		return Metrics{}, nil, lpChoice{}, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap)", capW)
 	}
 	bestR, bestH := r0, 0.0
 	if !fits && p.quantumW > 0 {
 		lo, hi := 0.0, -1.0
 		var hiR *rounded
-		for f := headroomFirst; f <= headroomMost; f *= 2 {
-			h := f * p.quantumW
+		most := math.Max(headroomMost*p.quantumW, headroomShare*capW)
+		for h := headroomFirst * p.quantumW; h <= most; h *= 2 {
 			b, r, ok, err := probe(h)
 			if err != nil {
-				return Metrics{}, nil, 0, err
+				return Metrics{}, nil, lpChoice{}, err
 			}
 			if b == nil { // below the LP's least feasible cap
 				break
@@ -146,7 +221,7 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 				h := (lo + hi) / 2
 				b, r, ok, err := probe(h)
 				if err != nil {
-					return Metrics{}, nil, 0, err
+					return Metrics{}, nil, lpChoice{}, err
 				}
 				if b != nil && ok {
 					hi, hiR = h, r
@@ -159,21 +234,74 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	}
 	met, run, err := sc.stagger(g, bd.t, bestR, jobCapW, m, net)
 	if err != nil {
-		return Metrics{}, nil, 0, err
+		return Metrics{}, nil, lpChoice{}, err
 	}
 	if bestR != r0 {
 		// Stagger shortening the faster stretches of the schedule at the
 		// cap itself can still end sooner (where few tasks miss).
 		met0, run0, err := sc.stagger(g, bd.t, r0, jobCapW, m, net)
 		if err != nil {
-			return Metrics{}, nil, 0, err
+			return Metrics{}, nil, lpChoice{}, err
 		}
 		if better(met0, met) {
-			return met0, run0, 0, nil
+			return met0, run0, choiceOf(r0, 0), nil
 		}
 	}
-	return met, run, bestH, nil
+	return met, run, choiceOf(bestR, bestH), nil
 }
+
+// lpChoice is what the lp policy chose at a cap.
+type lpChoice struct {
+	HeadroomW float64 // the LP was solved at the cap less this much task power
+	Switches  int     // tasks that switch P-state mid-task
+}
+
+func choiceOf(r *rounded, h float64) lpChoice {
+	c := lpChoice{HeadroomW: h}
+	for _, ch := range r.ch {
+		if ch.Switched {
+			c.Switches++
+		}
+	}
+	return c
+}
+
+// LPPolicy is a sweep's lp policy (the LP's schedule at the least
+// headroom under the cap that replays within it at every instant, see
+// docs/bound.md) over an LP its caller built, for callers that solve the
+// LP themselves at caps of their own (capsim bound). It solves a copy of
+// the LP (bound.Solver.Clone) at the caps in the order Replay is called.
+type LPPolicy struct {
+	sc  *Scenario
+	g   *graph.Graph
+	net network.LogGOPS
+	p   *lpPlanner
+}
+
+// NewLPPolicy returns the lp policy over solver s of DAG d (built from
+// trace t on machine m; plan is the engine LP's Net, or nil), replaying
+// on graph g under net.
+func (sc *Scenario) NewLPPolicy(s *bound.Solver, g *graph.Graph, t *mpi.Trace, d *bound.DAG, plan *bound.Net, m *Machine, net network.LogGOPS) (*LPPolicy, error) {
+	p, err := sc.newLPPlanner(&bounder{s: s, m: m, d: d, t: t, n: plan, sc: sc, net: net})
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("lp policy: no LP solver")
+	}
+	return &LPPolicy{sc: sc, g: g, net: net, p: p}, nil
+}
+
+// Replay replays the lp policy at job cap capW and returns its metrics
+// (BoundNs unset), the headroom in watts its LP was solved with, and how
+// many tasks switch P-state mid-task.
+func (l *LPPolicy) Replay(ctx context.Context, capW float64) (met Metrics, headroomW float64, switches int, err error) {
+	met, _, c, err := l.sc.replayLP(ctx, l.p, l.g, capW, l.net)
+	return met, c.HeadroomW, c.Switches, err
+}
+
+// Close frees the policy's copy of the LP.
+func (l *LPPolicy) Close() { l.p.close() }
 
 // better reports whether replay a beats b for the lp policy: within the
 // cap before over it, then the sooner end, then less energy.

@@ -118,10 +118,12 @@ rounded_ns replays the LP schedule rounded by --rounding, as soon as
 possible: split runs every task for its LP duration as a mix of its two
 adjacent P-states (one mid-task switch, --switch-us, none for tasks under
 --min-task-ms), nearest runs it at the P-state nearest in time, power-safe
-at the slower of the two (never above the LP's power), staggered (the
-sweep's lp policy) splits as split does but places each task's faster
-stretch where the job's power fits the cap at every instant (the slower
-point where it cannot). Events may reorder in the replay and the job may
+at the slower of the two (never above the LP's power), staggered splits
+as split does but places each task's faster stretch where the job's power
+fits the cap at every instant (the slower point where it cannot), and lp,
+the default and the sweep's lp policy, replays staggered the LP's
+schedule at the cap less the least headroom that fits under the cap at
+every instant (docs/bound.md). Events may reorder in the replay and the job may
 exceed the cap: rounded_over_cap_ns says how long, from the power at every
 instant (a split task draws its faster point's power while in it).
 Between its tasks a rank draws the machine's wait_power (default: its last
@@ -263,8 +265,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 			}
 			ro := bound.RoundOptions{SwitchS: switchUs * 1e-6, MinTaskS: minTaskMs * 1e-3}
-			if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
-				return usageError{err}
+			lpRounding := rounding == "lp" // the sweep's lp policy: staggered, with headroom
+			if !lpRounding {
+				if ro.Policy, err = bound.ParseRounding(rounding); err != nil {
+					return usageError{fmt.Errorf("%w (or lp)", err)}
+				}
 			}
 			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit, CutTasks: sc.Bound.CutTasks()}
 			if cmd.Flags().Changed("cuts") {
@@ -316,6 +321,13 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 				return nil
 			}
+			var lpPol *scenarios.LPPolicy
+			if lpRounding {
+				if lpPol, err = sc.NewLPPolicy(s, g, t, d, plan, m, net); err != nil {
+					return err
+				}
+				defer lpPol.Close()
+			}
 			minLP, _ := s.MinFeasibleCap()
 			minCap := minLP + m.BaseW()
 			replay := func(policy string, cw float64) (scenarios.Metrics, error) {
@@ -366,19 +378,31 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return err
 				}
-				rd, err := sc.ReplayRoundedPlan(g, t, d, b, ro, m, net, plan)
-				if err != nil {
-					return err
-				}
-				ch, err := bound.Round(d, b, ro)
-				if err != nil {
-					return err
-				}
+				var rd scenarios.Metrics
 				switches := 0
-				for _, c := range ch {
-					if c.Switched {
-						switches++
+				roundName := rounding
+				if lpPol != nil {
+					if rd, _, switches, err = lpPol.Replay(ctx, cw); err != nil {
+						if ctx.Err() != nil {
+							stopped = interrupted(ctx, err)
+							break
+						}
+						return err
 					}
+				} else {
+					if rd, err = sc.ReplayRoundedPlan(g, t, d, b, ro, m, net, plan); err != nil {
+						return err
+					}
+					ch, err := bound.Round(d, b, ro)
+					if err != nil {
+						return err
+					}
+					for _, c := range ch {
+						if c.Switched {
+							switches++
+						}
+					}
+					roundName = ro.Policy.String()
 				}
 				cd, _, err := sc.ReplayConductor(g, t, pd, po, cw, cp, m, net)
 				if err != nil {
@@ -394,7 +418,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 				rns, cns := rd.MakespanNs, cd.MakespanNs
 				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap,
-					Rounding: ro.Policy.String(), RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
+					Rounding: roundName, RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 					StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 					GapRoundedPct: gapPct(rns, bn), GapStaticPct: gapPct(st.MakespanNs, bn), GapConductorPct: gapPct(cns, bn),
@@ -491,7 +515,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&orderFree, "order-free", false, fmt.Sprintf("also compute the order-free optimum (note 003 §3: the least makespan over every event order, an exact search) for DAGs of at most %d edges", bound.OrderFreeMaxEdges))
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
-	f.StringVar(&rounding, "rounding", "staggered", "rounding of the LP schedule: staggered, split, nearest or power-safe")
+	f.StringVar(&rounding, "rounding", "lp", "rounding of the LP schedule: lp (staggered with headroom: the sweep's lp policy), staggered, split, nearest or power-safe")
 	f.Float64Var(&switchUs, "switch-us", 0, "split rounding: time of a mid-task P-state switch in µs (the paper measured 145)")
 	f.Float64Var(&minTaskMs, "min-task-ms", 0, "split rounding: tasks shorter than this (ms) run at the slower P-state instead (the paper: 1)")
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
