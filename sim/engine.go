@@ -729,8 +729,8 @@ func (e *engine) loop() error {
 		class, classes = c.Of, c.Params
 	}
 	seeding := true // until nextSeed has none left (it then never has again)
+	var ev event    // set on every path below: not zeroed per event
 	for {
-		var ev event
 		ok := false
 		if seeding {
 			if ev, ok = e.nextSeed(); !ok {
