@@ -387,7 +387,7 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 func scalingTable(w io.Writer, self, tmp string, maxEvents float64, plotPath string) error {
 	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory):\n\n| workload | ranks | events | wall | ns/event | peak RSS | bytes/event |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	var pts []childResult
-	var names []string
+	var series []string
 	for i, sp := range bench.Scaling(maxEvents) {
 		_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("s:%d", i), "-dir", tmp, "-max-events", fmt.Sprint(maxEvents)))
 		if err != nil {
@@ -398,12 +398,12 @@ func scalingTable(w io.Writer, self, tmp string, maxEvents float64, plotPath str
 			return err
 		}
 		pts = append(pts, r)
-		names = append(names, sp.Pattern)
+		series = append(series, sp.Series)
 		fmt.Fprintf(w, "| %s | %d | %.2f M | %.3f s | %.1f | %s | %.0f |\n", sp.Pattern, r.Ranks, float64(r.Events)/1e6, float64(r.WallNs)/1e9,
 			float64(r.WallNs)/float64(r.Events), mib(r.RSS), float64(r.RSS)/float64(r.Events))
 	}
 	if plotPath != "" {
-		return scalingPlot(plotPath, names, pts)
+		return scalingPlot(plotPath, series, pts)
 	}
 	return nil
 }
@@ -496,18 +496,13 @@ func sameFinish(out []byte, finish []int64) (string, error) {
 }
 
 // scalingPlot draws ns per event and bytes of peak RSS per event against
-// events into dir as scaling_time and scaling_memory (PNG and SVG).
-func scalingPlot(dir string, names []string, pts []childResult) error {
+// events into dir as scaling_time and scaling_memory (PNG and SVG), a
+// line per series.
+func scalingPlot(dir string, series []string, pts []childResult) error {
 	var order []string
 	tm, mem := map[string]plotter.XYs{}, map[string]plotter.XYs{}
 	for i, r := range pts {
-		n := names[i]
-		if strings.HasPrefix(n, "stencil2d") {
-			n = "stencil2d, 1,024 ranks"
-			if r.Ranks != 1024 {
-				n = "stencil2d, 16–65,536 ranks"
-			}
-		}
+		n := series[i]
 		if _, ok := tm[n]; !ok {
 			order = append(order, n)
 		}
