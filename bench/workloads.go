@@ -171,7 +171,7 @@ func stencilGraph(side, iters int) (*graph.Graph, error) {
 // Scaling returns the scaling series from 10^5 up to about maxEvents
 // engine events, a point a decade: the ring allreduce and the linear
 // all-to-all growing in ranks, random permutations growing in ranks and
-// rounds (64 to 32,768 ranks), the stencil growing in iterations at 1,024
+// rounds (64 to 32,768 ranks) and in rounds alone (4,096 ranks), the stencil growing in iterations at 1,024
 // ranks, and the stencil at about 10^6 events from 16 to 65,536 ranks.
 func Scaling(maxEvents float64) []ScalingPoint {
 	var out []ScalingPoint
@@ -200,8 +200,20 @@ func Scaling(maxEvents float64) []ScalingPoint {
 			break
 		}
 		rounds := int(math.Round(events / (3 * float64(p))))
-		out = append(out, ScalingPoint{fmt.Sprintf("random_permutation, %d rounds", rounds), "random_permutation", p, func() (*graph.Graph, error) {
+		out = append(out, ScalingPoint{fmt.Sprintf("random_permutation, %d rounds", rounds), "random_permutation, 64–32,768 ranks", p, func() (*graph.Graph, error) {
 			return gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: p, Bytes: 65536, Rounds: rounds, Seed: 1})
+		}})
+	}
+	// random permutations at 4,096 ranks growing in rounds alone: what
+	// the time per event owes to the ranks, not to the events.
+	for i := range 4 {
+		events := 1e5 * math.Pow(10, float64(i))
+		if !fits(events) {
+			break
+		}
+		rounds := int(math.Round(events / (3 * 4096)))
+		out = append(out, ScalingPoint{fmt.Sprintf("random_permutation, %d rounds", rounds), "random_permutation, 4,096 ranks", 4096, func() (*graph.Graph, error) {
+			return gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 4096, Bytes: 65536, Rounds: rounds, Seed: 1})
 		}})
 	}
 	// stencil at 1,024 ranks: ≈ 53,000 events an iteration.
