@@ -68,7 +68,7 @@ type childResult struct {
 
 func main() {
 	runs := flag.Int("runs", 3, "runs per workload (min and median are reported)")
-	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 8 GB)")
+	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 15 GB: the 10^8-event stencil's MPI trace and graph while it is lowered)")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
 	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
 	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
