@@ -334,17 +334,23 @@ func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 // bounder computes LP bounds for the caps of one group, re-solving from
 // the previous basis, and holds the DAG for the Conductor baseline.
 // A shared bounder serves every group of a sweep run with the same
-// machine and workload parameters (one per policy; see lpShare).
+// machine and workload parameters (one per policy; see lpShare), from
+// several workers at once.
+//
+// The sweep's caps are solved in chains (lpChains): each chain of caps
+// by its own copy of the LP, in cap order, each cap from the previous
+// cap's basis, the chain's first cap from none. The LP's optimum is
+// degenerate (another basis path gives other last digits of the bound
+// and another schedule, which the lp policy replays), so every result
+// depends on the chains alone, never on which worker asks first or how
+// many there are; chains are solved at the same time.
 type bounder struct {
-	s *bound.Solver // nil without the LP solver
-	// shared marks a bounder that several groups use at once: solve,
-	// plan and belowBound hold mu, and solve answers a sweep cap from
-	// done, the LP's solutions at the sweep's caps in order (the chain
-	// each group would solve alone), so every group sees the same bound
-	// as alone.
-	shared bool
+	s *bound.Solver // the LP as built (chain 0 solves it); nil without the LP solver
+	// mu guards chains (the slice), free, pd and po, and serializes
+	// belowBound.
 	mu     sync.Mutex
-	done   []*bound.Bound
+	chains []*lpChain
+	free   *bound.Solver // a copy for caps that are not the sweep's, solved in the order asked
 	m      *Machine
 	d      *bound.DAG
 	o      *bound.Order
@@ -358,14 +364,51 @@ type bounder struct {
 	po  *bound.Order
 }
 
+// lpChain is one chain of the sweep's caps: its LP (closed once every
+// cap is solved) and its solutions so far, in cap order.
+type lpChain struct {
+	mu   sync.Mutex
+	s    *bound.Solver
+	done []*bound.Bound
+}
+
+// lpChainCaps is the most caps of a sweep one LP chain solves. A chain's
+// first cap is solved from scratch, which costs about as much as 5 to 10
+// warm re-solves of the next caps on the default scenario (0.3 s against
+// 0.03–0.2 s), so chains are long enough to keep that overhead small and
+// give a long sweep caps to solve at the same time.
+const lpChainCaps = 10
+
+// lpChains splits n caps, in the sweep's order, into chains of
+// consecutive caps: as few as hold at most lpChainCaps each, of lengths
+// that differ by at most one. Chain c holds caps lo..hi-1 of
+// chains[c] = [lo, hi]. It depends on n alone, so every run of a sweep,
+// whatever its workers, shards or resumptions, solves the same chains.
+func lpChains(n int) [][2]int {
+	k := (n + lpChainCaps - 1) / lpChainCaps
+	out := make([][2]int, k)
+	for c := range out {
+		out[c] = [2]int{c * n / k, (c + 1) * n / k}
+	}
+	return out
+}
+
+// lpChainOf returns the chain of cap k of n (lpChains).
+func lpChainOf(n, k int) int {
+	for c, r := range lpChains(n) {
+		if k < r[1] {
+			return c
+		}
+	}
+	return -1
+}
+
 // belowBound says why a point replayed with opts under net on graph g
 // finished before the bound: over the cap, or the first order of the
 // engine LP it changed (Net.Check), replaying it again under observation.
 func (b *bounder) belowBound(g *graph.Graph, met Metrics, opts sim.Options, net network.LogGOPS) string {
-	if b.shared {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if met.OverCapNs > 0 {
 		return fmt.Sprintf("over the cap for %d ns", met.OverCapNs)
 	}
@@ -392,10 +435,8 @@ func (b *bounder) belowBound(g *graph.Graph, met Metrics, opts sim.Options, net 
 
 // plan returns the DAG and order the Conductor baseline plans on.
 func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
-	if b.shared {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.sc.Bound.Messages != MessagesEngine {
 		return b.d, b.o, nil
 	}
@@ -427,34 +468,65 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 }
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
-// below what the fixed order needs or there is no solver.
+// below what the fixed order needs or there is no solver. A cap of the
+// sweep is solved in its chain (lpChains), after the chain's caps before
+// it; another cap by a copy of the LP kept for them.
 func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error) {
 	if b == nil || b.s == nil {
 		return nil, nil
 	}
-	if !b.shared {
-		return b.solveLP(ctx, capW)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	caps := b.sc.Sweep.CapsW
 	k := slices.Index(caps, capW)
 	if k < 0 {
-		return nil, fmt.Errorf("LP bound at %g W: not a cap of the sweep", capW)
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.free == nil {
+			s, err := b.s.Clone()
+			if err != nil {
+				return nil, err
+			}
+			b.free = s
+		}
+		return b.solveLP(ctx, b.free, capW)
 	}
-	for len(b.done) <= k {
-		res, err := b.solveLP(ctx, caps[len(b.done)])
+	c := lpChainOf(len(caps), k)
+	r := lpChains(len(caps))[c]
+	b.mu.Lock()
+	if b.chains == nil {
+		b.chains = make([]*lpChain, len(lpChains(len(caps))))
+		b.chains[0] = &lpChain{s: b.s}
+	}
+	ch := b.chains[c]
+	if ch == nil {
+		ch = &lpChain{}
+		b.chains[c] = ch
+	}
+	b.mu.Unlock()
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for len(ch.done) <= k-r[0] {
+		if ch.s == nil {
+			s, err := b.s.Clone()
+			if err != nil {
+				return nil, err
+			}
+			ch.s = s
+		}
+		res, err := b.solveLP(ctx, ch.s, caps[r[0]+len(ch.done)])
 		if err != nil {
 			return nil, err
 		}
-		b.done = append(b.done, res)
+		ch.done = append(ch.done, res)
+		if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
+			ch.s.Close()
+		}
 	}
-	return b.done[k], nil
+	return ch.done[k-r[0]], nil
 }
 
-// solveLP solves the LP at a job cap (nil below its least feasible cap).
-func (b *bounder) solveLP(ctx context.Context, capW float64) (*bound.Bound, error) {
-	res, err := b.s.SolveContext(ctx, b.m.LPCap(capW))
+// solveLP solves the LP s at a job cap (nil below its least feasible cap).
+func (b *bounder) solveLP(ctx context.Context, s *bound.Solver, capW float64) (*bound.Bound, error) {
+	res, err := s.SolveContext(ctx, b.m.LPCap(capW))
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
 		return nil, nil
@@ -476,8 +548,19 @@ func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
 }
 
 func (b *bounder) close() {
-	if b != nil && b.s != nil {
-		b.s.Close()
+	if b == nil || b.s == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.s.Close()
+	if b.free != nil {
+		b.free.Close()
+	}
+	for _, ch := range b.chains {
+		if ch != nil && ch.s != nil {
+			ch.s.Close()
+		}
 	}
 }
 
@@ -765,7 +848,9 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		}
 		if rel != nil {
 			var err error
-			if rel[op], err = graph.SecondsToNs(release[i]); err != nil {
+			// The LP's times are at least 0 but for its tolerance (a
+			// start a few ns before 0 is 0).
+			if rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
 				return Metrics{}, nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
 			}
 		}
@@ -870,12 +955,7 @@ func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, err
 		l.bds[key] = sb
 	}
 	l.mu.Unlock()
-	sb.once.Do(func() {
-		sb.b, sb.err = build()
-		if sb.b != nil {
-			sb.b.shared = true
-		}
-	})
+	sb.once.Do(func() { sb.b, sb.err = build() })
 	return sb.b, sb.err
 }
 

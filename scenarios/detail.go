@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/scenarios/report"
@@ -363,43 +364,21 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		}
 		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
 	} else {
-		// The sweep's lp group solves its caps in order, each from the
-		// previous cap's basis, and the LP's optimum is degenerate:
-		// going through the same caps first gives this point the
-		// schedule the sweep had.
-		lp, lerr := sc.newLPPlanner(bd)
-		if lerr != nil {
-			return Metrics{}, nil, lerr
-		}
-		if lp == nil {
-			return Metrics{}, nil, fmt.Errorf("the lp policy needs the LP solver (capsim built without CLP)")
-		}
-		defer lp.close()
-		ctx := context.Background()
-		for _, c := range sc.Sweep.CapsW {
-			if c == capW {
-				break
-			}
-			if b, err := bd.solve(ctx, c); err != nil || b == nil {
-				if err != nil {
-					return Metrics{}, nil, err
-				}
-				continue
-			}
-			if _, _, _, err := sc.replayLP(ctx, lp, g, c, net); err != nil {
-				return Metrics{}, nil, err
-			}
-		}
-		b, serr := bd.solve(ctx, capW)
+		// lpRun goes through the caps of the sweep's chain before capW
+		// first, as the sweep does: the LP's optimum is degenerate, and
+		// its warm starts give this point the schedule the sweep had.
+		lpr := &lpRun{sc: sc, bd: bd}
+		defer lpr.close()
+		var b *bound.Bound
+		var serr error
+		met, run, b, serr = lpr.at(context.Background(), g, capW, net)
 		if serr != nil {
 			return Metrics{}, nil, serr
 		}
 		if b == nil {
 			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
 		}
-		if met, run, _, err = sc.replayLP(ctx, lp, g, capW, net); err == nil {
-			met.BoundNs, err = graph.SecondsToNs(b.Makespan)
-		}
+		met.BoundNs, err = graph.SecondsToNs(b.Makespan)
 	}
 	if err != nil {
 		return Metrics{}, nil, err

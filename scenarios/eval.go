@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -83,27 +84,16 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		}
 		defer bd.close()
 	}
-	var lp *lpPlanner // the lp policy's LP (lpPlanner)
+	var lpr *lpRun // the lp policy's planner, chain by chain
+	if bd != nil {
+		lpr = &lpRun{sc: sc, bd: bd}
+		defer lpr.close()
+	}
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.Policy == "lp" && lp == nil && bd != nil {
-			if lp, err = sc.newLPPlanner(bd); err != nil {
-				return err
-			}
-			defer lp.close()
-		}
-		if p.Done { // committed before a resume: only the LP path matters
-			b, err := bd.solve(ctx, p.CapW)
-			if err != nil {
-				return err
-			}
-			if lp != nil && b != nil { // the lp policy's own chain too
-				if _, _, _, err := sc.replayLP(ctx, lp, g, p.CapW, net); err != nil {
-					return err
-				}
-			}
+		if p.Done { // committed before a resume (bd.solve and lpr.at go through the caps before a cap of its chain)
 			continue
 		}
 		var met Metrics
@@ -126,18 +116,16 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 				return err
 			}
 		} else if p.Policy == "lp" {
-			b, err := bd.solve(ctx, p.CapW)
-			if err != nil {
-				return err
-			}
-			switch {
-			case b == nil:
-				met.Infeasible = true
-			default:
-				var run *taskRun
-				if met, run, _, err = sc.replayLP(ctx, lp, g, p.CapW, net); err != nil {
+			var b *bound.Bound
+			var run *taskRun
+			if lpr != nil {
+				if met, run, b, err = lpr.at(ctx, g, p.CapW, net); err != nil {
 					return err
 				}
+			}
+			if b == nil {
+				met = Metrics{Infeasible: true}
+			} else {
 				if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
 					return fmt.Errorf("LP bound at %g W: makespan: %w", p.CapW, err)
 				}

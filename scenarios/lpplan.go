@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
@@ -39,27 +40,94 @@ const (
 )
 
 // lpPlanner is the lp policy's own copy of a bounder's LP, solved at the
-// caps of one group in order (its warm starts, and so the degenerate LP's
-// schedules, depend on every solve before: a group's points are evaluated
-// in cap order, also those already done on a resume, so the chain is the
-// same on every run).
+// caps of one chain of the sweep's caps (lpChains) in order: its warm
+// starts, and so the degenerate LP's schedules, depend on every solve
+// before, so lpRun takes it through the chain's caps in order, also
+// those already done on a resume, and the chain is the same on every run.
 type lpPlanner struct {
 	s        *bound.Solver
 	bd       *bounder
 	quantumW float64 // the largest power step between adjacent hull points
 }
 
-// newLPPlanner builds the lp policy's LP from bd's DAG and order; nil
-// where bd has no solver.
+// newLPPlanner copies bd's LP for the lp policy (bound.Solver.Clone: the
+// LP as built, without its search for rows); nil where bd has no solver.
 func (sc *Scenario) newLPPlanner(bd *bounder) (*lpPlanner, error) {
 	if bd == nil || bd.s == nil {
 		return nil, nil
 	}
-	s, err := bound.NewSolver(bd.d, bd.o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()})
+	s, err := bd.s.Clone()
 	if err != nil {
 		return nil, fmt.Errorf("lp policy: %w", err)
 	}
 	return &lpPlanner{s: s, bd: bd, quantumW: powerQuantum(bd.d)}, nil
+}
+
+// lpRun is the lp policy within one evaluation: a planner per chain of
+// the sweep's caps (lpChains) taken through the chain's caps in order, so
+// that a point's replay is the same however the points of its chain are
+// split among groups, workers, shards and resumed runs.
+type lpRun struct {
+	sc    *Scenario
+	bd    *bounder
+	p     *lpPlanner
+	chain int // p's chain (−1: a cap that is not the sweep's)
+	next  int // the index among the sweep's caps that p goes through next
+}
+
+func (r *lpRun) close() { r.p.close() }
+
+// at returns the lp policy's replay at job cap capW on g (replayLP) and
+// the LP at the cap itself (nil: it has no schedule there, and there is no
+// replay). At a cap of the sweep, the planner first goes through the
+// caps of the cap's chain before it that it has not yet gone through (a
+// new planner from the chain's first cap where it is at another chain or
+// past the cap), skipping those where the LP has no schedule; at another
+// cap, a new planner solves it alone.
+func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, *bound.Bound, error) {
+	caps := r.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	c, lo := -1, k
+	if k >= 0 {
+		c = lpChainOf(len(caps), k)
+		lo = lpChains(len(caps))[c][0]
+	}
+	if r.p == nil || k < 0 || c != r.chain || r.next > k {
+		r.p.close()
+		p, err := r.sc.newLPPlanner(r.bd)
+		if err != nil || p == nil {
+			return Metrics{}, nil, nil, err
+		}
+		r.p, r.chain, r.next = p, c, lo
+	}
+	// The LP has a schedule at a cap exactly where the cap is at least its
+	// least feasible cap (bound.InfeasibleError): the planner need not
+	// wait for the bounder's chain to know (workers solve it meanwhile).
+	minCap, _ := r.p.s.MinFeasibleCap()
+	feasible := func(c float64) bool { return r.bd.m.LPCap(c) >= minCap-1e-9 }
+	for ; k >= 0 && r.next < k; r.next++ {
+		if !feasible(caps[r.next]) {
+			continue
+		}
+		if _, _, _, err := r.sc.replayLP(ctx, r.p, g, caps[r.next], net); err != nil {
+			return Metrics{}, nil, nil, err
+		}
+	}
+	if !feasible(capW) {
+		return Metrics{}, nil, nil, nil
+	}
+	if k >= 0 {
+		r.next = k + 1
+	}
+	met, run, _, err := r.sc.replayLP(ctx, r.p, g, capW, net)
+	if err != nil {
+		return Metrics{}, nil, nil, err
+	}
+	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
+	if err != nil || b == nil {
+		return Metrics{}, nil, nil, err
+	}
+	return met, run, b, nil
 }
 
 func (p *lpPlanner) close() {

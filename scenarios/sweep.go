@@ -373,6 +373,10 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		}
 		groups = append(groups, g)
 	}
+	_, replayer := ev.(Replayer)
+	if replayer {
+		groups = splitChains(groups, sc.Sweep.CapsW)
+	}
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
 	})
@@ -380,12 +384,14 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if _, ok := ev.(Replayer); ok {
+	if replayer {
 		// The groups of a machine and parameter values (one per
-		// policy) build and solve their LP once, so workers take
-		// groups of different LPs at a time.
+		// policy) build their LP once and solve it once per cap, in
+		// chains of caps (lpChains) that workers solve at the same
+		// time: each group was split at the chains' bounds, and
+		// workers take pieces of different chains and LPs at a time.
 		ev = sharedReplayer{newLPShare(groups)}
-		groups = interleave(groups, workers)
+		groups = interleave(groups, workers, sc.Sweep.CapsW)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -497,22 +503,73 @@ func LoadSource(dir string) (*Scenario, error) {
 	return Parse(src.File, []byte(src.Text))
 }
 
+// splitChains splits every group at the bounds of the LP's chains of
+// caps (lpChains), in order: each piece's points are one chain's, so
+// workers can take the chains of one LP at the same time. A point's
+// metrics do not depend on the split: the bounder solves every cap in
+// its chain whoever asks first.
+func splitChains(groups [][]Point, caps []float64) [][]Point {
+	var out [][]Point
+	for _, g := range groups {
+		lo := 0
+		for i := 1; i <= len(g); i++ {
+			if i == len(g) || capChain(caps, g[i].CapW) != capChain(caps, g[lo].CapW) {
+				out = append(out, g[lo:i])
+				lo = i
+			}
+		}
+	}
+	return out
+}
+
+// capChain is the LP chain of a cap of the sweep (lpChains), 0 for any
+// other.
+func capChain(caps []float64, capW float64) int {
+	if k := slices.Index(caps, capW); k >= 0 {
+		return lpChainOf(len(caps), k)
+	}
+	return 0
+}
+
+// feedRank orders the groups of one LP chain for interleave: the longest
+// first.
+func feedRank(policy string) int {
+	switch policy {
+	case "lp":
+		return 0
+	case "conductor":
+		return 1
+	case "uncapped":
+		return 3
+	}
+	return 2
+}
+
 // interleave reorders groups so that consecutive groups belong to
-// different LPs (machine and parameter values): the LPs are taken in
-// batches of workers, and a batch's groups round-robin over its LPs. A
-// shared LP is solved by one group at a time, so workers that took groups
-// of one LP would wait on each other; at most about two batches' LPs are
-// held at once. The order changes no result (each point's metrics depend
-// on its group alone).
-func interleave(groups [][]Point, workers int) [][]Point {
+// different LP chains (machine and parameter values, and chain of caps,
+// see splitChains): the chains are taken in batches of workers, and a
+// batch's groups round-robin over its chains. A chain is solved by one
+// group at a time, so workers that took groups of one chain would wait on
+// each other; at most about two batches' chains are held at once. The
+// order changes no result (each point's metrics depend on its group and
+// its chain alone). The uncapped policy's group goes with the first chain.
+// A chain's groups go lp first, then conductor, then the others (see
+// feedRank): the lp policy's group solves the chain's LP as it goes and
+// takes the longest (its planner solves the LP again at several headroom
+// values a cap), so the chains' lp groups run at the same time, and the
+// others' points, which only read the chain's bounds, fill in after.
+func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 	var keys []string
 	byKey := map[string][][]Point{}
 	for _, g := range groups {
-		k := lpKey(g[0])
+		k := fmt.Sprint(lpKey(g[0]), " chain ", capChain(caps, g[0].CapW))
 		if _, ok := byKey[k]; !ok {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], g)
+	}
+	for _, gs := range byKey {
+		slices.SortStableFunc(gs, func(a, b []Point) int { return feedRank(a[0].Policy) - feedRank(b[0].Policy) })
 	}
 	out := make([][]Point, 0, len(groups))
 	for lo := 0; lo < len(keys); lo += workers {

@@ -235,10 +235,11 @@ func (s stopAfter) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit
 }
 
 // A sweep of the default scenario stopped in the middle of its LP groups
-// and resumed gives the table of one never stopped: the resumed groups
-// re-solve the LP at their finished caps first, so every cap is re-solved
-// from the same basis as before (the LP's optimum is degenerate and its
-// tolerance ns-sized, so another basis path gives other digits).
+// (in the second of two LP chains) and resumed gives the table of one
+// never stopped: the resumed groups re-solve the LP at their chain's
+// finished caps first, so every cap is re-solved from the same basis as
+// before (the LP's optimum is degenerate and its tolerance ns-sized, so
+// another basis path gives other digits).
 func TestResumedLPSweepMatches(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
@@ -247,14 +248,19 @@ func TestResumedLPSweepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc.Sweep.CapsW = nil // 14 caps: two LP chains of 7 (lpChains)
+	for c := 290.0; c < 360; c += 5 {
+		sc.Sweep.CapsW = append(sc.Sweep.CapsW, c)
+	}
 	base := t.TempDir()
 	clean, resumed := filepath.Join(base, "clean"), filepath.Join(base, "resumed")
-	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: clean, Workers: 1}); err != nil {
+	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: clean, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	// Groups run in order on one worker: uncapped, static, conductor, lp
-	// (10 caps each); stop after 4 caps of the lp group.
-	n := 1 + 10 + 10 + 4
+	// (14 caps each); stop after 9 caps of the lp group, in its second
+	// chain.
+	n := 1 + 14 + 14 + 9
 	if _, err := Run(context.Background(), sc, stopAfter{Replayer{}, &n}, RunOptions{OutDir: resumed, Workers: 1}); !errors.Is(err, errStopped) {
 		t.Fatalf("stopped sweep: %v", err)
 	}
@@ -262,8 +268,8 @@ func TestResumedLPSweepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Skipped != 25 || sum.Computed != 6 {
-		t.Errorf("resume skipped %d and computed %d points, want 25 and 6", sum.Skipped, sum.Computed)
+	if sum.Skipped != 38 || sum.Computed != 5 {
+		t.Errorf("resume skipped %d and computed %d points, want 38 and 5", sum.Skipped, sum.Computed)
 	}
 	sameFiles(t, clean, resumed)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ type policyFlags struct {
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
 	p.flags = f
-	f.StringVar(&p.name, "policy", "", "power policy to replay an MPI trace under: steering (Dynamic Power Steering) or dct-dvfs (DCT + DVFS slack reclamation)")
+	f.StringVar(&p.name, "policy", "", "power policy to replay an MPI trace under: steering (Dynamic Power Steering), dct-dvfs (DCT + DVFS slack reclamation) or lp (the LP bound's own schedule at --cap, rounded and replayed as a sweep's lp point)")
 	f.Float64Var(&p.capW, "cap", 0, "job power cap in W. steering: its budget is the cap less the machine's base power (default: every core at the middle P-state); dct-dvfs: the cap of the LP bound (default: the policy's peak); without --policy, with --models or --machine-power: the cap the job's power is checked against (energy.over_cap_ns) and drawn against on the timeline")
 	f.StringVar(&p.scenario, "scenario", "", "policy: scenario giving the machine's P-states and power (default: the embedded one)")
 	f.StringVar(&p.machine, "machine", "", "policy: machine of the scenario (default: its first)")
@@ -66,7 +67,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.strategy, "strategy", "dct-first", "dct-dvfs: dct-first or combined")
 	f.StringVar(&p.gran, "granularity", "one-phase", "dct-dvfs: one-phase (one thread count per task and phase group) or per-phase")
 	f.Int64Var(&p.switchNs, "switch-penalty-ns", 0, "dct-dvfs: time charged to a phase whose thread count differs from the previous phase's")
-	f.StringVar(&p.lpMessages, "lp-messages", scenarios.MessagesReplay, "policy: the LP bound's messages: replay (measured on a replay at the fastest configurations, as capsim bound) or loggops (uncontended cost, optimistic)")
+	f.StringVar(&p.lpMessages, "lp-messages", "", "policy: the LP bound's messages: engine (the engine's LogGOPS semantics as rows, as sweeps and capsim bound; --policy lp only, and its default), replay (measured on a replay at the fastest configurations; the default of steering and dct-dvfs) or loggops (uncontended cost, optimistic)")
 	f.BoolVar(&p.noBound, "no-bound", false, "policy: skip the LP bound")
 }
 
@@ -168,8 +169,8 @@ func (p *policyFlags) loadMachine() (*scenarios.Scenario, *scenarios.Machine, fl
 
 // run replays trace path under the policy.
 func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options, netSpec, coll string, asJSON bool) error {
-	if p.name != "steering" && p.name != "dct-dvfs" {
-		return usagef("unknown --policy %q (want steering or dct-dvfs)", p.name)
+	if p.name != "steering" && p.name != "dct-dvfs" && p.name != "lp" {
+		return usagef("unknown --policy %q (want steering, dct-dvfs or lp)", p.name)
 	}
 	if p.capW < 0 {
 		return usagef("--cap %g is negative", p.capW)
@@ -178,6 +179,15 @@ func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options
 		if p.flags != nil && p.flags.Changed(f) {
 			return usagef("--%s does not apply to --policy replays", f)
 		}
+	}
+	if p.name == "lp" {
+		return p.runLP(cmd, path, topt, netSpec, coll, asJSON)
+	}
+	switch p.lpMessages {
+	case "":
+		p.lpMessages = scenarios.MessagesReplay
+	case scenarios.MessagesEngine:
+		return usagef("--lp-messages engine applies to --policy lp; the gap of %s is to an LP over replay or loggops messages", p.name)
 	}
 	net, err := network.ParseSpec(netSpec)
 	if err != nil {
@@ -305,11 +315,108 @@ func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options
 	return nil
 }
 
+// runLP replays trace path under the lp policy: the LP bound's schedule
+// at --cap, rounded (staggered within the cap) and replayed exactly as a
+// sweep's lp point (scenarios.Replayer) on the scenario's machine,
+// network and collectives (--net and --coll override the scenario's),
+// with the LP's messages from --lp-messages (default engine). At a cap
+// of the scenario's sweep the LP is solved after the caps of its chain
+// before it, as the sweep solves it, so the makespan is the sweep's.
+func (p *policyFlags) runLP(cmd *cobra.Command, path string, topt importer.Options, netSpec, coll string, asJSON bool) error {
+	if p.capW <= 0 {
+		return usagef("--policy lp needs --cap (the job power cap in W)")
+	}
+	for _, f := range []string{"speed", "beta", "no-bound"} {
+		if p.flags != nil && p.flags.Changed(f) {
+			return usagef("--%s does not apply to --policy lp (it replays the scenario's models and always solves the LP)", f)
+		}
+	}
+	sc, m, _, err := p.loadMachine()
+	if err != nil {
+		return err
+	}
+	switch p.lpMessages {
+	case "":
+		p.lpMessages = scenarios.MessagesEngine
+	case scenarios.MessagesEngine, scenarios.MessagesReplay, scenarios.MessagesLogGOPS:
+	default:
+		return usagef("--lp-messages %q: want engine, replay or loggops", p.lpMessages)
+	}
+	sc.Bound.Messages = p.lpMessages
+	if p.lpMessages == scenarios.MessagesEngine {
+		sc.Bound.SlackPolicy = "local" // the engine LP keeps its reference replay's order
+	}
+	if p.flags != nil && p.flags.Changed("net") {
+		net, err := network.ParseSpec(netSpec)
+		if err != nil {
+			return usageError{err}
+		}
+		if net.LogGP {
+			return usagef("--net %s: --policy lp replays LogGOPS networks (a scenario's [network])", netSpec)
+		}
+		n := &sc.Network
+		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = net.Latency, net.Overhead, net.Gap, net.GapPerByte, net.OverheadPerByte, net.EagerLimit
+	}
+	if p.flags != nil && p.flags.Changed("coll") {
+		if _, err := lower.ParseAlgorithms(coll); err != nil {
+			return usageError{err}
+		}
+		sc.Network.Collective = coll
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	sc.Workload = scenarios.Workload{Trace: abs, Format: topt.Format}
+	mi := 0
+	for i := range sc.Machines {
+		if &sc.Machines[i] == m {
+			mi = i
+		}
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	got := map[string]scenarios.Metrics{}
+	emit := func(pt scenarios.Point, met scenarios.Metrics) error { got[pt.Policy] = met; return nil }
+	for _, pt := range []scenarios.Point{{Machine: mi, Policy: "uncapped"}, {Machine: mi, Policy: "lp", CapW: p.capW}} {
+		if err := (scenarios.Replayer{}).Evaluate(ctx, sc, []scenarios.Point{pt}, emit); err != nil {
+			return interrupted(ctx, fmt.Errorf("%s: policy %s: %w", path, pt.Policy, err))
+		}
+	}
+	base, lp := got["uncapped"], got["lp"]
+	if lp.Infeasible {
+		return fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below its least feasible cap (capsim bound prints it)", path, p.capW)
+	}
+	run := func(x scenarios.Metrics) runJSON {
+		return runJSON{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgPowerW, PeakW: x.PeakPowerW, OverCapNs: x.OverCapNs}
+	}
+	out := policyJSON{Trace: path, Policy: p.name, Machine: m.Name, Network: sc.Net().String(), Baseline: run(base), Result: run(lp),
+		RuntimeImprovementPct: policy.Improvement(float64(base.MakespanNs), float64(lp.MakespanNs)),
+		EnergyImprovementPct:  policy.Improvement(base.EnergyJ, lp.EnergyJ),
+		LP: lpJSON{CapW: p.capW, BoundNs: lp.BoundNs, Status: "ok", Messages: p.lpMessages,
+			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}
+	w := cmd.OutOrStdout()
+	if asJSON {
+		out.round()
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printPolicy(w, out)
+	return nil
+}
+
 func printPolicy(w io.Writer, r policyJSON) {
-	fmt.Fprintf(w, "trace     %s\npolicy    %s on machine %s\nnetwork   %s\nphases    %d\n", r.Trace, r.Policy, r.Machine, r.Network, r.Phases)
-	if r.Policy == "steering" {
-		fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
+	if r.Policy == "lp" {
+		fmt.Fprintf(w, "trace     %s\npolicy    lp on machine %s: the LP's schedule at %g W, rounded within the cap and replayed\nnetwork   %s\n", r.Trace, r.Machine, r.LP.CapW, r.Network)
 	} else {
+		fmt.Fprintf(w, "trace     %s\npolicy    %s on machine %s\nnetwork   %s\nphases    %d\n", r.Trace, r.Policy, r.Machine, r.Network, r.Phases)
+	}
+	switch r.Policy {
+	case "lp":
+	case "steering":
+		fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
+	default:
 		fmt.Fprintf(w, "threads   %d per MPI task as recorded; slack dispersed %d ns; knapsack %.6g J (LP relaxation %.6g J)\n", r.Threads, r.SlackNs, r.KnapsackJ, r.RelaxedJ)
 		if r.CoordRounds > 0 {
 			fmt.Fprintf(w, "coordination %d rounds, %d ns per task\n", r.CoordRounds, r.CoordNs)
@@ -321,13 +428,20 @@ func printPolicy(w io.Writer, r policyJSON) {
 	row := func(name string, x runJSON) {
 		fmt.Fprintf(tw, "%s\t%d\t%.6f\t%.3f\t%.3f\t\n", name, x.MakespanNs, x.EnergyJ, x.AvgW, x.PeakW)
 	}
-	row("no policy", r.Baseline)
+	if r.Policy == "lp" {
+		row("uncapped", r.Baseline)
+	} else {
+		row("no policy", r.Baseline)
+	}
 	if r.DCT != nil {
 		row("dct only", *r.DCT)
 	}
 	row(r.Policy, r.Result)
 	tw.Flush()
 	fmt.Fprintf(w, "\nimprovement vs no policy: runtime %.2f %%, energy %.2f %%\n", r.RuntimeImprovementPct, r.EnergyImprovementPct)
+	if r.Policy == "lp" && r.Result.OverCapNs > 0 {
+		fmt.Fprintf(w, "time above the cap: %d ns\n", r.Result.OverCapNs)
+	}
 	if r.Policy == "steering" && r.Result.OverCapNs > 0 {
 		fmt.Fprintf(w, "time above the budget: %d ns (%d phases had no assignment within it)\n", r.Result.OverCapNs, r.OverBudgetPhases)
 	}

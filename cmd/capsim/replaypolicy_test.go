@@ -1,11 +1,18 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/traces/arrowtrace"
 )
 
 func TestReplayPolicy(t *testing.T) {
@@ -59,6 +66,11 @@ func TestReplayPolicy(t *testing.T) {
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--coordination-pct", "-1"}, 2, "--coordination-pct"},
 		{[]string{"replay", tr, "--policy", "steering", "--timeline", "x.json"}, 2, "does not apply"},
 		{[]string{"replay", tr, "--policy", "steering", "--lp-messages", "pigeon"}, 2, "want loggops or replay"},
+		{[]string{"replay", tr, "--policy", "steering", "--lp-messages", "engine"}, 2, "applies to --policy lp"},
+		{[]string{"replay", tr, "--policy", "lp"}, 2, "needs --cap"},
+		{[]string{"replay", tr, "--policy", "lp", "--cap", "300", "--lp-messages", "pigeon"}, 2, "want engine, replay or loggops"},
+		{[]string{"replay", tr, "--policy", "lp", "--cap", "300", "--beta", "0.5"}, 2, "does not apply to --policy lp"},
+		{[]string{"replay", tr, "--policy", "lp", "--cap", "300"}, 1, "the workload has 4 ranks but machine"},
 	} {
 		code, _, stderr := capsim(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {
@@ -151,5 +163,92 @@ func TestReplayDCTDVFSCoordination(t *testing.T) {
 	}
 	if r.RuntimeImprovementPct > -0.7 || r.RuntimeImprovementPct < -0.736 {
 		t.Errorf("runtime %.4f %%; want a loss just under 0.736 %%", r.RuntimeImprovementPct)
+	}
+}
+
+// TestReplayLPMatchesSweep replays the default scenario's workload (its
+// trace written to an Arrow file) under --policy lp and checks the
+// makespan, bound, energy and peak power equal the sweep's lp point at
+// the same cap: with the default 10 caps (one LP chain, the point's cap
+// after 6 others) and with 20 (two chains, the cap the second chain's
+// third). The replay's LP is the engine LP by default, as the sweep's.
+func TestReplayLPMatchesSweep(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	dir := t.TempDir()
+	sc, err := scenarios.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sc.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "stencil.arrow")
+	if err := arrowtrace.WriteMPI(trace, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		caps string
+		capW string
+	}{{"", "350"}, {"290:385:5", "350"}} {
+		t.Run(tc.capW+" W of caps "+tc.caps, func(t *testing.T) {
+			text := strings.Replace(string(sc.Text), `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["lp"]`, 1)
+			if tc.caps != "" {
+				text = regexp.MustCompile(`(?m)^caps = "[^"]*"`).ReplaceAllString(text, `caps = "`+tc.caps+`"`)
+			}
+			if !strings.Contains(text, `policies = ["lp"]`) {
+				t.Fatal("the default scenario's policies line changed")
+			}
+			scFile := filepath.Join(dir, "lp"+tc.caps+".toml")
+			if err := os.WriteFile(scFile, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "sweep"+tc.caps)
+			if code, _, stderr := capsim(t, "sweep", scFile, "-o", out, "--progress", "never"); code != 0 {
+				t.Fatal(stderr)
+			}
+			f, err := os.Open(filepath.Join(out, "results.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(f).ReadAll()
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{}
+			for _, r := range rows[1:] {
+				row := map[string]string{}
+				for i, h := range rows[0] {
+					row[h] = r[i]
+				}
+				if row["cap_w"] == tc.capW {
+					want = row
+				}
+			}
+			if want["makespan_ns"] == "" {
+				t.Fatalf("the sweep has no lp point at %s W: %v", tc.capW, rows)
+			}
+			code, js, stderr := capsim(t, "replay", trace, "--policy", "lp", "--cap", tc.capW, "--scenario", scFile, "--json")
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			var r policyJSON
+			if err := json.Unmarshal([]byte(js), &r); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{"makespan_ns": fmt.Sprint(r.Result.MakespanNs), "bound_ns": fmt.Sprint(r.LP.BoundNs),
+				"energy_j": fmt.Sprint(r.Result.EnergyJ), "peak_power_w": fmt.Sprint(r.Result.PeakW)}
+			for k, v := range got {
+				if want[k] != v {
+					t.Errorf("%s: replay --policy lp gives %s, the sweep's lp point %s", k, v, want[k])
+				}
+			}
+			if r.LP.Messages != "engine" || r.Result.MakespanNs < r.LP.BoundNs {
+				t.Errorf("LP messages %q, makespan %d ns, bound %d ns", r.LP.Messages, r.Result.MakespanNs, r.LP.BoundNs)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Rows on demand, for the LP over the engine's semantics (FromGraph).
@@ -46,8 +47,9 @@ type lazyRows struct {
 	added   int       // rows added on demand
 	// cuts[e] counts the cut events ≤ e (see cutEvents); nil: none.
 	cuts    []int32
-	cutList []int32   // the cut events, in order
-	sr      *searcher // check's full searches
+	cutList []int32      // the cut events, in order
+	sg      *searchGraph // what the searches walk
+	sr      *searcher    // check's full searches
 }
 
 // crosses reports whether a row from event a to event b passes a cut.
@@ -125,7 +127,7 @@ const maxLazyRounds = 64
 // block's length.
 const lazyTol = 1e-7
 
-func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
+func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 	K := o.Events
 	lz := &lazyRows{full: d, o: o, key: make([]bool, K), chained: o.Chained, rep: make([]int32, K), at: map[[2]int32]int{}}
 	for v := d.Vertices - 1; v >= 0; v-- {
@@ -166,7 +168,14 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 	if visits <= 0 {
 		visits = searchVisits
 	}
-	cand := searchRows(lz.g, key, visits, searchWork*K+1<<20, lz.cutList)
+	lz.sg = newSearchGraph(lz.g, key, lz.cutList)
+	nkey := 0
+	for _, k := range key {
+		if k {
+			nkey++
+		}
+	}
+	cand := searchRows(lz.sg, key, visits, searchWork*K+1<<20, lz.cutList, min(workers, nkey/256)) // a goroutine per 256 searches at most
 	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
 		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
 			continue // the chain (14) implies it
@@ -177,6 +186,18 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks int) *lazyRows {
 		lz.add(r)
 	}
 	return lz
+}
+
+// clone returns lz with rows as its rows and nothing added on demand. It
+// shares, and reads, only the fields no solve writes.
+func (lz *lazyRows) clone(rows []fixedEdge) *lazyRows {
+	c := &lazyRows{full: lz.full, o: lz.o, g: lz.g, key: lz.key, chained: lz.chained, rep: lz.rep,
+		rows: slices.Clone(rows), at: make(map[[2]int32]int, len(rows)), back: lz.back,
+		cuts: lz.cuts, cutList: lz.cutList, sg: lz.sg}
+	for j, r := range c.rows {
+		c.at[[2]int32{r.from, r.to}] = j
+	}
+	return c
 }
 
 // add adds row r, or lengthens the row of its pair, and says whether the
@@ -275,7 +296,7 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 		origins[r.from] = true
 	}
 	if lz.sr == nil {
-		lz.sr = newSearcher(g, lz.key, lz.cutList)
+		lz.sr = newSearcher(lz.sg, lz.key)
 	}
 	for a := range int32(g.n) {
 		if origins[a] {
@@ -301,47 +322,161 @@ func (lz *lazyRows) check(vertex []float64, tol float64) int {
 // searchRows returns, for every key event a, a row to every key event b
 // that a path from a through events that are not key reaches, with the
 // longest such path found as its length, visiting at most visits such
-// events from each a in event order (a heap), and 64 once work visits
-// have been made in all. Rows come sorted by tail,
-// then head. Edges go forward in the event order, so an event's distance
-// is final when it is taken from the heap.
+// events from each a in event order, and 64 once work visits have been
+// made in all. Rows come sorted by tail, then head. Edges go forward in
+// the event order, so an event's distance is final when it is taken.
 //
 // With cuts (sorted cut events), a search stops at the first cut after
 // its key event: the relaxation drops every row that passes one.
-func searchRows(g *eventGraph, key []bool, visits, work int, cuts []int32) []fixedEdge {
-	sr := newSearcher(g, key, cuts)
+//
+// The searches run on workers goroutines, each over a run of key events,
+// as if every search came before the budget was spent; where it was (the
+// visits before a search add up to work), the searches from there on are
+// made again in order with the short limit, so the rows are those of
+// the searches made one after the other.
+func searchRows(sg *searchGraph, key []bool, visits, work int, cuts []int32, workers int) []fixedEdge {
+	var keys []int32
+	for a := range int32(len(key)) {
+		if key[a] {
+			keys = append(keys, a)
+		}
+	}
+	left := visits
+	if len(cuts) > 0 {
+		left = len(key) // a search stops at the next cut anyway
+	}
+	workers = max(1, min(workers, len(keys)))
+	type part struct {
+		rows []fixedEdge
+		at   []int32 // per search, where its rows start in rows
+		used []int   // per search, the events it visited
+	}
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(keys)/workers, (p+1)*len(keys)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sr := newSearcher(sg, key)
+			pt := &parts[p]
+			for _, a := range keys[lo:hi] {
+				pt.at = append(pt.at, int32(len(pt.rows)))
+				var used int
+				pt.rows, used = sr.from(a, left, pt.rows)
+				pt.used = append(pt.used, used)
+			}
+		}()
+	}
+	wg.Wait()
 	var cand []fixedEdge
-	for a := int32(0); a < int32(g.n); a++ {
-		if !key[a] {
-			continue
+	k := 0 // searches taken so far
+	for _, pt := range parts {
+		for j := range pt.used {
+			if work <= 0 {
+				break
+			}
+			end := len(pt.rows)
+			if j+1 < len(pt.at) {
+				end = int(pt.at[j+1])
+			}
+			cand = append(cand, pt.rows[pt.at[j]:end]...)
+			work -= pt.used[j]
+			k++
 		}
-		left := visits
-		if len(cuts) > 0 {
-			left = g.n // a search stops at the next cut anyway
+	}
+	if k < len(keys) { // the budget is spent: the rest with the short limit
+		sr := newSearcher(sg, key)
+		for _, a := range keys[k:] {
+			cand, _ = sr.from(a, min(visits, 64), cand)
 		}
-		if work <= 0 {
-			left = min(visits, 64)
-		}
-		var used int
-		cand, used = sr.from(a, left, cand)
-		work -= used
 	}
 	return cand
+}
+
+// searchGraph is the event graph as the searches walk it: per event, the
+// heads and lengths of its out-edges apart (edges[start[e]:start[e+1]]),
+// without the edges no search takes. With cuts, those are the edges past
+// the first cut after their tail (a search stops at the first cut after
+// its key event, which is also the first cut at or after every event it
+// reaches that is not key), and the edges into events that are not key
+// and lead to no key event before that cut (leadsToKey): no row ends
+// there, and no event a search enters can be reached from them. On the
+// stencils cut every 64 tasks, most events a search reached led nowhere
+// before the cut (the network interfaces' chains run on to the next
+// stretch).
+type searchGraph struct {
+	start []int32
+	to    []int32
+	w     []float64
+}
+
+func newSearchGraph(g *eventGraph, key []bool, cuts []int32) *searchGraph {
+	sg := &searchGraph{start: make([]int32, g.n+1), to: make([]int32, 0, len(g.edges)), w: make([]float64, 0, len(g.edges))}
+	var leads []bool
+	if len(cuts) > 0 {
+		leads = make([]bool, g.n)
+	}
+	// Backwards, so that leads is known for every head: edges go forward.
+	k := len(cuts) - 1
+	lim := int32(g.n - 1) // the first cut at or after u (the last event after every cut)
+	for u := int32(g.n - 1); leads != nil && u >= 0; u-- {
+		for k >= 0 && cuts[k] >= u {
+			lim = cuts[k]
+			k--
+		}
+		if !key[u] {
+			leads[u] = leadsBefore(g, key, leads, u, lim)
+		}
+	}
+	k = 0
+	for u := range int32(g.n) {
+		sg.start[u] = int32(len(sg.to))
+		ulim := int32(g.n - 1) // the first cut after u
+		for k < len(cuts) && cuts[k] <= u {
+			k++
+		}
+		if k < len(cuts) {
+			ulim = cuts[k]
+		}
+		if leads != nil && !key[u] && !leads[u] {
+			continue // never entered
+		}
+		for _, e := range g.out(u) {
+			if leads != nil && (e.to > ulim || !key[e.to] && !leads[e.to]) {
+				continue
+			}
+			sg.to, sg.w = append(sg.to, e.to), append(sg.w, e.w)
+		}
+	}
+	sg.start[g.n] = int32(len(sg.to))
+	return sg
+}
+
+// leadsBefore says whether event u, not key, has an edge to a key event
+// or to one that leads to one, no later than lim.
+func leadsBefore(g *eventGraph, key, leads []bool, u, lim int32) bool {
+	for _, e := range g.out(u) {
+		if e.to <= lim && (key[e.to] || leads[e.to]) {
+			return true
+		}
+	}
+	return false
 }
 
 // searcher finds the longest paths from a key event through events that
 // are not key (searchRows, lazyRows.check), reusing its buffers.
 type searcher struct {
-	g       *eventGraph
+	g       *searchGraph
 	key     []bool
-	cuts    []int32
 	dist    []float64
 	touched []int32
 	pending []uint64 // events reached and not yet taken, a bit each
 }
 
-func newSearcher(g *eventGraph, key []bool, cuts []int32) *searcher {
-	sr := &searcher{g: g, key: key, cuts: cuts, dist: make([]float64, g.n), pending: make([]uint64, (g.n+63)/64)}
+func newSearcher(g *searchGraph, key []bool) *searcher {
+	n := len(key)
+	sr := &searcher{g: g, key: key, dist: make([]float64, n), pending: make([]uint64, (n+63)/64)}
 	for i := range sr.dist {
 		sr.dist[i] = math.Inf(-1)
 	}
@@ -354,12 +489,10 @@ func newSearcher(g *eventGraph, key []bool, cuts []int32) *searcher {
 // the number of events visited.
 func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, int) {
 	g, key, dist, pend := sr.g, sr.key, sr.dist, sr.pending
+	start, to, wt := g.start, g.to, g.w
+	negInf := math.Inf(-1)
 	dist[a] = 0
 	sr.touched = append(sr.touched[:0], a)
-	lim := int32(g.n - 1)
-	if k := sort.Search(len(sr.cuts), func(k int) bool { return sr.cuts[k] > a }); k < len(sr.cuts) {
-		lim = sr.cuts[k]
-	}
 	// Edges go forward in the event order, so the reached events are
 	// taken in increasing order (the lowest pending bit): an event's
 	// distance is final when it is taken.
@@ -381,17 +514,16 @@ func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, in
 			}
 			used++
 		}
-		for _, e := range g.out(u) {
-			if e.to > lim {
-				continue
-			}
-			if d := dist[u] + e.w; d > dist[e.to] {
-				if math.IsInf(dist[e.to], -1) {
-					sr.touched = append(sr.touched, e.to)
-					pend[e.to>>6] |= 1 << (e.to & 63)
+		du := dist[u]
+		for j := start[u]; j < start[u+1]; j++ {
+			v := to[j]
+			if d := du + wt[j]; d > dist[v] {
+				if dist[v] == negInf {
+					sr.touched = append(sr.touched, v)
+					pend[v>>6] |= 1 << (v & 63)
 					left++
 				}
-				dist[e.to] = d
+				dist[v] = d
 			}
 		}
 	}
@@ -405,7 +537,7 @@ func (sr *searcher) from(a int32, visits int, rows []fixedEdge) ([]fixedEdge, in
 		if b != a && key[b] {
 			rows = append(rows, fixedEdge{from: a, to: b, w: dist[b]})
 		}
-		dist[b] = math.Inf(-1)
+		dist[b] = negInf
 	}
 	slices.SortFunc(rows[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
 	return rows, used
