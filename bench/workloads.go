@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -144,8 +145,21 @@ func Workloads() []Workload {
 
 // StencilGraph lowers a 1024-rank (32 × 32) charged-field stencil of iters
 // iterations (190: about 10 million events).
-func StencilGraph(iters int) (*graph.Graph, error) {
-	s := gen.Stencil{Dims: []int{32, 32}, Iterations: iters, HaloBytes: 32768, ComputeNs: 1000000,
+func StencilGraph(iters int) (*graph.Graph, error) { return stencilGraph(32, iters) }
+
+// ScalingPoint is one size of a scaling series.
+type ScalingPoint struct {
+	// Pattern is the point's label in the scaling table.
+	Pattern string
+	// Series names the point's line in the scaling plots.
+	Series string
+	Ranks  int
+	Graph  func() (*graph.Graph, error)
+}
+
+// stencilGraph lowers a charged-field stencil on a side × side grid.
+func stencilGraph(side, iters int) (*graph.Graph, error) {
+	s := gen.Stencil{Dims: []int{side, side}, Iterations: iters, HaloBytes: 32768, ComputeNs: 1000000,
 		Imbalance: "charged-field", Balance: 0.5, Intensity: 1, AllreduceBytes: 8, Sigma: 0.15, Seed: 1}
 	t, err := s.Generate()
 	if err != nil {
@@ -154,58 +168,70 @@ func StencilGraph(iters int) (*graph.Graph, error) {
 	return lower.Lower(t, lower.Options{})
 }
 
-// ScalingPoint is one size of a scaling series.
-type ScalingPoint struct {
-	Pattern string
-	Ranks   int
-	Graph   func() (*graph.Graph, error)
-}
-
-// Scaling returns the scaling series up to about maxEvents engine events:
-// the ring allreduce and the linear all-to-all growing in ranks, and the
-// stencil growing in iterations at 1,024 ranks and in ranks at a fixed
-// number of events.
+// Scaling returns the scaling series from 10^5 up to about maxEvents
+// engine events, a point a decade: the ring allreduce and the linear
+// all-to-all growing in ranks, random permutations growing in ranks and
+// rounds (64 to 32,768 ranks) and in rounds alone (4,096 ranks), the stencil growing in iterations at 1,024
+// ranks, and the stencil at about 10^6 events from 16 to 65,536 ranks.
 func Scaling(maxEvents float64) []ScalingPoint {
 	var out []ScalingPoint
+	fits := func(events float64) bool { return events <= 1.2*maxEvents }
 	// ring: ≈ 6 p² events; linear all-to-all: ≈ p³ events (measured).
 	for _, p := range []int{128, 400, 1290, 4080} {
-		if 6*float64(p*p) > 1.2*maxEvents {
+		if !fits(6 * float64(p*p)) {
 			break
 		}
-		out = append(out, ScalingPoint{"allreduce_ring", p, func() (*graph.Graph, error) {
+		out = append(out, ScalingPoint{"allreduce_ring", "allreduce_ring", p, func() (*graph.Graph, error) {
 			return gen.GeneratePattern(gen.RingAllreduce, gen.PatternOptions{Ranks: p, Bytes: 1 << 20})
 		}})
 	}
 	for _, p := range []int{46, 100, 215, 464} {
-		if float64(p*p*p) > 1.2*maxEvents {
+		if !fits(float64(p * p * p)) {
 			break
 		}
-		out = append(out, ScalingPoint{"linear_alltoall", p, func() (*graph.Graph, error) {
+		out = append(out, ScalingPoint{"linear_alltoall", "linear_alltoall", p, func() (*graph.Graph, error) {
 			return gen.GeneratePattern(gen.LinearAlltoall, gen.PatternOptions{Ranks: p, Bytes: 65536})
+		}})
+	}
+	// random permutations: 2 operations and ≈ 3 events a rank and round.
+	for i, p := range []int{64, 512, 4096, 32768} {
+		events := 1e5 * math.Pow(10, float64(i))
+		if !fits(events) {
+			break
+		}
+		rounds := int(math.Round(events / (3 * float64(p))))
+		out = append(out, ScalingPoint{fmt.Sprintf("random_permutation, %d rounds", rounds), "random_permutation, 64–32,768 ranks", p, func() (*graph.Graph, error) {
+			return gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: p, Bytes: 65536, Rounds: rounds, Seed: 1})
+		}})
+	}
+	// random permutations at 4,096 ranks growing in rounds alone: what
+	// the time per event owes to the ranks, not to the events.
+	for i := range 4 {
+		events := 1e5 * math.Pow(10, float64(i))
+		if !fits(events) {
+			break
+		}
+		rounds := int(math.Round(events / (3 * 4096)))
+		out = append(out, ScalingPoint{fmt.Sprintf("random_permutation, %d rounds", rounds), "random_permutation, 4,096 ranks", 4096, func() (*graph.Graph, error) {
+			return gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 4096, Bytes: 65536, Rounds: rounds, Seed: 1})
 		}})
 	}
 	// stencil at 1,024 ranks: ≈ 53,000 events an iteration.
 	for _, it := range []int{2, 19, 190, 1900} {
-		if 53000*float64(it) > 1.2*maxEvents {
+		if !fits(53000 * float64(it)) {
 			break
 		}
-		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), 1024, func() (*graph.Graph, error) { return StencilGraph(it) }})
+		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), "stencil2d, 1,024 ranks", 1024, func() (*graph.Graph, error) { return StencilGraph(it) }})
 	}
 	// stencil with ≈ 10^6 events from 16 to 65,536 ranks.
 	for _, side := range []int{4, 16, 64, 256} {
 		ranks := side * side
 		it := max(1, 1000000/(52*ranks))
-		if 52*float64(ranks*it) > 1.2*maxEvents {
+		if !fits(52 * float64(ranks*it)) {
 			break
 		}
-		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), ranks, func() (*graph.Graph, error) {
-			s := gen.Stencil{Dims: []int{side, side}, Iterations: it, HaloBytes: 32768, ComputeNs: 1000000,
-				Imbalance: "charged-field", Balance: 0.5, Intensity: 1, AllreduceBytes: 8, Sigma: 0.15, Seed: 1}
-			t, err := s.Generate()
-			if err != nil {
-				return nil, err
-			}
-			return lower.Lower(t, lower.Options{})
+		out = append(out, ScalingPoint{fmt.Sprintf("stencil2d, %d iterations", it), "stencil2d, 16–65,536 ranks", ranks, func() (*graph.Graph, error) {
+			return stencilGraph(side, it)
 		}})
 	}
 	return out

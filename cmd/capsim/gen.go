@@ -166,7 +166,7 @@ func newGenPattern() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "pattern NAME -o FILE.arrow",
 		Short:   "A LogGOPSim schedgen pattern as an execution graph",
-		Long:    "pattern writes one of LogGOPSim's schedgen patterns as an Arrow execution graph: " + strings.Join(names, ", ") + ".",
+		Long:    "pattern writes one of LogGOPSim's schedgen patterns (or random_permutation, rounds of messages along random permutations of the ranks) as an Arrow execution graph: " + strings.Join(names, ", ") + ".",
 		Example: `  capsim gen pattern allreduce_ring --ranks 1024 --bytes 1048576 -o ring.arrow`,
 		Args:    nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -188,6 +188,8 @@ func newGenPattern() *cobra.Command {
 	f.IntVar(&o.Ranks, "ranks", 16, "ranks")
 	f.Int64Var(&o.Bytes, "bytes", 1024, "message size (allreduce_ring: vector size)")
 	f.IntVar(&o.Segments, "segments", 8, "pipelinedring: segments")
+	f.IntVar(&o.Rounds, "rounds", 1, "random_permutation: rounds")
+	f.Uint64Var(&o.Seed, "seed", 1, "random_permutation: seed of the permutations")
 	f.StringVarP(&out, "output", "o", "", "graph file to write")
 	return c
 }

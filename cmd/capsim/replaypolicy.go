@@ -304,15 +304,7 @@ func (p *policyFlags) run(cmd *cobra.Command, path string, topt importer.Options
 		}
 		out.LP = gapJSON(res.Gap, p.lpMessages)
 	}
-	w := cmd.OutOrStdout()
-	if asJSON {
-		out.round()
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	printPolicy(w, out)
-	return nil
+	return writePolicy(cmd.OutOrStdout(), out, asJSON)
 }
 
 // runLP replays trace path under the lp policy: the LP bound's schedule
@@ -395,15 +387,7 @@ func (p *policyFlags) runLP(cmd *cobra.Command, path string, topt importer.Optio
 		EnergyImprovementPct:  policy.Improvement(base.EnergyJ, lp.EnergyJ),
 		LP: lpJSON{CapW: p.capW, BoundNs: lp.BoundNs, Status: "ok", Messages: p.lpMessages,
 			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}
-	w := cmd.OutOrStdout()
-	if asJSON {
-		out.round()
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	printPolicy(w, out)
-	return nil
+	return writePolicy(cmd.OutOrStdout(), out, asJSON)
 }
 
 func printPolicy(w io.Writer, r policyJSON) {
@@ -495,4 +479,17 @@ Figs. 23–24).`,
 	c.Flags().BoolVar(&noBound, "no-bound", false, "skip the LP bound")
 	c.Flags().IntVar(&iters, "iterations", 0, "iterations per stencil (default 20)")
 	return c
+}
+
+// writePolicy writes a policy replay's result as indented JSON (rounded to
+// what the models resolve) or as text.
+func writePolicy(w io.Writer, out policyJSON, asJSON bool) error {
+	if asJSON {
+		out.round()
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printPolicy(w, out)
+	return nil
 }

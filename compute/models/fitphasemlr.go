@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,26 +102,9 @@ func PhaseRowsFromTable(t *arrowtab.Table, name string) ([]PhaseRow, []string, e
 // next returns io.EOF after the last record, and where names a record's
 // position ("line" or "row") in errors.
 func parsePhaseRows(name, where string, header []string, next func() ([]string, int, error)) ([]PhaseRow, []string, error) {
-	idx := map[string]int{}
-	var events []string
-	var evCol []int
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			return nil, nil, fmt.Errorf("%s: header: column %d has no name", name, i+1)
-		}
-		if _, dup := idx[h]; dup {
-			return nil, nil, fmt.Errorf("%s: header: duplicate column %q", name, h)
-		}
-		idx[h] = i
-		fixed := false
-		for _, c := range phaseFixed {
-			fixed = fixed || c == h
-		}
-		if !fixed {
-			events = append(events, h)
-			evCol = append(evCol, i)
-		}
+	idx, events, evCol, err := splitHeader(name, header, phaseFixed)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, c := range []string{"region", "cpu_ghz", "threads", "time_s"} {
 		if _, ok := idx[c]; !ok {
@@ -428,4 +412,26 @@ func lstsq(X *mat.Dense, y *mat.VecDense) ([]float64, float64, error) {
 		r2 = 1 - ssr/sst
 	}
 	return append([]float64(nil), b.RawVector().Data...), r2, nil
+}
+
+// splitHeader indexes a CSV header's columns by name (trimmed) and lists,
+// in order, the event columns: those not in fixed. name is the file in
+// errors (an unnamed or duplicate column).
+func splitHeader(name string, header, fixed []string) (idx map[string]int, events []string, evCol []int, err error) {
+	idx = map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, nil, nil, fmt.Errorf("%s: header: column %d has no name", name, i+1)
+		}
+		if _, dup := idx[h]; dup {
+			return nil, nil, nil, fmt.Errorf("%s: header: duplicate column %q", name, h)
+		}
+		idx[h] = i
+		if !slices.Contains(fixed, h) {
+			events = append(events, h)
+			evCol = append(evCol, i)
+		}
+	}
+	return idx, events, evCol, nil
 }

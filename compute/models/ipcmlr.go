@@ -59,26 +59,9 @@ func ReadIPCRows(r io.Reader, name string) ([]IPCRow, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	idx := map[string]int{}
-	var events []string
-	var evCol []int
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			return nil, nil, fmt.Errorf("%s: header: column %d has no name", name, i+1)
-		}
-		if _, dup := idx[h]; dup {
-			return nil, nil, fmt.Errorf("%s: header: duplicate column %q", name, h)
-		}
-		idx[h] = i
-		fixed := false
-		for _, c := range ipcFixed {
-			fixed = fixed || c == h
-		}
-		if !fixed {
-			events = append(events, h)
-			evCol = append(evCol, i)
-		}
+	idx, events, evCol, err := splitHeader(name, header, ipcFixed)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, c := range ipcFixed {
 		if _, ok := idx[c]; !ok {
@@ -251,20 +234,8 @@ func (m *IPCMLR) Validate() error {
 		if len(t.Alpha) != s {
 			return fmt.Errorf("%s: want one alpha per sample pattern (%d), got %d", where, s, len(t.Alpha))
 		}
-		for i, a := range t.Alpha {
-			if len(a.X) != n || (a.Y != nil && len(a.Y) != n) || !finite(a.X...) || !finite(a.Y...) || !finite(a.Z) {
-				return fmt.Errorf("%s: alpha %d: want %d finite x (and y, if given) and a finite z", where, i, n)
-			}
-		}
-		if t.MuEvents != nil {
-			if len(t.MuEvents) != n {
-				return fmt.Errorf("%s: want mu_events for each of %d events, got %d", where, n, len(t.MuEvents))
-			}
-			for i, mu := range t.MuEvents {
-				if len(mu) != pairs(s) || !finite(mu...) {
-					return fmt.Errorf("%s: mu_events %d: want %d finite values (one per sample pair)", where, i, pairs(s))
-				}
-			}
+		if err := checkCoefs(where, t.Alpha, t.MuEvents, s, n); err != nil {
+			return err
 		}
 		if t.MuIPC != nil && (len(t.MuIPC) != pairs(s) || !finite(t.MuIPC...)) {
 			return fmt.Errorf("%s: mu_ipc: want %d finite values (one per sample pair)", where, pairs(s))

@@ -131,20 +131,8 @@ func (m *PhaseMLR) Validate() error {
 		if len(t.Alpha) != s {
 			return fmt.Errorf("%s: want one alpha per sample (%d), got %d", where, s, len(t.Alpha))
 		}
-		for i, a := range t.Alpha {
-			if len(a.X) != n || (a.Y != nil && len(a.Y) != n) || !finite(a.X...) || !finite(a.Y...) || !finite(a.Z) {
-				return fmt.Errorf("%s: alpha %d: want %d finite x (and y, if given) and a finite z", where, i, n)
-			}
-		}
-		if t.MuEvents != nil {
-			if len(t.MuEvents) != n {
-				return fmt.Errorf("%s: want mu_events for each of %d events, got %d", where, n, len(t.MuEvents))
-			}
-			for i, mu := range t.MuEvents {
-				if len(mu) != pairs(s) || !finite(mu...) {
-					return fmt.Errorf("%s: mu_events %d: want %d finite values (one per sample pair)", where, i, pairs(s))
-				}
-			}
+		if err := checkCoefs(where, t.Alpha, t.MuEvents, s, n); err != nil {
+			return err
 		}
 		if t.MuTime != nil && (len(t.MuTime) != pairs(s) || !finite(t.MuTime...)) {
 			return fmt.Errorf("%s: mu_time: want %d finite values (one per sample pair)", where, pairs(s))
@@ -297,4 +285,27 @@ func (m *PhaseMLR) Predict(w compute.Work, target compute.Config) (compute.Predi
 		p.Watts, p.Flags = 0, p.Flags|compute.Clamped
 	}
 	return p, nil
+}
+
+// checkCoefs checks a coefficient set's α (one per sample, each with n
+// finite x, and y if given, and a finite z) and, if given, its μ of the n
+// events (one finite value per pair of the s samples); where names the set
+// in errors.
+func checkCoefs(where string, alpha []Alpha, muEvents [][]float64, s, n int) error {
+	for i, a := range alpha {
+		if len(a.X) != n || (a.Y != nil && len(a.Y) != n) || !finite(a.X...) || !finite(a.Y...) || !finite(a.Z) {
+			return fmt.Errorf("%s: alpha %d: want %d finite x (and y, if given) and a finite z", where, i, n)
+		}
+	}
+	if muEvents != nil {
+		if len(muEvents) != n {
+			return fmt.Errorf("%s: want mu_events for each of %d events, got %d", where, n, len(muEvents))
+		}
+		for i, mu := range muEvents {
+			if len(mu) != pairs(s) || !finite(mu...) {
+				return fmt.Errorf("%s: mu_events %d: want %d finite values (one per sample pair)", where, i, pairs(s))
+			}
+		}
+	}
+	return nil
 }

@@ -47,7 +47,7 @@ func TestGeneratorLimits(t *testing.T) {
 		{"pipelined ring segments", func() error {
 			_, err := GeneratePattern(PipelinedRing, PatternOptions{Ranks: 1024, Segments: 1 << 30})
 			return err
-		}, "gen.MaxEvents"},
+		}, "gen.MaxPatternOps"},
 	} {
 		err := tc.gen()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

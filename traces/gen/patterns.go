@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -38,12 +39,20 @@ const (
 	// MPICH: even rank r sends its Bytes to r+1, which takes part as rank
 	// r/2 of the power-of-two schedule and finally sends the result back.
 	RecDoubAllreduce Pattern = "allreduce_recdoub"
+	// RandomPermutation is no schedgen pattern: Rounds rounds of
+	// point-to-point messages along a random permutation of the ranks
+	// (drawn per round from Seed; a rank may draw itself and then sends
+	// to itself). In round k rank r sends Bytes to π_k(r) and receives
+	// from π_k⁻¹(r); its send of round k requires its receive of round
+	// k−1, so the rounds form chains with random, cache-unfriendly
+	// partners.
+	RandomPermutation Pattern = "random_permutation"
 )
 
 // Patterns lists the generated patterns.
 func Patterns() []Pattern {
 	return []Pattern{BinomialBcast, BinaryBcast, BinomialReduce, Dissemination, PipelinedRing, LinearAlltoall,
-		Gather, Scatter, RingAllreduce, RecDoubAllreduce}
+		Gather, Scatter, RingAllreduce, RecDoubAllreduce, RandomPermutation}
 }
 
 // PatternOptions sets a pattern's size.
@@ -59,6 +68,10 @@ type PatternOptions struct {
 	// pipelinedring, gather, scatter; default 0). As in schedgen, ranks 0
 	// and Root swap roles rather than all ranks being rotated.
 	Root int
+	// Rounds is random_permutation's number of rounds (default 1).
+	Rounds int
+	// Seed picks random_permutation's permutations.
+	Seed uint64
 }
 
 // patternOps bounds the operation count of pattern p on n ranks.
@@ -79,6 +92,8 @@ func patternOps(p Pattern, n, segs int) float64 {
 		return x * (4*x + 1)
 	case RecDoubAllreduce:
 		return x * (4*logn + 5)
+	case RandomPermutation:
+		return x * (2*float64(max(segs, 1)) + 1)
 	}
 	return x * 4
 }
@@ -101,8 +116,15 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 	if o.NBCalc > graph.MaxTimeNs {
 		return nil, fmt.Errorf("pattern %s: nb calc %d ns exceeds %d ns (graph.MaxTimeNs)", p, o.NBCalc, graph.MaxTimeNs)
 	}
-	if ops := patternOps(p, n, o.Segments); ops > MaxEvents {
-		return nil, fmt.Errorf("pattern %s: %d ranks (segments %d) give up to %.0f operations, more than %d (gen.MaxEvents)", p, n, o.Segments, ops, MaxEvents)
+	if o.Rounds < 0 {
+		return nil, fmt.Errorf("pattern %s: negative round count %d", p, o.Rounds)
+	}
+	count := o.Segments
+	if p == RandomPermutation {
+		count = o.Rounds
+	}
+	if ops := patternOps(p, n, count); ops > MaxPatternOps {
+		return nil, fmt.Errorf("pattern %s: %d ranks (segments or rounds %d) give up to %.0f operations, more than %d (gen.MaxPatternOps)", p, n, count, ops, MaxPatternOps)
 	}
 	b := graph.NewBuilder(n)
 	if o.NBCalc > 0 {
@@ -243,6 +265,8 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		for r := 0; r < n; r++ {
 			recdoubRank(b, r, n, o.Bytes)
 		}
+	case RandomPermutation:
+		randomPermutation(b, n, max(o.Rounds, 1), s, o.Seed)
 	default:
 		names := make([]string, 0)
 		for _, q := range Patterns() {
@@ -252,6 +276,37 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		return nil, fmt.Errorf("unknown pattern %q (want one of %v)", p, names)
 	}
 	return b.Build()
+}
+
+// randomPermutation emits the random_permutation pattern on n ranks (see
+// RandomPermutation): the permutations of all rounds are drawn first (a
+// Fisher–Yates shuffle each, from a PCG seeded with seed), then each
+// rank's operations are added round by round.
+func randomPermutation(b *graph.Builder, n, rounds int, size int64, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	to := make([]int32, rounds*n)   // to[k*n+r] = π_k(r)
+	from := make([]int32, rounds*n) // from[k*n+π_k(r)] = r
+	for k := 0; k < rounds; k++ {
+		perm := to[k*n : (k+1)*n]
+		for r := range perm {
+			perm[r] = int32(r)
+		}
+		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		for r, d := range perm {
+			from[k*n+int(d)] = int32(r)
+		}
+	}
+	for r := 0; r < n; r++ {
+		b.Grow(r, 2*rounds)
+		var prev int32 = -1
+		for k := 0; k < rounds; k++ {
+			out := b.Add(r, graph.SendOp(size, to[k*n+r], 0))
+			if prev >= 0 {
+				b.Dep(r, out, prev, graph.Requires)
+			}
+			prev = b.Add(r, graph.RecvOp(size, from[k*n+r], 0))
+		}
+	}
 }
 
 // recdoubRank emits rank r of the allreduce_recdoub pattern on n ranks

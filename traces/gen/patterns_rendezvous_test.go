@@ -39,7 +39,7 @@ func TestPatternsStructure(t *testing.T) {
 			}
 			want := map[Pattern]int{BinomialBcast: p - 1, BinaryBcast: p - 1, BinomialReduce: p - 1,
 				Dissemination: p * clog(p), PipelinedRing: 4 * (p - 1), LinearAlltoall: p * (p - 1),
-				Gather: p - 1, Scatter: p - 1, RingAllreduce: 2 * p * (p - 1)}
+				Gather: p - 1, Scatter: p - 1, RingAllreduce: 2 * p * (p - 1), RandomPermutation: p}
 			pof2 := 1 << (bits.Len(uint(p)) - 1)
 			// 2 log2 p' rounds on the p' = 2^⌊log2 p⌋ core ranks, plus 2 per folded pair.
 			want[RecDoubAllreduce] = 2*pof2*(bits.Len(uint(pof2))-1) + 2*(p-pof2)

@@ -85,3 +85,67 @@ func TestPatternsAnySize(t *testing.T) {
 		t.Error("zero ranks accepted")
 	}
 }
+
+// TestRandomPermutation checks the random_permutation pattern's structure:
+// in every round each rank sends once and receives once, the receive of
+// rank d in round k names the rank whose send of round k goes to d, each
+// send after the first requires the rank's previous receive, and the seed
+// picks the permutations.
+func TestRandomPermutation(t *testing.T) {
+	const n, rounds = 37, 5
+	g, err := GeneratePattern(RandomPermutation, PatternOptions{Ranks: n, Bytes: 64, Rounds: rounds, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumOps() != 2*n*rounds {
+		t.Fatalf("%d operations, want %d", g.NumOps(), 2*n*rounds)
+	}
+	// ops[r] lists rank r's operations in order: send, recv per round.
+	ops := make([][]int32, n)
+	for id := int32(0); id < int32(g.NumOps()); id++ {
+		ops[g.RankOf(id)] = append(ops[g.RankOf(id)], id)
+	}
+	identity := 0
+	for k := 0; k < rounds; k++ {
+		sentTo := make([]int, n)
+		for i := range sentTo {
+			sentTo[i] = -1
+		}
+		for r := 0; r < n; r++ {
+			s, rv := ops[r][2*k], ops[r][2*k+1]
+			if g.Kind[s] != graph.Send || g.Kind[rv] != graph.Recv || g.Size[s] != 64 {
+				t.Fatalf("rank %d round %d: kinds %s %s size %d", r, k, g.Kind[s], g.Kind[rv], g.Size[s])
+			}
+			d := int(g.Peer[s])
+			if sentTo[d] >= 0 {
+				t.Fatalf("round %d: ranks %d and %d both send to %d", k, sentTo[d], r, d)
+			}
+			sentTo[d] = r
+			if d == r {
+				identity++
+			}
+			deps, kinds := g.Deps(s)
+			if k == 0 && len(deps) != 0 {
+				t.Errorf("rank %d: first send has dependencies %v", r, deps)
+			}
+			if k > 0 && (len(deps) != 1 || deps[0] != ops[r][2*k-1] || kinds[0] != graph.Requires) {
+				t.Errorf("rank %d round %d: send depends on %v %v, want requires %d", r, k, deps, kinds, ops[r][2*k-1])
+			}
+		}
+		for d := 0; d < n; d++ {
+			if rv := ops[d][2*k+1]; int(g.Peer[rv]) != sentTo[d] {
+				t.Errorf("round %d: rank %d receives from %d, but %d sends to it", k, d, g.Peer[rv], sentTo[d])
+			}
+		}
+	}
+	if identity == n*rounds {
+		t.Error("every round is the identity")
+	}
+	other, _ := GeneratePattern(RandomPermutation, PatternOptions{Ranks: n, Bytes: 64, Rounds: rounds, Seed: 8})
+	if fmt.Sprint(describe(g)) == fmt.Sprint(describe(other)) {
+		t.Error("seeds 7 and 8 give the same permutations")
+	}
+	if _, err := GeneratePattern(RandomPermutation, PatternOptions{Ranks: 4, Rounds: -1}); err == nil {
+		t.Error("negative rounds accepted")
+	}
+}

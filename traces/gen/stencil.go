@@ -43,11 +43,17 @@ type Stencil struct {
 	Seed           uint64
 }
 
-// MaxEvents is the most events (and list entries) a generated MPI trace,
-// or operations a generated pattern, may have: 2^25, about 2 GB of trace.
-// Every generator checks it from its parameters, counting an upper bound,
-// before allocating anything.
+// MaxEvents is the most events (and list entries) a generated MPI trace
+// may have: 2^25, about 2 GB of trace. Every generator checks it (or
+// MaxPatternOps) from its parameters, counting an upper bound, before
+// allocating anything.
 const MaxEvents = 1 << 25
+
+// MaxPatternOps is the most operations a generated pattern may have:
+// 2^27 (about 2 × 10^8 engine events; an execution graph holds about 60
+// bytes an operation, so 8 GB at most). The scaling benchmarks' ring
+// allreduce of 10^8 events has 6.7 × 10^7 operations.
+const MaxPatternOps = 1 << 27
 
 // Region names and parameters the stencil writes.
 const (
