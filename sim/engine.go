@@ -728,21 +728,10 @@ func (e *engine) loop() error {
 	if c := e.opt.Classes; c != nil {
 		class, classes = c.Of, c.Params
 	}
-	seeding := true // until nextSeed has none left (it then never has again)
-	var ev event    // set on every path below: not zeroed per event
 	for {
-		ok := false
-		if seeding {
-			if ev, ok = e.nextSeed(); !ok {
-				seeding = false
-			}
-		}
+		ev, ok := e.nextSeed()
 		if !ok {
-			var x *flowTimer
-			if flows {
-				x = e.fl.timers.peek()
-			}
-			if x != nil && (!e.q.queued() || x.before(e.q.peek())) {
+			if flows && e.fl.timers.due(&e.q) {
 				// A flow completes (Options.Flow): an evFlow event,
 				// op the flow.
 				t := e.fl.timers.pop()

@@ -247,6 +247,13 @@ func (ts *flowTimers) peek() *flowTimer {
 	return &ts.run[ts.head]
 }
 
+// due reports whether a timer comes before q's next event (or q is
+// empty): pop then returns it.
+func (ts *flowTimers) due(q *eventQueue) bool {
+	x := ts.peek()
+	return x != nil && (!q.queued() || x.before(q.peek()))
+}
+
 // before reports whether timer x comes before event ev.
 func (x *flowTimer) before(ev *event) bool {
 	return x.time < ev.time || (x.time == ev.time && x.seq < ev.seq)
