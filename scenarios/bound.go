@@ -526,7 +526,13 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 
 // solveLP solves the LP s at a job cap (nil below its least feasible cap).
 func (b *bounder) solveLP(ctx context.Context, s *bound.Solver, capW float64) (*bound.Bound, error) {
-	res, err := s.SolveContext(ctx, b.m.LPCap(capW))
+	return solveFeasible(ctx, s, b.m.LPCap(capW))
+}
+
+// solveFeasible solves s at an LP cap (task power, watts): nil where the
+// cap is below the LP's least feasible one.
+func solveFeasible(ctx context.Context, s *bound.Solver, lpCapW float64) (*bound.Bound, error) {
+	res, err := s.SolveContext(ctx, lpCapW)
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
 		return nil, nil

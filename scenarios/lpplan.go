@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -159,12 +158,7 @@ func powerQuantum(d *bound.DAG) float64 {
 // solveAt solves the planner's LP at a job cap less headroomW watts; nil
 // where it has no schedule there.
 func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*bound.Bound, error) {
-	res, err := p.s.SolveContext(ctx, p.bd.m.LPCap(jobCapW)-headroomW)
-	var ie *bound.InfeasibleError
-	if errors.As(err, &ie) {
-		return nil, nil
-	}
-	return res, err
+	return solveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
 }
 
 // replayLP is the lp policy at job cap capW on graph g: the LP's schedule

@@ -42,15 +42,9 @@ var phaseFixed = []string{"region", "cpu_ghz", "threads", "mem_ghz", "time_s", "
 // sample configurations) and reads as NaN. It returns the rows and the
 // event names in column order.
 func ReadPhaseRows(r io.Reader, name string) ([]PhaseRow, []string, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, nil, fmt.Errorf("%s: empty file (need a header row)", name)
-	}
+	cr, header, err := readHeader(r, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, err
 	}
 	return parsePhaseRows(name, "line", header, func() ([]string, int, error) {
 		rec, err := cr.Read()
@@ -434,4 +428,20 @@ func splitHeader(name string, header, fixed []string) (idx map[string]int, event
 		}
 	}
 	return idx, events, evCol, nil
+}
+
+// readHeader opens a measurement CSV ('#' starts a comment line, leading
+// spaces trimmed) and reads its header row; name is the file in errors.
+func readHeader(r io.Reader, name string) (*csv.Reader, []string, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("%s: empty file (need a header row)", name)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return cr, header, nil
 }

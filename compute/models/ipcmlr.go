@@ -2,7 +2,6 @@ package models
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,15 +48,9 @@ var ipcFixed = []string{"case", "pattern", "ipc"}
 // hardware event rate; '#' starts a comment line; an empty event cell
 // reads as NaN. It returns the rows and the event names in column order.
 func ReadIPCRows(r io.Reader, name string) ([]IPCRow, []string, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, nil, fmt.Errorf("%s: empty file (need a header row)", name)
-	}
+	cr, header, err := readHeader(r, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, err
 	}
 	idx, events, evCol, err := splitHeader(name, header, ipcFixed)
 	if err != nil {
