@@ -23,15 +23,18 @@ import (
 // The SimGrid validation of the flow model: the same workloads, written as
 // SimGrid time-independent traces, replayed by SimGrid 3.32
 // (smpirun -replay, network/model:CM02, no overheads, every message
-// eager; see docs/trace-formats.md) on a <cluster topology="FAT_TREE|TORUS">
-// of 1 GB/s, 5 µs links, and by capsim on the equivalent topology with
-// exact max-min sharing timed as CM02 does (FlowNetwork.CM02; the torus
-// without NIC links and with SimGrid's tie rule, as SimGrid builds it;
-// messages 16 bytes longer, SMPI's envelope). SimGrid runs with its
-// default lazy updates and with full updates (sgUpdates); both makespans
-// are committed in testdata/topology-simgrid.txt, and
-// TestTopologySimGridLive re-measures them where smpirun is installed.
-// docs/network.md tabulates the comparison.
+// eager; see docs/trace-formats.md) on a
+// <cluster topology="FAT_TREE|TORUS|DRAGONFLY"> of 1 GB/s, 5 µs links,
+// and by capsim on the equivalent topology with exact max-min sharing
+// timed as CM02 does (FlowNetwork.CM02; the torus without NIC links and
+// with SimGrid's tie rule, the fat-trees as XGFTs where SimGrid's has
+// fewer parents or parallel links, the dragonflies with SimGrid's wiring,
+// as SimGrid builds them; messages 16 bytes longer, SMPI's envelope).
+// SimGrid runs with its default lazy updates and with full updates
+// (sgUpdates); both makespans are committed in
+// testdata/topology-simgrid.txt, and TestTopologySimGridLive re-measures
+// them where smpirun is installed. docs/network.md tabulates the
+// comparison and explains the cases that differ.
 
 type sgCase struct {
 	name     string
