@@ -524,6 +524,35 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 	return ch.done[k-r[0]], nil
 }
 
+// solved returns the bound at a cap of the sweep where its chain has
+// already solved it, without waiting: ok is false where it has not, or
+// where another goroutine is solving the chain now.
+func (b *bounder) solved(capW float64) (res *bound.Bound, ok bool) {
+	if b == nil || b.s == nil {
+		return nil, true
+	}
+	caps := b.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	if k < 0 {
+		return nil, false
+	}
+	c := lpChainOf(len(caps), k)
+	b.mu.Lock()
+	var ch *lpChain
+	if b.chains != nil {
+		ch = b.chains[c]
+	}
+	b.mu.Unlock()
+	if ch == nil || !ch.mu.TryLock() {
+		return nil, false
+	}
+	defer ch.mu.Unlock()
+	if i := k - lpChains(len(caps))[c][0]; i < len(ch.done) {
+		return ch.done[i], true
+	}
+	return nil, false
+}
+
 // solveLP solves the LP s at a job cap (nil below its least feasible cap).
 func (b *bounder) solveLP(ctx context.Context, s *bound.Solver, capW float64) (*bound.Bound, error) {
 	return solveFeasible(ctx, s, b.m.LPCap(capW))
