@@ -451,6 +451,14 @@ func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
 }
 
 func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bounder, error) {
+	return sc.newBounderOn(t, m, net, 0)
+}
+
+// newBounderOn is newBounder with the LP built and its blocks solved on
+// at most workers goroutines (bound.Options.Workers; 0: GOMAXPROCS). A
+// sweep passes its own worker count, so that `--workers 1` runs on one
+// core; the LP's results do not depend on it.
+func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, workers int) (*bounder, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -460,7 +468,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	}
 	b := &bounder{m: m, d: d, o: o, t: t, n: n, sc: sc, net: net}
 	if clp.Available() {
-		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()}); err != nil {
+		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
 			return nil, err
 		}
 	}
@@ -959,6 +967,9 @@ type lpShare struct {
 	mu   sync.Mutex
 	refs map[string]int // groups still to release each bounder
 	bds  map[string]*sharedBounder
+	// workers is the sweep's worker count, which also bounds each LP's
+	// goroutines (newBounderOn).
+	workers int
 }
 
 type sharedBounder struct {

@@ -74,7 +74,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	case lps != nil:
 		key := lpKey(pts[0])
 		defer lps.release(key)
-		if bd, err = lps.get(key, func() (*bounder, error) { return sc.newBounder(t, m, net) }); err != nil {
+		if bd, err = lps.get(key, func() (*bounder, error) { return sc.newBounderOn(t, m, net, lps.workers) }); err != nil {
 			return err
 		}
 	default:
