@@ -93,6 +93,7 @@ func TestRoutesAgreeWithSimGrid(t *testing.T) {
 		{"FAT_TREE", "2;4,4;1,2;1,1", "fattree:down=4x4,up=1x2", nil},
 		{"FAT_TREE", "2;4,4;1,1;1,2", "fattree:down=4x4,up=1x1,links=1x2", nil},
 		{"FAT_TREE", "3;4,4,4;1,2,2;1,1,1", "fattree:down=4x4x4,up=1x2x2", nil},
+		{"FAT_TREE", "3;4,4,4;1,2,4;1,1,1", "fattree:down=4x4x4,up=1x2x4", nil},
 		{"FAT_TREE", "3;2,2,3;1,2,2;1,2,3", "fattree:down=2x2x3,up=1x2x2,links=1x2x3", nil},
 		{"FAT_TREE", "3;3,2,2;2,2,1;2,1,2", "fattree:down=3x2x2,up=2x2x1,links=2x1x2", nil},
 		{"DRAGONFLY", "4,1;1,1;4,1;1", "dragonfly:groups=4,routers=4,hosts=1,wiring=simgrid", nil},
