@@ -279,10 +279,8 @@ func (s *Solver) deviceRows(b *block, ts *triplets, col func(int) int32, endRow 
 			var rhs float64
 			terms := 0
 			gap := math.Inf(1)
-			for _, dt := range tasks {
-				if dt.a < w.a {
-					continue
-				}
+			first := sort.Search(len(tasks), func(j int) bool { return tasks[j].a >= w.a })
+			for _, dt := range tasks[first:] {
 				if dt.a > w.b {
 					break
 				}

@@ -120,7 +120,8 @@ func (c *deviceCase) replay(t testing.TB, choice func(i int) (frontier.Config, i
 // the hull's line), replayed with the device queueing, each run's cap its
 // own peak power. A run that keeps the LP's orders must finish no
 // earlier than the bound; one that changes them no earlier than the LP
-// of its own orders (with the same device marks).
+// of its own orders (with the same device marks). The LP's own schedule
+// at a random cap is replayed too.
 func checkDeviceBoundValid(t testing.TB, seed int64, maxRanks, runs int, st *boundStats) {
 	rng := rand.New(rand.NewSource(seed))
 	c := newDeviceCase(t, rng, maxRanks)
@@ -191,6 +192,32 @@ func checkDeviceBoundValid(t testing.TB, seed int64, maxRanks, runs int, st *bou
 		})
 		check(rec, pw, "random run")
 	}
+	// The LP's own schedule at a cap between the least feasible one and
+	// the reference's peak, replayed with its durations: a device task
+	// between its device point and the CPU point after it holds the device
+	// for the device point's share of its work, drawing the hull's power.
+	lo, _ := s.MinFeasibleCap()
+	hi := c.peakPower(n.Ref, fastestPowers(n))
+	if hi <= lo {
+		return
+	}
+	capW := lo + rng.Float64()*(hi-lo)
+	b, err := s.Solve(capW)
+	if err != nil {
+		t.Fatalf("seed %d: LP at %g W: %v", seed, capW, err)
+	}
+	rec, pw := c.replay(t, func(i int) (frontier.Config, int64) {
+		h := n.DAG.Tasks[i].Hull
+		d := math.Min(math.Max(math.Round(b.Duration[i]*1e9)/1e9, h[0].Time), h[len(h)-1].Time)
+		cf := frontier.Config{Time: d, Power: frontier.PowerAt(h, d)}
+		if n.DAG.Tasks[i].OnDevice == nil || d >= h[1].Time {
+			return cf, 0
+		}
+		x := (h[1].Time - d) / (h[1].Time - h[0].Time) // the device's share of the work
+		return cf, int64(math.Round(x * h[0].Time * 1e9))
+	})
+	st.lpOwn++
+	check(rec, pw, "LP schedule")
 }
 
 // TestDeviceBoundValid is the adversarial test of the shared-device rows
@@ -208,7 +235,7 @@ func TestDeviceBoundValid(t *testing.T) {
 	for seed := int64(0); seed < int64(cases); seed++ {
 		checkDeviceBoundValid(t, seed, 8, 8, &st)
 	}
-	t.Logf("%d runs: %d kept the LP's orders, %d kept them but tie events, %d changed them", st.runs, st.kept, st.keptTie, st.changed)
+	t.Logf("%d runs: %d kept the LP's orders, %d kept them but tie events, %d changed them; %d LP schedules replayed", st.runs, st.kept, st.keptTie, st.changed, st.lpOwn)
 }
 
 // Two ranks share one device between two barriers; each has one task
