@@ -266,7 +266,7 @@ func TestSharedAccelerator(t *testing.T) {
 // after them, see optimize/bound/device.go; with one row per device over
 // the whole run the shared bound was 24.722 ms at 900 W too). Every
 // schedule replayed on the shared devices takes longer (the sweep's lp
-// policy: 47.3 ms at 700–900 W; everything offloaded, uncapped: 54.4 ms).
+// policy: 47.5 ms at 700–900 W; everything offloaded, uncapped: 54.4 ms).
 func TestSharedAcceleratorBound(t *testing.T) {
 	sc, err := Load("../examples/scenarios/gpu-node.toml")
 	if err != nil {
