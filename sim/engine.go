@@ -229,15 +229,37 @@ const (
 	stDone
 )
 
-// opRec is an operation's replay state, kept together so that an event
-// touches one cache line of it: where its successor list starts (the
-// list ends where the next operation's starts) and rem, the number of
-// its unmet dependencies (> 0: waiting, 0: ready) or, once it has
-// started, remStarted or remDone.
+// opRec is an operation's hot record: what an event reads of one
+// operation, kept together so that a rank's current position in the
+// replay touches one cache line of it instead of one line in each of the
+// graph's columns. It is built once, from the graph's columns, when the
+// engine starts, and replaces them in the event loop (the graph's Size,
+// CPU and NIC columns are still read where the record has no room for
+// them). Its fields:
+//
+//   - succ: where the operation's successor list starts (the list ends
+//     where the next operation's starts), with irqBit set when it has
+//     irequires successors;
+//   - rem: the number of its unmet dependencies (> 0: waiting, 0: ready)
+//     or, once it has started, remStarted or remDone;
+//   - pk: its peer (graph.Graph.Peer; -1 for a calc) shifted left by 2
+//     above its event type (evSend, evRecv or evCalc), which release
+//     reads to queue it (a peer is a rank, < 2^31 / 4: graph.MaxRanks is
+//     2^22);
+//   - tag: its tag (graph.Graph.Tag).
 type opRec struct {
 	succ int32
 	rem  int32
+	pk   int32
+	tag  int32
 }
+
+// typ returns the record's event type: evSend, evRecv or evCalc.
+func (r *opRec) typ() uint8 { return uint8(r.pk & 3) }
+
+// peer returns the record's peer rank (graph.AnySource on a wildcard
+// receive, -1 on a calc).
+func (r *opRec) peer() int32 { return r.pk >> 2 }
 
 // rem values of started and completed operations.
 const (
@@ -362,7 +384,10 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	if opt.Release != nil && len(opt.Release) != g.NumOps() || opt.ReleaseMsg != nil && len(opt.ReleaseMsg) != g.NumOps() {
 		return nil, fmt.Errorf("sim: %d and %d release times for %d operations", len(opt.Release), len(opt.ReleaseMsg), g.NumOps())
 	}
-	e := newEngine(g, net, opt)
+	e, err := newEngine(g, net, opt)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Flow != nil {
 		fe, err := newFlowEngine(opt.Flow, g.NumRanks())
 		if err != nil {
@@ -401,7 +426,7 @@ func (e *engine) tooLate(op int32, what string) error {
 	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
-func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
+func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error) {
 	n := g.NumOps()
 	nr := g.NumRanks()
 	e := &engine{g: g, net: net, opt: opt, free: -1}
@@ -427,6 +452,17 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		if g.Kind[i] == graph.Recv {
 			recvs++
 		}
+		typ, p := typeOf(g.Kind[i]), g.Peer[i]
+		switch {
+		case typ == evCalc:
+			p = -1 // a calc's peer is never read
+		case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
+			// Validate catches this; a graph that skipped it would
+			// index past the per-rank state.
+			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
+		}
+		ops[i].pk = p<<2 | int32(typ)
+		ops[i].tag = g.Tag[i]
 		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
 	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
@@ -506,7 +542,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.uq[r] = queue{-1, -1}
 	}
 	e.stats = make([]RankStats, nr)
-	return e
+	return e, nil
 }
 
 func typeOf(k graph.OpKind) uint8 {
@@ -541,7 +577,7 @@ func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
 	g := e.g
 	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
 		if e.ops[id].rem == 0 {
-			p = append(p, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
+			p = append(p, readyOp{host: int32(r), op: id, typ: e.ops[id].typ()})
 		}
 	}
 	sortPending(p, e.opt.LibstdcxxOrder)
@@ -643,9 +679,9 @@ func (e *engine) release(op, rank int32, started bool) {
 		if (v < 0) != started {
 			continue
 		}
-		s := v &^ irqBit
-		if e.ops[s].rem--; e.ops[s].rem == 0 {
-			e.pending = append(e.pending, readyOp{host: rank, op: s, typ: typeOf(e.g.Kind[s])})
+		s := &e.ops[v&^irqBit]
+		if s.rem--; s.rem == 0 {
+			e.pending = append(e.pending, readyOp{host: rank, op: v &^ irqBit, typ: s.typ()})
 		}
 	}
 }
@@ -748,7 +784,7 @@ func (e *engine) loop() error {
 		rank := ev.rank
 		h := int(rank)
 		if typ == evMsg {
-			h = int(g.Peer[op])
+			h = int(e.ops[op].peer())
 		}
 		cpu, nic := h, h // one CPU and one NIC a host: their columns are all 0
 		if multi {
@@ -867,11 +903,12 @@ func (e *engine) loop() error {
 			}
 
 		case evRecv:
+			rec := &e.ops[op]
 			e.markStarted(op, rank)
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
+			if m := e.match(&e.uq[h], rec.peer(), rec.tag); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -891,7 +928,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op})
+				e.enqueue(&e.rq[h], qentry{src: rec.peer(), tag: rec.tag, op: op})
 			}
 
 		case evMsg:
@@ -930,7 +967,8 @@ func (e *engine) loop() error {
 				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
 			}
 			src := rank // the sender
-			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
+			rec := &e.ops[op]
+			if m := e.match(&e.rq[h], src, rec.tag); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -948,7 +986,7 @@ func (e *engine) loop() error {
 				if obs != nil {
 					e.arrived[op], e.processed[op] = t, e.nexto[cpu]
 				}
-				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
+				e.enqueue(&e.uq[h], qentry{src: src, tag: rec.tag, op: op})
 			}
 
 		case evFlow: // op is the flow (Options.Flow)

@@ -106,3 +106,25 @@ func TestLogGOPSLimit(t *testing.T) {
 		t.Errorf("Run with L=9e18: err %v, want L named", err)
 	}
 }
+
+// A message whose peer is not a rank is an error naming the operation, not
+// a panic, where the graph skipped Validate.
+func TestPeerNotARank(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    *graph.Graph
+		want string
+	}{
+		{"send to rank 2 of 2", unchecked([][]graph.Op{{graph.SendOp(8, 2, 0)}, {graph.RecvOp(8, 0, 0)}}), "rank 0 l1: send 8b to 2 tag 0: peer 2"},
+		{"send to −1", unchecked([][]graph.Op{{graph.SendOp(8, -1, 0)}, {graph.RecvOp(8, 0, 0)}}), "peer -1"},
+		{"receive from 1<<30", unchecked([][]graph.Op{{graph.SendOp(8, 1, 0)}, {graph.RecvOp(8, 1<<30, 0)}}), "peer 1073741824"},
+		{"receive from −2", unchecked([][]graph.Op{{graph.SendOp(8, 1, 0)}, {graph.RecvOp(8, -2, 0)}}), "peer -2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(tc.g, network.DefaultLogGOPS(), Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "not a rank") {
+				t.Errorf("err %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+}
