@@ -254,6 +254,43 @@ type opRec struct {
 	tag  int32
 }
 
+// hostRec is a host's hot record: when its CPU is next free (o) and its
+// NIC next free to receive (gr) and to send (gs), where the host has one
+// CPU and one NIC; the time its rank spent computing and communicating so
+// far; and its posted-receive (rq) and unexpected-message (uq) queues. An
+// event at a host reads and writes one cache line of it instead of one in
+// each of six per-host arrays.
+type hostRec struct {
+	o, gr, gs     uint64
+	compute, comm int64
+	rq, uq        queue
+	_             [8]byte // 64 bytes: one cache line
+}
+
+// cpuAt returns the clock of CPU slot c (host·CPUs + cpu).
+func (e *engine) cpuAt(c int) *uint64 {
+	if e.multi {
+		return &e.nexto[c]
+	}
+	return &e.hosts[c].o
+}
+
+// nicRAt and nicSAt return the receive and send clocks of NIC slot n
+// (host·NICs + nic).
+func (e *engine) nicRAt(n int) *uint64 {
+	if e.multi {
+		return &e.nextgr[n]
+	}
+	return &e.hosts[n].gr
+}
+
+func (e *engine) nicSAt(n int) *uint64 {
+	if e.multi {
+		return &e.nextgs[n]
+	}
+	return &e.hosts[n].gs
+}
+
 // typ returns the record's event type: evSend, evRecv or evCalc.
 func (r *opRec) typ() uint8 { return uint8(r.pk & 3) }
 
@@ -311,10 +348,15 @@ type engine struct {
 	opt Options
 
 	ncpu, nnic int
-	nexto      []uint64 // [host*ncpu+cpu]
-	nextgr     []uint64 // [host*nnic+nic]
-	nextgs     []uint64
-	devFree    []uint64 // per shared device (Options.Device): when it is next free
+	multi      bool // ncpu > 1 || nnic > 1
+	// Per host, what an event reads and writes of its rank (hostRec):
+	// one cache line. Where the hosts have several CPUs or NICs (multi),
+	// their clocks are in nexto, nextgr and nextgs instead (see cpuAt).
+	hosts   []hostRec
+	nexto   []uint64 // [host*ncpu+cpu], multi only
+	nextgr  []uint64 // [host*nnic+nic], multi only
+	nextgs  []uint64 // multi only
+	devFree []uint64 // per shared device (Options.Device): when it is next free
 
 	// Per operation (and one past the last), its state (opRec). Its
 	// successors are succ[ops[i].succ:ops[i+1].succ] (without irqBit, which
@@ -344,12 +386,11 @@ type engine struct {
 	qobs               QueueObserver
 	sobs               StepObserver
 
+	// The entries of the hosts' receive queues (hostRec.rq, uq), with a
+	// free list.
 	pool []qentry
 	free int32
-	rq   []queue
-	uq   []queue
 
-	stats  []RankStats
 	events int64
 	fl     *flowEngine // nil unless Options.Flow has links
 }
@@ -517,9 +558,17 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 			}
 		}
 	}
-	e.nexto = make([]uint64, nr*e.ncpu)
-	e.nextgr = make([]uint64, nr*e.nnic)
-	e.nextgs = make([]uint64, nr*e.nnic)
+	e.multi = e.ncpu > 1 || e.nnic > 1
+	e.hosts = make([]hostRec, nr)
+	for r := range e.hosts {
+		e.hosts[r].rq = queue{-1, -1}
+		e.hosts[r].uq = queue{-1, -1}
+	}
+	if e.multi {
+		e.nexto = make([]uint64, nr*e.ncpu)
+		e.nextgr = make([]uint64, nr*e.nnic)
+		e.nextgs = make([]uint64, nr*e.nnic)
+	}
 	// The seeds are taken first with sequence numbers 0..roots-1; queued
 	// events follow them. At a time, about one event per rank waits.
 	e.ts = uint64(roots)
@@ -535,13 +584,6 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		e.qobs, _ = opt.Observer.(QueueObserver)
 		e.sobs, _ = opt.Observer.(StepObserver)
 	}
-	e.rq = make([]queue, nr)
-	e.uq = make([]queue, nr)
-	for r := range e.rq {
-		e.rq[r] = queue{-1, -1}
-		e.uq[r] = queue{-1, -1}
-	}
-	e.stats = make([]RankStats, nr)
 	return e, nil
 }
 
@@ -648,16 +690,19 @@ func (e *engine) flush() {
 	}
 	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	g := e.g
-	multi := e.ncpu > 1 || e.nnic > 1
 	for _, p := range e.pending {
 		h := int(p.host)
-		cpu, nic := h, h
-		if multi {
-			cpu, nic = h*e.ncpu+int(g.CPU[p.op]), h*e.nnic+int(g.NIC[p.op])
-		}
-		t := e.nexto[cpu]
-		if p.typ == evSend {
-			t = max(t, e.nextgs[nic])
+		var t uint64
+		if !e.multi {
+			t = e.hosts[h].o
+			if p.typ == evSend {
+				t = max(t, e.hosts[h].gs)
+			}
+		} else {
+			t = e.nexto[h*e.ncpu+int(g.CPU[p.op])]
+			if p.typ == evSend {
+				t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
+			}
 		}
 		e.q.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
@@ -758,7 +803,7 @@ func (e *engine) loop() error {
 	loggp := e.net.LogGP // the LogGP variant (see package network)
 	flows := e.fl != nil // the flow model (Options.Flow)
 	obs := e.opt.Observer
-	multi := e.ncpu > 1 || e.nnic > 1
+	multi := e.multi
 	var class []uint8
 	var classes []network.LogGOPS
 	if c := e.opt.Classes; c != nil {
@@ -791,6 +836,7 @@ func (e *engine) loop() error {
 			cpu = h*e.ncpu + int(g.CPU[op])
 			nic = h*e.nnic + int(g.NIC[op])
 		}
+		hr := &e.hosts[h]
 		t := ev.time
 		switch typ {
 		case evCalc:
@@ -799,8 +845,9 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if e.nexto[cpu] > t {
-				ev.time = e.nexto[cpu]
+			ocpu := e.cpuAt(cpu)
+			if *ocpu > t {
+				ev.time = *ocpu
 				e.q.push(ev)
 				continue
 			}
@@ -826,21 +873,20 @@ func (e *engine) loop() error {
 				}
 				return e.tooLate(op, fmt.Sprintf("its end at %d + %d ns", start, d))
 			}
-			e.nexto[cpu] = end
+			*ocpu = end
 			if dev >= 0 {
-				e.devFree[dev] = e.nexto[cpu]
+				e.devFree[dev] = end
 				if e.opt.DeviceNs != nil {
 					if h := e.opt.DeviceNs[op]; h >= 0 && h < d {
 						e.devFree[dev] = start + uint64(h)
 					}
 				}
 			}
-			st := &e.stats[h]
-			if st.Compute += d; st.Compute > int64(maxT) {
+			if hr.compute += d; hr.compute > int64(maxT) {
 				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
 			}
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
+				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(end), NICEnd: -1})
 			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
@@ -854,7 +900,8 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
+			ocpu, onic := e.cpuAt(cpu), e.nicSAt(nic)
+			if ready := max(*ocpu, *onic); ready > t {
 				ev.time = ready
 				e.q.push(ev)
 				continue
@@ -877,17 +924,16 @@ func (e *engine) loop() error {
 				// o + L is the earliest arrival.
 				nicEnd, arrive = addNs(t, gap), t+uint64(o)+L
 			}
-			st := &e.stats[h]
-			comm := st.Comm + max(0, busy)
+			comm := hr.comm + max(0, busy)
 			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
-			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
+			*ocpu, *onic, hr.comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
+				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			if obs != nil {
-				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
+				obs.Busy(op, int64(t), int64(cpuEnd))
 			}
 			if !flows {
 				e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
@@ -908,7 +954,7 @@ func (e *engine) loop() error {
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&e.uq[h], rec.peer(), rec.tag); m >= 0 {
+			if m := e.match(&hr.uq, rec.peer(), rec.tag); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -919,7 +965,7 @@ func (e *engine) loop() error {
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 				}
 				if g.Size[op] > S { // rendezvous: the sender completes now
-					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
+					e.rendezvousDone(ent.op, int(ent.src), op, t)
 				}
 				if obs != nil {
 					// The message arrived first; its processing is this receive's.
@@ -928,7 +974,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&e.rq[h], qentry{src: rec.peer(), tag: rec.tag, op: op})
+				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: rec.tag, op: op})
 			}
 
 		case evMsg:
@@ -937,7 +983,8 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
+			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
+			if ready := max(*ocpu, *onic); ready > t {
 				ev.time = ready
 				e.q.push(ev)
 				continue
@@ -957,36 +1004,35 @@ func (e *engine) loop() error {
 			}
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gapr)
-			st := &e.stats[h]
-			comm := st.Comm + max(0, busy)
+			comm := hr.comm + max(0, busy)
 			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
 			}
-			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
+			*ocpu, *onic, hr.comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
+				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			src := rank // the sender
 			rec := &e.ops[op]
-			if m := e.match(&e.rq[h], src, rec.tag); m >= 0 {
+			if m := e.match(&hr.rq, src, rec.tag); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
 					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 				}
 				if g.Size[op] > S {
-					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
+					e.rendezvousDone(op, int(src), op, t)
 				}
 				if obs != nil {
-					obs.Busy(recv, int64(t), int64(e.nexto[cpu]))
+					obs.Busy(recv, int64(t), int64(cpuEnd))
 					obs.Message(op, recv, int64(e.sent[op]), int64(t))
 				}
 				e.markDone(recv, int32(h))
 			} else {
 				if obs != nil {
-					e.arrived[op], e.processed[op] = t, e.nexto[cpu]
+					e.arrived[op], e.processed[op] = t, cpuEnd
 				}
-				e.enqueue(&e.uq[h], qentry{src: src, tag: rec.tag, op: op})
+				e.enqueue(&hr.uq, qentry{src: src, tag: rec.tag, op: op})
 			}
 
 		case evFlow: // op is the flow (Options.Flow)
@@ -1000,21 +1046,21 @@ func (e *engine) loop() error {
 	return nil
 }
 
-// rendezvousDone completes the rendezvous send op of host src at time t.
-// Like LogGOPSim, it moves the sender's CPU and NIC clocks (indexed by the
-// matching side's CPU and NIC numbers) up to t, so that what the send
-// releases starts no earlier than now.
-func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
-	c := src*e.ncpu + cpu
-	n := src*e.nnic + nic
-	if e.nexto[c] < t {
-		e.nexto[c] = t
+// rendezvousDone completes the rendezvous send op of host src at time t,
+// matched by operation by (the receive, or the send itself when its
+// message found the receive posted). Like LogGOPSim, it moves the
+// sender's CPU and NIC clocks (indexed by by's CPU and NIC numbers) up to
+// t, so that what the send releases starts no earlier than now.
+func (e *engine) rendezvousDone(op int32, src int, by int32, t uint64) {
+	c, n := src, src
+	if e.multi {
+		c = src*e.ncpu + int(e.g.CPU[by])
+		n = src*e.nnic + int(e.g.NIC[by])
 	}
-	if e.nextgs[n] < t {
-		e.nextgs[n] = t
-	}
+	oc, on := e.cpuAt(c), e.nicSAt(n)
+	*oc, *on = max(*oc, t), max(*on, t)
 	if e.sobs != nil {
-		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(e.nexto[c]), NICEnd: int64(e.nextgs[n])})
+		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(*oc), NICEnd: int64(*on)})
 	}
 	e.markDone(op, int32(src))
 }
@@ -1147,8 +1193,8 @@ func (e *engine) finish() (*Result, error) {
 		at int
 	}
 	var um []unmatched
-	for h := range e.uq {
-		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
+	for h := range e.hosts {
+		for i := e.hosts[h].uq.head; i >= 0; i = e.pool[i].next {
 			op := e.pool[i].op
 			um = append(um, unmatched{fmt.Sprintf("%s (arrived at rank %d)", g.Describe(op), h), op, h})
 		}
@@ -1162,20 +1208,20 @@ func (e *engine) finish() (*Result, error) {
 		}
 		return nil, &dl
 	}
-	res := &Result{Ranks: e.stats, Events: e.events}
+	res := &Result{Ranks: make([]RankStats, len(e.hosts)), Events: e.events}
 	defer func() {
 		if e.fl != nil {
 			res.FlowEvents = e.fl.events
 			res.Links = e.fl.net.Stats(res.Makespan)
 		}
 	}()
-	for r := range e.stats {
+	for r := range e.hosts {
 		var f uint64
 		for c := 0; c < e.ncpu; c++ {
-			f = max(f, e.nexto[r*e.ncpu+c])
+			f = max(f, *e.cpuAt(r*e.ncpu + c))
 		}
-		st := &e.stats[r]
-		st.Finish = int64(f)
+		st := &res.Ranks[r]
+		st.Finish, st.Compute, st.Comm = int64(f), e.hosts[r].compute, e.hosts[r].comm
 		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
 		res.Makespan = max(res.Makespan, st.Finish)
 	}
