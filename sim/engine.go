@@ -242,10 +242,10 @@ const (
 //     irequires successors;
 //   - rem: the number of its unmet dependencies (> 0: waiting, 0: ready)
 //     or, once it has started, remStarted or remDone;
-//   - pk: its peer (graph.Graph.Peer; -1 for a calc) shifted left by 2
-//     above its event type (evSend, evRecv or evCalc), which release
-//     reads to queue it (a peer is a rank, < 2^31 / 4: graph.MaxRanks is
-//     2^22);
+//   - pk: its peer (graph.Graph.Peer; -1 for a calc) shifted left by 3
+//     (a peer is a rank, at most graph.MaxRanks = 2^22), above chainBit
+//     and its event type (evSend, evRecv or evCalc), which release reads
+//     to queue it;
 //   - tag: its tag (graph.Graph.Tag).
 type opRec struct {
 	succ int32
@@ -294,9 +294,14 @@ func (e *engine) nicSAt(n int) *uint64 {
 // typ returns the record's event type: evSend, evRecv or evCalc.
 func (r *opRec) typ() uint8 { return uint8(r.pk & 3) }
 
+// chainBit, in opRec.pk, marks an operation whose only successor is the
+// next operation, by a requires dependency (a rank's chain of blocking
+// operations): release then frees it without reading the successor list.
+const chainBit = 4
+
 // peer returns the record's peer rank (graph.AnySource on a wildcard
 // receive, -1 on a calc).
-func (r *opRec) peer() int32 { return r.pk >> 2 }
+func (r *opRec) peer() int32 { return r.pk >> 3 }
 
 // rem values of started and completed operations.
 const (
@@ -470,6 +475,9 @@ func (e *engine) tooLate(op int32, what string) error {
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error) {
 	n := g.NumOps()
 	nr := g.NumRanks()
+	if nr > graph.MaxRanks {
+		return nil, fmt.Errorf("sim: %d ranks exceed graph.MaxRanks (%d)", nr, graph.MaxRanks)
+	}
 	e := &engine{g: g, net: net, opt: opt, free: -1}
 	e.ops = make([]opRec, n+1)
 	hugepage.Advise(e.ops)
@@ -502,7 +510,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 			// index past the per-rank state.
 			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
 		}
-		ops[i].pk = p<<2 | int32(typ)
+		ops[i].pk = p<<3 | int32(typ)
 		ops[i].tag = g.Tag[i]
 		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
@@ -556,6 +564,11 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 					break
 				}
 			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if lo := ops[i].succ; lo >= 0 && ops[i+1].succ&^irqBit == lo+1 && e.succ[lo] == int32(i+1) {
+			ops[i].pk |= chainBit
 		}
 	}
 	e.multi = e.ncpu > 1 || e.nnic > 1
@@ -716,9 +729,17 @@ func (e *engine) flush() {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
-	lo := e.ops[op].succ
+	r := &e.ops[op]
+	lo := r.succ
 	if started && lo >= 0 {
 		return // no irequires successor
+	}
+	if !started && r.pk&chainBit != 0 {
+		s := &e.ops[op+1]
+		if s.rem--; s.rem == 0 {
+			e.pending = append(e.pending, readyOp{host: rank, op: op + 1, typ: s.typ()})
+		}
+		return
 	}
 	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {
