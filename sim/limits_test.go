@@ -128,3 +128,12 @@ func TestPeerNotARank(t *testing.T) {
 		})
 	}
 }
+
+// The operation record keeps a peer in 29 bits: more ranks than
+// graph.MaxRanks (which readers already refuse) are an error.
+func TestTooManyRanks(t *testing.T) {
+	g := &graph.Graph{RankStart: make([]int32, graph.MaxRanks+2), DepStart: []int32{0}}
+	if _, err := Run(g, network.DefaultLogGOPS(), Options{}); err == nil || !strings.Contains(err.Error(), "MaxRanks") {
+		t.Errorf("%d ranks: err %v, want graph.MaxRanks named", g.NumRanks(), err)
+	}
+}
