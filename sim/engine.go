@@ -47,6 +47,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -233,9 +234,10 @@ const (
 // operation, kept together so that a rank's current position in the
 // replay touches one cache line of it instead of one line in each of the
 // graph's columns. It is built once, from the graph's columns, when the
-// engine starts, and replaces them in the event loop (the graph's Size,
-// CPU and NIC columns are still read where the record has no room for
-// them). Its fields:
+// engine starts, and replaces them in the event loop (the graph's Tag
+// column is still read when a message is matched, its Size column for
+// sizes the record cannot hold, and its CPU and NIC columns where hosts
+// have several). Its fields:
 //
 //   - succ: where the operation's successor list starts (the list ends
 //     where the next operation's starts), with irqBit set when it has
@@ -246,12 +248,13 @@ const (
 //     (a peer is a rank, at most graph.MaxRanks = 2^22), above chainBit
 //     and its event type (evSend, evRecv or evCalc), which release reads
 //     to queue it;
-//   - tag: its tag (graph.Graph.Tag).
+//   - sz: its size (graph.Graph.Size) where that is 0..math.MaxInt32, else
+//     -1 (see size): calcs and sends then read no column at all.
 type opRec struct {
 	succ int32
 	rem  int32
 	pk   int32
-	tag  int32
+	sz   int32
 }
 
 // hostRec is a host's hot record: when its CPU is next free (o) and its
@@ -302,6 +305,14 @@ const chainBit = 4
 // peer returns the record's peer rank (graph.AnySource on a wildcard
 // receive, -1 on a calc).
 func (r *opRec) peer() int32 { return r.pk >> 3 }
+
+// size returns operation op's size, whose record is r.
+func (e *engine) size(op int32, r *opRec) int64 {
+	if r.sz >= 0 {
+		return int64(r.sz)
+	}
+	return e.g.Size[op]
+}
 
 // rem values of started and completed operations.
 const (
@@ -511,7 +522,10 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
 		}
 		ops[i].pk = p<<3 | int32(typ)
-		ops[i].tag = g.Tag[i]
+		ops[i].sz = -1
+		if sz := g.Size[i]; sz >= 0 && sz <= math.MaxInt32 {
+			ops[i].sz = int32(sz)
+		}
 		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
 	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
@@ -880,7 +894,7 @@ func (e *engine) loop() error {
 			if dev >= 0 {
 				start = max(t, e.devFree[dev])
 			}
-			d := g.Size[op]
+			d := e.size(op, &e.ops[op])
 			if e.opt.Pricer != nil {
 				d = e.opt.Pricer.CalcDuration(op, int64(start))
 				if d < 0 {
@@ -932,7 +946,7 @@ func (e *engine) loop() error {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			e.markStarted(op, rank)
-			size := g.Size[op]
+			size := e.size(op, &e.ops[op])
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gap+perByte(size, G))
@@ -965,7 +979,7 @@ func (e *engine) loop() error {
 			if e.sent != nil {
 				e.sent[op] = t
 			}
-			if g.Size[op] <= S {
+			if size <= S {
 				e.markDone(op, rank)
 			}
 
@@ -975,7 +989,7 @@ func (e *engine) loop() error {
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&hr.uq, rec.peer(), rec.tag); m >= 0 {
+			if m := e.match(&hr.uq, rec.peer(), g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -985,7 +999,7 @@ func (e *engine) loop() error {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 				}
-				if g.Size[op] > S { // rendezvous: the sender completes now
+				if e.size(op, rec) > S { // rendezvous: the sender completes now
 					e.rendezvousDone(ent.op, int(ent.src), op, t)
 				}
 				if obs != nil {
@@ -995,7 +1009,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: rec.tag, op: op})
+				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: g.Tag[op], op: op})
 			}
 
 		case evMsg:
@@ -1014,7 +1028,8 @@ func (e *engine) loop() error {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
-			size := g.Size[op]
+			rec := &e.ops[op]
+			size := e.size(op, rec)
 			busy := o + recvPerByte(size, O, G)
 			gapr := gap + perByte(size, G)
 			if loggp || flows {
@@ -1034,14 +1049,14 @@ func (e *engine) loop() error {
 				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			src := rank // the sender
-			rec := &e.ops[op]
-			if m := e.match(&hr.rq, src, rec.tag); m >= 0 {
+			tag := g.Tag[op]
+			if m := e.match(&hr.rq, src, tag); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
 					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 				}
-				if g.Size[op] > S {
+				if size > S {
 					e.rendezvousDone(op, int(src), op, t)
 				}
 				if obs != nil {
@@ -1053,7 +1068,7 @@ func (e *engine) loop() error {
 				if obs != nil {
 					e.arrived[op], e.processed[op] = t, cpuEnd
 				}
-				e.enqueue(&hr.uq, qentry{src: src, tag: rec.tag, op: op})
+				e.enqueue(&hr.uq, qentry{src: src, tag: tag, op: op})
 			}
 
 		case evFlow: // op is the flow (Options.Flow)

@@ -137,3 +137,33 @@ func TestTooManyRanks(t *testing.T) {
 		t.Errorf("%d ranks: err %v, want graph.MaxRanks named", g.NumRanks(), err)
 	}
 }
+
+// Sizes beyond what the operation record holds (2^31 − 1) are read from
+// the graph. By hand, with L = 1000, o = 100, G = 1 and the rest 0, an
+// eager 3 GiB message arrives at o + L = 1100 and its receipt costs rank
+// 1 o + (s−1)·max(O, G) = 100 + 3,221,225,471 ns; a 3 GiB calc lasts
+// 3,221,225,472 ns.
+func TestSizeBeyondInt32(t *testing.T) {
+	const s = 3 << 30
+	net := network.NewLogGOPS(1000, 100, 0, 1, 0, 1<<40)
+	for _, tc := range []struct {
+		name string
+		g    *graph.Graph
+		want []int64
+	}{
+		{"message", unchecked([][]graph.Op{{graph.SendOp(s, 1, 0)}, {graph.RecvOp(s, 0, 0)}}), []int64{100, 1100 + 100 + s - 1}},
+		{"calc", unchecked([][]graph.Op{{graph.CalcOp(s), graph.CalcOp(1)}}), []int64{s + 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(tc.g, net, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, want := range tc.want {
+				if got := res.Ranks[r].Finish; got != want {
+					t.Errorf("rank %d finishes at %d, want %d", r, got, want)
+				}
+			}
+		})
+	}
+}
