@@ -93,6 +93,14 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 	budget := reduceWork*n + 1<<16
 	var cand []fixedEdge
 	var touched []int32
+	// The events reached and not yet taken, taken in increasing order
+	// (edges go forward, so an event's distance is final when taken):
+	// a heap, not a scan of every event up to the farthest reached, which
+	// on an engine LP's blocks (rows from key events to the next cut, and
+	// every other event unreached) cost the events of the block per key
+	// event.
+	var pend minHeap
+	queued := make([]bool, n)
 	for a := int32(0); a < int32(n); a++ {
 		if !key[a] {
 			continue
@@ -100,8 +108,10 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		// Longest paths from a through events that are not key.
 		dist[a] = 0
 		touched = append(touched[:0], a)
-		hi := a
-		for u := a; u <= hi; u++ {
+		pend = append(pend[:0], a)
+		queued[a] = true
+		for len(pend) > 0 {
+			u := pend.pop()
 			if dist[u] < 0 || (u != a && key[u]) {
 				continue
 			}
@@ -114,9 +124,15 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 						touched = append(touched, e.to)
 					}
 					dist[e.to] = w
-					hi = max(hi, e.to)
+					if !queued[e.to] {
+						queued[e.to] = true
+						pend.push(e.to)
+					}
 				}
 			}
+		}
+		for _, b := range touched {
+			queued[b] = false
 		}
 		first := len(cand)
 		for _, b := range touched {
