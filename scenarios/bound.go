@@ -451,6 +451,14 @@ func (b *bounder) plan() (*bound.DAG, *bound.Order, error) {
 }
 
 func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bounder, error) {
+	return sc.newBounderOn(t, m, net, 0)
+}
+
+// newBounderOn is newBounder with the LP built and its blocks solved on
+// at most workers goroutines (bound.Options.Workers; 0: GOMAXPROCS). A
+// sweep passes its own worker count, so that `--workers 1` runs on one
+// core; the LP's results do not depend on it.
+func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, workers int) (*bounder, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -460,7 +468,7 @@ func (sc *Scenario) newBounder(t *mpi.Trace, m *Machine, net network.LogGOPS) (*
 	}
 	b := &bounder{m: m, d: d, o: o, t: t, n: n, sc: sc, net: net}
 	if clp.Available() {
-		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()}); err != nil {
+		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
 			return nil, err
 		}
 	}
@@ -522,6 +530,35 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 		}
 	}
 	return ch.done[k-r[0]], nil
+}
+
+// solved returns the bound at a cap of the sweep where its chain has
+// already solved it, without waiting: ok is false where it has not, or
+// where another goroutine is solving the chain now.
+func (b *bounder) solved(capW float64) (res *bound.Bound, ok bool) {
+	if b == nil || b.s == nil {
+		return nil, true
+	}
+	caps := b.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	if k < 0 {
+		return nil, false
+	}
+	c := lpChainOf(len(caps), k)
+	b.mu.Lock()
+	var ch *lpChain
+	if b.chains != nil {
+		ch = b.chains[c]
+	}
+	b.mu.Unlock()
+	if ch == nil || !ch.mu.TryLock() {
+		return nil, false
+	}
+	defer ch.mu.Unlock()
+	if i := k - lpChains(len(caps))[c][0]; i < len(ch.done) {
+		return ch.done[i], true
+	}
+	return nil, false
 }
 
 // solveLP solves the LP s at a job cap (nil below its least feasible cap).
@@ -930,6 +967,9 @@ type lpShare struct {
 	mu   sync.Mutex
 	refs map[string]int // groups still to release each bounder
 	bds  map[string]*sharedBounder
+	// workers is the sweep's worker count, which also bounds each LP's
+	// goroutines (newBounderOn).
+	workers int
 }
 
 type sharedBounder struct {

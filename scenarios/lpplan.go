@@ -91,6 +91,23 @@ func (r *lpRun) close() { r.p.close() }
 // past the cap), skipping those where the LP has no schedule; at another
 // cap, a new planner solves it alone.
 func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, *bound.Bound, error) {
+	met, run, ok, err := r.plan(ctx, g, capW, net)
+	if err != nil || !ok {
+		return Metrics{}, nil, nil, err
+	}
+	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
+	if err != nil || b == nil {
+		return Metrics{}, nil, nil, err
+	}
+	return met, run, b, nil
+}
+
+// plan is at without the bound: the lp policy's replay at job cap capW,
+// and ok false (no replay) where the LP has no schedule at the cap. The
+// planner's LP is its own copy, so plan never waits on the bounder's
+// chain: a sweep's lp group plans its caps while other workers solve the
+// bounds.
+func (r *lpRun) plan(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (met Metrics, run *taskRun, ok bool, err error) {
 	caps := r.sc.Sweep.CapsW
 	k := slices.Index(caps, capW)
 	c, lo := -1, k
@@ -102,7 +119,7 @@ func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net networ
 		r.p.close()
 		p, err := r.sc.newLPPlanner(r.bd)
 		if err != nil || p == nil {
-			return Metrics{}, nil, nil, err
+			return Metrics{}, nil, false, err
 		}
 		r.p, r.chain, r.next = p, c, lo
 	}
@@ -116,24 +133,20 @@ func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net networ
 			continue
 		}
 		if _, _, _, err := r.sc.replayLP(ctx, r.p, g, caps[r.next], net); err != nil {
-			return Metrics{}, nil, nil, err
+			return Metrics{}, nil, false, err
 		}
 	}
 	if !feasible(capW) {
-		return Metrics{}, nil, nil, nil
+		return Metrics{}, nil, false, nil
 	}
 	if k >= 0 {
 		r.next = k + 1
 	}
-	met, run, _, err := r.sc.replayLP(ctx, r.p, g, capW, net)
+	met, run, _, err = r.sc.replayLP(ctx, r.p, g, capW, net)
 	if err != nil {
-		return Metrics{}, nil, nil, err
+		return Metrics{}, nil, false, err
 	}
-	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
-	if err != nil || b == nil {
-		return Metrics{}, nil, nil, err
-	}
-	return met, run, b, nil
+	return met, run, true, nil
 }
 
 func (p *lpPlanner) close() {

@@ -36,9 +36,17 @@ const staggerRounds = 6
 // (the power-safe choice). The replay that comes out is within the cap at
 // every instant wherever the floor is.
 //
-// Split tasks on an accelerator keep their faster stretch first. Extra
-// switches cost no time: with bound.RoundOptions.SwitchS > 0 only one
-// switch per task is charged.
+// A split task on an accelerator that other ranks share (the LP's
+// bound.Task.OnDevice) keeps its faster stretch first: the engine holds
+// the device for the task's first stretch, and other ranks' calls queue
+// behind it. On a device of its own rank (no OnDevice marks: a rank runs
+// one task at a time, nothing queues), where its device stretch lies
+// changes no time, so it is placed like a P-state's: the engine still
+// holds the rank's device for the first stretch's length, which no other
+// rank waits on. Extra switches cost no time: with
+// bound.RoundOptions.SwitchS > 0 only one switch per task is charged
+// (nor does a device stretch placed in pieces pay its setup or transfer
+// latency again: the LP mixes the two points linearly).
 func (sc *Scenario) stagger(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
 	met, run, _, err := sc.staggerRounds(g, t, r, jobCapW, m, net, false)
 	return met, run, err
@@ -71,7 +79,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		for i := range floor {
 			r.setFast(i, allow[i])
 			floor[i] = r.phases[i]
-			if len(r.phases[i]) == 2 && r.parts[i][0].sec >= 0 && !onDevice(r, i) {
+			if len(r.phases[i]) == 2 && r.parts[i][0].sec >= 0 && !sharedDevice(r, i) {
 				split = append(split, i)
 				floor[i] = []power.Phase{{Ns: math.MaxInt64 / 4, Watts: r.phases[i][1].Watts}}
 			}
@@ -141,8 +149,13 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 	}
 }
 
-// onDevice reports whether a part of task i runs on an accelerator.
-func onDevice(r *rounded, i int) bool {
+// sharedDevice reports whether a part of task i runs on an accelerator
+// that other ranks share (the LP marks its configurations on it,
+// bound.Task.OnDevice), so that when it holds the device matters.
+func sharedDevice(r *rounded, i int) bool {
+	if r.d.Tasks[i].OnDevice == nil {
+		return false
+	}
 	for _, p := range r.parts[i] {
 		if isDeviceLabel(p.label) {
 			return true

@@ -390,7 +390,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		// chains of caps (lpChains) that workers solve at the same
 		// time: each group was split at the chains' bounds, and
 		// workers take pieces of different chains and LPs at a time.
-		ev = sharedReplayer{newLPShare(groups)}
+		lps := newLPShare(groups)
+		lps.workers = workers
+		ev = sharedReplayer{lps}
 		groups = interleave(groups, workers, sc.Sweep.CapsW)
 	}
 	ctx, cancel := context.WithCancel(ctx)

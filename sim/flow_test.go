@@ -254,3 +254,52 @@ func TestFlowTorusCM02Simultaneous(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowXGFTOversubscription: SimGrid's way of oversubscribing a
+// 4-ary 2-tree, fewer spines (up=1x2: each leaf has 2 up-links for its 4
+// hosts) or parallel links to one spine (up=1x1, links=1x2), halves the
+// bandwidth out of a leaf as oversub=2 does: a shift by 4 puts 2
+// messages on every up- and down-link and takes 2·B/bw; with 4 spines
+// (the k-ary n-tree) B/bw.
+func TestFlowXGFTOversubscription(t *testing.T) {
+	const B = 1 << 20
+	src, dst := []int{}, []int{}
+	for i := 0; i < 16; i++ {
+		src, dst = append(src, i), append(dst, (i+4)%16)
+	}
+	g := sends(16, src, dst, B)
+	for _, c := range []struct {
+		spec string
+		s    int
+	}{
+		{"fattree:down=4x4,up=1x4,bw=10,hop_ns=0", 1},
+		{"fattree:down=4x4,up=1x2,bw=10,hop_ns=0", 2},
+		{"fattree:down=4x4,up=1x1,links=1x2,bw=10,hop_ns=0", 2},
+		{"fattree:down=4x4,up=1x1,bw=10,hop_ns=0", 4},
+	} {
+		res := runFlow(t, g, bwNet, c.spec)
+		if want := int64(math.Ceil(float64(c.s*B) / 10)); res.Makespan != want {
+			t.Errorf("%s: makespan %d, want %d", c.spec, res.Makespan, want)
+		}
+	}
+}
+
+// TestFlowDragonflySimGridWiring: with SimGrid's wiring one global link
+// joins two groups, so the 4 hosts of router 1 of group 0 (the router
+// that owns the link to group 1) sending to group 1 share it: 4·B/bw,
+// while 4 messages from group 0 to groups 1, 2, 3 and from group 2 to
+// group 3 cross distinct global links (B/bw, each host link and local
+// link carrying one).
+func TestFlowDragonflySimGridWiring(t *testing.T) {
+	const B = 1 << 20
+	const spec = "dragonfly:groups=4,routers=4,hosts=4,wiring=simgrid,bw=10,hop_ns=0"
+	// Hosts 4..7 are on router 1 of group 0; group 1 starts at host 16.
+	res := runFlow(t, sends(64, []int{4, 5, 6, 7}, []int{16, 21, 26, 31}, B), bwNet, spec)
+	if want := int64(math.Ceil(4 * float64(B) / 10)); res.Makespan != want {
+		t.Errorf("4 messages over one global link: makespan %d, want %d", res.Makespan, want)
+	}
+	res = runFlow(t, sends(64, []int{0, 5, 10, 32}, []int{16, 33, 50, 48}, B), bwNet, spec)
+	if want := int64(math.Ceil(float64(B) / 10)); res.Makespan != want {
+		t.Errorf("messages on distinct global links: makespan %d, want %d", res.Makespan, want)
+	}
+}

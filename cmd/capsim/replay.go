@@ -296,7 +296,7 @@ network and docs/trace-formats.md).`,
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
-	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
+	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "with --topology: exact max-min fairness (re-rate whole connected components) instead of re-rating the flows that share a link with a starting or ending one")
 	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: time and share flows as SimGrid's CM02 model does (route latency before the bytes; bottlenecks shared in inverse proportion to route latency)")

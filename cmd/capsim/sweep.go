@@ -84,7 +84,7 @@ keeping every finished point, and exits with status 130 (143).`,
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory (created; rerun to resume)")
 	c.Flags().StringVar(&shard, "shard", "", "run share K of N (K/N, 0-based)")
-	c.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per CPU)")
+	c.Flags().IntVar(&workers, "workers", 0, "parallel workers, also the most goroutines each LP solves on (0: one per CPU)")
 	c.Flags().BoolVar(&restart, "restart", false, "discard the points in OUTDIR of another sweep (the scenario, a file it reads or capsim changed) instead of refusing")
 	c.Flags().StringVar(&progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	return c

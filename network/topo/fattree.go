@@ -60,6 +60,9 @@ func NewFatTree(k, n int, oversub, bw float64, hopNs int64) (*FatTree, error) {
 }
 
 func parseFatTree(p *params) (Topology, error) {
+	if _, ok := p.kv["down"]; ok {
+		return parseXGFT(p)
+	}
 	k, err := p.int("k", -1, 2)
 	if err != nil {
 		return nil, err

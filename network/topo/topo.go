@@ -8,7 +8,9 @@
 //     links); this is the behaviour of the plain LogGOPS model.
 //   - FatTree: a k-ary n-tree (Petrini and Vanneschi) of k^n hosts with
 //     D-mod-k routing and optional oversubscription of the
-//     switch-to-switch links.
+//     switch-to-switch links; XGFT: an extended generalized fat-tree
+//     (parents and parallel links per level, SimGrid's FAT_TREE), which
+//     oversubscribes by having fewer parents than children.
 //   - Torus: a 1-, 2- or 3-D torus with one host per router and
 //     dimension-order routing (shortest direction, ties go +).
 //   - Dragonfly: groups of routers fully connected inside a group, with
@@ -159,11 +161,15 @@ const maxNodes = 1 << 22
 //
 //	crossbar:nodes=N
 //	fattree:k=K,n=N[,oversub=S][,bw=B][,hop_ns=H]
+//	fattree:down=M1xM2…,up=W1xW2…[,links=P1xP2…][,bw=B][,hop_ns=H]
 //	torus:dims=XxY[xZ][,bw=B][,hop_ns=H]
-//	dragonfly:groups=G,routers=A,hosts=P,global=H[,bw=B][,local_bw=B][,global_bw=B][,hop_ns=H][,routing=minimal|valiant]
+//	dragonfly:groups=G,routers=A,hosts=P,global=H[,chassis=C][,wiring=consecutive|simgrid][,bw=B][,local_bw=B][,global_bw=B][,chassis_bw=B][,hop_ns=H][,routing=minimal|valiant]
 //
-// bw is in GB/s (bytes per ns), hop_ns is the latency of every link. A
-// crossbar with nodes left out (or 0) has as many nodes as the replay has
+// bw is in GB/s (bytes per ns), hop_ns is the latency of every link. The
+// second fat-tree form is an XGFT (down: children per switch, up: parents
+// per node, links: parallel links per parent, level by level from the
+// hosts). With wiring=simgrid a dragonfly's global may be left out (it
+// is 1). A crossbar with nodes left out (or 0) has as many nodes as the replay has
 // ranks.
 func Parse(spec string) (Topology, error) {
 	kind, args, _ := strings.Cut(strings.TrimSpace(spec), ":")

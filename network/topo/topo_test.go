@@ -234,6 +234,9 @@ func TestParse(t *testing.T) {
 		"torus:dims=8,bw=10,hop_ns=50,nic=0",
 		"torus:dims=4x4,bw=10,hop_ns=50,tie=simgrid",
 		"dragonfly:groups=9,routers=4,hosts=2,global=2,bw=12.5,local_bw=25,global_bw=10,hop_ns=100,routing=valiant",
+		"dragonfly:groups=4,routers=4,hosts=2,global=1,chassis=2,chassis_bw=3,wiring=simgrid,bw=1,local_bw=2,global_bw=1,hop_ns=5000,routing=minimal",
+		"dragonfly:groups=5,routers=2,hosts=2,global=1,chassis=2,chassis_bw=12.5,bw=12.5,local_bw=12.5,global_bw=12.5,hop_ns=100,routing=minimal",
+		"fattree:down=4x4x4,up=1x2x2,links=1x1x2,bw=1,hop_ns=5000",
 	} {
 		top, err := Parse(spec)
 		if err != nil {
@@ -255,6 +258,13 @@ func TestParse(t *testing.T) {
 		{"dragonfly:groups=9,routers=2,hosts=2,global=2", "multiple of groups−1"},
 		{"dragonfly:groups=2,routers=1,hosts=1,global=1,routing=valiant", "at least 3 groups"},
 		{"fattree:k=2,n=40", "hosts is more"},
+		{"fattree:down=4x4,links=1x1", "up is required"},
+		{"fattree:down=4x4,up=1", "as many"},
+		{"fattree:down=4x0,up=1x1", "not a positive integer"},
+		{"fattree:down=4x4,up=1x4,k=4", `unknown parameter "k"`},
+		{"dragonfly:groups=5,routers=4,hosts=1,wiring=simgrid", "need as many routers"},
+		{"dragonfly:groups=3,routers=4,hosts=1,global=2,wiring=simgrid", "global=2, want 1"},
+		{"dragonfly:groups=3,routers=4,hosts=1,wiring=mesh", "consecutive or simgrid"},
 		{"torus:dims=4,hop_ns=9000000000000000000", "hop_ns"},
 	} {
 		_, err := Parse(c.spec)
@@ -289,7 +299,7 @@ func TestMapping(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"crossbar:nodes=8", "fattree:k=4,n=3,oversub=2", "torus:dims=4x4", "dragonfly:groups=5,routers=2,hosts=2,global=2,routing=valiant", "fattree:k=,n"} {
+	for _, s := range []string{"crossbar:nodes=8", "fattree:k=4,n=3,oversub=2", "torus:dims=4x4", "dragonfly:groups=5,routers=2,hosts=2,global=2,routing=valiant", "fattree:k=,n", "fattree:down=4x4,up=1x2,links=1x2", "dragonfly:groups=3,routers=3,hosts=1,chassis=2,wiring=simgrid"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -327,4 +337,166 @@ func BenchmarkFatTreeRoute(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ft.Nodes()*ft.Nodes()), "ns/route")
+}
+
+// sameRoutes checks that a and b route every pair of hosts over the same
+// links up to a renaming: one bijection between their link ids maps each
+// of a's routes onto b's.
+func sameRoutes(t *testing.T, a, b Topology) {
+	t.Helper()
+	if a.Nodes() != b.Nodes() {
+		t.Fatalf("%s has %d hosts, %s %d", a, a.Nodes(), b, b.Nodes())
+	}
+	ab, ba := map[int32]int32{}, map[int32]int32{}
+	var ra, rb []int32
+	for s := range a.Nodes() {
+		for d := range a.Nodes() {
+			ra, rb = a.Route(ra[:0], s, d), b.Route(rb[:0], s, d)
+			if len(ra) != len(rb) {
+				t.Fatalf("%d→%d: %s routes %v, %s %v", s, d, a, ra, b, rb)
+			}
+			for i := range ra {
+				x, ok1 := ab[ra[i]]
+				y, ok2 := ba[rb[i]]
+				if (ok1 && x != rb[i]) || (ok2 && y != ra[i]) {
+					t.Fatalf("%d→%d: link %d of %s and link %d of %s are not the same link in every route", s, d, ra[i], a, rb[i], b)
+				}
+				ab[ra[i]], ba[rb[i]] = rb[i], ra[i]
+			}
+		}
+	}
+}
+
+// TestXGFTKaryNTree: the XGFT (k,…,k; 1,k,…,k; 1,…,1) is the k-ary
+// n-tree, and both route by D-mod-k, so FatTree and XGFT route every pair
+// over the same links.
+func TestXGFTKaryNTree(t *testing.T) {
+	for _, c := range []struct{ k, n int }{{2, 1}, {2, 3}, {4, 2}, {4, 3}, {3, 3}} {
+		ft, err := NewFatTree(c.k, c.n, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		down, up, links := make([]int, c.n), make([]int, c.n), make([]int, c.n)
+		for l := range c.n {
+			down[l], up[l], links[l] = c.k, c.k, 1
+		}
+		up[0] = 1
+		x, err := NewXGFT(down, up, links, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRoutes(t, x, 2*c.n)
+		sameRoutes(t, ft, x)
+		if x.NumLinks() != ft.NumLinks() {
+			t.Errorf("%s: %d links, the k-ary n-tree has %d", x, x.NumLinks(), ft.NumLinks())
+		}
+	}
+}
+
+// TestXGFTOversubscribed checks routes worked out by hand on XGFTs with
+// fewer parents than children, and with parallel links.
+func TestXGFTOversubscribed(t *testing.T) {
+	// 16 hosts, 4 leaves with 2 parents each (2 spines of 4 children):
+	// host links 0..15 up, 16..31 down; leaf x's up-link to spine d is
+	// 32 + 2x + d, the matching down-link 40 + 2x + d.
+	x, err := Parse("fattree:down=4x4,up=1x2,bw=1,hop_ns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, x, 4)
+	for _, c := range []struct {
+		src, dst int
+		want     []int32
+	}{
+		{0, 5, []int32{0, 33, 43, 21}}, // spine 5 mod 2 = 1, leaf 1
+		{0, 4, []int32{0, 32, 42, 20}},
+		{7, 14, []int32{7, 32 + 2 + 0, 40 + 6 + 0, 30}},
+		{1, 2, []int32{1, 18}}, // same leaf
+	} {
+		if got := x.Route(nil, c.src, c.dst); !slices.Equal(got, c.want) {
+			t.Errorf("%s: route %d→%d = %v, want %v", x, c.src, c.dst, got, c.want)
+		}
+	}
+	// A shift by 4 crosses the spines: each leaf's 4 messages take its
+	// 2 up-links, 2 each, and each leaf's 2 down-links bring 2 each.
+	load := map[int32]int{}
+	for s := range 16 {
+		for _, l := range x.Route(nil, s, (s+4)%16) {
+			load[l]++
+		}
+	}
+	for l, n := range load {
+		if want := map[bool]int{true: 1, false: 2}[l < 32]; n != want {
+			t.Errorf("%s: shift by 4 puts %d messages on link %d, want %d", x, n, l, want)
+		}
+	}
+	// One spine reached by 2 parallel links from each leaf: up by
+	// dst mod 2, down by src mod 2 (leaf x's link j: up 32 + 2x + j,
+	// down 40 + 2x + j).
+	p, err := Parse("fattree:down=4x4,up=1x1,links=1x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, p, 4)
+	for _, c := range []struct {
+		src, dst int
+		want     []int32
+	}{
+		{0, 5, []int32{0, 33, 42, 21}},
+		{1, 4, []int32{1, 32, 43, 20}},
+		{3, 13, []int32{3, 33, 40 + 6 + 1, 29}},
+	} {
+		if got := p.Route(nil, c.src, c.dst); !slices.Equal(got, c.want) {
+			t.Errorf("%s: route %d→%d = %v, want %v", p, c.src, c.dst, got, c.want)
+		}
+	}
+}
+
+// TestDragonflySimGrid checks the chassis level and SimGrid's wiring on
+// routes worked out by hand.
+func TestDragonflySimGrid(t *testing.T) {
+	// 3 groups of 2 chassis of 3 routers, 1 host each (18 hosts): group
+	// g's link to group h leaves router h (chassis 0, position h) and
+	// arrives on router g of group h.
+	d, err := Parse("dragonfly:groups=3,routers=3,hosts=1,chassis=2,wiring=simgrid,bw=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, d, 7) // host, 2 local, global, 2 local, host
+	df := d.(*Dragonfly)
+	inj := func(h int) int32 { return int32(h) }
+	ej := func(h int) int32 { return int32(18 + h) }
+	// Local links within a chassis: 36 + ((g·2 + c)·3 + b)·3 + b2
+	// (36..89); global links 90 + 3g + h (90..98); chassis links
+	// 99 + ((g·3 + b)·2 + c)·2 + c2.
+	loc := func(g, c, b, b2 int) int32 { return int32(36 + ((g*2+c)*3+b)*3 + b2) }
+	glob := func(g, h int) int32 { return int32(90 + 3*g + h) }
+	cha := func(g, b, c, c2 int) int32 { return int32(99 + ((g*3+b)*2+c)*2 + c2) }
+	for _, c := range []struct {
+		src, dst int
+		want     []int32
+	}{
+		// Host 4 (group 0, chassis 1, position 1) → host 17 (group 2,
+		// chassis 1, position 2): to position 2, to chassis 0, global
+		// link 0→2 arriving on router 0 of group 2, to position 2, to
+		// chassis 1.
+		{4, 17, []int32{inj(4), loc(0, 1, 1, 2), cha(0, 2, 1, 0), glob(0, 2), loc(2, 0, 0, 2), cha(2, 2, 0, 1), ej(17)}},
+		// Host 1 (router 1 of group 0) owns the link to group 1, which
+		// arrives on router 0 of group 1 (host 6).
+		{1, 6, []int32{inj(1), glob(0, 1), ej(6)}},
+		// Inside a group: position first, then chassis.
+		{3, 2, []int32{inj(3), loc(0, 1, 0, 2), cha(0, 2, 1, 0), ej(2)}},
+	} {
+		if got := df.Route(nil, c.src, c.dst); !slices.Equal(got, c.want) {
+			t.Errorf("%s: route %d→%d = %v, want %v", d, c.src, c.dst, got, c.want)
+		}
+	}
+	if n := df.NumLinks(); n != 99+3*3*2*2 {
+		t.Errorf("%s: %d links, want %d", d, n, 99+36)
+	}
+	// The classic dragonfly is unchanged by the new levels: one chassis,
+	// consecutive wiring (TestDragonflyRoutes has its routes).
+	c, _ := Parse("dragonfly:groups=5,routers=2,hosts=2,global=2,chassis=1")
+	old, _ := NewDragonfly(5, 2, 2, 2, DefaultBandwidth, DefaultBandwidth, DefaultBandwidth, DefaultHopNs, false)
+	sameRoutes(t, c, old)
 }
