@@ -499,37 +499,84 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 	}
 	c := lpChainOf(len(caps), k)
 	r := lpChains(len(caps))[c]
-	b.mu.Lock()
-	if b.chains == nil {
-		b.chains = make([]*lpChain, len(lpChains(len(caps))))
-		b.chains[0] = &lpChain{s: b.s}
-	}
-	ch := b.chains[c]
-	if ch == nil {
-		ch = &lpChain{}
-		b.chains[c] = ch
-	}
-	b.mu.Unlock()
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	for len(ch.done) <= k-r[0] {
-		if ch.s == nil {
-			s, err := b.s.Clone()
-			if err != nil {
-				return nil, err
-			}
-			ch.s = s
-		}
-		res, err := b.solveLP(ctx, ch.s, caps[r[0]+len(ch.done)])
+	ch := b.chain(c)
+	// While another goroutine solves this chain, solve the next cap of a
+	// chain nobody is solving: the chains' solves do not depend on who
+	// makes them, only on their order within the chain.
+	for !ch.mu.TryLock() {
+		helped, err := b.helpOther(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		ch.done = append(ch.done, res)
-		if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
-			ch.s.Close()
+		if !helped {
+			ch.mu.Lock()
+			break
+		}
+	}
+	defer ch.mu.Unlock()
+	for len(ch.done) <= k-r[0] {
+		if err := b.step(ctx, ch, r); err != nil {
+			return nil, err
 		}
 	}
 	return ch.done[k-r[0]], nil
+}
+
+// chain returns chain c of the sweep's caps (lpChains), made on first use.
+func (b *bounder) chain(c int) *lpChain {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.chains == nil {
+		b.chains = make([]*lpChain, len(lpChains(len(b.sc.Sweep.CapsW))))
+		b.chains[0] = &lpChain{s: b.s}
+	}
+	if b.chains[c] == nil {
+		b.chains[c] = &lpChain{}
+	}
+	return b.chains[c]
+}
+
+// step solves the next cap of chain ch, the caps r of the sweep, with its
+// lock held.
+func (b *bounder) step(ctx context.Context, ch *lpChain, r [2]int) error {
+	if ch.s == nil {
+		s, err := b.s.Clone()
+		if err != nil {
+			return err
+		}
+		ch.s = s
+	}
+	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[r[0]+len(ch.done)])
+	if err != nil {
+		return err
+	}
+	ch.done = append(ch.done, res)
+	if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
+		ch.s.Close()
+	}
+	return nil
+}
+
+// helpOther solves the next cap of the first chain other than chain own
+// that is neither done nor being solved, and says whether there was one.
+func (b *bounder) helpOther(ctx context.Context, own int) (bool, error) {
+	for c, r := range lpChains(len(b.sc.Sweep.CapsW)) {
+		if c == own {
+			continue
+		}
+		ch := b.chain(c)
+		if !ch.mu.TryLock() {
+			continue
+		}
+		if len(ch.done) == r[1]-r[0] {
+			ch.mu.Unlock()
+			continue
+		}
+		err := b.step(ctx, ch, r)
+		ch.mu.Unlock()
+		return err == nil, err
+	}
+	return false, nil
 }
 
 // solved returns the bound at a cap of the sweep where its chain has
