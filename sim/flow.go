@@ -58,6 +58,10 @@ type flowEngine struct {
 	// else −1.
 	hopLat int64
 	route  []int32
+	// hopc counts a route's links without building it, where the
+	// topology can and hopLat ≥ 0 (latency first: the route is built
+	// when the bytes start).
+	hopc   topo.HopCounter
 	events int64
 	obs    LinkObserver // nil unless the Observer is one
 	timers flowTimers   // the flows' completion times
@@ -104,7 +108,11 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 			break
 		}
 	}
-	return &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, latFirst: f.CM02 || !f.BytesFirst, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}, nil
+	fe := &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, latFirst: f.CM02 || !f.BytesFirst, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}
+	if h, ok := t.(topo.HopCounter); ok && hop >= 0 && fe.latFirst {
+		fe.hopc = h
+	}
+	return fe, nil
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
@@ -112,14 +120,25 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
 	fe := e.fl
 	g := e.g
-	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
-	if len(fe.route) == 0 {
+	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
+	var hops int64
+	if fe.hopc != nil {
+		hops = int64(fe.hopc.Hops(src, dst))
+	} else {
+		fe.route = fe.topo.Route(fe.route[:0], src, dst)
+		hops = int64(len(fe.route))
+	}
+	if hops == 0 {
 		// Same node: no link, LogGP pricing of the bytes.
 		e.q.push(event{time: t + flight + uint64(max(0, perByte(g.Size[op], G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
 	}
-	hops := fe.latency()
+	if fe.hopc != nil {
+		hops *= fe.hopLat
+	} else {
+		hops = fe.latency()
+	}
 	if fe.latFirst {
 		// The bytes start flowing once the route's latency has passed.
 		e.q.push(event{time: t + uint64(hops), seq: e.ts<<3 | uint64(evFlowStart), op: op, rank: rank})
