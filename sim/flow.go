@@ -18,9 +18,9 @@ import (
 // per-byte gap G is replaced by the links' bandwidth: the message first
 // waits out its route's hop latencies, then its bytes flow, and it
 // arrives o + L after its last byte (the bytes occupy the links when
-// they reach the receiver's; see BytesFirst for the other way round). Messages between ranks
-// on the same node cross no link and arrive o + L + (s−1)·G after the send
-// starts, as in the LogGP variant. A topology without links (a crossbar)
+// they reach the receiver's; BytesFirst is the other way round).
+// Messages between ranks on the same node cross no link and arrive
+// o + L + (s−1)·G after the send starts, as in the LogGP variant. A topology without links (a crossbar)
 // leaves the replay exactly as without Flow.
 type FlowNetwork struct {
 	Topology topo.Topology
