@@ -47,6 +47,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -229,14 +230,88 @@ const (
 	stDone
 )
 
-// opRec is an operation's replay state, kept together so that an event
-// touches one cache line of it: where its successor list starts (the
-// list ends where the next operation's starts) and rem, the number of
-// its unmet dependencies (> 0: waiting, 0: ready) or, once it has
-// started, remStarted or remDone.
+// opRec is an operation's hot record: what an event reads of one
+// operation, kept together so that a rank's current position in the
+// replay touches one cache line of it instead of one line in each of the
+// graph's columns. It is built once, from the graph's columns, when the
+// engine starts, and replaces them in the event loop (the graph's Tag
+// column is still read when a message is matched, its Size column for
+// sizes the record cannot hold, and its CPU and NIC columns where hosts
+// have several). Its fields:
+//
+//   - succ: where the operation's successor list starts (the list ends
+//     where the next operation's starts), with irqBit set when it has
+//     irequires successors;
+//   - rem: the number of its unmet dependencies (> 0: waiting, 0: ready)
+//     or, once it has started, remStarted or remDone;
+//   - pk: its peer (graph.Graph.Peer; -1 for a calc) shifted left by 3
+//     (a peer is a rank, at most graph.MaxRanks = 2^22), above chainBit
+//     and its event type (evSend, evRecv or evCalc), which release reads
+//     to queue it;
+//   - sz: its size (graph.Graph.Size) where that is 0..math.MaxInt32, else
+//     -1 (see size): calcs and sends then read no column at all.
 type opRec struct {
 	succ int32
 	rem  int32
+	pk   int32
+	sz   int32
+}
+
+// hostRec is a host's hot record: when its CPU is next free (o) and its
+// NIC next free to receive (gr) and to send (gs), where the host has one
+// CPU and one NIC; the time its rank spent computing and communicating so
+// far; and its posted-receive (rq) and unexpected-message (uq) queues. An
+// event at a host reads and writes one cache line of it instead of one in
+// each of six per-host arrays.
+type hostRec struct {
+	o, gr, gs     uint64
+	compute, comm int64
+	rq, uq        queue
+	_             [8]byte // 64 bytes: one cache line
+}
+
+// cpuAt returns the clock of CPU slot c (host·CPUs + cpu).
+func (e *engine) cpuAt(c int) *uint64 {
+	if e.multi {
+		return &e.nexto[c]
+	}
+	return &e.hosts[c].o
+}
+
+// nicRAt and nicSAt return the receive and send clocks of NIC slot n
+// (host·NICs + nic).
+func (e *engine) nicRAt(n int) *uint64 {
+	if e.multi {
+		return &e.nextgr[n]
+	}
+	return &e.hosts[n].gr
+}
+
+func (e *engine) nicSAt(n int) *uint64 {
+	if e.multi {
+		return &e.nextgs[n]
+	}
+	return &e.hosts[n].gs
+}
+
+// typ returns the record's event type: evSend, evRecv or evCalc.
+func (r *opRec) typ() uint8 { return uint8(r.pk & 3) }
+
+// chainBit, in opRec.pk, marks an operation whose only successor is the
+// next operation, by a requires dependency (a rank's chain of blocking
+// operations): release then frees it without reading the successor list.
+const chainBit = 4
+
+// peer returns the record's peer rank (graph.AnySource on a wildcard
+// receive, -1 on a calc).
+func (r *opRec) peer() int32 { return r.pk >> 3 }
+
+// size returns operation op's size, whose record is r.
+func (e *engine) size(op int32, r *opRec) int64 {
+	if r.sz >= 0 {
+		return int64(r.sz)
+	}
+	return e.g.Size[op]
 }
 
 // rem values of started and completed operations.
@@ -289,10 +364,15 @@ type engine struct {
 	opt Options
 
 	ncpu, nnic int
-	nexto      []uint64 // [host*ncpu+cpu]
-	nextgr     []uint64 // [host*nnic+nic]
-	nextgs     []uint64
-	devFree    []uint64 // per shared device (Options.Device): when it is next free
+	multi      bool // ncpu > 1 || nnic > 1
+	// Per host, what an event reads and writes of its rank (hostRec):
+	// one cache line. Where the hosts have several CPUs or NICs (multi),
+	// their clocks are in nexto, nextgr and nextgs instead (see cpuAt).
+	hosts   []hostRec
+	nexto   []uint64 // [host*ncpu+cpu], multi only
+	nextgr  []uint64 // [host*nnic+nic], multi only
+	nextgs  []uint64 // multi only
+	devFree []uint64 // per shared device (Options.Device): when it is next free
 
 	// Per operation (and one past the last), its state (opRec). Its
 	// successors are succ[ops[i].succ:ops[i+1].succ] (without irqBit, which
@@ -322,12 +402,11 @@ type engine struct {
 	qobs               QueueObserver
 	sobs               StepObserver
 
+	// The entries of the hosts' receive queues (hostRec.rq, uq), with a
+	// free list.
 	pool []qentry
 	free int32
-	rq   []queue
-	uq   []queue
 
-	stats  []RankStats
 	events int64
 	fl     *flowEngine // nil unless Options.Flow has links
 }
@@ -362,7 +441,10 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 	if opt.Release != nil && len(opt.Release) != g.NumOps() || opt.ReleaseMsg != nil && len(opt.ReleaseMsg) != g.NumOps() {
 		return nil, fmt.Errorf("sim: %d and %d release times for %d operations", len(opt.Release), len(opt.ReleaseMsg), g.NumOps())
 	}
-	e := newEngine(g, net, opt)
+	e, err := newEngine(g, net, opt)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Flow != nil {
 		fe, err := newFlowEngine(opt.Flow, g.NumRanks())
 		if err != nil {
@@ -401,9 +483,12 @@ func (e *engine) tooLate(op int32, what string) error {
 	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
-func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
+func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error) {
 	n := g.NumOps()
 	nr := g.NumRanks()
+	if nr > graph.MaxRanks {
+		return nil, fmt.Errorf("sim: %d ranks exceed graph.MaxRanks (%d)", nr, graph.MaxRanks)
+	}
 	e := &engine{g: g, net: net, opt: opt, free: -1}
 	e.ops = make([]opRec, n+1)
 	hugepage.Advise(e.ops)
@@ -426,6 +511,20 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		}
 		if g.Kind[i] == graph.Recv {
 			recvs++
+		}
+		typ, p := typeOf(g.Kind[i]), g.Peer[i]
+		switch {
+		case typ == evCalc:
+			p = -1 // a calc's peer is never read
+		case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
+			// Validate catches this; a graph that skipped it would
+			// index past the per-rank state.
+			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
+		}
+		ops[i].pk = p<<3 | int32(typ)
+		ops[i].sz = -1
+		if sz := g.Size[i]; sz >= 0 && sz <= math.MaxInt32 {
+			ops[i].sz = int32(sz)
 		}
 		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
@@ -481,9 +580,22 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 			}
 		}
 	}
-	e.nexto = make([]uint64, nr*e.ncpu)
-	e.nextgr = make([]uint64, nr*e.nnic)
-	e.nextgs = make([]uint64, nr*e.nnic)
+	for i := 0; i < n; i++ {
+		if lo := ops[i].succ; lo >= 0 && ops[i+1].succ&^irqBit == lo+1 && e.succ[lo] == int32(i+1) {
+			ops[i].pk |= chainBit
+		}
+	}
+	e.multi = e.ncpu > 1 || e.nnic > 1
+	e.hosts = make([]hostRec, nr)
+	for r := range e.hosts {
+		e.hosts[r].rq = queue{-1, -1}
+		e.hosts[r].uq = queue{-1, -1}
+	}
+	if e.multi {
+		e.nexto = make([]uint64, nr*e.ncpu)
+		e.nextgr = make([]uint64, nr*e.nnic)
+		e.nextgs = make([]uint64, nr*e.nnic)
+	}
 	// The seeds are taken first with sequence numbers 0..roots-1; queued
 	// events follow them. At a time, about one event per rank waits.
 	e.ts = uint64(roots)
@@ -499,14 +611,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) *engine {
 		e.qobs, _ = opt.Observer.(QueueObserver)
 		e.sobs, _ = opt.Observer.(StepObserver)
 	}
-	e.rq = make([]queue, nr)
-	e.uq = make([]queue, nr)
-	for r := range e.rq {
-		e.rq[r] = queue{-1, -1}
-		e.uq[r] = queue{-1, -1}
-	}
-	e.stats = make([]RankStats, nr)
-	return e
+	return e, nil
 }
 
 func typeOf(k graph.OpKind) uint8 {
@@ -541,7 +646,7 @@ func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
 	g := e.g
 	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
 		if e.ops[id].rem == 0 {
-			p = append(p, readyOp{host: int32(r), op: id, typ: typeOf(g.Kind[id])})
+			p = append(p, readyOp{host: int32(r), op: id, typ: e.ops[id].typ()})
 		}
 	}
 	sortPending(p, e.opt.LibstdcxxOrder)
@@ -612,16 +717,19 @@ func (e *engine) flush() {
 	}
 	sortPending(e.pending, e.opt.LibstdcxxOrder)
 	g := e.g
-	multi := e.ncpu > 1 || e.nnic > 1
 	for _, p := range e.pending {
 		h := int(p.host)
-		cpu, nic := h, h
-		if multi {
-			cpu, nic = h*e.ncpu+int(g.CPU[p.op]), h*e.nnic+int(g.NIC[p.op])
-		}
-		t := e.nexto[cpu]
-		if p.typ == evSend {
-			t = max(t, e.nextgs[nic])
+		var t uint64
+		if !e.multi {
+			t = e.hosts[h].o
+			if p.typ == evSend {
+				t = max(t, e.hosts[h].gs)
+			}
+		} else {
+			t = e.nexto[h*e.ncpu+int(g.CPU[p.op])]
+			if p.typ == evSend {
+				t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
+			}
 		}
 		e.q.push(event{time: t, seq: e.ts<<3 | uint64(p.typ), op: p.op, rank: p.host})
 		e.ts++
@@ -635,17 +743,25 @@ func (e *engine) flush() {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
-	lo := e.ops[op].succ
+	r := &e.ops[op]
+	lo := r.succ
 	if started && lo >= 0 {
 		return // no irequires successor
+	}
+	if !started && r.pk&chainBit != 0 {
+		s := &e.ops[op+1]
+		if s.rem--; s.rem == 0 {
+			e.pending = append(e.pending, readyOp{host: rank, op: op + 1, typ: s.typ()})
+		}
+		return
 	}
 	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {
 			continue
 		}
-		s := v &^ irqBit
-		if e.ops[s].rem--; e.ops[s].rem == 0 {
-			e.pending = append(e.pending, readyOp{host: rank, op: s, typ: typeOf(e.g.Kind[s])})
+		s := &e.ops[v&^irqBit]
+		if s.rem--; s.rem == 0 {
+			e.pending = append(e.pending, readyOp{host: rank, op: v &^ irqBit, typ: s.typ()})
 		}
 	}
 }
@@ -722,7 +838,7 @@ func (e *engine) loop() error {
 	loggp := e.net.LogGP // the LogGP variant (see package network)
 	flows := e.fl != nil // the flow model (Options.Flow)
 	obs := e.opt.Observer
-	multi := e.ncpu > 1 || e.nnic > 1
+	multi := e.multi
 	var class []uint8
 	var classes []network.LogGOPS
 	if c := e.opt.Classes; c != nil {
@@ -748,13 +864,14 @@ func (e *engine) loop() error {
 		rank := ev.rank
 		h := int(rank)
 		if typ == evMsg {
-			h = int(g.Peer[op])
+			h = int(e.ops[op].peer())
 		}
 		cpu, nic := h, h // one CPU and one NIC a host: their columns are all 0
 		if multi {
 			cpu = h*e.ncpu + int(g.CPU[op])
 			nic = h*e.nnic + int(g.NIC[op])
 		}
+		hr := &e.hosts[h]
 		t := ev.time
 		switch typ {
 		case evCalc:
@@ -763,8 +880,9 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if e.nexto[cpu] > t {
-				ev.time = e.nexto[cpu]
+			ocpu := e.cpuAt(cpu)
+			if *ocpu > t {
+				ev.time = *ocpu
 				e.q.push(ev)
 				continue
 			}
@@ -776,7 +894,7 @@ func (e *engine) loop() error {
 			if dev >= 0 {
 				start = max(t, e.devFree[dev])
 			}
-			d := g.Size[op]
+			d := e.size(op, &e.ops[op])
 			if e.opt.Pricer != nil {
 				d = e.opt.Pricer.CalcDuration(op, int64(start))
 				if d < 0 {
@@ -790,21 +908,20 @@ func (e *engine) loop() error {
 				}
 				return e.tooLate(op, fmt.Sprintf("its end at %d + %d ns", start, d))
 			}
-			e.nexto[cpu] = end
+			*ocpu = end
 			if dev >= 0 {
-				e.devFree[dev] = e.nexto[cpu]
+				e.devFree[dev] = end
 				if e.opt.DeviceNs != nil {
 					if h := e.opt.DeviceNs[op]; h >= 0 && h < d {
 						e.devFree[dev] = start + uint64(h)
 					}
 				}
 			}
-			st := &e.stats[h]
-			if st.Compute += d; st.Compute > int64(maxT) {
+			if hr.compute += d; hr.compute > int64(maxT) {
 				return e.tooLate(op, fmt.Sprintf("rank %d's total compute time", h))
 			}
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(e.nexto[cpu]), NICEnd: -1})
+				e.sobs.Step(Step{Kind: StepCalc, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(start), CPUEnd: int64(end), NICEnd: -1})
 			}
 			if obs != nil {
 				obs.Busy(op, int64(start), int64(start)+d)
@@ -818,7 +935,8 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if ready := max(e.nexto[cpu], e.nextgs[nic]); ready > t {
+			ocpu, onic := e.cpuAt(cpu), e.nicSAt(nic)
+			if ready := max(*ocpu, *onic); ready > t {
 				ev.time = ready
 				e.q.push(ev)
 				continue
@@ -828,7 +946,7 @@ func (e *engine) loop() error {
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
 			e.markStarted(op, rank)
-			size := g.Size[op]
+			size := e.size(op, &e.ops[op])
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gap+perByte(size, G))
@@ -841,17 +959,16 @@ func (e *engine) loop() error {
 				// o + L is the earliest arrival.
 				nicEnd, arrive = addNs(t, gap), t+uint64(o)+L
 			}
-			st := &e.stats[h]
-			comm := st.Comm + max(0, busy)
+			comm := hr.comm + max(0, busy)
 			if max(cpuEnd, nicEnd, arrive, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("the send's end (CPU %d ns, NIC %d ns), arrival (%d ns) or rank %d's total communication time (%d ns)", cpuEnd, nicEnd, arrive, h, comm))
 			}
-			e.nexto[cpu], e.nextgs[nic], st.Comm = cpuEnd, nicEnd, comm
+			*ocpu, *onic, hr.comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgs[nic])})
+				e.sobs.Step(Step{Kind: StepSend, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			if obs != nil {
-				obs.Busy(op, int64(t), int64(e.nexto[cpu]))
+				obs.Busy(op, int64(t), int64(cpuEnd))
 			}
 			if !flows {
 				e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
@@ -862,16 +979,17 @@ func (e *engine) loop() error {
 			if e.sent != nil {
 				e.sent[op] = t
 			}
-			if g.Size[op] <= S {
+			if size <= S {
 				e.markDone(op, rank)
 			}
 
 		case evRecv:
+			rec := &e.ops[op]
 			e.markStarted(op, rank)
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&e.uq[h], g.Peer[op], g.Tag[op]); m >= 0 {
+			if m := e.match(&hr.uq, rec.peer(), g.Tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -881,8 +999,8 @@ func (e *engine) loop() error {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 				}
-				if g.Size[op] > S { // rendezvous: the sender completes now
-					e.rendezvousDone(ent.op, int(ent.src), int(g.CPU[op]), int(g.NIC[op]), t)
+				if e.size(op, rec) > S { // rendezvous: the sender completes now
+					e.rendezvousDone(ent.op, int(ent.src), op, t)
 				}
 				if obs != nil {
 					// The message arrived first; its processing is this receive's.
@@ -891,7 +1009,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&e.rq[h], qentry{src: g.Peer[op], tag: g.Tag[op], op: op})
+				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: g.Tag[op], op: op})
 			}
 
 		case evMsg:
@@ -900,7 +1018,8 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if ready := max(e.nexto[cpu], e.nextgr[nic]); ready > t {
+			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
+			if ready := max(*ocpu, *onic); ready > t {
 				ev.time = ready
 				e.q.push(ev)
 				continue
@@ -909,7 +1028,8 @@ func (e *engine) loop() error {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
 			}
-			size := g.Size[op]
+			rec := &e.ops[op]
+			size := e.size(op, rec)
 			busy := o + recvPerByte(size, O, G)
 			gapr := gap + perByte(size, G)
 			if loggp || flows {
@@ -920,35 +1040,35 @@ func (e *engine) loop() error {
 			}
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gapr)
-			st := &e.stats[h]
-			comm := st.Comm + max(0, busy)
+			comm := hr.comm + max(0, busy)
 			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))
 			}
-			e.nexto[cpu], e.nextgr[nic], st.Comm = cpuEnd, nicEnd, comm
+			*ocpu, *onic, hr.comm = cpuEnd, nicEnd, comm
 			if e.sobs != nil {
-				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(e.nexto[cpu]), NICEnd: int64(e.nextgr[nic])})
+				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			src := rank // the sender
-			if m := e.match(&e.rq[h], src, g.Tag[op]); m >= 0 {
+			tag := g.Tag[op]
+			if m := e.match(&hr.rq, src, tag); m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
 					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 				}
-				if g.Size[op] > S {
-					e.rendezvousDone(op, int(src), int(g.CPU[op]), int(g.NIC[op]), t)
+				if size > S {
+					e.rendezvousDone(op, int(src), op, t)
 				}
 				if obs != nil {
-					obs.Busy(recv, int64(t), int64(e.nexto[cpu]))
+					obs.Busy(recv, int64(t), int64(cpuEnd))
 					obs.Message(op, recv, int64(e.sent[op]), int64(t))
 				}
 				e.markDone(recv, int32(h))
 			} else {
 				if obs != nil {
-					e.arrived[op], e.processed[op] = t, e.nexto[cpu]
+					e.arrived[op], e.processed[op] = t, cpuEnd
 				}
-				e.enqueue(&e.uq[h], qentry{src: src, tag: g.Tag[op], op: op})
+				e.enqueue(&hr.uq, qentry{src: src, tag: tag, op: op})
 			}
 
 		case evFlow: // op is the flow (Options.Flow)
@@ -962,21 +1082,21 @@ func (e *engine) loop() error {
 	return nil
 }
 
-// rendezvousDone completes the rendezvous send op of host src at time t.
-// Like LogGOPSim, it moves the sender's CPU and NIC clocks (indexed by the
-// matching side's CPU and NIC numbers) up to t, so that what the send
-// releases starts no earlier than now.
-func (e *engine) rendezvousDone(op int32, src, cpu, nic int, t uint64) {
-	c := src*e.ncpu + cpu
-	n := src*e.nnic + nic
-	if e.nexto[c] < t {
-		e.nexto[c] = t
+// rendezvousDone completes the rendezvous send op of host src at time t,
+// matched by operation by (the receive, or the send itself when its
+// message found the receive posted). Like LogGOPSim, it moves the
+// sender's CPU and NIC clocks (indexed by by's CPU and NIC numbers) up to
+// t, so that what the send releases starts no earlier than now.
+func (e *engine) rendezvousDone(op int32, src int, by int32, t uint64) {
+	c, n := src, src
+	if e.multi {
+		c = src*e.ncpu + int(e.g.CPU[by])
+		n = src*e.nnic + int(e.g.NIC[by])
 	}
-	if e.nextgs[n] < t {
-		e.nextgs[n] = t
-	}
+	oc, on := e.cpuAt(c), e.nicSAt(n)
+	*oc, *on = max(*oc, t), max(*on, t)
 	if e.sobs != nil {
-		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(e.nexto[c]), NICEnd: int64(e.nextgs[n])})
+		e.sobs.Step(Step{Kind: StepRendezvous, Op: op, Peer: -1, CPU: int32(c), NIC: int32(n), T: int64(t), CPUEnd: int64(*oc), NICEnd: int64(*on)})
 	}
 	e.markDone(op, int32(src))
 }
@@ -1109,8 +1229,8 @@ func (e *engine) finish() (*Result, error) {
 		at int
 	}
 	var um []unmatched
-	for h := range e.uq {
-		for i := e.uq[h].head; i >= 0; i = e.pool[i].next {
+	for h := range e.hosts {
+		for i := e.hosts[h].uq.head; i >= 0; i = e.pool[i].next {
 			op := e.pool[i].op
 			um = append(um, unmatched{fmt.Sprintf("%s (arrived at rank %d)", g.Describe(op), h), op, h})
 		}
@@ -1124,20 +1244,20 @@ func (e *engine) finish() (*Result, error) {
 		}
 		return nil, &dl
 	}
-	res := &Result{Ranks: e.stats, Events: e.events}
+	res := &Result{Ranks: make([]RankStats, len(e.hosts)), Events: e.events}
 	defer func() {
 		if e.fl != nil {
 			res.FlowEvents = e.fl.events
 			res.Links = e.fl.net.Stats(res.Makespan)
 		}
 	}()
-	for r := range e.stats {
+	for r := range e.hosts {
 		var f uint64
 		for c := 0; c < e.ncpu; c++ {
-			f = max(f, e.nexto[r*e.ncpu+c])
+			f = max(f, *e.cpuAt(r*e.ncpu + c))
 		}
-		st := &e.stats[r]
-		st.Finish = int64(f)
+		st := &res.Ranks[r]
+		st.Finish, st.Compute, st.Comm = int64(f), e.hosts[r].compute, e.hosts[r].comm
 		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
 		res.Makespan = max(res.Makespan, st.Finish)
 	}

@@ -106,3 +106,64 @@ func TestLogGOPSLimit(t *testing.T) {
 		t.Errorf("Run with L=9e18: err %v, want L named", err)
 	}
 }
+
+// A message whose peer is not a rank is an error naming the operation, not
+// a panic, where the graph skipped Validate.
+func TestPeerNotARank(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    *graph.Graph
+		want string
+	}{
+		{"send to rank 2 of 2", unchecked([][]graph.Op{{graph.SendOp(8, 2, 0)}, {graph.RecvOp(8, 0, 0)}}), "rank 0 l1: send 8b to 2 tag 0: peer 2"},
+		{"send to −1", unchecked([][]graph.Op{{graph.SendOp(8, -1, 0)}, {graph.RecvOp(8, 0, 0)}}), "peer -1"},
+		{"receive from 1<<30", unchecked([][]graph.Op{{graph.SendOp(8, 1, 0)}, {graph.RecvOp(8, 1<<30, 0)}}), "peer 1073741824"},
+		{"receive from −2", unchecked([][]graph.Op{{graph.SendOp(8, 1, 0)}, {graph.RecvOp(8, -2, 0)}}), "peer -2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(tc.g, network.DefaultLogGOPS(), Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "not a rank") {
+				t.Errorf("err %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The operation record keeps a peer in 29 bits: more ranks than
+// graph.MaxRanks (which readers already refuse) are an error.
+func TestTooManyRanks(t *testing.T) {
+	g := &graph.Graph{RankStart: make([]int32, graph.MaxRanks+2), DepStart: []int32{0}}
+	if _, err := Run(g, network.DefaultLogGOPS(), Options{}); err == nil || !strings.Contains(err.Error(), "MaxRanks") {
+		t.Errorf("%d ranks: err %v, want graph.MaxRanks named", g.NumRanks(), err)
+	}
+}
+
+// Sizes beyond what the operation record holds (2^31 − 1) are read from
+// the graph. By hand, with L = 1000, o = 100, G = 1 and the rest 0, an
+// eager 3 GiB message arrives at o + L = 1100 and its receipt costs rank
+// 1 o + (s−1)·max(O, G) = 100 + 3,221,225,471 ns; a 3 GiB calc lasts
+// 3,221,225,472 ns.
+func TestSizeBeyondInt32(t *testing.T) {
+	const s = 3 << 30
+	net := network.NewLogGOPS(1000, 100, 0, 1, 0, 1<<40)
+	for _, tc := range []struct {
+		name string
+		g    *graph.Graph
+		want []int64
+	}{
+		{"message", unchecked([][]graph.Op{{graph.SendOp(s, 1, 0)}, {graph.RecvOp(s, 0, 0)}}), []int64{100, 1100 + 100 + s - 1}},
+		{"calc", unchecked([][]graph.Op{{graph.CalcOp(s), graph.CalcOp(1)}}), []int64{s + 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(tc.g, net, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, want := range tc.want {
+				if got := res.Ranks[r].Finish; got != want {
+					t.Errorf("rank %d finishes at %d, want %d", r, got, want)
+				}
+			}
+		})
+	}
+}

@@ -87,9 +87,10 @@ func (w WaitPower) String() string {
 
 // Device is a shared accelerator: Count units that each run one task at a
 // time. The LP cannot order tasks on a device, so it keeps the necessary
-// condition that between two separator events (see Separators) the tasks
-// run on it for at most Count times the stretch's length (a relaxation:
-// the bound stays a lower bound on schedules that queue for the device).
+// condition that the tasks that certainly run within a window between two
+// events use it for at most Count times the window's length (device.go; a
+// relaxation: the bound stays a lower bound on schedules that queue for
+// the device).
 type Device struct {
 	Name  string
 	Count float64

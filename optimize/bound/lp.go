@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -127,6 +126,9 @@ type Stats struct {
 	// Cuts is how many cuts the engine LP's relaxation has (lazy.go):
 	// with cuts the bound is the relaxation's, looser than the exact LP's.
 	Cuts int `json:"cuts,omitempty"`
+	// DeviceRows is how many rows keep shared devices' busy time within
+	// their windows (device.go).
+	DeviceRows int `json:"device_rows,omitempty"`
 }
 
 // Bound is the LP's optimal schedule at one cap.
@@ -154,10 +156,14 @@ type Bound struct {
 // blocks of at least Options.BlockCols columns and solves each on its own;
 // a cap sweep re-solves every block from its previous basis.
 type Solver struct {
-	d       *DAG
-	o       *Order
-	opt     Options
-	sep     []bool // Separators(d, o)
+	d   *DAG
+	o   *Order
+	opt Options
+	sep []bool // Separators(d, o)
+	// devEnd is, per task on a shared device, the chained vertex its
+	// device rows take as its end (deviceEnds, from the full DAG).
+	devEnd  []int32
+	devGap  []float64
 	blocks  []*block
 	taskCol []int32 // first column of each task in its block, −1 for a one-point task
 	minCap  float64
@@ -199,9 +205,10 @@ type block struct {
 	// task at its fastest; at a cap at least this, the fastest
 	// as-soon-as-possible schedule is optimal and no LP is solved. It is
 	// +Inf when the initial schedule's times break the block's ties.
-	needFast float64
-	fastLen  float64 // the block's length in that schedule
-	devices  bool    // the block has device rows (its fastest schedule may break them)
+	needFast   float64
+	fastLen    float64 // the block's length in that schedule
+	devices    bool    // the block has device rows (its fastest schedule may break them)
+	deviceRows int     // how many
 	// tau is the block's unit of time in the LP, in seconds: its length
 	// at the fastest schedule (1 when that is 0). CLP's tolerances are
 	// absolute (1e-7), so times written in seconds would let microsecond
@@ -237,6 +244,10 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	s.minCap, s.minAt = MinFeasibleCap(d, o)
 	s.stats.Form = opt.Form.String()
 	s.stats.Tasks = len(d.Tasks)
+	var err error
+	if s.devEnd, s.devGap, err = deviceEnds(d, o); err != nil {
+		return nil, err
+	}
 	if o.Chained != nil && !opt.noLazy {
 		cut := opt.CutTasks
 		if cut == 0 {
@@ -269,7 +280,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 // loading the LP into CLP.
 func (s *Solver) Clone() (*Solver, error) {
 	start := time.Now()
-	c := &Solver{d: s.built.d, o: s.o, opt: s.opt, minCap: s.minCap, minAt: s.minAt, stats: s.built.stats}
+	c := &Solver{d: s.built.d, o: s.o, opt: s.opt, minCap: s.minCap, minAt: s.minAt, stats: s.built.stats, devEnd: s.devEnd, devGap: s.devGap}
 	if s.lazy != nil {
 		c.lazy = s.lazy.clone(s.built.rows)
 	}
@@ -286,7 +297,7 @@ func (s *Solver) Clone() (*Solver, error) {
 func (s *Solver) load() error {
 	opt := s.opt
 	s.blocks = nil
-	s.stats.Variables, s.stats.Rows, s.stats.Nonzeros = 0, 0, 0
+	s.stats.Variables, s.stats.Rows, s.stats.Nonzeros, s.stats.DeviceRows = 0, 0, 0, 0
 	s.split()
 	probs := make([]*clp.Problem, len(s.blocks))
 	errs := make([]error, len(s.blocks))
@@ -347,6 +358,7 @@ func (s *Solver) load() error {
 		s.stats.Variables += len(p.Obj)
 		s.stats.Rows += len(p.RowLo)
 		s.stats.Nonzeros += len(p.Index)
+		s.stats.DeviceRows += s.blocks[j].deviceRows
 	}
 	s.stats.Blocks = len(s.blocks)
 	return nil
@@ -527,13 +539,7 @@ func (s *Solver) keyEvents(b *block) (fixed []fixedEdge, evOf map[int32]int32, n
 		key[e.from], key[e.to] = true, true
 		taskEdges = append(taskEdges, e)
 	}
-	if len(d.Devices) > 0 { // device rows name the separators' times
-		for j, v := range b.verts {
-			if s.sep[o.Event[v]] {
-				key[b.vev[j]] = true
-			}
-		}
-	}
+	s.markDeviceKeys(b, evOf, key) // the device rows' windows end there
 	var msgs, back []fixedEdge
 	for _, i := range messageEdges(d.Messages, b.msgs, func(v int) int32 { return evOf[int32(v)] }, o.Chained == nil, key, &msgs) {
 		m := &d.Messages[i]
@@ -1112,96 +1118,4 @@ func (s *Solver) WriteMPS(path string) error {
 	}
 	defer m.Close()
 	return m.WriteMPS(path)
-}
-
-// deviceRows adds, per shared device and per stretch between the block's
-// separator events, the row Σ device time − count·(v_end − v_start) ≤ 0
-// (see Device), in the mix form only.
-func (s *Solver) deviceRows(b *block, ts *triplets, col func(int) int32, endRow func(lo, up float64)) error {
-	d, o := s.d, s.o
-	if len(d.Devices) == 0 {
-		return nil
-	}
-	sep := s.sep
-	// The first vertex of each event of the block: its time.
-	first := map[int]int{}
-	for _, v := range b.verts {
-		if _, ok := first[o.Event[v]]; !ok {
-			first[o.Event[v]] = int(v)
-		}
-	}
-	type key struct{ stretch, dev int }
-	// Per event of the block, the separator its stretch starts at and the
-	// one it ends at (the block's ends count as separators).
-	startOf := make([]int, b.hi-b.lo+1)
-	endOf := make([]int, b.hi-b.lo+1)
-	for k, cur := b.lo, b.lo; k <= b.hi; k++ {
-		if sep[k] && k > b.lo {
-			cur = k
-		}
-		startOf[k-b.lo] = cur
-	}
-	for k, cur := b.hi, b.hi; k >= b.lo; k-- {
-		endOf[k-b.lo] = cur
-		if sep[k] {
-			cur = k
-		}
-	}
-	var keys []key
-	terms := map[key][]int32{}
-	for _, i := range b.tasks {
-		t := &d.Tasks[i]
-		if t.OnDevice == nil {
-			continue
-		}
-		on := false
-		for _, x := range t.OnDevice {
-			on = on || x
-		}
-		if !on {
-			continue
-		}
-		if s.opt.Form != FormMix && len(t.Hull) > 1 {
-			return fmt.Errorf("shared devices need the mix form (task %d may run on device %s)", i, d.Devices[t.Device].Name)
-		}
-		k := key{startOf[o.Event[t.Src]-b.lo], t.Device}
-		if _, ok := terms[k]; !ok {
-			keys = append(keys, k)
-		}
-		terms[k] = append(terms[k], i)
-	}
-	sort.Slice(keys, func(a, c int) bool {
-		if keys[a].stretch != keys[c].stretch {
-			return keys[a].stretch < keys[c].stretch
-		}
-		return keys[a].dev < keys[c].dev
-	})
-	for _, k := range keys {
-		va, ok1 := first[k.stretch]
-		vb, ok2 := first[endOf[k.stretch-b.lo]]
-		if !ok1 || !ok2 {
-			return fmt.Errorf("device %s: stretch from event %d has no vertex at its ends", d.Devices[k.dev].Name, k.stretch)
-		}
-		var rhs float64
-		for _, i := range terms[k] {
-			t := &d.Tasks[i]
-			c := s.taskCol[i]
-			for g, x := range t.OnDevice {
-				if !x {
-					continue
-				}
-				if c < 0 {
-					rhs -= t.Hull[g].Time / b.tau
-				} else {
-					ts.add(c+int32(g), t.Hull[g].Time/b.tau)
-				}
-			}
-		}
-		n := d.Devices[k.dev].Count
-		ts.add(col(vb), -n)
-		ts.add(col(va), n)
-		endRow(math.Inf(-1), rhs)
-		b.devices = true
-	}
-	return nil
 }
