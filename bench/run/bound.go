@@ -60,8 +60,8 @@ func boundScenario(root, dir string, s boundSize, messages string) (string, stri
 // boundRow is what one `capsim bound --json` run gives the table.
 type boundRow struct {
 	tasks, rows, cols, blocks, caps int
-	build, first, rest              float64 // s: LP build, first cap's solve, mean of the others
-	wall                            time.Duration
+	order, build, first, rest       float64 // s: DAG and event order, LP build, first cap's solve, mean of the others
+	wall, cpu                       time.Duration
 	rss                             int64
 	timedOut                        bool
 }
@@ -76,7 +76,7 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "bound", "--scenario", path, "--caps", caps, "--json")
 	wall, rss, out, err := runProcess(cmd)
-	r := boundRow{tasks: s.tasks(), wall: wall, rss: rss}
+	r := boundRow{tasks: s.tasks(), wall: wall, cpu: cpuTime(cmd), rss: rss}
 	if ctx.Err() != nil {
 		r.timedOut = true
 		return r, nil
@@ -91,6 +91,7 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 			Variables int     `json:"variables"`
 			Rows      int     `json:"rows"`
 			Blocks    int     `json:"blocks"`
+			OrderS    float64 `json:"order_s"`
 			BuildS    float64 `json:"build_s"`
 			SolveS    float64 `json:"solve_s"`
 		} `json:"lp"`
@@ -103,7 +104,7 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 			continue
 		}
 		if r.caps == 0 {
-			r.tasks, r.cols, r.rows, r.blocks, r.build, r.first = x.LP.Tasks, x.LP.Variables, x.LP.Rows, x.LP.Blocks, x.LP.BuildS, x.LP.SolveS
+			r.tasks, r.cols, r.rows, r.blocks, r.order, r.build, r.first = x.LP.Tasks, x.LP.Variables, x.LP.Rows, x.LP.Blocks, x.LP.OrderS, x.LP.BuildS, x.LP.SolveS
 		} else {
 			r.rest += x.LP.SolveS
 			r.rows = max(r.rows, x.LP.Rows) // lazy rows added by later caps
@@ -119,12 +120,17 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 	return r, nil
 }
 
+// bound is the bound's own time: the DAG and event order, the LP's
+// build and its solves at every cap (the rest of the wall time replays
+// the rounded, Static and Conductor schedules).
+func (r boundRow) bound() float64 { return r.order + r.build + r.first + r.rest*float64(r.caps-1) }
+
 // boundTable prints the LP table: each size with both message models
 // (engine, the default, then replay), then their ratios, growing until a
 // run exceeds timeout or the size exceeds maxTasks.
 func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTasks int) error {
-	fmt.Fprintf(w, "\nLP bound (`capsim bound` on examples/bound/stencil32.toml scaled in ranks and iterations, 6 caps of 28.1–43.8 W a rank, default cuts; one run each, at most %s):\n\n", timeout)
-	fmt.Fprintf(w, "| tasks | ranks | messages | rows | columns | blocks | LP build | solve, first cap | solve, each later cap | wall | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "\nLP bound (`capsim bound` on examples/bound/stencil32.toml scaled in ranks and iterations, 6 caps of 28.1–43.8 W a rank, default cuts; one run each, at most %s; \"bound\": DAG and order + LP build + every cap's solve, the rest of the wall time replays the rounded, Static and Conductor schedules):\n\n", timeout)
+	fmt.Fprintf(w, "| tasks | ranks | messages | rows | columns | blocks | DAG and order | LP build | solve, first cap | solve, each later cap | bound | wall | CPU | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	type pair struct{ e, r boundRow }
 	var pairs []pair
 	stopped := map[string]bool{}
@@ -143,11 +149,11 @@ func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTa
 			}
 			if r.timedOut {
 				stopped[msg] = true
-				fmt.Fprintf(w, "| %d | %d | %s | | | | | | | > %s (stopped) | %s |\n", s.tasks(), s.ranks(), msg, timeout, mib(r.rss))
+				fmt.Fprintf(w, "| %d | %d | %s | | | | | | | | | > %s (stopped) | | %s |\n", s.tasks(), s.ranks(), msg, timeout, mib(r.rss))
 				continue
 			}
-			fmt.Fprintf(w, "| %d | %d | %s | %d | %d | %d | %.2f s | %.3f s | %.3f s | %.1f s | %s |\n", r.tasks, s.ranks(), msg, r.rows, r.cols, r.blocks,
-				r.build, r.first, r.rest, r.wall.Seconds(), mib(r.rss))
+			fmt.Fprintf(w, "| %d | %d | %s | %d | %d | %d | %.2f s | %.2f s | %.3f s | %.3f s | %.1f s | %.1f s | %.1f s | %s |\n", r.tasks, s.ranks(), msg, r.rows, r.cols, r.blocks,
+				r.order, r.build, r.first, r.rest, r.bound(), r.wall.Seconds(), r.cpu.Seconds(), mib(r.rss))
 			if msg == "engine" {
 				p.e = r
 			} else {
@@ -162,11 +168,11 @@ func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTa
 		}
 	}
 	if len(pairs) > 0 {
-		fmt.Fprintf(w, "\n| tasks | rows engine/replay | LP build engine/replay | solve (all caps) engine/replay | wall engine/replay | peak RSS engine/replay |\n| --- | --- | --- | --- | --- | --- |\n")
+		fmt.Fprintf(w, "\n| tasks | rows engine/replay | DAG and order engine/replay | LP build engine/replay | solve (all caps) engine/replay | bound engine/replay | wall engine/replay | CPU engine/replay | peak RSS engine/replay |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, p := range pairs {
 			solve := func(r boundRow) float64 { return r.first + r.rest*float64(r.caps-1) }
-			fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p.e.tasks, float64(p.e.rows)/float64(p.r.rows), p.e.build/p.r.build,
-				solve(p.e)/solve(p.r), p.e.wall.Seconds()/p.r.wall.Seconds(), float64(p.e.rss)/float64(p.r.rss))
+			fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p.e.tasks, float64(p.e.rows)/float64(p.r.rows), p.e.order/p.r.order, p.e.build/p.r.build,
+				solve(p.e)/solve(p.r), p.e.bound()/p.r.bound(), p.e.wall.Seconds()/p.r.wall.Seconds(), p.e.cpu.Seconds()/p.r.cpu.Seconds(), float64(p.e.rss)/float64(p.r.rss))
 		}
 	}
 	return nil

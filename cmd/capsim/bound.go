@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -219,6 +220,8 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			var d, pd *bound.DAG // the LP's DAG; the one Conductor plans on
 			var o, po *bound.Order
 			var plan *bound.Net // the engine LP's, whose schedule the rounding follows
+			var orderS float64  // making the LP's DAG and event order (JSON lp.order_s)
+			orderStart := time.Now()
 			if tablePath != "" {
 				f, err := os.Open(tablePath)
 				if err != nil {
@@ -233,6 +236,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", tablePath, err)
 				}
+				orderS = time.Since(orderStart).Seconds()
 				pd, po = d, o
 				if sc.Bound.Messages == scenarios.MessagesEngine {
 					if pd, po, err = sc.TablePlanLP(t, tb, m, net); err != nil {
@@ -243,6 +247,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if d, o, plan, err = sc.BoundLPNet(t, m, net); err != nil {
 					return err
 				}
+				orderS = time.Since(orderStart).Seconds()
 				pd, po = d, o
 				if sc.Bound.Messages == scenarios.MessagesEngine {
 					if pd, po, err = sc.PlanLP(t, m, net); err != nil {
@@ -437,6 +442,9 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				r := &out[i]
 				r.MinFeasibleCapW = units.Watts(r.MinFeasibleCapW)
 				r.LP.BuildS, r.LP.SolveS = units.Seconds(r.LP.BuildS), units.Seconds(r.LP.SolveS)
+				if !r.Infeasible {
+					r.LP.OrderS = units.Seconds(orderS)
+				}
 			}
 			if len(out) == 0 {
 				return stopped

@@ -22,7 +22,6 @@ package bound
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/capsim/capsim/optimize/frontier"
 )
@@ -112,11 +111,19 @@ type DAG struct {
 	Loads     []Load   // constant powers (idle and waiting cores)
 	Devices   []Device // shared devices tasks may run on (Task.OnDevice)
 	Names     []string // optional vertex names for messages
+	// nameOf, when set, names the vertices Names does not (FromGraph
+	// writes names only when an error needs one).
+	nameOf func(v int) string
 }
 
 func (d *DAG) name(v int) string {
 	if v < len(d.Names) && d.Names[v] != "" {
 		return d.Names[v]
+	}
+	if d.nameOf != nil {
+		if s := d.nameOf(v); s != "" {
+			return s
+		}
 	}
 	return fmt.Sprintf("vertex %d", v)
 }
@@ -308,7 +315,7 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 	for v := range byTime {
 		byTime[v] = v
 	}
-	sort.SliceStable(byTime, func(a, b int) bool { return times[byTime[a]] < times[byTime[b]] })
+	stableByKey(byTime, func(v int) float64 { return times[v] })
 	o := &Order{Times: times, Event: make([]int, d.Vertices), Makespan: times[d.Fin], Policy: opt.Slack.String()}
 	// Events: vertices of equal times share one.
 	k := -1

@@ -14,7 +14,7 @@ import (
 // 003 §2.7), and an interior-point solution slows those tasks arbitrarily;
 // compacting makes the schedule canonical and keeps its as-soon-as-possible
 // replay from turning slowed tasks critical.
-func compact(d *DAG, o *Order, b *Bound) {
+func compact(d *DAG, o *Order, b *Bound, st *minTree) {
 	K := o.Events
 	if K == 0 {
 		return
@@ -29,7 +29,7 @@ func compact(d *DAG, o *Order, b *Bound) {
 	for k := range slack {
 		slack[k] = b.CapW - slack[k]
 	}
-	st := newMinTree(slack)
+	st.init(slack)
 	for i, t := range d.Tasks {
 		a, c := o.Event[t.Src], o.Event[t.PowerEnd()]
 		h := t.Hull
@@ -60,10 +60,15 @@ type minTree struct {
 	mn, lazy []float64
 }
 
-func newMinTree(v []float64) *minTree {
-	t := &minTree{n: len(v), mn: make([]float64, 4*len(v)), lazy: make([]float64, 4*len(v))}
+// init sets the tree to the values v, reusing its buffers.
+func (t *minTree) init(v []float64) {
+	t.n = len(v)
+	if cap(t.mn) < 4*t.n {
+		t.mn, t.lazy = make([]float64, 4*t.n), make([]float64, 4*t.n)
+	}
+	t.mn, t.lazy = t.mn[:4*t.n], t.lazy[:4*t.n]
+	clear(t.lazy)
 	t.build(1, 0, t.n, v)
-	return t
 }
 
 func (t *minTree) build(x, lo, hi int, v []float64) {

@@ -115,9 +115,13 @@ type Stats struct {
 	Nonzeros  int     `json:"nonzeros"`
 	Blocks    int     `json:"blocks"`  // independent LPs the problem splits into
 	BuildS    float64 `json:"build_s"` // writing the LP in Go and loading it into CLP
-	SolveS    float64 `json:"solve_s"`
-	Iter      int     `json:"iterations"`
-	Warm      bool    `json:"warm"` // re-solved from the previous basis
+	// OrderS is the time the caller took to make the DAG and its event
+	// order (for an engine LP, FromGraph: the reference replay and the
+	// rows' DAG); NewSolver leaves it 0.
+	OrderS float64 `json:"order_s,omitempty"`
+	SolveS float64 `json:"solve_s"`
+	Iter   int     `json:"iterations"`
+	Warm   bool    `json:"warm"` // re-solved from the previous basis
 	// Rounds is how many times the cap's LP was solved: an engine LP adds
 	// the rows its solution broke and solves again (lazy.go); LazyRows is
 	// how many rows were added so, over all caps so far.
@@ -170,6 +174,7 @@ type Solver struct {
 	minAt   int
 	stats   Stats
 	capW    float64
+	slack   minTree // compact's, kept between solves
 	// lazy, for an engine LP, holds the full DAG; d is then the DAG of
 	// the rows found so far (lazy.go).
 	lazy *lazyRows
@@ -1086,7 +1091,7 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 	}
 	s.capW = capW
 	out.Makespan = out.Vertex[d.Fin]
-	compact(d, s.o, out)
+	compact(d, s.o, out, &s.slack)
 	st.SolveS = time.Since(start).Seconds()
 	out.Stats = st
 	return out, nil

@@ -2,6 +2,7 @@ package bound
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -93,6 +94,13 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 	budget := reduceWork*n + 1<<16
 	var cand []fixedEdge
 	var touched []int32
+	// The events reached and not yet taken, a bit each, taken in
+	// increasing order (edges go forward, so an event's distance is final
+	// when taken): not a scan of every event up to the farthest reached,
+	// which on an engine LP's blocks (rows from key events to the next
+	// cut, every other event unreached) cost the block's events per key
+	// event.
+	pend := make([]uint64, (n+63)/64)
 	for a := int32(0); a < int32(n); a++ {
 		if !key[a] {
 			continue
@@ -100,21 +108,35 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		// Longest paths from a through events that are not key.
 		dist[a] = 0
 		touched = append(touched[:0], a)
-		hi := a
-		for u := a; u <= hi; u++ {
+		pend[a>>6] |= 1 << (a & 63)
+		left := 1
+		for w := a >> 6; left > 0; {
+			word := pend[w]
+			if word == 0 {
+				w++
+				continue
+			}
+			u := w<<6 | int32(bits.TrailingZeros64(word))
+			pend[w] &^= 1 << (u & 63)
+			left--
 			if dist[u] < 0 || (u != a && key[u]) {
 				continue
 			}
 			if budget--; budget < 0 {
+				clear(pend)
 				return nil, false
 			}
 			for _, e := range g.out(u) {
-				if w := dist[u] + e.w; w > dist[e.to] {
+				if x := dist[u] + e.w; x > dist[e.to] {
 					if dist[e.to] < 0 {
 						touched = append(touched, e.to)
 					}
-					dist[e.to] = w
-					hi = max(hi, e.to)
+					dist[e.to] = x
+					// Only forward: an event before u is never taken again.
+					if b := &pend[e.to>>6]; e.to > u && *b&(1<<(e.to&63)) == 0 {
+						*b |= 1 << (e.to & 63)
+						left++
+					}
 				}
 			}
 		}

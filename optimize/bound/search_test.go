@@ -83,6 +83,14 @@ func TestSearchRows(t *testing.T) {
 				t.Fatalf("case %d (%d events, %d cuts), %d goroutines: %d rows, want %d", k, n, len(cuts), w, len(got), len(want))
 			}
 		}
+		if len(cuts) > 0 {
+			for _, w := range []int{1, 3} {
+				got, ok := searchRowsCut(sg, key, 1<<40, w)
+				if !ok || !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+					t.Fatalf("case %d (%d events, %d cuts), %d goroutines: searchRowsCut: %d rows (ok %v), want %d", k, n, len(cuts), w, len(got), ok, len(want))
+				}
+			}
+		}
 		// A budget that runs out: the searches one after the other, the
 		// later ones visiting at most 64 events (here 5 before).
 		budget := rng.Intn(4 * n)
