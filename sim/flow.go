@@ -15,11 +15,12 @@ import (
 //
 // The LogGOPS endpoint costs are kept: a send costs its CPU o + (s−1)·O
 // and its NIC g; a receive costs its CPU o + (s−1)·O and its NIC g. The
-// per-byte gap G is replaced by the links' bandwidth: the flow starts
-// when the send does, and the message arrives o + L + the route's hop
-// latencies after the flow's last byte has left. Messages between ranks
-// on the same node cross no link and arrive o + L + (s−1)·G after the send
-// starts, as in the LogGP variant. A topology without links (a crossbar)
+// per-byte gap G is replaced by the links' bandwidth: the message first
+// waits out its route's hop latencies, then its bytes flow, and it
+// arrives o + L after its last byte (the bytes occupy the links when
+// they reach the receiver's; BytesFirst is the other way round).
+// Messages between ranks on the same node cross no link and arrive
+// o + L + (s−1)·G after the send starts, as in the LogGP variant. A topology without links (a crossbar)
 // leaves the replay exactly as without Flow.
 type FlowNetwork struct {
 	Topology topo.Topology
@@ -34,19 +35,33 @@ type FlowNetwork struct {
 	// their routes' latencies (CM02's sharing penalty is the route's
 	// latency) instead of equally. Use it to compare with SimGrid.
 	CM02 bool
+	// BytesFirst starts a flow's bytes when its send starts, on every
+	// link of its route at once, and delivers the message o + L + the
+	// route's latency after its last byte (capsim's default timing until
+	// issue 21). Its flows hold the links near the receiver up to a
+	// route's latency before their bytes could be there, which can make a
+	// replay several times slower than the network it models (3 times on
+	// a 256-rank pairwise all-to-all: docs/network.md); it is kept for
+	// comparison. CM02 ignores it.
+	BytesFirst bool
 }
 
 // flowState is the engine's flow-model state (only with Options.Flow).
 type flowEngine struct {
-	net     *flow.Net
-	topo    topo.Topology
-	nodeOf  []int32
-	cm02    bool
-	linkLat []int64
+	net      *flow.Net
+	topo     topo.Topology
+	nodeOf   []int32
+	cm02     bool
+	latFirst bool // bytes flow after the route's latency (all but BytesFirst)
+	linkLat  []int64
 	// hopLat is every link's latency when all links have the same,
 	// else −1.
 	hopLat int64
 	route  []int32
+	// hopc counts a route's links without building it, where the
+	// topology can and hopLat ≥ 0 (latency first: the route is built
+	// when the bytes start).
+	hopc   topo.HopCounter
 	events int64
 	obs    LinkObserver // nil unless the Observer is one
 	timers flowTimers   // the flows' completion times
@@ -93,7 +108,11 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 			break
 		}
 	}
-	return &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}, nil
+	fe := &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, latFirst: f.CM02 || !f.BytesFirst, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}
+	if h, ok := t.(topo.HopCounter); ok && hop >= 0 && fe.latFirst {
+		fe.hopc = h
+	}
+	return fe, nil
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
@@ -101,15 +120,26 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
 	fe := e.fl
 	g := e.g
-	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
-	if len(fe.route) == 0 {
+	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
+	var hops int64
+	if fe.hopc != nil {
+		hops = int64(fe.hopc.Hops(src, dst))
+	} else {
+		fe.route = fe.topo.Route(fe.route[:0], src, dst)
+		hops = int64(len(fe.route))
+	}
+	if hops == 0 {
 		// Same node: no link, LogGP pricing of the bytes.
 		e.q.push(event{time: t + flight + uint64(max(0, perByte(g.Size[op], G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
 	}
-	hops := fe.latency()
-	if fe.cm02 {
+	if fe.hopc != nil {
+		hops *= fe.hopLat
+	} else {
+		hops = fe.latency()
+	}
+	if fe.latFirst {
 		// The bytes start flowing once the route's latency has passed.
 		e.q.push(event{time: t + uint64(hops), seq: e.ts<<3 | uint64(evFlowStart), op: op, rank: rank})
 		e.ts++
@@ -130,7 +160,7 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
 	hops := fe.latency()
 	w := 1.0
-	if hops > 0 {
+	if fe.cm02 && hops > 0 {
 		w = 1 / float64(hops)
 	}
 	o, L := e.net.Overhead, e.net.Latency

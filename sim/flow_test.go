@@ -303,3 +303,66 @@ func TestFlowDragonflySimGridWiring(t *testing.T) {
 		t.Errorf("messages on distinct global links: makespan %d, want %d", res.Makespan, want)
 	}
 }
+
+// arrivals records when each message was matched, by the time it was
+// sent (Observer).
+type arrivals map[int64]int64
+
+func (arrivals) Busy(op int32, start, end int64)            {}
+func (a arrivals) Message(send, recv int32, sent, at int64) { a[sent] = at }
+
+// TestFlowTimingEjection is the smallest case of what made the old
+// default timing (BytesFirst: bytes first, latency after) 3 times slower
+// than CM02's on ft256-a2a (docs/network.md): two messages whose bytes
+// never meet on the wire share the receiver's link. On a 4-ary 2-tree of
+// 1 B/ns links and 5 µs hops, 100,000 bytes each into host 5:
+//
+//	A: 4→5 at 0 (same leaf: 2 hops, 10 µs);
+//	B: 0→5 at 95 µs (other leaf: 4 hops, 20 µs).
+//
+// A's bytes reach host 5 until 10 + 100 = 110 µs, B's from 95 + 20 =
+// 115 µs: the two never cross host 5's link together. Latency first (the
+// default, and CM02), each runs alone: A arrives at 110 µs, B at
+// 95 + 20 + 100 = 215 µs. Bytes first, A holds its whole route over
+// [0, 100 µs] and B from 95 µs: they share host 5's link from 95 µs, A's
+// last 5,000 bytes at 0.5 end at 105 µs (arrival 115 µs), and B, with
+// 5,000 bytes sent by then, sends its other 95,000 alone until 200 µs
+// (arrival 220 µs).
+func TestFlowTimingEjection(t *testing.T) {
+	const B = 100_000
+	b := graph.NewBuilder(16)
+	b.Add(4, graph.SendOp(B, 5, 0))
+	b.Add(5, graph.RecvOp(B, 4, 0))
+	c := b.Add(0, graph.CalcOp(95_000))
+	b.Dep(0, b.Add(0, graph.SendOp(B, 5, 1)), c, graph.Requires)
+	b.Add(5, graph.RecvOp(B, 0, 1))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := topo.Parse("fattree:k=4,n=2,bw=1,hop_ns=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		f        FlowNetwork
+		atA, atB int64
+	}{
+		{"default", FlowNetwork{}, 110_000, 215_000},
+		{"exact", FlowNetwork{Exact: true}, 110_000, 215_000},
+		{"CM02", FlowNetwork{CM02: true, Exact: true}, 110_000, 215_000},
+		{"bytes first", FlowNetwork{BytesFirst: true}, 115_000, 220_000},
+		{"bytes first, exact", FlowNetwork{BytesFirst: true, Exact: true}, 115_000, 220_000},
+	} {
+		f := c.f
+		f.Topology = top
+		obs := arrivals{}
+		if _, err := Run(g, bwNet, Options{Flow: &f, Observer: obs}); err != nil {
+			t.Fatal(err)
+		}
+		if obs[0] != c.atA || obs[95_000] != c.atB {
+			t.Errorf("%s: A arrived at %d ns, B at %d ns; want %d and %d", c.name, obs[0], obs[95_000], c.atA, c.atB)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func newReplayCmd() *cobra.Command {
 		speed                               float64
 		netOverrides                        []string
 		topoSpec, mapping                   string
-		flowExact, flowCM02                 bool
+		flowExact, flowCM02, flowBytesFirst bool
 		mf                                  modelFlags
 		pol                                 policyFlags
 	)
@@ -197,7 +197,7 @@ network and docs/trace-formats.md).`,
 				if err != nil {
 					return usageError{err}
 				}
-				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact, CM02: flowCM02}
+				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact, CM02: flowCM02, BytesFirst: flowBytesFirst}
 			}
 			collTag := int32(0) // only lowered MPI traces tag collective messages
 			if comms != nil {
@@ -299,7 +299,8 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "with --topology: exact max-min fairness (re-rate whole connected components) instead of re-rating the flows that share a link with a starting or ending one")
-	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: time and share flows as SimGrid's CM02 model does (route latency before the bytes; bottlenecks shared in inverse proportion to route latency)")
+	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
+	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (the timing before issue 21; it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")

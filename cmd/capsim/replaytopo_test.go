@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,52 @@ func TestReplayTopology(t *testing.T) {
 		code, _, stderr := capsim(t, append([]string{"replay", trace}, c.args...)...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestReplayFlowTiming checks --flow-bytes-first on sim's
+// TestFlowTimingEjection case (docs/network.md, issue 21): 100 kB into
+// host 5 of a 4-ary 2-tree (1 B/ns, 5 µs hops) from host 4 at 0 and from
+// host 0 at 95 µs. Latency first (the default) the two never share host
+// 5's link and the second arrives at 95 + 20 + 100 = 215 µs; bytes first
+// they share it from 95 µs and it arrives at 220 µs.
+func TestReplayFlowTiming(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("num_ranks 16\n")
+	for r := range 16 {
+		body := ""
+		switch r {
+		case 0:
+			body = "l1: calc 95000\nl2: send 100000b to 5 tag 1\nl2 requires l1\n"
+		case 4:
+			body = "l1: send 100000b to 5 tag 0\n"
+		case 5:
+			body = "l1: recv 100000b from 4 tag 0\nl2: recv 100000b from 0 tag 1\n"
+		}
+		fmt.Fprintf(&b, "rank %d {\n%s}\n", r, body)
+	}
+	trace := filepath.Join(t.TempDir(), "two.goal")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags []string
+		want  int64
+	}{{nil, 215_000}, {[]string{"--flow-bytes-first"}, 220_000}} {
+		args := append([]string{"replay", trace, "--json", "--net", "loggp:L=0,o=0,g=0,G=1,O=0,S=1099511627776", "--topology", "fattree:k=4,n=2,bw=1,hop_ns=5000"}, c.flags...)
+		code, out, stderr := capsim(t, args...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		var r struct {
+			MakespanNs int64 `json:"makespan_ns"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.MakespanNs != c.want {
+			t.Errorf("%v: makespan %d ns, want %d", c.flags, r.MakespanNs, c.want)
 		}
 	}
 }

@@ -158,6 +158,27 @@ func (t *FatTree) Route(buf []int32, src, dst int) []int32 {
 	return append(buf, int32(t.hosts+dst))
 }
 
+// Hops implements HopCounter: up to the first level that spans both
+// hosts and down again.
+func (t *FatTree) Hops(src, dst int) int {
+	if src == dst {
+		return 0
+	}
+	n := 2
+	for qs, qd := src, dst; ; n += 2 {
+		if t.shift > 0 {
+			qs >>= t.shift
+			qd >>= t.shift
+		} else {
+			qs /= t.K
+			qd /= t.K
+		}
+		if qs == qd {
+			return n
+		}
+	}
+}
+
 // String implements Topology.
 func (t *FatTree) String() string {
 	return fmt.Sprintf("fattree:k=%d,n=%d,oversub=%s,bw=%s,hop_ns=%d", t.K, t.N, fmtFloat(t.Oversub), fmtFloat(t.BW), t.HopNs)

@@ -51,6 +51,13 @@ type Topology interface {
 	String() string
 }
 
+// HopCounter is a Topology that counts the links of a route without
+// building it: Hops(src, dst) is len(Route(nil, src, dst)). The flow
+// model uses it to time a message's latency before its route is needed.
+type HopCounter interface {
+	Hops(src, dst int) int
+}
+
 // Crossbar connects n hosts without contention: Route returns no links.
 type Crossbar struct{ N int }
 

@@ -500,3 +500,24 @@ func TestDragonflySimGrid(t *testing.T) {
 	old, _ := NewDragonfly(5, 2, 2, 2, DefaultBandwidth, DefaultBandwidth, DefaultBandwidth, DefaultHopNs, false)
 	sameRoutes(t, c, old)
 }
+
+// TestFatTreeHops checks that Hops counts Route's links for every pair of
+// hosts, K a power of two or not.
+func TestFatTreeHops(t *testing.T) {
+	for _, spec := range []string{"fattree:k=4,n=3", "fattree:k=3,n=3", "fattree:k=2,n=5,oversub=2", "fattree:k=8,n=2"} {
+		top, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := top.(HopCounter)
+		var buf []int32
+		for s := range top.Nodes() {
+			for d := range top.Nodes() {
+				buf = top.Route(buf[:0], s, d)
+				if got := h.Hops(s, d); got != len(buf) {
+					t.Fatalf("%s: Hops(%d, %d) = %d, Route has %d links", spec, s, d, got, len(buf))
+				}
+			}
+		}
+	}
+}
