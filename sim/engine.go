@@ -219,7 +219,7 @@ const (
 	evCalc
 	evMsg
 	evFlow      // a flow's completion (Options.Flow, taken from flowEngine.timers); op is the flow
-	evFlowStart // a flow's start after its route's latency (FlowNetwork.CM02)
+	evFlowStart // a flow's bytes start after its route's latency (every flow timing but FlowNetwork.BytesFirst)
 )
 
 // Operation states, as state reports them.
@@ -1074,7 +1074,7 @@ func (e *engine) loop() error {
 		case evFlow: // op is the flow (Options.Flow)
 			e.flowDone(op, t)
 
-		case evFlowStart: // FlowNetwork.CM02
+		case evFlowStart: // the route's latency is over (not FlowNetwork.BytesFirst)
 			e.flowStart(op, rank, t)
 		}
 		e.flush()
