@@ -218,6 +218,17 @@ func Version() string {
 	if rev != "" {
 		v += " " + rev + dirty
 	}
+	// Without a clean revision (a build with -buildvcs=false, as GOFLAGS
+	// often sets, or from a modified tree) the version alone would not
+	// change with the code, and a sweep would resume from results another
+	// capsim computed: the executable's own hash tells builds apart.
+	if rev == "" || dirty != "" {
+		if exe, err := os.Executable(); err == nil {
+			if h, err := hashFile(exe); err == nil {
+				v += " exe " + h[:16]
+			}
+		}
+	}
 	return v
 }
 
