@@ -11,9 +11,9 @@ demo: deps build
 	./bin/capsim replay out/demo/stencil.arrow --timeline out/demo/stencil.timeline.json
 	./bin/capsim replay out/demo/stencil.arrow --models examples/models/stencil.json --config-region 'stencil.compute=device=gpu0' --power out/demo/power.arrow
 	./bin/capsim bound --caps 290:380:30
-	./bin/capsim sweep -o out/demo/sweep
+	./bin/capsim sweep -o out/demo/sweep --restart
 	./bin/capsim report out/demo/sweep
-	./bin/capsim sweep examples/scenarios/gpu-node.toml -o out/demo/gpu
+	./bin/capsim sweep examples/scenarios/gpu-node.toml -o out/demo/gpu --restart
 	./bin/capsim report out/demo/gpu --detail machine=gpu-node,policy=uncapped
 	@echo "demo done: open out/demo/sweep/report.html and out/demo/gpu/report.html; load out/demo/stencil.timeline.json in https://ui.perfetto.dev"
 
