@@ -75,18 +75,14 @@ func parseFatTree(p *params) (Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw, err := p.float("bw", DefaultBandwidth)
-	if err != nil {
-		return nil, err
-	}
-	hop, err := p.int("hop_ns", DefaultHopNs, 0)
+	bw, hop, err := p.links()
 	if err != nil {
 		return nil, err
 	}
 	if err := p.done("k, n, oversub, bw, hop_ns"); err != nil {
 		return nil, err
 	}
-	t, err := NewFatTree(k, n, s, bw, int64(hop))
+	t, err := NewFatTree(k, n, s, bw, hop)
 	if err != nil {
 		return nil, fmt.Errorf("topology %q: %w", p.spec, err)
 	}

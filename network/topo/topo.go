@@ -139,6 +139,18 @@ func (p *params) str(key, def string) string {
 	return def
 }
 
+// links reads the keys every topology's links have: bw (GB/s) and hop_ns.
+func (p *params) links() (bw float64, hopNs int64, err error) {
+	if bw, err = p.float("bw", DefaultBandwidth); err != nil {
+		return 0, 0, err
+	}
+	hop, err := p.int("hop_ns", DefaultHopNs, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	return bw, int64(hop), nil
+}
+
 // done reports parameters that the kind does not know.
 func (p *params) done(known string) error {
 	for k := range p.kv {

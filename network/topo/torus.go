@@ -66,11 +66,7 @@ func parseTorus(p *params) (Topology, error) {
 		}
 		dims = append(dims, d)
 	}
-	bw, err := p.float("bw", DefaultBandwidth)
-	if err != nil {
-		return nil, err
-	}
-	hop, err := p.int("hop_ns", DefaultHopNs, 0)
+	bw, hop, err := p.links()
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +81,7 @@ func parseTorus(p *params) (Topology, error) {
 	if err := p.done("dims, bw, hop_ns, nic, tie"); err != nil {
 		return nil, err
 	}
-	t, err := NewTorus(dims, bw, int64(hop))
+	t, err := NewTorus(dims, bw, hop)
 	if err != nil {
 		return nil, fmt.Errorf("topology %q: %w", p.spec, err)
 	}

@@ -133,18 +133,14 @@ func parseXGFT(p *params) (Topology, error) {
 			links[i] = 1
 		}
 	}
-	bw, err := p.float("bw", DefaultBandwidth)
-	if err != nil {
-		return nil, err
-	}
-	hop, err := p.int("hop_ns", DefaultHopNs, 0)
+	bw, hop, err := p.links()
 	if err != nil {
 		return nil, err
 	}
 	if err := p.done("down, up, links, bw, hop_ns"); err != nil {
 		return nil, err
 	}
-	t, err := NewXGFT(down, up, links, bw, int64(hop))
+	t, err := NewXGFT(down, up, links, bw, hop)
 	if err != nil {
 		return nil, fmt.Errorf("topology %q: %w", p.spec, err)
 	}
