@@ -65,28 +65,7 @@ func deviceEnds(d *DAG, o *Order) ([]int32, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Out-edges, CSR, with their least lengths.
-	start := make([]int32, d.Vertices+1)
-	for _, t := range d.Tasks {
-		start[t.Src+1]++
-	}
-	for _, m := range d.Messages {
-		start[m.Src+1]++
-	}
-	for v := 0; v < d.Vertices; v++ {
-		start[v+1] += start[v]
-	}
-	to := make([]int32, start[d.Vertices])
-	w := make([]float64, start[d.Vertices])
-	next := append([]int32(nil), start[:d.Vertices]...)
-	for _, t := range d.Tasks {
-		to[next[t.Src]], w[next[t.Src]] = int32(t.Dst), t.Hull[0].Time
-		next[t.Src]++
-	}
-	for _, m := range d.Messages {
-		to[next[m.Src]], w[next[m.Src]] = int32(m.Dst), m.Time
-		next[m.Src]++
-	}
+	start, to, w := outEdges(d) // with their least lengths
 	// first[v]: the chained vertex of least event among the first chained
 	// vertices on the paths leaving v (v excluded), −1 if none; dist[v]:
 	// the longest of those paths to it.

@@ -633,10 +633,12 @@ func stableByKey(vs []int, key func(int) float64) {
 	}
 }
 
-// topoOrder returns d's vertices in a topological order of its task and
-// message edges (Kahn's, from the lowest index).
-func topoOrder(d *DAG) ([]int, error) {
-	start := make([]int32, d.Vertices+1)
+// outEdges returns d's task and message edges leaving each vertex in
+// compressed sparse row form: vertex v's edges go to to[start[v]:start[v+1]],
+// tasks first, each with its least length in w (a task's fastest hull
+// point, a message's time).
+func outEdges(d *DAG) (start, to []int32, w []float64) {
+	start = make([]int32, d.Vertices+1)
 	for _, t := range d.Tasks {
 		start[t.Src+1]++
 	}
@@ -646,19 +648,30 @@ func topoOrder(d *DAG) ([]int, error) {
 	for v := 0; v < d.Vertices; v++ {
 		start[v+1] += start[v]
 	}
-	to := make([]int32, start[d.Vertices])
+	to = make([]int32, start[d.Vertices])
+	w = make([]float64, start[d.Vertices])
 	next := append([]int32(nil), start[:d.Vertices]...)
-	indeg := make([]int32, d.Vertices)
-	put := func(a, b int) {
-		to[next[a]] = int32(b)
-		next[a]++
-		indeg[b]++
-	}
 	for _, t := range d.Tasks {
-		put(t.Src, t.Dst)
+		to[next[t.Src]] = int32(t.Dst)
+		if len(t.Hull) > 0 { // an unchecked DAG's task may have none
+			w[next[t.Src]] = t.Hull[0].Time
+		}
+		next[t.Src]++
 	}
 	for _, m := range d.Messages {
-		put(m.Src, m.Dst)
+		to[next[m.Src]], w[next[m.Src]] = int32(m.Dst), m.Time
+		next[m.Src]++
+	}
+	return start, to, w
+}
+
+// topoOrder returns d's vertices in a topological order of its task and
+// message edges (Kahn's, from the lowest index).
+func topoOrder(d *DAG) ([]int, error) {
+	start, to, _ := outEdges(d)
+	indeg := make([]int32, d.Vertices)
+	for _, b := range to {
+		indeg[b]++
 	}
 	topo := make([]int, 0, d.Vertices)
 	for v := 0; v < d.Vertices; v++ {
