@@ -592,13 +592,8 @@ func (b *bounder) solved(capW float64) (res *bound.Bound, ok bool) {
 		return nil, false
 	}
 	c := lpChainOf(len(caps), k)
-	b.mu.Lock()
-	var ch *lpChain
-	if b.chains != nil {
-		ch = b.chains[c]
-	}
-	b.mu.Unlock()
-	if ch == nil || !ch.mu.TryLock() {
+	ch := b.chain(c)
+	if !ch.mu.TryLock() {
 		return nil, false
 	}
 	defer ch.mu.Unlock()
