@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -325,6 +326,10 @@ func TestNetworkTopology(t *testing.T) {
 	if err1 != nil || err2 != nil || !(fast < slow) {
 		t.Errorf("fat-tree at 0.1 GB/s: %d ns (%v); at 0.01 GB/s: %d ns (%v): want increasing", fast, err1, slow, err2)
 	}
+	// The same tree in the generalised (XGFT) form: one switch of 2 hosts.
+	if x, err := replay(with("kind = \"fattree\"\ndown = [2]\nup = [1]\nbw_GBps = 0.1")); err != nil || x != fast {
+		t.Errorf("XGFT down = [2], up = [1]: %d ns (%v), want the 2-ary 1-tree's %d ns", x, err, fast)
+	}
 	for _, c := range []struct{ table, want string }{
 		{"kind = \"torus\"\ndims = [1]", "needs 2 nodes"},
 		{"kind = \"fattree\"\nk = 1\nn = 1", "network.topology"},
@@ -333,6 +338,31 @@ func TestNetworkTopology(t *testing.T) {
 	} {
 		if _, err := replay(with(c.table)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err = %v, want %q", c.table, err, c.want)
+		}
+	}
+}
+
+// TestNetTopologySpec checks the topo.Parse spec a scenario's
+// [network.topology] table gives, the generalised fat-tree's lists and the
+// dragonfly's chassis and wiring included.
+func TestNetTopologySpec(t *testing.T) {
+	hop := int64(5000)
+	for _, c := range []struct {
+		t    NetTopology
+		want string
+	}{
+		{NetTopology{Kind: "fattree", K: 4, N: 2, BW: 1, HopNs: &hop}, "fattree:k=4,n=2,bw=1,hop_ns=5000"},
+		{NetTopology{Kind: "fattree", Down: []int{4, 4}, Up: []int{1, 2}, Links: []int{1, 2}}, "fattree:down=4x4,up=1x2,links=1x2"},
+		{NetTopology{Kind: "dragonfly", Groups: 4, Routers: 4, Hosts: 2, Chassis: 2, ChassisBW: 5, Wiring: "simgrid"},
+			"dragonfly:groups=4,routers=4,hosts=2,chassis=2,chassis_bw=5,wiring=simgrid"},
+	} {
+		got := c.t.Spec()
+		if got != c.want {
+			t.Errorf("Spec() = %q, want %q", got, c.want)
+			continue
+		}
+		if _, err := topo.Parse(got); err != nil {
+			t.Errorf("topo.Parse(%q): %v", got, err)
 		}
 	}
 }

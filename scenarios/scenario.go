@@ -137,6 +137,12 @@ type NetTopology struct {
 	N       int     `toml:"n"`    // fattree: levels
 	Oversub float64 `toml:"oversub"`
 	Dims    []int   `toml:"dims"` // torus
+	// Down, Up and Links give a generalised fat-tree (XGFT, SimGrid's
+	// FAT_TREE layout) instead of K and N: children, parents and parallel
+	// links per level, from the leaves up.
+	Down    []int   `toml:"down"`
+	Up      []int   `toml:"up"`
+	Links   []int   `toml:"links"`
 	Groups  int     `toml:"groups"`
 	Routers int     `toml:"routers"`
 	Hosts   int     `toml:"hosts"`
@@ -147,8 +153,13 @@ type NetTopology struct {
 	GlobalBW float64 `toml:"global_bw_GBps"`
 	HopNs    *int64  `toml:"hop_ns"`
 	Routing  string  `toml:"routing"` // dragonfly: minimal | valiant
-	NIC      *int    `toml:"nic"`     // torus: 0 leaves out the injection and ejection links
-	Tie      string  `toml:"tie"`     // torus: plus | simgrid
+	// Chassis, ChassisBW and Wiring are the dragonfly's chassis per group,
+	// chassis link bandwidth and global wiring (consecutive | simgrid).
+	Chassis   int     `toml:"chassis"`
+	ChassisBW float64 `toml:"chassis_bw_GBps"`
+	Wiring    string  `toml:"wiring"`
+	NIC       *int    `toml:"nic"` // torus: 0 leaves out the injection and ejection links
+	Tie       string  `toml:"tie"` // torus: plus | simgrid
 	// Mapping places ranks on nodes: "block" (ranks_per_node consecutive
 	// ranks per node, the default), "round-robin", or a file (one node
 	// per line), relative to the scenario.
@@ -170,13 +181,19 @@ func (t *NetTopology) Spec() string {
 	add("k", t.K, t.K != 0)
 	add("n", t.N, t.N != 0)
 	add("oversub", t.Oversub, t.Oversub != 0)
-	if len(t.Dims) > 0 {
-		ds := make([]string, len(t.Dims))
-		for i, d := range t.Dims {
-			ds[i] = strconv.Itoa(d)
+	list := func(k string, v []int) {
+		if len(v) > 0 {
+			ds := make([]string, len(v))
+			for i, d := range v {
+				ds[i] = strconv.Itoa(d)
+			}
+			kv = append(kv, k+"="+strings.Join(ds, "x"))
 		}
-		kv = append(kv, "dims="+strings.Join(ds, "x"))
 	}
+	list("down", t.Down)
+	list("up", t.Up)
+	list("links", t.Links)
+	list("dims", t.Dims)
 	add("groups", t.Groups, t.Groups != 0)
 	add("routers", t.Routers, t.Routers != 0)
 	add("hosts", t.Hosts, t.Hosts != 0)
@@ -184,6 +201,9 @@ func (t *NetTopology) Spec() string {
 	add("bw", t.BW, t.BW != 0)
 	add("local_bw", t.LocalBW, t.LocalBW != 0)
 	add("global_bw", t.GlobalBW, t.GlobalBW != 0)
+	add("chassis", t.Chassis, t.Chassis != 0)
+	add("chassis_bw", t.ChassisBW, t.ChassisBW != 0)
+	add("wiring", t.Wiring, t.Wiring != "")
 	if t.HopNs != nil {
 		add("hop_ns", *t.HopNs, true)
 	}
