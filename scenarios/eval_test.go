@@ -326,6 +326,17 @@ func TestNetworkTopology(t *testing.T) {
 	if err1 != nil || err2 != nil || !(fast < slow) {
 		t.Errorf("fat-tree at 0.1 GB/s: %d ns (%v); at 0.01 GB/s: %d ns (%v): want increasing", fast, err1, slow, err2)
 	}
+	// bytes_first selects the former flow timing (sim.FlowNetwork.BytesFirst).
+	for _, bf := range []bool{false, true} {
+		sc, err := Parse("t.toml", []byte(with(fmt.Sprintf("kind = \"fattree\"\nk = 2\nn = 1\nbytes_first = %v", bf))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := sc.flowNetwork(&sc.Machines[0], 16)
+		if err != nil || fn == nil || fn.BytesFirst != bf {
+			t.Errorf("bytes_first = %v: flow network %+v (%v)", bf, fn, err)
+		}
+	}
 	// The same tree in the generalised (XGFT) form: one switch of 2 hosts.
 	if x, err := replay(with("kind = \"fattree\"\ndown = [2]\nup = [1]\nbw_GBps = 0.1")); err != nil || x != fast {
 		t.Errorf("XGFT down = [2], up = [1]: %d ns (%v), want the 2-ary 1-tree's %d ns", x, err, fast)

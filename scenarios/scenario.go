@@ -168,6 +168,9 @@ type NetTopology struct {
 	Exact bool `toml:"exact"`
 	// CM02 times and shares flows as SimGrid's CM02 model does.
 	CM02 bool `toml:"cm02"`
+	// BytesFirst is the flow timing before the latency-first default (see
+	// sim.FlowNetwork.BytesFirst).
+	BytesFirst bool `toml:"bytes_first"`
 }
 
 // Spec returns the topology as a topo.Parse spec.
