@@ -642,6 +642,13 @@ func messageEdges(ms []Message, idx []int32, ev func(v int) int32, allChained bo
 		seen[b], first[b] = a+1, k
 		longest[k], rep[k] = w, true
 	}
+	nrep := 0
+	for _, r := range rep {
+		if r {
+			nrep++
+		}
+	}
+	*edges = slices.Grow(*edges, nrep)
 	for k := range msg {
 		if rep[k] {
 			*edges = append(*edges, fixedEdge{from: src[k], to: dst[k], w: longest[k]})

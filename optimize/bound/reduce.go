@@ -37,7 +37,7 @@ type eventGraph struct {
 // them by tail: e → e+1, or, when chained is not nil, from each chained
 // event to the next chained one.
 func newEventGraph(n int, chained []bool, msgs []fixedEdge) *eventGraph {
-	edges := make([]fixedEdge, 0, max(n-1, 0)+len(msgs))
+	edges := make([]fixedEdge, 0, max(n-1, 0))
 	prev := int32(-1)
 	for e := 0; e < n; e++ {
 		if chained != nil && !chained[e] {
@@ -48,23 +48,32 @@ func newEventGraph(n int, chained []bool, msgs []fixedEdge) *eventGraph {
 		}
 		prev = int32(e)
 	}
-	return byTail(n, append(edges, msgs...))
+	return byTail(n, edges, msgs)
 }
 
-// byTail returns the graph of n events with the given edges, sorted by
-// tail (a stable counting sort: edges of one tail keep their order).
-func byTail(n int, edges []fixedEdge) *eventGraph {
-	g := &eventGraph{n: n, start: make([]int32, n+1), edges: make([]fixedEdge, len(edges))}
-	for _, e := range edges {
-		g.start[e.from+1]++
+// byTail returns the graph of n events with the given edges (the
+// concatenation of the lists), sorted by tail (a stable counting sort:
+// edges of one tail keep their order).
+func byTail(n int, lists ...[]fixedEdge) *eventGraph {
+	m := 0
+	for _, l := range lists {
+		m += len(l)
+	}
+	g := &eventGraph{n: n, start: make([]int32, n+1), edges: make([]fixedEdge, m)}
+	for _, l := range lists {
+		for _, e := range l {
+			g.start[e.from+1]++
+		}
 	}
 	for e := 0; e < n; e++ {
 		g.start[e+1] += g.start[e]
 	}
 	next := append([]int32(nil), g.start[:n]...)
-	for _, e := range edges {
-		g.edges[next[e.from]] = e
-		next[e.from]++
+	for _, l := range lists {
+		for _, e := range l {
+			g.edges[next[e.from]] = e
+			next[e.from]++
+		}
 	}
 	return g
 }
@@ -160,7 +169,7 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 // pruning never loses one that matters.
 func pruneRows(n int, cand, tasks []fixedEdge, budget int) (rows []fixedEdge) {
 	// The key graph: candidate rows and tasks at their fastest.
-	kg := byTail(n, append(append([]fixedEdge(nil), cand...), tasks...))
+	kg := byTail(n, cand, tasks)
 	// A row (a, b, L) is implied when a path of two or more edges, or a
 	// task alone, from a to b is at least L long. Edge lengths are not
 	// negative, so −1 marks an event not reached.
