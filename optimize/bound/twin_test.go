@@ -3,6 +3,7 @@ package bound
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
@@ -58,9 +59,10 @@ func stepDAG(R, M int, seed uint64) *DAG {
 }
 
 // TestTwinBlocks checks that solving blocks from the basis of an earlier
-// block of their shape (the time steps of stepDAG) gives the optimum of
-// solving each from scratch, cold and in a sweep that re-solves warm, on
-// one goroutine and on three.
+// block of their shape (the time steps of stepDAG, in two chains) gives
+// the optimum of solving each from scratch, cold and in a sweep that
+// re-solves warm, and the same schedule to the bit on one goroutine and
+// on three.
 func TestTwinBlocks(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no CLP")
@@ -77,13 +79,14 @@ func TestTwinBlocks(t *testing.T) {
 	defer ref.Close()
 	minCap, _ := ref.MinFeasibleCap()
 	caps := []float64{minCap * 1.02, minCap * 1.3, minCap * 1.6}
-	for _, opt := range []Options{{}, {Workers: 3}, {KeepBasis: true}, {KeepBasis: true, Workers: 3}} {
+	one := map[bool][]*Bound{} // per KeepBasis, on one goroutine
+	for _, opt := range []Options{{Workers: 1}, {Workers: 3}, {KeepBasis: true, Workers: 1}, {KeepBasis: true, Workers: 3}} {
 		opt.BlockCols = 40
 		s, err := NewSolver(d, o, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, capW := range caps {
+		for k, capW := range caps {
 			want, err := ref.Solve(capW)
 			if err != nil {
 				t.Fatal(err)
@@ -94,6 +97,11 @@ func TestTwinBlocks(t *testing.T) {
 			}
 			if math.Abs(got.Makespan-want.Makespan) > 1e-9*want.Makespan {
 				t.Errorf("%+v, %.1f W: %.12g s from twins' bases, %.12g s each from scratch", opt, capW, got.Makespan, want.Makespan)
+			}
+			if opt.Workers == 1 {
+				one[opt.KeepBasis] = append(one[opt.KeepBasis], got)
+			} else if w := one[opt.KeepBasis][k]; !slices.Equal(got.Vertex, w.Vertex) || !slices.Equal(got.Duration, w.Duration) {
+				t.Errorf("%+v, %.1f W: another schedule than on one goroutine", opt, capW)
 			}
 		}
 		if s.twins < s.stats.Blocks/2 {
