@@ -145,8 +145,8 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 	for _, l := range d.Loads {
 		key[o.Event[l.Src]], key[o.Event[l.Dst]] = true, true
 	}
-	var msgs []fixedEdge
-	for _, i := range messageEdges(d.Messages, nil, func(v int) int32 { return int32(o.Event[v]) }, false, key, &msgs) {
+	g, back := eventGraphOf(K, o.Chained, d.Messages, o.Event, key)
+	for _, i := range back {
 		lz.back = append(lz.back, d.Messages[i])
 	}
 	if cutTasks > 0 {
@@ -164,7 +164,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 			lz.cuts = nil
 		}
 	}
-	lz.g = newEventGraph(K, o.Chained, msgs)
+	lz.g = g
 	if visits <= 0 {
 		visits = searchVisits
 	}

@@ -250,3 +250,105 @@ func (g *eventGraph) fill(key []bool, t []float64) {
 		}
 	}
 }
+
+// eventGraphOf returns newEventGraph(n, chained, msgs) for the edges msgs
+// that messageEdges(ms, nil, event, false, key, &msgs) writes, and the
+// messages that function returns (against the event order, their events
+// marked key), in one pass over ms and without the list msgs between:
+// the engine LP's full graph (lazyRows) has millions of messages.
+func eventGraphOf(n int, chained []bool, ms []Message, event []int, key []bool) (g *eventGraph, back []int32) {
+	g = &eventGraph{n: n, start: make([]int32, n+1)}
+	// kept says whether message i makes an edge: messageEdges' tests,
+	// where only a message within one event is implied by the chain.
+	kept := func(i int) (a, b int32, ok bool) {
+		m := &ms[i]
+		a, b = int32(event[m.Src]), int32(event[m.Dst])
+		return a, b, b > a
+	}
+	chainFrom := make([]bool, n) // the event has a chain edge (first among its edges)
+	prev := int32(-1)
+	for e := range int32(n) {
+		if chained != nil && !chained[e] {
+			continue
+		}
+		if prev >= 0 {
+			chainFrom[prev] = true
+			g.start[prev+1]++
+		}
+		prev = e
+	}
+	for i := range ms {
+		a, b, ok := kept(i)
+		switch {
+		case ok:
+			g.start[a+1]++
+		case b < a || ms[i].Time > 0:
+			key[a], key[b] = true, true
+			back = append(back, int32(i))
+		}
+	}
+	for e := range n {
+		g.start[e+1] += g.start[e]
+	}
+	edges := make([]fixedEdge, g.start[n])
+	next := slices.Clone(g.start[:n])
+	prev = -1
+	for e := range int32(n) {
+		if chained != nil && !chained[e] {
+			continue
+		}
+		if prev >= 0 {
+			edges[next[prev]] = fixedEdge{from: prev, to: e}
+			next[prev]++
+		}
+		prev = e
+	}
+	for i := range ms {
+		if a, b, ok := kept(i); ok {
+			edges[next[a]] = fixedEdge{from: a, to: b, w: ms[i].Time}
+			next[a]++
+		}
+	}
+	// One edge per pair of events among each tail's messages, in the
+	// place of the pair's first, with the longest length.
+	var at map[int32]int32 // head → place, for a tail of many edges
+	out := int32(0)
+	for e := range int32(n) {
+		lo, hi := g.start[e], g.start[e+1]
+		g.start[e] = out
+		if chainFrom[e] {
+			edges[out] = edges[lo]
+			out++
+			lo++
+		}
+		first := out
+		if hi-lo > 16 {
+			at = make(map[int32]int32, hi-lo)
+		}
+		for j := lo; j < hi; j++ {
+			x := edges[j]
+			dup := int32(-1)
+			if hi-lo <= 16 {
+				for k := first; k < out; k++ {
+					if edges[k].to == x.to {
+						dup = k
+						break
+					}
+				}
+			} else if k, ok := at[x.to]; ok {
+				dup = k
+			} else {
+				at[x.to] = out
+			}
+			if dup >= 0 {
+				edges[dup].w = math.Max(edges[dup].w, x.w)
+				continue
+			}
+			edges[out] = x
+			out++
+		}
+	}
+	g.start[n] = out
+	g.edges = edges[:out]
+	return g, back
+}
