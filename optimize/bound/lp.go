@@ -233,9 +233,10 @@ type block struct {
 
 // twinChain is how many blocks of one shape solve one after the other,
 // each from its predecessor's basis (see solve): more is fewer
-// iterations (on 32 ranks × 2,000 iterations, 130 a block from the first
-// block's basis, 47 from the previous block's), fewer is more chains to
-// solve at once.
+// iterations, fewer is more chains to solve at once. On 32 ranks × 2,000
+// iterations (885 of 1,000 blocks twins of 115 shapes), 130,267 simplex
+// iterations with every twin from the first block's basis, 49,334 in
+// chains of 32.
 const twinChain = 32
 
 // denseCol is the column length above which a block is solved with the
