@@ -220,12 +220,12 @@ var sgNet = network.LogGOPS{GapPerByte: 1, EagerLimit: 1 << 40, LogGP: true}
 // message (smpi_request.cpp), which capsim's side of the comparison adds.
 const sgEnvelope = 16
 
-func capsimSG(t testing.TB, index string, c sgCase, exact, weighted bool) float64 {
+func capsimSG(t testing.TB, index string, c sgCase, neighbours, weighted bool) float64 {
 	t.Helper()
-	return float64(capsimSGRun(t, index, c, exact, weighted).Makespan) / 1e9
+	return float64(capsimSGRun(t, index, c, neighbours, weighted).Makespan) / 1e9
 }
 
-func capsimSGRun(t testing.TB, index string, c sgCase, exact, weighted bool) *Result {
+func capsimSGRun(t testing.TB, index string, c sgCase, neighbours, weighted bool) *Result {
 	t.Helper()
 	tr, err := simgrid.Read(index, simgrid.Options{Speed: 1e9})
 	if err != nil {
@@ -247,7 +247,7 @@ func capsimSGRun(t testing.TB, index string, c sgCase, exact, weighted bool) *Re
 	if c.sgRoutes {
 		top = sgDragonflyRoutes{top.(*topo.Dragonfly)}
 	}
-	res, err := Run(g, sgNet, Options{Flow: &FlowNetwork{Topology: top, Exact: exact, CM02: weighted}})
+	res, err := Run(g, sgNet, Options{Flow: &FlowNetwork{Topology: top, Neighbours: neighbours, CM02: weighted}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,19 +312,19 @@ func TestTopologyAgreesWithSimGrid(t *testing.T) {
 			continue
 		}
 		index := writeSGTrace(t, dir, c)
-		cm02 := capsimSG(t, index, c, true, true)
+		cm02 := capsimSG(t, index, c, false, true)
 		lazy, full := sg[0], sg[1]
 		msg := fmt.Sprintf("%-14s SimGrid full %.6f ms, lazy %.6f ms; capsim CM02 %.6f ms (%.5f, %.5f)",
 			c.name, full*1e3, lazy*1e3, cm02*1e3, cm02/full, cm02/lazy)
 		if c.sgRoutes {
 			own := c
 			own.sgRoutes = false
-			x := capsimSG(t, index, own, true, true)
+			x := capsimSG(t, index, own, false, true)
 			msg += fmt.Sprintf("; with capsim's routes %.6f ms (%.5f)", x*1e3, x/full)
 		}
 		if !c.long || long {
-			exact := capsimSG(t, index, c, true, false)
-			local := capsimSG(t, index, c, false, false)
+			exact := capsimSG(t, index, c, false, false)
+			local := capsimSG(t, index, c, true, false)
 			msg += fmt.Sprintf("; equal shares: exact %.6f ms (%.5f), neighbours %.6f ms (%.5f)", exact*1e3, exact/full, local*1e3, local/full)
 		}
 		t.Log(msg)
@@ -474,7 +474,7 @@ func TestSimGridLazyCapacity(t *testing.T) {
 	c := sgCase{"cm02-three", "three", 16, 1 << 20, "TORUS", "4,4", tor16, 0, false, false, false}
 	dir := t.TempDir()
 	index := writeSGTrace(t, dir, c)
-	res := capsimSGRun(t, index, c, true, true)
+	res := capsimSGRun(t, index, c, false, true)
 	lazy, _ := runSimGrid(t, dir, c, sgUpdates[0])
 	full, _ := runSimGrid(t, dir, c, sgUpdates[1])
 	for _, r := range []int{3, 2, 5} {
