@@ -678,5 +678,5 @@ func (sc *Scenario) flowNetwork(m *Machine, ranks int) (*sim.FlowNetwork, error)
 			return nil, &ParseError{File: sc.File, Key: "network.topology.mapping", Msg: err.Error()}
 		}
 	}
-	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Exact: t.Exact, CM02: t.CM02, BytesFirst: t.BytesFirst}, nil
+	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Neighbours: t.Neighbours, CM02: t.CM02, BytesFirst: t.BytesFirst}, nil
 }
