@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestLPShareBuildsOnce(t *testing.T) {
 	b := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(2)}}
 	c := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(3)}}
 	u := Point{Machine: 0, Policy: "uncapped", Params: map[string]any{"iterations": int64(2)}}
-	l := newLPShare([][]Point{{u}, {a}, {b}, {c}})
+	l := newLPShare([][]Point{{u}, {a}, {b}, {c}}, nil)
 	builds := 0
 	build := func() (*bounder, error) { builds++; return &bounder{}, nil }
 	ba, _ := l.get(lpKey(a), build)
@@ -76,7 +77,7 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 		}
 		all = append(all, groups[g])
 	}
-	lps := newLPShare(all)
+	lps := newLPShare(all, sc.Sweep.CapsW)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	shared := map[int]Metrics{}
@@ -202,4 +203,73 @@ func TestWorkersSameResults(t *testing.T) {
 	}
 	sameFiles(t, dirs[0], dirs[1])
 	sameFiles(t, dirs[0], dirs[2])
+}
+
+// TestLPPointsAnyOrder checks that the lp policy's points depend on
+// their caps' chain alone: its points of one chain, each a group of its
+// own (as splitLP makes them), planned at once by two goroutines on one
+// shared LP in reverse cap order, equal the group run in cap order on its
+// own LP. Each plans on a fork of the chain's LP at its cap
+// (bounder.fork), not after the points before it.
+func TestLPPointsAnyOrder(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = []float64{290, 300, 310, 320, 330, 340}
+	var group []Point
+	for _, p := range sc.Points() {
+		if p.Policy == "lp" {
+			group = append(group, p)
+		}
+	}
+	want := map[int]Metrics{}
+	if err := evaluate(context.Background(), sc, group, func(p Point, m Metrics) error { want[p.Index] = m; return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := slices.Clone(group)
+	done[0].Done = true
+	if got := splitLP([][]Point{done}); len(got) != len(group)-1 || got[0][0].CapW != group[1].CapW {
+		t.Fatalf("splitLP: %d groups from %d points (1 done), want %d of one", len(got), len(group), len(group)-1)
+	}
+	groups := splitLP([][]Point{group})
+	slices.Reverse(groups)
+	lps := newLPShare(groups, sc.Sweep.CapsW)
+	var mu sync.Mutex
+	got := map[int]Metrics{}
+	next := make(chan []Point)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range next {
+				err := evaluate(context.Background(), sc, g, func(p Point, m Metrics) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got[p.Index] = m
+					return nil
+				}, lps)
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for _, g := range groups {
+		next <- g
+	}
+	close(next)
+	wg.Wait()
+	if len(got) != len(want) {
+		t.Fatalf("%d points planned in any order, %d in order", len(got), len(want))
+	}
+	for k, m := range want {
+		if !reflect.DeepEqual(got[k], m) {
+			t.Errorf("point %d: in any order %+v, in order %+v", k, got[k], m)
+		}
+	}
 }

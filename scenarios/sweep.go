@@ -386,7 +386,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	_, replayer := ev.(Replayer)
 	if replayer {
-		groups = splitChains(groups, sc.Sweep.CapsW)
+		groups = splitLP(splitChains(groups, sc.Sweep.CapsW))
 	}
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
@@ -401,7 +401,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		// chains of caps (lpChains) that workers solve at the same
 		// time: each group was split at the chains' bounds, and
 		// workers take pieces of different chains and LPs at a time.
-		lps := newLPShare(groups)
+		lps := newLPShare(groups, sc.Sweep.CapsW)
 		lps.workers = workers
 		ev = sharedReplayer{lps}
 		groups = interleave(groups, workers, sc.Sweep.CapsW)
@@ -535,6 +535,27 @@ func splitChains(groups [][]Point, caps []float64) [][]Point {
 	return out
 }
 
+// splitLP splits the lp policy's groups into one group a point still to
+// compute: the lp policy plans each cap on a fork of its chain's LP at
+// the cap (lpPoint), so its points run on any worker, in any order, once
+// their chain has solved their cap, and a point computed before needs
+// nothing replayed again.
+func splitLP(groups [][]Point) [][]Point {
+	var out [][]Point
+	for _, g := range groups {
+		if g[0].Policy != "lp" {
+			out = append(out, g)
+			continue
+		}
+		for i := range g {
+			if !g[i].Done {
+				out = append(out, g[i:i+1])
+			}
+		}
+	}
+	return out
+}
+
 // capChain is the LP chain of a cap of the sweep (lpChains), 0 for any
 // other.
 func capChain(caps []float64, capW float64) int {
@@ -567,10 +588,12 @@ func feedRank(policy string) int {
 // order changes no result (each point's metrics depend on its group and
 // its chain alone). The uncapped policy's group goes with the first chain.
 // A chain's groups go lp first, then conductor, then the others (see
-// feedRank): the lp policy's group solves the chain's LP as it goes and
-// takes the longest (its planner solves the LP again at several headroom
-// values a cap), so the chains' lp groups run at the same time, and the
-// others' points, which only read the chain's bounds, fill in after.
+// feedRank): the lp policy's points (one group each, see splitLP) take
+// the chain's caps in order, solving the chain's LP as they go, and take
+// the longest (each solves a fork of the LP again at several headroom
+// values), so the chains are solved at the same time and every worker
+// plans the lp points whose caps are solved; the others' points, which
+// only read the chain's bounds, fill in after.
 func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 	var keys []string
 	byKey := map[string][][]Point{}
