@@ -101,6 +101,9 @@ capsim_clp *capsim_clp_copy(capsim_clp *src, char *err) {
   if (guard(err, [&] {
         m = new capsim_clp;
         m->model = src->model;
+        // The assignment does not keep src's log level (the copy logs at
+        // CLP's default level 1).
+        m->model.setLogLevel(src->model.logLevel());
         // The copy's stop flag is its own (the assignment cloned src's
         // handler, which reads src's flag).
         StopHandler h(&m->stop);
