@@ -519,7 +519,9 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 			return nil, err
 		}
 		if !helped {
+			end := span(ctx, "wait chain %d cap %g", c, capW)
 			ch.mu.Lock()
+			end()
 			break
 		}
 	}
@@ -550,13 +552,17 @@ func (b *bounder) chain(c int) *lpChain {
 // lock held.
 func (b *bounder) step(ctx context.Context, ch *lpChain, r [2]int) error {
 	if ch.s == nil {
+		end := span(ctx, "clone chain %v", r)
 		s, err := b.s.Clone()
+		end()
 		if err != nil {
 			return err
 		}
 		ch.s = s
 	}
 	k := r[0] + len(ch.done)
+	end := span(ctx, "bound chain %v cap %g", r, b.sc.Sweep.CapsW[k])
+	defer end()
 	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[k])
 	if err != nil {
 		return err

@@ -76,6 +76,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		key := lpKey(pts[0])
 		defer lps.release(key)
 		if bd, err = lps.get(key, func() (*bounder, error) {
+			defer span(ctx, "build LP")()
 			b, err := sc.newBounderOn(t, m, net, lps.workers)
 			if b != nil {
 				b.forkCaps = lps.forks[key]
@@ -100,6 +101,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		if p.Done { // committed before a resume (bd.solve goes through the caps before a cap of its chain)
 			continue
 		}
+		end := span(ctx, "point %s cap %g", p.Policy, p.CapW)
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
@@ -145,6 +147,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		if bd != nil && met.BoundNs > 0 && met.MakespanNs < met.BoundNs {
 			met.BelowBound = bd.belowBound(g, met, ropts, rnet)
 		}
+		end()
 		if err := emit(p, met); err != nil {
 			return err
 		}

@@ -130,7 +130,11 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	bd, m := p.bd, p.bd.m
 	jobCapW := capW
 	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
+	probes := 0
+	end := span(ctx, "plan cap %g", capW)
+	defer func() { end(" probes ", probes) }()
 	probe := func(h float64) (*bound.Bound, *rounded, bool, error) {
+		probes++
 		b := at
 		var err error
 		if h != 0 || b == nil {

@@ -406,6 +406,11 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		ev = sharedReplayer{lps}
 		groups = interleave(groups, workers, sc.Sweep.CapsW)
 	}
+	var trace *sweepTrace
+	if path := os.Getenv(sweepTraceEnv); path != "" {
+		trace = &sweepTrace{start: start}
+		ctx = context.WithValue(ctx, traceKey{}, trace)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -430,7 +435,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx := context.WithValue(ctx, workerKey{}, w)
 			for g := range work {
+				end := span(ctx, "group %s %g–%g", g[0].Policy, g[0].CapW, g[len(g)-1].CapW)
 				last := time.Now()
 				emit := func(p Point, m Metrics) error {
 					now := time.Now()
@@ -450,6 +457,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
 					fail(fmt.Errorf("machine %s, policy %s: %w", sc.Machines[g[0].Machine].Name, g[0].Policy, err))
 				}
+				end()
 			}
 		}()
 	}
@@ -463,6 +471,11 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	if trace != nil {
+		if err := trace.writeFile(os.Getenv(sweepTraceEnv)); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", sweepTraceEnv, err)
+		}
+	}
 	if firstErr != nil {
 		return sum, firstErr
 	}
