@@ -143,6 +143,36 @@ func TestInterleave(t *testing.T) {
 			t.Errorf("%d workers: %s, want %s", tc.workers, got, tc.want)
 		}
 	}
+	// Two LPs of two chains each (20 caps): with 2 workers the first
+	// batch holds both LPs' first chains, so both are built at once.
+	var caps []float64
+	for c := 290.0; c < 390; c += 5 {
+		caps = append(caps, c)
+	}
+	in = nil
+	for _, it := range []int64{1, 2} {
+		for _, c := range []float64{290, 340} {
+			in = append(in, []Point{{Policy: "lp", CapW: c, Params: map[string]any{"iterations": it}}})
+		}
+	}
+	named := func(gs [][]Point) string {
+		var s []string
+		for _, x := range gs {
+			s = append(s, fmt.Sprint(x[0].Params["iterations"], "@", x[0].CapW))
+		}
+		return fmt.Sprint(s)
+	}
+	for _, tc := range []struct {
+		workers int
+		want    string
+	}{
+		{1, "[1@290 1@340 2@290 2@340]"},
+		{2, "[1@290 2@290 1@340 2@340]"},
+	} {
+		if got := named(interleave(in, tc.workers, caps)); got != tc.want {
+			t.Errorf("two LPs, %d workers: %s, want %s", tc.workers, got, tc.want)
+		}
+	}
 }
 
 // TestLPChains checks how a sweep's caps split into LP chains: at most

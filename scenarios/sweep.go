@@ -595,7 +595,9 @@ func feedRank(policy string) int {
 // interleave reorders groups so that consecutive groups belong to
 // different LP chains (machine and parameter values, and chain of caps,
 // see splitChains): the chains are taken in batches of workers, and a
-// batch's groups round-robin over its chains. A chain is solved by one
+// batch's groups round-robin over its chains. With several workers the
+// LPs' first chains come first, then their second ones, and so on, so
+// that the first batch builds as many LPs at once as it can. A chain is solved by one
 // group at a time, so workers that took groups of one chain would wait on
 // each other; at most about two batches' chains are held at once. The
 // order changes no result (each point's metrics depend on its group and
@@ -610,12 +612,20 @@ func feedRank(policy string) int {
 func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 	var keys []string
 	byKey := map[string][][]Point{}
+	chain := map[string]int{}
 	for _, g := range groups {
-		k := fmt.Sprint(lpKey(g[0]), " chain ", capChain(caps, g[0].CapW))
+		c := capChain(caps, g[0].CapW)
+		k := fmt.Sprint(lpKey(g[0]), " chain ", c)
 		if _, ok := byKey[k]; !ok {
 			keys = append(keys, k)
+			chain[k] = c
 		}
 		byKey[k] = append(byKey[k], g)
+	}
+	if workers > 1 {
+		// The first chains of all LPs first: a batch's workers then
+		// build different LPs at once instead of waiting for one.
+		slices.SortStableFunc(keys, func(a, b string) int { return chain[a] - chain[b] })
 	}
 	for _, gs := range byKey {
 		slices.SortStableFunc(gs, func(a, b []Point) int { return feedRank(a[0].Policy) - feedRank(b[0].Policy) })
