@@ -1067,6 +1067,16 @@ type lpShare struct {
 	workers int
 	// forks are each bounder's forkCaps: its lp points still to compute.
 	forks map[string]map[int]bool
+	// wls are the workloads of the groups of each key, built once (the
+	// lp policy's points are groups of their own, see splitLP).
+	wls map[string]*sharedWorkload
+}
+
+type sharedWorkload struct {
+	once sync.Once
+	t    *mpi.Trace
+	g    *graph.Graph
+	err  error
 }
 
 type sharedBounder struct {
@@ -1080,7 +1090,8 @@ func lpKey(p Point) string { return fmt.Sprint(p.Machine, " ", p.Params) }
 
 // newLPShare prepares the bounders of groups (release each one's key once).
 func newLPShare(groups [][]Point, caps []float64) *lpShare {
-	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}, forks: map[string]map[int]bool{}}
+	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}, forks: map[string]map[int]bool{},
+		wls: map[string]*sharedWorkload{}}
 	for _, g := range groups {
 		if g[0].Policy != "uncapped" {
 			k := lpKey(g[0])
@@ -1124,6 +1135,20 @@ func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, err
 	return sb.b, sb.err
 }
 
+// workload returns the workload of key's groups, built by build on first
+// use. Replays only read it, so the groups share it.
+func (l *lpShare) workload(key string, build func() (*mpi.Trace, *graph.Graph, error)) (*mpi.Trace, *graph.Graph, error) {
+	l.mu.Lock()
+	w := l.wls[key]
+	if w == nil {
+		w = &sharedWorkload{}
+		l.wls[key] = w
+	}
+	l.mu.Unlock()
+	w.once.Do(func() { w.t, w.g, w.err = build() })
+	return w.t, w.g, w.err
+}
+
 // release marks one group of key done, closing its bounder after the last.
 func (l *lpShare) release(key string) {
 	l.mu.Lock()
@@ -1131,6 +1156,7 @@ func (l *lpShare) release(key string) {
 	if l.refs[key]--; l.refs[key] > 0 {
 		return
 	}
+	delete(l.wls, key)
 	if sb := l.bds[key]; sb != nil {
 		sb.b.close()
 		delete(l.bds, key)

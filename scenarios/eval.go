@@ -50,7 +50,18 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	}
 	sc, params := sc.at(pts[0].Params) // the group's scenario axes applied
 	m := &sc.Machines[pts[0].Machine]
-	t, g, err := sc.build(params)
+	shared := lps != nil && pts[0].Policy != "uncapped" // a group of lps's (newLPShare)
+	if shared {
+		defer lps.release(lpKey(pts[0]))
+	}
+	var t *mpi.Trace
+	var g *graph.Graph
+	if shared && pts[0].Pattern == 0 {
+		// The groups of one LP share their workload, as they share the LP.
+		t, g, err = lps.workload(lpKey(pts[0]), func() (*mpi.Trace, *graph.Graph, error) { return sc.build(params) })
+	} else {
+		t, g, err = sc.build(params)
+	}
 	if err != nil {
 		return err
 	}
@@ -74,7 +85,6 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	case pts[0].Policy == "uncapped":
 	case lps != nil:
 		key := lpKey(pts[0])
-		defer lps.release(key)
 		if bd, err = lps.get(key, func() (*bounder, error) {
 			defer span(ctx, "build LP")()
 			b, err := sc.newBounderOn(t, m, net, lps.workers)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // TestLPShareBuildsOnce checks that the groups of one machine and
@@ -29,14 +31,22 @@ func TestLPShareBuildsOnce(t *testing.T) {
 	if builds != 2 || ba != bb || ba == bc {
 		t.Fatalf("built %d bounders (want 2), same for one workload %v, same for two %v", builds, ba == bb, ba == bc)
 	}
+	wbuilds := 0
+	wbuild := func() (*mpi.Trace, *graph.Graph, error) { wbuilds++; return &mpi.Trace{}, nil, nil }
+	ta, _, _ := l.workload(lpKey(a), wbuild)
+	tb, _, _ := l.workload(lpKey(b), wbuild)
+	tc, _, _ := l.workload(lpKey(c), wbuild)
+	if wbuilds != 2 || ta != tb || ta == tc {
+		t.Fatalf("built %d workloads (want 2), same for one workload %v, same for two %v", wbuilds, ta == tb, ta == tc)
+	}
 	l.release(lpKey(a))
 	if len(l.bds) != 2 {
 		t.Fatalf("after the first of two groups: %d bounders held, want 2", len(l.bds))
 	}
 	l.release(lpKey(b))
 	l.release(lpKey(c))
-	if len(l.bds) != 0 {
-		t.Fatalf("after every group: %d bounders held, want 0", len(l.bds))
+	if len(l.bds) != 0 || len(l.wls) != 0 {
+		t.Fatalf("after every group: %d bounders and %d workloads held, want 0", len(l.bds), len(l.wls))
 	}
 }
 
