@@ -8,7 +8,13 @@
 // (`capsim bound` from 10^3 tasks up, engine and replay message models side
 // by side, each size under a timeout: about 10 minutes on 2 cores) and
 // the sweeps' points per second with 1 and 2 workers (-tables picks
-// tables); the Go benchmarks run with
+// tables);
+//
+//	go run ./bench/sweeptrace TRACE
+//
+// reads the trace of a 1-worker sweep (CAPSIM_SWEEP_TRACE) and prints
+// where its CPU time goes and its critical path on more workers. The Go
+// benchmarks run with
 //
 //	go test -run '^$' -bench . -benchmem ./bench/
 //

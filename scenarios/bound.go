@@ -343,7 +343,10 @@ func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 // degenerate (another basis path gives other last digits of the bound
 // and another schedule, which the lp policy replays), so every result
 // depends on the chains alone, never on which worker asks first or how
-// many there are; chains are solved at the same time.
+// many there are; chains are solved at the same time. Right after a cap
+// of forkCaps, its chain forks its LP (bound.Solver.Fork) for the lp
+// policy, which searches that cap's headroom from the bound's basis
+// (lpPoint) on any worker while the chain goes on.
 type bounder struct {
 	s *bound.Solver // the LP as built (chain 0 solves it); nil without the LP solver
 	// mu guards chains (the slice), free, pd and po, and serializes
@@ -362,14 +365,21 @@ type bounder struct {
 	net network.LogGOPS
 	pd  *bound.DAG
 	po  *bound.Order
+	// forkCaps are the indices among the sweep's caps whose solved LP
+	// the lp policy plans on (lpPoint): a chain forks its LP there.
+	// Set before the first solve, never written after.
+	forkCaps map[int]bool
 }
 
 // lpChain is one chain of the sweep's caps: its LP (closed once every
-// cap is solved) and its solutions so far, in cap order.
+// cap is solved) and its solutions so far, in cap order, and the forks
+// of its LP after the caps of forkCaps not yet taken (under fmu).
 type lpChain struct {
-	mu   sync.Mutex
-	s    *bound.Solver
-	done []*bound.Bound
+	mu    sync.Mutex
+	s     *bound.Solver
+	done  []*bound.Bound
+	fmu   sync.Mutex
+	forks map[int]*bound.Solver
 }
 
 // lpChainCaps is the most caps of a sweep one LP chain solves. A chain's
@@ -509,7 +519,9 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 			return nil, err
 		}
 		if !helped {
+			end := span(ctx, "wait chain %d cap %g", c, capW)
 			ch.mu.Lock()
+			end()
 			break
 		}
 	}
@@ -540,15 +552,32 @@ func (b *bounder) chain(c int) *lpChain {
 // lock held.
 func (b *bounder) step(ctx context.Context, ch *lpChain, r [2]int) error {
 	if ch.s == nil {
+		end := span(ctx, "clone chain %v", r)
 		s, err := b.s.Clone()
+		end()
 		if err != nil {
 			return err
 		}
 		ch.s = s
 	}
-	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[r[0]+len(ch.done)])
+	k := r[0] + len(ch.done)
+	end := span(ctx, "bound chain %v cap %g", r, b.sc.Sweep.CapsW[k])
+	defer end()
+	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[k])
 	if err != nil {
 		return err
+	}
+	if res != nil && b.forkCaps[k] {
+		f, err := ch.s.Fork()
+		if err != nil {
+			return fmt.Errorf("LP at %g W: %w", b.sc.Sweep.CapsW[k], err)
+		}
+		ch.fmu.Lock()
+		if ch.forks == nil {
+			ch.forks = map[int]*bound.Solver{}
+		}
+		ch.forks[k] = f
+		ch.fmu.Unlock()
 	}
 	ch.done = append(ch.done, res)
 	if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
@@ -577,30 +606,6 @@ func (b *bounder) helpOther(ctx context.Context, own int) (bool, error) {
 		return err == nil, err
 	}
 	return false, nil
-}
-
-// solved returns the bound at a cap of the sweep where its chain has
-// already solved it, without waiting: ok is false where it has not, or
-// where another goroutine is solving the chain now.
-func (b *bounder) solved(capW float64) (res *bound.Bound, ok bool) {
-	if b == nil || b.s == nil {
-		return nil, true
-	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		return nil, false
-	}
-	c := lpChainOf(len(caps), k)
-	ch := b.chain(c)
-	if !ch.mu.TryLock() {
-		return nil, false
-	}
-	defer ch.mu.Unlock()
-	if i := k - lpChains(len(caps))[c][0]; i < len(ch.done) {
-		return ch.done[i], true
-	}
-	return nil, false
 }
 
 // solveLP solves the LP s at a job cap (nil below its least feasible cap).
@@ -643,10 +648,58 @@ func (b *bounder) close() {
 		b.free.Close()
 	}
 	for _, ch := range b.chains {
-		if ch != nil && ch.s != nil {
+		if ch == nil {
+			continue
+		}
+		if ch.s != nil {
 			ch.s.Close()
 		}
+		ch.fmu.Lock()
+		for _, f := range ch.forks {
+			f.Close()
+		}
+		ch.forks = nil
+		ch.fmu.Unlock()
 	}
+}
+
+// fork returns the LP's schedule at a job cap and a fork of the LP
+// (bound.Solver.Fork) as it was right after solving it, for the lp
+// policy to plan on (lpPoint); the caller closes the fork. Both are nil
+// where the LP has no schedule at the cap. A cap of the sweep is solved
+// in its chain and must be one of forkCaps; another cap by a new copy
+// of the LP, from scratch.
+func (b *bounder) fork(ctx context.Context, capW float64) (*bound.Bound, *bound.Solver, error) {
+	if b == nil || b.s == nil {
+		return nil, nil, nil
+	}
+	caps := b.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	if k < 0 {
+		s, err := b.s.Clone()
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := b.solveLP(ctx, s, capW)
+		if err != nil || res == nil {
+			s.Close()
+			return nil, nil, err
+		}
+		return res, s, nil
+	}
+	res, err := b.solve(ctx, capW)
+	if err != nil || res == nil {
+		return nil, nil, err
+	}
+	ch := b.chain(lpChainOf(len(caps), k))
+	ch.fmu.Lock()
+	f := ch.forks[k]
+	delete(ch.forks, k)
+	ch.fmu.Unlock()
+	if f == nil {
+		return nil, nil, fmt.Errorf("LP at %g W: no fork of its chain's LP there (taken twice, or not asked for)", capW)
+	}
+	return res, f, nil
 }
 
 // opPricer gives calc operations fixed durations (ns); -1 keeps the
@@ -1012,6 +1065,18 @@ type lpShare struct {
 	// workers is the sweep's worker count, which also bounds each LP's
 	// goroutines (newBounderOn).
 	workers int
+	// forks are each bounder's forkCaps: its lp points still to compute.
+	forks map[string]map[int]bool
+	// wls are the workloads of the groups of each key, built once (the
+	// lp policy's points are groups of their own, see splitLP).
+	wls map[string]*sharedWorkload
+}
+
+type sharedWorkload struct {
+	once sync.Once
+	t    *mpi.Trace
+	g    *graph.Graph
+	err  error
 }
 
 type sharedBounder struct {
@@ -1024,14 +1089,37 @@ type sharedBounder struct {
 func lpKey(p Point) string { return fmt.Sprint(p.Machine, " ", p.Params) }
 
 // newLPShare prepares the bounders of groups (release each one's key once).
-func newLPShare(groups [][]Point) *lpShare {
-	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}}
+func newLPShare(groups [][]Point, caps []float64) *lpShare {
+	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}, forks: map[string]map[int]bool{},
+		wls: map[string]*sharedWorkload{}}
 	for _, g := range groups {
 		if g[0].Policy != "uncapped" {
-			l.refs[lpKey(g[0])]++
+			k := lpKey(g[0])
+			l.refs[k]++
+			for c := range lpForkCaps(g, caps) {
+				if l.forks[k] == nil {
+					l.forks[k] = map[int]bool{}
+				}
+				l.forks[k][c] = true
+			}
 		}
 	}
 	return l
+}
+
+// lpForkCaps returns the indices among the sweep's caps of the lp points
+// of pts still to compute (bounder.forkCaps).
+func lpForkCaps(pts []Point, caps []float64) map[int]bool {
+	out := map[int]bool{}
+	for _, p := range pts {
+		if p.Policy != "lp" || p.Done {
+			continue
+		}
+		if k := slices.Index(caps, p.CapW); k >= 0 {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // get returns the bounder of key, built by build on first use.
@@ -1047,6 +1135,20 @@ func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, err
 	return sb.b, sb.err
 }
 
+// workload returns the workload of key's groups, built by build on first
+// use. Replays only read it, so the groups share it.
+func (l *lpShare) workload(key string, build func() (*mpi.Trace, *graph.Graph, error)) (*mpi.Trace, *graph.Graph, error) {
+	l.mu.Lock()
+	w := l.wls[key]
+	if w == nil {
+		w = &sharedWorkload{}
+		l.wls[key] = w
+	}
+	l.mu.Unlock()
+	w.once.Do(func() { w.t, w.g, w.err = build() })
+	return w.t, w.g, w.err
+}
+
 // release marks one group of key done, closing its bounder after the last.
 func (l *lpShare) release(key string) {
 	l.mu.Lock()
@@ -1054,6 +1156,7 @@ func (l *lpShare) release(key string) {
 	if l.refs[key]--; l.refs[key] > 0 {
 		return
 	}
+	delete(l.wls, key)
 	if sb := l.bds[key]; sb != nil {
 		sb.b.close()
 		delete(l.bds, key)

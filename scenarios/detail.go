@@ -364,21 +364,16 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		}
 		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
 	} else {
-		// lpRun goes through the caps of the sweep's chain before capW
-		// first, as the sweep does: the LP's optimum is degenerate, and
-		// its warm starts give this point the schedule the sweep had.
-		lpr := &lpRun{sc: sc, bd: bd}
-		defer lpr.close()
+		// The bounder solves the caps of the sweep's chain before capW
+		// first and plans on its LP's fork at capW, as the sweep does: the
+		// LP's optimum is degenerate, and its warm starts give this point
+		// the schedule the sweep had.
+		bd.forkCaps = lpForkCaps([]Point{{Policy: "lp", CapW: capW}}, sc.Sweep.CapsW)
 		var b *bound.Bound
-		var serr error
-		met, run, b, serr = lpr.at(context.Background(), g, capW, net)
-		if serr != nil {
-			return Metrics{}, nil, serr
-		}
-		if b == nil {
+		met, run, b, err = sc.lpPoint(context.Background(), bd, g, capW, net)
+		if err == nil && b == nil {
 			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
 		}
-		met.BoundNs, err = graph.SecondsToNs(b.Makespan)
 	}
 	if err != nil {
 		return Metrics{}, nil, err

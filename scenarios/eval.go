@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -49,7 +50,18 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	}
 	sc, params := sc.at(pts[0].Params) // the group's scenario axes applied
 	m := &sc.Machines[pts[0].Machine]
-	t, g, err := sc.build(params)
+	shared := lps != nil && pts[0].Policy != "uncapped" // a group of lps's (newLPShare)
+	if shared {
+		defer lps.release(lpKey(pts[0]))
+	}
+	var t *mpi.Trace
+	var g *graph.Graph
+	if shared && pts[0].Pattern == 0 {
+		// The groups of one LP share their workload, as they share the LP.
+		t, g, err = lps.workload(lpKey(pts[0]), func() (*mpi.Trace, *graph.Graph, error) { return sc.build(params) })
+	} else {
+		t, g, err = sc.build(params)
+	}
 	if err != nil {
 		return err
 	}
@@ -73,8 +85,14 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	case pts[0].Policy == "uncapped":
 	case lps != nil:
 		key := lpKey(pts[0])
-		defer lps.release(key)
-		if bd, err = lps.get(key, func() (*bounder, error) { return sc.newBounderOn(t, m, net, lps.workers) }); err != nil {
+		if bd, err = lps.get(key, func() (*bounder, error) {
+			defer span(ctx, "build LP")()
+			b, err := sc.newBounderOn(t, m, net, lps.workers)
+			if b != nil {
+				b.forkCaps = lps.forks[key]
+			}
+			return b, err
+		}); err != nil {
 			return err
 		}
 	default:
@@ -82,86 +100,18 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			return err
 		}
 		defer bd.close()
-	}
-	var lpr *lpRun // the lp policy's planner, chain by chain
-	if bd != nil {
-		lpr = &lpRun{sc: sc, bd: bd}
-		defer lpr.close()
-	}
-	// The lp policy's points wait for their bounds in pending: its group
-	// plans every cap on its own copy of the LP (lpRun.plan) and takes
-	// each bound once the bounder's chain has it, so that other workers
-	// solve the bounds meanwhile; the rest are solved at the group's end.
-	type lpPoint struct {
-		p    Point
-		met  Metrics
-		ok   bool // the LP has a schedule at the cap
-		opts sim.Options
-		net  network.LogGOPS
-	}
-	var pending []lpPoint
-	flush := func(wait bool) error {
-		for len(pending) > 0 {
-			q := pending[0]
-			if q.ok {
-				b, ok := bd.solved(q.p.CapW)
-				if !ok && !wait {
-					return nil
-				}
-				if !ok {
-					var err error
-					if b, err = bd.solve(ctx, q.p.CapW); err != nil {
-						return err
-					}
-				}
-				if b == nil {
-					q.met = Metrics{Infeasible: true}
-				} else {
-					ns, err := graph.SecondsToNs(b.Makespan)
-					if err != nil {
-						return fmt.Errorf("LP bound at %g W: makespan: %w", q.p.CapW, err)
-					}
-					q.met.BoundNs = ns
-					if ns > 0 && q.met.MakespanNs < ns {
-						q.met.BelowBound = bd.belowBound(g, q.met, q.opts, q.net)
-					}
-				}
-			}
-			if err := emit(q.p, q.met); err != nil {
-				return err
-			}
-			pending = pending[1:]
+		if bd != nil {
+			bd.forkCaps = lpForkCaps(pts, sc.Sweep.CapsW)
 		}
-		return nil
 	}
 	for _, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.Policy == "lp" && lpr != nil {
-			if p.Done {
-				continue
-			}
-			met, run, ok, err := lpr.plan(ctx, g, p.CapW, net)
-			if err != nil {
-				return err
-			}
-			q := lpPoint{p: p, met: Metrics{Infeasible: true}}
-			if ok {
-				q = lpPoint{p: p, met: met, ok: true, opts: run.opts, net: run.net}
-			}
-			pending = append(pending, q)
-			if err := flush(false); err != nil {
-				return err
-			}
+		if p.Done { // committed before a resume (bd.solve goes through the caps before a cap of its chain)
 			continue
 		}
-		if err := flush(true); err != nil {
-			return err
-		}
-		if p.Done { // committed before a resume (bd.solve and lpr.at go through the caps before a cap of its chain)
-			continue
-		}
+		end := span(ctx, "point %s cap %g", p.Policy, p.CapW)
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
@@ -181,8 +131,17 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 				return err
 			}
-		} else if p.Policy == "lp" { // without the LP (lpr nil)
-			met = Metrics{Infeasible: true}
+		} else if p.Policy == "lp" {
+			var run *taskRun
+			var b *bound.Bound
+			if met, run, b, err = sc.lpPoint(ctx, bd, g, p.CapW, net); err != nil {
+				return err
+			}
+			if b == nil { // below the LP's least feasible cap, or no LP solver
+				met = Metrics{Infeasible: true}
+			} else {
+				ropts, rnet = run.opts, run.net
+			}
 		} else {
 			var rec *recording
 			if met, rec, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
@@ -198,11 +157,12 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		if bd != nil && met.BoundNs > 0 && met.MakespanNs < met.BoundNs {
 			met.BelowBound = bd.belowBound(g, met, ropts, rnet)
 		}
+		end()
 		if err := emit(p, met); err != nil {
 			return err
 		}
 	}
-	return flush(true)
+	return nil
 }
 
 // dvfsModel is the scenario's DVFS model on machine m: a share
@@ -678,5 +638,5 @@ func (sc *Scenario) flowNetwork(m *Machine, ranks int) (*sim.FlowNetwork, error)
 			return nil, &ParseError{File: sc.File, Key: "network.topology.mapping", Msg: err.Error()}
 		}
 	}
-	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Exact: t.Exact, CM02: t.CM02, BytesFirst: t.BytesFirst}, nil
+	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Neighbours: t.Neighbours, CM02: t.CM02, BytesFirst: t.BytesFirst}, nil
 }

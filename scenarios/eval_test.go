@@ -337,6 +337,22 @@ func TestNetworkTopology(t *testing.T) {
 			t.Errorf("bytes_first = %v: flow network %+v (%v)", bf, fn, err)
 		}
 	}
+	// neighbours selects the re-rating of neighbours only
+	// (sim.FlowNetwork.Neighbours); exact, the default now, is accepted
+	// and changes nothing.
+	for _, c := range []struct {
+		key  string
+		want bool
+	}{{"", false}, {"neighbours = true", true}, {"neighbours = false", false}, {"exact = true", false}, {"exact = false", false}} {
+		sc, err := Parse("t.toml", []byte(with("kind = \"fattree\"\nk = 2\nn = 1\n"+c.key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := sc.flowNetwork(&sc.Machines[0], 16)
+		if err != nil || fn == nil || fn.Neighbours != c.want {
+			t.Errorf("%q: flow network %+v (%v), want Neighbours %v", c.key, fn, err, c.want)
+		}
+	}
 	// The same tree in the generalised (XGFT) form: one switch of 2 hosts.
 	if x, err := replay(with("kind = \"fattree\"\ndown = [2]\nup = [1]\nbw_GBps = 0.1")); err != nil || x != fast {
 		t.Errorf("XGFT down = [2], up = [1]: %d ns (%v), want the 2-ary 1-tree's %d ns", x, err, fast)

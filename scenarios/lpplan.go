@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
@@ -45,11 +44,11 @@ const (
 	headroomBisect = 4
 )
 
-// lpPlanner is the lp policy's own copy of a bounder's LP, solved at the
-// caps of one chain of the sweep's caps (lpChains) in order: its warm
-// starts, and so the degenerate LP's schedules, depend on every solve
-// before, so lpRun takes it through the chain's caps in order, also
-// those already done on a resume, and the chain is the same on every run.
+// lpPlanner is a copy of a bounder's LP that the lp policy solves at the
+// cap less headroom values (replayLP): in a sweep, a fork of the LP's
+// chain right after it solved the cap (bounder.fork), so that every
+// cap's search starts from the basis of the bound at that cap, whatever
+// was planned before, and the caps' searches run at the same time.
 type lpPlanner struct {
 	s        *bound.Solver
 	bd       *bounder
@@ -69,84 +68,28 @@ func (sc *Scenario) newLPPlanner(bd *bounder) (*lpPlanner, error) {
 	return &lpPlanner{s: s, bd: bd, quantumW: powerQuantum(bd.d)}, nil
 }
 
-// lpRun is the lp policy within one evaluation: a planner per chain of
-// the sweep's caps (lpChains) taken through the chain's caps in order, so
-// that a point's replay is the same however the points of its chain are
-// split among groups, workers, shards and resumed runs.
-type lpRun struct {
-	sc    *Scenario
-	bd    *bounder
-	p     *lpPlanner
-	chain int // p's chain (−1: a cap that is not the sweep's)
-	next  int // the index among the sweep's caps that p goes through next
-}
-
-func (r *lpRun) close() { r.p.close() }
-
-// at returns the lp policy's replay at job cap capW on g (replayLP) and
-// the LP at the cap itself (nil: it has no schedule there, and there is no
-// replay). At a cap of the sweep, the planner first goes through the
-// caps of the cap's chain before it that it has not yet gone through (a
-// new planner from the chain's first cap where it is at another chain or
-// past the cap), skipping those where the LP has no schedule; at another
-// cap, a new planner solves it alone.
-func (r *lpRun) at(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, *bound.Bound, error) {
-	met, run, ok, err := r.plan(ctx, g, capW, net)
-	if err != nil || !ok {
-		return Metrics{}, nil, nil, err
-	}
-	b, err := r.bd.solve(ctx, capW) // the bound: the LP at the cap itself
+// lpPoint is the lp policy's point at job cap capW on g: the replay of
+// replayLP on a fork of the LP right after the bounder solved the cap
+// (its chain's, for a cap of the sweep, see bounder.fork), with the
+// bound at the cap. It depends on the cap's chain alone, never on the
+// other points planned, so the points of a chain are planned on any
+// worker in any order, and a resumed run replans nothing before them.
+// b is nil (and there is no replay) where the LP has no schedule at the
+// cap or there is no LP solver.
+func (sc *Scenario) lpPoint(ctx context.Context, bd *bounder, g *graph.Graph, capW float64, net network.LogGOPS) (met Metrics, run *taskRun, b *bound.Bound, err error) {
+	b, f, err := bd.fork(ctx, capW)
 	if err != nil || b == nil {
 		return Metrics{}, nil, nil, err
 	}
+	defer f.Close()
+	p := &lpPlanner{s: f, bd: bd, quantumW: powerQuantum(bd.d)}
+	if met, run, _, err = sc.replayLP(ctx, p, g, capW, net, b); err != nil {
+		return Metrics{}, nil, nil, err
+	}
+	if met.BoundNs, err = graph.SecondsToNs(b.Makespan); err != nil {
+		return Metrics{}, nil, nil, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
+	}
 	return met, run, b, nil
-}
-
-// plan is at without the bound: the lp policy's replay at job cap capW,
-// and ok false (no replay) where the LP has no schedule at the cap. The
-// planner's LP is its own copy, so plan never waits on the bounder's
-// chain: a sweep's lp group plans its caps while other workers solve the
-// bounds.
-func (r *lpRun) plan(ctx context.Context, g *graph.Graph, capW float64, net network.LogGOPS) (met Metrics, run *taskRun, ok bool, err error) {
-	caps := r.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	c, lo := -1, k
-	if k >= 0 {
-		c = lpChainOf(len(caps), k)
-		lo = lpChains(len(caps))[c][0]
-	}
-	if r.p == nil || k < 0 || c != r.chain || r.next > k {
-		r.p.close()
-		p, err := r.sc.newLPPlanner(r.bd)
-		if err != nil || p == nil {
-			return Metrics{}, nil, false, err
-		}
-		r.p, r.chain, r.next = p, c, lo
-	}
-	// The LP has a schedule at a cap exactly where the cap is at least its
-	// least feasible cap (bound.InfeasibleError): the planner need not
-	// wait for the bounder's chain to know (workers solve it meanwhile).
-	minCap, _ := r.p.s.MinFeasibleCap()
-	feasible := func(c float64) bool { return r.bd.m.LPCap(c) >= minCap-1e-9 }
-	for ; k >= 0 && r.next < k; r.next++ {
-		if !feasible(caps[r.next]) {
-			continue
-		}
-		if _, _, _, err := r.sc.replayLP(ctx, r.p, g, caps[r.next], net); err != nil {
-			return Metrics{}, nil, false, err
-		}
-	}
-	if !feasible(capW) {
-		return Metrics{}, nil, false, nil
-	}
-	if k >= 0 {
-		r.next = k + 1
-	}
-	met, run, _, err = r.sc.replayLP(ctx, r.p, g, capW, net)
-	if err != nil {
-		return Metrics{}, nil, false, err
-	}
-	return met, run, true, nil
 }
 
 func (p *lpPlanner) close() {
@@ -181,12 +124,22 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 // (the bound is the LP at the cap itself). With no headroom up to
 // max(headroomMost quanta, headroomShare of the cap) that fits, or where stagger's replay of the
 // schedule at the cap itself is better (see better), it is that replay.
-func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS) (Metrics, *taskRun, lpChoice, error) {
+// at is p's LP's schedule at the cap itself where p has just solved it
+// (nil: replayLP solves it first).
+func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS, at *bound.Bound) (Metrics, *taskRun, lpChoice, error) {
 	bd, m := p.bd, p.bd.m
 	jobCapW := capW
 	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
+	probes := 0
+	end := span(ctx, "plan cap %g", capW)
+	defer func() { end(" probes ", probes) }()
 	probe := func(h float64) (*bound.Bound, *rounded, bool, error) {
-		b, err := p.solveAt(ctx, jobCapW, h)
+		probes++
+		b := at
+		var err error
+		if h != 0 || b == nil {
+			b, err = p.solveAt(ctx, jobCapW, h)
+		}
 		if err != nil || b == nil {
 			return nil, nil, false, err
 		}
@@ -303,7 +256,7 @@ func (sc *Scenario) NewLPPolicy(s *bound.Solver, g *graph.Graph, t *mpi.Trace, d
 // (BoundNs unset), the headroom in watts its LP was solved with, and how
 // many tasks switch P-state mid-task.
 func (l *LPPolicy) Replay(ctx context.Context, capW float64) (met Metrics, headroomW float64, switches int, err error) {
-	met, _, c, err := l.sc.replayLP(ctx, l.p, l.g, capW, l.net)
+	met, _, c, err := l.sc.replayLP(ctx, l.p, l.g, capW, l.net, nil)
 	return met, c.HeadroomW, c.Switches, err
 }
 

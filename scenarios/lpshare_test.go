@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // TestLPShareBuildsOnce checks that the groups of one machine and
@@ -19,7 +22,7 @@ func TestLPShareBuildsOnce(t *testing.T) {
 	b := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(2)}}
 	c := Point{Machine: 0, Policy: "lp", Params: map[string]any{"iterations": int64(3)}}
 	u := Point{Machine: 0, Policy: "uncapped", Params: map[string]any{"iterations": int64(2)}}
-	l := newLPShare([][]Point{{u}, {a}, {b}, {c}})
+	l := newLPShare([][]Point{{u}, {a}, {b}, {c}}, nil)
 	builds := 0
 	build := func() (*bounder, error) { builds++; return &bounder{}, nil }
 	ba, _ := l.get(lpKey(a), build)
@@ -28,14 +31,22 @@ func TestLPShareBuildsOnce(t *testing.T) {
 	if builds != 2 || ba != bb || ba == bc {
 		t.Fatalf("built %d bounders (want 2), same for one workload %v, same for two %v", builds, ba == bb, ba == bc)
 	}
+	wbuilds := 0
+	wbuild := func() (*mpi.Trace, *graph.Graph, error) { wbuilds++; return &mpi.Trace{}, nil, nil }
+	ta, _, _ := l.workload(lpKey(a), wbuild)
+	tb, _, _ := l.workload(lpKey(b), wbuild)
+	tc, _, _ := l.workload(lpKey(c), wbuild)
+	if wbuilds != 2 || ta != tb || ta == tc {
+		t.Fatalf("built %d workloads (want 2), same for one workload %v, same for two %v", wbuilds, ta == tb, ta == tc)
+	}
 	l.release(lpKey(a))
 	if len(l.bds) != 2 {
 		t.Fatalf("after the first of two groups: %d bounders held, want 2", len(l.bds))
 	}
 	l.release(lpKey(b))
 	l.release(lpKey(c))
-	if len(l.bds) != 0 {
-		t.Fatalf("after every group: %d bounders held, want 0", len(l.bds))
+	if len(l.bds) != 0 || len(l.wls) != 0 {
+		t.Fatalf("after every group: %d bounders and %d workloads held, want 0", len(l.bds), len(l.wls))
 	}
 }
 
@@ -76,7 +87,7 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 		}
 		all = append(all, groups[g])
 	}
-	lps := newLPShare(all)
+	lps := newLPShare(all, sc.Sweep.CapsW)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	shared := map[int]Metrics{}
@@ -142,6 +153,36 @@ func TestInterleave(t *testing.T) {
 			t.Errorf("%d workers: %s, want %s", tc.workers, got, tc.want)
 		}
 	}
+	// Two LPs of two chains each (20 caps): with 2 workers the first
+	// batch holds both LPs' first chains, so both are built at once.
+	var caps []float64
+	for c := 290.0; c < 390; c += 5 {
+		caps = append(caps, c)
+	}
+	in = nil
+	for _, it := range []int64{1, 2} {
+		for _, c := range []float64{290, 340} {
+			in = append(in, []Point{{Policy: "lp", CapW: c, Params: map[string]any{"iterations": it}}})
+		}
+	}
+	named := func(gs [][]Point) string {
+		var s []string
+		for _, x := range gs {
+			s = append(s, fmt.Sprint(x[0].Params["iterations"], "@", x[0].CapW))
+		}
+		return fmt.Sprint(s)
+	}
+	for _, tc := range []struct {
+		workers int
+		want    string
+	}{
+		{1, "[1@290 1@340 2@290 2@340]"},
+		{2, "[1@290 2@290 1@340 2@340]"},
+	} {
+		if got := named(interleave(in, tc.workers, caps)); got != tc.want {
+			t.Errorf("two LPs, %d workers: %s, want %s", tc.workers, got, tc.want)
+		}
+	}
 }
 
 // TestLPChains checks how a sweep's caps split into LP chains: at most
@@ -202,4 +243,73 @@ func TestWorkersSameResults(t *testing.T) {
 	}
 	sameFiles(t, dirs[0], dirs[1])
 	sameFiles(t, dirs[0], dirs[2])
+}
+
+// TestLPPointsAnyOrder checks that the lp policy's points depend on
+// their caps' chain alone: its points of one chain, each a group of its
+// own (as splitLP makes them), planned at once by two goroutines on one
+// shared LP in reverse cap order, equal the group run in cap order on its
+// own LP. Each plans on a fork of the chain's LP at its cap
+// (bounder.fork), not after the points before it.
+func TestLPPointsAnyOrder(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = []float64{290, 300, 310, 320, 330, 340}
+	var group []Point
+	for _, p := range sc.Points() {
+		if p.Policy == "lp" {
+			group = append(group, p)
+		}
+	}
+	want := map[int]Metrics{}
+	if err := evaluate(context.Background(), sc, group, func(p Point, m Metrics) error { want[p.Index] = m; return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := slices.Clone(group)
+	done[0].Done = true
+	if got := splitLP([][]Point{done}); len(got) != len(group)-1 || got[0][0].CapW != group[1].CapW {
+		t.Fatalf("splitLP: %d groups from %d points (1 done), want %d of one", len(got), len(group), len(group)-1)
+	}
+	groups := splitLP([][]Point{group})
+	slices.Reverse(groups)
+	lps := newLPShare(groups, sc.Sweep.CapsW)
+	var mu sync.Mutex
+	got := map[int]Metrics{}
+	next := make(chan []Point)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range next {
+				err := evaluate(context.Background(), sc, g, func(p Point, m Metrics) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got[p.Index] = m
+					return nil
+				}, lps)
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for _, g := range groups {
+		next <- g
+	}
+	close(next)
+	wg.Wait()
+	if len(got) != len(want) {
+		t.Fatalf("%d points planned in any order, %d in order", len(got), len(want))
+	}
+	for k, m := range want {
+		if !reflect.DeepEqual(got[k], m) {
+			t.Errorf("point %d: in any order %+v, in order %+v", k, got[k], m)
+		}
+	}
 }

@@ -164,7 +164,12 @@ type NetTopology struct {
 	// ranks per node, the default), "round-robin", or a file (one node
 	// per line), relative to the scenario.
 	Mapping string `toml:"mapping"`
-	// Exact selects exact max-min fairness (see sim.FlowNetwork).
+	// Neighbours re-rates only the flows sharing a link with a starting
+	// or ending one: faster on large components, but not max-min fair
+	// (see sim.FlowNetwork.Neighbours).
+	Neighbours bool `toml:"neighbours"`
+	// Exact is accepted for scenarios written before exact max-min
+	// fairness became the default, and has no effect.
 	Exact bool `toml:"exact"`
 	// CM02 times and shares flows as SimGrid's CM02 model does.
 	CM02 bool `toml:"cm02"`

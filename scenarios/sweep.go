@@ -386,7 +386,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	_, replayer := ev.(Replayer)
 	if replayer {
-		groups = splitChains(groups, sc.Sweep.CapsW)
+		groups = splitLP(splitChains(groups, sc.Sweep.CapsW))
 	}
 	groups = slices.DeleteFunc(groups, func(g []Point) bool { // finished groups
 		return !slices.ContainsFunc(g, func(p Point) bool { return !p.Done })
@@ -401,10 +401,15 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		// chains of caps (lpChains) that workers solve at the same
 		// time: each group was split at the chains' bounds, and
 		// workers take pieces of different chains and LPs at a time.
-		lps := newLPShare(groups)
+		lps := newLPShare(groups, sc.Sweep.CapsW)
 		lps.workers = workers
 		ev = sharedReplayer{lps}
 		groups = interleave(groups, workers, sc.Sweep.CapsW)
+	}
+	var trace *sweepTrace
+	if path := os.Getenv(sweepTraceEnv); path != "" {
+		trace = &sweepTrace{start: start}
+		ctx = context.WithValue(ctx, traceKey{}, trace)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -430,7 +435,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx := context.WithValue(ctx, workerKey{}, w)
 			for g := range work {
+				end := span(ctx, "group %s %g–%g", g[0].Policy, g[0].CapW, g[len(g)-1].CapW)
 				last := time.Now()
 				emit := func(p Point, m Metrics) error {
 					now := time.Now()
@@ -450,6 +457,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
 					fail(fmt.Errorf("machine %s, policy %s: %w", sc.Machines[g[0].Machine].Name, g[0].Policy, err))
 				}
+				end()
 			}
 		}()
 	}
@@ -463,6 +471,11 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	if trace != nil {
+		if err := trace.writeFile(os.Getenv(sweepTraceEnv)); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", sweepTraceEnv, err)
+		}
+	}
 	if firstErr != nil {
 		return sum, firstErr
 	}
@@ -535,6 +548,27 @@ func splitChains(groups [][]Point, caps []float64) [][]Point {
 	return out
 }
 
+// splitLP splits the lp policy's groups into one group a point still to
+// compute: the lp policy plans each cap on a fork of its chain's LP at
+// the cap (lpPoint), so its points run on any worker, in any order, once
+// their chain has solved their cap, and a point computed before needs
+// nothing replayed again.
+func splitLP(groups [][]Point) [][]Point {
+	var out [][]Point
+	for _, g := range groups {
+		if g[0].Policy != "lp" {
+			out = append(out, g)
+			continue
+		}
+		for i := range g {
+			if !g[i].Done {
+				out = append(out, g[i:i+1])
+			}
+		}
+	}
+	return out
+}
+
 // capChain is the LP chain of a cap of the sweep (lpChains), 0 for any
 // other.
 func capChain(caps []float64, capW float64) int {
@@ -561,25 +595,37 @@ func feedRank(policy string) int {
 // interleave reorders groups so that consecutive groups belong to
 // different LP chains (machine and parameter values, and chain of caps,
 // see splitChains): the chains are taken in batches of workers, and a
-// batch's groups round-robin over its chains. A chain is solved by one
+// batch's groups round-robin over its chains. With several workers the
+// LPs' first chains come first, then their second ones, and so on, so
+// that the first batch builds as many LPs at once as it can. A chain is solved by one
 // group at a time, so workers that took groups of one chain would wait on
 // each other; at most about two batches' chains are held at once. The
 // order changes no result (each point's metrics depend on its group and
 // its chain alone). The uncapped policy's group goes with the first chain.
 // A chain's groups go lp first, then conductor, then the others (see
-// feedRank): the lp policy's group solves the chain's LP as it goes and
-// takes the longest (its planner solves the LP again at several headroom
-// values a cap), so the chains' lp groups run at the same time, and the
-// others' points, which only read the chain's bounds, fill in after.
+// feedRank): the lp policy's points (one group each, see splitLP) take
+// the chain's caps in order, solving the chain's LP as they go, and take
+// the longest (each solves a fork of the LP again at several headroom
+// values), so the chains are solved at the same time and every worker
+// plans the lp points whose caps are solved; the others' points, which
+// only read the chain's bounds, fill in after.
 func interleave(groups [][]Point, workers int, caps []float64) [][]Point {
 	var keys []string
 	byKey := map[string][][]Point{}
+	chain := map[string]int{}
 	for _, g := range groups {
-		k := fmt.Sprint(lpKey(g[0]), " chain ", capChain(caps, g[0].CapW))
+		c := capChain(caps, g[0].CapW)
+		k := fmt.Sprint(lpKey(g[0]), " chain ", c)
 		if _, ok := byKey[k]; !ok {
 			keys = append(keys, k)
+			chain[k] = c
 		}
 		byKey[k] = append(byKey[k], g)
+	}
+	if workers > 1 {
+		// The first chains of all LPs first: a batch's workers then
+		// build different LPs at once instead of waiting for one.
+		slices.SortStableFunc(keys, func(a, b string) int { return chain[a] - chain[b] })
 	}
 	for _, gs := range byKey {
 		slices.SortStableFunc(gs, func(a, b []Point) int { return feedRank(a[0].Policy) - feedRank(b[0].Policy) })

@@ -273,3 +273,51 @@ func TestResumedLPSweepMatches(t *testing.T) {
 	}
 	sameFiles(t, clean, resumed)
 }
+
+// TestSweepTrace checks the trace a sweep writes where CAPSIM_SWEEP_TRACE
+// is set: a span for every point computed, every cap an LP chain solved
+// and every lp point's headroom search, each with its worker and its
+// times in order.
+func TestSweepTrace(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = sc.Sweep.CapsW[:3]
+	path := filepath.Join(t.TempDir(), "trace.tsv")
+	t.Setenv(sweepTraceEnv, path)
+	if _, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: t.TempDir(), Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var w int
+		var t0, t1, cpu float64
+		f := strings.SplitN(line, "\t", 5)
+		if len(f) != 5 {
+			t.Fatalf("line %q: want 5 tab-separated fields", line)
+		}
+		if _, err := fmt.Sscan(f[0], &w); err != nil || w < 0 || w > 1 {
+			t.Errorf("line %q: worker %q, want 0 or 1", line, f[0])
+		}
+		if _, err := fmt.Sscan(f[1]+" "+f[2]+" "+f[3], &t0, &t1, &cpu); err != nil || t0 < 0 || t1 < t0 || cpu < 0 {
+			t.Errorf("line %q: times %v–%v s, CPU %v s", line, t0, t1, cpu)
+		}
+		count[strings.Fields(f[4])[0]+" "+strings.Fields(f[4])[1]]++
+	}
+	// 3 caps × 3 capped policies + uncapped; one chain of 3 caps; 3 lp
+	// points; the LP built once.
+	for k, want := range map[string]int{"point static": 3, "point conductor": 3, "point lp": 3, "point uncapped": 1,
+		"bound chain": 3, "plan cap": 3, "build LP": 1} {
+		if count[k] != want {
+			t.Errorf("%d %q spans, want %d (all: %v)", count[k], k, want, count)
+		}
+	}
+}

@@ -27,8 +27,12 @@ type FlowNetwork struct {
 	// Mapping gives each rank's node; nil maps ranks in blocks
 	// (topo.Block).
 	Mapping []int32
-	// Exact re-rates whole connected components (see flow.Net.Exact).
-	Exact bool
+	// Neighbours re-rates only the flows sharing a link with one that
+	// starts or ends (flow.Net.Neighbours) instead of their whole
+	// connected component: cheaper where flows form large components
+	// (congested tori), but not max-min fair, an approximation whose
+	// makespans drift from the model's (docs/network.md).
+	Neighbours bool
 	// CM02 shares and times flows as SimGrid's CM02 network model does:
 	// a message first waits out its route's latency, then its bytes flow;
 	// and a bottleneck is shared among flows in inverse proportion to
@@ -100,7 +104,7 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 		capacity[l], lat[l] = k.Bandwidth, k.Latency
 	}
 	net := flow.New(capacity)
-	net.Exact = f.Exact
+	net.Neighbours = f.Neighbours
 	hop := lat[0]
 	for _, l := range lat {
 		if l != hop {

@@ -131,14 +131,14 @@ func TestFlowAlltoallOversubscription(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, exact := range []bool{false, true} {
-			res, err := Run(g, bwNet, Options{Flow: &FlowNetwork{Topology: top, Exact: exact}})
+		for _, neighbours := range []bool{false, true} {
+			res, err := Run(g, bwNet, Options{Flow: &FlowNetwork{Topology: top, Neighbours: neighbours}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := float64(max(15, 12*s)*B) / 10
 			if math.Abs(float64(res.Makespan)-want) > 2 {
-				t.Errorf("oversub %d (exact %v): makespan %d, want %.0f", s, exact, res.Makespan, want)
+				t.Errorf("oversub %d (neighbours %v): makespan %d, want %.0f", s, neighbours, res.Makespan, want)
 			}
 		}
 	}
@@ -210,7 +210,7 @@ func TestFlowBadMapping(t *testing.T) {
 // (0,0)→(1,0) now limits B to 0.6 and C to 0.4: B ends after
 // ⌈5,000/0.6⌉ = 8,334 ns at 2,110,486; C, with 5,000 − 0.4·8,334 =
 // 1,666.4 bytes left, alone at 1, ⌈1,666.4⌉ = 1,667 ns later: 2,112,153.
-// Without Exact, A's end re-rates only B (C shares no link with A), which
+// With Neighbours, A's end re-rates only B (C shares no link with A), which
 // keeps 0.5 beside C's 0.5 on (0,0)→(1,0): both end at 2,112,152.
 // (SimGrid with full updates gives these times plus 16 ns for its 16-byte
 // MPI envelope; with lazy updates it gives A 1,058,592 and B 1,762,653, A
@@ -234,11 +234,10 @@ func TestFlowTorusCM02Simultaneous(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		exact   bool
-		a, b, c int64 // when ranks 3, 2 and 5 receive A, B and C
-	}{{true, 2_102_152, 2_110_486, 2_112_153}, {false, 2_102_152, 2_112_152, 2_112_152}} {
-		exact := c.exact
-		res, err := Run(g, bwNet, Options{Flow: &FlowNetwork{Topology: top, Exact: exact, CM02: true}})
+		neighbours bool
+		a, b, c    int64 // when ranks 3, 2 and 5 receive A, B and C
+	}{{false, 2_102_152, 2_110_486, 2_112_153}, {true, 2_102_152, 2_112_152, 2_112_152}} {
+		res, err := Run(g, bwNet, Options{Flow: &FlowNetwork{Topology: top, Neighbours: c.neighbours, CM02: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +248,7 @@ func TestFlowTorusCM02Simultaneous(t *testing.T) {
 			// ±1 ns: weights such as 1/10,000 are not exact in binary,
 			// and completion times are rounded up to whole ns.
 			if got := res.Ranks[w.rank].Finish; got < w.at-1 || got > w.at+1 {
-				t.Errorf("exact=%v: rank %d received at %d, want %d", exact, w.rank, got, w.at)
+				t.Errorf("neighbours=%v: rank %d received at %d, want %d", c.neighbours, w.rank, got, w.at)
 			}
 		}
 	}
@@ -350,10 +349,10 @@ func TestFlowTimingEjection(t *testing.T) {
 		atA, atB int64
 	}{
 		{"default", FlowNetwork{}, 110_000, 215_000},
-		{"exact", FlowNetwork{Exact: true}, 110_000, 215_000},
-		{"CM02", FlowNetwork{CM02: true, Exact: true}, 110_000, 215_000},
+		{"neighbours", FlowNetwork{Neighbours: true}, 110_000, 215_000},
+		{"CM02", FlowNetwork{CM02: true}, 110_000, 215_000},
 		{"bytes first", FlowNetwork{BytesFirst: true}, 115_000, 220_000},
-		{"bytes first, exact", FlowNetwork{BytesFirst: true, Exact: true}, 115_000, 220_000},
+		{"bytes first, neighbours", FlowNetwork{BytesFirst: true, Neighbours: true}, 115_000, 220_000},
 	} {
 		f := c.f
 		f.Topology = top

@@ -138,6 +138,7 @@ func newReplayCmd() *cobra.Command {
 		netOverrides                        []string
 		topoSpec, mapping                   string
 		flowExact, flowCM02, flowBytesFirst bool
+		flowNeighbours                      bool
 		mf                                  modelFlags
 		pol                                 policyFlags
 	)
@@ -197,7 +198,10 @@ network and docs/trace-formats.md).`,
 				if err != nil {
 					return usageError{err}
 				}
-				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Exact: flowExact, CM02: flowCM02, BytesFirst: flowBytesFirst}
+				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Neighbours: flowNeighbours, CM02: flowCM02, BytesFirst: flowBytesFirst}
+				if flowExact {
+					fmt.Fprintln(cmd.ErrOrStderr(), "capsim: --flow-exact has no effect: exact max-min fairness is the default")
+				}
 			}
 			collTag := int32(0) // only lowered MPI traces tag collective messages
 			if comms != nil {
@@ -298,7 +302,12 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
-	c.Flags().BoolVar(&flowExact, "flow-exact", false, "with --topology: exact max-min fairness (re-rate whole connected components) instead of re-rating the flows that share a link with a starting or ending one")
+	c.Flags().BoolVar(&flowNeighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/network.md)")
+	// --flow-exact selected exact max-min fairness before it became the
+	// default: still accepted, hidden (cobra's deprecation notice would
+	// go to stdout, into --json's output).
+	c.Flags().BoolVar(&flowExact, "flow-exact", false, "no effect: exact max-min fairness is the default")
+	_ = c.Flags().MarkHidden("flow-exact") // fails only for an undefined flag
 	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
 	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (the timing before issue 21; it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")

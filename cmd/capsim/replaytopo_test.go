@@ -95,7 +95,8 @@ func TestReplayTopology(t *testing.T) {
 	}
 }
 
-// TestReplayFlowTiming checks --flow-bytes-first on sim's
+// TestReplayFlowTiming checks --flow-bytes-first (and that
+// --flow-neighbours and the deprecated --flow-exact are accepted) on sim's
 // TestFlowTimingEjection case (docs/network.md, issue 21): 100 kB into
 // host 5 of a 4-ary 2-tree (1 B/ns, 5 µs hops) from host 4 at 0 and from
 // host 0 at 95 µs. Latency first (the default) the two never share host
@@ -123,7 +124,10 @@ func TestReplayFlowTiming(t *testing.T) {
 	for _, c := range []struct {
 		flags []string
 		want  int64
-	}{{nil, 215_000}, {[]string{"--flow-bytes-first"}, 220_000}} {
+	}{
+		{nil, 215_000}, {[]string{"--flow-bytes-first"}, 220_000},
+		{[]string{"--flow-neighbours"}, 215_000}, {[]string{"--flow-exact"}, 215_000},
+	} {
 		args := append([]string{"replay", trace, "--json", "--net", "loggp:L=0,o=0,g=0,G=1,O=0,S=1099511627776", "--topology", "fattree:k=4,n=2,bw=1,hop_ns=5000"}, c.flags...)
 		code, out, stderr := capsim(t, args...)
 		if code != 0 {

@@ -6,14 +6,17 @@
 // is full; the flows crossing that link are frozen at their share, and
 // filling goes on with the others.
 //
-// Rates are updated incrementally. When a flow starts or ends, only the
-// flows that share a link with it are re-rated (in Exact mode, the whole
-// connected component of flows linked through shared links is): the
-// other flows keep their rates, and the capacity they use on the links
-// being re-rated is set aside. Every re-rated flow is charged the bytes it
-// sent at its old rate up to now, and gets a new completion time and a
-// new version number; a caller that scheduled a completion event for the
-// old version can tell that event is stale.
+// Rates are updated incrementally. When a flow starts or ends, the
+// connected component of flows linked to it through shared links is
+// re-rated by progressive filling; flows outside it share no link with it,
+// so their rates stay max-min fair as they were, and the rates are those
+// of progressive filling over all flows. (Neighbours re-rates only the
+// flows sharing a link with the one that starts or ends, setting aside
+// the capacity the others use: cheaper, but not max-min fair.) Every
+// re-rated flow whose rate changes is charged the bytes it sent at its old
+// rate up to now, and gets a new completion time and a new version number;
+// a caller that scheduled a completion event for the old version can tell
+// that event is stale.
 //
 // A Net allocates nothing per flow once its slices have grown to the
 // run's largest number of concurrent flows.
@@ -110,10 +113,12 @@ type flowState struct {
 // Net is the state of a flow-level network: its links' capacities, the
 // flows in progress and their rates.
 type Net struct {
-	// Exact re-rates the whole connected component of a flow that starts
-	// or ends (exact max-min fairness) rather than the flows that share a
-	// link with it.
-	Exact bool
+	// Neighbours re-rates only the flows that share a link with a flow
+	// that starts or ends, rather than their whole connected component:
+	// cheaper where components are large, but not max-min fair (a flow
+	// two links away keeps a stale rate until a neighbour of its own
+	// starts or ends).
+	Neighbours bool
 
 	links []link
 	pool  []member // the links' flows after their first
@@ -125,6 +130,7 @@ type Net struct {
 
 	compF, compL, changed []int32
 	queue                 []int32
+	active                []int32 // fillScan's links
 }
 
 // New returns a Net over links of the given capacities, in bytes/ns.
@@ -291,9 +297,11 @@ func (n *Net) Stats(now int64) []LinkStats {
 	return out
 }
 
-// rerate recomputes the rates of the flows sharing a link of n.queue (the
-// links of flow self, or of a flow just removed) by progressive filling,
-// with the capacity used by other flows set aside.
+// rerate recomputes by progressive filling the rates of the connected
+// component of flows reachable through shared links from the links of
+// n.queue (those of flow self, or of a flow just removed); with
+// Neighbours, of the flows crossing those links only, with the capacity
+// used by other flows set aside.
 func (n *Net) rerate(now int64, self int32) {
 	n.epoch++
 	ep := n.epoch
@@ -317,7 +325,7 @@ func (n *Net) rerate(now int64, self int32) {
 				if l := h.link; n.fill[l].mark != ep {
 					n.fill[l].mark = ep
 					n.compL = append(n.compL, l)
-					if n.Exact {
+					if !n.Neighbours {
 						n.queue = append(n.queue, l)
 					}
 				}
@@ -346,39 +354,62 @@ func (n *Net) rerate(now int64, self int32) {
 	for _, id := range n.compF {
 		n.flows[id].frozen = false
 	}
-	// Progressive filling.
+	n.fillScan(ep)
+	// Charge the old rates up to now and schedule the new ones.
+	for _, id := range n.compF {
+		n.reschedule(now, id, id == self)
+	}
+}
+
+// fillScan runs progressive filling over the flows n.compF and links
+// n.compL (marked ep), finding each bottleneck by scanning the links: the
+// one offering the smallest share, the first in n.compL among equals.
+// Each scan drops the links left without unfrozen flows (keeping the
+// others in order), so a level costs the links still being filled.
+func (n *Net) fillScan(ep uint32) {
+	act := append(n.active[:0], n.compL...)
 	left := len(n.compF)
 	for left > 0 {
 		best := int32(-1)
 		var share float64
-		for _, l := range n.compL {
+		k := 0
+		for _, l := range act {
 			if fl := &n.fill[l]; fl.cnt > 0 {
+				act[k] = l
+				k++
 				if s := fl.res / fl.wsum; best < 0 || s < share {
 					best, share = l, s
 				}
 			}
 		}
-		lk := &n.links[best]
-		for j := range lk.n {
-			f := &n.flows[n.member(lk, j).f]
-			if f.mark != ep || f.frozen {
-				continue
-			}
-			f.frozen = true
-			f.newRate = share * f.weight
-			left--
-			for _, h := range f.hops {
-				fl := &n.fill[h.link]
-				fl.res = max(fl.res-f.newRate, 0)
-				fl.wsum -= f.weight
-				fl.cnt--
-			}
+		act = act[:k]
+		left -= n.freeze(ep, best, share)
+	}
+	n.active = act
+}
+
+// freeze freezes the unfrozen flows of set ep crossing link l at share ×
+// their weight, takes their rates off their links' residuals and returns
+// how many it froze.
+func (n *Net) freeze(ep uint32, l int32, share float64) int {
+	frozen := 0
+	lk := &n.links[l]
+	for j := range lk.n {
+		f := &n.flows[n.member(lk, j).f]
+		if f.mark != ep || f.frozen {
+			continue
+		}
+		f.frozen = true
+		f.newRate = share * f.weight
+		frozen++
+		for _, hp := range f.hops {
+			fl := &n.fill[hp.link]
+			fl.res = max(fl.res-f.newRate, 0)
+			fl.wsum -= f.weight
+			fl.cnt--
 		}
 	}
-	// Charge the old rates up to now and schedule the new ones.
-	for _, id := range n.compF {
-		n.reschedule(now, id, id == self)
-	}
+	return frozen
 }
 
 // reschedule gives flow id its new rate, unless that is its rate already

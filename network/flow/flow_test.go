@@ -28,16 +28,16 @@ func TestMaxMinShares(t *testing.T) {
 		// (cap 4) with flow 0, so gets 4 − 1 = 3.
 		{"two levels", []float64{3, 4}, [][]int32{{0, 1}, {0}, {0}, {1}}, []float64{1, 1, 1, 3}},
 	} {
-		for _, exact := range []bool{false, true} {
+		for _, neighbours := range []bool{false, true} {
 			n := New(tc.caps)
-			n.Exact = exact
+			n.Neighbours = neighbours
 			ids := make([]int32, len(tc.flows))
 			for i, l := range tc.flows {
 				ids[i] = n.Start(0, l, 1000, 1, 0, 0, 0)
 			}
 			for i, id := range ids {
 				if got := n.Rate(id); !near(got, tc.want[i]) {
-					t.Errorf("%s (exact=%v): flow %d rate %g, want %g", tc.name, exact, i, got, tc.want[i])
+					t.Errorf("%s (neighbours=%v): flow %d rate %g, want %g", tc.name, neighbours, i, got, tc.want[i])
 				}
 			}
 		}

@@ -314,6 +314,35 @@ func (s *Solver) Clone() (*Solver, error) {
 	return c, nil
 }
 
+// Fork returns a copy of s as it is now: its LP with the rows an engine
+// LP added so far, and every block's last solution and basis (see
+// clp.Model.Copy), so that the copy's next solve starts where s's next
+// solve would. The two are then independent and may solve at the same
+// time; s must not be solving while it is forked.
+func (s *Solver) Fork() (*Solver, error) {
+	c := &Solver{d: s.d, o: s.o, opt: s.opt, sep: s.sep, devEnd: s.devEnd, devGap: s.devGap,
+		taskCol: s.taskCol, minCap: s.minCap, minAt: s.minAt, stats: s.stats, capW: s.capW, built: s.built}
+	if s.lazy != nil {
+		c.lazy = s.lazy.clone(s.lazy.rows)
+		c.lazy.rounds, c.lazy.added = s.lazy.rounds, s.lazy.added
+	}
+	c.blocks = make([]*block, len(s.blocks))
+	for j, b := range s.blocks {
+		nb := *b
+		nb.colUp = slices.Clone(b.colUp)
+		if b.model != nil {
+			m, err := b.model.Copy()
+			if err != nil {
+				c.Close()
+				return nil, fmt.Errorf("bound: forking the LP of events %d–%d: %w", b.lo, b.hi, err)
+			}
+			nb.model = m
+		}
+		c.blocks[j] = &nb
+	}
+	return c, nil
+}
+
 // load splits s.d into blocks and loads each block's LP into CLP, on
 // opt.Workers goroutines (a block's LP is its own: build writes only its
 // block and its tasks' columns).
@@ -417,7 +446,7 @@ func sameShape(a, b *block) bool {
 // Close frees the solver's LPs.
 func (s *Solver) Close() {
 	for _, b := range s.blocks {
-		if b.model != nil {
+		if b != nil && b.model != nil {
 			b.model.Close()
 			b.model = nil
 		}

@@ -113,6 +113,22 @@ func Load(p *Problem) (*Model, error) {
 	return m, nil
 }
 
+// Copy returns a copy of the model with its own C memory: the same LP,
+// bounds and options, and its last solution and basis, so that the
+// copy's next Resolve starts from where the model's would. The two may
+// then be solved at the same time.
+func (m *Model) Copy() (*Model, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	var e errBuf
+	cp := C.capsim_clp_copy(m.p, e.ptr())
+	if cp == nil {
+		return nil, fmt.Errorf("clp: copying the model: %s", C.GoString(e.ptr()))
+	}
+	return &Model{p: cp, nc: m.nc, nr: m.nr, solved: m.solved, noPresolve: m.noPresolve, hasBasis: m.hasBasis}, nil
+}
+
 // Close frees the model's C memory. After an interrupted solve that CLP
 // has not given back yet, the memory is freed when it does.
 func (m *Model) Close() {

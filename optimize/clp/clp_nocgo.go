@@ -13,6 +13,9 @@ func Available() bool { return false }
 // Load fails: there is no solver in builds without cgo.
 func Load(p *Problem) (*Model, error) { return nil, ErrNoSolver }
 
+// Copy fails: there is no solver in builds without cgo.
+func (m *Model) Copy() (*Model, error) { return nil, ErrNoSolver }
+
 // Close does nothing.
 func (m *Model) Close() {}
 

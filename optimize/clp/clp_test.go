@@ -147,6 +147,51 @@ func TestNonFiniteRefused(t *testing.T) {
 	}
 }
 
+// TestCopy checks that a copy keeps the model's basis (its re-solve at
+// the same bounds takes no iteration) and is independent of it.
+func TestCopy(t *testing.T) {
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	model, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	if _, err := model.Solve(Dual); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := model.Copy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	res, err := cp.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Objective+11) > 1e-7 || res.Iterations != 0 {
+		t.Errorf("copy re-solved at the same bounds: objective %v in %d iterations, want -11 in 0", res.Objective, res.Iterations)
+	}
+	// x ≤ 1 on the copy only: 3 + 10/3 there (see
+	// TestResolveAfterBoundChange), 11 still on the model.
+	if err := cp.SetColumnUpper([]float64{1, inf}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = cp.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Objective+(3+10.0/3)) > 1e-7 {
+		t.Errorf("copy with x ≤ 1: objective %v, want %v", res.Objective, -(3 + 10.0/3))
+	}
+	if res, err = model.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Objective+11) > 1e-7 || res.Iterations != 0 {
+		t.Errorf("model after its copy changed: objective %v in %d iterations, want -11 in 0", res.Objective, res.Iterations)
+	}
+}
+
 // TestSetBasis copies the optimal basis of one model into another of the
 // same shape: with the same data its dual simplex re-solve takes no
 // iteration (from scratch it takes some); with other bounds (x ≤ 1,

@@ -96,6 +96,25 @@ capsim_clp *capsim_clp_new(char *err) {
   return m;
 }
 
+capsim_clp *capsim_clp_copy(capsim_clp *src, char *err) {
+  capsim_clp *m = nullptr;
+  if (guard(err, [&] {
+        m = new capsim_clp;
+        m->model = src->model;
+        // The assignment does not keep src's log level (the copy logs at
+        // CLP's default level 1).
+        m->model.setLogLevel(src->model.logLevel());
+        // The copy's stop flag is its own (the assignment cloned src's
+        // handler, which reads src's flag).
+        StopHandler h(&m->stop);
+        m->model.passInEventHandler(&h);
+      }) != 0) {
+    delete m;
+    return nullptr;
+  }
+  return m;
+}
+
 void capsim_clp_delete(capsim_clp *m) {
   try {
     delete m;

@@ -15,6 +15,9 @@ typedef struct capsim_clp capsim_clp;
 #define CAPSIM_CLP_ERRLEN 512
 
 capsim_clp *capsim_clp_new(char *err);
+/* A copy of src: its LP, bounds, options, solution and basis, so that
+   the copy's next solve starts where src's would. */
+capsim_clp *capsim_clp_copy(capsim_clp *src, char *err);
 void capsim_clp_delete(capsim_clp *m);
 int capsim_clp_load(capsim_clp *m, int nc, int nr, const int *start, const int *index,
                     const double *value, const double *collb, const double *colub,
