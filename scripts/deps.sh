@@ -4,7 +4,8 @@
 # gcc and g++), the OTF2 library (Score-P traces, through cgo) with
 # otf2-print (the OTF2 tests compare against it), pkg-config, the arrow-js
 # package used by the
-# interoperability test, and in CI SimGrid. Safe to run again.
+# interoperability test, and in CI SimGrid and GLPK's glpsol. Safe to run
+# again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,10 @@ command -v g++ >/dev/null 2>&1 || need_apt+=(g++) # optimize/clp's C++ shim
 # SimGrid (smpicc, smpirun) for the live comparison with SimGrid's replay in
 # traces/simgrid; its tests skip without it, so only CI installs it.
 if [ -n "${CI:-}" ] && ! command -v smpirun >/dev/null 2>&1; then need_apt+=(simgrid libsimgrid-dev); fi
+# GLPK's glpsol, the independent LP solver the bound is checked against
+# (TestGlpsolAgrees in optimize/bound and scenarios); the tests skip
+# without it, so only CI installs it.
+if [ -n "${CI:-}" ] && ! command -v glpsol >/dev/null 2>&1; then need_apt+=(glpk-utils); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "capsim: installing ${need_apt[*]} (apt-get)" >&2
   SUDO=""

@@ -518,7 +518,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&caps, "caps", "", "a sweep of caps FROM:TO:STEP in watts (re-solved from the previous basis)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
-	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this MPS file")
+	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this free-format MPS file, its objective the makespan in ns")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&orderFree, "order-free", false, fmt.Sprintf("also compute the order-free optimum (note 003 §3: the least makespan over every event order, an exact search) for DAGs of at most %d edges", bound.OrderFreeMaxEdges))

@@ -373,8 +373,9 @@ func (m *Model) result() (*Result, error) {
 	return r, nil
 }
 
-// WriteMPS writes the model as an MPS file, atomically. The folder must
-// exist.
+// WriteMPS writes the model as a free-format MPS file with every number to
+// about 16 significant digits (CLP's "extra accuracy"; glpsol reads it
+// with --freemps), atomically. The folder must exist.
 func (m *Model) WriteMPS(path string) error {
 	if err := m.usable(); err != nil {
 		return err

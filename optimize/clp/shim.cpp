@@ -204,7 +204,10 @@ const double *capsim_clp_row_activity(capsim_clp *m) { return m->model.primalRow
 
 int capsim_clp_write_mps(capsim_clp *m, const char *path, char *err) {
   int rc = 0;
-  if (guard(err, [&] { rc = m->model.writeMps(path, 0, 1, 1.0); }) != 0) {
+  // formatType 1, "extra accuracy": free MPS with every number to about
+  // 16 significant digits (format 0 fits numbers in fixed MPS's 12
+  // columns: 7 significant digits under 1e-4 or above 1e9).
+  if (guard(err, [&] { rc = m->model.writeMps(path, 1, 1, 1.0); }) != 0) {
     return -1;
   }
   if (rc != 0) {
