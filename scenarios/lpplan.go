@@ -54,6 +54,9 @@ type lpPlanner struct {
 	s        *bound.Solver
 	bd       *bounder
 	quantumW float64 // the largest power step between adjacent hull points
+	// fork, where s is nil, takes s when the search first solves (a cap
+	// whose schedule fits as it is needs no copy of the LP).
+	fork func() (*bound.Solver, error)
 }
 
 // lpPoint is the lp policy's point at job cap capW on g: the replay of
@@ -96,6 +99,13 @@ func powerQuantum(d *bound.DAG) float64 {
 // solveAt solves the planner's LP at a job cap less headroomW watts; nil
 // where it has no schedule there.
 func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*bound.Bound, error) {
+	if p.s == nil {
+		s, err := p.fork()
+		if err != nil {
+			return nil, fmt.Errorf("lp policy at %g W: %w", jobCapW, err)
+		}
+		p.s = s
+	}
 	return solveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
 }
 
@@ -146,8 +156,9 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 		// try below the LP's least feasible cap counts as too much
 		// headroom), which takes the try that doubling from the first
 		// would stop at, where fitting is monotone in the headroom, with
-		// log2(K+2) tries instead of up to K+1: at 10^4 tasks (128 ranks)
-		// the needed headroom is 6–8 quanta, 6–7 doublings.
+		// ⌈log2(K+2)⌉ tries instead of up to K+1: at 10^4 tasks (128
+		// ranks) the least headroom that fits is 5–9 quanta, the first
+		// try that fits 6 or 7 doublings of the least.
 		most := math.Max(headroomMost*p.quantumW, headroomShare*capW)
 		var tries []float64
 		for h := headroomFirst * p.quantumW; h <= most; h *= 2 {
@@ -278,17 +289,18 @@ func (sc *Scenario) NewLPPolicy(s *bound.Solver, g *graph.Graph, t *mpi.Trace, d
 // the policy's solver has just computed at capW (its last solve), and
 // returns its metrics (BoundNs unset), the headroom in watts its LP was
 // solved with, and how many tasks switch P-state mid-task. It plans on a
-// fork of the solver, which it closes: the solver is left as it was.
+// fork of the solver, taken when its search first re-solves and closed
+// before it returns: the solver is left as it was.
 func (l *LPPolicy) Replay(ctx context.Context, capW float64, b *bound.Bound) (met Metrics, headroomW float64, switches int, err error) {
 	if b == nil {
 		return Metrics{}, 0, 0, fmt.Errorf("lp policy at %g W: no LP schedule", capW)
 	}
-	f, err := l.bd.s.Fork()
-	if err != nil {
-		return Metrics{}, 0, 0, fmt.Errorf("lp policy at %g W: %w", capW, err)
-	}
-	defer f.Close()
-	p := &lpPlanner{s: f, bd: l.bd, quantumW: l.q}
+	p := &lpPlanner{bd: l.bd, quantumW: l.q, fork: l.bd.s.Fork}
+	defer func() {
+		if p.s != nil {
+			p.s.Close()
+		}
+	}()
 	met, _, c, err := l.sc.replayLP(ctx, p, l.g, capW, l.net, b)
 	return met, c.HeadroomW, c.Switches, err
 }
