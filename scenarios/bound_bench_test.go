@@ -143,7 +143,9 @@ func cpuSeconds() float64 {
 // event order, then NewSolver: the engine LP's row searches, blocks, CLP's
 // load) and solves it at one cap, 1,150 W per 32 ranks (the middle of the
 // README's caps), from scratch. It reports the wall and CPU seconds of
-// each model, the parts of the engine's, and engine/replay ratios: issue
+// each model, the parts of each (order, build, solve: wall and CPU), the
+// engine LP's size, blocks and simplex iterations, and engine/replay
+// ratios: issue
 // 14 asks that the engine rows keep the bound within 1.5× of its former
 // speed. The 64k (16 × 16 ranks × 250 iterations) and 32x2000 (8 × 4 ×
 // 2,000) cases have the task count of BenchmarkBound32x2000 in
@@ -166,7 +168,7 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 			if c.iters*c.px*c.py > 50000 && testing.Short() {
 				b.Skip("-short")
 			}
-			type run struct{ order, build, solve, wall, cpu float64 }
+			type run struct{ order, build, solve, wall, cpu, orderCPU, buildCPU, solveCPU float64 }
 			var res [2]run
 			var st bound.Stats
 			for i := 0; i < b.N; i++ {
@@ -183,18 +185,18 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					t1 := time.Now()
+					t1, c1 := time.Now(), cpuSeconds()
 					s, err := bound.NewSolver(d, o, bound.Options{CutTasks: sc.Bound.CutTasks()})
 					if err != nil {
 						b.Fatal(err)
 					}
-					t2 := time.Now()
+					t2, c2 := time.Now(), cpuSeconds()
 					r, err := s.Solve(m.LPCap(1150 * float64(c.px*c.py) / 32))
 					if err != nil {
 						b.Fatal(err)
 					}
-					t3 := time.Now()
-					res[j] = run{t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t3.Sub(t0).Seconds(), cpuSeconds() - c0}
+					t3, c3 := time.Now(), cpuSeconds()
+					res[j] = run{t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t3.Sub(t0).Seconds(), c3 - c0, c1 - c0, c2 - c1, c3 - c2}
 					if j == 0 {
 						st = r.Stats
 					}
@@ -210,11 +212,19 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 			b.ReportMetric(e.solve, "engine-solve-s")
 			b.ReportMetric(e.wall, "engine-s")
 			b.ReportMetric(e.cpu, "engine-cpu-s")
+			b.ReportMetric(e.orderCPU, "engine-order-cpu-s")
+			b.ReportMetric(e.buildCPU, "engine-build-cpu-s")
+			b.ReportMetric(e.solveCPU, "engine-solve-cpu-s")
+			b.ReportMetric(float64(st.Iter), "engine-iterations")
+			b.ReportMetric(float64(st.Blocks), "engine-blocks")
 			b.ReportMetric(r.order, "replay-order-s")
 			b.ReportMetric(r.build, "replay-build-s")
 			b.ReportMetric(r.solve, "replay-solve-s")
 			b.ReportMetric(r.wall, "replay-s")
 			b.ReportMetric(r.cpu, "replay-cpu-s")
+			b.ReportMetric(r.orderCPU, "replay-order-cpu-s")
+			b.ReportMetric(r.buildCPU, "replay-build-cpu-s")
+			b.ReportMetric(r.solveCPU, "replay-solve-cpu-s")
 			b.ReportMetric(e.wall/r.wall, "wall-ratio")
 			b.ReportMetric(e.cpu/r.cpu, "cpu-ratio")
 		})

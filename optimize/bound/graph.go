@@ -3,7 +3,6 @@ package bound
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/frontier"
@@ -318,10 +317,39 @@ func (n *Net) build(rec *Record) (*DAG, []int32, []float64, error) {
 	g := rec.g
 	nops := g.NumOps()
 	d := &DAG{Init: 0, Fin: 1, Vertices: 2}
-	times := []float64{0, float64(rec.Makespan) / 1e9}
+	// At most the vertices and edges below, allocated once: on 4.4 M
+	// vertices and 9.4 M edges (32 ranks × 2,000 iterations) growing
+	// the slices cost 2 s of copying and page faults.
+	nv, ne := 2, 0
+	for op := int32(0); op < int32(nops); op++ {
+		deps, _ := g.Deps(op)
+		ne += max(len(deps), 1)
+		switch g.Kind[op] {
+		case graph.Calc:
+			nv, ne = nv+2, ne+1
+		case graph.Send:
+			nv, ne = nv+6, ne+5
+		case graph.Recv:
+			nv, ne = nv+2, ne+3 // its post on the CPU's clock too
+		}
+	}
+	for c := range rec.chains {
+		for _, items := range rec.chains[c] {
+			ne += 2*len(items) + 1
+			for _, it := range items {
+				if it.kind == sim.StepRendezvous {
+					nv++
+				}
+			}
+		}
+	}
+	d.Messages = make([]Message, 0, ne)
+	times := make([]float64, 2, nv)
+	times[1] = float64(rec.Makespan) / 1e9
 	// Vertex names, written only when an error names a vertex: per
 	// vertex, its operation and what of it the vertex is (a role).
-	vop, vrole := []int32{-1, -1}, []uint8{0, 0}
+	vop, vrole := make([]int32, 2, nv), make([]uint8, 2, nv)
+	vop[0], vop[1] = -1, -1
 	d.nameOf = func(v int) string {
 		switch {
 		case v == d.Init:
@@ -607,30 +635,55 @@ func OrderFromTimes(d *DAG, times []float64, merge bool) (*Order, error) {
 }
 
 // stableByKey sorts vs by key(v) (never NaN), keeping the order of equal
-// keys: sort.SliceStable's result, as one sort of (key, position) pairs,
-// several times faster on millions of vertices.
+// keys: sort.SliceStable's result, as a least-significant-digit radix sort
+// of the keys' bits (16 at a time, skipping the digits every key shares),
+// several times faster than a comparison sort on millions of vertices.
 func stableByKey(vs []int, key func(int) float64) {
 	type kv struct {
-		k   float64
-		pos int32
-		v   int32
+		k uint64
+		v int32
 	}
-	s := make([]kv, len(vs))
+	a := make([]kv, len(vs))
 	for i, v := range vs {
-		s[i] = kv{key(v), int32(i), int32(v)}
+		a[i] = kv{sortableBits(key(v)), int32(v)}
 	}
-	slices.SortFunc(s, func(a, b kv) int {
-		switch {
-		case a.k < b.k:
-			return -1
-		case b.k < a.k:
-			return 1
+	b := make([]kv, len(vs))
+	count := make([]int, 1<<16+1)
+	for shift := 0; shift < 64; shift += 16 {
+		clear(count)
+		for _, x := range a {
+			count[(x.k>>shift)&0xffff+1]++
 		}
-		return int(a.pos - b.pos)
-	})
-	for i := range s {
-		vs[i] = int(s[i].v)
+		if len(a) == 0 || count[(a[0].k>>shift)&0xffff+1] == len(a) {
+			continue // one digit for all: the order stays
+		}
+		for d := 1; d < len(count); d++ {
+			count[d] += count[d-1]
+		}
+		for _, x := range a {
+			d := (x.k >> shift) & 0xffff
+			b[count[d]] = x
+			count[d]++
+		}
+		a, b = b, a
 	}
+	for i := range a {
+		vs[i] = int(a[i].v)
+	}
+}
+
+// sortableBits maps x (not NaN) to an integer of the same order: the
+// float's bits with the sign bit set where x ≥ 0, all bits flipped where
+// x < 0; −0 is 0.
+func sortableBits(x float64) uint64 {
+	if x == 0 {
+		x = 0 // −0 as 0: equal keys keep their order
+	}
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
 }
 
 // outEdges returns d's task and message edges leaving each vertex in

@@ -145,8 +145,8 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 	for _, l := range d.Loads {
 		key[o.Event[l.Src]], key[o.Event[l.Dst]] = true, true
 	}
-	var msgs []fixedEdge
-	for _, i := range messageEdges(d.Messages, nil, func(v int) int32 { return int32(o.Event[v]) }, false, key, &msgs) {
+	g, back := eventGraphOf(K, o.Chained, d.Messages, o.Event, key)
+	for _, i := range back {
 		lz.back = append(lz.back, d.Messages[i])
 	}
 	if cutTasks > 0 {
@@ -164,7 +164,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 			lz.cuts = nil
 		}
 	}
-	lz.g = newEventGraph(K, o.Chained, msgs)
+	lz.g = g
 	if visits <= 0 {
 		visits = searchVisits
 	}
@@ -178,7 +178,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 	var cand []fixedEdge
 	ok := false
 	if len(lz.cutList) > 0 {
-		cand, ok = searchRowsCut(lz.sg, key, searchWork*K+1<<20, min(workers, nkey/256))
+		cand, ok = searchRowsCut(lz.sg, key, o.Chained, searchWork*K+1<<20)
 	}
 	if !ok {
 		cand = searchRows(lz.sg, key, visits, searchWork*K+1<<20, lz.cutList, min(workers, nkey/256)) // a goroutine per 256 searches at most
@@ -592,36 +592,67 @@ func (h *minHeap) pop() int32 {
 
 // reach is, per event of a search graph, the key events it reaches
 // through events that are not key and the longest path to each
-// (computed backwards, see newReach): event u's list is
-// keys[at[u]:at[u+1]], sorted.
+// (computed backwards, see newReach), without the heads a chained head
+// dominates (see dominated): event u's list is list(u), sorted, each
+// length plus shift[u]. An event whose only edge leads to an event that
+// is not key shares that event's list, shifted by the edge's length.
 type reach struct {
-	at   []int32
-	keys []int32
-	dist []float64
+	chunks [][]reachEntry // the lists, none split between two chunks
+	chunk  []int32        // per event: the chunk of its list
+	at     []int32        // per event: where its list starts in its chunk
+	n      []int32        // per event: its list's length
+	shift  []float64      // per event: added to its list's lengths
+	total  int            // entries stored, over all chunks
+}
+
+// reachEntry is one head of a reach list and the longest path to it.
+type reachEntry struct {
+	key  int32
+	dist float64
+}
+
+// reachChunk is the entries of one chunk of reach lists: the lists of
+// millions of events are not copied as one slice grows.
+const reachChunk = 1 << 20
+
+// dominated says whether head b, at the longest path db, is implied by a
+// head before it: where every event is on the chain, an earlier chained
+// head c at a path at least as long implies the row to b (the chain from
+// c to b has length 0 and, both being key events of one stretch, passes
+// no cut), so searches need not find it. mx is the longest path to a
+// chained head before b (−Inf for none).
+func dominated(chained []bool, b int32, db, mx float64) bool {
+	return chained != nil && chained[b] && db <= mx
 }
 
 // newReach computes the reach lists of every event of sg, from the last
 // event back (edges go forward in the event order, so every head's list
-// is done first); a key event's list is that of its search. It returns
-// nil when the lists would hold more than most entries in all, or when an
-// edge does not go forward.
-func newReach(sg *searchGraph, key []bool, most int) *reach {
+// is done first); a key event's list is that of its search. Heads that a
+// chained head before them dominates (chained not nil) are left out. It
+// returns nil when the lists would hold more than most entries in all,
+// or when an edge does not go forward.
+func newReach(sg *searchGraph, key, chained []bool, most int) *reach {
 	n := len(key)
-	r := &reach{at: make([]int32, n+1)}
-	// Built from the last event back, then reversed (at is filled as
-	// the start of each list counted from the end).
-	end := make([]int32, n) // per event, its list's end in the arena
-	var keys []int32
-	var dist []float64
+	r := &reach{chunk: make([]int32, n), at: make([]int32, n), n: make([]int32, n), shift: make([]float64, n)}
 	best := make([]float64, n)
 	negInf := math.Inf(-1)
 	for i := range best {
 		best[i] = negInf
 	}
+	var cur []reachEntry
 	var touched []int32
 	for u := int32(n - 1); u >= 0; u-- {
+		lo, hi := sg.start[u], sg.start[u+1]
+		if hi == lo+1 && !key[sg.to[lo]] {
+			v := sg.to[lo]
+			if v <= u {
+				return nil
+			}
+			r.chunk[u], r.at[u], r.n[u], r.shift[u] = r.chunk[v], r.at[v], r.n[v], r.shift[v]+sg.w[lo]
+			continue
+		}
 		touched = touched[:0]
-		for j := sg.start[u]; j < sg.start[u+1]; j++ {
+		for j := lo; j < hi; j++ {
 			v, w := sg.to[j], sg.w[j]
 			if v <= u {
 				return nil
@@ -633,164 +664,79 @@ func newReach(sg *searchGraph, key []bool, most int) *reach {
 				best[v] = max(best[v], w)
 				continue
 			}
-			lo := int32(0)
-			if v+1 < int32(n) {
-				lo = end[v+1]
-			}
-			for k := lo; k < end[v]; k++ {
-				b, d := keys[k], w+dist[k]
+			w += r.shift[v]
+			for _, e := range r.list(v) {
+				b, d := e.key, w+e.dist
 				if best[b] == negInf {
 					touched = append(touched, b)
 				}
 				best[b] = max(best[b], d)
 			}
 		}
+		if len(touched) == 0 {
+			continue // an empty list
+		}
 		slices.Sort(touched)
+		if len(cur)+len(touched) > cap(cur) {
+			cur = make([]reachEntry, 0, max(reachChunk, len(touched)))
+			r.chunks = append(r.chunks, cur)
+		}
+		r.chunk[u], r.at[u] = int32(len(r.chunks)-1), int32(len(cur))
+		mx := negInf
 		for _, b := range touched {
-			keys, dist = append(keys, b), append(dist, best[b])
+			if db := best[b]; !dominated(chained, b, db, mx) {
+				cur = append(cur, reachEntry{b, db})
+				if chained != nil && chained[b] {
+					mx = db
+				}
+			}
 			best[b] = negInf
 		}
-		if len(keys) > most {
+		r.n[u] = int32(len(cur)) - r.at[u]
+		r.chunks[len(r.chunks)-1] = cur
+		if r.total += int(r.n[u]); r.total > most {
 			return nil
 		}
-		end[u] = int32(len(keys))
 	}
-	// Lists were appended from the last event to the first; event u's is
-	// keys[end[u+1]:end[u]]. Reverse the order of the lists, keeping
-	// each list's own order.
-	total := int32(len(keys))
-	r.keys, r.dist = make([]int32, total), make([]float64, total)
-	pos := int32(0)
-	for u := range int32(n) {
-		lo := int32(0)
-		if u+1 < int32(n) {
-			lo = end[u+1]
-		}
-		r.at[u] = pos
-		pos += int32(copy(r.keys[pos:], keys[lo:end[u]]))
-		copy(r.dist[r.at[u]:], dist[lo:end[u]])
-	}
-	r.at[n] = pos
 	return r
 }
 
-// list returns event u's reach list.
-func (r *reach) list(u int32) ([]int32, []float64) {
-	return r.keys[r.at[u]:r.at[u+1]], r.dist[r.at[u]:r.at[u+1]]
+// list returns event u's reach list (lengths without shift[u]).
+func (r *reach) list(u int32) []reachEntry {
+	if r.n[u] == 0 {
+		return nil
+	}
+	return r.chunks[r.chunk[u]][r.at[u] : r.at[u]+r.n[u]]
 }
 
-// reachTol is how much shorter than the longest path to a key event a
-// path may be and still be followed by searchRowsCut: far above the
-// rounding of a sum of lengths (about 1e-16 of it), far below the
-// nanosecond by which the engine's paths differ.
-const reachTol = 1e-12
-
 // searchRowsCut is searchRows with cuts and no limit on the events a
-// search visits (the rows of every path to the next cut), with the same
-// rows and the same lengths to the last bit: the reach lists (newReach)
-// give every key event's heads, and each search then follows only the
-// edges on a path within reachTol of the longest to some head, summing
-// lengths in the same order as the full search. Events the full search
-// reaches that lead to no head by a longest path are not visited. ok is
-// false where the reach lists would hold over most entries.
-func searchRowsCut(sg *searchGraph, key []bool, most, workers int) (rows []fixedEdge, ok bool) {
-	r := newReach(sg, key, most)
+// search visits (the rows of every path to the next cut), read from the
+// reach lists (newReach): a key event's list is its search's heads and
+// longest paths, summed from the head back rather than from the key event
+// on (the lengths differ from the search's in the last bits, about 1e-16
+// of them). Where every event is chained (chained not nil), the rows to
+// heads that a chained head before them dominates are left out: pruneRows
+// would drop them. ok is false where the reach lists would hold over
+// most entries.
+func searchRowsCut(sg *searchGraph, key, chained []bool, most int) (rows []fixedEdge, ok bool) {
+	r := newReach(sg, key, chained, most)
 	if r == nil {
 		return nil, false
 	}
-	var keys []int32
+	n := 0
 	for a := range int32(len(key)) {
-		if key[a] && r.at[a+1] > r.at[a] {
-			keys = append(keys, a)
+		if key[a] {
+			n += int(r.n[a])
 		}
 	}
-	workers = max(1, min(workers, len(keys)))
-	parts := make([][]fixedEdge, workers)
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(keys)/workers, (p+1)*len(keys)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sr := newSearcher(sg, key)
-			want := make([]float64, len(key)) // per head of the search, its longest path
-			for _, a := range keys[lo:hi] {
-				parts[p] = sr.along(a, r, want, parts[p])
-			}
-		}()
-	}
-	wg.Wait()
-	for _, p := range parts {
-		rows = append(rows, p...)
+	rows = make([]fixedEdge, 0, n)
+	for a := range int32(len(key)) {
+		if !key[a] {
+			continue
+		}
+		for _, e := range r.list(a) {
+			rows = append(rows, fixedEdge{from: a, to: e.key, w: r.shift[a] + e.dist})
+		}
 	}
 	return rows, true
-}
-
-// along appends the rows of key event a's search (from), visiting only
-// the events on a path within reachTol of the longest to one of a's
-// heads in r; want is scratch of one entry per event.
-func (sr *searcher) along(a int32, r *reach, want []float64, rows []fixedEdge) []fixedEdge {
-	g, key, dist, pend := sr.g, sr.key, sr.dist, sr.pending
-	start, to, wt := g.start, g.to, g.w
-	negInf := math.Inf(-1)
-	heads, hd := r.list(a)
-	for k, b := range heads {
-		want[b] = hd[k]
-	}
-	// near says whether some path through event v, reached at length d,
-	// is within reachTol of the longest to one of a's heads.
-	near := func(v int32, d float64) bool {
-		if key[v] {
-			return true
-		}
-		ks, ds := r.list(v)
-		for k, b := range ks {
-			if x := d + ds[k]; x >= want[b]-reachTol*max(1, math.Abs(want[b])) {
-				return true
-			}
-		}
-		return false
-	}
-	dist[a] = 0
-	sr.touched = append(sr.touched[:0], a)
-	pend[a>>6] |= 1 << (a & 63)
-	left := 1
-	for w := a >> 6; left > 0; {
-		word := pend[w]
-		if word == 0 {
-			w++
-			continue
-		}
-		u := w<<6 | int32(bits.TrailingZeros64(word))
-		pend[w] &^= 1 << (u & 63)
-		left--
-		if u != a && key[u] {
-			continue
-		}
-		du := dist[u]
-		for j := start[u]; j < start[u+1]; j++ {
-			v := to[j]
-			d := du + wt[j]
-			if !near(v, d) {
-				continue
-			}
-			if d > dist[v] {
-				if dist[v] == negInf {
-					sr.touched = append(sr.touched, v)
-					pend[v>>6] |= 1 << (v & 63)
-					left++
-				}
-				dist[v] = d
-			}
-		}
-	}
-	first := len(rows)
-	for _, b := range sr.touched {
-		if b != a && key[b] {
-			rows = append(rows, fixedEdge{from: a, to: b, w: dist[b]})
-		}
-		dist[b] = negInf
-	}
-	slices.SortFunc(rows[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
-	return rows
 }

@@ -37,7 +37,7 @@ type eventGraph struct {
 // them by tail: e → e+1, or, when chained is not nil, from each chained
 // event to the next chained one.
 func newEventGraph(n int, chained []bool, msgs []fixedEdge) *eventGraph {
-	edges := make([]fixedEdge, 0, max(n-1, 0)+len(msgs))
+	edges := make([]fixedEdge, 0, max(n-1, 0))
 	prev := int32(-1)
 	for e := 0; e < n; e++ {
 		if chained != nil && !chained[e] {
@@ -48,23 +48,32 @@ func newEventGraph(n int, chained []bool, msgs []fixedEdge) *eventGraph {
 		}
 		prev = int32(e)
 	}
-	return byTail(n, append(edges, msgs...))
+	return byTail(n, edges, msgs)
 }
 
-// byTail returns the graph of n events with the given edges, sorted by
-// tail (a stable counting sort: edges of one tail keep their order).
-func byTail(n int, edges []fixedEdge) *eventGraph {
-	g := &eventGraph{n: n, start: make([]int32, n+1), edges: make([]fixedEdge, len(edges))}
-	for _, e := range edges {
-		g.start[e.from+1]++
+// byTail returns the graph of n events with the given edges (the
+// concatenation of the lists), sorted by tail (a stable counting sort:
+// edges of one tail keep their order).
+func byTail(n int, lists ...[]fixedEdge) *eventGraph {
+	m := 0
+	for _, l := range lists {
+		m += len(l)
+	}
+	g := &eventGraph{n: n, start: make([]int32, n+1), edges: make([]fixedEdge, m)}
+	for _, l := range lists {
+		for _, e := range l {
+			g.start[e.from+1]++
+		}
 	}
 	for e := 0; e < n; e++ {
 		g.start[e+1] += g.start[e]
 	}
 	next := append([]int32(nil), g.start[:n]...)
-	for _, e := range edges {
-		g.edges[next[e.from]] = e
-		next[e.from]++
+	for _, l := range lists {
+		for _, e := range l {
+			g.edges[next[e.from]] = e
+			next[e.from]++
+		}
 	}
 	return g
 }
@@ -160,7 +169,7 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 // pruning never loses one that matters.
 func pruneRows(n int, cand, tasks []fixedEdge, budget int) (rows []fixedEdge) {
 	// The key graph: candidate rows and tasks at their fastest.
-	kg := byTail(n, append(append([]fixedEdge(nil), cand...), tasks...))
+	kg := byTail(n, cand, tasks)
 	// A row (a, b, L) is implied when a path of two or more edges, or a
 	// task alone, from a to b is at least L long. Edge lengths are not
 	// negative, so −1 marks an event not reached.
@@ -240,4 +249,106 @@ func (g *eventGraph) fill(key []bool, t []float64) {
 			}
 		}
 	}
+}
+
+// eventGraphOf returns newEventGraph(n, chained, msgs) for the edges msgs
+// that messageEdges(ms, nil, event, false, key, &msgs) writes, and the
+// messages that function returns (against the event order, their events
+// marked key), in one pass over ms and without the list msgs between:
+// the engine LP's full graph (lazyRows) has millions of messages.
+func eventGraphOf(n int, chained []bool, ms []Message, event []int, key []bool) (g *eventGraph, back []int32) {
+	g = &eventGraph{n: n, start: make([]int32, n+1)}
+	// kept says whether message i makes an edge: messageEdges' tests,
+	// where only a message within one event is implied by the chain.
+	kept := func(i int) (a, b int32, ok bool) {
+		m := &ms[i]
+		a, b = int32(event[m.Src]), int32(event[m.Dst])
+		return a, b, b > a
+	}
+	chainFrom := make([]bool, n) // the event has a chain edge (first among its edges)
+	prev := int32(-1)
+	for e := range int32(n) {
+		if chained != nil && !chained[e] {
+			continue
+		}
+		if prev >= 0 {
+			chainFrom[prev] = true
+			g.start[prev+1]++
+		}
+		prev = e
+	}
+	for i := range ms {
+		a, b, ok := kept(i)
+		switch {
+		case ok:
+			g.start[a+1]++
+		case b < a || ms[i].Time > 0:
+			key[a], key[b] = true, true
+			back = append(back, int32(i))
+		}
+	}
+	for e := range n {
+		g.start[e+1] += g.start[e]
+	}
+	edges := make([]fixedEdge, g.start[n])
+	next := slices.Clone(g.start[:n])
+	prev = -1
+	for e := range int32(n) {
+		if chained != nil && !chained[e] {
+			continue
+		}
+		if prev >= 0 {
+			edges[next[prev]] = fixedEdge{from: prev, to: e}
+			next[prev]++
+		}
+		prev = e
+	}
+	for i := range ms {
+		if a, b, ok := kept(i); ok {
+			edges[next[a]] = fixedEdge{from: a, to: b, w: ms[i].Time}
+			next[a]++
+		}
+	}
+	// One edge per pair of events among each tail's messages, in the
+	// place of the pair's first, with the longest length.
+	var at map[int32]int32 // head → place, for a tail of many edges
+	out := int32(0)
+	for e := range int32(n) {
+		lo, hi := g.start[e], g.start[e+1]
+		g.start[e] = out
+		if chainFrom[e] {
+			edges[out] = edges[lo]
+			out++
+			lo++
+		}
+		first := out
+		if hi-lo > 16 {
+			at = make(map[int32]int32, hi-lo)
+		}
+		for j := lo; j < hi; j++ {
+			x := edges[j]
+			dup := int32(-1)
+			if hi-lo <= 16 {
+				for k := first; k < out; k++ {
+					if edges[k].to == x.to {
+						dup = k
+						break
+					}
+				}
+			} else if k, ok := at[x.to]; ok {
+				dup = k
+			} else {
+				at[x.to] = out
+			}
+			if dup >= 0 {
+				edges[dup].w = math.Max(edges[dup].w, x.w)
+				continue
+			}
+			edges[out] = x
+			out++
+		}
+	}
+	g.start[n] = out
+	g.edges = edges[:out]
+	return g, back
 }

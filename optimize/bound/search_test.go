@@ -11,10 +11,11 @@ import (
 // TestSearchRows checks the row searches on random forward event graphs
 // with cuts against the definition: from every key event a, the longest
 // path to every key event b through events that are not key, none past
-// the first cut after a, as a dynamic program over the events in order.
-// The searches on 1 and 3 goroutines give the same rows, also where the
-// visit budget runs out part-way (then the rows are those of the searches
-// made in order).
+// the first cut after a, as a dynamic program over the events in order
+// (searchRowsCut's lengths, summed backwards, to rounding). The searches
+// on 1 and 3 goroutines give the same rows, also where the visit budget
+// runs out part-way (then the rows are those of the searches made in
+// order).
 func TestSearchRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	for k := 0; k < 300; k++ {
@@ -84,11 +85,9 @@ func TestSearchRows(t *testing.T) {
 			}
 		}
 		if len(cuts) > 0 {
-			for _, w := range []int{1, 3} {
-				got, ok := searchRowsCut(sg, key, 1<<40, w)
-				if !ok || !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
-					t.Fatalf("case %d (%d events, %d cuts), %d goroutines: searchRowsCut: %d rows (ok %v), want %d", k, n, len(cuts), w, len(got), ok, len(want))
-				}
+			got, ok := searchRowsCut(sg, key, nil, 1<<40)
+			if !ok || !sameRows(got, want, 1e-14) {
+				t.Fatalf("case %d (%d events, %d cuts): searchRowsCut: %d rows (ok %v), want %d", k, n, len(cuts), len(got), ok, len(want))
 			}
 		}
 		// A budget that runs out: the searches one after the other, the
@@ -116,5 +115,88 @@ func TestSearchRows(t *testing.T) {
 				t.Fatalf("case %d: budget %d, %d goroutines: %d rows, one search after the other %d", k, budget, w, len(got), len(ref))
 			}
 		}
+	}
+}
+
+// sameRows says whether two lists of rows have the same ends, in order,
+// and lengths within tol (relative, at least absolute).
+func sameRows(got, want []fixedEdge, tol float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for j := range got {
+		g, w := got[j], want[j]
+		if g.from != w.from || g.to != w.to || g.task != w.task || math.Abs(g.w-w.w) > tol*max(1, math.Abs(w.w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSearchRowsDominated checks searchRowsCut on random event graphs
+// with a chain through the chained events (each one key, as power events
+// are) and cuts: its rows are the longest paths of the definition less
+// those to a chained head that a chained head before it reaches by a path
+// at least as long, and pruneRows keeps the same rows from them as from
+// every row of the definition (the left-out rows are implied by the chain).
+// Lengths are multiples of 1/64, so that every sum is exact.
+func TestSearchRowsDominated(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	dropped := 0
+	for k := 0; k < 300; k++ {
+		n := 2 + rng.Intn(600)
+		key, chained := make([]bool, n), make([]bool, n)
+		key[0], key[n-1], chained[0], chained[n-1] = true, true, true, true
+		for e := 1; e < n-1; e++ {
+			switch rng.Intn(8) {
+			case 0:
+				key[e], chained[e] = true, true
+			case 1:
+				key[e] = true
+			}
+		}
+		var cuts []int32
+		for e := 1; e < n-1; e++ {
+			if chained[e] && rng.Intn(6) == 0 {
+				cuts = append(cuts, int32(e))
+			}
+		}
+		var edges []fixedEdge
+		for e := 0; e+1 < n; e++ {
+			for j := rng.Intn(3); j >= 0; j-- {
+				to := e + 1 + rng.Intn(min(n-e-1, 1+rng.Intn(30)))
+				edges = append(edges, fixedEdge{from: int32(e), to: int32(to), w: float64(rng.Intn(64)) / 64})
+			}
+		}
+		g := newEventGraph(n, chained, edges)
+		sg := newSearchGraph(g, key, cuts)
+		all := searchRows(sg, key, n, 1<<40, cuts, 1) // the definition (TestSearchRows)
+		var want []fixedEdge
+		for lo := 0; lo < len(all); {
+			hi := lo
+			mx := math.Inf(-1)
+			for ; hi < len(all) && all[hi].from == all[lo].from; hi++ {
+				r := all[hi]
+				if chained[r.to] && r.w <= mx {
+					continue
+				}
+				want = append(want, r)
+				if chained[r.to] {
+					mx = r.w
+				}
+			}
+			lo = hi
+		}
+		got, ok := searchRowsCut(sg, key, chained, 1<<40)
+		if !ok || !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("case %d (%d events, %d cuts): %d rows (ok %v), want %d", k, n, len(cuts), len(got), ok, len(want))
+		}
+		dropped += len(all) - len(got)
+		if p, q := pruneRows(n, got, nil, 1<<62), pruneRows(n, all, nil, 1<<62); !reflect.DeepEqual(p, q) {
+			t.Fatalf("case %d: pruned, %d rows from the dominant ones, %d from all", k, len(p), len(q))
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("no row was dominated")
 	}
 }

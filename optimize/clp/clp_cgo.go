@@ -281,6 +281,50 @@ func (m *Model) ResolveContext(ctx context.Context) (*Result, error) {
 	return m.result()
 }
 
+// Basis returns the basis of the last solve: a status per column, then
+// per row, in CLP's encoding, for SetBasis on a model of the same shape.
+// It fails where the last solve left no basis (none yet, the barrier
+// without crossover, a stopped solve).
+func (m *Model) Basis() ([]byte, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	if !m.solved || !m.hasBasis {
+		return nil, errors.New("clp: no basis to return (nothing solved to a basis)")
+	}
+	b := make([]byte, m.nc+m.nr)
+	if len(b) == 0 {
+		return b, nil
+	}
+	var e errBuf
+	if err := e.check(C.capsim_clp_get_status(m.p, (*C.uchar)(unsafe.Pointer(&b[0])), e.ptr()), "reading the basis"); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// SetBasis makes b, another model's Basis, this model's basis, so that
+// Resolve starts the dual simplex from it: on a model of the same rows
+// and columns with other coefficients or bounds (the LP of another
+// stretch of the same shape), a basis near its optimum. Any basis gives
+// the optimum; a poor one only costs iterations.
+func (m *Model) SetBasis(b []byte) error {
+	if err := m.usable(); err != nil {
+		return err
+	}
+	if len(b) != m.nc+m.nr {
+		return fmt.Errorf("clp: a basis of %d statuses for %d columns and %d rows", len(b), m.nc, m.nr)
+	}
+	if len(b) > 0 {
+		var e errBuf
+		if err := e.check(C.capsim_clp_set_status(m.p, (*C.uchar)(unsafe.Pointer(&b[0])), e.ptr()), "setting the basis"); err != nil {
+			return err
+		}
+	}
+	m.solved, m.hasBasis = true, true
+	return nil
+}
+
 // run calls solve, stopping it when ctx is done.
 func (m *Model) run(ctx context.Context, what string, solve func(*errBuf) C.int) error {
 	if err := ctx.Err(); err != nil {

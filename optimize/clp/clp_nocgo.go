@@ -43,6 +43,12 @@ func (m *Model) Solve(method Method) (*Result, error) { return nil, ErrNoSolver 
 // Resolve fails.
 func (m *Model) Resolve() (*Result, error) { return nil, ErrNoSolver }
 
+// Basis fails: no solver.
+func (m *Model) Basis() ([]byte, error) { return nil, ErrNoSolver }
+
+// SetBasis fails: no solver.
+func (m *Model) SetBasis(b []byte) error { return ErrNoSolver }
+
 // WriteMPS fails.
 func (m *Model) WriteMPS(path string) error { return ErrNoSolver }
 

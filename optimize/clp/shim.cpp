@@ -167,6 +167,21 @@ int capsim_clp_initial_solve(capsim_clp *m, int method, int presolve, char *err)
   });
 }
 
+int capsim_clp_get_status(capsim_clp *m, unsigned char *out, char *err) {
+  return guard(err, [&] {
+    int n = m->model.numberColumns() + m->model.numberRows();
+    const unsigned char *st = m->model.statusArray();
+    if (st == nullptr) {
+      throw CoinError("no basis", "capsim_clp_get_status", "ClpSimplex");
+    }
+    std::memcpy(out, st, n);
+  });
+}
+
+int capsim_clp_set_status(capsim_clp *m, const unsigned char *in, char *err) {
+  return guard(err, [&] { m->model.copyinStatus(in); });
+}
+
 int capsim_clp_dual(capsim_clp *m, char *err) {
   return guard(err, [&] { m->model.dual(0); });
 }

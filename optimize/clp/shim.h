@@ -31,6 +31,11 @@ int capsim_clp_chg_col_upper(capsim_clp *m, const double *up, char *err);
    handler is switched off (ClpSolve special option 2). */
 int capsim_clp_initial_solve(capsim_clp *m, int method, int presolve, char *err);
 int capsim_clp_dual(capsim_clp *m, char *err);
+/* capsim_clp_get_status copies the basis (a status byte per column, then
+   per row: numberColumns + numberRows bytes) into out;
+   capsim_clp_set_status makes in the model's basis. */
+int capsim_clp_get_status(capsim_clp *m, unsigned char *out, char *err);
+int capsim_clp_set_status(capsim_clp *m, const unsigned char *in, char *err);
 /* Asks a running solve to stop at its next iteration (thread-safe);
    capsim_clp_clear_stop rearms the model. */
 void capsim_clp_stop(capsim_clp *m);
