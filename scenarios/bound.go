@@ -815,6 +815,7 @@ type rounded struct {
 	opRel, msgRel []int64   // per operation: Net.Starts (staggered, engine LP)
 	parts         [][]taskPart
 	phases        [][]power.Phase
+	first         *staggerFirst // stagger's first round where staggerFits ran it (r as it left it)
 }
 
 // set prices task i as its choice says (its faster stretch first), or

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -226,6 +227,78 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 			b.ReportMetric(r.solveCPU, "replay-solve-cpu-s")
 			b.ReportMetric(e.wall/r.wall, "wall-ratio")
 			b.ReportMetric(e.cpu/r.cpu, "cpu-ratio")
+		})
+	}
+}
+
+// BenchmarkLPPolicyScaled times the lp policy of capsim bound
+// (LPPolicy.Replay: the search for headroom on a fork of the LP, its
+// probes' re-solves and floor replays, the staggered replays) at the six
+// caps of the README's LP table (28.1–43.8 W a rank) on stencilScaled's
+// 1k and 10k cases with the engine LP, the LP built and each cap solved
+// outside the timing, as capsim bound does (its lp column's numbers). It
+// reports the policy's CPU and wall seconds over the six caps and their
+// mean gap to the bound:
+//
+//	go test ./scenarios -run '^$' -benchtime 1x -bench LPPolicyScaled
+func BenchmarkLPPolicyScaled(b *testing.B) {
+	if !clp.Available() {
+		b.Skip("no solver")
+	}
+	for _, c := range []struct {
+		name          string
+		px, py, iters int
+	}{{"1k", 8, 4, 32}, {"10k", 16, 8, 80}} {
+		b.Run(c.name, func(b *testing.B) {
+			sc := stencilScaled(b, c.px, c.py, c.iters, MessagesEngine)
+			t, err := sc.Trace(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := sc.Graph(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, net := &sc.Machines[0], sc.Net()
+			d, o, plan, err := sc.BoundLPNet(t, m, net)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var cpu, wall, gap float64
+			caps := 0
+			for i := 0; i < b.N; i++ {
+				s, err := bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks()}) // as capsim bound's
+				if err != nil {
+					b.Fatal(err)
+				}
+				pol, err := sc.NewLPPolicy(s, g, t, d, plan, m, net)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := range 6 {
+					capW := (900 + 100*float64(k)) * float64(c.px*c.py) / 32
+					res, err := s.Solve(m.LPCap(capW))
+					if err != nil {
+						b.Fatal(err)
+					}
+					c0, t0 := cpuSeconds(), time.Now()
+					met, _, _, err := pol.Replay(context.Background(), capW, res)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpu += cpuSeconds() - c0
+					wall += time.Since(t0).Seconds()
+					if met.OverCapNs > 0 {
+						b.Errorf("%g W: over the cap for %d ns", capW, met.OverCapNs)
+					}
+					gap += float64(met.MakespanNs)/(res.Makespan*1e9) - 1
+					caps++
+				}
+				s.Close()
+			}
+			b.ReportMetric(cpu/float64(b.N), "lp-cpu-s")
+			b.ReportMetric(wall/float64(b.N), "lp-s")
+			b.ReportMetric(100*gap/float64(caps), "mean-gap-%")
 		})
 	}
 }

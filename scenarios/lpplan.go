@@ -28,8 +28,8 @@ import (
 // about half a P-state step of one core: on the default scenario it is
 // 0–0.5 % over the bound at every cap, against 0–4.5 % without headroom.
 const (
-	// headroomFirst is the first headroom tried, in quanta; each next
-	// try doubles it, up to headroomMost.
+	// headroomFirst is the least headroom tried, in quanta; the others
+	// double it, up to headroomMost.
 	headroomFirst = 1.0 / 8
 	// headroomMost is the most headroom tried, in quanta, unless
 	// headroomShare of the job cap is more: a replay also goes over the
@@ -45,27 +45,18 @@ const (
 )
 
 // lpPlanner is a copy of a bounder's LP that the lp policy solves at the
-// cap less headroom values (replayLP): in a sweep, a fork of the LP's
-// chain right after it solved the cap (bounder.fork), so that every
+// cap less headroom values (replayLP): a fork of the LP right after it
+// solved the cap (in a sweep its chain's, bounder.fork; in capsim bound
+// the caller's, LPPolicy), so that every
 // cap's search starts from the basis of the bound at that cap, whatever
 // was planned before, and the caps' searches run at the same time.
 type lpPlanner struct {
 	s        *bound.Solver
 	bd       *bounder
 	quantumW float64 // the largest power step between adjacent hull points
-}
-
-// newLPPlanner copies bd's LP for the lp policy (bound.Solver.Clone: the
-// LP as built, without its search for rows); nil where bd has no solver.
-func (sc *Scenario) newLPPlanner(bd *bounder) (*lpPlanner, error) {
-	if bd == nil || bd.s == nil {
-		return nil, nil
-	}
-	s, err := bd.s.Clone()
-	if err != nil {
-		return nil, fmt.Errorf("lp policy: %w", err)
-	}
-	return &lpPlanner{s: s, bd: bd, quantumW: powerQuantum(bd.d)}, nil
+	// fork, where s is nil, takes s when the search first solves (a cap
+	// whose schedule fits as it is needs no copy of the LP).
+	fork func() (*bound.Solver, error)
 }
 
 // lpPoint is the lp policy's point at job cap capW on g: the replay of
@@ -92,12 +83,6 @@ func (sc *Scenario) lpPoint(ctx context.Context, bd *bounder, g *graph.Graph, ca
 	return met, run, b, nil
 }
 
-func (p *lpPlanner) close() {
-	if p != nil && p.s != nil {
-		p.s.Close()
-	}
-}
-
 // powerQuantum is the largest difference in power between adjacent
 // points of a task's hull: the most that one task moving between the two
 // points of its mix changes the job's instantaneous power.
@@ -114,6 +99,13 @@ func powerQuantum(d *bound.DAG) float64 {
 // solveAt solves the planner's LP at a job cap less headroomW watts; nil
 // where it has no schedule there.
 func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*bound.Bound, error) {
+	if p.s == nil {
+		s, err := p.fork()
+		if err != nil {
+			return nil, fmt.Errorf("lp policy at %g W: %w", jobCapW, err)
+		}
+		p.s = s
+	}
 	return solveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
 }
 
@@ -159,24 +151,35 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	}
 	bestR, bestH := r0, 0.0
 	if !fits && p.quantumW > 0 {
-		lo, hi := 0.0, -1.0
-		var hiR *rounded
+		// The tries are headroomFirst quanta doubled k times, k = 0…K, up
+		// to the most; the least that fits is found by bisection on k (a
+		// try below the LP's least feasible cap counts as too much
+		// headroom), which takes the try that doubling from the first
+		// would stop at, where fitting is monotone in the headroom, with
+		// ⌈log2(K+2)⌉ tries instead of up to K+1: at 10^4 tasks (128
+		// ranks) the least headroom that fits is 5–9 quanta, the first
+		// try that fits 6 or 7 doublings of the least.
 		most := math.Max(headroomMost*p.quantumW, headroomShare*capW)
+		var tries []float64
 		for h := headroomFirst * p.quantumW; h <= most; h *= 2 {
-			b, r, ok, err := probe(h)
-			if err != nil {
-				return Metrics{}, nil, lpChoice{}, err
-			}
-			if b == nil { // below the LP's least feasible cap
-				break
-			}
-			if ok {
-				hi, hiR = h, r
-				break
-			}
-			lo = h
+			tries = append(tries, h)
 		}
-		if hi > 0 {
+		fitted := map[int]*rounded{} // the schedules of the tries that fit
+		top, err := leastTry(len(tries), func(k int) (bool, bool, error) {
+			b, r, ok, err := probe(tries[k])
+			if ok {
+				fitted[k] = r
+			}
+			return ok, b != nil, err
+		})
+		if err != nil {
+			return Metrics{}, nil, lpChoice{}, err
+		}
+		if topR := fitted[top]; topR != nil {
+			lo, hi, hiR := 0.0, tries[top], topR
+			if top > 0 {
+				lo = tries[top-1]
+			}
 			for range headroomBisect {
 				h := (lo + hi) / 2
 				b, r, ok, err := probe(h)
@@ -210,6 +213,36 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	return met, run, choiceOf(bestR, bestH), nil
 }
 
+// leastTry returns the least k in [0, n) at which try fits, or n where
+// none does, by bisection, assuming that a try fits at every k above one
+// that fits: with at most ⌈log2(n+1)⌉ tries instead of the k+1 of trying
+// 0, 1, … in turn. try also reports whether any try at k or above can
+// fit (false: none can, as for headroom below the LP's least feasible
+// cap), and an error, which ends the search.
+func leastTry(n int, try func(k int) (fits, more bool, err error)) (int, error) {
+	lo, top := -1, n // no fit at lo or below; a fit at top (n: none known)
+	found := false   // whether top fits (else top is n, or none fits from top on)
+	for top-lo > 1 {
+		k := lo + (top-lo)/2
+		fits, more, err := try(k)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case fits:
+			top, found = k, true
+		case !more:
+			top, found = k, false
+		default:
+			lo = k
+		}
+	}
+	if !found {
+		return n, nil
+	}
+	return top, nil
+}
+
 // lpChoice is what the lp policy chose at a cap.
 type lpChoice struct {
 	HeadroomW float64 // the LP was solved at the cap less this much task power
@@ -228,40 +261,49 @@ func choiceOf(r *rounded, h float64) lpChoice {
 
 // LPPolicy is a sweep's lp policy (the LP's schedule at the least
 // headroom under the cap that replays within it at every instant, see
-// docs/bound.md) over an LP its caller built, for callers that solve the
-// LP themselves at caps of their own (capsim bound). It solves a copy of
-// the LP (bound.Solver.Clone) at the caps in the order Replay is called.
+// docs/bound.md) over an LP its caller built and solves at caps of its
+// own (capsim bound). As the sweep's, it plans each cap on a fork of the
+// caller's LP right after the caller solved it (bound.Solver.Fork), so
+// that its search for headroom starts from the basis of the bound at
+// that cap and the schedule at the cap itself is the bound's own.
 type LPPolicy struct {
 	sc  *Scenario
 	g   *graph.Graph
 	net network.LogGOPS
-	p   *lpPlanner
+	bd  *bounder
+	q   float64 // powerQuantum of the LP's DAG
 }
 
 // NewLPPolicy returns the lp policy over solver s of DAG d (built from
 // trace t on machine m; plan is the engine LP's Net, or nil), replaying
-// on graph g under net.
+// on graph g under net. The caller keeps s, and closes it after the
+// policy's last Replay.
 func (sc *Scenario) NewLPPolicy(s *bound.Solver, g *graph.Graph, t *mpi.Trace, d *bound.DAG, plan *bound.Net, m *Machine, net network.LogGOPS) (*LPPolicy, error) {
-	p, err := sc.newLPPlanner(&bounder{s: s, m: m, d: d, t: t, n: plan, sc: sc, net: net})
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
+	if s == nil {
 		return nil, fmt.Errorf("lp policy: no LP solver")
 	}
-	return &LPPolicy{sc: sc, g: g, net: net, p: p}, nil
+	return &LPPolicy{sc: sc, g: g, net: net, bd: &bounder{s: s, m: m, d: d, t: t, n: plan, sc: sc, net: net}, q: powerQuantum(d)}, nil
 }
 
-// Replay replays the lp policy at job cap capW and returns its metrics
-// (BoundNs unset), the headroom in watts its LP was solved with, and how
-// many tasks switch P-state mid-task.
-func (l *LPPolicy) Replay(ctx context.Context, capW float64) (met Metrics, headroomW float64, switches int, err error) {
-	met, _, c, err := l.sc.replayLP(ctx, l.p, l.g, capW, l.net, nil)
+// Replay replays the lp policy at job cap capW, where b is the schedule
+// the policy's solver has just computed at capW (its last solve), and
+// returns its metrics (BoundNs unset), the headroom in watts its LP was
+// solved with, and how many tasks switch P-state mid-task. It plans on a
+// fork of the solver, taken when its search first re-solves and closed
+// before it returns: the solver is left as it was.
+func (l *LPPolicy) Replay(ctx context.Context, capW float64, b *bound.Bound) (met Metrics, headroomW float64, switches int, err error) {
+	if b == nil {
+		return Metrics{}, 0, 0, fmt.Errorf("lp policy at %g W: no LP schedule", capW)
+	}
+	p := &lpPlanner{bd: l.bd, quantumW: l.q, fork: l.bd.s.Fork}
+	defer func() {
+		if p.s != nil {
+			p.s.Close()
+		}
+	}()
+	met, _, c, err := l.sc.replayLP(ctx, p, l.g, capW, l.net, b)
 	return met, c.HeadroomW, c.Switches, err
 }
-
-// Close frees the policy's copy of the LP.
-func (l *LPPolicy) Close() { l.p.close() }
 
 // better reports whether replay a beats b for the lp policy: within the
 // cap before over it, then the sooner end, then less energy.

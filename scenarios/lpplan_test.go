@@ -2,10 +2,12 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 )
 
@@ -126,5 +128,96 @@ func TestLPPolicyGPUNode(t *testing.T) {
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// leastTry finds the try that trying 0, 1, … in turn stops at (the first
+// that fits; none where a try below the LP's least feasible cap comes
+// first), for every threshold of fitting and of feasibility on up to 9
+// tries, with at most ⌈log2(n+1)⌉ tries: 4 for the 8 doublings of headroom
+// at 10^4 tasks, where trying in turn took up to 8.
+func TestLeastTry(t *testing.T) {
+	for _, tc := range []struct{ n, most int }{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {5, 3}, {8, 4}, {9, 4}} {
+		for fit := 0; fit <= tc.n; fit++ { // the least k that fits (n: none)
+			for feasible := fit; feasible <= tc.n; feasible++ { // the least k below the least feasible cap
+				want := tc.n
+				for k := 0; k < tc.n && k < feasible; k++ {
+					if k >= fit {
+						want = k
+						break
+					}
+				}
+				tries := 0
+				got, err := leastTry(tc.n, func(k int) (bool, bool, error) {
+					tries++
+					if k < 0 || k >= tc.n {
+						t.Fatalf("n %d: tried %d", tc.n, k)
+					}
+					return k >= fit && k < feasible, k < feasible, nil
+				})
+				if err != nil || got != want || tries > tc.most {
+					t.Errorf("n %d, fits from %d, feasible below %d: got %d (%v) in %d tries, want %d in at most %d",
+						tc.n, fit, feasible, got, err, tries, want, tc.most)
+				}
+			}
+		}
+	}
+	// Infeasible everywhere: none.
+	if got, _ := leastTry(4, func(int) (bool, bool, error) { return false, false, nil }); got != 4 {
+		t.Errorf("nothing feasible: got %d, want 4", got)
+	}
+	// An error ends the search.
+	errStop := errors.New("stop")
+	if _, err := leastTry(4, func(int) (bool, bool, error) { return false, true, errStop }); !errors.Is(err, errStop) {
+		t.Errorf("error %v, want %v", err, errStop)
+	}
+}
+
+// stagger on a schedule that staggerFits probed goes on from the probe's
+// first round (r.first) instead of replaying it: the outcome is the same
+// as stagger on the same schedule unprobed, at the caps where the schedule
+// at the cap itself fits as it is and where it does not.
+func TestStaggerAfterProbe(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, tr, g, m, bd := defaultBounder(t)
+	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
+	seen := map[bool]int{}
+	for _, capW := range sc.Sweep.CapsW {
+		b, err := bd.solve(context.Background(), capW)
+		if err != nil || b == nil {
+			t.Fatalf("%g W: %v", capW, err)
+		}
+		fresh, err := roundLP(g, bd.d, b, ro, bd.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := sc.stagger(g, tr, fresh, capW, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		probed, err := roundLP(g, bd.d, b, ro, bd.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits, err := sc.staggerFits(g, tr, probed, capW, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if probed.first == nil {
+			t.Fatalf("%g W: the probe kept no first round", capW)
+		}
+		seen[fits]++
+		got, _, err := sc.stagger(g, tr, probed, capW, m, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || probed.first != nil {
+			t.Errorf("%g W (fits %v): stagger after the probe %+v, unprobed %+v", capW, fits, got, want)
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("caps where the schedule fits as it is / does not: %d / %d; want both", seen[true], seen[false])
 	}
 }

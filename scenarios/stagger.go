@@ -66,6 +66,10 @@ func (sc *Scenario) staggerFits(g *graph.Graph, t *mpi.Trace, r *rounded, jobCap
 // staggerRounds is stagger; it also reports whether its first round placed
 // every faster stretch in full over a floor within the cap, and with probe
 // set it returns that after the first round, without the final replay.
+//
+// A probe keeps its first round in r.first, so that stagger on the same
+// schedule later goes on from there instead of replaying that round again:
+// the floor replay and placement are the same, so is the outcome.
 func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobCapW float64, m *Machine, net network.LogGOPS, probe bool) (Metrics, *taskRun, bool, error) {
 	n := len(r.ch)
 	allow := make([]float64, n) // seconds at the faster point; −1: the choice's
@@ -73,7 +77,20 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		allow[i] = -1
 	}
 	var fits bool
-	for round := 0; ; round++ {
+	first := 0
+	if f := r.first; f != nil && !probe {
+		r.first = nil
+		fits = f.fits
+		if f.placed != nil {
+			met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, f.placed, r.release, r.opRel, r.msgRel, jobCapW, m, net)
+			if err != nil {
+				return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
+			}
+			return met, run, fits, nil
+		}
+		allow, first = f.allow, 1
+	}
+	for round := first; ; round++ {
 		floor := make([][]power.Phase, n)
 		var split []int
 		for i := range floor {
@@ -135,6 +152,13 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		if round == 0 {
 			fits = !missed && curve.Over(jobCapW) == 0
 			if probe {
+				f := &staggerFirst{fits: fits}
+				if missed {
+					f.allow = allow
+				} else {
+					f.placed = placed
+				}
+				r.first = f
 				return Metrics{}, nil, fits, nil
 			}
 		}
@@ -147,6 +171,16 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		}
 		return met, run, fits, nil
 	}
+}
+
+// staggerFirst is what stagger's first round left of a schedule that a
+// probe (staggerFits) replayed: whether it fits, and either where every
+// faster stretch went (none missed: the final replay's phases) or the
+// faster stretches the second round allows (some missed).
+type staggerFirst struct {
+	fits   bool
+	placed [][]power.Phase
+	allow  []float64
 }
 
 // sharedDevice reports whether a part of task i runs on an accelerator

@@ -331,7 +331,6 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				if lpPol, err = sc.NewLPPolicy(s, g, t, d, plan, m, net); err != nil {
 					return err
 				}
-				defer lpPol.Close()
 			}
 			minLP, _ := s.MinFeasibleCap()
 			minCap := minLP + m.BaseW()
@@ -387,7 +386,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				switches := 0
 				roundName := rounding
 				if lpPol != nil {
-					if rd, _, switches, err = lpPol.Replay(ctx, cw); err != nil {
+					if rd, _, switches, err = lpPol.Replay(ctx, cw, b); err != nil {
 						if ctx.Err() != nil {
 							stopped = interrupted(ctx, err)
 							break
