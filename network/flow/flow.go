@@ -6,17 +6,20 @@
 // is full; the flows crossing that link are frozen at their share, and
 // filling goes on with the others.
 //
-// Rates are updated incrementally. When a flow starts or ends, the
-// connected component of flows linked to it through shared links is
-// re-rated by progressive filling; flows outside it share no link with it,
-// so their rates stay max-min fair as they were, and the rates are those
-// of progressive filling over all flows. (Neighbours re-rates only the
-// flows sharing a link with the one that starts or ends, setting aside
-// the capacity the others use: cheaper, but not max-min fair.) Every
-// re-rated flow whose rate changes is charged the bytes it sent at its old
-// rate up to now, and gets a new completion time and a new version number;
-// a caller that scheduled a completion event for the old version can tell
-// that event is stale.
+// Rates are updated incrementally and exactly: after every start and end
+// they are the max-min fair rates over all flows, to rounding. Only the
+// flows linked to the one that starts or ends through shared links (its
+// connected component) can change rate, and few of them do: the flows
+// sharing its links are re-rated with the capacity the others use set
+// aside, the set is grown by the flows that lost their bottleneck (a
+// saturated link on which no flow is faster, Bertsekas and Gallager
+// §6.5.2) until every flow has one, and only where the set grows large is
+// the whole component re-rated. (Neighbours re-rates only the flows
+// sharing a link with the one that starts or ends: cheaper, but not
+// max-min fair.) Every re-rated flow whose rate changes is charged the
+// bytes it sent at its old rate up to now, and gets a new completion time
+// and a new version number; a caller that scheduled a completion event
+// for the old version can tell that event is stale.
 //
 // A Net allocates nothing per flow once its slices have grown to the
 // run's largest number of concurrent flows.
@@ -125,7 +128,9 @@ type Net struct {
 	// that starts or ends, rather than their whole connected component:
 	// cheaper where components are large, but not max-min fair (a flow
 	// two links away keeps a stale rate until a neighbour of its own
-	// starts or ends).
+	// starts or ends). Set it before the first Start: the exact
+	// re-rating relies on every flow's bottleneck, which the re-rating of
+	// neighbours does not keep.
 	Neighbours bool
 
 	links []link
