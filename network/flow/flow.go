@@ -147,8 +147,9 @@ type Net struct {
 	active                []int32 // fillScan's links
 	grow                  []int32 // rerateLocal's flows to add
 
-	// Re-ratings by rerateLocal (the set it settled on, and the rounds
-	// it grew the set) and by the whole component, for tests.
+	// For tests: the re-ratings rerateLocal settled, the rounds in which
+	// it grew its set, and the re-ratings of whole components; localMax
+	// is the most flows of rerateLocal's set (the constant localMax).
 	nLocal, nRounds, nWhole int64
 	localMax                int
 }
