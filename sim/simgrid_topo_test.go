@@ -104,7 +104,7 @@ var sgCases = []sgCase{
 	// all-equal sizes; with sizes jittered by a byte or a few the two
 	// agree on average (TestA2AJitterAgreesWithSimGrid,
 	// docs/network.md).
-	{"ft64o-a2a", "a2a", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,2,2;1,1,1", ft64o, 0.06, true, false, false},
+	{"ft64o-a2a", "a2a", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,2,2;1,1,1", ft64o, 0.07, true, false, false},
 	{"ft64o-perm", "perm", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,2,2;1,1,1", ft64o, 0.05, false, false, false},
 	{"df16-ring", "ring", 16, 1 << 20, "DRAGONFLY", "4,1;1,1;4,1;1", df16, 0.02, false, false, false},
 	{"df16-a2a", "a2a", 16, 1 << 20, "DRAGONFLY", "4,1;1,1;4,1;1", df16, 0.05, false, false, false},
@@ -120,7 +120,7 @@ var sgCases = []sgCase{
 	// Chaotic: SimGrid's makespan moves by 17 % and capsim's by 15 % when
 	// the messages grow or shrink by 1 or 100 bytes; the means of the 5
 	// sizes agree within 1.3 % (docs/network.md).
-	{"df256-a2a", "a2a", 256, 1 << 16, "DRAGONFLY", "8,1;1,1;8,1;4", df256, 0.20, true, true, false},
+	{"df256-a2a", "a2a", 256, 1 << 16, "DRAGONFLY", "8,1;1,1;8,1;4", df256, 0.25, true, true, false},
 	{"tor256-perm", "perm", 256, 1 << 18, "TORUS", "16,16", tor256, 0.05, false, false, false},
 	{"tor256-stencil", "stencil", 256, 1 << 18, "TORUS", "16,16", tor256, 0.02, false, false, false},
 	{"df256-perm", "perm", 256, 1 << 18, "DRAGONFLY", "8,1;1,1;8,1;4", df256, 0.05, false, false, false},

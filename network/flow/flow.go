@@ -6,17 +6,20 @@
 // is full; the flows crossing that link are frozen at their share, and
 // filling goes on with the others.
 //
-// Rates are updated incrementally. When a flow starts or ends, the
-// connected component of flows linked to it through shared links is
-// re-rated by progressive filling; flows outside it share no link with it,
-// so their rates stay max-min fair as they were, and the rates are those
-// of progressive filling over all flows. (Neighbours re-rates only the
-// flows sharing a link with the one that starts or ends, setting aside
-// the capacity the others use: cheaper, but not max-min fair.) Every
-// re-rated flow whose rate changes is charged the bytes it sent at its old
-// rate up to now, and gets a new completion time and a new version number;
-// a caller that scheduled a completion event for the old version can tell
-// that event is stale.
+// Rates are updated incrementally and exactly: after every start and end
+// they are the max-min fair rates over all flows, to rounding. Only the
+// flows linked to the one that starts or ends through shared links (its
+// connected component) can change rate, and few of them do: the flows
+// sharing its links are re-rated with the capacity the others use set
+// aside, the set is grown by the flows that lost their bottleneck (a
+// saturated link on which no flow is faster, Bertsekas and Gallager
+// §6.5.2) until every flow has one, and only where the set grows large is
+// the whole component re-rated. (Neighbours re-rates only the flows
+// sharing a link with the one that starts or ends: cheaper, but not
+// max-min fair.) Every re-rated flow whose rate changes is charged the
+// bytes it sent at its old rate up to now, and gets a new completion time
+// and a new version number; a caller that scheduled a completion event
+// for the old version can tell that event is stale.
 //
 // A Net allocates nothing per flow once its slices have grown to the
 // run's largest number of concurrent flows.
@@ -82,6 +85,10 @@ type fill struct {
 	wsum float64 // weight of the unfrozen flows
 	cnt  int32   // unfrozen flows
 	mark uint32
+	// The link's load and fastest flow (rate over weight) at the rates
+	// being verified (rerateLocal), valid while vmark is Net.vepoch.
+	load, fastest float64
+	vmark         uint32
 }
 
 // hop is a link of a flow's route and the flow's index in that link's
@@ -105,6 +112,10 @@ type flowState struct {
 	live      bool
 	frozen    bool
 	mark      uint32
+	vmark     uint32 // checked by rerateLocal's verification vmark
+	// bneck is a bottleneck link of the flow's (saturated, no faster
+	// flow crossing it), kept up to date by the exact re-ratings.
+	bneck int32
 	// Payload for the caller.
 	A, B int32
 	C    int64
@@ -117,25 +128,35 @@ type Net struct {
 	// that starts or ends, rather than their whole connected component:
 	// cheaper where components are large, but not max-min fair (a flow
 	// two links away keeps a stale rate until a neighbour of its own
-	// starts or ends).
+	// starts or ends). Set it before the first Start: the exact
+	// re-rating relies on every flow's bottleneck, which the re-rating of
+	// neighbours does not keep.
 	Neighbours bool
 
 	links []link
 	pool  []member // the links' flows after their first
 	fill  []fill
 
-	flows []flowState
-	free  []int32
-	epoch uint32
+	flows  []flowState
+	free   []int32
+	epoch  uint32
+	vepoch uint32
 
 	compF, compL, changed []int32
 	queue                 []int32
 	active                []int32 // fillScan's links
+	grow                  []int32 // rerateLocal's flows to add
+
+	// For tests: the re-ratings rerateLocal settled, the rounds in which
+	// it grew its set, and the re-ratings of whole components; localMax
+	// is the most flows of rerateLocal's set (the constant localMax).
+	nLocal, nRounds, nWhole int64
+	localMax                int
 }
 
 // New returns a Net over links of the given capacities, in bytes/ns.
 func New(capacity []float64) *Net {
-	n := &Net{links: make([]link, len(capacity)), fill: make([]fill, len(capacity))}
+	n := &Net{links: make([]link, len(capacity)), fill: make([]fill, len(capacity)), localMax: localMax}
 	for i, c := range capacity {
 		n.links[i].capacity = c
 	}
@@ -199,10 +220,14 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 		// freezes it at its narrowest link's capacity, the same
 		// arithmetic as rerate's (min(c)/w is min(c/w): division by
 		// w > 0 is monotonic).
-		c := n.links[links[0]].capacity
+		// Its bottleneck is that link, the first among equals.
+		c, bn := n.links[links[0]].capacity, links[0]
 		for _, l := range links[1:] {
-			c = min(c, n.links[l].capacity)
+			if cl := n.links[l].capacity; cl < c {
+				c, bn = cl, l
+			}
 		}
+		f.bneck = bn
 		f.newRate = max(c, 0) / weight * weight
 		n.changed = n.changed[:0]
 		n.reschedule(now, id, true)
@@ -297,12 +322,20 @@ func (n *Net) Stats(now int64) []LinkStats {
 	return out
 }
 
-// rerate recomputes by progressive filling the rates of the connected
-// component of flows reachable through shared links from the links of
-// n.queue (those of flow self, or of a flow just removed); with
-// Neighbours, of the flows crossing those links only, with the capacity
-// used by other flows set aside.
+// rerate recomputes the rates of the connected component of flows
+// reachable through shared links from the links of n.queue (those of
+// flow self, or of a flow just removed): by rerateLocal where a set of
+// flows around those links verifies, else by progressive filling over
+// the whole component. With Neighbours, it re-rates by progressive
+// filling the flows crossing those links only, with the capacity used by
+// other flows set aside.
 func (n *Net) rerate(now int64, self int32) {
+	if !n.Neighbours {
+		if n.rerateLocal(now, self) {
+			return
+		}
+		n.nWhole++
+	}
 	n.epoch++
 	ep := n.epoch
 	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
@@ -332,29 +365,7 @@ func (n *Net) rerate(now int64, self int32) {
 			}
 		}
 	}
-	// Residual capacities: what flows outside the set leave.
-	for _, l := range n.compL {
-		lk := &n.links[l]
-		r := lk.capacity
-		var c int32
-		var w float64
-		for j := range lk.n {
-			if f := &n.flows[n.member(lk, j).f]; f.mark == ep {
-				c++
-				w += f.weight
-			} else {
-				r -= f.rate
-			}
-		}
-		fl := &n.fill[l]
-		fl.res = max(r, 0)
-		fl.cnt = c
-		fl.wsum = w
-	}
-	for _, id := range n.compF {
-		n.flows[id].frozen = false
-	}
-	n.fillScan(ep)
+	n.solve(ep)
 	// Charge the old rates up to now and schedule the new ones.
 	for _, id := range n.compF {
 		n.reschedule(now, id, id == self)
@@ -401,6 +412,7 @@ func (n *Net) freeze(ep uint32, l int32, share float64) int {
 		}
 		f.frozen = true
 		f.newRate = share * f.weight
+		f.bneck = l
 		frozen++
 		for _, hp := range f.hops {
 			fl := &n.fill[hp.link]
@@ -445,4 +457,216 @@ func (n *Net) reschedule(now int64, id int32, force bool) {
 		}
 	}
 	n.changed = append(n.changed, id)
+}
+
+// localMax is the most flows rerateLocal re-rates before it gives up and
+// re-rates the whole component (Net.localMax; tests lower it).
+const localMax = 512
+
+// tol is the relative tolerance of rerateLocal's verification: a link is
+// saturated if its load is within tol of its capacity, and a flow is the
+// fastest on it if no flow's rate over weight exceeds its own by more
+// than tol (progressive filling's rounding is far smaller).
+const tol = 1e-11
+
+// rerateLocal re-rates exactly, as the whole component would, but
+// solving only a set S of flows around the links of n.queue, grown until
+// the rates verify (Bertsekas and Gallager, §6.5.2: rates are max-min
+// fair if and only if they are feasible and every flow has a bottleneck,
+// a saturated link on which no flow is faster than it, in rate over
+// weight). S starts as the flows crossing n.queue's links and is
+// re-rated by progressive filling with the capacity the other flows use
+// set aside. Only the links of S changed load, so only flows crossing
+// them can have lost their bottleneck: every flow of S, and every other
+// flow on those links whose recorded bottleneck is among them, is
+// checked. A flow of S without a bottleneck is slower than a flow
+// outside S on one of its saturated links, which joins S; a flow outside
+// S without a bottleneck joins S; and S is re-rated. It returns false,
+// having changed no rate, where S grows past localMax flows or a
+// violation names no flow to add (rounding): the caller then re-rates the
+// whole component.
+func (n *Net) rerateLocal(now int64, self int32) bool {
+	n.epoch++
+	ep := n.epoch
+	n.compF, n.compL, n.changed = n.compF[:0], n.compL[:0], n.changed[:0]
+	for _, l := range n.queue {
+		if fl := &n.fill[l]; fl.mark != ep {
+			fl.mark = ep
+			n.compL = append(n.compL, l)
+		}
+	}
+	for _, l := range n.queue {
+		lk := &n.links[l]
+		for j := range lk.n {
+			n.addFlow(ep, n.member(lk, j).f)
+		}
+	}
+	for {
+		n.solve(ep)
+		n.vepoch++
+		ve := n.vepoch
+		grow := n.grow[:0]
+		// The flows of S: each was frozen on a link saturated by S's
+		// filling, where it is the fastest of S; only a faster flow
+		// outside S can stop that link being its bottleneck.
+		for _, id := range n.compF {
+			if n.hasBottleneck(ep, ve, id) {
+				continue
+			}
+			f := &n.flows[id]
+			r := f.newRate / f.weight
+			found := false
+			for _, h := range f.hops {
+				l := h.link
+				if !n.saturated(ep, ve, l) {
+					continue
+				}
+				lk := &n.links[l]
+				for j := range lk.n {
+					g := n.member(lk, j).f
+					if gf := &n.flows[g]; gf.mark != ep && gf.rate/gf.weight > r*(1+tol) {
+						found = true
+						if gf.vmark != ve {
+							gf.vmark = ve
+							grow = append(grow, g)
+						}
+					}
+				}
+			}
+			if !found {
+				n.grow = grow
+				return false
+			}
+		}
+		// The flows outside S on the links whose load changed.
+		for _, l := range n.compL {
+			lk := &n.links[l]
+			for j := range lk.n {
+				g := n.member(lk, j).f
+				gf := &n.flows[g]
+				if gf.mark == ep || gf.vmark == ve {
+					continue
+				}
+				gf.vmark = ve
+				if !n.hasBottleneck(ep, ve, g) {
+					grow = append(grow, g)
+				}
+			}
+		}
+		n.grow = grow
+		if len(grow) == 0 {
+			break
+		}
+		if len(n.compF)+len(grow) > n.localMax {
+			return false
+		}
+		n.nRounds++
+		for _, g := range grow {
+			n.addFlow(ep, g)
+		}
+	}
+	n.nLocal++
+	for _, id := range n.compF {
+		n.reschedule(now, id, id == self)
+	}
+	return true
+}
+
+// addFlow adds flow id, and its links, to set ep (n.compF, n.compL)
+// unless it is there already.
+func (n *Net) addFlow(ep uint32, id int32) {
+	f := &n.flows[id]
+	if f.mark == ep {
+		return
+	}
+	f.mark = ep
+	n.compF = append(n.compF, id)
+	for _, h := range f.hops {
+		if fl := &n.fill[h.link]; fl.mark != ep {
+			fl.mark = ep
+			n.compL = append(n.compL, h.link)
+		}
+	}
+}
+
+// solve re-rates the flows of set ep (n.compF over n.compL) by
+// progressive filling, with the capacity the other flows use set aside.
+func (n *Net) solve(ep uint32) {
+	for _, l := range n.compL {
+		lk := &n.links[l]
+		r := lk.capacity
+		var c int32
+		var w float64
+		for j := range lk.n {
+			if f := &n.flows[n.member(lk, j).f]; f.mark == ep {
+				c++
+				w += f.weight
+			} else {
+				r -= f.rate
+			}
+		}
+		fl := &n.fill[l]
+		fl.res = max(r, 0)
+		fl.cnt = c
+		fl.wsum = w
+	}
+	for _, id := range n.compF {
+		n.flows[id].frozen = false
+	}
+	n.fillScan(ep)
+}
+
+// hasBottleneck reports whether flow id has a bottleneck at the rates
+// being verified (newRate in set ep, rate outside), trying its recorded
+// one first and recording the one it finds. A flow outside ep whose
+// recorded bottleneck is not a link of ep keeps it: its load and flows
+// did not change.
+func (n *Net) hasBottleneck(ep, ve uint32, id int32) bool {
+	f := &n.flows[id]
+	r := f.rate
+	if f.mark == ep {
+		r = f.newRate
+	} else if n.fill[f.bneck].mark != ep {
+		return true
+	}
+	r /= f.weight
+	if n.bottleneck(ep, ve, f.bneck, r) {
+		return true
+	}
+	for _, h := range f.hops {
+		if h.link != f.bneck && n.bottleneck(ep, ve, h.link, r) {
+			f.bneck = h.link
+			return true
+		}
+	}
+	return false
+}
+
+// bottleneck reports whether link l is saturated and no flow crossing
+// it is faster than r (rate over weight) by more than tol.
+func (n *Net) bottleneck(ep, ve uint32, l int32, r float64) bool {
+	return n.saturated(ep, ve, l) && r >= n.fill[l].fastest*(1-tol)
+}
+
+// saturated reports whether link l's load is within tol of its capacity
+// at the rates being verified, computing its load and fastest flow once
+// per verification ve.
+func (n *Net) saturated(ep, ve uint32, l int32) bool {
+	fl := &n.fill[l]
+	lk := &n.links[l]
+	if fl.vmark != ve {
+		fl.vmark = ve
+		var load, fastest float64
+		for j := range lk.n {
+			f := &n.flows[n.member(lk, j).f]
+			r := f.rate
+			if f.mark == ep {
+				r = f.newRate
+			}
+			load += r
+			fastest = max(fastest, r/f.weight)
+		}
+		fl.load, fl.fastest = load, fastest
+	}
+	return fl.load >= lk.capacity*(1-tol)
 }

@@ -96,23 +96,37 @@ func TestFinishRerates(t *testing.T) {
 	}
 }
 
-// TestNoAllocs checks that starting and finishing flows allocates nothing
-// once the Net has grown.
+// TestNoAllocs checks that starting and finishing flows allocates nothing,
+// also where the exact re-rating grows its set, once the Net has grown.
 func TestNoAllocs(t *testing.T) {
-	n := New([]float64{10, 10, 10})
-	route := []int32{0, 1, 2}
-	run := func() {
-		var ids [8]int32
-		for i := range ids {
-			ids[i] = n.Start(int64(i), route[i%2:], 100, 1, 0, 0, 0)
+	for _, tc := range []struct {
+		name   string
+		caps   []float64
+		routes [][]int32
+	}{
+		// Flows over links 0-2 and 1-2, in turns.
+		{"shared", []float64{10, 10, 10}, [][]int32{{0, 1, 2}, {1, 2}}},
+		// TestStaleNeighbourGrows's case: the exact re-rating grows its
+		// set of flows.
+		{"grown", []float64{3, 2}, [][]int32{{0, 1}, {0}, {1}}},
+	} {
+		n := New(tc.caps)
+		run := func() {
+			var ids [9]int32
+			for i := range ids {
+				ids[i] = n.Start(int64(i), tc.routes[i%len(tc.routes)], 100, 1, 0, 0, 0)
+			}
+			for i := range ids {
+				n.Finish(int64(10+i), ids[i])
+			}
 		}
-		for i := range ids {
-			n.Finish(int64(10+i), ids[i])
+		run()
+		if a := testing.AllocsPerRun(10, run); a != 0 {
+			t.Errorf("%s: %v allocations per run, want 0", tc.name, a)
 		}
-	}
-	run()
-	if a := testing.AllocsPerRun(10, run); a != 0 {
-		t.Errorf("%v allocations per run, want 0", a)
+		if tc.name == "grown" && n.nRounds == 0 {
+			t.Errorf("%s: the exact re-rating never grew its set", tc.name)
+		}
 	}
 }
 

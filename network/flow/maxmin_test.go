@@ -113,6 +113,11 @@ func randomMaxMinCase(rng *rand.Rand, wide, weighted bool) maxMinCase {
 func checkMaxMin(c maxMinCase, neighbours bool) error {
 	n := New(c.caps)
 	n.Neighbours = neighbours
+	return checkMaxMinOn(n, c)
+}
+
+// checkMaxMinOn is checkMaxMin on n, a Net over c.caps.
+func checkMaxMinOn(n *Net, c maxMinCase) error {
 	type liveFlow struct {
 		id     int32
 		route  []int32
@@ -259,4 +264,76 @@ func FuzzIncrementalMaxMin(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestLocalRerating checks that TestIncrementalMaxMin's cases exercise
+// the exact re-rating's sets that verify at once and sets that grow
+// before they verify (none grows past localMax flows, so none falls back
+// on the whole component: TestLocalReratingFallback).
+func TestLocalRerating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2026))
+	var local, rounds, whole int64
+	for i := range 3000 {
+		c := randomMaxMinCase(rng, i%2 == 1, i%3 == 2)
+		n := New(c.caps)
+		var live []int32
+		for step, ev := range c.events {
+			if ev.start {
+				live = append(live, n.Start(int64(step), ev.route, 1<<20, ev.weight, 0, 0, 0))
+				continue
+			}
+			n.Finish(int64(step), live[ev.victim])
+			live = append(live[:ev.victim], live[ev.victim+1:]...)
+		}
+		local, rounds, whole = local+n.nLocal, rounds+n.nRounds, whole+n.nWhole
+	}
+	t.Logf("%d local re-ratings (%d rounds of growth), %d of whole components", local, rounds, whole)
+	if local == 0 || rounds == 0 {
+		t.Errorf("local re-ratings %d, rounds of growth %d: want both > 0", local, rounds)
+	}
+}
+
+// TestStaleNeighbourGrows is TestStaleNeighbour's case, re-rated exactly:
+// when c starts, its neighbours a and c are re-rated first (1 each);
+// link 0 is then loaded 2.5 of 3 and b, outside the set, has lost its
+// bottleneck, so b joins the set and gets 2, the whole component's rate,
+// without re-rating the whole component.
+func TestStaleNeighbourGrows(t *testing.T) {
+	n := New([]float64{3, 2})
+	a := n.Start(0, []int32{0, 1}, 100, 1, 0, 0, 0)
+	b := n.Start(0, []int32{0}, 100, 1, 0, 0, 0)
+	local, rounds := n.nLocal, n.nRounds
+	c := n.Start(0, []int32{1}, 100, 1, 0, 0, 0)
+	if ra, rb, rc := n.Rate(a), n.Rate(b), n.Rate(c); !near(ra, 1) || !near(rb, 2) || !near(rc, 1) {
+		t.Errorf("a, b, c at %g, %g, %g; want 1, 2, 1", ra, rb, rc)
+	}
+	if n.nLocal != local+1 || n.nRounds != rounds+1 || n.nWhole != 0 {
+		t.Errorf("local re-ratings +%d, rounds +%d, whole %d; want +1, +1, 0", n.nLocal-local, n.nRounds-rounds, n.nWhole)
+	}
+	if len(n.Changed()) != 3 {
+		t.Errorf("Changed lists %v, want a, b and c", n.Changed())
+	}
+}
+
+// TestLocalReratingFallback replays TestIncrementalMaxMin's cases with
+// the local re-rating's set limited to 1 to 3 flows, so that sets that
+// must grow fall back on the whole component, and checks the rates
+// against the from-scratch solve as TestIncrementalMaxMin does, through
+// sequences mixing both kinds of re-rating.
+func TestLocalReratingFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2026))
+	var local, whole int64
+	for i := range 3000 {
+		c := randomMaxMinCase(rng, i%2 == 1, i%3 == 2)
+		n := New(c.caps)
+		n.localMax = 1 + i%3
+		if err := checkMaxMinOn(n, c); err != nil {
+			t.Fatalf("case %d (local sets of at most %d flows): %v", i, n.localMax, err)
+		}
+		local, whole = local+n.nLocal, whole+n.nWhole
+	}
+	t.Logf("%d local re-ratings, %d of whole components", local, whole)
+	if local == 0 || whole == 0 {
+		t.Errorf("local re-ratings %d, whole components %d: want both > 0", local, whole)
+	}
 }
