@@ -239,6 +239,11 @@ type block struct {
 // chains of 32.
 const twinChain = 32
 
+// twinMinIter is the fewest simplex iterations the first block of a shape
+// must take from scratch for its twins to start from a basis: below it a
+// solve from scratch is as cheap as a start from any basis can make it.
+const twinMinIter = 64
+
 // denseCol is the column length above which a block is solved with the
 // dual simplex even when large: a collective over many ranks is a vertex
 // column with an entry per rank, and the barrier's normal matrix is then
@@ -1106,8 +1111,16 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 		basis[twin[j]] = []byte{} // read after its solve
 		run.prev = j
 		run.n++
-		s.twins++
 	}
+	// scratch[j] is set for a twin that solves from scratch after all: its
+	// shape's first block took under twinMinIter iterations from scratch
+	// (no basis can save much there), or an earlier twin of its chain took
+	// more iterations from its predecessor's basis than the first block
+	// took from scratch (the basis misleads the dual simplex: on the
+	// synthetic DAG of BenchmarkBoundMillion, 10 iterations a block from
+	// scratch, 700 from a twin's basis). Both depend on the chain's own
+	// solves alone, never on the goroutines.
+	scratch := make([]bool, len(s.blocks))
 	work := func(j int) {
 		b := s.blocks[j]
 		if errs[j] = ctx.Err(); errs[j] != nil {
@@ -1128,7 +1141,7 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 			res[j], errs[j] = b.model.ResolveContext(ctx)
 			warm[j], method[j] = true, clp.Dual
 			return
-		case twin[j] >= 0:
+		case twin[j] >= 0 && !scratch[j]:
 			if errs[j] = b.model.SetBasis(basis[twin[j]]); errs[j] == nil {
 				res[j], errs[j] = b.model.ResolveContext(ctx)
 			}
@@ -1141,7 +1154,31 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 			basis[j], errs[j] = b.model.Basis()
 		}
 	}
-	for _, todo := range [][][]int{alone, chains} {
+	chainWork := func(js []int) {
+		first := twin[js[0]]
+		i0 := -1 // the iterations of the shape's first block, from scratch
+		if r := res[first]; r != nil && errs[first] == nil && !warm[first] {
+			i0 = r.Iterations
+		}
+		cold := i0 < twinMinIter
+		for _, j := range js {
+			scratch[j] = cold
+			work(j)
+			if !cold && res[j] != nil && res[j].Iterations > i0 {
+				cold = true
+			}
+		}
+	}
+	for k, todo := range [][][]int{alone, chains} {
+		run := func(js []int) {
+			if k == 1 {
+				chainWork(js)
+				return
+			}
+			for _, j := range js {
+				work(j)
+			}
+		}
 		if w := min(s.opt.Workers, len(todo)); w > 1 {
 			var wg sync.WaitGroup
 			next := make(chan []int)
@@ -1150,9 +1187,7 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 				go func() {
 					defer wg.Done()
 					for js := range next {
-						for _, j := range js {
-							work(j)
-						}
+						run(js)
 					}
 				}()
 			}
@@ -1169,9 +1204,7 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 			wg.Wait()
 		} else {
 			for _, js := range todo {
-				for _, j := range js {
-					work(j)
-				}
+				run(js)
 			}
 		}
 		if ctx.Err() != nil {
@@ -1180,6 +1213,11 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bound at %g W: %w", capW, err)
+	}
+	for j := range s.blocks {
+		if twin[j] >= 0 && !scratch[j] {
+			s.twins++
+		}
 	}
 	out := &Bound{CapW: capW, Vertex: make([]float64, d.Vertices),
 		Duration: make([]float64, len(d.Tasks)), Power: make([]float64, len(d.Tasks))}

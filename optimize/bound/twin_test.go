@@ -111,3 +111,39 @@ func TestTwinBlocks(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestTwinsNoWorseThanScratch checks that twins do not cost more simplex
+// iterations where their blocks solve in a few from scratch: on the
+// synthetic DAG of BenchmarkBoundMillion (a collective after every task)
+// a block takes about 10 iterations from scratch and took about 700
+// from a twin's basis, 70 times the iterations, before twins were kept
+// to shapes whose first block takes twinMinIter or more.
+func TestTwinsNoWorseThanScratch(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no CLP")
+	}
+	d := syncDAG(1024, 24, 6, 1)
+	o, err := InitialOrder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iters := map[bool]int{}
+	for _, noTwins := range []bool{true, false} {
+		s, err := NewSolver(d, o, Options{noTwins: noTwins, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCap, _ := s.MinFeasibleCap()
+		b, err := s.Solve((minCap + 100*1024) / 2) // BenchmarkBoundMillion's cap
+
+		if err != nil {
+			t.Fatal(err)
+		}
+		iters[noTwins] = b.Stats.Iter
+		t.Logf("no twins %v: %d blocks, %d iterations, %d from a twin's basis", noTwins, b.Stats.Blocks, b.Stats.Iter, s.twins)
+		s.Close()
+	}
+	if iters[false] > iters[true]+iters[true]/10 {
+		t.Errorf("%d simplex iterations with twins, %d with every block from scratch", iters[false], iters[true])
+	}
+}
