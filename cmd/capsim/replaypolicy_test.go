@@ -205,19 +205,7 @@ func TestReplayLPMatchesSweep(t *testing.T) {
 			if err := os.WriteFile(scFile, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := filepath.Join(dir, "sweep"+tc.caps)
-			if code, _, stderr := capsim(t, "sweep", scFile, "-o", out, "--progress", "never"); code != 0 {
-				t.Fatal(stderr)
-			}
-			f, err := os.Open(filepath.Join(out, "results.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows, err := csv.NewReader(f).ReadAll()
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows := sweepRows(t, scFile, filepath.Join(dir, "sweep"+tc.caps))
 			want := map[string]string{}
 			for _, r := range rows[1:] {
 				row := map[string]string{}
@@ -277,19 +265,7 @@ func TestBoundLPMatchesSweep(t *testing.T) {
 	if err := os.WriteFile(scFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "sweep")
-	if code, _, stderr := capsim(t, "sweep", scFile, "-o", out, "--progress", "never"); code != 0 {
-		t.Fatal(stderr)
-	}
-	f, err := os.Open(filepath.Join(out, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := sweepRows(t, scFile, filepath.Join(dir, "sweep"))
 	sweep := map[string]map[string]string{}
 	for _, r := range rows[1:] {
 		row := map[string]string{}
@@ -322,4 +298,23 @@ func TestBoundLPMatchesSweep(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sweepRows runs capsim sweep of scFile into out and returns the rows of
+// its results.csv, the header first.
+func sweepRows(t *testing.T, scFile, out string) [][]string {
+	t.Helper()
+	if code, _, stderr := capsim(t, "sweep", scFile, "-o", out, "--progress", "never"); code != 0 {
+		t.Fatal(stderr)
+	}
+	f, err := os.Open(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
