@@ -623,13 +623,10 @@ func (n *Net) solve(ep uint32) {
 // did not change.
 func (n *Net) hasBottleneck(ep, ve uint32, id int32) bool {
 	f := &n.flows[id]
-	r := f.rate
-	if f.mark == ep {
-		r = f.newRate
-	} else if n.fill[f.bneck].mark != ep {
+	if f.mark != ep && n.fill[f.bneck].mark != ep {
 		return true
 	}
-	r /= f.weight
+	r := f.rateIn(ep) / f.weight
 	if n.bottleneck(ep, ve, f.bneck, r) {
 		return true
 	}
@@ -659,14 +656,20 @@ func (n *Net) saturated(ep, ve uint32, l int32) bool {
 		var load, fastest float64
 		for j := range lk.n {
 			f := &n.flows[n.member(lk, j).f]
-			r := f.rate
-			if f.mark == ep {
-				r = f.newRate
-			}
+			r := f.rateIn(ep)
 			load += r
 			fastest = max(fastest, r/f.weight)
 		}
 		fl.load, fl.fastest = load, fastest
 	}
 	return fl.load >= lk.capacity*(1-tol)
+}
+
+// rateIn is f's rate at the rates being verified: its new rate where it is
+// in set ep, else its rate.
+func (f *flowState) rateIn(ep uint32) float64 {
+	if f.mark == ep {
+		return f.newRate
+	}
+	return f.rate
 }
