@@ -1169,47 +1169,41 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 			}
 		}
 	}
-	for k, todo := range [][][]int{alone, chains} {
-		run := func(js []int) {
-			if k == 1 {
-				chainWork(js)
-				return
-			}
-			for _, j := range js {
-				work(j)
-			}
-		}
-		if w := min(s.opt.Workers, len(todo)); w > 1 {
-			var wg sync.WaitGroup
-			next := make(chan []int)
-			for range w {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for js := range next {
-						run(js)
-					}
-				}()
-			}
-			for _, js := range todo {
-				if ctx.Err() != nil {
-					for _, j := range js {
-						errs[j] = ctx.Err()
-					}
-					continue
-				}
-				next <- js
-			}
-			close(next)
-			wg.Wait()
-		} else {
+	// each runs run on every list of blocks of todo, on the goroutines.
+	each := func(todo [][]int, run func(js []int)) {
+		w := min(s.opt.Workers, len(todo))
+		if w <= 1 {
 			for _, js := range todo {
 				run(js)
 			}
+			return
 		}
-		if ctx.Err() != nil {
-			break
+		var wg sync.WaitGroup
+		next := make(chan []int)
+		for range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for js := range next {
+					run(js)
+				}
+			}()
 		}
+		for _, js := range todo {
+			if ctx.Err() != nil {
+				for _, j := range js {
+					errs[j] = ctx.Err()
+				}
+				continue
+			}
+			next <- js
+		}
+		close(next)
+		wg.Wait()
+	}
+	each(alone, func(js []int) { work(js[0]) })
+	if ctx.Err() == nil {
+		each(chains, chainWork)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bound at %g W: %w", capW, err)
