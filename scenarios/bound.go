@@ -1062,7 +1062,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 type lpShare struct {
 	mu   sync.Mutex
 	refs map[string]int // groups still to release each bounder
-	bds  map[string]*sharedBounder
+	bds  map[string]*shared[*bounder]
 	// workers is the sweep's worker count, which also bounds each LP's
 	// goroutines (newBounderOn).
 	workers int
@@ -1070,20 +1070,34 @@ type lpShare struct {
 	forks map[string]map[int]bool
 	// wls are the workloads of the groups of each key, built once (the
 	// lp policy's points are groups of their own, see splitLP).
-	wls map[string]*sharedWorkload
+	wls map[string]*shared[workload]
 }
 
-type sharedWorkload struct {
+// shared is a value that the groups of one key build once and share.
+type shared[T any] struct {
 	once sync.Once
-	t    *mpi.Trace
-	g    *graph.Graph
+	v    T
 	err  error
 }
 
-type sharedBounder struct {
-	once sync.Once
-	b    *bounder
-	err  error
+// sharedOf returns the value of key in m, built by build on first use;
+// mu guards m.
+func sharedOf[T any](mu *sync.Mutex, m map[string]*shared[T], key string, build func() (T, error)) (T, error) {
+	mu.Lock()
+	sv := m[key]
+	if sv == nil {
+		sv = &shared[T]{}
+		m[key] = sv
+	}
+	mu.Unlock()
+	sv.once.Do(func() { sv.v, sv.err = build() })
+	return sv.v, sv.err
+}
+
+// workload is a group's trace and its graph.
+type workload struct {
+	t *mpi.Trace
+	g *graph.Graph
 }
 
 // lpKey identifies the LP of a group's points.
@@ -1091,8 +1105,8 @@ func lpKey(p Point) string { return fmt.Sprint(p.Machine, " ", p.Params) }
 
 // newLPShare prepares the bounders of groups (release each one's key once).
 func newLPShare(groups [][]Point, caps []float64) *lpShare {
-	l := &lpShare{refs: map[string]int{}, bds: map[string]*sharedBounder{}, forks: map[string]map[int]bool{},
-		wls: map[string]*sharedWorkload{}}
+	l := &lpShare{refs: map[string]int{}, bds: map[string]*shared[*bounder]{}, forks: map[string]map[int]bool{},
+		wls: map[string]*shared[workload]{}}
 	for _, g := range groups {
 		if g[0].Policy != "uncapped" {
 			k := lpKey(g[0])
@@ -1125,29 +1139,17 @@ func lpForkCaps(pts []Point, caps []float64) map[int]bool {
 
 // get returns the bounder of key, built by build on first use.
 func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, error) {
-	l.mu.Lock()
-	sb := l.bds[key]
-	if sb == nil {
-		sb = &sharedBounder{}
-		l.bds[key] = sb
-	}
-	l.mu.Unlock()
-	sb.once.Do(func() { sb.b, sb.err = build() })
-	return sb.b, sb.err
+	return sharedOf(&l.mu, l.bds, key, build)
 }
 
 // workload returns the workload of key's groups, built by build on first
 // use. Replays only read it, so the groups share it.
 func (l *lpShare) workload(key string, build func() (*mpi.Trace, *graph.Graph, error)) (*mpi.Trace, *graph.Graph, error) {
-	l.mu.Lock()
-	w := l.wls[key]
-	if w == nil {
-		w = &sharedWorkload{}
-		l.wls[key] = w
-	}
-	l.mu.Unlock()
-	w.once.Do(func() { w.t, w.g, w.err = build() })
-	return w.t, w.g, w.err
+	w, err := sharedOf(&l.mu, l.wls, key, func() (workload, error) {
+		t, g, err := build()
+		return workload{t, g}, err
+	})
+	return w.t, w.g, err
 }
 
 // release marks one group of key done, closing its bounder after the last.
@@ -1159,7 +1161,7 @@ func (l *lpShare) release(key string) {
 	}
 	delete(l.wls, key)
 	if sb := l.bds[key]; sb != nil {
-		sb.b.close()
+		sb.v.close()
 		delete(l.bds, key)
 	}
 }
