@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/capsim/capsim/internal/atomicfile"
 )
 
 // sweepTraceEnv names the environment variable that asks Run for a trace
@@ -69,21 +71,16 @@ func span(ctx context.Context, format string, args ...any) func(...any) {
 	}
 }
 
-// writeFile writes the trace's spans to path, in the order they ended.
+// writeFile writes the trace's spans to path, in the order they ended,
+// atomically (internal/atomicfile, as the sweep's other outputs).
 func (t *sweepTrace) writeFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	t.mu.Lock()
-	for _, s := range t.spans {
-		fmt.Fprintf(w, "%d\t%.6f\t%.6f\t%.6f\t%s\n", s.worker, s.t0.Seconds(), s.t1.Seconds(), s.cpu.Seconds(), s.name)
-	}
-	t.mu.Unlock()
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		t.mu.Lock()
+		for _, s := range t.spans {
+			fmt.Fprintf(w, "%d\t%.6f\t%.6f\t%.6f\t%s\n", s.worker, s.t0.Seconds(), s.t1.Seconds(), s.cpu.Seconds(), s.name)
+		}
+		t.mu.Unlock()
+		return w.Flush()
+	})
 }
