@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
@@ -1071,13 +1072,51 @@ type lpShare struct {
 	// wls are the workloads of the groups of each key, built once (the
 	// lp policy's points are groups of their own, see splitLP).
 	wls map[string]*shared[workload]
+	// plans are the Conductor's plans of each key (plan).
+	plans map[string]*shared[lpPlan]
+	// pre holds the replays of points made before their group ran
+	// (prereplay), by point index, under pmu.
+	pmu sync.Mutex
+	pre map[int]preReplay
+}
+
+// preReplay is a point's replay made ahead of its group (prereplay):
+// its metrics without the bound's columns, and how it was replayed (for
+// belowBound).
+type preReplay struct {
+	met  Metrics
+	opts sim.Options
+	net  network.LogGOPS
+}
+
+// putPre keeps a point's replay made ahead of its group.
+func (l *lpShare) putPre(index int, r preReplay) {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	if l.pre == nil {
+		l.pre = map[int]preReplay{}
+	}
+	l.pre[index] = r
+}
+
+// takePre returns and forgets a point's replay made ahead of its group.
+func (l *lpShare) takePre(index int) (preReplay, bool) {
+	if l == nil {
+		return preReplay{}, false
+	}
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	r, ok := l.pre[index]
+	delete(l.pre, index)
+	return r, ok
 }
 
 // shared is a value that the groups of one key build once and share.
 type shared[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+	once  sync.Once
+	v     T
+	err   error
+	built atomic.Bool // once has run
 }
 
 // sharedOf returns the value of key in m, built by build on first use;
@@ -1090,7 +1129,10 @@ func sharedOf[T any](mu *sync.Mutex, m map[string]*shared[T], key string, build 
 		m[key] = sv
 	}
 	mu.Unlock()
-	sv.once.Do(func() { sv.v, sv.err = build() })
+	sv.once.Do(func() {
+		sv.v, sv.err = build()
+		sv.built.Store(true)
+	})
 	return sv.v, sv.err
 }
 
@@ -1100,13 +1142,19 @@ type workload struct {
 	g *graph.Graph
 }
 
+// lpPlan is the DAG and event order the Conductor baseline plans on.
+type lpPlan struct {
+	d *bound.DAG
+	o *bound.Order
+}
+
 // lpKey identifies the LP of a group's points.
 func lpKey(p Point) string { return fmt.Sprint(p.Machine, " ", p.Params) }
 
 // newLPShare prepares the bounders of groups (release each one's key once).
 func newLPShare(groups [][]Point, caps []float64) *lpShare {
 	l := &lpShare{refs: map[string]int{}, bds: map[string]*shared[*bounder]{}, forks: map[string]map[int]bool{},
-		wls: map[string]*shared[workload]{}}
+		wls: map[string]*shared[workload]{}, plans: map[string]*shared[lpPlan]{}}
 	for _, g := range groups {
 		if g[0].Policy != "uncapped" {
 			k := lpKey(g[0])
@@ -1142,6 +1190,25 @@ func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, err
 	return sharedOf(&l.mu, l.bds, key, build)
 }
 
+// built says whether key's bounder is built (get).
+func (l *lpShare) built(key string) bool {
+	l.mu.Lock()
+	sb := l.bds[key]
+	l.mu.Unlock()
+	return sb != nil && sb.built.Load()
+}
+
+// plan returns the DAG and order the Conductor baseline of key's groups
+// plans on, built by build on first use (PlanLP; bounder.plan builds the
+// same where it is not shared).
+func (l *lpShare) plan(key string, build func() (*bound.DAG, *bound.Order, error)) (*bound.DAG, *bound.Order, error) {
+	p, err := sharedOf(&l.mu, l.plans, key, func() (lpPlan, error) {
+		d, o, err := build()
+		return lpPlan{d, o}, err
+	})
+	return p.d, p.o, err
+}
+
 // workload returns the workload of key's groups, built by build on first
 // use. Replays only read it, so the groups share it.
 func (l *lpShare) workload(key string, build func() (*mpi.Trace, *graph.Graph, error)) (*mpi.Trace, *graph.Graph, error) {
@@ -1160,6 +1227,7 @@ func (l *lpShare) release(key string) {
 		return
 	}
 	delete(l.wls, key)
+	delete(l.plans, key)
 	if sb := l.bds[key]; sb != nil {
 		sb.v.close()
 		delete(l.bds, key)

@@ -115,11 +115,24 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
-		if p.Policy == "conductor" {
+		if r, ok := lps.takePre(p.Index); ok {
+			met, ropts, rnet = r.met, r.opts, r.net
+			if bd != nil {
+				if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
+					return err
+				}
+			}
+		} else if p.Policy == "conductor" {
 			if bd == nil {
 				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
 			}
-			pd, po, err := bd.plan()
+			var pd *bound.DAG
+			var po *bound.Order
+			if lps != nil && sc.Bound.Messages == MessagesEngine {
+				pd, po, err = lps.plan(lpKey(p), func() (*bound.DAG, *bound.Order, error) { return sc.PlanLP(bd.t, m, net) })
+			} else {
+				pd, po, err = bd.plan()
+			}
 			if err != nil {
 				return err
 			}
@@ -163,6 +176,74 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		}
 	}
 	return nil
+}
+
+// prereplay replays the points of a group of lps's
+// ahead of it, while the LP they take their bound from may still be
+// built (Run feeds these replays right after the group that builds it),
+// and keeps their metrics in lps for the group, which then fills in the
+// bound's columns alone. A point's replay depends on its policy and cap
+// alone, never on the LP, so the results are those of the group replaying
+// it. It reports no error: where anything fails it keeps nothing, and the
+// group replays the point itself and reports the error.
+func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
+	pol := pts[0].Policy
+	if pts[0].Pattern > 0 || (pol == "conductor" && sc.Bound.Messages != MessagesEngine) {
+		return // an aggregate's replays, or a Conductor that plans on the LP's own DAG
+	}
+	sc, params := sc.at(pts[0].Params)
+	m := &sc.Machines[pts[0].Machine]
+	key := lpKey(pts[0])
+	t, g, err := lps.workload(key, func() (*mpi.Trace, *graph.Graph, error) { return sc.build(params) })
+	if err != nil || sc.fits(m, t, g, pol) != nil {
+		return
+	}
+	net := sc.Net()
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return
+	}
+	var pd *bound.DAG
+	var po *bound.Order
+	if pol == "conductor" {
+		if t == nil {
+			return
+		}
+		if lps.built(key) {
+			return
+		}
+		pd, po, err = lps.plan(key, func() (*bound.DAG, *bound.Order, error) { return sc.PlanLP(t, m, net) })
+		if err != nil {
+			return
+		}
+	}
+	for _, p := range pts {
+		if p.Done || ctx.Err() != nil {
+			continue
+		}
+		if lps.built(key) {
+			return // the rest is the group's, as the LP's work can go on now
+		}
+		end := span(ctx, "replay %s cap %g", p.Policy, p.CapW)
+		var r preReplay
+		if pol == "conductor" {
+			var run *taskRun
+			if r.met, _, run, err = sc.replayConductor(g, t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
+				end()
+				return
+			}
+			r.opts, r.net = run.opts, run.net
+		} else {
+			var rec *recording
+			if r.met, rec, err = sc.replay(g, m, net, cls, pol, p.CapW); err != nil {
+				end()
+				return
+			}
+			r.opts, r.net = rec.opts, rec.net
+		}
+		end()
+		lps.putPre(p.Index, r)
+	}
 }
 
 // dvfsModel is the scenario's DVFS model on machine m: a share

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -310,6 +311,100 @@ func TestLPPointsAnyOrder(t *testing.T) {
 	for k, m := range want {
 		if !reflect.DeepEqual(got[k], m) {
 			t.Errorf("point %d: in any order %+v, in order %+v", k, got[k], m)
+		}
+	}
+}
+
+// TestPreReplayMatchesGroup checks that the points replayed ahead of
+// their group (prereplay, before the LP is built) get the metrics, bounds
+// included, of the group replaying them on its own LP, and that the
+// groups take every replay made ahead.
+func TestPreReplayMatchesGroup(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = []float64{290, 310, 330, 350}
+	groups := map[int][]Point{}
+	var order []int
+	for _, p := range sc.Points() {
+		if _, ok := groups[p.Group]; !ok {
+			order = append(order, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], p)
+	}
+	own := map[int]Metrics{}
+	var all [][]Point
+	for _, g := range order {
+		if err := evaluate(context.Background(), sc, groups[g], func(p Point, m Metrics) error { own[p.Index] = m; return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, groups[g])
+	}
+	lps := newLPShare(all, sc.Sweep.CapsW)
+	pre := 0
+	for _, g := range all {
+		if pol := g[0].Policy; pol == "static" || pol == "conductor" {
+			prereplay(context.Background(), sc, g, lps)
+			pre += len(g)
+		}
+	}
+	if pre == 0 || len(lps.pre) != pre {
+		t.Fatalf("%d points replayed ahead, want the static and conductor policies' %d", len(lps.pre), pre)
+	}
+	got := map[int]Metrics{}
+	for _, g := range all {
+		if err := evaluate(context.Background(), sc, g, func(p Point, m Metrics) error { got[p.Index] = m; return nil }, lps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(lps.pre) != 0 {
+		t.Errorf("%d replays made ahead left untaken", len(lps.pre))
+	}
+	for k, m := range own {
+		if !reflect.DeepEqual(got[k], m) {
+			t.Errorf("point %d: replayed ahead %+v, by its group %+v", k, got[k], m)
+		}
+	}
+}
+
+// TestPreReplaysOrder checks where preReplays puts the replays that need
+// no LP: after the first tasks, one per LP they build at once.
+func TestPreReplaysOrder(t *testing.T) {
+	pt := func(pol string, machine int) []Point { return []Point{{Policy: pol, Machine: machine, CapW: 300}} }
+	name := func(tasks []task) string {
+		var s []string
+		for _, tk := range tasks {
+			n := fmt.Sprint(tk.pts[0].Policy, tk.pts[0].Machine)
+			if tk.pre {
+				n = "pre " + n
+			}
+			s = append(s, n)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, c := range []struct {
+		in      [][]Point
+		workers int
+		want    string
+	}{
+		{[][]Point{pt("lp", 0), pt("lp", 0), pt("conductor", 0), pt("static", 0), pt("uncapped", 0)}, 2,
+			"lp0, pre conductor0, pre static0, uncapped0, lp0, conductor0, static0"},
+		{[][]Point{pt("lp", 0), pt("lp", 1), pt("static", 0), pt("static", 1)}, 2,
+			"lp0, lp1, pre static0, pre static1, static0, static1"},
+		{[][]Point{pt("lp", 0), pt("lp", 1), pt("static", 0)}, 1,
+			"lp0, pre static0, lp1, static0"},
+		{[][]Point{pt("lp", 0)}, 2, "lp0"},
+	} {
+		var in []task
+		for _, g := range c.in {
+			in = append(in, task{pts: g})
+		}
+		if got := name(preReplays(in, c.workers)); got != c.want {
+			t.Errorf("%d workers: %s, want %s", c.workers, got, c.want)
 		}
 	}
 }
