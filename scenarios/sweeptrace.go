@@ -14,8 +14,9 @@ import (
 
 // sweepTraceEnv names the environment variable that asks Run for a trace
 // of its work: where set, Run writes to the file it names one line per
-// span of work (a group, a point, an LP chain's cap, a headroom search, a
-// wait for a chain another worker holds), tab-separated: the worker, the
+// span of work (a group, a point, a point replayed ahead of its group, an
+// LP chain's cap, a headroom search, a wait for a chain another worker
+// holds), tab-separated: the worker, the
 // span's start and end (wall seconds since the run's start), the
 // process's CPU seconds during it, and its name. With one worker a span's
 // CPU time is its own work, and the spans' CPU times give the critical
