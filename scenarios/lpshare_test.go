@@ -184,6 +184,23 @@ func TestInterleave(t *testing.T) {
 			t.Errorf("two LPs, %d workers: %s, want %s", tc.workers, got, tc.want)
 		}
 	}
+	// One LP of two chains: its lower chain's groups go first, at any
+	// worker count (the lower caps' solves are the critical path).
+	in = nil
+	for _, c := range []float64{290, 295, 340, 345} {
+		for _, pol := range []string{"static", "lp"} {
+			in = append(in, []Point{{Policy: pol, CapW: c, Params: map[string]any{"iterations": int64(1)}}})
+		}
+	}
+	for _, workers := range []int{1, 2, 3} {
+		got := named(interleave(in, workers, caps))
+		if want := "[1@290 1@295 1@290 1@295 1@340 1@345 1@340 1@345]"; got != want {
+			t.Errorf("one LP, %d workers: %s, want %s", workers, got, want)
+		}
+		if got := interleave(in, workers, caps); got[0][0].Policy != "lp" || got[4][0].Policy != "lp" {
+			t.Errorf("one LP, %d workers: lp groups not first in their chain", workers)
+		}
+	}
 }
 
 // TestLPChains checks how a sweep's caps split into LP chains: at most
