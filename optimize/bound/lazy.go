@@ -183,7 +183,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 	if !ok {
 		cand = searchRows(lz.sg, key, visits, searchWork*K+1<<20, lz.cutList, min(workers, nkey/256)) // a goroutine per 256 searches at most
 	}
-	for _, r := range pruneRows(K, cand, tasks, 1<<62) {
+	for _, r := range pruneRows(K, cand, tasks, 1<<62, workers) {
 		if r.w <= 0 && lz.chained[r.from] && lz.chained[r.to] {
 			continue // the chain (14) implies it
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // Events that no task starts or ends at, and no device row names, only
@@ -158,7 +159,7 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 		}
 		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return int(x.to - y.to) })
 	}
-	return pruneRows(n, cand, tasks, reduceWork*n+1<<16), true
+	return pruneRows(n, cand, tasks, reduceWork*n+1<<16, 1), true
 }
 
 // pruneRows returns the candidate rows between key events (sorted by tail,
@@ -167,69 +168,135 @@ func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdg
 // and at most pruneVisits from one tail; rows it has no time left to
 // check are kept. A pruned row is implied by rows of shorter spans, so
 // pruning never loses one that matters.
-func pruneRows(n int, cand, tasks []fixedEdge, budget int) (rows []fixedEdge) {
+//
+// The tails' searches are independent: they run on up to workers
+// goroutines, each over a run of tails with about as many candidates,
+// and the budget is then applied in order as if they had run one after
+// the other (a tail is searched while budget is left before it), so the
+// rows do not depend on workers.
+func pruneRows(n int, cand, tasks []fixedEdge, budget, workers int) []fixedEdge {
 	// The key graph: candidate rows and tasks at their fastest.
 	kg := byTail(n, cand, tasks)
-	// A row (a, b, L) is implied when a path of two or more edges, or a
-	// task alone, from a to b is at least L long. Edge lengths are not
-	// negative, so −1 marks an event not reached.
-	long := make([]float64, n) // longest path from a
-	two := make([]float64, n)  // longest path of two or more edges from a
-	direct := make([]float64, n)
-	for i := range long {
-		long[i], two[i], direct[i] = -1, -1, -1
-	}
-	var h minHeap
-	var touched []int32
-	rows = cand[:0:0]
+	// The tails' runs of candidates: cand[runs[i]:runs[i+1]].
+	var runs []int
 	for lo := 0; lo < len(cand); {
-		a := cand[lo].from
-		hi := lo
-		reach := a
-		for hi < len(cand) && cand[hi].from == a {
-			reach = max(reach, cand[hi].to)
-			hi++
+		runs = append(runs, lo)
+		for lo++; lo < len(cand) && cand[lo].from == cand[lo-1].from; lo++ {
 		}
-		if budget <= 0 {
-			rows = append(rows, cand[lo:]...) // out of time: keep the rest
-			break
+	}
+	runs = append(runs, len(cand))
+	tails := len(runs) - 1
+	workers = max(1, min(workers, tails/64)) // a goroutine per 64 tails at most
+	// Each part searches a run of tails and keeps, per tail, its rows
+	// (rows[at[t]:at[t+1]]) and the events it visited.
+	type part struct {
+		first int // its first tail
+		rows  []fixedEdge
+		at    []int32
+		used  []int
+	}
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	t0 := 0
+	for p := range parts {
+		// Tails up to about p+1 parts' share of the candidates.
+		t1 := t0
+		for t1 < tails && (p == workers-1 || runs[t1] < (p+1)*len(cand)/workers) {
+			t1++
 		}
-		long[a] = 0
-		touched = append(touched[:0], a)
-		h = append(h[:0], a)
-		for left := pruneVisits; len(h) > 0 && left > 0; left-- {
-			u := h.pop()
-			budget--
-			for _, e := range kg.out(u) {
-				if e.to > reach {
-					continue
-				}
-				w := long[u] + e.w
-				if long[e.to] < 0 {
-					touched = append(touched, e.to)
-					h.push(e.to)
-				}
-				long[e.to] = max(long[e.to], w)
-				switch {
-				case u != a:
-					two[e.to] = max(two[e.to], w)
-				case e.task:
-					direct[e.to] = max(direct[e.to], e.w)
-				}
+		parts[p].first = t0
+		wg.Add(1)
+		go func(pt *part, t0, t1 int) {
+			defer wg.Done()
+			pr := newPruner(n)
+			for t := t0; t < t1; t++ {
+				pt.at = append(pt.at, int32(len(pt.rows)))
+				var used int
+				pt.rows, used = pr.tail(kg, cand[runs[t]:runs[t+1]], pt.rows)
+				pt.used = append(pt.used, used)
 			}
-		}
-		for _, e := range cand[lo:hi] {
-			if two[e.to] >= e.w || direct[e.to] >= e.w {
-				continue
+			pt.at = append(pt.at, int32(len(pt.rows)))
+		}(&parts[p], t0, t1)
+		t0 = t1
+	}
+	wg.Wait()
+	rows := cand[:0:0]
+	for _, pt := range parts {
+		for j, used := range pt.used {
+			if budget <= 0 {
+				return append(rows, cand[runs[pt.first+j]:]...) // out of time: keep the rest
 			}
-			rows = append(rows, e)
+			rows = append(rows, pt.rows[pt.at[j]:pt.at[j+1]]...)
+			budget -= used
 		}
-		for _, u := range touched {
-			long[u], two[u], direct[u] = -1, -1, -1
-		}
-		lo = hi
 	}
 	return rows
+}
+
+// pruner holds one goroutine's work arrays of pruneRows, indexed by
+// event; −1 marks an event not reached (edge lengths are not negative).
+type pruner struct {
+	long    []float64 // longest path from the tail
+	two     []float64 // longest path of two or more edges from the tail
+	direct  []float64 // longest task from the tail
+	h       minHeap
+	touched []int32
+}
+
+func newPruner(n int) *pruner {
+	pr := &pruner{long: make([]float64, n), two: make([]float64, n), direct: make([]float64, n)}
+	for i := range pr.long {
+		pr.long[i], pr.two[i], pr.direct[i] = -1, -1, -1
+	}
+	return pr
+}
+
+// tail appends to rows the candidates cand (those of one tail, sorted by
+// head) that no path of two or more edges of kg, nor a task alone, from
+// their tail implies, and returns the events it visited. A row (a, b, L)
+// is implied when such a path from a to b is at least L long.
+func (pr *pruner) tail(kg *eventGraph, cand, rows []fixedEdge) ([]fixedEdge, int) {
+	a := cand[0].from
+	reach := a
+	for _, e := range cand {
+		reach = max(reach, e.to)
+	}
+	long, two, direct := pr.long, pr.two, pr.direct
+	long[a] = 0
+	pr.touched = append(pr.touched[:0], a)
+	pr.h = append(pr.h[:0], a)
+	used := 0
+	for left := pruneVisits; len(pr.h) > 0 && left > 0; left-- {
+		u := pr.h.pop()
+		used++
+		for _, e := range kg.out(u) {
+			if e.to > reach {
+				continue
+			}
+			w := long[u] + e.w
+			if long[e.to] < 0 {
+				pr.touched = append(pr.touched, e.to)
+				pr.h.push(e.to)
+			}
+			long[e.to] = max(long[e.to], w)
+			switch {
+			case u != a:
+				two[e.to] = max(two[e.to], w)
+			case e.task:
+				direct[e.to] = max(direct[e.to], e.w)
+			}
+		}
+	}
+	for _, e := range cand {
+		if two[e.to] >= e.w || direct[e.to] >= e.w {
+			continue
+		}
+		rows = append(rows, e)
+	}
+	for _, u := range pr.touched {
+		long[u], two[u], direct[u] = -1, -1, -1
+	}
+	return rows, used
 }
 
 // fill sets the time of every event that is not key as soon as its

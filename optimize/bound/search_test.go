@@ -192,11 +192,92 @@ func TestSearchRowsDominated(t *testing.T) {
 			t.Fatalf("case %d (%d events, %d cuts): %d rows (ok %v), want %d", k, n, len(cuts), len(got), ok, len(want))
 		}
 		dropped += len(all) - len(got)
-		if p, q := pruneRows(n, got, nil, 1<<62), pruneRows(n, all, nil, 1<<62); !reflect.DeepEqual(p, q) {
+		if p, q := pruneRows(n, got, nil, 1<<62, 1), pruneRows(n, all, nil, 1<<62, 1); !reflect.DeepEqual(p, q) {
 			t.Fatalf("case %d: pruned, %d rows from the dominant ones, %d from all", k, len(p), len(q))
 		}
 	}
 	if dropped == 0 {
 		t.Fatal("no row was dominated")
+	}
+}
+
+// TestPruneRowsWorkers checks pruneRows against its definition, a row
+// kept unless a path of two or more rows and tasks, or a task alone, from
+// its tail to its head is at least as long (longest paths by dynamic
+// programming over the events in order), and that the rows it returns do
+// not depend on its goroutines, also where the budget runs out part way.
+func TestPruneRowsWorkers(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for k := range 200 {
+		n := 20 + rng.Intn(400)
+		var cand, tasks []fixedEdge
+		for a := 0; a+1 < n; a++ {
+			if rng.Intn(3) == 0 {
+				continue
+			}
+			seen := map[int]bool{}
+			for j := rng.Intn(6); j >= 0; j-- {
+				b := a + 1 + rng.Intn(min(n-a-1, 12))
+				if !seen[b] {
+					seen[b] = true
+					cand = append(cand, fixedEdge{from: int32(a), to: int32(b), w: float64(rng.Intn(16))})
+				}
+			}
+			if rng.Intn(4) == 0 {
+				b := a + 1 + rng.Intn(min(n-a-1, 6))
+				tasks = append(tasks, fixedEdge{from: int32(a), to: int32(b), w: float64(rng.Intn(16)), task: true})
+			}
+		}
+		slices.SortFunc(cand, func(x, y fixedEdge) int {
+			if x.from != y.from {
+				return int(x.from - y.from)
+			}
+			return int(x.to - y.to)
+		})
+		// The definition, on the graph of every candidate and task.
+		all := append(slices.Clone(cand), tasks...)
+		var want []fixedEdge
+		one, two := make([]float64, n), make([]float64, n)
+		for lo := 0; lo < len(cand); {
+			a := int(cand[lo].from)
+			for v := range one {
+				one[v], two[v] = -1, -1
+			}
+			direct := map[int32]float64{}
+			for v := a; v < n; v++ { // edges go forward: v's paths are final
+				for _, e := range all {
+					if int(e.from) != v || (v != a && one[v] < 0) {
+						continue
+					}
+					if v == a {
+						one[e.to] = max(one[e.to], e.w)
+						if e.task {
+							direct[e.to] = max(direct[e.to], e.w)
+						}
+						continue
+					}
+					one[e.to] = max(one[e.to], one[v]+e.w)
+					two[e.to] = max(two[e.to], one[v]+e.w)
+				}
+			}
+			for ; lo < len(cand) && int(cand[lo].from) == a; lo++ {
+				r := cand[lo]
+				if d, ok := direct[r.to]; two[r.to] >= r.w || ok && d >= r.w {
+					continue
+				}
+				want = append(want, r)
+			}
+		}
+		if got := pruneRows(n, cand, tasks, 1<<62, 1); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("case %d (%d events, %d candidates): %d rows, want %d", k, n, len(cand), len(got), len(want))
+		}
+		for _, budget := range []int{1 << 62, 1, n / 3, n} {
+			one := pruneRows(n, cand, tasks, budget, 1)
+			for _, w := range []int{2, 3, 8} {
+				if got := pruneRows(n, cand, tasks, budget, w); !reflect.DeepEqual(got, one) {
+					t.Fatalf("case %d, budget %d: %d rows on %d goroutines, %d on one", k, budget, len(got), w, len(one))
+				}
+			}
+		}
 	}
 }
