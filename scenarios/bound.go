@@ -535,6 +535,27 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 	return ch.done[k-r[0]], nil
 }
 
+// busy says whether solving cap capW of the sweep would now wait for
+// another goroutine: its chain is being solved (sweep.go's taskQueue then
+// gives the worker another group first). Caps not of the sweep's list are
+// never busy.
+func (b *bounder) busy(capW float64) bool {
+	if b == nil || b.s == nil {
+		return false
+	}
+	caps := b.sc.Sweep.CapsW
+	k := slices.Index(caps, capW)
+	if k < 0 {
+		return false
+	}
+	ch := b.chain(lpChainOf(len(caps), k))
+	if !ch.mu.TryLock() {
+		return true
+	}
+	ch.mu.Unlock()
+	return false
+}
+
 // chain returns chain c of the sweep's caps (lpChains), made on first use.
 func (b *bounder) chain(c int) *lpChain {
 	b.mu.Lock()
@@ -1196,6 +1217,32 @@ func (l *lpShare) built(key string) bool {
 	sb := l.bds[key]
 	l.mu.Unlock()
 	return sb != nil && sb.built.Load()
+}
+
+// ready says whether the group pts could run now without waiting for
+// another worker: its LP is built or nobody builds it yet, and no chain
+// of its caps is being solved (bounder.busy). It only guides the order
+// in which workers take groups; a group that is not ready still runs
+// correctly, after waiting.
+func (l *lpShare) ready(pts []Point) bool {
+	if pts[0].Policy == "uncapped" {
+		return true
+	}
+	l.mu.Lock()
+	sb := l.bds[lpKey(pts[0])]
+	l.mu.Unlock()
+	switch {
+	case sb == nil:
+		return true // the group would build the LP itself
+	case !sb.built.Load():
+		return false // another worker builds it
+	}
+	for _, p := range pts {
+		if !p.Done && sb.v.busy(p.CapW) {
+			return false
+		}
+	}
+	return true
 }
 
 // plan returns the DAG and order the Conductor baseline of key's groups

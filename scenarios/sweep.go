@@ -436,14 +436,22 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if opts.Progress != nil {
 		opts.Progress(done, sum.Points)
 	}
-	work := make(chan task)
+	q := &taskQueue{tasks: tasks}
+	if replayer {
+		lps := ev.(sharedReplayer).lps
+		q.ready = func(tk task) bool { return tk.pre || lps.ready(tk.pts) }
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx := context.WithValue(ctx, workerKey{}, w)
-			for tk := range work {
+			for {
+				tk, ok := q.next(ctx)
+				if !ok {
+					return
+				}
 				g := tk.pts
 				if tk.pre {
 					prereplay(ctx, sc, g, ev.(sharedReplayer).lps)
@@ -473,15 +481,6 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 			}
 		}()
 	}
-feed:
-	for _, tk := range tasks {
-		select {
-		case work <- tk:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
 	wg.Wait()
 	if trace != nil {
 		if err := trace.writeFile(os.Getenv(sweepTraceEnv)); err != nil && firstErr == nil {
@@ -499,6 +498,61 @@ feed:
 	}
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// taskQueue hands a run's tasks to its workers: in their order, except
+// that a worker skips a task that would wait for another worker (ready
+// false: its LP being built, or its chain of caps being solved, see
+// lpShare.ready) for the first later one that would not, among the next
+// queueLookahead; where none would, it takes the first. The order
+// changes no result (a point's metrics depend on its group and chain
+// alone), only how long workers wait: with two workers on the default
+// scenario's 20 caps, a worker whose lp point waited for the lower
+// chain's solve plans an upper cap's point instead.
+type taskQueue struct {
+	mu    sync.Mutex
+	tasks []task
+	taken []bool
+	head  int // tasks before head are taken
+	ready func(task) bool
+}
+
+// queueLookahead is how many tasks past the first one not taken a worker
+// looks at for one that is ready.
+const queueLookahead = 64
+
+// next returns the next task for a worker, or false when there is none
+// left or ctx is done.
+func (q *taskQueue) next(ctx context.Context) (task, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ctx.Err() != nil {
+		return task{}, false
+	}
+	if q.taken == nil {
+		q.taken = make([]bool, len(q.tasks))
+	}
+	for q.head < len(q.tasks) && q.taken[q.head] {
+		q.head++
+	}
+	if q.head == len(q.tasks) {
+		return task{}, false
+	}
+	pick := q.head
+	if q.ready != nil {
+		for i, n := q.head, 0; i < len(q.tasks) && n < queueLookahead; i++ {
+			if q.taken[i] {
+				continue
+			}
+			if q.ready(q.tasks[i]) {
+				pick = i
+				break
+			}
+			n++
+		}
+	}
+	q.taken[pick] = true
+	return q.tasks[pick], true
 }
 
 // SourceFile is the file in a results directory that records the scenario
