@@ -425,3 +425,58 @@ func TestPreReplaysOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskQueue checks the order in which workers take tasks: in order,
+// except that a task that is not ready yields to the first later one that
+// is (within queueLookahead), the first task where none is; every task
+// once; none after the context is done.
+func TestTaskQueue(t *testing.T) {
+	mk := func(names ...string) []task {
+		var ts []task
+		for _, n := range names {
+			ts = append(ts, task{pts: []Point{{Policy: n}}})
+		}
+		return ts
+	}
+	for _, tc := range []struct {
+		name     string
+		tasks    []task
+		notReady string // tasks with this policy are not ready
+		want     string
+	}{
+		{"all ready", mk("a", "b", "c"), "", "a b c"},
+		{"first waits", mk("w", "a", "w", "b"), "w", "a b w w"},
+		{"none ready", mk("w", "w"), "w", "w w"},
+		{"no ready func", mk("w", "a"), "-", "w a"},
+	} {
+		q := &taskQueue{tasks: tc.tasks}
+		if tc.notReady != "-" {
+			q.ready = func(tk task) bool { return tk.pts[0].Policy != tc.notReady }
+		}
+		var got []string
+		for {
+			tk, ok := q.next(context.Background())
+			if !ok {
+				break
+			}
+			got = append(got, tk.pts[0].Policy)
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s: took %q, want %q", tc.name, s, tc.want)
+		}
+	}
+	// Beyond the lookahead the first task is taken.
+	far := append(mk(make([]string, queueLookahead+1)...), mk("a")...)
+	for i := range far[:queueLookahead+1] {
+		far[i].pts[0].Policy = "w"
+	}
+	q := &taskQueue{tasks: far, ready: func(tk task) bool { return tk.pts[0].Policy != "w" }}
+	if tk, _ := q.next(context.Background()); tk.pts[0].Policy != "w" {
+		t.Errorf("took the ready task %d places ahead, past the lookahead of %d", queueLookahead+1, queueLookahead)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok := (&taskQueue{tasks: mk("a")}).next(ctx); ok {
+		t.Error("a task taken after the context was done")
+	}
+}
