@@ -70,7 +70,9 @@ func NewAccountant(g *graph.Graph) *Accountant {
 	for op, k := range g.Kind {
 		calc[op] = k == graph.Calc
 	}
-	return &Accountant{rank: g.OpRanks(), calc: calc}
+	// An operation is busy once at most (sim.Observer), so one allocation
+	// holds the replay's intervals.
+	return &Accountant{rank: g.OpRanks(), calc: calc, busy: make([]interval, 0, g.NumOps())}
 }
 
 // Busy records that op kept its rank busy from start to end.
@@ -154,7 +156,8 @@ func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
 	if err := m.Wait.Validate(); err != nil {
 		return nil, err
 	}
-	per := make([][]edge, n)
+	// Each rank's edges in one allocation: two per task, or two per phase.
+	count := make([]int, n)
 	for _, iv := range a.busy {
 		if int(iv.rank) >= n {
 			return nil, fmt.Errorf("power: rank %d has no active power", iv.rank)
@@ -164,6 +167,25 @@ func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
 		}
 		if !a.calc[iv.op] {
 			continue // MPI calls and their overheads draw the wait power
+		}
+		k := 1
+		if int(iv.op) < len(m.OpPhases) {
+			k = max(k, len(m.OpPhases[iv.op]))
+		}
+		count[iv.rank] += 2 * k
+	}
+	total := 0
+	for _, c := range count {
+		total += c
+	}
+	all := make([]edge, 0, total)
+	per := make([][]edge, n)
+	for r, c := range count {
+		per[r], all = all[:0:c], all[c:c]
+	}
+	for _, iv := range a.busy {
+		if !a.calc[iv.op] {
+			continue
 		}
 		e := per[iv.rank]
 		var ph []Phase
