@@ -50,6 +50,9 @@ type lazyRows struct {
 	cutList []int32      // the cut events, in order
 	sg      *searchGraph // what the searches walk
 	sr      *searcher    // check's full searches
+	// check's work arrays, per event, kept between its calls.
+	ct, cplen []float64
+	corig     []int32
 }
 
 // crosses reports whether a row from event a to event b passes a cut.
@@ -263,11 +266,12 @@ func (lz *lazyRows) reduced() *DAG {
 // than tol seconds. It returns the number of rows added or lengthened.
 func (lz *lazyRows) check(vertex []float64, tol float64) int {
 	g, o := lz.g, lz.o
-	t := make([]float64, g.n)
-	orig := make([]int32, g.n)
-	plen := make([]float64, g.n)
+	if len(lz.ct) != g.n {
+		lz.ct, lz.corig, lz.cplen = make([]float64, g.n), make([]int32, g.n), make([]float64, g.n)
+	}
+	t, orig, plen := lz.ct, lz.corig, lz.cplen
 	for e := range t {
-		t[e], orig[e] = math.Inf(-1), -1
+		t[e], orig[e], plen[e] = math.Inf(-1), -1, 0
 		if lz.key[e] {
 			t[e], orig[e] = vertex[lz.rep[e]], int32(e)
 		}
