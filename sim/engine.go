@@ -190,6 +190,46 @@ type Options struct {
 	// (with Release, a replay that keeps a plan's order on every CPU and
 	// NIC); other entries and entries ≤ 0 are ignored.
 	ReleaseMsg []int64
+	// Scratch, when set, lends the replay its memory for the engine's
+	// per-operation and per-host state, and keeps it for the next replay
+	// given the same Scratch (see Scratch).
+	Scratch *Scratch
+}
+
+// Scratch is memory that replays made one after another reuse: where
+// Options.Scratch is the same, a replay keeps the engine's per-operation
+// state (about 40 bytes an operation) of the one before instead of
+// allocating it again, as a search that replays one graph under many
+// schedules does (the lp policy's headroom search in package scenarios).
+// It changes no result. A Scratch serves one replay at a time; the zero
+// value is ready to use.
+type Scratch struct {
+	ops                      []opRec
+	succ                     []int32
+	pool                     []qentry
+	hosts                    []hostRec
+	sent, arrived, processed []uint64
+	heap, run                []event
+}
+
+// keep takes back the memory of a finished replay's engine.
+func (s *Scratch) keep(e *engine) {
+	s.ops, s.succ, s.pool, s.hosts = e.ops, e.succ, e.pool, e.hosts
+	s.heap, s.run = e.q.heap, e.q.run
+	if e.sent != nil {
+		s.sent, s.arrived, s.processed = e.sent, e.arrived, e.processed
+	}
+}
+
+// zeroed returns a slice of n zero values in buf's memory where it holds
+// n, else a new one, and whether it is new.
+func zeroed[T any](buf []T, n int) ([]T, bool) {
+	if cap(buf) >= n {
+		buf = buf[:n]
+		clear(buf)
+		return buf, false
+	}
+	return make([]T, n), true
 }
 
 // RankStats is where one rank's time went.
@@ -456,6 +496,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		}
 	}
 	e.devFree = make([]uint64, ndev)
+	if opt.Scratch != nil {
+		defer opt.Scratch.keep(e)
+	}
 	e.seed()
 	if err := e.loop(); err != nil {
 		return nil, err
@@ -490,8 +533,14 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		return nil, fmt.Errorf("sim: %d ranks exceed graph.MaxRanks (%d)", nr, graph.MaxRanks)
 	}
 	e := &engine{g: g, net: net, opt: opt, free: -1}
-	e.ops = make([]opRec, n+1)
-	hugepage.Advise(e.ops)
+	scr := opt.Scratch
+	if scr == nil {
+		scr = &Scratch{}
+	}
+	var fresh bool
+	if e.ops, fresh = zeroed(scr.ops, n+1); fresh {
+		hugepage.Advise(e.ops)
+	}
 	ops := e.ops
 	// One pass counts each operation's dependencies and successors, the
 	// seeds, the receives and the CPUs and NICs; a prefix sum turns the
@@ -532,8 +581,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	for i := 1; i <= n; i++ {
 		ops[i].succ += ops[i-1].succ
 	}
-	e.succ = make([]int32, ops[n].succ)
-	hugepage.Advise(e.succ)
+	if e.succ, fresh = zeroed(scr.succ, int(ops[n].succ)); fresh {
+		hugepage.Advise(e.succ)
+	}
 	irq := false
 	place := func(i, j int32) {
 		d := g.DepOp[j]
@@ -586,7 +636,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		}
 	}
 	e.multi = e.ncpu > 1 || e.nnic > 1
-	e.hosts = make([]hostRec, nr)
+	e.hosts, _ = zeroed(scr.hosts, nr)
 	for r := range e.hosts {
 		e.hosts[r].rq = queue{-1, -1}
 		e.hosts[r].uq = queue{-1, -1}
@@ -599,15 +649,17 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	// The seeds are taken first with sequence numbers 0..roots-1; queued
 	// events follow them. At a time, about one event per rank waits.
 	e.ts = uint64(roots)
-	e.q.init(max(1024, nr))
+	e.q.initFrom(max(1024, nr), scr.heap, scr.run)
 	// Posted receives usually dominate the matching queues; size the pool
 	// for all of them at once rather than growing it.
-	e.pool = make([]qentry, 0, recvs)
-	hugepage.Advise(e.pool)
+	if e.pool = scr.pool[:0]; cap(e.pool) < recvs {
+		e.pool = make([]qentry, 0, recvs)
+		hugepage.Advise(e.pool)
+	}
 	if opt.Observer != nil {
-		e.sent = make([]uint64, n)
-		e.arrived = make([]uint64, n)
-		e.processed = make([]uint64, n)
+		e.sent, _ = zeroed(scr.sent, n)
+		e.arrived, _ = zeroed(scr.arrived, n)
+		e.processed, _ = zeroed(scr.processed, n)
 		e.qobs, _ = opt.Observer.(QueueObserver)
 		e.sobs, _ = opt.Observer.(StepObserver)
 	}

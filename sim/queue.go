@@ -29,10 +29,18 @@ type event struct {
 }
 
 // init sizes the queue for n events in the first run.
-func (q *eventQueue) init(n int) {
-	q.heap = make([]event, 0, 1024)
-	q.run = make([]event, 0, n)
-	q.runHead = 0
+func (q *eventQueue) init(n int) { q.initFrom(n, nil, nil) }
+
+// initFrom is init that reuses the memory of heap and run where they hold
+// as many events.
+func (q *eventQueue) initFrom(n int, heap, run []event) {
+	q.heap, q.run, q.runHead = heap[:0], run[:0], 0
+	if cap(q.heap) < 1024 {
+		q.heap = make([]event, 0, 1024)
+	}
+	if cap(q.run) < n {
+		q.run = make([]event, 0, n)
+	}
 }
 
 func less(a, b *event) bool {
