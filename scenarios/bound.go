@@ -838,6 +838,9 @@ type rounded struct {
 	parts         [][]taskPart
 	phases        [][]power.Phase
 	first         *staggerFirst // stagger's first round where staggerFits ran it (r as it left it)
+	// scratch, where set, is the engine memory r's replays reuse (the
+	// replays of one headroom search, lpPlanner.scratch).
+	scratch *sim.Scratch
 }
 
 // set prices task i as its choice says (its faster stretch first), or
@@ -923,7 +926,7 @@ type taskRun struct {
 // mid-task: phases[i] (nil: none) gives its power phase by phase from its
 // start, for the instantaneous power accounting.
 func (sc *Scenario) replayPhased(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
-	return sc.replayPlanned(g, t, d, times, powers, parts, phases, nil, nil, nil, jobCapW, m, net)
+	return sc.replayPlanned(g, t, d, times, powers, parts, phases, nil, nil, nil, jobCapW, m, net, nil)
 }
 
 // sameOps reports whether a and b have the same operations (kinds, ranks
@@ -943,8 +946,9 @@ func sameOps(a, b *graph.Graph) bool {
 // replayPlanned is replayPhased with every task i starting no earlier than
 // release[i] seconds (nil: as soon as possible), or, when opRel is set,
 // every operation no earlier than opRel and every message processed no
-// earlier than msgRel (sim.Options.Release, ReleaseMsg).
-func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64, opRel, msgRel []int64, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+// earlier than msgRel (sim.Options.Release, ReleaseMsg). scr, where not
+// nil, is the engine's memory, reused from the replay before.
+func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64, opRel, msgRel []int64, jobCapW float64, m *Machine, net network.LogGOPS, scr *sim.Scratch) (Metrics, *taskRun, error) {
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return Metrics{}, nil, err
 	}
@@ -1056,7 +1060,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		opts.DeviceNs = devNs
 	}
 	run := opts
-	run.Observer = acct
+	run.Observer, run.Scratch = acct, scr
 	res, err := sim.Run(g, net, run)
 	if err != nil {
 		return Metrics{}, nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -57,6 +58,9 @@ type lpPlanner struct {
 	// fork, where s is nil, takes s when the search first solves (a cap
 	// whose schedule fits as it is needs no copy of the LP).
 	fork func() (*bound.Solver, error)
+	// scratch is the engine memory the search's replays reuse, one
+	// after another (sim.Scratch): they replay one graph.
+	scratch sim.Scratch
 }
 
 // lpPoint is the lp policy's point at job cap capW on g: the replay of
@@ -139,6 +143,7 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 		if err != nil {
 			return nil, nil, false, err
 		}
+		r.scratch = &p.scratch
 		fits, err := sc.staggerFits(g, bd.t, r, jobCapW, m, net)
 		return b, r, fits, err
 	}

@@ -82,7 +82,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		r.first = nil
 		fits = f.fits
 		if f.placed != nil {
-			met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, f.placed, r.release, r.opRel, r.msgRel, jobCapW, m, net)
+			met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, f.placed, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
 			if err != nil {
 				return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
 			}
@@ -101,7 +101,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 				floor[i] = []power.Phase{{Ns: math.MaxInt64 / 4, Watts: r.phases[i][1].Watts}}
 			}
 		}
-		_, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, floor, r.release, r.opRel, r.msgRel, jobCapW, m, net)
+		_, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, floor, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
 		if err != nil {
 			return Metrics{}, nil, false, err
 		}
@@ -165,7 +165,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		if missed {
 			continue
 		}
-		met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, placed, r.release, r.opRel, r.msgRel, jobCapW, m, net)
+		met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, placed, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
 		if err != nil {
 			return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
 		}
