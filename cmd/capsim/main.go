@@ -12,41 +12,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
+	"github.com/capsim/capsim/internal/gctune"
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	setGC(gcReplay)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// The garbage collector's targets (debug.SetGCPercent) of capsim's
-// commands; GOGC, where set, overrides them.
-const (
-	// gcReplay is every command's but sweep's and bound's: the replay
-	// loop allocates nothing, so garbage comes almost only from loading
-	// traces, and a low target then costs little time and keeps the peak
-	// RSS of multi-million-operation replays close to the live data.
-	gcReplay = 25
-	// gcMany is sweep's and bound's, Go's default: they replay many
-	// schedules of one workload (the lp policy's headroom searches replay
-	// each cap up to eight times), each allocating its per-operation
-	// arrays, while the live heap stays small. At 25 % the collector ran
-	// 276 times in the 2-second sweep of the default scenario over 20
-	// caps; at 100 % that sweep takes 6 % less CPU time with one worker
-	// and 11 % less wall time with two (peak RSS 64 -> 77 MiB), and
-	// `capsim bound --caps 290:385:5` 10 % less (57 -> 65 MiB).
-	gcMany = 100
-)
-
-// setGC sets the collector's target to percent unless GOGC is set.
-func setGC(percent int) {
+	// The collector's target follows the live heap (internal/gctune):
+	// Go's default while it is small, as in sweeps and bounds, which
+	// replay one small workload many times, down to 25 % for large
+	// replays, whose peak RSS then stays close to their live data.
+	// GOGC, where set, overrides it.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(percent)
+		gctune.Start()
 	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // usageError marks an error in how capsim was called (exit status 2).

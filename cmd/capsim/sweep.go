@@ -43,7 +43,6 @@ keeping every finished point, and exits with status 130 (143).`,
   capsim sweep my.toml -o out/my --shard 0/4`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			setGC(gcMany)
 			if out == "" {
 				return usagef("sweep needs -o OUTDIR")
 			}
