@@ -59,19 +59,7 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	sc, err := LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Sweep.CapsW = sc.Sweep.CapsW[:4]
-	groups := map[int][]Point{}
-	var order []int
-	for _, p := range sc.Points() {
-		if _, ok := groups[p.Group]; !ok {
-			order = append(order, p.Group)
-		}
-		groups[p.Group] = append(groups[p.Group], p)
-	}
+	sc, all := defaultGroups(t, []float64{290, 300, 310, 320}) // its first four caps
 	run := func(pts []Point, lps *lpShare) map[int]Metrics {
 		out := map[int]Metrics{}
 		err := evaluate(context.Background(), sc, pts, func(p Point, m Metrics) error { out[p.Index] = m; return nil }, lps)
@@ -81,19 +69,16 @@ func TestSharedLPMatchesOwn(t *testing.T) {
 		return out
 	}
 	own := map[int]Metrics{}
-	var all [][]Point
-	for _, g := range order {
-		for k, m := range run(groups[g], nil) {
+	for _, g := range all {
+		for k, m := range run(g, nil) {
 			own[k] = m
 		}
-		all = append(all, groups[g])
 	}
 	lps := newLPShare(all, sc.Sweep.CapsW)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	shared := map[int]Metrics{}
-	for i, g := range order {
-		pts := groups[g]
+	for i, pts := range all {
 		if i%2 == 1 { // a later chunk of the group first: it re-solves the caps before
 			pts[0].Done, pts[1].Done = true, true
 		}
@@ -340,26 +325,12 @@ func TestPreReplayMatchesGroup(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	sc, err := LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Sweep.CapsW = []float64{290, 310, 330, 350}
-	groups := map[int][]Point{}
-	var order []int
-	for _, p := range sc.Points() {
-		if _, ok := groups[p.Group]; !ok {
-			order = append(order, p.Group)
-		}
-		groups[p.Group] = append(groups[p.Group], p)
-	}
+	sc, all := defaultGroups(t, []float64{290, 310, 330, 350})
 	own := map[int]Metrics{}
-	var all [][]Point
-	for _, g := range order {
-		if err := evaluate(context.Background(), sc, groups[g], func(p Point, m Metrics) error { own[p.Index] = m; return nil }, nil); err != nil {
+	for _, g := range all {
+		if err := evaluate(context.Background(), sc, g, func(p Point, m Metrics) error { own[p.Index] = m; return nil }, nil); err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, groups[g])
 	}
 	lps := newLPShare(all, sc.Sweep.CapsW)
 	pre := 0
@@ -479,4 +450,28 @@ func TestTaskQueue(t *testing.T) {
 	if _, ok := (&taskQueue{tasks: mk("a")}).next(ctx); ok {
 		t.Error("a task taken after the context was done")
 	}
+}
+
+// defaultGroups returns the default scenario at caps and its points'
+// groups, in the order of their first points.
+func defaultGroups(t *testing.T, caps []float64) (*Scenario, [][]Point) {
+	t.Helper()
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sweep.CapsW = caps
+	byGroup := map[int][]Point{}
+	var order []int
+	for _, p := range sc.Points() {
+		if _, ok := byGroup[p.Group]; !ok {
+			order = append(order, p.Group)
+		}
+		byGroup[p.Group] = append(byGroup[p.Group], p)
+	}
+	groups := make([][]Point, len(order))
+	for i, g := range order {
+		groups[i] = byGroup[g]
+	}
+	return sc, groups
 }

@@ -163,12 +163,8 @@ rank 1 { l1: recv 8b from 0 tag 0
 	}
 }
 
-func TestDeadlocks(t *testing.T) {
-	for _, tc := range []struct {
-		name, sched string
-		want        []string
-	}{
-		{"crossed receives", `num_ranks 2
+// crossedReceives deadlocks: each rank receives before it sends.
+const crossedReceives = `num_ranks 2
 rank 0 { l1: recv 1b from 1 tag 0
 l2: send 1b to 1 tag 0
 l2 requires l1
@@ -176,7 +172,14 @@ l2 requires l1
 rank 1 { l1: recv 1b from 0 tag 0
 l2: send 1b to 0 tag 0
 l2 requires l1
-}`, []string{"2 rank(s) blocked", "rank 0 l1: recv 1b from 1 tag 0: no matching message", "rank 1 l1: recv 1b from 0 tag 0: no matching message"}},
+}`
+
+func TestDeadlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name, sched string
+		want        []string
+	}{
+		{"crossed receives", crossedReceives, []string{"2 rank(s) blocked", "rank 0 l1: recv 1b from 1 tag 0: no matching message", "rank 1 l1: recv 1b from 0 tag 0: no matching message"}},
 		{"message never received", `num_ranks 2
 rank 0 { l1: send 1b to 1 tag 3
 }

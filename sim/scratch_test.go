@@ -15,15 +15,7 @@ import (
 // and observation against a replay with its own memory: what a replay
 // leaves in the Scratch changes nothing of the next.
 func TestScratchReuse(t *testing.T) {
-	deadlock := parse(t, `num_ranks 2
-rank 0 { l1: recv 1b from 1 tag 0
-l2: send 1b to 1 tag 0
-l2 requires l1
-}
-rank 1 { l1: recv 1b from 0 tag 0
-l2: send 1b to 0 tag 0
-l2 requires l1
-}`)
+	deadlock := parse(t, crossedReceives)
 	unexpected := parse(t, `num_ranks 3
 rank 0 { l1: send 8b to 2 tag 1
 l2: send 100000b to 2 tag 2
