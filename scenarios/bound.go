@@ -1102,32 +1102,31 @@ type lpShare struct {
 	// pre holds the replays of points made before their group ran
 	// (prereplay), by point index, under pmu.
 	pmu sync.Mutex
-	pre map[int]preReplay
+	pre map[int]replayed
 }
 
-// preReplay is a point's replay made ahead of its group (prereplay):
-// its metrics without the bound's columns, and how it was replayed (for
-// belowBound).
-type preReplay struct {
+// replayed is a point's replay (replayPoint): its metrics without the
+// bound's columns, and how it was replayed (for belowBound).
+type replayed struct {
 	met  Metrics
 	opts sim.Options
 	net  network.LogGOPS
 }
 
 // putPre keeps a point's replay made ahead of its group.
-func (l *lpShare) putPre(index int, r preReplay) {
+func (l *lpShare) putPre(index int, r replayed) {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	if l.pre == nil {
-		l.pre = map[int]preReplay{}
+		l.pre = map[int]replayed{}
 	}
 	l.pre[index] = r
 }
 
 // takePre returns and forgets a point's replay made ahead of its group.
-func (l *lpShare) takePre(index int) (preReplay, bool) {
+func (l *lpShare) takePre(index int) (replayed, bool) {
 	if l == nil {
-		return preReplay{}, false
+		return replayed{}, false
 	}
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
@@ -1215,11 +1214,17 @@ func (l *lpShare) get(key string, build func() (*bounder, error)) (*bounder, err
 	return sharedOf(&l.mu, l.bds, key, build)
 }
 
+// entry returns key's bounder as get shares it, nil where no group has
+// asked for it yet.
+func (l *lpShare) entry(key string) *shared[*bounder] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bds[key]
+}
+
 // built says whether key's bounder is built (get).
 func (l *lpShare) built(key string) bool {
-	l.mu.Lock()
-	sb := l.bds[key]
-	l.mu.Unlock()
+	sb := l.entry(key)
 	return sb != nil && sb.built.Load()
 }
 
@@ -1232,9 +1237,7 @@ func (l *lpShare) ready(pts []Point) bool {
 	if pts[0].Policy == "uncapped" {
 		return true
 	}
-	l.mu.Lock()
-	sb := l.bds[lpKey(pts[0])]
-	l.mu.Unlock()
+	sb := l.entry(lpKey(pts[0]))
 	switch {
 	case sb == nil:
 		return true // the group would build the LP itself
@@ -1249,12 +1252,13 @@ func (l *lpShare) ready(pts []Point) bool {
 	return true
 }
 
-// plan returns the DAG and order the Conductor baseline of key's groups
-// plans on, built by build on first use (PlanLP; bounder.plan builds the
-// same where it is not shared).
-func (l *lpShare) plan(key string, build func() (*bound.DAG, *bound.Order, error)) (*bound.DAG, *bound.Order, error) {
+// planLP returns the DAG and order the Conductor baseline of key's
+// groups plans on (PlanLP of the groups' trace t on machine m under net),
+// built on first use (bounder.plan builds the same where it is not
+// shared).
+func (l *lpShare) planLP(key string, sc *Scenario, t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, *bound.Order, error) {
 	p, err := sharedOf(&l.mu, l.plans, key, func() (lpPlan, error) {
-		d, o, err := build()
+		d, o, err := sc.PlanLP(t, m, net)
 		return lpPlan{d, o}, err
 	})
 	return p.d, p.o, err

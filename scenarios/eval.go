@@ -115,36 +115,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
-		if r, ok := lps.takePre(p.Index); ok {
-			met, ropts, rnet = r.met, r.opts, r.net
-			if bd != nil {
-				if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
-					return err
-				}
-			}
-		} else if p.Policy == "conductor" {
-			if bd == nil {
-				return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
-			}
-			var pd *bound.DAG
-			var po *bound.Order
-			if lps != nil && sc.Bound.Messages == MessagesEngine {
-				pd, po, err = lps.plan(lpKey(p), func() (*bound.DAG, *bound.Order, error) { return sc.PlanLP(bd.t, m, net) })
-			} else {
-				pd, po, err = bd.plan()
-			}
-			if err != nil {
-				return err
-			}
-			var run *taskRun
-			if met, _, run, err = sc.replayConductor(g, bd.t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
-				return err
-			}
-			ropts, rnet = run.opts, run.net
-			if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
-				return err
-			}
-		} else if p.Policy == "lp" {
+		if p.Policy == "lp" {
 			var run *taskRun
 			var b *bound.Bound
 			if met, run, b, err = sc.lpPoint(ctx, bd, g, p.CapW, net); err != nil {
@@ -156,11 +127,28 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 				ropts, rnet = run.opts, run.net
 			}
 		} else {
-			var rec *recording
-			if met, rec, err = sc.replay(g, m, net, cls, p.Policy, p.CapW); err != nil {
-				return err
+			r, ok := lps.takePre(p.Index)
+			if !ok {
+				var pd *bound.DAG
+				var po *bound.Order
+				if p.Policy == "conductor" {
+					if bd == nil {
+						return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
+					}
+					if lps != nil && sc.Bound.Messages == MessagesEngine {
+						pd, po, err = lps.planLP(lpKey(p), sc, t, m, net)
+					} else {
+						pd, po, err = bd.plan()
+					}
+					if err != nil {
+						return err
+					}
+				}
+				if r, err = sc.replayPoint(g, t, pd, po, cls, m, net, p.Policy, p.CapW); err != nil {
+					return err
+				}
 			}
-			ropts, rnet = rec.opts, rec.net
+			met, ropts, rnet = r.met, r.opts, r.net
 			if bd != nil {
 				if met.BoundNs, err = bd.at(ctx, p.CapW); err != nil {
 					return err
@@ -212,8 +200,7 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 		if lps.built(key) {
 			return
 		}
-		pd, po, err = lps.plan(key, func() (*bound.DAG, *bound.Order, error) { return sc.PlanLP(t, m, net) })
-		if err != nil {
+		if pd, po, err = lps.planLP(key, sc, t, m, net); err != nil {
 			return
 		}
 	}
@@ -225,25 +212,32 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 			return // the rest is the group's, as the LP's work can go on now
 		}
 		end := span(ctx, "replay %s cap %g", p.Policy, p.CapW)
-		var r preReplay
-		if pol == "conductor" {
-			var run *taskRun
-			if r.met, _, run, err = sc.replayConductor(g, t, pd, po, p.CapW, conductor.DefaultParams(), m, net); err != nil {
-				end()
-				return
-			}
-			r.opts, r.net = run.opts, run.net
-		} else {
-			var rec *recording
-			if r.met, rec, err = sc.replay(g, m, net, cls, pol, p.CapW); err != nil {
-				end()
-				return
-			}
-			r.opts, r.net = rec.opts, rec.net
-		}
+		r, err := sc.replayPoint(g, t, pd, po, cls, m, net, pol, p.CapW)
 		end()
+		if err != nil {
+			return
+		}
 		lps.putPre(p.Index, r)
 	}
+}
+
+// replayPoint replays a point of a policy other than lp's at job cap
+// capW: the Conductor's on its plan pd and po, any other's (replay) with
+// the message classes cls. It returns the metrics, without the bound's
+// columns, and how the point was replayed.
+func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po *bound.Order, cls *network.Classes, m *Machine, net network.LogGOPS, policy string, capW float64) (replayed, error) {
+	if policy == "conductor" {
+		met, _, run, err := sc.replayConductor(g, t, pd, po, capW, conductor.DefaultParams(), m, net)
+		if err != nil {
+			return replayed{}, err
+		}
+		return replayed{met, run.opts, run.net}, nil
+	}
+	met, rec, err := sc.replay(g, m, net, cls, policy, capW)
+	if err != nil {
+		return replayed{}, err
+	}
+	return replayed{met, rec.opts, rec.net}, nil
 }
 
 // dvfsModel is the scenario's DVFS model on machine m: a share
