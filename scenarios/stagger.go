@@ -82,7 +82,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		r.first = nil
 		fits = f.fits
 		if f.placed != nil {
-			met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, f.placed, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
+			met, run, err := sc.replaySchedule(g, t, r, f.placed, jobCapW, m, net)
 			if err != nil {
 				return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
 			}
@@ -101,7 +101,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 				floor[i] = []power.Phase{{Ns: math.MaxInt64 / 4, Watts: r.phases[i][1].Watts}}
 			}
 		}
-		_, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, floor, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
+		_, run, err := sc.replaySchedule(g, t, r, floor, jobCapW, m, net)
 		if err != nil {
 			return Metrics{}, nil, false, err
 		}
@@ -165,12 +165,18 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		if missed {
 			continue
 		}
-		met, run, err := sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, placed, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
+		met, run, err := sc.replaySchedule(g, t, r, placed, jobCapW, m, net)
 		if err != nil {
 			return Metrics{}, nil, false, fmt.Errorf("staggered rounding: %w", err)
 		}
 		return met, run, fits, nil
 	}
+}
+
+// replaySchedule replays the schedule r (replayPlanned) with phases as the
+// tasks' power phases, in r's scratch memory.
+func (sc *Scenario) replaySchedule(g *graph.Graph, t *mpi.Trace, r *rounded, phases [][]power.Phase, jobCapW float64, m *Machine, net network.LogGOPS) (Metrics, *taskRun, error) {
+	return sc.replayPlanned(g, t, r.d, r.times, r.powers, r.parts, phases, r.release, r.opRel, r.msgRel, jobCapW, m, net, r.scratch)
 }
 
 // staggerFirst is what stagger's first round left of a schedule that a
