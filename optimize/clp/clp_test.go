@@ -24,6 +24,24 @@ func small() *Problem {
 	}
 }
 
+// solvedSmall returns small() loaded and solved by the dual simplex,
+// closed when the test ends; it skips the test without cgo.
+func solvedSmall(t *testing.T) *Model {
+	t.Helper()
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	m, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	if _, err := m.Solve(Dual); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestSolveMethods(t *testing.T) {
 	if !Available() {
 		t.Skip("built without cgo")
@@ -45,17 +63,7 @@ func TestSolveMethods(t *testing.T) {
 }
 
 func TestResolveAfterBoundChange(t *testing.T) {
-	if !Available() {
-		t.Skip("built without cgo")
-	}
-	model, err := Load(small())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	if _, err := model.Solve(Dual); err != nil {
-		t.Fatal(err)
-	}
+	model := solvedSmall(t)
 	// x ≤ 1: then y = 3 (x+y ≤ 4) but x+3y ≤ 6 → y ≤ 5/3; optimum 3 + 10/3.
 	model.SetColumnUpper([]float64{1, inf})
 	res, err := model.Resolve()
@@ -150,17 +158,7 @@ func TestNonFiniteRefused(t *testing.T) {
 // TestCopy checks that a copy keeps the model's basis (its re-solve at
 // the same bounds takes no iteration) and is independent of it.
 func TestCopy(t *testing.T) {
-	if !Available() {
-		t.Skip("built without cgo")
-	}
-	model, err := Load(small())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	if _, err := model.Solve(Dual); err != nil {
-		t.Fatal(err)
-	}
+	model := solvedSmall(t)
 	cp, err := model.Copy()
 	if err != nil {
 		t.Fatal(err)

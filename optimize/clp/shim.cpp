@@ -81,39 +81,34 @@ struct capsim_clp {
   ClpSimplex model;
 };
 
+// create returns a new model, a copy of src's where src is not null,
+// with its own stop flag, or null with the error in err.
+static capsim_clp *create(char *err, capsim_clp *src) {
+  capsim_clp *m = nullptr;
+  if (guard(err, [&] {
+        m = new capsim_clp;
+        if (src != nullptr) {
+          m->model = src->model;
+          // The assignment does not keep src's log level (the copy logs
+          // at CLP's default level 1).
+          m->model.setLogLevel(src->model.logLevel());
+        }
+        // The model's stop flag is its own (a copy's assignment cloned
+        // src's handler, which reads src's flag).
+        StopHandler h(&m->stop);
+        m->model.passInEventHandler(&h);
+      }) != 0) {
+    delete m;
+    return nullptr;
+  }
+  return m;
+}
+
 extern "C" {
 
-capsim_clp *capsim_clp_new(char *err) {
-  capsim_clp *m = nullptr;
-  if (guard(err, [&] {
-        m = new capsim_clp;
-        StopHandler h(&m->stop);
-        m->model.passInEventHandler(&h);
-      }) != 0) {
-    delete m;
-    return nullptr;
-  }
-  return m;
-}
+capsim_clp *capsim_clp_new(char *err) { return create(err, nullptr); }
 
-capsim_clp *capsim_clp_copy(capsim_clp *src, char *err) {
-  capsim_clp *m = nullptr;
-  if (guard(err, [&] {
-        m = new capsim_clp;
-        m->model = src->model;
-        // The assignment does not keep src's log level (the copy logs at
-        // CLP's default level 1).
-        m->model.setLogLevel(src->model.logLevel());
-        // The copy's stop flag is its own (the assignment cloned src's
-        // handler, which reads src's flag).
-        StopHandler h(&m->stop);
-        m->model.passInEventHandler(&h);
-      }) != 0) {
-    delete m;
-    return nullptr;
-  }
-  return m;
-}
+capsim_clp *capsim_clp_copy(capsim_clp *src, char *err) { return create(err, src); }
 
 void capsim_clp_delete(capsim_clp *m) {
   try {
