@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"sync"
 )
 
 // Rows on demand, for the LP over the engine's semantics (FromGraph).
@@ -357,45 +356,22 @@ func searchRows(sg *searchGraph, key []bool, visits, work int, cuts []int32, wor
 		left = len(key) // a search stops at the next cut anyway
 	}
 	workers = max(1, min(workers, len(keys)))
-	type part struct {
-		rows []fixedEdge
-		at   []int32 // per search, where its rows start in rows
-		used []int   // per search, the events it visited
+	bounds := make([]int, workers+1)
+	for p := range bounds {
+		bounds[p] = p * len(keys) / workers
 	}
-	parts := make([]part, workers)
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(keys)/workers, (p+1)*len(keys)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sr := newSearcher(sg, key)
-			pt := &parts[p]
-			for _, a := range keys[lo:hi] {
-				pt.at = append(pt.at, int32(len(pt.rows)))
-				var used int
-				pt.rows, used = sr.from(a, left, pt.rows)
-				pt.used = append(pt.used, used)
-			}
-		}()
-	}
-	wg.Wait()
 	var cand []fixedEdge
-	k := 0 // searches taken so far
-	for _, pt := range parts {
-		for j := range pt.used {
-			if work <= 0 {
-				break
-			}
-			end := len(pt.rows)
-			if j+1 < len(pt.at) {
-				end = int(pt.at[j+1])
-			}
-			cand = append(cand, pt.rows[pt.at[j]:end]...)
-			work -= pt.used[j]
-			k++
+	k := inParts(bounds, func() func(int, []fixedEdge) ([]fixedEdge, int) {
+		sr := newSearcher(sg, key)
+		return func(i int, rows []fixedEdge) ([]fixedEdge, int) { return sr.from(keys[i], left, rows) }
+	}, func(rows []fixedEdge, used int) bool {
+		if work <= 0 {
+			return false
 		}
-	}
+		cand = append(cand, rows...)
+		work -= used
+		return true
+	})
 	if k < len(keys) { // the budget is spent: the rest with the short limit
 		sr := newSearcher(sg, key)
 		for _, a := range keys[k:] {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
 )
 
 // Events that no task starts or ends at, and no device row names, only
@@ -187,50 +186,28 @@ func pruneRows(n int, cand, tasks []fixedEdge, budget, workers int) []fixedEdge 
 	runs = append(runs, len(cand))
 	tails := len(runs) - 1
 	workers = max(1, min(workers, tails/64)) // a goroutine per 64 tails at most
-	// Each part searches a run of tails and keeps, per tail, its rows
-	// (rows[at[t]:at[t+1]]) and the events it visited.
-	type part struct {
-		first int // its first tail
-		rows  []fixedEdge
-		at    []int32
-		used  []int
-	}
-	parts := make([]part, workers)
-	var wg sync.WaitGroup
-	t0 := 0
-	for p := range parts {
-		// Tails up to about p+1 parts' share of the candidates.
-		t1 := t0
-		for t1 < tails && (p == workers-1 || runs[t1] < (p+1)*len(cand)/workers) {
-			t1++
+	// Each run of tails about an equal share of the candidates.
+	bounds := []int{0}
+	for p, t := 1, 0; p < workers; p++ {
+		for t < tails && runs[t] < p*len(cand)/workers {
+			t++
 		}
-		parts[p].first = t0
-		wg.Add(1)
-		go func(pt *part, t0, t1 int) {
-			defer wg.Done()
-			pr := newPruner(n)
-			for t := t0; t < t1; t++ {
-				pt.at = append(pt.at, int32(len(pt.rows)))
-				var used int
-				pt.rows, used = pr.tail(kg, cand[runs[t]:runs[t+1]], pt.rows)
-				pt.used = append(pt.used, used)
-			}
-			pt.at = append(pt.at, int32(len(pt.rows)))
-		}(&parts[p], t0, t1)
-		t0 = t1
+		bounds = append(bounds, t)
 	}
-	wg.Wait()
+	bounds = append(bounds, tails)
 	rows := cand[:0:0]
-	for _, pt := range parts {
-		for j, used := range pt.used {
-			if budget <= 0 {
-				return append(rows, cand[runs[pt.first+j]:]...) // out of time: keep the rest
-			}
-			rows = append(rows, pt.rows[pt.at[j]:pt.at[j+1]]...)
-			budget -= used
+	t := inParts(bounds, func() func(int, []fixedEdge) ([]fixedEdge, int) {
+		pr := newPruner(n)
+		return func(t int, rows []fixedEdge) ([]fixedEdge, int) { return pr.tail(kg, cand[runs[t]:runs[t+1]], rows) }
+	}, func(kept []fixedEdge, used int) bool {
+		if budget <= 0 {
+			return false
 		}
-	}
-	return rows
+		rows = append(rows, kept...)
+		budget -= used
+		return true
+	})
+	return append(rows, cand[runs[t]:]...) // out of time: keep the rest
 }
 
 // pruner holds one goroutine's work arrays of pruneRows, indexed by
