@@ -177,8 +177,8 @@ type Solver struct {
 	minAt   int
 	stats   Stats
 	capW    float64
-	slack   minTree // compact's, kept between solves
-	twins   int     // blocks solved from the basis of a block of their shape, over all caps
+	slack   slackTree // compact's, kept between solves
+	twins   int       // blocks solved from the basis of a block of their shape, over all caps
 	// lazy, for an engine LP, holds the full DAG; d is then the DAG of
 	// the rows found so far (lazy.go).
 	lazy *lazyRows
