@@ -24,8 +24,9 @@ type boundSize struct{ px, py, iters int }
 func (b boundSize) ranks() int { return b.px * b.py }
 func (b boundSize) tasks() int { return b.ranks() * b.iters }
 
-// boundSizes grow from 10^3 to 10^6 tasks in ranks and iterations.
-var boundSizes = []boundSize{{8, 4, 32}, {16, 8, 80}, {32, 16, 200}, {64, 32, 500}}
+// boundSizes grow from 10^3 to 10^6 tasks in ranks and iterations, with
+// 2·10^5 (twice the ranks of 10^5) between the last two.
+var boundSizes = []boundSize{{8, 4, 32}, {16, 8, 80}, {32, 16, 200}, {32, 32, 200}, {64, 32, 500}}
 
 // boundModels are the message models the table compares: the default
 // (the engine's LogGOPS semantics as rows, a true bound) and the replay
@@ -127,13 +128,17 @@ func (r boundRow) bound() float64 { return r.order + r.build + r.first + r.rest*
 
 // boundTable prints the LP table: each size with both message models
 // (engine, the default, then replay), then their ratios, growing until a
-// run exceeds timeout or the size exceeds maxTasks.
+// run exceeds timeout or the size exceeds maxTasks. A model also stops
+// at a size whose peak RSS, at its previous size's bytes a task, would
+// exceed the machine's memory: it is not run, and its row says so.
 func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTasks int) error {
 	fmt.Fprintf(w, "\nLP bound (`capsim bound` on examples/bound/stencil32.toml scaled in ranks and iterations, 6 caps of 28.1–43.8 W a rank, default cuts; one run each, at most %s; \"bound\": DAG and order + LP build + every cap's solve, the rest of the wall time replays the rounded, Static and Conductor schedules):\n\n", timeout)
 	fmt.Fprintf(w, "| tasks | ranks | messages | rows | columns | blocks | DAG and order | LP build | solve, first cap | solve, each later cap | bound | wall | CPU | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	type pair struct{ e, r boundRow }
 	var pairs []pair
 	stopped := map[string]bool{}
+	perTask := map[string]float64{} // peak RSS a task at the model's last size
+	mem := memBytes()
 	for _, s := range boundSizes {
 		if s.tasks() > maxTasks {
 			break
@@ -141,6 +146,12 @@ func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTa
 		var p pair
 		for _, msg := range boundModels {
 			if stopped[msg] {
+				continue
+			}
+			if need := perTask[msg] * float64(s.tasks()); mem > 0 && need > float64(mem) {
+				stopped[msg] = true
+				fmt.Fprintf(w, "| %d | %d | %s | | | | | | | | | not run: about %.0f GiB at %.0f KiB a task, above this machine's %s | | |\n",
+					s.tasks(), s.ranks(), msg, need/(1<<30), perTask[msg]/1024, memTotal())
 				continue
 			}
 			r, err := boundRun(bin, root, dir, s, msg, timeout)
@@ -154,6 +165,7 @@ func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTa
 			}
 			fmt.Fprintf(w, "| %d | %d | %s | %d | %d | %d | %.2f s | %.2f s | %.3f s | %.3f s | %.1f s | %.1f s | %.1f s | %s |\n", r.tasks, s.ranks(), msg, r.rows, r.cols, r.blocks,
 				r.order, r.build, r.first, r.rest, r.bound(), r.wall.Seconds(), r.cpu.Seconds(), mib(r.rss))
+			perTask[msg] = float64(r.rss) / float64(r.tasks)
 			if msg == "engine" {
 				p.e = r
 			} else {

@@ -266,17 +266,25 @@ func header(w io.Writer, root string) {
 }
 
 func memTotal() string {
+	if b := memBytes(); b > 0 {
+		return fmt.Sprintf("%.0f GiB", float64(b)/(1<<30))
+	}
+	return "memory unknown"
+}
+
+// memBytes is the machine's memory (MemTotal), 0 where unknown.
+func memBytes() int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		return "memory unknown"
+		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(l, "MemTotal:"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+			return kb << 10
 		}
 	}
-	return "memory unknown"
+	return 0
 }
 
 // options are the command's settings.
