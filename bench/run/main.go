@@ -2,7 +2,7 @@
 // the README quotes (`make bench` runs it):
 //
 //	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs]
-//	                   [-tables workloads,scaling,bound,sweep] [-bound-timeout 3m] [-bound-max-tasks 1e6]
+//	                   [-tables workloads,scaling,bound,sweep] [-bound-timeout 3m] [-bound-max-tasks 2e6]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
@@ -74,7 +74,7 @@ func main() {
 	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
 	tables := flag.String("tables", "workloads,scaling,bound,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound, sweep")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
-	boundMax := flag.Float64("bound-max-tasks", 1e6, "LP table: the largest size, in tasks")
+	boundMax := flag.Float64("bound-max-tasks", 2e6, "LP table: the largest size, in tasks (a size that would not fit in the machine's memory is not run: its row says so)")
 	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) or a workload's setup (p:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	cpuProfile := flag.String("cpuprofile", "", "with -child s:INDEX: write a CPU profile of the replay (not of building the graph) to this file")
