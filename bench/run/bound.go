@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/capsim/capsim/optimize/bound"
 )
 
 // boundSize is one size of the LP table: the README's bound workload
@@ -119,6 +121,89 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 		r.rest /= float64(r.caps - 1)
 	}
 	return r, nil
+}
+
+// syncSize is one size of the synthetic LP table: bound.SyncDAG with
+// ranks × steps tasks of 6 configurations.
+type syncSize struct{ ranks, steps int }
+
+func (s syncSize) tasks() int { return s.ranks * s.steps }
+
+// syncSizes grow from 10^3 to 2·10^7 tasks; 1,024 × 1,000 is the million-task
+// case of optimize/bound's BenchmarkBoundMillion.
+var syncSizes = []syncSize{{32, 32}, {128, 80}, {512, 200}, {1024, 1000}, {2048, 2000}, {2048, 5000}, {4096, 5000}}
+
+// syncChild runs in a child process: the LP of synthetic size i built and
+// solved once at the middle of its feasible caps (as BenchmarkBoundMillion
+// does), with its size and times in Extra and the number of tasks as
+// Events.
+func syncChild(i int) (childResult, error) {
+	if i < 0 || i >= len(syncSizes) {
+		return childResult{}, fmt.Errorf("no synthetic LP size %d", i)
+	}
+	sz := syncSizes[i]
+	d := bound.SyncDAG(sz.ranks, sz.steps, 6, 1)
+	start := time.Now()
+	o, err := bound.InitialOrder(d)
+	if err != nil {
+		return childResult{}, err
+	}
+	s, err := bound.NewSolver(d, o, bound.Options{})
+	if err != nil {
+		return childResult{}, err
+	}
+	defer s.Close()
+	minCap, _ := s.MinFeasibleCap()
+	b, err := s.Solve(minCap + (100*float64(sz.ranks)-minCap)/2)
+	if err != nil {
+		return childResult{}, err
+	}
+	st := b.Stats
+	return childResult{Events: int64(len(d.Tasks)), WallNs: time.Since(start).Nanoseconds(), Ranks: sz.ranks, Extra: map[string]float64{
+		"variables": float64(st.Variables), "rows": float64(st.Rows), "nonzeros": float64(st.Nonzeros),
+		"blocks": float64(st.Blocks), "iterations": float64(st.Iter), "build_s": st.BuildS, "solve_s": st.SolveS,
+	}}, nil
+}
+
+// syncTable prints the LP alone on the synthetic DAG (syncSizes), one
+// child process a size, growing until a size exceeds timeout or maxTasks,
+// or would not fit in the machine's memory at the previous size's bytes a
+// task (not run; its row says so).
+func syncTable(w io.Writer, self, dir string, timeout time.Duration, maxTasks int) error {
+	fmt.Fprintf(w, "\nThe LP alone on the synthetic DAG (`bound.SyncDAG`: ranks × steps tasks of 6 configurations, a collective after every step; the order, the build and one solve at the middle of the feasible caps; one run each, at most %s; \"LP\" is that time in the child, \"wall\" and \"CPU\" the whole process's, the DAG's generation included):\n\n", timeout)
+	fmt.Fprintf(w, "| tasks | ranks × steps | columns | rows | nonzeros | blocks | build | solve | iterations | LP | wall | CPU | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	mem, perTask := memBytes(), 0.0
+	for i, sz := range syncSizes {
+		if sz.tasks() > maxTasks {
+			break
+		}
+		if need := perTask * float64(sz.tasks()); mem > 0 && need > float64(mem) {
+			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | not run: about %.0f GiB at %.0f KiB a task, above this machine's %s | | |\n",
+				sz.tasks(), sz.ranks, sz.steps, need/(1<<30), perTask/1024, memTotal())
+			break
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		cmd := exec.CommandContext(ctx, self, "-child", fmt.Sprintf("l:%d", i), "-dir", dir)
+		wall, rss, out, err := runProcess(cmd)
+		timedOut := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if timedOut {
+			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | > %s (stopped) | | %s |\n", sz.tasks(), sz.ranks, sz.steps, timeout, mib(rss))
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("synthetic LP %d × %d: %w", sz.ranks, sz.steps, err)
+		}
+		var r childResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			return fmt.Errorf("synthetic LP %d × %d: %w", sz.ranks, sz.steps, err)
+		}
+		x := r.Extra
+		fmt.Fprintf(w, "| %d | %d × %d | %.0f | %.0f | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f s | %.2f s | %.2f s | %s |\n", r.Events, sz.ranks, sz.steps,
+			x["variables"], x["rows"], x["nonzeros"], x["blocks"], x["build_s"], x["solve_s"], x["iterations"], float64(r.WallNs)/1e9, wall.Seconds(), cpuTime(cmd).Seconds(), mib(rss))
+		perTask = float64(rss) / float64(sz.tasks())
+	}
+	return nil
 }
 
 // bound is the bound's own time: the DAG and event order, the LP's

@@ -2,7 +2,7 @@
 // the README quotes (`make bench` runs it):
 //
 //	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs]
-//	                   [-tables workloads,scaling,bound,sweep] [-bound-timeout 3m] [-bound-max-tasks 2e6]
+//	                   [-tables workloads,scaling,bound,lp,sweep] [-bound-timeout 3m] [-bound-max-tasks 3e7]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
@@ -11,7 +11,9 @@
 // memory per event, drawn with -plot; then the LP bound's table (the
 // stencil of examples/bound/stencil32.toml from 10^3 tasks up, with the
 // engine and the replay message models side by side, each size under
-// -bound-timeout, stopping at the first size that exceeds it), and the
+// -bound-timeout, stopping at the first size that exceeds it or would
+// not fit in memory), the LP alone on a synthetic DAG (bound.SyncDAG)
+// from 10^3 to 2·10^7 tasks under the same limits, and the
 // points per second of a 20-cap × 4-policy sweep of the default scenario
 // with 1 and 2 workers. Where CAPSIM_LOGGOPSIM names a
 // LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
@@ -72,10 +74,10 @@ func main() {
 	only := flag.String("only", "", "run only the workloads whose name contains this")
 	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
 	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
-	tables := flag.String("tables", "workloads,scaling,bound,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound, sweep")
+	tables := flag.String("tables", "workloads,scaling,bound,lp,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound (capsim bound on the stencil), lp (the LP alone on a synthetic DAG), sweep")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
-	boundMax := flag.Float64("bound-max-tasks", 2e6, "LP table: the largest size, in tasks (a size that would not fit in the machine's memory is not run: its row says so)")
-	child := flag.String("child", "", "internal: run one workload (w:INDEX or s:INDEX) or a workload's setup (p:INDEX) in this process")
+	boundMax := flag.Float64("bound-max-tasks", 3e7, "LP tables: the largest size, in tasks (a size that would not fit in the machine's memory is not run: its row says so)")
+	child := flag.String("child", "", "internal: run one workload (w:INDEX, s:INDEX or the synthetic LP l:INDEX) or a workload's setup (p:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	cpuProfile := flag.String("cpuprofile", "", "with -child s:INDEX: write a CPU profile of the replay (not of building the graph) to this file")
 	flag.Parse()
@@ -89,10 +91,10 @@ func main() {
 	want := map[string]bool{}
 	for _, t := range strings.Split(*tables, ",") {
 		switch t = strings.TrimSpace(t); t {
-		case "workloads", "scaling", "bound", "sweep":
+		case "workloads", "scaling", "bound", "lp", "sweep":
 			want[t] = true
 		default:
-			fmt.Fprintf(os.Stderr, "bench: -tables: unknown table %q (want workloads, scaling, bound or sweep)\n", t)
+			fmt.Fprintf(os.Stderr, "bench: -tables: unknown table %q (want workloads, scaling, bound, lp or sweep)\n", t)
 			os.Exit(2)
 		}
 	}
@@ -178,6 +180,13 @@ func runChild(spec, dir string, maxEvents float64, cpuProfile string) error {
 		if r != nil {
 			m.Events = r.Events
 		}
+	case "l": // the LP alone on a synthetic size
+		r, err := syncChild(i)
+		if err != nil {
+			return err
+		}
+		r.RSS = vmHWM()
+		return json.NewEncoder(os.Stdout).Encode(r)
 	default:
 		return fmt.Errorf("bad -child %q", spec)
 	}
@@ -332,6 +341,11 @@ func run(w io.Writer, o options) error {
 	}
 	if o.tables["bound"] {
 		if err := boundTable(w, bin, root, tmp, o.boundTimeout, o.boundMaxTasks); err != nil {
+			return err
+		}
+	}
+	if o.tables["lp"] {
+		if err := syncTable(w, self, tmp, o.boundTimeout, o.boundMaxTasks); err != nil {
 			return err
 		}
 	}

@@ -156,28 +156,6 @@ func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
 // BenchmarkBoundSweep20x200 is the 20-cap sweep on the 32 × 200 case.
 func BenchmarkBoundSweep20x200(b *testing.B) { benchBound(b, 32, 200, 10, 20) }
 
-// syncDAG is R ranks × M tasks with C configurations each and a
-// collective (a vertex shared by every rank) after every task: the
-// collective-only, CoMD-like structure of note 003 §9.4 Example F and §9.6.
-func syncDAG(R, M, C int, seed uint64) *DAG {
-	rng := rand.New(rand.NewPCG(seed, 9))
-	d := &DAG{Vertices: M + 1, Init: 0, Fin: M}
-	d.Tasks = make([]Task, 0, R*M)
-	for m := 0; m < M; m++ {
-		for r := 0; r < R; r++ {
-			base := 1 + 9*rng.Float64()
-			cs := make([]frontier.Config, C)
-			for c := range cs {
-				f := 1 - 0.6*float64(c)/float64(C)
-				cs[c] = frontier.Config{Time: base * (0.3 + 0.7/f), Power: 20 + 80*f*f*f}
-			}
-			h, _ := frontier.Hull(cs)
-			d.Tasks = append(d.Tasks, Task{Rank: r, Src: m, Dst: m + 1, Hull: h})
-		}
-	}
-	return d
-}
-
 // BenchmarkBoundMillion is issue 4's large case: 1,024 ranks × 1,000
 // tasks (a million compute tasks) with 6 configurations each and a
 // collective after every task, build and one solve (target < 10 minutes,
@@ -189,7 +167,7 @@ func BenchmarkBoundMillion(b *testing.B) {
 	if testing.Short() {
 		b.Skip("-short")
 	}
-	d := syncDAG(1024, 1000, 6, 1)
+	d := SyncDAG(1024, 1000, 6, 1)
 	for _, form := range []Form{FormIncrement, FormMix} {
 		b.Run(form.String(), func(b *testing.B) { benchDAGSolve(b, d, 1024, 1, form) })
 	}

@@ -122,7 +122,7 @@ func TestTwinsNoWorseThanScratch(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no CLP")
 	}
-	d := syncDAG(1024, 24, 6, 1)
+	d := SyncDAG(1024, 24, 6, 1)
 	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)
