@@ -178,8 +178,8 @@ func syncTable(w io.Writer, self, dir string, timeout time.Duration, maxTasks in
 			break
 		}
 		if need := perTask * float64(sz.tasks()); mem > 0 && need > float64(mem) {
-			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | not run: about %.0f GiB at %.0f KiB a task, above this machine's %s | | |\n",
-				sz.tasks(), sz.ranks, sz.steps, need/(1<<30), perTask/1024, memTotal())
+			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | not run: about %.0f GiB at %.0f bytes a task, above this machine's %s | | |\n",
+				sz.tasks(), sz.ranks, sz.steps, need/(1<<30), perTask, memTotal())
 			break
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
