@@ -16,3 +16,14 @@ func CPUTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// SystemTime returns the part of CPUTime spent in the kernel on the
+// process's behalf: page faults, for one, when a program first touches
+// memory it was just given.
+func SystemTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Stime.Nano())
+}
