@@ -30,8 +30,10 @@ deps:
 	@scripts/deps.sh
 
 ## bench: rerun the benchmarks and print the README's performance tables
+## (with the README's sizes: about 40 minutes, 16 GB at the peak; plain
+## `go run ./bench/run` stops at 10^7 events and 3 minutes a bound size)
 bench: deps
-	$(GO) run ./bench/run -plot docs
+	$(GO) run ./bench/run -max-events 1e8 -bound-timeout 10m -plot docs
 
 ## repro: recompute every checkable number of the notes into docs/reproductions.md
 repro: deps
