@@ -123,6 +123,15 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 	return r, nil
 }
 
+// beyond returns the memory, in bytes, that tasks would need at perTask
+// bytes a task (the peak RSS a task of the previous size), and whether it
+// exceeds mem, the machine's memory (never where mem or perTask is
+// unknown, 0).
+func beyond(perTask float64, tasks int, mem int64) (need float64, over bool) {
+	need = perTask * float64(tasks)
+	return need, mem > 0 && need > float64(mem)
+}
+
 // syncSize is one size of the synthetic LP table: bound.SyncDAG with
 // ranks × steps tasks of 6 configurations.
 type syncSize struct{ ranks, steps int }
@@ -177,7 +186,7 @@ func syncTable(w io.Writer, self, dir string, timeout time.Duration, maxTasks in
 		if sz.tasks() > maxTasks {
 			break
 		}
-		if need := perTask * float64(sz.tasks()); mem > 0 && need > float64(mem) {
+		if need, over := beyond(perTask, sz.tasks(), mem); over {
 			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | not run: about %.0f GiB at %.0f bytes a task, above this machine's %s | | |\n",
 				sz.tasks(), sz.ranks, sz.steps, need/(1<<30), perTask, memTotal())
 			break
@@ -233,7 +242,7 @@ func boundTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTa
 			if stopped[msg] {
 				continue
 			}
-			if need := perTask[msg] * float64(s.tasks()); mem > 0 && need > float64(mem) {
+			if need, over := beyond(perTask[msg], s.tasks(), mem); over {
 				stopped[msg] = true
 				fmt.Fprintf(w, "| %d | %d | %s | | | | | | | | | not run: about %.0f GiB at %.0f KiB a task, above this machine's %s | | |\n",
 					s.tasks(), s.ranks(), msg, need/(1<<30), perTask[msg]/1024, memTotal())
