@@ -17,8 +17,9 @@ import (
 // compacting makes the schedule canonical and keeps its as-soon-as-possible
 // replay from turning slowed tasks critical.
 //
-// st keeps its buffers between calls.
-func compact(d *DAG, o *Order, b *Bound, st *slackTree) {
+// st holds the slack to the cap as tasks speed up (a Solver's slackTree,
+// which keeps its buffers between calls).
+func compact(d *DAG, o *Order, b *Bound, st slackIndex) {
 	K := o.Events
 	if K == 0 {
 		return
@@ -52,6 +53,17 @@ func compact(d *DAG, o *Order, b *Bound, st *slackTree) {
 		st.add(a, c, -(p - b.Power[i]))
 		b.Duration[i], b.Power[i] = dur, p
 	}
+}
+
+// slackIndex is the slack of a schedule to its cap over the events of an
+// order, as compact reads and lowers it: init sets it from b's powers,
+// min returns the least slack on the events a ≤ k < c and add adds v
+// there, where a and c are events at which some task's or load's power
+// starts or ends.
+type slackIndex interface {
+	init(d *DAG, o *Order, b *Bound)
+	min(a, c int) float64
+	add(a, c int, v float64)
 }
 
 // slackTree is the slack of a schedule to its cap over the events of an

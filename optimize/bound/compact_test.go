@@ -8,53 +8,36 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// compactPerEvent is compact as it was first written: the slack on every
-// event of the order, the windows scanned event by event. The tests hold
-// compact's tree of boundaries to it.
-func compactPerEvent(d *DAG, o *Order, b *Bound) {
-	if o.Events == 0 {
-		return
+// perEvent is compact's slack as it was first written: a value on every
+// event of the order, windows scanned event by event. The tests hold
+// slackTree, its tree of boundaries, to it.
+type perEvent struct{ slack []float64 }
+
+func (p *perEvent) init(d *DAG, o *Order, b *Bound) {
+	p.slack = o.Power(d, func(i int) float64 { return b.Power[i] })
+	for k := range p.slack {
+		p.slack[k] = b.CapW - p.slack[k]
 	}
-	for i, t := range d.Tasks {
-		if o.Event[t.Src] >= o.Event[t.PowerEnd()] {
-			b.Duration[i], b.Power[i] = t.Hull[0].Time, t.Hull[0].Power
-		}
+}
+
+func (p *perEvent) min(a, c int) float64 {
+	least := math.Inf(1)
+	for k := a; k < c; k++ {
+		least = math.Min(least, p.slack[k])
 	}
-	slack := o.Power(d, func(i int) float64 { return b.Power[i] })
-	for k := range slack {
-		slack[k] = b.CapW - slack[k]
-	}
-	for i, t := range d.Tasks {
-		a, c := o.Event[t.Src], o.Event[t.PowerEnd()]
-		h := t.Hull
-		if a >= c || b.Power[i] >= h[0].Power || t.OnDevice != nil {
-			continue
-		}
-		least := math.Inf(1)
-		for k := a; k < c; k++ {
-			least = math.Min(least, slack[k])
-		}
-		room := least * (1 - 1e-12)
-		if !(room > 1e-12) {
-			continue
-		}
-		p := math.Min(h[0].Power, b.Power[i]+room)
-		dur := math.Max(h[0].Time, frontier.TimeAt(h, p))
-		if dur >= b.Duration[i] {
-			continue
-		}
-		p = frontier.PowerAt(h, dur)
-		for k := a; k < c; k++ {
-			slack[k] -= p - b.Power[i]
-		}
-		b.Duration[i], b.Power[i] = dur, p
+	return least
+}
+
+func (p *perEvent) add(a, c int, v float64) {
+	for k := a; k < c; k++ {
+		p.slack[k] += v
 	}
 }
 
 // TestCompactMatchesPerEvent compacts random schedules of random engine
 // LPs (with and without constant wait loads) and trace DAGs, at caps from
-// below their peak power to above it, with compact and with the per-event
-// reference: every duration and power must be the same but for rounding
+// below their peak power to above it, on the tree of boundaries and on the
+// per-event slack: every duration and power must be the same but for rounding
 // (the tree sums its updates in another order than the scan), and
 // no event's power may exceed the cap where the schedule's did not. One
 // slackTree serves every case, as a Solver's serves its solves.
@@ -91,7 +74,7 @@ func TestCompactMatchesPerEvent(t *testing.T) {
 			}
 			b.CapW = peak * (0.9 + 0.1*float64(trial))
 			want := &Bound{CapW: b.CapW, Duration: append([]float64(nil), b.Duration...), Power: append([]float64(nil), b.Power...)}
-			compactPerEvent(d, o, want)
+			compact(d, o, want, &perEvent{})
 			before := append([]float64(nil), b.Power...)
 			compact(d, o, b, &st)
 			for i := range d.Tasks {
