@@ -173,14 +173,7 @@ func TestReplayDCTDVFSCoordination(t *testing.T) {
 // after 6 others) and with 20 (two chains, the cap the second chain's
 // third). The replay's LP is the engine LP by default, as the sweep's.
 func TestReplayLPMatchesSweep(t *testing.T) {
-	if !clp.Available() {
-		t.Skip("no LP solver")
-	}
-	dir := t.TempDir()
-	sc, err := scenarios.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sc := lpDefault(t)
 	tr, err := sc.Trace(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -249,14 +242,7 @@ func TestReplayLPMatchesSweep(t *testing.T) {
 // re-solved from cap to cap, it differed at 300, 330, 350, 360 and 370 W
 // (61,496,303 ns at 330 W against the sweep's 61,472,303).
 func TestBoundLPMatchesSweep(t *testing.T) {
-	if !clp.Available() {
-		t.Skip("no LP solver")
-	}
-	dir := t.TempDir()
-	sc, err := scenarios.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sc := lpDefault(t)
 	text := strings.Replace(string(sc.Text), `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["lp"]`, 1)
 	if !strings.Contains(text, `policies = ["lp"]`) || !strings.Contains(text, `caps = "290:380:10"`) {
 		t.Fatal("the default scenario's policies or caps line changed")
@@ -317,4 +303,18 @@ func sweepRows(t *testing.T, scFile, out string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// lpDefault skips t without an LP solver, else returns a temporary folder
+// and the embedded default scenario.
+func lpDefault(t *testing.T) (string, *scenarios.Scenario) {
+	t.Helper()
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := scenarios.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return t.TempDir(), sc
 }
