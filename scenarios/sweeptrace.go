@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/cputime"
 )
 
 // sweepTraceEnv names the environment variable that asks Run for a trace
@@ -46,11 +46,8 @@ type (
 
 // processCPU is the process's CPU time so far (user and system).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	user, sys := cputime.Used()
+	return user + sys
 }
 
 // span starts a span named by format and args in ctx's trace and returns
