@@ -69,19 +69,39 @@ type boundRow struct {
 	timedOut                        bool
 }
 
+// timedRun is what runWithin measured of a process.
+type timedRun struct {
+	wall, cpu time.Duration
+	rss       int64
+	out       []byte
+	timedOut  bool // the timeout stopped it
+}
+
+// runWithin runs the program name with args, stopping it after timeout,
+// and returns its wall and CPU time, peak RSS and standard output; the
+// error is the process's, nil where the timeout stopped it.
+func runWithin(timeout time.Duration, name string, args ...string) (timedRun, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	wall, rss, out, err := runProcess(cmd)
+	r := timedRun{wall: wall, cpu: cpuTime(cmd), rss: rss, out: out}
+	if ctx.Err() != nil {
+		r.timedOut = true
+		return r, nil
+	}
+	return r, err
+}
+
 // boundRun runs `capsim bound` on one size and model under a timeout.
 func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.Duration) (boundRow, error) {
 	path, caps, err := boundScenario(root, dir, s, messages)
 	if err != nil {
 		return boundRow{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bound", "--scenario", path, "--caps", caps, "--json")
-	wall, rss, out, err := runProcess(cmd)
-	r := boundRow{tasks: s.tasks(), wall: wall, cpu: cpuTime(cmd), rss: rss}
-	if ctx.Err() != nil {
-		r.timedOut = true
+	run, err := runWithin(timeout, bin, "bound", "--scenario", path, "--caps", caps, "--json")
+	r := boundRow{tasks: s.tasks(), wall: run.wall, cpu: run.cpu, rss: run.rss, timedOut: run.timedOut}
+	if r.timedOut {
 		return r, nil
 	}
 	if err != nil {
@@ -99,7 +119,7 @@ func boundRun(bin, root, dir string, s boundSize, messages string, timeout time.
 			SolveS    float64 `json:"solve_s"`
 		} `json:"lp"`
 	}
-	if err := json.Unmarshal(out, &rs); err != nil {
+	if err := json.Unmarshal(run.out, &rs); err != nil {
 		return r, fmt.Errorf("capsim bound on %d tasks (%s): %w", s.tasks(), messages, err)
 	}
 	for _, x := range rs {
@@ -191,26 +211,22 @@ func syncTable(w io.Writer, self, dir string, timeout time.Duration, maxTasks in
 				sz.tasks(), sz.ranks, sz.steps, need/(1<<30), perTask, memTotal())
 			break
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		cmd := exec.CommandContext(ctx, self, "-child", fmt.Sprintf("l:%d", i), "-dir", dir)
-		wall, rss, out, err := runProcess(cmd)
-		timedOut := ctx.Err() == context.DeadlineExceeded
-		cancel()
-		if timedOut {
-			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | > %s (stopped) | | %s |\n", sz.tasks(), sz.ranks, sz.steps, timeout, mib(rss))
+		run, err := runWithin(timeout, self, "-child", fmt.Sprintf("l:%d", i), "-dir", dir)
+		if run.timedOut {
+			fmt.Fprintf(w, "| %d | %d × %d | | | | | | | | | > %s (stopped) | | %s |\n", sz.tasks(), sz.ranks, sz.steps, timeout, mib(run.rss))
 			break
 		}
 		if err != nil {
 			return fmt.Errorf("synthetic LP %d × %d: %w", sz.ranks, sz.steps, err)
 		}
 		var r childResult
-		if err := json.Unmarshal(out, &r); err != nil {
+		if err := json.Unmarshal(run.out, &r); err != nil {
 			return fmt.Errorf("synthetic LP %d × %d: %w", sz.ranks, sz.steps, err)
 		}
 		x := r.Extra
 		fmt.Fprintf(w, "| %d | %d × %d | %.0f | %.0f | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f s | %.2f s | %.2f s | %s |\n", r.Events, sz.ranks, sz.steps,
-			x["variables"], x["rows"], x["nonzeros"], x["blocks"], x["build_s"], x["solve_s"], x["iterations"], float64(r.WallNs)/1e9, wall.Seconds(), cpuTime(cmd).Seconds(), mib(rss))
-		perTask = float64(rss) / float64(sz.tasks())
+			x["variables"], x["rows"], x["nonzeros"], x["blocks"], x["build_s"], x["solve_s"], x["iterations"], float64(r.WallNs)/1e9, run.wall.Seconds(), run.cpu.Seconds(), mib(run.rss))
+		perTask = float64(run.rss) / float64(sz.tasks())
 	}
 	return nil
 }
