@@ -29,11 +29,11 @@ build:
 deps:
 	@scripts/deps.sh
 
-## bench: rerun the benchmarks and print the README's performance tables
-## (with the README's sizes: about 40 minutes, 16 GB at the peak; plain
+## bench: rerun the benchmarks and write docs/perf/README.md and its plots
+## (at the sizes of that page: about 40 minutes, 16 GB at the peak; plain
 ## `go run ./bench/run` stops at 10^7 events and 3 minutes a bound size)
 bench: deps
-	$(GO) run ./bench/run -max-events 1e8 -bound-timeout 10m -plot docs
+	$(GO) run ./bench/run -max-events 1e8 -bound-timeout 10m -plot docs/perf -md docs/perf/README.md
 
 ## repro: recompute every checkable number of the notes into docs/reproductions.md
 repro: deps

@@ -1,6 +1,6 @@
 // Package bench holds capsim's end-to-end benchmarks and reference
-// workloads: the performance numbers in the README come from here.
-// Workloads lists the rows of the README's table, which
+// workloads: the performance numbers of docs/perf come from here.
+// Workloads lists the rows of that page's workload table, which
 //
 //	go run ./bench/run      (make bench)
 //

@@ -29,10 +29,10 @@ type Measure struct {
 }
 
 // Workload is one benchmark of the table that `go run ./bench/run` prints
-// and the README quotes. Run builds its input (untimed), then times the
+// and docs/perf/README.md shows. Run builds its input (untimed), then times the
 // part the benchmark is about.
 type Workload struct {
-	// Name is the row's label in the README's performance table.
+	// Name is the row's label in the workload table of docs/perf/README.md.
 	Name string
 	// Setup prepares inputs in dir once (untimed); it may be nil.
 	Setup func(dir string) error

@@ -18,8 +18,8 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 )
 
-// boundSize is one size of the LP table: the README's bound workload
-// (examples/bound/stencil32.toml, a charged-field 2-D stencil) on px × py
+// boundSize is one size of the LP table: the stencil
+// of examples/bound/stencil32.toml (a charged-field 2-D stencil) on px × py
 // ranks for iters iterations, one compute task per rank and iteration.
 type boundSize struct{ px, py, iters int }
 

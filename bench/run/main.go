@@ -1,7 +1,8 @@
 // Command run reruns capsim's benchmarks and prints the performance tables
-// the README quotes (`make bench` runs it):
+// of docs/perf (`make bench` runs it and writes that page and its plots):
 //
-//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs]
+//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs/perf]
+//	                   [-md docs/perf/README.md]
 //	                   [-tables workloads,scaling,bound,lp,sweep] [-bound-timeout 3m] [-bound-max-tasks 3e7]
 //
 // It prints the machine, CPU, commit and date, then per workload of
@@ -20,6 +21,9 @@
 // allreduce is also run through LogGOPSim side by side, with the ratios,
 // and every finish time LogGOPSim prints (each host's up to 16 ranks, the
 // latest host's beyond) must equal capsim's, or the command fails.
+// With -md the same output is also written as a Markdown page (a title,
+// the command line that made it and the plots drawn with -plot, then the
+// tables), replacing the file once every table is done.
 // The project ships no copy of LogGOPSim: build one that keeps program
 // order among operations freed together (std::stable_sort), since stock
 // LogGOPSim deadlocks on this schedule.
@@ -32,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -76,6 +81,7 @@ func main() {
 	maxEvents := flag.Float64("max-events", 1e7, "largest scaling size, in engine events (1e8 needs about 15 GB: the 10^8-event stencil's MPI trace and graph while it is lowered)")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
 	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
+	mdPath := flag.String("md", "", "also write the tables as a Markdown page to this file (docs/perf/README.md for make bench), once every table is done")
 	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
 	tables := flag.String("tables", "workloads,scaling,bound,lp,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound (capsim bound on the stencil), lp (the LP alone on a synthetic DAG), sweep")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
@@ -108,10 +114,44 @@ func main() {
 		want = map[string]bool{"workloads": true}
 	}
 	o := options{runs: *runs, maxEvents: *maxEvents, only: *only, plotPath: *plotPath, tables: want, boundTimeout: *boundTimeout, boundMaxTasks: int(*boundMax)}
-	if err := run(os.Stdout, o); err != nil {
+	var page strings.Builder
+	w := io.Writer(os.Stdout)
+	if *mdPath != "" {
+		w = io.MultiWriter(os.Stdout, &page)
+	}
+	if err := run(w, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	if *mdPath != "" {
+		text := mdPage(*mdPath, *plotPath, o.tables["scaling"], os.Args[1:], page.String())
+		if err := os.WriteFile(*mdPath, []byte(text), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// mdPage is the Markdown page of one run's output body: a title, the
+// command line that wrote it, links to the scaling plots (drawn into
+// plotDir, linked relative to the page at mdPath) and the body.
+func mdPage(mdPath, plotDir string, scaling bool, args []string, body string) string {
+	var b strings.Builder
+	b.WriteString("# Performance\n\n")
+	fmt.Fprintf(&b, "Written by `go run ./bench/run %s`. Rerun it to check any number on this page "+
+		"(`make bench` rewrites the whole page and its plots: about 40 minutes, 16 GB at the peak); "+
+		"each run's header names its commit, date and machine.\n\n", strings.Join(args, " "))
+	if scaling && plotDir != "" {
+		rel, err := filepath.Rel(filepath.Dir(mdPath), plotDir)
+		if err != nil {
+			rel = plotDir
+		}
+		rel = filepath.ToSlash(rel)
+		fmt.Fprintf(&b, "![CPU time per event of the scaling series](%s)\n![peak memory per event of the scaling series](%s)\n\n",
+			path.Join(rel, "scaling_time.png"), path.Join(rel, "scaling_memory.png"))
+	}
+	b.WriteString(body)
+	return b.String()
 }
 
 // vmHWM returns this process's peak resident set size.
@@ -274,7 +314,7 @@ func header(w io.Writer, root string) {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		load = strings.Join(strings.Fields(string(b))[:3], " ")
 	}
-	fmt.Fprintf(w, "capsim benchmarks: commit %s, %s, %s\nmachine %s: %s, %d cores, %s; load average at the start %s\n\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+	fmt.Fprintf(w, "```\ncapsim benchmarks: commit %s, %s, %s\nmachine %s: %s, %d cores, %s; load average at the start %s\n```\n\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		runtime.Version(), host, cpu, runtime.NumCPU(), memTotal(), load)
 }
 
@@ -364,6 +404,7 @@ func run(w io.Writer, o options) error {
 // workloadTable prints the table of bench.Workloads and the peer
 // comparison.
 func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) error {
+	fmt.Fprintf(w, "Workloads (%d runs each, every run in a fresh process, so the peak RSS is the workload's own; inputs are made in another child):\n\n", runs)
 	fmt.Fprintf(w, "| workload | events | min wall | median wall | events/s | peak RSS | allocations | other |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	var ring stats
 	for i, wl := range bench.Workloads() {
