@@ -35,7 +35,7 @@ deps:
 bench: deps
 	$(GO) run ./bench/run -max-events 1e8 -bound-timeout 10m -plot docs/perf -md docs/perf/README.md
 
-## repro: recompute every checkable number of the notes into docs/reproductions.md
+## repro: recompute every checkable number of the notes into docs/reference/reproductions.md
 repro: deps
 	$(GO) run ./bench/repro
 

@@ -33,7 +33,7 @@
 // all-to-all on a fat-tree under the flow model, and reports flow events
 // per CPU second (docs/network.md).
 //
-// The reproduction page docs/reproductions.md, every checkable number of
+// The reproduction page docs/reference/reproductions.md, every checkable number of
 // the notes against capsim's, is written by
 //
 //	go run ./bench/repro    (make repro)

@@ -49,7 +49,7 @@ func TestRows(t *testing.T) {
 	}
 }
 
-// TestPageUpToDate fails when docs/reproductions.md differs from what the
+// TestPageUpToDate fails when docs/reference/reproductions.md differs from what the
 // generator writes: run `go run ./bench/repro` (make repro) to refresh it.
 func TestPageUpToDate(t *testing.T) {
 	if !clp.Available() {
@@ -63,12 +63,12 @@ func TestPageUpToDate(t *testing.T) {
 	if err := Render(&b, rows); err != nil {
 		t.Fatal(err)
 	}
-	have, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions.md"))
+	have, err := os.ReadFile(filepath.Join("..", "..", "docs", "reference", "reproductions.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(have, b.Bytes()) {
-		t.Error("docs/reproductions.md is stale: run `go run ./bench/repro` (make repro)")
+		t.Error("docs/reference/reproductions.md is stale: run `go run ./bench/repro` (make repro)")
 	}
 }
 
