@@ -51,6 +51,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/bench"
+	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/scenarios/report"
@@ -125,7 +126,7 @@ func main() {
 	}
 	if *mdPath != "" {
 		text := mdPage(*mdPath, *plotPath, o.tables["scaling"], os.Args[1:], page.String())
-		if err := os.WriteFile(*mdPath, []byte(text), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*mdPath, []byte(text)); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
