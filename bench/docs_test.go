@@ -74,6 +74,31 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
+// TestDocsIndexed checks that docs/README.md, the index of the docs,
+// links every Markdown page under docs/.
+func TestDocsIndexed(t *testing.T) {
+	docs := filepath.Join(testenv.ModuleRoot(t), "docs")
+	index := filepath.Join(docs, "README.md")
+	linked := map[string]bool{}
+	for _, l := range links(t, index) {
+		target, _, _ := strings.Cut(l.target, "#")
+		linked[filepath.Join(docs, filepath.FromSlash(target))] = true
+	}
+	err := filepath.WalkDir(docs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") || path == index {
+			return err
+		}
+		if !linked[path] {
+			rel, _ := filepath.Rel(docs, path)
+			t.Errorf("docs/README.md does not link docs/%s", filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMarkdownHelpers checks the link extraction and GitHub's anchors on
 // small cases.
 func TestMarkdownHelpers(t *testing.T) {
