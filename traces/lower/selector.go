@@ -193,9 +193,9 @@ func mpichChoice(k mpi.Kind, p int32, n int64) string {
 	switch k {
 	case mpi.Alltoall:
 		switch {
-		case n < mpichAlltoallShort && p >= 8:
+		case n <= mpichAlltoallShort && p >= 8:
 			return bruck
-		case n < mpichAlltoallMedium:
+		case n <= mpichAlltoallMedium:
 			return lin
 		}
 		return "pairwise-xor" // XOR for powers of two, the shift otherwise

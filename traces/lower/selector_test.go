@@ -42,8 +42,10 @@ func TestSelectorChoices(t *testing.T) {
 		// MPICH 3.4's defaults.
 		{SelectMPICH, mpi.Alltoall, 8, 100, "bruck"},
 		{SelectMPICH, mpi.Alltoall, 4, 100, "linear"},
-		{SelectMPICH, mpi.Alltoall, 8, 32767, "linear"},
-		{SelectMPICH, mpi.Alltoall, 8, 32768, "pairwise-xor"},
+		{SelectMPICH, mpi.Alltoall, 8, 256, "bruck"},
+		{SelectMPICH, mpi.Alltoall, 8, 257, "linear"},
+		{SelectMPICH, mpi.Alltoall, 8, 32768, "linear"},
+		{SelectMPICH, mpi.Alltoall, 8, 32769, "pairwise-xor"},
 		{SelectMPICH, mpi.Allgather, 8, 1000, "recdoub"},
 		{SelectMPICH, mpi.Allgather, 6, 1000, "bruck"},
 		{SelectMPICH, mpi.Allgather, 6, 20000, "ring"},
