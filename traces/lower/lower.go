@@ -52,7 +52,7 @@ var algorithms = map[mpi.Kind][]string{
 	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner"},
 	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub"},
 	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck"},
-	mpi.Alltoallv:     {"pairwise", "linear"},
+	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor"},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
 	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise", "rechalving"},

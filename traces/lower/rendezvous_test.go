@@ -145,6 +145,7 @@ func TestCollectivesRendezvous(t *testing.T) {
 		tc{mpi.Allgather, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.Allgather, RecursiveDoubling, func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.Alltoall, "pairwise-xor", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+		tc{mpi.Alltoallv, "pairwise-xor", any, anyR},
 		tc{mpi.Alltoall, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.ReduceScatter, "rechalving", any, pow2Only(logSteps)},
 	)

@@ -13,8 +13,10 @@ import "github.com/capsim/capsim/traces/mpi"
 // algorithm capsim does not lower, the closest lowering stands in for it:
 // linear for linear_sync and for the nonblocking linear allgather, ring for
 // segmented ring and neighbour exchange, binomial for the binary,
-// split-binary and k-nomial trees, recursive halving for butterfly,
-// dissemination for the recursive-doubling and Bruck barriers.
+// split-binary and k-nomial bcast trees and for every reduce but linear,
+// pipeline for the chain bcast, recursive halving for butterfly,
+// dissemination for the recursive-doubling, Bruck and tree barriers,
+// pairwise for the two-process alltoall.
 //
 // "mpich" follows MPICH 3.4's defaults (the MPIR_CVAR_* thresholds of the
 // algorithm selection in src/mpi/coll/*/…_intra_auto); see mpichChoice.
