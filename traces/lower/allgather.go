@@ -41,3 +41,27 @@ func (c *coll) recdoubAllgather(n int64) {
 		c.round(c.send(peer, int64(mask)*n), c.recv(peer, int64(mask)*n))
 	}
 }
+
+// neighborAllgather is the neighbour exchange of J. Chen, L. Zhang, Y.
+// Zhang and W. Yuan, "Performance evaluation of allgather algorithms on
+// terascale Linux cluster with fast Ethernet", HPCAsia 2005, as Open MPI
+// runs it for even p: even ranks pair first with their right neighbour,
+// odd ranks with their left; after one step swapping their own blocks,
+// p/2−1 steps alternate between the two neighbours, each passing on the
+// two blocks received in the step before. For odd p Open MPI runs the
+// ring instead, and so does this.
+func (c *coll) neighborAllgather(n int64) {
+	if c.p%2 != 0 {
+		c.ringAllgather(n)
+		return
+	}
+	right, left := (c.me+1)%c.p, (c.me-1+c.p)%c.p
+	nb := [2]int32{right, left}
+	if c.me%2 != 0 {
+		nb = [2]int32{left, right}
+	}
+	c.round(c.send(nb[0], n), c.recv(nb[0], n))
+	for i := int32(1); i < c.p/2; i++ {
+		c.round(c.send(nb[i%2], 2*n), c.recv(nb[i%2], 2*n))
+	}
+}

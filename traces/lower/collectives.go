@@ -134,6 +134,8 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 			c.bruckAllgather(n)
 		case "recdoub":
 			c.recdoubAllgather(n)
+		case "neighbor":
+			c.neighborAllgather(n)
 		default:
 			c.ringAllgather(n)
 		}

@@ -50,7 +50,7 @@ var algorithms = map[mpi.Kind][]string{
 	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline"},
 	mpi.Reduce:        {"binomial", "linear", "schedgen"},
 	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner"},
-	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub"},
+	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor"},
 	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck"},
 	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor"},
 	mpi.Gather:        {"linear", "binomial"},

@@ -71,6 +71,11 @@ func TestPatterns(t *testing.T) {
 		{mpi.Allgather, "recdoub", 4, 10, 0, 2, "s3:10 r3:10 | s0:20 r0:20"},
 		{mpi.Allgather, "recdoub", 3, 10, 0, 0, "s2:10 r1:10 | s1:10 r2:10"}, // Bruck
 		{mpi.Allgather, "ring", 3, 10, 0, 1, "s2:10 r0:10 | s2:10 r0:10"},
+		// Neighbour exchange on 6: one block with the first neighbour
+		// (right for even ranks, left for odd), then pairs alternately.
+		{mpi.Allgather, "neighbor", 6, 10, 0, 2, "s3:10 r3:10 | s1:20 r1:20 | s3:20 r3:20"},
+		{mpi.Allgather, "neighbor", 6, 10, 0, 3, "s2:10 r2:10 | s4:20 r4:20 | s2:20 r2:20"},
+		{mpi.Allgather, "neighbor", 3, 10, 0, 1, "s2:10 r0:10 | s2:10 r0:10"}, // ring: odd p
 		// Rabenseifner on 6 (pof2 4, rem 2), 120 bytes in blocks of 30:
 		// rank 1 takes rank 0's vector, halves with ranks 3 and 4, doubles
 		// back, and returns the result to rank 0.

@@ -63,6 +63,15 @@ func countKind(g *graph.Graph, r int, k graph.OpKind) int {
 	return n
 }
 
+// neighborSteps is the neighbour exchange's step count: p/2 for even p,
+// the ring's p−1 for odd.
+func neighborSteps(p int) int {
+	if p%2 == 0 {
+		return p / 2
+	}
+	return p - 1
+}
+
 func ceilLog2(p int) int {
 	if p <= 1 {
 		return 0
@@ -143,6 +152,7 @@ func TestCollectivesRendezvous(t *testing.T) {
 		tc{mpi.Bcast, "pipeline", func(p int) int { return p - 1 }, anyR}, // 1000 bytes: one segment
 		tc{mpi.Allreduce, "rabenseifner", any, pow2Only(func(p int) int { return 2 * ceilLog2(p) })},
 		tc{mpi.Allgather, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		tc{mpi.Allgather, "neighbor", func(p int) int { return p * neighborSteps(p) }, func(i, p int) int { return neighborSteps(p) }},
 		tc{mpi.Allgather, RecursiveDoubling, func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.Alltoall, "pairwise-xor", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
 		tc{mpi.Alltoallv, "pairwise-xor", any, anyR},

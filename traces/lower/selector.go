@@ -12,7 +12,7 @@ import "github.com/capsim/capsim/traces/mpi"
 // 4.1.0), assuming commutative reductions. Where Open MPI would run an
 // algorithm capsim does not lower, the closest lowering stands in for it:
 // linear for linear_sync and for the nonblocking linear allgather, ring for
-// segmented ring and neighbour exchange, binomial for the binary,
+// the segmented ring allreduce, binomial for the binary,
 // split-binary and k-nomial bcast trees and for every reduce but linear,
 // pipeline for the chain bcast, recursive halving for butterfly,
 // dissemination for the recursive-doubling, Bruck and tree barriers,
@@ -60,7 +60,7 @@ func pick(rules []rule, p int32, bytes int64) string {
 // reduce_scatter), one block (alltoall, allgather, gather, scatter).
 const (
 	lin, pair, bruck, rd, ring, rab = "linear", "pairwise", "bruck", "recdoub", "ring", "rabenseifner"
-	redb, bin, pipe                 = "reduce-bcast", "binomial", "pipeline"
+	redb, bin, pipe, nbr            = "reduce-bcast", "binomial", "pipeline", "neighbor"
 	sag, sar, rh, rsc               = "scatter-rdb-allgather", "scatter-ring-allgather", "rechalving", "reduce-scatter"
 )
 
@@ -98,14 +98,14 @@ var openmpiRules = map[mpi.Kind][]rule{
 	mpi.Allgather: {
 		{3, nil, ring},
 		{32, nil, rd},
-		{64, []band{{1024, rd}}, ring},
-		{128, []band{{512, rd}}, ring},
-		{256, []band{{512, rd}}, ring},
-		{512, []band{{32, rd}, {128, bruck}, {1024, rd}}, ring},
-		{1024, []band{{64, rd}, {256, bruck}, {2048, rd}}, ring},
-		{2048, []band{{4, rd}, {8, bruck}, {16, rd}, {32, bruck}, {256, rd}, {512, bruck}, {4096, rd}}, ring},
-		{4096, []band{{32, bruck}, {128, rd}, {512, bruck}, {4096, rd}}, ring},
-		{0, []band{{2, rd}, {8, bruck}, {16, rd}, {512, bruck}, {4096, rd}}, ring},
+		{64, []band{{1024, rd}, {65536, nbr}}, ring},
+		{128, []band{{512, rd}, {65536, nbr}}, ring},
+		{256, []band{{512, rd}, {131072, nbr}, {524288, ring}, {1048576, nbr}}, ring},
+		{512, []band{{32, rd}, {128, bruck}, {1024, rd}, {131072, nbr}, {524288, ring}, {1048576, nbr}}, ring},
+		{1024, []band{{64, rd}, {256, bruck}, {2048, rd}}, nbr},
+		{2048, []band{{4, rd}, {8, bruck}, {16, rd}, {32, bruck}, {256, rd}, {512, bruck}, {4096, rd}}, nbr},
+		{4096, []band{{32, bruck}, {128, rd}, {512, bruck}, {4096, rd}}, nbr},
+		{0, []band{{2, rd}, {8, bruck}, {16, rd}, {512, bruck}, {4096, rd}}, nbr},
 	},
 	mpi.Bcast: {
 		{4, []band{{32, pipe}, {256, bin}, {512, pipe}, {1024, bin}, {32768, lin}, {131072, bin}, {262144, pipe}, {524288, lin}}, bin},

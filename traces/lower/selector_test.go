@@ -24,6 +24,8 @@ func TestSelectorChoices(t *testing.T) {
 		{SelectOpenMPI, mpi.Alltoall, 100, 300000, "pairwise"},
 		{SelectOpenMPI, mpi.Allgather, 8, 100000, "recdoub"},
 		{SelectOpenMPI, mpi.Allgather, 40, 100000, "ring"},
+		{SelectOpenMPI, mpi.Allgather, 40, 2000, "neighbor"},
+		{SelectOpenMPI, mpi.Allgather, 1024, 100000, "neighbor"},
 		{SelectOpenMPI, mpi.Allgather, 300, 100, "bruck"},
 		{SelectOpenMPI, mpi.Allreduce, 8, 12000, "rabenseifner"},
 		{SelectOpenMPI, mpi.Allreduce, 16, 1000, "recdoub"},

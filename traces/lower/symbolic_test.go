@@ -138,6 +138,35 @@ func symAlgs(kind mpi.Kind, alg string, p int, n int64, root int) (symAlg, bool)
 			}
 		case "bruck":
 			a.sends = bruck
+		case "neighbor":
+			// Open MPI's statement: the first step sends the own block;
+			// then each step sends blocks from, from+1, where from
+			// starts at the even rank of the first pair and moves on by
+			// the receive offsets (+2, −2 for even ranks; −2, +2 for odd).
+			a.sends = func(r int) [][]int {
+				if p%2 != 0 {
+					out := [][]int{}
+					for k := 0; k < p-1; k++ {
+						out = append(out, []int{mod(r-k, p)})
+					}
+					return out
+				}
+				recvFrom := [2]int{r, r}
+				offset := [2]int{2, -2}
+				from := r
+				if r%2 != 0 {
+					recvFrom = [2]int{mod(r-1, p), mod(r-1, p)}
+					offset = [2]int{-2, 2}
+					from = recvFrom[0]
+				}
+				out := [][]int{{r}}
+				for i := 1; i < p/2; i++ {
+					out = append(out, []int{from, (from + 1) % p})
+					recvFrom[i%2] = mod(recvFrom[i%2]+offset[i%2], p)
+					from = recvFrom[i%2]
+				}
+				return out
+			}
 		case "recdoub":
 			a.sends = func(r int) [][]int {
 				if !isPow2(int32(p)) {
@@ -468,7 +497,7 @@ func symRun(g *graph.Graph, a symAlg, p int) error {
 func TestDataMovement(t *testing.T) {
 	algs := map[mpi.Kind][]string{
 		mpi.Alltoall:      {"pairwise", "pairwise-xor", "bruck"},
-		mpi.Allgather:     {"ring", "bruck", "recdoub"},
+		mpi.Allgather:     {"ring", "bruck", "recdoub", "neighbor"},
 		mpi.Bcast:         {"scatter-rdb-allgather", "scatter-ring-allgather", "pipeline"},
 		mpi.Allreduce:     {"recdoub", "rabenseifner"},
 		mpi.ReduceScatter: {"pairwise", "rechalving"},

@@ -57,6 +57,7 @@ var collPairs = []collPair{
 	{"allgather", "bruck", "bruck", false},
 	{"allgather", "rdb", "recdoub", true},
 	{"allgather", "ring", "ring", false},
+	{"allgather", "ompi_neighborexchange", "neighbor", false},
 	{"allreduce", "rab_rdb", "rabenseifner", false},
 	{"allreduce", "rdb", "recdoub", false},
 	{"allreduce", "lr", "ring", false},
