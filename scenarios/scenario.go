@@ -119,7 +119,7 @@ type Network struct {
 	GNsPerByte int64  `toml:"G_ns_per_byte"`
 	ONsPerByte int64  `toml:"O_ns_per_byte"`
 	SBytes     int64  `toml:"S_bytes"`
-	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial"
+	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`

@@ -117,7 +117,7 @@ See docs/aggregate.md.`,
 	}
 	f := c.Flags()
 	f.StringVar(&format, "format", "", formatFlagHelp)
-	f.StringVar(&coll, "coll", "", "collective algorithms for lowering MPI traces ('default' for the format's own)")
+	f.StringVar(&coll, "coll", "", "collective algorithms for lowering MPI traces ('default' for the format's own, 'openmpi', 'mpich', or e.g. 'allreduce=ring')")
 	f.StringVar(&topoSpec, "topology", "2x2x2", "node layout SOCKETSxDIESxCORES")
 	f.Float64Var(&nodeMemGB, "node-mem-gb", 8, "node memory in GiB (0: not checked)")
 	f.Float64Var(&taskMemGB, "task-mem-gb", 0, "memory of each task in GiB (0: not checked)")

@@ -310,7 +310,7 @@ network and docs/trace-formats.md).`,
 	_ = c.Flags().MarkHidden("flow-exact") // fails only for an undefined flag
 	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
 	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (the timing before issue 21; it can overstate contention several times, docs/network.md)")
-	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
@@ -417,7 +417,7 @@ collective algorithms; GOAL and other graph-level traces become execution graphs
 	}
 	trace.Flags().StringVarP(&out, "output", "o", "", "Arrow file to write")
 	trace.Flags().StringVar(&format, "format", "", formatFlagHelp)
-	trace.Flags().StringVar(&coll, "coll", "", "lower MPI traces into an execution graph with these collective algorithms ('default' for the format's own)")
+	trace.Flags().StringVar(&coll, "coll", "", "lower MPI traces into an execution graph with these collective algorithms ('default' for the format's own, 'openmpi', 'mpich', or e.g. 'allreduce=ring')")
 	g := &cobra.Command{
 		Use:   "goal IN.goal -o OUT.arrow",
 		Short: "Convert a GOAL text schedule (LogGOPSim, ATLAHS) into an Arrow execution graph",
@@ -448,7 +448,7 @@ func newExportCmd() *cobra.Command {
 		},
 	}
 	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")
-	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces")
+	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces ('openmpi', 'mpich', 'default' or e.g. 'allreduce=ring')")
 	g.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	c.AddCommand(g)
 	return c

@@ -68,8 +68,11 @@ func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 		me: l.commRank[key.comm][int32(st.rank)], first: true,
 		tag: CollectiveTagBase | key.comm<<20 | int32(key.seq&(1<<20-1))}
 	alg := l.opt.Algorithm[in.kind]
-	if alg == "" {
+	switch alg {
+	case "":
 		alg = algorithms[in.kind][0]
+	case SelectOpenMPI, SelectMPICH:
+		alg = choose(alg, in.kind, c.p, in.bytes)
 	}
 	if c.p > 1 {
 		c.run(in.kind, alg)
@@ -95,9 +98,14 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 			c.dissemination()
 		}
 	case mpi.Bcast:
-		if alg == "linear" {
+		switch alg {
+		case "linear":
 			c.linearBcast(c.in.root, n)
-		} else {
+		case "scatter-rdb-allgather", "scatter-ring-allgather":
+			c.scatterAllgatherBcast(c.in.root, n, alg == "scatter-ring-allgather")
+		case "pipeline":
+			c.pipelineBcast(c.in.root, n)
+		default:
 			c.binomialBcast(c.in.root, n)
 		}
 	case mpi.Reduce:
@@ -113,29 +121,38 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 		case "reduce-bcast":
 			c.binomialReduce(0, n)
 			c.binomialBcast(0, n)
+		case "rabenseifner":
+			c.rabenseifnerAllreduce(n)
 		default:
 			c.recdoubAllreduce(n)
 		}
 	case mpi.Allgather:
-		if alg == "linear" {
+		switch alg {
+		case "linear":
 			c.linearExchange(func(int32, int32) int64 { return n })
-		} else {
-			for k := int32(1); k < c.p; k++ {
-				c.round(c.send((c.me+1)%c.p, n), c.recv((c.me-1+c.p)%c.p, n))
-			}
+		case "bruck":
+			c.bruckAllgather(n)
+		case "recdoub":
+			c.recdoubAllgather(n)
+		case "neighbor":
+			c.neighborAllgather(n)
+		default:
+			c.ringAllgather(n)
 		}
 	case mpi.Alltoall, mpi.Alltoallv:
 		size := func(from, to int32) int64 { return n }
 		if kind == mpi.Alltoallv {
 			size = func(from, to int32) int64 { return c.in.lists[from][to] }
 		}
-		if alg == "linear" {
+		switch alg {
+		case "linear":
 			c.linearExchange(size)
-		} else {
-			for k := int32(1); k < c.p; k++ {
-				to, from := (c.me+k)%c.p, (c.me-k+c.p)%c.p
-				c.round(c.send(to, size(c.me, to)), c.recv(from, size(from, c.me)))
-			}
+		case "pairwise-xor":
+			c.xorAlltoall(size)
+		case "bruck":
+			c.bruckAlltoall(n)
+		default:
+			c.shiftAlltoall(size)
 		}
 	case mpi.Gather:
 		if alg == "binomial" {
@@ -155,6 +172,8 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 		case "reduce-scatter":
 			c.binomialReduce(0, n)
 			c.linearScatter(0, chunk)
+		case "rechalving":
+			c.recHalvingReduceScatter(n)
 		case "pairwise":
 			// Step k sends rank me+k its block and receives (and combines)
 			// rank me−k's contribution to this rank's block.
@@ -276,62 +295,6 @@ func (c *coll) linearReduce(root int32, n int64) {
 	}
 	c.round(recvs...)
 	c.reduce(n * int64(c.p-1))
-}
-
-// recdoubAllreduce is recursive doubling with MPICH's handling of
-// non-power-of-two sizes: the first 2·rem ranks pair up so that a power of
-// two take part in the doubling, and the excluded ranks get the result at
-// the end.
-func (c *coll) recdoubAllreduce(n int64) {
-	pof2 := int32(1)
-	for pof2*2 <= c.p {
-		pof2 *= 2
-	}
-	rem := c.p - pof2
-	newrank := c.me - rem
-	if c.me < 2*rem {
-		if c.me%2 == 0 {
-			c.round(c.send(c.me+1, n))
-			newrank = -1
-		} else {
-			c.round(c.recv(c.me-1, n))
-			c.reduce(n)
-			newrank = c.me / 2
-		}
-	}
-	if newrank >= 0 {
-		for mask := int32(1); mask < pof2; mask <<= 1 {
-			nd := newrank ^ mask
-			dst := nd + rem
-			if nd < rem {
-				dst = nd*2 + 1
-			}
-			c.round(c.send(dst, n), c.recv(dst, n))
-			c.reduce(n)
-		}
-	}
-	if c.me < 2*rem {
-		if c.me%2 == 1 {
-			c.round(c.send(c.me-1, n))
-		} else {
-			c.round(c.recv(c.me+1, n))
-		}
-	}
-}
-
-// ringAllreduce is a ring reduce-scatter followed by a ring allgather, each
-// of p-1 steps moving n/p bytes.
-func (c *coll) ringAllreduce(n int64) {
-	chunk := ceilDiv(n, int64(c.p))
-	right, left := (c.me+1)%c.p, (c.me-1+c.p)%c.p
-	c.l.b.Grow(int(c.st.rank), int(4*(c.p-1)))
-	for k := int32(1); k < c.p; k++ {
-		c.round(c.send(right, chunk), c.recv(left, chunk))
-		c.reduce(chunk)
-	}
-	for k := int32(1); k < c.p; k++ {
-		c.round(c.send(right, chunk), c.recv(left, chunk))
-	}
 }
 
 func (c *coll) linearExchange(size func(from, to int32) int64) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -39,6 +40,38 @@ func ExampleParseAlgorithms() {
 	// Output:
 	// ring binomial <nil>
 	// true
+}
+
+// A selector picks per call as the library would: MPICH's allreduce is
+// recursive doubling up to 2 KiB and Rabenseifner's algorithm above, so the
+// large call sends fewer bytes per rank.
+func ExampleParseAlgorithms_selector() {
+	algs, err := lower.ParseAlgorithms("mpich,alltoall=bruck")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(algs[mpi.Allreduce], algs[mpi.Alltoall])
+	for _, n := range []int64{1024, 1 << 20} {
+		tr := mpi.NewTrace(8)
+		for r := 0; r < 8; r++ {
+			tr.Append(r, mpi.Event{Kind: mpi.Allreduce, Bytes: n})
+		}
+		g, err := lower.Lower(tr, lower.Options{Algorithm: algs})
+		if err != nil {
+			panic(err)
+		}
+		var sent int64
+		for id := g.RankStart[0]; id < g.RankStart[1]; id++ {
+			if g.Kind[id] == graph.Send {
+				sent += g.Size[id]
+			}
+		}
+		fmt.Printf("%d bytes: rank 0 sends %d bytes\n", n, sent)
+	}
+	// Output:
+	// mpich bruck
+	// 1024 bytes: rank 0 sends 3072 bytes
+	// 1048576 bytes: rank 0 sends 1835008 bytes
 }
 
 // Lowering the same trace twice gives identical graphs.

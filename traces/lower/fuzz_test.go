@@ -9,7 +9,8 @@ import (
 // FuzzParseAlgorithms: any spec either parses into known algorithms or
 // fails with an error; it never panics.
 func FuzzParseAlgorithms(f *testing.F) {
-	for _, s := range []string{"", "allreduce=ring,bcast=binomial", "allreduce", "=", ",,", "scan=recdoub, barrier = linear", "send=ring"} {
+	for _, s := range []string{"", "allreduce=ring,bcast=binomial", "allreduce", "=", ",,", "scan=recdoub, barrier = linear", "send=ring",
+		"openmpi", "mpich,alltoall=bruck", "default,bcast=pipeline", "allreduce=mpich", "openmpi=ring"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -63,9 +64,13 @@ func FuzzLower(f *testing.F) {
 				tr.Append(r, e)
 			}
 		}
-		for _, alg := range []string{"", "ring", "reduce-bcast"} {
+		for _, alg := range []string{"", "ring", "reduce-bcast", SelectOpenMPI, SelectMPICH} {
 			o := Options{ReduceNsPerByte: float64(len(data) % 3)}
-			if alg != "" {
+			switch alg {
+			case "":
+			case SelectOpenMPI, SelectMPICH:
+				o.Algorithm, _ = ParseAlgorithms(alg)
+			default:
 				o.Algorithm = map[mpi.Kind]string{mpi.Allreduce: alg}
 			}
 			g, err := Lower(tr, o)

@@ -36,6 +36,8 @@ const CollectiveTagBase int32 = 1 << 30
 const MaxUserTag int32 = 1 << 20
 
 // Algorithm names, per collective kind; the first one listed is the default.
+// Besides these, every kind takes the selectors "openmpi" and "mpich",
+// which choose one of them per call as those libraries do (selector.go).
 //
 // "schedgen" reproduces, operation for operation and dependency for
 // dependency, the schedule LogGOPSim's schedgen writes for the collective
@@ -45,21 +47,26 @@ const MaxUserTag int32 = 1 << 20
 // bcast and reduce, and a linear exchange for alltoall.
 var algorithms = map[mpi.Kind][]string{
 	mpi.Barrier:       {"dissemination", "linear", "schedgen"},
-	mpi.Bcast:         {"binomial", "linear", "schedgen"},
+	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline"},
 	mpi.Reduce:        {"binomial", "linear", "schedgen"},
-	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen"},
-	mpi.Allgather:     {"ring", "linear", "schedgen"},
-	mpi.Alltoall:      {"pairwise", "linear", "schedgen"},
-	mpi.Alltoallv:     {"pairwise", "linear"},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner"},
+	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor"},
+	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck"},
+	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor"},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
-	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise"},
+	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise", "rechalving"},
 	mpi.Scan:          {"linear", "recdoub"},
 }
 
 // Algorithms returns the algorithm names available for a collective kind,
-// the default first.
-func Algorithms(k mpi.Kind) []string { return append([]string(nil), algorithms[k]...) }
+// the default first and the selectors last.
+func Algorithms(k mpi.Kind) []string {
+	if _, ok := algorithms[k]; !ok {
+		return nil
+	}
+	return append(append([]string(nil), algorithms[k]...), SelectOpenMPI, SelectMPICH)
+}
 
 // Options controls lowering.
 type Options struct {
@@ -71,7 +78,12 @@ type Options struct {
 	ReduceNsPerByte float64
 }
 
-// ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial".
+// ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial" or
+// "openmpi,alltoall=bruck": comma-separated items applied in order, each
+// COLLECTIVE=ALGORITHM, or a selector ("openmpi", "mpich") for every
+// collective, or "default", which drops what came before so that every
+// collective takes its default (the trace format's choice, else the first
+// of Algorithms).
 func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 	m := map[mpi.Kind]string{}
 	if strings.TrimSpace(spec) == "" {
@@ -80,7 +92,17 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
-			return nil, fmt.Errorf("collective spec %q: %q is not COLLECTIVE=ALGORITHM", spec, kv)
+			switch k {
+			case "default":
+				clear(m)
+				continue
+			case SelectOpenMPI, SelectMPICH:
+				for kind := range algorithms {
+					m[kind] = k
+				}
+				continue
+			}
+			return nil, fmt.Errorf("collective spec %q: %q is not COLLECTIVE=ALGORITHM, openmpi, mpich or default", spec, kv)
 		}
 		kind, err := mpi.ParseKind(strings.TrimSpace(k))
 		if err != nil || !kind.IsCollective() {
@@ -88,7 +110,7 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 		}
 		v = strings.TrimSpace(v)
 		if !known(kind, v) {
-			return nil, fmt.Errorf("collective spec %q: %s has no algorithm %q (have %s)", spec, kind, v, strings.Join(algorithms[kind], ", "))
+			return nil, fmt.Errorf("collective spec %q: %s has no algorithm %q (have %s)", spec, kind, v, strings.Join(Algorithms(kind), ", "))
 		}
 		m[kind] = v
 	}
@@ -96,6 +118,9 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 }
 
 func known(k mpi.Kind, alg string) bool {
+	if _, ok := algorithms[k]; ok && (alg == SelectOpenMPI || alg == SelectMPICH) {
+		return true
+	}
 	for _, a := range algorithms[k] {
 		if a == alg {
 			return true

@@ -63,6 +63,15 @@ func countKind(g *graph.Graph, r int, k graph.OpKind) int {
 	return n
 }
 
+// neighborSteps is the neighbour exchange's step count: p/2 for even p,
+// the ring's p−1 for odd.
+func neighborSteps(p int) int {
+	if p%2 == 0 {
+		return p / 2
+	}
+	return p - 1
+}
+
 func ceilLog2(p int) int {
 	if p <= 1 {
 		return 0
@@ -127,6 +136,33 @@ func TestCollectivesRendezvous(t *testing.T) {
 			return 1
 		}},
 		{mpi.Alltoall, "schedgen", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+	}
+	pow2Only := func(f func(p int) int) func(i, p int) int {
+		return func(i, p int) int {
+			if p&(p-1) == 0 {
+				return f(p)
+			}
+			return -1
+		}
+	}
+	logSteps := func(p int) int { return ceilLog2(p) }
+	cases = append(cases,
+		tc{mpi.Bcast, "scatter-rdb-allgather", any, anyR},
+		tc{mpi.Bcast, "scatter-ring-allgather", any, anyR},
+		tc{mpi.Bcast, "pipeline", func(p int) int { return p - 1 }, anyR}, // 1000 bytes: one segment
+		tc{mpi.Allreduce, "rabenseifner", any, pow2Only(func(p int) int { return 2 * ceilLog2(p) })},
+		tc{mpi.Allgather, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		tc{mpi.Allgather, "neighbor", func(p int) int { return p * neighborSteps(p) }, func(i, p int) int { return neighborSteps(p) }},
+		tc{mpi.Allgather, RecursiveDoubling, func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		tc{mpi.Alltoall, "pairwise-xor", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+		tc{mpi.Alltoallv, "pairwise-xor", any, anyR},
+		tc{mpi.Alltoall, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
+		tc{mpi.ReduceScatter, "rechalving", any, pow2Only(logSteps)},
+	)
+	for _, k := range mpi.Kinds() {
+		if k.IsCollective() {
+			cases = append(cases, tc{k, SelectOpenMPI, any, anyR}, tc{k, SelectMPICH, any, anyR})
+		}
 	}
 	for _, k := range mpi.Kinds() { // every algorithm of every kind is covered
 		for _, alg := range Algorithms(k) {
