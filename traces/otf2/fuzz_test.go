@@ -78,7 +78,7 @@ func fuzzTrace(data []byte) (*defs, []record, Options) {
 		}
 		recs = append(recs, r)
 	}
-	return d, recs, Options{DropMeasurementOff: at(0)&1 == 1}
+	return d, recs, Options{KeepGaps: at(0)&1 == 1}
 }
 
 // FuzzBuild feeds decoded definitions and records to the mapping from OTF2
