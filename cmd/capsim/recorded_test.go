@@ -94,3 +94,32 @@ func goalPingPong(t *testing.T) string {
 	}
 	return p
 }
+
+// TestInspect runs capsim inspect on traces with and without a recorded
+// run (package inspect's tests hold the summaries' golden outputs).
+func TestInspect(t *testing.T) {
+	code, out, stderr := capsim(t, "inspect", epochTrace, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Format   string `json:"format"`
+		Ranks    int    `json:"ranks"`
+		Recorded struct {
+			JobNs int64 `json:"job_ns"`
+		} `json:"recorded"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != "liballprof" || rep.Ranks != 2 || rep.Recorded.JobNs != 24500 {
+		t.Errorf("inspect --json: %+v", rep)
+	}
+	code, out, _ = capsim(t, "inspect", goalPingPong(t))
+	if code != 0 || !strings.Contains(out, "format    goal (graph level)") || strings.Contains(out, "recorded") {
+		t.Errorf("inspect of a GOAL schedule: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := capsim(t, "inspect"); code != 2 || !strings.Contains(stderr, "takes 1 argument") {
+		t.Errorf("inspect without a trace: exit %d, %q", code, stderr)
+	}
+}
