@@ -135,6 +135,9 @@ func FuzzBuild(f *testing.F) {
 				}
 			}
 		}
+		if err := tr.Recorded.Validate(len(tr.Ranks)); err != nil || tr.Recorded.GapsKept != opt.KeepGaps {
+			t.Fatalf("recorded run %+v (keep gaps %v): %v", tr.Recorded, opt.KeepGaps, err)
+		}
 		_, _ = lower.Lower(tr, lower.Options{})
 	})
 }
