@@ -577,8 +577,10 @@ func (b *builder) initDone(rank int, t int64) {
 	rs := &b.ranks[rank]
 	rs.inited, rs.initLeft = true, t
 	rk := &b.t.Ranks[rank]
+	at := make([]int, len(rk.Events)) // old index → new
 	kept := rk.Events[:0]
-	for _, e := range rk.Events {
+	for i, e := range rk.Events {
+		at[i] = len(kept)
 		if e.Kind != mpi.Compute || e.ParamLen != 0 {
 			kept = append(kept, e)
 			continue
@@ -591,6 +593,11 @@ func (b *builder) initDone(rank int, t int64) {
 		}
 	}
 	rk.Events = kept
+	for _, pending := range []map[uint64]int{rs.irecv, rs.isend} {
+		for req, i := range pending {
+			pending[req] = at[i]
+		}
+	}
 }
 
 // recorded returns what the trace says of the run: each rank's span from
