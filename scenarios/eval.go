@@ -486,7 +486,7 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
 			path = filepath.Join(filepath.Dir(sc.File), path)
 		}
-		t, err := importer.Read(path, importer.Options{Format: w.Format})
+		t, err := importer.Read(path, w.importOptions())
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}

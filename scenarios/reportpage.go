@@ -191,6 +191,9 @@ func (s *Scenario) summary() report.Section {
 		w = "trace " + w
 	}
 	add("workload", w)
+	if r := s.recordedLine(); r != "" {
+		add("recorded run", r)
+	}
 	if s.Models.File != "" {
 		add("models", "model file "+s.Models.File)
 	} else {

@@ -57,8 +57,9 @@ type Scenario struct {
 	// Text is the scenario's source text, used to fingerprint a sweep.
 	Text []byte `toml:"-"`
 
-	set *compute.Set  // models.file's models, nil without one
-	top topo.Topology // network.topology's, nil without one
+	set      *compute.Set    // models.file's models, nil without one
+	top      topo.Topology   // network.topology's, nil without one
+	recorded *recordedSource // the trace's recorded run, as a sweep saved it
 }
 
 // path resolves a path written in the scenario: relative to its folder.
@@ -238,8 +239,11 @@ type NetOverride struct {
 
 // Workload is either a trace file or a generator with its parameters.
 type Workload struct {
-	Trace     string         `toml:"trace"`
-	Format    string         `toml:"format"` // the trace's format (see traces/importer); empty: told by content
+	Trace  string `toml:"trace"`
+	Format string `toml:"format"` // the trace's format (see traces/importer); empty: told by content
+	// KeepGaps keeps the trace's measurement gaps as compute
+	// (graph.Recorded; docs/reference/recorded-run.md).
+	KeepGaps  bool           `toml:"keep_gaps"`
 	Generator string         `toml:"generator"`
 	Params    map[string]any `toml:"params"`
 }
@@ -665,6 +669,9 @@ func (s *Scenario) normalize() error {
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {
 		return bad("workload", "set exactly one of workload.trace and workload.generator")
+	}
+	if w.KeepGaps && w.Trace == "" {
+		return bad("workload.keep_gaps", "applies to workload.trace (generated workloads have no measurement gaps)")
 	}
 	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)

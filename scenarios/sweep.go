@@ -593,8 +593,9 @@ func (q *taskQueue) next(ctx context.Context) (task, bool) {
 const SourceFile = "scenario.json"
 
 type source struct {
-	File string `json:"file"` // absolute path, or DefaultName
-	Text string `json:"text"`
+	File     string          `json:"file"` // absolute path, or DefaultName
+	Text     string          `json:"text"`
+	Recorded *recordedSource `json:"recorded,omitempty"` // the trace workload's recorded run
 }
 
 // saveSource writes the scenario's path and text into dir, atomically.
@@ -605,7 +606,7 @@ func (s *Scenario) saveSource(dir string) error {
 			file = abs
 		}
 	}
-	b, err := json.MarshalIndent(source{File: file, Text: string(s.Text)}, "", "  ")
+	b, err := json.MarshalIndent(source{File: file, Text: string(s.Text), Recorded: s.recordedRun()}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -624,7 +625,12 @@ func LoadSource(dir string) (*Scenario, error) {
 	if err := json.Unmarshal(b, &src); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return Parse(src.File, []byte(src.Text))
+	sc, err := Parse(src.File, []byte(src.Text))
+	if err != nil {
+		return nil, err
+	}
+	sc.recorded = src.Recorded
+	return sc, nil
 }
 
 // splitChains splits every group at the bounds of the LP's chains of

@@ -18,6 +18,7 @@ func newAggregateCmd() *cobra.Command {
 		ipcModel, ipcSamples                                           string
 		interNet, intraNet, sameDie, sameSocket, crossSocket           string
 		nodeMemGB, taskMemGB, threshold                                float64
+		keepGaps                                                       bool
 		nodes                                                          int
 		exhaustive                                                     int64
 		replay                                                         bool
@@ -92,7 +93,7 @@ See docs/aggregate.md.`,
 					return usageError{err}
 				}
 			}
-			g, err := loadGraph(a[0], traceOptions(format, 0), coll)
+			g, err := loadGraph(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps), coll)
 			if err != nil {
 				return err
 			}
@@ -117,6 +118,7 @@ See docs/aggregate.md.`,
 	}
 	f := c.Flags()
 	f.StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(f, &keepGaps)
 	f.StringVar(&coll, "coll", "", "collective algorithms for lowering MPI traces ('default' for the format's own, 'openmpi', 'mpich', or e.g. 'allreduce=ring')")
 	f.StringVar(&topoSpec, "topology", "2x2x2", "node layout SOCKETSxDIESxCORES")
 	f.Float64Var(&nodeMemGB, "node-mem-gb", 8, "node memory in GiB (0: not checked)")

@@ -74,6 +74,7 @@ func newBoundCmd() *cobra.Command {
 		slackPolicy              string
 		method                   string
 		asJSON, orderFree        bool
+		keepGaps                 bool
 		switchUs, minTaskMs      float64
 		workers                  int
 		timeLimit                float64
@@ -192,7 +193,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			var t *mpi.Trace
 			var formatAlgs map[mpi.Kind]string // the trace format's own collectives (liballprof: schedgen's)
 			if len(a) == 1 {
-				it, err := loadMPI(a[0], traceOptions(format, 0))
+				it, err := loadMPI(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps))
 				if err != nil {
 					return err
 				}
@@ -519,6 +520,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this free-format MPS file, its objective the makespan in ns")
 	f.StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(f, &keepGaps)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&orderFree, "order-free", false, fmt.Sprintf("also compute the order-free optimum (note 003 §3: the least makespan over every event order, an exact search) for DAGs of at most %d edges", bound.OrderFreeMaxEdges))
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")

@@ -95,6 +95,7 @@ over power caps, policies and machines.`,
 		newSteeringGridCmd(),
 		newScheduleCmd(),
 		newAggregateCmd(),
+		newInspectCmd(),
 	)
 	return root
 }

@@ -45,6 +45,9 @@ type rankJSON struct {
 	CollBytesSent int64 `json:"coll_bytes_sent"`
 	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
 	CollBytesRecv int64 `json:"coll_bytes_recv"`
+	// The recorded run (recorded.go), for traces with timestamps.
+	RecordedNs int64 `json:"recorded_ns,omitempty"`
+	GapNs      int64 `json:"gap_ns,omitempty"`
 }
 
 type replayJSON struct {
@@ -62,6 +65,10 @@ type replayJSON struct {
 	FlowEvents   int64       `json:"flow_events,omitempty"`
 	Links        []linkJSON  `json:"links,omitempty"`
 	CriticalPath *pathJSON   `json:"critical_path,omitempty"`
+	// The recorded run (recorded.go), for traces with timestamps.
+	RecordedNs int64     `json:"recorded_ns,omitempty"`
+	Ratio      float64   `json:"predicted_over_recorded,omitempty"`
+	Gaps       *gapsJSON `json:"measurement_gaps,omitempty"`
 }
 
 // pathJSON is a replay's critical path (--critical-path).
@@ -130,17 +137,17 @@ func printPath(w io.Writer, p *pathJSON) {
 
 func newReplayCmd() *cobra.Command {
 	var (
-		netSpec, coll, timelinePath, format string
-		tlRanks, tlWindow                   string
-		ranksPerNode                        int
-		asJSON, libOrder, critPath          bool
-		speed                               float64
-		netOverrides                        []string
-		topoSpec, mapping                   string
-		flowExact, flowCM02, flowBytesFirst bool
-		flowNeighbours                      bool
-		mf                                  modelFlags
-		pol                                 policyFlags
+		netSpec, coll, timelinePath, format  string
+		tlRanks, tlWindow                    string
+		ranksPerNode                         int
+		asJSON, libOrder, critPath, keepGaps bool
+		speed                                float64
+		netOverrides                         []string
+		topoSpec, mapping                    string
+		flowExact, flowCM02, flowBytesFirst  bool
+		flowNeighbours                       bool
+		mf                                   modelFlags
+		pol                                  policyFlags
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -166,7 +173,7 @@ network and docs/trace-formats.md).`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if pol.name != "" { // replaypolicy.go
-				return pol.run(cmd, a[0], traceOptions(format, speed), netSpec, coll, asJSON)
+				return pol.run(cmd, a[0], traceOptions(format, speed).WithKeepGaps(keepGaps), netSpec, coll, asJSON)
 			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
@@ -181,7 +188,7 @@ network and docs/trace-formats.md).`,
 			if pol.capW > 0 && mf.models == "" && mf.machine == "" {
 				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
-			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed), coll)
+			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed).WithKeepGaps(keepGaps), coll)
 			if err != nil {
 				return err
 			}
@@ -281,6 +288,7 @@ network and docs/trace-formats.md).`,
 					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
 					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 			}
+			addRecorded(&out, g.Recorded)
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
@@ -288,6 +296,7 @@ network and docs/trace-formats.md).`,
 				return enc.Encode(out)
 			}
 			printReplay(w, out)
+			printRecorded(w, out)
 			printModels(w, out.Models)
 			if out.CriticalPath != nil {
 				printPath(w, out.CriticalPath)
@@ -312,6 +321,7 @@ network and docs/trace-formats.md).`,
 	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (the timing before issue 21; it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(c.Flags(), &keepGaps)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().BoolVar(&critPath, "critical-path", false, "find the critical path: the chain of computations, message overheads, messages in flight and NIC gaps that sets the makespan (replays with a recorder; the engine's speed is then not comparable)")
@@ -357,6 +367,7 @@ func printReplay(w io.Writer, r replayJSON) {
 func newImportCmd() *cobra.Command {
 	c := &cobra.Command{Use: "import", Short: "Convert other trace formats into capsim's Arrow traces"}
 	var out, format, coll string
+	var keepGaps bool
 	run := func(cmd *cobra.Command, a []string, forced string) error {
 		if out == "" {
 			return usagef("import needs -o OUT.arrow")
@@ -377,7 +388,7 @@ func newImportCmd() *cobra.Command {
 				return err
 			}
 		}
-		t, err := importer.Read(a[0], importer.Options{Format: format})
+		t, err := importer.Read(a[0], importer.Options{Format: format}.WithKeepGaps(keepGaps))
 		if err != nil {
 			return err
 		}
@@ -417,6 +428,7 @@ collective algorithms; GOAL and other graph-level traces become execution graphs
 	}
 	trace.Flags().StringVarP(&out, "output", "o", "", "Arrow file to write")
 	trace.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(trace.Flags(), &keepGaps)
 	trace.Flags().StringVar(&coll, "coll", "", "lower MPI traces into an execution graph with these collective algorithms ('default' for the format's own, 'openmpi', 'mpich', or e.g. 'allreduce=ring')")
 	g := &cobra.Command{
 		Use:   "goal IN.goal -o OUT.arrow",
@@ -432,6 +444,7 @@ collective algorithms; GOAL and other graph-level traces become execution graphs
 func newExportCmd() *cobra.Command {
 	c := &cobra.Command{Use: "export", Short: "Convert capsim traces into other formats"}
 	var out, coll, format string
+	var keepGaps bool
 	g := &cobra.Command{
 		Use:   "goal TRACE -o OUT.goal",
 		Short: "Write a trace (graph or MPI trace) as GOAL text for LogGOPSim",
@@ -440,7 +453,7 @@ func newExportCmd() *cobra.Command {
 			if out == "" {
 				return usagef("export goal needs -o OUT.goal")
 			}
-			gr, err := loadGraph(a[0], traceOptions(format, 0), coll)
+			gr, err := loadGraph(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps), coll)
 			if err != nil {
 				return err
 			}
@@ -450,6 +463,7 @@ func newExportCmd() *cobra.Command {
 	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")
 	g.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces ('openmpi', 'mpich', 'default' or e.g. 'allreduce=ring')")
 	g.Flags().StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(g.Flags(), &keepGaps)
 	c.AddCommand(g)
 	return c
 }

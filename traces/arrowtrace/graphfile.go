@@ -203,7 +203,11 @@ func WriteGraph(path string, g *graph.Graph) error {
 
 // EncodeGraph writes g as an Arrow IPC file to w.
 func EncodeGraph(w io.Writer, g *graph.Graph) error {
-	gw, err := newGraphWriter(w, graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil), g.Regions)
+	sc, err := withRecorded(graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil), g.Recorded)
+	if err != nil {
+		return err
+	}
+	gw, err := newGraphWriter(w, sc, g.Regions)
 	if err != nil {
 		return err
 	}
@@ -510,6 +514,7 @@ type graphDecoder struct {
 	col      map[string]int
 	numRanks int
 	g        *graph.Graph
+	rec      *graph.Recorded
 	row      int64
 	rank     int32 // rank of the previous row
 	regions  map[string]int32
@@ -532,8 +537,11 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 		return err
 	}
 	d.numRanks = n
-	// Size hints; wrong or missing hints only cost reallocation.
 	md := sc.Metadata()
+	if d.rec, err = readRecorded(md, n, d.name); err != nil {
+		return err
+	}
+	// Size hints; wrong or missing hints only cost reallocation.
 	if v, ok := md.GetValue(MetaNumOps); ok {
 		if h, err := strconv.Atoi(v); err == nil && h >= 0 && h < 1<<31-1 {
 			d.opsHint = h
@@ -1057,6 +1065,7 @@ func (d *graphDecoder) finish() (*graph.Graph, error) {
 	for ; d.rank < int32(d.numRanks); d.rank++ {
 		g.RankStart[d.rank+1] = n
 	}
+	g.Recorded = d.rec
 	verr := g.Validate()
 	if verr == nil {
 		return g, nil

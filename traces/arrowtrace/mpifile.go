@@ -69,7 +69,7 @@ func mpiSchema(t *mpi.Trace) (*arrow.Schema, error) {
 	md := arrow.NewMetadata(
 		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits, MetaComms},
 		[]string{FormatMPI, Version, strconv.Itoa(len(t.Ranks)), mpiUnits, string(cj)})
-	return arrow.NewSchema(fields, &md), nil
+	return withRecorded(arrow.NewSchema(fields, &md), t.Recorded)
 }
 
 // WriteMPI writes t to path as an Arrow MPI-trace file, atomically.
@@ -226,6 +226,9 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	}
 	md := sc.Metadata()
 	d.t = mpi.NewTrace(n)
+	if d.t.Recorded, err = readRecorded(md, n, d.name); err != nil {
+		return err
+	}
 	d.comms = map[int32]int{mpi.World: n}
 	d.regions = map[string]int32{"": mpi.NoRegion}
 	if cj, ok := md.GetValue(MetaComms); ok && cj != "" {

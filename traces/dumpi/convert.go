@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -98,6 +99,11 @@ type rankConv struct {
 	after    int   // function id of the last call that became an event, -1: none
 	regs     *regions
 	fnStack  []uint64
+
+	// The recorded run, by the wall clock: first start, last stop, the
+	// stop of MPI_Init and the start of MPI_Finalize.
+	wallFirst, wallLast, initStop, finStart int64
+	wallSeen, inited, finalized             bool
 
 	vColl []int32 // events whose Bytes are averaged over the members afterwards
 
@@ -270,8 +276,44 @@ func (c *rankConv) bytes(r *record, count, h int64) (int64, error) {
 
 func (c *rankConv) newReq() int64 { c.nextReq++; return c.nextReq }
 
+// observe follows the recorded run on the wall clock.
+func (c *rankConv) observe(r *record) {
+	if r.mask&maskWall == 0 {
+		return
+	}
+	start, stop := r.wall[0], max(r.wall[0], r.wall[1])
+	if !c.wallSeen {
+		c.wallSeen, c.wallFirst = true, start
+	}
+	c.wallLast = max(c.wallLast, stop)
+	switch {
+	case (r.id == idInit || r.id == idInitThread) && !c.inited:
+		c.inited, c.initStop = true, stop
+	case r.id == idFinalize && !c.finalized:
+		c.finalized, c.finStart = true, start
+	}
+}
+
+// span returns the rank's recorded span in ns: from the stop of MPI_Init
+// (else the first record's start) to the start of MPI_Finalize (else the
+// last record's stop); 0 without wall-clock times.
+func (c *rankConv) span() int64 {
+	if !c.wallSeen {
+		return 0
+	}
+	from, to := c.wallFirst, c.wallLast
+	if c.inited {
+		from = c.initStop
+	}
+	if c.finalized {
+		to = c.finStart
+	}
+	return min(max(0, to-from), graph.MaxTimeNs)
+}
+
 // record interprets one record.
 func (c *rankConv) record(r *record) error {
+	c.observe(r)
 	v := r.v
 	switch r.id {
 	case idFunctionEnter, idFunctionExit:

@@ -56,6 +56,11 @@ func FuzzRead(f *testing.F) {
 		if err == nil && len(tr.Ranks) != 1 {
 			t.Fatalf("%d ranks", len(tr.Ranks))
 		}
+		if err == nil {
+			if err := tr.Recorded.Validate(1); err != nil {
+				t.Fatalf("recorded run: %v", err)
+			}
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -201,6 +202,12 @@ func readRank(r int, path string, t *mpi.Trace, opt Options, ri *RankInfo, convs
 		return err
 	}
 	c.flush()
+	if sp := c.span(); sp > 0 {
+		if t.Recorded == nil {
+			t.Recorded = &graph.Recorded{SpanNs: make([]int64, len(t.Ranks))}
+		}
+		t.Recorded.SpanNs[r] = sp
+	}
 	// The tables built while reading are not needed any more; keep only
 	// what resolving communicators uses.
 	c.reqs, c.persist, c.types, c.comms, c.groups, c.perParent = nil, nil, nil, nil, nil, nil

@@ -145,6 +145,10 @@ type Graph struct {
 	// as "l7"), used in error messages and GOAL export. It is nil when
 	// the graph carries no labels; then label i of rank r is "l<i-RankStart[r]+1>".
 	Labels []string
+
+	// Recorded is what the trace says about the run it was recorded
+	// from (recorded spans, measurement gaps); nil when it says nothing.
+	Recorded *Recorded
 }
 
 // NumRanks returns the number of ranks.
@@ -232,10 +236,11 @@ var ErrInvalid = errors.New("invalid execution graph")
 // Validate checks the graph's structural invariants: consistent column
 // lengths, monotone rank offsets, known kinds, non-negative sizes, peers
 // that name existing ranks, CPU and NIC indices ≥ 0, regions in range,
-// calc durations and each rank's total calc time at most MaxTimeNs, and
+// calc durations and each rank's total calc time at most MaxTimeNs,
 // dependencies that point to an operation of the same rank other than
-// itself. It does not look for dependency cycles (the engine reports those
-// as a deadlock, naming the blocked operations).
+// itself, and recorded times (Recorded) that fit the ranks. It does not
+// look for dependency cycles (the engine reports those as a deadlock,
+// naming the blocked operations).
 func (g *Graph) Validate() error {
 	n := len(g.Kind)
 	for name, l := range map[string]int{"Size": len(g.Size), "Peer": len(g.Peer), "Tag": len(g.Tag),
@@ -274,6 +279,9 @@ func (g *Graph) Validate() error {
 				seen[k] = true
 			}
 		}
+	}
+	if err := g.Recorded.Validate(g.NumRanks()); err != nil {
+		return err
 	}
 	if g.valid() {
 		return nil

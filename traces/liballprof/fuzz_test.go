@@ -17,7 +17,7 @@ import (
 // is the p2p test trace's: it must never panic, errors must be *Error (or
 // name the file), and what it reads must lower without panicking.
 func FuzzReadRank(f *testing.F) {
-	for _, p := range []string{"p2p/trace_p2p-0.dat", "colls/trace_colls-1.dat"} {
+	for _, p := range []string{"p2p/trace_p2p-0.dat", "colls/trace_colls-1.dat", "epoch/pmpi-trace-rank-0.txt"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", p)); err == nil {
 			f.Add(b)
 		}

@@ -7,8 +7,9 @@
 // Lines starting with # are comments ("# collprof 0.9 output file",
 // clock differences). Every other non-empty line is one MPI call: its name
 // and the call's arguments, separated by ':', with composite arguments
-// (datatypes, communicators) split by ','. Times are microseconds; the
-// first argument is the start time, the last the end time:
+// (datatypes, communicators) split by ','. Times are microseconds, from
+// any origin: small numbers (1.0) or the Unix epoch (1237666046950106.0);
+// the first argument is the start time, the last the end time:
 //
 //	MPI_Init:-:ARGC:ARGV:TEND
 //	MPI_Send:TSTART:BUF:COUNT:TYPE,SIZE,X:DEST:TAG:COMM,CRANK,CSIZE:TEND
@@ -32,7 +33,14 @@
 //   - The time between the end of one call and the start of the next
 //     becomes a compute event (rounded to whole nanoseconds), named
 //     "before MPI_X" after the call that ends it, so per-region models can
-//     tell the phases before each kind of call apart.
+//     tell the phases before each kind of call apart. Times are read as
+//     exact decimals and only their differences are used, so epoch
+//     timestamps, which float64 cannot hold to the nanosecond, lose
+//     nothing.
+//   - The trace's Recorded holds each rank's recorded span: from the end
+//     of MPI_Init to the start of MPI_Finalize (or the end of the last
+//     call). Nothing of a rank's timeline lies outside it, so liballprof
+//     traces have no measurement gaps.
 //   - Point-to-point peers are taken as world ranks, as schedgen does;
 //     MPI_Rsend is a send, MPI_Sendrecv an Isend and an Irecv completed by
 //     a Waitall. A Waitall's requests are the REQUESTS address and the
@@ -63,6 +71,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -208,7 +217,8 @@ type rankReader struct {
 	name  string
 	line  int
 	toks  []string
-	last  float64 // end time of the previous call, µs
+	first usTime // end of MPI_Init
+	last  usTime // end of the previous call
 	init  bool
 	done  bool
 	reqs  map[uint64]int64 // pending request handle → request id
@@ -316,7 +326,7 @@ func (rd *rankReader) record(s string) error {
 		if err != nil {
 			return err
 		}
-		rd.init, rd.last, rd.ended = true, end, call
+		rd.init, rd.first, rd.last, rd.ended = true, end, end, call
 		return nil
 	case !rd.init:
 		if !strings.HasPrefix(call, "MPI_") {
@@ -335,7 +345,7 @@ func (rd *rankReader) record(s string) error {
 			return err
 		}
 		rd.done = true
-		return nil
+		return rd.span(start)
 	case skipped[call]:
 		return nil
 	}
@@ -357,14 +367,21 @@ func (rd *rankReader) record(s string) error {
 	if err != nil {
 		return err
 	}
-	if end < start {
-		return rd.errf("%s ends (%g µs) before it starts (%g µs)", call, end, start)
+	if end.before(start) {
+		return rd.errf("%s ends (%s µs) before it starts (%s µs)", call, rd.toks[l.end], rd.toks[l.start])
 	}
 	if err := rd.compute(start, call); err != nil {
 		return err
 	}
+	dur, err := rd.ns(end, start, call)
+	if err != nil {
+		return err
+	}
 	rd.last, rd.ended = end, call
-	e := mpi.Event{Kind: kinds[call], Comm: mpi.World, Duration: ns(end - start)}
+	if err := rd.span(end); err != nil {
+		return err
+	}
+	e := mpi.Event{Kind: kinds[call], Comm: mpi.World, Duration: dur}
 	n := len(rd.t.Ranks)
 	if l.csize > 0 {
 		p, err := rd.int(l.csize, "communicator size", 1, math.MaxInt32)
@@ -473,25 +490,106 @@ func (rd *rankReader) waitall(base uint64, n int64) ([]int64, error) {
 	return nil, rd.errf("MPI_Waitall of %d requests at %d: not all of them were started by MPI_Isend or MPI_Irecv (read 8 and 4 bytes apart)", n, base)
 }
 
-// compute adds the gap before a call that starts at start (µs).
-func (rd *rankReader) compute(start float64, call string) error {
-	if start < rd.last {
-		return rd.errf("%s starts at %g µs, before the previous call ended (%g µs)", call, start, rd.last)
+// compute adds the gap before a call that starts at start.
+func (rd *rankReader) compute(start usTime, call string) error {
+	if start.before(rd.last) {
+		return rd.errf("%s starts at %s µs, before the previous call ended (%s µs)", call, start, rd.last)
 	}
-	rd.t.AppendCompute(rd.rank, "before "+call, ns(start-rd.last))
+	gap, err := rd.ns(start, rd.last, call)
+	if err != nil {
+		return err
+	}
+	rd.t.AppendCompute(rd.rank, "before "+call, gap)
 	return nil
 }
 
-// ns converts microseconds to whole nanoseconds as schedgen does
-// (round(µs × 1000)).
-func ns(us float64) int64 { return int64(math.Round(us * 1000)) }
-
-func (rd *rankReader) time(i int) (float64, error) {
-	v, err := strconv.ParseFloat(rd.toks[i], 64)
-	if err != nil || v < 0 || v > 1e15 || math.IsNaN(v) {
-		return 0, rd.errf("%s: time %s is not a number of microseconds in 0..1e15", rd.toks[0], quote(rd.toks[i]))
+// span records the rank's recorded span as ending at t.
+func (rd *rankReader) span(t usTime) error {
+	ns, err := rd.ns(t, rd.first, rd.toks[0])
+	if err != nil {
+		return err
 	}
-	return v, nil
+	if rd.t.Recorded == nil {
+		rd.t.Recorded = &graph.Recorded{SpanNs: make([]int64, len(rd.t.Ranks))}
+	}
+	if rd.t.Recorded.SpanNs == nil {
+		rd.t.Recorded.SpanNs = make([]int64, len(rd.t.Ranks))
+	}
+	rd.t.Recorded.SpanNs[rd.rank] = ns
+	return nil
+}
+
+// usTime is a time in microseconds held exactly as written: whole
+// microseconds and the fraction of one.
+type usTime struct {
+	us   int64
+	frac float64 // in [0, 1)
+}
+
+func (a usTime) before(b usTime) bool { return a.us < b.us || a.us == b.us && a.frac < b.frac }
+
+func (a usTime) String() string {
+	if a.frac == 0 {
+		return strconv.FormatInt(a.us, 10)
+	}
+	f := strconv.FormatFloat(a.frac, 'f', -1, 64)
+	return strconv.FormatInt(a.us, 10) + f[1:]
+}
+
+// maxSpanUs is the longest difference of two times, in µs: graph.MaxTimeNs.
+const maxSpanUs = graph.MaxTimeNs / 1000
+
+// ns returns a−b (a not before b) in whole nanoseconds, rounded as
+// schedgen does (round(µs × 1000)), or an error naming call when it is
+// beyond graph.MaxTimeNs.
+func (rd *rankReader) ns(a, b usTime, call string) (int64, error) {
+	d := a.us - b.us // both ≥ 0: no overflow
+	if d > maxSpanUs {
+		return 0, rd.errf("%s: %s µs is more than %d µs (about 31.7 years) after %s µs", call, a, maxSpanUs, b)
+	}
+	return max(0, d*1000+int64(math.Round((a.frac-b.frac)*1000))), nil
+}
+
+// time reads field i as a time in microseconds: a plain decimal (digits,
+// optionally a point and more digits) is read exactly, whatever its size;
+// other forms (1.5e3) as float64, up to 2^53 µs.
+func (rd *rankReader) time(i int) (usTime, error) {
+	s := rd.toks[i]
+	if t, ok := parseDecimal(s); ok {
+		return t, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0) || v > 1<<53 {
+		return usTime{}, rd.errf("%s: time %s is not a number of microseconds (a non-negative decimal such as 12.5 or 1237666046950106.0)", rd.toks[0], quote(s))
+	}
+	w := math.Floor(v)
+	return usTime{us: int64(w), frac: v - w}, nil
+}
+
+// parseDecimal reads digits[.digits] exactly: the whole microseconds as
+// an integer (up to 2^63−1) and the fraction from its digits.
+func parseDecimal(s string) (usTime, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || strings.TrimLeft(whole, "0123456789") != "" || strings.TrimLeft(frac, "0123456789") != "" {
+		return usTime{}, false
+	}
+	us, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return usTime{}, false
+	}
+	var f float64
+	if strings.Trim(frac, "0") != "" {
+		if f, err = strconv.ParseFloat("0."+frac, 64); err != nil {
+			return usTime{}, false
+		}
+	}
+	if f >= 1 { // .99999999999999999 rounds to 1
+		if us == math.MaxInt64 {
+			return usTime{}, false
+		}
+		us, f = us+1, 0
+	}
+	return usTime{us: us, frac: f}, true
 }
 
 func (rd *rankReader) int(i int, what string, lo, hi int64) (int64, error) {

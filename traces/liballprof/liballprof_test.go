@@ -176,6 +176,9 @@ func TestErrors(t *testing.T) {
 		{"g-0.dat", init + "MPI_Barrier:2:1,0,1\n", "MPI_Barrier has 5 fields, want 6"},
 		{"h-0.dat", init + "MPI_Finalize:2:-\nMPI_Barrier:3:1,0,1:4\n", "after MPI_Finalize"},
 		{"i-0.dat", "hello\n", "not an MPI call record"},
+		{"j-0.dat", init + "MPI_Barrier:-2:1,0,1:3\n", `j-0.dat:2: MPI_Barrier: time "-2" is not a number of microseconds`},
+		{"k-0.dat", init + "MPI_Barrier:2:1,0,1:1e300\n", `time "1e300" is not a number`},
+		{"l-0.dat", init + "MPI_Barrier:2:1,0,1:9000000000000000000\n", "l-0.dat:2: MPI_Barrier: 9000000000000000000 µs is more than 1000000000000000 µs"},
 	} {
 		_, err := ReadFile(write(tc.name, tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -189,6 +192,61 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "several traces") {
 		t.Errorf("folder of several traces: %v", err)
+	}
+}
+
+// TestEpochTimestamps reads a trace in the style of those ATLAHS and
+// LogGOPSim2 ship (pmpi-trace-rank-N.txt, collprof 0.9, times in µs since
+// the Unix epoch): durations and gaps are exact to the nanosecond although
+// float64 holds such times only to 0.25 µs, and each rank's recorded span
+// runs from MPI_Init's end to MPI_Finalize's start.
+func TestEpochTimestamps(t *testing.T) {
+	for _, path := range []string{"testdata/epoch/pmpi-trace-rank-0.txt", "testdata/epoch"} {
+		tr, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]int64{
+			{2123, 2333, 4544, 5789, 9711}, // gap, send, gap, barrier, gap
+			{500, 3500, 5000, 4000, 5000},  // gap, recv, gap, barrier, gap
+		}
+		for r, w := range want {
+			var got []int64
+			for _, e := range tr.Ranks[r].Events {
+				got = append(got, e.Duration)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Errorf("%s rank %d durations %v, want %v", path, r, got, w)
+			}
+		}
+		if rec := tr.Recorded; rec == nil || fmt.Sprint(rec.SpanNs) != "[24500 18000]" || rec.JobNs() != 24500 || rec.OffNs != nil || rec.OutsideNs != nil {
+			t.Errorf("%s recorded %+v, want spans [24500 18000]", path, rec)
+		}
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		us   int64
+		frac float64
+		ok   bool
+	}{
+		{"1237666046950106.0", 1237666046950106, 0, true},
+		{"1237666046950108.123", 1237666046950108, 0.123, true},
+		{"9223372036854775807", 1<<63 - 1, 0, true},
+		{"2.99999999999999999999", 3, 0, true},
+		{"9223372036854775807.99999999999999999999", 0, 0, false},
+		{"9223372036854775808", 0, 0, false},
+		{"1.5e3", 0, 0, false},
+		{".5", 0, 0, false},
+		{"-1.0", 0, 0, false},
+		{"1.", 1, 0, true},
+	} {
+		got, ok := parseDecimal(tc.s)
+		if ok != tc.ok || ok && (got.us != tc.us || got.frac != tc.frac) {
+			t.Errorf("parseDecimal(%q) = %+v, %v; want %d + %g, %v", tc.s, got, ok, tc.us, tc.frac, tc.ok)
+		}
 	}
 }
 

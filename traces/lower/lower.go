@@ -254,6 +254,10 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := t.Recorded.Validate(g.NumRanks()); err != nil {
+		return nil, nil, fmt.Errorf("lower: %w", err)
+	}
+	g.Recorded = t.Recorded
 	for r, st := range m.Start {
 		for i := range st {
 			st[i] += g.RankStart[r]

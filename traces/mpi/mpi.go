@@ -6,7 +6,11 @@
 // the algorithm of every collective chosen at lowering time.
 package mpi
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/traces/graph"
+)
 
 // Kind is the kind of a trace event: a compute region or an MPI call.
 type Kind uint8
@@ -143,6 +147,10 @@ type Trace struct {
 	Comms      []Communicator // Comms[0] is World, with every rank in order
 	Regions    []string       // Regions[0] is "", the NoRegion entry
 	ParamNames []string       // names of the per-compute-event numeric parameters
+	// Recorded is what the trace says about the run it was recorded
+	// from (recorded spans, measurement gaps); nil when it says nothing.
+	// Lowering hands it to the execution graph.
+	Recorded *graph.Recorded
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -167,9 +168,16 @@ type rankState struct {
 	inCall    bool  // the master thread is in an MPI call
 	off       bool
 	offAt     int64
-	irecv     map[uint64]int // pending irecv request → event index
-	isend     map[uint64]int // pending isend request → event index
-	collSeq   map[int32]int  // collectives so far per communicator
+	// The recorded run: first and last event, MPI_Init's return and
+	// MPI_Finalize's entry (ns), and the measurement gaps so far.
+	first, last       int64
+	seen              bool
+	initLeft, finalAt int64
+	inited, finalized bool
+	offNs, outsideNs  int64
+	irecv             map[uint64]int // pending irecv request → event index
+	isend             map[uint64]int // pending isend request → event index
+	collSeq           map[int32]int  // collectives so far per communicator
 }
 
 // builder turns definitions and event records into an mpi.Trace.
@@ -412,6 +420,10 @@ func (b *builder) handle(r *record) error {
 	rank := int(l.rank)
 	rs := &b.ranks[rank]
 	t := b.ns(r.time)
+	if !rs.seen {
+		rs.seen, rs.first = true, t
+	}
+	rs.last = max(rs.last, t)
 	if l.master && !rs.started {
 		rs.started, rs.segStart = true, t
 	}
@@ -431,6 +443,9 @@ func (b *builder) handle(r *record) error {
 			if l.inMPI == 0 && l.master {
 				b.flush(rank, t)
 				rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
+				if info.name == "MPI_Finalize" && !rs.finalized {
+					rs.finalized, rs.finalAt = true, t
+				}
 			}
 			l.inMPI++
 		} else if l.inMPI == 0 && l.master {
@@ -461,6 +476,9 @@ func (b *builder) handle(r *record) error {
 					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
 				}
 				rs.segStart, rs.inCall = t, false
+				if (info.name == "MPI_Init" || info.name == "MPI_Init_thread") && !rs.inited {
+					b.initDone(rank, t)
+				}
 			}
 		} else if l.inMPI == 0 && l.master {
 			b.flush(rank, t)
@@ -498,11 +516,14 @@ func (b *builder) handle(r *record) error {
 		if r.op == measurementOn {
 			if rs.off {
 				rs.off = false
-				if !b.opt.DropMeasurementOff && t > rs.offAt {
-					if b.offReg < 0 {
-						b.offReg = b.t.Region(MeasurementOffRegion)
+				if t > rs.offAt {
+					rs.offNs += t - rs.offAt
+					if b.opt.KeepGaps {
+						if b.offReg < 0 {
+							b.offReg = b.t.Region(MeasurementOffRegion)
+						}
+						b.compute(rank, b.offReg, t-rs.offAt)
 					}
-					b.compute(rank, b.offReg, t-rs.offAt)
 				}
 				rs.segStart = t
 			}
@@ -533,13 +554,83 @@ func (b *builder) innermost(l *locState) int32 {
 	return mpi.NoRegion
 }
 
-// flush ends the current compute stretch of rank at t.
+// flush ends the current compute stretch of rank at t. A stretch after
+// MPI_Finalize was entered is a measurement gap: counted, and kept as
+// compute only with Options.KeepGaps.
 func (b *builder) flush(rank int, t int64) {
 	rs := &b.ranks[rank]
 	if !rs.off && t > rs.segStart {
-		b.compute(rank, rs.label, t-rs.segStart)
+		if rs.finalized {
+			rs.outsideNs += t - rs.segStart
+		}
+		if !rs.finalized || b.opt.KeepGaps {
+			b.compute(rank, rs.label, t-rs.segStart)
+		}
 	}
 	rs.segStart = t
+}
+
+// initDone marks MPI_Init's return on rank at t: the compute recorded
+// before it is a measurement gap, counted and, without Options.KeepGaps,
+// removed (time with recording off is counted as such already).
+func (b *builder) initDone(rank int, t int64) {
+	rs := &b.ranks[rank]
+	rs.inited, rs.initLeft = true, t
+	rk := &b.t.Ranks[rank]
+	at := make([]int, len(rk.Events)) // old index → new
+	kept := rk.Events[:0]
+	for i, e := range rk.Events {
+		at[i] = len(kept)
+		if e.Kind != mpi.Compute || e.ParamLen != 0 {
+			kept = append(kept, e)
+			continue
+		}
+		if b.offReg < 0 || e.Region != b.offReg {
+			rs.outsideNs += e.Duration
+		}
+		if b.opt.KeepGaps {
+			kept = append(kept, e)
+		}
+	}
+	rk.Events = kept
+	for _, pending := range []map[uint64]int{rs.irecv, rs.isend} {
+		for req, i := range pending {
+			pending[req] = at[i]
+		}
+	}
+}
+
+// recorded returns what the trace says of the run: each rank's span from
+// MPI_Init's return (else its first event) to MPI_Finalize's entry (else
+// its last event), and the measurement gaps.
+func (b *builder) recorded() *graph.Recorded {
+	n := len(b.ranks)
+	rec := &graph.Recorded{SpanNs: make([]int64, n), OffNs: make([]int64, n), OutsideNs: make([]int64, n), GapsKept: b.opt.KeepGaps}
+	var off, outside int64
+	for r := range b.ranks {
+		rs := &b.ranks[r]
+		if !rs.seen {
+			continue
+		}
+		from, to := rs.first, rs.last
+		if rs.inited {
+			from = rs.initLeft
+		}
+		if rs.finalized {
+			to = rs.finalAt
+		}
+		rec.SpanNs[r] = min(max(0, to-from), graph.MaxTimeNs)
+		rec.OffNs[r], rec.OutsideNs[r] = min(rs.offNs, graph.MaxTimeNs), min(rs.outsideNs, graph.MaxTimeNs)
+		off += rs.offNs
+		outside += rs.outsideNs
+	}
+	if off == 0 {
+		rec.OffNs = nil
+	}
+	if outside == 0 {
+		rec.OutsideNs = nil
+	}
+	return rec
 }
 
 // compute appends compute time, merged into a directly preceding compute
@@ -743,6 +834,7 @@ const maxTag = 1 << 20
 // renumbered if any is beyond what the lowering accepts.
 func (b *builder) finish() *mpi.Trace {
 	defer b.renumberTags()
+	b.t.Recorded = b.recorded()
 	for r := range b.ranks {
 		evs := b.t.Ranks[r].Events
 		for _, i := range sortedVals(b.ranks[r].irecv) {

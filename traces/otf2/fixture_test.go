@@ -196,7 +196,7 @@ func kinds(tr *mpi.Trace, r int) []string {
 }
 
 func TestFixtureEveryRecordKind(t *testing.T) {
-	tr, err := Read(writeFixture(t), Options{})
+	tr, err := Read(writeFixture(t), Options{KeepGaps: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestFixtureEveryRecordKind(t *testing.T) {
 }
 
 func TestFixtureDropMeasurementOff(t *testing.T) {
-	tr, err := Read(writeFixture(t), Options{DropMeasurementOff: true})
+	tr, err := Read(writeFixture(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,6 +282,9 @@ func TestFixtureDropMeasurementOff(t *testing.T) {
 	ks := kinds(tr, 0)
 	if fmt.Sprint(ks[17:19]) != "[compute(main) allreduce]" || tr.Ranks[0].Events[17].Duration != 35 {
 		t.Errorf("around the gap: %v, %d ns; want 20+15 ns of main merged", ks[17:19], tr.Ranks[0].Events[17].Duration)
+	}
+	if rec := tr.Recorded; rec == nil || rec.GapsKept || len(rec.OffNs) != 4 || rec.OffNs[0] != 500 || rec.OutsideNs != nil {
+		t.Errorf("recorded gaps %+v, want 500 ns off on rank 0 and nothing outside MPI_Init…MPI_Finalize", rec)
 	}
 }
 

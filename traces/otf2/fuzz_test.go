@@ -78,7 +78,7 @@ func fuzzTrace(data []byte) (*defs, []record, Options) {
 		}
 		recs = append(recs, r)
 	}
-	return d, recs, Options{DropMeasurementOff: at(0)&1 == 1}
+	return d, recs, Options{KeepGaps: at(0)&1 == 1}
 }
 
 // FuzzBuild feeds decoded definitions and records to the mapping from OTF2
@@ -134,6 +134,9 @@ func FuzzBuild(f *testing.F) {
 					t.Fatalf("rank %d event %d: irecv left without a source", r, i)
 				}
 			}
+		}
+		if err := tr.Recorded.Validate(len(tr.Ranks)); err != nil || tr.Recorded.GapsKept != opt.KeepGaps {
+			t.Fatalf("recorded run %+v (keep gaps %v): %v", tr.Recorded, opt.KeepGaps, err)
 		}
 		_, _ = lower.Lower(tr, lower.Options{})
 	})

@@ -35,12 +35,17 @@
 //     them (see payload); the v-variants become their regular kinds with the
 //     average block. Communicator creation and RMA window operations
 //     (CREATE_HANDLE …) record nothing.
-//   - MeasurementOnOff: the time between OFF and ON is unknown to the trace.
-//     By default it becomes a compute event of region "MEASUREMENT OFF" on
-//     that rank, so the replayed timeline keeps the recorded length;
-//     Options.DropMeasurementOff leaves it out.
-//   - ProgramBegin and ProgramEnd bound a rank's timeline (the time before
-//     its first call and after its last one is compute too).
+//   - MeasurementOnOff: the time between OFF and ON is unknown to the trace,
+//     a measurement gap (graph.Recorded): left out, and counted in the
+//     trace's Recorded.OffNs. With Options.KeepGaps it becomes a compute
+//     event of region "MEASUREMENT OFF" on that rank, so the replayed
+//     timeline keeps the recorded length.
+//   - ProgramBegin and ProgramEnd bound a rank's timeline. The time before
+//     MPI_Init returns and after MPI_Finalize is entered is a measurement
+//     gap too (Recorded.OutsideNs): left out unless Options.KeepGaps.
+//   - The trace's Recorded also holds each rank's recorded span, from the
+//     return of MPI_Init (else the rank's first event) to the entry of
+//     MPI_Finalize (else its last event) on its master thread.
 //   - Metric records, thread, I/O and RMA records are ignored.
 package otf2
 
@@ -54,10 +59,12 @@ import (
 
 // Options controls how a trace is imported.
 type Options struct {
-	// DropMeasurementOff leaves out the time during which recording was
-	// switched off (MEASUREMENT_ON_OFF records) instead of charging it as
-	// compute of region MeasurementOffRegion.
-	DropMeasurementOff bool
+	// KeepGaps keeps the measurement gaps as compute: the time during
+	// which recording was switched off (MEASUREMENT_ON_OFF records), as
+	// region MeasurementOffRegion, and the time before MPI_Init returned
+	// and after MPI_Finalize was entered. By default they are left out
+	// (and counted in the trace's Recorded).
+	KeepGaps bool
 }
 
 // MeasurementOffRegion names the compute events that stand for time with

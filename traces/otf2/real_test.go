@@ -190,7 +190,7 @@ func TestRealTracesAgainstOtf2Print(t *testing.T) {
 	for _, name := range realTraces {
 		t.Run(name, func(t *testing.T) {
 			anchor := filepath.Join(dir, name, "traces.otf2")
-			tr, err := Read(anchor, Options{})
+			tr, err := Read(anchor, Options{KeepGaps: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,6 +247,138 @@ func TestRealTracesAgainstOtf2Print(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// printRecorded reads, from otf2-print's output for anchor, each
+// location's recorded span (from MPI_Init's LEAVE, else its first record,
+// to MPI_Finalize's ENTER, else its last record) and its time with
+// recording switched off, in ns as the importer converts ticks.
+func printRecorded(t *testing.T, anchor string) (span, off []int64) {
+	out, err := exec.Command("otf2-print", "-G", anchor).Output()
+	if err != nil {
+		t.Fatalf("otf2-print %s: %v", anchor, err)
+	}
+	m := clockRE.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("otf2-print -G %s: no clock properties", anchor)
+	}
+	res, _ := strconv.ParseUint(string(m[1]), 10, 64)
+	offset, _ := strconv.ParseUint(string(m[2]), 10, 64)
+	ns := func(tick uint64) int64 {
+		hi, lo := bits.Mul64(tick-offset, 1e9)
+		q, _ := bits.Div64(hi, lo, res)
+		return int64(q)
+	}
+	if out, err = exec.Command("otf2-print", anchor).Output(); err != nil {
+		t.Fatalf("otf2-print %s: %v", anchor, err)
+	}
+	type loc struct {
+		first, last, init, fin, offAt, off int64
+		seen, inited, finalized, isOff     bool
+	}
+	var locs []loc
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 {
+			continue
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 0 {
+			continue
+		}
+		tick, err := strconv.ParseUint(f[2], 10, 64)
+		if err != nil {
+			continue
+		}
+		for len(locs) <= n {
+			locs = append(locs, loc{})
+		}
+		l, now := &locs[n], ns(tick)
+		if !l.seen {
+			l.first, l.seen = now, true
+		}
+		l.last = now
+		line := sc.Text()
+		switch {
+		case f[0] == "LEAVE" && strings.Contains(line, `Region: "MPI_Init"`) && !l.inited:
+			l.init, l.inited = now, true
+		case f[0] == "ENTER" && strings.Contains(line, `Region: "MPI_Finalize"`) && !l.finalized:
+			l.fin, l.finalized = now, true
+		case f[0] == "MEASUREMENT_ON_OFF" && strings.HasSuffix(line, "Mode: OFF") && !l.isOff:
+			l.offAt, l.isOff = now, true
+		case f[0] == "MEASUREMENT_ON_OFF" && strings.HasSuffix(line, "Mode: ON") && l.isOff:
+			l.off += now - l.offAt
+			l.isOff = false
+		}
+	}
+	for _, l := range locs {
+		from, to := l.first, l.last
+		if l.inited {
+			from = l.init
+		}
+		if l.finalized {
+			to = l.fin
+		}
+		span = append(span, to-from)
+		off = append(off, l.off)
+	}
+	return span, off
+}
+
+// TestRecordedAgainstOtf2Print checks the recorded run of every Score-P
+// trace in ../shared/traces/otf2 against otf2-print: each rank's span from
+// MPI_Init's return to MPI_Finalize's entry and its time with recording
+// off; and that the gaps left out by default are exactly the compute that
+// Options.KeepGaps keeps.
+func TestRecordedAgainstOtf2Print(t *testing.T) {
+	dir := testenv.Shared(t, "traces/otf2")
+	if _, err := exec.LookPath("otf2-print"); err != nil {
+		t.Skip("otf2-print not installed (Debian otf2-tools)")
+	}
+	for _, name := range realTraces {
+		t.Run(name, func(t *testing.T) {
+			anchor := filepath.Join(dir, name, "traces.otf2")
+			tr, err := Read(anchor, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept, err := Read(anchor, Options{KeepGaps: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			span, off := printRecorded(t, anchor)
+			rec := tr.Recorded
+			if rec == nil || rec.GapsKept || !kept.Recorded.GapsKept {
+				t.Fatalf("recorded %+v, kept %+v", rec, kept.Recorded)
+			}
+			if !reflect.DeepEqual(rec.SpanNs, span) {
+				t.Errorf("spans\n got %v\nwant %v", rec.SpanNs, span)
+			}
+			for r, want := range off {
+				if got := entry(rec.OffNs, r); got != want {
+					t.Errorf("rank %d: %d ns with recording off, otf2-print %d", r, got, want)
+				}
+			}
+			dropped, keptC := traceCounts(tr), traceCounts(kept)
+			for r := range dropped {
+				if dropped[r].ComputeNs+rec.GapNs(r) != keptC[r].ComputeNs {
+					t.Errorf("rank %d: compute %d + gaps %d ≠ %d kept", r, dropped[r].ComputeNs, rec.GapNs(r), keptC[r].ComputeNs)
+				}
+			}
+			all, offAll := rec.TotalGapNs()
+			t.Logf("recorded %d ns; gaps %d ns (recording off %d ns)", rec.JobNs(), all, offAll)
+		})
+	}
+}
+
+// entry returns v[r], or 0 for a nil v (no gaps of that kind).
+func entry(v []int64, r int) int64 {
+	if v == nil {
+		return 0
+	}
+	return v[r]
 }
 
 // TestSSTMacroTraceTotals checks the totals the issue names: the 10-rank

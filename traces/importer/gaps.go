@@ -1,0 +1,11 @@
+package importer
+
+// WithKeepGaps returns o set to keep (true) or leave out (false) the
+// measurement gaps of the formats that have them (see graph.Recorded):
+// OTF2's time with recording switched off, before MPI_Init returns and
+// after MPI_Finalize is entered. DUMPI and liballprof record no time
+// outside MPI_Init … MPI_Finalize and cannot switch recording off.
+func (o Options) WithKeepGaps(keep bool) Options {
+	o.OTF2.KeepGaps = keep
+	return o
+}
