@@ -19,7 +19,7 @@ func TestParseOverride(t *testing.T) {
 		{";L=3", Override{}, "no selector"},
 		{"host=1;L=3", Override{}, "unknown selector"},
 		{"region=[;L=3", Override{}, "region pattern"},
-		{"comm=x;L=-3", Override{}, "non-negative"},
+		{"comm=x;L=-3", Override{}, "is negative"},
 		{"comm=x;Q=3", Override{}, "unknown parameter"},
 		{"comm;L=3", Override{}, "not KEY=VALUE"},
 	} {
