@@ -36,25 +36,6 @@ func TestParseOverride(t *testing.T) {
 	}
 }
 
-func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"loggops", "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096", "loggops:L=", "x:y", "loggops:L=1,L=2"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, spec string) {
-		p, err := ParseSpec(spec)
-		if err != nil {
-			return
-		}
-		if err := p.Validate(); err != nil {
-			t.Fatalf("%q parsed to invalid %v: %v", spec, p, err)
-		}
-		q, err := ParseSpec(p.String())
-		if err != nil || q != p {
-			t.Fatalf("%q: round trip %v → %v, %v", spec, p, q, err)
-		}
-	})
-}
-
 func FuzzParseOverride(f *testing.F) {
 	for _, s := range []string{"comm=node;L=300,o=100", "region=halo*;", "comm=1,region=[;", ";", "comm=a;S=1,S=2"} {
 		f.Add(s)

@@ -99,7 +99,7 @@ func (x PerByte) String() string {
 // a zero bandwidth and a value above MaxPerByteNs are errors.
 func ParsePerByte(s string) (PerByte, error) {
 	num, unit := splitUnit(s)
-	r, err := parseDecimal(num)
+	r, err := parseDecimal(num, s)
 	if err != nil {
 		return PerByte{}, err
 	}
@@ -134,7 +134,7 @@ func ParsePerByte(s string) (PerByte, error) {
 // The time must be a whole number of ns, at most graph.MaxTimeNs.
 func ParseNs(s string) (int64, error) {
 	num, unit := splitUnit(s)
-	r, err := parseDecimal(num)
+	r, err := parseDecimal(num, s)
 	if err != nil {
 		return 0, err
 	}
@@ -183,9 +183,12 @@ func splitUnit(s string) (num, unit string) {
 	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
 }
 
-// parseDecimal reads a decimal number exactly, with an exponent of at
-// most ±30 (which keeps big numbers small).
-func parseDecimal(num string) (*big.Rat, error) {
+// parseDecimal reads the decimal number num of value s exactly, with an
+// exponent of at most ±30 (which keeps big numbers small).
+func parseDecimal(num, s string) (*big.Rat, error) {
+	if num == "" {
+		num = strings.TrimSpace(s)
+	}
 	bad := fmt.Errorf("%q is not a number", num)
 	if num == "" || len(num) > 64 {
 		return nil, bad
