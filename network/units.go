@@ -230,9 +230,13 @@ func PerByteFromFloat(v float64) (PerByte, error) {
 // byte, or a string ParsePerByte reads ("0.08", "100Gb/s"). Negative
 // numbers are kept, for the caller's range check to report.
 func (x *PerByte) UnmarshalTOML(v any) error {
+	const want = "is not a number of ns per byte or a bandwidth like \"12.5GB/s\""
 	var err error
 	switch v := v.(type) {
 	case int64:
+		if v > MaxPerByteNs {
+			return fmt.Errorf("%d exceeds %d ns per byte", v, int64(MaxPerByteNs))
+		}
 		*x = NsPerByte(v)
 	case float64:
 		var y PerByte
@@ -242,12 +246,14 @@ func (x *PerByte) UnmarshalTOML(v any) error {
 		}
 		*x = y
 	case string:
-		*x, err = ParsePerByte(v)
+		if *x, err = ParsePerByte(v); err != nil {
+			return fmt.Errorf("%q %s: %w", v, want, err)
+		}
 	default:
-		return fmt.Errorf("%v is not a number of ns per byte or a bandwidth like \"12.5GB/s\"", v)
+		return fmt.Errorf("%v %s", v, want)
 	}
 	if err != nil {
-		return fmt.Errorf("%v is not a number of ns per byte or a bandwidth like \"12.5GB/s\": %w", v, err)
+		return fmt.Errorf("%v %s: %w", v, want, err)
 	}
 	return nil
 }

@@ -346,7 +346,13 @@ func Parse(file string, text []byte) (*Scenario, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&s)
 	if err != nil {
 		if pe, ok := err.(toml.ParseError); ok {
-			return nil, &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+			e := &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+			// A value the decoder refused is reported at its key's line:
+			// name the key then.
+			if k := pe.LastKey; k != "" && keyLine(text, strings.Split(k, ".")) == e.Line {
+				e.Key = k
+			}
+			return nil, e
 		}
 		return nil, typeError(file, err)
 	}
