@@ -257,3 +257,27 @@ func (x *PerByte) UnmarshalTOML(v any) error {
 	}
 	return nil
 }
+
+// ParseBandwidth reads a bandwidth with one of ParsePerByte's units
+// ("100Gb/s", "12.5GB/s", "25GiB/s") and returns it in bytes per ns
+// (numerically GB/s), the unit of package topo's links. It must be
+// positive.
+func ParseBandwidth(s string) (float64, error) {
+	num, unit := splitUnit(s)
+	scale, ok := bandwidthUnits[unit]
+	if !ok || unit == "" {
+		return 0, fmt.Errorf("%q is not a bandwidth like 12.5GB/s or 100Gb/s", strings.TrimSpace(s))
+	}
+	r, err := parseDecimal(num, s)
+	if err != nil {
+		return 0, err
+	}
+	if r.Sign() <= 0 {
+		return 0, fmt.Errorf("bandwidth %s is not positive", strings.TrimSpace(s))
+	}
+	bw, _ := r.Mul(r, scale).Quo(r, big.NewRat(1e9, 1)).Float64()
+	if bw == 0 || math.IsInf(bw, 0) {
+		return 0, fmt.Errorf("bandwidth %s is out of range", strings.TrimSpace(s))
+	}
+	return bw, nil
+}
