@@ -195,8 +195,11 @@ func parseDecimal(num, s string) (*big.Rat, error) {
 	}
 	if i := strings.IndexAny(num, "eE"); i >= 0 {
 		e, err := strconv.Atoi(num[i+1:])
-		if err != nil || e < -30 || e > 30 {
+		if err != nil {
 			return nil, bad
+		}
+		if e < -30 || e > 30 {
+			return nil, fmt.Errorf("%q: exponent beyond ±30", num)
 		}
 	}
 	r, ok := new(big.Rat).SetString(num)

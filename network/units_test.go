@@ -44,7 +44,7 @@ func TestParsePerByte(t *testing.T) {
 		{"1e-7", 0, "", "below the resolution"},
 		{"1e18GB/s", 0, "", "below the resolution"},
 		{"1e13", 0, "", "exceeds 1000000000000 ns per byte"},
-		{"1e99999999", 0, "", "is not a number"},
+		{"1e99999999", 0, "", `"1e99999999": exponent beyond ±30`},
 		{"NaN", 0, "", `"NaN" is not a number`},
 		{"Inf", 0, "", `"Inf" is not a number`},
 		{"1.2.3", 0, "", "is not a number"},
@@ -259,6 +259,31 @@ func FuzzParseSpec(f *testing.F) {
 			if c, g := p.Cost(s), p.SendGap(s); c < 0 || g < 0 || c > graph.MaxTimeNs+1 || g > graph.MaxTimeNs+1 {
 				t.Fatalf("%v: Cost(%d) = %d, SendGap = %d", p, s, c, g)
 			}
+		}
+	})
+}
+
+// FuzzParseUnits checks that the value parsers never panic, that a time
+// per byte prints back to itself, and that times and bandwidths stay in
+// their ranges.
+func FuzzParseUnits(f *testing.F) {
+	for _, s := range []string{"6", "0.08", "100Gb/s", "1.5us", "2ms", "1GiB/s", "3 GB/s", "1e-7", "1e31", "-0", "µs", "1e+5kb/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if x, err := ParsePerByte(s); err == nil {
+			if x.fs < 0 || x.fs > MaxPerByteNs*FsPerNs {
+				t.Fatalf("ParsePerByte(%q) = %d fs, out of range", s, x.fs)
+			}
+			if y, err := ParsePerByte(x.String()); err != nil || y != x {
+				t.Fatalf("ParsePerByte(%q) = %v prints %q, which parses to %v, %v", s, x, x.String(), y, err)
+			}
+		}
+		if ns, err := ParseNs(s); err == nil && (ns < 0 || ns > graph.MaxTimeNs) {
+			t.Fatalf("ParseNs(%q) = %d, out of range", s, ns)
+		}
+		if bw, err := ParseBandwidth(s); err == nil && !(bw > 0 && bw < 1e300) {
+			t.Fatalf("ParseBandwidth(%q) = %g", s, bw)
 		}
 	})
 }
