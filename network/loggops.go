@@ -149,12 +149,12 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 			field = "G"
 		}
 		if seen[field] {
-			if field != k || seen["bw"] {
-				return p, fmt.Errorf("network spec %q: G given twice (G and bw)", spec)
+			if field == "G" {
+				return p, fmt.Errorf("network spec %q: G given twice (as G or bw)", spec)
 			}
 			return p, fmt.Errorf("network spec %q: %s given twice", spec, k)
 		}
-		seen[field], seen[k] = true, true
+		seen[field] = true
 		if err := setParam(&p, k, v); err != nil {
 			return p, fmt.Errorf("network spec %q: %w", spec, err)
 		}
@@ -164,38 +164,25 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 
 // setParam sets parameter k of p to the value v.
 func setParam(p *LogGOPS, k, v string) error {
-	var err error
 	switch k {
 	case "L", "o", "g":
-		var n int64
-		if n, err = ParseNs(v); err != nil {
+		n, err := ParseNs(v)
+		if err != nil {
 			return fmt.Errorf("%s=%q is not a time like 1500, 800ns or 1.5us: %w", k, v, err)
 		}
-		switch k {
-		case "L":
-			p.Latency = n
-		case "o":
-			p.Overhead = n
-		default:
-			p.Gap = n
-		}
+		*p.timeParam(k) = n
 	case "G", "O":
-		var x PerByte
-		if x, err = ParsePerByte(v); err != nil {
+		x, err := ParsePerByte(v)
+		if err != nil {
 			return fmt.Errorf("%s=%q is not a number of ns per byte or a bandwidth like 12.5GB/s: %w", k, v, err)
 		}
-		if k == "G" {
-			p.GapPerByte = x
-		} else {
-			p.OverheadPerByte = x
-		}
+		*p.perByteParam(k) = x
 	case "bw":
-		num, unit := splitUnit(v)
 		x, err := ParsePerByte(v)
-		if _, isBW := bandwidthUnits[unit]; err != nil || unit == "" || !isBW || num == "" {
-			if err == nil {
-				err = fmt.Errorf("a bandwidth needs a unit")
-			}
+		if _, unit := splitUnit(v); err == nil && unit == "" {
+			err = fmt.Errorf("a bandwidth needs a unit")
+		}
+		if err != nil {
 			return fmt.Errorf("bw=%q is not a bandwidth like 12.5GB/s or 100Gb/s: %w", v, err)
 		}
 		p.GapPerByte = x
@@ -209,6 +196,25 @@ func setParam(p *LogGOPS, k, v string) error {
 		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S)", k)
 	}
 	return nil
+}
+
+// timeParam returns the time parameter named k: L, o or g.
+func (p *LogGOPS) timeParam(k string) *int64 {
+	switch k {
+	case "L":
+		return &p.Latency
+	case "o":
+		return &p.Overhead
+	}
+	return &p.Gap
+}
+
+// perByteParam returns the time per byte named k: G or O.
+func (p *LogGOPS) perByteParam(k string) *PerByte {
+	if k == "G" {
+		return &p.GapPerByte
+	}
+	return &p.OverheadPerByte
 }
 
 // Cost returns the time from the start of a send of bytes until the

@@ -34,18 +34,11 @@ func NsPerByte(ns int64) PerByte {
 	return PerByte{min(max(ns, -lim), lim) * FsPerNs}
 }
 
-// Femtoseconds returns x in femtoseconds per byte, its exact value.
-func (x PerByte) Femtoseconds() int64 { return x.fs }
-
 // PerByteFs returns fs femtoseconds per byte as a PerByte.
 func PerByteFs(fs int64) PerByte { return PerByte{fs} }
 
-// Ns returns x in ns per byte as a float64, for reports and analytic
-// models that work in real numbers.
-func (x PerByte) Ns() float64 { return float64(x.fs) / FsPerNs }
-
-// IsInt reports whether x is a whole number of ns per byte.
-func (x PerByte) IsInt() bool { return x.fs%FsPerNs == 0 }
+// Femtoseconds returns x in femtoseconds per byte, its exact value.
+func (x PerByte) Femtoseconds() int64 { return x.fs }
 
 // Max returns the larger of x and y.
 func (x PerByte) Max(y PerByte) PerByte { return PerByte{max(x.fs, y.fs)} }

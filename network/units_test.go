@@ -139,9 +139,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"loggp:g=3furlongs", `g="3furlongs" is not a time like 1500, 800ns or 1.5us: unknown unit "furlongs"`},
 		{"loggp:bw=0.08", `bw="0.08" is not a bandwidth like 12.5GB/s or 100Gb/s: a bandwidth needs a unit`},
 		{"loggp:bw=1us", `bw="1us" is not a bandwidth like 12.5GB/s or 100Gb/s`},
-		{"loggp:bw=10Gb/s,G=1", "G given twice (G and bw)"},
-		{"loggp:G=1,bw=10Gb/s", "G given twice (G and bw)"},
-		{"loggp:bw=1GB/s,bw=1GB/s", "G given twice (G and bw)"},
+		{"loggp:bw=10Gb/s,G=1", "G given twice (as G or bw)"},
+		{"loggp:G=1,bw=10Gb/s", "G given twice (as G or bw)"},
+		{"loggp:bw=1GB/s,bw=1GB/s", "G given twice (as G or bw)"},
 		{"loggp:S=1.5", `S="1.5" is not a non-negative integer number of bytes`},
 		{"loggp:S=-1", `S="-1" is not a non-negative integer number of bytes`},
 	} {
