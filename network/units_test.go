@@ -287,3 +287,16 @@ func FuzzParseUnits(f *testing.F) {
 		}
 	})
 }
+
+func TestParseOverrideUnits(t *testing.T) {
+	o, err := ParseOverride("comm=node;L=0.3us,bw=400Gb/s", DefaultLogGOPS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "loggops:L=300,o=1500,g=1000,G=0.02,O=0,S=65535"; o.Comm != "node" || o.Params.String() != want {
+		t.Errorf("override %+v, want comm node and %s", o, want)
+	}
+	if _, err := ParseOverride("comm=node;G=fast", DefaultLogGOPS()); err == nil || !strings.Contains(err.Error(), `G="fast" is not a number of ns per byte`) {
+		t.Errorf("G=fast: err %v", err)
+	}
+}
