@@ -24,45 +24,66 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 )
 
-// LogGOPS holds the model's parameters, in nanoseconds and bytes. The
-// comments give each one's name in the model.
+// LogGOPS holds the model's parameters: times in whole nanoseconds, times
+// per byte exact to 10⁻⁶ ns (PerByte), sizes in bytes. The comments give
+// each one's name in the model.
+//
+// Every time the model charges for the bytes of a message of s bytes is
+// L, o or g plus one product (s−1)·G or (s−1)·O, each computed exactly
+// and rounded once to the nearest ns, halves up (PerByte.Times); with
+// whole-ns G and O this is LogGOPSim's integer arithmetic.
 type LogGOPS struct {
-	Latency         int64 // L
-	Overhead        int64 // o: CPU time per message
-	Gap             int64 // g: NIC time per message
-	GapPerByte      int64 // G
-	OverheadPerByte int64 // O
-	EagerLimit      int64 // S: largest message sent eagerly, in bytes
+	Latency         int64   // L
+	Overhead        int64   // o: CPU time per message
+	Gap             int64   // g: NIC time per message
+	GapPerByte      PerByte // G: NIC time per byte
+	OverheadPerByte PerByte // O: CPU time per byte
+	EagerLimit      int64   // S: largest message sent eagerly, in bytes
 	// LogGP selects the LogGP pricing of bytes in flight (see the package
 	// comment) instead of LogGOPSim's.
 	LogGP bool
 }
 
-// NewLogGOPS returns LogGOPS parameters in the order LogGOPSim names them.
+// NewLogGOPS returns LogGOPS parameters in the order LogGOPSim names them,
+// all integers as LogGOPSim takes them (G and O in whole ns per byte).
 func NewLogGOPS(L, o, g, G, O, S int64) LogGOPS {
-	return LogGOPS{Latency: L, Overhead: o, Gap: g, GapPerByte: G, OverheadPerByte: O, EagerLimit: S}
+	return LogGOPS{Latency: L, Overhead: o, Gap: g, GapPerByte: NsPerByte(G), OverheadPerByte: NsPerByte(O), EagerLimit: S}
 }
 
 // DefaultLogGOPS returns LogGOPSim's defaults: L=2500 o=1500 g=1000 G=6 O=0
 // S=65535.
 func DefaultLogGOPS() LogGOPS { return NewLogGOPS(2500, 1500, 1000, 6, 0, 65535) }
 
-// String formats the parameters as the spec ParseSpec reads.
+// String formats the parameters as the spec ParseSpec reads, times in ns
+// and G and O in ns per byte (integers when whole: "G=6", else decimals:
+// "G=0.08"), so that ParseSpec(p.String()) == p.
 func (p LogGOPS) String() string {
 	model := "loggops"
 	if p.LogGP {
 		model = "loggp"
 	}
-	return fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%d,O=%d,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	return fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%s,O=%s,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 }
 
-// Validate reports negative parameters and times above graph.MaxTimeNs
-// (L, o, g, and the per-byte G and O; S is a size in bytes).
+// Validate reports negative parameters, times above graph.MaxTimeNs (L,
+// o, g) and times per byte above MaxPerByteNs (G, O); S is a size in
+// bytes.
 func (p LogGOPS) Validate() error {
 	for _, f := range []struct {
 		name string
+		v    PerByte
+	}{{"G", p.GapPerByte}, {"O", p.OverheadPerByte}} {
+		if f.v.fs < 0 {
+			return fmt.Errorf("loggops: %s = %s ns per byte is negative", f.name, f.v)
+		}
+		if f.v.fs > MaxPerByteNs*FsPerNs {
+			return fmt.Errorf("loggops: %s = %s ns per byte exceeds %d ns per byte", f.name, f.v, int64(MaxPerByteNs))
+		}
+	}
+	for _, f := range []struct {
+		name string
 		v    int64
-	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"G", p.GapPerByte}, {"O", p.OverheadPerByte}, {"S", p.EagerLimit}} {
+	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"S", p.EagerLimit}} {
 		if f.v < 0 {
 			return fmt.Errorf("loggops: %s = %d is negative", f.name, f.v)
 		}
@@ -73,11 +94,24 @@ func (p LogGOPS) Validate() error {
 	return nil
 }
 
-// ParseSpec reads a network spec such as
-// "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096", or "loggp:…" with the same
-// parameters for the LogGP variant. Parameters left out take
-// LogGOPSim's defaults; "loggops" alone is the default model. Keys are
-// case-sensitive, as o/O and g/G differ.
+// ParseSpec reads a network spec "MODEL[:KEY=VALUE,…]": MODEL is
+// loggops or loggp (the LogGP variant), and the keys set parameters over
+// LogGOPSim's defaults (DefaultLogGOPS); "loggops" alone is the default
+// model. Keys are case-sensitive, as o/O and g/G differ:
+//
+//	L, o, g  times: a number of ns (1500), or a number with a unit ns, us
+//	         (or µs), ms or s (800ns, 1.5us, 2ms); whole ns only
+//	G, O     times per byte: a number of ns per byte (6, 0.08), or a
+//	         bandwidth (12.5GB/s, 100Gb/s, 25GiB/s) meaning 1/bandwidth
+//	bw       G given as a bandwidth (a unit is required)
+//	S        the eager limit, a whole number of bytes
+//
+// Bandwidth units are B/s, KB/s (kB/s), MB/s, GB/s, TB/s in decimal SI
+// units, KiB/s, MiB/s, GiB/s, TiB/s in binary ones, and bit rates b/s,
+// Kb/s (kb/s), Mb/s, Gb/s, Tb/s. G and O are held to 10⁻⁶ ns per byte,
+// rounded to the nearest, halves up (ParsePerByte). So
+// "loggp:L=1.5us,bw=10Gb/s" is "loggp:L=1500,G=0.8", and
+// "loggops:L=5000,o=200,g=100,G=2,O=1,S=4096" sets every parameter.
 func ParseSpec(spec string) (LogGOPS, error) {
 	p := DefaultLogGOPS()
 	name, args, _ := strings.Cut(strings.TrimSpace(spec), ":")
@@ -106,36 +140,81 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 	seen := map[string]bool{}
 	for _, kv := range strings.Split(args, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		k = strings.TrimSpace(k)
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok {
 			return p, fmt.Errorf("network spec %q: %q is not KEY=VALUE", spec, kv)
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 0 {
-			return p, fmt.Errorf("network spec %q: %s=%q is not a non-negative integer", spec, k, v)
+		field := k
+		if k == "bw" {
+			field = "G"
 		}
-		if seen[k] {
+		if seen[field] {
+			if field == "G" {
+				return p, fmt.Errorf("network spec %q: G given twice (as G or bw)", spec)
+			}
 			return p, fmt.Errorf("network spec %q: %s given twice", spec, k)
 		}
-		seen[k] = true
-		switch k {
-		case "L":
-			p.Latency = n
-		case "o":
-			p.Overhead = n
-		case "g":
-			p.Gap = n
-		case "G":
-			p.GapPerByte = n
-		case "O":
-			p.OverheadPerByte = n
-		case "S":
-			p.EagerLimit = n
-		default:
-			return p, fmt.Errorf("network spec %q: unknown parameter %q (want L, o, g, G, O, S)", spec, k)
+		seen[field] = true
+		if err := setParam(&p, k, v); err != nil {
+			return p, fmt.Errorf("network spec %q: %w", spec, err)
 		}
 	}
 	return p, nil
+}
+
+// setParam sets parameter k of p to the value v.
+func setParam(p *LogGOPS, k, v string) error {
+	switch k {
+	case "L", "o", "g":
+		n, err := ParseNs(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q is not a time like 1500, 800ns or 1.5us: %w", k, v, err)
+		}
+		*p.timeParam(k) = n
+	case "G", "O":
+		x, err := ParsePerByte(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q is not a number of ns per byte or a bandwidth like 12.5GB/s: %w", k, v, err)
+		}
+		*p.perByteParam(k) = x
+	case "bw":
+		x, err := ParsePerByte(v)
+		if _, unit := splitUnit(v); err == nil && unit == "" {
+			err = fmt.Errorf("a bandwidth needs a unit")
+		}
+		if err != nil {
+			return fmt.Errorf("bw=%q is not a bandwidth like 12.5GB/s or 100Gb/s: %w", v, err)
+		}
+		p.GapPerByte = x
+	case "S":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("S=%q is not a non-negative integer number of bytes", v)
+		}
+		p.EagerLimit = n
+	default:
+		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S)", k)
+	}
+	return nil
+}
+
+// timeParam returns the time parameter named k: L, o or g.
+func (p *LogGOPS) timeParam(k string) *int64 {
+	switch k {
+	case "L":
+		return &p.Latency
+	case "o":
+		return &p.Overhead
+	}
+	return &p.Gap
+}
+
+// perByteParam returns the time per byte named k: G or O.
+func (p *LogGOPS) perByteParam(k string) *PerByte {
+	if k == "G" {
+		return &p.GapPerByte
+	}
+	return &p.OverheadPerByte
 }
 
 // Cost returns the time from the start of a send of bytes until the
@@ -145,9 +224,9 @@ func parseParams(spec, args string, p LogGOPS) (LogGOPS, error) {
 // graph.MaxTimeNs saturates at MaxTimeNs+1 instead of wrapping around.
 func (p LogGOPS) Cost(bytes int64) int64 {
 	s1 := max(bytes-1, 0)
-	per := graph.MulNs(s1, max(p.OverheadPerByte, p.GapPerByte))
+	per := p.OverheadPerByte.Max(p.GapPerByte).Times(s1)
 	if p.LogGP {
-		per = graph.MulNs(s1, p.GapPerByte) + graph.MulNs(s1, p.OverheadPerByte)
+		per = p.GapPerByte.Times(s1) + p.OverheadPerByte.Times(s1)
 	}
 	return min(2*p.Overhead+p.Latency+per, graph.MaxTimeNs+1)
 }
@@ -159,5 +238,5 @@ func (p LogGOPS) Cost(bytes int64) int64 {
 //
 // Like Cost, it saturates at graph.MaxTimeNs+1.
 func (p LogGOPS) SendGap(bytes int64) int64 {
-	return min(p.Gap+graph.MulNs(max(bytes-1, 0), p.GapPerByte), graph.MaxTimeNs+1)
+	return min(p.Gap+p.GapPerByte.Times(max(bytes-1, 0)), graph.MaxTimeNs+1)
 }

@@ -20,7 +20,7 @@ func TestParseSpec(t *testing.T) {
 		{"loggops: o = 7 , S=0", NewLogGOPS(2500, 7, 1000, 6, 0, 0), ""},
 		{"logp:L=1", LogGOPS{}, "unknown model"},
 		{"loggops:l=1", LogGOPS{}, "unknown parameter \"l\""},
-		{"loggops:L=-1", LogGOPS{}, "not a non-negative integer"},
+		{"loggops:L=-1", LogGOPS{}, `L="-1" is not a time like 1500, 800ns or 1.5us: -1 is negative`},
 		{"loggops:L=1,L=2", LogGOPS{}, "given twice"},
 		{"loggops:L", LogGOPS{}, "not KEY=VALUE"},
 	} {
@@ -61,14 +61,22 @@ func TestSendGap(t *testing.T) {
 	}
 }
 
-// Parameters are bounded by graph.MaxTimeNs, and the analytic costs
-// saturate past it instead of wrapping (2^40 bytes at G = 10^9 ns/byte
-// wrapped to a negative cost).
+// Times are bounded by graph.MaxTimeNs, times per byte by MaxPerByteNs,
+// and the analytic costs saturate past MaxTimeNs instead of wrapping
+// (2^40 bytes at G = 10^9 ns/byte wrapped to a negative cost).
 func TestTimeLimit(t *testing.T) {
-	for _, spec := range []string{"loggops:L=9000000000000000000", "loggops:o=1000000000000000001", "loggops:G=2000000000000000000"} {
+	for _, spec := range []string{"loggops:L=9000000000000000000", "loggops:o=1000000000000000001", "loggops:g=1000000001s"} {
 		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "MaxTimeNs") {
 			t.Errorf("%s: err %v, want the limit", spec, err)
 		}
+	}
+	for _, spec := range []string{"loggops:G=2000000000000000000", "loggops:O=1000000000000.000001", "loggops:G=0.0009B/s"} {
+		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "exceeds 1000000000000 ns per byte") {
+			t.Errorf("%s: err %v, want the limit", spec, err)
+		}
+	}
+	if p := NewLogGOPS(0, 0, 0, 2e18, 0, 0); p.Validate() == nil {
+		t.Errorf("NewLogGOPS with G = 2e18 ns per byte validates")
 	}
 	if _, err := ParseSpec("loggops:L=1000000000000000000,S=9000000000000000000"); err != nil {
 		t.Errorf("L at the limit, large S: %v", err)

@@ -65,12 +65,12 @@ type Aggregate struct {
 
 // NetParams sets some LogGOPS parameters; the others keep their base.
 type NetParams struct {
-	LNs        *int64 `toml:"L_ns"`
-	ONs        *int64 `toml:"o_ns"`
-	GapNs      *int64 `toml:"g_ns"`
-	GNsPerByte *int64 `toml:"G_ns_per_byte"`
-	ONsPerByte *int64 `toml:"O_ns_per_byte"`
-	SBytes     *int64 `toml:"S_bytes"`
+	LNs        *Ns              `toml:"L_ns"`
+	ONs        *Ns              `toml:"o_ns"`
+	GapNs      *Ns              `toml:"g_ns"`
+	GNsPerByte *network.PerByte `toml:"G_ns_per_byte"`
+	ONsPerByte *network.PerByte `toml:"O_ns_per_byte"`
+	SBytes     *int64           `toml:"S_bytes"`
 }
 
 // over returns base with the parameters p sets.
@@ -81,11 +81,16 @@ func (p *NetParams) over(base network.LogGOPS) network.LogGOPS {
 	for _, f := range []struct {
 		v   *int64
 		dst *int64
-	}{{p.LNs, &base.Latency}, {p.ONs, &base.Overhead}, {p.GapNs, &base.Gap}, {p.GNsPerByte, &base.GapPerByte},
-		{p.ONsPerByte, &base.OverheadPerByte}, {p.SBytes, &base.EagerLimit}} {
+	}{{(*int64)(p.LNs), &base.Latency}, {(*int64)(p.ONs), &base.Overhead}, {(*int64)(p.GapNs), &base.Gap}, {p.SBytes, &base.EagerLimit}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
+	}
+	if p.GNsPerByte != nil {
+		base.GapPerByte = *p.GNsPerByte
+	}
+	if p.ONsPerByte != nil {
+		base.OverheadPerByte = *p.ONsPerByte
 	}
 	return base
 }
@@ -97,9 +102,19 @@ func (p *NetParams) check(key string) error {
 	for _, c := range []struct {
 		key string
 		v   *int64
-	}{{"L_ns", p.LNs}, {"o_ns", p.ONs}, {"g_ns", p.GapNs}, {"G_ns_per_byte", p.GNsPerByte}, {"O_ns_per_byte", p.ONsPerByte}, {"S_bytes", p.SBytes}} {
+	}{{"L_ns", (*int64)(p.LNs)}, {"o_ns", (*int64)(p.ONs)}, {"g_ns", (*int64)(p.GapNs)}, {"S_bytes", p.SBytes}} {
 		if c.v != nil && (*c.v < 0 || c.key != "S_bytes" && *c.v > graph.MaxTimeNs) {
 			return bad(key+"."+c.key, "must be in 0..%d, got %d", int64(graph.MaxTimeNs), *c.v)
+		}
+	}
+	for _, c := range []struct {
+		key string
+		v   *network.PerByte
+	}{{"G_ns_per_byte", p.GNsPerByte}, {"O_ns_per_byte", p.ONsPerByte}} {
+		if c.v != nil {
+			if err := checkPerByte(*c.v); err != "" {
+				return bad(key+"."+c.key, "%s", err)
+			}
 		}
 	}
 	return nil
@@ -250,7 +265,7 @@ func (a *Aggregate) pattern(m *Machine, id int) (aggregate.Pattern, bool) {
 // tables inside a node.
 func (a *Aggregate) classes(net network.LogGOPS) aggregate.Classes {
 	intra := net
-	intra.Latency, intra.Overhead, intra.Gap, intra.GapPerByte = 300, 200, 0, 1
+	intra.Latency, intra.Overhead, intra.Gap, intra.GapPerByte = 300, 200, 0, network.NsPerByte(1)
 	intra = a.Intra.over(intra)
 	var c aggregate.Classes
 	c[aggregate.SameDie] = a.SameDie.over(intra)

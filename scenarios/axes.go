@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/capsim/capsim/network"
 )
 
 // Scenario-level sweep axes. A sweep.params key without a dot is a
@@ -29,6 +31,17 @@ func nonNegInt(v float64) string {
 	return ""
 }
 
+// perByteAxis checks a time per byte in ns (network.PerByteFromFloat).
+func perByteAxis(v float64) string {
+	if !(v >= 0) {
+		return "must be a number ≥ 0"
+	}
+	if _, err := network.PerByteFromFloat(v); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 func nonNeg(v float64) string {
 	if !(v >= 0) || math.IsInf(v, 0) {
 		return "must be a number ≥ 0"
@@ -37,11 +50,11 @@ func nonNeg(v float64) string {
 }
 
 var scenarioAxes = map[string]axis{
-	"network.L_ns":                 {"latency", nonNegInt, func(sc *Scenario, v float64) { sc.Network.LNs = int64(v) }},
-	"network.o_ns":                 {"CPU overhead per message", nonNegInt, func(sc *Scenario, v float64) { sc.Network.ONs = int64(v) }},
-	"network.g_ns":                 {"NIC gap per message", nonNegInt, func(sc *Scenario, v float64) { sc.Network.GapNs = int64(v) }},
-	"network.G_ns_per_byte":        {"gap per byte", nonNegInt, func(sc *Scenario, v float64) { sc.Network.GNsPerByte = int64(v) }},
-	"network.O_ns_per_byte":        {"CPU overhead per byte", nonNegInt, func(sc *Scenario, v float64) { sc.Network.ONsPerByte = int64(v) }},
+	"network.L_ns":                 {"latency", nonNegInt, func(sc *Scenario, v float64) { sc.Network.LNs = Ns(v) }},
+	"network.o_ns":                 {"CPU overhead per message", nonNegInt, func(sc *Scenario, v float64) { sc.Network.ONs = Ns(v) }},
+	"network.g_ns":                 {"NIC gap per message", nonNegInt, func(sc *Scenario, v float64) { sc.Network.GapNs = Ns(v) }},
+	"network.G_ns_per_byte":        {"gap per byte", perByteAxis, func(sc *Scenario, v float64) { sc.Network.GNsPerByte, _ = network.PerByteFromFloat(v) }},
+	"network.O_ns_per_byte":        {"CPU overhead per byte", perByteAxis, func(sc *Scenario, v float64) { sc.Network.ONsPerByte, _ = network.PerByteFromFloat(v) }},
 	"network.S_bytes":              {"eager limit", nonNegInt, func(sc *Scenario, v float64) { sc.Network.SBytes = int64(v) }},
 	"models.memory_boundness":      {"DVFS memory-bound share", func(v float64) string { return within(v, 0, 1) }, func(sc *Scenario, v float64) { sc.Models.MemoryBoundness = v }},
 	"machine.compute_speed_factor": {"compute time multiplier", func(v float64) string { return positive(v) }, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.SpeedFactor = v }) }},

@@ -264,7 +264,8 @@ func (m *Machine) indices(ps []PState) []int {
 // Net returns the scenario's LogGOPS parameters.
 func (sc *Scenario) Net() network.LogGOPS {
 	n := sc.Network
-	return network.NewLogGOPS(n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes)
+	return network.LogGOPS{Latency: int64(n.LNs), Overhead: int64(n.ONs), Gap: int64(n.GapNs),
+		GapPerByte: n.GNsPerByte, OverheadPerByte: n.ONsPerByte, EagerLimit: n.SBytes}
 }
 
 // Overrides returns the scenario's network overrides over its base
@@ -277,11 +278,16 @@ func (sc *Scenario) Overrides() []network.Override {
 		for _, f := range []struct {
 			v   *int64
 			dst *int64
-		}{{o.LNs, &p.Latency}, {o.ONs, &p.Overhead}, {o.GapNs, &p.Gap}, {o.GNsPerByte, &p.GapPerByte},
-			{o.ONsPerByte, &p.OverheadPerByte}, {o.SBytes, &p.EagerLimit}} {
+		}{{(*int64)(o.LNs), &p.Latency}, {(*int64)(o.ONs), &p.Overhead}, {(*int64)(o.GapNs), &p.Gap}, {o.SBytes, &p.EagerLimit}} {
 			if f.v != nil {
 				*f.dst = *f.v
 			}
+		}
+		if o.GNsPerByte != nil {
+			p.GapPerByte = *o.GNsPerByte
+		}
+		if o.ONsPerByte != nil {
+			p.OverheadPerByte = *o.ONsPerByte
 		}
 		out = append(out, network.Override{Comm: o.Communicator, Region: o.Region, Params: p})
 	}

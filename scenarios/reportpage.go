@@ -176,7 +176,7 @@ func (s *Scenario) summary() report.Section {
 		add("machine "+m.Name, d)
 	}
 	n := s.Net()
-	net := fmt.Sprintf("LogGOPS L=%d ns, o=%d ns, g=%d ns, G=%d ns/B, O=%d ns/B, S=%d B", n.Latency, n.Overhead, n.Gap, n.GapPerByte, n.OverheadPerByte, n.EagerLimit)
+	net := fmt.Sprintf("LogGOPS L=%d ns, o=%d ns, g=%d ns, G=%s ns/B, O=%s ns/B, S=%d B", n.Latency, n.Overhead, n.Gap, n.GapPerByte, n.OverheadPerByte, n.EagerLimit)
 	if s.Network.Collective != "" {
 		net += "; collectives " + s.Network.Collective
 	}

@@ -113,14 +113,14 @@ type Accelerator struct {
 
 // Network holds the network model and its parameters.
 type Network struct {
-	Model      string `toml:"model"` // "loggops"
-	LNs        int64  `toml:"L_ns"`
-	ONs        int64  `toml:"o_ns"`
-	GapNs      int64  `toml:"g_ns"`
-	GNsPerByte int64  `toml:"G_ns_per_byte"`
-	ONsPerByte int64  `toml:"O_ns_per_byte"`
-	SBytes     int64  `toml:"S_bytes"`
-	Collective string `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
+	Model      string          `toml:"model"` // "loggops"
+	LNs        Ns              `toml:"L_ns"`
+	ONs        Ns              `toml:"o_ns"`
+	GapNs      Ns              `toml:"g_ns"`
+	GNsPerByte network.PerByte `toml:"G_ns_per_byte"` // or a bandwidth, "100Gb/s"
+	ONsPerByte network.PerByte `toml:"O_ns_per_byte"`
+	SBytes     int64           `toml:"S_bytes"`
+	Collective string          `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`
@@ -227,14 +227,14 @@ func (t *NetTopology) Spec() string {
 // NetOverride selects messages by communicator and/or calling region and
 // sets the LogGOPS parameters it gives (the others keep the network's).
 type NetOverride struct {
-	Communicator string `toml:"communicator"` // name or number; "" any
-	Region       string `toml:"region"`       // glob over the MPI call's region; "" any
-	LNs          *int64 `toml:"L_ns"`
-	ONs          *int64 `toml:"o_ns"`
-	GapNs        *int64 `toml:"g_ns"`
-	GNsPerByte   *int64 `toml:"G_ns_per_byte"`
-	ONsPerByte   *int64 `toml:"O_ns_per_byte"`
-	SBytes       *int64 `toml:"S_bytes"`
+	Communicator string           `toml:"communicator"` // name or number; "" any
+	Region       string           `toml:"region"`       // glob over the MPI call's region; "" any
+	LNs          *Ns              `toml:"L_ns"`
+	ONs          *Ns              `toml:"o_ns"`
+	GapNs        *Ns              `toml:"g_ns"`
+	GNsPerByte   *network.PerByte `toml:"G_ns_per_byte"`
+	ONsPerByte   *network.PerByte `toml:"O_ns_per_byte"`
+	SBytes       *int64           `toml:"S_bytes"`
 }
 
 // Workload is either a trace file or a generator with its parameters.
@@ -350,7 +350,13 @@ func Parse(file string, text []byte) (*Scenario, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&s)
 	if err != nil {
 		if pe, ok := err.(toml.ParseError); ok {
-			return nil, &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+			e := &ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+			// A value the decoder refused is reported at its key's line:
+			// name the key then.
+			if k := pe.LastKey; k != "" && keyLine(text, strings.Split(k, ".")) == e.Line {
+				e.Key = k
+			}
+			return nil, e
 		}
 		return nil, typeError(file, err)
 	}
@@ -599,16 +605,28 @@ func (s *Scenario) normalize() error {
 		key string
 		v   *int64
 		d   int64
-	}{{"L_ns", &n.LNs, 2500}, {"o_ns", &n.ONs, 1500}, {"g_ns", &n.GapNs, 1000}, {"G_ns_per_byte", &n.GNsPerByte, 6},
-		{"O_ns_per_byte", &n.ONsPerByte, 0}, {"S_bytes", &n.SBytes, 65535}} {
+	}{{"L_ns", (*int64)(&n.LNs), 2500}, {"o_ns", (*int64)(&n.ONs), 1500}, {"g_ns", (*int64)(&n.GapNs), 1000},
+		{"S_bytes", &n.SBytes, 65535}} {
 		if *c.v < 0 {
 			return bad("network."+c.key, "must be ≥ 0, got %d", *c.v)
 		}
 		if c.key != "S_bytes" && *c.v > graph.MaxTimeNs {
 			return bad("network."+c.key, "%d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", *c.v, graph.MaxTimeNs)
 		}
-		if *c.v == 0 && c.key != "O_ns_per_byte" && !s.setInText("network", c.key) {
+		if *c.v == 0 && !s.setInText("network", c.key) {
 			*c.v = c.d
+		}
+	}
+	for _, c := range []struct {
+		key string
+		v   *network.PerByte
+		d   int64
+	}{{"G_ns_per_byte", &n.GNsPerByte, 6}, {"O_ns_per_byte", &n.ONsPerByte, 0}} {
+		if err := checkPerByte(*c.v); err != "" {
+			return bad("network."+c.key, "%s", err)
+		}
+		if c.v.Femtoseconds() == 0 && !s.setInText("network", c.key) {
+			*c.v = network.NsPerByte(c.d)
 		}
 	}
 	if t := n.Topology; t != nil {
@@ -636,12 +654,23 @@ func (s *Scenario) normalize() error {
 		for _, c := range []struct {
 			key string
 			v   *int64
-		}{{"L_ns", o.LNs}, {"o_ns", o.ONs}, {"g_ns", o.GapNs}, {"G_ns_per_byte", o.GNsPerByte}, {"O_ns_per_byte", o.ONsPerByte}, {"S_bytes", o.SBytes}} {
+		}{{"L_ns", (*int64)(o.LNs)}, {"o_ns", (*int64)(o.ONs)}, {"g_ns", (*int64)(o.GapNs)}, {"S_bytes", o.SBytes}} {
 			if c.v != nil && *c.v < 0 {
 				return s.badAt("network.override", i, "", -1, c.key, "override %d: must be ≥ 0, got %d", i+1, *c.v)
 			}
 			if c.v != nil && c.key != "S_bytes" && *c.v > graph.MaxTimeNs {
 				return s.badAt("network.override", i, "", -1, c.key, "override %d: %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", i+1, *c.v, graph.MaxTimeNs)
+			}
+		}
+		for _, c := range []struct {
+			key string
+			v   *network.PerByte
+		}{{"G_ns_per_byte", o.GNsPerByte}, {"O_ns_per_byte", o.ONsPerByte}} {
+			if c.v == nil {
+				continue
+			}
+			if err := checkPerByte(*c.v); err != "" {
+				return s.badAt("network.override", i, "", -1, c.key, "override %d: %s", i+1, err)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/network"
 )
 
 func TestDefaultParses(t *testing.T) {
@@ -20,7 +21,7 @@ func TestDefaultParses(t *testing.T) {
 	if len(s.Sweep.CapsW) != 10 || s.Sweep.CapsW[0] != 290 || s.Sweep.CapsW[9] != 380 {
 		t.Fatalf("caps = %v", s.Sweep.CapsW)
 	}
-	if s.Network.SBytes != 65535 || s.Network.GNsPerByte != 6 {
+	if s.Network.SBytes != 65535 || s.Network.GNsPerByte != network.NsPerByte(6) {
 		t.Fatalf("network = %+v", s.Network)
 	}
 }

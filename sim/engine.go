@@ -48,7 +48,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"sort"
 	"strings"
 
@@ -836,36 +835,28 @@ func (e *engine) markDone(op, rank int32) {
 // −G when O = 0 and −min(O, G) otherwise (the larger of the two wrapped
 // values). capsim reproduces those negative charges exactly.
 //
-// x is a network parameter, 0 ≤ x ≤ graph.MaxTimeNs; a product above
+// x is a valid network parameter (network.LogGOPS.Validate); the product
+// is rounded once to the ns (network.PerByte.Times), and one above
 // graph.MaxTimeNs saturates at MaxTimeNs+1, which the caller's check then
-// reports.
-func perByte(s, x int64) int64 {
+// reports. An empty message's −X is −x rounded to the ns.
+func perByte(s int64, x network.PerByte) int64 {
 	if s > 0 {
-		return mulSat(s-1, x)
+		return x.Times(s - 1)
 	}
-	return -x
+	return -x.Times(1)
 }
 
-// mulSat returns a·b for a, b ≥ 0, or maxT+1 when that exceeds maxT.
-func mulSat(a, b int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi != 0 || lo > maxT {
-		return int64(maxT + 1)
-	}
-	return int64(lo)
-}
-
-func recvPerByte(s, O, G int64) int64 {
+func recvPerByte(s int64, O, G network.PerByte) int64 {
 	if s > 0 {
-		return mulSat(s-1, max(O, G))
+		return O.Max(G).Times(s - 1)
 	}
 	switch {
-	case O == 0:
-		return -G
-	case G == 0:
-		return -O
+	case O.Femtoseconds() == 0:
+		return -G.Times(1)
+	case G.Femtoseconds() == 0:
+		return -O.Times(1)
 	}
-	return -min(O, G)
+	return -min(O.Times(1), G.Times(1))
 }
 
 // addNs adds a possibly negative charge to a time, stopping at 0 where

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/network/topo"
 )
@@ -121,7 +122,7 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 
 // sendFlow puts the message of send op (of rank) on the network at time
 // t; flight is o + L.
-func (e *engine) sendFlow(op, rank int32, t, flight uint64, G int64) {
+func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 	fe := e.fl
 	g := e.g
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])

@@ -46,7 +46,7 @@ func TestTimeLimit(t *testing.T) {
 	def := network.DefaultLogGOPS()
 	big := int64(4e18)
 	huge := network.DefaultLogGOPS()
-	huge.GapPerByte = 1e9
+	huge.GapPerByte = network.NsPerByte(1e9)
 	for _, tc := range []struct {
 		name string
 		g    *graph.Graph

@@ -223,7 +223,7 @@ func writeTITrace(t testing.TB, dir, name string, ops [][]string) string {
 
 // sgNet is the endpoint model equivalent to SimGrid's settings: no
 // overheads, every message eager, bytes priced by the links alone.
-var sgNet = network.LogGOPS{GapPerByte: 1, EagerLimit: 1 << 40, LogGP: true}
+var sgNet = network.LogGOPS{GapPerByte: network.NsPerByte(1), EagerLimit: 1 << 40, LogGP: true}
 
 // sgEnvelope is the MPI envelope (tag, destination, communicator) SMPI
 // sends with every message: its transfers carry 16 bytes more than the

@@ -347,7 +347,7 @@ func (p *policyFlags) runLP(cmd *cobra.Command, path string, topt importer.Optio
 			return usagef("--net %s: --policy lp replays LogGOPS networks (a scenario's [network])", netSpec)
 		}
 		n := &sc.Network
-		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = net.Latency, net.Overhead, net.Gap, net.GapPerByte, net.OverheadPerByte, net.EagerLimit
+		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = scenarios.Ns(net.Latency), scenarios.Ns(net.Overhead), scenarios.Ns(net.Gap), net.GapPerByte, net.OverheadPerByte, net.EagerLimit
 	}
 	if p.flags != nil && p.flags.Changed("coll") {
 		if _, err := lower.ParseAlgorithms(coll); err != nil {

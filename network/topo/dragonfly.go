@@ -126,19 +126,19 @@ func parseDragonfly(p *params) (Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw, err := p.float("bw", DefaultBandwidth)
+	bw, err := p.bandwidth("bw", DefaultBandwidth)
 	if err != nil {
 		return nil, err
 	}
-	lbw, err := p.float("local_bw", bw)
+	lbw, err := p.bandwidth("local_bw", bw)
 	if err != nil {
 		return nil, err
 	}
-	gbw, err := p.float("global_bw", bw)
+	gbw, err := p.bandwidth("global_bw", bw)
 	if err != nil {
 		return nil, err
 	}
-	cbw, err := p.float("chassis_bw", lbw)
+	cbw, err := p.bandwidth("chassis_bw", lbw)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/network"
 )
 
 // Link is one directed link of a topology.
@@ -131,6 +133,21 @@ func (p *params) float(key string, def float64) (float64, error) {
 	return x, nil
 }
 
+// bandwidth reads a link bandwidth: a number of GB/s (bytes per ns), or a
+// number with a unit as network.ParseBandwidth reads it ("100Gb/s").
+func (p *params) bandwidth(key string, def float64) (float64, error) {
+	v, ok := p.kv[key]
+	if !ok || !strings.Contains(v, "/") {
+		return p.float(key, def)
+	}
+	p.used[key] = true
+	bw, err := network.ParseBandwidth(v)
+	if err != nil {
+		return 0, fmt.Errorf("topology %q: %s=%q: %w", p.spec, key, v, err)
+	}
+	return bw, nil
+}
+
 func (p *params) str(key, def string) string {
 	p.used[key] = true
 	if v, ok := p.kv[key]; ok {
@@ -141,7 +158,7 @@ func (p *params) str(key, def string) string {
 
 // links reads the keys every topology's links have: bw (GB/s) and hop_ns.
 func (p *params) links() (bw float64, hopNs int64, err error) {
-	if bw, err = p.float("bw", DefaultBandwidth); err != nil {
+	if bw, err = p.bandwidth("bw", DefaultBandwidth); err != nil {
 		return 0, 0, err
 	}
 	hop, err := p.int("hop_ns", DefaultHopNs, 0)
@@ -184,7 +201,8 @@ const maxNodes = 1 << 22
 //	torus:dims=XxY[xZ][,bw=B][,hop_ns=H]
 //	dragonfly:groups=G,routers=A,hosts=P,global=H[,chassis=C][,wiring=consecutive|simgrid][,bw=B][,local_bw=B][,global_bw=B][,chassis_bw=B][,hop_ns=H][,routing=minimal|valiant]
 //
-// bw is in GB/s (bytes per ns), hop_ns is the latency of every link. The
+// bw is in GB/s (bytes per ns), or a bandwidth with a unit such as
+// 100Gb/s (network.ParseBandwidth); hop_ns is the latency of every link. The
 // second fat-tree form is an XGFT (down: children per switch, up: parents
 // per node, links: parallel links per parent, level by level from the
 // hosts). With wiring=simgrid a dragonfly's global may be left out (it

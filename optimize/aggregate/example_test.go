@@ -16,7 +16,7 @@ func ExampleEvaluate() {
 		Imbalance: gen.ImbalanceNone, Intensity: 1, AllreduceBytes: 8}.Generate()
 	g, _ := lower.Lower(tr, lower.Options{})
 	w := aggregate.FromGraph(g)
-	intra := network.LogGOPS{Latency: 300, Overhead: 200, GapPerByte: 1}
+	intra := network.LogGOPS{Latency: 300, Overhead: 200, GapPerByte: network.NsPerByte(1)}
 	cfg := aggregate.Config{
 		Topology:  aggregate.SystemG(),
 		Threshold: aggregate.DefaultThreshold,

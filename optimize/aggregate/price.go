@@ -86,8 +86,8 @@ type Classes [4]network.LogGOPS
 // parameters carry a per-byte overhead.
 func (cl Classes) MessageNs(c Class, m int64) float64 {
 	p := cl[c]
-	b := float64(max(m-1, 0))
-	return float64(2*p.Overhead+p.Latency) + b*float64(p.GapPerByte) + b*float64(p.OverheadPerByte)
+	b := max(m-1, 0)
+	return float64(2*p.Overhead + p.Latency + p.GapPerByte.Times(b) + p.OverheadPerByte.Times(b))
 }
 
 // Factor multiplies the time of messages of class Class sent while at

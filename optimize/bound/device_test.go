@@ -32,7 +32,7 @@ type deviceCase struct {
 
 func newDeviceCase(t testing.TB, rng *rand.Rand, maxRanks int) *deviceCase {
 	net := network.LogGOPS{Latency: int64(rng.Intn(5000)), Overhead: int64(200 + rng.Intn(2000)), Gap: int64(100 + rng.Intn(2000)),
-		GapPerByte: int64(rng.Intn(3)), OverheadPerByte: int64(rng.Intn(2)), EagerLimit: 1024 << rng.Intn(4)}
+		GapPerByte: network.NsPerByte(int64(rng.Intn(3))), OverheadPerByte: network.NsPerByte(int64(rng.Intn(2))), EagerLimit: 1024 << rng.Intn(4)}
 	tr := randomTrace(rng, maxRanks, net.EagerLimit)
 	g, err := lower.Lower(tr, lower.Options{})
 	if err != nil {

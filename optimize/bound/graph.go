@@ -291,24 +291,24 @@ func (p fixedPricer) CalcDuration(op int32, start int64) int64 { return p[op] }
 
 // perByte and recvPerByte are the engine's per-byte charges (package sim),
 // negative for an empty message as in LogGOPSim.
-func perByte(s, x int64) int64 {
+func perByte(s int64, x network.PerByte) int64 {
 	if s > 0 {
-		return (s - 1) * x
+		return x.Times(s - 1)
 	}
-	return -x
+	return -x.Times(1)
 }
 
-func recvPerByte(s, O, G int64) int64 {
+func recvPerByte(s int64, O, G network.PerByte) int64 {
 	if s > 0 {
-		return (s - 1) * max(O, G)
+		return O.Max(G).Times(s - 1)
 	}
 	switch {
-	case O == 0:
-		return -G
-	case G == 0:
-		return -O
+	case O.Femtoseconds() == 0:
+		return -G.Times(1)
+	case G.Femtoseconds() == 0:
+		return -O.Times(1)
 	}
-	return -min(O, G)
+	return -min(O.Times(1), G.Times(1))
 }
 
 // build writes the DAG whose orders are rec's, and returns it with the

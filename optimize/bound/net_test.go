@@ -164,7 +164,13 @@ type netCase struct {
 
 func newNetCase(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower) *netCase {
 	net := network.LogGOPS{Latency: int64(rng.Intn(5000)), Overhead: int64(200 + rng.Intn(2000)), Gap: int64(100 + rng.Intn(2000)),
-		GapPerByte: int64(rng.Intn(3)), OverheadPerByte: int64(rng.Intn(2)), EagerLimit: 1024 << rng.Intn(4), LogGP: rng.Intn(5) == 0}
+		GapPerByte: network.NsPerByte(int64(rng.Intn(3))), OverheadPerByte: network.NsPerByte(int64(rng.Intn(2))), EagerLimit: 1024 << rng.Intn(4), LogGP: rng.Intn(5) == 0}
+	if rng.Intn(2) == 0 {
+		// Fractional times per byte (0.08 is 100 Gb/s): the LP's edges
+		// must round (s−1)·G and (s−1)·O as the engine does.
+		net.GapPerByte = network.PerByteFs(rng.Int63n(3 * network.FsPerNs))
+		net.OverheadPerByte = network.PerByteFs(rng.Int63n(network.FsPerNs))
+	}
 	tr := randomTrace(rng, maxRanks, net.EagerLimit)
 	g, err := lower.Lower(tr, lower.Options{})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // net is LogGOPSim's default parameters with an eager limit of 4096 B:
 // L=2500 o=1500 g=1000 G=6 O=0 (ns and bytes).
-var net = network.LogGOPS{Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: 6, EagerLimit: 4096}
+var net = network.LogGOPS{Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: network.NsPerByte(6), EagerLimit: 4096}
 
 // seg is a segment as the tests write it.
 type seg struct {
@@ -264,8 +264,8 @@ func TestDifferentialSchedules(t *testing.T) {
 	more, _ := filepath.Glob(filepath.Join("..", "testdata", "differential", "*.makespan"))
 	runs = append(runs, more...)
 	nets := map[string]network.LogGOPS{
-		"default":                {Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: 6, EagerLimit: 65535},
-		"L5000o200g100G2O1S4096": {Latency: 5000, Overhead: 200, Gap: 100, GapPerByte: 2, OverheadPerByte: 1, EagerLimit: 4096},
+		"default":                {Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: network.NsPerByte(6), EagerLimit: 65535},
+		"L5000o200g100G2O1S4096": {Latency: 5000, Overhead: 200, Gap: 100, GapPerByte: network.NsPerByte(2), OverheadPerByte: network.NsPerByte(1), EagerLimit: 4096},
 	}
 	var waits, total int64
 	n := 0

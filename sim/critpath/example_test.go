@@ -23,7 +23,7 @@ func ExampleRun() {
 	if err != nil {
 		panic(err)
 	}
-	net := network.LogGOPS{Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: 6, EagerLimit: 65535}
+	net := network.LogGOPS{Latency: 2500, Overhead: 1500, Gap: 1000, GapPerByte: network.NsPerByte(6), EagerLimit: 65535}
 	res, path, err := critpath.Run(g, net, sim.Options{})
 	if err != nil {
 		panic(err)

@@ -2,6 +2,7 @@ package simgrid_test
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=
 // testdata/cluster16.xml as docs/trace-formats.md states the mapping: a
 // message crosses two private links (the sender's up link and the
 // receiver's down link of the crossbar), so L is twice the link latency;
-// G is 1/bandwidth; o, g and O are SimGrid's overheads smpi/os, smpi/or,
+// G is 1/bandwidth (exact to 10⁻⁶ ns per byte); o, g and O are SimGrid's overheads smpi/os, smpi/or,
 // smpi/ois, set to 0; every message is eager (S above the largest message,
 // as smpi/async-small-thresh and smpi/send-is-detached-thresh are); and the
 // LogGP variant prices the bytes in flight, as SimGrid's links do, rather
@@ -38,28 +39,33 @@ func platformNet(t *testing.T) network.LogGOPS {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return clusterNet(t, b)
+}
+
+// clusterNet maps a platform like cluster16.xml, as platformNet states.
+func clusterNet(t *testing.T, b []byte) network.LogGOPS {
+	t.Helper()
 	attr := func(name string) string {
 		m := regexp.MustCompile(`<cluster [^>]*\b` + name + `="([^"]*)"`).FindSubmatch(b)
 		if m == nil {
-			t.Fatalf("cluster16.xml: no %s", name)
+			t.Fatalf("platform: no %s", name)
 		}
 		return string(m[1])
 	}
 	lat, bw := attr("lat"), attr("bw")
 	if !strings.HasSuffix(lat, "us") || !strings.HasSuffix(bw, "GBps") {
-		t.Fatalf("cluster16.xml: lat %q, bw %q: the test reads lat in us and bw in GBps", lat, bw)
+		t.Fatalf("platform: lat %q, bw %q: the test reads lat in us and bw in GBps", lat, bw)
 	}
-	us, err1 := strconv.ParseFloat(strings.TrimSuffix(lat, "us"), 64)
-	gbps, err2 := strconv.ParseFloat(strings.TrimSuffix(bw, "GBps"), 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("cluster16.xml: lat %q, bw %q", lat, bw)
+	us, err := strconv.ParseFloat(strings.TrimSuffix(lat, "us"), 64)
+	if err != nil {
+		t.Fatalf("platform: lat %q", lat)
 	}
-	G := 1 / gbps // ns per byte
-	if G != math.Round(G) {
-		t.Fatalf("1/bw = %g ns/byte is not an integer: capsim's G is whole ns", G)
+	// G = 1/bw (network.ParsePerByte), L = two links' latency.
+	net, err := network.ParseSpec(fmt.Sprintf("loggp:o=0,g=0,bw=%sGB/s,O=0,S=%d", strings.TrimSuffix(bw, "GBps"), int64(1)<<40))
+	if err != nil {
+		t.Fatalf("platform: bw %q: %v", bw, err)
 	}
-	net := network.NewLogGOPS(int64(math.Round(2*us*1000)), 0, 0, int64(G), 0, 1<<40)
-	net.LogGP = true // bytes priced in flight, as SimGrid's links do
+	net.Latency = int64(math.Round(2 * us * 1000))
 	return net
 }
 
