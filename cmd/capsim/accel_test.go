@@ -13,7 +13,7 @@ import (
 	"github.com/capsim/capsim/traces/importer"
 )
 
-// capsim predict on the stand-in per-block file of note 004 reproduces
+// capsim predict on the stand-in per-block file of Meswani et al. (PMaC accelerator model) reproduces
 // Table VIII (HYCOM, optimal device per basic block, seconds over 256
 // tasks): the target device is the allowed set.
 func TestPredictMeswaniTableVIII(t *testing.T) {
@@ -48,7 +48,7 @@ func TestPredictMeswaniTableVIII(t *testing.T) {
 	}
 }
 
-// A replay whose region carries three basic blocks (note 004 §3.8 T6:
+// A replay whose region carries three basic blocks (Meswani et al.'s per-basic-block placement:
 // B1 (10, 2), B2 (5, 20), B3 (8, 4) on CPU and GPU) prices every calc of
 // the region at 11/23 of its recorded time per instance, at 23/23 per
 // region (the CPU wins as a whole) and at 26/23 blind.

@@ -65,7 +65,7 @@ func TestBadInput(t *testing.T) {
 	j, _ := os.ReadFile(filepath.Join(p("res"), "points.jsonl"))
 	os.WriteFile(filepath.Join(res3, "points.jsonl"), append(j, "{\"point\":1,\"values\":[1]}\n"...), 0o644)
 
-	// Issue 15. A sweep of a trace that then changes (same scenario
+	// A sweep of a trace that then changes (same scenario
 	// text); a shard holding only some points; an execution-graph workload
 	// under the lp policy; a machine with fewer ranks than the trace.
 	tiny := "name = \"tiny\"\n[[machine]]\nname = \"m\"\nnodes = 1\ncores_per_socket = 4\nranks_per_node = 4\n" +

@@ -55,7 +55,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          adjusted R², MAPE and the chosen terms per cluster. Reads lwperf
          CSV (numbers only; name the region with --region) or an Arrow
          table with an optional string column "region".
-  phase-mlr  Dong Li's phase-time regression (note 002 Eq. 3.17) and IPS
+  phase-mlr  Dong Li's phase-time regression (Li, PhD thesis 2011, Eq. 3.17) and IPS
          power model (Eq. 3.19): --sample names each sample configuration
          (in order); every other configuration measured gets a coefficient
          set fitted over the phases measured there; prints R² per target
@@ -63,8 +63,8 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          model, also those measured nowhere else (the phases to predict).
          CSV or Arrow columns: region, cpu_ghz, threads, time_s,
          [mem_ghz, instructions, watts,] one column per event rate.
-  ipc-mlr  Dong Li's piecewise IPC regression for task aggregation (note 002
-         Eqs. 4.1-4.3): --sample names each sample aggregation pattern (the
+  ipc-mlr  Dong Li's piecewise IPC regression for task aggregation (Li et al.,
+         IPDPS 2010, Eqs. 4.1-4.3): --sample names each sample aggregation pattern (the
          thesis: 4 and 5); every other pattern measured gets one coefficient
          set per IPC category (--ipc-bins, default the thesis's 1,1.5,2)
          fitted over the training cases of that category, and one over all
@@ -137,14 +137,14 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 	fl.StringArrayVar(&f.fixed, "fixed", nil, "eiger: value of a non-configuration input when replaying, name=value (default: its sample mean)")
 	fl.IntVar(&f.clusters, "clusters", 1, "eiger: k-means clusters")
 	fl.IntVar(&f.maxTerms, "max-terms", 0, "eiger: at most this many terms per cluster (0 = no limit)")
-	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (note 001: 0 adds spurious terms after a perfect fit)")
+	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (0 adds spurious terms after a perfect fit)")
 	fl.StringArrayVar(&f.samples, "sample", nil, "phase-mlr: a sample configuration, e.g. 'cpu=2.0,threads=16' (repeatable; the first is the default --recorded); ipc-mlr: a sample pattern, e.g. 4")
 	fl.StringVar(&f.bins, "ipc-bins", "", "ipc-mlr: IPC category boundaries, ascending (default 1,1.5,2: the thesis's four categories)")
 	fl.StringVar(&f.topology, "topology", "", "ipc-mlr: the node layout SOCKETSxDIESxCORES the pattern numbers refer to, recorded in the model")
 	return c
 }
 
-// fitIPCMLR fits note 002's piecewise IPC regression (Eqs. 4.1–4.3) and
+// fitIPCMLR fits Li's piecewise IPC regression (IPDPS 2010, Eqs. 4.1–4.3) and
 // writes the IPC model file.
 func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
 	if f.out == "" {
@@ -196,7 +196,8 @@ func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
 	return nil
 }
 
-// fitPhaseMLR fits note 002's phase-time regression and IPS power model;
+// fitPhaseMLR fits Li's phase-time regression and IPS power model (PhD
+// thesis 2011, Eqs. 3.17 and 3.19);
 // rec defaults to the first sample.
 func fitPhaseMLR(path string, rec *compute.Config, specs []string) (*modelfile.File, []string, error) {
 	if len(specs) == 0 {

@@ -79,7 +79,8 @@ over power caps, policies and machines.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return checkNumberFlags(c) }
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = capsimVersion()
+	root.SetVersionTemplate(versionTemplate)
 	root.AddCommand(
 		newGenCmd(),
 		newReplayCmd(),
@@ -97,6 +98,9 @@ over power caps, policies and machines.`,
 		newAggregateCmd(),
 		newInspectCmd(),
 	)
+	// Cobra adds its completion command (bash, zsh, fish, powershell) on
+	// Execute; added here, the command tree that gendocs walks has it too.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

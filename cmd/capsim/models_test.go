@@ -61,10 +61,10 @@ func replayJSONOf(t *testing.T, args ...string) replayOut {
 // TestReadmeStencilExample runs the README's three replays of a traced
 // stencil with examples/models/stencil.json and checks every number
 // against the models' equations, computed here from the model file's
-// parameters: the DVFS slowdown τ(f) = β·f_ref/f + 1 − β (note 001 §3.1)
+// parameters: the DVFS slowdown τ(f) = β·f_ref/f + 1 − β (Anger, PhD thesis 2016, Ch. 4)
 // at 1.6 GHz, the offload time setup + V/BW + L + r·D/B per 1 ms instance
-// (note 004 §3.3), and E = (base + n·idle)·T + Σ (P_busy − idle)·busy
-// (note 001 Eq. 5 with per-core power; the model file's cores sleep while
+// (Meswani et al.), and E = (base + n·idle)·T + Σ (P_busy − idle)·busy
+// (Anger, PhD thesis 2016, Ch. 4, with per-core power; the model file's cores sleep while
 // they wait: wait_power "idle").
 func TestReadmeStencilExample(t *testing.T) {
 	dir := t.TempDir()
@@ -276,7 +276,7 @@ func TestFitDVFSAndPredict(t *testing.T) {
 	}
 }
 
-// COS from two runs (note 000 §7.9 T1): the pair regression is
+// COS from two runs (Li, León and Cameron, HPDC 2017, Eq. 9): the pair regression is
 // rank-deficient, so fit warns, and the minimum-norm α still reproduces
 // the measured 4.4 s at 2.4 GHz / 1.6 GHz memory.
 func TestFitCOSRankDeficient(t *testing.T) {
@@ -348,7 +348,7 @@ func TestFitArrowSamples(t *testing.T) {
 	}
 }
 
-// With a socket model (note 001 §2.2: C7 idle 40 W, socket lines 70 + 10k
+// With a socket model (Anger, PhD thesis 2016, §4.2: C7 idle 40 W, socket lines 70 + 10k
 // and 95 + 8k, 6+6 cores) the 16 stencil ranks fill two nodes of 12.
 func TestReplaySocketModel(t *testing.T) {
 	dir := t.TempDir()
@@ -426,7 +426,7 @@ func TestReplaySocketModel(t *testing.T) {
 
 // TestFitPredictPhaseMLR fits examples/models/phases.csv (training phases
 // generated from known Eq. 3.17 coefficients and the T3 power constants)
-// and predicts the held-out phase "new" at 8 threads: note 002 §9.6 T3
+// and predicts the held-out phase "new" at 8 threads: as in Li, PhD thesis 2011, §3.4
 // gives I(8) = 1.07e10, and the phase's Eq. 3.17 time is 2.0 s by hand
 // (1.0·0.7 + 2.0·0.5 + 0.5·0.03 + 0.1·2 + 0.085), so P = 257 W, E = 514 J.
 func TestFitPredictPhaseMLR(t *testing.T) {
@@ -463,7 +463,7 @@ func TestFitPredictPhaseMLR(t *testing.T) {
 // TestFitPredictIPCMLR fits examples/models/ipc-training.csv (training
 // cases generated from the Eq. 4.1 formula in its header) and predicts the
 // 16 tasks of examples/models/ipc-app.csv: every pattern's IPC must be the
-// header's formula averaged over the tasks (note 002 §3.3), and capsim
+// header's formula averaged over the tasks (Li et al., IPDPS 2010, §4.1), and capsim
 // aggregate --ipc-model must take those IPCs.
 func TestFitPredictIPCMLR(t *testing.T) {
 	dir := t.TempDir()

@@ -318,7 +318,7 @@ network and docs/trace-formats.md).`,
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "no effect: exact max-min fairness is the default")
 	_ = c.Flags().MarkHidden("flow-exact") // fails only for an undefined flag
 	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
-	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (the timing before issue 21; it can overstate contention several times, docs/network.md)")
+	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)

@@ -61,7 +61,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.Float64Var(&p.beta, "beta", 0, "frequency-sensitive share of compute time (default: 1 − the scenario's memory_boundness; a trace's intensity parameter overrides it)")
 	f.Int64Var(&p.tdvfsNs, "tdvfs-ns", 10000, "dct-dvfs: DVFS switching overhead t_dvfs in ns")
 	f.Float64Var(&p.eps, "epsilon", 0, "dct-dvfs: error tolerance ε of Eq. 3.20")
-	f.Float64Var(&p.coordPct, "coordination-pct", 0, "dct-dvfs: runtime overhead per coordination round, in % of the phase group's critical time (one round per group for dct-first, two for combined; note 002 reports 0.736 % on LU-MZ)")
+	f.Float64Var(&p.coordPct, "coordination-pct", 0, "dct-dvfs: runtime overhead per coordination round, in % of the phase group's critical time (one round per group for dct-first, two for combined; Li, PhD thesis 2011, Ch. 3, reports 0.736 % on LU-MZ)")
 	f.BoolVar(&p.waitCap, "wait-cap", false, "dct-dvfs: cap each task's slack by its wait measured in the DCT-only replay")
 	f.StringVar(&p.objective, "objective", "phase-only", "dct-dvfs: phase-only (the thesis) or whole-interval (counts the wait power of unused slack)")
 	f.StringVar(&p.strategy, "strategy", "dct-first", "dct-dvfs: dct-first or combined")
@@ -451,7 +451,7 @@ func newSteeringGridCmd() *cobra.Command {
 		Long: `steering-grid generates a 4×4 stencil (20 iterations of 2 ms, 4 KiB halos)
 for every imbalance pattern (charged-field, wavefront, random), compute
 intensity and balance in {0, 0.25, 0.5, 0.75, 1}, steers it on the DPS machine
-of note 001 (P-states 2.1/1.9/1.7/1.5/1.4 GHz at 20/17/14/12/11 W per core,
+of Anger's thesis §5.1 (P-states 2.1/1.9/1.7/1.5/1.4 GHz at 20/17/14/12/11 W per core,
 5 W sleeping; budget: all cores at 1.7 GHz) and prints the runtime and energy
 improvement over no steering and the gap to the LP bound (Anger's thesis
 Figs. 23–24).`,

@@ -141,8 +141,8 @@ func TestReadmePolicyExample(t *testing.T) {
 }
 
 // TestReplayDCTDVFSCoordination replays a balanced stencil of scalable
-// phases (note 002's LU-MZ case: no configuration changes) with the
-// runtime overhead of note 002 §2.11 (0.736 % per coordination round):
+// phases (Li's LU-MZ case: no configuration changes) with the
+// runtime overhead Li's thesis reports (Ch. 3: 0.736 % per coordination round):
 // one round per phase group, and a run slower by at most 0.736 % (the
 // communication is not charged).
 func TestReplayDCTDVFSCoordination(t *testing.T) {

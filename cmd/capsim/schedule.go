@@ -44,7 +44,7 @@ type scheduleRow struct {
 	// GapBestPct is how much slower than the best policy of the same graph
 	// and cap this run is, in percent: task graphs have no LP bound (the
 	// LP does not model the thread limit), so the best policy found is the
-	// reference (issue 5 item 5).
+	// reference.
 	GapBestPct float64 `json:"gap_best_pct"`
 	Events     int64   `json:"events"`
 	Ticks      int64   `json:"ticks"`
@@ -63,8 +63,8 @@ func newScheduleCmd() *cobra.Command {
 		Use:   "schedule DAG... --cap W[,W...|FROM:TO:STEP] [--policy fs,ccs,pas,sas|all]",
 		Short: "Schedule task graphs on a power-capped node (FS, CCS, PAS, SAS)",
 		Long: `schedule runs task graphs on one node under a cap on incremental power (W
-over the node's idle power) with the schedulers of Anger's thesis (note 001
-§3.2): the Fair Scheduler (fs), Core-Constrained (ccs), Power-Aware (pas) and
+over the node's idle power) with the schedulers of Anger's thesis (Georgia Tech
+2016, §5.2): the Fair Scheduler (fs), Core-Constrained (ccs), Power-Aware (pas) and
 Slack-Aware (sas). A DAG is a generator spec: cholesky:NT or lu:NT (NT×NT
 tiles) or cg:NB[xITERS] (NB row blocks, 10 iterations by default), or a
 task-graph text file: one task per line, its kernel (optionally with
@@ -123,9 +123,9 @@ graph (the shape of the thesis' Fig. 25).`,
 			if caps == "" {
 				return usagef("--cap is required")
 			}
-			capList, err := parseCaps(caps)
+			capList, err := scenarios.ParseCaps(caps)
 			if err != nil {
-				return usageError{err}
+				return usagef("--cap: %v", err)
 			}
 			pols, err := parsePolicies(policies, opt)
 			if err != nil {
@@ -185,11 +185,11 @@ graph (the shape of the thesis' Fig. 25).`,
 	f.StringVar(&plotPath, "plot", "", "write relative performance vs cap to this .png or .svg file")
 	f.IntVar(&cores, "cores", 0, "hardware threads of the node (default: the profiles' machine)")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
-	f.BoolVar(&opt.CCSLargest, "ccs-largest", false, "CCS: literal 'largest makespan' losing-task rule (note 001 §6 item 6)")
+	f.BoolVar(&opt.CCSLargest, "ccs-largest", false, "CCS: literal 'largest makespan' losing-task rule (the thesis's wording for CCS)")
 	f.BoolVar(&opt.CCSFrontier, "ccs-frontier", false, "CCS: walk Pareto points instead of one thread at a time")
-	f.BoolVar(&opt.FairDivide, "fair-divide", false, "FS: integer division instead of round-robin (note 001 §6 item 7)")
+	f.BoolVar(&opt.FairDivide, "fair-divide", false, "FS: integer division instead of round-robin (the thesis names both)")
 	f.IntVar(&opt.StaticCores, "static-cores", 0, "FS/CCS: static thread limit instead of the worst-case knapsack N_static(cap)")
-	f.BoolVar(&opt.DeferLast, "defer-last", false, "PAS/SAS: defer only when every task is at its lowest point (note 001 §6 item 8)")
+	f.BoolVar(&opt.DeferLast, "defer-last", false, "PAS/SAS: defer only when every task is at its lowest point (a literal reading of the thesis)")
 	return c
 }
 
@@ -209,22 +209,6 @@ func loadDAG(spec string) (*taskgraph.DAG, error) {
 		return nil, usageError{fmt.Errorf("%w (and no file %s exists)", err, spec)}
 	}
 	return d, nil
-}
-
-// parseCaps reads "60", "35,60,90" or "35:250:5".
-func parseCaps(s string) ([]float64, error) {
-	if strings.Contains(s, ":") {
-		return scenarios.ParseCapRange(s)
-	}
-	var out []float64
-	for _, p := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--cap %q: %q is not a positive number of watts", s, p)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 func parsePolicies(s string, opt sched.Options) ([]string, error) {

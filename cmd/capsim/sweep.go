@@ -11,13 +11,6 @@ import (
 	"github.com/capsim/capsim/scenarios/results"
 )
 
-func loadScenario(args []string) (*scenarios.Scenario, error) {
-	if len(args) == 0 {
-		return scenarios.LoadDefault()
-	}
-	return scenarios.Load(args[0])
-}
-
 func newSweepCmd() *cobra.Command {
 	var (
 		out, shard, progress string
@@ -57,7 +50,11 @@ keeping every finished point, and exits with status 130 (143).`,
 				}
 				opts.Shard = sh
 			}
-			sc, err := loadScenario(a)
+			var path string
+			if len(a) == 1 {
+				path = a[0]
+			}
+			sc, err := scenarios.LoadOrDefault(path)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// LoadOrDefault loads the scenario file at path, or the embedded default
+// scenario (Default) when path is empty: every command that reads a
+// machine or a network from a scenario takes its file as optional.
+func LoadOrDefault(path string) (*Scenario, error) {
+	if path == "" {
+		return LoadDefault()
+	}
+	return Load(path)
+}
+
+// ErrNoMachine is the error MachineByName wraps when the scenario has no
+// machine of the name asked for.
+var ErrNoMachine = errors.New("scenario has no such machine")
+
+// MachineByName returns the scenario's machine called name and its index
+// in Machines; an empty name selects the first machine. The error wraps
+// ErrNoMachine when there is no machine of that name.
+func (s *Scenario) MachineByName(name string) (*Machine, int, error) {
+	if len(s.Machines) == 0 {
+		return nil, 0, fmt.Errorf("scenario %q has no machines: %w", s.Name, ErrNoMachine)
+	}
+	if name == "" {
+		return &s.Machines[0], 0, nil
+	}
+	for i := range s.Machines {
+		if s.Machines[i].Name == name {
+			return &s.Machines[i], i, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("scenario has no machine %q: %w", name, ErrNoMachine)
+}
+
+// ParseCaps reads a list of power caps in watts: one value ("60"), a
+// comma-separated list ("35,60,90") or a range FROM:TO:STEP
+// (ParseCapRange). Every cap is a finite positive number.
+func ParseCaps(s string) ([]float64, error) {
+	if strings.Contains(s, ":") {
+		return ParseCapRange(s)
+	}
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("caps %q: %q is not a positive number of watts", s, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
