@@ -16,7 +16,7 @@ func TestAggregateCommand(t *testing.T) {
 	// the 2-per-node pattern on one die (P4) when intra-node messages are
 	// cheaper than inter-node ones.
 	csvPath := filepath.Join(t.TempDir(), "agg.csv")
-	code, out, stderr := capsim(t, "aggregate", tr, "--task-mem-gb", "3", "--power", "base=200,core=20,sleep=10", "--replay", "--csv", csvPath)
+	code, out, stderr := capsim(t, "aggregate", tr, "--task-mem-gb", "3", "--node-power", "base=200,core=20,sleep=10", "--replay", "--csv", csvPath)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -37,10 +37,10 @@ func TestAggregateCommand(t *testing.T) {
 		code    int
 		errPart string
 	}{
-		{[]string{"--topology", "2x2"}, 2, "SOCKETSxDIESxCORES"},
+		{[]string{"--sockets", "2x2"}, 2, "SOCKETSxDIESxCORES"},
 		{[]string{"--ipc", "1=2"}, 1, "IPC of P2"},
 		{[]string{"--ipc", "1=-2"}, 2, "positive IPC"},
-		{[]string{"--power", "base=x"}, 2, "power entry"},
+		{[]string{"--node-power", "base=x"}, 2, "power entry"},
 		{[]string{"--interference", "on-die/1/0=2"}, 2, "class \"on-die\""},
 		{[]string{"--intra", "loggops:Q=1"}, 2, "Q"},
 		{[]string{"--nodes", "-1"}, 2, "--nodes"},
@@ -49,5 +49,32 @@ func TestAggregateCommand(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.errPart) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.errPart)
 		}
+	}
+}
+
+// The names aggregate used before a flag name meant one thing in every
+// command still work: they set the same values as the new names (equal
+// output) and print a deprecation notice on the standard error only.
+func TestAggregateDeprecatedNames(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "st.arrow")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "2", "-o", tr); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, want, _ := capsim(t, "aggregate", tr, "--sockets", "2x2x1", "--node-power", "base=200,core=20,sleep=10")
+	code, got, stderr := capsim(t, "aggregate", tr, "--topology", "2x2x1", "--power", "base=200,core=20,sleep=10")
+	if code != 0 || got != want {
+		t.Fatalf("old names: exit %d, stderr %q, output\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	for _, n := range []string{"--topology has been deprecated, use --sockets", "--power has been deprecated, use --node-power"} {
+		if !strings.Contains(stderr, n) {
+			t.Errorf("stderr lacks %q: %q", n, stderr)
+		}
+	}
+	if strings.Contains(got, "deprecated") {
+		t.Errorf("deprecation notice on stdout:\n%s", got)
+	}
+	_, help, _ := capsim(t, "aggregate", "--help")
+	if strings.Contains(help, "--topology") || strings.Contains(help, "--power ") || !strings.Contains(help, "--sockets") {
+		t.Errorf("help lists the deprecated names or lacks the new:\n%s", help)
 	}
 }

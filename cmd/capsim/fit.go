@@ -74,8 +74,8 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          case, pattern, ipc, one column per event rate.`,
 		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
   capsim fit phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.8,threads=8 --sample cpu=1.0,threads=1 -o mlr.json
-  capsim fit spec-mpi.csv --kind ipc-mlr --sample 4 --sample 5 --topology 2x2x2 -o ipc.json
-  capsim fit lwperf.csv --kind eiger --region stencil.compute --output time_s --recorded cpu=2.6 -o eiger.json`,
+  capsim fit spec-mpi.csv --kind ipc-mlr --sample 4 --sample 5 --sockets 2x2x2 -o ipc.json
+  capsim fit lwperf.csv --kind eiger --region stencil.compute --time-column time_s --recorded cpu=2.6 -o eiger.json`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if f.out == "" {
@@ -131,16 +131,20 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 	fl.StringVar(&f.machine, "machine-power", "", "machine power 'base=W,idle=W,active=W' to store in the model file")
 	fl.BoolVar(&f.intercept, "intercept", false, "cos: fit an intercept (not the paper's form)")
 	fl.StringVar(&f.region, "region", "", "eiger: region name of samples without a region column")
-	fl.StringVar(&f.output, "output", "", "eiger: column of the time in seconds (default time_s, else seconds)")
-	fl.StringVar(&f.powerOut, "power-output", "", "eiger: column of the average power in W, to fit a power model too")
+	fl.StringVar(&f.output, "time-column", "", "eiger: column of the time in seconds (default time_s, else seconds)")
+	deprecatedAlias(fl, "output", "time-column")
+	fl.StringVar(&f.powerOut, "power-column", "", "eiger: column of the average power in W, to fit a power model too")
+	deprecatedAlias(fl, "power-output", "power-column")
 	fl.StringVar(&f.inputs, "inputs", "", "eiger: comma-separated input columns (default: every number column but the outputs and rank)")
 	fl.StringArrayVar(&f.fixed, "fixed", nil, "eiger: value of a non-configuration input when replaying, name=value (default: its sample mean)")
 	fl.IntVar(&f.clusters, "clusters", 1, "eiger: k-means clusters")
 	fl.IntVar(&f.maxTerms, "max-terms", 0, "eiger: at most this many terms per cluster (0 = no limit)")
-	fl.Float64Var(&f.threshold, "threshold", 1e-6, "eiger: minimum gain in adjusted R² to add a term (0 adds spurious terms after a perfect fit)")
+	fl.Float64Var(&f.threshold, "min-gain", 1e-6, "eiger: minimum gain in adjusted R² to add a term (0 adds spurious terms after a perfect fit)")
+	deprecatedAlias(fl, "threshold", "min-gain")
 	fl.StringArrayVar(&f.samples, "sample", nil, "phase-mlr: a sample configuration, e.g. 'cpu=2.0,threads=16' (repeatable; the first is the default --recorded); ipc-mlr: a sample pattern, e.g. 4")
 	fl.StringVar(&f.bins, "ipc-bins", "", "ipc-mlr: IPC category boundaries, ascending (default 1,1.5,2: the thesis's four categories)")
-	fl.StringVar(&f.topology, "topology", "", "ipc-mlr: the node layout SOCKETSxDIESxCORES the pattern numbers refer to, recorded in the model")
+	fl.StringVar(&f.topology, "sockets", "", "ipc-mlr: the node layout SOCKETSxDIESxCORES the pattern numbers refer to, recorded in the model")
+	deprecatedAlias(fl, "topology", "sockets")
 	return c
 }
 
@@ -359,7 +363,7 @@ func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []
 	}
 	oj, ok := col[out]
 	if !ok {
-		return nil, nil, usagef("%s: no output column %q (set --output)", path, out)
+		return nil, nil, usagef("%s: no output column %q (set --time-column)", path, out)
 	}
 	pj := -1
 	if f.powerOut != "" {

@@ -101,6 +101,7 @@ over power caps, policies and machines.`,
 	// Cobra adds its completion command (bash, zsh, fish, powershell) on
 	// Execute; added here, the command tree that gendocs walks has it too.
 	root.InitDefaultCompletionCmd()
+	noticesTo(root, stderr)
 	return root
 }
 

@@ -470,7 +470,7 @@ func TestFitPredictIPCMLR(t *testing.T) {
 	out := filepath.Join(dir, "ipc.json")
 	train := filepath.Join("..", "..", "examples", "models", "ipc-training.csv")
 	app := filepath.Join("..", "..", "examples", "models", "ipc-app.csv")
-	code, stdout, stderr := capsim(t, "fit", train, "--kind", "ipc-mlr", "--sample", "4", "--sample", "P5", "--topology", "2x2x2", "-o", out)
+	code, stdout, stderr := capsim(t, "fit", train, "--kind", "ipc-mlr", "--sample", "4", "--sample", "P5", "--sockets", "2x2x2", "-o", out)
 	if code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
@@ -566,7 +566,7 @@ func TestFitPredictIPCMLR(t *testing.T) {
 		want string
 	}{
 		{[]string{"aggregate", tr, "--ipc-model", out}, "--ipc-model and --ipc-samples go together"},
-		{[]string{"aggregate", tr, "--ipc-model", out, "--ipc-samples", app, "--topology", "2x2x1"}, "topology 2x2x2, not 2x2x1"},
+		{[]string{"aggregate", tr, "--ipc-model", out, "--ipc-samples", app, "--sockets", "2x2x1"}, "topology 2x2x2, not 2x2x1"},
 		{[]string{"predict", out}, "needs --samples"},
 		{[]string{"fit", train, "--kind", "ipc-mlr", "-o", out}, "--sample"},
 	} {

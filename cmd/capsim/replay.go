@@ -206,9 +206,6 @@ network and docs/trace-formats.md).`,
 					return usageError{err}
 				}
 				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Neighbours: flowNeighbours, CM02: flowCM02, BytesFirst: flowBytesFirst}
-				if flowExact {
-					fmt.Fprintln(cmd.ErrOrStderr(), "capsim: --flow-exact has no effect: exact max-min fairness is the default")
-				}
 			}
 			collTag := int32(0) // only lowered MPI traces tag collective messages
 			if comms != nil {
@@ -312,11 +309,11 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
 	c.Flags().BoolVar(&flowNeighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/network.md)")
-	// --flow-exact selected exact max-min fairness before it became the
-	// default: still accepted, hidden (cobra's deprecation notice would
-	// go to stdout, into --json's output).
+	// Exact max-min fairness is the flow model's only sharing rule:
+	// --flow-exact is accepted for scripts that ask for it and does
+	// nothing but print pflag's deprecation notice (on stderr, noticesTo).
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "no effect: exact max-min fairness is the default")
-	_ = c.Flags().MarkHidden("flow-exact") // fails only for an undefined flag
+	_ = c.Flags().MarkDeprecated("flow-exact", "it has no effect: exact max-min fairness is the default") // fails only for an undefined flag
 	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
 	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")

@@ -142,5 +142,8 @@ func TestReplayFlowTiming(t *testing.T) {
 		if r.MakespanNs != c.want {
 			t.Errorf("%v: makespan %d ns, want %d", c.flags, r.MakespanNs, c.want)
 		}
+		if dep := strings.Contains(stderr, "--flow-exact has been deprecated"); dep != (len(c.flags) > 0 && c.flags[0] == "--flow-exact") {
+			t.Errorf("%v: deprecation notice %v on stderr %q", c.flags, dep, stderr)
+		}
 	}
 }
