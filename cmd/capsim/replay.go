@@ -147,7 +147,7 @@ func newReplayCmd() *cobra.Command {
 		flowExact, flowCM02, flowBytesFirst  bool
 		flowNeighbours                       bool
 		mf                                   modelFlags
-		pol                                  policyFlags
+		pol                                  policyFlags // deprecated --policy replays
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -172,8 +172,14 @@ network and docs/trace-formats.md).`,
   capsim replay stencil.arrow --models examples/models/stencil.json --config freq=1.6 --power power.arrow`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if pol.name != "" { // replaypolicy.go
-				return pol.run(cmd, a[0], traceOptions(format, speed).WithKeepGaps(keepGaps), netSpec, coll, asJSON)
+			if pol.name != "" { // deprecated: capsim policy NAME runs the same replay (policy.go)
+				for _, f := range []string{"timeline", "libstdcxx-order", "net-override", "models", "config", "config-region", "power", "machine-power"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s does not apply to --policy replays", f)
+					}
+				}
+				pol.netSpec, pol.coll, pol.format, pol.speed, pol.asJSON, pol.keepGaps = netSpec, coll, format, speed, asJSON, keepGaps
+				return pol.replayPolicy(cmd, a[0])
 			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
@@ -327,7 +333,8 @@ network and docs/trace-formats.md).`,
 	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
 	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
 	mf.add(c.Flags())
-	pol.register(c.Flags())
+	pol.register(c.Flags(), "", true)
+	hidePolicyFlags(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c
 }

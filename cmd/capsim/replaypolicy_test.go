@@ -34,7 +34,7 @@ func TestReplayPolicy(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			var r policyJSON
+			var r scenarios.PolicyReport
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatal(err)
 			}
@@ -101,13 +101,13 @@ func TestReadmePolicyExample(t *testing.T) {
 			t.Fatal(stderr)
 		}
 	}
-	get := func(args ...string) policyJSON {
+	get := func(args ...string) scenarios.PolicyReport {
 		t.Helper()
 		code, out, stderr := capsim(t, append(args, "--json")...)
 		if code != 0 {
 			t.Fatalf("%v: %s", args, stderr)
 		}
-		var r policyJSON
+		var r scenarios.PolicyReport
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestReplayDCTDVFSCoordination(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r policyJSON
+	var r scenarios.PolicyReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestReplayLPMatchesSweep(t *testing.T) {
 			if code != 0 {
 				t.Fatal(stderr)
 			}
-			var r policyJSON
+			var r scenarios.PolicyReport
 			if err := json.Unmarshal([]byte(js), &r); err != nil {
 				t.Fatal(err)
 			}

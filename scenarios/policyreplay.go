@@ -1,0 +1,392 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/optimize/policy/dctdvfs"
+	"github.com/capsim/capsim/optimize/policy/steering"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/importer"
+	"github.com/capsim/capsim/traces/lower"
+)
+
+// The policies ReplayPolicy runs: each replays one MPI trace under the
+// policy and under none, and compares the two.
+const (
+	// PolicySteering is Dynamic Power Steering (Anger, PhD thesis,
+	// Georgia Tech 2016, §5.1): per BSP iteration, P-states that balance
+	// the ranks within a power budget.
+	PolicySteering = "steering"
+	// PolicyDCTDVFS is concurrency throttling and DVFS slack reclamation
+	// for hybrid MPI/OpenMP (Li, PhD thesis, Virginia Tech 2011, Ch. 3).
+	PolicyDCTDVFS = "dct-dvfs"
+	// PolicyLP is the LP bound's own schedule at the cap (Bailey et al.,
+	// SC'15), rounded within the cap and replayed as a sweep's lp point.
+	PolicyLP = "lp"
+)
+
+// ReplayPolicies lists the policies ReplayPolicy runs, in the order
+// help texts name them.
+var ReplayPolicies = []string{PolicySteering, PolicyDCTDVFS, PolicyLP}
+
+// ErrPolicyOption is wrapped by ReplayPolicy's errors about an option
+// that does not apply or is out of range: the caller's mistake, not the
+// trace's or the machine's.
+var ErrPolicyOption = errors.New("policy option")
+
+// PolicyReplay is one replay of an MPI trace under a power policy.
+type PolicyReplay struct {
+	Policy string           // PolicySteering, PolicyDCTDVFS or PolicyLP
+	Trace  string           // the trace file (any MPI-level format importer reads)
+	Import importer.Options // how to read it
+
+	// Scenario gives the machine's P-states and power (nil: the embedded
+	// default); for PolicyLP also the network, collectives and models.
+	Scenario *Scenario
+	Machine  string // machine of Scenario ("": its first)
+
+	// Net is the network (nil: LogGOPSim's defaults, and for PolicyLP the
+	// scenario's network); Coll the collective algorithms (nil: the
+	// format's own, and for PolicyLP the scenario's).
+	Net  *network.LogGOPS
+	Coll *string
+
+	// CapW is the job power cap in W. Steering: its budget is the cap
+	// less the machine's base power (0: every core at the middle
+	// P-state); dct-dvfs: the LP bound's cap (0: the policy's peak);
+	// lp: required.
+	CapW float64
+	// Beta is the frequency-sensitive share of compute time (nil: 1 −
+	// the scenario's memory_boundness). Not for PolicyLP.
+	Beta *float64
+	// LPMessages is the LP bound's message model: MessagesReplay or
+	// MessagesLogGOPS for steering and dct-dvfs (default replay),
+	// also MessagesEngine for lp (its default).
+	LPMessages string
+	NoBound    bool // skip the LP bound (not for PolicyLP)
+
+	Steering SteeringOptions
+	DCTDVFS  DCTDVFSOptions
+}
+
+// SteeringOptions are PolicySteering's own options.
+type SteeringOptions struct {
+	// Strict uses Algorithm 2's printed strict < in step 5 instead of ≤.
+	Strict     bool
+	Predict    steering.Prediction
+	DecisionNs int64 // per-iteration cost of deciding the P-states
+}
+
+// DCTDVFSOptions are PolicyDCTDVFS's own options (Li's thesis, Ch. 3).
+type DCTDVFSOptions struct {
+	// Threads is c_max, the OpenMP threads per MPI task as recorded (0:
+	// the machine's threads_per_rank if > 1, else its cores per node).
+	Threads         int
+	Serial          float64 // Amdahl serial fraction of every phase
+	Overhead        float64 // per extra thread, share of one-thread time lost
+	TDVFSNs         int64   // DVFS switching overhead t_dvfs
+	Epsilon         float64 // error tolerance ε of Eq. 3.20
+	CoordinationPct float64 // runtime overhead per coordination round, % in [0, 100)
+	WaitCap         bool    // cap each task's slack by its DCT-only wait
+	Objective       dctdvfs.Objective
+	Strategy        dctdvfs.Strategy
+	Granularity     dctdvfs.Granularity
+	SwitchPenaltyNs int64
+}
+
+// PolicyReport is the outcome of ReplayPolicy, as capsim policy --json
+// prints it.
+type PolicyReport struct {
+	Trace    string     `json:"trace"`
+	Policy   string     `json:"policy"`
+	Machine  string     `json:"machine"`
+	Network  string     `json:"network"`
+	Phases   int        `json:"phases"`
+	BudgetW  float64    `json:"budget_w,omitempty"` // steering
+	BaseGHz  float64    `json:"baseline_ghz,omitempty"`
+	Threads  int        `json:"threads,omitempty"` // dct-dvfs c_max
+	Baseline PolicyRun  `json:"baseline"`
+	DCT      *PolicyRun `json:"dct,omitempty"`
+	Result   PolicyRun  `json:"policy_run"`
+	// RuntimeImprovementPct and EnergyImprovementPct compare the policy
+	// with no policy (positive = better).
+	RuntimeImprovementPct float64     `json:"runtime_improvement_pct"`
+	EnergyImprovementPct  float64     `json:"energy_improvement_pct"`
+	OverBudgetPhases      int         `json:"over_budget_phases,omitempty"`
+	SlackNs               int64       `json:"slack_ns,omitempty"`
+	CoordRounds           int         `json:"coordination_rounds,omitempty"`
+	CoordNs               int64       `json:"coordination_ns,omitempty"`
+	KnapsackJ             float64     `json:"knapsack_j,omitempty"`
+	RelaxedJ              float64     `json:"knapsack_lp_relaxation_j,omitempty"`
+	LP                    PolicyBound `json:"lp_bound"`
+}
+
+// PolicyRun is one replay's makespan and energy.
+type PolicyRun struct {
+	MakespanNs int64   `json:"makespan_ns"`
+	EnergyJ    float64 `json:"energy_j"`
+	AvgW       float64 `json:"avg_w"`
+	PeakW      float64 `json:"peak_w"`
+	OverCapNs  int64   `json:"over_cap_ns,omitempty"`
+}
+
+// PolicyBound is the policy's gap to the LP bound.
+type PolicyBound struct {
+	CapW    float64 `json:"cap_w"`
+	BoundNs int64   `json:"bound_ns"`
+	GapPct  float64 `json:"gap_pct"`
+	Status  string  `json:"status"`
+	// Messages is the LP's message model: engine, loggops or replay.
+	Messages string `json:"messages"`
+}
+
+// Round rounds the report's watts, joules and percentages to what the
+// models resolve (package internal/units), as printed outputs show them.
+func (o *PolicyReport) Round() {
+	o.BudgetW = units.Watts(o.BudgetW)
+	o.RuntimeImprovementPct, o.EnergyImprovementPct = units.Pct(o.RuntimeImprovementPct), units.Pct(o.EnergyImprovementPct)
+	o.KnapsackJ, o.RelaxedJ = units.Joules(o.KnapsackJ), units.Joules(o.RelaxedJ)
+	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
+	for _, r := range []*PolicyRun{&o.Baseline, o.DCT, &o.Result} {
+		if r != nil {
+			r.EnergyJ, r.AvgW, r.PeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW)
+		}
+	}
+}
+
+func policyBound(g policy.Gap, messages string) PolicyBound {
+	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
+}
+
+// optionf returns an error wrapping ErrPolicyOption.
+func optionf(format string, a ...any) error {
+	return fmt.Errorf("%w", optionError{fmt.Sprintf(format, a...)})
+}
+
+type optionError struct{ msg string }
+
+func (e optionError) Error() string        { return e.msg }
+func (e optionError) Is(target error) bool { return target == ErrPolicyOption }
+
+// ReplayPolicy replays r.Trace under r.Policy and under no policy on the
+// scenario's machine and reports both and the policy's gap to the LP
+// bound. ctx stops PolicyLP's replays (its LP solves take the longest).
+func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
+	if r.CapW < 0 {
+		return nil, optionf("--cap %g is negative", r.CapW)
+	}
+	sc := r.Scenario
+	if sc == nil {
+		var err error
+		if sc, err = LoadDefault(); err != nil {
+			return nil, err
+		}
+	}
+	m, mi, err := sc.MachineByName(r.Machine)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Policy {
+	case PolicyLP:
+		return replayLPPolicy(ctx, r, sc, m, mi)
+	case PolicySteering, PolicyDCTDVFS:
+	default:
+		return nil, optionf("unknown --policy %q (want steering, dct-dvfs or lp)", r.Policy)
+	}
+	messages := r.LPMessages
+	switch messages {
+	case "":
+		messages = MessagesReplay
+	case MessagesEngine:
+		return nil, optionf("--lp-messages engine applies to --policy lp; the gap of %s is to an LP over replay or loggops messages", r.Policy)
+	case MessagesReplay, MessagesLogGOPS:
+	default:
+		return nil, optionf("--lp-messages %q: want loggops or replay", messages)
+	}
+	beta := 1 - sc.Models.MemoryBoundness
+	if r.Beta != nil {
+		if !(*r.Beta >= 0 && *r.Beta <= 1) {
+			return nil, optionf("--beta %g outside [0, 1]", *r.Beta)
+		}
+		beta = *r.Beta
+	}
+	net, err := network.ParseSpec("loggops")
+	if err != nil {
+		return nil, err
+	}
+	if r.Net != nil {
+		net = *r.Net
+	}
+	var coll string
+	if r.Coll != nil {
+		coll = *r.Coll
+	}
+	algs, err := lower.ParseAlgorithms(coll)
+	if err != nil {
+		return nil, optionf("%v", err)
+	}
+	it, err := importer.Read(r.Trace, r.Import)
+	if err != nil {
+		return nil, fmt.Errorf("--policy: %w", err)
+	}
+	if it.MPI == nil {
+		return nil, fmt.Errorf("--policy: %s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", r.Trace, it.Format)
+	}
+	t := it.MPI
+	g, em, err := it.LowerMapped(algs)
+	if err != nil {
+		return nil, err
+	}
+	// The LP's communication: uncontended LogGOPS messages, or measured on
+	// a replay with every compute event at its fastest configuration.
+	var calibrate func(sim.CalcPricer) (bound.Comm, error)
+	if messages == MessagesReplay {
+		calibrate = func(p sim.CalcPricer) (bound.Comm, error) { return sc.ReplayComm(t, g, em, m, net, p) }
+	}
+	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Trace, err)
+	}
+	pstates := make([]power.PState, len(m.PStates))
+	for i, ps := range m.PStates {
+		pstates[i] = power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW}
+	}
+	out := &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: net.String()}
+	if r.Policy == PolicySteering {
+		s := r.Steering
+		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta, Wait: m.WaitPower, PStates: pstates,
+			BaseW: m.BaseW() / float64(m.Ranks()) * float64(len(t.Ranks))}
+		o := steering.Options{Machine: mach, Strict: s.Strict, Predict: s.Predict, NoBound: r.NoBound, Calibrate: calibrate, DecisionNs: s.DecisionNs}
+		if r.CapW > 0 {
+			if o.BudgetW = r.CapW - mach.BaseW; o.BudgetW <= 0 {
+				return nil, fmt.Errorf("--cap %g W does not cover the base power %g W of %d ranks", r.CapW, mach.BaseW, len(t.Ranks))
+			}
+		}
+		res, err := steering.Run(t, g, net, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Trace, err)
+		}
+		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
+		out.Baseline = PolicyRun(res.Baseline)
+		out.Result = PolicyRun(res.Steered)
+		out.RuntimeImprovementPct, out.EnergyImprovementPct = res.RuntimePct, res.EnergyPct
+		out.OverBudgetPhases = res.OverPhase
+		out.LP = policyBound(res.Gap, messages)
+		return out, nil
+	}
+	d := r.DCTDVFS
+	cmax := d.Threads
+	if cmax == 0 {
+		cmax = m.ThreadsPerRank
+		if cmax <= 1 {
+			cmax = m.SocketsPerNode * m.CoresPerSocket
+		}
+	}
+	if cmax < 1 {
+		return nil, optionf("--threads %d < 1", cmax)
+	}
+	if !(d.CoordinationPct >= 0 && d.CoordinationPct < 100) {
+		return nil, optionf("--coordination-pct %g outside [0, 100)", d.CoordinationPct)
+	}
+	node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: float64(m.SocketsPerNode) * m.IdlePowerW,
+		CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower, PStates: pstates}
+	o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: d.Serial, Overhead: d.Overhead, Beta: beta}},
+		Strategy: d.Strategy, Objective: d.Objective, TDVFSNs: d.TDVFSNs, Epsilon: d.Epsilon, WaitCap: d.WaitCap, CapW: r.CapW, NoBound: r.NoBound,
+		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
+	res, err := dctdvfs.Run(t, g, net, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Trace, err)
+	}
+	run := func(x dctdvfs.Summary) PolicyRun {
+		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW}
+	}
+	dct := run(res.DCT)
+	out.Phases, out.Threads = res.Groups, cmax
+	out.Baseline, out.DCT, out.Result = run(res.Baseline), &dct, run(res.DCTDVFS)
+	out.RuntimeImprovementPct = policy.Improvement(float64(res.Baseline.MakespanNs), float64(res.DCTDVFS.MakespanNs))
+	out.EnergyImprovementPct = res.EnergySavedPct
+	out.SlackNs, out.KnapsackJ, out.RelaxedJ = res.SlackNs, res.KnapsackJ, res.RelaxedJ
+	if d.CoordinationPct > 0 {
+		out.CoordRounds, out.CoordNs = res.CoordRounds, res.CoordNs
+	}
+	out.LP = policyBound(res.Gap, messages)
+	return out, nil
+}
+
+// replayLPPolicy replays r.Trace under the lp policy: the LP bound's
+// schedule at r.CapW, rounded (staggered within the cap) and replayed
+// exactly as a sweep's lp point (Replayer) on the scenario's machine,
+// network and collectives (r.Net and r.Coll override the scenario's), with
+// the LP's messages from r.LPMessages (default engine). At a cap of the
+// scenario's sweep the LP is solved after the caps of its chain before
+// it, as the sweep solves it, so the makespan is the sweep's.
+func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machine, mi int) (*PolicyReport, error) {
+	if r.CapW <= 0 {
+		return nil, optionf("--policy lp needs --cap (the job power cap in W)")
+	}
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"speed", r.Import.SimGrid.Speed != 0}, {"beta", r.Beta != nil}, {"no-bound", r.NoBound}} {
+		if o.set {
+			return nil, optionf("--%s does not apply to --policy lp (it replays the scenario's models and always solves the LP)", o.name)
+		}
+	}
+	messages := r.LPMessages
+	switch messages {
+	case "":
+		messages = MessagesEngine
+	case MessagesEngine, MessagesReplay, MessagesLogGOPS:
+	default:
+		return nil, optionf("--lp-messages %q: want engine, replay or loggops", messages)
+	}
+	sc.Bound.Messages = messages
+	if messages == MessagesEngine {
+		sc.Bound.SlackPolicy = "local" // the engine LP keeps its reference replay's order
+	}
+	if r.Net != nil {
+		net := *r.Net
+		if net.LogGP {
+			return nil, optionf("--net %s: --policy lp replays LogGOPS networks (a scenario's [network])", net)
+		}
+		n := &sc.Network
+		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = Ns(net.Latency), Ns(net.Overhead), Ns(net.Gap), net.GapPerByte, net.OverheadPerByte, net.EagerLimit
+	}
+	if r.Coll != nil {
+		if _, err := lower.ParseAlgorithms(*r.Coll); err != nil {
+			return nil, optionf("%v", err)
+		}
+		sc.Network.Collective = *r.Coll
+	}
+	abs, err := filepath.Abs(r.Trace)
+	if err != nil {
+		return nil, err
+	}
+	sc.Workload = Workload{Trace: abs, Format: r.Import.Format}
+	got := map[string]Metrics{}
+	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
+	for _, pt := range []Point{{Machine: mi, Policy: "uncapped"}, {Machine: mi, Policy: "lp", CapW: r.CapW}} {
+		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
+			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, err)
+		}
+	}
+	base, lp := got["uncapped"], got["lp"]
+	if lp.Infeasible {
+		return nil, fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below its least feasible cap (capsim bound prints it)", r.Trace, r.CapW)
+	}
+	run := func(x Metrics) PolicyRun {
+		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgPowerW, PeakW: x.PeakPowerW, OverCapNs: x.OverCapNs}
+	}
+	return &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: sc.Net().String(), Baseline: run(base), Result: run(lp),
+		RuntimeImprovementPct: policy.Improvement(float64(base.MakespanNs), float64(lp.MakespanNs)),
+		EnergyImprovementPct:  policy.Improvement(base.EnergyJ, lp.EnergyJ),
+		LP: PolicyBound{CapW: r.CapW, BoundNs: lp.BoundNs, Status: "ok", Messages: messages,
+			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}, nil
+}
