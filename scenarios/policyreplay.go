@@ -168,7 +168,7 @@ func policyBound(g policy.Gap, messages string) PolicyBound {
 
 // optionf returns an error wrapping ErrPolicyOption.
 func optionf(format string, a ...any) error {
-	return fmt.Errorf("%w", optionError{fmt.Sprintf(format, a...)})
+	return optionError{fmt.Sprintf(format, a...)}
 }
 
 type optionError struct{ msg string }

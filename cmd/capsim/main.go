@@ -98,6 +98,7 @@ over power caps, policies and machines.`,
 		newScheduleCmd(),
 		newAggregateCmd(),
 		newInspectCmd(),
+		newGendocsCmd(),
 	)
 	// Cobra adds its completion command (bash, zsh, fish, powershell) on
 	// Execute; added here, the command tree that gendocs walks has it too.

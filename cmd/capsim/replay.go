@@ -165,7 +165,8 @@ DUMPI traces (the .meta file or its folder); see docs/trace-formats.md.
 Network parameters left out of --net take LogGOPSim's defaults (L=2500
 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes); 'loggp:' instead of
 'loggops:' prices the bytes in flight as LogGP and SimGrid do (see package
-network and docs/trace-formats.md).`,
+network and docs/trace-formats.md). To replay under a power policy
+(steering, dct-dvfs, lp) run 'capsim policy NAME TRACE'.`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
   capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
