@@ -8,7 +8,7 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 )
 
-// Note 003 §7.1: Conductor is at most 2.6 % slower than Static and faster
+// Bailey et al. (SC'15) report Conductor at most 2.6 % slower than Static and faster
 // on average. docs/conductor.md reproduces that relation on imbalanced
 // stencils with 100 ms iterations (and shows it fails at 2 ms, where
 // Conductor's overheads and its Adagio step's noisy slack dominate).

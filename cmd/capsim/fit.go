@@ -1,20 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/compute"
-	"github.com/capsim/capsim/compute/arrowtab"
 	"github.com/capsim/capsim/compute/eiger"
 	"github.com/capsim/capsim/compute/modelfile"
 	"github.com/capsim/capsim/compute/models"
@@ -84,21 +80,13 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 			if compute.Kind(f.kind) == models.KindIPCMLR {
 				return fitIPCMLR(cmd.OutOrStdout(), a[0], &f)
 			}
-			rec, err := compute.ParseConfig(f.recorded)
+			o, err := f.fitOptions()
 			if err != nil {
-				return usageError{err}
+				return err
 			}
-			var file *modelfile.File
-			var lines []string
-			switch k := compute.Kind(f.kind); k {
-			case compute.KindTable, compute.KindDVFS, compute.KindCOSIntel:
-				file, lines, err = fitSamples(a[0], k, rec, f.intercept)
-			case models.KindEiger:
-				file, lines, err = fitEiger(a[0], rec, &f)
-			case models.KindPhaseMLR:
-				file, lines, err = fitPhaseMLR(a[0], &rec, f.samples)
-			default:
-				return usagef("--kind %q: want table, dvfs, cos, eiger or phase-mlr", f.kind)
+			file, lines, err := models.FitFile(a[0], o)
+			if errors.Is(err, models.ErrFitOption) {
+				return usageError{err}
 			}
 			if err != nil {
 				return err
@@ -120,7 +108,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 			for _, l := range lines {
 				fmt.Fprintln(w, l)
 			}
-			fmt.Fprintf(w, "wrote %s: %d region model(s), recorded at %s\n", f.out, len(file.Regions), rec)
+			fmt.Fprintf(w, "wrote %s: %d region model(s), recorded at %s\n", f.out, len(file.Regions), file.Recorded)
 			return nil
 		},
 	}
@@ -200,273 +188,34 @@ func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
 	return nil
 }
 
-// fitPhaseMLR fits Li's phase-time regression and IPS power model (PhD
-// thesis 2011, Eqs. 3.17 and 3.19);
-// rec defaults to the first sample.
-func fitPhaseMLR(path string, rec *compute.Config, specs []string) (*modelfile.File, []string, error) {
-	if len(specs) == 0 {
-		return nil, nil, usagef("phase-mlr needs --sample for each sample configuration")
-	}
-	samples := make([]compute.Config, len(specs))
-	for i, s := range specs {
-		c, err := compute.ParseConfig(s)
-		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("--sample: %w", err)}
-		}
-		samples[i] = c
-	}
-	if *rec == (compute.Config{}) {
-		*rec = samples[0]
-	}
-	var rows []models.PhaseRow
-	var events []string
-	if isArrow(path) {
-		t, err := arrowtab.ReadFile(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if rows, events, err = models.PhaseRowsFromTable(t, path); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer fh.Close()
-		if rows, events, err = models.ReadPhaseRows(fh, path); err != nil {
-			return nil, nil, err
-		}
-	}
-	fit, err := models.FitPhaseMLR(rows, events, samples)
+// fitOptions reads the flags of the model kinds FitFile fits.
+func (f *fitFlags) fitOptions() (models.FitFileOptions, error) {
+	rec, err := compute.ParseConfig(f.recorded)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return models.FitFileOptions{}, usageError{err}
 	}
-	file := modelfile.New(*rec)
-	def, _ := modelfile.NewEntry("", compute.Measured{})
-	file.Default = &def
-	for i, name := range fit.Regions {
-		if _, _, err := fit.Models[i].Time(*rec); err != nil {
-			return nil, nil, usagef("--recorded %s: %v", *rec, err)
-		}
-		e, err := models.Entry(modelfile.GlobQuote(name), fit.Models[i], "")
-		if err != nil {
-			return nil, nil, err
-		}
-		file.Regions = append(file.Regions, e)
-	}
-	lines := append([]string{fmt.Sprintf("phase-mlr: %d phase(s), %d sample configuration(s), %d event(s): %s",
-		len(fit.Regions), len(samples), len(events), strings.Join(events, ", "))}, fit.Lines...)
-	return file, lines, nil
-}
-
-func isArrow(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".arrow" || ext == ".feather" || ext == ".ipc"
-}
-
-// fitSamples fits table, dvfs or cos models.
-func fitSamples(path string, kind compute.Kind, rec compute.Config, intercept bool) (*modelfile.File, []string, error) {
-	var ss []modelfile.Sample
-	if isArrow(path) {
-		t, err := arrowtab.ReadFile(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ss, err = modelfile.SamplesFromTable(t, path); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer fh.Close()
-		if ss, err = modelfile.ReadSamples(fh, path); err != nil {
-			return nil, nil, err
-		}
-	}
-	file, reps, err := modelfile.Fit(ss, modelfile.FitOptions{Kind: kind, Recorded: rec, Intercept: intercept})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	lines := make([]string, len(reps))
-	for i, r := range reps {
-		lines[i] = r.String()
-	}
-	return file, lines, nil
-}
-
-// eigerTable is the numeric columns of eiger samples plus region labels.
-type eigerTable struct {
-	names   []string
-	rows    [][]float64
-	regions []string // nil: all rows are one region
-}
-
-func readEigerTable(path string) (*eigerTable, error) {
-	if !isArrow(path) {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		s, err := eiger.ReadCSV(fh, path)
-		if err != nil {
-			return nil, err
-		}
-		return &eigerTable{names: s.Names, rows: s.Rows}, nil
-	}
-	t, err := arrowtab.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	et := &eigerTable{rows: make([][]float64, t.Rows)}
-	var num []*arrowtab.Column
-	for i := range t.Columns {
-		c := &t.Columns[i]
-		switch {
-		case c.Name == "region" && c.IsString():
-			et.regions = c.Strings
-		case c.IsString():
-			return nil, fmt.Errorf("%s: column %q: eiger samples take numbers and one string column \"region\"", path, c.Name)
-		default:
-			et.names = append(et.names, c.Name)
-			num = append(num, c)
-		}
-	}
-	for i := range et.rows {
-		r := make([]float64, len(num))
-		for j, c := range num {
-			r[j] = c.Numbers[i]
-		}
-		et.rows[i] = r
-	}
-	return et, nil
-}
-
-func fitEiger(path string, rec compute.Config, f *fitFlags) (*modelfile.File, []string, error) {
-	t, err := readEigerTable(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	col := map[string]int{}
-	for j, n := range t.names {
-		col[n] = j
-	}
-	out := f.output
-	if out == "" {
-		out = "time_s"
-		if _, ok := col[out]; !ok {
-			out = "seconds"
-		}
-	}
-	oj, ok := col[out]
-	if !ok {
-		return nil, nil, usagef("%s: no output column %q (set --time-column)", path, out)
-	}
-	pj := -1
-	if f.powerOut != "" {
-		if pj, ok = col[f.powerOut]; !ok {
-			return nil, nil, usagef("%s: no power column %q", path, f.powerOut)
-		}
-	}
-	var in []int
+	o := models.FitFileOptions{Kind: compute.Kind(f.kind), Recorded: rec, Intercept: f.intercept, Region: f.region,
+		TimeColumn: f.output, PowerColumn: f.powerOut, Fixed: map[string]float64{},
+		Eiger: eiger.Options{K: f.clusters, Threshold: f.threshold, MaxTerms: f.maxTerms}}
 	if f.inputs != "" {
-		for _, n := range strings.Split(f.inputs, ",") {
-			j, ok := col[strings.TrimSpace(n)]
-			if !ok {
-				return nil, nil, usagef("%s: no input column %q", path, n)
-			}
-			if j == oj || j == pj {
-				return nil, nil, usagef("input %q is also an output", n)
-			}
-			in = append(in, j)
-		}
-	} else {
-		for j, n := range t.names {
-			if j != oj && j != pj && n != "rank" && n != "energy_j" {
-				in = append(in, j)
-			}
-		}
+		o.Inputs = strings.Split(f.inputs, ",")
 	}
-	if len(in) == 0 {
-		return nil, nil, fmt.Errorf("%s: no input columns", path)
-	}
-	fixed := map[string]float64{}
 	for _, s := range f.fixed {
 		k, v, ok := strings.Cut(s, "=")
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if !ok || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, usagef("--fixed %q: want name=finite number", s)
+			return o, usagef("--fixed %q: want name=finite number", s)
 		}
-		fixed[strings.TrimSpace(k)] = x
+		o.Fixed[strings.TrimSpace(k)] = x
 	}
-	groups := map[string][]int{}
-	if t.regions == nil {
-		if f.region == "" {
-			return nil, nil, usagef("%s has no region column: name the region with --region", path)
-		}
-		all := make([]int, len(t.rows))
-		for i := range all {
-			all[i] = i
-		}
-		groups[f.region] = all
-	} else {
-		if f.region != "" {
-			return nil, nil, usagef("%s has a region column; --region is for files without one", path)
-		}
-		for i, r := range t.regions {
-			if r == "" {
-				return nil, nil, fmt.Errorf("%s: row %d: empty region", path, i+1)
+	if o.Kind == models.KindPhaseMLR {
+		for _, s := range f.samples {
+			c, err := compute.ParseConfig(s)
+			if err != nil {
+				return o, usageError{fmt.Errorf("--sample: %w", err)}
 			}
-			groups[r] = append(groups[r], i)
+			o.Samples = append(o.Samples, c)
 		}
 	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	file := modelfile.New(rec)
-	def, _ := modelfile.NewEntry("", compute.Measured{})
-	file.Default = &def
-	var lines []string
-	inNames := make([]string, len(in))
-	for k, j := range in {
-		inNames[k] = t.names[j]
-	}
-	opt := eiger.Options{K: f.clusters, Threshold: f.threshold, MaxTerms: f.maxTerms}
-	for _, reg := range names {
-		idx := groups[reg]
-		s := models.EigerSamples{Inputs: inNames, X: make([][]float64, len(idx)), Time: make([]float64, len(idx))}
-		if pj >= 0 {
-			s.Power = make([]float64, len(idx))
-		}
-		for k, i := range idx {
-			row := t.rows[i]
-			x := make([]float64, len(in))
-			for q, j := range in {
-				x[q] = row[j]
-			}
-			s.X[k], s.Time[k] = x, row[oj]
-			if pj >= 0 {
-				s.Power[k] = row[pj]
-			}
-		}
-		m, ls, err := models.FitEiger(s, opt, rec, fixed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: region %q: %w", path, reg, err)
-		}
-		e, err := models.Entry(modelfile.GlobQuote(reg), m, strings.Join(ls, "; "))
-		if err != nil {
-			return nil, nil, err
-		}
-		file.Regions = append(file.Regions, e)
-		lines = append(lines, fmt.Sprintf("%s: eiger, %d samples, inputs %s", reg, len(idx), strings.Join(inNames, ", ")))
-		for _, l := range ls {
-			lines = append(lines, "  "+l)
-		}
-	}
-	return file, lines, nil
+	return o, nil
 }

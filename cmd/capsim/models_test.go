@@ -223,11 +223,12 @@ func TestReadmeStencilExample(t *testing.T) {
 
 func TestFitEigerNote001(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
-	code, stdout, stderr := capsim(t, "fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "--region", "solve", "-o", out)
+	code, stdout, stderr := capsim(t, "fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "--region", "solve", "-o", out)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	// Note 001 §5.5 2(a): log2(x1) then x2², adjusted R² 1, β = (5, 3, 0.25).
+	// Forward selection (Anger, PhD thesis 2016, Ch. 3) takes log2(x1) then
+	// x2², adjusted R² 1, β = (5, 3, 0.25): the samples are that function.
 	if !strings.Contains(stdout, "adjusted R² 1, MAPE") || !strings.Contains(stdout, "2 terms: 5 +3·log2(x1) +0.25·x2^2") {
 		t.Errorf("fit output:\n%s", stdout)
 	}
@@ -265,7 +266,7 @@ func TestFitDVFSAndPredict(t *testing.T) {
 	}{
 		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "nope", "-o", out}, 2, "want table, dvfs, cos, eiger or phase-mlr"},
 		{[]string{"fit", "testdata/dvfs_runs.csv", "--kind", "dvfs"}, 2, "-o MODELS.json"},
-		{[]string{"fit", "testdata/eiger_note001_5_5a.csv", "--kind", "eiger", "-o", out}, 2, "--region"},
+		{[]string{"fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "-o", out}, 2, "--region"},
 		{[]string{"predict", out, "--region", "stencil.compute", "--device", "gpu0", "--param", "n=1"}, 2, "eiger"},
 		{[]string{"replay", "x.arrow", "--config", "freq=1"}, 2, "need --models"},
 	} {
