@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/optimize/sched"
 )
 
 func TestScheduleTable(t *testing.T) {
@@ -37,7 +39,7 @@ func TestScheduleJSONAndPlot(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		var rows []scheduleRow
+		var rows []sched.Row
 		if err := json.Unmarshal([]byte(out), &rows); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func TestScheduleJSONAndPlot(t *testing.T) {
 
 // The same command gives byte-identical JSON (wall times aside).
 func TestScheduleDeterministic(t *testing.T) {
-	var outs [2][]scheduleRow
+	var outs [2][]sched.Row
 	for i := range outs {
 		_, out, _ := capsim(t, "schedule", "lu:5", "--cap", "40", "--json")
 		json.Unmarshal([]byte(out), &outs[i])
@@ -105,7 +107,7 @@ func TestScheduleDAGFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("read: %s", errs)
 	}
-	var a, b []scheduleRow
+	var a, b []sched.Row
 	json.Unmarshal([]byte(gen), &a)
 	json.Unmarshal([]byte(file), &b)
 	for i := range a {
