@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -36,11 +35,6 @@ const (
 // ReplayPolicies lists the policies ReplayPolicy runs, in the order
 // help texts name them.
 var ReplayPolicies = []string{PolicySteering, PolicyDCTDVFS, PolicyLP}
-
-// ErrPolicyOption is wrapped by ReplayPolicy's errors about an option
-// that does not apply or is out of range: the caller's mistake, not the
-// trace's or the machine's.
-var ErrPolicyOption = errors.New("policy option")
 
 // PolicyReplay is one replay of an MPI trace under a power policy.
 type PolicyReplay struct {
@@ -166,16 +160,6 @@ func policyBound(g policy.Gap, messages string) PolicyBound {
 	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
 }
 
-// optionf returns an error wrapping ErrPolicyOption.
-func optionf(format string, a ...any) error {
-	return optionError{fmt.Sprintf(format, a...)}
-}
-
-type optionError struct{ msg string }
-
-func (e optionError) Error() string        { return e.msg }
-func (e optionError) Is(target error) bool { return target == ErrPolicyOption }
-
 // ReplayPolicy replays r.Trace under r.Policy and under no policy on the
 // scenario's machine and reports both and the policy's gap to the LP
 // bound. ctx stops PolicyLP's replays (its LP solves take the longest).
@@ -231,7 +215,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	}
 	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
-		return nil, optionf("%v", err)
+		return nil, asOption(err)
 	}
 	it, err := importer.Read(r.Trace, r.Import)
 	if err != nil {
@@ -361,7 +345,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	}
 	if r.Coll != nil {
 		if _, err := lower.ParseAlgorithms(*r.Coll); err != nil {
-			return nil, optionf("%v", err)
+			return nil, asOption(err)
 		}
 		sc.Network.Collective = *r.Coll
 	}

@@ -38,8 +38,8 @@ func TestReplayPolicy(t *testing.T) {
 		{Policy: PolicyLP, Trace: path},
 		{Policy: PolicyDCTDVFS, Trace: path, DCTDVFS: DCTDVFSOptions{CoordinationPct: 100}},
 	} {
-		if _, err := ReplayPolicy(context.Background(), r); !errors.Is(err, ErrPolicyOption) {
-			t.Errorf("%s %+v: error %v, want ErrPolicyOption", r.Policy, r, err)
+		if _, err := ReplayPolicy(context.Background(), r); !errors.Is(err, ErrOption) {
+			t.Errorf("%s %+v: error %v, want ErrOption", r.Policy, r, err)
 		}
 	}
 	if _, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: PolicySteering, Trace: path, Machine: "nope"}); !errors.Is(err, ErrNoMachine) {

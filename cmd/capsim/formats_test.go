@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/scenarios"
 )
 
 // TestReplayLiballprof replays a liballprof trace given as its folder, as
@@ -33,7 +34,7 @@ func TestReplayLiballprof(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: %s", trace, stderr)
 		}
-		var r replayJSON
+		var r scenarios.ReplayReport
 		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
-	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/simgrid"
 )
 
@@ -18,33 +18,14 @@ func traceOptions(format string, speed float64) importer.Options {
 }
 
 // loadGraph reads a trace in any format the importer registry reads and
-// returns its execution graph, MPI traces lowered with the collective
-// algorithms of coll (e.g. "allreduce=ring"; kinds left out take the
-// format's choice).
+// returns its execution graph (scenarios.LoadGraph); an unknown
+// collective algorithm in coll is a usage error.
 func loadGraph(path string, opt importer.Options, coll string) (*graph.Graph, error) {
-	g, _, err := loadGraphComms(path, opt, coll)
+	g, _, err := scenarios.LoadGraph(path, opt, coll)
+	if errors.Is(err, scenarios.ErrOption) {
+		return nil, usageError{err}
+	}
 	return g, err
-}
-
-// loadGraphComms is loadGraph that also names the communicators of an MPI
-// trace, for network overrides (nil for graph-level traces).
-func loadGraphComms(path string, opt importer.Options, coll string) (*graph.Graph, func(int32) string, error) {
-	algs, err := lower.ParseAlgorithms(coll)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	t, err := importer.Read(path, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := t.Lower(algs)
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.MPI == nil {
-		return g, nil, nil
-	}
-	return g, t.CommName, nil
 }
 
 // loadMPI reads an MPI-level trace (any format the registry reads).
@@ -61,17 +42,3 @@ func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
 
 // formatFlagHelp documents --format.
 const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, otf2, dumpi, simgrid (see docs/trace-formats.md)"
-
-// netClasses parses --net-override specs over net and classifies g's
-// messages; nil when there are none.
-func netClasses(g *graph.Graph, net network.LogGOPS, specs []string, comms func(int32) string) (*network.Classes, error) {
-	var ovs []network.Override
-	for _, s := range specs {
-		o, err := network.ParseOverride(s, net)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		ovs = append(ovs, o)
-	}
-	return network.Classify(g, net, ovs, comms)
-}

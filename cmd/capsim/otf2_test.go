@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/otf2"
 )
 
@@ -43,7 +44,7 @@ func TestReplayOTF2MessageCounts(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			var got replayJSON
+			var got scenarios.ReplayReport
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatal(err)
 			}

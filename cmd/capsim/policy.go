@@ -182,7 +182,7 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 	ctx, stop := signalContext()
 	defer stop()
 	out, err := scenarios.ReplayPolicy(ctx, r)
-	if errors.Is(err, scenarios.ErrPolicyOption) || errors.Is(err, scenarios.ErrNoMachine) {
+	if errors.Is(err, scenarios.ErrOption) || errors.Is(err, scenarios.ErrNoMachine) {
 		return usageError{err}
 	}
 	if err != nil {

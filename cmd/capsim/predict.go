@@ -14,22 +14,22 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
-	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/scenarios"
 )
 
 type predictJSON struct {
-	Models   string       `json:"models"`
-	Region   string       `json:"region"`
-	Pattern  string       `json:"pattern"`
-	Kind     string       `json:"kind"`
-	Recorded string       `json:"recorded"`
-	Config   string       `json:"config"`
-	Work     float64      `json:"work_s"`
-	Seconds  float64      `json:"seconds"`
-	Watts    float64      `json:"watts"`
-	Energy   float64      `json:"energy_j"`
-	Flags    string       `json:"flags,omitempty"`
-	Offload  *offloadJSON `json:"offload,omitempty"`
+	Models   string             `json:"models"`
+	Region   string             `json:"region"`
+	Pattern  string             `json:"pattern"`
+	Kind     string             `json:"kind"`
+	Recorded string             `json:"recorded"`
+	Config   string             `json:"config"`
+	Work     float64            `json:"work_s"`
+	Seconds  float64            `json:"seconds"`
+	Watts    float64            `json:"watts"`
+	Energy   float64            `json:"energy_j"`
+	Flags    string             `json:"flags,omitempty"`
+	Offload  *scenarios.Offload `json:"offload,omitempty"`
 }
 
 func newPredictCmd() *cobra.Command {
@@ -117,7 +117,7 @@ measures a pattern, the measured average and Table 4.1's error rate.`,
 					return fmt.Errorf("region %q: %w", region, err)
 				}
 				p = d.Pred
-				out.Offload = offloadOf(d)
+				out.Offload = scenarios.NewOffload(d)
 			} else if over != nil {
 				if p, err = m.(*models.Eiger).PredictWith(w, cfg, over); err != nil {
 					return fmt.Errorf("region %q: %w", region, err)
@@ -197,8 +197,6 @@ func predictIPC(w io.Writer, path, samples string, asJSON bool) error {
 	return tw.Flush()
 }
 
-func nsOf(s float64) int64 { return graph.SatNs(s * 1e9) }
-
 // parseParams parses --param values of the fixed inputs of Eiger model m.
 func parseParams(m compute.Model, params []string) (map[string]float64, error) {
 	e, ok := m.(*models.Eiger)
@@ -269,7 +267,7 @@ func printPredict(w io.Writer, p predictJSON) {
 }
 
 // offloadedInstances counts the instances of o that run on a device.
-func offloadedInstances(o *offloadJSON) int {
+func offloadedInstances(o *scenarios.Offload) int {
 	n := 0
 	for _, in := range o.Instances {
 		if in.Device != compute.DeviceCPU {

@@ -9,103 +9,22 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
-	"github.com/capsim/capsim/network/flow"
-	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/sim"
-	"github.com/capsim/capsim/sim/critpath"
-	"github.com/capsim/capsim/sim/timeline"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
-	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-type rankJSON struct {
-	Rank      int   `json:"rank"`
-	FinishNs  int64 `json:"finish_ns"`
-	ComputeNs int64 `json:"compute_ns"`
-	CommNs    int64 `json:"comm_ns"`
-	WaitNs    int64 `json:"wait_ns"`
-	// Messages the replay matched: the trace's point-to-point ones, then
-	// those its collectives were lowered into (MPI traces only).
-	MsgsSent      int64 `json:"msgs_sent"`
-	BytesSent     int64 `json:"bytes_sent"`
-	MsgsRecv      int64 `json:"msgs_recv"`
-	BytesRecv     int64 `json:"bytes_recv"`
-	CollMsgsSent  int64 `json:"coll_msgs_sent"`
-	CollBytesSent int64 `json:"coll_bytes_sent"`
-	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
-	CollBytesRecv int64 `json:"coll_bytes_recv"`
-	// The recorded run (recorded.go), for traces with timestamps.
-	RecordedNs int64 `json:"recorded_ns,omitempty"`
-	GapNs      int64 `json:"gap_ns,omitempty"`
-}
-
-type replayJSON struct {
-	Trace        string      `json:"trace"`
-	Network      string      `json:"network"`
-	MakespanNs   int64       `json:"makespan_ns"`
-	Ranks        []rankJSON  `json:"ranks"`
-	Operations   int         `json:"operations"`
-	Events       int64       `json:"events"`
-	EventsPerSec float64     `json:"events_per_s"`
-	ReplayS      float64     `json:"replay_s"`
-	PeakRSSBytes int64       `json:"peak_rss_bytes"`
-	Models       *modelsJSON `json:"models,omitempty"`
-	Topology     string      `json:"topology,omitempty"`
-	FlowEvents   int64       `json:"flow_events,omitempty"`
-	Links        []linkJSON  `json:"links,omitempty"`
-	CriticalPath *pathJSON   `json:"critical_path,omitempty"`
-	// The recorded run (recorded.go), for traces with timestamps.
-	RecordedNs int64     `json:"recorded_ns,omitempty"`
-	Ratio      float64   `json:"predicted_over_recorded,omitempty"`
-	Gaps       *gapsJSON `json:"measurement_gaps,omitempty"`
-}
-
-// pathJSON is a replay's critical path (--critical-path).
-type pathJSON struct {
-	LengthNs  int64         `json:"length_ns"`
-	ComputeNs int64         `json:"compute_ns"`
-	CommNs    int64         `json:"comm_ns"`
-	WaitNs    int64         `json:"wait_ns"`
-	Segments  []segmentJSON `json:"segments"`
-}
-
-type segmentJSON struct {
-	Rank    int32  `json:"rank"`
-	Peer    *int32 `json:"peer,omitempty"`
-	Kind    string `json:"kind"`
-	Op      string `json:"op"`
-	StartNs int64  `json:"start_ns"`
-	Ns      int64  `json:"ns"`
-}
-
-func newPathJSON(g *graph.Graph, p *critpath.Path) *pathJSON {
-	out := &pathJSON{LengthNs: p.Length(), Segments: make([]segmentJSON, 0, len(p.Segments))}
-	out.ComputeNs, out.CommNs, out.WaitNs = p.Shares()
-	for _, s := range p.Segments {
-		j := segmentJSON{Rank: s.Rank, Kind: s.Kind.String(), Op: critpath.Describe(g, s), StartNs: s.Start, Ns: s.Duration()}
-		if s.Peer >= 0 {
-			peer := s.Peer
-			j.Peer = &peer
-		}
-		out.Segments = append(out.Segments, j)
-	}
-	return out
-}
-
 // printPath prints the critical path's shares and its first and last
 // segments.
-func printPath(w io.Writer, p *pathJSON) {
+func printPath(w io.Writer, p *scenarios.CriticalPathReport) {
 	pct := func(v int64) float64 {
 		if p.LengthNs == 0 {
 			return 0
@@ -137,17 +56,17 @@ func printPath(w io.Writer, p *pathJSON) {
 
 func newReplayCmd() *cobra.Command {
 	var (
-		netSpec, coll, timelinePath, format  string
-		tlRanks, tlWindow                    string
-		ranksPerNode                         int
-		asJSON, libOrder, critPath, keepGaps bool
-		speed                                float64
-		netOverrides                         []string
-		topoSpec, mapping                    string
-		flowExact, flowCM02, flowBytesFirst  bool
-		flowNeighbours                       bool
-		mf                                   modelFlags
-		pol                                  policyFlags // deprecated --policy replays
+		netSpec, coll, format      string
+		asJSON, libOrder, critPath bool
+		keepGaps                   bool
+		speed                      float64
+		netOverrides               []string
+		topoSpec, mapping          string
+		flowOpts                   scenarios.FlowOptions
+		flowExact                  bool // deprecated, no effect
+		tlOpts                     scenarios.TimelineOptions
+		mo                         scenarios.ModelOptions
+		pol                        policyFlags // deprecated --policy replays
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -186,113 +105,26 @@ network and docs/trace-formats.md). To replay under a power policy
 			if err != nil {
 				return usageError{err}
 			}
-			if err := mf.check(); err != nil {
+			if err := checkModels(&mo); err != nil {
 				return err
 			}
 			if pol.capW < 0 {
 				return usagef("--cap %g is negative", pol.capW)
 			}
-			if pol.capW > 0 && mf.models == "" && mf.machine == "" {
+			if pol.capW > 0 && mo.File == "" && mo.Machine == "" {
 				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
-			g, comms, err := loadGraphComms(a[0], traceOptions(format, speed).WithKeepGaps(keepGaps), coll)
+			r := scenarios.TraceReplay{Trace: a[0], Import: traceOptions(format, speed).WithKeepGaps(keepGaps), Coll: coll, Net: net, NetOverrides: netOverrides,
+				Topology: topoSpec, Mapping: mapping, Flow: flowOpts, Libstdcxx: libOrder, CritPath: critPath, Timeline: tlOpts,
+				Models: mo, CapW: pol.capW}
+			out, err := scenarios.ReplayTrace(r)
+			if errors.Is(err, scenarios.ErrOption) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
 			}
-			opts := sim.Options{LibstdcxxOrder: libOrder}
-			if opts.Classes, err = netClasses(g, net, netOverrides, comms); err != nil {
-				return err
-			}
-			if topoSpec != "" {
-				top, err := topo.Parse(topoSpec)
-				if err != nil {
-					return usageError{err}
-				}
-				m, err := topo.Map(mapping, g.NumRanks(), top)
-				if err != nil {
-					return usageError{err}
-				}
-				opts.Flow = &sim.FlowNetwork{Topology: top, Mapping: m, Neighbours: flowNeighbours, CM02: flowCM02, BytesFirst: flowBytesFirst}
-			}
-			collTag := int32(0) // only lowered MPI traces tag collective messages
-			if comms != nil {
-				collTag = lower.CollectiveTagBase
-			}
-			// The message counts of a completed replay follow from the
-			// graph (sim.CountMessages): nothing observes the replay
-			// unless a timeline or the models need it.
-			var tl *timeline.Writer
-			var tlBuf *os.File
-			if timelinePath != "" {
-				tlBuf, err = os.CreateTemp("", "capsim-timeline-*")
-				if err != nil {
-					return err
-				}
-				defer os.Remove(tlBuf.Name())
-				defer tlBuf.Close()
-				tlOpt := timeline.Options{Format: timeline.FormatFor(timelinePath), RanksPerNode: ranksPerNode}
-				if tlOpt.Ranks, err = timeline.ParseRanks(tlRanks, g.NumRanks()); err != nil {
-					return usageError{err}
-				}
-				if tlWindow != "" {
-					if tlOpt.From, tlOpt.To, err = timeline.ParseWindow(tlWindow); err != nil {
-						return usageError{err}
-					}
-				}
-				if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
-					return usageError{err}
-				}
-				opts.Observer = tl
-			}
-			mr, err := mf.setup(g, &opts)
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			var res *sim.Result
-			var path *critpath.Path
-			if critPath {
-				res, path, err = critpath.Run(g, net, opts)
-			} else {
-				res, err = sim.Run(g, net, opts)
-			}
-			wall := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("%s: %w", a[0], deadlockInMPITerms(err, a[0], coll))
-			}
-			mj, err := mr.finish(res, tl, ranksPerNode, pol.capW)
-			if err != nil {
-				return err
-			}
-			if tl != nil {
-				if err := tl.Close(); err != nil {
-					return err
-				}
-				if err := copyAtomic(timelinePath, tlBuf); err != nil {
-					return err
-				}
-			}
-			out := replayJSON{Trace: a[0], Network: net.String(), MakespanNs: res.Makespan, Operations: g.NumOps(),
-				Events: res.Events, ReplayS: wall.Seconds(), PeakRSSBytes: peakRSS(), Models: mj}
-			if wall > 0 {
-				out.EventsPerSec = float64(res.Events) / wall.Seconds()
-			}
-			if opts.Flow != nil {
-				out.Topology = opts.Flow.Topology.String()
-				out.FlowEvents = res.FlowEvents
-				out.Links = linksJSON(res.Links, opts.Flow.Topology, res.Makespan)
-			}
-			if path != nil {
-				out.CriticalPath = newPathJSON(g, path)
-			}
-			msgs := sim.CountMessages(g, collTag)
-			for r, st := range res.Ranks {
-				m := msgs[r]
-				out.Ranks = append(out.Ranks, rankJSON{Rank: r, FinishNs: st.Finish, ComputeNs: st.Compute, CommNs: st.Comm, WaitNs: st.Wait,
-					MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
-					CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
-			}
-			addRecorded(&out, g.Recorded)
+			out.PeakRSSBytes = peakRSS()
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
@@ -305,8 +137,8 @@ network and docs/trace-formats.md). To replay under a power policy
 			if out.CriticalPath != nil {
 				printPath(w, out.CriticalPath)
 			}
-			if timelinePath != "" {
-				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", timelinePath)
+			if tlOpts.Path != "" {
+				fmt.Fprintf(w, "timeline: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", tlOpts.Path)
 			}
 			return nil
 		},
@@ -315,43 +147,32 @@ network and docs/trace-formats.md). To replay under a power policy
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
 	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
-	c.Flags().BoolVar(&flowNeighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/network.md)")
+	c.Flags().BoolVar(&flowOpts.Neighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/network.md)")
 	// Exact max-min fairness is the flow model's only sharing rule:
 	// --flow-exact is accepted for scripts that ask for it and does
 	// nothing but print pflag's deprecation notice (on stderr, noticesTo).
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "no effect: exact max-min fairness is the default")
 	_ = c.Flags().MarkDeprecated("flow-exact", "it has no effect: exact max-min fairness is the default") // fails only for an undefined flag
-	c.Flags().BoolVar(&flowCM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
-	c.Flags().BoolVar(&flowBytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/network.md)")
+	c.Flags().BoolVar(&flowOpts.CM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
+	c.Flags().BoolVar(&flowOpts.BytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().BoolVar(&critPath, "critical-path", false, "find the critical path: the chain of computations, message overheads, messages in flight and NIC gaps that sets the makespan (replays with a recorder; the engine's speed is then not comparable)")
-	c.Flags().StringVar(&timelinePath, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
-	c.Flags().StringVar(&tlRanks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
-	c.Flags().StringVar(&tlWindow, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
-	c.Flags().IntVar(&ranksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
-	mf.add(c.Flags())
+	c.Flags().StringVar(&tlOpts.Path, "timeline", "", "write a timeline to this file: Perfetto's protobuf trace if it ends in .perfetto-trace or .pftrace, trace-event JSON otherwise")
+	c.Flags().StringVar(&tlOpts.Ranks, "timeline-ranks", "", "show only these ranks in the timeline, e.g. '0-15,512'")
+	c.Flags().StringVar(&tlOpts.Window, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
+	c.Flags().IntVar(&tlOpts.RanksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
+	addModelFlags(c.Flags(), &mo)
 	pol.register(c.Flags(), "", true)
 	hidePolicyFlags(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c
 }
 
-// copyAtomic copies the content of f (rewound) to path atomically.
-func copyAtomic(path string, f *os.File) error {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		return err
-	})
-}
-
-func printReplay(w io.Writer, r replayJSON) {
+func printReplay(w io.Writer, r *scenarios.ReplayReport) {
 	fmt.Fprintf(w, "trace     %s\nnetwork   %s\nmakespan  %d ns (%.6f s)\nevents    %d in %.3f s (%.2f M events/s), %d operations, peak RSS %.0f MiB\n\n",
 		r.Trace, r.Network, r.MakespanNs, float64(r.MakespanNs)/1e9, r.Events, r.ReplayS, r.EventsPerSec/1e6, r.Operations, float64(r.PeakRSSBytes)/(1<<20))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -505,48 +326,4 @@ func streamGOAL(in, out string) (importer.Stats, error) {
 		return err
 	})
 	return st, err
-}
-
-// deadlockInMPITerms names the operations of a deadlocked replay of the
-// Arrow MPI trace at path by their MPI calls (scenarios.InMPITerms).
-func deadlockInMPITerms(err error, path, coll string) error {
-	var dl *sim.DeadlockError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
-		return err
-	}
-	t, terr := arrowtrace.ReadMPI(path)
-	if terr != nil {
-		return err
-	}
-	return scenarios.InMPITerms(err, t, coll)
-}
-
-// linkJSON is one link's statistics in replay --json (links that carried
-// at least one flow).
-type linkJSON struct {
-	ID          int32   `json:"id"`
-	BandwidthGB float64 `json:"bandwidth_gb_s"`
-	Bytes       int64   `json:"bytes"`
-	Flows       int64   `json:"flows"`
-	BusyNs      int64   `json:"busy_ns"`
-	PeakFlows   int32   `json:"peak_flows"`
-	Utilisation float64 `json:"utilisation"` // bytes / (bandwidth × makespan)
-}
-
-func linksJSON(st []flow.LinkStats, t topo.Topology, makespan int64) []linkJSON {
-	var out []linkJSON
-	for id, s := range st {
-		if s.Flows == 0 {
-			continue
-		}
-		l := linkJSON{ID: int32(id), BandwidthGB: t.Link(int32(id)).Bandwidth, Bytes: s.Bytes, Flows: s.Flows, BusyNs: s.BusyNs, PeakFlows: s.Peak}
-		if makespan > 0 {
-			l.Utilisation = float64(s.Bytes) / (l.BandwidthGB * float64(makespan))
-		}
-		out = append(out, l)
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/scenarios"
 )
 
 // TestReplaySimGrid replays the SimGrid time-independent trace that ships
@@ -18,7 +20,7 @@ func TestReplaySimGrid(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r replayJSON
+	var r scenarios.ReplayReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestReplaySimGrid(t *testing.T) {
 	}
 	// At twice the recorded speed every rank computes half as long.
 	_, out2, _ := capsim(t, "replay", "../../examples/traces/ti.txt", "--net", net, "--json", "--speed", "2e9")
-	var r2 replayJSON
+	var r2 scenarios.ReplayReport
 	if err := json.Unmarshal([]byte(out2), &r2); err != nil {
 		t.Fatal(err)
 	}
