@@ -25,7 +25,7 @@ func newAggregateCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "aggregate TRACE",
-		Short: "Task-aggregation what-if: place the trace's ranks on fewer nodes (Li et al., IPDPS 2010)",
+		Short: "Task-aggregation what-if: place the trace's ranks on fewer nodes (Li, PhD thesis 2011, Ch. 4)",
 		Long: `aggregate enumerates the aggregation patterns of a node topology (2x2x2:
 the 8 patterns of Dong Li's System G), groups the trace's ranks into nodes by
 their communication (Kernighan-Lin on the thesis's edge costs, exhaustive for
@@ -126,7 +126,7 @@ See docs/aggregate.md.`,
 	f.Float64Var(&taskMemGB, "task-mem-gb", 0, "memory of each task in GiB (0: not checked)")
 	f.IntVar(&nodes, "nodes", 0, "nodes of the machine (0: one per rank)")
 	f.StringVar(&ipcSpec, "ipc", "", "IPC per pattern, e.g. 1=2.0,4=1.95,5=1.95,8=1.7 (every pattern; empty: computation unchanged)")
-	f.StringVar(&ipcModel, "ipc-model", "", "IPC model file (capsim fit --kind ipc-mlr) predicting every pattern's IPC (Li et al., IPDPS 2010, Eqs. 4.1-4.3)")
+	f.StringVar(&ipcModel, "ipc-model", "", "IPC model file (capsim fit --kind ipc-mlr) predicting every pattern's IPC (Li, PhD thesis 2011, Eqs. 4.1-4.3)")
 	f.StringVar(&ipcSamples, "ipc-samples", "", "with --ipc-model: the trace's tasks measured under the sample patterns (CSV: case, pattern, ipc, event rates)")
 	f.StringVar(&interNet, "inter", "loggops", "network spec of inter-node messages")
 	f.StringVar(&intraNet, "intra", "loggops:L=300,o=200,g=0,G=1", "network spec of every intra-node class (an illustrative default, not from the thesis)")

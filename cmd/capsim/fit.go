@@ -59,8 +59,8 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          model, also those measured nowhere else (the phases to predict).
          CSV or Arrow columns: region, cpu_ghz, threads, time_s,
          [mem_ghz, instructions, watts,] one column per event rate.
-  ipc-mlr  Dong Li's piecewise IPC regression for task aggregation (Li et al.,
-         IPDPS 2010, Eqs. 4.1-4.3): --sample names each sample aggregation pattern (the
+  ipc-mlr  Dong Li's piecewise IPC regression for task aggregation (Li, PhD
+         thesis 2011, Eqs. 4.1-4.3): --sample names each sample aggregation pattern (the
          thesis: 4 and 5); every other pattern measured gets one coefficient
          set per IPC category (--ipc-bins, default the thesis's 1,1.5,2)
          fitted over the training cases of that category, and one over all
@@ -136,7 +136,8 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 	return c
 }
 
-// fitIPCMLR fits Li's piecewise IPC regression (IPDPS 2010, Eqs. 4.1–4.3) and
+// fitIPCMLR fits Li's piecewise IPC regression (PhD thesis 2011, Eqs.
+// 4.1–4.3) and
 // writes the IPC model file.
 func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
 	if f.out == "" {

@@ -464,7 +464,7 @@ func TestFitPredictPhaseMLR(t *testing.T) {
 // TestFitPredictIPCMLR fits examples/models/ipc-training.csv (training
 // cases generated from the Eq. 4.1 formula in its header) and predicts the
 // 16 tasks of examples/models/ipc-app.csv: every pattern's IPC must be the
-// header's formula averaged over the tasks (Li et al., IPDPS 2010, §4.1), and capsim
+// header's formula averaged over the tasks (Li, PhD thesis 2011, §4.1), and capsim
 // aggregate --ipc-model must take those IPCs.
 func TestFitPredictIPCMLR(t *testing.T) {
 	dir := t.TempDir()

@@ -11,8 +11,8 @@ import (
 
 // newProgress returns a progress callback drawing a bar with an ETA on
 // stderr when mode is "always", or "auto" and stderr is a terminal outside
-// CI; otherwise it returns nil and nothing is written. The bar library does
-// no terminal detection itself (see docs/notes deps.md §5).
+// CI; otherwise it returns nil and nothing is written: the bar library
+// (schollz/progressbar) does no terminal detection itself.
 func newProgress(mode string, stderr io.Writer, what string) (func(done, total int), func()) {
 	tty := false
 	if f, ok := stderr.(*os.File); ok {
