@@ -137,8 +137,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 }
 
 // fitIPCMLR fits Li's piecewise IPC regression (PhD thesis 2011, Eqs.
-// 4.1–4.3) and
-// writes the IPC model file.
+// 4.1–4.3) and writes the IPC model file.
 func fitIPCMLR(w io.Writer, path string, f *fitFlags) error {
 	if f.out == "" {
 		return usagef("fit needs -o MODELS.json")
