@@ -85,7 +85,7 @@ capsim replay --models and capsim predict. It prints the fit statistics:
 				return err
 			}
 			file, lines, err := models.FitFile(a[0], o)
-			if errors.Is(err, models.ErrFitOption) {
+			if errors.Is(err, models.ErrOption) {
 				return usageError{err}
 			}
 			if err != nil {

@@ -2,12 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -97,35 +96,19 @@ measures a pattern, the measured average and Table 4.1's error rate.`,
 			if !(work >= 0) || math.IsInf(work, 0) {
 				return usagef("--work must be a finite non-negative number of seconds")
 			}
-			cfg = cfg.Merge(set.Recorded)
-			m, pat, err := set.Lookup(region)
+			rp, err := models.PredictRegion(set, region, work, cfg, params)
+			if errors.Is(err, models.ErrOption) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
 			}
-			var over map[string]float64
-			if len(params) > 0 {
-				if over, err = parseParams(m, params); err != nil {
-					return usageError{err}
-				}
+			p := rp.Pred
+			out := predictJSON{Models: a[0], Region: region, Pattern: rp.Pattern, Recorded: set.Recorded.String(), Config: rp.Config.String(), Work: work,
+				Kind: string(p.Kind), Seconds: p.Seconds, Watts: p.Watts, Energy: p.Energy(), Flags: p.Flags.String()}
+			if rp.Offload != nil {
+				out.Offload = scenarios.NewOffload(*rp.Offload)
 			}
-			w := compute.Work{Seconds: work, At: set.Recorded}
-			out := predictJSON{Models: a[0], Region: region, Pattern: pat, Recorded: set.Recorded.String(), Config: cfg.String(), Work: work}
-			var p compute.Prediction
-			if off, ok := m.(*models.Offload); ok {
-				d, err := off.Decide(w, cfg)
-				if err != nil {
-					return fmt.Errorf("region %q: %w", region, err)
-				}
-				p = d.Pred
-				out.Offload = scenarios.NewOffload(d)
-			} else if over != nil {
-				if p, err = m.(*models.Eiger).PredictWith(w, cfg, over); err != nil {
-					return fmt.Errorf("region %q: %w", region, err)
-				}
-			} else if p, err = m.Predict(w, cfg); err != nil {
-				return fmt.Errorf("region %q (%s model): %w", region, m.Kind(), err)
-			}
-			out.Kind, out.Seconds, out.Watts, out.Energy, out.Flags = string(p.Kind), p.Seconds, p.Watts, p.Energy(), p.Flags.String()
 			wr := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(wr)
@@ -195,28 +178,6 @@ func predictIPC(w io.Writer, path, samples string, asJSON bool) error {
 		fmt.Fprintf(tw, "P%d\t%.4f\t%s\t%d\t%d\t%s\t%s\t\n", p.Pattern, p.IPC, src, p.Tasks, p.Pooled, meas, e)
 	}
 	return tw.Flush()
-}
-
-// parseParams parses --param values of the fixed inputs of Eiger model m.
-func parseParams(m compute.Model, params []string) (map[string]float64, error) {
-	e, ok := m.(*models.Eiger)
-	if !ok {
-		return nil, fmt.Errorf("--param applies to eiger models; the region's model is %s", m.Kind())
-	}
-	over := map[string]float64{}
-	for _, p := range params {
-		k, v, ok := strings.Cut(p, "=")
-		k = strings.TrimSpace(k)
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || k == "" || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("--param %q: want name=finite number", p)
-		}
-		if _, known := e.Fixed[k]; !known {
-			return nil, fmt.Errorf("--param %q: the model has no fixed input %q", p, k)
-		}
-		over[k] = x
-	}
-	return over, nil
 }
 
 func printPredict(w io.Writer, p predictJSON) {

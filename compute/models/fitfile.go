@@ -14,17 +14,18 @@ import (
 	"github.com/capsim/capsim/compute/modelfile"
 )
 
-// ErrFitOption is wrapped by FitFile's errors about its options (a column
-// the samples lack, a region name they do not need), as opposed to errors
-// in the samples themselves.
-var ErrFitOption = errors.New("fit option")
+// ErrOption is wrapped by the errors of FitFile and PredictRegion about
+// their options (a column the samples lack, a region name they do not
+// need, a parameter the model does not have), as opposed to errors in the
+// samples or models themselves.
+var ErrOption = errors.New("option")
 
-type fitOptionError struct{ msg string }
+type optionError struct{ msg string }
 
-func (e fitOptionError) Error() string        { return e.msg }
-func (e fitOptionError) Is(target error) bool { return target == ErrFitOption }
+func (e optionError) Error() string        { return e.msg }
+func (e optionError) Is(target error) bool { return target == ErrOption }
 
-func fitOptionf(format string, a ...any) error { return fitOptionError{fmt.Sprintf(format, a...)} }
+func optionf(format string, a ...any) error { return optionError{fmt.Sprintf(format, a...)} }
 
 // FitFileOptions configure FitFile.
 type FitFileOptions struct {
@@ -63,7 +64,7 @@ func FitFile(path string, o FitFileOptions) (*modelfile.File, []string, error) {
 	case KindPhaseMLR:
 		return fitPhaseMLRFile(path, o)
 	}
-	return nil, nil, fitOptionf("--kind %q: want table, dvfs, cos, eiger or phase-mlr", o.Kind)
+	return nil, nil, optionf("--kind %q: want table, dvfs, cos, eiger or phase-mlr", o.Kind)
 }
 
 // ArrowPath reports whether path names an Arrow IPC file by its
@@ -109,7 +110,7 @@ func fitSamplesFile(path string, o FitFileOptions) (*modelfile.File, []string, e
 // (Li's thesis, Eqs. 3.17 and 3.19).
 func fitPhaseMLRFile(path string, o FitFileOptions) (*modelfile.File, []string, error) {
 	if len(o.Samples) == 0 {
-		return nil, nil, fitOptionf("phase-mlr needs --sample for each sample configuration")
+		return nil, nil, optionf("phase-mlr needs --sample for each sample configuration")
 	}
 	rec := o.Recorded
 	if rec == (compute.Config{}) {
@@ -144,7 +145,7 @@ func fitPhaseMLRFile(path string, o FitFileOptions) (*modelfile.File, []string, 
 	file.Default = &def
 	for i, name := range fit.Regions {
 		if _, _, err := fit.Models[i].Time(rec); err != nil {
-			return nil, nil, fitOptionf("--recorded %s: %v", rec, err)
+			return nil, nil, optionf("--recorded %s: %v", rec, err)
 		}
 		e, err := Entry(modelfile.GlobQuote(name), fit.Models[i], "")
 		if err != nil {
@@ -222,22 +223,22 @@ func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in 
 	}
 	oj, ok := col[out]
 	if !ok {
-		return 0, 0, nil, fitOptionf("%s: no output column %q (set --time-column)", path, out)
+		return 0, 0, nil, optionf("%s: no output column %q (set --time-column)", path, out)
 	}
 	pj = -1
 	if o.PowerColumn != "" {
 		if pj, ok = col[o.PowerColumn]; !ok {
-			return 0, 0, nil, fitOptionf("%s: no power column %q", path, o.PowerColumn)
+			return 0, 0, nil, optionf("%s: no power column %q", path, o.PowerColumn)
 		}
 	}
 	if o.Inputs != nil {
 		for _, n := range o.Inputs {
 			j, ok := col[strings.TrimSpace(n)]
 			if !ok {
-				return 0, 0, nil, fitOptionf("%s: no input column %q", path, n)
+				return 0, 0, nil, optionf("%s: no input column %q", path, n)
 			}
 			if j == oj || j == pj {
-				return 0, 0, nil, fitOptionf("input %q is also an output", n)
+				return 0, 0, nil, optionf("input %q is also an output", n)
 			}
 			in = append(in, j)
 		}
@@ -267,7 +268,7 @@ func fitEigerFile(path string, o FitFileOptions) (*modelfile.File, []string, err
 	groups := map[string][]int{}
 	if t.regions == nil {
 		if o.Region == "" {
-			return nil, nil, fitOptionf("%s has no region column: name the region with --region", path)
+			return nil, nil, optionf("%s has no region column: name the region with --region", path)
 		}
 		all := make([]int, len(t.rows))
 		for i := range all {
@@ -276,7 +277,7 @@ func fitEigerFile(path string, o FitFileOptions) (*modelfile.File, []string, err
 		groups[o.Region] = all
 	} else {
 		if o.Region != "" {
-			return nil, nil, fitOptionf("%s has a region column; --region is for files without one", path)
+			return nil, nil, optionf("%s has a region column; --region is for files without one", path)
 		}
 		for i, r := range t.regions {
 			if r == "" {

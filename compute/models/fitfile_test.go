@@ -44,11 +44,11 @@ func TestFitFile(t *testing.T) {
 		{"eiger input is the output", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"time_s"}}},
 		{"phase-mlr without samples", "testdata/dvfs_runs.csv", FitFileOptions{Kind: KindPhaseMLR}},
 	} {
-		if _, _, err := FitFile(tc.path, tc.o); !errors.Is(err, ErrFitOption) {
-			t.Errorf("%s: error %v, want ErrFitOption", tc.name, err)
+		if _, _, err := FitFile(tc.path, tc.o); !errors.Is(err, ErrOption) {
+			t.Errorf("%s: error %v, want ErrOption", tc.name, err)
 		}
 	}
-	if _, _, err := FitFile("testdata/no-such.csv", FitFileOptions{Kind: compute.KindDVFS}); err == nil || errors.Is(err, ErrFitOption) {
+	if _, _, err := FitFile("testdata/no-such.csv", FitFileOptions{Kind: compute.KindDVFS}); err == nil || errors.Is(err, ErrOption) {
 		t.Errorf("missing file: %v", err)
 	}
 }
