@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/scenarios"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
@@ -201,45 +198,27 @@ func newImportCmd() *cobra.Command {
 		if forced != "" {
 			format = forced
 		}
-		w := cmd.OutOrStdout()
-		if format == "goal" || format == "" && coll == "" && isGOAL(a[0]) {
-			// Streamed: memory bounded by one rank block, whatever the
-			// schedule's length.
-			st, err := streamGOAL(a[0], out)
-			if err == nil {
-				fmt.Fprintf(w, "%s: goal trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], st.Ranks, st.Ops, st.Deps, out)
-				return nil
+		o := importer.ConvertOptions{Options: importer.Options{Format: format}.WithKeepGaps(keepGaps), Lower: coll != ""}
+		if o.Lower {
+			algs, err := lower.ParseAlgorithms(coll)
+			if err != nil {
+				return usageError{err}
 			}
-			if !errors.Is(err, importer.ErrRankOrder) {
-				return err
-			}
+			o.Algorithms = algs
 		}
-		t, err := importer.Read(a[0], importer.Options{Format: format}.WithKeepGaps(keepGaps))
+		cv, err := importer.Convert(a[0], out, o)
 		if err != nil {
 			return err
 		}
-		if t.MPI != nil && coll == "" {
-			if err := arrowtrace.WriteMPI(out, t.MPI); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], t.Format, len(t.MPI.Ranks), t.MPI.NumEvents(), out)
-			if spec := collSpec(t.Collectives); spec != "" {
-				fmt.Fprintf(w, "note: %s traces replay with --coll '%s' by default; pass it when replaying %s\n", t.Format, spec, out)
-			}
+		w := cmd.OutOrStdout()
+		if !cv.MPI {
+			fmt.Fprintf(w, "%s: %s trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], cv.Format, cv.Ranks, cv.Ops, cv.Deps, out)
 			return nil
 		}
-		algs, err := lower.ParseAlgorithms(coll)
-		if err != nil {
-			return usageError{err}
+		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], cv.Format, cv.Ranks, cv.Events, out)
+		if spec := collSpec(cv.FormatCollectives); spec != "" {
+			fmt.Fprintf(w, "note: %s traces replay with --coll '%s' by default; pass it when replaying %s\n", cv.Format, spec, out)
 		}
-		gr, err := t.Lower(algs)
-		if err != nil {
-			return err
-		}
-		if err := arrowtrace.WriteGraph(out, gr); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d operations, %d dependencies -> %s\n", a[0], t.Format, gr.NumRanks(), gr.NumOps(), gr.NumDeps(), out)
 		return nil
 	}
 	trace := &cobra.Command{
@@ -303,27 +282,4 @@ func collSpec(algs map[mpi.Kind]string) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-// isGOAL reports whether the registry sniffs path as GOAL.
-func isGOAL(path string) bool {
-	f, err := importer.Detect(path)
-	return err == nil && f.Name == "goal"
-}
-
-// streamGOAL converts the GOAL file in to an Arrow graph at out, streamed
-// and written atomically.
-func streamGOAL(in, out string) (importer.Stats, error) {
-	f, err := os.Open(in)
-	if err != nil {
-		return importer.Stats{}, err
-	}
-	defer f.Close()
-	var st importer.Stats
-	err = atomicfile.Write(out, func(w io.Writer) error {
-		var err error
-		st, err = importer.GOALToArrow(bufio.NewReaderSize(f, 1<<20), in, w)
-		return err
-	})
-	return st, err
 }
