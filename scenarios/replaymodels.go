@@ -17,7 +17,7 @@ import (
 )
 
 // ModelOptions are the compute and power models of a replay
-// (docs/models.md).
+// (docs/reference/models.md).
 type ModelOptions struct {
 	// File is the compute-model file pricing calc operations by region
 	// ("": the trace's recorded times).

@@ -36,7 +36,7 @@ LogGP parameters of each placement class with an interference table (an
 upper bound), and chooses a pattern by Eq. 4.5 with the performance threshold
 and the thesis's ranking (fewer nodes, processors, dies), and by energy with
 unused nodes asleep. --replay also replays every pattern on the engine.
-See docs/aggregate.md.`,
+See docs/design/aggregation.md.`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			top, err := aggregate.ParseTopology(topoSpec)

@@ -9,7 +9,7 @@ import (
 )
 
 // Bailey et al. (SC'15) report Conductor at most 2.6 % slower than Static and faster
-// on average. docs/conductor.md reproduces that relation on imbalanced
+// on average. docs/design/conductor.md reproduces that relation on imbalanced
 // stencils with 100 ms iterations (and shows it fails at 2 ms, where
 // Conductor's overheads and its Adagio step's noisy slack dominate).
 func TestConductorAgainstStaticLongIterations(t *testing.T) {

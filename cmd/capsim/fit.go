@@ -38,7 +38,7 @@ func newFitCmd() *cobra.Command {
 		Use:   "fit SAMPLES --kind table|dvfs|cos|eiger|phase-mlr|ipc-mlr -o MODELS.json",
 		Short: "Fit compute models to measured samples and write a model file",
 		Long: `fit reads measured samples of code regions (CSV or an Arrow table; schemas in
-docs/models.md), fits one model per region and writes a model file for
+docs/reference/models.md), fits one model per region and writes a model file for
 capsim replay --models and capsim predict. It prints the fit statistics:
 
   table  the measured (configuration → time, power) rows themselves

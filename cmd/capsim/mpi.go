@@ -41,4 +41,4 @@ func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
 }
 
 // formatFlagHelp documents --format.
-const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, otf2, dumpi, simgrid (see docs/trace-formats.md)"
+const formatFlagHelp = "trace format, when sniffing the content is not wanted: arrow, goal, liballprof, otf2, dumpi, simgrid (see docs/reference/trace-formats.md)"

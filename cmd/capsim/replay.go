@@ -77,11 +77,11 @@ one): capsim's Arrow execution graphs and MPI traces (IPC file or stream,
 as pyarrow, polars or DuckDB write them), GOAL text schedules, liballprof
 traces (the rank-0 .dat file or its folder), SimGrid time-independent
 traces (the index file of smpirun -trace-ti or a single-file trace) and
-DUMPI traces (the .meta file or its folder); see docs/trace-formats.md.
+DUMPI traces (the .meta file or its folder); see docs/reference/trace-formats.md.
 Network parameters left out of --net take LogGOPSim's defaults (L=2500
 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes); 'loggp:' instead of
 'loggops:' prices the bytes in flight as LogGP and SimGrid do (see package
-network and docs/trace-formats.md). To replay under a power policy
+network and docs/reference/trace-formats.md). To replay under a power policy
 (steering, dct-dvfs, lp) run 'capsim policy NAME TRACE'.`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
@@ -142,16 +142,16 @@ network and docs/trace-formats.md). To replay under a power policy
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
-	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/network.md)")
+	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/design/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
-	c.Flags().BoolVar(&flowOpts.Neighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/network.md)")
+	c.Flags().BoolVar(&flowOpts.Neighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/design/network.md)")
 	// Exact max-min fairness is the flow model's only sharing rule:
 	// --flow-exact is accepted for scripts that ask for it and does
 	// nothing but print pflag's deprecation notice (on stderr, noticesTo).
 	c.Flags().BoolVar(&flowExact, "flow-exact", false, "no effect: exact max-min fairness is the default")
 	_ = c.Flags().MarkDeprecated("flow-exact", "it has no effect: exact max-min fairness is the default") // fails only for an undefined flag
 	c.Flags().BoolVar(&flowOpts.CM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
-	c.Flags().BoolVar(&flowOpts.BytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/network.md)")
+	c.Flags().BoolVar(&flowOpts.BytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/design/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)

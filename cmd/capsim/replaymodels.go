@@ -12,7 +12,7 @@ import (
 
 // addModelFlags defines replay's compute- and power-model flags on fs.
 func addModelFlags(fs *pflag.FlagSet, f *scenarios.ModelOptions) {
-	fs.StringVar(&f.File, "models", "", "compute-model file pricing calc operations by region (docs/models.md)")
+	fs.StringVar(&f.File, "models", "", "compute-model file pricing calc operations by region (docs/reference/models.md)")
 	fs.StringVar(&f.Config, "config", "", "configuration for all regions, e.g. 'freq=1.6,threads=8' or 'device=gpu0' (unset fields: the model file's recorded configuration)")
 	fs.StringArrayVar(&f.Regions, "config-region", nil, "configuration of the regions matching a glob, e.g. 'stencil.*=device=gpu0' (repeatable; first match wins)")
 	fs.StringVar(&f.PowerFile, "power", "", "write the per-rank power timeline to this Arrow file (needs machine power)")

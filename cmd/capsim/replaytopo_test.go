@@ -97,7 +97,7 @@ func TestReplayTopology(t *testing.T) {
 
 // TestReplayFlowTiming checks --flow-bytes-first (and that
 // --flow-neighbours and the deprecated --flow-exact are accepted) on sim's
-// TestFlowTimingEjection case (docs/network.md): 100 kB into
+// TestFlowTimingEjection case (docs/design/network.md): 100 kB into
 // host 5 of a 4-ary 2-tree (1 B/ns, 5 µs hops) from host 4 at 0 and from
 // host 0 at 95 µs. Latency first (the default) the two never share host
 // 5's link and the second arrives at 95 + 20 + 100 = 215 µs; bytes first

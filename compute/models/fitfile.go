@@ -51,7 +51,7 @@ type FitFileOptions struct {
 }
 
 // FitFile fits one model per region to the measured samples in the CSV
-// or Arrow file at path (schemas in docs/models.md; an Arrow file is told
+// or Arrow file at path (schemas in docs/reference/models.md; an Arrow file is told
 // by its extension, ArrowPath) and returns the model file and the fit's
 // statistics as lines of text. The file's Recorded configuration is
 // o.Recorded (phase-mlr: the first sample when it is zero).
