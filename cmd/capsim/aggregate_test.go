@@ -78,3 +78,22 @@ func TestAggregateDeprecatedNames(t *testing.T) {
 		t.Errorf("help lists the deprecated names or lacks the new:\n%s", help)
 	}
 }
+
+// gen coll's old --kind (a name fit keeps for its model kind) still
+// picks the collective, with a notice.
+func TestGenCollDeprecatedKind(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.arrow"), filepath.Join(dir, "b.arrow")
+	if code, _, stderr := capsim(t, "gen", "coll", "--collective", "bcast", "--ranks", "4", "-o", a); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := capsim(t, "gen", "coll", "--kind", "bcast", "--ranks", "4", "-o", b)
+	if code != 0 || !strings.Contains(stderr, "--kind has been deprecated, use --collective") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || string(da) != string(db) {
+		t.Errorf("--kind wrote %d bytes, --collective %d", len(db), len(da))
+	}
+}

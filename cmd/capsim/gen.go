@@ -126,7 +126,7 @@ func newGenColl() *cobra.Command {
 		out  string
 	)
 	cmd := &cobra.Command{
-		Use:   "coll --kind KIND -o FILE.arrow",
+		Use:   "coll --collective KIND -o FILE.arrow",
 		Short: "A collective micro-benchmark (any MPI collective, optionally on a subcommunicator)",
 		Args:  nargs(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -143,7 +143,8 @@ func newGenColl() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&kind, "kind", "allreduce", "collective: barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv, gather, scatter, reduce_scatter, scan")
+	f.StringVar(&kind, "collective", "allreduce", "collective: barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv, gather, scatter, reduce_scatter, scan")
+	deprecatedAlias(f, "kind", "collective") // --kind is fit's model kind
 	f.IntVar(&c.Ranks, "ranks", 16, "ranks")
 	f.IntVar(&c.CommSize, "comm-size", 0, "run on a subcommunicator of the first N ranks (0: all)")
 	f.Int64Var(&c.Bytes, "bytes", 1024, "payload per rank")

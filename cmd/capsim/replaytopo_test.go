@@ -16,7 +16,7 @@ import (
 func TestReplayTopology(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "a2a.arrow")
-	if code, _, stderr := capsim(t, "gen", "coll", "--kind", "alltoall", "--ranks", "16", "--bytes", "4096", "--reps", "2", "-o", trace); code != 0 {
+	if code, _, stderr := capsim(t, "gen", "coll", "--collective", "alltoall", "--ranks", "16", "--bytes", "4096", "--reps", "2", "-o", trace); code != 0 {
 		t.Fatal(stderr)
 	}
 	code, out, stderr := capsim(t, "replay", trace, "--json", "--topology", "fattree:k=4,n=2,oversub=2")
