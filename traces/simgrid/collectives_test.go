@@ -191,7 +191,7 @@ func writeCollTrace(t *testing.T, dir string, c collCase) string {
 func clusterTopology(t *testing.T) topo.Topology {
 	t.Helper()
 	net := platformNet(t) // checks the units; L is twice the link latency, G 1/bw
-	spec := fmt.Sprintf("fattree:down=16,up=1,bw=%g,hop_ns=%d", 1/float64(net.GapPerByte), net.Latency/2)
+	spec := fmt.Sprintf("fattree:down=16,up=1,bw=%g,hop_ns=%d", 1e6/float64(net.GapPerByte.Femtoseconds()), net.Latency/2)
 	top, err := topo.Parse(spec)
 	if err != nil {
 		t.Fatalf("%s: %v", spec, err)
