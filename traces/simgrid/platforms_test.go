@@ -1,0 +1,172 @@
+package simgrid_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/simgrid"
+)
+
+// The recorded traces replayed on the platforms of testdata/platforms: 16
+// hosts on links of 1 us at 10 and 100 Gb/s, joined by a crossbar (a
+// plain SimGrid cluster) or by one switch (a one-level FAT_TREE cluster).
+// SimGrid 3.32's makespans are committed in
+// testdata/makespans-platforms.txt (record.sh platforms);
+// TestPlatformsSimGridLive re-measures them where smpirun is installed.
+// capsim replays a crossbar platform with the LogGP variant of its
+// endpoint model and a one-switch platform with its flow model on
+// fattree:down=16,up=1 (CM02 sharing), each mapped from the platform's
+// cluster as platformModel states.
+
+// platformNames lists the platforms of testdata/platforms, without .xml.
+var platformNames = []string{"crossbar-10g", "crossbar-100g", "switch-10g", "switch-100g"}
+
+// platformTolerance is the relative makespan difference allowed: 1 %,
+// except for the cases of platformException.
+const platformTolerance = 0.01
+
+// platformException holds the cases more than 1 % off, with the difference
+// allowed; docs/design/simgrid-agreement.md explains each. At 10 Gb/s the
+// sample sort's alltoallv has ranks drift apart so that a host's link
+// carries two of its messages at once: SimGrid shares the link, the LogGP
+// endpoint model does not see it (4.5 %) and the flow model nearly does
+// (1.1 %). The wavefront is 1.2 % slower under LogGP at 10 Gb/s and within
+// 0.1 % with the flow model.
+var platformException = map[string]float64{
+	"sort@crossbar-10g": 0.05, "sort@switch-10g": 0.012, "wavefront@crossbar-10g": 0.015,
+}
+
+// platformModel maps testdata/platforms/NAME.xml to capsim: the network
+// of clusterNet (L twice the link latency, G = 1/bw, LogGP) and, for a
+// FAT_TREE cluster, the one-switch fat tree whose links have the
+// cluster's bandwidth and latency (nil for a crossbar).
+func platformModel(t *testing.T, name string) (network.LogGOPS, topo.Topology) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "platforms", name+".xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := clusterNet(t, b)
+	m := regexp.MustCompile(`<cluster [^>]*\btopology="([^"]*)"`).FindSubmatch(b)
+	if m == nil {
+		return net, nil
+	}
+	if string(m[1]) != "FAT_TREE" || !strings.Contains(string(b), `topo_parameters="1;16;1;1"`) {
+		t.Fatalf("%s: topology %q: the test maps only the one-switch FAT_TREE 1;16;1;1", name, m[1])
+	}
+	bw := regexp.MustCompile(`<cluster [^>]*\bbw="([0-9.]+)GBps"`).FindSubmatch(b)
+	spec := fmt.Sprintf("fattree:down=16,up=1,bw=%s,hop_ns=%d", bw[1], net.Latency/2)
+	top, err := topo.Parse(spec)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, spec, err)
+	}
+	return net, top
+}
+
+// platformMakespan is capsim's makespan in seconds of trace name on
+// platform plat.
+func platformMakespan(t *testing.T, name, plat string) float64 {
+	t.Helper()
+	net, top := platformModel(t, plat)
+	tr, err := simgrid.Read(filepath.Join("testdata", "ti", name+".txt"), simgrid.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	algs, err := lower.ParseAlgorithms(pairing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := lower.Lower(tr, lower.Options{Algorithm: algs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt sim.Options
+	if top != nil {
+		opt.Flow = &sim.FlowNetwork{Topology: top, CM02: true}
+		net = network.NewLogGOPS(0, 0, 0, 0, 0, 1<<40)
+		net.LogGP = true
+	}
+	res, err := sim.Run(g, net, opt)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", name, plat, err)
+	}
+	return float64(res.Makespan) / 1e9
+}
+
+// checkPlatforms compares capsim with SimGrid's makespans sg, keyed
+// name@platform, on every trace and platform.
+func checkPlatforms(t *testing.T, sg map[string]float64) {
+	t.Helper()
+	for _, plat := range platformNames {
+		for _, name := range traceNames {
+			key := name + "@" + plat
+			want, ok := sg[key]
+			if !ok {
+				t.Errorf("%s: no SimGrid makespan", key)
+				continue
+			}
+			got := platformMakespan(t, name, plat)
+			ratio := got / want
+			t.Logf("%-24s SimGrid %.9f s  capsim %.9f s  ratio %.5f", key, want, got, ratio)
+			tol := platformTolerance
+			if x, ok := platformException[key]; ok {
+				tol = x
+			}
+			if math.Abs(ratio-1) > tol {
+				t.Errorf("%s: capsim %.9f s vs SimGrid %.9f s (ratio %.5f, allowed ±%g)", key, got, want, ratio, tol)
+			}
+		}
+	}
+}
+
+func readPlatformMakespans(t *testing.T) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile("testdata/makespans-platforms.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readMakespans(t, string(b))
+}
+
+// TestPlatformsAgreeWithSimGrid compares every trace on every platform
+// with SimGrid's committed makespan.
+func TestPlatformsAgreeWithSimGrid(t *testing.T) {
+	want := readPlatformMakespans(t)
+	if n := len(traceNames) * len(platformNames); len(want) != n {
+		t.Fatalf("makespans-platforms.txt has %d makespans, want %d", len(want), n)
+	}
+	checkPlatforms(t, want)
+}
+
+// TestPlatformsSimGridLive re-runs SimGrid's replays where smpirun is
+// installed: they must give the committed makespans, and capsim must agree
+// with them.
+func TestPlatformsSimGridLive(t *testing.T) {
+	if _, err := exec.LookPath("smpirun"); err != nil {
+		t.Skip("smpirun not found: install Debian's simgrid and libsimgrid-dev to compare with SimGrid live")
+	}
+	if testing.Short() {
+		t.Skip("runs SimGrid (-short)")
+	}
+	out, err := exec.Command("testdata/record.sh", "platforms").CombinedOutput()
+	if err != nil {
+		t.Fatalf("record.sh platforms: %v\n%s", err, out)
+	}
+	live := readMakespans(t, string(out))
+	for key, sg := range readPlatformMakespans(t) {
+		if live[key] != sg {
+			t.Errorf("%s: SimGrid now gives %g s, makespans-platforms.txt says %g s", key, live[key], sg)
+		}
+	}
+	checkPlatforms(t, live)
+}
