@@ -74,8 +74,9 @@ func clusterNet(t *testing.T, b []byte) network.LogGOPS {
 // tolerance is the relative makespan difference allowed per trace: 1 %,
 // except where docs/design/simgrid-agreement.md explains the difference
 // (sort: SimGrid shares a host's link between the alltoallv messages of
-// ranks that drift apart, which the endpoint model does not; wavefront:
-// capsim 1.2 % slower under LogGP, within 0.1 % with the flow model).
+// ranks that drift apart, where the endpoint model queues them on the
+// NIC, TestLinkSharing; wavefront: the endpoint model's sender waits for
+// its NIC between two back-to-back sends, TestSendStall).
 var tolerance = map[string]float64{"jacobi": 0.01, "cg": 0.01, "fft": 0.01, "master": 0.01,
 	"mg": 0.01, "sort": 0.03, "wavefront": 0.015}
 
