@@ -5,6 +5,7 @@
 #
 #   traces/simgrid/testdata/record.sh            # record ti/*, then replay
 #   traces/simgrid/testdata/record.sh replay     # only replay the committed traces
+#   traces/simgrid/testdata/record.sh platforms  # replay them on platforms/*.xml
 #
 # Recording: each program in programs/ is compiled with smpicc and run on 16
 # ranks of cluster16.xml with `smpirun -trace-ti`. The programs charge their
@@ -21,6 +22,11 @@
 # itself forces network/model:SMPI, so the command line sets it back) and the
 # collective algorithms capsim's lowering uses (see COLLS below); prints
 # "name makespan_seconds" lines, the numbers in makespans.txt.
+#
+# Platforms: the same replay of every trace on each platform of platforms/
+# (a crossbar and a one-switch fat tree, at 10 and 100 Gb/s); prints
+# "name@platform makespan_seconds" lines with SimGrid's date to the
+# nanosecond, the numbers in makespans-platforms.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -58,13 +64,13 @@ record_one_file() { # the master-worker trace in SimGrid's single-file form
     --cfg=smpi/simulate-computation:no ./master >/dev/null 2>"one.err") || { cat "$tmp/one.err" >&2; return 1; }
   mkdir -p "$repo/examples/traces"
   { echo "# SimGrid time-independent trace (smpirun -trace-ti, single file) of capsim's master-worker"
-    echo "# test program on 16 ranks; see traces/simgrid/testdata/record.sh and docs/trace-formats.md."
+    echo "# test program on 16 ranks; see traces/simgrid/testdata/record.sh and docs/reference/trace-formats.md."
     echo "# smpi/host-speed: 1Gf"
     cat "$tmp/$(head -1 "$tmp/one.ti")"; } >"$repo/examples/traces/ti.txt"
 }
 
-replay() { # replay NAME: SimGrid's makespan of ti/NAME.txt in seconds
-  local name=$1 src="$here/ti/$1" dst="$tmp/replay/$1"
+replay() { # replay NAME [PLATFORM]: SimGrid's makespan of ti/NAME.txt in seconds
+  local name=$1 src="$here/ti/$1" dst="$tmp/replay/$1" platform=${2:-$plat}
   # SimGrid 3.32 writes MPI_ANY_SOURCE as -333 (MPI_UNDEFINED) in recv
   # lines, which its own replay then never matches; give it -555
   # (MPI_ANY_SOURCE) so it can replay the trace it wrote.
@@ -73,12 +79,24 @@ replay() { # replay NAME: SimGrid's makespan of ti/NAME.txt in seconds
     sed -E 's/^([0-9]+) (recv|irecv) -333 /\1 \2 -555 /' "$f" >"$dst/$(basename "$f")"
   done
   sed "s|^$name/|$dst/|" "$here/ti/$name.txt" >"$dst.txt"
-  smpirun -np $np -platform "$plat" -hostfile "$hosts" -replay "$dst.txt" \
-    --cfg=network/model:CM02 "${COLLS[@]}" 2>&1 |
-    sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p'
+  if [ -z "${2:-}" ]; then
+    smpirun -np $np -platform "$platform" -hostfile "$hosts" -replay "$dst.txt" \
+      --cfg=network/model:CM02 "${COLLS[@]}" 2>&1 |
+      sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p'
+  else # the date to the nanosecond
+    smpirun -np $np -platform "$platform" -hostfile "$hosts" -replay "$dst.txt" \
+      --cfg=network/model:CM02 "${COLLS[@]}" '--log=smpi_replay.fmt:[%.9d]%e%m%n' 2>&1 |
+      sed -n 's/^\[\([0-9.]*\)\] Simulation time.*/\1/p' | tail -1
+  fi
 }
 
-names=(jacobi cg fft master)
+names=(jacobi cg fft master mg sort wavefront)
+if [ "${1:-}" = platforms ]; then
+  for p in "$here"/platforms/*.xml; do
+    for n in "${names[@]}"; do echo "$n@$(basename "$p" .xml) $(replay "$n" "$p")"; done
+  done
+  exit 0
+fi
 if [ "${1:-}" != replay ]; then
   for n in "${names[@]}"; do record "$n"; done
   cp "$here/programs/master.c" "$tmp/" && smpicc -O2 -o "$tmp/master" "$tmp/master.c" -lm && record_one_file

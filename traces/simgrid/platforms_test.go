@@ -1,0 +1,289 @@
+package simgrid_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/simgrid"
+)
+
+// The recorded traces replayed on the platforms of testdata/platforms: 16
+// hosts on links of 1 us at 10 and 100 Gb/s, joined by a crossbar (a
+// plain SimGrid cluster) or by one switch (a one-level FAT_TREE cluster).
+// SimGrid 3.32's makespans are committed in
+// testdata/makespans-platforms.txt (record.sh platforms);
+// TestPlatformsSimGridLive re-measures them where smpirun is installed.
+// capsim replays a crossbar platform with the LogGP variant of its
+// endpoint model and a one-switch platform with its flow model on
+// fattree:down=16,up=1 (CM02 sharing), each mapped from the platform's
+// cluster as platformModel states.
+
+// platformNames lists the platforms of testdata/platforms, without .xml.
+var platformNames = []string{"crossbar-10g", "crossbar-100g", "switch-10g", "switch-100g"}
+
+// platformTolerance is the relative makespan difference allowed: 1 %,
+// except for the cases of platformException.
+const platformTolerance = 0.01
+
+// platformException holds the cases more than 1 % off, with the difference
+// allowed; docs/design/simgrid-agreement.md explains each. At 10 Gb/s the
+// sample sort's alltoallv has ranks drift apart so that a host's link
+// carries two of its messages at once: SimGrid shares the link between
+// them, the LogGP endpoint model queues them on the NIC (4.5 %,
+// TestLinkSharing) and the flow model shares them as SimGrid does (1.1 %).
+// The wavefront sends two faces back to back and then computes: SimGrid's
+// detached sends return at once, while the LogGP endpoint model, as
+// LogGOPSim, starts the second send when the NIC has sent the first, and
+// the computation after it (1.2 % slower, TestSendStall); the flow model,
+// whose NIC takes only g, is within 0.1 %.
+var platformException = map[string]float64{
+	"sort@crossbar-10g": 0.05, "sort@switch-10g": 0.012, "wavefront@crossbar-10g": 0.015,
+}
+
+// platformModel maps testdata/platforms/NAME.xml to capsim: the network
+// of clusterNet (L twice the link latency, G = 1/bw, LogGP) and, for a
+// FAT_TREE cluster, the one-switch fat tree whose links have the
+// cluster's bandwidth and latency (nil for a crossbar).
+func platformModel(t *testing.T, name string) (network.LogGOPS, topo.Topology) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "platforms", name+".xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := clusterNet(t, b)
+	m := regexp.MustCompile(`<cluster [^>]*\btopology="([^"]*)"`).FindSubmatch(b)
+	if m == nil {
+		return net, nil
+	}
+	if string(m[1]) != "FAT_TREE" || !strings.Contains(string(b), `topo_parameters="1;16;1;1"`) {
+		t.Fatalf("%s: topology %q: the test maps only the one-switch FAT_TREE 1;16;1;1", name, m[1])
+	}
+	bw := regexp.MustCompile(`<cluster [^>]*\bbw="([0-9.]+)GBps"`).FindSubmatch(b)
+	spec := fmt.Sprintf("fattree:down=16,up=1,bw=%s,hop_ns=%d", bw[1], net.Latency/2)
+	top, err := topo.Parse(spec)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", name, spec, err)
+	}
+	return net, top
+}
+
+// platformMakespan is capsim's makespan in seconds of trace name on
+// platform plat.
+func platformMakespan(t *testing.T, name, plat string) float64 {
+	t.Helper()
+	return indexMakespan(t, filepath.Join("testdata", "ti", name+".txt"), plat)
+}
+
+// indexMakespan is capsim's makespan in seconds of the TI trace index on
+// platform plat.
+func indexMakespan(t *testing.T, index, plat string) float64 {
+	t.Helper()
+	net, top := platformModel(t, plat)
+	tr, err := simgrid.Read(index, simgrid.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	algs, err := lower.ParseAlgorithms(pairing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := lower.Lower(tr, lower.Options{Algorithm: algs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt sim.Options
+	if top != nil {
+		opt.Flow = &sim.FlowNetwork{Topology: top, CM02: true}
+		net = network.NewLogGOPS(0, 0, 0, 0, 0, 1<<40)
+		net.LogGP = true
+	}
+	res, err := sim.Run(g, net, opt)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", index, plat, err)
+	}
+	return float64(res.Makespan) / 1e9
+}
+
+// checkPlatforms compares capsim with SimGrid's makespans sg, keyed
+// name@platform, on every trace and platform.
+func checkPlatforms(t *testing.T, sg map[string]float64) {
+	t.Helper()
+	for _, plat := range platformNames {
+		for _, name := range traceNames {
+			key := name + "@" + plat
+			want, ok := sg[key]
+			if !ok {
+				t.Errorf("%s: no SimGrid makespan", key)
+				continue
+			}
+			got := platformMakespan(t, name, plat)
+			ratio := got / want
+			t.Logf("%-24s SimGrid %.9f s  capsim %.9f s  ratio %.5f", key, want, got, ratio)
+			tol := platformTolerance
+			if x, ok := platformException[key]; ok {
+				tol = x
+			}
+			if math.Abs(ratio-1) > tol {
+				t.Errorf("%s: capsim %.9f s vs SimGrid %.9f s (ratio %.5f, allowed ±%g)", key, got, want, ratio, tol)
+			}
+		}
+	}
+}
+
+func readPlatformMakespans(t *testing.T) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile("testdata/makespans-platforms.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readMakespans(t, string(b))
+}
+
+// TestPlatformsAgreeWithSimGrid compares every trace on every platform
+// with SimGrid's committed makespan.
+func TestPlatformsAgreeWithSimGrid(t *testing.T) {
+	want := readPlatformMakespans(t)
+	if n := len(traceNames) * len(platformNames); len(want) != n {
+		t.Fatalf("makespans-platforms.txt has %d makespans, want %d", len(want), n)
+	}
+	checkPlatforms(t, want)
+}
+
+// TestPlatformsSimGridLive re-runs SimGrid's replays where smpirun is
+// installed: they must give the committed makespans, and capsim must agree
+// with them.
+func TestPlatformsSimGridLive(t *testing.T) {
+	if _, err := exec.LookPath("smpirun"); err != nil {
+		t.Skip("smpirun not found: install Debian's simgrid and libsimgrid-dev to compare with SimGrid live")
+	}
+	if testing.Short() {
+		t.Skip("runs SimGrid (-short)")
+	}
+	out, err := exec.Command("testdata/record.sh", "platforms").CombinedOutput()
+	if err != nil {
+		t.Fatalf("record.sh platforms: %v\n%s", err, out)
+	}
+	live := readMakespans(t, string(out))
+	for key, sg := range readPlatformMakespans(t) {
+		if live[key] != sg {
+			t.Errorf("%s: SimGrid now gives %g s, makespans-platforms.txt says %g s", key, live[key], sg)
+		}
+	}
+	checkPlatforms(t, live)
+}
+
+// TestLinkSharing pins the difference behind the sort exception: rank 0
+// sends 1 MB to rank 1 and then 1 MB to rank 2, and rank 1 then computes
+// for 1 ms. SimGrid shares rank 0's link between the two messages, so
+// both arrive after 2 MB at 10 Gb/s (1.6 ms) and the makespan is
+// 2.602026 ms (SimGrid 3.32 on crossbar-10g, re-measured here
+// where smpirun is installed); capsim's flow model does the same. The
+// LogGP endpoint model sends the messages one after the other from rank
+// 0's NIC, so the first arrives after 0.8 ms and the makespan is 1.802 ms.
+func TestLinkSharing(t *testing.T) {
+	index := linkSharingTrace(t)
+	for _, c := range []struct {
+		plat string
+		want float64
+	}{{"switch-10g", 0.002602000}, {"crossbar-10g", 0.001801999}} {
+		if got := indexMakespan(t, index, c.plat); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: capsim %.9f s, want %.9f s", c.plat, got, c.want)
+		}
+	}
+	const simgrid = 0.002602026
+	if flow := indexMakespan(t, index, "switch-10g"); math.Abs(flow/simgrid-1) > 1e-4 {
+		t.Errorf("flow model %.9f s vs SimGrid %.9f s", flow, simgrid)
+	}
+	if sg, ok := sgMakespan(t, index, "crossbar-10g", 3); ok && sg != "0.002602026" {
+		t.Errorf("SimGrid's makespan is %s s, want 0.002602026 s", sg)
+	}
+}
+
+// linkSharingTrace writes TestLinkSharing's trace and returns its index.
+func linkSharingTrace(t *testing.T) string {
+	t.Helper()
+	return writeRanks(t, []string{
+		"0 init\n0 send 1 0 125000 0\n0 send 2 0 125000 0\n0 finalize\n",
+		"1 init\n1 recv 0 0 125000 0\n1 compute 1000000\n1 finalize\n",
+		"2 init\n2 recv 0 0 125000 0\n2 finalize\n",
+	})
+}
+
+// writeRanks writes a TI trace with the given rank files (without the
+// host-speed line) into a temporary directory and returns its index.
+func writeRanks(t *testing.T, ranks []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var idx strings.Builder
+	for r, text := range ranks {
+		f := filepath.Join(dir, fmt.Sprintf("rank-%d.txt", r))
+		if err := os.WriteFile(f, []byte("# smpi/host-speed: 1Gf\n"+text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		idx.WriteString(f + "\n")
+	}
+	index := filepath.Join(dir, "index.txt")
+	if err := os.WriteFile(index, []byte(idx.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return index
+}
+
+// sgMakespan runs SimGrid's replay of index on testdata/platforms/plat.xml
+// and returns its makespan as printed, to the nanosecond; ok is false
+// where smpirun is not installed or -short is set.
+func sgMakespan(t *testing.T, index, plat string, np int) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath("smpirun"); err != nil || testing.Short() {
+		return "", false
+	}
+	out, err := exec.Command("smpirun", "-np", fmt.Sprint(np), "-platform", "testdata/platforms/"+plat+".xml",
+		"-hostfile", "testdata/hostfile16", "-replay", index, "--cfg=network/model:CM02",
+		"--log=smpi_replay.fmt:[%.9d]%e%m%n").CombinedOutput()
+	if err != nil {
+		t.Fatalf("smpirun: %v\n%s", err, out)
+	}
+	m := sgTime.FindAllSubmatch(out, -1)
+	if m == nil {
+		t.Fatalf("no simulation time in SimGrid's output:\n%s", out)
+	}
+	return string(m[len(m)-1][1]), true
+}
+
+// TestSendStall pins the difference behind the wavefront exception: rank 0
+// sends 1 MB to rank 1, then 1 MB to rank 2, then computes for 1 ms. In
+// SimGrid both sends return at once (they are detached) and share rank
+// 0's link, so the computation runs from 0 and the messages arrive after
+// 1.6 ms: 1.602026 ms (SimGrid 3.32 on crossbar-10g, re-measured where
+// smpirun is installed); capsim's flow model does the same. In the LogGP
+// endpoint model, as in LogGOPSim, a send starts when the sender's NIC is
+// free, so the second waits 0.8 ms for the first and the computation
+// after it starts only then: 1.8 ms.
+func TestSendStall(t *testing.T) {
+	index := writeRanks(t, []string{
+		"0 init\n0 send 1 0 125000 0\n0 send 2 0 125000 0\n0 compute 1000000\n0 finalize\n",
+		"1 init\n1 recv 0 0 125000 0\n1 finalize\n",
+		"2 init\n2 recv 0 0 125000 0\n2 finalize\n",
+	})
+	for _, c := range []struct {
+		plat string
+		want float64
+	}{{"switch-10g", 0.001602000}, {"crossbar-10g", 0.001799999}} {
+		if got := indexMakespan(t, index, c.plat); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: capsim %.9f s, want %.9f s", c.plat, got, c.want)
+		}
+	}
+	if sg, ok := sgMakespan(t, index, "crossbar-10g", 3); ok && sg != "0.001602026" {
+		t.Errorf("SimGrid's makespan is %s s, want 0.001602026 s", sg)
+	}
+}
