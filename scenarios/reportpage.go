@@ -277,6 +277,16 @@ func (v view) withinCap(r results.Row) bool {
 	return !ok || o == 0
 }
 
+// nextBest is the runner-up policy and how much slower it is than the
+// best: in percent, or in the time unit where the best took 0 ns (a job
+// without work), where a percentage has no value.
+func nextBest(pol string, t, best, ns float64, unit string) string {
+	if best > 0 {
+		return fmt.Sprintf("%s (+%.2f %%)", pol, (t/best-1)*100)
+	}
+	return fmt.Sprintf("%s (+%.3f %s)", pol, (t-best)/ns, unit)
+}
+
 // headline is the best policy at every cap of every machine and parameter
 // set: the least makespan among the schedules that stayed within the cap,
 // with the bound and its gap.
@@ -321,7 +331,7 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			line[6] = fmt.Sprintf("%.2f", (es[0].t/b-1)*100)
 		}
 		if len(es) > 1 {
-			line[7] = fmt.Sprintf("%s (+%.2f %%)", es[1].pol, (es[1].t/es[0].t-1)*100)
+			line[7] = nextBest(es[1].pol, es[1].t, es[0].t, ns, unit)
 		}
 		sec.Rows = append(sec.Rows, line)
 	}
