@@ -3,8 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -142,4 +145,28 @@ func TestShardsMatchOneRun(t *testing.T) {
 	}
 	st.Close()
 	sameFiles(t, one, merged)
+}
+
+// More shards than points is refused before anything is planned or
+// written, with both numbers: a huge N would otherwise allocate a plan of
+// N shards.
+func TestShardCountBounded(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sc.Points())
+	dir := t.TempDir()
+	start := time.Now()
+	_, err = Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir, Shard: Shard{K: 1, Of: 1000000000}})
+	want := fmt.Sprintf("1000000000 shards for %d points", n)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing took %v", d)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("refused run wrote %d files", len(ents))
+	}
 }

@@ -431,6 +431,9 @@ type Summary struct {
 func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
 	start := time.Now()
 	all := sc.Points()
+	if of := opts.Shard.Of; of > max(len(all), 1) {
+		return nil, fmt.Errorf("sweep: shard %d/%d: %d shards for %d points (at most one shard per point)", opts.Shard.K, of, of, len(all))
+	}
 	if c, ok := ev.(Checker); ok {
 		if err := c.Check(sc); err != nil {
 			return nil, err
