@@ -96,6 +96,9 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		page = "compare.html"
 	}
 	if sc != nil && !opt.NoDetail {
+		if err := sc.checkResults(dir); err != nil {
+			return nil, err
+		}
 		picks := opt.Detail
 		if len(picks) == 0 {
 			picks = []Pick{{}}
@@ -117,14 +120,37 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		all = append(all, sec.Figures...)
 	}
 	figDir := filepath.Join(dir, "figures")
+	path := filepath.Join(dir, page)
+	written := []string{path}
+	for _, f := range all {
+		written = append(written, filepath.Join(figDir, f.Name+".png"), filepath.Join(figDir, f.Name+".svg"))
+	}
+	if err := recordReportFiles(dir, written); err != nil {
+		return nil, err
+	}
 	if _, err := report.SaveFigures(figDir, all); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, page)
 	if err := atomicfile.Write(path, func(w io.Writer) error { return pg.Write(w) }); err != nil {
 		return nil, err
 	}
 	return &ReportFiles{Page: path, Figures: figDir, Count: len(all)}, nil
+}
+
+// checkResults refuses to replay the detail of the results in dir when
+// they were computed from other inputs than the scenario's now (a trace
+// re-recorded, a model file edited, another capsim): the detail would
+// replay the current trace beside a table of the old one. A folder
+// without a journal is not checked.
+func (sc *Scenario) checkResults(dir string) error {
+	id, err := sc.Identity()
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := results.CheckSweep(dir, id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: the points in detail replay the current inputs: %w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", err)
+	}
+	return nil
 }
 
 // requireColumns reports the columns of names that schema lacks.

@@ -448,6 +448,11 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		return nil, err
 	}
 	defer store.Close()
+	if opts.Restart {
+		if err := removeReportFiles(opts.OutDir); err != nil {
+			return nil, err
+		}
+	}
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
