@@ -124,6 +124,7 @@ type instance struct {
 	kind   mpi.Kind
 	root   int32
 	bytes  int64
+	first  int // the world rank whose call made the instance
 	events []int // event index per member (communicator rank order)
 	lists  [][]int64
 }
@@ -296,7 +297,7 @@ func (l *lowerer) matchCollectives() error {
 			seq[e.Comm]++
 			in, ok := l.inst[key]
 			if !ok {
-				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, events: make([]int, p), lists: make([][]int64, p)}
+				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, first: r, events: make([]int, p), lists: make([][]int64, p)}
 				for j := range in.events {
 					in.events[j] = -1
 				}
@@ -304,6 +305,8 @@ func (l *lowerer) matchCollectives() error {
 			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
 				return &Error{r, i, fmt.Sprintf("collective #%d on communicator %d is %s (root %d) here but %s (root %d) on another member",
 					key.seq, e.Comm, e.Kind, e.Peer, in.kind, in.root)}
+			} else if err := in.sameSize(key, r, e); err != "" {
+				return &Error{r, i, err}
 			}
 			in.events[me] = i
 			if e.Kind == mpi.Alltoallv {
