@@ -124,7 +124,7 @@ type instance struct {
 	kind   mpi.Kind
 	root   int32
 	bytes  int64
-	first  int // the world rank whose call made the instance
+	first  int   // the world rank whose call made the instance
 	events []int // event index per member (communicator rank order)
 	lists  [][]int64
 }
