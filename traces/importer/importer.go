@@ -173,7 +173,9 @@ func (e *Error) Error() string {
 }
 
 // Detect returns the format of the trace at path, sniffed by content, or an
-// *Error saying what the file looks like.
+// *Error saying what the file looks like. A pipe or device (read once) is
+// not sniffed here, as that would consume its first bytes: Read sniffs a
+// copy of its content.
 func Detect(path string) (Format, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -186,6 +188,11 @@ func Detect(path string) (Format, error) {
 			}
 		}
 		return Format{}, describeDir(path)
+	}
+	if !st.Mode().IsRegular() {
+		// Sniffing would consume a pipe's first bytes; Read sniffs a
+		// copy of its content instead.
+		return Format{}, &Error{Path: path, Looks: "a pipe or device, read once", Hint: "Read sniffs it by its content"}
 	}
 	head, err := readHead(path)
 	if err != nil {
@@ -205,6 +212,9 @@ func Detect(path string) (Format, error) {
 // Read imports the trace at path: in the format opt.Format names, or else
 // the one Detect finds.
 func Read(path string, opt Options) (*Trace, error) {
+	if streamed(path) {
+		return readStreamed(path, opt)
+	}
 	f, err := formatOf(path, opt)
 	if err != nil {
 		return nil, err
