@@ -46,3 +46,16 @@ func TestDegenerateTraces(t *testing.T) {
 		}
 	}
 }
+
+// A deadlock inside a collective of a SimGrid trace (any MPI-level format,
+// not only Arrow MPI traces) is reported by the MPI call: the barrier and
+// which of its communicator's collectives it is, not only the lowered
+// "recv 0b from 0 tag 1073741824".
+func TestDeadlockInCollectiveNamed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dl.txt")
+	os.WriteFile(p, []byte("0 init\n1 init\n0 recv 1 0 10\n0 barrier\n1 barrier\n1 send 0 0 10\n0 finalize\n1 finalize\n"), 0o644)
+	code, _, stderr := capsim(t, "replay", p)
+	if code != 1 || !strings.Contains(stderr, "rank 1: MPI_Barrier 0 bytes on comm world") || !strings.Contains(stderr, "collective call #1 on comm 0 of rank 1") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/network/topo"
-	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/sim/timeline"
@@ -489,20 +488,21 @@ func streamGOAL(in, out string) (importer.Stats, error) {
 }
 
 // deadlockInMPITerms names the operations of a deadlocked replay of the
-// Arrow MPI trace at path by their MPI calls (scenarios.InMPITerms).
+// MPI trace at path by their MPI calls (importer.Trace.OpDescriber).
 func deadlockInMPITerms(err error, path, coll string) error {
 	var dl *sim.DeadlockError
 	if !errors.As(err, &dl) {
 		return err
 	}
-	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
+	algs, aerr := lower.ParseAlgorithms(coll)
+	t, terr := importer.Read(path, importer.Options{})
+	if aerr != nil || terr != nil {
 		return err
 	}
-	t, terr := arrowtrace.ReadMPI(path)
-	if terr != nil {
-		return err
+	if describe := t.OpDescriber(algs); describe != nil {
+		dl.Rewrite(describe)
 	}
-	return scenarios.InMPITerms(err, t, coll)
+	return err
 }
 
 // linkJSON is one link's statistics in replay --json (links that carried

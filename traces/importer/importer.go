@@ -444,3 +444,22 @@ func excerpt(head []byte) string {
 	}
 	return fmt.Sprintf("bytes % x", b[:min(len(b), 8)])
 }
+
+// OpDescriber returns a function that names an operation of the graph
+// Lower(algs) returns by the MPI call it was lowered from (rank, call,
+// peer or root, communicator, trace row; for a collective, which call of
+// its communicator it is), then as the lowered operation: for messages
+// such as a replay deadlock's, where the lowered point-to-point messages
+// of a collective alone ("recv 0b from 0 tag 1073741824") do not say
+// which call of the program is stuck. It is nil for an execution graph or
+// when lowering fails.
+func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
+	if t.MPI == nil {
+		return nil
+	}
+	g, em, err := t.LowerMapped(algs)
+	if err != nil {
+		return nil
+	}
+	return em.Describer(t.MPI, g)
+}

@@ -190,7 +190,7 @@ func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string
 		if !ok {
 			return g.Describe(op)
 		}
-		return t.Describe(r, i) + "; lowered to " + g.Describe(op)
+		return t.Describe(r, i) + collectiveCall(t, r, i) + "; lowered to " + g.Describe(op)
 	}
 }
 

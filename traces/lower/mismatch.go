@@ -33,3 +33,27 @@ func (in *instance) sameSize(key collKey, r int, e *mpi.Event) string {
 	return fmt.Sprintf("%s #%d on communicator %d passes %d bytes on rank %d but %d bytes on rank %d: MPI requires the same size on every member",
 		e.Kind, key.seq, key.comm, e.Bytes, r, in.bytes, in.first)
 }
+
+// collectiveCall names which call of its communicator's collectives event
+// i of rank r is (", collective call #3 on comm 0 of rank 2"), counted from
+// 1 in the rank's order, which is the order that matches the members'
+// calls (matchCollectives); "" for other events. A deadlock inside a
+// collective then names the MPI call the program made, not only the
+// point-to-point messages it was lowered to.
+func collectiveCall(t *mpi.Trace, r, i int) string {
+	if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
+		return ""
+	}
+	evs := t.Ranks[r].Events
+	e := &evs[i]
+	if !e.Kind.IsCollective() {
+		return ""
+	}
+	n := 0
+	for j := range evs[:i+1] {
+		if evs[j].Kind.IsCollective() && evs[j].Comm == e.Comm {
+			n++
+		}
+	}
+	return fmt.Sprintf(", collective call #%d on comm %d of rank %d", n, e.Comm, r)
+}
