@@ -458,7 +458,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	var mine []chunk
 	if of := opts.Shard.Of; of > 1 {
-		mine = Plan(all, of, sc.workloadSizes())[opts.Shard.K]
+		mine = PlanWeights(all, of, sc.workloadWeights())[opts.Shard.K]
 	} else {
 		mine = Plan(all, 1, func(Point) float64 { return 1 })[0]
 	}
