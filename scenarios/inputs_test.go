@@ -148,3 +148,38 @@ func TestOTF2FolderIdentity(t *testing.T) {
 		t.Error("a changed event file left the identity unchanged")
 	}
 }
+
+// A topology mapping file is an input: editing it changes the identity,
+// and the mismatch names it.
+func TestMappingFileIdentity(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"map.txt": "0\n0\n0\n0\n"})
+	text := strings.Replace(sweepTOML, "[workload]", "[network.topology]\nkind = \"crossbar\"\nmapping = \"map.txt\"\n\n[workload]", 1)
+	p := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := func() results.Sweep {
+		sc, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := sc.Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sw
+	}
+	a := id()
+	found := false
+	for _, in := range a.Inputs {
+		found = found || in.Name == "network.topology.mapping" && in.Path == filepath.Join(dir, "map.txt")
+	}
+	if !found {
+		t.Fatalf("inputs %+v lack the mapping file", a.Inputs)
+	}
+	writeFiles(t, dir, map[string]string{"map.txt": "0\n0\n1\n1\n"})
+	if b := id(); b.Fingerprint == a.Fingerprint {
+		t.Error("an edited mapping file left the identity unchanged")
+	}
+}
