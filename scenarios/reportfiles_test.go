@@ -69,3 +69,32 @@ func TestRestartRemovesReport(t *testing.T) {
 		t.Errorf("the new run's table: %v", err)
 	}
 }
+
+// A sweep over a liballprof trace that deadlocks inside a barrier names
+// the MPI calls, relowered with the algorithms the replay used (the
+// format's schedgen algorithms, not only the scenario's), so that each
+// stuck operation maps to its own call.
+func TestSweepDeadlockLiballprof(t *testing.T) {
+	sc, out := degenerateScenario(t, "", `"uncapped"`)
+	dir := filepath.Dir(sc.File)
+	hdr := "# collprof 0.9 output file\n# Init clockdiff: 0.000000\n\nMPI_Init:-:1:2:1.0\n"
+	end := "# Finalize clockdiff: 0.000000\nMPI_Finalize:9.0:-\n"
+	writeFiles(t, dir, map[string]string{
+		"dl-0.dat": hdr + "MPI_Recv:2.0:5648928:10:10,1,1:1:7:0,0,2:140737488340112:3.0\nMPI_Barrier:4.0:0,0,2:5.0\n" + end,
+		"dl-1.dat": hdr + "MPI_Barrier:2.0:0,1,2:3.0\nMPI_Send:4.0:5648928:10:10,1,1:0:7:0,1,2:5.0\n" + end,
+	})
+	text := strings.Replace(string(sc.Text), `trace = "t.txt"`, `trace = "dl-0.dat"`, 1)
+	sc, err := Parse(sc.File, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1})
+	if err == nil {
+		t.Fatal("a deadlocked trace swept")
+	}
+	for _, want := range []string{"rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #1 on comm 0 of rank 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
