@@ -139,6 +139,10 @@ func TestOTF2FolderIdentity(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("inputs %s\nwant %s", got, want)
 	}
+	anchor, err := multiFileScenario(t, dir, "tr/traces.otf2").Identity()
+	if err != nil || len(anchor.Inputs) != len(folder.Inputs) {
+		t.Errorf("the anchor file: %v, %d inputs, want %d", err, len(anchor.Inputs), len(folder.Inputs))
+	}
 	writeFiles(t, dir, map[string]string{filepath.Join("tr", "traces", "1.evt"): "events of 1, rerecorded"})
 	again, err := multiFileScenario(t, dir, "tr").Identity()
 	if err != nil {
