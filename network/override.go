@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -83,16 +84,17 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 		c.Params = append(c.Params, o.Params)
 	}
 	// Resolve each (communicator, region) pair once.
-	type key struct{ comm, region int32 }
-	memo := map[key]uint8{}
+	memo := map[commRegion]uint8{}
+	var pairs []commRegion // in order of first send
 	used := false
 	for op, k := range g.Kind {
 		if k != graph.Send {
 			continue
 		}
-		kk := key{lower.TagComm(g.Tag[op]), g.Region[op]}
+		kk := commRegion{lower.TagComm(g.Tag[op]), g.Region[op]}
 		cls, ok := memo[kk]
 		if !ok {
+			pairs = append(pairs, kk)
 			for i, o := range overrides {
 				if o.matches(kk.comm, kk.region, g, commName) {
 					cls = uint8(i + 1)
@@ -104,10 +106,65 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 		c.Of[op] = cls
 		used = used || cls != 0
 	}
+	if err := selectSome(overrides, pairs, g, commName); err != nil {
+		return nil, err
+	}
 	if !used {
 		return nil, nil
 	}
 	return c, nil
+}
+
+// commRegion is the communicator and region of a send.
+type commRegion struct{ comm, region int32 }
+
+// selectSome refuses an override that selects none of the messages (a
+// misspelt communicator name or region glob would otherwise be a silent
+// no-op), naming it and what the trace's messages have.
+func selectSome(overrides []Override, pairs []commRegion, g *graph.Graph, commName func(int32) string) error {
+	for i := range overrides {
+		o := &overrides[i]
+		hit := false
+		for _, p := range pairs {
+			if o.matches(p.comm, p.region, g, commName) {
+				hit = true
+				break
+			}
+		}
+		if hit {
+			continue
+		}
+		comms, regions := map[string]bool{}, map[string]bool{}
+		for _, p := range pairs {
+			name := strconv.Itoa(int(p.comm))
+			if commName != nil && commName(p.comm) != "" {
+				name += " (" + commName(p.comm) + ")"
+			}
+			comms[name] = true
+			if p.region >= 0 && int(p.region) < len(g.Regions) {
+				regions[strconv.Quote(g.Regions[p.region])] = true
+			}
+		}
+		return fmt.Errorf("network override %d (communicator %q, region %q) selects no message of the trace: its messages are on communicators %s and in regions %s",
+			i+1, o.Comm, o.Region, listOf(comms), listOf(regions))
+	}
+	return nil
+}
+
+// listOf lists a set's members sorted, at most 8 of them, or "none".
+func listOf(set map[string]bool) string {
+	if len(set) == 0 {
+		return "none"
+	}
+	ks := make([]string, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	if len(ks) > 8 {
+		ks = append(ks[:8], fmt.Sprintf("… (%d in all)", len(ks)))
+	}
+	return strings.Join(ks, ", ")
 }
 
 func (o *Override) matches(comm, region int32, g *graph.Graph, commName func(int32) string) bool {

@@ -65,7 +65,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	if err != nil {
 		return err
 	}
-	defer func() { err = InMPITerms(err, t, sc.Network.Collective) }()
+	defer func() { err = sc.deadlockInMPITerms(err, t, params) }()
 	if pts[0].Pattern > 0 {
 		if err := sc.fitsAggregate(m, g); err != nil {
 			return err

@@ -110,8 +110,8 @@ func TestWorkloadParamErrors(t *testing.T) {
 
 // Network overrides: one selecting every message with parameters P gives
 // exactly the replay of a base network P; one selecting the halo exchange
-// with a faster network shortens the run; one selecting nothing changes
-// nothing.
+// with a faster network shortens the run; one selecting nothing (a
+// misspelt region) is refused by scenario check, before a sweep.
 func TestNetworkOverrides(t *testing.T) {
 	base := string(Default())
 	fast := "L_ns = 500\no_ns = 300\nG_ns_per_byte = 1\n"
@@ -148,8 +148,12 @@ func TestNetworkOverrides(t *testing.T) {
 	if !(asBase < halo && halo < plain) {
 		t.Errorf("fast everywhere %d ns, fast halo %d ns, plain %d ns: want increasing", asBase, halo, plain)
 	}
-	if none := makespan(override(`region = "no.such.region"`)); none != plain {
-		t.Errorf("override selecting nothing: %d ns, plain %d ns", none, plain)
+	nosuch, err := Parse("o.toml", []byte(override(`region = "no.such.region"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nosuch.Check(); err == nil || !strings.Contains(err.Error(), `o.toml: key network.override: network override 1 (communicator "", region "no.such.region") selects no message`) {
+		t.Errorf("override selecting nothing: %v, want it refused by name", err)
 	}
 	if world := makespan(override(`communicator = "world"`)); world != asBase {
 		t.Errorf("communicator by name: %d ns, want %d", world, asBase)

@@ -21,6 +21,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("[[machine]]\nnodes = \"two\"\n"))
 	f.Add([]byte("name = 1\n"))
+	f.Add([]byte(strings.Replace(string(Default()), `caps = "290:380:10"`, "caps_w = [300, 320, 300]", 1)))
+	f.Add([]byte(strings.Replace(string(Default()), `caps = "290:380:10"`, "caps_w = [10, 300]", 1)))
 	f.Add([]byte("[sweep]\ncaps_w = [1, 2\n"))
 	f.Add([]byte("[[machine]]\nnodes=1\ncores_per_socket=1\nranks_per_node=1\n[[machine.pstate]]\nfreq_ghz=1\nactive_power_w=1\n" +
 		"[workload]\ngenerator=\"stencil\"\n[sweep]\npolicies=[\"static\"]\ncaps_w=[10]\n[sweep.params]\nx=[1,2.5,\"a\"]\n"))
@@ -50,9 +52,19 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		seen := map[float64]bool{}
 		for _, c := range sc.Sweep.CapsW {
 			if !(c > 0) || math.IsInf(c, 0) {
 				t.Fatalf("accepted cap %g", c)
+			}
+			if seen[c] {
+				t.Fatalf("accepted cap %g twice", c)
+			}
+			seen[c] = true
+			for _, m := range sc.Machines {
+				if c <= m.BaseW() {
+					t.Fatalf("accepted cap %g W at or below machine %s's idle floor %g W", c, m.Name, m.BaseW())
+				}
 			}
 		}
 		// Expanding a huge cross product is a resource problem, not a

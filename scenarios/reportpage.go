@@ -96,6 +96,9 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		page = "compare.html"
 	}
 	if sc != nil && !opt.NoDetail {
+		if err := sc.checkResults(dir); err != nil {
+			return nil, err
+		}
 		picks := opt.Detail
 		if len(picks) == 0 {
 			picks = []Pick{{}}
@@ -117,14 +120,37 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		all = append(all, sec.Figures...)
 	}
 	figDir := filepath.Join(dir, "figures")
+	path := filepath.Join(dir, page)
+	written := []string{path}
+	for _, f := range all {
+		written = append(written, filepath.Join(figDir, f.Name+".png"), filepath.Join(figDir, f.Name+".svg"))
+	}
+	if err := recordReportFiles(dir, written); err != nil {
+		return nil, err
+	}
 	if _, err := report.SaveFigures(figDir, all); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, page)
 	if err := atomicfile.Write(path, func(w io.Writer) error { return pg.Write(w) }); err != nil {
 		return nil, err
 	}
 	return &ReportFiles{Page: path, Figures: figDir, Count: len(all)}, nil
+}
+
+// checkResults refuses to replay the detail of the results in dir when
+// they were computed from other inputs than the scenario's now (a trace
+// re-recorded, a model file edited, another capsim): the detail would
+// replay the current trace beside a table of the old one. A folder
+// without a journal is not checked.
+func (sc *Scenario) checkResults(dir string) error {
+	id, err := sc.Identity()
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := results.CheckSweep(dir, id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: the points in detail replay the current inputs: %w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", err)
+	}
+	return nil
 }
 
 // requireColumns reports the columns of names that schema lacks.
@@ -280,6 +306,16 @@ func (v view) withinCap(r results.Row) bool {
 	return !ok || o == 0
 }
 
+// nextBest is the runner-up policy and how much slower it is than the
+// best: in percent, or in the time unit where the best took 0 ns (a job
+// without work), where a percentage has no value.
+func nextBest(pol string, t, best, ns float64, unit string) string {
+	if best > 0 {
+		return fmt.Sprintf("%s (+%.2f %%)", pol, (t/best-1)*100)
+	}
+	return fmt.Sprintf("%s (+%.3f %s)", pol, (t-best)/ns, unit)
+}
+
 // headline is the best policy at every cap of every machine and parameter
 // set: the least makespan among the schedules that stayed within the cap,
 // with the bound and its gap.
@@ -324,7 +360,7 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			line[6] = fmt.Sprintf("%.2f", (es[0].t/b-1)*100)
 		}
 		if len(es) > 1 {
-			line[7] = fmt.Sprintf("%s (+%.2f %%)", es[1].pol, (es[1].t/es[0].t-1)*100)
+			line[7] = nextBest(es[1].pol, es[1].t, es[0].t, ns, unit)
 		}
 		sec.Rows = append(sec.Rows, line)
 	}

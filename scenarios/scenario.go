@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -726,10 +727,19 @@ func (s *Scenario) normalize() error {
 		}
 		sw.CapsW = caps
 	}
+	capKey := "sweep.caps_w"
+	if sw.Caps != "" {
+		capKey = "sweep.caps"
+	}
+	capSeen := map[float64]bool{}
 	for _, c := range sw.CapsW {
 		if !(c > 0) || math.IsInf(c, 0) {
-			return bad("sweep.caps_w", "caps must be positive watts, got %g", c)
+			return bad(capKey, "caps must be positive watts, got %g", c)
 		}
+		if capSeen[c] {
+			return bad(capKey, "cap %g W listed twice", c)
+		}
+		capSeen[c] = true
 	}
 	if len(sw.Policies) == 0 {
 		sw.Policies = []string{"uncapped"}
@@ -759,7 +769,42 @@ func (s *Scenario) normalize() error {
 	if err := s.normalizeAggregate(); err != nil {
 		return err
 	}
+	if err := s.checkIdleFloor(capKey); err != nil {
+		return err
+	}
 	return s.checkPointCount()
+}
+
+// checkIdleFloor refuses a cap at or below a machine's idle floor (every
+// socket idle, BaseW): no policy has a watt left to run a core there, so
+// such a point has no schedule at all, and a sweep is refused before it
+// starts rather than stopped at its first such point. A cap between the
+// idle floor and the least power the job can run at is kept: there the
+// policies report their over-cap time or infeasibility per point.
+func (s *Scenario) checkIdleFloor(capKey string) error {
+	if len(s.Sweep.CapsW) == 0 {
+		return nil
+	}
+	least := slices.Min(s.Sweep.CapsW)
+	idle, from := 0.0, "idle_power_w"
+	for _, v := range s.Sweep.Params["machine.idle_power_w"] {
+		x, _ := v.(float64)
+		if n, ok := v.(int64); ok {
+			x = float64(n)
+		}
+		idle, from = max(idle, x), "sweep.params.machine.idle_power_w up to"
+	}
+	for i := range s.Machines {
+		m := s.Machines[i]
+		if from != "idle_power_w" {
+			m.IdlePowerW = idle
+		}
+		if b := m.BaseW(); least <= b {
+			return bad(capKey, "cap %g W is at or below machine %s's idle floor of %g W (%d nodes × %d sockets × %s %g W): no power is left for any core",
+				least, m.Name, b, m.Nodes, m.SocketsPerNode, from, m.IdlePowerW)
+		}
+	}
+	return nil
 }
 
 // MaxPoints is the largest number of points a sweep may have (machines ×

@@ -3,8 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -142,4 +145,60 @@ func TestShardsMatchOneRun(t *testing.T) {
 	}
 	st.Close()
 	sameFiles(t, one, merged)
+}
+
+// More shards than points is refused before anything is planned or
+// written, with both numbers: a huge N would otherwise allocate a plan of
+// N shards.
+func TestShardCountBounded(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sc.Points())
+	dir := t.TempDir()
+	start := time.Now()
+	_, err = Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir, Shard: Shard{K: 1, Of: 1000000000}})
+	want := fmt.Sprintf("1000000000 shards for %d points", n)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing took %v", d)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("refused run wrote %d files", len(ents))
+	}
+}
+
+// Plan keeps the groups that share an LP (one workload's capped policies)
+// in one shard when the shards balance without splitting them: 12
+// workloads × 3 capped policies × 10 caps over 4 shards build 12 LPs in
+// all, not one per workload and shard that holds a piece of it (which
+// doubled the sweep's CPU time and left shards 1.6× apart). An LP solve's
+// weight follows its blocks: an exact LP of T tasks weighs T², one cut
+// into blocks of 64 weighs 64·T.
+func TestPlanKeepsLPTogether(t *testing.T) {
+	pts, size := sweepShape(1, []float64{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}, []string{"uncapped", "static", "conductor", "lp"}, 10)
+	plan := Plan(pts, 4, size)
+	where := map[string]map[int]bool{}
+	for k, s := range plan {
+		for _, c := range s {
+			key := lpKey(c.group[0])
+			if where[key] == nil {
+				where[key] = map[int]bool{}
+			}
+			where[key][k] = true
+		}
+	}
+	for key, shards := range where {
+		if len(shards) != 1 {
+			t.Errorf("workload %s is in shards %v", key, shards)
+		}
+	}
+	for _, tc := range []struct{ tasks, cut, want int }{{160, 0, 160}, {512, 0, 512}, {640, 0, 64}, {640, -1, 640}, {640, 100, 100}, {50, 100, 50}, {0, 0, 1}} {
+		if got := blockTasks(tc.tasks, tc.cut); got != tc.want {
+			t.Errorf("blockTasks(%d, %d) = %d, want %d", tc.tasks, tc.cut, got, tc.want)
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/scenarios/results"
+	"github.com/capsim/capsim/traces/importer"
 )
 
 // Point is one point of a sweep: a machine, a policy, a power cap and one
@@ -149,27 +150,28 @@ func (s *Scenario) Fingerprint() string {
 }
 
 // Identity returns what a sweep's results depend on: the scenario text,
-// the content of every file it reads (workload.trace, models.file) and the
-// capsim version, with a fingerprint over all of them. A rerun into the
-// same directory after any of them changed is refused instead of mixing
-// old points with new ones (results.OpenSweep).
+// the content of every file it reads and the capsim version, with a
+// fingerprint over all of them. The files are every file of the workload
+// trace as the importer registry reads it (each rank file of a liballprof,
+// DUMPI or SimGrid trace, an OTF2 trace's anchor, definitions and event
+// files; see importer.Files), models.file, a topology mapping file and the
+// aggregate's IPC files. A rerun, a shard or a merge into the same
+// directory after any of them changed is refused instead of mixing old
+// points with new ones (results.OpenSweep, results.Merge), naming the
+// file.
 func (s *Scenario) Identity() (results.Sweep, error) {
 	sum := sha256.Sum256(s.Text)
 	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
-	files := []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}}
-	if a := s.Aggregate; a != nil {
-		files = append(files, struct{ key, path string }{"aggregate.ipc_model", a.IPCModel}, struct{ key, path string }{"aggregate.ipc_samples", a.IPCSamples})
+	files, err := s.inputFiles()
+	if err != nil {
+		return results.Sweep{}, err
 	}
 	for _, f := range files {
-		if f.path == "" {
-			continue
-		}
-		p := s.path(f.path)
-		h, err := hashFile(p)
+		h, err := hashFile(f.path)
 		if err != nil {
 			return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
 		}
-		inputs = append(inputs, results.Input{Name: f.key, Path: p, Hash: h})
+		inputs = append(inputs, results.Input{Name: f.name, Path: f.path, Hash: h})
 	}
 	inputs = append(inputs, results.Input{Name: "capsim", Hash: Version()})
 	h := sha256.New()
@@ -178,6 +180,60 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 	}
 	return results.Sweep{Fingerprint: hex.EncodeToString(h.Sum(nil)[:8]), Points: len(s.Points()),
 		Schema: s.Schema(), Inputs: inputs}, nil
+}
+
+// inputFile is a file a sweep reads: the scenario key that names it, its
+// name in the identity (the key, or for the other files of a multi-file
+// trace the key and the file's path within the trace) and its path.
+type inputFile struct{ key, name, path string }
+
+// inputFiles lists the files the scenario reads, in a fixed order.
+func (s *Scenario) inputFiles() ([]inputFile, error) {
+	var out []inputFile
+	if w := s.Workload; w.Trace != "" {
+		p := s.path(w.Trace)
+		root := p
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
+		}
+		if !st.IsDir() {
+			root = filepath.Dir(p)
+		}
+		files, err := importer.Files(p, importer.Options{Format: w.Format})
+		if err != nil && st.IsDir() {
+			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
+		}
+		if err != nil {
+			// A file no format reads: its replay reports why; the
+			// identity covers the file as it is.
+			files = []string{p}
+		}
+		for _, f := range files {
+			name := "workload.trace"
+			if f != p {
+				rel, err := filepath.Rel(root, f)
+				if err != nil {
+					rel = f
+				}
+				name += ":" + filepath.ToSlash(rel)
+			}
+			out = append(out, inputFile{"workload.trace", name, f})
+		}
+	}
+	keys := []struct{ key, path string }{{"models.file", s.Models.File}}
+	if t := s.Network.Topology; t != nil && t.Mapping != "" && t.Mapping != "block" && t.Mapping != "round-robin" {
+		keys = append(keys, struct{ key, path string }{"network.topology.mapping", t.Mapping})
+	}
+	if a := s.Aggregate; a != nil {
+		keys = append(keys, struct{ key, path string }{"aggregate.ipc_model", a.IPCModel}, struct{ key, path string }{"aggregate.ipc_samples", a.IPCSamples})
+	}
+	for _, k := range keys {
+		if k.path != "" {
+			out = append(out, inputFile{k.key, k.key, s.path(k.path)})
+		}
+	}
+	return out, nil
 }
 
 // hashFile returns the SHA-256 of a file's content, in hex.
@@ -375,6 +431,9 @@ type Summary struct {
 func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Summary, error) {
 	start := time.Now()
 	all := sc.Points()
+	if of := opts.Shard.Of; of > max(len(all), 1) {
+		return nil, fmt.Errorf("sweep: shard %d/%d: %d shards for %d points (at most one shard per point)", opts.Shard.K, of, of, len(all))
+	}
 	if c, ok := ev.(Checker); ok {
 		if err := c.Check(sc); err != nil {
 			return nil, err
@@ -389,12 +448,17 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		return nil, err
 	}
 	defer store.Close()
+	if opts.Restart {
+		if err := removeReportFiles(opts.OutDir); err != nil {
+			return nil, err
+		}
+	}
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var mine []chunk
 	if of := opts.Shard.Of; of > 1 {
-		mine = Plan(all, of, sc.workloadSizes())[opts.Shard.K]
+		mine = PlanWeights(all, of, sc.workloadWeights())[opts.Shard.K]
 	} else {
 		mine = Plan(all, 1, func(Point) float64 { return 1 })[0]
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/sim/timeline"
-	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
@@ -376,18 +375,19 @@ func copyAtomic(path string, f *os.File) error {
 }
 
 // deadlockInMPITerms names the operations of a deadlocked replay of the
-// Arrow MPI trace at path by their MPI calls (InMPITerms).
+// MPI trace at path by their MPI calls (importer.Trace.OpDescriber).
 func deadlockInMPITerms(err error, path, coll string) error {
 	var dl *sim.DeadlockError
 	if !errors.As(err, &dl) {
 		return err
 	}
-	if kind, kerr := arrowtrace.Detect(path); kerr != nil || kind != arrowtrace.KindMPI {
+	algs, aerr := lower.ParseAlgorithms(coll)
+	t, terr := importer.Read(path, importer.Options{})
+	if aerr != nil || terr != nil {
 		return err
 	}
-	t, terr := arrowtrace.ReadMPI(path)
-	if terr != nil {
-		return err
+	if describe := t.OpDescriber(algs); describe != nil {
+		dl.Rewrite(describe)
 	}
-	return InMPITerms(err, t, coll)
+	return err
 }

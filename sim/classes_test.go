@@ -47,7 +47,7 @@ func TestNetworkClasses(t *testing.T) {
 		{"comm", []network.Override{{Comm: "node", Params: fast}}, [2]int64{2507, 6549}},
 		{"comm by number", []network.Override{{Comm: "1", Params: fast}}, [2]int64{2507, 6549}},
 		{"region", []network.Override{{Region: "ha*", Params: fast}}, [2]int64{2507, 6549}},
-		{"both selectors must match", []network.Override{{Comm: "0", Region: "halo", Params: fast}}, [2]int64{3000, 7084}},
+		{"both selectors", []network.Override{{Comm: "node", Region: "halo", Params: fast}}, [2]int64{2507, 6549}},
 		{"first match wins", []network.Override{{Region: "halo", Params: base}, {Comm: "node", Params: fast}}, [2]int64{3000, 7084}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +63,11 @@ func TestNetworkClasses(t *testing.T) {
 				t.Errorf("finish %v, want %v", got, tc.finish)
 			}
 		})
+	}
+	// Both selectors must match: world's messages are in no region, so
+	// this override selects none and is refused.
+	if _, err := network.Classify(g, base, []network.Override{{Comm: "0", Region: "halo", Params: fast}}, names); err == nil {
+		t.Error("an override selecting no message accepted")
 	}
 	bad := &network.Classes{Of: make([]uint8, g.NumOps()), Params: []network.LogGOPS{base}}
 	bad.Of[0] = 3

@@ -60,8 +60,14 @@ type boundJSON struct {
 }
 
 // gapPct is how much slower than the bound a makespan is, in percent
-// (note 003 §9.3: (T_base/T_LP − 1)·100), to two decimals.
+// (note 003 §9.3: (T_base/T_LP − 1)·100), to two decimals. A bound of
+// 0 ns (a job without work: every task and message takes no time, so
+// its replays take none either) gives a gap of 0, never NaN, so the
+// table and JSON stay numbers.
 func gapPct(ns, boundNs int64) float64 {
+	if boundNs <= 0 {
+		return 0
+	}
 	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
 }
 
@@ -133,7 +139,7 @@ task's power).
 conductor_ns replays the Conductor baseline (note 003 §6.2: equal shares,
 an Adagio step into observed slack, power moved from non-critical to
 critical ranks every --conductor-period collectives, with overheads).
-The gaps are (T/T_LP − 1)·100.
+The gaps are (T/T_LP − 1)·100, and 0 where T_LP is 0 ns (a job without work).
 --order-free adds, per cap, the least makespan over every order of the
 events where power changes (note 003 §3: the check the paper runs with a
 flow ILP), found by an exact branch and bound over event orders for DAGs

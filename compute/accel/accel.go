@@ -20,6 +20,7 @@ package accel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -150,6 +151,9 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: trailing data after the profile", name)
+	}
 	if p.Version != ProfileVersion {
 		return nil, fmt.Errorf("%s: unsupported version %d (want %d)", name, p.Version, ProfileVersion)
 	}
@@ -163,15 +167,51 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 		if m := d.Transfer.Mode; m != "" && m != ExposedSize && m != FractionOfFull {
 			return nil, fmt.Errorf("%s: device %q: unknown transfer mode %q", name, d.Name, m)
 		}
-		for k, c := range d.Idioms {
-			for j := 1; j < len(c.Points); j++ {
-				if c.Points[j].Bytes <= c.Points[j-1].Bytes || c.Points[0].Bytes <= 0 {
-					return nil, fmt.Errorf("%s: device %q idiom %q: points must have increasing positive bytes", name, d.Name, k)
-				}
+		for _, k := range sortedKeys(d.Idioms) {
+			if err := d.Idioms[k].Validate(); err != nil {
+				return nil, fmt.Errorf("%s: device %q idiom %q: %w", name, d.Name, k, err)
 			}
 		}
 	}
+	for _, k := range sortedKeys(p.CPU) {
+		if err := p.CPU[k].Validate(); err != nil {
+			return nil, fmt.Errorf("%s: cpu idiom %q: %w", name, k, err)
+		}
+	}
 	return &p, nil
+}
+
+// Validate checks a curve read from a file: a tabulated curve's points
+// have increasing positive sizes; a log-linear one has sat_bytes ≥ 0 and
+// a plateau_gbps > 0, the bandwidth at every size above sat_bytes (a
+// plateau ≤ 0, or one left out, would make the device silently
+// ineligible for every large region).
+func (c Curve) Validate() error {
+	if len(c.Points) > 0 {
+		for j := range c.Points {
+			if c.Points[j].Bytes <= 0 || (j > 0 && c.Points[j].Bytes <= c.Points[j-1].Bytes) {
+				return errors.New("points must have increasing positive bytes")
+			}
+		}
+		return nil
+	}
+	if !(c.Sat >= 0) {
+		return fmt.Errorf("sat_bytes = %g: want a number ≥ 0", c.Sat)
+	}
+	if !(c.Plateau > 0) || math.IsInf(c.Plateau, 0) {
+		return fmt.Errorf("plateau_gbps = %g: want a finite number > 0 (the bandwidth above sat_bytes)", c.Plateau)
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys in order, so that errors are deterministic.
+func sortedKeys(m map[string]Curve) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // Region is one compute region (basic block instance) considered for offload.

@@ -143,10 +143,17 @@ func DecodeParams(params json.RawMessage, v any) error {
 	if err := d.Decode(v); err != nil {
 		return err
 	}
-	if d.More() {
+	if !atEOF(d) {
 		return errors.New("trailing data after parameters")
 	}
 	return nil
+}
+
+// atEOF reports whether d has nothing left but white space: a second
+// value, or a stray bracket after the first, is trailing data.
+func atEOF(d *json.Decoder) bool {
+	_, err := d.Token()
+	return err == io.EOF
 }
 
 func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
@@ -241,6 +248,11 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 	var f File
 	if err := d.Decode(&f); err != nil {
 		return nil, nil, fmt.Errorf("%s:%s %w", name, jsonLine(text, err), err)
+	}
+	if off := d.InputOffset(); !atEOF(d) {
+		off += int64(len(text[off:]) - len(bytes.TrimLeft(text[off:], " \t\r\n")))
+		line := bytes.Count(text[:off], []byte("\n")) + 1
+		return nil, nil, fmt.Errorf("%s:%d: trailing data after the model file's closing brace (a region pasted outside \"regions\"?)", name, line)
 	}
 	if f.Format != Format {
 		return nil, nil, fmt.Errorf("%s: format %q, want %q", name, f.Format, Format)

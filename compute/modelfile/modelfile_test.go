@@ -253,6 +253,9 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if !json.Valid([]byte(in)) {
+			t.Fatalf("accepted a file that is not one JSON value (trailing data): %q", in)
+		}
 		for _, r := range set.Rules {
 			_, _ = r.Model.Predict(compute.Work{Seconds: 1, At: set.Recorded}, compute.Config{CPUFreqGHz: 2, MemThrottle: 10})
 		}

@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"strings"
@@ -39,6 +40,9 @@ func FuzzModelFile(f *testing.F) {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
+		}
+		if !json.Valid(text) {
+			t.Fatalf("accepted a file that is not one JSON value (trailing data): %q", text)
 		}
 		rec := file.Recorded
 		var targets []compute.Config

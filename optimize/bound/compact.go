@@ -159,9 +159,14 @@ type minTree struct {
 	mn, lazy []float64
 }
 
-// init sets the tree to the values v, reusing its buffers.
+// init sets the tree to the values v, reusing its buffers. An empty v
+// (a schedule without powered tasks: a trace of messages only) gives an
+// empty tree whose min is +Inf and whose add does nothing.
 func (t *minTree) init(v []float64) {
 	t.n = len(v)
+	if t.n == 0 {
+		return
+	}
 	if cap(t.mn) < 4*t.n {
 		t.mn, t.lazy = make([]float64, 4*t.n), make([]float64, 4*t.n)
 	}

@@ -51,6 +51,10 @@ type Format struct {
 	SniffDir func(path string) bool
 	// Read imports the trace at path.
 	Read func(path string, opt Options) (*Trace, error)
+	// Files lists the files Read reads for the trace at path (rank files,
+	// definitions, an index and what it lists). Nil when Read reads path
+	// alone.
+	Files func(path string) ([]string, error)
 }
 
 // Options controls Read.
@@ -133,13 +137,13 @@ func Formats() []Format {
 		{Name: "goal", Summary: "GOAL text schedules (LogGOPSim, schedgen, ATLAHS)",
 			Sniff: sniffGOAL, Read: readGOAL},
 		{Name: "liballprof", Summary: "liballprof MPI traces (LogGOPSim's tracer): the rank-0 .dat file or the folder",
-			Sniff: liballprof.Sniff, SniffDir: liballprofDir, Read: readLiballprof},
+			Sniff: liballprof.Sniff, SniffDir: liballprofDir, Read: readLiballprof, Files: liballprof.Files},
 		{Name: "otf2", Summary: "OTF2 traces (Score-P, Vampir): the anchor file traces.otf2 or its folder",
-			Sniff: func(head []byte) bool { return len(head) > 0 && otf2.Sniff(head, "") }, SniffDir: func(path string) bool { return otf2.Sniff(nil, path) }, Read: readOTF2},
+			Sniff: func(head []byte) bool { return len(head) > 0 && otf2.Sniff(head, "") }, SniffDir: func(path string) bool { return otf2.Sniff(nil, path) }, Read: readOTF2, Files: otf2.Files},
 		{Name: "dumpi", Summary: "DUMPI traces (SST DUMPI, CODES): the .meta file or the folder",
-			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI},
+			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI, Files: dumpi.Files},
 		{Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti): the index file or a single-file trace",
-			Sniff: simgrid.Sniff, Read: readSimGrid},
+			Sniff: simgrid.Sniff, Read: readSimGrid, Files: simgrid.Files},
 	}
 }
 
@@ -169,7 +173,9 @@ func (e *Error) Error() string {
 }
 
 // Detect returns the format of the trace at path, sniffed by content, or an
-// *Error saying what the file looks like.
+// *Error saying what the file looks like. A pipe or device (read once) is
+// not sniffed here, as that would consume its first bytes: Read sniffs a
+// copy of its content.
 func Detect(path string) (Format, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -182,6 +188,11 @@ func Detect(path string) (Format, error) {
 			}
 		}
 		return Format{}, describeDir(path)
+	}
+	if !st.Mode().IsRegular() {
+		// Sniffing would consume a pipe's first bytes; Read sniffs a
+		// copy of its content instead.
+		return Format{}, &Error{Path: path, Looks: "a pipe or device, read once", Hint: "Read sniffs it by its content"}
 	}
 	head, err := readHead(path)
 	if err != nil {
@@ -201,22 +212,12 @@ func Detect(path string) (Format, error) {
 // Read imports the trace at path: in the format opt.Format names, or else
 // the one Detect finds.
 func Read(path string, opt Options) (*Trace, error) {
-	var f Format
-	if opt.Format != "" {
-		found := false
-		for _, g := range Formats() {
-			if g.Name == opt.Format {
-				f, found = g, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown trace format %q (capsim reads %s)", opt.Format, formatNames())
-		}
-	} else {
-		var err error
-		if f, err = Detect(path); err != nil {
-			return nil, err
-		}
+	if streamed(path) {
+		return readStreamed(path, opt)
+	}
+	f, err := formatOf(path, opt)
+	if err != nil {
+		return nil, err
 	}
 	t, err := f.Read(path, opt)
 	if err != nil {
@@ -224,6 +225,40 @@ func Read(path string, opt Options) (*Trace, error) {
 	}
 	t.Path, t.Format = path, f.Name
 	return t, nil
+}
+
+// formatOf is the format opt.Format names, or else the one Detect finds.
+func formatOf(path string, opt Options) (Format, error) {
+	if opt.Format == "" {
+		return Detect(path)
+	}
+	for _, g := range Formats() {
+		if g.Name == opt.Format {
+			return g, nil
+		}
+	}
+	return Format{}, fmt.Errorf("unknown trace format %q (capsim reads %s)", opt.Format, formatNames())
+}
+
+// Files returns the files that Read reads for the trace at path, the
+// first the one path names when path is a file: every rank file of a
+// liballprof, DUMPI (.meta and .bin) or SimGrid (index and action files)
+// trace, an OTF2 trace's anchor, definitions and event files. A result
+// computed from a trace depends on all of them (a sweep's identity hashes
+// them).
+func Files(path string, opt Options) ([]string, error) {
+	f, err := formatOf(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if f.Files == nil {
+		return []string{path}, nil
+	}
+	files, err := f.Files(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return files, nil
 }
 
 func readHead(path string) ([]byte, error) {
@@ -408,4 +443,23 @@ func excerpt(head []byte) string {
 		return s
 	}
 	return fmt.Sprintf("bytes % x", b[:min(len(b), 8)])
+}
+
+// OpDescriber returns a function that names an operation of the graph
+// Lower(algs) returns by the MPI call it was lowered from (rank, call,
+// peer or root, communicator, trace row; for a collective, which call of
+// its communicator it is), then as the lowered operation: for messages
+// such as a replay deadlock's, where the lowered point-to-point messages
+// of a collective alone ("recv 0b from 0 tag 1073741824") do not say
+// which call of the program is stuck. It is nil for an execution graph or
+// when lowering fails.
+func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
+	if t.MPI == nil {
+		return nil
+	}
+	g, em, err := t.LowerMapped(algs)
+	if err != nil {
+		return nil
+	}
+	return em.Describer(t.MPI, g)
 }

@@ -149,6 +149,7 @@ type instance struct {
 	kind   mpi.Kind
 	root   int32
 	bytes  int64
+	first  int   // the world rank whose call made the instance
 	events []int // event index per member (communicator rank order)
 	lists  [][]int64
 }
@@ -214,7 +215,7 @@ func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string
 		if !ok {
 			return g.Describe(op)
 		}
-		return t.Describe(r, i) + "; lowered to " + g.Describe(op)
+		return t.Describe(r, i) + collectiveCall(t, r, i) + "; lowered to " + g.Describe(op)
 	}
 }
 
@@ -325,7 +326,7 @@ func (l *lowerer) matchCollectives() error {
 			seq[e.Comm]++
 			in, ok := l.inst[key]
 			if !ok {
-				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, events: make([]int, p), lists: make([][]int64, p)}
+				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, first: r, events: make([]int, p), lists: make([][]int64, p)}
 				for j := range in.events {
 					in.events[j] = -1
 				}
@@ -333,6 +334,8 @@ func (l *lowerer) matchCollectives() error {
 			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
 				return &Error{r, i, fmt.Sprintf("collective #%d on communicator %d is %s (root %d) here but %s (root %d) on another member",
 					key.seq, e.Comm, e.Kind, e.Peer, in.kind, in.root)}
+			} else if err := in.sameSize(key, r, e); err != "" {
+				return &Error{r, i, err}
 			}
 			in.events[me] = i
 			if e.Kind == mpi.Alltoallv {

@@ -191,7 +191,7 @@ func TestActions(t *testing.T) {
 0 reduce 5 1000 1 0
 1 reduce 5 1000 1 0
 0 allreduce 2 0
-1 allreduce 2 0 5
+1 allreduce 2 0 2
 0 alltoall 3 3 0 0
 1 alltoall 3 3
 0 alltoallv 5 2 3 5 2 3 0 0

@@ -1,0 +1,47 @@
+package network
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// An override that selects no message (a misspelt communicator or region
+// glob) is refused, naming it and what the messages have; one that
+// selects some is kept, even where an earlier override takes them.
+func TestClassifyRefusesSelectingNothing(t *testing.T) {
+	b := graph.NewBuilder(2)
+	s := graph.SendOp(8, 1, 0)
+	s.Region = b.Region("halo_x")
+	b.Add(0, s)
+	b.Add(1, graph.RecvOp(8, 0, 0))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(c int32) string {
+		if c == 0 {
+			return "world"
+		}
+		return ""
+	}
+	base := DefaultLogGOPS()
+	for _, tc := range []struct {
+		ovs  []Override
+		want string
+	}{
+		{[]Override{{Comm: "nosuch", Params: base}}, `network override 1 (communicator "nosuch", region "") selects no message of the trace: its messages are on communicators 0 (world) and in regions "halo_x"`},
+		{[]Override{{Region: "halo_x", Params: base}, {Region: "hallo_*", Params: base}}, `network override 2 (communicator "", region "hallo_*") selects no message`},
+		{[]Override{{Comm: "world", Params: base}, {Region: "halo_*", Params: base}}, ""},
+		{[]Override{{Comm: "0", Region: "halo_?", Params: base}}, ""},
+	} {
+		_, err := Classify(g, base, tc.ovs, names)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc.ovs, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%+v: error %v, want %q", tc.ovs, err, tc.want)
+		}
+	}
+}

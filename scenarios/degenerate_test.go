@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// degenerateScenario is a two-rank machine replaying the SimGrid trace
+// text in a temporary folder under the given policies, at a 300 W cap.
+func degenerateScenario(t *testing.T, trace, policies string) (*Scenario, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := `name = "degenerate"
+[[machine]]
+name = "m"
+nodes = 1
+sockets_per_node = 1
+cores_per_socket = 2
+ranks_per_node = 2
+idle_power_w = 45.0
+core_idle_power_w = 1.5
+[[machine.pstate]]
+freq_ghz = 2.1
+active_power_w = 12.0
+[[machine.pstate]]
+freq_ghz = 1.4
+active_power_w = 6.8
+[workload]
+trace = "t.txt"
+[sweep]
+caps_w = [300]
+policies = [` + policies + `]
+`
+	path := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, filepath.Join(dir, "out")
+}
+
+// A hello world (0 ns of work) sweeps and reports without NaN anywhere:
+// the headline's runner-up is compared in the time unit where the best
+// took 0 ns.
+func TestDegenerateReportNumbers(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 finalize\n1 finalize\n", `"uncapped", "static", "lp"`)
+	sweepInto(t, sc, out)
+	files, err := WriteReport(out, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{files.Page, filepath.Join(out, "results.csv"), filepath.Join(out, "points.jsonl")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.Index(string(b), "NaN"); i >= 0 {
+			t.Errorf("%s has NaN: …%s…", filepath.Base(f), b[max(0, i-80):i+10])
+		}
+	}
+}

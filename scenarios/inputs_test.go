@@ -1,0 +1,189 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// writeFiles writes name → content under dir, making folders as needed.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// multiFileScenario is sweepTOML reading the trace at trace (relative to
+// dir), whose files the fake evaluator never opens: only the identity
+// reads them.
+func multiFileScenario(t *testing.T, dir, trace string) *Scenario {
+	t.Helper()
+	text := strings.Replace(sweepTOML, `generator = "stencil2d"`, `trace = "`+trace+`"`, 1)
+	p := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// liballprofRanks is a four-rank liballprof trace; rank 2's file says v.
+func liballprofRanks(v string) map[string]string {
+	m := map[string]string{}
+	for r, name := range []string{"t-0.dat", "t-1.dat", "t-2.dat", "t-3.dat"} {
+		m[filepath.Join("lap", name)] = "MPI_Init:1:2\n# rank " + string(rune('0'+r)) + "\n"
+	}
+	m[filepath.Join("lap", "t-2.dat")] += "# " + v + "\n"
+	return m
+}
+
+// TestRankFileChangeRefused: re-recording one rank of a multi-file trace
+// (liballprof rank 2, given by its rank-0 file) changes the sweep's
+// identity, and the rerun into the same folder is refused naming that
+// file, where before it resumed ("3 already done") with the old numbers.
+func TestRankFileChangeRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	writeFiles(t, dir, liballprofRanks("first recording"))
+	sc := multiFileScenario(t, dir, "lap/t-0.dat")
+	if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, liballprofRanks("second recording"))
+	_, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "workload.trace:t-2.dat "+filepath.Join(dir, "lap", "t-2.dat")+" changed") {
+		t.Fatalf("rerun after rank 2 changed: err = %v, want ErrMismatch naming t-2.dat", err)
+	}
+	if strings.Contains(err.Error(), "t-1.dat") {
+		t.Errorf("message names an unchanged rank: %v", err)
+	}
+}
+
+// dumpiTrace is a two-rank DUMPI trace (.meta and .bin files) in folder d;
+// the .bin files say v.
+func dumpiTrace(d, v string) map[string]string {
+	return map[string]string{
+		filepath.Join(d, "x.meta"):          "numprocs=2\nfileprefix=x\n",
+		filepath.Join(d, "x-0000.bin"):      "rank 0 " + v,
+		filepath.Join(d, "x-0001.bin"):      "rank 1 " + v,
+		filepath.Join(d, "unrelated.notes"): v,
+	}
+}
+
+// TestShardsOfChangedBinRefused: a DUMPI trace's .bin files replaced
+// between shard 0 and shard 1 make the shards two sweeps, which merge
+// refuses, naming a .bin file; a file beside the trace that the importer
+// does not read changes nothing.
+func TestShardsOfChangedBinRefused(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for k, v := range []string{"old", "new"} {
+		writeFiles(t, dir, dumpiTrace("dt", v))
+		sc := multiFileScenario(t, dir, "dt/x.meta")
+		d := filepath.Join(dir, "shard", string(rune('0'+k)))
+		if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: d, Shard: Shard{K: k, Of: 2}, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	_, _, err := results.Merge(filepath.Join(dir, "merged"), shards, results.MergeOptions{})
+	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "workload.trace:x-0000.bin") {
+		t.Errorf("merge: err = %v, want ErrMismatch naming x-0000.bin", err)
+	}
+	a, _ := multiFileScenario(t, dir, "dt/x.meta").Identity()
+	writeFiles(t, dir, map[string]string{filepath.Join("dt", "unrelated.notes"): "edited"})
+	b, _ := multiFileScenario(t, dir, "dt/x.meta").Identity()
+	if a.Fingerprint != b.Fingerprint {
+		t.Errorf("a file beside the trace that it does not read changed the identity")
+	}
+}
+
+// TestOTF2FolderIdentity: an OTF2 trace given as its folder (as the
+// importer reads it) has an identity over its anchor, definitions and
+// event files, instead of failing on hashing a directory; the anchor file
+// itself gives the same files.
+func TestOTF2FolderIdentity(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		filepath.Join("tr", "traces.otf2"):     "\x03\x42OTF2\x00anchor",
+		filepath.Join("tr", "traces.def"):      "defs",
+		filepath.Join("tr", "traces", "0.evt"): "events of 0",
+		filepath.Join("tr", "traces", "0.def"): "local defs of 0",
+		filepath.Join("tr", "traces", "1.evt"): "events of 1",
+		filepath.Join("tr", "traces", "1.def"): "local defs of 1",
+	})
+	folder, err := multiFileScenario(t, dir, "tr").Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, in := range folder.Inputs {
+		names = append(names, in.Name)
+	}
+	want := "scenario workload.trace:traces.otf2 workload.trace:traces.def workload.trace:traces/0.def workload.trace:traces/0.evt workload.trace:traces/1.def workload.trace:traces/1.evt capsim"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("inputs %s\nwant %s", got, want)
+	}
+	anchor, err := multiFileScenario(t, dir, "tr/traces.otf2").Identity()
+	if err != nil || len(anchor.Inputs) != len(folder.Inputs) {
+		t.Errorf("the anchor file: %v, %d inputs, want %d", err, len(anchor.Inputs), len(folder.Inputs))
+	}
+	writeFiles(t, dir, map[string]string{filepath.Join("tr", "traces", "1.evt"): "events of 1, rerecorded"})
+	again, err := multiFileScenario(t, dir, "tr").Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Fingerprint == folder.Fingerprint {
+		t.Error("a changed event file left the identity unchanged")
+	}
+}
+
+// A topology mapping file is an input: editing it changes the identity,
+// and the mismatch names it.
+func TestMappingFileIdentity(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"map.txt": "0\n0\n0\n0\n"})
+	text := strings.Replace(sweepTOML, "[workload]", "[network.topology]\nkind = \"crossbar\"\nmapping = \"map.txt\"\n\n[workload]", 1)
+	p := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := func() results.Sweep {
+		sc, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := sc.Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sw
+	}
+	a := id()
+	found := false
+	for _, in := range a.Inputs {
+		found = found || in.Name == "network.topology.mapping" && in.Path == filepath.Join(dir, "map.txt")
+	}
+	if !found {
+		t.Fatalf("inputs %+v lack the mapping file", a.Inputs)
+	}
+	writeFiles(t, dir, map[string]string{"map.txt": "0\n0\n1\n1\n"})
+	if b := id(); b.Fingerprint == a.Fingerprint {
+		t.Error("an edited mapping file left the identity unchanged")
+	}
+}

@@ -1,0 +1,104 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+const pingPong = "0 init\n1 init\n0 send 1 0 1000\n1 recv 0 0 1000\n0 finalize\n1 finalize\n"
+
+// A report's detail replays the scenario's trace as it is now: after the
+// trace was re-recorded it would sit beside a table of the old one, so
+// the report refuses, naming the file; without the detail it is written.
+func TestReportDetailRefusesChangedTrace(t *testing.T) {
+	sc, out := degenerateScenario(t, pingPong, `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	if _, err := WriteReport(out, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(filepath.Dir(sc.File), "t.txt")
+	if err := os.WriteFile(trace, []byte(strings.Replace(pingPong, "1000", "9000", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := WriteReport(out, ReportOptions{})
+	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "workload.trace "+trace+" changed") {
+		t.Fatalf("report after the trace changed: err = %v, want ErrMismatch naming %s", err, trace)
+	}
+	if _, err := WriteReport(out, ReportOptions{NoDetail: true}); err != nil {
+		t.Errorf("report without detail: %v", err)
+	}
+}
+
+// --restart removes the previous run's report page and figures (those its
+// reports listed in the manifest) and nothing else: a file a user put in
+// figures/ stays.
+func TestRestartRemovesReport(t *testing.T) {
+	sc, out := degenerateScenario(t, pingPong, `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	files, err := WriteReport(out, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files.Count == 0 {
+		t.Fatal("the report wrote no figures: the test would not test removing them")
+	}
+	mine := filepath.Join(files.Figures, "my-notes.txt")
+	if err := os.WriteFile(mine, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1, Restart: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(files.Page); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("report.html after --restart: %v", err)
+	}
+	ents, _ := os.ReadDir(files.Figures)
+	if len(ents) != 1 || ents[0].Name() != "my-notes.txt" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("figures/ after --restart holds %v, want only my-notes.txt", names)
+	}
+	if _, err := os.Stat(filepath.Join(out, results.CSVFile)); err != nil {
+		t.Errorf("the new run's table: %v", err)
+	}
+}
+
+// A sweep over a liballprof trace that deadlocks inside a barrier names
+// the MPI calls, relowered with the algorithms the replay used (the
+// format's schedgen algorithms, not only the scenario's), so that each
+// stuck operation maps to its own call.
+func TestSweepDeadlockLiballprof(t *testing.T) {
+	sc, out := degenerateScenario(t, "", `"uncapped"`)
+	dir := filepath.Dir(sc.File)
+	hdr := "# collprof 0.9 output file\n# Init clockdiff: 0.000000\n\nMPI_Init:-:1:2:1.0\n"
+	end := "# Finalize clockdiff: 0.000000\nMPI_Finalize:9.0:-\n"
+	writeFiles(t, dir, map[string]string{
+		"dl-0.dat": hdr + "MPI_Bcast:1.5:5648928:70000:13,1,1:0:0,0,3:1.8\nMPI_Recv:2.0:5648928:10:10,1,1:1:7:0,0,3:140737488340112:3.0\nMPI_Barrier:4.0:0,0,3:5.0\n" + end,
+		"dl-1.dat": hdr + "MPI_Bcast:1.5:5648928:70000:13,1,1:0:0,1,3:1.8\nMPI_Barrier:2.0:0,1,3:3.0\nMPI_Send:4.0:5648928:10:10,1,1:0:7:0,1,3:5.0\n" + end,
+		"dl-2.dat": hdr + "MPI_Bcast:1.5:5648928:70000:13,1,1:0:0,2,3:1.8\nMPI_Barrier:2.0:0,2,3:3.0\n" + end,
+	})
+	text := strings.NewReplacer(`trace = "t.txt"`, `trace = "dl-0.dat"`, "cores_per_socket = 2", "cores_per_socket = 3", "ranks_per_node = 2", "ranks_per_node = 3").Replace(string(sc.Text))
+	sc, err := Parse(sc.File, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1})
+	if err == nil {
+		t.Fatal("a deadlocked trace swept")
+	}
+	// schedgen's barrier (the replay's) sends 1-byte messages, the
+	// default's 0-byte ones.
+	for _, want := range []string{"rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #2 on comm 0 of rank 1",
+		"lowered to rank 1 l5: recv 1b from 0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package results
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// CheckSweep reports whether the results directory dir holds the sweep
+// sw: nil when its journal's fingerprint, point count and schema match,
+// an error wrapping ErrMismatch that names the inputs that changed when
+// they do not, and the journal's own error (fs.ErrNotExist when there is
+// none) when it cannot be read. Commands that read a directory's results
+// beside what they compute from the current inputs (a report's replayed
+// detail) call it first.
+func CheckSweep(dir string, sw Sweep) error {
+	path := filepath.Join(dir, JournalFile)
+	h, err := readHeader(path)
+	if err != nil {
+		return err
+	}
+	if h.Fingerprint != sw.Fingerprint || h.Points != sw.Points || !sameSchema(h.Schema, sw.Schema) {
+		return fmt.Errorf("%w: %s was written for sweep %s (%d points); the inputs now are sweep %s (%d points): %s",
+			ErrMismatch, path, h.Fingerprint, h.Points, sw.Fingerprint, sw.Points, changes(h.Inputs, sw.Inputs))
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// streamed reports whether path is read once as a stream (a pipe, a FIFO,
+// a character device such as /dev/stdin, or a bash process substitution
+// <(zcat x.goal.gz)) rather than a file that can be opened again: a
+// sniffer's read would consume what the reader then misses.
+func streamed(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && !st.Mode().IsRegular()
+}
+
+// readStreamed reads a streamed path by its content: it is copied once
+// into a temporary file, which is sniffed and read as the file it holds
+// (formats of one file only: a multi-file trace's other files cannot come
+// through one stream), and removed. Errors name path, not the copy.
+func readStreamed(path string, opt Options) (*Trace, error) {
+	dir, err := os.MkdirTemp("", "capsim-stream-")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "trace")
+	if err := spool(path, tmp); err != nil {
+		return nil, err
+	}
+	f, err := formatOf(tmp, opt)
+	if err != nil {
+		return nil, renamed(err, tmp, path)
+	}
+	t, err := f.Read(tmp, opt)
+	if err != nil {
+		return nil, renamed(err, tmp, path)
+	}
+	t.Path, t.Format = path, f.Name
+	return t, nil
+}
+
+// spool copies the stream at path into the file tmp.
+func spool(path, tmp string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// renamedError is an error about the copy tmp of a stream, told about the
+// stream's own path; errors.As and errors.Is still see the original.
+type renamedError struct {
+	err       error
+	tmp, path string
+}
+
+func (e *renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.tmp, e.path) }
+func (e *renamedError) Unwrap() error { return e.err }
+
+func renamed(err error, tmp, path string) error {
+	var ie *Error
+	if errors.As(err, &ie) && ie.Path == tmp {
+		c := *ie
+		c.Path = path
+		return &c
+	}
+	return &renamedError{err, tmp, path}
+}

@@ -1,0 +1,40 @@
+package lower
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// Members of one collective that disagree on its payload, where MPI
+// requires agreement, are refused with the call, the ranks and both
+// sizes; v-variant kinds, whose per-rank counts may differ, are not.
+func TestCollectiveSizeMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		kind mpi.Kind
+		want string
+	}{
+		{mpi.Allreduce, "rank 1 event 1: allreduce #1 on communicator 0 passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
+		{mpi.Bcast, "bcast #1 on communicator 0 passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
+		{mpi.Reduce, "reduce #1"},
+		{mpi.Alltoall, "alltoall #1"},
+		{mpi.Scan, "scan #1"},
+		{mpi.Gather, ""},
+		{mpi.Allgather, ""},
+		{mpi.ReduceScatter, ""},
+	} {
+		tr := mpi.NewTrace(2)
+		for r, b := range []int64{8, 800000} {
+			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+			tr.Append(r, mpi.Event{Kind: tc.kind, Bytes: b})
+		}
+		_, err := Lower(tr, Options{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.kind, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.kind, err, tc.want)
+		}
+	}
+}
