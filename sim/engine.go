@@ -879,6 +879,13 @@ func addNs(t uint64, d int64) uint64 {
 
 // loop runs the events until the queue is empty, or until a time would
 // exceed maxT.
+//
+// loop stays one function although it is longer than a screen: it is the
+// hot path, run once per event, and keeping the LogGP parameters and the
+// graph in locals and each kind of event inline in one switch (as the
+// simulator loop of LogGOPSim does, Hoefler, Schneider, Lumsdaine,
+// HPDC'10) avoids a call and reloading that state per event. Its cases are the event kinds,
+// each commented where it starts.
 func (e *engine) loop() error {
 	g := e.g
 	o := e.net.Overhead
