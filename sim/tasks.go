@@ -8,7 +8,8 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// This file is the dynamic task-graph executor of note 001 §3.2: the
+// This file is the dynamic task-graph executor of Anger's thesis (Georgia
+// Tech 2016, §5.2): the
 // elastic tasks of a DAG run on one node with a fixed number of hardware
 // threads ("cores") under a cap on incremental power. A pluggable policy
 // picks, at every scheduling point, which ready tasks start and with which
@@ -29,7 +30,7 @@ type TaskConfig struct {
 // Node is the machine a task graph runs on.
 type Node struct {
 	// Cores is the number of hardware threads tasks may use (112 on the
-	// thesis' Xeon Phi, note 001 §2.7).
+	// thesis' Xeon Phi, Anger's thesis §4.2.1).
 	Cores int
 	// Cap bounds the summed incremental power of running tasks, in W; 0
 	// means no cap. The executor compares in whole nW (CapNW).
@@ -102,9 +103,9 @@ type TaskPolicy interface {
 	Name() string
 	// Start prepares a run of w on node.
 	Start(w *TaskWorkload, node Node) error
-	// Schedule is called whenever tasks have become ready (note 001 §3.2:
-	// "whenever a task becomes ready, the heuristic is called") with the
-	// pending tasks in the order they became ready. It sets choice[i] to
+	// Schedule is called whenever tasks have become ready (Anger's thesis
+	// §5.2.2: "the input to each heuristic is the set of tasks that are
+	// ready to run") with the pending tasks in the order they became ready. It sets choice[i] to
 	// the configuration index (into the kernel's Configs) pending[i] starts
 	// with now, or to −1 to leave it pending. The chosen tasks must fit in
 	// s.IdleCores and, with s.Power, under the node's cap.

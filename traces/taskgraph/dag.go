@@ -1,5 +1,6 @@
 // Package taskgraph holds the task-graph workloads of power-constrained
-// node scheduling (note 001 §2.8, §3.2): directed acyclic graphs of
+// node scheduling (Anger, PhD thesis, Georgia Tech 2016, §4.2.2.2 and
+// §5.2): directed acyclic graphs of
 // elastic tasks from tiled Cholesky, LU and conjugate-gradient solvers, and
 // the per-kernel profiles that give each (threads, frequency)
 // configuration of a kernel its time and incremental power.

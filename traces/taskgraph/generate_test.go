@@ -28,7 +28,7 @@ func TestNoteCounts(t *testing.T) {
 
 // Closed forms (derived from the tile accesses, see the generators) and the
 // unit-weight critical path 3NT−2 for every size 1..40 (Cholesky 4×4 and
-// LU 4×4 have critical path 10, note 001 §2.8).
+// LU 4×4 have critical path 10 with unit weights).
 func TestClosedForms(t *testing.T) {
 	for n := 1; n <= 40; n++ {
 		ch, err := Cholesky(n)
@@ -124,7 +124,9 @@ func transitiveEdges(d *DAG) int {
 	return bad
 }
 
-// The 4×4 Cholesky edge list of note 001 §2.8, verbatim.
+// The 4×4 Cholesky edge list, worked out by hand from the tile accesses of
+// the tiled right-looking algorithm (the graph of Anger, PhD thesis,
+// Georgia Tech 2016, §4.2.2.2, Fig. 19): 20 tasks, 30 edges.
 const cholesky4 = `
 POTRF(0)->TRSM(1,0) POTRF(0)->TRSM(2,0) POTRF(0)->TRSM(3,0)
 TRSM(1,0)->SYRK(1,0) TRSM(1,0)->GEMM(2,1,0) TRSM(1,0)->GEMM(3,1,0)
