@@ -177,7 +177,7 @@ type MLRFit struct {
 	Lines   []string // fit statistics, one line per target and for the power model
 }
 
-// FitPhaseMLR fits note 002's phase-time regression (Eq. 3.17) and IPS
+// FitPhaseMLR fits Dong Li's phase-time regression (Eq. 3.17) and IPS
 // power model (Eq. 3.19) from phase measurements. samples lists the
 // sample configurations S (the thesis uses three or four: maximum
 // concurrency at the highest frequency, two half-concurrency mappings at

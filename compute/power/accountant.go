@@ -5,8 +5,9 @@ package power
 // gives: a task's configuration power while the task runs (phase by phase
 // for a task that switches configuration), idle power before the rank's
 // first task, and the wait power between tasks and after the last one
-// (note 003 §2.6; the sleeping cores of Anger's thesis Ch. 4 and of
-// Dynamic Power Steering, note 001 §2.1–2.2 and §3.1, are WaitIdle).
+// (WaitTask, as Bailey et al., SC'15, §3.3 charge slack; the sleeping
+// cores of Anger's thesis, Georgia Tech 2016, §4.1 and of its Dynamic
+// Power Steering, §5.1, are WaitIdle).
 
 import (
 	"fmt"
