@@ -107,7 +107,7 @@ var notes = []struct {
 	{"003_lp", "Bailey et al.: the fixed-order LP bound, Static, Conductor", lpAll,
 		"§7's per-benchmark numbers (BT 74.9 % at 30 W, LULESH 35.6 % at 40 W, CoMD 2.4–12.6 %, Conductor within 4.2 %) " +
 			"need the paper's traces and measured configurations; the stand-in rows check their relations. " +
-			"The paper's RAPL-style Static is issue 20's second point."},
+			"The paper's RAPL-style Static is the sweep's static-rapl policy (scenarios/rapl.go), not checked here."},
 	{"004_accel", "Meswani et al.: accelerator idioms, Eq. 2, roll-ups", accelRows,
 		"Tables VI–IX publish sums only: the per-block rows run on the stand-in decomposition " +
 			"examples/models/meswani-standin.json, whose blocks are invented so that their sums are the tables."},

@@ -19,7 +19,7 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// cosRows are note 000's worked examples (§7.9 T1–T10): COS Eq. 9 on
+// cosRows are the worked examples of COS (Li, León, Cameron, HPDC'17): Eq. 9 on
 // Intel, Eq. 11 on BG/Q, the fits and the error statistics. Every input is
 // published, so every row must match.
 func cosRows() ([]Row, error) {
@@ -93,8 +93,9 @@ func cosRows() ([]Row, error) {
 	}, nil
 }
 
-// angerRows are note 001's checkable numbers: Eq. 5 and 6 (§2.1), the
-// DPS table (§3.1), the scheduler toy (§3.3), the task-graph sizes (§2.8)
+// angerRows are the checkable numbers of Anger's thesis (Georgia Tech
+// 2016): Eq. 5 and 6 (§4.1.1), the Dynamic Power Steering table (§5.1.1),
+// the scheduler toy (§5.2.2), the task-graph sizes (§4.2.2.2)
 // and the Fig. 25 relation on capsim's built-in profiles (a stand-in for
 // the thesis's measured Xeon Phi frontiers).
 func angerRows() ([]Row, error) {
@@ -308,7 +309,8 @@ func angerRows() ([]Row, error) {
 	return rows, nil
 }
 
-// dps steers one iteration of note 001's DPS unit test (§3.1): core i
+// dps steers one iteration of a Dynamic Power Steering case (Anger's
+// thesis §5.1.1) worked out by hand: core i
 // computes work[i] seconds at 2.1 GHz, then all meet in a barrier, on a
 // network that costs nothing, under the 56 W budget (all at 1.7 GHz).
 func dps(work []float64) (*steering.Result, error) {
@@ -324,7 +326,8 @@ func dps(work []float64) (*steering.Result, error) {
 	return steering.Run(tr, g, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), steering.Options{Machine: steering.NoteMachine(), BudgetW: 56, NoBound: true})
 }
 
-// schedToy is the scheduler toy of note 001 §3.3: A → C, B independent.
+// schedToy is a hand-sized case for the schedulers of Anger's thesis
+// §5.2.2: A → C, B independent.
 func schedToy() (*sim.TaskWorkload, error) {
 	b := taskgraph.NewBuilder("toy")
 	none := taskgraph.Coord{I: -1, J: -1, K: -1}
@@ -358,8 +361,9 @@ func schedToy() (*sim.TaskWorkload, error) {
 	return w, nil
 }
 
-// dongliRows are note 002's hand-checkable tests (§9.6 T1–T3) and the
-// §9.5 phenomena on a stand-in stencil.
+// dongliRows are hand-checkable cases of Dong Li's thesis (Virginia Tech
+// 2011; slack, frequency selection, IPS power: Ch. 3) and the phenomena
+// it reports, on a stand-in stencil.
 func dongliRows() ([]Row, error) {
 	const n = "002_dongli"
 	times := [][][]float64{

@@ -18,12 +18,12 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// lpRows are note 003's hand-checkable examples (§9.4 A–E): the
-// fixed-order LP and Static on DAGs whose every input the note gives.
+// lpRows are hand-checkable cases of the fixed-order LP of Bailey et al.
+// (SC'15, §3) and of Static (§4.1) on DAGs small enough to solve by hand.
 func lpRows() ([]Row, error) {
 	const n = "003_lp"
 	if !clp.Available() {
-		return nil, errors.New("note 003: built without cgo, no LP solver")
+		return nil, errors.New("LP rows (Bailey et al.): built without cgo, no LP solver")
 	}
 	two := func(df, phi, ds, plo float64) []frontier.Config {
 		return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
@@ -128,8 +128,8 @@ func lpRows() ([]Row, error) {
 	return rows, nil
 }
 
-// accelRows are note 004's worked examples (§3.8 T1–T8), the paper's
-// roll-ups (§2.3, §3.9) and Tables VI–IX from the per-block stand-in
+// accelRows are worked examples of Meswani et al. (Eq. 2, offload and
+// transfer), the paper's roll-ups (Section VII) and Tables VI–IX from the per-block stand-in
 // examples/models/meswani-standin.json (the paper publishes only the sums).
 func accelRows(root string) ([]Row, error) {
 	const n = "004_accel"
@@ -177,7 +177,7 @@ func accelRows(root string) ([]Row, error) {
 	// Tables VI–IX on the stand-in blocks.
 	raw, err := os.ReadFile(filepath.Join(root, "examples", "models", "meswani-standin.json"))
 	if err != nil {
-		return nil, fmt.Errorf("note 004 stand-in: %w", err)
+		return nil, fmt.Errorf("Meswani et al. stand-in: %w", err)
 	}
 	var f struct {
 		Regions []struct {
@@ -189,7 +189,7 @@ func accelRows(root string) ([]Row, error) {
 		}
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("note 004 stand-in: %w", err)
+		return nil, fmt.Errorf("Meswani et al. stand-in: %w", err)
 	}
 	place := func(pattern string, allowed []string, pol accel.Placement) (float64, error) {
 		for _, r := range f.Regions {
@@ -201,7 +201,7 @@ func accelRows(root string) ([]Row, error) {
 				return pl.Time, nil
 			}
 		}
-		return 0, fmt.Errorf("note 004 stand-in: no region %s", pattern)
+		return 0, fmt.Errorf("Meswani et al. stand-in: no region %s", pattern)
 	}
 	gpu, fg := []string{"gpu"}, []string{"fpga", "gpu"}
 	type tv struct {
@@ -280,7 +280,7 @@ func accelRows(root string) ([]Row, error) {
 	return rows, nil
 }
 
-// lpAll is note 003's rows: the hand-checkable examples and the
+// lpAll is the rows of Bailey et al. (SC'15): the hand-checkable examples and the
 // paper-shaped relations on the stand-in scenarios.
 func lpAll(root string) ([]Row, error) {
 	rows, err := lpRows()
@@ -295,7 +295,7 @@ func lpAll(root string) ([]Row, error) {
 }
 
 // lpShape checks the paper's relations between the LP bound, Static and
-// Conductor (note 003 §2.8, §7.1, §9.6) on the charged-field stencil with
+// Conductor (SC'15, §3.5 and §6) on the charged-field stencil with
 // 100 ms iterations (examples/conductor/charged_long.toml, an imbalanced
 // stand-in for the paper's benchmarks; docs/conductor.md).
 func lpShape(root string) ([]Row, error) {
