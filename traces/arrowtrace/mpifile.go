@@ -275,125 +275,165 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	return nil
 }
 
+// mpiBatch is one record batch's columns, as mpiDecoder.batch reads them.
+type mpiBatch struct {
+	rank, comm, peer, tag []int32
+	nbytes, dur, req      []int64
+	kind, region          stringCol
+	list                  listCol[int64]
+	params                []*array.Float64 // the parameter columns
+	pbuf                  []float64        // one row's parameters
+}
+
 func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
+	b, err := d.columns(rec)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		if err := d.decodeRow(&b, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columns reads the columns of rec.
+func (d *mpiDecoder) columns(rec arrow.RecordBatch) (mpiBatch, error) {
+	var b mpiBatch
 	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
 	var i32 [4][]int32
 	for k, name := range []string{"rank", "comm", "peer", "tag"} {
 		v, err := int32s(rec, d.col[name], name, d.name, d.row)
 		if err != nil {
-			return err
+			return b, err
 		}
 		i32[k] = v
 	}
-	rank, comm, peer, tag := i32[0], i32[1], i32[2], i32[3]
+	b.rank, b.comm, b.peer, b.tag = i32[0], i32[1], i32[2], i32[3]
 	var i64 [3][]int64
 	for k, name := range []string{"bytes", "duration", "request"} {
 		v, err := int64s(rec, d.col[name], name, d.name, d.row)
 		if err != nil {
-			return err
+			return b, err
 		}
 		i64[k] = v
 	}
-	nbytes, dur, req := i64[0], i64[1], i64[2]
-	kind := newStringCol(col("kind"))
-	region := newStringCol(col("region"))
-	list, err := newListCol[int64](col("list"), "list", d.name, d.row)
+	b.nbytes, b.dur, b.req = i64[0], i64[1], i64[2]
+	b.kind = newStringCol(col("kind"))
+	b.region = newStringCol(col("region"))
+	var err error
+	if b.list, err = newListCol[int64](col("list"), "list", d.name, d.row); err != nil {
+		return b, err
+	}
+	b.params = make([]*array.Float64, len(d.params))
+	for j, c := range d.params {
+		b.params[j] = rec.Column(c).(*array.Float64)
+	}
+	b.pbuf = make([]float64, len(b.params))
+	return b, nil
+}
+
+// decodeRow checks row i of b and appends its event to its rank.
+func (d *mpiDecoder) decodeRow(b *mpiBatch, i int) error {
+	t := d.t
+	nr := int32(len(t.Ranks))
+	row := d.row
+	r := b.rank[i]
+	if r < 0 || r >= nr {
+		return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
+	}
+	if r < d.rank {
+		return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+	}
+	d.rank = r
+	e, size, err := d.event(b, i)
 	if err != nil {
 		return err
 	}
-	lv := list.Values
-	params := make([]*array.Float64, len(d.params))
-	for j, c := range d.params {
-		params[j] = rec.Column(c).(*array.Float64)
-	}
-	t := d.t
-	nr := int32(len(t.Ranks))
-	pbuf := make([]float64, len(params))
-	for i := 0; i < int(rec.NumRows()); i++ {
-		row := d.row
-		r := rank[i]
-		if r < 0 || r >= nr {
-			return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
-		}
-		if r < d.rank {
-			return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
-		}
-		d.rank = r
-		if kind.isNull(i) {
-			return d.errf(row, "kind", "is null")
-		}
-		k, err := mpi.ParseKind(kind.value(i))
-		if err != nil {
-			return d.errf(row, "kind", "%v", err)
-		}
-		e := mpi.Event{Kind: k, Comm: comm[i], Peer: peer[i], Tag: tag[i], Bytes: nbytes[i],
-			Duration: dur[i], Req: req[i]}
-		if e.Bytes < 0 {
-			return d.errf(row, "bytes", "negative size %d", e.Bytes)
-		}
-		if e.Duration < 0 {
-			return d.errf(row, "duration", "negative duration %d", e.Duration)
-		}
-		size, ok := d.comms[e.Comm]
+	if !b.region.isNull(i) {
+		name := b.region.value(i)
+		reg, ok := d.regions[name]
 		if !ok {
-			return d.errf(row, "comm", "unknown communicator %d", e.Comm)
+			name = strings.Clone(name)
+			reg = int32(len(t.Regions))
+			d.regions[name] = reg
+			t.Regions = append(t.Regions, name)
 		}
-		switch {
-		case k.IsPointToPoint():
-			recv := k == mpi.Recv || k == mpi.Irecv
-			if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
-				return d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
-			}
-			if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
-				return d.errf(row, "tag", "negative tag %d", e.Tag)
-			}
-		case k.IsRooted():
-			if e.Peer < 0 || int(e.Peer) >= size {
-				return d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
-			}
-		}
-		if !region.isNull(i) {
-			name := region.value(i)
-			reg, ok := d.regions[name]
-			if !ok {
-				name = strings.Clone(name)
-				reg = int32(len(t.Regions))
-				d.regions[name] = reg
-				t.Regions = append(t.Regions, name)
-			}
-			e.Region = reg
-		}
-		rk := &t.Ranks[r]
-		if k == mpi.Waitall || k == mpi.Alltoallv {
-			if list.IsNull(i) {
-				return d.errf(row, "list", "%s needs a list", k)
-			}
-			a, b, ok := list.Offsets(i)
-			if !ok {
-				return d.errf(row, "list", "list offsets %d..%d out of range", a, b)
-			}
-			if k == mpi.Alltoallv && int(b-a) != size {
-				return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", b-a, size)
-			}
-			e.ListOff, e.ListLen = int32(len(rk.List)), int32(b-a)
-			rk.List = append(rk.List, lv[a:b]...)
-		}
-		if k == mpi.Compute && len(params) > 0 {
-			has := false
-			for j, p := range params {
-				pbuf[j] = 0
-				if !p.IsNull(i) {
-					pbuf[j] = p.Value(i)
-					has = true
-				}
-			}
-			if has {
-				e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(pbuf))
-				rk.Params = append(rk.Params, pbuf...)
-			}
-		}
-		rk.Events = append(rk.Events, e)
-		d.row++
+		e.Region = reg
 	}
+	rk := &t.Ranks[r]
+	k := e.Kind
+	if k == mpi.Waitall || k == mpi.Alltoallv {
+		list := &b.list
+		if list.IsNull(i) {
+			return d.errf(row, "list", "%s needs a list", k)
+		}
+		lo, hi, ok := list.Offsets(i)
+		if !ok {
+			return d.errf(row, "list", "list offsets %d..%d out of range", lo, hi)
+		}
+		if k == mpi.Alltoallv && int(hi-lo) != size {
+			return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", hi-lo, size)
+		}
+		e.ListOff, e.ListLen = int32(len(rk.List)), int32(hi-lo)
+		rk.List = append(rk.List, list.Values[lo:hi]...)
+	}
+	if k == mpi.Compute && len(b.params) > 0 {
+		has := false
+		for j, p := range b.params {
+			b.pbuf[j] = 0
+			if !p.IsNull(i) {
+				b.pbuf[j] = p.Value(i)
+				has = true
+			}
+		}
+		if has {
+			e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(b.pbuf))
+			rk.Params = append(rk.Params, b.pbuf...)
+		}
+	}
+	rk.Events = append(rk.Events, e)
+	d.row++
 	return nil
+}
+
+// event reads and checks the event of row i of b (all but its region,
+// list and parameters); it returns the size of its communicator.
+func (d *mpiDecoder) event(b *mpiBatch, i int) (mpi.Event, int, error) {
+	row := d.row
+	if b.kind.isNull(i) {
+		return mpi.Event{}, 0, d.errf(row, "kind", "is null")
+	}
+	k, err := mpi.ParseKind(b.kind.value(i))
+	if err != nil {
+		return mpi.Event{}, 0, d.errf(row, "kind", "%v", err)
+	}
+	e := mpi.Event{Kind: k, Comm: b.comm[i], Peer: b.peer[i], Tag: b.tag[i], Bytes: b.nbytes[i],
+		Duration: b.dur[i], Req: b.req[i]}
+	if e.Bytes < 0 {
+		return e, 0, d.errf(row, "bytes", "negative size %d", e.Bytes)
+	}
+	if e.Duration < 0 {
+		return e, 0, d.errf(row, "duration", "negative duration %d", e.Duration)
+	}
+	size, ok := d.comms[e.Comm]
+	if !ok {
+		return e, 0, d.errf(row, "comm", "unknown communicator %d", e.Comm)
+	}
+	switch {
+	case k.IsPointToPoint():
+		recv := k == mpi.Recv || k == mpi.Irecv
+		if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
+			return e, 0, d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+		}
+		if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
+			return e, 0, d.errf(row, "tag", "negative tag %d", e.Tag)
+		}
+	case k.IsRooted():
+		if e.Peer < 0 || int(e.Peer) >= size {
+			return e, 0, d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+		}
+	}
+	return e, size, nil
 }
