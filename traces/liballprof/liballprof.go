@@ -304,40 +304,8 @@ func (rd *rankReader) record(s string) error {
 	if rd.done {
 		return rd.errf("%s after MPI_Finalize", quote(call))
 	}
-	switch {
-	case call == "MPI_Init":
-		if rd.init {
-			return rd.errf("MPI_Init twice")
-		}
-		if len(rd.toks) != 5 {
-			return rd.errf("MPI_Init has %d fields, want 5 (MPI_Init:-:ARGC:ARGV:TEND)", len(rd.toks))
-		}
-		end, err := rd.time(4)
-		if err != nil {
-			return err
-		}
-		rd.init, rd.last, rd.ended = true, end, call
-		return nil
-	case !rd.init:
-		if !strings.HasPrefix(call, "MPI_") {
-			return rd.errf("%s is not an MPI call record: not a liballprof trace", quote(s))
-		}
-		return rd.errf("%s before MPI_Init", quote(call))
-	case call == "MPI_Finalize":
-		if len(rd.toks) < 2 {
-			return rd.errf("MPI_Finalize needs its start time")
-		}
-		start, err := rd.time(1)
-		if err != nil {
-			return err
-		}
-		if err := rd.compute(start, call); err != nil {
-			return err
-		}
-		rd.done = true
-		return nil
-	case skipped[call]:
-		return nil
+	if handled, err := rd.control(s, call); handled {
+		return err
 	}
 	l, ok := layouts[call]
 	if !ok {
@@ -346,22 +314,92 @@ func (rd *rankReader) record(s string) error {
 		}
 		return rd.errf("%s is not an MPI call record", quote(s))
 	}
+	e, err := rd.event(call, l)
+	if err != nil {
+		return err
+	}
+	switch call {
+	case "MPI_Send", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Irecv":
+		err = rd.pointToPoint(l, &e)
+	case "MPI_Wait":
+		err = rd.wait(l, &e)
+	case "MPI_Waitall":
+		return rd.appendWaitall(l, e)
+	case "MPI_Sendrecv":
+		return rd.sendrecv(l, e)
+	case "MPI_Bcast", "MPI_Reduce":
+		var root int64
+		root, err = rd.int(l.peer, "root", 0, int64(len(rd.t.Ranks))-1)
+		e.Peer = int32(root)
+	}
+	if err != nil {
+		return err
+	}
+	rd.t.Append(rd.rank, e)
+	return nil
+}
+
+// control handles MPI_Init, MPI_Finalize, the calls before MPI_Init and
+// the calls schedgen skips; handled is false for every other call.
+func (rd *rankReader) control(s, call string) (handled bool, err error) {
+	switch {
+	case call == "MPI_Init":
+		if rd.init {
+			return true, rd.errf("MPI_Init twice")
+		}
+		if len(rd.toks) != 5 {
+			return true, rd.errf("MPI_Init has %d fields, want 5 (MPI_Init:-:ARGC:ARGV:TEND)", len(rd.toks))
+		}
+		end, err := rd.time(4)
+		if err != nil {
+			return true, err
+		}
+		rd.init, rd.last, rd.ended = true, end, call
+		return true, nil
+	case !rd.init:
+		if !strings.HasPrefix(call, "MPI_") {
+			return true, rd.errf("%s is not an MPI call record: not a liballprof trace", quote(s))
+		}
+		return true, rd.errf("%s before MPI_Init", quote(call))
+	case call == "MPI_Finalize":
+		if len(rd.toks) < 2 {
+			return true, rd.errf("MPI_Finalize needs its start time")
+		}
+		start, err := rd.time(1)
+		if err != nil {
+			return true, err
+		}
+		if err := rd.compute(start, call); err != nil {
+			return true, err
+		}
+		rd.done = true
+		return true, nil
+	case skipped[call]:
+		return true, nil
+	}
+	return false, nil
+}
+
+// event checks record call's field count, times and communicator size,
+// charges the compute before it and returns its event with the size it
+// moves (but for MPI_Waitall, whose count is of requests).
+func (rd *rankReader) event(call string, l layout) (mpi.Event, error) {
 	if len(rd.toks) != l.n {
-		return rd.errf("%s has %d fields, want %d", call, len(rd.toks), l.n)
+		return mpi.Event{}, rd.errf("%s has %d fields, want %d", call, len(rd.toks), l.n)
 	}
 	start, err := rd.time(l.start)
 	if err != nil {
-		return err
+		return mpi.Event{}, err
 	}
 	end, err := rd.time(l.end)
 	if err != nil {
-		return err
+		return mpi.Event{}, err
 	}
 	if end < start {
-		return rd.errf("%s ends (%g µs) before it starts (%g µs)", call, end, start)
+		return mpi.Event{}, rd.errf("%s ends (%g µs) before it starts (%g µs)", call, end, start)
 	}
 	if err := rd.compute(start, call); err != nil {
-		return err
+		return mpi.Event{}, err
 	}
 	rd.last, rd.ended = end, call
 	e := mpi.Event{Kind: kinds[call], Comm: mpi.World, Duration: ns(end - start)}
@@ -369,85 +407,94 @@ func (rd *rankReader) record(s string) error {
 	if l.csize > 0 {
 		p, err := rd.int(l.csize, "communicator size", 1, math.MaxInt32)
 		if err != nil {
-			return err
+			return mpi.Event{}, err
 		}
 		if p != int64(n) {
-			return rd.errf("%s on a communicator of %d ranks, but the trace has %d rank files: liballprof does not record who is in other communicators", call, p, n)
+			return mpi.Event{}, rd.errf("%s on a communicator of %d ranks, but the trace has %d rank files: liballprof does not record who is in other communicators", call, p, n)
 		}
 	}
 	if l.count > 0 && call != "MPI_Waitall" {
 		if e.Bytes, err = rd.bytes(l.count, l.size); err != nil {
-			return err
+			return mpi.Event{}, err
 		}
 	}
-	switch call {
-	case "MPI_Send", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Irecv":
-		if e.Peer, e.Tag, err = rd.peerTag(l.peer, l.tag, e.Kind == mpi.Recv || e.Kind == mpi.Irecv); err != nil {
-			return err
-		}
-		if l.req > 0 {
-			h, err := rd.handle(l.req)
-			if err != nil {
-				return err
-			}
-			if _, ok := rd.reqs[h]; ok {
-				return rd.errf("request %d started again before a wait completed it", h)
-			}
-			rd.nreq++
-			rd.reqs[h], e.Req = rd.nreq, rd.nreq
-		}
-	case "MPI_Wait":
+	return e, nil
+}
+
+// pointToPoint sets the peer, tag and, for MPI_Isend and MPI_Irecv, the
+// request of a send or receive.
+func (rd *rankReader) pointToPoint(l layout, e *mpi.Event) error {
+	var err error
+	if e.Peer, e.Tag, err = rd.peerTag(l.peer, l.tag, e.Kind == mpi.Recv || e.Kind == mpi.Irecv); err != nil {
+		return err
+	}
+	if l.req > 0 {
 		h, err := rd.handle(l.req)
 		if err != nil {
 			return err
 		}
-		id, ok := rd.reqs[h]
-		if !ok {
-			return rd.errf("MPI_Wait on request %d, which no MPI_Isend or MPI_Irecv started", h)
+		if _, ok := rd.reqs[h]; ok {
+			return rd.errf("request %d started again before a wait completed it", h)
 		}
-		delete(rd.reqs, h)
-		e.Req = id
-	case "MPI_Waitall":
-		cnt, err := rd.int(l.count, "request count", 0, 1<<24)
-		if err != nil {
-			return err
-		}
-		base, err := rd.handle(l.req)
-		if err != nil {
-			return err
-		}
-		ids, err := rd.waitall(base, cnt)
-		if err != nil {
-			return err
-		}
-		rd.t.AppendList(rd.rank, e, ids)
-		return nil
-	case "MPI_Sendrecv":
-		send := mpi.Event{Kind: mpi.Isend, Comm: mpi.World, Bytes: e.Bytes}
-		if send.Peer, send.Tag, err = rd.peerTag(l.peer, l.tag, false); err != nil {
-			return err
-		}
-		recv := mpi.Event{Kind: mpi.Irecv, Comm: mpi.World}
-		if recv.Bytes, err = rd.bytes(l.rcount, l.rsize); err != nil {
-			return err
-		}
-		if recv.Peer, recv.Tag, err = rd.peerTag(l.rpeer, l.rtag, true); err != nil {
-			return err
-		}
-		send.Req, recv.Req = rd.nreq+1, rd.nreq+2
-		rd.nreq += 2
-		rd.t.Append(rd.rank, send)
-		rd.t.Append(rd.rank, recv)
-		rd.t.AppendList(rd.rank, mpi.Event{Kind: mpi.Waitall, Duration: e.Duration}, []int64{send.Req, recv.Req})
-		return nil
-	case "MPI_Bcast", "MPI_Reduce":
-		root, err := rd.int(l.peer, "root", 0, int64(n)-1)
-		if err != nil {
-			return err
-		}
-		e.Peer = int32(root)
+		rd.nreq++
+		rd.reqs[h], e.Req = rd.nreq, rd.nreq
 	}
-	rd.t.Append(rd.rank, e)
+	return nil
+}
+
+// wait sets the request an MPI_Wait completes.
+func (rd *rankReader) wait(l layout, e *mpi.Event) error {
+	h, err := rd.handle(l.req)
+	if err != nil {
+		return err
+	}
+	id, ok := rd.reqs[h]
+	if !ok {
+		return rd.errf("MPI_Wait on request %d, which no MPI_Isend or MPI_Irecv started", h)
+	}
+	delete(rd.reqs, h)
+	e.Req = id
+	return nil
+}
+
+// appendWaitall appends an MPI_Waitall with the requests it completes.
+func (rd *rankReader) appendWaitall(l layout, e mpi.Event) error {
+	cnt, err := rd.int(l.count, "request count", 0, 1<<24)
+	if err != nil {
+		return err
+	}
+	base, err := rd.handle(l.req)
+	if err != nil {
+		return err
+	}
+	ids, err := rd.waitall(base, cnt)
+	if err != nil {
+		return err
+	}
+	rd.t.AppendList(rd.rank, e, ids)
+	return nil
+}
+
+// sendrecv appends an MPI_Sendrecv as an isend, an irecv and a waitall
+// for both.
+func (rd *rankReader) sendrecv(l layout, e mpi.Event) error {
+	var err error
+	send := mpi.Event{Kind: mpi.Isend, Comm: mpi.World, Bytes: e.Bytes}
+	if send.Peer, send.Tag, err = rd.peerTag(l.peer, l.tag, false); err != nil {
+		return err
+	}
+	recv := mpi.Event{Kind: mpi.Irecv, Comm: mpi.World}
+	if recv.Bytes, err = rd.bytes(l.rcount, l.rsize); err != nil {
+		return err
+	}
+	if recv.Peer, recv.Tag, err = rd.peerTag(l.rpeer, l.rtag, true); err != nil {
+		return err
+	}
+	send.Req, recv.Req = rd.nreq+1, rd.nreq+2
+	rd.nreq += 2
+	rd.t.Append(rd.rank, send)
+	rd.t.Append(rd.rank, recv)
+	rd.t.AppendList(rd.rank, mpi.Event{Kind: mpi.Waitall, Duration: e.Duration}, []int64{send.Req, recv.Req})
 	return nil
 }
 
