@@ -422,50 +422,9 @@ func (b *builder) handle(r *record) error {
 	}
 	switch r.kind {
 	case rEnter:
-		info, ok := b.regions[r.a]
-		if !ok {
-			return b.errorf(r, "enter of region %d, which is not defined", r.a)
-		}
-		l.stack = append(l.stack, r.a)
-		if info.mpi {
-			if l.inMPI == 0 && l.master {
-				b.flush(rank, t)
-				rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
-			}
-			l.inMPI++
-		} else if l.inMPI == 0 && l.master {
-			b.flush(rank, t)
-			rs.label = b.labelOf(info)
-		}
+		return b.enter(r, rank, l, t)
 	case rLeave:
-		info, ok := b.regions[r.a]
-		if !ok {
-			return b.errorf(r, "leave of region %d, which is not defined", r.a)
-		}
-		// Pop the innermost open instance of the region; a leave of a
-		// region that is not open (recording switched on inside it) is
-		// ignored.
-		i := len(l.stack) - 1
-		for i >= 0 && l.stack[i] != r.a {
-			i--
-		}
-		if i < 0 {
-			return nil
-		}
-		l.stack = append(l.stack[:i], l.stack[i+1:]...)
-		if info.mpi {
-			l.inMPI--
-			if l.inMPI == 0 && l.master {
-				evs := b.t.Ranks[rank].Events
-				if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
-					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
-				}
-				rs.segStart, rs.inCall = t, false
-			}
-		} else if l.inMPI == 0 && l.master {
-			b.flush(rank, t)
-			rs.label = b.innermost(l)
-		}
+		return b.leave(r, rank, l, t)
 	case rSend, rIsend, rRecv, rIrecv:
 		return b.p2p(r, rank, l)
 	case rIsendComplete:
@@ -481,6 +440,8 @@ func (b *builder) handle(r *record) error {
 		rs.irecv[r.e] = len(b.t.Ranks[rank].Events)
 		b.t.Append(rank, mpi.Event{Kind: mpi.Irecv, Req: int64(r.e), Peer: -2, Region: rs.label})
 	case rRequestCancelled:
+		// A cancelled request never matches: its event becomes an empty
+		// compute, so that indices stay valid.
 		evs := b.t.Ranks[rank].Events
 		if i, ok := rs.irecv[r.e]; ok {
 			evs[i] = mpi.Event{Kind: mpi.Compute}
@@ -492,25 +453,8 @@ func (b *builder) handle(r *record) error {
 	case rCollEnd:
 		return b.collective(r, rank, rs)
 	case rOnOff:
-		if !l.master {
-			return nil
-		}
-		if r.op == measurementOn {
-			if rs.off {
-				rs.off = false
-				if !b.opt.DropMeasurementOff && t > rs.offAt {
-					if b.offReg < 0 {
-						b.offReg = b.t.Region(MeasurementOffRegion)
-					}
-					b.compute(rank, b.offReg, t-rs.offAt)
-				}
-				rs.segStart = t
-			}
-		} else if !rs.off {
-			if l.inMPI == 0 {
-				b.flush(rank, t)
-			}
-			rs.off, rs.offAt = true, t
+		if l.master {
+			b.onOff(r, rank, l, t)
 		}
 	case rMark:
 		if l.master && !rs.inCall {
@@ -521,6 +465,89 @@ func (b *builder) handle(r *record) error {
 		return b.errorf(r, "unknown record kind %d", r.kind)
 	}
 	return nil
+}
+
+// enter opens region r.a on location l at t: an MPI region starts a call
+// on the master thread, another region ends the compute stretch and names
+// the next one.
+func (b *builder) enter(r *record, rank int, l *locState, t int64) error {
+	rs := &b.ranks[rank]
+	info, ok := b.regions[r.a]
+	if !ok {
+		return b.errorf(r, "enter of region %d, which is not defined", r.a)
+	}
+	l.stack = append(l.stack, r.a)
+	if info.mpi {
+		if l.inMPI == 0 && l.master {
+			b.flush(rank, t)
+			rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
+		}
+		l.inMPI++
+	} else if l.inMPI == 0 && l.master {
+		b.flush(rank, t)
+		rs.label = b.labelOf(info)
+	}
+	return nil
+}
+
+// leave closes the innermost open instance of region r.a on location l
+// at t: the end of an MPI call sets its duration, the end of another
+// region ends the compute stretch.
+func (b *builder) leave(r *record, rank int, l *locState, t int64) error {
+	rs := &b.ranks[rank]
+	info, ok := b.regions[r.a]
+	if !ok {
+		return b.errorf(r, "leave of region %d, which is not defined", r.a)
+	}
+	// Pop the innermost open instance of the region; a leave of a
+	// region that is not open (recording switched on inside it) is
+	// ignored.
+	i := len(l.stack) - 1
+	for i >= 0 && l.stack[i] != r.a {
+		i--
+	}
+	if i < 0 {
+		return nil
+	}
+	l.stack = append(l.stack[:i], l.stack[i+1:]...)
+	if info.mpi {
+		l.inMPI--
+		if l.inMPI == 0 && l.master {
+			evs := b.t.Ranks[rank].Events
+			if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
+				evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
+			}
+			rs.segStart, rs.inCall = t, false
+		}
+	} else if l.inMPI == 0 && l.master {
+		b.flush(rank, t)
+		rs.label = b.innermost(l)
+	}
+	return nil
+}
+
+// onOff switches recording on or off on the master thread at t: the time
+// recording was off becomes a compute in MeasurementOffRegion unless
+// Options.DropMeasurementOff.
+func (b *builder) onOff(r *record, rank int, l *locState, t int64) {
+	rs := &b.ranks[rank]
+	if r.op == measurementOn {
+		if rs.off {
+			rs.off = false
+			if !b.opt.DropMeasurementOff && t > rs.offAt {
+				if b.offReg < 0 {
+					b.offReg = b.t.Region(MeasurementOffRegion)
+				}
+				b.compute(rank, b.offReg, t-rs.offAt)
+			}
+			rs.segStart = t
+		}
+	} else if !rs.off {
+		if l.inMPI == 0 {
+			b.flush(rank, t)
+		}
+		rs.off, rs.offAt = true, t
+	}
 }
 
 // innermost returns the label of the innermost open non-MPI region.
