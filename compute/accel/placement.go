@@ -125,8 +125,9 @@ func (p *Profile) HostTime(in Instance) (float64, bool) {
 // InstanceTime returns the compute (setup included) and exposed transfer
 // seconds of all executions of in on d at transfer ratio r, and false
 // when d cannot run every idiom of in. Each execution pays the setup once
-// and migrates the whole footprint D (Meswani et al. Section VIII model
-// the migration per offload; its form here is docs/models.md's).
+// and migrates the whole footprint D (Meswani et al., Section VIII, price
+// a migration per offload but give no formula; docs/models.md gives the
+// one used here).
 func (d *Device) InstanceTime(in Instance, r float64) (compute, xfer float64, ok bool) {
 	t, ok := in.curvesTime(d.Idioms)
 	if !ok {
