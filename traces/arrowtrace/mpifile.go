@@ -290,10 +290,55 @@ func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
+	t := d.t
+	nr := int32(len(t.Ranks))
+	rank, kind, region := b.rank, b.kind, b.region
 	for i := 0; i < int(rec.NumRows()); i++ {
-		if err := d.decodeRow(&b, i); err != nil {
+		row := d.row
+		r := rank[i]
+		if r < 0 || r >= nr {
+			return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
+		}
+		if r < d.rank {
+			return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+		}
+		d.rank = r
+		if kind.isNull(i) {
+			return d.errf(row, "kind", "is null")
+		}
+		k, err := mpi.ParseKind(kind.value(i))
+		if err != nil {
+			return d.errf(row, "kind", "%v", err)
+		}
+		e := mpi.Event{Kind: k, Comm: b.comm[i], Peer: b.peer[i], Tag: b.tag[i], Bytes: b.nbytes[i],
+			Duration: b.dur[i], Req: b.req[i]}
+		if e.Bytes < 0 {
+			return d.errf(row, "bytes", "negative size %d", e.Bytes)
+		}
+		if e.Duration < 0 {
+			return d.errf(row, "duration", "negative duration %d", e.Duration)
+		}
+		size, ok := d.comms[e.Comm]
+		if !ok {
+			return d.errf(row, "comm", "unknown communicator %d", e.Comm)
+		}
+		if err := d.checkPeer(&e, size); err != nil {
 			return err
 		}
+		if !region.isNull(i) {
+			e.Region = d.regionID(region.value(i))
+		}
+		rk := &t.Ranks[r]
+		if k == mpi.Waitall || k == mpi.Alltoallv {
+			if err := d.appendList(&b.list, i, &e, rk, size); err != nil {
+				return err
+			}
+		}
+		if k == mpi.Compute && len(b.params) > 0 {
+			b.appendParams(i, &e, rk)
+		}
+		rk.Events = append(rk.Events, e)
+		d.row++
 	}
 	return nil
 }
@@ -334,106 +379,72 @@ func (d *mpiDecoder) columns(rec arrow.RecordBatch) (mpiBatch, error) {
 	return b, nil
 }
 
-// decodeRow checks row i of b and appends its event to its rank.
-func (d *mpiDecoder) decodeRow(b *mpiBatch, i int) error {
-	t := d.t
-	nr := int32(len(t.Ranks))
-	row := d.row
-	r := b.rank[i]
-	if r < 0 || r >= nr {
-		return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
+// regionID returns the id of region name, adding it on first use.
+func (d *mpiDecoder) regionID(name string) int32 {
+	reg, ok := d.regions[name]
+	if !ok {
+		name = strings.Clone(name) // Value aliases the batch's buffer
+		reg = int32(len(d.t.Regions))
+		d.regions[name] = reg
+		d.t.Regions = append(d.t.Regions, name)
 	}
-	if r < d.rank {
-		return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+	return reg
+}
+
+// appendList appends the list of row i (a waitall's requests, an
+// alltoallv's size per member of a communicator of size members) to rk
+// and points e at it.
+func (d *mpiDecoder) appendList(list *listCol[int64], i int, e *mpi.Event, rk *mpi.Rank, size int) error {
+	row, k := d.row, e.Kind
+	if list.IsNull(i) {
+		return d.errf(row, "list", "%s needs a list", k)
 	}
-	d.rank = r
-	e, size, err := d.event(b, i)
-	if err != nil {
-		return err
+	lo, hi, ok := list.Offsets(i)
+	if !ok {
+		return d.errf(row, "list", "list offsets %d..%d out of range", lo, hi)
 	}
-	if !b.region.isNull(i) {
-		name := b.region.value(i)
-		reg, ok := d.regions[name]
-		if !ok {
-			name = strings.Clone(name)
-			reg = int32(len(t.Regions))
-			d.regions[name] = reg
-			t.Regions = append(t.Regions, name)
-		}
-		e.Region = reg
+	if k == mpi.Alltoallv && int(hi-lo) != size {
+		return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", hi-lo, size)
 	}
-	rk := &t.Ranks[r]
-	k := e.Kind
-	if k == mpi.Waitall || k == mpi.Alltoallv {
-		list := &b.list
-		if list.IsNull(i) {
-			return d.errf(row, "list", "%s needs a list", k)
-		}
-		lo, hi, ok := list.Offsets(i)
-		if !ok {
-			return d.errf(row, "list", "list offsets %d..%d out of range", lo, hi)
-		}
-		if k == mpi.Alltoallv && int(hi-lo) != size {
-			return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", hi-lo, size)
-		}
-		e.ListOff, e.ListLen = int32(len(rk.List)), int32(hi-lo)
-		rk.List = append(rk.List, list.Values[lo:hi]...)
-	}
-	if k == mpi.Compute && len(b.params) > 0 {
-		has := false
-		for j, p := range b.params {
-			b.pbuf[j] = 0
-			if !p.IsNull(i) {
-				b.pbuf[j] = p.Value(i)
-				has = true
-			}
-		}
-		if has {
-			e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(b.pbuf))
-			rk.Params = append(rk.Params, b.pbuf...)
-		}
-	}
-	rk.Events = append(rk.Events, e)
-	d.row++
+	e.ListOff, e.ListLen = int32(len(rk.List)), int32(hi-lo)
+	rk.List = append(rk.List, list.Values[lo:hi]...)
 	return nil
 }
 
-// event reads and checks the event of row i of b (all but its region,
-// list and parameters); it returns the size of its communicator.
-func (d *mpiDecoder) event(b *mpiBatch, i int) (mpi.Event, int, error) {
-	row := d.row
-	if b.kind.isNull(i) {
-		return mpi.Event{}, 0, d.errf(row, "kind", "is null")
+// appendParams appends the model parameters of row i, if it has any, to
+// rk and points e at them.
+func (b *mpiBatch) appendParams(i int, e *mpi.Event, rk *mpi.Rank) {
+	has := false
+	for j, p := range b.params {
+		b.pbuf[j] = 0
+		if !p.IsNull(i) {
+			b.pbuf[j] = p.Value(i)
+			has = true
+		}
 	}
-	k, err := mpi.ParseKind(b.kind.value(i))
-	if err != nil {
-		return mpi.Event{}, 0, d.errf(row, "kind", "%v", err)
+	if has {
+		e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(b.pbuf))
+		rk.Params = append(rk.Params, b.pbuf...)
 	}
-	e := mpi.Event{Kind: k, Comm: b.comm[i], Peer: b.peer[i], Tag: b.tag[i], Bytes: b.nbytes[i],
-		Duration: b.dur[i], Req: b.req[i]}
-	if e.Bytes < 0 {
-		return e, 0, d.errf(row, "bytes", "negative size %d", e.Bytes)
-	}
-	if e.Duration < 0 {
-		return e, 0, d.errf(row, "duration", "negative duration %d", e.Duration)
-	}
-	size, ok := d.comms[e.Comm]
-	if !ok {
-		return e, 0, d.errf(row, "comm", "unknown communicator %d", e.Comm)
-	}
+}
+
+// checkPeer checks the peer and tag of e, the event of row d.row, on a
+// communicator of size ranks.
+func (d *mpiDecoder) checkPeer(e *mpi.Event, size int) error {
+	row, k := d.row, e.Kind
 	switch {
 	case k.IsPointToPoint():
 		recv := k == mpi.Recv || k == mpi.Irecv
 		if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
-			return e, 0, d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+			return d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
 		}
 		if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
-			return e, 0, d.errf(row, "tag", "negative tag %d", e.Tag)
+			return d.errf(row, "tag", "negative tag %d", e.Tag)
 		}
 	case k.IsRooted():
 		if e.Peer < 0 || int(e.Peer) >= size {
-			return e, 0, d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+			return d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
 		}
 	}
-	return e, size, nil
+	return nil
 }
