@@ -422,11 +422,76 @@ func (b *builder) handle(r *record) error {
 	}
 	switch r.kind {
 	case rEnter:
-		return b.enter(r, rank, l, t)
+		info, ok := b.regions[r.a]
+		if !ok {
+			return b.errorf(r, "enter of region %d, which is not defined", r.a)
+		}
+		l.stack = append(l.stack, r.a)
+		if info.mpi {
+			if l.inMPI == 0 && l.master {
+				b.flush(rank, t)
+				rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
+			}
+			l.inMPI++
+		} else if l.inMPI == 0 && l.master {
+			b.flush(rank, t)
+			rs.label = b.labelOf(info)
+		}
 	case rLeave:
-		return b.leave(r, rank, l, t)
+		info, ok := b.regions[r.a]
+		if !ok {
+			return b.errorf(r, "leave of region %d, which is not defined", r.a)
+		}
+		// Pop the innermost open instance of the region; a leave of a
+		// region that is not open (recording switched on inside it) is
+		// ignored.
+		i := len(l.stack) - 1
+		for i >= 0 && l.stack[i] != r.a {
+			i--
+		}
+		if i < 0 {
+			return nil
+		}
+		l.stack = append(l.stack[:i], l.stack[i+1:]...)
+		if info.mpi {
+			l.inMPI--
+			if l.inMPI == 0 && l.master {
+				evs := b.t.Ranks[rank].Events
+				if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
+					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
+				}
+				rs.segStart, rs.inCall = t, false
+			}
+		} else if l.inMPI == 0 && l.master {
+			b.flush(rank, t)
+			rs.label = b.innermost(l)
+		}
 	case rSend, rIsend, rRecv, rIrecv:
 		return b.p2p(r, rank, l)
+	case rIsendComplete, rIrecvRequest, rRequestCancelled:
+		return b.request(r, rank)
+	case rCollEnd:
+		return b.collective(r, rank, rs)
+	case rOnOff:
+		if l.master {
+			b.onOff(r, rank, l, t)
+		}
+	case rMark:
+		if l.master && !rs.inCall {
+			b.flush(rank, t)
+		}
+	case rRequestTest, rCollBegin:
+	default:
+		return b.errorf(r, "unknown record kind %d", r.kind)
+	}
+	return nil
+}
+
+// request applies the completion of an isend, the posting of an irecv
+// and the cancellation of either.
+func (b *builder) request(r *record, rank int) error {
+	rs := &b.ranks[rank]
+	switch r.kind {
 	case rIsendComplete:
 		if _, ok := rs.isend[r.e]; !ok {
 			return nil // posted while recording was off
@@ -450,78 +515,6 @@ func (b *builder) handle(r *record) error {
 			evs[i] = mpi.Event{Kind: mpi.Compute}
 			delete(rs.isend, r.e)
 		}
-	case rCollEnd:
-		return b.collective(r, rank, rs)
-	case rOnOff:
-		if l.master {
-			b.onOff(r, rank, l, t)
-		}
-	case rMark:
-		if l.master && !rs.inCall {
-			b.flush(rank, t)
-		}
-	case rRequestTest, rCollBegin:
-	default:
-		return b.errorf(r, "unknown record kind %d", r.kind)
-	}
-	return nil
-}
-
-// enter opens region r.a on location l at t: an MPI region starts a call
-// on the master thread, another region ends the compute stretch and names
-// the next one.
-func (b *builder) enter(r *record, rank int, l *locState, t int64) error {
-	rs := &b.ranks[rank]
-	info, ok := b.regions[r.a]
-	if !ok {
-		return b.errorf(r, "enter of region %d, which is not defined", r.a)
-	}
-	l.stack = append(l.stack, r.a)
-	if info.mpi {
-		if l.inMPI == 0 && l.master {
-			b.flush(rank, t)
-			rs.mpiEnter, rs.callStart, rs.inCall = t, len(b.t.Ranks[rank].Events), true
-		}
-		l.inMPI++
-	} else if l.inMPI == 0 && l.master {
-		b.flush(rank, t)
-		rs.label = b.labelOf(info)
-	}
-	return nil
-}
-
-// leave closes the innermost open instance of region r.a on location l
-// at t: the end of an MPI call sets its duration, the end of another
-// region ends the compute stretch.
-func (b *builder) leave(r *record, rank int, l *locState, t int64) error {
-	rs := &b.ranks[rank]
-	info, ok := b.regions[r.a]
-	if !ok {
-		return b.errorf(r, "leave of region %d, which is not defined", r.a)
-	}
-	// Pop the innermost open instance of the region; a leave of a
-	// region that is not open (recording switched on inside it) is
-	// ignored.
-	i := len(l.stack) - 1
-	for i >= 0 && l.stack[i] != r.a {
-		i--
-	}
-	if i < 0 {
-		return nil
-	}
-	l.stack = append(l.stack[:i], l.stack[i+1:]...)
-	if info.mpi {
-		l.inMPI--
-		if l.inMPI == 0 && l.master {
-			evs := b.t.Ranks[rank].Events
-			if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
-				evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
-			}
-			rs.segStart, rs.inCall = t, false
-		}
-	} else if l.inMPI == 0 && l.master {
-		b.flush(rank, t)
-		rs.label = b.innermost(l)
 	}
 	return nil
 }
