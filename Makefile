@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test build deps bench repro clean
+.PHONY: demo test check-tree build deps bench repro clean
 
 ## demo: install what is missing, build, and run the main job on the embedded default scenario
 demo: deps build
@@ -17,11 +17,17 @@ demo: deps build
 	./bin/capsim report out/demo/gpu --detail machine=gpu-node,policy=uncapped
 	@echo "demo done: open out/demo/sweep/report.html and out/demo/gpu/report.html; load out/demo/stencil.timeline.json in https://ui.perfetto.dev"
 
-## test: install what is missing, then vet and run every test
+## test: install what is missing, check the tree (gofmt, go mod tidy, no
+## binaries or large files: scripts/check-tree.sh), then vet and run every test
 test: deps
+	GO=$(GO) scripts/check-tree.sh
 	$(GO) vet ./...
 	CGO_ENABLED=0 $(GO) build ./...
 	$(GO) test ./...
+
+## check-tree: what CI rejects in the tracked tree (also the first step of test)
+check-tree:
+	GO=$(GO) scripts/check-tree.sh
 
 build:
 	$(GO) build -o bin/capsim ./cmd/capsim

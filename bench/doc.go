@@ -34,7 +34,7 @@
 // per CPU second (docs/network.md).
 //
 // The reproduction page docs/reference/reproductions.md, every checkable number of
-// the notes against capsim's, is written by
+// the source papers against capsim's, is written by
 //
 //	go run ./bench/repro    (make repro)
 package bench

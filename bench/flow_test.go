@@ -72,7 +72,7 @@ func benchNetwork(b *testing.B, g *graph.Graph, opt sim.Options, wantFlows bool)
 //   - alltoall/fattree: a 1,024-rank pairwise all-to-all of 64 KiB per
 //     message (1,047,552 flows, 2.1 million flow starts and ends) under the
 //     flow model on a 4-ary 5-tree with 2:1 oversubscription. The target
-//     of issue 21 is ≥ 1 M flow events per CPU second on one core.
+//     is ≥ 1 M flow events per CPU second on one core.
 func BenchmarkReplayNetwork(b *testing.B) {
 	ring, err := gen.GeneratePattern(gen.RingAllreduce, gen.PatternOptions{Ranks: 1024, Bytes: 1 << 20})
 	if err != nil {

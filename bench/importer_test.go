@@ -37,7 +37,7 @@ func ringGOAL(b *testing.B, n int) []byte {
 // into an Arrow execution graph (what `capsim import goal` does) and
 // reports the bytes of GOAL read per second and the allocations (memory
 // in use stays bounded by one rank block and one record batch, whatever the
-// file's length). Target (issue 16): ≤ 2 s and ≤ 100 MB peak RSS for 1,024
+// file's length). Target: ≤ 2 s and ≤ 100 MB peak RSS for 1,024
 // ranks; `/usr/bin/time -v capsim import goal` measures the RSS of the
 // whole command.
 func BenchmarkImportGOAL(b *testing.B) {

@@ -8,7 +8,7 @@
 // versioned JSON file.
 //
 // Models are homogeneous in the recorded duration (the ratio method of
-// note 000 §7.1): doubling the recorded work doubles the predicted time.
+// docs/models.md): doubling the recorded work doubles the predicted time.
 // A Pricer relies on that to resolve each region once per configuration.
 package compute
 

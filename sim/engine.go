@@ -540,14 +540,22 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if e.ops, fresh = zeroed(scr.ops, n+1); fresh {
 		hugepage.Advise(e.ops)
 	}
-	ops := e.ops
-	// One pass counts each operation's dependencies and successors, the
-	// seeds, the receives and the CPUs and NICs; a prefix sum turns the
-	// successor counts into where each list ends, and filling each list
-	// from its end (in decreasing operation order, so that successors
-	// appear in increasing order) leaves where it starts.
+	roots, recvs, err := e.countOps()
+	if err != nil {
+		return nil, err
+	}
+	e.linkSuccessors(scr)
+	e.initState(scr, roots, recvs)
+	return e, nil
+}
+
+// countOps fills each operation's dependency count, successor count,
+// packed peer and kind, and size, and the CPU and NIC counts, in one pass;
+// it returns the seeds (operations without dependencies) and the receives.
+func (e *engine) countOps() (roots, recvs int, err error) {
+	g, ops := e.g, e.ops
+	n, nr := g.NumOps(), g.NumRanks()
 	var maxCPU, maxNIC uint8
-	roots, recvs := 0, 0
 	for i := 0; i < n; i++ {
 		lo, hi := g.DepStart[i], g.DepStart[i+1]
 		ops[i].rem = hi - lo
@@ -567,7 +575,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
 			// Validate catches this; a graph that skipped it would
 			// index past the per-rank state.
-			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
+			return 0, 0, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
 		}
 		ops[i].pk = p<<3 | int32(typ)
 		ops[i].sz = -1
@@ -577,6 +585,19 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
 	}
 	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
+	return roots, recvs, nil
+}
+
+// linkSuccessors lays out the successor lists: a prefix sum turns the
+// successor counts into where each list ends, and filling each list from
+// its end (in decreasing operation order, so that successors appear in
+// increasing order) leaves where it starts. It then marks the operations
+// that release a successor when they start (irqBit) and those whose only
+// successor is the next operation (chainBit).
+func (e *engine) linkSuccessors(scr *Scratch) {
+	g, ops := e.g, e.ops
+	n, nr := g.NumOps(), g.NumRanks()
+	var fresh bool
 	for i := 1; i <= n; i++ {
 		ops[i].succ += ops[i-1].succ
 	}
@@ -584,20 +605,10 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		hugepage.Advise(e.succ)
 	}
 	irq := false
-	place := func(i, j int32) {
-		d := g.DepOp[j]
-		v := i
-		if g.DepKind[j] == graph.Irequires {
-			v |= irqBit
-			irq = true
-		}
-		ops[d].succ--
-		e.succ[ops[d].succ] = v
-	}
 	if g.DepOrder == nil {
 		for i := int32(n) - 1; i >= 0; i-- {
 			for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
-				place(i, j)
+				irq = e.place(i, j) || irq
 			}
 		}
 	} else {
@@ -615,7 +626,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 			}
 		}
 		for k := len(inv) - 1; k >= 0; k-- {
-			place(edgeOp[inv[k]], inv[k])
+			irq = e.place(edgeOp[inv[k]], inv[k]) || irq
 		}
 	}
 	if irq {
@@ -634,6 +645,28 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 			ops[i].pk |= chainBit
 		}
 	}
+}
+
+// place puts operation i at the end of the free part of the successor
+// list of the operation that dependency j of i names; it reports whether
+// the dependency is an Irequires.
+func (e *engine) place(i, j int32) bool {
+	d := e.g.DepOp[j]
+	v := i
+	irq := e.g.DepKind[j] == graph.Irequires
+	if irq {
+		v |= irqBit
+	}
+	e.ops[d].succ--
+	e.succ[e.ops[d].succ] = v
+	return irq
+}
+
+// initState sizes the per-host state, the event queue, the receive pool
+// and the observer's arrays.
+func (e *engine) initState(scr *Scratch, roots, recvs int) {
+	n, nr := e.g.NumOps(), e.g.NumRanks()
+	opt := e.opt
 	e.multi = e.ncpu > 1 || e.nnic > 1
 	e.hosts, _ = zeroed(scr.hosts, nr)
 	for r := range e.hosts {
@@ -662,7 +695,6 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		e.qobs, _ = opt.Observer.(QueueObserver)
 		e.sobs, _ = opt.Observer.(StepObserver)
 	}
-	return e, nil
 }
 
 func typeOf(k graph.OpKind) uint8 {
@@ -870,6 +902,13 @@ func addNs(t uint64, d int64) uint64 {
 
 // loop runs the events until the queue is empty, or until a time would
 // exceed maxT.
+//
+// loop stays one function although it is longer than a screen: it is the
+// hot path, run once per event, and keeping the LogGP parameters and the
+// graph in locals and each kind of event inline in one switch (as the
+// simulator loop of LogGOPSim does, Hoefler, Schneider, Lumsdaine,
+// HPDC'10) avoids a call and reloading that state per event. Its cases are the event kinds,
+// each commented where it starts.
 func (e *engine) loop() error {
 	g := e.g
 	o := e.net.Overhead

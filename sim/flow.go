@@ -42,8 +42,7 @@ type FlowNetwork struct {
 	CM02 bool
 	// BytesFirst starts a flow's bytes when its send starts, on every
 	// link of its route at once, and delivers the message o + L + the
-	// route's latency after its last byte (capsim's default timing until
-	// issue 21). Its flows hold the links near the receiver up to a
+	// route's latency after its last byte. Its flows hold the links near the receiver up to a
 	// route's latency before their bytes could be there, which can make a
 	// replay several times slower than the network it models (3 times on
 	// a 256-rank pairwise all-to-all: docs/network.md); it is kept for

@@ -8,7 +8,8 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// This file is the dynamic task-graph executor of note 001 §3.2: the
+// This file is the dynamic task-graph executor of Anger's thesis (Georgia
+// Tech 2016, §5.2): the
 // elastic tasks of a DAG run on one node with a fixed number of hardware
 // threads ("cores") under a cap on incremental power. A pluggable policy
 // picks, at every scheduling point, which ready tasks start and with which
@@ -29,7 +30,7 @@ type TaskConfig struct {
 // Node is the machine a task graph runs on.
 type Node struct {
 	// Cores is the number of hardware threads tasks may use (112 on the
-	// thesis' Xeon Phi, note 001 §2.7).
+	// thesis' Xeon Phi, Anger's thesis §4.2.1).
 	Cores int
 	// Cap bounds the summed incremental power of running tasks, in W; 0
 	// means no cap. The executor compares in whole nW (CapNW).
@@ -102,9 +103,9 @@ type TaskPolicy interface {
 	Name() string
 	// Start prepares a run of w on node.
 	Start(w *TaskWorkload, node Node) error
-	// Schedule is called whenever tasks have become ready (note 001 §3.2:
-	// "whenever a task becomes ready, the heuristic is called") with the
-	// pending tasks in the order they became ready. It sets choice[i] to
+	// Schedule is called whenever tasks have become ready (Anger's thesis
+	// §5.2.2: "the input to each heuristic is the set of tasks that are
+	// ready to run") with the pending tasks in the order they became ready. It sets choice[i] to
 	// the configuration index (into the kernel's Configs) pending[i] starts
 	// with now, or to −1 to leave it pending. The chosen tasks must fit in
 	// s.IdleCores and, with s.Power, under the node's cap.
@@ -152,8 +153,6 @@ func (e *TaskError) Error() string { return "task graph run with policy " + e.Po
 // then the policy is called once, if any task is pending. The run fails
 // when the node is idle, tasks are pending and the policy starts none.
 func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
-	d := w.DAG
-	n := d.NumTasks()
 	if node.Cores < 1 {
 		return nil, fmt.Errorf("task graph run: node needs at least 1 core, has %d", node.Cores)
 	}
@@ -166,119 +165,175 @@ func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
 	if err := pol.Start(w, node); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", pol.Name(), err)
 	}
-	capNW := node.CapNW()
-	res := &TaskResult{
-		Start:    make([]int64, n),
-		End:      make([]int64, n),
-		Config:   make([]int32, n),
-		Timeline: make([]PowerStep, 0, n+2),
-	}
-	remaining := make([]int32, n)
-	pending := make([]int32, 0, n)
-	choice := make([]int32, n)
-	for t := 0; t < n; t++ {
-		remaining[t] = d.PredStart[t+1] - d.PredStart[t]
-		res.Config[t] = -1
-		if remaining[t] == 0 {
-			pending = append(pending, int32(t))
-		}
-	}
-	var q eventQueue
-	q.init(min(n, node.Cores) + 1) // at most one event per running task
-	var seq uint64
-	st := TaskState{IdleCores: node.Cores, NextEnd: -1}
-	var busy float64 // thread·ns
-	done := 0
-	res.Timeline = append(res.Timeline, PowerStep{0, 0})
+	run := newTaskRun(w, node, pol)
 	for {
-		if len(pending) > 0 {
-			st.NextEnd = -1
-			if q.queued() {
-				st.NextEnd = int64(q.peekTime())
+		if len(run.pending) > 0 {
+			if err := run.schedule(); err != nil {
+				return nil, err
 			}
-			ch := choice[:len(pending)]
-			for i := range ch {
-				ch[i] = -1
-			}
-			pol.Schedule(&st, pending, ch)
-			res.Ticks++
-			started := 0
-			keep := pending[:0]
-			for i, t := range pending {
-				c := ch[i]
-				if c < 0 {
-					keep = append(keep, t)
-					continue
-				}
-				cs := w.Configs[d.Kernel[t]]
-				if int(c) >= len(cs) {
-					return nil, &TaskError{pol.Name(), fmt.Sprintf("chose configuration %d of %d for task %d (%s)", c, len(cs), t, d.Label(t))}
-				}
-				cf := cs[c]
-				if int(cf.Threads) > st.IdleCores || cf.PowerNW > capNW-st.PowerNW {
-					return nil, &TaskError{pol.Name(), fmt.Sprintf("at %d ns started task %d (%s) with %d threads and %g W with %d threads idle and %g W in use: over the node's %d threads or %g W cap",
-						st.Now, t, d.Label(t), cf.Threads, cf.Power, st.IdleCores, st.Power, node.Cores, node.Cap)}
-				}
-				st.IdleCores -= int(cf.Threads)
-				st.PowerNW += cf.PowerNW
-				st.Power = float64(st.PowerNW) / 1e9
-				st.Running++
-				res.Start[t] = st.Now
-				res.End[t] = st.Now + cf.Time // both ≤ MaxTimeNs: no overflow
-				if res.End[t] > graph.MaxTimeNs {
-					return nil, &TaskError{pol.Name(), fmt.Sprintf("task %d (%s) started at %d ns would end at %d ns, past %d ns (graph.MaxTimeNs, about 31.7 years)",
-						t, d.Label(t), st.Now, res.End[t], graph.MaxTimeNs)}
-				}
-				res.Config[t] = c
-				busy += float64(cf.Threads) * float64(cf.Time)
-				q.push(event{time: uint64(res.End[t]), seq: seq, op: t})
-				seq++
-				started++
-			}
-			pending = keep
-			if started == 0 && st.Running == 0 {
-				return nil, &TaskError{pol.Name(), fmt.Sprintf("at %d ns the node is idle and %d task(s) are pending (first %s), but the policy starts none: does the cap allow any configuration?",
-					st.Now, len(pending), d.Label(pending[0]))}
-			}
-			res.PeakPower = max(res.PeakPower, st.Power)
 		}
-		step(res, st.Now, st.Power)
-		if !q.queued() {
+		step(run.res, run.st.Now, run.st.Power)
+		if !run.q.queued() {
 			break
 		}
-		// Process every task end at the next instant.
-		st.Now = int64(q.peekTime())
-		for q.queued() && int64(q.peekTime()) == st.Now {
-			ev := q.pop()
-			res.Events++
-			t := ev.op
-			cf := w.Configs[d.Kernel[t]][res.Config[t]]
-			st.IdleCores += int(cf.Threads)
-			st.PowerNW -= cf.PowerNW
-			st.Power = float64(st.PowerNW) / 1e9
-			st.Running--
-			done++
-			for _, s := range d.Successors(t) {
-				remaining[s]--
-				if remaining[s] == 0 {
-					pending = append(pending, s)
-				}
+		run.endNext()
+	}
+	return run.result()
+}
+
+// taskRun is the state of one RunTasks.
+type taskRun struct {
+	w         *TaskWorkload
+	d         *taskgraph.DAG
+	node      Node
+	pol       TaskPolicy
+	capNW     int64
+	res       *TaskResult
+	remaining []int32 // per task, predecessors not yet ended
+	pending   []int32 // ready tasks in the order they became ready
+	choice    []int32 // the policy's choices, one per pending task
+	q         eventQueue
+	seq       uint64
+	st        TaskState
+	busy      float64 // thread·ns
+	done      int
+}
+
+// newTaskRun prepares a run with the tasks without predecessors pending.
+func newTaskRun(w *TaskWorkload, node Node, pol TaskPolicy) *taskRun {
+	d := w.DAG
+	n := d.NumTasks()
+	run := &taskRun{
+		w: w, d: d, node: node, pol: pol, capNW: node.CapNW(),
+		res: &TaskResult{
+			Start:    make([]int64, n),
+			End:      make([]int64, n),
+			Config:   make([]int32, n),
+			Timeline: make([]PowerStep, 0, n+2),
+		},
+		remaining: make([]int32, n),
+		pending:   make([]int32, 0, n),
+		choice:    make([]int32, n),
+		st:        TaskState{IdleCores: node.Cores, NextEnd: -1},
+	}
+	for t := 0; t < n; t++ {
+		run.remaining[t] = d.PredStart[t+1] - d.PredStart[t]
+		run.res.Config[t] = -1
+		if run.remaining[t] == 0 {
+			run.pending = append(run.pending, int32(t))
+		}
+	}
+	run.q.init(min(n, node.Cores) + 1) // at most one event per running task
+	run.res.Timeline = append(run.res.Timeline, PowerStep{0, 0})
+	return run
+}
+
+// schedule calls the policy once on the pending tasks and starts those it
+// chose; it fails if a choice does not fit or if the node stays idle.
+func (run *taskRun) schedule() error {
+	st, pol, d := &run.st, run.pol, run.d
+	st.NextEnd = -1
+	if run.q.queued() {
+		st.NextEnd = int64(run.q.peekTime())
+	}
+	ch := run.choice[:len(run.pending)]
+	for i := range ch {
+		ch[i] = -1
+	}
+	pol.Schedule(st, run.pending, ch)
+	run.res.Ticks++
+	started := 0
+	keep := run.pending[:0]
+	for i, t := range run.pending {
+		if ch[i] < 0 {
+			keep = append(keep, t)
+			continue
+		}
+		if err := run.start(t, ch[i]); err != nil {
+			return err
+		}
+		started++
+	}
+	run.pending = keep
+	if started == 0 && st.Running == 0 {
+		return &TaskError{pol.Name(), fmt.Sprintf("at %d ns the node is idle and %d task(s) are pending (first %s), but the policy starts none: does the cap allow any configuration?",
+			st.Now, len(run.pending), d.Label(run.pending[0]))}
+	}
+	run.res.PeakPower = max(run.res.PeakPower, st.Power)
+	return nil
+}
+
+// start starts task t in configuration c now and queues its end.
+func (run *taskRun) start(t, c int32) error {
+	st, res, d, pol := &run.st, run.res, run.d, run.pol
+	cs := run.w.Configs[d.Kernel[t]]
+	if int(c) >= len(cs) {
+		return &TaskError{pol.Name(), fmt.Sprintf("chose configuration %d of %d for task %d (%s)", c, len(cs), t, d.Label(t))}
+	}
+	cf := cs[c]
+	if int(cf.Threads) > st.IdleCores || cf.PowerNW > run.capNW-st.PowerNW {
+		return &TaskError{pol.Name(), fmt.Sprintf("at %d ns started task %d (%s) with %d threads and %g W with %d threads idle and %g W in use: over the node's %d threads or %g W cap",
+			st.Now, t, d.Label(t), cf.Threads, cf.Power, st.IdleCores, st.Power, run.node.Cores, run.node.Cap)}
+	}
+	st.IdleCores -= int(cf.Threads)
+	st.PowerNW += cf.PowerNW
+	st.Power = float64(st.PowerNW) / 1e9
+	st.Running++
+	res.Start[t] = st.Now
+	res.End[t] = st.Now + cf.Time // both ≤ MaxTimeNs: no overflow
+	if res.End[t] > graph.MaxTimeNs {
+		return &TaskError{pol.Name(), fmt.Sprintf("task %d (%s) started at %d ns would end at %d ns, past %d ns (graph.MaxTimeNs, about 31.7 years)",
+			t, d.Label(t), st.Now, res.End[t], graph.MaxTimeNs)}
+	}
+	res.Config[t] = c
+	run.busy += float64(cf.Threads) * float64(cf.Time)
+	run.q.push(event{time: uint64(res.End[t]), seq: run.seq, op: t})
+	run.seq++
+	return nil
+}
+
+// endNext advances to the next instant a task ends and processes every
+// end at that instant: resources are freed and successors whose last
+// predecessor ended become pending.
+func (run *taskRun) endNext() {
+	st, q, d := &run.st, &run.q, run.d
+	st.Now = int64(q.peekTime())
+	for q.queued() && int64(q.peekTime()) == st.Now {
+		ev := q.pop()
+		run.res.Events++
+		t := ev.op
+		cf := run.w.Configs[d.Kernel[t]][run.res.Config[t]]
+		st.IdleCores += int(cf.Threads)
+		st.PowerNW -= cf.PowerNW
+		st.Power = float64(st.PowerNW) / 1e9
+		st.Running--
+		run.done++
+		for _, s := range d.Successors(t) {
+			run.remaining[s]--
+			if run.remaining[s] == 0 {
+				run.pending = append(run.pending, s)
 			}
 		}
 	}
-	if done != n {
-		return nil, &TaskError{pol.Name(), fmt.Sprintf("%d of %d tasks never ran", n-done, n)}
+}
+
+// result checks that every task ran and fills the makespan, power and
+// energy figures.
+func (run *taskRun) result() (*TaskResult, error) {
+	res, n := run.res, run.d.NumTasks()
+	if run.done != n {
+		return nil, &TaskError{run.pol.Name(), fmt.Sprintf("%d of %d tasks never ran", n-run.done, n)}
 	}
-	res.Makespan = st.Now
+	res.Makespan = run.st.Now
 	var energy float64 // W·ns over idle
 	for i, s := range res.Timeline[:len(res.Timeline)-1] {
 		energy += s.Power * float64(res.Timeline[i+1].Time-s.Time)
 	}
 	if res.Makespan > 0 {
 		res.AvgPower = energy / float64(res.Makespan)
-		res.Utilization = busy / (float64(node.Cores) * float64(res.Makespan))
+		res.Utilization = run.busy / (float64(run.node.Cores) * float64(res.Makespan))
 	}
-	res.Energy = (energy + node.IdleW*float64(res.Makespan)) / 1e9
+	res.Energy = (energy + run.node.IdleW*float64(res.Makespan)) / 1e9
 	return res, nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// cosRows are note 000's worked examples (§7.9 T1–T10): COS Eq. 9 on
+// cosRows are the worked examples of COS (Li, León, Cameron, HPDC'17): Eq. 9 on
 // Intel, Eq. 11 on BG/Q, the fits and the error statistics. Every input is
 // published, so every row must match.
 func cosRows() ([]Row, error) {
@@ -93,12 +93,29 @@ func cosRows() ([]Row, error) {
 	}, nil
 }
 
-// angerRows are note 001's checkable numbers: Eq. 5 and 6 (§2.1), the
-// DPS table (§3.1), the scheduler toy (§3.3), the task-graph sizes (§2.8)
+// angerRows are the checkable numbers of Anger's thesis (Georgia Tech
+// 2016): Eq. 5 and 6 (§4.1.1), the Dynamic Power Steering table (§5.1.1),
+// the scheduler toy (§5.2.2), the task-graph sizes (§4.2.2.2)
 // and the Fig. 25 relation on capsim's built-in profiles (a stand-in for
 // the thesis's measured Xeon Phi frontiers).
 func angerRows() ([]Row, error) {
 	const n = "001_anger"
+	var rows []Row
+	for _, step := range []func(string) ([]Row, error){
+		angerEnergyRows, angerDPSRows, angerSteeringRows, angerBalancedDPSRows,
+		angerToyRows, angerGraphRows, angerModelRows, angerFig25Rows,
+	} {
+		r, err := step(n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// angerEnergyRows checks Eq. 5 and 6 of Anger's thesis (§4.1.1).
+func angerEnergyRows(n string) ([]Row, error) {
 	var rows []Row
 	pw := func(test string) string { return goTest("compute/power", test) }
 	rows = append(rows,
@@ -106,7 +123,13 @@ func angerRows() ([]Row, error) {
 		match(n, "§2.1 Eq. 6", "S_e(s = 0.9, S_t = 16)", 6.4, power.EnergySpeedup(0.9, 16), 5e-5, "", pw("TestEnergySpeedupEq6CorrectedErratum")),
 		match(n, "§5.5 item 8", "E_p for E₁ = 100 J, s = 0.6, S_t = 4", 55, power.EnergyParallel(100, 0.6, 4), 5e-4, "J", pw("TestEnergyAccountingEq5")),
 	)
+	return rows, nil
+}
 
+// angerDPSRows checks rows 1 and 2 of the Dynamic Power Steering table
+// (§5.1.1).
+func angerDPSRows(n string) ([]Row, error) {
+	var rows []Row
 	// DPS table, rows 1 and 2.
 	for i, c := range []struct {
 		work         []float64
@@ -129,7 +152,13 @@ func angerRows() ([]Row, error) {
 			match(n, sec, "steered energy", c.eStr, res.Steered.EnergyJ, 5e-4, "J", cmd),
 		)
 	}
+	return rows, nil
+}
 
+// angerSteeringRows checks that Power Steering's gain grows with
+// compute-boundness and imbalance on the steering grid.
+func angerSteeringRows(n string) ([]Row, error) {
+	var rows []Row
 	// §3.1 and §4 target (e) on the steering grid (capsim's stencils stand
 	// in for the thesis's synthetic benchmark).
 	gs := steering.DefaultGrid()
@@ -157,7 +186,13 @@ func angerRows() ([]Row, error) {
 			"intensity 0 / 0.5 / 1 at full imbalance: %.1f / %.1f / %.1f %%; balance 0 / 0.5 / 1 at intensity 1: %.1f / %.1f / %.1f %%",
 			g[[2]float64{0, 0}], g[[2]float64{0.5, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0}], g[[2]float64{1, 0.5}], g[[2]float64{1, 1}]))
 	}
+	return rows, nil
+}
 
+// angerBalancedDPSRows checks DPS table rows 3 and 4: near-balanced
+// loads are not steered.
+func angerBalancedDPSRows(n string) ([]Row, error) {
+	var rows []Row
 	// DPS rows 3 and 4: near-balanced and balanced loads stay at 1.7 GHz
 	// (the "≤" rule of step 5; row 4 is the balanced-load regression).
 	for i, work := range [][]float64{{1.0, 0.9, 0.9, 0.9}, {1.0, 1.0, 1.0, 1.0}} {
@@ -168,7 +203,12 @@ func angerRows() ([]Row, error) {
 		rows = append(rows, match(n, fmt.Sprintf("§3.1 DPS table row %d", i+3), "iteration time, steered (all at 1.7 GHz)", 1.2353,
 			float64(res.Steered.MakespanNs)/1e9, 5e-5, "s", goTest("optimize/policy/steering", "TestNoteTable")))
 	}
+	return rows, nil
+}
 
+// angerToyRows runs PAS and SAS on the scheduler toy (§5.2.2).
+func angerToyRows(n string) ([]Row, error) {
+	var rows []Row
 	// Scheduler toy: PAS and SAS on the whole toy graph at 12 W.
 	toy, err := schedToy()
 	if err != nil {
@@ -192,7 +232,13 @@ func angerRows() ([]Row, error) {
 			match(n, sec, c.pol+" makespan", 4.8, float64(res.Makespan)/1e9, 5e-4, "s", cmd),
 			match(n, sec, c.pol+" power", c.peak, res.PeakPower, 5e-4, "W", cmd))
 	}
+	return rows, nil
+}
 
+// angerGraphRows checks the task and edge counts of the tiled graphs
+// (§4.2.2.2).
+func angerGraphRows(n string) ([]Row, error) {
+	var rows []Row
 	// Task-graph sizes (§2.8, §5.5 item 4).
 	for _, c := range []struct {
 		spec         string
@@ -207,7 +253,13 @@ func angerRows() ([]Row, error) {
 			match(n, "§2.8", c.spec+" tasks", float64(c.tasks), float64(d.NumTasks()), 0, "", cmd),
 			match(n, "§2.8", c.spec+" edges", float64(c.edges), float64(d.NumEdges()), 0, "", cmd))
 	}
+	return rows, nil
+}
 
+// angerModelRows checks the CG stencil sizes, the Pareto toy (§4.2) and
+// forward selection (§3.1.1).
+func angerModelRows(n string) ([]Row, error) {
+	var rows []Row
 	// CG stencil sizes (§5.5 item 5), the Pareto toy (§2.6) and forward
 	// selection (§5.5 item 2a).
 	for _, c := range []struct{ n, nnz int }{{4, 1000}, {16, 97336}} {
@@ -246,7 +298,13 @@ func angerRows() ([]Row, error) {
 		match(n, "§5.5 item 2a", "forward selection step 1: β₀", 6.875, m1.Clusters[0].Beta[0], 5e-4, "", fs),
 		match(n, "§5.5 item 2a", "forward selection step 2: β for x₂²", 0.25, m2.Clusters[0].Beta[len(m2.Clusters[0].Beta)-1], 5e-4, "", fs),
 	)
+	return rows, nil
+}
 
+// angerFig25Rows checks the Fig. 25 relations (§5.2.3) on the built-in
+// profiles: PAS and SAS beat FS, and SAS draws about PAS's power.
+func angerFig25Rows(n string) ([]Row, error) {
+	var rows []Row
 	// Fig. 25 (§3.3, §4 target (b)) on the built-in profiles.
 	prof := taskgraph.DefaultProfiles()
 	for _, spec := range []string{"cholesky:12", "lu:10"} {
@@ -308,7 +366,8 @@ func angerRows() ([]Row, error) {
 	return rows, nil
 }
 
-// dps steers one iteration of note 001's DPS unit test (§3.1): core i
+// dps steers one iteration of a Dynamic Power Steering case (Anger's
+// thesis §5.1.1) worked out by hand: core i
 // computes work[i] seconds at 2.1 GHz, then all meet in a barrier, on a
 // network that costs nothing, under the 56 W budget (all at 1.7 GHz).
 func dps(work []float64) (*steering.Result, error) {
@@ -324,7 +383,8 @@ func dps(work []float64) (*steering.Result, error) {
 	return steering.Run(tr, g, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), steering.Options{Machine: steering.NoteMachine(), BudgetW: 56, NoBound: true})
 }
 
-// schedToy is the scheduler toy of note 001 §3.3: A → C, B independent.
+// schedToy is a hand-sized case for the schedulers of Anger's thesis
+// §5.2.2: A → C, B independent.
 func schedToy() (*sim.TaskWorkload, error) {
 	b := taskgraph.NewBuilder("toy")
 	none := taskgraph.Coord{I: -1, J: -1, K: -1}
@@ -358,10 +418,30 @@ func schedToy() (*sim.TaskWorkload, error) {
 	return w, nil
 }
 
-// dongliRows are note 002's hand-checkable tests (§9.6 T1–T3) and the
-// §9.5 phenomena on a stand-in stencil.
+// dongliRows are hand-checkable cases of Dong Li's thesis (Virginia Tech
+// 2011; slack, frequency selection, IPS power: Ch. 3) and the phenomena
+// it reports, on a stand-in stencil.
 func dongliRows() ([]Row, error) {
 	const n = "002_dongli"
+	var rows []Row
+	for _, step := range []func(string) ([]Row, error){dongliHandRows, dongliSwitchRows, dongliPhenomenaRows} {
+		r, err := step(n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// dctdvfsTest names a test of optimize/policy/dctdvfs.
+func dctdvfsTest(test string) string { return goTest("optimize/policy/dctdvfs", test) }
+
+// dongliHandRows checks critical time and slack (Dong Li's thesis §3.6),
+// the frequency selection (§3.2), the wait cap and the IPS power model
+// (§3.5) on cases small enough to work out by hand.
+func dongliHandRows(n string) ([]Row, error) {
+	ks := dctdvfsTest
 	times := [][][]float64{
 		{{3.0, 4.0}, {3.5, 3.0}},
 		{{5.0, 4.0}, {4.0, 4.5}},
@@ -389,7 +469,6 @@ func dongliRows() ([]Row, error) {
 	}
 	i8 := power.InterpInstructions(8, 1, 1.00e10, 16, 1.15e10)
 	ips := power.IPS{K1: 2.0e-8, K0: 150}
-	ks := func(test string) string { return goTest("optimize/policy/dctdvfs", test) }
 	rows := []Row{
 		match(n, "§9.6 T1", "critical time t_c (DCT)", 8.5, tc, 5e-4, "s", ks("TestT1CriticalTimeAndSlack")),
 		match(n, "§9.6 T1", "slack of task 0 (ε = 0)", 1.7, dctdvfs.Slack(tc, ti[0], 0.2, 0.1, 0), 5e-4, "s", ks("TestT1CriticalTimeAndSlack")),
@@ -403,10 +482,67 @@ func dongliRows() ([]Row, error) {
 		match(n, "§9.6 T3", "IPS power (Eq. 3.19)", 257, ips.Watts(i8, 2.0), 0.5, "W", goTest("compute/power", "TestIPSPowerT3")),
 	}
 
+	return rows, nil
+}
+
+// dongliSwitchRows checks the DCT switch penalty: per-phase thread counts
+// pay it at every switch, one configuration per group does not.
+func dongliSwitchRows(n string) ([]Row, error) {
+	ks := dctdvfsTest
+	var rows []Row
+	// 3 iterations of two phases.
+	const iters = 3
+	tr := mpi.NewTrace(2)
+	for it := 0; it < iters; it++ {
+		for r := 0; r < 2; r++ {
+			tr.AppendCompute(r, "p1", 1e9)
+			tr.AppendCompute(r, "p2", 1e9)
+			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
+		}
+	}
+	g9, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("T9: %w", err)
+	}
+	prof9 := dctdvfs.Profile{Rules: []dctdvfs.Rule{
+		{Pattern: "p1", Scaling: dctdvfs.Scaling{Overhead: 0.06875 / 6.5, Beta: 1}},
+		{Pattern: "p2", Scaling: dctdvfs.Scaling{Serial: 0.36, Beta: 1}},
+	}}
+	node9 := dongliNode()
+	node9.Threads = []int{8, 16}
+	for _, c := range []struct {
+		what  string
+		gran  dctdvfs.Granularity
+		total float64
+	}{
+		{"per-phase threads, 3 iterations (3·2.2 − 0.15)", dctdvfs.PerPhase, iters*2.2 - 0.15},
+		{"one configuration per group, 3 iterations (3·2.0)", dctdvfs.OnePhase, iters * 2.0},
+	} {
+		res, err := dctdvfs.Run(tr, g9, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), dctdvfs.Options{Node: node9, Profile: prof9,
+			Granularity: c.gran, SwitchPenaltyNs: 150_000_000, NoBound: true})
+		if err != nil {
+			return nil, fmt.Errorf("T9: %w", err)
+		}
+		rows = append(rows, match(n, "§9.6 T9", "switch penalty 0.15 s: "+c.what, c.total, float64(res.DCT.MakespanNs)/1e9, 5e-4, "s", ks("TestT9SwitchPenalty")))
+	}
+	return rows, nil
+}
+
+// dongliNode returns the node of the stand-in runs: 16 threads, five
+// P-states, cores sleeping while they wait.
+func dongliNode() dctdvfs.Node {
+	return dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(16), IdleW: 90, WaitW: 10, Wait: power.WaitPower{Mode: power.WaitIdle},
+		PStates: []power.PState{{GHz: 2.1, Watts: 12}, {GHz: 1.9, Watts: 10.2}, {GHz: 1.7, Watts: 8.7}, {GHz: 1.5, Watts: 7.4}, {GHz: 1.4, Watts: 6.8}}}
+}
+
+// dongliPhenomenaRows checks the phenomena Dong Li's thesis reports (Ch.
+// 3) on a 2×2 stencil standing in for its NPB-MZ traces.
+func dongliPhenomenaRows(n string) ([]Row, error) {
+	ks := dctdvfsTest
+	var rows []Row
 	// §9.5 phenomena and §2.11 V5 on a 2×2 stencil (stand-in: the paper's
 	// NPB-MZ traces are not published).
-	node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(16), IdleW: 90, WaitW: 10, Wait: power.WaitPower{Mode: power.WaitIdle},
-		PStates: []power.PState{{GHz: 2.1, Watts: 12}, {GHz: 1.9, Watts: 10.2}, {GHz: 1.7, Watts: 8.7}, {GHz: 1.5, Watts: 7.4}, {GHz: 1.4, Watts: 6.8}}}
+	node := dongliNode()
 	scalable := dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: 0.05, Beta: 1}}
 	nonScalable := dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: 0.05, Overhead: 0.01, Beta: 1}}
 	run := func(imb string, balance float64, prof dctdvfs.Profile, coord float64) (*dctdvfs.Result, error) {
@@ -432,41 +568,6 @@ func dongliRows() ([]Row, error) {
 	ns, err := run(gen.ImbalanceNone, 1, nonScalable, 0)
 	if err != nil {
 		return nil, fmt.Errorf("§9.5 non-scalable: %w", err)
-	}
-	// T9: the DCT switch penalty (§9.6), 3 iterations of two phases.
-	const iters = 3
-	tr := mpi.NewTrace(2)
-	for it := 0; it < iters; it++ {
-		for r := 0; r < 2; r++ {
-			tr.AppendCompute(r, "p1", 1e9)
-			tr.AppendCompute(r, "p2", 1e9)
-			tr.Append(r, mpi.Event{Kind: mpi.Barrier})
-		}
-	}
-	g9, err := lower.Lower(tr, lower.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("T9: %w", err)
-	}
-	prof9 := dctdvfs.Profile{Rules: []dctdvfs.Rule{
-		{Pattern: "p1", Scaling: dctdvfs.Scaling{Overhead: 0.06875 / 6.5, Beta: 1}},
-		{Pattern: "p2", Scaling: dctdvfs.Scaling{Serial: 0.36, Beta: 1}},
-	}}
-	node9 := node
-	node9.Threads = []int{8, 16}
-	for _, c := range []struct {
-		what  string
-		gran  dctdvfs.Granularity
-		total float64
-	}{
-		{"per-phase threads, 3 iterations (3·2.2 − 0.15)", dctdvfs.PerPhase, iters*2.2 - 0.15},
-		{"one configuration per group, 3 iterations (3·2.0)", dctdvfs.OnePhase, iters * 2.0},
-	} {
-		res, err := dctdvfs.Run(tr, g9, network.NewLogGOPS(0, 0, 0, 0, 0, 65535), dctdvfs.Options{Node: node9, Profile: prof9,
-			Granularity: c.gran, SwitchPenaltyNs: 150_000_000, NoBound: true})
-		if err != nil {
-			return nil, fmt.Errorf("T9: %w", err)
-		}
-		rows = append(rows, match(n, "§9.6 T9", "switch penalty 0.15 s: "+c.what, c.total, float64(res.DCT.MakespanNs)/1e9, 5e-4, "s", ks("TestT9SwitchPenalty")))
 	}
 
 	co, err := run(gen.ImbalanceNone, 1, scalable, 0.00736)

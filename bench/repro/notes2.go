@@ -18,70 +18,17 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// lpRows are note 003's hand-checkable examples (§9.4 A–E): the
-// fixed-order LP and Static on DAGs whose every input the note gives.
+// lpRows are hand-checkable cases of the fixed-order LP of Bailey et al.
+// (SC'15, §3) and of Static (§4.1) on DAGs small enough to solve by hand.
 func lpRows() ([]Row, error) {
 	const n = "003_lp"
 	if !clp.Available() {
-		return nil, errors.New("note 003: built without cgo, no LP solver")
+		return nil, errors.New("LP rows (Bailey et al.): built without cgo, no LP solver")
 	}
-	two := func(df, phi, ds, plo float64) []frontier.Config {
-		return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
-	}
-	lp := func(d *bound.DAG, o *bound.Order, capW float64) (float64, error) {
-		var err error
-		if o == nil {
-			if o, err = bound.InitialOrder(d); err != nil {
-				return 0, err
-			}
-		}
-		s, err := bound.NewSolver(d, o, bound.Options{})
-		if err != nil {
-			return 0, err
-		}
-		defer s.Close()
-		b, err := s.Solve(capW)
-		if err != nil {
-			return 0, err
-		}
-		return b.Makespan, nil
-	}
-	a := &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Rank: 0, Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)}}}
-	b := &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{
-		{Rank: 0, Src: 0, Dst: 1, Hull: two(10, 50, 20, 30)},
-		{Rank: 1, Src: 0, Dst: 1, Hull: two(5, 50, 10, 30)},
-	}}
-	m := &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
-		{Rank: 0, Src: 0, Dst: 1, Hull: two(4, 50, 8, 30)},
-		{Rank: 0, Src: 1, Dst: 3, Hull: two(2, 50, 4, 30)},
-		{Rank: 1, Src: 0, Dst: 2, Hull: two(1, 50, 2, 30)},
-		{Rank: 1, Src: 2, Dst: 3, Hull: two(5, 50, 10, 30)},
-	}, Messages: []bound.Message{{Src: 1, Dst: 2, Time: 1}}}
-	c := &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
-		{Rank: 0, Src: 0, Dst: 1, Hull: two(2, 50, 4, 30)},
-		{Rank: 0, Src: 1, Dst: 3, Hull: two(8, 50, 16, 30)},
-		{Rank: 1, Src: 0, Dst: 2, Hull: two(6, 50, 12, 30)},
-		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 50, 8, 30)},
-	}}
-	hd, err := frontier.Hull([]frontier.Config{{Time: 10, Power: 50}, {Time: 12, Power: 44}, {Time: 14, Power: 41},
-		{Time: 20, Power: 30}, {Time: 15, Power: 55}, {Time: 25, Power: 31}})
+	ex, err := newLPExamples()
 	if err != nil {
-		return nil, fmt.Errorf("example D: %w", err)
+		return nil, err
 	}
-	dd := &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Src: 0, Dst: 1, Hull: hd}}}
-	e := &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
-		{Rank: 0, Src: 0, Dst: 1, Hull: two(4, 50, 12, 20)},
-		{Rank: 0, Src: 1, Dst: 3, Hull: two(6, 40, 12, 30)},
-		{Rank: 1, Src: 0, Dst: 2, Hull: two(6, 40, 12, 30)},
-		{Rank: 1, Src: 2, Dst: 3, Hull: two(4, 60, 8, 30)},
-	}}
-	cTie, err := bound.InitialOrder(c)
-	if err != nil {
-		return nil, fmt.Errorf("example C: %w", err)
-	}
-	cTie.Event = []int{0, 1, 1, 2} // y = z: one event (§2.5)
-	cTie.Events = 3
-
 	type val struct {
 		sec, what string
 		paper     float64
@@ -89,24 +36,24 @@ func lpRows() ([]Row, error) {
 		test      string
 	}
 	vals := []val{
-		{"§9.4 A", "LP T* at 40 W", 15, func() (float64, error) { return lp(a, nil, 40) }, "TestExampleA"},
-		{"§9.4 A", "LP T* at 50 W", 10, func() (float64, error) { return lp(a, nil, 50) }, "TestExampleA"},
-		{"§9.4 B", "LP T* at 80 W", 10, func() (float64, error) { return lp(b, nil, 80) }, "TestExampleB"},
-		{"§9.4 B", "Static at 80 W", 15, func() (float64, error) { return bound.Static(b, 80) }, "TestExampleB"},
-		{"§9.4 M", "LP T* at 70 W", 14.5, func() (float64, error) { return lp(m, nil, 70) }, "TestExampleM"},
-		{"§9.4 M", "LP T* at 60 W", 19, func() (float64, error) { return lp(m, nil, 60) }, "TestExampleM"},
-		{"§9.4 M", "Static at 70 W", 16.75, func() (float64, error) { return bound.Static(m, 70) }, "TestExampleM"},
-		{"§9.4 C", "LP T*, fixed order y < z, 80 W", 15, func() (float64, error) { return lp(c, nil, 80) }, "TestExampleCFixedOrderMatters"},
-		{"§9.4 C", "LP T*, order y = z, 80 W", 14, func() (float64, error) { return lp(c, cTie, 80) }, "TestExampleCFixedOrderMatters"},
-		{"§9.4 D", "LP T* on the hull at 40 W (100/7)", 100.0 / 7, func() (float64, error) { return lp(dd, nil, 40) }, "TestExampleDLP"},
-		{"§9.4 E", "LP T* at 80 W (1860/143)", 1860.0 / 143, func() (float64, error) { return lp(e, nil, 80) }, "TestExampleEStaticCanWin"},
-		{"§9.4 E", "Static at 80 W (38/3): Static beats the fixed-order LP", 38.0 / 3, func() (float64, error) { return bound.Static(e, 80) }, "TestExampleEStaticCanWin"},
+		{"§9.4 A", "LP T* at 40 W", 15, func() (float64, error) { return lpMakespan(ex.a, nil, 40) }, "TestExampleA"},
+		{"§9.4 A", "LP T* at 50 W", 10, func() (float64, error) { return lpMakespan(ex.a, nil, 50) }, "TestExampleA"},
+		{"§9.4 B", "LP T* at 80 W", 10, func() (float64, error) { return lpMakespan(ex.b, nil, 80) }, "TestExampleB"},
+		{"§9.4 B", "Static at 80 W", 15, func() (float64, error) { return bound.Static(ex.b, 80) }, "TestExampleB"},
+		{"§9.4 M", "LP T* at 70 W", 14.5, func() (float64, error) { return lpMakespan(ex.m, nil, 70) }, "TestExampleM"},
+		{"§9.4 M", "LP T* at 60 W", 19, func() (float64, error) { return lpMakespan(ex.m, nil, 60) }, "TestExampleM"},
+		{"§9.4 M", "Static at 70 W", 16.75, func() (float64, error) { return bound.Static(ex.m, 70) }, "TestExampleM"},
+		{"§9.4 C", "LP T*, fixed order y < z, 80 W", 15, func() (float64, error) { return lpMakespan(ex.c, nil, 80) }, "TestExampleCFixedOrderMatters"},
+		{"§9.4 C", "LP T*, order y = z, 80 W", 14, func() (float64, error) { return lpMakespan(ex.c, ex.cTie, 80) }, "TestExampleCFixedOrderMatters"},
+		{"§9.4 D", "LP T* on the hull at 40 W (100/7)", 100.0 / 7, func() (float64, error) { return lpMakespan(ex.dd, nil, 40) }, "TestExampleDLP"},
+		{"§9.4 E", "LP T* at 80 W (1860/143)", 1860.0 / 143, func() (float64, error) { return lpMakespan(ex.e, nil, 80) }, "TestExampleEStaticCanWin"},
+		{"§9.4 E", "Static at 80 W (38/3): Static beats the fixed-order LP", 38.0 / 3, func() (float64, error) { return bound.Static(ex.e, 80) }, "TestExampleEStaticCanWin"},
 	}
-	oc, err := bound.InitialOrder(c)
+	oc, err := bound.InitialOrder(ex.c)
 	if err != nil {
 		return nil, fmt.Errorf("example C: %w", err)
 	}
-	free, err := bound.NewOrderFree(c, oc, bound.OrderFreeOptions{})
+	free, err := bound.NewOrderFree(ex.c, oc, bound.OrderFreeOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("example C, order-free: %w", err)
 	}
@@ -128,11 +75,111 @@ func lpRows() ([]Row, error) {
 	return rows, nil
 }
 
-// accelRows are note 004's worked examples (§3.8 T1–T8), the paper's
-// roll-ups (§2.3, §3.9) and Tables VI–IX from the per-block stand-in
+// twoConfigs returns a task's two configurations: (df s, phi W) and
+// (ds s, plo W).
+func twoConfigs(df, phi, ds, plo float64) []frontier.Config {
+	return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
+}
+
+// lpMakespan solves the fixed-order LP of d at capW under order o (the
+// initial order if nil) and returns its makespan.
+func lpMakespan(d *bound.DAG, o *bound.Order, capW float64) (float64, error) {
+	var err error
+	if o == nil {
+		if o, err = bound.InitialOrder(d); err != nil {
+			return 0, err
+		}
+	}
+	s, err := bound.NewSolver(d, o, bound.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	b, err := s.Solve(capW)
+	if err != nil {
+		return 0, err
+	}
+	return b.Makespan, nil
+}
+
+// lpExamples are the hand-checkable DAGs: one task (a), two ranks (b), a
+// message (m), two orders of two events (c, with cTie the order where
+// they are one event), a hull of six configurations (dd) and a case where
+// Static beats the fixed-order LP (e).
+type lpExamples struct {
+	a, b, m, c, dd, e *bound.DAG
+	cTie              *bound.Order
+}
+
+// newLPExamples builds the examples.
+func newLPExamples() (lpExamples, error) {
+	var ex lpExamples
+	ex.a = &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Rank: 0, Src: 0, Dst: 1, Hull: twoConfigs(10, 50, 20, 30)}}}
+	ex.b = &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: twoConfigs(10, 50, 20, 30)},
+		{Rank: 1, Src: 0, Dst: 1, Hull: twoConfigs(5, 50, 10, 30)},
+	}}
+	ex.m = &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: twoConfigs(4, 50, 8, 30)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: twoConfigs(2, 50, 4, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: twoConfigs(1, 50, 2, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: twoConfigs(5, 50, 10, 30)},
+	}, Messages: []bound.Message{{Src: 1, Dst: 2, Time: 1}}}
+	ex.c = &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: twoConfigs(2, 50, 4, 30)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: twoConfigs(8, 50, 16, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: twoConfigs(6, 50, 12, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: twoConfigs(4, 50, 8, 30)},
+	}}
+	hd, err := frontier.Hull([]frontier.Config{{Time: 10, Power: 50}, {Time: 12, Power: 44}, {Time: 14, Power: 41},
+		{Time: 20, Power: 30}, {Time: 15, Power: 55}, {Time: 25, Power: 31}})
+	if err != nil {
+		return ex, fmt.Errorf("example D: %w", err)
+	}
+	ex.dd = &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{{Src: 0, Dst: 1, Hull: hd}}}
+	ex.e = &bound.DAG{Vertices: 4, Init: 0, Fin: 3, Tasks: []bound.Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: twoConfigs(4, 50, 12, 20)},
+		{Rank: 0, Src: 1, Dst: 3, Hull: twoConfigs(6, 40, 12, 30)},
+		{Rank: 1, Src: 0, Dst: 2, Hull: twoConfigs(6, 40, 12, 30)},
+		{Rank: 1, Src: 2, Dst: 3, Hull: twoConfigs(4, 60, 8, 30)},
+	}}
+	cTie, err := bound.InitialOrder(ex.c)
+	if err != nil {
+		return ex, fmt.Errorf("example C: %w", err)
+	}
+	cTie.Event = []int{0, 1, 1, 2} // y = z: one event (Bailey et al. §3.3)
+	cTie.Events = 3
+	ex.cTie = cTie
+	return ex, nil
+}
+
+// accelRows are worked examples of Meswani et al. (Eq. 2, offload and
+// transfer), the paper's roll-ups (Section VII) and Tables VI–IX from the per-block stand-in
 // examples/models/meswani-standin.json (the paper publishes only the sums).
 func accelRows(root string) ([]Row, error) {
 	const n = "004_accel"
+	rows := accelHandRows(n)
+	si, err := loadMeswaniStandIn(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func(string, *meswaniStandIn) ([]Row, error){accelTableRows, accelSpeedupRows, accelTotalRows} {
+		r, err := step(n, si)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// accelTest names a test of compute/accel.
+func accelTest(test string) string { return goTest("compute/accel", test) }
+
+// accelHandRows checks Eq. 2, the offload decision, the transfer modes,
+// the per-block optimum and the roll-ups on hand-worked cases.
+func accelHandRows(n string) []Row {
+	ac := accelTest
 	stream := accel.Curve{A: 13.59, B: -159.2, Sat: 4194304, Plateau: 53.0}
 	dev := &accel.Device{Name: "fpga", Idioms: map[string]accel.Curve{"stream": stream}, Transfer: accel.Transfer{Latency: 10e-6, GBps: 4}}
 	region := func(d float64) accel.Region {
@@ -155,7 +202,6 @@ func accelRows(root string) ([]Row, error) {
 			break
 		}
 	}
-	ac := func(test string) string { return goTest("compute/accel", test) }
 	rows := []Row{
 		match(n, "§3.8 T1", "Eq. 2 bandwidth at 1 MiB", 29.197, stream.BW(1048576), 5e-4, "GB/s", ac("TestEq2CurveT1")),
 		match(n, "§3.8 T1", "Eq. 2 bandwidth at 2 MiB", 38.617, stream.BW(2097152), 5e-4, "GB/s", ac("TestEq2CurveT1")),
@@ -174,36 +220,53 @@ func accelRows(root string) ([]Row, error) {
 		match(n, "§2.3, §3.9", "graph500 make_bfs ported run", 4757, tapp*(1-accel.Improvement(tapp, x, x/96)), 0.5, "s", ac("TestGraph500Rollup")),
 	}
 
-	// Tables VI–IX on the stand-in blocks.
+	return rows
+}
+
+// meswaniStandIn is examples/models/meswani-standin.json: per-block
+// regions whose sums are Meswani et al.'s Tables VI–IX.
+type meswaniStandIn struct {
+	Regions []struct {
+		Pattern string
+		Params  struct {
+			Profile   accel.Profile
+			Instances []accel.Instance
+		}
+	}
+}
+
+func loadMeswaniStandIn(root string) (*meswaniStandIn, error) {
 	raw, err := os.ReadFile(filepath.Join(root, "examples", "models", "meswani-standin.json"))
 	if err != nil {
-		return nil, fmt.Errorf("note 004 stand-in: %w", err)
+		return nil, fmt.Errorf("Meswani et al. stand-in: %w", err)
 	}
-	var f struct {
-		Regions []struct {
-			Pattern string
-			Params  struct {
-				Profile   accel.Profile
-				Instances []accel.Instance
-			}
-		}
-	}
+	var f meswaniStandIn
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("note 004 stand-in: %w", err)
+		return nil, fmt.Errorf("Meswani et al. stand-in: %w", err)
 	}
-	place := func(pattern string, allowed []string, pol accel.Placement) (float64, error) {
-		for _, r := range f.Regions {
-			if r.Pattern == pattern {
-				pl, err := r.Params.Profile.Place(r.Params.Instances, allowed, 0, pol)
-				if err != nil {
-					return 0, fmt.Errorf("%s: %w", pattern, err)
-				}
-				return pl.Time, nil
+	return &f, nil
+}
+
+// place returns the time of region pattern placed by pol over the allowed
+// devices.
+func (f *meswaniStandIn) place(pattern string, allowed []string, pol accel.Placement) (float64, error) {
+	for _, r := range f.Regions {
+		if r.Pattern == pattern {
+			pl, err := r.Params.Profile.Place(r.Params.Instances, allowed, 0, pol)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", pattern, err)
 			}
+			return pl.Time, nil
 		}
-		return 0, fmt.Errorf("note 004 stand-in: no region %s", pattern)
 	}
+	return 0, fmt.Errorf("Meswani et al. stand-in: no region %s", pattern)
+}
+
+// accelTableRows checks rows of Tables VI–IX on the stand-in blocks.
+func accelTableRows(n string, f *meswaniStandIn) ([]Row, error) {
+	ac := accelTest
 	gpu, fg := []string{"gpu"}, []string{"fpga", "gpu"}
+	var rows []Row
 	type tv struct {
 		sec, what, pattern string
 		allowed            []string
@@ -218,7 +281,7 @@ func accelRows(root string) ([]Row, error) {
 		{"§2.13 Table IX", "HYCOM stream, per block over {CPU, GPU, FPGA}", "hycom.stream", fg, accel.PerInstance, 2149},
 		{"§2.13 Table IX", "Milc stream, per block over {CPU, GPU, FPGA}", "milc.stream", fg, accel.PerInstance, 765},
 	} {
-		got, err := place(v.pattern, v.allowed, v.pol)
+		got, err := f.place(v.pattern, v.allowed, v.pol)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +289,14 @@ func accelRows(root string) ([]Row, error) {
 		r.StandIn = true
 		rows = append(rows, r)
 	}
-	// §3.9: blind-porting speedups CPU/device per (application, idiom).
+	return rows, nil
+}
+
+// accelSpeedupRows checks the blind-porting speedups CPU/device per
+// (application, idiom).
+func accelSpeedupRows(n string, f *meswaniStandIn) ([]Row, error) {
+	ac := accelTest
+	var rows []Row
 	for _, v := range []struct {
 		what, pattern, device string
 		paper                 float64
@@ -236,11 +306,11 @@ func accelRows(root string) ([]Row, error) {
 		{"HYCOM stream, GPU speedup (a loss)", "hycom.stream", "gpu", 0.644},
 		{"Milc stream, FPGA speedup", "milc.stream", "fpga", 13.56},
 	} {
-		cpu, err := place(v.pattern, nil, accel.HostOnly)
+		cpu, err := f.place(v.pattern, nil, accel.HostOnly)
 		if err != nil {
 			return nil, err
 		}
-		on, err := place(v.pattern, []string{v.device}, accel.Blind)
+		on, err := f.place(v.pattern, []string{v.device}, accel.Blind)
 		if err != nil {
 			return nil, err
 		}
@@ -252,9 +322,15 @@ func accelRows(root string) ([]Row, error) {
 		r.StandIn = true
 		rows = append(rows, r)
 	}
+	return rows, nil
+}
 
-	// Table totals: the signature result (per block over {CPU, GPU},
-	// 6,734 s) against one decision per region (29,097 s).
+// accelTotalRows checks the table totals: the signature result (per block
+// over {CPU, GPU}, 6,734 s) against one decision per region (29,097 s).
+func accelTotalRows(n string, f *meswaniStandIn) ([]Row, error) {
+	ac := accelTest
+	gpu, fg := []string{"gpu"}, []string{"fpga", "gpu"}
+	var rows []Row
 	for _, v := range []struct {
 		what    string
 		allowed []string
@@ -267,7 +343,7 @@ func accelRows(root string) ([]Row, error) {
 	} {
 		var sum float64
 		for _, p := range []string{"hycom.gather_scatter", "hycom.stream"} {
-			got, err := place(p, v.allowed, v.pol)
+			got, err := f.place(p, v.allowed, v.pol)
 			if err != nil {
 				return nil, err
 			}
@@ -280,7 +356,7 @@ func accelRows(root string) ([]Row, error) {
 	return rows, nil
 }
 
-// lpAll is note 003's rows: the hand-checkable examples and the
+// lpAll is the rows of Bailey et al. (SC'15): the hand-checkable examples and the
 // paper-shaped relations on the stand-in scenarios.
 func lpAll(root string) ([]Row, error) {
 	rows, err := lpRows()
@@ -295,7 +371,7 @@ func lpAll(root string) ([]Row, error) {
 }
 
 // lpShape checks the paper's relations between the LP bound, Static and
-// Conductor (note 003 §2.8, §7.1, §9.6) on the charged-field stencil with
+// Conductor (SC'15, §3.5 and §6) on the charged-field stencil with
 // 100 ms iterations (examples/conductor/charged_long.toml, an imbalanced
 // stand-in for the paper's benchmarks; docs/conductor.md).
 func lpShape(root string) ([]Row, error) {

@@ -7,8 +7,8 @@ import (
 	"github.com/capsim/capsim/optimize/aggregate"
 )
 
-// dongliAggRows are note 002's Part II checks (task aggregation, Ch. 4):
-// the §9.6 tests T4–T7 and T11, and the note's recomputation of Table
+// dongliAggRows are the task-aggregation checks of Dong Li's thesis
+// (Ch. 4): hand-worked cases, and the recomputation of Table
 // 4.1's sp.D.16 pattern 3 error rate by the rate the IPC model
 // (Eqs. 4.1–4.3) reports. (The table's other rates come from unrounded
 // IPCs: recomputed from the printed ones they agree within 0.06
@@ -21,7 +21,7 @@ func dongliAggRows() ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	// T5: P1 = 100 + 20 s; P8…P4 as the note tabulates them.
+	// P1 = 100 + 20 s; P8…P4 worked out by hand.
 	es := []aggregate.Estimate{{Pattern: ps[0], CompNs: 100, CommNs: 20}}
 	for _, r := range []struct{ id, comp, comm float64 }{{8, 112, 30}, {7, 104, 24}, {6, 102, 23}, {5, 101, 21}, {4, 100, 19}} {
 		es = append(es, aggregate.Estimate{Pattern: ps[int(r.id)-1], CompNs: r.comp, CommNs: r.comm})

@@ -19,7 +19,7 @@ var testRows = sync.OnceValues(func() ([]Row, error) { return Rows("../..") })
 // must have rows.
 func TestRows(t *testing.T) {
 	if !clp.Available() {
-		t.Skip("built without cgo: no LP solver for note 003's rows")
+		t.Skip("built without cgo: no LP solver for the LP rows (Bailey et al., SC'15)")
 	}
 	rows, err := testRows()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestRows(t *testing.T) {
 // generator writes: run `go run ./bench/repro` (make repro) to refresh it.
 func TestPageUpToDate(t *testing.T) {
 	if !clp.Available() {
-		t.Skip("built without cgo: no LP solver for note 003's rows")
+		t.Skip("built without cgo: no LP solver for the LP rows (Bailey et al., SC'15)")
 	}
 	rows, err := testRows()
 	if err != nil {

@@ -1,13 +1,14 @@
 // Package accel models offloading compute regions to an accelerator
-// (Meswani et al., note 004): per-idiom throughput curves against data size,
+// (Meswani et al., "Modeling and Predicting Performance of HPC
+// Applications on Hardware Accelerators"): per-idiom throughput curves against data size,
 // data-migration cost with a non-overlapped fraction r, and offload policies.
 //
 // A region is either one Region decided as a whole (Device.Decide, Run) or
 // a list of Instances, its call sites or basic blocks with their own
 // footprints and idiom mixtures, placed by Profile.Place: all on the host,
 // blind porting to one device, the best single placement of the whole
-// region, or per instance over an allowed device set (note 004 §1.6–1.7,
-// Tables VI–IX).
+// region, or per instance over an allowed device set (Meswani et al.
+// Section VII.A, Tables VI–IX).
 //
 // Units: bytes, seconds, and GB/s with GB = 1e9 bytes.
 //

@@ -16,7 +16,8 @@ func near(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
-// T1 of note 004 §3.8.
+// Values of the FPGA stream curve of Eq. 2 (Meswani et al.), worked out
+// by hand, GB = 1e9; below about 122 KB the curve is negative (invalid).
 func TestEq2CurveT1(t *testing.T) {
 	for _, c := range []struct{ d, bw float64 }{
 		{1048576, 29.197}, {2097152, 38.617}, {4194304, 48.037}, {4194305, 53.0},
@@ -30,7 +31,7 @@ func TestEq2CurveT1(t *testing.T) {
 	near(t, "zero crossing", math.Exp(159.2/13.59), 122332.2, 0.1)
 }
 
-// T2 of note 004 §3.8 (GB = 1e9).
+// Times V/BW(D) on the Eq. 2 stream curve, worked out by hand (GB = 1e9).
 func TestEq2TimesT2(t *testing.T) {
 	for _, c := range []struct{ d, us, tol float64 }{
 		{8388608, 158.276, 0.001}, {1048576, 35.913, 0.001}, {1e8, 1887, 1},
@@ -49,7 +50,9 @@ func cpuRegion(d float64) Region {
 	return Region{Name: "r", Idiom: "stream", Footprint: d, CPUTime: d / (10 * GB)}
 }
 
-// T3 of note 004 §3.8: offload decision vs r, break-even r* = 0.3198.
+// Offload decision against the transfer ratio r for a saturated 8 MiB
+// stream (CPU 10 GB/s, Eq. 2 device, L = 10 µs, 4 GB/s, exposed size):
+// break-even r* = (838.861 − 158.276 − 10)/2097.152 = 0.3198.
 func TestOffloadVsRT3(t *testing.T) {
 	dev, g := t3Device(), cpuRegion(8388608)
 	near(t, "CPU µs", g.CPUTime*1e6, 838.861, 0.001)
@@ -66,7 +69,8 @@ func TestOffloadVsRT3(t *testing.T) {
 	near(t, "r*", dev.BreakEven(g), 0.3198, 0.00005)
 }
 
-// T4 of note 004 §3.8.
+// The same setup on smaller regions: 1 MiB breaks even at r* = 0.2249,
+// and at 256 KiB the fixed latency alone keeps any r > 0 on the CPU.
 func TestSmallRegionsT4(t *testing.T) {
 	dev := t3Device()
 	g := cpuRegion(1048576)
@@ -88,7 +92,9 @@ func TestSmallRegionsT4(t *testing.T) {
 	near(t, "acc r=0.01", (r01.DeviceTime+r01.XferTime)*1e6, 35.965, 0.001)
 }
 
-// T5 of note 004 §3.8.
+// The two transfer evaluations (L = 10 µs, 4 GB/s): the exposed size
+// T_xfer(r·D) against the fraction r·T_xfer(D), the paper's 100 MB / 10 MB
+// example of Section VIII.
 func TestTransferModesT5(t *testing.T) {
 	ex := Transfer{Latency: 10e-6, GBps: 4}
 	fr := Transfer{Latency: 10e-6, GBps: 4, Mode: FractionOfFull}
@@ -98,7 +104,9 @@ func TestTransferModesT5(t *testing.T) {
 	near(t, "fraction 64K", fr.Exposed(65536, 0.5)*1e6, 13.192, 0.001)
 }
 
-// T6 and T8 of note 004 §3.8 (paper roll-up reproductions Milc 3.39%, HYCOM 20.01%).
+// The per-block optimum of three blocks (10, 2), (5, 20), (8, 4) s on
+// (CPU, GPU) is 11 s, and the application roll-ups of Meswani et al.
+// Tables VI–IX reproduce (Milc 3.39 %, HYCOM 20.01 %).
 func TestOptimalAndRollupT6T8(t *testing.T) {
 	near(t, "optimal", Optimal([]float64{10, 5, 8}, []float64{2, 20, 4}), 11, 0)
 	near(t, "Milc %", 100*Improvement(1350*256, 12827, 1099), 3.39, 0.005)
@@ -106,7 +114,7 @@ func TestOptimalAndRollupT6T8(t *testing.T) {
 	near(t, "synthetic %", 100*Improvement(1000, 200, 20), 18, 1e-12)
 }
 
-// Note 004 §2.3 and §3.9: graph500's make_bfs block (a scatter and a
+// Meswani et al. Section VII (graph500, scale 24): the make_bfs block (a scatter and a
 // stream, the half-split rule) predicted 96X faster on the FPGA; with the
 // implied CPU time X = 1101.5 s of the 5847 s run, 5847 − X + X/96 =
 // 4757 s, an 18.64 % reduction (1.5 % from the measured 4686 s).
@@ -117,7 +125,8 @@ func TestGraph500Rollup(t *testing.T) {
 	near(t, "reduction %", 100*Improvement(tapp, x, x/96), 18.64, 0.005)
 }
 
-// T10 of note 004 §3.8: blind porting can lose; Always vs WhenFaster.
+// Blind porting can lose (as HYCOM's stream on the GPU does in Meswani et
+// al. Tables VI–VII): Always against WhenFaster on a curve slow below 2 MiB.
 func TestBlindLosesT10(t *testing.T) {
 	dev := &Device{Idioms: map[string]Curve{"stream": {Points: []Point{{2097152, 1}, {2097153, 100}}}}, Transfer: Transfer{GBps: 1}}
 	g := cpuRegion(1048576)
@@ -146,7 +155,8 @@ func TestReadExampleProfile(t *testing.T) {
 	near(t, "BW", p.Devices[0].Idioms["stream"].BW(1048576), 29.197, 0.001)
 }
 
-// T6 of note 004 §3.8 through Run: B1 (10,2), B2 (5,20), B3 (8,4), times in s.
+// The per-block optimum through Run: B1 (10,2), B2 (5,20), B3 (8,4) on
+// (CPU, GPU), times in s.
 func TestRunPerBlockT6(t *testing.T) {
 	// Constant device curve of 1 GB/s; Bytes chosen so device time = given seconds.
 	dev := &Device{Idioms: map[string]Curve{"k": Constant(1)}, Transfer: Transfer{GBps: 1}}
@@ -197,7 +207,8 @@ func TestTableInterpolation(t *testing.T) {
 	}
 }
 
-// T7 of note 004 §3.8: mixed scatter+stream block, each curve at D/2.
+// A mixed scatter+stream block, each curve at D/2 (the graph500 make_bfs
+// block of Meswani et al. Section VII.A.1).
 func TestMixedBlockT7(t *testing.T) {
 	scatter := Constant(20)
 	ts, _ := scatter.Time(1e9, 1e9)
@@ -206,7 +217,8 @@ func TestMixedBlockT7(t *testing.T) {
 	near(t, "stream ms", tm*1e3, 18.868, 0.001)
 }
 
-// T12 of note 004 §3.8: first 2^k grid point where Eq. 2 beats a 10 GB/s CPU.
+// The first 2^k grid point where Eq. 2 beats a 10 GB/s CPU:
+// 13.59·ln(D) − 159.2 > 10 for D > exp(169.2/13.59) = 255,334.86 B.
 func TestCrossoverT12(t *testing.T) {
 	near(t, "D_cross", math.Exp(169.2/13.59), 255334.86, 0.01)
 	dev, first := t3Device(), 0.0

@@ -27,7 +27,7 @@ func Example() {
 	// break-even r* = 0.3198
 }
 
-// Place the basic blocks of one region per block (note 004 §3.8 T6):
+// Place the basic blocks of one region per block:
 // B1 and B3 run faster on the GPU, B2 on the CPU, so the per-block optimum
 // (11 s) beats both the CPU alone (23 s) and the GPU alone (26 s), which
 // one decision for the whole region cannot.

@@ -13,12 +13,13 @@ type Share struct {
 	Fraction float64 `json:"fraction"`
 }
 
-// Instance is one call site or basic block of a region (note 004 §1.2:
-// PEBIL stores the data footprint per basic block): its idiom, or a
+// Instance is one call site or basic block of a region (Meswani et al.
+// Section V: PEBIL records the data footprint per basic block): its idiom, or a
 // mixture of idioms in one block, its footprint D, the bytes V it moves
 // per execution, how often it executes, and its host time per execution.
 //
-// A mixture (the graph500 make_bfs block of note 004 §1.6: a scatter and a
+// A mixture (the graph500 make_bfs block of Meswani et al. Section
+// VII.A.1: a scatter and a
 // stream in one basic block) is priced as Σ_m T_m(frac_m·D), each idiom's
 // curve evaluated at its share of the footprint and moving its share of V.
 type Instance struct {
@@ -124,7 +125,9 @@ func (p *Profile) HostTime(in Instance) (float64, bool) {
 // InstanceTime returns the compute (setup included) and exposed transfer
 // seconds of all executions of in on d at transfer ratio r, and false
 // when d cannot run every idiom of in. Each execution pays the setup once
-// and migrates the whole footprint D (note 004 §3.3).
+// and migrates the whole footprint D (Meswani et al., Section VIII, price
+// a migration per offload but give no formula; docs/models.md gives the
+// one used here).
 func (d *Device) InstanceTime(in Instance, r float64) (compute, xfer float64, ok bool) {
 	t, ok := in.curvesTime(d.Idioms)
 	if !ok {
@@ -134,8 +137,9 @@ func (d *Device) InstanceTime(in Instance, r float64) (compute, xfer float64, ok
 	return n * (d.Setup + t), n * d.Transfer.Exposed(in.Footprint, r), true
 }
 
-// Placement is how a region's instances are assigned to devices (note 004
-// §1.7, §3.4).
+// Placement is how a region's instances are assigned to devices (the
+// blind porting of Meswani et al. Tables VI–VII and the optimal mapping
+// of Tables VIII–IX).
 type Placement int
 
 const (
@@ -282,8 +286,8 @@ func (p *Profile) Place(insts []Instance, allowed []string, r float64, pol Place
 }
 
 // DeviceSet splits a target device into the allowed set of a placement:
-// "gpu" allows one device, "fpga+gpu" a node offering both (note 004
-// Tables VIII/IX compare {CPU, FPGA}, {CPU, GPU} and {CPU, GPU, FPGA}).
+// "gpu" allows one device, "fpga+gpu" a node offering both (Meswani et
+// al. Tables VIII/IX compare {CPU, FPGA}, {CPU, GPU} and {CPU, GPU, FPGA}).
 // The host is always allowed and is not named. It reports an empty or
 // repeated name.
 func DeviceSet(target string) ([]string, error) {

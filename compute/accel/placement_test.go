@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// T6 of note 004 §3.8 through Place: blocks B1 (10, 2), B2 (5, 20), B3
+// The per-block optimum through Place: blocks B1 (10, 2), B2 (5, 20), B3
 // (8, 4) seconds on (CPU, GPU). Blind CPU 23, blind GPU 26, the best single
 // device for the whole region 23 (the CPU), per-block optimum 11 with B1
 // and B3 on the GPU and B2 on the CPU.
@@ -50,8 +50,8 @@ func TestPlaceT6(t *testing.T) {
 	}
 }
 
-// standIn reads the per-block stand-in of note 004's HYCOM and Milc
-// studies from examples/models/meswani-standin.json: one region per
+// standIn reads the per-block stand-in of the HYCOM and Milc studies of
+// Meswani et al. (Tables VI–IX) from examples/models/meswani-standin.json: one region per
 // (application, idiom), its blocks and device curves.
 func standIn(t *testing.T) map[string]struct {
 	Profile   Profile
@@ -84,7 +84,7 @@ func standIn(t *testing.T) map[string]struct {
 	return out
 }
 
-// Note 004 Tables VI–IX (cumulative seconds over 256 MPI tasks, no
+// Meswani et al. Tables VI–IX (cumulative seconds over 256 MPI tasks, no
 // transfer cost) from per-block data. The paper publishes only the sums,
 // so the blocks are a stand-in decomposition (examples/models/
 // meswani-standin.json); what is checked is that blind porting, per-region
@@ -107,7 +107,7 @@ func TestPlaceMeswaniTables(t *testing.T) {
 		{"milc.stream", 10452, 771, 1087, 770, 1087, 765, 1087},
 	}
 	sums := map[string]*[8]float64{"hycom": {}, "milc": {}}
-	// Note 004 §3.9: blind-porting speedups CPU/device, 7.11–15.69X
+	// The blind-porting speedups CPU/device of Tables VI–VII, 7.11–15.69X
 	// (gather/scatter on the FPGA), 5.95–12.18X (on the GPU), 12.36–13.56X
 	// (stream on the FPGA), and HYCOM stream's loss on the GPU (0.644X).
 	speedups := map[string][2]float64{
@@ -153,7 +153,8 @@ func TestPlaceMeswaniTables(t *testing.T) {
 	}
 	// Table totals. The paper's totals are rounded sums of its rows (±1 s),
 	// except HYCOM's CPU total 36,556, which is not 7,768 + 28,459 = 36,227
-	// (note 004 §2.13 item 4): the rows are reproduced, the total is their sum.
+	// (a misprint in Meswani et al. Table VI): the rows are reproduced, the
+	// total is their sum.
 	for app, want := range map[string][8]float64{
 		"hycom": {36227, 2798, 44803, 2792, 6734, 2596, 29097},
 		"milc":  {12827, 1104, 1487, 1104, 1486, 1099, 1486},
@@ -174,8 +175,9 @@ func TestPlaceMeswaniTables(t *testing.T) {
 	near(t, "HYCOM all three, speedup over the CPU", 36556/2596.0, 14.08, 0.005)
 }
 
-// T7 of note 004 §3.8: a scatter and a stream in one basic block, each
-// operating on half of the footprint (the graph500 make_bfs rule, §1.6).
+// A scatter and a stream in one basic block, each operating on half of
+// the footprint (the graph500 make_bfs rule, Meswani et al. Section
+// VII.A.1).
 func TestPlaceMixT7(t *testing.T) {
 	p := &Profile{Version: 1, Devices: []Device{{Name: "fpga", Transfer: Transfer{GBps: 1},
 		Idioms: map[string]Curve{"scatter": Constant(20), "stream": fpgaStream}}}}
@@ -207,7 +209,7 @@ func TestPlaceMixT7(t *testing.T) {
 	}
 }
 
-// Note 004 §3.9 policy invariants on random blocks and curves: the
+// Policy invariants on random blocks and curves: the
 // per-block optimum over S is at most the best single placement, which is
 // at most every blind porting and the host; adding a device never hurts;
 // transfer ratios only shrink the set of offloaded blocks; and where every

@@ -11,7 +11,7 @@ import (
 // KneeMode selects how Eq. 10–11 is read above the knee.
 type KneeMode string
 
-// Knee modes (note 000 §1.11).
+// Knee modes of the BG/Q model (Li, León, Cameron, HPDC'17, Sec. 4).
 const (
 	// Hinge is the continuous form T = t0 + b·(fm − a) for fm > a
 	// (default; the printed equation jumps by b·a at the knee).
@@ -163,7 +163,7 @@ func FitKnee(fm, t []float64) (a, b, t0 float64, err error) {
 }
 
 // ErrStats summarizes prediction errors as in the paper's validation
-// (note 000 §7.8): Err% = |meas − pred|/meas·100 per configuration, their
+// (HPDC'17, Fig. 5): Err% = |meas − pred|/meas·100 per configuration, their
 // mean, and both the population and the sample standard deviation (the
 // paper does not say which it used).
 type ErrStats struct {

@@ -1,5 +1,5 @@
 // Package cos implements the COS (Compute-Overlap-Stall) performance model
-// of Li, León and Cameron (HPDC'17; note 000): the Intel form (Eq. 9) that
+// of Li, León and Cameron (HPDC'17): the Intel form (Eq. 9) that
 // scales non-stall time with CPU frequency and adds a per-application
 // linear correction, and the BG/Q memory-throttling knee model (Eq. 10–11).
 package cos
@@ -73,7 +73,8 @@ type Intel struct {
 	// Base is the region baseline used by Predict (the ratio method).
 	Base Baseline `json:"base"`
 	// Anchor returns the measured T when the target equals Base.At
-	// (note 000 §7.5, T9) instead of Eq. 9's value.
+	// instead of Eq. 9's value, whose fitted correction need not vanish
+	// there (see Residual).
 	Anchor bool `json:"anchor,omitempty"`
 	// Watts is an optional constant power for the region (COS gives none).
 	Watts float64 `json:"watts,omitempty"`
@@ -115,8 +116,8 @@ func sameOpPoint(a, b compute.Config) bool {
 	return a.CPUFreqGHz == b.CPUFreqGHz && a.MemFreqGHz == b.MemFreqGHz && a.Threads == b.Threads
 }
 
-// Residual returns T' − T at the baseline's own configuration (note 000
-// §7.5, T9): how far Eq. 9 is from the measurement it starts from.
+// Residual returns T' − T at the baseline's own configuration: how far
+// Eq. 9 is from the measurement it starts from.
 func (m *Intel) Residual(b Baseline) (float64, error) {
 	mm := *m
 	mm.Anchor = false
@@ -130,7 +131,7 @@ func (m *Intel) Residual(b Baseline) (float64, error) {
 // Kind returns compute.KindCOSIntel.
 func (m *Intel) Kind() compute.Kind { return compute.KindCOSIntel }
 
-// Predict applies the ratio method (note 000 §7.1): the region-level
+// Predict applies the ratio method (docs/models.md): the region-level
 // prediction T'/T at target, from Base, times the recorded duration.
 // The recorded configuration should be Base.At; if it differs, the
 // prediction is flagged Extrapolated.

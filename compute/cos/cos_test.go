@@ -12,7 +12,7 @@ import (
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// t1 is note 000 §7.9 T1: baseline T=10 s, Ts=4 s at 1.2 GHz; LLCM 1.5,
+// t1 is a hand case of Eq. 9: baseline T=10 s, Ts=4 s at 1.2 GHz; LLCM 1.5,
 // TPI 0.8; α = (2, 1.5, −0.5, −1).
 var (
 	t1Base  = Baseline{At: compute.Config{CPUFreqGHz: 1.2, MemFreqGHz: 1.333}, T: 10, Ts: 4, LLCM: 1.5, TPI: 0.8}

@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleFitIntel() {
-	rows := []cos.Row{ // noise-free rows of note 000 T2
+	rows := []cos.Row{ // noise-free rows of Eq. 9 with α = (2, 1.5, −0.5, −1)
 		{LLCM: 1, TPI: 1, CPUGHz: 1.2, MemGHz: 1.333, Y: 1.567},
 		{LLCM: 2, TPI: 1, CPUGHz: 1.2, MemGHz: 1.333, Y: 3.567},
 		{LLCM: 1, TPI: 2, CPUGHz: 1.2, MemGHz: 1.333, Y: 3.067},

@@ -10,7 +10,7 @@ import (
 )
 
 // Row is one regression row of Eq. 9: baseline counters, target
-// frequencies and the regressand Y = T' − (T − Ts)·fc/f'c (note 000 §1.9).
+// frequencies and the regressand Y = T' − (T − Ts)·fc/f'c (HPDC'17, Sec. 2.8).
 type Row struct {
 	LLCM, TPI, CPUGHz, MemGHz float64
 	Y                         float64
@@ -158,7 +158,7 @@ func leastSquares(X *mat.Dense, y *mat.VecDense, centred bool) ([]float64, FitSt
 
 // FitIntelPairs builds rows from every ordered pair (baseline, target) of
 // distinct measurements that share a thread count, the better-conditioned
-// pairwise scheme of note 000 §1.9, and fits them.
+// pairwise scheme (the training of HPDC'17, Sec. 2.8, Algorithm 1), and fits them.
 func FitIntelPairs(meas []Baseline, opts FitOptions) (*Intel, error) {
 	var rows []Row
 	for i, b := range meas {

@@ -1,7 +1,8 @@
 // Package dvfs models how a region's time responds to CPU frequency by
 // splitting it into a frequency-sensitive part (∝ 1/f) and an insensitive
 // part (memory- or I/O-bound): T(f) = T(ref)·(β·ref/f + 1 − β). This is
-// the τ(f) = (1 − m)·f_max/f + m slowdown of note 001 §3.1 with β = 1 − m.
+// the τ(f) = (1 − m)·f_max/f + m slowdown of Dynamic Power Steering
+// (Anger, PhD thesis, Georgia Tech 2016, §5.1.1) with β = 1 − m.
 package dvfs
 
 import (

@@ -35,7 +35,7 @@ func TestFitTwoRuns(t *testing.T) {
 }
 
 func TestFitMemoryBoundness(t *testing.T) {
-	// note 001 §3.1: τ(f) = (1 − m)·fmax/f + m; m = 0.25, fmax 2.1 GHz,
+	// Anger's thesis §5.1.1: τ(f) = (1 − m)·fmax/f + m; m = 0.25, fmax 2.1 GHz,
 	// at the PAL P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz.
 	const mb, fmax, t0 = 0.25, 2.1, 30.0
 	var runs []Run

@@ -7,7 +7,7 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 )
 
-// τ(f) = c·f_max/f + (1−c) of note 001 §3.1 (Beta = c): with work 1.0 at
+// τ(f) = c·f_max/f + (1−c) of Anger's thesis §5.1.1 (Beta = c): with work 1.0 at
 // 2.1 GHz the DPS unit test's baseline at 1.7 GHz takes 2.1/1.7 = 1.2353
 // when compute bound, and with c = 0.5 moving the critical core from 1.7
 // to 2.1 GHz improves its time by 10.53 %.

@@ -1,5 +1,5 @@
 // Package eiger fits Eiger-style statistical regression models (Anger's
-// thesis, Ch. 3; note 001 §1.1–1.5): zero-variance parameter removal,
+// PhD thesis, Georgia Tech 2016, §3.1): zero-variance parameter removal,
 // k-means clustering with deterministic seeding, and forward stepwise
 // selection over the power-ladder model pool of Table 1 using adjusted R².
 //

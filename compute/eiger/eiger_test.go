@@ -24,7 +24,8 @@ func near(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
-// Note 001 §5.5 test 2(a); Algorithm 1 line 19 in its corrected form
+// A noise-free fit worked out by hand, y = 5 + 3·log₂x₁ + 0.25·x₂²;
+// Anger's thesis Algorithm 1 line 19 in its corrected form
 // (maximum − current > threshold), the returned β being the last accepted model's.
 func TestForwardSelectionLog2ThenSquare_Erratum2Corrected(t *testing.T) {
 	X, y := grid([]float64{1, 2, 4, 8, 16}, []float64{1, 2, 3, 4}, func(x1, x2 float64) float64 {
@@ -59,7 +60,8 @@ func TestForwardSelectionLog2ThenSquare_Erratum2Corrected(t *testing.T) {
 	near(t, "MAPE", c.Stats.MAPE, 0, 1e-9)
 }
 
-// Note 001 §5.5 test 2(b).
+// A noise-free fit worked out by hand, y = 10 + 2·x₁x₂: the product term
+// alone.
 func TestForwardSelectionProduct(t *testing.T) {
 	X, y := grid([]float64{2, 3, 4, 5, 6}, []float64{10, 20, 30}, func(x1, x2 float64) float64 { return 10 + 2*x1*x2 })
 	m, err := Fit([]string{"x1", "x2"}, X, y, Options{Threshold: 1e-6})

@@ -62,12 +62,12 @@ type File struct {
 }
 
 // Machine is the power of the machine a trace is replayed on, for energy
-// accounting (note 001 §2.1–2.2, Eq. 5): BaseW is drawn for the whole run
+// accounting (Anger, PhD thesis, Georgia Tech 2016, §4.1.1–4.1.2, Eq. 5): BaseW is drawn for the whole run
 // (sockets, uncore), each rank's core draws IdleW while it waits and
 // ActiveW while busy, unless the region's model predicts a power.
 //
 // With Sockets set, node power follows the per-socket two-segment model
-// instead (note 001 §2.2): RanksPerNode consecutive ranks share a node
+// instead (Anger's thesis §4.1.2): RanksPerNode consecutive ranks share a node
 // (0 means one per core of Sockets), a busy rank keeps one core active, and
 // a node with k active cores draws Sockets.Power(k); BaseW, IdleW, ActiveW
 // and the models' per-region power are then not used.

@@ -45,7 +45,7 @@ func TestDecodeAndPredict(t *testing.T) {
 		kind   compute.Kind
 	}{
 		{"other", 3, 3, compute.KindMeasured},
-		{"lulesh_r1", 10, 4.4, compute.KindCOSIntel}, // note 000 T1
+		{"lulesh_r1", 10, 4.4, compute.KindCOSIntel}, // cos_test.go's t1 hand case
 		{"tab", 2, 1, compute.KindTable},
 		// β 0.6 at 2 GHz: T(f) ∝ 0.4 + 1.2/f; 1.2 → 2.4 GHz: 0.9/1.4.
 		{"solve_x", 14, 9, compute.KindDVFS},
@@ -61,7 +61,7 @@ func TestDecodeAndPredict(t *testing.T) {
 	}
 	p, _, err := Predict(set, "bgq_r2", 0.625, compute.Config{MemThrottle: 100})
 	if err != nil || p.Seconds != 0.75 {
-		t.Errorf("bgq: %g (%v), want 0.75 (note 000 T4 hinge)", p.Seconds, err)
+		t.Errorf("bgq: %g (%v), want 0.75 (Eq. 11 hinge by hand)", p.Seconds, err)
 	}
 
 	// Round trip through Encode.

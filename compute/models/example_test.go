@@ -9,8 +9,9 @@ import (
 	"github.com/capsim/capsim/compute/models"
 )
 
-// A model file binding a region to an accelerator offload model (note 004
-// §3.8 T3 at r = 0.3) whose host side is a DVFS model.
+// A model file binding a region to an accelerator offload model (an 8 MiB
+// stream on the FPGA curve of Meswani et al. Eq. 2 at r = 0.3) whose host
+// side is a DVFS model.
 func Example() {
 	const file = `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "triad", "kind": "accel", "params": {
@@ -40,10 +41,9 @@ func Example() {
 	// fpga 2.6GHz    offloaded true  797.421 µs (device 158.276 µs + transfer 639.146 µs)
 }
 
-// Dong Li's phase-time regression (note 002 Eq. 3.17) and IPS power model
+// Dong Li's phase-time regression (thesis Eq. 3.17) and IPS power model
 // (Eq. 3.19): a phase observed at two sample configurations, predicted at
-// 8 threads with one coefficient set (the hand case of docs/models.md and
-// note 002 §9.6 T3).
+// 8 threads with one coefficient set (the hand case of docs/models.md).
 func ExamplePhaseMLR() {
 	const params = `{"events": ["l2_miss_rate"],
   "samples": [{"config": {"cpu_ghz": 2, "threads": 16}, "time_s": 1.0, "rates": [0.1], "instructions": 1.15e10},

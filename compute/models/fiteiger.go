@@ -18,8 +18,8 @@ type EigerSamples struct {
 	Power  []float64 // nil for no power model
 }
 
-// FitEiger fits the time (and power) Eiger models of one region (note 001
-// §1.3: zero-variance reduction, k-means, forward selection) and binds
+// FitEiger fits the time (and power) Eiger models of one region (Anger's
+// thesis §3.1.1: zero-variance reduction, k-means, forward selection) and binds
 // them as an Eiger compute model. Inputs other than the configuration
 // inputs are fixed at the value in fixed, or else at their sample mean.
 // The model must give a positive time at the recorded configuration.

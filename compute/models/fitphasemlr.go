@@ -177,7 +177,7 @@ type MLRFit struct {
 	Lines   []string // fit statistics, one line per target and for the power model
 }
 
-// FitPhaseMLR fits note 002's phase-time regression (Eq. 3.17) and IPS
+// FitPhaseMLR fits Dong Li's phase-time regression (Eq. 3.17) and IPS
 // power model (Eq. 3.19) from phase measurements. samples lists the
 // sample configurations S (the thesis uses three or four: maximum
 // concurrency at the highest frequency, two half-concurrency mappings at
@@ -202,14 +202,44 @@ func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*M
 			}
 		}
 	}
-	isSample := func(c compute.Config) int {
-		for i, s := range samples {
-			if s == c {
-				return i
-			}
-		}
-		return -1
+	byRegion, targets, err := phaseRowsByRegion(rows, samples)
+	if err != nil {
+		return nil, err
 	}
+	regions, obs, err := sampleObservations(byRegion, events, samples)
+	if err != nil {
+		return nil, err
+	}
+	fit := &MLRFit{Regions: regions}
+	var sets []MLRTarget
+	for _, tc := range targets {
+		set, line, err := fitTarget(tc, regions, byRegion, obs, len(events), len(samples))
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, set)
+		fit.Lines = append(fit.Lines, line)
+	}
+	pw, line, err := fitIPSPower(rows)
+	if err != nil {
+		return nil, err
+	}
+	if pw != nil {
+		fit.Lines = append(fit.Lines, line)
+	}
+	for _, name := range regions {
+		m := &PhaseMLR{Events: append([]string(nil), events...), Samples: obs[name], Targets: sets, Power: pw}
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("region %q: %w", name, err)
+		}
+		fit.Models = append(fit.Models, m)
+	}
+	return fit, nil
+}
+
+// phaseRowsByRegion indexes rows by region and configuration, and returns
+// the target configurations (those that are not samples) in name order.
+func phaseRowsByRegion(rows []PhaseRow, samples []compute.Config) (map[string]map[compute.Config]*PhaseRow, []compute.Config, error) {
 	byRegion := map[string]map[compute.Config]*PhaseRow{}
 	var targets []compute.Config
 	tseen := map[compute.Config]bool{}
@@ -221,15 +251,21 @@ func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*M
 			byRegion[r.Region] = m
 		}
 		if _, dup := m[r.Config]; dup {
-			return nil, fmt.Errorf("phase-mlr: region %q measured twice at %s", r.Region, r.Config)
+			return nil, nil, fmt.Errorf("phase-mlr: region %q measured twice at %s", r.Region, r.Config)
 		}
 		m[r.Config] = r
-		if isSample(r.Config) < 0 && !tseen[r.Config] {
+		if !slices.Contains(samples, r.Config) && !tseen[r.Config] {
 			tseen[r.Config] = true
 			targets = append(targets, r.Config)
 		}
 	}
 	sort.Slice(targets, func(a, b int) bool { return targets[a].String() < targets[b].String() })
+	return byRegion, targets, nil
+}
+
+// sampleObservations returns the regions measured at every sample, sorted,
+// with their observations at the samples.
+func sampleObservations(byRegion map[string]map[compute.Config]*PhaseRow, events []string, samples []compute.Config) ([]string, map[string][]MLRSample, error) {
 	var regions []string
 	obs := map[string][]MLRSample{}
 	for name, m := range byRegion {
@@ -243,7 +279,7 @@ func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*M
 			}
 			for j, e := range r.Rates {
 				if math.IsNaN(e) {
-					return nil, fmt.Errorf("phase-mlr: region %q at sample %s has no %s rate", name, c, events[j])
+					return nil, nil, fmt.Errorf("phase-mlr: region %q at sample %s has no %s rate", name, c, events[j])
 				}
 			}
 			ss[i] = MLRSample{Config: c, Seconds: r.Seconds, Rates: append([]float64(nil), r.Rates...), Instructions: r.Instructions}
@@ -254,38 +290,44 @@ func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*M
 		}
 	}
 	if len(regions) == 0 {
-		return nil, errors.New("phase-mlr: no region is measured at every sample configuration")
+		return nil, nil, errors.New("phase-mlr: no region is measured at every sample configuration")
 	}
 	sort.Strings(regions)
-	fit := &MLRFit{Regions: regions}
-	n, s := len(events), len(samples)
+	return regions, obs, nil
+}
+
+// fitTarget fits the coefficient set of target tc over the regions
+// measured at tc (n events, s samples), and returns it with its fit line.
+func fitTarget(tc compute.Config, regions []string, byRegion map[string]map[compute.Config]*PhaseRow, obs map[string][]MLRSample, n, s int) (MLRTarget, string, error) {
 	ncol := s*(1+n) + n*pairs(s) + pairs(s) + 1
-	var sets []MLRTarget
-	for _, tc := range targets {
-		var train []string
-		for _, name := range regions {
-			if byRegion[name][tc] != nil {
-				train = append(train, name)
-			}
+	var train []string
+	for _, name := range regions {
+		if byRegion[name][tc] != nil {
+			train = append(train, name)
 		}
-		if len(train) <= ncol {
-			return nil, fmt.Errorf("phase-mlr: target %s: %d training phases for %d regressors (need more phases than regressors)", tc, len(train), ncol)
-		}
-		X := mat.NewDense(len(train), ncol, nil)
-		y := mat.NewVecDense(len(train), nil)
-		for row, name := range train {
-			x := regressors(obs[name], n)
-			X.SetRow(row, x)
-			y.SetVec(row, byRegion[name][tc].Seconds)
-		}
-		beta, r2, err := lstsq(X, y)
-		if err != nil {
-			return nil, fmt.Errorf("phase-mlr: target %s: %w", tc, err)
-		}
-		sets = append(sets, unpack(tc, beta, s, n))
-		fit.Lines = append(fit.Lines, fmt.Sprintf("target %s: %d training phases, %d regressors, R² %.6g", tc, len(train), ncol, r2))
 	}
-	var pw *power.IPS
+	if len(train) <= ncol {
+		return MLRTarget{}, "", fmt.Errorf("phase-mlr: target %s: %d training phases for %d regressors (need more phases than regressors)", tc, len(train), ncol)
+	}
+	X := mat.NewDense(len(train), ncol, nil)
+	y := mat.NewVecDense(len(train), nil)
+	for row, name := range train {
+		x := regressors(obs[name], n)
+		X.SetRow(row, x)
+		y.SetVec(row, byRegion[name][tc].Seconds)
+	}
+	beta, r2, err := lstsq(X, y)
+	if err != nil {
+		return MLRTarget{}, "", fmt.Errorf("phase-mlr: target %s: %w", tc, err)
+	}
+	line := fmt.Sprintf("target %s: %d training phases, %d regressors, R² %.6g", tc, len(train), ncol, r2)
+	return unpack(tc, beta, s, n), line, nil
+}
+
+// fitIPSPower fits P = k1·IPS + k0 by least squares over the rows with
+// instructions and watts, and returns it with its fit line; nil if no row
+// has both.
+func fitIPSPower(rows []PhaseRow) (*power.IPS, string, error) {
 	var ips, watts []float64
 	for _, r := range rows {
 		if r.Watts > 0 && r.Instructions > 0 {
@@ -293,29 +335,22 @@ func FitPhaseMLR(rows []PhaseRow, events []string, samples []compute.Config) (*M
 			watts = append(watts, r.Watts)
 		}
 	}
-	if len(ips) > 0 {
-		if len(ips) < 3 {
-			return nil, fmt.Errorf("phase-mlr: power model: %d rows with instructions and watts (need 3 or more)", len(ips))
-		}
-		X := mat.NewDense(len(ips), 2, nil)
-		for i, v := range ips {
-			X.SetRow(i, []float64{v, 1})
-		}
-		beta, r2, err := lstsq(X, mat.NewVecDense(len(watts), watts))
-		if err != nil {
-			return nil, fmt.Errorf("phase-mlr: power model: %w", err)
-		}
-		pw = &power.IPS{K1: beta[0], K0: beta[1]}
-		fit.Lines = append(fit.Lines, fmt.Sprintf("power P = %.6g·IPS + %.6g W over %d rows, R² %.6g", pw.K1, pw.K0, len(ips), r2))
+	if len(ips) == 0 {
+		return nil, "", nil
 	}
-	for _, name := range regions {
-		m := &PhaseMLR{Events: append([]string(nil), events...), Samples: obs[name], Targets: sets, Power: pw}
-		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("region %q: %w", name, err)
-		}
-		fit.Models = append(fit.Models, m)
+	if len(ips) < 3 {
+		return nil, "", fmt.Errorf("phase-mlr: power model: %d rows with instructions and watts (need 3 or more)", len(ips))
 	}
-	return fit, nil
+	X := mat.NewDense(len(ips), 2, nil)
+	for i, v := range ips {
+		X.SetRow(i, []float64{v, 1})
+	}
+	beta, r2, err := lstsq(X, mat.NewVecDense(len(watts), watts))
+	if err != nil {
+		return nil, "", fmt.Errorf("phase-mlr: power model: %w", err)
+	}
+	pw := &power.IPS{K1: beta[0], K0: beta[1]}
+	return pw, fmt.Sprintf("power P = %.6g·IPS + %.6g W over %d rows, R² %.6g", pw.K1, pw.K0, len(ips), r2), nil
 }
 
 // regressors returns the regressor row of one phase: Time_i and

@@ -10,7 +10,8 @@ import (
 	"github.com/capsim/capsim/compute/modelfile"
 )
 
-// The stand-in per-block model file of note 004's HYCOM and Milc studies
+// The stand-in per-block model file of the HYCOM and Milc studies of
+// Meswani et al. (Tables VI–IX)
 // through the model-file path: the target device (one device or a "+" set)
 // is the allowed set, the policy places the blocks. Recorded work of one
 // execution of a region is its Table VI/VII CPU time. Expected values are

@@ -18,14 +18,14 @@ import (
 )
 
 // KindIPCMLR is Dong Li's piecewise IPC regression for task aggregation
-// (note 002 §3.3, Eqs. 4.1–4.3), see IPCMLR.
+// (Dong Li, PhD thesis, Virginia Tech 2011, §4.1, Eqs. 4.1–4.3), see IPCMLR.
 const KindIPCMLR = "ipc-mlr"
 
 // IPCFormat is the "format" of an IPC model file.
 const IPCFormat = "capsim-ipc-model"
 
 // ThesisIPCBins are the boundaries of the thesis's four IPC categories,
-// [0,1), [1,1.5), [1.5,2.0) and [2.0,+∞) (note 002 §3.3, "Piecewise").
+// [0,1), [1,1.5), [1.5,2.0) and [2.0,+∞) (Dong Li's thesis §4.1).
 var ThesisIPCBins = []float64{1, 1.5, 2}
 
 // IPCRow is one measurement of a task (a "case": a rank of a training
@@ -151,15 +151,15 @@ type IPCSet struct {
 
 // IPCMLR predicts a task's IPC under an untested aggregation pattern t
 // from its IPC and event rates measured under the sample patterns S (the
-// thesis samples patterns 4 and 5), note 002 §3.3:
+// thesis samples patterns 4 and 5), Dong Li's thesis §4.1:
 //
 //	IPC_t = Σ_i IPC_i·α_(t,i)(e_(1..n,i)) + λ_t(e_(1..n,S)) + σ_t          (4.1)
 //	α_t(e_(1..n,s)) = Σ_j (x_(t,j)·e_(j,s) + y_(t,j)) + z_t                 (4.2)
 //	λ_t = Σ_i Σ_(j<k) μ_(t,i,j,k)·e_(i,j)·e_(i,k)
 //	    + Σ_(j<k) μ_(t,j,k,IPC)·IPC_j·IPC_k + l_t                           (4.3)
 //
-// with λ_t and σ_t added once (the note's reading of the printed sums,
-// §8 item 3). The model is piecewise: one coefficient set per target
+// with λ_t and σ_t added once (the thesis prints them inside the sum over
+// samples, which would count them |S| times). The model is piecewise: one coefficient set per target
 // pattern and IPC category of the observed sample IPC (the thesis's
 // categories ThesisIPCBins). Which sample's IPC decides the category the
 // thesis does not say; here it is the mean of the sample IPCs [ours].

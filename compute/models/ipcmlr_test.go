@@ -66,7 +66,7 @@ func TestIPCMLRHandCase(t *testing.T) {
 }
 
 // TestIPCCategories checks the thesis's four categories [0,1), [1,1.5),
-// [1.5,2.0), [2.0,+∞) at and around their edges (note 002 §3.3).
+// [1.5,2.0), [2.0,+∞) at and around their edges (Dong Li's thesis §4.1).
 func TestIPCCategories(t *testing.T) {
 	m := handIPC()
 	for _, c := range []struct {
@@ -80,10 +80,10 @@ func TestIPCCategories(t *testing.T) {
 	}
 }
 
-// TestIPCErrorTable41 recomputes the error rates of note 002 Table 4.1
-// (|pred − meas|/meas): every row matches the printed rate within 0.05
-// percentage points but sp.D.16 pattern 3, whose printed 0.3166 % is the
-// thesis typo the note found (1.76 %).
+// TestIPCErrorTable41 recomputes the error rates of Table 4.1 of Dong
+// Li's thesis (Virginia Tech 2011) as |pred − meas|/meas: every row
+// matches the printed rate within 0.05 percentage points but sp.D.16
+// pattern 3, whose printed 0.3166 % is a misprint (its IPCs give 1.76 %).
 func TestIPCErrorTable41(t *testing.T) {
 	rows := []struct {
 		name            string
@@ -104,7 +104,7 @@ func TestIPCErrorTable41(t *testing.T) {
 		worst = math.Max(worst, got)
 		if r.name == "sp p3" {
 			if math.Abs(got-1.759) > 0.001 {
-				t.Errorf("sp p3: %.4f %%, want 1.76 %% (note 002 §3.3 recomputation)", got)
+				t.Errorf("sp p3: %.4f %%, want 1.76 %% (recomputed from Table 4.1's IPCs)", got)
 			}
 			continue
 		}
@@ -192,8 +192,8 @@ func TestFitIPCMLRRecoversCategories(t *testing.T) {
 	}
 }
 
-// TestPatternIPCs checks the per-pattern average over tasks (note 002
-// §3.3): two tasks, the hand task (P8 = 1.36) and one in [2, +∞) whose
+// TestPatternIPCs checks the per-pattern average over tasks (Dong Li's
+// thesis §4.1): two tasks, the hand task (P8 = 1.36) and one in [2, +∞) whose
 // P8 is its P4 IPC 2.2, give P8 = 1.78; P4 and P5 average the measured
 // IPCs; the measured P8 of 1.7 (only the first task) gives Table 4.1's
 // error |1.78 − 1.7|/1.7.

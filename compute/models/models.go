@@ -3,7 +3,8 @@
 // table, dvfs, cos, cos-bgq) plus the statistical Eiger models of
 // compute/eiger (kind "eiger") and accelerator offload of compute/accel
 // (kind "accel") and Dong Li's phase-time regression with the IPS power
-// model (kind "phase-mlr", note 002 §2.6–2.7), which those packages cannot register themselves without
+// model (kind "phase-mlr", Dong Li, PhD thesis, Virginia Tech 2011,
+// §3.4–3.5), which those packages cannot register themselves without
 // an import cycle. Commands load model files through Load.
 package models
 
@@ -17,8 +18,8 @@ import (
 
 // Kinds of the models this package adds to model files.
 const (
-	KindEiger compute.Kind = "eiger" // statistical model (note 001 Ch. 3), see Eiger
-	KindAccel compute.Kind = "accel" // accelerator offload (note 004), see Offload
+	KindEiger compute.Kind = "eiger" // statistical model (Anger's thesis Ch. 3), see Eiger
+	KindAccel compute.Kind = "accel" // accelerator offload (Meswani et al.), see Offload
 )
 
 // Decoders returns the decoders of the kinds this package adds, for

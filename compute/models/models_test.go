@@ -12,7 +12,8 @@ import (
 	"github.com/capsim/capsim/compute/modelfile"
 )
 
-// t3Profile is note 004 §3.8 T3: CPU stream 10 GB/s, the FPGA stream curve
+// t3Profile is the offload case of accel's TestOffloadVsRT3: CPU stream
+// 10 GB/s, the FPGA stream curve
 // of Eq. 2, transfer L = 10 µs, B∞ = 4 GB/s, one direction, exposed_size.
 func t3Profile() accel.Profile {
 	return accel.Profile{

@@ -11,7 +11,8 @@ import (
 	"github.com/capsim/capsim/compute/modelfile"
 )
 
-// Offload policies (note 004 §3.4, §1.7).
+// Offload policies: the baseline, blind porting (Meswani et al. Tables
+// VI–VII) and the best device per instance or region (Tables VIII–IX).
 const (
 	PolicyNever       = "never"        // cpu_only: keep the region on the host
 	PolicyBlind       = "blind"        // blind porting: every instance on the target's first device, whatever it costs
@@ -38,14 +39,15 @@ func placementOf(policy string) (accel.Placement, bool) {
 
 // Offload prices a region on the host with a CPU model, or on the
 // accelerators of an inline device Profile when the target configuration
-// names a device (note 004 §3.3). The target's device is one device of the
+// names a device (docs/models.md, "accel"). The target's device is one device of the
 // profile or a set joined by "+" ("fpga+gpu": a node offering both, see
 // accel.DeviceSet); the host is always allowed too.
 //
 // One execution of the region is either a single idiom instance (Idiom,
 // Footprint, Bytes, CPUSeconds) or the list Instances: call sites or basic
 // blocks, each with its idiom or idiom mixture, footprint, bytes moved,
-// executions and host time per execution (note 004 §1.2, §1.6). An
+// executions and host time per execution (Meswani et al. Sections V and
+// VII.A.1). An
 // instance of idiom k with footprint D moving V bytes takes setup +
 // V/BW_k(D) on a device plus the exposed transfer X(r, D); its host time
 // is its cpu_s, or V/BW_cpu,k(D) from the profile's CPU curves. The policy

@@ -12,11 +12,11 @@ import (
 )
 
 // KindPhaseMLR is Dong Li's phase-time regression with the IPS power
-// model (note 002 §2.6–2.7), see PhaseMLR.
+// model (Dong Li, PhD thesis, Virginia Tech 2011, §3.4–3.5), see PhaseMLR.
 const KindPhaseMLR compute.Kind = "phase-mlr"
 
-// MLRSample is a phase observed at one sample configuration (note 002
-// §2.6): its time, its hardware event rates (occurrences per elapsed
+// MLRSample is a phase observed at one sample configuration (Dong Li's
+// thesis §3.4): its time, its hardware event rates (occurrences per elapsed
 // cycle, in the order of PhaseMLR.Events) and, for the power model, its
 // instruction count.
 type MLRSample struct {
@@ -50,9 +50,10 @@ type MLRTarget struct {
 }
 
 // PhaseMLR predicts an OpenMP phase's time at a target configuration from
-// its times and event rates at the sample configurations (note 002 Eq.
-// 3.17, with λ_t of Eq. 3.18 and σ_t added once, the note's reading of the
-// printed sums, §8 item 3):
+// its times and event rates at the sample configurations (Dong Li's
+// thesis Eq. 3.17, with λ_t of Eq. 3.18 and σ_t added once: the thesis
+// prints them inside the sum over samples, which would count them |S|
+// times):
 //
 //	Time_t = Σ_i Time_i·α_(t,i)(e_(1..n,i)) + λ_t + σ_t
 //	λ_t    = Σ_i Σ_(j<k) μ_(t,i,j,k)·e_(i,j)·e_(i,k) + Σ_(j<k) μ_(t,j,k,time)·Time_j·Time_k + l_t
@@ -231,7 +232,7 @@ func evalMLR(ss []MLRSample, t *MLRTarget) float64 {
 
 // Instructions returns the instruction count at threads by linear
 // interpolation between the minimum- and maximum-concurrency samples
-// (note 002 §2.7).
+// (Dong Li's thesis §3.5).
 func (m *PhaseMLR) Instructions(threads int) (float64, error) {
 	lo, hi, err := m.instrRange()
 	if err != nil {

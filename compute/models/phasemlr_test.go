@@ -35,7 +35,7 @@ func handModel() *PhaseMLR {
 			L:        0.05,
 			Sigma:    0.035,
 		}},
-		// Note 002 §9.6 T3: k1 = 2.0e-8 W·s/instr, k0 = 150 W.
+		// The IPS model's hand case (docs/models.md): k1 = 2.0e-8 W·s/instr, k0 = 150 W.
 		Power: &power.IPS{K1: 2e-8, K0: 150},
 	}
 }
@@ -49,7 +49,7 @@ func TestPhaseMLRHandCase(t *testing.T) {
 	if err != nil || anchored || math.Abs(tt-2.0) > 1e-12 {
 		t.Fatalf("Time_t = %v, %v, %v; want 2.0 s by Eq. 3.17", tt, anchored, err)
 	}
-	// Note 002 §9.6 T3: I(8) = 1.00e10 + (7/15)·0.15e10 = 1.07e10; with the
+	// By hand: I(8) = 1.00e10 + (7/15)·0.15e10 = 1.07e10; with the
 	// predicted time 2.0 s, IPS = 5.35e9, P = 107 + 150 = 257 W, E = 514 J.
 	i8, err := m.Instructions(8)
 	if err != nil || math.Abs(i8-1.07e10) > 1 {

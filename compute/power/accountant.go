@@ -5,8 +5,9 @@ package power
 // gives: a task's configuration power while the task runs (phase by phase
 // for a task that switches configuration), idle power before the rank's
 // first task, and the wait power between tasks and after the last one
-// (note 003 §2.6; the sleeping cores of Anger's thesis Ch. 4 and of
-// Dynamic Power Steering, note 001 §2.1–2.2 and §3.1, are WaitIdle).
+// (WaitTask, as Bailey et al., SC'15, §3.3 charge slack; the sleeping
+// cores of Anger's thesis, Georgia Tech 2016, §4.1 and of its Dynamic
+// Power Steering, §5.1, are WaitIdle).
 
 import (
 	"fmt"
@@ -152,10 +153,25 @@ type edge struct {
 // excluded; see WaitPower). Tasks of one rank that overlap (several CPUs)
 // add up.
 func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
-	n := len(m.ActiveW)
 	if err := m.Wait.Validate(); err != nil {
 		return nil, err
 	}
+	per, err := a.edges(m, makespan)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Step, len(per))
+	for r, ev := range per {
+		out[r] = rankCurve(ev, m, makespan)
+	}
+	return out, nil
+}
+
+// edges returns each rank's power edges under m: a rise and a fall per
+// computation, or per phase of a computation with phases; MPI calls and
+// their overheads have none (they draw the wait power).
+func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
+	n := len(m.ActiveW)
 	// Each rank's edges in one allocation: two per task, or two per phase.
 	count := make([]int, n)
 	for _, iv := range a.busy {
@@ -215,58 +231,62 @@ func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
 		}
 		per[iv.rank] = e
 	}
-	out := make([]Step, n)
-	for r, ev := range per {
-		sort.Slice(ev, func(i, j int) bool {
-			if ev[i].t != ev[j].t {
-				return ev[i].t < ev[j].t
-			}
-			return ev[i].op < ev[j].op
-		})
-		s := Step{Times: []int64{0}, Watts: []float64{m.IdleW}, End: makespan}
-		var sum, lastW float64
-		running, seen := 0, false
-		for k := 0; k < len(ev); {
-			t := ev[k].t
-			for ; k < len(ev) && ev[k].t == t; k++ {
-				sum += ev[k].dw
-				running += ev[k].n
-				if ev[k].op >= 0 {
-					seen, lastW = true, ev[k].last
-				}
-			}
-			var w float64
-			switch {
-			case running > 0:
-				w = sum
-			case seen:
-				sum, w = 0, m.Wait.Power(lastW, m.IdleW)
-			default:
-				sum, w = 0, m.IdleW
-			}
-			last := len(s.Times) - 1
-			switch {
-			case t == s.Times[last]:
-				s.Watts[last] = w
-			case t < makespan:
-				s.Times = append(s.Times, t)
-				s.Watts = append(s.Watts, w)
+	return per, nil
+}
+
+// rankCurve turns one rank's edges into its power over [0, makespan]:
+// the summed power of its running computations, and while none runs the
+// wait power after its first computation (idle power before it), with
+// equal neighbours merged.
+func rankCurve(ev []edge, m JobModel, makespan int64) Step {
+	sort.Slice(ev, func(i, j int) bool {
+		if ev[i].t != ev[j].t {
+			return ev[i].t < ev[j].t
+		}
+		return ev[i].op < ev[j].op
+	})
+	s := Step{Times: []int64{0}, Watts: []float64{m.IdleW}, End: makespan}
+	var sum, lastW float64
+	running, seen := 0, false
+	for k := 0; k < len(ev); {
+		t := ev[k].t
+		for ; k < len(ev) && ev[k].t == t; k++ {
+			sum += ev[k].dw
+			running += ev[k].n
+			if ev[k].op >= 0 {
+				seen, lastW = true, ev[k].last
 			}
 		}
-		// Merge equal neighbours (a task starting where one ends at the
-		// same power).
-		j := 0
-		for i := 1; i < len(s.Times); i++ {
-			if s.Watts[i] == s.Watts[j] {
-				continue
-			}
-			j++
-			s.Times[j], s.Watts[j] = s.Times[i], s.Watts[i]
+		var w float64
+		switch {
+		case running > 0:
+			w = sum
+		case seen:
+			sum, w = 0, m.Wait.Power(lastW, m.IdleW)
+		default:
+			sum, w = 0, m.IdleW
 		}
-		s.Times, s.Watts = s.Times[:j+1], s.Watts[:j+1]
-		out[r] = s
+		last := len(s.Times) - 1
+		switch {
+		case t == s.Times[last]:
+			s.Watts[last] = w
+		case t < makespan:
+			s.Times = append(s.Times, t)
+			s.Watts = append(s.Watts, w)
+		}
 	}
-	return out, nil
+	// Merge equal neighbours (a task starting where one ends at the
+	// same power).
+	j := 0
+	for i := 1; i < len(s.Times); i++ {
+		if s.Watts[i] == s.Watts[j] {
+			continue
+		}
+		j++
+		s.Times[j], s.Watts[j] = s.Times[i], s.Watts[i]
+	}
+	s.Times, s.Watts = s.Times[:j+1], s.Watts[:j+1]
+	return s
 }
 
 // sum adds rank curves and a base power into the job's curve over

@@ -18,11 +18,12 @@ func fourCores() *graph.Graph {
 	return g
 }
 
-// The energy check of note 001 §3.1 [D]: 4 cores, busy power P(f), 5 W
+// An energy check of Dynamic Power Steering (Anger's thesis §5.1.1),
+// worked out by hand: 4 cores, busy power P(f), 5 W
 // while sleeping at the barrier. Baseline (all at 1.7 GHz, 14 W) 52.5 J;
 // DPS row 1 (2.1/1.4/1.4/1.4 GHz at 20/11/11/11 W) 48.5 J, 7.62 % better.
 // Cores sleep at the barrier: the WaitIdle model.
-func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
+func TestEnergyMatchesDPSCheck(t *testing.T) {
 	g := fourCores()
 	work := []float64{1.0, 0.6, 0.6, 0.3}
 	run := func(ghz, watts []float64) Report {
@@ -51,7 +52,7 @@ func TestEnergyMatchesNoteDPSCheck(t *testing.T) {
 		t.Errorf("idle %.3f J dynamic %.3f J, want 20 and 28.5", dps.IdleJ, dps.DynamicJ)
 	}
 	if dps.PeakW != 53 || base.PeakW != 56 {
-		t.Errorf("peaks %.1f and %.1f W, want 53 and 56 (ΣP of the note's table)", dps.PeakW, base.PeakW)
+		t.Errorf("peaks %.1f and %.1f W, want 53 and 56 (ΣP of the rows)", dps.PeakW, base.PeakW)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // NodeProfiles returns each node's power over [0, makespan] under the
-// per-socket two-segment model s (note 001 §2.2): ranks r·perNode …
+// per-socket two-segment model s (Anger's thesis §4.1.2): ranks r·perNode …
 // (r+1)·perNode−1 share node r, each busy rank keeps one core active, and
 // a node with k active cores draws s.Power(k) (s.Idle with none, the
 // deepest C-state). Busy spans of one rank that overlap count as separate

@@ -1,6 +1,7 @@
 // Package power models node and processor power and turns per-rank
-// activity timelines into power over time and energy (notes 001 Ch. 4 and
-// 002 §2.7, §5.2): active power per P-state, idle power with the
+// activity timelines into power over time and energy (Anger, PhD thesis,
+// Georgia Tech 2016, §4.1; Dong Li, PhD thesis, Virginia Tech 2011,
+// §3.5): active power per P-state, idle power with the
 // per-socket two-segment (C-state) model, application-dependent active
 // power, the energy-scaling model (Eq. 5–6) and the IPS system-power
 // model (Eq. 3.19).
@@ -62,7 +63,7 @@ func (t PStates) At(ghz float64) (watts float64, extrapolated bool) {
 }
 
 // Sockets is the per-socket two-segment model of idle and active power
-// versus the number of active cores (note 001 §2.2, Fig. 16): sockets are
+// versus the number of active cores (Anger's thesis §4.1.2, Fig. 16): sockets are
 // filled in order, and while socket s is being filled the node draws
 // Intercept[s] + Slope[s]·k for k active cores. Idle is the power with no
 // core active (all cores in the deepest C-state).
@@ -93,7 +94,7 @@ func (m Sockets) Power(active int) (float64, error) {
 
 // ExtrapolatedIdle returns the first socket's intercept: the idle power
 // to use for the energy model instead of the measured deep-C-state idle
-// power (note 001 §2.2).
+// power (Anger's thesis §4.1.2).
 func (m Sockets) ExtrapolatedIdle() float64 {
 	if len(m.Intercept) == 0 {
 		return m.Idle
@@ -101,7 +102,7 @@ func (m Sockets) ExtrapolatedIdle() float64 {
 	return m.Intercept[0]
 }
 
-// Increments returns the three increments of note 001 §2.2:
+// Increments returns the three increments of Anger's thesis §4.1.2:
 //   - leaveIdle: moving all cores out of the deepest idle state,
 //     Intercept[0] − Idle;
 //   - wakeFirst: the first active core (its package wakes), Slope[0];
@@ -204,20 +205,20 @@ func line(x, y []float64) (slope, intercept float64, err error) {
 	return slope, my - slope*mx, nil
 }
 
-// Amdahl returns the time speedup 1/((1−f)/p + f) of note 001 Eq. 4 for
+// Amdahl returns the time speedup 1/((1−f)/p + f) of Anger's thesis Eq. 4 for
 // serial fraction f on p workers.
 func Amdahl(f float64, p int) float64 { return 1 / ((1-f)/float64(p) + f) }
 
-// EnergyParallel returns E_p = E_i/S_t + E_d (note 001 Eq. 5) for
+// EnergyParallel returns E_p = E_i/S_t + E_d (Anger's thesis Eq. 5) for
 // sequential energy e1 with idle fraction s and time speedup st.
 func EnergyParallel(e1, s, st float64) float64 { return e1*s/st + e1*(1-s) }
 
-// EnergySpeedup returns S_e = 1/((1−s) + s/S_t), note 001 Eq. 6 in its
+// EnergySpeedup returns S_e = 1/((1−s) + s/S_t), Anger's thesis Eq. 6 in its
 // corrected form (the thesis prints s/S_e).
 func EnergySpeedup(s, st float64) float64 { return 1 / ((1 - s) + s/st) }
 
 // IdleFraction returns the application-dependent idle fraction
-// s_app = P_idle / P̄_1,app (note 001 §2.3): the extrapolated idle power
+// s_app = P_idle / P̄_1,app (Anger's thesis §4.1.3): the extrapolated idle power
 // over the application's measured single-thread average power.
 func IdleFraction(idleW, appW float64) (float64, error) {
 	if !(appW > 0) || idleW < 0 || idleW > appW {
@@ -226,7 +227,7 @@ func IdleFraction(idleW, appW float64) (float64, error) {
 	return idleW / appW, nil
 }
 
-// IPS is the system-power model P = K1·IPS + K0 of note 002 Eq. 3.19
+// IPS is the system-power model P = K1·IPS + K0 of Dong Li's thesis Eq. 3.19
 // (K1 in W·s per instruction, K0 in W).
 type IPS struct {
 	K1 float64 `json:"k1"`
@@ -238,7 +239,7 @@ func (m IPS) Watts(instr, seconds float64) float64 { return m.K1*instr/seconds +
 
 // InterpInstructions estimates the instruction count at threads by linear
 // interpolation between the minimum- and maximum-concurrency samples
-// (note 002 §2.7); outside [tmin, tmax] it is clamped to the end values.
+// (Dong Li's thesis §3.5); outside [tmin, tmax] it is clamped to the end values.
 func InterpInstructions(threads, tmin int, imin float64, tmax int, imax float64) float64 {
 	if tmax == tmin || threads <= tmin {
 		return imin
@@ -250,7 +251,7 @@ func InterpInstructions(threads, tmin int, imin float64, tmax int, imax float64)
 }
 
 // ScalingEnergy predicts the energy of a parallel run from a sequential
-// one with the refined model of note 001 §2.1–2.3: the sequential run
+// one with the refined model of Anger's thesis §4.1.1–4.1.3: the sequential run
 // takes t1 seconds at the application's measured single-thread power
 // app1W, of which idleW (the extrapolated idle power, Sockets.
 // ExtrapolatedIdle) is idle; at time speedup st the idle energy shrinks by

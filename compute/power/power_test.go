@@ -10,7 +10,7 @@ import (
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// Note 001 §2.1 test vectors for Eq. 6; the thesis prints s/S_e in the
+// Test vectors for Anger's thesis Eq. 6 (§4.1.1); the thesis prints s/S_e in the
 // denominator, we test the corrected s/S_t.
 func TestEnergySpeedupEq6CorrectedErratum(t *testing.T) {
 	sts := []float64{1, 2, 4, 8, 12, 16}
@@ -131,7 +131,8 @@ func TestPStates(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T3.
+// The IPS model's hand case (docs/models.md): instructions interpolated
+// to 8 threads, then Dong Li's Eq. 3.19.
 func TestIPSPowerT3(t *testing.T) {
 	i8 := InterpInstructions(8, 1, 1.00e10, 16, 1.15e10)
 	if !near(i8, 1.07e10, 1) {

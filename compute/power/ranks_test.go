@@ -90,7 +90,7 @@ func TestWriteTimeline(t *testing.T) {
 }
 
 // Seven ranks on a 6+6-core node (sockets12): the 7th busy core wakes the
-// second socket, 130 W → 151 W (note 001 §2.2).
+// second socket, 130 W → 151 W (Anger's thesis §4.1.2).
 func TestNodeProfilesSockets(t *testing.T) {
 	s, err := FitSockets(sockets12(), []int{6, 6})
 	if err != nil {

@@ -156,7 +156,7 @@ func ByNode(ranks []Step, perNode int, baseW float64) ([]Step, error) {
 	return out, nil
 }
 
-// Split is energy split into idle and dynamic parts (note 001 Eq. 5:
+// Split is energy split into idle and dynamic parts (Anger's thesis Eq. 5:
 // E = E_i + E_d), in joules.
 type Split struct {
 	Idle, Dynamic float64

@@ -14,7 +14,7 @@ type WaitMode uint8
 // Wait modes.
 const (
 	// WaitTask: the power of the rank's most recent task, as the LP of
-	// note 003 charges slack (§2.6): the core stays in the configuration
+	// Bailey et al. (SC'15, §3.3) charges slack: the core stays in the configuration
 	// its last task ran in while it calls MPI and waits. The default.
 	WaitTask WaitMode = iota
 	// WaitIdle: the core's idle power (it sleeps while it waits).

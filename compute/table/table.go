@@ -1,6 +1,7 @@
 // Package table holds measured configuration tables: for each region or
 // task, rows of (configuration → time, power). They are the LP's input
-// (note 003 §1.4) and a compute.Model that looks configurations up.
+// (the per-task configurations of Bailey et al., SC'15, §3.2, Table 1)
+// and a compute.Model that looks configurations up.
 package table
 
 import (
@@ -133,7 +134,7 @@ func (m *Model) Predict(w compute.Work, target compute.Config) (compute.Predicti
 
 // Grid evaluates model m for work at every configuration and returns the
 // rows (key, config, time, power): the {config → time, power} table the
-// LP needs for a task (note 000 §7.6). Configurations the model rejects
+// LP needs for a task (Bailey et al., SC'15, §3.2). Configurations the model rejects
 // are an error.
 func Grid(key string, m compute.Model, w compute.Work, configs []compute.Config) (*Table, error) {
 	t := &Table{}

@@ -9,9 +9,10 @@ import (
 	"github.com/capsim/capsim/compute/dvfs"
 )
 
-// Note 003 §9.4 Example A/B tasks: a = (10 s, 50 W), (20 s, 30 W);
+// Two tasks with two configurations each, small enough to solve the LP by
+// hand: a = (10 s, 50 W), (20 s, 30 W);
 // b = (5 s, 50 W), (10 s, 30 W); fast = 2.6 GHz × 8, slow = 1.2 GHz × 8.
-const lpCSV = `# note 003 example B
+const lpCSV = `# two tasks, two configurations each
 key,cpu_ghz,threads,seconds,watts
 a,2.6,8,10,50
 a,1.2,8,20,30

@@ -239,83 +239,114 @@ func (w *Writer) Close() error {
 	if g == nil {
 		return fmt.Errorf("otf2write: no global definition writer")
 	}
-	var first error
-	check := func(code C.OTF2_ErrorCode) {
-		if code != C.OTF2_SUCCESS && first == nil {
-			first = fmt.Errorf("otf2write: writing definitions: %s", C.GoString(C.OTF2_Error_GetDescription(code)))
-		}
+	dw := &defWriter{g: g, strs: map[string]uint32{}}
+	d := w.defs
+	dw.str("")
+	dw.check(C.OTF2_GlobalDefWriter_WriteClockProperties(g, C.uint64_t(d.Resolution), C.uint64_t(d.Offset), 0, C.OTF2_UNDEFINED_TIMESTAMP))
+	dw.regions(d.Regions)
+	dw.locations(d.Ranks, w.counts)
+	dw.comms(d)
+	dw.check(C.cw_metric_defs(g, C.uint32_t(dw.str("PAPI_TOT_CYC"))))
+	C.OTF2_Archive_CloseGlobalDefWriter(ar, g)
+	return dw.first
+}
+
+// defWriter writes the global definitions, each string once, and keeps
+// the first error.
+type defWriter struct {
+	g     *C.OTF2_GlobalDefWriter
+	strs  map[string]uint32
+	first error
+}
+
+func (dw *defWriter) check(code C.OTF2_ErrorCode) {
+	if code != C.OTF2_SUCCESS && dw.first == nil {
+		dw.first = fmt.Errorf("otf2write: writing definitions: %s", C.GoString(C.OTF2_Error_GetDescription(code)))
 	}
-	strs := map[string]uint32{}
-	str := func(s string) C.OTF2_StringRef {
-		if id, ok := strs[s]; ok {
-			return C.OTF2_StringRef(id)
-		}
-		id := uint32(len(strs))
-		strs[s] = id
-		cs := C.CString(s)
-		check(C.OTF2_GlobalDefWriter_WriteString(g, C.OTF2_StringRef(id), cs))
-		C.free(unsafe.Pointer(cs))
+}
+
+// str returns the reference of string s, defining it on first use.
+func (dw *defWriter) str(s string) C.OTF2_StringRef {
+	if id, ok := dw.strs[s]; ok {
 		return C.OTF2_StringRef(id)
 	}
-	d := w.defs
-	str("")
-	check(C.OTF2_GlobalDefWriter_WriteClockProperties(g, C.uint64_t(d.Resolution), C.uint64_t(d.Offset), 0, C.OTF2_UNDEFINED_TIMESTAMP))
-	for i, r := range d.Regions {
+	id := uint32(len(dw.strs))
+	dw.strs[s] = id
+	cs := C.CString(s)
+	dw.check(C.OTF2_GlobalDefWriter_WriteString(dw.g, C.OTF2_StringRef(id), cs))
+	C.free(unsafe.Pointer(cs))
+	return C.OTF2_StringRef(id)
+}
+
+// regions defines the regions, MPI or user functions.
+func (dw *defWriter) regions(regions []Region) {
+	for i, r := range regions {
 		par := C.OTF2_Paradigm(C.OTF2_PARADIGM_USER)
 		if r.MPI {
 			par = C.OTF2_PARADIGM_MPI
 		}
-		check(C.OTF2_GlobalDefWriter_WriteRegion(g, C.OTF2_RegionRef(i), str(r.Name), str(r.Name), str(""),
-			C.OTF2_REGION_ROLE_FUNCTION, par, C.OTF2_REGION_FLAG_NONE, str(""), 0, 0))
+		dw.check(C.OTF2_GlobalDefWriter_WriteRegion(dw.g, C.OTF2_RegionRef(i), dw.str(r.Name), dw.str(r.Name), dw.str(""),
+			C.OTF2_REGION_ROLE_FUNCTION, par, C.OTF2_REGION_FLAG_NONE, dw.str(""), 0, 0))
 	}
-	check(C.OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, str("machine"), str("machine"), C.OTF2_UNDEFINED_SYSTEM_TREE_NODE))
-	for r := 0; r < d.Ranks; r++ {
-		check(C.OTF2_GlobalDefWriter_WriteLocationGroup(g, C.OTF2_LocationGroupRef(r), str(fmt.Sprintf("MPI Rank %d", r)),
+}
+
+// locations defines the system tree, a process per rank and a location
+// per event writer (the master thread of each rank, then further
+// threads), with its event count.
+func (dw *defWriter) locations(ranks int, counts []uint64) {
+	g := dw.g
+	dw.check(C.OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, dw.str("machine"), dw.str("machine"), C.OTF2_UNDEFINED_SYSTEM_TREE_NODE))
+	for r := 0; r < ranks; r++ {
+		dw.check(C.OTF2_GlobalDefWriter_WriteLocationGroup(g, C.OTF2_LocationGroupRef(r), dw.str(fmt.Sprintf("MPI Rank %d", r)),
 			C.OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, C.OTF2_UNDEFINED_LOCATION_GROUP))
 	}
-	for i := range w.ews {
+	for i := range counts {
 		name := "Master thread"
-		if i >= d.Ranks {
-			name = fmt.Sprintf("thread %d", i/d.Ranks)
+		if i >= ranks {
+			name = fmt.Sprintf("thread %d", i/ranks)
 		}
-		check(C.OTF2_GlobalDefWriter_WriteLocation(g, C.OTF2_LocationRef(i), str(name), C.OTF2_LOCATION_TYPE_CPU_THREAD,
-			C.uint64_t(w.counts[i]), C.OTF2_LocationGroupRef(i%d.Ranks)))
+		dw.check(C.OTF2_GlobalDefWriter_WriteLocation(g, C.OTF2_LocationRef(i), dw.str(name), C.OTF2_LOCATION_TYPE_CPU_THREAD,
+			C.uint64_t(counts[i]), C.OTF2_LocationGroupRef(i%ranks)))
 	}
-	group := func(id uint32, typ, flags uint32, members []uint64) {
-		var p *C.uint64_t
-		if len(members) > 0 {
-			p = (*C.uint64_t)(C.malloc(C.size_t(len(members)) * 8))
-			defer C.free(unsafe.Pointer(p))
-			for i, m := range members {
-				unsafe.Slice(p, len(members))[i] = C.uint64_t(m)
-			}
+}
+
+// group defines MPI group id of type typ with its members.
+func (dw *defWriter) group(id uint32, typ, flags uint32, members []uint64) {
+	var p *C.uint64_t
+	if len(members) > 0 {
+		p = (*C.uint64_t)(C.malloc(C.size_t(len(members)) * 8))
+		defer C.free(unsafe.Pointer(p))
+		for i, m := range members {
+			unsafe.Slice(p, len(members))[i] = C.uint64_t(m)
 		}
-		check(C.cw_group(g, C.uint32_t(id), C.uint32_t(str("")), C.uint8_t(typ), C.OTF2_PARADIGM_MPI, C.uint32_t(flags), C.uint32_t(len(members)), p))
 	}
+	dw.check(C.cw_group(dw.g, C.uint32_t(id), C.uint32_t(dw.str("")), C.uint8_t(typ), C.OTF2_PARADIGM_MPI, C.uint32_t(flags), C.uint32_t(len(members)), p))
+}
+
+// comms defines the groups (the locations group 0 unless
+// d.NoCommLocations, one self group 1 shared by every self communicator,
+// group 2+i for communicator i) and the communicators.
+func (dw *defWriter) comms(d Defs) {
 	if !d.NoCommLocations {
 		locs := make([]uint64, d.Ranks)
 		for i := range locs {
 			locs[i] = uint64(i)
 		}
-		group(0, C.OTF2_GROUP_TYPE_COMM_LOCATIONS, 0, locs)
+		dw.group(0, C.OTF2_GROUP_TYPE_COMM_LOCATIONS, 0, locs)
 	}
-	selfGroup := uint32(1)
+	const selfGroup = uint32(1)
 	for i, c := range d.Comms {
-		gid := uint32(2 + i)
-		if c.Self {
-			gid = selfGroup
-		} else {
+		if !c.Self {
 			var flags uint32
 			if c.Global {
 				flags = C.OTF2_GROUP_FLAG_GLOBAL_MEMBERS
 			}
-			group(gid, C.OTF2_GROUP_TYPE_COMM_GROUP, flags, c.Members)
+			dw.group(uint32(2+i), C.OTF2_GROUP_TYPE_COMM_GROUP, flags, c.Members)
 		}
-		_ = i
 	}
 	for _, c := range d.Comms {
 		if c.Self {
-			group(selfGroup, C.OTF2_GROUP_TYPE_COMM_SELF, 0, nil)
+			dw.group(selfGroup, C.OTF2_GROUP_TYPE_COMM_SELF, 0, nil)
 			break
 		}
 	}
@@ -324,9 +355,6 @@ func (w *Writer) Close() error {
 		if c.Self {
 			gid = selfGroup
 		}
-		check(C.OTF2_GlobalDefWriter_WriteComm(g, C.OTF2_CommRef(i), str(c.Name), C.OTF2_GroupRef(gid), C.OTF2_UNDEFINED_COMM, C.OTF2_COMM_FLAG_NONE))
+		dw.check(C.OTF2_GlobalDefWriter_WriteComm(dw.g, C.OTF2_CommRef(i), dw.str(c.Name), C.OTF2_GroupRef(gid), C.OTF2_UNDEFINED_COMM, C.OTF2_COMM_FLAG_NONE))
 	}
-	check(C.cw_metric_defs(g, C.uint32_t(str("PAPI_TOT_CYC"))))
-	C.OTF2_Archive_CloseGlobalDefWriter(ar, g)
-	return first
 }

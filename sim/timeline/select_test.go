@@ -309,6 +309,94 @@ func field(fs []protoField, num int) (protoField, bool) {
 	return protoField{}, false
 }
 
+// perfettoSummary is what TestPerfetto checks of a Perfetto trace: the
+// tracks declared (uuid → name), the slices per track, the flows begun
+// and ended (id → count), and the counter samples.
+type perfettoSummary struct {
+	declared          map[uint64]string
+	slices            map[uint64]int
+	flowsOut, flowsIn map[uint64]int
+	counters          int
+}
+
+// decodePerfetto decodes a Perfetto protobuf trace, failing t where a
+// slice begins inside another or before the last one ended, or an event
+// is on an undeclared track.
+func decodePerfetto(t *testing.T, data []byte) perfettoSummary {
+	t.Helper()
+	ps := perfettoSummary{declared: map[uint64]string{}, slices: map[uint64]int{}, flowsOut: map[uint64]int{}, flowsIn: map[uint64]int{}}
+	declared := ps.declared
+	open := map[uint64]int{}
+	last := map[uint64]uint64{}
+	for _, p := range decodeProto(t, data) {
+		if p.num != 1 || p.wire != 2 {
+			t.Fatalf("top-level field %d, want packets (1)", p.num)
+		}
+		pk := decodeProto(t, p.b)
+		if d, ok := field(pk, 60); ok {
+			uuid, name := trackDescriptor(t, d.b)
+			declared[uuid] = name
+			continue
+		}
+		ev, ok := field(pk, 11)
+		if !ok {
+			t.Fatal("packet with neither a track descriptor nor a track event")
+		}
+		ts, _ := field(pk, 8)
+		fs := decodeProto(t, ev.b)
+		typ, _ := field(fs, 9)
+		tr, _ := field(fs, 11)
+		if _, ok := declared[tr.v]; !ok {
+			t.Fatalf("event on undeclared track %d", tr.v)
+		}
+		switch typ.v {
+		case 1:
+			if open[tr.v] != 0 {
+				t.Fatalf("track %s: slice begins at %d inside another", declared[tr.v], ts.v)
+			}
+			if ts.v < last[tr.v] {
+				t.Fatalf("track %s: slice begins at %d before the last ended (%d)", declared[tr.v], ts.v, last[tr.v])
+			}
+			open[tr.v]++
+			ps.slices[tr.v]++
+			for _, f := range fs {
+				switch f.num {
+				case 47:
+					ps.flowsOut[f.v]++
+				case 48:
+					ps.flowsIn[f.v]++
+				}
+			}
+		case 2:
+			open[tr.v]--
+			last[tr.v] = ts.v
+		case 4:
+			ps.counters++
+		default:
+			t.Fatalf("event type %d", typ.v)
+		}
+	}
+	return ps
+}
+
+// trackDescriptor returns the uuid of a track descriptor and its name:
+// the process's, the thread's or its own.
+func trackDescriptor(t *testing.T, b []byte) (uint64, string) {
+	fs := decodeProto(t, b)
+	u, _ := field(fs, 1)
+	name := "?"
+	if pr, ok := field(fs, 3); ok {
+		n, _ := field(decodeProto(t, pr.b), 6)
+		name = string(n.b)
+	} else if th, ok := field(fs, 4); ok {
+		n, _ := field(decodeProto(t, th.b), 5)
+		name = string(n.b)
+	} else if n, ok := field(fs, 2); ok {
+		name = string(n.b)
+	}
+	return u.v, name
+}
+
 // TestPerfetto decodes a Perfetto protobuf timeline on the wire and checks
 // it against the JSON timeline of the same replay: the same slices per
 // track, begin/end nested in time order, every flow begun and ended once,
@@ -332,73 +420,9 @@ func TestPerfetto(t *testing.T) {
 	if err := tl.Close(); err != nil {
 		t.Fatal(err)
 	}
-	declared := map[uint64]string{}
-	open := map[uint64]int{}
-	last := map[uint64]uint64{}
-	slices := map[uint64]int{}
-	flowsOut, flowsIn := map[uint64]int{}, map[uint64]int{}
-	counters := 0
-	for _, p := range decodeProto(t, buf.Bytes()) {
-		if p.num != 1 || p.wire != 2 {
-			t.Fatalf("top-level field %d, want packets (1)", p.num)
-		}
-		pk := decodeProto(t, p.b)
-		if d, ok := field(pk, 60); ok {
-			fs := decodeProto(t, d.b)
-			u, _ := field(fs, 1)
-			name := "?"
-			if pr, ok := field(fs, 3); ok {
-				n, _ := field(decodeProto(t, pr.b), 6)
-				name = string(n.b)
-			} else if th, ok := field(fs, 4); ok {
-				n, _ := field(decodeProto(t, th.b), 5)
-				name = string(n.b)
-			} else if n, ok := field(fs, 2); ok {
-				name = string(n.b)
-			}
-			declared[u.v] = name
-			continue
-		}
-		ev, ok := field(pk, 11)
-		if !ok {
-			t.Fatal("packet with neither a track descriptor nor a track event")
-		}
-		ts, _ := field(pk, 8)
-		fs := decodeProto(t, ev.b)
-		typ, _ := field(fs, 9)
-		tr, _ := field(fs, 11)
-		if _, ok := declared[tr.v]; !ok {
-			t.Fatalf("event on undeclared track %d", tr.v)
-		}
-		switch typ.v {
-		case 1:
-			if open[tr.v] != 0 {
-				t.Fatalf("track %s: slice begins at %d inside another", declared[tr.v], ts.v)
-			}
-			if ts.v < last[tr.v] {
-				t.Fatalf("track %s: slice begins at %d before the last ended (%d)", declared[tr.v], ts.v, last[tr.v])
-			}
-			open[tr.v]++
-			slices[tr.v]++
-			for _, f := range fs {
-				switch f.num {
-				case 47:
-					flowsOut[f.v]++
-				case 48:
-					flowsIn[f.v]++
-				}
-			}
-		case 2:
-			open[tr.v]--
-			last[tr.v] = ts.v
-		case 4:
-			counters++
-		default:
-			t.Fatalf("event type %d", typ.v)
-		}
-	}
-	if counters != 2 {
-		t.Errorf("%d counter samples, want 2", counters)
+	ps := decodePerfetto(t, buf.Bytes())
+	if ps.counters != 2 {
+		t.Errorf("%d counter samples, want 2", ps.counters)
 	}
 	full := replayJSON(t, g, net, timeline.Options{})
 	want := map[[2]int]int{}
@@ -412,21 +436,21 @@ func TestPerfetto(t *testing.T) {
 		}
 	}
 	got := map[[2]int]int{}
-	for u, n := range slices {
+	for u, n := range ps.slices {
 		got[[2]int{int(u>>9) - 1, int(u&511) - 1}] = n
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("slices per track %v, want %v", got, want)
 	}
-	if len(flowsOut) != jflows || len(flowsIn) != jflows {
-		t.Errorf("%d flows begun, %d ended, want %d", len(flowsOut), len(flowsIn), jflows)
+	if len(ps.flowsOut) != jflows || len(ps.flowsIn) != jflows {
+		t.Errorf("%d flows begun, %d ended, want %d", len(ps.flowsOut), len(ps.flowsIn), jflows)
 	}
-	for id, n := range flowsOut {
-		if n != 1 || flowsIn[id] != 1 {
-			t.Errorf("flow %d begun %d and ended %d times", id, n, flowsIn[id])
+	for id, n := range ps.flowsOut {
+		if n != 1 || ps.flowsIn[id] != 1 {
+			t.Errorf("flow %d begun %d and ended %d times", id, n, ps.flowsIn[id])
 		}
 	}
-	if declared[1<<9] != "rank 0 (node 0)" || declared[9<<9] != "rank 8 (node 1)" {
-		t.Errorf("process names %q, %q", declared[1<<9], declared[9<<9])
+	if ps.declared[1<<9] != "rank 0 (node 0)" || ps.declared[9<<9] != "rank 8 (node 1)" {
+		t.Errorf("process names %q, %q", ps.declared[1<<9], ps.declared[9<<9])
 	}
 }

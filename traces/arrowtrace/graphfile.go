@@ -647,125 +647,168 @@ func (s stringCol) value(i int) string {
 	return s.vals.Value(s.dict.GetValueIndex(i))
 }
 
+// graphBatch is one record batch's columns, as graphDecoder.batch reads
+// them.
+type graphBatch struct {
+	n                  int
+	rv, pv, tv, cv, nv []int32 // rank, peer, tag, cpu, nic
+	sv                 []int64 // size
+	kind, region       stringCol
+	label              stringCol // only if labeled
+	labeled            bool
+	req, ireq          listCol[int32]
+	kinds              []graph.OpKind
+}
+
 func (d *graphDecoder) batch(rec arrow.RecordBatch) error {
 	d.grow(int(rec.NumRows()))
-	n := int(rec.NumRows())
+	b, err := d.columns(rec)
+	if err != nil {
+		return err
+	}
+	if !d.rowByRow && (!b.labeled || b.label.allNull(b.n)) {
+		if d.fastBatch(&b) {
+			return nil
+		}
+	}
+	for i := 0; i < b.n; i++ {
+		if err := d.decodeRow(&b, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columns reads the columns of rec.
+func (d *graphDecoder) columns(rec arrow.RecordBatch) (graphBatch, error) {
+	b := graphBatch{n: int(rec.NumRows())}
 	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
 	var cols [5][]int32
 	for k, name := range []string{"rank", "peer", "tag", "cpu", "nic"} {
 		v, err := int32s(rec, d.col[name], name, d.name, d.row)
 		if err != nil {
-			return err
+			return b, err
 		}
 		cols[k] = v
 	}
-	rv, pv, tv, cv, nv := cols[0], cols[1], cols[2], cols[3], cols[4]
-	sv, err := int64s(rec, d.col["size"], "size", d.name, d.row)
-	if err != nil {
-		return err
+	b.rv, b.pv, b.tv, b.cv, b.nv = cols[0], cols[1], cols[2], cols[3], cols[4]
+	var err error
+	if b.sv, err = int64s(rec, d.col["size"], "size", d.name, d.row); err != nil {
+		return b, err
 	}
-	kind := newStringCol(col("kind"))
-	region := newStringCol(col("region"))
-	req, err := newListCol[int32](col("requires"), "requires", d.name, d.row)
-	if err != nil {
-		return err
+	b.kind = newStringCol(col("kind"))
+	b.region = newStringCol(col("region"))
+	if b.req, err = newListCol[int32](col("requires"), "requires", d.name, d.row); err != nil {
+		return b, err
 	}
-	ireq, err := newListCol[int32](col("irequires"), "irequires", d.name, d.row)
-	if err != nil {
-		return err
+	if b.ireq, err = newListCol[int32](col("irequires"), "irequires", d.name, d.row); err != nil {
+		return b, err
 	}
-	var label stringCol
-	c, labeled := d.col["label"]
-	if labeled {
-		label = newStringCol(rec.Column(c))
+	if c, ok := d.col["label"]; ok {
+		b.labeled, b.label = true, newStringCol(rec.Column(c))
 	}
-	kinds := d.kinds(kind, n)
-	if !d.rowByRow && (!labeled || label.allNull(n)) {
-		if d.fastBatch(n, rv, pv, tv, cv, nv, sv, kinds, region, &req, &ireq) {
-			return nil
-		}
-	}
+	b.kinds = d.kinds(b.kind, b.n)
+	return b, nil
+}
+
+// decodeRow checks row i of b and adds its operation to the graph.
+func (d *graphDecoder) decodeRow(b *graphBatch, i int) error {
 	g := d.g
 	nr := int32(d.numRanks)
-	for i := 0; i < n; i++ {
-		row := d.row
-		id := int32(row)
-		r := rv[i]
-		if r < 0 || r >= nr {
-			return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
-		}
-		if r < d.rank {
-			return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
-		}
-		for ; d.rank < r; d.rank++ {
-			g.RankStart[d.rank+1] = id
-		}
-		k := kinds[i]
-		if k > graph.Recv {
-			return d.kindErr(row, kind, i, k)
-		}
-		g.Kind[id] = k
-		if sv[i] < 0 {
-			return d.errf(row, "size", "negative size %d", sv[i])
-		}
-		g.Size[id] = sv[i]
-		switch k {
-		case graph.Send:
-			if pv[i] < 0 || pv[i] >= nr {
-				return d.errf(row, "peer", "peer %d is not a rank (0..%d)", pv[i], nr-1)
-			}
-			if tv[i] < 0 {
-				return d.errf(row, "tag", "send tag %d is negative", tv[i])
-			}
-		case graph.Recv:
-			if pv[i] < graph.AnySource || pv[i] >= nr {
-				return d.errf(row, "peer", "peer %d is not a rank (0..%d) or -1 (any source)", pv[i], nr-1)
-			}
-			if tv[i] < graph.AnyTag {
-				return d.errf(row, "tag", "recv tag %d is below -1 (any tag)", tv[i])
-			}
-		}
-		g.Peer[id], g.Tag[id] = pv[i], tv[i]
-		if k == graph.Calc {
-			g.Peer[id], g.Tag[id] = -1, 0
-		}
-		if cv[i] < 0 || cv[i] > graph.MaxCPU {
-			return d.errf(row, "cpu", "cpu %d outside 0..%d", cv[i], graph.MaxCPU)
-		}
-		if nv[i] < 0 || nv[i] > graph.MaxNIC {
-			return d.errf(row, "nic", "nic %d outside 0..%d", nv[i], graph.MaxNIC)
-		}
-		g.CPU[id], g.NIC[id] = uint8(cv[i]), uint8(nv[i])
-		g.Region[id] = graph.NoRegion
-		if !region.isNull(i) {
-			name := region.value(i)
-			reg, ok := d.regions[name]
-			if !ok {
-				name = strings.Clone(name) // Value aliases the batch's buffer
-				reg = int32(len(g.Regions))
-				d.regions[name] = reg
-				g.Regions = append(g.Regions, name)
-			}
-			g.Region[id] = reg
-		}
-		if labeled && !label.isNull(i) {
-			if g.Labels == nil {
-				// Labels are kept from the first one on: a column of
-				// nulls (implicit labels) costs no memory.
-				g.Labels = make([]string, len(g.Kind), cap(g.Kind))
-			}
-			g.Labels[id] = strings.Clone(label.value(i))
-		}
-		if err := d.deps(&req, i, r, graph.Requires, "requires"); err != nil {
-			return err
-		}
-		if err := d.deps(&ireq, i, r, graph.Irequires, "irequires"); err != nil {
-			return err
-		}
-		g.DepStart[id+1] = int32(len(g.DepOp))
-		d.row++
+	row := d.row
+	id := int32(row)
+	r := b.rv[i]
+	if r < 0 || r >= nr {
+		return d.errf(row, "rank", "rank %d outside 0..%d", r, nr-1)
 	}
+	if r < d.rank {
+		return d.errf(row, "rank", "rank %d after rank %d: rows must be grouped by rank in increasing order", r, d.rank)
+	}
+	for ; d.rank < r; d.rank++ {
+		g.RankStart[d.rank+1] = id
+	}
+	if err := d.setOp(b, i, id); err != nil {
+		return err
+	}
+	g.Region[id] = graph.NoRegion
+	if !b.region.isNull(i) {
+		g.Region[id] = d.regionID(b.region.value(i))
+	}
+	if b.labeled && !b.label.isNull(i) {
+		if g.Labels == nil {
+			// Labels are kept from the first one on: a column of
+			// nulls (implicit labels) costs no memory.
+			g.Labels = make([]string, len(g.Kind), cap(g.Kind))
+		}
+		g.Labels[id] = strings.Clone(b.label.value(i))
+	}
+	if err := d.deps(&b.req, i, r, graph.Requires, "requires"); err != nil {
+		return err
+	}
+	if err := d.deps(&b.ireq, i, r, graph.Irequires, "irequires"); err != nil {
+		return err
+	}
+	g.DepStart[id+1] = int32(len(g.DepOp))
+	d.row++
 	return nil
+}
+
+// setOp checks and sets the kind, size, peer, tag, cpu and nic of
+// operation id from row i of b.
+func (d *graphDecoder) setOp(b *graphBatch, i int, id int32) error {
+	g := d.g
+	nr := int32(d.numRanks)
+	row := d.row
+	k := b.kinds[i]
+	if k > graph.Recv {
+		return d.kindErr(row, b.kind, i, k)
+	}
+	g.Kind[id] = k
+	if b.sv[i] < 0 {
+		return d.errf(row, "size", "negative size %d", b.sv[i])
+	}
+	g.Size[id] = b.sv[i]
+	pv, tv, cv, nv := b.pv, b.tv, b.cv, b.nv
+	switch k {
+	case graph.Send:
+		if pv[i] < 0 || pv[i] >= nr {
+			return d.errf(row, "peer", "peer %d is not a rank (0..%d)", pv[i], nr-1)
+		}
+		if tv[i] < 0 {
+			return d.errf(row, "tag", "send tag %d is negative", tv[i])
+		}
+	case graph.Recv:
+		if pv[i] < graph.AnySource || pv[i] >= nr {
+			return d.errf(row, "peer", "peer %d is not a rank (0..%d) or -1 (any source)", pv[i], nr-1)
+		}
+		if tv[i] < graph.AnyTag {
+			return d.errf(row, "tag", "recv tag %d is below -1 (any tag)", tv[i])
+		}
+	}
+	g.Peer[id], g.Tag[id] = pv[i], tv[i]
+	if k == graph.Calc {
+		g.Peer[id], g.Tag[id] = -1, 0
+	}
+	if cv[i] < 0 || cv[i] > graph.MaxCPU {
+		return d.errf(row, "cpu", "cpu %d outside 0..%d", cv[i], graph.MaxCPU)
+	}
+	if nv[i] < 0 || nv[i] > graph.MaxNIC {
+		return d.errf(row, "nic", "nic %d outside 0..%d", nv[i], graph.MaxNIC)
+	}
+	g.CPU[id], g.NIC[id] = uint8(cv[i]), uint8(nv[i])
+	return nil
+}
+
+// regionID returns the id of region name, adding it on first use.
+func (d *graphDecoder) regionID(name string) int32 {
+	reg, ok := d.regions[name]
+	if !ok {
+		name = strings.Clone(name) // Value aliases the batch's buffer
+		reg = int32(len(d.g.Regions))
+		d.regions[name] = reg
+		d.g.Regions = append(d.g.Regions, name)
+	}
+	return reg
 }
 
 // allNull reports whether the first n rows of s are all null.
@@ -786,12 +829,34 @@ func (s stringCol) allNull(n int) bool {
 // returns false, having changed only what the row-by-row decoding of the
 // same batch sets again, which then finds the error (or decodes what this
 // does not).
-func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, kinds []graph.OpKind, region stringCol, req, ireq *listCol[int32]) bool {
-	g := d.g
+func (d *graphDecoder) fastBatch(b *graphBatch) bool {
+	if !d.fastValid(b) {
+		return false
+	}
+	regIdx, regNone, regNulls, ok := fastRegions(b)
+	if !ok || !fastOffsets(b) {
+		return false
+	}
+	// Every row is valid but for its dependencies: fill the rank offsets
+	// and the dependencies, which are checked as they are appended.
+	if !d.fastDeps(b) {
+		return false
+	}
+	d.fastCopy(b, regIdx, regNone, regNulls)
+	d.row += int64(b.n)
+	return true
+}
+
+// fastValid checks the lengths, ranks, kinds, peers, tags, sizes, CPUs
+// and NICs of b column by column.
+func (d *graphDecoder) fastValid(b *graphBatch) bool {
+	n := b.n
 	nr := int32(d.numRanks)
+	rv, pv, tv, cv, nv, sv, kinds := b.rv, b.pv, b.tv, b.cv, b.nv, b.sv, b.kinds
 	if len(rv) != n || len(pv) != n || len(tv) != n || len(cv) != n || len(nv) != n || len(sv) != n || len(kinds) != n {
 		return false
 	}
+	req, ireq := &b.req, &b.ireq
 	if req.nulls || ireq.nulls || req.off == nil || ireq.off == nil || len(req.off) != n+1 || len(ireq.off) != n+1 {
 		return false
 	}
@@ -822,31 +887,44 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 			return false
 		}
 	}
-	// Regions: all null, or a dictionary whose entries are given ids in
-	// the order rows first name them (as the row-by-row decoding does).
-	var regIdx []int32
-	regNone := region.allNull(n)
-	regNulls := !regNone && region.dict != nil && region.dict.NullN() > 0
-	if !regNone {
-		if region.dict == nil || region.vals == nil {
-			return false
+	return true
+}
+
+// fastRegions checks the region column: all null (regNone), or a
+// dictionary with int32 indices of non-null names, some rows possibly
+// null (regNulls); ok is false for any other form.
+func fastRegions(b *graphBatch) (regIdx []int32, regNone, regNulls, ok bool) {
+	region, n := b.region, b.n
+	regNone = region.allNull(n)
+	regNulls = !regNone && region.dict != nil && region.dict.NullN() > 0
+	if regNone {
+		return nil, true, false, true
+	}
+	if region.dict == nil || region.vals == nil {
+		return nil, false, false, false
+	}
+	ix, isInt32 := region.dict.Indices().(*array.Int32)
+	if !isInt32 || ix.Len() != n {
+		return nil, false, false, false
+	}
+	regIdx = ix.Int32Values()
+	m := region.dict.Dictionary().Len()
+	for i, v := range regIdx {
+		if regNulls && region.dict.IsNull(i) {
+			continue
 		}
-		ix, ok := region.dict.Indices().(*array.Int32)
-		if !ok || ix.Len() != n {
-			return false
-		}
-		regIdx = ix.Int32Values()
-		m := region.dict.Dictionary().Len()
-		for i, v := range regIdx {
-			if regNulls && region.dict.IsNull(i) {
-				continue
-			}
-			if v < 0 || int(v) >= m || region.vals.IsNull(int(v)) {
-				return false
-			}
+		if v < 0 || int(v) >= m || region.vals.IsNull(int(v)) {
+			return nil, false, false, false
 		}
 	}
-	for _, l := range []*listCol[int32]{req, ireq} {
+	return regIdx, false, regNulls, true
+}
+
+// fastOffsets checks that both dependency lists' offsets increase within
+// their values.
+func fastOffsets(b *graphBatch) bool {
+	n := b.n
+	for _, l := range []*listCol[int32]{&b.req, &b.ireq} {
 		if l.off[0] < 0 || int(l.off[n]) > len(l.Values) {
 			return false
 		}
@@ -856,8 +934,15 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 			}
 		}
 	}
-	// Every row is valid but for its dependencies: fill the rank offsets
-	// and the dependencies, which are checked as they are appended.
+	return true
+}
+
+// fastDeps fills the rank offsets and appends the dependencies of b's
+// rows, checking each; on a bad one it undoes what it appended and
+// returns false.
+func (d *graphDecoder) fastDeps(b *graphBatch) bool {
+	g, n, rv := d.g, b.n, b.rv
+	req, ireq := &b.req, &b.ireq
 	base := int32(d.row)
 	rank0, deps0 := d.rank, len(g.DepOp)
 	for i, r := range rv {
@@ -890,11 +975,20 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 		}
 		g.DepStart[id+1] = int32(len(g.DepOp))
 	}
-	end := int(base) + n
+	return true
+}
+
+// fastCopy copies b's checked columns into the graph, giving the regions
+// ids in the order rows first name them (as the row-by-row decoding does).
+func (d *graphDecoder) fastCopy(b *graphBatch, regIdx []int32, regNone, regNulls bool) {
+	g := d.g
+	base := int32(d.row)
+	end := int(base) + b.n
+	kinds, cv, nv := b.kinds, b.cv, b.nv
 	copy(g.Kind[base:end], kinds)
-	copy(g.Size[base:end], sv)
-	copy(g.Peer[base:end], pv)
-	copy(g.Tag[base:end], tv)
+	copy(g.Size[base:end], b.sv)
+	copy(g.Peer[base:end], b.pv)
+	copy(g.Tag[base:end], b.tv)
 	peer, tag, cpu, nic := g.Peer[base:end], g.Tag[base:end], g.CPU[base:end], g.NIC[base:end]
 	for i, k := range kinds {
 		if k == graph.Calc {
@@ -907,32 +1001,23 @@ func (d *graphDecoder) fastBatch(n int, rv, pv, tv, cv, nv []int32, sv []int64, 
 		for i := range reg {
 			reg[i] = graph.NoRegion
 		}
-	} else {
-		table := make([]int32, region.dict.Dictionary().Len())
-		for j := range table {
-			table[j] = -2 // not yet named
-		}
-		for i, v := range regIdx {
-			if regNulls && region.dict.IsNull(i) {
-				reg[i] = graph.NoRegion
-				continue
-			}
-			if table[v] == -2 {
-				name := region.vals.Value(int(v))
-				id, ok := d.regions[name]
-				if !ok {
-					name = strings.Clone(name) // Value aliases the batch's buffer
-					id = int32(len(g.Regions))
-					d.regions[name] = id
-					g.Regions = append(g.Regions, name)
-				}
-				table[v] = id
-			}
-			reg[i] = table[v]
-		}
+		return
 	}
-	d.row += int64(n)
-	return true
+	region := b.region
+	table := make([]int32, region.dict.Dictionary().Len())
+	for j := range table {
+		table[j] = -2 // not yet named
+	}
+	for i, v := range regIdx {
+		if regNulls && region.dict.IsNull(i) {
+			reg[i] = graph.NoRegion
+			continue
+		}
+		if table[v] == -2 {
+			table[v] = d.regionID(region.vals.Value(int(v)))
+		}
+		reg[i] = table[v]
+	}
 }
 
 // deps appends the dependencies in row i of list (of the operation in

@@ -315,8 +315,8 @@ func FuzzDecodeGraph(f *testing.F) {
 
 // TestLateDictionaryValues: a kind and a region first seen after the
 // first record batch are written (an Arrow IPC file holds one dictionary
-// per column, so the writer fixes them up front; it used to fail with
-// "Dictionary replacement detected").
+// per column, so the writer fixes them up front; a later dictionary
+// fails with "Dictionary replacement detected").
 func TestLateDictionaryValues(t *testing.T) {
 	b := graph.NewBuilder(2)
 	n := BatchRows + 10

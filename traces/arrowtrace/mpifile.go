@@ -278,40 +278,24 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	return nil
 }
 
+// mpiBatch is one record batch's columns, as mpiDecoder.batch reads them.
+type mpiBatch struct {
+	rank, comm, peer, tag []int32
+	nbytes, dur, req      []int64
+	kind, region          stringCol
+	list                  listCol[int64]
+	params                []*array.Float64 // the parameter columns
+	pbuf                  []float64        // one row's parameters
+}
+
 func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
-	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
-	var i32 [4][]int32
-	for k, name := range []string{"rank", "comm", "peer", "tag"} {
-		v, err := int32s(rec, d.col[name], name, d.name, d.row)
-		if err != nil {
-			return err
-		}
-		i32[k] = v
-	}
-	rank, comm, peer, tag := i32[0], i32[1], i32[2], i32[3]
-	var i64 [3][]int64
-	for k, name := range []string{"bytes", "duration", "request"} {
-		v, err := int64s(rec, d.col[name], name, d.name, d.row)
-		if err != nil {
-			return err
-		}
-		i64[k] = v
-	}
-	nbytes, dur, req := i64[0], i64[1], i64[2]
-	kind := newStringCol(col("kind"))
-	region := newStringCol(col("region"))
-	list, err := newListCol[int64](col("list"), "list", d.name, d.row)
+	b, err := d.columns(rec)
 	if err != nil {
 		return err
 	}
-	lv := list.Values
-	params := make([]*array.Float64, len(d.params))
-	for j, c := range d.params {
-		params[j] = rec.Column(c).(*array.Float64)
-	}
 	t := d.t
 	nr := int32(len(t.Ranks))
-	pbuf := make([]float64, len(params))
+	rank, kind, region := b.rank, b.kind, b.region
 	for i := 0; i < int(rec.NumRows()); i++ {
 		row := d.row
 		r := rank[i]
@@ -329,8 +313,8 @@ func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 		if err != nil {
 			return d.errf(row, "kind", "%v", err)
 		}
-		e := mpi.Event{Kind: k, Comm: comm[i], Peer: peer[i], Tag: tag[i], Bytes: nbytes[i],
-			Duration: dur[i], Req: req[i]}
+		e := mpi.Event{Kind: k, Comm: b.comm[i], Peer: b.peer[i], Tag: b.tag[i], Bytes: b.nbytes[i],
+			Duration: b.dur[i], Req: b.req[i]}
 		if e.Bytes < 0 {
 			return d.errf(row, "bytes", "negative size %d", e.Bytes)
 		}
@@ -341,62 +325,129 @@ func (d *mpiDecoder) batch(rec arrow.RecordBatch) error {
 		if !ok {
 			return d.errf(row, "comm", "unknown communicator %d", e.Comm)
 		}
-		switch {
-		case k.IsPointToPoint():
-			recv := k == mpi.Recv || k == mpi.Irecv
-			if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
-				return d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
-			}
-			if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
-				return d.errf(row, "tag", "negative tag %d", e.Tag)
-			}
-		case k.IsRooted():
-			if e.Peer < 0 || int(e.Peer) >= size {
-				return d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
-			}
+		if err := d.checkPeer(&e, size); err != nil {
+			return err
 		}
 		if !region.isNull(i) {
-			name := region.value(i)
-			reg, ok := d.regions[name]
-			if !ok {
-				name = strings.Clone(name)
-				reg = int32(len(t.Regions))
-				d.regions[name] = reg
-				t.Regions = append(t.Regions, name)
-			}
-			e.Region = reg
+			e.Region = d.regionID(region.value(i))
 		}
 		rk := &t.Ranks[r]
 		if k == mpi.Waitall || k == mpi.Alltoallv {
-			if list.IsNull(i) {
-				return d.errf(row, "list", "%s needs a list", k)
+			if err := d.appendList(&b.list, i, &e, rk, size); err != nil {
+				return err
 			}
-			a, b, ok := list.Offsets(i)
-			if !ok {
-				return d.errf(row, "list", "list offsets %d..%d out of range", a, b)
-			}
-			if k == mpi.Alltoallv && int(b-a) != size {
-				return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", b-a, size)
-			}
-			e.ListOff, e.ListLen = int32(len(rk.List)), int32(b-a)
-			rk.List = append(rk.List, lv[a:b]...)
 		}
-		if k == mpi.Compute && len(params) > 0 {
-			has := false
-			for j, p := range params {
-				pbuf[j] = 0
-				if !p.IsNull(i) {
-					pbuf[j] = p.Value(i)
-					has = true
-				}
-			}
-			if has {
-				e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(pbuf))
-				rk.Params = append(rk.Params, pbuf...)
-			}
+		if k == mpi.Compute && len(b.params) > 0 {
+			b.appendParams(i, &e, rk)
 		}
 		rk.Events = append(rk.Events, e)
 		d.row++
+	}
+	return nil
+}
+
+// columns reads the columns of rec.
+func (d *mpiDecoder) columns(rec arrow.RecordBatch) (mpiBatch, error) {
+	var b mpiBatch
+	col := func(name string) arrow.Array { return rec.Column(d.col[name]) }
+	var i32 [4][]int32
+	for k, name := range []string{"rank", "comm", "peer", "tag"} {
+		v, err := int32s(rec, d.col[name], name, d.name, d.row)
+		if err != nil {
+			return b, err
+		}
+		i32[k] = v
+	}
+	b.rank, b.comm, b.peer, b.tag = i32[0], i32[1], i32[2], i32[3]
+	var i64 [3][]int64
+	for k, name := range []string{"bytes", "duration", "request"} {
+		v, err := int64s(rec, d.col[name], name, d.name, d.row)
+		if err != nil {
+			return b, err
+		}
+		i64[k] = v
+	}
+	b.nbytes, b.dur, b.req = i64[0], i64[1], i64[2]
+	b.kind = newStringCol(col("kind"))
+	b.region = newStringCol(col("region"))
+	var err error
+	if b.list, err = newListCol[int64](col("list"), "list", d.name, d.row); err != nil {
+		return b, err
+	}
+	b.params = make([]*array.Float64, len(d.params))
+	for j, c := range d.params {
+		b.params[j] = rec.Column(c).(*array.Float64)
+	}
+	b.pbuf = make([]float64, len(b.params))
+	return b, nil
+}
+
+// regionID returns the id of region name, adding it on first use.
+func (d *mpiDecoder) regionID(name string) int32 {
+	reg, ok := d.regions[name]
+	if !ok {
+		name = strings.Clone(name) // Value aliases the batch's buffer
+		reg = int32(len(d.t.Regions))
+		d.regions[name] = reg
+		d.t.Regions = append(d.t.Regions, name)
+	}
+	return reg
+}
+
+// appendList appends the list of row i (a waitall's requests, an
+// alltoallv's size per member of a communicator of size members) to rk
+// and points e at it.
+func (d *mpiDecoder) appendList(list *listCol[int64], i int, e *mpi.Event, rk *mpi.Rank, size int) error {
+	row, k := d.row, e.Kind
+	if list.IsNull(i) {
+		return d.errf(row, "list", "%s needs a list", k)
+	}
+	lo, hi, ok := list.Offsets(i)
+	if !ok {
+		return d.errf(row, "list", "list offsets %d..%d out of range", lo, hi)
+	}
+	if k == mpi.Alltoallv && int(hi-lo) != size {
+		return d.errf(row, "list", "alltoallv lists %d sizes for a communicator of %d", hi-lo, size)
+	}
+	e.ListOff, e.ListLen = int32(len(rk.List)), int32(hi-lo)
+	rk.List = append(rk.List, list.Values[lo:hi]...)
+	return nil
+}
+
+// appendParams appends the model parameters of row i, if it has any, to
+// rk and points e at them.
+func (b *mpiBatch) appendParams(i int, e *mpi.Event, rk *mpi.Rank) {
+	has := false
+	for j, p := range b.params {
+		b.pbuf[j] = 0
+		if !p.IsNull(i) {
+			b.pbuf[j] = p.Value(i)
+			has = true
+		}
+	}
+	if has {
+		e.ParamOff, e.ParamLen = int32(len(rk.Params)), int32(len(b.pbuf))
+		rk.Params = append(rk.Params, b.pbuf...)
+	}
+}
+
+// checkPeer checks the peer and tag of e, the event of row d.row, on a
+// communicator of size ranks.
+func (d *mpiDecoder) checkPeer(e *mpi.Event, size int) error {
+	row, k := d.row, e.Kind
+	switch {
+	case k.IsPointToPoint():
+		recv := k == mpi.Recv || k == mpi.Irecv
+		if (e.Peer < 0 || int(e.Peer) >= size) && !(recv && e.Peer == mpi.AnySource) {
+			return d.errf(row, "peer", "peer %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+		}
+		if e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
+			return d.errf(row, "tag", "negative tag %d", e.Tag)
+		}
+	case k.IsRooted():
+		if e.Peer < 0 || int(e.Peer) >= size {
+			return d.errf(row, "peer", "root %d is not a rank of communicator %d (size %d)", e.Peer, e.Comm, size)
+		}
 	}
 	return nil
 }

@@ -119,8 +119,8 @@ func FuzzDecodeMPI(f *testing.F) {
 
 // TestMPILateDictionaryValues: a kind and a region first seen after the
 // first record batch are written (the file holds one dictionary per
-// column, so the writer puts every kind and region in it up front; it
-// used to fail with "Dictionary replacement detected").
+// column, so the writer puts every kind and region in it up front; a
+// later dictionary fails with "Dictionary replacement detected").
 func TestMPILateDictionaryValues(t *testing.T) {
 	tr := mpi.NewTrace(1)
 	for i := 0; i < BatchRows+3; i++ {

@@ -19,8 +19,9 @@ import (
 )
 
 // Task-profile files: one row per (kernel, threads, frequency)
-// configuration with its time and incremental power (note 001 §5.2, less
-// the derived pareto column: readers compute the frontier).
+// configuration with its time and incremental power, the frontier
+// profiles of Anger's thesis (Georgia Tech 2016, §4.2.2); the Pareto
+// frontier is not stored: readers compute it (taskgraph.Profiles.Pareto).
 const (
 	FormatProfiles = "task-profiles"
 	// MetaMachine, MetaThreads and MetaIdleW describe the node the

@@ -311,7 +311,9 @@ func (c *rankConv) span() int64 {
 	return min(max(0, to-from), graph.MaxTimeNs)
 }
 
-// record interprets one record.
+// record interprets one record: function enter and exit (the rank's
+// call stack for region names), MPI_Init, then each family of MPI calls in
+// its own step; what no step claims is rejected or skipped by unsupported.
 func (c *rankConv) record(r *record) error {
 	c.observe(r)
 	v := r.v
@@ -332,14 +334,36 @@ func (c *rankConv) record(r *record) error {
 		c.after = int(r.id) // the first compute is "after MPI_Init"
 		c.skip(r)
 		return nil
+	}
+	if done, err := c.pointToPoint(r); done {
+		return err
+	}
+	if done, err := c.collective(r); done {
+		return err
+	}
+	if done, err := c.communicator(r); done {
+		return err
+	}
+	if done, err := c.datatype(r); done {
+		return err
+	}
+	return c.unsupported(r)
+}
+
+// pointToPoint interprets the records of point-to-point operations and
+// their requests (starts, completions, frees, cancels); false if r is
+// none of them.
+func (c *rankConv) pointToPoint(r *record) (bool, error) {
+	v := r.v
+	switch r.id {
 	case idSend, idBsend, idSsend, idRsend:
-		return c.p2p(r, mpi.Send, v[0], v[1], v[2], v[3], v[4], false, 0)
+		return true, c.p2p(r, mpi.Send, v[0], v[1], v[2], v[3], v[4], false, 0)
 	case idRecv:
-		return c.p2p(r, mpi.Recv, v[0], v[1], v[2], v[3], v[4], false, 0)
+		return true, c.p2p(r, mpi.Recv, v[0], v[1], v[2], v[3], v[4], false, 0)
 	case idIsend, idIbsend, idIssend, idIrsend:
-		return c.p2p(r, mpi.Isend, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
+		return true, c.p2p(r, mpi.Isend, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
 	case idIrecv:
-		return c.p2p(r, mpi.Irecv, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
+		return true, c.p2p(r, mpi.Irecv, v[0], v[1], v[2], v[3], v[4], true, int32(v[5]))
 	case idSendInit, idBsendInit, idSsendInit, idRsendInit, idRecvInit:
 		kind := mpi.Isend
 		if r.id == idRecvInit {
@@ -347,63 +371,63 @@ func (c *rankConv) record(r *record) error {
 		}
 		e, ok, err := c.p2pEvent(r, kind, v[0], v[1], v[2], v[3], v[4])
 		if err != nil {
-			return err
+			return true, err
 		}
 		if !ok {
 			e.Kind = mpi.Compute // a persistent request with MPI_PROC_NULL: starts nothing
 		}
 		c.persist[int32(v[5])] = e
 		c.skip(r)
-		return nil
+		return true, nil
 	case idStart:
 		c.one[0] = int32(v[0])
-		return c.start(r, c.one[:])
+		return true, c.start(r, c.one[:])
 	case idStartall:
-		return c.start(r, r.array(0))
+		return true, c.start(r, r.array(0))
 	case idSendrecv, idSendrecvReplace:
-		return c.sendrecv(r)
+		return true, c.sendrecv(r)
 	case idWait:
 		c.one[0] = int32(v[0])
-		return c.complete(r, c.one[:])
+		return true, c.complete(r, c.one[:])
 	case idTest:
 		if v[1] == 0 {
 			c.skip(r)
-			return nil
+			return true, nil
 		}
 		c.one[0] = int32(v[0])
-		return c.complete(r, c.one[:])
+		return true, c.complete(r, c.one[:])
 	case idWaitall:
-		return c.complete(r, r.array(0))
+		return true, c.complete(r, r.array(0))
 	case idTestall: // count, requests, flag
 		if v[1] == 0 {
 			c.skip(r)
-			return nil
+			return true, nil
 		}
-		return c.complete(r, r.array(0))
+		return true, c.complete(r, r.array(0))
 	case idWaitany, idTestany:
 		reqs, index := r.array(0), v[1]
 		if r.id == idTestany && v[2] == 0 || index < 0 || index >= int64(len(reqs)) {
 			c.skip(r) // nothing completed (MPI_UNDEFINED or flag false)
-			return nil
+			return true, nil
 		}
-		return c.complete(r, reqs[index:index+1])
+		return true, c.complete(r, reqs[index:index+1])
 	case idWaitsome, idTestsome:
 		reqs, idx := r.array(0), r.array(1)
 		done := c.idx[:0]
 		for _, i := range idx {
 			if i < 0 || int(i) >= len(reqs) {
-				return c.recError(r, "completed index %d outside the %d requests", i, len(reqs))
+				return true, c.recError(r, "completed index %d outside the %d requests", i, len(reqs))
 			}
 			done = append(done, reqs[i])
 		}
 		c.idx = done
-		return c.complete(r, done)
+		return true, c.complete(r, done)
 	case idRequestFree:
 		h := int32(v[0])
 		delete(c.reqs, h)
 		delete(c.persist, h)
 		c.skip(r)
-		return nil
+		return true, nil
 	case idCancel:
 		// A cancelled request never matches: its operation is dropped
 		// (kept as an empty compute event so indices stay valid).
@@ -414,31 +438,83 @@ func (c *rankConv) record(r *record) error {
 		}
 		c.info.Cancelled++
 		c.skip(r)
-		return nil
+		return true, nil
+	}
+	return false, nil
+}
+
+// collective interprets the records of collective operations; false if r
+// is none of them.
+func (c *rankConv) collective(r *record) (bool, error) {
+	v := r.v
+	switch r.id {
 	case idBarrier:
-		return c.coll(r, mpi.Barrier, v[0], 0, 0, false)
+		return true, c.coll(r, mpi.Barrier, v[0], 0, 0, false)
 	case idBcast:
 		n, err := c.bytes(r, v[0], v[1])
 		if err != nil {
-			return err
+			return true, err
 		}
-		return c.coll(r, mpi.Bcast, v[3], n, v[2], false)
+		return true, c.coll(r, mpi.Bcast, v[3], n, v[2], false)
 	case idReduce:
 		n, err := c.bytes(r, v[0], v[1])
 		if err != nil {
-			return err
+			return true, err
 		}
-		return c.coll(r, mpi.Reduce, v[4], n, v[3], false)
+		return true, c.coll(r, mpi.Reduce, v[4], n, v[3], false)
 	case idAllreduce, idScan, idExscan:
 		n, err := c.bytes(r, v[0], v[1])
 		if err != nil {
-			return err
+			return true, err
 		}
 		kind := mpi.Allreduce
 		if r.id != idAllreduce {
 			kind = mpi.Scan
 		}
-		return c.coll(r, kind, v[3], n, 0, false)
+		return true, c.coll(r, kind, v[3], n, 0, false)
+	case idGather, idScatter, idGatherv, idScatterv:
+		return true, c.rooted(r)
+	case idAllgather, idAlltoall:
+		// sendcount, sendtype, recvcount, recvtype, comm: the receive side
+		// is what every rank gets per member, also with MPI_IN_PLACE.
+		n, err := c.bytes(r, v[2], v[3])
+		if err != nil {
+			return true, err
+		}
+		kind := mpi.Allgather
+		if r.id == idAlltoall {
+			kind = mpi.Alltoall
+		}
+		return true, c.coll(r, kind, v[4], n, 0, false)
+	case idAllgatherv:
+		// commsize, sendcount, sendtype, recvcounts, displs, recvtype, comm
+		n, err := c.meanBytes(r, r.array(0), v[3])
+		if err != nil {
+			return true, err
+		}
+		return true, c.coll(r, mpi.Allgather, v[4], n, 0, false)
+	case idReduceScatter:
+		// commsize, recvcounts, type, op, comm
+		var total int64
+		for _, x := range r.array(0) {
+			n, err := c.bytes(r, int64(x), v[1])
+			if err != nil {
+				return true, err
+			}
+			total += n
+		}
+		return true, c.coll(r, mpi.ReduceScatter, v[3], total, 0, false)
+	case idAlltoallv, idAlltoallw:
+		return true, c.alltoallv(r)
+	}
+	return false, nil
+}
+
+// rooted converts the gathers and scatters: each rank moves its own
+// count, the root the per-rank count it names (the mean for the v forms).
+func (c *rankConv) rooted(r *record) error {
+	v := r.v
+	switch r.id {
 	case idGather, idScatter:
 		// commrank, count, type, root, comm [, root's count, root's type]
 		n, err := c.bytes(r, v[1], v[2])
@@ -467,7 +543,7 @@ func (c *rankConv) record(r *record) error {
 			}
 		}
 		return c.coll(r, mpi.Gather, v[5], n, v[4], true)
-	case idScatterv:
+	default: // idScatterv
 		// commrank, commsize, sendtype, recvcount, recvtype, root, comm [, counts, displs]
 		n, err := c.bytes(r, v[3], v[4])
 		if err != nil {
@@ -479,141 +555,137 @@ func (c *rankConv) record(r *record) error {
 			}
 		}
 		return c.coll(r, mpi.Scatter, v[6], n, v[5], true)
-	case idAllgather, idAlltoall:
-		// sendcount, sendtype, recvcount, recvtype, comm: the receive side
-		// is what every rank gets per member, also with MPI_IN_PLACE.
-		n, err := c.bytes(r, v[2], v[3])
-		if err != nil {
-			return err
-		}
-		kind := mpi.Allgather
-		if r.id == idAlltoall {
-			kind = mpi.Alltoall
-		}
-		return c.coll(r, kind, v[4], n, 0, false)
-	case idAllgatherv:
-		// commsize, sendcount, sendtype, recvcounts, displs, recvtype, comm
-		n, err := c.meanBytes(r, r.array(0), v[3])
-		if err != nil {
-			return err
-		}
-		return c.coll(r, mpi.Allgather, v[4], n, 0, false)
-	case idReduceScatter:
-		// commsize, recvcounts, type, op, comm
-		var total int64
-		for _, x := range r.array(0) {
-			n, err := c.bytes(r, int64(x), v[1])
-			if err != nil {
-				return err
-			}
-			total += n
-		}
-		return c.coll(r, mpi.ReduceScatter, v[3], total, 0, false)
-	case idAlltoallv, idAlltoallw:
-		return c.alltoallv(r)
+	}
+}
+
+// communicator interprets the records that create and free communicators
+// and groups; false if r is none of them.
+func (c *rankConv) communicator(r *record) (bool, error) {
+	v := r.v
+	switch r.id {
 	case idCommDup:
-		return c.create(r, creation{parent: -1, color: 0}, v[0], v[1])
+		return true, c.create(r, creation{parent: -1, color: 0}, v[0], v[1])
 	case idCommSplit:
-		return c.create(r, creation{color: v[1], key: v[2]}, v[0], v[3])
+		return true, c.create(r, creation{color: v[1], key: v[2]}, v[0], v[3])
 	case idCommCreate:
 		g, ok := c.groups[uint16(v[1])]
 		if !ok && v[1] != groupEmpty {
-			return c.recError(r, "unknown group handle %d", v[1])
+			return true, c.recError(r, "unknown group handle %d", v[1])
 		}
 		if !ok {
 			g = &group{base: -1}
 		}
-		return c.create(r, creation{grp: g}, v[0], v[2])
+		return true, c.create(r, creation{grp: g}, v[0], v[2])
 	case idCartCreate:
 		// oldcomm, ndims, dims, periods, reorder, newcomm
 		if err := c.create(r, creation{}, v[0], v[3]); err != nil {
-			return err
+			return true, err
 		}
 		if v[3] != commNull {
 			c.cartDims[c.ninst-1] = append([]int32(nil), r.array(0)...)
 		}
-		return nil
+		return true, nil
 	case idGraphCreate:
 		// nnodes, oldcomm, nnodes again, index, edges, reorder, newcomm
-		return c.create(r, creation{}, v[1], v[4])
+		return true, c.create(r, creation{}, v[1], v[4])
 	case idCartSub:
 		// ndims, oldcomm, remain_dims, newcomm
-		return c.create(r, creation{remain: append([]int32(nil), r.array(0)...)}, v[1], v[2])
+		return true, c.create(r, creation{remain: append([]int32(nil), r.array(0)...)}, v[1], v[2])
 	case idCommFree:
 		if v[0] != commWorld && v[0] != commSelf {
 			delete(c.comms, uint16(v[0]))
 		}
 		c.skip(r)
-		return nil
+		return true, nil
 	case idCommGroup:
 		inst, err := c.comm(r, v[0])
 		if err != nil {
-			return err
+			return true, err
 		}
 		c.groups[uint16(v[1])] = &group{base: int(inst)}
 		c.skip(r)
-		return nil
+		return true, nil
 	case idGroupIncl, idGroupExcl, idGroupRangeIncl, idGroupRangeExcl:
 		g, ok := c.groups[uint16(v[0])]
 		if !ok {
-			return c.recError(r, "unknown group handle %d", v[0])
+			return true, c.recError(r, "unknown group handle %d", v[0])
 		}
 		c.groups[uint16(v[2])] = &group{base: g.base, op: r.id, ranks: append([]int32(nil), r.array(0)...), prev: g}
 		c.skip(r)
-		return nil
+		return true, nil
 	case idGroupUnion, idGroupIntersection, idGroupDifference:
 		g1, ok1 := c.groups[uint16(v[0])]
 		g2, ok2 := c.groups[uint16(v[1])]
 		if !ok1 || !ok2 {
-			return c.recError(r, "unknown group handle %d or %d", v[0], v[1])
+			return true, c.recError(r, "unknown group handle %d or %d", v[0], v[1])
 		}
 		c.groups[uint16(v[2])] = &group{base: g1.base, op: r.id, other: g2, prev: g1}
 		c.skip(r)
-		return nil
+		return true, nil
 	case idGroupFree:
 		delete(c.groups, uint16(v[0]))
 		c.skip(r)
-		return nil
+		return true, nil
+	}
+	return false, nil
+}
+
+// datatype interprets the records that define derived datatypes or report
+// a datatype's size; false if r is none of them.
+func (c *rankConv) datatype(r *record) (bool, error) {
+	v := r.v
+	switch r.id {
 	case idTypeContiguous: // count, oldtype, newtype
-		return c.defType(r, v[2], v[0], v[1])
+		return true, c.defType(r, v[2], v[0], v[1])
 	case idTypeVector, idTypeHvector, idTypeCreateHvector: // count, blocklength, stride, oldtype, newtype
-		return c.defType(r, v[4], v[0]*v[1], v[3])
+		return true, c.defType(r, v[4], v[0]*v[1], v[3])
 	case idTypeIndexed, idTypeHindexed, idTypeCreateHindexed: // count, lengths, displs, oldtype, newtype
-		return c.defType(r, v[2], sum(r.array(0)), v[1])
+		return true, c.defType(r, v[2], sum(r.array(0)), v[1])
 	case idTypeCreateIndexedBlock: // count, blocklength, displs, oldtype, newtype
-		return c.defType(r, v[3], v[0]*v[1], v[2])
+		return true, c.defType(r, v[3], v[0]*v[1], v[2])
 	case idTypeStruct, idTypeCreateStruct: // count, lengths, displs, types, newtype
 		lens, types := r.array(0), r.array(r.narr-1) // old files: no displacement array
 		if len(lens) != len(types) {
-			return c.recError(r, "%d block lengths for %d types", len(lens), len(types))
+			return true, c.recError(r, "%d block lengths for %d types", len(lens), len(types))
 		}
 		var total int64
 		for i := range lens {
 			n, err := c.bytes(r, int64(lens[i]), int64(types[i]))
 			if err != nil {
-				return err
+				return true, err
 			}
 			total += n
 		}
 		c.types[uint16(v[len(v)-1])] = total
 		c.skip(r)
-		return nil
+		return true, nil
 	case idTypeCreateSubarray: // ndims, sizes, subsizes, starts, order, oldtype, newtype
 		n := int64(1)
 		for _, s := range r.array(1) {
 			n *= int64(s)
 		}
-		return c.defType(r, v[3], n, v[2])
+		return true, c.defType(r, v[3], n, v[2])
 	case idTypeDup: // oldtype, newtype
-		return c.defType(r, v[1], 1, v[0])
+		return true, c.defType(r, v[1], 1, v[0])
 	case idTypeCreateResized: // oldtype, lb, extent, newtype
-		return c.defType(r, v[3], 1, v[0])
+		return true, c.defType(r, v[3], 1, v[0])
 	case idTypeSize: // datatype, size: the size as MPI reported it
 		if v[0] >= firstUserType && v[1] >= 0 {
 			c.types[uint16(v[0])] = v[1]
 		}
 		c.skip(r)
-		return nil
+		return true, nil
+	}
+	return false, nil
+}
+
+// unsupported rejects what replay cannot express (distributed arrays,
+// intercommunicators, dynamic processes, one-sided communication) and
+// skips every other record: environment and attribute queries, datatype
+// commits and frees, probes, MPI-IO, ... have no part in replay.
+func (c *rankConv) unsupported(r *record) error {
+	v := r.v
+	switch r.id {
 	case idTypeCreateDarray:
 		return c.recError(r, "distributed-array datatypes are not supported")
 	case idIntercommCreate, idIntercommMerge, idCommRemoteGroup, idCommSpawn, idCommSpawnMultiple,
@@ -629,8 +701,6 @@ func (c *rankConv) record(r *record) error {
 	if r.id >= idAccumulate && r.id <= 154 { // one-sided communication
 		return c.recError(r, "one-sided communication (MPI windows) is not supported")
 	}
-	// Everything else (environment and attribute queries, datatype
-	// commits and frees, probes, MPI-IO, ...) has no part in replay.
 	c.skip(r)
 	return nil
 }

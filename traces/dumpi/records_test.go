@@ -35,15 +35,30 @@ func program(r int, v [3]byte) *binWriter {
 	w := newBinWriter(v)
 	if old(v) {
 		w.sizes = nil
-	}
-	next, prev := (r+1)%4, (r+3)%4
-	even := r%2 == 0
-	if old(v) {
 		w.call(idInit, 0, 10, i32(1), i32(1), str("./app"))
 	} else {
 		w.call(idInit, 0, 10, strs{"./app"})
 	}
 	w.call(82, 5, 1, h16(world), i32(r)) // MPI_Comm_rank: skipped
+	programP2P(w, r)
+	programCollectives(w, r)
+	programComms(w, r)
+	programTypes(w, r, v)
+	// An instrumented function: the compute inside it is named after it.
+	w.labels = map[uint64]string{0x400: "solver"}
+	w.call(idFunctionEnter, 10, 0, u64(0x400))
+	w.call(idBarrier, 777, 10, h16(world))
+	w.call(idFunctionExit, 10, 0, u64(0x400))
+	w.call(idFinalize, 10, 10)
+	return w
+}
+
+// programP2P writes the point-to-point part of program: blocking and
+// nonblocking sends and receives, every completion call, persistent
+// requests, and what makes no event.
+func programP2P(w *binWriter, r int) {
+	next, prev := (r+1)%4, (r+3)%4
+	even := r%2 == 0
 
 	// Ring: Isend, Recv, Wait (compute 1000 ns before the Isend).
 	w.call(idIsend, 1000, 20, i32(10), h16(tInt), i32(next), i32(1), h16(world), i32(100))
@@ -104,7 +119,10 @@ func program(r int, v [3]byte) *binWriter {
 	w.call(idIrecv, 10, 10, i32(1), h16(tInt), i32(prev), i32(12), h16(world), i32(600))
 	w.call(idCancel, 10, 10, i32(600))
 	w.call(idWait, 10, 10, i32(600), sts(1))
+}
 
+// programCollectives writes every collective on MPI_COMM_WORLD.
+func programCollectives(w *binWriter, r int) {
 	// Collectives on MPI_COMM_WORLD.
 	w.call(idBarrier, 10, 10, h16(world))
 	w.call(idBcast, 10, 10, i32(8), h16(tDouble), i32(0), h16(world))
@@ -138,7 +156,11 @@ func program(r int, v [3]byte) *binWriter {
 	w.call(idReduceScatter, 10, 10, i32(4), ints{1, 1, 1, 1}, h16(tDouble), u8(3), h16(world))
 	w.call(idScan, 10, 10, i32(1), h16(tInt), u8(3), h16(world))
 	w.call(idExscan, 10, 10, i32(1), h16(tInt), u8(3), h16(world))
+}
 
+// programComms writes the communicator and group part of program: dup,
+// split, create from groups, a Cartesian grid and MPI_COMM_SELF.
+func programComms(w *binWriter, r int) {
 	// Communicators: dup, split (color r%2, key −r), create from groups.
 	w.call(idCommDup, 10, 10, h16(world), h16(4))
 	w.call(idBarrier, 10, 10, h16(4))
@@ -194,7 +216,11 @@ func program(r int, v [3]byte) *binWriter {
 	w.call(idIsend, 10, 10, i32(1), h16(tInt), i32(0), i32(15), h16(self), i32(700))
 	w.call(idRecv, 10, 10, i32(1), h16(tInt), i32(0), i32(15), h16(self), sts(1))
 	w.call(idWait, 10, 10, i32(700), sts(1))
+}
 
+// programTypes writes derived datatypes and messages of them.
+func programTypes(w *binWriter, r int, v [3]byte) {
+	next, prev := (r+1)%4, (r+3)%4
 	// Derived datatypes: 3 ints (12 B), 2×3 doubles (48 B), {int, 2
 	// doubles} (20 B), a 2×3 int subarray (24 B).
 	w.call(idTypeContiguous, 10, 10, i32(3), h16(tInt), h16(30))
@@ -213,14 +239,6 @@ func program(r int, v [3]byte) *binWriter {
 	w.call(idIrecv, 10, 10, i32(1), h16(31), i32(prev), i32(17), h16(world), i32(802))
 	w.call(idWaitall, 10, 10, i32(2), ints{801, 802}, sts(2))
 	w.call(idBcast, 10, 10, i32(1), h16(32), i32(0), h16(world))
-
-	// An instrumented function: the compute inside it is named after it.
-	w.labels = map[uint64]string{0x400: "solver"}
-	w.call(idFunctionEnter, 10, 0, u64(0x400))
-	w.call(idBarrier, 777, 10, h16(world))
-	w.call(idFunctionExit, 10, 0, u64(0x400))
-	w.call(idFinalize, 10, 10)
-	return w
 }
 
 // kinds lists the event kinds of a rank without its compute events.

@@ -117,103 +117,138 @@ func (rs *resolver) members(r int, g *group) ([]int32, bool, error) {
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	at := func(i int32) (int32, error) {
-		if i < 0 || int(i) >= len(cur) {
-			return 0, fmt.Errorf("group rank %d outside a group of %d", i, len(cur))
-		}
-		return cur[i], nil
-	}
 	var out []int32
 	switch g.op {
 	case idGroupIncl:
-		for _, i := range g.ranks {
-			w, err := at(i)
-			if err != nil {
-				return nil, false, err
-			}
-			out = append(out, w)
-		}
+		out, err = groupIncl(cur, g.ranks)
 	case idGroupExcl:
-		drop := map[int32]bool{}
-		for _, i := range g.ranks {
-			if _, err := at(i); err != nil {
-				return nil, false, err
-			}
-			drop[i] = true
-		}
-		for i, w := range cur {
-			if !drop[int32(i)] {
-				out = append(out, w)
-			}
-		}
+		out, err = groupExcl(cur, g.ranks)
 	case idGroupRangeIncl, idGroupRangeExcl:
-		if len(g.ranks)%3 != 0 {
-			return nil, false, fmt.Errorf("group ranges of %d numbers, not triplets", len(g.ranks))
-		}
-		var sel []int32
-		for j := 0; j < len(g.ranks); j += 3 {
-			first, last, stride := g.ranks[j], g.ranks[j+1], g.ranks[j+2]
-			if stride == 0 || (last-first)/stride < 0 || (last-first)/stride > int32(len(cur)) {
-				return nil, false, fmt.Errorf("group range %d..%d step %d", first, last, stride)
-			}
-			for i := first; stride > 0 && i <= last || stride < 0 && i >= last; i += stride {
-				if _, err := at(i); err != nil {
-					return nil, false, err
-				}
-				sel = append(sel, i)
-			}
-		}
-		if g.op == idGroupRangeIncl {
-			for _, i := range sel {
-				out = append(out, cur[i])
-			}
-		} else {
-			drop := map[int32]bool{}
-			for _, i := range sel {
-				drop[i] = true
-			}
-			for i, w := range cur {
-				if !drop[int32(i)] {
-					out = append(out, w)
-				}
-			}
-		}
+		out, err = groupRange(cur, g.ranks, g.op == idGroupRangeIncl)
 	case idGroupUnion, idGroupIntersection, idGroupDifference:
 		oth, ok, err := rs.members(r, g.other)
 		if !ok || err != nil {
 			return nil, ok, err
 		}
-		in := map[int32]bool{}
-		for _, w := range oth {
-			in[w] = true
+		out = groupSetOp(g.op, cur, oth)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// groupAt returns the world rank of group rank i of cur.
+func groupAt(cur []int32, i int32) (int32, error) {
+	if i < 0 || int(i) >= len(cur) {
+		return 0, fmt.Errorf("group rank %d outside a group of %d", i, len(cur))
+	}
+	return cur[i], nil
+}
+
+// groupIncl is MPI_Group_incl: the ranks of cur, in the order listed.
+func groupIncl(cur, ranks []int32) ([]int32, error) {
+	var out []int32
+	for _, i := range ranks {
+		w, err := groupAt(cur, i)
+		if err != nil {
+			return nil, err
 		}
-		switch g.op {
-		case idGroupUnion:
-			out = slices.Clone(cur)
-			have := map[int32]bool{}
-			for _, w := range cur {
-				have[w] = true
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// groupExcl is MPI_Group_excl: cur without the ranks listed.
+func groupExcl(cur, ranks []int32) ([]int32, error) {
+	drop := map[int32]bool{}
+	for _, i := range ranks {
+		if _, err := groupAt(cur, i); err != nil {
+			return nil, err
+		}
+		drop[i] = true
+	}
+	var out []int32
+	for i, w := range cur {
+		if !drop[int32(i)] {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// groupRange is MPI_Group_range_incl (incl) or MPI_Group_range_excl: the
+// ranks of cur in the (first, last, stride) triplets, or cur without them.
+func groupRange(cur, ranks []int32, incl bool) ([]int32, error) {
+	if len(ranks)%3 != 0 {
+		return nil, fmt.Errorf("group ranges of %d numbers, not triplets", len(ranks))
+	}
+	var sel []int32
+	for j := 0; j < len(ranks); j += 3 {
+		first, last, stride := ranks[j], ranks[j+1], ranks[j+2]
+		if stride == 0 || (last-first)/stride < 0 || (last-first)/stride > int32(len(cur)) {
+			return nil, fmt.Errorf("group range %d..%d step %d", first, last, stride)
+		}
+		for i := first; stride > 0 && i <= last || stride < 0 && i >= last; i += stride {
+			if _, err := groupAt(cur, i); err != nil {
+				return nil, err
 			}
-			for _, w := range oth {
-				if !have[w] {
-					out = append(out, w)
-				}
+			sel = append(sel, i)
+		}
+	}
+	var out []int32
+	if incl {
+		for _, i := range sel {
+			out = append(out, cur[i])
+		}
+		return out, nil
+	}
+	drop := map[int32]bool{}
+	for _, i := range sel {
+		drop[i] = true
+	}
+	for i, w := range cur {
+		if !drop[int32(i)] {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// groupSetOp is MPI_Group_union, MPI_Group_intersection or
+// MPI_Group_difference of cur and oth, in cur's order (then oth's).
+func groupSetOp(op uint16, cur, oth []int32) []int32 {
+	in := map[int32]bool{}
+	for _, w := range oth {
+		in[w] = true
+	}
+	var out []int32
+	switch op {
+	case idGroupUnion:
+		out = slices.Clone(cur)
+		have := map[int32]bool{}
+		for _, w := range cur {
+			have[w] = true
+		}
+		for _, w := range oth {
+			if !have[w] {
+				out = append(out, w)
 			}
-		case idGroupIntersection:
-			for _, w := range cur {
-				if in[w] {
-					out = append(out, w)
-				}
+		}
+	case idGroupIntersection:
+		for _, w := range cur {
+			if in[w] {
+				out = append(out, w)
 			}
-		default:
-			for _, w := range cur {
-				if !in[w] {
-					out = append(out, w)
-				}
+		}
+	default:
+		for _, w := range cur {
+			if !in[w] {
+				out = append(out, w)
 			}
 		}
 	}
-	return out, true, nil
+	return out
 }
 
 // selfComm returns rank r's MPI_COMM_SELF, defining it on first use.
@@ -239,80 +274,19 @@ func (rs *resolver) create(k createKey, ms []member) (bool, error) {
 			return false, fail(m, "creation #%d on this communicator is %s on rank %d", k.seq, funcName(first.cr.id), first.rank)
 		}
 	}
-	pos := map[int]int{} // world rank → rank in parent
-	for i, w := range parent.Members {
-		pos[int(w)] = i
-	}
-	// newComms maps each member to the members of its new communicator.
-	assign := map[int][]int32{}
-	label := map[int]string{}
-	name := funcName(first.cr.id)
+	nc := newComms{assign: map[int][]int32{}, label: map[int]string{}, parent: parent, name: funcName(first.cr.id)}
 	switch first.cr.id {
 	case idCommDup:
 		for _, m := range ms {
-			assign[m.rank] = slices.Clone(parent.Members)
-			label[m.rank] = fmt.Sprintf("%s(%s)", name, parent.Name)
+			nc.set(m.rank, slices.Clone(parent.Members), "")
 		}
 	case idCommSplit, idCartSub:
-		type ck struct {
-			key  int64
-			prnk int
-			w    int32
-		}
-		byColor := map[int64][]ck{}
-		for _, m := range ms {
-			color, key := m.cr.color, m.cr.key
-			if first.cr.id == idCartSub {
-				var err error
-				if color, err = rs.cartColor(m, pos[m.rank]); err != nil {
-					return false, fail(m, "%v", err)
-				}
-				key = int64(pos[m.rank])
-			}
-			if m.cr.newInst < 0 || color < 0 {
-				continue
-			}
-			m.cr.color = color
-			byColor[color] = append(byColor[color], ck{key, pos[m.rank], int32(m.rank)})
-		}
-		for color, l := range byColor {
-			sort.Slice(l, func(i, j int) bool { return l[i].key < l[j].key || l[i].key == l[j].key && l[i].prnk < l[j].prnk })
-			mem := make([]int32, len(l))
-			for i, x := range l {
-				mem[i] = x.w
-			}
-			for _, x := range l {
-				assign[int(x.w)] = mem
-				label[int(x.w)] = fmt.Sprintf("%s(%s) color %d", name, parent.Name, color)
-			}
+		if err := rs.split(&nc, first.cr.id, ms, fail); err != nil {
+			return false, err
 		}
 	case idCommCreate:
-		var mem []int32
-		for _, m := range ms {
-			if m.cr.newInst < 0 {
-				continue
-			}
-			g, ok, err := rs.members(m.rank, m.cr.grp)
-			if err != nil {
-				return false, fail(m, "%v", err)
-			}
-			if !ok {
-				return false, nil
-			}
-			if mem == nil {
-				mem = g
-			} else if !slices.Equal(mem, g) {
-				return false, fail(m, "rank %d's group %v differs from another member's %v", m.rank, g, mem)
-			}
-			if !slices.Contains(g, int32(m.rank)) {
-				return false, fail(m, "rank %d got a communicator from a group %v it is not in", m.rank, g)
-			}
-		}
-		for _, m := range ms {
-			if m.cr.newInst >= 0 {
-				assign[m.rank] = mem
-				label[m.rank] = fmt.Sprintf("%s(%s)", name, parent.Name)
-			}
+		if ok, err := rs.fromGroups(&nc, ms, fail); !ok || err != nil {
+			return false, err
 		}
 	default: // Cart_create, Graph_create: the members that got one, in parent order
 		var mem []int32
@@ -324,14 +298,108 @@ func (rs *resolver) create(k createKey, ms []member) (bool, error) {
 			}
 		}
 		for _, m := range ms {
-			assign[m.rank] = mem
-			label[m.rank] = fmt.Sprintf("%s(%s)", name, parent.Name)
+			nc.set(m.rank, mem, "")
 		}
 	}
-	// Define each distinct member list once, in the order of the parent's
-	// ranks, so ids are deterministic.
+	return rs.define(&nc, ms, fail)
+}
+
+// newComms maps each member of a creation to the members of its new
+// communicator and that communicator's name.
+type newComms struct {
+	assign map[int][]int32
+	label  map[int]string
+	parent *mpi.Communicator
+	name   string // the creating function
+}
+
+// set gives world rank w the communicator of members mem, named after
+// the function, the parent and suffix.
+func (nc *newComms) set(w int, mem []int32, suffix string) {
+	nc.assign[w] = mem
+	nc.label[w] = fmt.Sprintf("%s(%s)%s", nc.name, nc.parent.Name, suffix)
+}
+
+// split assigns the communicators of MPI_Comm_split (by color, ordered
+// by key then parent rank) or MPI_Cart_sub (colored by the dropped
+// coordinates, ordered by parent rank).
+func (rs *resolver) split(nc *newComms, id uint16, ms []member, fail func(member, string, ...any) error) error {
+	pos := map[int]int{} // world rank → rank in parent
+	for i, w := range nc.parent.Members {
+		pos[int(w)] = i
+	}
+	type ck struct {
+		key  int64
+		prnk int
+		w    int32
+	}
+	byColor := map[int64][]ck{}
+	for _, m := range ms {
+		color, key := m.cr.color, m.cr.key
+		if id == idCartSub {
+			var err error
+			if color, err = rs.cartColor(m, pos[m.rank]); err != nil {
+				return fail(m, "%v", err)
+			}
+			key = int64(pos[m.rank])
+		}
+		if m.cr.newInst < 0 || color < 0 {
+			continue
+		}
+		m.cr.color = color
+		byColor[color] = append(byColor[color], ck{key, pos[m.rank], int32(m.rank)})
+	}
+	for color, l := range byColor {
+		sort.Slice(l, func(i, j int) bool { return l[i].key < l[j].key || l[i].key == l[j].key && l[i].prnk < l[j].prnk })
+		mem := make([]int32, len(l))
+		for i, x := range l {
+			mem[i] = x.w
+		}
+		for _, x := range l {
+			nc.set(int(x.w), mem, fmt.Sprintf(" color %d", color))
+		}
+	}
+	return nil
+}
+
+// fromGroups assigns the communicator of MPI_Comm_create: the group every
+// member that gets one passes; ok is false while a group is unresolved.
+func (rs *resolver) fromGroups(nc *newComms, ms []member, fail func(member, string, ...any) error) (bool, error) {
+	var mem []int32
+	for _, m := range ms {
+		if m.cr.newInst < 0 {
+			continue
+		}
+		g, ok, err := rs.members(m.rank, m.cr.grp)
+		if err != nil {
+			return false, fail(m, "%v", err)
+		}
+		if !ok {
+			return false, nil
+		}
+		if mem == nil {
+			mem = g
+		} else if !slices.Equal(mem, g) {
+			return false, fail(m, "rank %d's group %v differs from another member's %v", m.rank, g, mem)
+		}
+		if !slices.Contains(g, int32(m.rank)) {
+			return false, fail(m, "rank %d got a communicator from a group %v it is not in", m.rank, g)
+		}
+	}
+	for _, m := range ms {
+		if m.cr.newInst >= 0 {
+			nc.set(m.rank, mem, "")
+		}
+	}
+	return true, nil
+}
+
+// define defines each distinct member list of nc once, in the order of
+// the parent's ranks so that ids are deterministic, and binds each
+// member's new instance to it.
+func (rs *resolver) define(nc *newComms, ms []member, fail func(member, string, ...any) error) (bool, error) {
 	made := map[string]int32{}
-	for _, w := range parent.Members {
+	for _, w := range nc.parent.Members {
 		var m member
 		for _, x := range ms {
 			if x.rank == int(w) {
@@ -342,14 +410,14 @@ func (rs *resolver) create(k createKey, ms []member) (bool, error) {
 		if m.cr.newInst < 0 {
 			continue
 		}
-		mem, ok := assign[m.rank]
+		mem, ok := nc.assign[m.rank]
 		if !ok || len(mem) == 0 {
 			return false, fail(m, "rank %d got a communicator but is in none of the new ones", m.rank)
 		}
 		key := fmt.Sprint(mem)
 		id, ok := made[key]
 		if !ok {
-			id = rs.t.AddComm(label[m.rank], mem)
+			id = rs.t.AddComm(nc.label[m.rank], mem)
 			made[key] = id
 		}
 		rs.inst[m.rank][m.cr.newInst] = id

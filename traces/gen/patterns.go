@@ -100,115 +100,29 @@ func patternOps(p Pattern, n, segs int) float64 {
 
 // GeneratePattern builds the execution graph of pattern p.
 func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
-	n := o.Ranks
-	if n < 1 || n > graph.MaxRanks {
-		return nil, fmt.Errorf("pattern %s: ranks %d outside 1..%d", p, n, graph.MaxRanks)
+	if err := checkPattern(p, o); err != nil {
+		return nil, err
 	}
-	if o.Bytes < 0 {
-		return nil, fmt.Errorf("pattern %s: negative size %d", p, o.Bytes)
-	}
-	if o.Root < 0 || o.Root >= n {
-		return nil, fmt.Errorf("pattern %s: root %d outside 0..%d", p, o.Root, n-1)
-	}
-	if o.NBCalc < 0 {
-		return nil, fmt.Errorf("pattern %s: negative nb calc %d", p, o.NBCalc)
-	}
-	if o.NBCalc > graph.MaxTimeNs {
-		return nil, fmt.Errorf("pattern %s: nb calc %d ns exceeds %d ns (graph.MaxTimeNs)", p, o.NBCalc, graph.MaxTimeNs)
-	}
-	if o.Rounds < 0 {
-		return nil, fmt.Errorf("pattern %s: negative round count %d", p, o.Rounds)
-	}
-	count := o.Segments
-	if p == RandomPermutation {
-		count = o.Rounds
-	}
-	if ops := patternOps(p, n, count); ops > MaxPatternOps {
-		return nil, fmt.Errorf("pattern %s: %d ranks (segments or rounds %d) give up to %.0f operations, more than %d (gen.MaxPatternOps)", p, n, count, ops, MaxPatternOps)
-	}
-	b := graph.NewBuilder(n)
+	b := graph.NewBuilder(o.Ranks)
 	if o.NBCalc > 0 {
-		for r := 0; r < n; r++ {
+		for r := 0; r < o.Ranks; r++ {
 			b.Add(r, graph.CalcOp(o.NBCalc))
 		}
 	}
-	s := o.Bytes
-	// Rooted patterns are written for root 0 over virtual ranks; m maps a
-	// virtual rank to its rank by swapping 0 and Root, as schedgen does.
-	m := func(v int) int { return v }
+	pb := &patternBuilder{b: b, n: o.Ranks, size: o.Bytes}
 	switch p {
 	case BinomialBcast, BinaryBcast, BinomialReduce, PipelinedRing, Gather, Scatter:
-		m = func(v int) int {
-			switch v {
-			case 0:
-				return o.Root
-			case o.Root:
-				return 0
-			}
-			return v
-		}
+		pb.root = o.Root
 	}
-	send := func(r, to int) int32 { return b.Add(m(r), graph.SendOp(s, int32(m(to)), 0)) }
-	recv := func(r, from int) int32 { return b.Add(m(r), graph.RecvOp(s, int32(m(from)), 0)) }
-	req := func(r int, op, on int32) { b.Dep(m(r), op, on, graph.Requires) }
-	highBit := func(r int) int { return 1 << (bits.Len(uint(r)) - 1) }
 	switch p {
 	case BinomialBcast:
-		for r := 0; r < n; r++ {
-			first := 1
-			var in int32 = -1
-			if r > 0 {
-				in = recv(r, r-highBit(r))
-				first = highBit(r) * 2
-			}
-			for k := first; r+k < n; k *= 2 {
-				out := send(r, r+k)
-				if in >= 0 {
-					req(r, out, in)
-				}
-			}
-		}
+		pb.binomialBcast()
 	case BinaryBcast:
-		for r := 0; r < n; r++ {
-			var in int32 = -1
-			if r > 0 {
-				in = recv(r, (r-1)/2)
-			}
-			for _, c := range []int{2*r + 1, 2*r + 2} {
-				if c < n {
-					out := send(r, c)
-					if in >= 0 {
-						req(r, out, in)
-					}
-				}
-			}
-		}
+		pb.binaryBcast()
 	case BinomialReduce:
-		for r := 0; r < n; r++ {
-			first := 1
-			var out int32 = -1
-			if r > 0 {
-				out = send(r, r-highBit(r))
-				first = highBit(r) * 2
-			}
-			for k := first; r+k < n; k *= 2 {
-				in := recv(r, r+k)
-				if out >= 0 {
-					req(r, out, in)
-				}
-			}
-		}
+		pb.binomialReduce()
 	case Dissemination:
-		for r := 0; r < n; r++ {
-			var prev int32 = -1
-			for k := 1; k < n; k *= 2 {
-				out := send(r, (r+k)%n)
-				if prev >= 0 {
-					req(r, out, prev)
-				}
-				prev = recv(r, (r-k%n+n)%n)
-			}
-		}
+		pb.dissemination()
 	case PipelinedRing:
 		segs := o.Segments
 		if segs == 0 {
@@ -217,56 +131,22 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		if segs < 0 {
 			return nil, fmt.Errorf("pattern %s: negative segment count %d", p, segs)
 		}
-		for r := 0; r < n; r++ {
-			for k := 0; k < segs; k++ {
-				var in int32 = -1
-				if r > 0 {
-					in = recv(r, r-1)
-				}
-				if r < n-1 {
-					out := send(r, r+1)
-					if in >= 0 {
-						req(r, out, in)
-					}
-				}
-			}
-		}
+		pb.pipelinedRing(segs)
 	case LinearAlltoall:
-		for r := 0; r < n; r++ {
-			for k := 1; k < n; k++ {
-				send(r, (r+k)%n)
-				recv(r, (r-k+n)%n)
-			}
-		}
+		pb.linearAlltoall()
 	case Gather:
-		for r := 1; r < n; r++ {
-			recv(0, r)
-			send(r, 0)
-		}
+		pb.gather()
 	case Scatter:
-		for r := 1; r < n; r++ {
-			send(0, r)
-			recv(r, 0)
-		}
+		pb.scatter()
 	case RingAllreduce:
-		s = o.Bytes / int64(n)
-		for r := 0; r < n; r++ {
-			b.Grow(r, 4*(n-1))
-			var prev int32 = -1
-			for k := 0; k < 2*(n-1); k++ {
-				out := send(r, (r+1)%n)
-				if prev >= 0 {
-					req(r, out, prev)
-				}
-				prev = recv(r, (r-1+n)%n)
-			}
-		}
+		pb.size = o.Bytes / int64(o.Ranks)
+		pb.ringAllreduce()
 	case RecDoubAllreduce:
-		for r := 0; r < n; r++ {
-			recdoubRank(b, r, n, o.Bytes)
+		for r := 0; r < o.Ranks; r++ {
+			recdoubRank(b, r, o.Ranks, o.Bytes)
 		}
 	case RandomPermutation:
-		randomPermutation(b, n, max(o.Rounds, 1), s, o.Seed)
+		randomPermutation(b, o.Ranks, max(o.Rounds, 1), o.Bytes, o.Seed)
 	default:
 		names := make([]string, 0)
 		for _, q := range Patterns() {
@@ -276,6 +156,209 @@ func GeneratePattern(p Pattern, o PatternOptions) (*graph.Graph, error) {
 		return nil, fmt.Errorf("unknown pattern %q (want one of %v)", p, names)
 	}
 	return b.Build()
+}
+
+// checkPattern rejects options outside what pattern p accepts, and
+// patterns whose operation count would exceed MaxPatternOps.
+func checkPattern(p Pattern, o PatternOptions) error {
+	n := o.Ranks
+	if n < 1 || n > graph.MaxRanks {
+		return fmt.Errorf("pattern %s: ranks %d outside 1..%d", p, n, graph.MaxRanks)
+	}
+	if o.Bytes < 0 {
+		return fmt.Errorf("pattern %s: negative size %d", p, o.Bytes)
+	}
+	if o.Root < 0 || o.Root >= n {
+		return fmt.Errorf("pattern %s: root %d outside 0..%d", p, o.Root, n-1)
+	}
+	if o.NBCalc < 0 {
+		return fmt.Errorf("pattern %s: negative nb calc %d", p, o.NBCalc)
+	}
+	if o.NBCalc > graph.MaxTimeNs {
+		return fmt.Errorf("pattern %s: nb calc %d ns exceeds %d ns (graph.MaxTimeNs)", p, o.NBCalc, graph.MaxTimeNs)
+	}
+	if o.Rounds < 0 {
+		return fmt.Errorf("pattern %s: negative round count %d", p, o.Rounds)
+	}
+	count := o.Segments
+	if p == RandomPermutation {
+		count = o.Rounds
+	}
+	if ops := patternOps(p, n, count); ops > MaxPatternOps {
+		return fmt.Errorf("pattern %s: %d ranks (segments or rounds %d) give up to %.0f operations, more than %d (gen.MaxPatternOps)", p, n, count, ops, MaxPatternOps)
+	}
+	return nil
+}
+
+// patternBuilder adds the point-to-point operations of one pattern on n
+// ranks, each message of size bytes. Rooted patterns are written for root
+// 0 over virtual ranks; rank maps a virtual rank to its rank by swapping
+// 0 and root, as schedgen does (root is 0 for the unrooted patterns).
+type patternBuilder struct {
+	b    *graph.Builder
+	n    int
+	size int64
+	root int
+}
+
+func (pb *patternBuilder) rank(v int) int {
+	switch v {
+	case 0:
+		return pb.root
+	case pb.root:
+		return 0
+	}
+	return v
+}
+
+func (pb *patternBuilder) send(r, to int) int32 {
+	return pb.b.Add(pb.rank(r), graph.SendOp(pb.size, int32(pb.rank(to)), 0))
+}
+
+func (pb *patternBuilder) recv(r, from int) int32 {
+	return pb.b.Add(pb.rank(r), graph.RecvOp(pb.size, int32(pb.rank(from)), 0))
+}
+
+// req makes op on virtual rank r wait for on.
+func (pb *patternBuilder) req(r int, op, on int32) { pb.b.Dep(pb.rank(r), op, on, graph.Requires) }
+
+func highBit(r int) int { return 1 << (bits.Len(uint(r)) - 1) }
+
+// binomialBcast: rank r > 0 receives from r − highBit(r), then every rank
+// sends to r + k for the powers of two k above its own high bit.
+func (pb *patternBuilder) binomialBcast() {
+	for r := 0; r < pb.n; r++ {
+		first := 1
+		var in int32 = -1
+		if r > 0 {
+			in = pb.recv(r, r-highBit(r))
+			first = highBit(r) * 2
+		}
+		for k := first; r+k < pb.n; k *= 2 {
+			out := pb.send(r, r+k)
+			if in >= 0 {
+				pb.req(r, out, in)
+			}
+		}
+	}
+}
+
+// binaryBcast: rank r > 0 receives from (r−1)/2 and forwards to 2r+1 and
+// 2r+2.
+func (pb *patternBuilder) binaryBcast() {
+	for r := 0; r < pb.n; r++ {
+		var in int32 = -1
+		if r > 0 {
+			in = pb.recv(r, (r-1)/2)
+		}
+		for _, c := range []int{2*r + 1, 2*r + 2} {
+			if c < pb.n {
+				out := pb.send(r, c)
+				if in >= 0 {
+					pb.req(r, out, in)
+				}
+			}
+		}
+	}
+}
+
+// binomialReduce is binomialBcast reversed: each rank receives from its
+// children, and its send to its parent waits for them.
+func (pb *patternBuilder) binomialReduce() {
+	for r := 0; r < pb.n; r++ {
+		first := 1
+		var out int32 = -1
+		if r > 0 {
+			out = pb.send(r, r-highBit(r))
+			first = highBit(r) * 2
+		}
+		for k := first; r+k < pb.n; k *= 2 {
+			in := pb.recv(r, r+k)
+			if out >= 0 {
+				pb.req(r, out, in)
+			}
+		}
+	}
+}
+
+// dissemination: in round k = 1, 2, 4, … rank r sends to r+k and
+// receives from r−k; each send waits for the previous round's receive.
+func (pb *patternBuilder) dissemination() {
+	n := pb.n
+	for r := 0; r < n; r++ {
+		var prev int32 = -1
+		for k := 1; k < n; k *= 2 {
+			out := pb.send(r, (r+k)%n)
+			if prev >= 0 {
+				pb.req(r, out, prev)
+			}
+			prev = pb.recv(r, (r-k%n+n)%n)
+		}
+	}
+}
+
+// pipelinedRing passes segs segments down the chain 0 → 1 → … → n−1,
+// each forward waiting for the segment's receive.
+func (pb *patternBuilder) pipelinedRing(segs int) {
+	for r := 0; r < pb.n; r++ {
+		for k := 0; k < segs; k++ {
+			var in int32 = -1
+			if r > 0 {
+				in = pb.recv(r, r-1)
+			}
+			if r < pb.n-1 {
+				out := pb.send(r, r+1)
+				if in >= 0 {
+					pb.req(r, out, in)
+				}
+			}
+		}
+	}
+}
+
+// linearAlltoall: in step k every rank sends to r+k and receives from
+// r−k, without dependencies.
+func (pb *patternBuilder) linearAlltoall() {
+	n := pb.n
+	for r := 0; r < n; r++ {
+		for k := 1; k < n; k++ {
+			pb.send(r, (r+k)%n)
+			pb.recv(r, (r-k+n)%n)
+		}
+	}
+}
+
+// gather: every rank sends to the root, which receives in rank order.
+func (pb *patternBuilder) gather() {
+	for r := 1; r < pb.n; r++ {
+		pb.recv(0, r)
+		pb.send(r, 0)
+	}
+}
+
+// scatter: the root sends to every rank in rank order.
+func (pb *patternBuilder) scatter() {
+	for r := 1; r < pb.n; r++ {
+		pb.send(0, r)
+		pb.recv(r, 0)
+	}
+}
+
+// ringAllreduce: 2(n−1) steps of sending to the right neighbour and
+// receiving from the left, each send waiting for the previous receive.
+func (pb *patternBuilder) ringAllreduce() {
+	n := pb.n
+	for r := 0; r < n; r++ {
+		pb.b.Grow(r, 4*(n-1))
+		var prev int32 = -1
+		for k := 0; k < 2*(n-1); k++ {
+			out := pb.send(r, (r+1)%n)
+			if prev >= 0 {
+				pb.req(r, out, prev)
+			}
+			prev = pb.recv(r, (r-1+n)%n)
+		}
+	}
 }
 
 // randomPermutation emits the random_permutation pattern on n ranks (see

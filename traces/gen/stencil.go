@@ -9,8 +9,8 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// Imbalance patterns of the stencil generator (Anger's thesis §5.1.2; see
-// docs/notes 001_anger.md §3.1).
+// Imbalance patterns of the stencil generator (the workload case studies
+// of Anger, PhD thesis, Georgia Tech 2016, §5.1.2).
 const (
 	ImbalanceNone      = "none"
 	ImbalanceRandom    = "random"        // a fixed random load per rank
@@ -27,7 +27,7 @@ const (
 //	ComputeNs · (Balance + (1 − Balance) · pattern_i)
 //
 // with pattern_i ∈ [0, 1] from the imbalance pattern, normalized so the most
-// loaded rank has 1 (the thesis' suggested form, note §3.1 [D]): Balance = 1
+// loaded rank has 1 (our linear reading of the thesis' §5.1.2): Balance = 1
 // is perfectly balanced, Balance = 0 is the pattern's full imbalance.
 type Stencil struct {
 	Dims           []int   // process grid, 2 or 3 extents; their product is the rank count

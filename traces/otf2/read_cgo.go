@@ -310,29 +310,94 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	C.cs_clear_error()
-	libErr := func(what string, code C.OTF2_ErrorCode) error {
-		msg := C.GoString(C.cs_last_error())
-		if msg == "" {
-			msg = C.GoString(C.OTF2_Error_GetDescription(code))
-		}
-		return fmt.Errorf("otf2 %s: %s: %s", anchor, what, msg)
-	}
 
 	cpath := C.CString(anchor)
 	defer C.free(unsafe.Pointer(cpath))
 	rd := C.cs_open(cpath)
 	if rd == nil {
-		return nil, libErr("cannot open the archive", C.OTF2_ERROR_INVALID)
+		return nil, libError(anchor, "cannot open the archive", C.OTF2_ERROR_INVALID)
 	}
 	defer C.OTF2_Reader_Close(rd)
 
+	d, nevents, err := readDefs(anchor, rd)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBuilder(anchor, d, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := planLocations(b, nevents)
+	if len(p.all) == 0 {
+		return b.finish(), nil
+	}
+	// Size each rank's event list from its record count: a Score-P MPI
+	// call is three records (enter, the MPI record, leave) and becomes one
+	// or two events, so half the records rarely needs a second growth.
+	for rank, locs := range p.byRank {
+		var n uint64
+		for _, l := range locs {
+			n += nevents[uint64(l)]
+		}
+		b.reserve(rank, min(n/2+16, 1<<26))
+	}
+	// The record buffer lives in C memory: the library keeps a pointer
+	// to it (the callbacks' user data) between calls.
+	buf := (*C.cs_buf)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cs_buf{}))))
+	cl := (*C.uint64_t)(C.malloc(C.size_t(len(p.all)) * 8))
+	if buf != nil {
+		buf.cap = batch
+		buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
+	}
+	defer func() {
+		if buf != nil {
+			C.free(unsafe.Pointer(buf.recs))
+		}
+		C.free(unsafe.Pointer(buf))
+		C.free(unsafe.Pointer(cl))
+	}()
+	if buf == nil || buf.recs == nil || cl == nil {
+		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
+	}
+	copy(unsafe.Slice(cl, len(p.all)), p.all)
+	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted}
+	if code := C.cs_prepare(rd, cl, C.size_t(len(p.all)), &er.defsOpen); code != C.OTF2_SUCCESS {
+		return nil, libError(anchor, "opening the event files", code)
+	}
+	defer C.cs_unprepare(rd, er.defsOpen)
+	// One rank at a time: its threads merged in time order by a global
+	// event reader over its locations only.
+	for rank, locs := range p.byRank {
+		if len(locs) == 0 {
+			continue
+		}
+		if err := er.readRank(rank, locs, p.want[rank]); err != nil {
+			return nil, err
+		}
+	}
+	return b.finish(), nil
+}
+
+// libError is an error of the library while reading anchor: its last
+// message, or the description of code.
+func libError(anchor, what string, code C.OTF2_ErrorCode) error {
+	msg := C.GoString(C.cs_last_error())
+	if msg == "" {
+		msg = C.GoString(C.OTF2_Error_GetDescription(code))
+	}
+	return fmt.Errorf("otf2 %s: %s: %s", anchor, what, msg)
+}
+
+// readDefs reads the global definitions, and the number of records each
+// location's definition announces.
+func readDefs(anchor string, rd *C.OTF2_Reader) (*defs, map[uint64]uint64, error) {
 	var cd C.cs_defs
 	defer C.cs_free_defs(&cd)
 	if code := C.cs_read_defs(rd, &cd); code != C.OTF2_SUCCESS {
-		return nil, libErr("reading the global definitions", code)
+		return nil, nil, libError(anchor, "reading the global definitions", code)
 	}
 	if cd.nomem != 0 {
-		return nil, fmt.Errorf("otf2 %s: out of memory reading the definitions", anchor)
+		return nil, nil, fmt.Errorf("otf2 %s: out of memory reading the definitions", anchor)
 	}
 	d := newDefs()
 	var nevents = map[uint64]uint64{}
@@ -361,117 +426,91 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 			d.comms[uint32(x.id)] = commDef{name: uint32(x.a), group: uint32(x.b)}
 		}
 	}
-	C.cs_free_defs(&cd)
+	return d, nevents, nil
+}
 
-	b, err := newBuilder(anchor, d, opt)
-	if err != nil {
-		return nil, err
-	}
-	// The locations to read, grouped by rank, and the number of records
-	// the definitions announce for them. (A writer that leaves every count
-	// at 0 gets every location read without a limit.)
-	byRank := make([][]C.uint64_t, len(b.ranks))
-	want := make([]uint64, len(b.ranks))
-	var all []C.uint64_t
-	counted := false
+// locationPlan is the locations to read, grouped by rank, and the number
+// of records the definitions announce for each rank. (A writer that
+// leaves every count at 0 gets every location read without a limit.)
+type locationPlan struct {
+	byRank  [][]C.uint64_t
+	want    []uint64
+	all     []C.uint64_t
+	counted bool // some location announces its record count
+}
+
+func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
+	p := locationPlan{byRank: make([][]C.uint64_t, len(b.ranks)), want: make([]uint64, len(b.ranks))}
 	for _, n := range nevents {
-		counted = counted || n > 0
+		p.counted = p.counted || n > 0
 	}
 	for _, l := range sortedKeys64(b.locs) {
-		if nevents[l] > 0 || !counted {
+		if nevents[l] > 0 || !p.counted {
 			r := b.locs[l].rank
-			byRank[r] = append(byRank[r], C.uint64_t(l))
-			want[r] += nevents[l]
-			all = append(all, C.uint64_t(l))
+			p.byRank[r] = append(p.byRank[r], C.uint64_t(l))
+			p.want[r] += nevents[l]
+			p.all = append(p.all, C.uint64_t(l))
 		}
 	}
-	if !counted {
-		for r := range want {
-			want[r] = ^uint64(0)
+	if !p.counted {
+		for r := range p.want {
+			p.want[r] = ^uint64(0)
 		}
 	}
-	if len(all) == 0 {
-		return b.finish(), nil
+	return p
+}
+
+// eventReader reads the events of one rank at a time through the record
+// buffer buf into the builder.
+type eventReader struct {
+	anchor   string
+	rd       *C.OTF2_Reader
+	buf      *C.cs_buf
+	cl       *C.uint64_t // room for every location
+	defsOpen C.int
+	b        *builder
+	counted  bool
+	r        record
+}
+
+// readRank reads the events of rank's locations merged in time order,
+// and checks their number against want, the definitions' count.
+func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error {
+	rd, buf, anchor := er.rd, er.buf, er.anchor
+	copy(unsafe.Slice(er.cl, len(locs)), locs)
+	var code C.OTF2_ErrorCode
+	var read uint64
+	ge := C.cs_open_events(rd, er.cl, C.size_t(len(locs)), er.defsOpen, buf, &code)
+	if ge == nil {
+		return libError(anchor, fmt.Sprintf("opening the events of rank %d", rank), code)
 	}
-	// Size each rank's event list from its record count: a Score-P MPI
-	// call is three records (enter, the MPI record, leave) and becomes one
-	// or two events, so half the records rarely needs a second growth.
-	for rank, locs := range byRank {
-		var n uint64
-		for _, l := range locs {
-			n += nevents[uint64(l)]
+	defer C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
+	for {
+		var got C.uint64_t
+		code := C.cs_read_events(rd, ge, buf, &got)
+		if code != C.OTF2_SUCCESS {
+			return libError(anchor, fmt.Sprintf("reading the events of rank %d", rank), code)
 		}
-		b.reserve(rank, min(n/2+16, 1<<26))
-	}
-	// The record buffer lives in C memory: the library keeps a pointer
-	// to it (the callbacks' user data) between calls.
-	buf := (*C.cs_buf)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cs_buf{}))))
-	cl := (*C.uint64_t)(C.malloc(C.size_t(len(all)) * 8))
-	if buf != nil {
-		buf.cap = batch
-		buf.recs = (*C.cs_rec)(C.malloc(C.size_t(batch) * C.size_t(unsafe.Sizeof(C.cs_rec{}))))
-	}
-	defer func() {
-		if buf != nil {
-			C.free(unsafe.Pointer(buf.recs))
+		if got == 0 {
+			break
 		}
-		C.free(unsafe.Pointer(buf))
-		C.free(unsafe.Pointer(cl))
-	}()
-	if buf == nil || buf.recs == nil || cl == nil {
-		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
-	}
-	copy(unsafe.Slice(cl, len(all)), all)
-	var defsOpen C.int
-	if code := C.cs_prepare(rd, cl, C.size_t(len(all)), &defsOpen); code != C.OTF2_SUCCESS {
-		return nil, libErr("opening the event files", code)
-	}
-	defer C.cs_unprepare(rd, defsOpen)
-	// One rank at a time: its threads merged in time order by a global
-	// event reader over its locations only.
-	var r record
-	for rank, locs := range byRank {
-		if len(locs) == 0 {
-			continue
+		read += uint64(got)
+		if read > want {
+			// The library reads past the end of a truncated file
+			// without noticing (what lies beyond is stale buffer
+			// memory); the definitions' record counts catch it.
+			return fmt.Errorf("otf2 %s: rank %d: its event files hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, want)
 		}
-		copy(unsafe.Slice(cl, len(locs)), locs)
-		var code C.OTF2_ErrorCode
-		var read uint64
-		ge := C.cs_open_events(rd, cl, C.size_t(len(locs)), defsOpen, buf, &code)
-		if ge == nil {
-			return nil, libErr(fmt.Sprintf("opening the events of rank %d", rank), code)
-		}
-		for {
-			var got C.uint64_t
-			code := C.cs_read_events(rd, ge, buf, &got)
-			if code != C.OTF2_SUCCESS {
-				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
-				return nil, libErr(fmt.Sprintf("reading the events of rank %d", rank), code)
-			}
-			if got == 0 {
-				break
-			}
-			read += uint64(got)
-			if read > want[rank] {
-				// The library reads past the end of a truncated file
-				// without noticing (what lies beyond is stale buffer
-				// memory); the definitions' record counts catch it.
-				C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
-				return nil, fmt.Errorf("otf2 %s: rank %d: its event files hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, want[rank])
-			}
-			for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
-				r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
-					loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e)}
-				if err := b.handle(&r); err != nil {
-					C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
-					return nil, err
-				}
+		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
+			er.r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
+				loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e)}
+			if err := er.b.handle(&er.r); err != nil {
+				return err
 			}
 		}
-		C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
-		if counted && read != want[rank] {
-			return nil, fmt.Errorf("otf2 %s: rank %d: its event files hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, read, want[rank])
-		}
 	}
-	return b.finish(), nil
+	if er.counted && read != want {
+		return fmt.Errorf("otf2 %s: rank %d: its event files hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, read, want)
+	}
+	return nil
 }

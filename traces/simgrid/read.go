@@ -518,8 +518,6 @@ func (p *parser) do(r int, f [][]byte) error {
 	if len(f)-2 < a.min {
 		return p.errorf("%d arguments, want at least %d (%s)", len(f)-2, a.min, a.usage)
 	}
-	t := p.t
-	world := mpi.World
 	switch a.kind {
 	case actInit:
 		if len(f) > 2 {
@@ -527,131 +525,174 @@ func (p *parser) do(r int, f [][]byte) error {
 		}
 	case actIgnore:
 	case actCompute, actSleep:
-		v, err := p.number(f, 2, a.args[0])
-		if err != nil {
-			return err
-		}
-		if a.kind == actSleep {
-			if v < 0 || v > 1<<62/1e9 {
-				return p.errorf("sleep of %g s", v)
-			}
-			t.Append(r, mpi.Event{Kind: mpi.Compute, Region: p.sleep, Duration: int64(math.Round(v * 1e9))})
-			return nil
-		}
-		ns, err := p.duration(v, "flops")
-		if err != nil {
-			return err
-		}
-		t.Append(r, mpi.Event{Kind: mpi.Compute, Region: st.region, Duration: ns})
+		return p.doCompute(r, a, f)
 	case actLocation:
 		line, err := p.integer(f, 3, "line", 0, math.MaxInt32)
 		if err != nil {
 			return err
 		}
-		st.region = t.Region(fmt.Sprintf("%s:%d", f[2], line))
+		st.region = p.t.Region(fmt.Sprintf("%s:%d", f[2], line))
 	case actP2P:
-		recv := name[0] == 'r' || name[0] == 'i' && name[1] == 'r'
-		peer, err := p.peer(f, 2, recv)
-		if err != nil {
-			return err
-		}
-		tag, err := p.tag(f, 3, recv)
-		if err != nil {
-			return err
-		}
-		n, err := p.integer(f, 4, "size", math.MinInt32, maxCount)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			if !recv {
-				return p.errorf("negative size %d", n)
-			}
-			n = 0 // a receive of unknown size (SimGrid probes for it)
-		}
-		dt, err := p.dtype(f, 5, st.dtype)
-		if err != nil {
-			return err
-		}
-		e := mpi.Event{Comm: world, Peer: peer, Tag: tag, Bytes: n * dt}
-		switch string(name) {
-		case "send":
-			e.Kind = mpi.Send
-		case "recv":
-			e.Kind = mpi.Recv
-		default:
-			e.Kind, e.Req = mpi.Isend, st.nextReq
-			q := pending{src: int64(r), dst: int64(peer), tag: int64(tag), req: st.nextReq}
-			if recv {
-				e.Kind = mpi.Irecv
-				q.src, q.dst = int64(peer), int64(r)
-			}
-			st.nextReq++
-			st.pending = append(st.pending, q)
-		}
-		t.Append(r, e)
+		return p.doP2P(r, f)
 	case actWait:
-		var key [3]int64
-		for i := range key {
-			v, err := p.integer(f, 2+i, a.args[i], math.MinInt32, math.MaxInt32)
-			if err != nil {
-				return err
-			}
-			key[i] = v
-		}
-		if name[0] == 't' {
-			return nil // a test: the request stays pending until a wait
-		}
-		if req, ok := st.take(key[0], key[1], key[2]); ok {
-			t.Append(r, mpi.Event{Kind: mpi.Wait, Comm: world, Req: req})
-		}
-		// Like SimGrid's replay, a wait for no pending request does nothing
-		// (the request may have completed in an earlier test).
+		return p.doWait(r, a, f)
 	case actWaitall:
-		if len(st.pending) == 0 {
-			return nil
-		}
-		p.list = p.list[:0]
-		for _, q := range st.pending {
-			p.list = append(p.list, q.req)
-		}
-		st.pending = st.pending[:0]
-		t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: world}, p.list)
+		p.doWaitall(r)
 	case actSendRecv:
-		sc, err := p.count(f, 2, "send count")
-		if err != nil {
-			return err
-		}
-		dst, err := p.peer(f, 3, false)
-		if err != nil {
-			return err
-		}
-		rc, err := p.count(f, 4, "receive count")
-		if err != nil {
-			return err
-		}
-		src, err := p.peer(f, 5, true)
-		if err != nil {
-			return err
-		}
-		dt1, err := p.dtype(f, 6, st.dtype)
-		if err != nil {
-			return err
-		}
-		dt2, err := p.dtype(f, 7, st.dtype)
-		if err != nil {
-			return err
-		}
-		// SimGrid's replay sends and receives with tag 0.
-		s, q := st.nextReq, st.nextReq+1
-		st.nextReq += 2
-		t.Append(r, mpi.Event{Kind: mpi.Isend, Comm: world, Peer: dst, Bytes: sc * dt1, Req: s})
-		t.Append(r, mpi.Event{Kind: mpi.Irecv, Comm: world, Peer: src, Bytes: rc * dt2, Req: q})
-		p.list = append(p.list[:0], s, q)
-		t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: world}, p.list)
+		return p.doSendRecv(r, f)
 	default:
 		return p.collective(r, a, f)
 	}
+	return nil
+}
+
+// doCompute appends a compute (flops at the host's speed) or a sleep
+// (seconds).
+func (p *parser) doCompute(r int, a *action, f [][]byte) error {
+	st := &p.ranks[r]
+	t := p.t
+	v, err := p.number(f, 2, a.args[0])
+	if err != nil {
+		return err
+	}
+	if a.kind == actSleep {
+		if v < 0 || v > 1<<62/1e9 {
+			return p.errorf("sleep of %g s", v)
+		}
+		t.Append(r, mpi.Event{Kind: mpi.Compute, Region: p.sleep, Duration: int64(math.Round(v * 1e9))})
+		return nil
+	}
+	ns, err := p.duration(v, "flops")
+	if err != nil {
+		return err
+	}
+	t.Append(r, mpi.Event{Kind: mpi.Compute, Region: st.region, Duration: ns})
+	return nil
+}
+
+// doP2P appends a blocking or nonblocking send or receive; a nonblocking
+// one stays pending until a wait or waitall completes it.
+func (p *parser) doP2P(r int, f [][]byte) error {
+	name := f[1]
+	st := &p.ranks[r]
+	t, world := p.t, mpi.World
+	recv := name[0] == 'r' || name[0] == 'i' && name[1] == 'r'
+	peer, err := p.peer(f, 2, recv)
+	if err != nil {
+		return err
+	}
+	tag, err := p.tag(f, 3, recv)
+	if err != nil {
+		return err
+	}
+	n, err := p.integer(f, 4, "size", math.MinInt32, maxCount)
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		if !recv {
+			return p.errorf("negative size %d", n)
+		}
+		n = 0 // a receive of unknown size (SimGrid probes for it)
+	}
+	dt, err := p.dtype(f, 5, st.dtype)
+	if err != nil {
+		return err
+	}
+	e := mpi.Event{Comm: world, Peer: peer, Tag: tag, Bytes: n * dt}
+	switch string(name) {
+	case "send":
+		e.Kind = mpi.Send
+	case "recv":
+		e.Kind = mpi.Recv
+	default:
+		e.Kind, e.Req = mpi.Isend, st.nextReq
+		q := pending{src: int64(r), dst: int64(peer), tag: int64(tag), req: st.nextReq}
+		if recv {
+			e.Kind = mpi.Irecv
+			q.src, q.dst = int64(peer), int64(r)
+		}
+		st.nextReq++
+		st.pending = append(st.pending, q)
+	}
+	t.Append(r, e)
+	return nil
+}
+
+// doWait appends the wait for the pending request that (src, dst, tag)
+// names; a test leaves the request pending.
+func (p *parser) doWait(r int, a *action, f [][]byte) error {
+	name := f[1]
+	st := &p.ranks[r]
+	var key [3]int64
+	for i := range key {
+		v, err := p.integer(f, 2+i, a.args[i], math.MinInt32, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		key[i] = v
+	}
+	if name[0] == 't' {
+		return nil // a test: the request stays pending until a wait
+	}
+	if req, ok := st.take(key[0], key[1], key[2]); ok {
+		p.t.Append(r, mpi.Event{Kind: mpi.Wait, Comm: mpi.World, Req: req})
+	}
+	// Like SimGrid's replay, a wait for no pending request does nothing
+	// (the request may have completed in an earlier test).
+	return nil
+}
+
+// doWaitall appends a waitall for every pending request of rank r.
+func (p *parser) doWaitall(r int) {
+	st := &p.ranks[r]
+	if len(st.pending) == 0 {
+		return
+	}
+	p.list = p.list[:0]
+	for _, q := range st.pending {
+		p.list = append(p.list, q.req)
+	}
+	st.pending = st.pending[:0]
+	p.t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: mpi.World}, p.list)
+}
+
+// doSendRecv appends a sendrecv as SimGrid's replay runs it: an isend and
+// an irecv, then a waitall for both.
+func (p *parser) doSendRecv(r int, f [][]byte) error {
+	st := &p.ranks[r]
+	t, world := p.t, mpi.World
+	sc, err := p.count(f, 2, "send count")
+	if err != nil {
+		return err
+	}
+	dst, err := p.peer(f, 3, false)
+	if err != nil {
+		return err
+	}
+	rc, err := p.count(f, 4, "receive count")
+	if err != nil {
+		return err
+	}
+	src, err := p.peer(f, 5, true)
+	if err != nil {
+		return err
+	}
+	dt1, err := p.dtype(f, 6, st.dtype)
+	if err != nil {
+		return err
+	}
+	dt2, err := p.dtype(f, 7, st.dtype)
+	if err != nil {
+		return err
+	}
+	// SimGrid's replay sends and receives with tag 0.
+	s, q := st.nextReq, st.nextReq+1
+	st.nextReq += 2
+	t.Append(r, mpi.Event{Kind: mpi.Isend, Comm: world, Peer: dst, Bytes: sc * dt1, Req: s})
+	t.Append(r, mpi.Event{Kind: mpi.Irecv, Comm: world, Peer: src, Bytes: rc * dt2, Req: q})
+	p.list = append(p.list[:0], s, q)
+	t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: world}, p.list)
 	return nil
 }
 
@@ -682,148 +723,37 @@ func (st *rankState) take(src, dst, tag int64) (int64, bool) {
 	return req, true
 }
 
-// collective maps a collective action.
+// collective maps a collective action: its arguments give the event's
+// size and root (one step per argument layout), and a reduction's flops
+// follow it as a compute.
 func (p *parser) collective(r int, a *action, f [][]byte) error {
-	st := &p.ranks[r]
-	n := int(p.n)
+	dtype := p.ranks[r].dtype
 	e := mpi.Event{Kind: a.mpi, Comm: mpi.World}
 	var comp float64 // flops of the reduction, run after the collective
 	var err error
 	switch a.kind {
 	case actBarrier:
-	case actBcast: // bcast count [root [dt]]
-		var c, dt int64
-		if c, err = p.count(f, 2, "count"); err != nil {
+	case actBcast:
+		err = p.bcastArgs(f, dtype, &e)
+	case actReduce:
+		comp, err = p.reduceArgs(a, f, dtype, &e)
+	case actGather:
+		err = p.gatherArgs(a, f, dtype, &e)
+	case actGatherv:
+		err = p.gathervArgs(a, f, dtype, &e)
+	case actScatterv:
+		err = p.scattervArgs(f, dtype, &e)
+	case actAlltoallv:
+		if err := p.alltoallvArgs(a, f, dtype, &e); err != nil {
 			return err
 		}
-		if e.Peer, err = p.root(f, 3); err != nil {
-			return err
-		}
-		if dt, err = p.dtype(f, 4, st.dtype); err != nil {
-			return err
-		}
-		e.Bytes = c * dt
-	case actReduce: // reduce count flops [root [dt]]; allreduce, scan: count flops [dt]
-		var c, dt int64
-		if c, err = p.count(f, 2, "count"); err != nil {
-			return err
-		}
-		if comp, err = p.number(f, 3, "flops"); err != nil {
-			return err
-		}
-		dti := 4
-		if a.mpi == mpi.Reduce {
-			if e.Peer, err = p.root(f, 4); err != nil {
-				return err
-			}
-			dti = 5
-		}
-		if dt, err = p.dtype(f, dti, st.dtype); err != nil {
-			return err
-		}
-		e.Bytes = c * dt
-	case actGather: // gather, scatter: send recv [root [dt1 dt2]]; allgather, alltoall: send recv [dt1 dt2]
-		var sc, rc, dt1, dt2 int64
-		if sc, err = p.count(f, 2, "send count"); err != nil {
-			return err
-		}
-		if rc, err = p.count(f, 3, "receive count"); err != nil {
-			return err
-		}
-		dti := 4
-		if a.mpi.IsRooted() {
-			if e.Peer, err = p.root(f, 4); err != nil {
-				return err
-			}
-			dti = 5
-		}
-		if dt1, err = p.dtype(f, dti, st.dtype); err != nil {
-			return err
-		}
-		if dt2, err = p.dtype(f, dti+1, st.dtype); err != nil {
-			return err
-		}
-		e.Bytes = sc * dt1
-		if a.mpi == mpi.Scatter {
-			e.Bytes = rc * dt2 // what every rank receives; the root's send count is per rank too
-		}
-	case actGatherv: // gatherv send counts×n [root [dt1 dt2]]; allgatherv send counts×n [dt1 dt2 [displs×n]]
-		if _, err = p.count(f, 2, "send count"); err != nil {
-			return err
-		}
-		dti := 3 + n
-		if a.mpi.IsRooted() {
-			if e.Peer, err = p.root(f, 3+n); err != nil {
-				return err
-			}
-			dti++
-		} else if len(f) <= 3+2*n && len(f) > 5+n {
-			dti = len(f) // displacements without datatypes (SimGrid's reading)
-		}
-		dt2, err := p.dtype(f, dti+1, st.dtype)
-		if err != nil {
-			return err
-		}
-		sum, err := p.counts(f, 3, dt2, "receive counts")
-		if err != nil {
-			return err
-		}
-		e.Bytes = ceilDiv(sum, p.n) // capsim's gather moves one size per rank: the mean
-	case actScatterv: // scatterv counts×n recv [root [dt1 dt2]]
-		if _, err = p.count(f, 2+n, "receive count"); err != nil {
-			return err
-		}
-		if e.Peer, err = p.root(f, 3+n); err != nil {
-			return err
-		}
-		dt1, err := p.dtype(f, 4+n, st.dtype)
-		if err != nil {
-			return err
-		}
-		sum, err := p.counts(f, 2, dt1, "send counts")
-		if err != nil {
-			return err
-		}
-		e.Bytes = ceilDiv(sum, p.n)
-	case actAlltoallv: // alltoallv sendbuf counts×n recvbuf counts×n [dt1 dt2]
-		if len(f) < 4+2*n {
-			return p.errorf("%d arguments for %d ranks, want %d (%s)", len(f)-2, n, 2+2*n, a.usage)
-		}
-		dt1, err := p.dtype(f, 4+2*n, st.dtype)
-		if err != nil {
-			return err
-		}
-		if _, err = p.count(f, 2, "send buffer size"); err != nil {
-			return err
-		}
-		if _, err = p.count(f, 3+n, "receive buffer size"); err != nil {
-			return err
-		}
-		dt2, err := p.dtype(f, 5+2*n, st.dtype)
-		if err != nil {
-			return err
-		}
-		if _, err = p.counts(f, 4+n, dt2, "receive counts"); err != nil {
-			return err
-		}
-		sum, err := p.counts(f, 3, dt1, "send counts")
-		if err != nil {
-			return err
-		}
-		e.Bytes = sum
 		p.t.AppendList(r, e, p.list)
 		return nil
-	case actReduceScatter: // reducescatter counts×n flops [dt]
-		dt, err := p.dtype(f, 3+n, st.dtype)
-		if err != nil {
-			return err
-		}
-		if comp, err = p.number(f, 2+n, "flops"); err != nil {
-			return err
-		}
-		if e.Bytes, err = p.counts(f, 2, dt, "receive counts"); err != nil {
-			return err
-		}
+	case actReduceScatter:
+		comp, err = p.reduceScatterArgs(f, dtype, &e)
+	}
+	if err != nil {
+		return err
 	}
 	p.t.Append(r, e)
 	if comp != 0 {
@@ -834,6 +764,177 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 		p.t.Append(r, mpi.Event{Kind: mpi.Compute, Region: p.compute, Duration: ns})
 	}
 	return nil
+}
+
+// bcastArgs reads bcast count [root [dt]].
+func (p *parser) bcastArgs(f [][]byte, dtype int64, e *mpi.Event) error {
+	var err error
+	var c, dt int64
+	if c, err = p.count(f, 2, "count"); err != nil {
+		return err
+	}
+	if e.Peer, err = p.root(f, 3); err != nil {
+		return err
+	}
+	if dt, err = p.dtype(f, 4, dtype); err != nil {
+		return err
+	}
+	e.Bytes = c * dt
+	return nil
+}
+
+// reduceArgs reads reduce count flops [root [dt]], and allreduce and
+// scan count flops [dt]; it returns the flops.
+func (p *parser) reduceArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) (comp float64, err error) {
+	var c, dt int64
+	if c, err = p.count(f, 2, "count"); err != nil {
+		return 0, err
+	}
+	if comp, err = p.number(f, 3, "flops"); err != nil {
+		return 0, err
+	}
+	dti := 4
+	if a.mpi == mpi.Reduce {
+		if e.Peer, err = p.root(f, 4); err != nil {
+			return 0, err
+		}
+		dti = 5
+	}
+	if dt, err = p.dtype(f, dti, dtype); err != nil {
+		return 0, err
+	}
+	e.Bytes = c * dt
+	return comp, nil
+}
+
+// gatherArgs reads gather and scatter send recv [root [dt1 dt2]], and
+// allgather and alltoall send recv [dt1 dt2].
+func (p *parser) gatherArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) error {
+	var err error
+	var sc, rc, dt1, dt2 int64
+	if sc, err = p.count(f, 2, "send count"); err != nil {
+		return err
+	}
+	if rc, err = p.count(f, 3, "receive count"); err != nil {
+		return err
+	}
+	dti := 4
+	if a.mpi.IsRooted() {
+		if e.Peer, err = p.root(f, 4); err != nil {
+			return err
+		}
+		dti = 5
+	}
+	if dt1, err = p.dtype(f, dti, dtype); err != nil {
+		return err
+	}
+	if dt2, err = p.dtype(f, dti+1, dtype); err != nil {
+		return err
+	}
+	e.Bytes = sc * dt1
+	if a.mpi == mpi.Scatter {
+		e.Bytes = rc * dt2 // what every rank receives; the root's send count is per rank too
+	}
+	return nil
+}
+
+// gathervArgs reads gatherv send counts×n [root [dt1 dt2]] and allgatherv
+// send counts×n [dt1 dt2 [displs×n]].
+func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) error {
+	n := int(p.n)
+	var err error
+	if _, err = p.count(f, 2, "send count"); err != nil {
+		return err
+	}
+	dti := 3 + n
+	if a.mpi.IsRooted() {
+		if e.Peer, err = p.root(f, 3+n); err != nil {
+			return err
+		}
+		dti++
+	} else if len(f) <= 3+2*n && len(f) > 5+n {
+		dti = len(f) // displacements without datatypes (SimGrid's reading)
+	}
+	dt2, err := p.dtype(f, dti+1, dtype)
+	if err != nil {
+		return err
+	}
+	sum, err := p.counts(f, 3, dt2, "receive counts")
+	if err != nil {
+		return err
+	}
+	e.Bytes = ceilDiv(sum, p.n) // capsim's gather moves one size per rank: the mean
+	return nil
+}
+
+// scattervArgs reads scatterv counts×n recv [root [dt1 dt2]].
+func (p *parser) scattervArgs(f [][]byte, dtype int64, e *mpi.Event) error {
+	n := int(p.n)
+	var err error
+	if _, err = p.count(f, 2+n, "receive count"); err != nil {
+		return err
+	}
+	if e.Peer, err = p.root(f, 3+n); err != nil {
+		return err
+	}
+	dt1, err := p.dtype(f, 4+n, dtype)
+	if err != nil {
+		return err
+	}
+	sum, err := p.counts(f, 2, dt1, "send counts")
+	if err != nil {
+		return err
+	}
+	e.Bytes = ceilDiv(sum, p.n)
+	return nil
+}
+
+// alltoallvArgs reads alltoallv sendbuf counts×n recvbuf counts×n [dt1 dt2].
+func (p *parser) alltoallvArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) error {
+	n := int(p.n)
+	if len(f) < 4+2*n {
+		return p.errorf("%d arguments for %d ranks, want %d (%s)", len(f)-2, n, 2+2*n, a.usage)
+	}
+	dt1, err := p.dtype(f, 4+2*n, dtype)
+	if err != nil {
+		return err
+	}
+	if _, err = p.count(f, 2, "send buffer size"); err != nil {
+		return err
+	}
+	if _, err = p.count(f, 3+n, "receive buffer size"); err != nil {
+		return err
+	}
+	dt2, err := p.dtype(f, 5+2*n, dtype)
+	if err != nil {
+		return err
+	}
+	if _, err = p.counts(f, 4+n, dt2, "receive counts"); err != nil {
+		return err
+	}
+	sum, err := p.counts(f, 3, dt1, "send counts")
+	if err != nil {
+		return err
+	}
+	e.Bytes = sum
+	return nil
+}
+
+// reduceScatterArgs reads reducescatter counts×n flops [dt]; it returns
+// the flops.
+func (p *parser) reduceScatterArgs(f [][]byte, dtype int64, e *mpi.Event) (comp float64, err error) {
+	n := int(p.n)
+	dt, err := p.dtype(f, 3+n, dtype)
+	if err != nil {
+		return 0, err
+	}
+	if comp, err = p.number(f, 2+n, "flops"); err != nil {
+		return 0, err
+	}
+	if e.Bytes, err = p.counts(f, 2, dt, "receive counts"); err != nil {
+		return 0, err
+	}
+	return comp, nil
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -1,5 +1,6 @@
 // Package taskgraph holds the task-graph workloads of power-constrained
-// node scheduling (note 001 §2.8, §3.2): directed acyclic graphs of
+// node scheduling (Anger, PhD thesis, Georgia Tech 2016, §4.2.2.2 and
+// §5.2): directed acyclic graphs of
 // elastic tasks from tiled Cholesky, LU and conjugate-gradient solvers, and
 // the per-kernel profiles that give each (threads, frequency)
 // configuration of a kernel its time and incremental power.
@@ -52,7 +53,7 @@ func (d *DAG) Predecessors(t int32) []int32 { return d.Pred[d.PredStart[t]:d.Pre
 // KernelName returns the kernel name of task t.
 func (d *DAG) KernelName(t int32) string { return d.Kernels[d.Kernel[t]] }
 
-// Label names task t as the note does: the kernel and the coordinates in
+// Label names task t by its kernel and the coordinates in
 // use, e.g. "TRSM(2,1)" or "GEMM(3,2,1)".
 func (d *DAG) Label(t int32) string {
 	var b strings.Builder

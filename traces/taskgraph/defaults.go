@@ -3,7 +3,8 @@ package taskgraph
 import "math"
 
 // The default profile set models the node of the thesis' task-graph
-// experiments (note 001 §2.7): an Intel Xeon Phi 3120A at 1.1 GHz whose
+// experiments (Anger, PhD thesis, Georgia Tech 2016, §4.2.1 and Table 5):
+// an Intel Xeon Phi 3120A at 1.1 GHz whose
 // offload runtime leaves 112 hardware threads (56 cores × 2) to tasks,
 // with an idle power of 106.9 W. The thesis prints no profile numbers
 // (Figs. 18 and 20 carry none in the text), so the numbers are a model,

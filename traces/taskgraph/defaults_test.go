@@ -2,9 +2,10 @@ package taskgraph
 
 import "testing"
 
-// Note 001 §5.5 item 9: 112 threads, idle 106.9 W, and every kernel's
-// cheapest frontier point at most 35 W; §2.9: GEMM and SPMV have long
-// frontiers, DAXPY and POTRF short ones.
+// Anger's thesis §4.2.1–4.2.2: 112 threads, idle 106.9 W, and every
+// kernel's cheapest frontier point at most 35 W (§5.2.3: the power cap
+// "starts at 35 Watts"); GEMM and SPMV have long frontiers, DAXPY and POTRF short
+// ones (Fig. 20).
 func TestDefaultProfiles(t *testing.T) {
 	p := DefaultProfiles()
 	if p.Machine.Threads != 112 || p.Machine.IdleW != 106.9 {

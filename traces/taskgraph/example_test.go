@@ -6,7 +6,8 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// Generate builds the tiled Cholesky graph of note 001 §2.8; the default
+// Generate builds the tiled Cholesky graph of Anger's thesis (Georgia Tech
+// 2016, §4.2.2.2); the default
 // profiles give each kernel's Pareto frontier.
 func Example() {
 	d, err := taskgraph.Generate("cholesky:4")

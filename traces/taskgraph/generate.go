@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Kernel names of the generated graphs (note 001 §2.8).
+// Kernel names of the generated graphs (the MKL kernels of Anger, PhD
+// thesis, Georgia Tech 2016, §4.2.2.2).
 const (
 	POTRF  = "POTRF"
 	TRSM   = "TRSM"
@@ -69,7 +70,8 @@ func checkTiles(what string, nt int) error {
 }
 
 // Cholesky returns the tiled right-looking Cholesky factorization of an
-// nt×nt-tile matrix (note 001 §2.8): POTRF(k), TRSM(i,k), SYRK(i,k) and
+// nt×nt-tile matrix (Anger's thesis §4.2.2.2; Buttari et al., Parallel
+// Computing 35(1), 2009): POTRF(k), TRSM(i,k), SYRK(i,k) and
 // GEMM(i,j,k) for i > j > k, with the dependencies of their tile accesses.
 // It has nt + nt(nt−1) + nt(nt−1)(nt−2)/6 tasks; 4×4 tiles give 20 tasks
 // and 30 edges.
@@ -95,7 +97,7 @@ func Cholesky(nt int) (*DAG, error) {
 }
 
 // LU returns the tiled right-looking LU factorization without pivoting
-// across tiles of an nt×nt-tile matrix (note 001 §2.8): GETRF(k), the row
+// across tiles of an nt×nt-tile matrix (Anger's thesis §4.2.2.2): GETRF(k), the row
 // panel TRSM(k,j), the column panel TRSM(i,k) and GEMM(i,j,k). It has
 // nt + nt(nt−1) + (nt−1)nt(2nt−1)/6 tasks; 4×4 tiles give 30 tasks and 54
 // edges.
@@ -123,8 +125,9 @@ func LU(nt int) (*DAG, error) {
 }
 
 // CG returns iters iterations of unpreconditioned conjugate gradient on a
-// 27-point stencil matrix split into nb row blocks (note 001 §2.8, the
-// note's suggested per-iteration graph). Per iteration and block b:
+// 27-point stencil matrix split into nb row blocks (the HPCG-derived CG of
+// Anger's thesis §4.2.2.2, which gives the kernels but no graph; this
+// per-iteration graph is ours). Per iteration and block b:
 //
 //	SPMV(b):      q_b = A_b·p        after the p updates of blocks b−1, b, b+1
 //	DDOT(b):      p_b·q_b            then REDUCE gives α
@@ -227,7 +230,8 @@ func Generate(spec string) (*DAG, error) {
 }
 
 // StencilNNZ returns the nonzeros of the 27-point stencil matrix of an
-// nx×ny×nz grid with ±1 connectivity in each dimension (note 001 §2.8):
+// nx×ny×nz grid with ±1 connectivity in each dimension (Anger's thesis
+// §4.2.2.2):
 // (3nx−2)(3ny−2)(3nz−2); interior rows have 27.
 func StencilNNZ(nx, ny, nz int) int {
 	f := func(n int) int {

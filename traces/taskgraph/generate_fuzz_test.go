@@ -12,7 +12,7 @@ var bigNumber = regexp.MustCompile(`[0-9]{3,}|[3-9][0-9]`)
 
 // FuzzGenerate checks the task-graph spec parser (capsim schedule's
 // GRAPH argument): no panic; errors quote the spec; an accepted Cholesky
-// has the task count of note 001 §2.8, nt + nt(nt−1) + nt(nt−1)(nt−2)/6;
+// has the task count nt + nt(nt−1) + nt(nt−1)(nt−2)/6 (see Cholesky);
 // every accepted graph survives the text round trip.
 func FuzzGenerate(f *testing.F) {
 	for _, s := range []string{"cholesky:4", "lu:3", "cg:2", "cg:2x3", "cg:2x", "cholesky:0", "lu:-1", "qr:4", "cholesky", "cg:x"} {

@@ -6,7 +6,9 @@ import (
 	"testing"
 )
 
-// Note 001 §2.8 counts (tasks, edges) for NT = 2, 3, 4, 5, 8.
+// Task and edge counts of the tiled graphs for NT = 2, 3, 4, 5, 8, worked
+// out by hand from the tile accesses (Cholesky 4×4: 20 tasks, 30 edges,
+// the graph of Anger's thesis Fig. 19).
 func TestNoteCounts(t *testing.T) {
 	for _, c := range []struct {
 		gen          func(int) (*DAG, error)
@@ -28,7 +30,7 @@ func TestNoteCounts(t *testing.T) {
 
 // Closed forms (derived from the tile accesses, see the generators) and the
 // unit-weight critical path 3NT−2 for every size 1..40 (Cholesky 4×4 and
-// LU 4×4 have critical path 10, note 001 §2.8).
+// LU 4×4 have critical path 10 with unit weights).
 func TestClosedForms(t *testing.T) {
 	for n := 1; n <= 40; n++ {
 		ch, err := Cholesky(n)
@@ -124,7 +126,9 @@ func transitiveEdges(d *DAG) int {
 	return bad
 }
 
-// The 4×4 Cholesky edge list of note 001 §2.8, verbatim.
+// The 4×4 Cholesky edge list, worked out by hand from the tile accesses of
+// the tiled right-looking algorithm (the graph of Anger, PhD thesis,
+// Georgia Tech 2016, §4.2.2.2, Fig. 19): 20 tasks, 30 edges.
 const cholesky4 = `
 POTRF(0)->TRSM(1,0) POTRF(0)->TRSM(2,0) POTRF(0)->TRSM(3,0)
 TRSM(1,0)->SYRK(1,0) TRSM(1,0)->GEMM(2,1,0) TRSM(1,0)->GEMM(3,1,0)
@@ -152,7 +156,7 @@ func TestCholesky4EdgeList(t *testing.T) {
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("edges differ from the note:\n got %v\nwant %v", got, want)
+		t.Errorf("edges differ from the hand-worked list:\n got %v\nwant %v", got, want)
 	}
 	kinds := map[string]int{}
 	for t := int32(0); int(t) < d.NumTasks(); t++ {
@@ -216,7 +220,7 @@ func TestBuilderErrors(t *testing.T) {
 	}
 }
 
-// Note 001 §5.5 item 5: 4³ → 1000 nonzeros, 8³ → 10,648, 16³ → 97,336;
+// (3n − 2)³ nonzeros: 4³ → 1000, 8³ → 10,648, 16³ → 97,336;
 // checked against a direct count of in-grid neighbours.
 func TestStencilNNZ(t *testing.T) {
 	for _, c := range []struct{ n, want int }{{4, 1000}, {8, 10648}, {16, 97336}} {

@@ -92,9 +92,9 @@ func (p *Profiles) NumConfigs() int {
 // Pareto returns the indices (into Kernel(name)) of the kernel's
 // Pareto-optimal configurations, ordered by increasing power (and so
 // decreasing time): a configuration is kept unless another is at most as
-// slow and at most as powerful, and strictly better in one (note 001
-// §2.6). Of exact duplicates the first is kept. This is the sweep of note
-// 001 §2.6: sort by (power, time) and keep a point iff its time beats
+// slow and at most as powerful, and strictly better in one (Anger, PhD
+// thesis, Georgia Tech 2016, §4.2). Of exact duplicates the first is kept.
+// The sweep: sort by (power, time) and keep a point iff its time beats
 // every cheaper point's.
 func (p *Profiles) Pareto(name string) []int {
 	return ParetoIndices(p.configs[name])
