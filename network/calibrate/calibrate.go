@@ -100,8 +100,6 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("calibrate: no matched point-to-point messages with recorded times")
 	}
 	res.Fit.PingPongs = len(pingpong)
-	def := network.DefaultLogGOPS()
-	defG := float64(def.GapPerByte.Femtoseconds()) / network.FsPerNs
 	samples := oneway
 	res.Fit.Source = "messages"
 	if len(pingpong) > 0 {
@@ -110,42 +108,45 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("calibrate: every matched message completes before it starts (clocks out of step) and none is part of a round trip")
 	}
-	ow, _ := fitLine(samples, defG)
+	ow, _ := fitLine(samples)
 	res.Fit.OneWay = ow
-	res.build(ow, sends, gaps, opt, defG)
+	res.build(ow, sends, gaps, opt)
 	return res, nil
 }
 
 // build turns the fits into parameters and lists the unidentified ones.
-func (res *Result) build(ow Line, sends, gaps []sample, opt Options, defG float64) {
-	p := network.DefaultLogGOPS()
+func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
+	def := network.DefaultLogGOPS()
+	p := def
 	p.LogGP = opt.LogGP
 	unid := func(param, value, reason string) {
 		res.Unidentified = append(res.Unidentified, Unidentified{param, value, reason})
-	}
-	slope := math.Max(ow.Slope, 0)
-	if ow.Points < 2 {
-		unid("G", fmt.Sprintf("%g", defG), "every message has the same size: the default, and L absorbs the rest")
 	}
 	// o from the send calls. Their per-byte time is not O: a blocking
 	// send of a large message returns when its bytes have left, so it
 	// measures G as well, and LogGP adds O to G on a message's path. O is
 	// left at 0 and G carries the line's whole slope.
 	var o float64
-	if sl, ok := fitLine(sends, 0); ok {
+	if sl, ok := fitLine(sends); ok {
 		res.Fit.Send = &sl
 		o = math.Max(sl.Intercept, 0)
-		if sl.Points < 2 {
-			o = sl.Intercept + sl.Slope*float64(max(sl.MinBytes-1, 0))
-		}
 	}
-	o = math.Min(o, math.Max(ow.Intercept, 0)/2)
-	G, perO := slope, 0.0
 	unid("O", "0", "send durations of large messages include their transfer, so their per-byte time cannot be told from G; G holds the whole per-byte time")
-	L := math.Max(ow.Intercept-2*o, 0)
+	if half := math.Max(ow.Intercept, 0) / 2; o > half {
+		o = half
+		unid("o, L", fmt.Sprintf("o=%.0f, L=0", o), "the send calls last longer than half the one-way time at size 1: o takes that half and L nothing, as the one-way times give 2o + L only")
+	}
+	if res.Fit.Send == nil {
+		unid("o", "0", "no send call durations: one-way times give 2o + L only, and L holds all of it")
+	}
+	rest := math.Max(ow.Intercept-2*o, 0) // L + (s−1)·G at the single size, L otherwise
+	L, G := rest, math.Max(ow.Slope, 0)
+	if ow.Points < 2 {
+		L, G = res.oneSize(ow.MinBytes, rest, def, unid)
+	}
 	p.Latency, p.Overhead = int64(math.Round(L)), int64(math.Round(o))
 	p.GapPerByte, _ = network.PerByteFromFloat(G)
-	p.OverheadPerByte, _ = network.PerByteFromFloat(perO)
+	p.OverheadPerByte = network.PerByte{}
 	if len(gaps) > 0 {
 		g := math.Inf(1)
 		for _, s := range gaps {
@@ -159,8 +160,24 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options, defG float6
 	}
 	p.EagerLimit = max(p.EagerLimit, ow.MaxBytes)
 	unid("S", fmt.Sprint(p.EagerLimit), "the fit prices every recorded size by one line, whatever protocol the MPI library used; S is kept above the largest recorded message so that the replay does too")
-	if res.Fit.Send == nil {
-		unid("o", fmt.Sprint(p.Overhead), "no send call durations: one-way times give 2o + L only, and L holds all of it")
-	}
 	res.Net = p
+}
+
+// oneSize splits the time rest = L + (s−1)·G of messages that all have
+// size s: the term larger under the defaults takes the time, the other
+// keeps its default (less when rest is smaller).
+func (res *Result) oneSize(s int64, rest float64, def network.LogGOPS, unid func(string, string, string)) (L, G float64) {
+	s1 := float64(max(s-1, 0))
+	defL, defG := float64(def.Latency), float64(def.GapPerByte.Femtoseconds())/network.FsPerNs
+	if s1*defG >= defL {
+		L = math.Min(defL, rest)
+		unid("L", fmt.Sprintf("%.0f", L), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: L keeps its default (at most the time there is) and G, the larger term at that size, the rest", s))
+		return L, (rest - L) / s1
+	}
+	G = defG
+	if s1 > 0 {
+		G = math.Min(defG, rest/s1)
+	}
+	unid("G", fmt.Sprintf("%g", G), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: G keeps its default (at most the time there is) and L, the larger term at that size, the rest", s))
+	return rest - s1*G, G
 }

@@ -68,8 +68,8 @@ func envelope(ss []sample) []sample {
 
 // fitLine fits t = a + b·(s−1) by least squares to the lower envelope of
 // ss. With a single size the slope is 0 and the intercept that size's
-// time less (s−1)·fallbackSlope. ok is false without samples.
-func fitLine(ss []sample, fallbackSlope float64) (l Line, ok bool) {
+// time. ok is false without samples.
+func fitLine(ss []sample) (l Line, ok bool) {
 	if len(ss) == 0 {
 		return l, false
 	}
@@ -77,8 +77,7 @@ func fitLine(ss []sample, fallbackSlope float64) (l Line, ok bool) {
 	l.Samples, l.Points = len(ss), len(env)
 	l.MinBytes, l.MaxBytes = env[0].bytes, env[len(env)-1].bytes
 	if len(env) == 1 {
-		l.Slope = fallbackSlope
-		l.Intercept = env[0].ns - fallbackSlope*float64(max(env[0].bytes-1, 0))
+		l.Intercept = env[0].ns
 		return l, true
 	}
 	var mx, my float64
