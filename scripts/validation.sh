@@ -15,18 +15,20 @@ S=../shared/traces
 ms() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e6 }'; }
 err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+.1f %%", (p / r - 1) * 100 }'; }
 
-echo "| trace | recorded ms | default ms | error | calibrated net | calibrated ms | error |"
-echo "|---|---:|---:|---:|---|---:|---:|"
+echo "| trace | recorded ms | start spread ms | default ms | error | calibrated net | calibrated ms | error |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|"
 for t in otf2/pipit-pingpong otf2/pipit-pingpong-papi otf2/sstmacro-otf2test otf2/tracer-stencil4d-32 \
 	otf2/tracer-stencil4d-64 dumpi/sstmacro-testtrace dumpi/sstmacro-testbgp dumpi/d2g-alltoall4 \
 	liballprof/simple liballprof/barr4 liballprof/bcast3; do
 	p=$S/$t
 	read -r rec def < <("$capsim" replay "$p" --json | jq -r '"\(.recorded_ns) \(.makespan_ns)"')
-	if net=$("$capsim" calibrate "$p" --json 2>/dev/null | jq -r .net); then
-		cal=$("$capsim" replay "$p" --net "$net" --json | jq -r .makespan_ns)
-		echo "| ${t#*/} | $(ms "$rec") | $(ms "$def") | $(err "$def" "$rec") | \`$net\` | $(ms "$cal") | $(err "$cal" "$rec") |"
+	if cal=$("$capsim" calibrate "$p" --json 2>/dev/null); then
+		net=$(jq -r .net <<<"$cal")
+		spread=$(jq -r .fit.start_spread_ns <<<"$cal")
+		pred=$("$capsim" replay "$p" --net "$net" --json | jq -r .makespan_ns)
+		echo "| ${t#*/} | $(ms "$rec") | $(ms "$spread") | $(ms "$def") | $(err "$def" "$rec") | \`$net\` | $(ms "$pred") | $(err "$pred" "$rec") |"
 	else
-		echo "| ${t#*/} | $(ms "$rec") | $(ms "$def") | $(err "$def" "$rec") | — | — | — |"
+		echo "| ${t#*/} | $(ms "$rec") | — | $(ms "$def") | $(err "$def" "$rec") | — | — | — |"
 	fi
 done
 

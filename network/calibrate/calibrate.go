@@ -55,6 +55,11 @@ type Fit struct {
 	Messages  int `json:"messages"`
 	PingPongs int `json:"ping_pongs"`
 	Wildcards int `json:"wildcard_receives,omitempty"`
+	// StartSpreadNs is the largest spread, over the traces, of their
+	// ranks' first recorded times: ranks that started apart wait for each
+	// other in the recorded run, which a replay, starting every rank at
+	// 0, does not reproduce whatever the network.
+	StartSpreadNs int64 `json:"start_spread_ns"`
 }
 
 // Unidentified names a parameter the trace cannot determine, the value it
@@ -94,6 +99,7 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 			sends = append(sends, sample{m.bytes, float64(m.sendEnd - m.sendStart)})
 		}
 		pingpong = append(pingpong, roundTrips(t, msgs)...)
+		res.Fit.StartSpreadNs = max(res.Fit.StartSpreadNs, startSpread(t))
 		gaps = append(gaps, backToBack(t)...)
 	}
 	if res.Fit.Messages == 0 {
@@ -152,8 +158,8 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
 		for _, s := range gaps {
 			g = math.Min(g, s.ns-G*float64(max(s.bytes-1, 0)))
 		}
-		res.Fit.GapSamples, res.Fit.GapNs = len(gaps), g
-		p.Gap = int64(math.Round(math.Max(g, 0)))
+		res.Fit.GapSamples, res.Fit.GapNs = len(gaps), math.Max(g, 0)
+		p.Gap = int64(math.Round(res.Fit.GapNs))
 	} else {
 		p.Gap = p.Overhead
 		unid("g", fmt.Sprint(p.Gap), "no back-to-back sends: set to o, which keeps a rank's sends spaced by its CPU overhead alone")
@@ -164,20 +170,33 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
 }
 
 // oneSize splits the time rest = L + (s−1)·G of messages that all have
-// size s: the term larger under the defaults takes the time, the other
-// keeps its default (less when rest is smaller).
+// size s: G keeps its default unless rest is shorter than (s−1)·G, and L
+// takes what remains.
 func (res *Result) oneSize(s int64, rest float64, def network.LogGOPS, unid func(string, string, string)) (L, G float64) {
 	s1 := float64(max(s-1, 0))
-	defL, defG := float64(def.Latency), float64(def.GapPerByte.Femtoseconds())/network.FsPerNs
-	if s1*defG >= defL {
-		L = math.Min(defL, rest)
-		unid("L", fmt.Sprintf("%.0f", L), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: L keeps its default (at most the time there is) and G, the larger term at that size, the rest", s))
-		return L, (rest - L) / s1
+	G = float64(def.GapPerByte.Femtoseconds()) / network.FsPerNs
+	if s1*G > rest {
+		G = rest / s1
 	}
-	G = defG
-	if s1 > 0 {
-		G = math.Min(defG, rest/s1)
-	}
-	unid("G", fmt.Sprintf("%g", G), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: G keeps its default (at most the time there is) and L, the larger term at that size, the rest", s))
+	unid("G", fmt.Sprintf("%g", G), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: G keeps its default (less if the time is shorter) and L takes the rest", s))
 	return rest - s1*G, G
+}
+
+// startSpread returns the time between the first and the last of t's
+// ranks to start: the spread of their first events' recorded starts.
+func startSpread(t *mpi.Trace) int64 {
+	first, last, seen := int64(0), int64(0), false
+	for _, rk := range t.Ranks {
+		for _, st := range rk.Stamps {
+			if !st.Known() {
+				continue
+			}
+			if !seen {
+				first, last, seen = st.Start, st.Start, true
+			}
+			first, last = min(first, st.Start), max(last, st.Start)
+			break
+		}
+	}
+	return last - first
 }

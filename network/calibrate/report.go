@@ -46,6 +46,7 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(tw, ", %d wildcard receives left out", f.Wildcards)
 	}
 	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "start spread\t%.3f ms between the first and the last rank's first recorded event\n", float64(f.StartSpreadNs)/1e6)
 	line := func(name, what string, l Line) {
 		fmt.Fprintf(tw, "%s\t%s = %.0f ns + %.6g ns/B × (s−1); R² %.5f, residual rms %.0f ns, max %.0f ns; sizes %d–%d B, %d samples, %d envelope points\n",
 			name, what, l.Intercept, l.Slope, l.R2, l.RMS, l.MaxAbs, l.MinBytes, l.MaxBytes, l.Samples, l.Points)
