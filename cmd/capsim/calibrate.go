@@ -44,7 +44,7 @@ docs/guide/validation.md).`,
 			}
 			var trs []*mpi.Trace
 			for _, path := range a {
-				t, err := importer.Read(path, traceOptions(format, 0))
+				t, err := importer.Read(path, traceOptions(format, 0).WithStamps(true))
 				if err != nil {
 					return err
 				}

@@ -34,7 +34,7 @@ func replay(t testing.TB, path string, net network.LogGOPS) (pred, rec int64) {
 
 func calibrateFile(t testing.TB, path string, opt calibrate.Options) *calibrate.Result {
 	t.Helper()
-	tr, err := importer.Read(path, importer.Options{})
+	tr, err := importer.Read(path, importer.Options{}.WithStamps(true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func (c *rankConv) region() int32 {
 func (c *rankConv) flush() {
 	if c.gap > 0 {
 		e := mpi.Event{Kind: mpi.Compute, Region: c.region(), Duration: c.gap}
-		if c.started {
+		if c.started && c.opt.Stamps {
 			c.t.AppendStamped(c.rank, e, mpi.Stamp{Start: c.curStart - c.gap, End: c.curStart})
 		} else {
 			c.t.Append(c.rank, e)
@@ -230,7 +230,7 @@ func (c *rankConv) emit(r *record, e mpi.Event) int {
 		e.Duration = stop - start
 	}
 	c.after = int(r.id)
-	if ok {
+	if ok && c.opt.Stamps {
 		c.t.AppendStamped(c.rank, e, mpi.Stamp{Start: start, End: max(start, stop)})
 	} else {
 		c.t.Append(c.rank, e)
@@ -246,7 +246,7 @@ func (c *rankConv) emitList(r *record, e mpi.Event, list []int64) int {
 	}
 	c.after = int(r.id)
 	c.t.AppendList(c.rank, e, list)
-	if ok {
+	if ok && c.opt.Stamps {
 		rk := &c.t.Ranks[c.rank]
 		if rk.Stamps == nil {
 			rk.Stamps = make([]mpi.Stamp, len(rk.Events))

@@ -15,9 +15,12 @@ func TestRealTraceStamps(t *testing.T) {
 	base := testenv.Shared(t, "traces/dumpi")
 	for _, tc := range realTraces {
 		t.Run(tc.dir, func(t *testing.T) {
-			tr, err := Read(filepath.Join(base, tc.dir), Options{})
+			tr, err := Read(filepath.Join(base, tc.dir), Options{Stamps: true})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if plain, err := Read(filepath.Join(base, tc.dir), Options{}); err != nil || plain.Stamped() || plain.NumEvents() != tr.NumEvents() {
+				t.Fatalf("without Stamps: %v", err)
 			}
 			for r, rk := range tr.Ranks {
 				if len(rk.Stamps) != len(rk.Events) {

@@ -587,7 +587,10 @@ func (b *builder) initDone(rank int, t int64) {
 			rs.outsideNs += e.Duration
 		}
 		if keep || b.opt.KeepGaps {
-			kept, stamps = append(kept, e), append(stamps, rk.Stamps[i])
+			kept = append(kept, e)
+			if rk.Stamps != nil {
+				stamps = append(stamps, rk.Stamps[i])
+			}
 		}
 	}
 	rk.Events, rk.Stamps = kept, stamps
@@ -638,17 +641,28 @@ func (b *builder) compute(rank int, region int32, from, to int64) {
 	if n := len(rk.Events); n > 0 {
 		if e := &rk.Events[n-1]; e.Kind == mpi.Compute && e.Region == region && e.ParamLen == 0 {
 			e.Duration += to - from
-			rk.Stamps[n-1].End = to
+			if rk.Stamps != nil {
+				rk.Stamps[n-1].End = to
+			}
 			return
 		}
 	}
-	b.t.AppendStamped(rank, mpi.Event{Kind: mpi.Compute, Region: region, Duration: to - from}, mpi.Stamp{Start: from, End: to})
+	e := mpi.Event{Kind: mpi.Compute, Region: region, Duration: to - from}
+	if !b.opt.Stamps {
+		b.t.Append(rank, e)
+		return
+	}
+	b.t.AppendStamped(rank, e, mpi.Stamp{Start: from, End: to})
 }
 
 // add appends an MPI event of rank recorded at t: stamped from the entry
 // into the rank's current MPI call (endCall sets its end), or at t when
 // no call of the master thread is open.
 func (b *builder) add(rank int, e mpi.Event, t int64) {
+	if !b.opt.Stamps {
+		b.t.Append(rank, e)
+		return
+	}
 	start := t
 	if rs := &b.ranks[rank]; rs.inCall {
 		start = min(rs.mpiEnter, t)

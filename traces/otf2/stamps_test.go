@@ -15,11 +15,18 @@ func TestRealTraceStamps(t *testing.T) {
 	base := testenv.Shared(t, "traces/otf2")
 	for _, name := range realTraces {
 		t.Run(name, func(t *testing.T) {
-			tr, err := Read(filepath.Join(base, name), Options{})
+			tr, err := Read(filepath.Join(base, name), Options{Stamps: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkStamps(t, tr)
+			plain, err := Read(filepath.Join(base, name), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain.Stamped() || plain.NumEvents() != tr.NumEvents() {
+				t.Errorf("without Stamps: stamped %v, %d events; want false, %d", plain.Stamped(), plain.NumEvents(), tr.NumEvents())
+			}
 		})
 	}
 }
