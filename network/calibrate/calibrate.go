@@ -116,12 +116,14 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 	}
 	ow, _ := fitLine(samples)
 	res.Fit.OneWay = ow
-	res.build(ow, sends, gaps, opt)
+	if err := res.build(ow, sends, gaps, opt); err != nil {
+		return nil, fmt.Errorf("calibrate: the fitted parameters are out of range (recorded times of %.3g ns at %d bytes): %w", ow.Intercept, ow.MinBytes, err)
+	}
 	return res, nil
 }
 
 // build turns the fits into parameters and lists the unidentified ones.
-func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
+func (res *Result) build(ow Line, sends, gaps []sample, opt Options) error {
 	def := network.DefaultLogGOPS()
 	p := def
 	p.LogGP = opt.LogGP
@@ -151,7 +153,10 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
 		L, G = res.oneSize(ow.MinBytes, rest, def, unid)
 	}
 	p.Latency, p.Overhead = int64(math.Round(L)), int64(math.Round(o))
-	p.GapPerByte, _ = network.PerByteFromFloat(G)
+	var err error
+	if p.GapPerByte, err = network.PerByteFromFloat(G); err != nil {
+		return fmt.Errorf("G = %g ns per byte: %w", G, err)
+	}
 	p.OverheadPerByte = network.PerByte{}
 	if len(gaps) > 0 {
 		g := math.Inf(1)
@@ -167,6 +172,7 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) {
 	p.EagerLimit = max(p.EagerLimit, ow.MaxBytes)
 	unid("S", fmt.Sprint(p.EagerLimit), "the fit prices every recorded size by one line, whatever protocol the MPI library used; S is kept above the largest recorded message so that the replay does too")
 	res.Net = p
+	return p.Validate()
 }
 
 // oneSize splits the time rest = L + (s−1)·G of messages that all have

@@ -47,9 +47,10 @@ func envelope(ss []sample) []sample {
 	for _, s := range ss {
 		sizes[s.bytes] = true
 	}
-	class := func(b int64) int64 { return b }
+	// Sizes 0 and 1 are one class: both carry no per-byte time.
+	class := func(b int64) int64 { return max(b, 1) }
 	if len(sizes) > 64 {
-		class = func(b int64) int64 { return int64(64 - bits.LeadingZeros64(uint64(b))) }
+		class = func(b int64) int64 { return int64(64 - bits.LeadingZeros64(uint64(max(b, 1)))) }
 	}
 	best := map[int64]sample{}
 	for _, s := range ss {
