@@ -8,12 +8,16 @@ import (
 
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/traces/otf2"
 )
 
 // TestCalibrate runs capsim calibrate on a recorded ping-pong: its JSON
 // spec parses and replays the trace within 3 % of its recorded span, and
 // the text output offers the same spec and the scenario keys.
 func TestCalibrate(t *testing.T) {
+	if !otf2.Available {
+		t.Skip("built without the OTF2 library")
+	}
 	path := filepath.Join(testenv.Shared(t, "traces/otf2/pipit-pingpong"), "traces.otf2")
 	code, out, errOut := capsim(t, "calibrate", path, "--json")
 	if code != 0 {

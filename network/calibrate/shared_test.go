@@ -11,6 +11,7 @@ import (
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/mpi"
+	"github.com/capsim/capsim/traces/otf2"
 )
 
 // replay returns the predicted makespan of the trace at path under net,
@@ -32,6 +33,14 @@ func replay(t testing.TB, path string, net network.LogGOPS) (pred, rec int64) {
 	return res.Makespan, tr.MPI.Recorded.JobNs()
 }
 
+// needOTF2 skips t in builds without the OTF2 library.
+func needOTF2(t *testing.T) {
+	t.Helper()
+	if !otf2.Available {
+		t.Skip("built without the OTF2 library")
+	}
+}
+
 func calibrateFile(t testing.TB, path string, opt calibrate.Options) *calibrate.Result {
 	t.Helper()
 	tr, err := importer.Read(path, importer.Options{}.WithStamps(true))
@@ -48,6 +57,7 @@ func calibrateFile(t testing.TB, path string, opt calibrate.Options) *calibrate.
 // TestSharedPingPongs calibrates each recorded ping-pong on itself: the
 // replay under the fitted network predicts its recorded span within 3 %.
 func TestSharedPingPongs(t *testing.T) {
+	needOTF2(t)
 	base := testenv.Shared(t, "traces/otf2")
 	for _, name := range []string{"pipit-pingpong", "pipit-pingpong-papi"} {
 		path := filepath.Join(base, name, "traces.otf2")
@@ -71,6 +81,7 @@ func TestSharedPingPongs(t *testing.T) {
 // drifts from that number by more than half a percent or the error grows
 // beyond 7.5 %; likewise the reverse case.
 func TestOutOfSample(t *testing.T) {
+	needOTF2(t)
 	base := testenv.Shared(t, "traces/otf2")
 	for _, tc := range []struct {
 		from, to  string

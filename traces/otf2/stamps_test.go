@@ -1,3 +1,5 @@
+//go:build cgo && !nootf2
+
 package otf2
 
 import (
