@@ -95,6 +95,7 @@ type rankConv struct {
 	// Compute between calls.
 	started  bool
 	lastStop int64
+	curStart int64 // start of the last timed call: the end of the compute before it
 	gap      int64 // compute time accumulated since the last event
 	after    int   // function id of the last call that became an event, -1: none
 	regs     *regions
@@ -160,7 +161,7 @@ func (c *rankConv) timed(r *record) {
 		c.gap += start - c.lastStop
 	}
 	c.started = true
-	c.lastStop = max(stop, start)
+	c.curStart, c.lastStop = start, max(stop, start)
 }
 
 // regions interns compute-region names for all ranks of a trace without
@@ -211,7 +212,12 @@ func (c *rankConv) region() int32 {
 // flush emits the accumulated compute.
 func (c *rankConv) flush() {
 	if c.gap > 0 {
-		c.t.Append(c.rank, mpi.Event{Kind: mpi.Compute, Region: c.region(), Duration: c.gap})
+		e := mpi.Event{Kind: mpi.Compute, Region: c.region(), Duration: c.gap}
+		if c.started && c.opt.Stamps {
+			c.t.AppendStamped(c.rank, e, mpi.Stamp{Start: c.curStart - c.gap, End: c.curStart})
+		} else {
+			c.t.Append(c.rank, e)
+		}
 		c.gap = 0
 	}
 }
@@ -219,21 +225,34 @@ func (c *rankConv) flush() {
 // emit appends an MPI event for record r after the compute before it.
 func (c *rankConv) emit(r *record, e mpi.Event) int {
 	c.flush()
-	if start, stop, ok := c.clock(r); ok && stop > start {
+	start, stop, ok := c.clock(r)
+	if ok && stop > start {
 		e.Duration = stop - start
 	}
 	c.after = int(r.id)
-	c.t.Append(c.rank, e)
+	if ok && c.opt.Stamps {
+		c.t.AppendStamped(c.rank, e, mpi.Stamp{Start: start, End: max(start, stop)})
+	} else {
+		c.t.Append(c.rank, e)
+	}
 	return len(c.t.Ranks[c.rank].Events) - 1
 }
 
 func (c *rankConv) emitList(r *record, e mpi.Event, list []int64) int {
 	c.flush()
-	if start, stop, ok := c.clock(r); ok && stop > start {
+	start, stop, ok := c.clock(r)
+	if ok && stop > start {
 		e.Duration = stop - start
 	}
 	c.after = int(r.id)
 	c.t.AppendList(c.rank, e, list)
+	if ok && c.opt.Stamps {
+		rk := &c.t.Ranks[c.rank]
+		if rk.Stamps == nil {
+			rk.Stamps = make([]mpi.Stamp, len(rk.Events))
+		}
+		rk.Stamps[len(rk.Stamps)-1] = mpi.Stamp{Start: start, End: max(start, stop)}
+	}
 	return len(c.t.Ranks[c.rank].Events) - 1
 }
 

@@ -30,6 +30,10 @@ type Options struct {
 	CPUClock bool
 	// Regions selects how compute regions are named.
 	Regions Regions
+	// Stamps keeps each event's recorded time in the trace
+	// (mpi.Rank.Stamps), on the clock CPUClock chooses. Off by default:
+	// they take 16 bytes per event, which only calibration needs.
+	Stamps bool
 }
 
 // Info describes what ReadInfo found, per rank.

@@ -132,7 +132,25 @@ type Rank struct {
 	Events []Event
 	List   []int64   // request ids of Waitall, per-peer bytes of Alltoallv
 	Params []float64 // per-compute-event parameters, len(Trace.ParamNames) each
+	// Stamps holds when each event ran in the traced program: nil when
+	// the trace has no timestamps, else one Stamp per event (Stamps[i]
+	// for Events[i]). Importers of formats with time fill it; Append
+	// keeps it aligned with Events.
+	Stamps []Stamp
 }
+
+// Stamp is when a traced event ran, in ns on the trace's clock, which the
+// ranks of one trace share (up to the recording machine's clock skew).
+// For an MPI event it is the entry into and the return from the MPI call
+// that produced it (a Wait completing a request: the MPI_Wait… call; an
+// Isend: the MPI_Isend call); for compute, the stretch's start and end.
+// The zero Stamp means unknown.
+type Stamp struct {
+	Start, End int64
+}
+
+// Known reports whether s holds a recorded time.
+func (s Stamp) Known() bool { return s != Stamp{} }
 
 // Communicator lists its members as world ranks, in communicator rank order.
 type Communicator struct {
@@ -206,8 +224,36 @@ func (t *Trace) Region(name string) int32 {
 	return int32(len(t.Regions) - 1)
 }
 
-// Append adds e to rank r's events.
-func (t *Trace) Append(r int, e Event) { t.Ranks[r].Events = append(t.Ranks[r].Events, e) }
+// Append adds e to rank r's events (with an unknown Stamp when the rank
+// has stamps).
+func (t *Trace) Append(r int, e Event) {
+	rk := &t.Ranks[r]
+	rk.Events = append(rk.Events, e)
+	if rk.Stamps != nil {
+		rk.Stamps = append(rk.Stamps, Stamp{})
+	}
+}
+
+// AppendStamped adds e to rank r's events with its recorded time s,
+// giving the rank stamps (unknown for its earlier events) if it had none.
+func (t *Trace) AppendStamped(r int, e Event, s Stamp) {
+	rk := &t.Ranks[r]
+	if rk.Stamps == nil {
+		rk.Stamps = make([]Stamp, len(rk.Events), max(cap(rk.Events), len(rk.Events)+1))
+	}
+	rk.Events = append(rk.Events, e)
+	rk.Stamps = append(rk.Stamps, s)
+}
+
+// Stamped reports whether any rank of t has recorded times.
+func (t *Trace) Stamped() bool {
+	for _, rk := range t.Ranks {
+		if rk.Stamps != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // AppendList adds e after storing list in the rank's side array and
 // pointing e's ListOff/ListLen at it (for Waitall and Alltoallv).
@@ -215,7 +261,7 @@ func (t *Trace) AppendList(r int, e Event, list []int64) {
 	rk := &t.Ranks[r]
 	e.ListOff, e.ListLen = int32(len(rk.List)), int32(len(list))
 	rk.List = append(rk.List, list...)
-	rk.Events = append(rk.Events, e)
+	t.Append(r, e)
 }
 
 // AppendCompute adds a compute event of the named region lasting ns

@@ -475,6 +475,7 @@ func (b *builder) handle(r *record) error {
 				if rs.callStart < len(evs) && evs[rs.callStart].Kind != mpi.Compute {
 					evs[rs.callStart].Duration = max(0, t-rs.mpiEnter)
 				}
+				b.endCall(rank, rs.callStart, t)
 				rs.segStart, rs.inCall = t, false
 				if (info.name == "MPI_Init" || info.name == "MPI_Init_thread") && !rs.inited {
 					b.initDone(rank, t)
@@ -491,13 +492,13 @@ func (b *builder) handle(r *record) error {
 			return nil // posted while recording was off
 		}
 		delete(rs.isend, r.e)
-		b.t.Append(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label})
+		b.add(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label}, t)
 	case rIrecvRequest:
 		if _, dup := rs.irecv[r.e]; dup {
 			return b.errorf(r, "receive request %d posted twice", r.e)
 		}
 		rs.irecv[r.e] = len(b.t.Ranks[rank].Events)
-		b.t.Append(rank, mpi.Event{Kind: mpi.Irecv, Req: int64(r.e), Peer: -2, Region: rs.label})
+		b.add(rank, mpi.Event{Kind: mpi.Irecv, Req: int64(r.e), Peer: -2, Region: rs.label}, t)
 	case rRequestCancelled:
 		evs := b.t.Ranks[rank].Events
 		if i, ok := rs.irecv[r.e]; ok {
@@ -522,7 +523,7 @@ func (b *builder) handle(r *record) error {
 						if b.offReg < 0 {
 							b.offReg = b.t.Region(MeasurementOffRegion)
 						}
-						b.compute(rank, b.offReg, t-rs.offAt)
+						b.compute(rank, b.offReg, rs.offAt, t)
 					}
 				}
 				rs.segStart = t
@@ -564,7 +565,7 @@ func (b *builder) flush(rank int, t int64) {
 			rs.outsideNs += t - rs.segStart
 		}
 		if !rs.finalized || b.opt.KeepGaps {
-			b.compute(rank, rs.label, t-rs.segStart)
+			b.compute(rank, rs.label, rs.segStart, t)
 		}
 	}
 	rs.segStart = t
@@ -578,21 +579,21 @@ func (b *builder) initDone(rank int, t int64) {
 	rs.inited, rs.initLeft = true, t
 	rk := &b.t.Ranks[rank]
 	at := make([]int, len(rk.Events)) // old index → new
-	kept := rk.Events[:0]
+	kept, stamps := rk.Events[:0], rk.Stamps[:0]
 	for i, e := range rk.Events {
 		at[i] = len(kept)
-		if e.Kind != mpi.Compute || e.ParamLen != 0 {
-			kept = append(kept, e)
-			continue
-		}
-		if b.offReg < 0 || e.Region != b.offReg {
+		keep := e.Kind != mpi.Compute || e.ParamLen != 0
+		if !keep && (b.offReg < 0 || e.Region != b.offReg) {
 			rs.outsideNs += e.Duration
 		}
-		if b.opt.KeepGaps {
+		if keep || b.opt.KeepGaps {
 			kept = append(kept, e)
+			if rk.Stamps != nil {
+				stamps = append(stamps, rk.Stamps[i])
+			}
 		}
 	}
-	rk.Events = kept
+	rk.Events, rk.Stamps = kept, stamps
 	for _, pending := range []map[uint64]int{rs.irecv, rs.isend} {
 		for req, i := range pending {
 			pending[req] = at[i]
@@ -633,17 +634,49 @@ func (b *builder) recorded() *graph.Recorded {
 	return rec
 }
 
-// compute appends compute time, merged into a directly preceding compute
-// event of the same region.
-func (b *builder) compute(rank int, region int32, ns int64) {
+// compute appends the compute stretch from..to (ns), merged into a
+// directly preceding compute event of the same region.
+func (b *builder) compute(rank int, region int32, from, to int64) {
 	rk := &b.t.Ranks[rank]
 	if n := len(rk.Events); n > 0 {
 		if e := &rk.Events[n-1]; e.Kind == mpi.Compute && e.Region == region && e.ParamLen == 0 {
-			e.Duration += ns
+			e.Duration += to - from
+			if rk.Stamps != nil {
+				rk.Stamps[n-1].End = to
+			}
 			return
 		}
 	}
-	b.t.Append(rank, mpi.Event{Kind: mpi.Compute, Region: region, Duration: ns})
+	e := mpi.Event{Kind: mpi.Compute, Region: region, Duration: to - from}
+	if !b.opt.Stamps {
+		b.t.Append(rank, e)
+		return
+	}
+	b.t.AppendStamped(rank, e, mpi.Stamp{Start: from, End: to})
+}
+
+// add appends an MPI event of rank recorded at t: stamped from the entry
+// into the rank's current MPI call (endCall sets its end), or at t when
+// no call of the master thread is open.
+func (b *builder) add(rank int, e mpi.Event, t int64) {
+	if !b.opt.Stamps {
+		b.t.Append(rank, e)
+		return
+	}
+	start := t
+	if rs := &b.ranks[rank]; rs.inCall {
+		start = min(rs.mpiEnter, t)
+	}
+	b.t.AppendStamped(rank, e, mpi.Stamp{Start: start, End: t})
+}
+
+// endCall sets the end of the events of rank from index from on, the
+// events of the MPI call that returned at t.
+func (b *builder) endCall(rank, from int, t int64) {
+	st := b.t.Ranks[rank].Stamps
+	for i := from; i < len(st); i++ {
+		st[i].End = max(t, st[i].Start)
+	}
 }
 
 // commOf resolves an OTF2 communicator for rank: the mpi communicator id
@@ -717,12 +750,12 @@ func (b *builder) p2p(r *record, rank int, l *locState) error {
 		} else {
 			// No request record (posted while recording was off, or a
 			// writer that omits them): post it here.
-			b.t.Append(rank, e)
+			b.add(rank, e, b.ns(r.time))
 		}
-		b.t.Append(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label})
+		b.add(rank, mpi.Event{Kind: mpi.Wait, Req: int64(r.e), Region: rs.label}, b.ns(r.time))
 		return nil
 	}
-	b.t.Append(rank, e)
+	b.add(rank, e, b.ns(r.time))
 	return nil
 }
 
@@ -773,7 +806,7 @@ func (b *builder) collective(r *record, rank int, rs *rankState) error {
 	}
 	m[seq] = max(m[seq], e.Bytes)
 	b.collMax[id] = m
-	b.t.Append(rank, e)
+	b.add(rank, e, b.ns(r.time))
 	return nil
 }
 

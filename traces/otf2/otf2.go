@@ -65,6 +65,11 @@ type Options struct {
 	// and after MPI_Finalize was entered. By default they are left out
 	// (and counted in the trace's Recorded).
 	KeepGaps bool
+	// Stamps keeps each event's recorded time in the trace
+	// (mpi.Rank.Stamps): the entry into and the return from its MPI call,
+	// or its compute stretch. Off by default: they take 16 bytes per
+	// event, which only calibration needs.
+	Stamps bool
 }
 
 // MeasurementOffRegion names the compute events that stand for time with
