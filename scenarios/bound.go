@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
@@ -333,33 +333,23 @@ func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
 func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 
 // bounder computes LP bounds for the caps of one group, re-solving from
-// the previous basis, and holds the DAG for the Conductor baseline.
-// A shared bounder serves every group of a sweep run with the same
-// machine and workload parameters (one per policy; see lpShare), from
-// several workers at once.
-//
-// The sweep's caps are solved in chains (lpChains): each chain of caps
-// by its own copy of the LP, in cap order, each cap from the previous
-// cap's basis, the chain's first cap from none. The LP's optimum is
-// degenerate (another basis path gives other last digits of the bound
-// and another schedule, which the lp policy replays), so every result
-// depends on the chains alone, never on which worker asks first or how
-// many there are; chains are solved at the same time. Right after a cap
-// of forkCaps, its chain forks its LP (bound.Solver.Fork) for the lp
-// policy, which searches that cap's headroom from the bound's basis
-// (lpPoint) on any worker while the chain goes on.
+// the previous basis (package optimize/lpchain), and holds the DAG for
+// the Conductor baseline. A shared bounder serves every group of a sweep
+// run with the same machine and workload parameters (one per policy; see
+// lpShare), from several workers at once. Right after a cap of forkCaps,
+// its chain forks its LP (lpchain.Set.Fork) for the lp policy, which
+// searches that cap's headroom from the bound's basis (lpPoint) on any
+// worker while the chain goes on.
 type bounder struct {
-	s *bound.Solver // the LP as built (chain 0 solves it); nil without the LP solver
-	// mu guards chains (the slice), free, pd and po, and serializes
-	// belowBound.
-	mu     sync.Mutex
-	chains []*lpChain
-	free   *bound.Solver // a copy for caps that are not the sweep's, solved in the order asked
-	m      *Machine
-	d      *bound.DAG
-	o      *bound.Order
-	t      *mpi.Trace
-	n      *bound.Net // the engine LP's Net (nil for the other message models)
+	s  *bound.Solver // the LP as built; nil without the LP solver
+	lp *lpchain.Set  // s solved at the sweep's caps; nil without s
+	// mu guards pd and po, and serializes belowBound.
+	mu sync.Mutex
+	m  *Machine
+	d  *bound.DAG
+	o  *bound.Order
+	t  *mpi.Trace
+	n  *bound.Net // the engine LP's Net (nil for the other message models)
 	// pd, po are what Conductor plans on (PlanLP), built when first
 	// asked for where they differ from d, o.
 	sc  *Scenario
@@ -370,48 +360,6 @@ type bounder struct {
 	// the lp policy plans on (lpPoint): a chain forks its LP there.
 	// Set before the first solve, never written after.
 	forkCaps map[int]bool
-}
-
-// lpChain is one chain of the sweep's caps: its LP (closed once every
-// cap is solved) and its solutions so far, in cap order, and the forks
-// of its LP after the caps of forkCaps not yet taken (under fmu).
-type lpChain struct {
-	mu    sync.Mutex
-	s     *bound.Solver
-	done  []*bound.Bound
-	fmu   sync.Mutex
-	forks map[int]*bound.Solver
-}
-
-// lpChainCaps is the most caps of a sweep one LP chain solves. A chain's
-// first cap is solved from scratch, which costs about as much as 5 to 10
-// warm re-solves of the next caps on the default scenario (0.3 s against
-// 0.03–0.2 s), so chains are long enough to keep that overhead small and
-// give a long sweep caps to solve at the same time.
-const lpChainCaps = 10
-
-// lpChains splits n caps, in the sweep's order, into chains of
-// consecutive caps: as few as hold at most lpChainCaps each, of lengths
-// that differ by at most one. Chain c holds caps lo..hi-1 of
-// chains[c] = [lo, hi]. It depends on n alone, so every run of a sweep,
-// whatever its workers, shards or resumptions, solves the same chains.
-func lpChains(n int) [][2]int {
-	k := (n + lpChainCaps - 1) / lpChainCaps
-	out := make([][2]int, k)
-	for c := range out {
-		out[c] = [2]int{c * n / k, (c + 1) * n / k}
-	}
-	return out
-}
-
-// lpChainOf returns the chain of cap k of n (lpChains).
-func lpChainOf(n, k int) int {
-	for c, r := range lpChains(n) {
-		if k < r[1] {
-			return c
-		}
-	}
-	return -1
 }
 
 // belowBound says why a point replayed with opts under net on graph g
@@ -482,57 +430,20 @@ func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, 
 		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
 			return nil, err
 		}
+		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: m.LPCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
 	}
 	return b, nil
 }
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
 // below what the fixed order needs or there is no solver. A cap of the
-// sweep is solved in its chain (lpChains), after the chain's caps before
-// it; another cap by a copy of the LP kept for them.
+// sweep is solved in its chain (lpchain.Split), after the chain's caps
+// before it; another cap by a copy of the LP kept for them.
 func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error) {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return nil, nil
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.free == nil {
-			s, err := b.s.Clone()
-			if err != nil {
-				return nil, err
-			}
-			b.free = s
-		}
-		return b.solveLP(ctx, b.free, capW)
-	}
-	c := lpChainOf(len(caps), k)
-	r := lpChains(len(caps))[c]
-	ch := b.chain(c)
-	// While another goroutine solves this chain, solve the next cap of a
-	// chain nobody is solving: the chains' solves do not depend on who
-	// makes them, only on their order within the chain.
-	for !ch.mu.TryLock() {
-		helped, err := b.helpOther(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		if !helped {
-			end := span(ctx, "wait chain %d cap %g", c, capW)
-			ch.mu.Lock()
-			end()
-			break
-		}
-	}
-	defer ch.mu.Unlock()
-	for len(ch.done) <= k-r[0] {
-		if err := b.step(ctx, ch, r); err != nil {
-			return nil, err
-		}
-	}
-	return ch.done[k-r[0]], nil
+	return b.lp.Solve(ctx, capW)
 }
 
 // busy says whether solving cap capW of the sweep would now wait for
@@ -540,110 +451,10 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 // gives the worker another group first). Caps not of the sweep's list are
 // never busy.
 func (b *bounder) busy(capW float64) bool {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return false
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		return false
-	}
-	ch := b.chain(lpChainOf(len(caps), k))
-	if !ch.mu.TryLock() {
-		return true
-	}
-	ch.mu.Unlock()
-	return false
-}
-
-// chain returns chain c of the sweep's caps (lpChains), made on first use.
-func (b *bounder) chain(c int) *lpChain {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.chains == nil {
-		b.chains = make([]*lpChain, len(lpChains(len(b.sc.Sweep.CapsW))))
-		b.chains[0] = &lpChain{s: b.s}
-	}
-	if b.chains[c] == nil {
-		b.chains[c] = &lpChain{}
-	}
-	return b.chains[c]
-}
-
-// step solves the next cap of chain ch, the caps r of the sweep, with its
-// lock held.
-func (b *bounder) step(ctx context.Context, ch *lpChain, r [2]int) error {
-	if ch.s == nil {
-		end := span(ctx, "clone chain %v", r)
-		s, err := b.s.Clone()
-		end()
-		if err != nil {
-			return err
-		}
-		ch.s = s
-	}
-	k := r[0] + len(ch.done)
-	end := span(ctx, "bound chain %v cap %g", r, b.sc.Sweep.CapsW[k])
-	defer end()
-	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[k])
-	if err != nil {
-		return err
-	}
-	if res != nil && b.forkCaps[k] {
-		f, err := ch.s.Fork()
-		if err != nil {
-			return fmt.Errorf("LP at %g W: %w", b.sc.Sweep.CapsW[k], err)
-		}
-		ch.fmu.Lock()
-		if ch.forks == nil {
-			ch.forks = map[int]*bound.Solver{}
-		}
-		ch.forks[k] = f
-		ch.fmu.Unlock()
-	}
-	ch.done = append(ch.done, res)
-	if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
-		ch.s.Close()
-	}
-	return nil
-}
-
-// helpOther solves the next cap of the first chain other than chain own
-// that is neither done nor being solved, and says whether there was one.
-func (b *bounder) helpOther(ctx context.Context, own int) (bool, error) {
-	for c, r := range lpChains(len(b.sc.Sweep.CapsW)) {
-		if c == own {
-			continue
-		}
-		ch := b.chain(c)
-		if !ch.mu.TryLock() {
-			continue
-		}
-		if len(ch.done) == r[1]-r[0] {
-			ch.mu.Unlock()
-			continue
-		}
-		err := b.step(ctx, ch, r)
-		ch.mu.Unlock()
-		return err == nil, err
-	}
-	return false, nil
-}
-
-// solveLP solves the LP s at a job cap (nil below its least feasible cap).
-func (b *bounder) solveLP(ctx context.Context, s *bound.Solver, capW float64) (*bound.Bound, error) {
-	return solveFeasible(ctx, s, b.m.LPCap(capW))
-}
-
-// solveFeasible solves s at an LP cap (task power, watts): nil where the
-// cap is below the LP's least feasible one.
-func solveFeasible(ctx context.Context, s *bound.Solver, lpCapW float64) (*bound.Bound, error) {
-	res, err := s.SolveContext(ctx, lpCapW)
-	var ie *bound.InfeasibleError
-	if errors.As(err, &ie) {
-		return nil, nil
-	}
-	return res, err
+	return b.lp.Busy(capW)
 }
 
 // at returns the bound in ns at a job cap, or 0 where there is none.
@@ -660,29 +471,10 @@ func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
 }
 
 func (b *bounder) close() {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.s.Close()
-	if b.free != nil {
-		b.free.Close()
-	}
-	for _, ch := range b.chains {
-		if ch == nil {
-			continue
-		}
-		if ch.s != nil {
-			ch.s.Close()
-		}
-		ch.fmu.Lock()
-		for _, f := range ch.forks {
-			f.Close()
-		}
-		ch.forks = nil
-		ch.fmu.Unlock()
-	}
+	b.lp.Close()
 }
 
 // fork returns the LP's schedule at a job cap and a fork of the LP
@@ -692,36 +484,10 @@ func (b *bounder) close() {
 // in its chain and must be one of forkCaps; another cap by a new copy
 // of the LP, from scratch.
 func (b *bounder) fork(ctx context.Context, capW float64) (*bound.Bound, *bound.Solver, error) {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return nil, nil, nil
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		s, err := b.s.Clone()
-		if err != nil {
-			return nil, nil, err
-		}
-		res, err := b.solveLP(ctx, s, capW)
-		if err != nil || res == nil {
-			s.Close()
-			return nil, nil, err
-		}
-		return res, s, nil
-	}
-	res, err := b.solve(ctx, capW)
-	if err != nil || res == nil {
-		return nil, nil, err
-	}
-	ch := b.chain(lpChainOf(len(caps), k))
-	ch.fmu.Lock()
-	f := ch.forks[k]
-	delete(ch.forks, k)
-	ch.fmu.Unlock()
-	if f == nil {
-		return nil, nil, fmt.Errorf("LP at %g W: no fork of its chain's LP there (taken twice, or not asked for)", capW)
-	}
-	return res, f, nil
+	return b.lp.Fork(ctx, capW)
 }
 
 // opPricer gives calc operations fixed durations (ns); -1 keeps the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -110,7 +111,7 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 		}
 		p.s = s
 	}
-	return solveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
+	return lpchain.SolveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
 }
 
 // replayLP is the lp policy at job cap capW on graph g: the LP's schedule

@@ -19,6 +19,7 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -430,7 +431,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if replayer {
 		// The groups of a machine and parameter values (one per
 		// policy) build their LP once and solve it once per cap, in
-		// chains of caps (lpChains) that workers solve at the same
+		// chains of caps (lpchain.Split) that workers solve at the same
 		// time: each group was split at the chains' bounds, and
 		// workers take pieces of different chains and LPs at a time.
 		lps := newLPShare(groups, sc.Sweep.CapsW)
@@ -628,7 +629,7 @@ func LoadSource(dir string) (*Scenario, error) {
 }
 
 // splitChains splits every group at the bounds of the LP's chains of
-// caps (lpChains), in order: each piece's points are one chain's, so
+// caps (lpchain.Split), in order: each piece's points are one chain's, so
 // workers can take the chains of one LP at the same time. A point's
 // metrics do not depend on the split: the bounder solves every cap in
 // its chain whoever asks first.
@@ -667,11 +668,11 @@ func splitLP(groups [][]Point) [][]Point {
 	return out
 }
 
-// capChain is the LP chain of a cap of the sweep (lpChains), 0 for any
+// capChain is the LP chain of a cap of the sweep (lpchain.Split), 0 for any
 // other.
 func capChain(caps []float64, capW float64) int {
 	if k := slices.Index(caps, capW); k >= 0 {
-		return lpChainOf(len(caps), k)
+		return lpchain.Of(len(caps), k)
 	}
 	return 0
 }
@@ -702,7 +703,7 @@ func feedRank(policy string) int {
 // solves take 0.62 s of CPU, the upper's 0.25 s), so its chain is the
 // sweep's critical path and goes first, and a worker whose group waits
 // for the chain another holds solves the other chain's next cap
-// meanwhile (bounder.helpOther); the upper chain's lp points, whose
+// meanwhile (lpchain.Set.Solve); the upper chain's lp points, whose
 // solves are cheap, fill in last. (Round-robin over a batch's chains, as
 // before, left the lower chain's last solves and headroom searches to the
 // end, one worker busy and the other idle: 1.27–1.29 s against
