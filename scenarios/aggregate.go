@@ -14,6 +14,7 @@ import (
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/aggregate"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/traces/graph"
@@ -144,7 +145,7 @@ func (s *Scenario) normalizeAggregate() error {
 		return bad("aggregate", "[aggregate] prices each message by where its ranks sit; it cannot be combined with network.override")
 	}
 	for _, p := range s.Sweep.Policies {
-		if p != "uncapped" {
+		if p != policy.Uncapped {
 			return bad("sweep.policies", "an [aggregate] sweep runs the uncapped policy only (got %q)", p)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/optimize/lpchain"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
@@ -946,7 +947,7 @@ func newLPShare(groups [][]Point, caps []float64) *lpShare {
 	l := &lpShare{refs: map[string]int{}, bds: map[string]*shared[*bounder]{}, forks: map[string]map[int]bool{},
 		wls: map[string]*shared[workload]{}, plans: map[string]*shared[lpPlan]{}}
 	for _, g := range groups {
-		if g[0].Policy != "uncapped" {
+		if g[0].Policy != policy.Uncapped {
 			k := lpKey(g[0])
 			l.refs[k]++
 			for c := range lpForkCaps(g, caps) {
@@ -965,7 +966,7 @@ func newLPShare(groups [][]Point, caps []float64) *lpShare {
 func lpForkCaps(pts []Point, caps []float64) map[int]bool {
 	out := map[int]bool{}
 	for _, p := range pts {
-		if p.Policy != "lp" || p.Done {
+		if p.Policy != policy.LP || p.Done {
 			continue
 		}
 		if k := slices.Index(caps, p.CapW); k >= 0 {
@@ -1000,7 +1001,7 @@ func (l *lpShare) built(key string) bool {
 // in which workers take groups; a group that is not ready still runs
 // correctly, after waiting.
 func (l *lpShare) ready(pts []Point) bool {
-	if pts[0].Policy == "uncapped" {
+	if pts[0].Policy == policy.Uncapped {
 		return true
 	}
 	sb := l.entry(lpKey(pts[0]))

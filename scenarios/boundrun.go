@@ -15,6 +15,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -308,17 +309,17 @@ func (r *boundRun) prepare() error {
 	}
 	minLP, _ := r.s.MinFeasibleCap()
 	r.minCap = minLP + r.m.BaseW()
-	r.unc, err = r.replay("uncapped", 0)
+	r.unc, err = r.replay(policy.Uncapped, 0)
 	return err
 }
 
 // replay replays a baseline policy at a job cap: over the LP's DAG with a
 // configuration table, else as a sweep does.
-func (r *boundRun) replay(policy string, capW float64) (Metrics, error) {
+func (r *boundRun) replay(pol string, capW float64) (Metrics, error) {
 	if r.cfg.TablePath != "" {
 		return r.sc.ReplayStaticDAG(r.g, r.t, r.d, capW, r.m, r.net)
 	}
-	return r.sc.Replay(r.g, r.m, r.net, policy, capW)
+	return r.sc.Replay(r.g, r.m, r.net, pol, capW)
 }
 
 // solveCap solves the LP at job cap cw and replays the rounded schedule
@@ -375,7 +376,7 @@ func (r *boundRun) infeasible(ctx context.Context, cw float64, ie *bound.Infeasi
 // replays is the row of a solved cap: the rounded schedule's, Static's and
 // Conductor's replays against the bound b.
 func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (BoundRow, error) {
-	st, err := r.replay("static", cw)
+	st, err := r.replay(policy.Static, cw)
 	if err != nil {
 		return BoundRow{}, err
 	}
@@ -410,7 +411,7 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 func (r *boundRun) rounded(ctx context.Context, cw float64, b *bound.Bound) (Metrics, string, int, error) {
 	if r.lpPol != nil {
 		rd, _, switches, err := r.lpPol.Replay(ctx, cw, b)
-		return rd, "lp", switches, err
+		return rd, policy.LP, switches, err
 	}
 	ro := r.cfg.Round
 	rd, err := r.sc.ReplayRoundedPlan(r.g, r.t, r.d, b, ro, r.m, r.net, r.plan)

@@ -24,6 +24,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -696,18 +697,19 @@ func (s *Scenario) normalize() error {
 		}
 	}
 	if len(sw.Policies) == 0 {
-		sw.Policies = []string{"uncapped"}
+		sw.Policies = []string{policy.Uncapped}
 	}
 	seen := map[string]bool{}
 	for _, p := range sw.Policies {
-		if !knownPolicy(p) {
+		pol, err := policy.Lookup(p)
+		if err != nil || !pol.Sweep {
 			return bad("sweep.policies", "unknown policy %q (want one of %s)", p, strings.Join(Policies(), ", "))
 		}
 		if seen[p] {
 			return bad("sweep.policies", "policy %q listed twice", p)
 		}
 		seen[p] = true
-		if p != "uncapped" && len(sw.CapsW) == 0 {
+		if pol.Capped && len(sw.CapsW) == 0 {
 			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
 		}
 	}
@@ -734,7 +736,7 @@ const MaxPoints = 1 << 20
 func (s *Scenario) checkPointCount() error {
 	perCombo := 0 // points per machine and parameter combination
 	for _, p := range s.Sweep.Policies {
-		if p == "uncapped" {
+		if !policy.IsCapped(p) {
 			perCombo++
 		} else {
 			perCombo += len(s.Sweep.CapsW)
@@ -812,14 +814,5 @@ func ParseCapRange(spec string) ([]float64, error) {
 // the Conductor baseline (optimize/conductor, default parameters). The
 // last two need MPI-trace workloads.
 func Policies() []string {
-	return []string{"uncapped", "static", "static-rapl", "lp", "conductor"}
-}
-
-func knownPolicy(p string) bool {
-	for _, q := range Policies() {
-		if p == q {
-			return true
-		}
-	}
-	return false
+	return policy.SweepNames()
 }

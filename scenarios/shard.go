@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/capsim/capsim/optimize/policy"
 )
 
 // Shard selects a deterministic share of a sweep (see Plan).
@@ -33,9 +35,9 @@ const (
 // pointCost is the estimated cost of evaluating p, in replays.
 func pointCost(p Point) float64 {
 	switch p.Policy {
-	case "uncapped":
+	case policy.Uncapped:
 		return costReplay
-	case "conductor":
+	case policy.Conductor:
 		return costConductor + costWarmLP
 	}
 	return costReplay + costWarmLP
@@ -57,7 +59,7 @@ func newChunk(group []Point, lo, hi int, size float64) chunk {
 	for _, p := range group[lo:hi] {
 		c.cost += pointCost(p)
 	}
-	if group[0].Policy != "uncapped" {
+	if group[0].Policy != policy.Uncapped {
 		c.cost += costGroupLP + float64(lo)*costWarmLP // the LP path up to lo
 	}
 	c.cost *= size

@@ -20,6 +20,7 @@ import (
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/optimize/lpchain"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -127,7 +128,7 @@ func (s *Scenario) Points() []Point {
 			for _, pat := range pats {
 				for _, pol := range s.Sweep.Policies {
 					caps := s.Sweep.CapsW
-					if pol == "uncapped" {
+					if pol == policy.Uncapped {
 						caps = []float64{0}
 					}
 					for _, cp := range caps {
@@ -323,7 +324,7 @@ func axisValue(v any, t results.Type) any {
 // Row turns an evaluated point into a results row.
 func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var capW any
-	if p.Policy != "uncapped" {
+	if p.Policy != policy.Uncapped {
 		capW = p.CapW
 	}
 	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
@@ -655,7 +656,7 @@ func splitChains(groups [][]Point, caps []float64) [][]Point {
 func splitLP(groups [][]Point) [][]Point {
 	var out [][]Point
 	for _, g := range groups {
-		if g[0].Policy != "lp" {
+		if g[0].Policy != policy.LP {
 			out = append(out, g)
 			continue
 		}
@@ -679,13 +680,13 @@ func capChain(caps []float64, capW float64) int {
 
 // feedRank orders the groups of one LP chain for interleave: the longest
 // first.
-func feedRank(policy string) int {
-	switch policy {
-	case "lp":
+func feedRank(pol string) int {
+	switch pol {
+	case policy.LP:
 		return 0
-	case "conductor":
+	case policy.Conductor:
 		return 1
-	case "uncapped":
+	case policy.Uncapped:
 		return 3
 	}
 	return 2
@@ -785,7 +786,7 @@ func preReplays(tasks []task, workers int) []task {
 	// The first tasks build different LPs at once (interleave): the
 	// replays go after them.
 	n, keys := 0, map[string]bool{}
-	for n < len(tasks) && n < workers && tasks[n].pts[0].Policy != "uncapped" && !keys[lpKey(tasks[n].pts[0])] {
+	for n < len(tasks) && n < workers && tasks[n].pts[0].Policy != policy.Uncapped && !keys[lpKey(tasks[n].pts[0])] {
 		keys[lpKey(tasks[n].pts[0])] = true
 		n++
 	}
@@ -796,10 +797,10 @@ func preReplays(tasks []task, workers int) []task {
 	var early, rest []task
 	for _, tk := range tasks[n:] {
 		switch tk.pts[0].Policy {
-		case "uncapped":
+		case policy.Uncapped:
 			early = append(early, tk)
 			continue
-		case "lp":
+		case policy.LP:
 		default:
 			if tk.pts[0].Pattern == 0 {
 				early = append(early, task{pts: tk.pts, pre: true})

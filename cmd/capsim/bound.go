@@ -12,6 +12,7 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios"
 )
 
@@ -151,7 +152,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 				cfg.Slack = &sp
 			}
-			cfg.LPRounding = rounding == "lp" // the sweep's lp policy: staggered, with headroom
+			cfg.LPRounding = rounding == policy.LP // the sweep's lp policy: staggered, with headroom
 			if !cfg.LPRounding {
 				if cfg.Round.Policy, err = bound.ParseRounding(rounding); err != nil {
 					return usageError{fmt.Errorf("%w (or lp)", err)}
