@@ -338,7 +338,7 @@ func (m *Machine) Assign(pol string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
 	switch pol {
-	case policy.Uncapped, policy.StaticRAPL: // static-rapl: RAPL picks the speed (RAPLMix)
+	case policy.Uncapped, policy.StaticRAPL: // static-rapl: RAPL picks the speed (policy.RAPLMix)
 		for r := range ps {
 			ps[r] = m.PStates[0]
 		}

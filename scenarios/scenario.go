@@ -809,7 +809,7 @@ func ParseCapRange(spec string) ([]float64, error) {
 // "static-rapl" is the paper's Static: the same per-rank share as a RAPL
 // limit at the recorded thread count, the firmware time-averaging the two
 // P-states that bracket it and modulating the clock below the slowest
-// (RAPLMix); "lp" replays the LP bound's schedule rounded by
+// (policy.RAPLMix); "lp" replays the LP bound's schedule rounded by
 // splitting each task between two adjacent P-states; "conductor" replays
 // the Conductor baseline (optimize/conductor, default parameters). The
 // last two need MPI-trace workloads.
