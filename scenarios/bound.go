@@ -29,7 +29,7 @@ import (
 // scaled by its region's model and drawing the P-state's active power, or
 // on an accelerator where the machine has one for its region (see speeds).
 // Communication is priced as bound.messages says: measured on a replay at
-// the fastest P-state (the default, see replayComm) or at the uncontended
+// the fastest P-state (the default, see bound.ReplayComm) or at the uncontended
 // LogGOPS cost of each message, with a rank's sends
 // queued at its network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
