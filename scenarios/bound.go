@@ -110,7 +110,7 @@ func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, co
 // every compute event a task with configs' configurations, messages with
 // the scenario's network classes; a core draws the machine's idle power
 // before its rank's first task and the machine's wait power while waiting
-// (machine.wait_power; by default its last task's, note 003 §2.6).
+// (machine.wait_power; by default its last task's, Bailey et al., SC'15, §3.3).
 func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc) (*bound.Net, error) {
 	g, em, cls, err := sc.lowerForBound(t)
 	if err != nil {
@@ -209,7 +209,7 @@ func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, c
 }
 
 // TableDAG builds the LP's DAG of trace t with a configuration table
-// (package compute/table, note 003 §1.4): a compute event of region R can
+// (package compute/table; Bailey et al., SC'15, §3.2, Table 1): a compute event of region R can
 // run in every configuration of the table's key R, taking its recorded
 // time scaled by the row's time over the key's fastest row (traces are
 // recorded at the fastest configuration) and drawing the row's watts.
@@ -275,8 +275,8 @@ func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 	return d, o, err
 }
 
-// ReplayStaticDAG replays the Static baseline over the LP's DAG (note 003
-// §6.1 in its discrete form): every rank gets an equal share of the cap
+// ReplayStaticDAG replays the Static baseline over the LP's DAG (Bailey et al., SC'15,
+// §4.1, in its discrete form): every rank gets an equal share of the cap
 // above the machine's base power, and every task runs at the fastest of
 // its configurations within that share (the slowest when none fits, so
 // the run may exceed the cap). With capW 0 every task runs at its fastest.
@@ -837,7 +837,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		active[r] = m.PStates[0].ActivePowerW
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
-	// last task's, as the LP charges slack, note 003 §2.6).
+	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {

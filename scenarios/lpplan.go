@@ -14,7 +14,7 @@ import (
 )
 
 // The lp policy replays the LP's schedule, but the LP meets the cap with
-// time-averaged power (note 003 Eq. 10–11): a task it runs as a mix of two
+// time-averaged power (Bailey et al., SC'15, Fig. 6, Eqs. 10–11): a task it runs as a mix of two
 // adjacent hull points draws the faster point's power for part of its
 // time. At every instant only some of the split tasks can be in their
 // faster stretch at once (the instantaneous cap is a knapsack; the LP's

@@ -58,7 +58,7 @@ func TestStaticRAPLPolicy(t *testing.T) {
 	}
 }
 
-// TestStaticRAPLBalancedAtBound is note 003 §6.3's observation that on a
+// TestStaticRAPLBalancedAtBound is Bailey et al., SC'15, §6.3's observation that on a
 // balanced code the paper's Static leaves the LP little: the windowed
 // average is the LP's own interpolation between adjacent P-states (note
 // 003 §6.1). On the default stencil without imbalance the compute is

@@ -85,7 +85,7 @@ type Machine struct {
 	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
 	// WaitPower is what a rank draws between its tasks (its MPI calls and
 	// waits) and after its last one: "task" (the power of its most recent
-	// task, note 003 §2.6; the default), "idle" (core_idle_power_w) or a
+	// task, as Bailey et al., SC'15, §3.3; the default), "idle" (core_idle_power_w) or a
 	// number of watts (a polling power). Every policy's replay and the LP
 	// bound use it (power.WaitPower).
 	WaitPower power.WaitPower `toml:"wait_power"`
@@ -260,8 +260,8 @@ type Bound struct {
 	// "replay" (the default for now: durations measured on one replay,
 	// contention included, which other schedules can beat).
 	Messages string `toml:"messages"`
-	// SlackPolicy is the initial schedule's slack reduction (note 003
-	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
+	// SlackPolicy is the initial schedule's slack reduction (Bailey et al., SC'15,
+	// §3.3): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
 	// Cuts relaxes the engine LP into blocks (bound.Options.CutTasks,
 	// docs/bound.md): "auto" (the default: every 64 tasks on LPs of over
@@ -805,7 +805,7 @@ func ParseCapRange(spec string) ([]float64, error) {
 // Policies lists the policy names a sweep accepts: "uncapped" runs every
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
-// P-state that fits (the rapl-discrete reading of note 003 §6.1);
+// P-state that fits (the discrete reading of Bailey et al., SC'15, §4.1);
 // "static-rapl" is the paper's Static: the same per-rank share as a RAPL
 // limit at the recorded thread count, the firmware time-averaging the two
 // P-states that bracket it and modulating the clock below the slowest

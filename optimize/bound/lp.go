@@ -13,7 +13,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Form is how the LP writes a task's configuration choice (note 003 §2.7).
+// Form is how the LP writes a task's configuration choice (Bailey et al., SC'15, Figs. 5–6).
 type Form int
 
 // Task forms. All give the same optimum on a convex hull.
@@ -157,8 +157,8 @@ type Bound struct {
 // an event before s to one after): then every task active just before s
 // ends at s, and every one active at s starts there, so the LP splits
 // exactly into independent LPs, one per stretch between separators, whose
-// optimal lengths add up to the makespan (note 003 §9.4 Example F: "the LP
-// objective is the sum of per-interval optima"). Collectives over all
+// optimal lengths add up to the makespan (the LP's objective is the sum
+// of the per-interval optima). Collectives over all
 // ranks are separators. The Solver groups consecutive stretches into
 // blocks of at least Options.BlockCols columns and solves each on its own;
 // a cap sweep re-solves every block from its previous basis.
@@ -745,7 +745,7 @@ func messageEdges(ms []Message, idx []int32, ev func(v int) int32, allChained bo
 	return back
 }
 
-// build writes block b's LP (note 003 §2.7, in the form of s.opt.Form)
+// build writes block b's LP (Bailey et al., SC'15, Figs. 4–6, in the form of s.opt.Form)
 // with times in units of b.tau.
 func (s *Solver) build(b *block) (*clp.Problem, error) {
 	d, o := s.d, s.o

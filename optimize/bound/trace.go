@@ -46,7 +46,7 @@ func FromTraceNIC(t *mpi.Trace, msgTime, nicGap func(bytes int64) float64, confi
 	return fromTrace(t, msgOnly(msgTime), nicGap, configs)
 }
 
-// FromTraceComm builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
+// FromTraceComm builds the LP's DAG from an MPI trace (Bailey et al., SC'15, §3.1, Table 2):
 //
 //   - vertices are MPI calls: one per call and rank for point-to-point
 //     calls and waits, one shared by all members for each collective (a

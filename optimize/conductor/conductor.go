@@ -1,6 +1,5 @@
 // Package conductor reconstructs the Conductor baseline of Bailey et al.
-// (SC'15 §4.2; Marathe et al., ISC'15) following the recipe of note 003
-// §6.2: an equal power share per rank, the fastest discrete configuration
+// (SC'15 §4.2; Marathe et al., ISC'15) as SC'15 §4.2 describes it: an equal power share per rank, the fastest discrete configuration
 // within it, an Adagio step that slows tasks into the slack their previous
 // instance saw, and every few time steps a reallocation of the power that
 // non-critical ranks leave unused to the critical ones, with overheads for
@@ -23,7 +22,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Params are Conductor's knobs (note 003 §6.2, §9.1).
+// Params are Conductor's knobs (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15).
 type Params struct {
 	// Period is K: power is reallocated every Period time steps (the paper:
 	// every 5–10 MPI_Pcontrol calls). Default 5.
@@ -47,7 +46,7 @@ type Params struct {
 	CriticalFrac float64
 }
 
-// DefaultParams returns the note's defaults: K = 5, 566 µs per
+// DefaultParams returns our defaults: K = 5, 566 µs per
 // reallocation, 17 µs per switch, no minimum task length, a 10% slack
 // margin, a 0.5 W guard band and 5% criticality.
 func DefaultParams() Params {
@@ -306,7 +305,7 @@ func maxPower(d *bound.DAG, tasks []int, ranks int) []float64 {
 }
 
 // reallocate moves the power non-critical ranks left unused to the
-// critical ones (note 003 §6.2 step 5), keeping the shares' sum at the cap.
+// critical ones (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15), keeping the shares' sum at the cap.
 func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
 	ranks := len(share)
 	least, longest := math.Inf(1), 0.0

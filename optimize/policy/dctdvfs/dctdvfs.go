@@ -7,15 +7,15 @@
 // their slack (Eq. 3.6, or 3.20 with an error tolerance, optionally capped
 // by the wait measured in a replay, §2.8) and spend it on lower
 // frequencies chosen by the multiple-choice knapsack dynamic program
-// (Eqs. 3.1–3.3 with the note's corrected base cases) under the energy
+// (Li, 2011, Eqs. 3.1–3.3, with corrected base cases) under the energy
 // constraint Eq. 3.8. The chosen (threads, frequency) of every compute
 // event becomes a policy.Plan replayed on the engine.
 //
 // Traces carry no thread counts: every compute event is taken as recorded
 // with the node's largest concurrency configuration at the fastest
 // frequency, and a Profile gives each region's thread scaling (Amdahl's
-// law, note 001 Eq. 4, plus a per-thread overhead, the synchronization
-// cost that note 002 §2.7 calls linear in the thread count) and its
+// law, Anger, 2016, Eq. 4, plus a per-thread overhead, the synchronization
+// cost that Li, 2011, §3.4, takes as linear in the thread count) and its
 // frequency sensitivity.
 package dctdvfs
 
@@ -42,9 +42,9 @@ import (
 //
 //	T(c, f) ∝ (Serial + (1 − Serial)/c + Overhead·(c − 1)) · (Beta·f_max/f + 1 − Beta)
 type Scaling struct {
-	Serial   float64 // Amdahl serial fraction f of note 001 Eq. 4, in [0, 1]
+	Serial   float64 // Amdahl serial fraction f of Anger, 2016, Eq. 4, in [0, 1]
 	Overhead float64 // per extra thread, as a share of the one-thread time (≥ 0)
-	Beta     float64 // frequency-sensitive share (note 001 §3.1 τ(f)), in [0, 1]
+	Beta     float64 // frequency-sensitive share (Anger, 2016, Ch. 5, τ(f)), in [0, 1]
 }
 
 func (s Scaling) threads(c int) float64 {
@@ -87,7 +87,7 @@ func (p *Profile) lookup(region string) (Scaling, error) {
 }
 
 // Node is the machine each MPI task runs on: one task per node (the
-// THREAD_MASTERONLY model of note 002 §2.1).
+// THREAD_MASTERONLY model of Li, 2011, §2.1).
 type Node struct {
 	// Threads lists the concurrency configurations C; the largest is
 	// c^max, the one the trace was recorded with.
@@ -103,12 +103,12 @@ type Node struct {
 	WaitW     float64 // extra node power of a task's idle cores (before its first phase; while it waits under power.WaitIdle)
 	// Wait is what a task's node draws above IdleW between its phases
 	// (MPI calls and waits) and after its last one (power.WaitPower; the
-	// zero value: the power of its last phase, note 003 §2.6; the
+	// zero value: the power of its last phase, Bailey et al., SC'15, §3.3; the
 	// thesis' model: power.WaitIdle, WaitW).
 	Wait power.WaitPower
 }
 
-// Strategy selects the adaptation strategy (note 002 §2.5).
+// Strategy selects the adaptation strategy (Li, 2011, §3.3).
 type Strategy int
 
 const (
@@ -128,8 +128,8 @@ func (s Strategy) String() string {
 	return "dct-first"
 }
 
-// Rounds returns the coordination rounds per phase group of s (note 002
-// §2.8): one for DCT first, two for combined.
+// Rounds returns the coordination rounds per phase group of s (Li,
+// 2011, §3.6): one for DCT first, two for combined.
 func (s Strategy) Rounds() int {
 	if s == Combined {
 		return 2
@@ -194,13 +194,13 @@ type Options struct {
 	// own best count, the profile-driven static mapping of §2.2).
 	Granularity Granularity
 	// SwitchPenaltyNs is charged to a phase whose thread count differs
-	// from its rank's previous phase (the cache misses of §2.2; note 002
-	// §9.6 T9).
+	// from its rank's previous phase (the cache misses of Li, 2011,
+	// §3.1).
 	SwitchPenaltyNs int64
 	// Coordination is the runtime's overhead per coordination round, as a
 	// share of the phase group's critical time t_c: the sampling,
 	// prediction and exchange of slack the thesis' runtime performs per
-	// phase group (note 002 §2.8: DCT first needs one round per group,
+	// phase group (Li, 2011, §3.6: DCT first needs one round per group,
 	// DVFS first and combined two). Every task's last phase of the group
 	// is extended by Rounds·Coordination·t_c at its own power; DCT alone
 	// pays one round. The thesis reports only aggregates: 0.736 % on

@@ -2,7 +2,7 @@ package dctdvfs
 
 import "fmt"
 
-// Objective is what frequency selection minimizes (note 002 §2.5 caveat).
+// Objective is what frequency selection minimizes (Li, 2011, §3.3).
 type Objective int
 
 const (

@@ -43,17 +43,18 @@ type Machine struct {
 	SleepW float64
 	// Wait is what a core draws between its compute phases (MPI calls,
 	// waits at the barrier) and after its last one (power.WaitPower; the
-	// zero value charges the P-state of its last phase, note 003 §2.6).
+	// zero value charges the P-state of its last phase, as Bailey et al., SC'15,
+	// §3.3, charges slack).
 	// DPS's cores sleep at the barrier: power.WaitIdle.
 	Wait power.WaitPower
 	// Beta is the frequency-sensitive share of compute time, τ(f) =
-	// Beta·f_max/f + 1 − Beta (note 001 §3.1), used for compute events
+	// Beta·f_max/f + 1 − Beta (Anger, 2016, Ch. 5), used for compute events
 	// without an "intensity" parameter (gen.ParamIntensity); events with
 	// one use it as their Beta.
 	Beta float64
 }
 
-// NoteMachine is the machine of note 001's DPS unit tests: the PAL
+// NoteMachine is the machine of the DPS unit tests of Anger, 2016, Ch. 5: the PAL
 // P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz with made-up per-core powers 20,
 // 17, 14, 12, 11 W, 5 W per sleeping core, no base power and fully
 // compute-bound work; cores sleep while they wait (power.WaitIdle).
@@ -75,14 +76,14 @@ func (m *Machine) fastestFirst() ([]power.PState, error) {
 	return out, nil
 }
 
-// Assign is Algorithm 2 (note 001 §3.1) for one iteration. times[i][s] is
+// Assign is Algorithm 2 (Anger, 2016, Ch. 5) for one iteration. times[i][s] is
 // core i's compute time at P-state s, P-states ordered fastest first with
 // busy powers watts[s]; budget is PWR_max, the bound on Σ watts[state_i].
 //
 // The critical core is the one with the longest time at the fastest
 // P-state (the first on ties). For pm = fastest … slowest it gets P-state
 // pm, every other core the slowest P-state s with times[i][s] ≤
-// times[crit][pm] (step 5 with the note's ≤ fix; strict = true uses the
+// times[crit][pm] (step 5 with ≤ where the thesis prints <; strict = true uses the
 // printed "<", under which cores tied with the critical core are forced
 // faster), or the fastest when none reaches it; the first pm whose total
 // power fits the budget is returned with ok = true. When none fits, every
@@ -195,8 +196,8 @@ type Options struct {
 	Calibrate func(sim.CalcPricer) (bound.Comm, error)
 	// DecisionNs is the per-iteration cost of steering (sharing the loads
 	// and setting P-states), charged to every rank's first compute event
-	// of each iteration; the thesis studied the best case, 0 (note 001
-	// §7).
+	// of each iteration; the thesis studied the best case, 0 (Anger,
+	// 2016, Ch. 6).
 	DecisionNs int64
 	// NoBound skips the LP bound.
 	NoBound bool
