@@ -60,8 +60,8 @@ func TestStaticRAPLPolicy(t *testing.T) {
 
 // TestStaticRAPLBalancedAtBound is Bailey et al., SC'15, §6.3's observation that on a
 // balanced code the paper's Static leaves the LP little: the windowed
-// average is the LP's own interpolation between adjacent P-states (note
-// 003 §6.1). On the default stencil without imbalance the compute is
+// average is the LP's own interpolation between adjacent P-states
+// (Bailey et al., SC'15, §4.1, Fig. 6). On the default stencil without imbalance the compute is
 // balanced but the communication is not (corner ranks send 2 halos, inner
 // ones 4, each holding the NIC g + (s−1)·G ≈ 197 µs), and the engine LP
 // (the bound) moves power to the ranks that communicate most: static-rapl

@@ -1,8 +1,8 @@
 // Package bound computes the power-constrained optimal makespan of a task
 // DAG: the fixed-event-order linear program of Bailey et al., "Finding the
 // Limits of Power-Constrained Application Performance" (SC'15), solved with
-// COIN-OR CLP (package optimize/clp). Equations are numbered as in
-// docs/notes 003_lp.md §2.
+// COIN-OR CLP (package optimize/clp). Equations are numbered as in the
+// paper (Figs. 4–6 and §3.3).
 //
 // The DAG's vertices are MPI calls (shared by the ranks of a collective);
 // its edges are compute tasks between consecutive calls of a rank, each

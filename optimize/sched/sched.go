@@ -1,5 +1,5 @@
-// Package sched holds the power-constrained task-graph schedulers of note
-// 001 §3.2 as policies of the executor in package sim (sim.RunTasks):
+// Package sched holds the power-constrained task-graph schedulers of
+// Anger's thesis (Georgia Tech, 2016, Ch. 5) as policies of the executor in package sim (sim.RunTasks):
 // the Fair Scheduler (FS, Algorithm 3), the Core-Constrained Scheduler
 // (CCS, Algorithm 4), the Power-Aware Scheduler (PAS, Algorithm 5) and the
 // Slack-Aware Scheduler (SAS, Algorithm 6).

@@ -1,11 +1,11 @@
 // Package dctdvfs implements DCT + DVFS slack reclamation for hybrid
-// MPI/OpenMP traces (Dong Li's thesis Ch. 3; docs/notes 002_dongli.md
-// §2): in every OpenMP phase group (the phases between two synchronizing
+// MPI/OpenMP traces (Dong Li's thesis, Virginia Tech, 2011,
+// Ch. 3): in every OpenMP phase group (the phases between two synchronizing
 // collectives, policy.Split) each MPI task first takes the thread count
 // that minimizes its predicted group time (dynamic concurrency throttling,
 // Eqs. 3.4–3.5); the tasks that then finish before the critical one get
 // their slack (Eq. 3.6, or 3.20 with an error tolerance, optionally capped
-// by the wait measured in a replay, §2.8) and spend it on lower
+// by the wait measured in a replay, §3.6) and spend it on lower
 // frequencies chosen by the multiple-choice knapsack dynamic program
 // (Li, 2011, Eqs. 3.1–3.3, with corrected base cases) under the energy
 // constraint Eq. 3.8. The chosen (threads, frequency) of every compute

@@ -1,6 +1,6 @@
 // Package steering implements Dynamic Power Steering for bulk-synchronous
-// MPI traces (Anger's thesis §5.1, Algorithm 2; docs/notes 001_anger.md
-// §3.1): before every iteration each core (rank) gets a P-state so that
+// MPI traces (Anger's thesis, Georgia Tech, 2016,
+// §5.1, Algorithm 2): before every iteration each core (rank) gets a P-state so that
 // the most loaded core runs as fast as the global power budget allows and
 // every other core runs at the slowest P-state that still reaches the
 // barrier no later than it; cores that finish early wait at the lowest
