@@ -719,26 +719,6 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return Metrics{}, nil, err
 	}
-	// The k-th calc of a rank is its k-th compute event (lowering adds no
-	// calcs of its own without a reduction cost).
-	calcOf := make([][]int32, len(t.Ranks))
-	for r := range t.Ranks {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if g.Kind[id] == graph.Calc {
-				calcOf[r] = append(calcOf[r], id)
-			}
-		}
-	}
-	dur := make([]int64, g.NumOps())
-	for i := range dur {
-		dur[i] = -1
-	}
-	opW := make([]float64, g.NumOps())
-	onDev := make([]bool, g.NumOps())
-	devNs := make([]int64, g.NumOps()) // how long a calc holds its device (−1: all of it)
-	for i := range devNs {
-		devNs[i] = -1
-	}
 	var sp *speeds
 	if len(m.Accelerators) > 0 {
 		var err error
@@ -746,66 +726,13 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 			return Metrics{}, nil, err
 		}
 	}
-	eventCalc := make([]map[int]int32, len(t.Ranks))
-	for r, rk := range t.Ranks {
-		eventCalc[r] = map[int]int32{}
-		k := 0
-		for i := range rk.Events {
-			if rk.Events[i].Kind == mpi.Compute {
-				if k >= len(calcOf[r]) {
-					return Metrics{}, nil, fmt.Errorf("rank %d: more compute events than calc operations", r)
-				}
-				eventCalc[r][i] = calcOf[r][k]
-				k++
-			}
-		}
+	eventCalc, err := eventCalcs(g, t)
+	if err != nil {
+		return Metrics{}, nil, err
 	}
-	taskOp := make([]int32, len(d.Tasks))
-	var rel []int64
-	if release != nil {
-		rel = make([]int64, g.NumOps())
-	}
-	var opPhases [][]power.Phase
-	if phases != nil {
-		opPhases = make([][]power.Phase, g.NumOps())
-	}
-	for i, task := range d.Tasks {
-		op, ok := eventCalc[task.Rank][task.Event]
-		if !ok {
-			return Metrics{}, nil, fmt.Errorf("LP task %d has no calc operation", i)
-		}
-		taskOp[i] = op
-		if phases != nil {
-			opPhases[op] = phases[i]
-		}
-		if rel != nil {
-			var err error
-			// The LP's times are at least 0 but for its tolerance (a
-			// start a few ns before 0 is 0).
-			if rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
-				return Metrics{}, nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
-			}
-		}
-		var err error
-		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
-			return Metrics{}, nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
-		}
-		opW[op] = powers[i]
-		if sp != nil {
-			devSec, whole := 0.0, false
-			for _, pt := range parts[i] {
-				if sp.onDevice(g.Region[op]+1, pt.label) {
-					onDev[op] = true
-					whole = whole || pt.sec < 0
-					devSec += pt.sec
-				}
-			}
-			if onDev[op] && !whole {
-				if devNs[op], err = graph.SecondsToNs(devSec); err != nil {
-					return Metrics{}, nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
-				}
-			}
-		}
+	pl, err := planOps(g, d, eventCalc, sp, times, powers, parts, phases, release)
+	if err != nil {
+		return Metrics{}, nil, err
 	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
@@ -814,17 +741,18 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	acct := power.NewAccountant(g)
 	var dev []int32
 	if sp != nil {
-		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
+		dev = sp.devices(g, m, func(op, _ int32) bool { return pl.onDev[op] })
 	}
+	rel := pl.rel
 	if opRel != nil {
 		rel = opRel
 	}
-	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Classes: cls, Device: dev, Release: rel, ReleaseMsg: msgRel}
+	opts := sim.Options{Pricer: &opPricer{g: g, dur: pl.dur}, Classes: cls, Device: dev, Release: rel, ReleaseMsg: msgRel}
 	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
 		return Metrics{}, nil, err
 	}
 	if dev != nil {
-		opts.DeviceNs = devNs
+		opts.DeviceNs = pl.devNs
 	}
 	run := opts
 	run.Observer, run.Scratch = acct, scr
@@ -838,13 +766,119 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, Wait: m.WaitPower}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: pl.taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+}
+
+// eventCalcs maps every compute event of t, per rank, to its calc
+// operation in g: the k-th calc of a rank is its k-th compute event
+// (lowering adds no calcs of its own without a reduction cost).
+func eventCalcs(g *graph.Graph, t *mpi.Trace) ([]map[int]int32, error) {
+	calcOf := make([][]int32, len(t.Ranks))
+	for r := range t.Ranks {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if g.Kind[id] == graph.Calc {
+				calcOf[r] = append(calcOf[r], id)
+			}
+		}
+	}
+	eventCalc := make([]map[int]int32, len(t.Ranks))
+	for r, rk := range t.Ranks {
+		eventCalc[r] = map[int]int32{}
+		k := 0
+		for i := range rk.Events {
+			if rk.Events[i].Kind == mpi.Compute {
+				if k >= len(calcOf[r]) {
+					return nil, fmt.Errorf("rank %d: more compute events than calc operations", r)
+				}
+				eventCalc[r][i] = calcOf[r][k]
+				k++
+			}
+		}
+	}
+	return eventCalc, nil
+}
+
+// opPlan is a replay's per-operation plan: each calc's duration (ns, −1:
+// its recorded size), power, device use and release, and each LP task's
+// calc.
+type opPlan struct {
+	dur      []int64
+	opW      []float64
+	onDev    []bool
+	devNs    []int64 // how long a calc holds its device (−1: all of it)
+	taskOp   []int32
+	rel      []int64 // nil without releases
+	opPhases [][]power.Phase
+}
+
+// planOps prices every LP task's calc operation with its time, power,
+// parts on the device and phases (phases and release may be nil).
+func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64) (*opPlan, error) {
+	n := g.NumOps()
+	pl := &opPlan{dur: make([]int64, n), opW: make([]float64, n), onDev: make([]bool, n), devNs: make([]int64, n), taskOp: make([]int32, len(d.Tasks))}
+	for i := range pl.dur {
+		pl.dur[i], pl.devNs[i] = -1, -1
+	}
+	if release != nil {
+		pl.rel = make([]int64, n)
+	}
+	if phases != nil {
+		pl.opPhases = make([][]power.Phase, n)
+	}
+	for i, task := range d.Tasks {
+		op, ok := eventCalc[task.Rank][task.Event]
+		if !ok {
+			return nil, fmt.Errorf("LP task %d has no calc operation", i)
+		}
+		pl.taskOp[i] = op
+		if phases != nil {
+			pl.opPhases[op] = phases[i]
+		}
+		var err error
+		if pl.rel != nil {
+			// The LP's times are at least 0 but for its tolerance (a
+			// start a few ns before 0 is 0).
+			if pl.rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
+				return nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
+			}
+		}
+		if pl.dur[op], err = graph.SecondsToNs(times[i]); err != nil {
+			return nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
+		}
+		pl.opW[op] = powers[i]
+		if sp != nil {
+			if err := pl.device(g, sp, op, parts[i]); err != nil {
+				return nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
+			}
+		}
+	}
+	return pl, nil
+}
+
+// device marks calc op on its region's accelerator for the parts of it
+// whose configuration is the device's: its whole length, or the device
+// parts' seconds first.
+func (pl *opPlan) device(g *graph.Graph, sp *speeds, op int32, parts []taskPart) error {
+	devSec, whole := 0.0, false
+	for _, pt := range parts {
+		if sp.onDevice(g.Region[op]+1, pt.label) {
+			pl.onDev[op] = true
+			whole = whole || pt.sec < 0
+			devSec += pt.sec
+		}
+	}
+	if pl.onDev[op] && !whole {
+		var err error
+		pl.devNs[op], err = graph.SecondsToNs(devSec)
+		return err
+	}
+	return nil
 }
 
 // lpShare hands the groups of one sweep run that share a machine and
