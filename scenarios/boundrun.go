@@ -115,8 +115,13 @@ type BoundReport struct {
 
 // GapPct is how much slower than the bound a makespan is, in percent,
 // (T/T_LP − 1)·100 (the speedups of Bailey et al., SC'15, Figs. 10–11),
-// to two decimals.
+// to two decimals. A bound of 0 ns (a job without work: every task and
+// message takes no time, so its replays take none either) gives a gap of
+// 0, never NaN, so the table and JSON stay numbers.
 func GapPct(ns, boundNs int64) float64 {
+	if boundNs <= 0 {
+		return 0
+	}
 	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
 }
 
