@@ -14,15 +14,16 @@ import (
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/aggregate"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/traces/graph"
 )
 
 // Aggregate is [aggregate]: a sweep axis over the task-aggregation
-// patterns of each machine's node (note 002 Part II, Dong Li Ch. 4;
+// patterns of each machine's node (Dong Li, PhD thesis, Virginia Tech, 2011, Ch. 4;
 // docs/aggregate.md). The workload's T ranks are placed k to a node on
-// T/k of the machine's nodes, grouped by their communication (§3.4), and
+// T/k of the machine's nodes, grouped by their communication (§4.2), and
 // every point is one pattern replayed on the engine: each message priced
 // by the LogGOPS parameters of where its two ranks sit (same die, same
 // socket, across sockets of a node, or across nodes: [network]), compute
@@ -159,7 +160,7 @@ func (s *Scenario) normalizeAggregate() error {
 		return bad("aggregate", "[aggregate] prices each message by where its ranks sit; it cannot be combined with network.override")
 	}
 	for _, p := range s.Sweep.Policies {
-		if p != "uncapped" {
+		if p != policy.Uncapped {
 			return bad("sweep.policies", "an [aggregate] sweep runs the uncapped policy only (got %q)", p)
 		}
 	}
@@ -373,7 +374,7 @@ func aggregateSection(s results.Schema, rows []results.Row, unit string) (report
 		return report.Section{}, false, nil
 	}
 	_, ns := report.ResultsTimeUnit(s, rows)
-	sec := report.Section{Heading: "Aggregation patterns (note 002 Ch. 4)",
+	sec := report.Section{Heading: "Aggregation patterns (Li, 2011, Ch. 4)",
 		Text: "Each pattern replayed on the engine, with messages priced by where their ranks sit and unused nodes in deep sleep. " +
 			"Δt is Eq. 4.5 on the replayed makespans against P1 (one task per node); candidates are within 5 % of P1's time. " +
 			"\"rule\" marks the thesis's choice among them (fewer nodes, then fewer processors, then fewer dies), \"energy\" the least energy.",

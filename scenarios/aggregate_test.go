@@ -143,7 +143,7 @@ func TestAggregateScenarioErrors(t *testing.T) {
 	}
 }
 
-// TestAggregateSectionT5 runs the report's choice on note 002 §9.6 T5:
+// TestAggregateSectionT5 runs the report's choice on a hand-checkable case:
 // P1 = 120 s, and P8…P4 at 142, 128, 125, 122, 119 s (Δt 22, 8, 5, 2,
 // −1 against the 6 s threshold) accept P6, P5, P4 and the thesis's
 // ranking selects P6; with energies making P5 the least, the energy

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,6 +16,8 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/lpchain"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
@@ -28,7 +29,7 @@ import (
 // scaled by its region's model and drawing the P-state's active power, or
 // on an accelerator where the machine has one for its region (see speeds).
 // Communication is priced as bound.messages says: measured on a replay at
-// the fastest P-state (the default, see replayComm) or at the uncontended
+// the fastest P-state (the default, see bound.ReplayComm) or at the uncontended
 // LogGOPS cost of each message, with a rank's sends
 // queued at its network interface (g + (s−1)·G each). Times are in seconds.
 func (sc *Scenario) BoundDAG(t *mpi.Trace, m *Machine, net network.LogGOPS) (*bound.DAG, error) {
@@ -109,7 +110,7 @@ func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, co
 // every compute event a task with configs' configurations, messages with
 // the scenario's network classes; a core draws the machine's idle power
 // before its rank's first task and the machine's wait power while waiting
-// (machine.wait_power; by default its last task's, note 003 §2.6).
+// (machine.wait_power; by default its last task's, Bailey et al., SC'15, §3.3).
 func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc) (*bound.Net, error) {
 	g, em, cls, err := sc.lowerForBound(t)
 	if err != nil {
@@ -208,7 +209,7 @@ func (sc *Scenario) dagWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, c
 }
 
 // TableDAG builds the LP's DAG of trace t with a configuration table
-// (package compute/table, note 003 §1.4): a compute event of region R can
+// (package compute/table; Bailey et al., SC'15, §3.2, Table 1): a compute event of region R can
 // run in every configuration of the table's key R, taking its recorded
 // time scaled by the row's time over the key's fastest row (traces are
 // recorded at the fastest configuration) and drawing the row's watts.
@@ -274,8 +275,8 @@ func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 	return d, o, err
 }
 
-// ReplayStaticDAG replays the Static baseline over the LP's DAG (note 003
-// §6.1 in its discrete form): every rank gets an equal share of the cap
+// ReplayStaticDAG replays the Static baseline over the LP's DAG (Bailey et al., SC'15,
+// §4.1, in its discrete form): every rank gets an equal share of the cap
 // above the machine's base power, and every task runs at the fastest of
 // its configurations within that share (the slowest when none fits, so
 // the run may exceed the cap). With capW 0 every task runs at its fastest.
@@ -333,33 +334,23 @@ func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
 func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
 
 // bounder computes LP bounds for the caps of one group, re-solving from
-// the previous basis, and holds the DAG for the Conductor baseline.
-// A shared bounder serves every group of a sweep run with the same
-// machine and workload parameters (one per policy; see lpShare), from
-// several workers at once.
-//
-// The sweep's caps are solved in chains (lpChains): each chain of caps
-// by its own copy of the LP, in cap order, each cap from the previous
-// cap's basis, the chain's first cap from none. The LP's optimum is
-// degenerate (another basis path gives other last digits of the bound
-// and another schedule, which the lp policy replays), so every result
-// depends on the chains alone, never on which worker asks first or how
-// many there are; chains are solved at the same time. Right after a cap
-// of forkCaps, its chain forks its LP (bound.Solver.Fork) for the lp
-// policy, which searches that cap's headroom from the bound's basis
-// (lpPoint) on any worker while the chain goes on.
+// the previous basis (package optimize/lpchain), and holds the DAG for
+// the Conductor baseline. A shared bounder serves every group of a sweep
+// run with the same machine and workload parameters (one per policy; see
+// lpShare), from several workers at once. Right after a cap of forkCaps,
+// its chain forks its LP (lpchain.Set.Fork) for the lp policy, which
+// searches that cap's headroom from the bound's basis (lpPoint) on any
+// worker while the chain goes on.
 type bounder struct {
-	s *bound.Solver // the LP as built (chain 0 solves it); nil without the LP solver
-	// mu guards chains (the slice), free, pd and po, and serializes
-	// belowBound.
-	mu     sync.Mutex
-	chains []*lpChain
-	free   *bound.Solver // a copy for caps that are not the sweep's, solved in the order asked
-	m      *Machine
-	d      *bound.DAG
-	o      *bound.Order
-	t      *mpi.Trace
-	n      *bound.Net // the engine LP's Net (nil for the other message models)
+	s  *bound.Solver // the LP as built; nil without the LP solver
+	lp *lpchain.Set  // s solved at the sweep's caps; nil without s
+	// mu guards pd and po, and serializes belowBound.
+	mu sync.Mutex
+	m  *Machine
+	d  *bound.DAG
+	o  *bound.Order
+	t  *mpi.Trace
+	n  *bound.Net // the engine LP's Net (nil for the other message models)
 	// pd, po are what Conductor plans on (PlanLP), built when first
 	// asked for where they differ from d, o.
 	sc  *Scenario
@@ -370,48 +361,6 @@ type bounder struct {
 	// the lp policy plans on (lpPoint): a chain forks its LP there.
 	// Set before the first solve, never written after.
 	forkCaps map[int]bool
-}
-
-// lpChain is one chain of the sweep's caps: its LP (closed once every
-// cap is solved) and its solutions so far, in cap order, and the forks
-// of its LP after the caps of forkCaps not yet taken (under fmu).
-type lpChain struct {
-	mu    sync.Mutex
-	s     *bound.Solver
-	done  []*bound.Bound
-	fmu   sync.Mutex
-	forks map[int]*bound.Solver
-}
-
-// lpChainCaps is the most caps of a sweep one LP chain solves. A chain's
-// first cap is solved from scratch, which costs about as much as 5 to 10
-// warm re-solves of the next caps on the default scenario (0.3 s against
-// 0.03–0.2 s), so chains are long enough to keep that overhead small and
-// give a long sweep caps to solve at the same time.
-const lpChainCaps = 10
-
-// lpChains splits n caps, in the sweep's order, into chains of
-// consecutive caps: as few as hold at most lpChainCaps each, of lengths
-// that differ by at most one. Chain c holds caps lo..hi-1 of
-// chains[c] = [lo, hi]. It depends on n alone, so every run of a sweep,
-// whatever its workers, shards or resumptions, solves the same chains.
-func lpChains(n int) [][2]int {
-	k := (n + lpChainCaps - 1) / lpChainCaps
-	out := make([][2]int, k)
-	for c := range out {
-		out[c] = [2]int{c * n / k, (c + 1) * n / k}
-	}
-	return out
-}
-
-// lpChainOf returns the chain of cap k of n (lpChains).
-func lpChainOf(n, k int) int {
-	for c, r := range lpChains(n) {
-		if k < r[1] {
-			return c
-		}
-	}
-	return -1
 }
 
 // belowBound says why a point replayed with opts under net on graph g
@@ -482,57 +431,20 @@ func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, 
 		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
 			return nil, err
 		}
+		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: m.LPCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
 	}
 	return b, nil
 }
 
 // solve returns the LP's schedule at a job cap, or nil where the cap is
 // below what the fixed order needs or there is no solver. A cap of the
-// sweep is solved in its chain (lpChains), after the chain's caps before
-// it; another cap by a copy of the LP kept for them.
+// sweep is solved in its chain (lpchain.Split), after the chain's caps
+// before it; another cap by a copy of the LP kept for them.
 func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error) {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return nil, nil
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.free == nil {
-			s, err := b.s.Clone()
-			if err != nil {
-				return nil, err
-			}
-			b.free = s
-		}
-		return b.solveLP(ctx, b.free, capW)
-	}
-	c := lpChainOf(len(caps), k)
-	r := lpChains(len(caps))[c]
-	ch := b.chain(c)
-	// While another goroutine solves this chain, solve the next cap of a
-	// chain nobody is solving: the chains' solves do not depend on who
-	// makes them, only on their order within the chain.
-	for !ch.mu.TryLock() {
-		helped, err := b.helpOther(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		if !helped {
-			end := span(ctx, "wait chain %d cap %g", c, capW)
-			ch.mu.Lock()
-			end()
-			break
-		}
-	}
-	defer ch.mu.Unlock()
-	for len(ch.done) <= k-r[0] {
-		if err := b.step(ctx, ch, r); err != nil {
-			return nil, err
-		}
-	}
-	return ch.done[k-r[0]], nil
+	return b.lp.Solve(ctx, capW)
 }
 
 // busy says whether solving cap capW of the sweep would now wait for
@@ -540,110 +452,10 @@ func (b *bounder) solve(ctx context.Context, capW float64) (*bound.Bound, error)
 // gives the worker another group first). Caps not of the sweep's list are
 // never busy.
 func (b *bounder) busy(capW float64) bool {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return false
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		return false
-	}
-	ch := b.chain(lpChainOf(len(caps), k))
-	if !ch.mu.TryLock() {
-		return true
-	}
-	ch.mu.Unlock()
-	return false
-}
-
-// chain returns chain c of the sweep's caps (lpChains), made on first use.
-func (b *bounder) chain(c int) *lpChain {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.chains == nil {
-		b.chains = make([]*lpChain, len(lpChains(len(b.sc.Sweep.CapsW))))
-		b.chains[0] = &lpChain{s: b.s}
-	}
-	if b.chains[c] == nil {
-		b.chains[c] = &lpChain{}
-	}
-	return b.chains[c]
-}
-
-// step solves the next cap of chain ch, the caps r of the sweep, with its
-// lock held.
-func (b *bounder) step(ctx context.Context, ch *lpChain, r [2]int) error {
-	if ch.s == nil {
-		end := span(ctx, "clone chain %v", r)
-		s, err := b.s.Clone()
-		end()
-		if err != nil {
-			return err
-		}
-		ch.s = s
-	}
-	k := r[0] + len(ch.done)
-	end := span(ctx, "bound chain %v cap %g", r, b.sc.Sweep.CapsW[k])
-	defer end()
-	res, err := b.solveLP(ctx, ch.s, b.sc.Sweep.CapsW[k])
-	if err != nil {
-		return err
-	}
-	if res != nil && b.forkCaps[k] {
-		f, err := ch.s.Fork()
-		if err != nil {
-			return fmt.Errorf("LP at %g W: %w", b.sc.Sweep.CapsW[k], err)
-		}
-		ch.fmu.Lock()
-		if ch.forks == nil {
-			ch.forks = map[int]*bound.Solver{}
-		}
-		ch.forks[k] = f
-		ch.fmu.Unlock()
-	}
-	ch.done = append(ch.done, res)
-	if len(ch.done) == r[1]-r[0] { // the chain is done: free its LP
-		ch.s.Close()
-	}
-	return nil
-}
-
-// helpOther solves the next cap of the first chain other than chain own
-// that is neither done nor being solved, and says whether there was one.
-func (b *bounder) helpOther(ctx context.Context, own int) (bool, error) {
-	for c, r := range lpChains(len(b.sc.Sweep.CapsW)) {
-		if c == own {
-			continue
-		}
-		ch := b.chain(c)
-		if !ch.mu.TryLock() {
-			continue
-		}
-		if len(ch.done) == r[1]-r[0] {
-			ch.mu.Unlock()
-			continue
-		}
-		err := b.step(ctx, ch, r)
-		ch.mu.Unlock()
-		return err == nil, err
-	}
-	return false, nil
-}
-
-// solveLP solves the LP s at a job cap (nil below its least feasible cap).
-func (b *bounder) solveLP(ctx context.Context, s *bound.Solver, capW float64) (*bound.Bound, error) {
-	return solveFeasible(ctx, s, b.m.LPCap(capW))
-}
-
-// solveFeasible solves s at an LP cap (task power, watts): nil where the
-// cap is below the LP's least feasible one.
-func solveFeasible(ctx context.Context, s *bound.Solver, lpCapW float64) (*bound.Bound, error) {
-	res, err := s.SolveContext(ctx, lpCapW)
-	var ie *bound.InfeasibleError
-	if errors.As(err, &ie) {
-		return nil, nil
-	}
-	return res, err
+	return b.lp.Busy(capW)
 }
 
 // at returns the bound in ns at a job cap, or 0 where there is none.
@@ -660,29 +472,10 @@ func (b *bounder) at(ctx context.Context, capW float64) (int64, error) {
 }
 
 func (b *bounder) close() {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.s.Close()
-	if b.free != nil {
-		b.free.Close()
-	}
-	for _, ch := range b.chains {
-		if ch == nil {
-			continue
-		}
-		if ch.s != nil {
-			ch.s.Close()
-		}
-		ch.fmu.Lock()
-		for _, f := range ch.forks {
-			f.Close()
-		}
-		ch.forks = nil
-		ch.fmu.Unlock()
-	}
+	b.lp.Close()
 }
 
 // fork returns the LP's schedule at a job cap and a fork of the LP
@@ -692,36 +485,10 @@ func (b *bounder) close() {
 // in its chain and must be one of forkCaps; another cap by a new copy
 // of the LP, from scratch.
 func (b *bounder) fork(ctx context.Context, capW float64) (*bound.Bound, *bound.Solver, error) {
-	if b == nil || b.s == nil {
+	if b == nil || b.lp == nil {
 		return nil, nil, nil
 	}
-	caps := b.sc.Sweep.CapsW
-	k := slices.Index(caps, capW)
-	if k < 0 {
-		s, err := b.s.Clone()
-		if err != nil {
-			return nil, nil, err
-		}
-		res, err := b.solveLP(ctx, s, capW)
-		if err != nil || res == nil {
-			s.Close()
-			return nil, nil, err
-		}
-		return res, s, nil
-	}
-	res, err := b.solve(ctx, capW)
-	if err != nil || res == nil {
-		return nil, nil, err
-	}
-	ch := b.chain(lpChainOf(len(caps), k))
-	ch.fmu.Lock()
-	f := ch.forks[k]
-	delete(ch.forks, k)
-	ch.fmu.Unlock()
-	if f == nil {
-		return nil, nil, fmt.Errorf("LP at %g W: no fork of its chain's LP there (taken twice, or not asked for)", capW)
-	}
-	return res, f, nil
+	return b.lp.Fork(ctx, capW)
 }
 
 // opPricer gives calc operations fixed durations (ns); -1 keeps the
@@ -952,26 +719,6 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	if err := m.FitRanks(len(t.Ranks), false); err != nil {
 		return Metrics{}, nil, err
 	}
-	// The k-th calc of a rank is its k-th compute event (lowering adds no
-	// calcs of its own without a reduction cost).
-	calcOf := make([][]int32, len(t.Ranks))
-	for r := range t.Ranks {
-		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
-			if g.Kind[id] == graph.Calc {
-				calcOf[r] = append(calcOf[r], id)
-			}
-		}
-	}
-	dur := make([]int64, g.NumOps())
-	for i := range dur {
-		dur[i] = -1
-	}
-	opW := make([]float64, g.NumOps())
-	onDev := make([]bool, g.NumOps())
-	devNs := make([]int64, g.NumOps()) // how long a calc holds its device (−1: all of it)
-	for i := range devNs {
-		devNs[i] = -1
-	}
 	var sp *speeds
 	if len(m.Accelerators) > 0 {
 		var err error
@@ -979,66 +726,13 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 			return Metrics{}, nil, err
 		}
 	}
-	eventCalc := make([]map[int]int32, len(t.Ranks))
-	for r, rk := range t.Ranks {
-		eventCalc[r] = map[int]int32{}
-		k := 0
-		for i := range rk.Events {
-			if rk.Events[i].Kind == mpi.Compute {
-				if k >= len(calcOf[r]) {
-					return Metrics{}, nil, fmt.Errorf("rank %d: more compute events than calc operations", r)
-				}
-				eventCalc[r][i] = calcOf[r][k]
-				k++
-			}
-		}
+	eventCalc, err := eventCalcs(g, t)
+	if err != nil {
+		return Metrics{}, nil, err
 	}
-	taskOp := make([]int32, len(d.Tasks))
-	var rel []int64
-	if release != nil {
-		rel = make([]int64, g.NumOps())
-	}
-	var opPhases [][]power.Phase
-	if phases != nil {
-		opPhases = make([][]power.Phase, g.NumOps())
-	}
-	for i, task := range d.Tasks {
-		op, ok := eventCalc[task.Rank][task.Event]
-		if !ok {
-			return Metrics{}, nil, fmt.Errorf("LP task %d has no calc operation", i)
-		}
-		taskOp[i] = op
-		if phases != nil {
-			opPhases[op] = phases[i]
-		}
-		if rel != nil {
-			var err error
-			// The LP's times are at least 0 but for its tolerance (a
-			// start a few ns before 0 is 0).
-			if rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
-				return Metrics{}, nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
-			}
-		}
-		var err error
-		if dur[op], err = graph.SecondsToNs(times[i]); err != nil {
-			return Metrics{}, nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
-		}
-		opW[op] = powers[i]
-		if sp != nil {
-			devSec, whole := 0.0, false
-			for _, pt := range parts[i] {
-				if sp.onDevice(g.Region[op]+1, pt.label) {
-					onDev[op] = true
-					whole = whole || pt.sec < 0
-					devSec += pt.sec
-				}
-			}
-			if onDev[op] && !whole {
-				if devNs[op], err = graph.SecondsToNs(devSec); err != nil {
-					return Metrics{}, nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
-				}
-			}
-		}
+	pl, err := planOps(g, d, eventCalc, sp, times, powers, parts, phases, release)
+	if err != nil {
+		return Metrics{}, nil, err
 	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
@@ -1047,17 +741,18 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	acct := power.NewAccountant(g)
 	var dev []int32
 	if sp != nil {
-		dev = sp.devices(g, m, func(op, _ int32) bool { return onDev[op] })
+		dev = sp.devices(g, m, func(op, _ int32) bool { return pl.onDev[op] })
 	}
+	rel := pl.rel
 	if opRel != nil {
 		rel = opRel
 	}
-	opts := sim.Options{Pricer: &opPricer{g: g, dur: dur}, Classes: cls, Device: dev, Release: rel, ReleaseMsg: msgRel}
+	opts := sim.Options{Pricer: &opPricer{g: g, dur: pl.dur}, Classes: cls, Device: dev, Release: rel, ReleaseMsg: msgRel}
 	if opts.Flow, err = sc.flowNetwork(m, g.NumRanks()); err != nil {
 		return Metrics{}, nil, err
 	}
 	if dev != nil {
-		opts.DeviceNs = devNs
+		opts.DeviceNs = pl.devNs
 	}
 	run := opts
 	run.Observer, run.Scratch = acct, scr
@@ -1070,14 +765,120 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		active[r] = m.PStates[0].ActivePowerW
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
-	// last task's, as the LP charges slack, note 003 §2.6).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, Wait: m.WaitPower}
+	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: pl.taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+}
+
+// eventCalcs maps every compute event of t, per rank, to its calc
+// operation in g: the k-th calc of a rank is its k-th compute event
+// (lowering adds no calcs of its own without a reduction cost).
+func eventCalcs(g *graph.Graph, t *mpi.Trace) ([]map[int]int32, error) {
+	calcOf := make([][]int32, len(t.Ranks))
+	for r := range t.Ranks {
+		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+			if g.Kind[id] == graph.Calc {
+				calcOf[r] = append(calcOf[r], id)
+			}
+		}
+	}
+	eventCalc := make([]map[int]int32, len(t.Ranks))
+	for r, rk := range t.Ranks {
+		eventCalc[r] = map[int]int32{}
+		k := 0
+		for i := range rk.Events {
+			if rk.Events[i].Kind == mpi.Compute {
+				if k >= len(calcOf[r]) {
+					return nil, fmt.Errorf("rank %d: more compute events than calc operations", r)
+				}
+				eventCalc[r][i] = calcOf[r][k]
+				k++
+			}
+		}
+	}
+	return eventCalc, nil
+}
+
+// opPlan is a replay's per-operation plan: each calc's duration (ns, −1:
+// its recorded size), power, device use and release, and each LP task's
+// calc.
+type opPlan struct {
+	dur      []int64
+	opW      []float64
+	onDev    []bool
+	devNs    []int64 // how long a calc holds its device (−1: all of it)
+	taskOp   []int32
+	rel      []int64 // nil without releases
+	opPhases [][]power.Phase
+}
+
+// planOps prices every LP task's calc operation with its time, power,
+// parts on the device and phases (phases and release may be nil).
+func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64) (*opPlan, error) {
+	n := g.NumOps()
+	pl := &opPlan{dur: make([]int64, n), opW: make([]float64, n), onDev: make([]bool, n), devNs: make([]int64, n), taskOp: make([]int32, len(d.Tasks))}
+	for i := range pl.dur {
+		pl.dur[i], pl.devNs[i] = -1, -1
+	}
+	if release != nil {
+		pl.rel = make([]int64, n)
+	}
+	if phases != nil {
+		pl.opPhases = make([][]power.Phase, n)
+	}
+	for i, task := range d.Tasks {
+		op, ok := eventCalc[task.Rank][task.Event]
+		if !ok {
+			return nil, fmt.Errorf("LP task %d has no calc operation", i)
+		}
+		pl.taskOp[i] = op
+		if phases != nil {
+			pl.opPhases[op] = phases[i]
+		}
+		var err error
+		if pl.rel != nil {
+			// The LP's times are at least 0 but for its tolerance (a
+			// start a few ns before 0 is 0).
+			if pl.rel[op], err = graph.SecondsToNs(math.Max(release[i], 0)); err != nil {
+				return nil, fmt.Errorf("LP task %d (%s): start: %w", i, g.Describe(op), err)
+			}
+		}
+		if pl.dur[op], err = graph.SecondsToNs(times[i]); err != nil {
+			return nil, fmt.Errorf("LP task %d (%s): %w", i, g.Describe(op), err)
+		}
+		pl.opW[op] = powers[i]
+		if sp != nil {
+			if err := pl.device(g, sp, op, parts[i]); err != nil {
+				return nil, fmt.Errorf("LP task %d (%s) on its device: %w", i, g.Describe(op), err)
+			}
+		}
+	}
+	return pl, nil
+}
+
+// device marks calc op on its region's accelerator for the parts of it
+// whose configuration is the device's: its whole length, or the device
+// parts' seconds first.
+func (pl *opPlan) device(g *graph.Graph, sp *speeds, op int32, parts []taskPart) error {
+	devSec, whole := 0.0, false
+	for _, pt := range parts {
+		if sp.onDevice(g.Region[op]+1, pt.label) {
+			pl.onDev[op] = true
+			whole = whole || pt.sec < 0
+			devSec += pt.sec
+		}
+	}
+	if pl.onDev[op] && !whole {
+		var err error
+		pl.devNs[op], err = graph.SecondsToNs(devSec)
+		return err
+	}
+	return nil
 }
 
 // lpShare hands the groups of one sweep run that share a machine and
@@ -1180,7 +981,7 @@ func newLPShare(groups [][]Point, caps []float64) *lpShare {
 	l := &lpShare{refs: map[string]int{}, bds: map[string]*shared[*bounder]{}, forks: map[string]map[int]bool{},
 		wls: map[string]*shared[workload]{}, plans: map[string]*shared[lpPlan]{}}
 	for _, g := range groups {
-		if g[0].Policy != "uncapped" {
+		if g[0].Policy != policy.Uncapped {
 			k := lpKey(g[0])
 			l.refs[k]++
 			for c := range lpForkCaps(g, caps) {
@@ -1199,7 +1000,7 @@ func newLPShare(groups [][]Point, caps []float64) *lpShare {
 func lpForkCaps(pts []Point, caps []float64) map[int]bool {
 	out := map[int]bool{}
 	for _, p := range pts {
-		if p.Policy != "lp" || p.Done {
+		if p.Policy != policy.LP || p.Done {
 			continue
 		}
 		if k := slices.Index(caps, p.CapW); k >= 0 {
@@ -1234,7 +1035,7 @@ func (l *lpShare) built(key string) bool {
 // in which workers take groups; a group that is not ready still runs
 // correctly, after waiting.
 func (l *lpShare) ready(pts []Point) bool {
-	if pts[0].Policy == "uncapped" {
+	if pts[0].Policy == policy.Uncapped {
 		return true
 	}
 	sb := l.entry(lpKey(pts[0]))

@@ -46,7 +46,7 @@ func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	return d, m
 }
 
-// BenchmarkBoundStencil32Sweep is issue 4's sweep target on the README's
+// BenchmarkBoundStencil32Sweep is the LP sweep's performance target on the README's
 // 32-rank case: 20 job caps 800:1370:30 W re-solved from the previous
 // basis, against a cold solve at each of three of those caps (the median
 // is "one solve"). It reports the least of each over b.N runs and their

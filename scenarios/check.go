@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -64,18 +65,17 @@ func withParams(err error, params map[string]any) error {
 
 // fits checks that the workload (t, its graph g; t is nil for an
 // execution-graph workload) can run on machine m under policy.
-func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, policy string) error {
+func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) error {
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return fmt.Errorf("%s: %w", sc.File, err)
 	}
-	switch policy {
-	case "lp", "conductor":
+	if policy.IsOnDAG(pol) {
 		if t == nil {
 			return fmt.Errorf("%s: policy %s needs an MPI-trace workload (the LP and Conductor work on the DAG of its MPI calls); this workload is an execution graph or GOAL file: drop %s from sweep.policies",
-				sc.File, policy, policy)
+				sc.File, pol, pol)
 		}
-		if policy == "lp" && !clp.Available() {
-			return fmt.Errorf("%s: policy lp: %w", sc.File, clp.ErrNoSolver)
+		if policy.NeedsSolver(pol) && !clp.Available() {
+			return fmt.Errorf("%s: policy %s: %w", sc.File, pol, clp.ErrNoSolver)
 		}
 	}
 	return nil

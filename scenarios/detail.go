@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/critpath"
@@ -32,10 +33,10 @@ type Pick struct {
 // first machine, the static policy (else uncapped) and the median cap of
 // the sweep, the first point's workload parameters.
 func (sc *Scenario) DefaultPick() Pick {
-	p := Pick{Machine: sc.Machines[0].Name, Policy: "uncapped"}
+	p := Pick{Machine: sc.Machines[0].Name, Policy: policy.Uncapped}
 	for _, pol := range sc.Sweep.Policies {
-		if pol == "static" {
-			p.Policy = "static"
+		if pol == policy.Static {
+			p.Policy = policy.Static
 		}
 	}
 	if caps := sc.Sweep.CapsW; len(caps) > 0 {
@@ -86,7 +87,7 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if m == nil {
 		return report.Section{}, cp, fmt.Errorf("detail: scenario %s has no machine %q", sc.File, pick.Machine)
 	}
-	if pick.Policy == "uncapped" {
+	if pick.Policy == policy.Uncapped {
 		pick.CapW = 0
 	}
 	var params map[string]any
@@ -342,12 +343,12 @@ func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string)
 // replay recorded: the replayer's P-state policies directly, conductor and
 // lp over the LP's DAG of the MPI trace t (the lp policy's schedule rounded
 // as sweeps round it, staggered within the cap).
-func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
-	if policy != "lp" && policy != "conductor" {
-		return sc.replay(g, m, sc.Net(), cls, policy, capW)
+func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
+	if !policy.IsOnDAG(pol) {
+		return sc.replay(g, m, sc.Net(), cls, pol, capW)
 	}
 	if t == nil {
-		return Metrics{}, nil, fmt.Errorf("the %s policy needs an MPI-trace workload (the DAG of its MPI calls)", policy)
+		return Metrics{}, nil, fmt.Errorf("the %s policy needs an MPI-trace workload (the DAG of its MPI calls)", pol)
 	}
 	net := sc.Net()
 	bd, err := sc.newBounder(t, m, net)
@@ -357,7 +358,7 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 	defer bd.close()
 	var met Metrics
 	var run *taskRun
-	if policy == "conductor" {
+	if pol == policy.Conductor {
 		pd, po, perr := bd.plan()
 		if perr != nil {
 			return Metrics{}, nil, perr
@@ -368,7 +369,7 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		// first and plans on its LP's fork at capW, as the sweep does: the
 		// LP's optimum is degenerate, and its warm starts give this point
 		// the schedule the sweep had.
-		bd.forkCaps = lpForkCaps([]Point{{Policy: "lp", CapW: capW}}, sc.Sweep.CapsW)
+		bd.forkCaps = lpForkCaps([]Point{{Policy: policy.LP, CapW: capW}}, sc.Sweep.CapsW)
 		var b *bound.Bound
 		met, run, b, err = sc.lpPoint(context.Background(), bd, g, capW, net)
 		if err == nil && b == nil {

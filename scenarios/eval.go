@@ -15,6 +15,7 @@ import (
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/graph"
@@ -50,7 +51,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	}
 	sc, params := sc.at(pts[0].Params) // the group's scenario axes applied
 	m := &sc.Machines[pts[0].Machine]
-	shared := lps != nil && pts[0].Policy != "uncapped" // a group of lps's (newLPShare)
+	shared := lps != nil && pts[0].Policy != policy.Uncapped // a group of lps's (newLPShare)
 	if shared {
 		defer lps.release(lpKey(pts[0]))
 	}
@@ -82,7 +83,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	}
 	var bd *bounder
 	switch {
-	case pts[0].Policy == "uncapped":
+	case pts[0].Policy == policy.Uncapped:
 	case lps != nil:
 		key := lpKey(pts[0])
 		if bd, err = lps.get(key, func() (*bounder, error) {
@@ -115,7 +116,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
-		if p.Policy == "lp" {
+		if p.Policy == policy.LP {
 			var run *taskRun
 			var b *bound.Bound
 			if met, run, b, err = sc.lpPoint(ctx, bd, g, p.CapW, net); err != nil {
@@ -131,7 +132,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			if !ok {
 				var pd *bound.DAG
 				var po *bound.Order
-				if p.Policy == "conductor" {
+				if p.Policy == policy.Conductor {
 					if bd == nil {
 						return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
 					}
@@ -176,7 +177,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 // group replays the point itself and reports the error.
 func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 	pol := pts[0].Policy
-	if pts[0].Pattern > 0 || (pol == "conductor" && sc.Bound.Messages != MessagesEngine) {
+	if pts[0].Pattern > 0 || (pol == policy.Conductor && sc.Bound.Messages != MessagesEngine) {
 		return // an aggregate's replays, or a Conductor that plans on the LP's own DAG
 	}
 	sc, params := sc.at(pts[0].Params)
@@ -193,7 +194,7 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 	}
 	var pd *bound.DAG
 	var po *bound.Order
-	if pol == "conductor" {
+	if pol == policy.Conductor {
 		if t == nil {
 			return
 		}
@@ -225,15 +226,15 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 // capW: the Conductor's on its plan pd and po, any other's (replay) with
 // the message classes cls. It returns the metrics, without the bound's
 // columns, and how the point was replayed.
-func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po *bound.Order, cls *network.Classes, m *Machine, net network.LogGOPS, policy string, capW float64) (replayed, error) {
-	if policy == "conductor" {
+func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po *bound.Order, cls *network.Classes, m *Machine, net network.LogGOPS, pol string, capW float64) (replayed, error) {
+	if pol == policy.Conductor {
 		met, _, run, err := sc.replayConductor(g, t, pd, po, capW, conductor.DefaultParams(), m, net)
 		if err != nil {
 			return replayed{}, err
 		}
 		return replayed{met, run.opts, run.net}, nil
 	}
-	met, rec, err := sc.replay(g, m, net, cls, policy, capW)
+	met, rec, err := sc.replay(g, m, net, cls, pol, capW)
 	if err != nil {
 		return replayed{}, err
 	}
@@ -339,15 +340,15 @@ func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m
 // run on an accelerator do so under "uncapped" wherever their model
 // offloads them, under "static" only where the device's power fits the
 // share too.
-func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
+func (m *Machine) Assign(pol string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
-	switch policy {
-	case "uncapped", "static-rapl": // static-rapl: RAPL picks the speed (RAPLMix)
+	switch pol {
+	case policy.Uncapped, policy.StaticRAPL: // static-rapl: RAPL picks the speed (policy.RAPLMix)
 		for r := range ps {
 			ps[r] = m.PStates[0]
 		}
-	case "static":
+	case policy.Static:
 		share := (capW - m.BaseW()) / float64(ranks)
 		pick := m.PStates[len(m.PStates)-1]
 		for _, p := range m.PStates {
@@ -360,15 +361,15 @@ func (m *Machine) Assign(policy string, capW float64) ([]PState, error) {
 			ps[r] = pick
 		}
 	default:
-		return nil, fmt.Errorf("policy %q is not implemented by the replayer", policy)
+		return nil, fmt.Errorf("policy %q is not implemented by the replayer", pol)
 	}
 	return ps, nil
 }
 
 // Replay replays g on machine m with the policy's P-states and returns
 // the point's metrics.
-func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, policy string, capW float64) (Metrics, error) {
-	met, _, err := sc.replay(g, m, net, nil, policy, capW)
+func (sc *Scenario) Replay(g *graph.Graph, m *Machine, net network.LogGOPS, pol string, capW float64) (Metrics, error) {
+	met, _, err := sc.replay(g, m, net, nil, pol, capW)
 	return met, err
 }
 
@@ -386,11 +387,11 @@ type recording struct {
 
 // replay is Replay with messages priced by network classes cls (nil: net
 // for all), returning what it recorded too.
-func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, policy string, capW float64) (Metrics, *recording, error) {
+func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
 	if err := m.FitRanks(g.NumRanks(), false); err != nil {
 		return Metrics{}, nil, err
 	}
-	ps, err := m.Assign(policy, capW)
+	ps, err := m.Assign(pol, capW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
@@ -400,14 +401,14 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	}
 	idx := m.indices(ps)
 	var use func(region int) bool // where regions may run on a device (nil: wherever the model offloads)
-	if policy == "static" {
+	if pol == policy.Static {
 		share := (capW - m.BaseW()) / float64(len(ps))
 		use = func(i int) bool { return sp.devWatts[idx[0]][i] <= share+1e-9 }
 	}
 	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps)), dev: make([][]bool, len(ps))}
 	for r, k := range idx {
 		pl.ratio[r], pl.watts[r], pl.dev[r] = sp.row(k, use)
-		if policy == "static-rapl" {
+		if pol == policy.StaticRAPL {
 			pl.ratio[r], pl.watts[r] = sp.raplRows((capW-m.BaseW())/float64(len(ps)), m.CoreIdlePowerW)
 			pl.dev[r] = make([]bool, len(pl.ratio[r]))
 		}
@@ -416,7 +417,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	active := make([]float64, len(ps))
 	for r, p := range ps {
 		ghz[r], active[r] = p.FreqGHz, p.ActivePowerW
-		if policy == "static-rapl" {
+		if pol == policy.StaticRAPL {
 			active[r] = pl.watts[r][0]
 		}
 	}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
 // The lp policy replays the LP's schedule, but the LP meets the cap with
-// time-averaged power (note 003 Eq. 10–11): a task it runs as a mix of two
+// time-averaged power (Bailey et al., SC'15, Fig. 6, Eqs. 10–11): a task it runs as a mix of two
 // adjacent hull points draws the faster point's power for part of its
 // time. At every instant only some of the split tasks can be in their
 // faster stretch at once (the instantaneous cap is a knapsack; the LP's
@@ -110,7 +111,7 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 		}
 		p.s = s
 	}
-	return solveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
+	return lpchain.SolveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
 }
 
 // replayLP is the lp policy at job cap capW on graph g: the LP's schedule

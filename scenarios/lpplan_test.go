@@ -12,7 +12,7 @@ import (
 )
 
 // The lp policy replays within the cap at every instant and within 0.5 %
-// of the bound (issue 14) on the shipped scenario at all its caps, and on
+// of the bound on the shipped scenario at all its caps, and on
 // workloads of the kinds that once beat the bound: a balanced stencil, a
 // random-imbalance 3-D stencil, a wavefront stencil with 1 MiB halos and
 // sweep3d. Without headroom (the LP's schedule at the cap itself,
@@ -88,7 +88,7 @@ func TestPowerQuantum(t *testing.T) {
 // after each exchange (880 W, over the cap for 0.9–2.0 ms at 400–800 W
 // whatever the headroom). A rank's own device queues nobody, so stagger
 // places those stretches like a P-state's: every point is within the cap,
-// and within the gap to the bound measured per cap (issue 14), with a
+// and within the gap to the bound measured per cap, with a
 // margin.
 func TestLPPolicyGPUNode(t *testing.T) {
 	if !clp.Available() {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -188,34 +189,6 @@ func TestInterleave(t *testing.T) {
 	}
 }
 
-// TestLPChains checks how a sweep's caps split into LP chains: at most
-// lpChainCaps each, as few as that allows, lengths within one of each
-// other, every cap in exactly one, and lpChainOf agreeing.
-func TestLPChains(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		want string
-	}{
-		{0, "[]"},
-		{1, "[[0 1]]"},
-		{10, "[[0 10]]"},
-		{11, "[[0 5] [5 11]]"},
-		{20, "[[0 10] [10 20]]"},
-		{25, "[[0 8] [8 16] [16 25]]"},
-	} {
-		ch := lpChains(tc.n)
-		if got := fmt.Sprint(ch); got != tc.want {
-			t.Errorf("%d caps: chains %s, want %s", tc.n, got, tc.want)
-		}
-		for k := range tc.n {
-			c := lpChainOf(tc.n, k)
-			if c < 0 || k < ch[c][0] || k >= ch[c][1] {
-				t.Errorf("%d caps: cap %d in chain %d %v", tc.n, k, c, ch)
-			}
-		}
-	}
-}
-
 // TestWorkersSameResults sweeps the default scenario over 12 caps (two
 // LP chains, solved at the same time by two workers) with 1 and 2
 // workers and checks the results files are byte-identical: the chains
@@ -232,7 +205,7 @@ func TestWorkersSameResults(t *testing.T) {
 	for c := 290.0; c < 350; c += 5 {
 		sc.Sweep.CapsW = append(sc.Sweep.CapsW, c)
 	}
-	if n := len(lpChains(len(sc.Sweep.CapsW))); n != 2 {
+	if n := len(lpchain.Split(len(sc.Sweep.CapsW))); n != 2 {
 		t.Fatalf("%d caps make %d LP chains, want 2", len(sc.Sweep.CapsW), n)
 	}
 	base := t.TempDir()

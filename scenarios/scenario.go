@@ -25,6 +25,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -86,7 +87,7 @@ type Machine struct {
 	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
 	// WaitPower is what a rank draws between its tasks (its MPI calls and
 	// waits) and after its last one: "task" (the power of its most recent
-	// task, note 003 §2.6; the default), "idle" (core_idle_power_w) or a
+	// task, as Bailey et al., SC'15, §3.3; the default), "idle" (core_idle_power_w) or a
 	// number of watts (a polling power). Every policy's replay and the LP
 	// bound use it (power.WaitPower).
 	WaitPower power.WaitPower `toml:"wait_power"`
@@ -264,8 +265,8 @@ type Bound struct {
 	// "replay" (the default for now: durations measured on one replay,
 	// contention included, which other schedules can beat).
 	Messages string `toml:"messages"`
-	// SlackPolicy is the initial schedule's slack reduction (note 003
-	// §2.5): "local" (the default) or "late" (bound.ParseSlackPolicy).
+	// SlackPolicy is the initial schedule's slack reduction (Bailey et al., SC'15,
+	// §3.3): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
 	// Cuts relaxes the engine LP into blocks (bound.Options.CutTasks,
 	// docs/bound.md): "auto" (the default: every 64 tasks on LPs of over
@@ -508,93 +509,130 @@ func (s *Scenario) normalize() error {
 	}
 	names := map[string]bool{}
 	for i := range s.Machines {
-		m := &s.Machines[i]
-		key := fmt.Sprintf("machine.%d", i)
-		if m.Name == "" {
-			m.Name = fmt.Sprintf("machine%d", i)
-		}
-		if names[m.Name] {
-			return bad("machine.name", "machine name %q used twice", m.Name)
-		}
-		names[m.Name] = true
-		def := func(v *int, d int) {
-			if *v == 0 {
-				*v = d
-			}
-		}
-		def(&m.SocketsPerNode, 1)
-		def(&m.ThreadsPerRank, 1)
-		if m.SpeedFactor == 0 {
-			m.SpeedFactor = 1
-		}
-		for _, c := range []struct {
-			name string
-			v    int
-		}{{"nodes", m.Nodes}, {"sockets_per_node", m.SocketsPerNode}, {"cores_per_socket", m.CoresPerSocket},
-			{"ranks_per_node", m.RanksPerNode}, {"threads_per_rank", m.ThreadsPerRank}} {
-			if c.v <= 0 || c.v > graph.MaxRanks {
-				return s.badAt("machine", i, "", -1, c.name, "must be a positive integer up to %d (machine %s, %s)", graph.MaxRanks, m.Name, key)
-			}
-		}
-		if m.RanksPerNode*m.ThreadsPerRank > m.SocketsPerNode*m.CoresPerSocket {
-			return bad("machine.ranks_per_node", "machine %s: %d ranks × %d threads exceed %d cores per node",
-				m.Name, m.RanksPerNode, m.ThreadsPerRank, m.SocketsPerNode*m.CoresPerSocket)
-		}
-		if m.Nodes > graph.MaxRanks || m.RanksPerNode > graph.MaxRanks || m.Nodes*m.RanksPerNode > graph.MaxRanks {
-			return s.badAt("machine", i, "", -1, "nodes", "machine %s: %d nodes × %d ranks per node exceed %d ranks (graph.MaxRanks)", m.Name, m.Nodes, m.RanksPerNode, graph.MaxRanks)
-		}
-		for _, c := range []struct {
-			key string
-			v   float64
-			pos bool
-		}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
-			if !finite(c.v, 0, c.pos) {
-				want := "a finite number ≥ 0"
-				if c.pos {
-					want = "a finite number > 0"
-				}
-				return s.badAt("machine", i, "", -1, c.key, "machine %s: %s must be %s, got %g", m.Name, c.key, want, c.v)
-			}
-		}
-		if len(m.PStates) == 0 {
-			return bad("machine.pstate", "machine %s needs at least one [[machine.pstate]]", m.Name)
-		}
-		for j, p := range m.PStates {
-			if !finite(p.FreqGHz, 0, true) {
-				return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
-			}
-			if !finite(p.ActivePowerW, 0, true) {
-				return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w must be a finite number > 0, got %g", m.Name, j+1, p.ActivePowerW)
-			}
-		}
-		sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
-		for j := 1; j < len(m.PStates); j++ {
-			if m.PStates[j].FreqGHz == m.PStates[j-1].FreqGHz {
-				return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
-			}
-		}
-		for k := range m.Accelerators {
-			a := &m.Accelerators[k]
-			if a.PerNode == 0 {
-				a.PerNode = 1
-			}
-			if a.PerNode < 0 {
-				return bad("machine.accelerator.per_node", "machine %s: accelerator %s: per_node must be a positive integer", m.Name, a.Name)
-			}
-			if a.Name == "" {
-				return bad("machine.accelerator.name", "machine %s: an accelerator needs the name of its device in the model file", m.Name)
-			}
-			if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
-				return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
-			}
-			if !finite(a.PowerW, 0, false) {
-				return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
-			}
-			if s.Models.File == "" {
-				return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
-			}
+		if err := s.normalizeMachine(i, names); err != nil {
+			return err
 		}
 	}
+	for _, step := range []func() error{s.normalizeNetwork, s.normalizeBound, s.normalizeWorkload, s.normalizeSweep, s.normalizeAggregate, s.checkIdleFloor} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return s.checkPointCount()
+}
+
+// normalizeMachine fills machine i's defaults and checks its counts,
+// powers, P-states and accelerators; names holds the names taken so far.
+func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
+	m := &s.Machines[i]
+	key := fmt.Sprintf("machine.%d", i)
+	if m.Name == "" {
+		m.Name = fmt.Sprintf("machine%d", i)
+	}
+	if names[m.Name] {
+		return bad("machine.name", "machine name %q used twice", m.Name)
+	}
+	names[m.Name] = true
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&m.SocketsPerNode, 1)
+	def(&m.ThreadsPerRank, 1)
+	if m.SpeedFactor == 0 {
+		m.SpeedFactor = 1
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"nodes", m.Nodes}, {"sockets_per_node", m.SocketsPerNode}, {"cores_per_socket", m.CoresPerSocket},
+		{"ranks_per_node", m.RanksPerNode}, {"threads_per_rank", m.ThreadsPerRank}} {
+		if c.v <= 0 || c.v > graph.MaxRanks {
+			return s.badAt("machine", i, "", -1, c.name, "must be a positive integer up to %d (machine %s, %s)", graph.MaxRanks, m.Name, key)
+		}
+	}
+	if m.RanksPerNode*m.ThreadsPerRank > m.SocketsPerNode*m.CoresPerSocket {
+		return bad("machine.ranks_per_node", "machine %s: %d ranks × %d threads exceed %d cores per node",
+			m.Name, m.RanksPerNode, m.ThreadsPerRank, m.SocketsPerNode*m.CoresPerSocket)
+	}
+	if m.Nodes > graph.MaxRanks || m.RanksPerNode > graph.MaxRanks || m.Nodes*m.RanksPerNode > graph.MaxRanks {
+		return s.badAt("machine", i, "", -1, "nodes", "machine %s: %d nodes × %d ranks per node exceed %d ranks (graph.MaxRanks)", m.Name, m.Nodes, m.RanksPerNode, graph.MaxRanks)
+	}
+	for _, c := range []struct {
+		key string
+		v   float64
+		pos bool
+	}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
+		if !finite(c.v, 0, c.pos) {
+			want := "a finite number ≥ 0"
+			if c.pos {
+				want = "a finite number > 0"
+			}
+			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s must be %s, got %g", m.Name, c.key, want, c.v)
+		}
+	}
+	if err := s.normalizePStates(i); err != nil {
+		return err
+	}
+	return s.normalizeAccelerators(i)
+}
+
+// normalizePStates checks machine i's P-states and sorts them, fastest
+// first.
+func (s *Scenario) normalizePStates(i int) error {
+	m := &s.Machines[i]
+	if len(m.PStates) == 0 {
+		return bad("machine.pstate", "machine %s needs at least one [[machine.pstate]]", m.Name)
+	}
+	for j, p := range m.PStates {
+		if !finite(p.FreqGHz, 0, true) {
+			return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
+		}
+		if !finite(p.ActivePowerW, 0, true) {
+			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w must be a finite number > 0, got %g", m.Name, j+1, p.ActivePowerW)
+		}
+	}
+	sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
+	for j := 1; j < len(m.PStates); j++ {
+		if m.PStates[j].FreqGHz == m.PStates[j-1].FreqGHz {
+			return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
+		}
+	}
+	return nil
+}
+
+// normalizeAccelerators fills machine i's accelerators' defaults and
+// checks them.
+func (s *Scenario) normalizeAccelerators(i int) error {
+	m := &s.Machines[i]
+	for k := range m.Accelerators {
+		a := &m.Accelerators[k]
+		if a.PerNode == 0 {
+			a.PerNode = 1
+		}
+		if a.PerNode < 0 {
+			return bad("machine.accelerator.per_node", "machine %s: accelerator %s: per_node must be a positive integer", m.Name, a.Name)
+		}
+		if a.Name == "" {
+			return bad("machine.accelerator.name", "machine %s: an accelerator needs the name of its device in the model file", m.Name)
+		}
+		if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
+			return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
+		}
+		if !finite(a.PowerW, 0, false) {
+			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
+		}
+		if s.Models.File == "" {
+			return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
+		}
+	}
+	return nil
+}
+
+// normalizeNetwork fills [network]'s defaults and checks its values, its
+// topology and its overrides.
+func (s *Scenario) normalizeNetwork() error {
 	n := &s.Network
 	if n.Model == "" {
 		n.Model = "loggops"
@@ -675,6 +713,11 @@ func (s *Scenario) normalize() error {
 			}
 		}
 	}
+	return nil
+}
+
+// normalizeBound fills [bound]'s defaults and checks them.
+func (s *Scenario) normalizeBound() error {
 	switch s.Bound.Messages {
 	case "":
 		// "engine" is the bound (docs/bound.md); the others are kept
@@ -696,6 +739,12 @@ func (s *Scenario) normalize() error {
 	if s.Bound.Messages == MessagesEngine && s.Bound.SlackPolicy != "local" {
 		return bad("bound.slack_policy", "%q applies to bound.messages = \"replay\" or \"loggops\"; the \"engine\" LP (the default) keeps the order of its reference replay", s.Bound.SlackPolicy)
 	}
+	return nil
+}
+
+// normalizeWorkload checks [workload] and [models], loading the model
+// file.
+func (s *Scenario) normalizeWorkload() error {
 	w := &s.Workload
 	if (w.Trace == "") == (w.Generator == "") {
 		return bad("workload", "set exactly one of workload.trace and workload.generator")
@@ -716,6 +765,11 @@ func (s *Scenario) normalize() error {
 		}
 		s.set = set
 	}
+	return nil
+}
+
+// normalizeSweep checks [sweep]: its caps, policies and parameter axes.
+func (s *Scenario) normalizeSweep() error {
 	sw := &s.Sweep
 	if sw.Caps != "" {
 		if len(sw.CapsW) > 0 {
@@ -727,10 +781,7 @@ func (s *Scenario) normalize() error {
 		}
 		sw.CapsW = caps
 	}
-	capKey := "sweep.caps_w"
-	if sw.Caps != "" {
-		capKey = "sweep.caps"
-	}
+	capKey := s.capKey()
 	capSeen := map[float64]bool{}
 	for _, c := range sw.CapsW {
 		if !(c > 0) || math.IsInf(c, 0) {
@@ -742,18 +793,19 @@ func (s *Scenario) normalize() error {
 		capSeen[c] = true
 	}
 	if len(sw.Policies) == 0 {
-		sw.Policies = []string{"uncapped"}
+		sw.Policies = []string{policy.Uncapped}
 	}
 	seen := map[string]bool{}
 	for _, p := range sw.Policies {
-		if !knownPolicy(p) {
+		pol, err := policy.Lookup(p)
+		if err != nil || !pol.Sweep {
 			return bad("sweep.policies", "unknown policy %q (want one of %s)", p, strings.Join(Policies(), ", "))
 		}
 		if seen[p] {
 			return bad("sweep.policies", "policy %q listed twice", p)
 		}
 		seen[p] = true
-		if p != "uncapped" && len(sw.CapsW) == 0 {
+		if pol.Capped && len(sw.CapsW) == 0 {
 			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
 		}
 	}
@@ -766,13 +818,15 @@ func (s *Scenario) normalize() error {
 			return err
 		}
 	}
-	if err := s.normalizeAggregate(); err != nil {
-		return err
+	return nil
+}
+
+// capKey is the key the sweep's caps were given under, for errors.
+func (s *Scenario) capKey() string {
+	if s.Sweep.Caps != "" {
+		return "sweep.caps"
 	}
-	if err := s.checkIdleFloor(capKey); err != nil {
-		return err
-	}
-	return s.checkPointCount()
+	return "sweep.caps_w"
 }
 
 // checkIdleFloor refuses a cap at or below a machine's idle floor (every
@@ -781,7 +835,8 @@ func (s *Scenario) normalize() error {
 // starts rather than stopped at its first such point. A cap between the
 // idle floor and the least power the job can run at is kept: there the
 // policies report their over-cap time or infeasibility per point.
-func (s *Scenario) checkIdleFloor(capKey string) error {
+func (s *Scenario) checkIdleFloor() error {
+	capKey := s.capKey()
 	if len(s.Sweep.CapsW) == 0 {
 		return nil
 	}
@@ -815,7 +870,7 @@ const MaxPoints = 1 << 20
 func (s *Scenario) checkPointCount() error {
 	perCombo := 0 // points per machine and parameter combination
 	for _, p := range s.Sweep.Policies {
-		if p == "uncapped" {
+		if !policy.IsCapped(p) {
 			perCombo++
 		} else {
 			perCombo += len(s.Sweep.CapsW)
@@ -884,23 +939,14 @@ func ParseCapRange(spec string) ([]float64, error) {
 // Policies lists the policy names a sweep accepts: "uncapped" runs every
 // rank at the fastest P-state; "static" gives every rank an equal share of
 // the cap above the machine's base power and runs it at the fastest
-// P-state that fits (the rapl-discrete reading of note 003 §6.1);
+// P-state that fits (the discrete reading of Bailey et al., SC'15, §4.1);
 // "static-rapl" is the paper's Static: the same per-rank share as a RAPL
 // limit at the recorded thread count, the firmware time-averaging the two
 // P-states that bracket it and modulating the clock below the slowest
-// (RAPLMix); "lp" replays the LP bound's schedule rounded by
+// (policy.RAPLMix); "lp" replays the LP bound's schedule rounded by
 // splitting each task between two adjacent P-states; "conductor" replays
 // the Conductor baseline (optimize/conductor, default parameters). The
 // last two need MPI-trace workloads.
 func Policies() []string {
-	return []string{"uncapped", "static", "static-rapl", "lp", "conductor"}
-}
-
-func knownPolicy(p string) bool {
-	for _, q := range Policies() {
-		if p == q {
-			return true
-		}
-	}
-	return false
+	return policy.SweepNames()
 }

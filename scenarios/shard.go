@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -37,7 +38,7 @@ const (
 
 // replayCost is the estimated cost of replaying point p, in replays.
 func replayCost(p Point) float64 {
-	if p.Policy == "conductor" {
+	if p.Policy == policy.Conductor {
 		return costConductor
 	}
 	return costReplay
@@ -70,7 +71,7 @@ type part struct {
 type weight struct{ replay, solve float64 }
 
 // capped reports whether group g has one point per cap (a capped policy).
-func capped(g []Point) bool { return g[0].Policy != "uncapped" }
+func capped(g []Point) bool { return g[0].Policy != policy.Uncapped }
 
 func newPart(groups [][]Point, lo, hi int, w weight) part {
 	pt := part{groups: groups, lo: lo, hi: hi, w: w}

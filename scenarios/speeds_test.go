@@ -22,7 +22,7 @@ import (
 // t(f) = t·(0.8·2.6/f + 0.2); on gpu0 one 1 ms call takes
 // 5 µs setup + 16 MiB / 200 GB/s = 88.88608 µs of device time and
 // 10 µs + 0.1 · 16 MiB / 16 GB/s = 114.8576 µs of exposed transfer
-// (note 004 §3.3), 203.74368 µs in all, at the model's 45 W.
+// (Meswani et al., §VII.A), 203.74368 µs in all, at the model's 45 W.
 func TestAcceleratorScenario(t *testing.T) {
 	sc, err := Load("../examples/scenarios/gpu-node.toml")
 	if err != nil {
@@ -343,7 +343,7 @@ func TestSharedAcceleratorBound(t *testing.T) {
 }
 
 // A machine whose accelerator entry names a device set ("fpga+gpu": a node
-// with both) and a region carrying three basic blocks (note 004 §1.6–1.7):
+// with both) and a region carrying three basic blocks (Meswani et al., §VII.A):
 // B1 (CPU 10, GPU 2, FPGA 4 ms), B2 (5, 20, 6), B3 (8, 4, 3). Per block
 // the region takes 2 + 5 + 3 = 10 of its 23 ms (ratio 10/23) with B2 on
 // the host; per region the FPGA alone, 13 ms; and the blocks kept on the

@@ -3,10 +3,10 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -115,22 +115,22 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 				start[s.Op], end[s.Op] = s.Start, s.End
 			}
 		}
-		jobs := make([]fastJob, len(split))
+		jobs := make([]bound.FastJob, len(split))
 		for k, i := range split {
 			op := run.op[i]
 			ph := r.phases[i]
-			jobs[k] = fastJob{task: i, start: start[op], end: end[op] - 1, need: min(ph[0].Ns, end[op]-start[op]-1),
-				dw: ph[0].Watts - ph[1].Watts}
+			jobs[k] = bound.FastJob{Task: i, Start: start[op], End: end[op] - 1, Need: min(ph[0].Ns, end[op]-start[op]-1),
+				DW: ph[0].Watts - ph[1].Watts}
 		}
-		placeFast(curve, jobCapW, jobs)
+		bound.PlaceFast(curve, jobCapW, jobs)
 		placed := append([][]power.Phase(nil), floor...)
 		missed := false
 		for _, j := range jobs {
-			i := j.task
-			if j.need > 0 { // missed part of its faster stretch
+			i := j.Task
+			if j.Need > 0 { // missed part of its faster stretch
 				missed = true
 				h := r.d.Tasks[i].Hull
-				got := float64(r.phases[i][0].Ns-j.need) / 1e9
+				got := float64(r.phases[i][0].Ns-j.Need) / 1e9
 				if round >= staggerRounds || got <= 0 {
 					got = 0
 				}
@@ -138,9 +138,9 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 				continue
 			}
 			fast, slow := r.phases[i][0].Watts, r.phases[i][1].Watts
-			cur := j.start
+			cur := j.Start
 			var ph []power.Phase
-			for _, p := range j.pieces {
+			for _, p := range j.Pieces {
 				if p[0] > cur {
 					ph = append(ph, power.Phase{Ns: p[0] - cur, Watts: slow})
 				}
@@ -202,122 +202,4 @@ func sharedDevice(r *rounded, i int) bool {
 		}
 	}
 	return false
-}
-
-// fastJob is a split task's faster stretch to place: need ns within
-// [start, end) at dw watts above the floor. placeFast fills pieces and
-// leaves in need what it could not place.
-type fastJob struct {
-	task       int
-	start, end int64
-	need       int64
-	dw         float64
-	pieces     [][2]int64
-	fast       bool // in its faster stretch now
-	done       bool // placed, or given up
-}
-
-// placeFast sweeps time over the floor curve c and places the jobs'
-// faster stretches under capW (see stagger). Decisions change only at the
-// floor's breakpoints, a job's start, a job's placement finishing and a
-// job's laxity running out, so the sweep takes O(jobs × running jobs).
-func placeFast(c power.Step, capW float64, jobs []fastJob) {
-	byStart := make([]int, len(jobs))
-	for k := range byStart {
-		byStart[k] = k
-	}
-	sort.SliceStable(byStart, func(a, b int) bool { return jobs[byStart[a]].start < jobs[byStart[b]].start })
-	var active []int
-	next := 0 // in byStart
-	seg := 0  // segment of c
-	t := int64(0)
-	if len(jobs) > 0 {
-		t = jobs[byStart[0]].start
-	}
-	floorAt := func(t int64) (float64, int64) {
-		for seg+1 < len(c.Times) && c.Times[seg+1] <= t {
-			seg++
-		}
-		nx := c.End
-		if seg+1 < len(c.Times) {
-			nx = c.Times[seg+1]
-		}
-		return c.Watts[seg], nx
-	}
-	for next < len(byStart) || len(active) > 0 {
-		if len(active) == 0 && jobs[byStart[next]].start > t {
-			t = jobs[byStart[next]].start
-		}
-		for next < len(byStart) && jobs[byStart[next]].start <= t {
-			active = append(active, byStart[next])
-			next++
-		}
-		// Drop finished or expired jobs.
-		k := 0
-		for _, j := range active {
-			if jb := &jobs[j]; !jb.done && jb.need > 0 && jb.end > t {
-				active[k] = j
-				k++
-			} else {
-				jb.done, jb.fast = true, false
-			}
-		}
-		active = active[:k]
-		floor, segEnd := floorAt(t)
-		// Choose who is fast on [t, until): must-run first, then those
-		// already fast, then by least laxity.
-		lax := func(j int) int64 { return jobs[j].end - t - jobs[j].need }
-		sort.SliceStable(active, func(a, b int) bool {
-			ja, jb := active[a], active[b]
-			ma, mb := lax(ja) <= 0, lax(jb) <= 0
-			if ma != mb {
-				return ma
-			}
-			if fa, fb := jobs[ja].fast, jobs[jb].fast; fa != fb && !ma {
-				return fa
-			}
-			if la, lb := lax(ja), lax(jb); la != lb {
-				return la < lb
-			}
-			return ja < jb
-		})
-		w := floor
-		until := segEnd
-		if next < len(byStart) {
-			until = min(until, jobs[byStart[next]].start)
-		}
-		for _, j := range active {
-			jb := &jobs[j]
-			if w+jb.dw <= capW+5e-10 {
-				w += jb.dw
-				jb.fast = true
-				until = min(until, t+jb.need)
-			} else {
-				jb.fast = false
-				if lax(j) <= 0 {
-					jb.done = true // cannot run its faster stretch in full
-					continue
-				}
-				until = min(until, jb.end-jb.need) // its laxity runs out
-			}
-			until = min(until, jb.end)
-		}
-		if until <= t {
-			until = t + 1
-		}
-		for _, j := range active {
-			jb := &jobs[j]
-			if !jb.fast || jb.done {
-				continue
-			}
-			d := min(until, t+jb.need) - t
-			if np := len(jb.pieces); np > 0 && jb.pieces[np-1][1] == t {
-				jb.pieces[np-1][1] += d
-			} else {
-				jb.pieces = append(jb.pieces, [2]int64{t, t + d})
-			}
-			jb.need -= d
-		}
-		t = until
-	}
 }

@@ -13,36 +13,6 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// Two tasks [0, 100) each need 40 ns at +4 W on a 16 W floor under a
-// 20 W cap: only one can be fast at a time, so the second takes [40, 80).
-// With 60 ns each, 120 ns of faster stretch cannot fit in 100: the job that
-// starts second by rank loses, keeping what it got.
-func TestPlaceFast(t *testing.T) {
-	floor := power.Step{Times: []int64{0, 100}, Watts: []float64{16, 8}, End: 150}
-	jobs := []fastJob{{task: 0, start: 0, end: 99, need: 40, dw: 4}, {task: 1, start: 0, end: 99, need: 40, dw: 4}}
-	placeFast(floor, 20, jobs)
-	if jobs[0].need != 0 || jobs[1].need != 0 {
-		t.Fatalf("left %d and %d ns unplaced", jobs[0].need, jobs[1].need)
-	}
-	if p := jobs[0].pieces; len(p) != 1 || p[0] != [2]int64{0, 40} {
-		t.Errorf("job 0 pieces %v, want [0 40]", p)
-	}
-	if p := jobs[1].pieces; len(p) != 1 || p[0] != [2]int64{40, 80} {
-		t.Errorf("job 1 pieces %v, want [40 80]", p)
-	}
-	jobs = []fastJob{{task: 0, start: 0, end: 99, need: 60, dw: 4}, {task: 1, start: 0, end: 99, need: 60, dw: 4}}
-	placeFast(floor, 20, jobs)
-	if got := jobs[0].need + jobs[1].need; got != 21 {
-		t.Errorf("left %d + %d ns unplaced, want 21 in all (120 − 99)", jobs[0].need, jobs[1].need)
-	}
-	// A cap with room for both: both fast from the start.
-	jobs = []fastJob{{task: 0, start: 0, end: 99, need: 60, dw: 4}, {task: 1, start: 10, end: 99, need: 60, dw: 4}}
-	placeFast(floor, 24, jobs)
-	if jobs[0].pieces[0] != [2]int64{0, 60} || jobs[1].pieces[0] != [2]int64{10, 70} {
-		t.Errorf("pieces %v %v", jobs[0].pieces, jobs[1].pieces)
-	}
-}
-
 // The lp policy's rounding (staggered, every operation started no
 // earlier than the LP's schedule starts it) stays within the cap wherever
 // its floor (every split task at its slower point) does: on the default

@@ -19,6 +19,8 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/lpchain"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/traces/importer"
 )
@@ -127,7 +129,7 @@ func (s *Scenario) Points() []Point {
 			for _, pat := range pats {
 				for _, pol := range s.Sweep.Policies {
 					caps := s.Sweep.CapsW
-					if pol == "uncapped" {
+					if pol == policy.Uncapped {
 						caps = []float64{0}
 					}
 					for _, cp := range caps {
@@ -378,7 +380,7 @@ func axisValue(v any, t results.Type) any {
 // Row turns an evaluated point into a results row.
 func (s *Scenario) Row(p Point, m Metrics) results.Row {
 	var capW any
-	if p.Policy != "uncapped" {
+	if p.Policy != policy.Uncapped {
 		capW = p.CapW
 	}
 	vals := []any{s.Machines[p.Machine].Name, s.Machines[p.Machine].WaitPower.String(), p.Policy, capW}
@@ -494,7 +496,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if replayer {
 		// The groups of a machine and parameter values (one per
 		// policy) build their LP once and solve it once per cap, in
-		// chains of caps (lpChains) that workers solve at the same
+		// chains of caps (lpchain.Split) that workers solve at the same
 		// time: each group was split at the chains' bounds, and
 		// workers take pieces of different chains and LPs at a time.
 		lps := newLPShare(groups, sc.Sweep.CapsW)
@@ -698,7 +700,7 @@ func LoadSource(dir string) (*Scenario, error) {
 }
 
 // splitChains splits every group at the bounds of the LP's chains of
-// caps (lpChains), in order: each piece's points are one chain's, so
+// caps (lpchain.Split), in order: each piece's points are one chain's, so
 // workers can take the chains of one LP at the same time. A point's
 // metrics do not depend on the split: the bounder solves every cap in
 // its chain whoever asks first.
@@ -724,7 +726,7 @@ func splitChains(groups [][]Point, caps []float64) [][]Point {
 func splitLP(groups [][]Point) [][]Point {
 	var out [][]Point
 	for _, g := range groups {
-		if g[0].Policy != "lp" {
+		if g[0].Policy != policy.LP {
 			out = append(out, g)
 			continue
 		}
@@ -737,24 +739,24 @@ func splitLP(groups [][]Point) [][]Point {
 	return out
 }
 
-// capChain is the LP chain of a cap of the sweep (lpChains), 0 for any
+// capChain is the LP chain of a cap of the sweep (lpchain.Split), 0 for any
 // other.
 func capChain(caps []float64, capW float64) int {
 	if k := slices.Index(caps, capW); k >= 0 {
-		return lpChainOf(len(caps), k)
+		return lpchain.Of(len(caps), k)
 	}
 	return 0
 }
 
 // feedRank orders the groups of one LP chain for interleave: the longest
 // first.
-func feedRank(policy string) int {
-	switch policy {
-	case "lp":
+func feedRank(pol string) int {
+	switch pol {
+	case policy.LP:
 		return 0
-	case "conductor":
+	case policy.Conductor:
 		return 1
-	case "uncapped":
+	case policy.Uncapped:
 		return 3
 	}
 	return 2
@@ -772,7 +774,7 @@ func feedRank(policy string) int {
 // solves take 0.62 s of CPU, the upper's 0.25 s), so its chain is the
 // sweep's critical path and goes first, and a worker whose group waits
 // for the chain another holds solves the other chain's next cap
-// meanwhile (bounder.helpOther); the upper chain's lp points, whose
+// meanwhile (lpchain.Set.Solve); the upper chain's lp points, whose
 // solves are cheap, fill in last. (Round-robin over a batch's chains, as
 // before, left the lower chain's last solves and headroom searches to the
 // end, one worker busy and the other idle: 1.27–1.29 s against
@@ -854,7 +856,7 @@ func preReplays(tasks []task, workers int) []task {
 	// The first tasks build different LPs at once (interleave): the
 	// replays go after them.
 	n, keys := 0, map[string]bool{}
-	for n < len(tasks) && n < workers && tasks[n].pts[0].Policy != "uncapped" && !keys[lpKey(tasks[n].pts[0])] {
+	for n < len(tasks) && n < workers && tasks[n].pts[0].Policy != policy.Uncapped && !keys[lpKey(tasks[n].pts[0])] {
 		keys[lpKey(tasks[n].pts[0])] = true
 		n++
 	}
@@ -865,10 +867,10 @@ func preReplays(tasks []task, workers int) []task {
 	var early, rest []task
 	for _, tk := range tasks[n:] {
 		switch tk.pts[0].Policy {
-		case "uncapped":
+		case policy.Uncapped:
 			early = append(early, tk)
 			continue
-		case "lp":
+		case policy.LP:
 		default:
 			if tk.pts[0].Pattern == 0 {
 				early = append(early, task{pts: tk.pts, pre: true})

@@ -248,7 +248,7 @@ func TestResumedLPSweepMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.Sweep.CapsW = nil // 14 caps: two LP chains of 7 (lpChains)
+	sc.Sweep.CapsW = nil // 14 caps: two LP chains of 7 (lpchain.Split)
 	for c := 290.0; c < 360; c += 5 {
 		sc.Sweep.CapsW = append(sc.Sweep.CapsW, c)
 	}

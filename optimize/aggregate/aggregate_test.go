@@ -10,7 +10,7 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 )
 
-// The 8 patterns of System G in the order of note 002 §3.2's table.
+// The 8 patterns of System G in the order of the thesis's table (Li, 2011, Ch. 4).
 func TestPatternsSystemG(t *testing.T) {
 	ps, err := Patterns(SystemG())
 	if err != nil {
@@ -78,7 +78,7 @@ func TestFeasible(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T7.
+// A hand-checkable case.
 func TestCountingT7(t *testing.T) {
 	if g := Groupings(16, 4); g != 1820 {
 		t.Errorf("C(16,4) = %d, want 1820", g)
@@ -96,7 +96,7 @@ func TestCountingT7(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T6: edge costs, cuts and the grouping.
+// A hand-checkable case: edge costs, cuts and the grouping.
 func TestEdgeCostsT6(t *testing.T) {
 	pairs := []PairTime{
 		{0, 1, 2, 3}, {0, 2, 5, 3}, {1, 2, 4, 3.5}, {2, 3, 1, 2}, {0, 3, 3, 2.5},
@@ -263,7 +263,7 @@ func TestKLInterleavedCliques(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T5: Eq. 4.5, the 5 % rule and the ranking pick P6.
+// A hand-checkable case: Eq. 4.5, the 5 % rule and the ranking pick P6.
 func TestSelectT5(t *testing.T) {
 	ps, _ := Patterns(SystemG())
 	es := []Estimate{{Pattern: ps[0], CompNs: 100, CommNs: 20}}
@@ -296,7 +296,7 @@ func TestSelectT5(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T4: IPC → time.
+// A hand-checkable case: IPC → time.
 func TestTimeFromIPCT4(t *testing.T) {
 	if got := TimeFromIPC(4e11, 2.0, 2e9); got != 100 {
 		t.Errorf("IPC 2.0: %g s, want 100", got)
@@ -311,7 +311,7 @@ func TestTimeFromIPCT4(t *testing.T) {
 	}
 }
 
-// Note 002 §9.6 T11: 16 tasks on 16 nodes against 2, unused nodes at 0 W,
+// A hand-checkable case: 16 tasks on 16 nodes against 2, unused nodes at 0 W,
 // equal runtime and per-node power: 87.5 % saving.
 func TestEnergyT11(t *testing.T) {
 	w := Workload{ComputeNs: make([]int64, 16)}

@@ -8,7 +8,7 @@ import (
 
 // PairTime is the estimated communication time between tasks I and J
 // when they share a node (Intra) and when they do not (Inter), in one
-// time unit chosen by the caller (note 002 §3.4: the unit matters, as the
+// time unit chosen by the caller (Li, 2011, §4.2: the unit matters, as the
 // edge costs mix time and 1/time).
 type PairTime struct {
 	I, J         int
@@ -21,7 +21,7 @@ type PairTime struct {
 // 1/(Intra − Inter), and pairs that never communicate cost 0. C = k²·Δt
 // (Eq. 4.4), Δt the largest 1/(Intra − Inter); when no pair gains from
 // being apart Δt is undefined in the thesis, and EdgeCosts takes Δt = 1
-// ([ours], note 002 §8 item 7).
+// (our choice).
 func EdgeCosts(tasks, k int, pairs []PairTime) ([][]float64, error) {
 	if tasks < 1 || k < 1 {
 		return nil, fmt.Errorf("aggregate: edge costs of %d tasks, %d per node", tasks, k)
@@ -98,7 +98,7 @@ func checkSquare(cost [][]float64, k int) error {
 }
 
 // Partition splits the tasks of the symmetric cost matrix into groups of
-// k, minimising the cut, by Kernighan–Lin (note 002 §3.4): starting from
+// k, minimising the cut, by Kernighan–Lin (Li, 2011, §4.2): starting from
 // consecutive ranks, it runs 2-way KL passes on every pair of groups until
 // no pass lowers the cut. Each group is sorted and the groups are ordered
 // by their first task; ties break towards lower task numbers, so the

@@ -1,14 +1,14 @@
 // Package aggregate is the task-aggregation what-if of Dong Li's thesis,
-// Part II (note 002 §3, "Power-aware MPI task aggregation"): given the T
+// Ch. 4 ("Power-aware MPI task aggregation"): given the T
 // ranks of a trace, place them on fewer nodes. It enumerates the
-// aggregation patterns a node topology allows (§3.2: the 8 patterns of 2
+// aggregation patterns a node topology allows (the 8 patterns of 2
 // sockets × 2 dies × 2 cores), checks them against the node's memory,
 // groups the ranks into nodes by their communication (Kernighan–Lin on the
-// edge costs of §3.4, or exhaustively for small T), prices computation by
-// IPC (§3.3: t = I/(IPC·f)) and communication by per-placement-class LogGP
-// parameters with an interference table (§3.5, §5.1), and chooses a
-// pattern by Eq. 4.5 with the 5 % threshold and the thesis ranking (§3.6),
-// or by modelled energy with unused nodes in deep sleep ([ours], T11).
+// edge costs of §4.2, or exhaustively for small T), prices computation by
+// IPC (§4.1: t = I/(IPC·f)) and communication by per-placement-class LogGP
+// parameters with an interference table (§4.3), and chooses a
+// pattern by Eq. 4.5 with the 5 % threshold and the thesis ranking (§4.4),
+// or by modelled energy with unused nodes in deep sleep (our choice).
 package aggregate
 
 import (
@@ -25,7 +25,7 @@ type Topology struct {
 	MemoryBytes   int64
 }
 
-// SystemG is the node of the thesis's System G (note 002 §3.2): two
+// SystemG is the node of the thesis's System G (Li, 2011, Ch. 4): two
 // quad-core Xeon E5462, each of two dies shared by two cores, 8 GB.
 func SystemG() Topology {
 	return Topology{Sockets: 2, DiesPerSocket: 2, CoresPerDie: 2, MemoryBytes: 8 << 30}
@@ -83,7 +83,7 @@ func (p Pattern) Slots() []Slot {
 // Patterns enumerates every pattern t allows: every choice of sockets
 // used, dies used per socket and cores used per die. They are numbered by
 // tasks per node, then by more sockets, then by more dies, which on
-// System G gives the 8 patterns of note 002 §3.2 in the thesis's order
+// System G gives the 8 patterns of Li, 2011, Ch. 4, in the thesis's order
 // (P2 one core on each processor, P3 same processor different dies, P4
 // same die, P5 one core of each die, P6 one full die on each processor,
 // P7 one full processor, P8 all cores).

@@ -76,13 +76,13 @@ func (w Workload) Validate() error {
 	return nil
 }
 
-// Classes holds the LogGP parameters of each placement class (note 002
-// §5.1 [ours]: separate sets for same die, same socket, different socket
+// Classes holds the LogGP parameters of each placement class (our
+// choice; Li, 2011, gives none: separate sets for same die, same socket, different socket
 // and inter-node).
 type Classes [4]network.LogGOPS
 
 // MessageNs is the LogGP time of one message of m bytes in class c:
-// o + L + (m−1)·G + o (note 002 §5.1), with (m−1)·O added where the
+// o + L + (m−1)·G + o (LogGP), with (m−1)·O added where the
 // parameters carry a per-byte overhead.
 func (cl Classes) MessageNs(c Class, m int64) float64 {
 	p := cl[c]
@@ -93,7 +93,7 @@ func (cl Classes) MessageNs(c Class, m int64) float64 {
 // Factor multiplies the time of messages of class Class sent while at
 // least Noise other tasks of the node communicate, for messages of at most
 // MaxBytes bytes (0: any size): one row of the interference table of
-// note 002 §3.5 (Fig. 4.4: up to 2.82 for intra-node messages).
+// Li, 2011, §4.3 (Fig. 4.4: up to 2.82 for intra-node messages).
 type Factor struct {
 	Class    Class
 	Noise    int
@@ -133,8 +133,8 @@ func (t Interference) Lookup(c Class, noise int, m int64) float64 {
 // covers reports whether limit a is tighter than b (0 is unbounded).
 func covers(a, b int64) bool { return a > 0 && (b == 0 || a < b) }
 
-// Power is the node power model of the energy choice ([ours], note 002
-// §3.6 and T11: the thesis computes no energy): a node that runs tasks
+// Power is the node power model of the energy choice (our
+// choice; Li, 2011, §4.4, computes no energy): a node that runs tasks
 // draws BaseW plus CoreW per task for the whole run, a node without tasks
 // SleepW (deep sleep).
 type Power struct {
@@ -149,7 +149,7 @@ func (p Power) energyJ(ns float64, used, machine, k int) float64 {
 }
 
 // DefaultThreshold is the thesis's performance-loss threshold, 5 %
-// (note 002 §3.6).
+// (Li, 2011, §4.4).
 const DefaultThreshold = 0.05
 
 // Config is the what-if's setting.
@@ -159,7 +159,7 @@ type Config struct {
 	Nodes int
 	// TaskMemBytes is each task's memory, checked against the node's.
 	TaskMemBytes int64
-	// IPC is each pattern's predicted IPC by pattern ID (note 002 §3.3);
+	// IPC is each pattern's predicted IPC by pattern ID (Li, 2011, §4.1);
 	// computation scales as IPC[1]/IPC[p] (t = I/(IPC·f), I invariant).
 	// Nil: computation does not depend on the pattern.
 	IPC map[int]float64
@@ -325,7 +325,7 @@ func Place(w Workload, cfg Config, p Pattern) (Estimate, error) {
 // against reference r.
 func Delta(r, c Estimate) float64 { return c.CompNs + c.CommNs - r.CompNs - r.CommNs }
 
-// Select applies the thesis's choice (note 002 §3.6) to estimates whose
+// Select applies the thesis's choice (Li, 2011, §4.4) to estimates whose
 // first entry is the reference: candidates are the feasible patterns with
 // Eq. 4.5's Δt ≤ threshold·(reference time); among them it picks the most
 // energy-friendly — fewer nodes (more tasks per node), then fewer
@@ -495,7 +495,7 @@ func commUpperBound(w Workload, e Estimate, net Classes, inter Interference) flo
 	return worst
 }
 
-// TimeFromIPC is t = I/(IPC·f) in seconds (note 002 §3.3 [ours]).
+// TimeFromIPC is t = I/(IPC·f) in seconds (our reading of Li, 2011, §4.1).
 func TimeFromIPC(instructions, ipc, hz float64) float64 { return instructions / (ipc * hz) }
 
 // UniformIntra is the classes with inter for inter-node messages and

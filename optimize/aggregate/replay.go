@@ -22,8 +22,8 @@ type Replayed struct {
 }
 
 // Replay replays g (the graph w was read from) on the engine for every
-// feasible pattern of res, as note 002 §9.2 item 7 and the thesis's
-// future work (§6.2) ask: each calc scaled by the pattern's IPC
+// feasible pattern of res, as the thesis's
+// future work (§6.2) asks: each calc scaled by the pattern's IPC
 // (IPC[1]/IPC[p]), each message priced by the LogGP parameters of its
 // placement class under the pattern's grouping (the engine's own CPU and
 // NIC contention in place of the interference table). It returns one

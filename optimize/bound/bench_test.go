@@ -142,7 +142,7 @@ func benchDAGSolve(b *testing.B, d *DAG, R, caps int, form Form) {
 	}
 }
 
-// BenchmarkBound32x2000 is issue 4's target case: 32 ranks × 2,000 tasks ×
+// BenchmarkBound32x2000 is the LP's performance target case: 32 ranks × 2,000 tasks ×
 // 10 configurations, build and one solve (target < 20 s).
 func BenchmarkBound32x2000(b *testing.B) { benchBound(b, 32, 2000, 10, 1) }
 
@@ -156,7 +156,7 @@ func BenchmarkBoundSweep20(b *testing.B) { benchBound(b, 32, 2000, 10, 20) }
 // BenchmarkBoundSweep20x200 is the 20-cap sweep on the 32 × 200 case.
 func BenchmarkBoundSweep20x200(b *testing.B) { benchBound(b, 32, 200, 10, 20) }
 
-// BenchmarkBoundMillion is issue 4's large case: 1,024 ranks × 1,000
+// BenchmarkBoundMillion is the LP's large case: 1,024 ranks × 1,000
 // tasks (a million compute tasks) with 6 configurations each and a
 // collective after every task, build and one solve (target < 10 minutes,
 // < 8 GB). Run it alone with -bench BoundMillion -benchtime 1x; -short

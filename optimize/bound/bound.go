@@ -1,8 +1,8 @@
 // Package bound computes the power-constrained optimal makespan of a task
 // DAG: the fixed-event-order linear program of Bailey et al., "Finding the
 // Limits of Power-Constrained Application Performance" (SC'15), solved with
-// COIN-OR CLP (package optimize/clp). Equations are numbered as in
-// docs/notes 003_lp.md §2.
+// COIN-OR CLP (package optimize/clp). Equations are numbered as in the
+// paper (Figs. 4–6 and §3.3).
 //
 // The DAG's vertices are MPI calls (shared by the ranks of a collective);
 // its edges are compute tasks between consecutive calls of a rank, each
@@ -40,7 +40,7 @@ type Task struct {
 	// Until, when not 0, is the vertex until which the task's power is
 	// drawn (its power interval is Src..Until, its duration row Src..Dst):
 	// FromGraph sets it to the rank's next task's start, as the wait after
-	// a task draws the task's power (note 003 §2.6, WaitPower's Task
+	// a task draws the task's power (Bailey et al., SC'15, §3.3; WaitPower's Task
 	// mode). 0 means Dst.
 	Until int
 }
@@ -69,7 +69,7 @@ type Load struct {
 // task a core draws its idle power.
 type WaitPower struct {
 	// Constant false (the default) is mode "task": the power of the
-	// rank's most recent task, as note 003 §2.6 charges slack. Constant
+	// rank's most recent task, as Bailey et al., SC'15, §3.3, charges slack. Constant
 	// true draws W watts instead: the core's idle power, or a polling
 	// power.
 	Constant bool
@@ -189,7 +189,7 @@ type Order struct {
 }
 
 // SlackPolicy is how the initial schedule reduces slack before its event
-// order is fixed (note 003 §2.5, step 3, which the paper leaves open).
+// order is fixed (Bailey et al., SC'15, §3.3, which leaves the tie rule open).
 type SlackPolicy int
 
 const (
@@ -231,7 +231,7 @@ func ParseSlackPolicy(s string) (SlackPolicy, error) {
 //
 // There is no tie tolerance: merging vertices whose times differ into one
 // event forces their times equal in the LP, a constraint no schedule has
-// to meet, so the "bound" could exceed the slowest schedule (issue 14: a
+// to meet, so the "bound" could exceed the slowest schedule (a
 // 1 ms tie gave 31.66 ms where every task at its slowest took 27.06 ms).
 // Vertices of exactly equal initial times share an event.
 type OrderOptions struct {
@@ -332,7 +332,7 @@ func InitialOrderWith(d *DAG, opt OrderOptions) (*Order, error) {
 }
 
 // Active returns the tasks active between event k and k+1 (the index rule
-// of note 003 §2.5: event(src) ≤ k < event(dst)). It scans every task:
+// of Bailey et al., SC'15, §3.3: event(src) ≤ k < event(dst)). It scans every task:
 // the sets are not stored, as they hold #events × #ranks entries.
 func (o *Order) Active(d *DAG, k int) []int {
 	var out []int
@@ -394,7 +394,7 @@ func (o *Order) Power(d *DAG, power func(i int) float64) []float64 {
 	return p[:o.Events]
 }
 
-// Static is the Static baseline of note 003 §6.1 in its continuous form:
+// Static is the Static baseline of Bailey et al., SC'15, §4.1, in its continuous form:
 // every rank gets cap/ranks, every task runs at the fastest point of its
 // hull within that share (its slowest when none fits), and the DAG runs as
 // soon as possible. It returns the makespan.

@@ -12,7 +12,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// two is the two-configuration hull of note 003 §9.4's conventions.
+// two is the two-configuration hull of the hand-checkable examples.
 func two(df, phi, ds, plo float64) []frontier.Config {
 	return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
 }
@@ -153,7 +153,7 @@ func TestExampleCFixedOrderMatters(t *testing.T) {
 	if st, _ := Static(d, 80); !near(st, 15) {
 		t.Errorf("static %v, want 15", st)
 	}
-	// The order with y = z (one event, note 003 §2.5, §9.4 C) gives 14.
+	// The order with y = z (one event, Bailey et al., SC'15, §3.3) gives 14.
 	o, err := InitialOrder(d)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 // at its events allows, in task order, keeping the vertex times: each
 // task only gets shorter within its window and each event's power stays
 // within the cap, so the schedule stays feasible and optimal. LP optima
-// are degenerate (the objective ignores tasks off the critical path, note
-// 003 §2.7), and an interior-point solution slows those tasks arbitrarily;
+// are degenerate (the objective ignores tasks off the critical path,
+// Bailey et al., SC'15, Fig. 4), and an interior-point solution slows those tasks arbitrarily;
 // compacting makes the schedule canonical and keeps its as-soon-as-possible
 // replay from turning slowed tasks critical.
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Note 003 Example M: two ranks, a message from rank 0's vertex S to rank
+// A hand-checkable example: two ranks, a message from rank 0's vertex S to rank
 // 1's vertex R; at 70 W the bound is 14.5 s. Rounding power-safe runs each
 // task wholly at a configuration within the LP's power.
 func ExampleSolver() {
@@ -52,7 +52,7 @@ func ExampleSolver() {
 	// power-safe: 8 s, 4 s, 2 s, 10 s
 }
 
-// Note 003 Example C: the fastest schedule ends rank 0's first task at y
+// A hand-checkable example: the fastest schedule ends rank 0's first task at y
 // = 2 s, before rank 1's at z = 6 s, and under that order the bound at
 // 80 W is 15 s; with z no later than y, 14 s (orderfree_test.go works both
 // out by hand).

@@ -397,7 +397,7 @@ func fastestPowers(n *Net) []float64 {
 }
 
 // TestBoundValid is the adversarial property test of the LP over the
-// engine's semantics (issue 14): 2,000 runs (500 with -short).
+// engine's semantics (docs/bound.md): 2,000 runs (500 with -short).
 func TestBoundValid(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no CLP")

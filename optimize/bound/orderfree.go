@@ -12,7 +12,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// The order-free optimum (note 003 §3): the least makespan over every
+// The order-free optimum (Bailey et al., SC'15, §3.4 and Appendix): the least makespan over every
 // schedule of the DAG, whatever the order of its events, under the LP's
 // model (a task draws its power from its start to its power end, loads
 // draw theirs, the cap holds at every instant). The paper computes it with
@@ -45,7 +45,7 @@ import (
 // OrderFreeMaxEdges is the largest DAG, in edges (tasks and messages),
 // OrderFree accepts by default: the paper's flow ILP was "practically
 // limited to solving small (i.e. fewer than 30 DAG edges) problems"
-// (note 003 §2.9), and the number of event orders grows as fast.
+// (Bailey et al., SC'15, §3.4: ILPs of tens of edges), and the number of event orders grows as fast.
 const OrderFreeMaxEdges = 30
 
 // OrderFreeOptions bound the search.

@@ -24,7 +24,7 @@ func orderFree(t *testing.T, d *DAG, capW float64) (*OrderFreeResult, error) {
 	return f.Solve(capW)
 }
 
-// exampleC is note 003 §9.4 Example C: rank 0 runs a1 (Init→y) then a2
+// exampleC is a hand-checkable example: rank 0 runs a1 (Init→y) then a2
 // (y→Fin), rank 1 b1 (Init→z) then b2 (z→Fin); every task runs at d_f and
 // 50 W, at d_s = 2·d_f and 30 W, or a mix (power 30 + 20·c at duration
 // d_s − c·d_f). Vertices: 0 Init, 1 y, 2 z, 3 Fin.
@@ -173,7 +173,7 @@ func tinyDAG(rng *rand.Rand, R, m int, extras bool) *DAG {
 
 // bruteForce solves the fixed-order LP (Solver) of every weak order of
 // d's vertices that the DAG allows and returns the least optimum: the
-// order-free optimum by definition (note 003 §3.4), with nothing of
+// order-free optimum by definition (Bailey et al., SC'15, §3.4), with nothing of
 // OrderFree's search.
 func bruteForce(t *testing.T, d *DAG, capW float64) (best float64, orders int) {
 	t.Helper()

@@ -7,7 +7,7 @@ import (
 )
 
 // Rounding is a policy that turns the LP's continuous configurations into
-// ones a machine can run (note 003 §4).
+// ones a machine can run (Bailey et al., SC'15, §3.5).
 type Rounding int
 
 // Rounding policies.

@@ -7,7 +7,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Note 003 §9.4 Example D: the LP at 40 W runs 5/7 of the work at g2 and
+// A hand-checkable example: the LP at 40 W runs 5/7 of the work at g2 and
 // 2/7 at g4 (d = 100/7); nearest picks g2 (12 s, 44 W, over the cap),
 // power-safe g4 (20 s, 30 W), split keeps 100/7 s at a true average of
 // 38.4 W (Eq. 10).

@@ -13,7 +13,7 @@ import (
 // convex frontier (time from 1 to 10 units at the fastest, scaled as
 // 0.3 + 0.7/f at frequency share f from 1 down to 0.4 + 0.6/configs, power
 // 20 + 80·f³ W), drawn from seed: the collective-only, CoMD-like
-// structure of note 003 §9.4 Example F and §9.6. The LP splits at every collective into
+// structure of CoMD (Bailey et al., SC'15, §6). The LP splits at every collective into
 // steps − 1 independent blocks, so it grows linearly in tasks: it is the
 // size benchmark of the LP and its solver (bench/run's LP table, README
 // Performance), not a workload of any application.

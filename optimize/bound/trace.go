@@ -46,7 +46,7 @@ func FromTraceNIC(t *mpi.Trace, msgTime, nicGap func(bytes int64) float64, confi
 	return fromTrace(t, msgOnly(msgTime), nicGap, configs)
 }
 
-// FromTraceComm builds the LP's DAG from an MPI trace (note 003 §1.2–1.3):
+// FromTraceComm builds the LP's DAG from an MPI trace (Bailey et al., SC'15, §3.1, Table 2):
 //
 //   - vertices are MPI calls: one per call and rank for point-to-point
 //     calls and waits, one shared by all members for each collective (a
@@ -67,166 +67,235 @@ func FromTraceComm(t *mpi.Trace, cm Comm, configs ConfigFunc) (*DAG, error) {
 // fromTrace is FromTraceComm with FromTraceNIC's injection chain when
 // nicGap is not nil.
 func fromTrace(t *mpi.Trace, cm Comm, nicGap func(bytes int64) float64, configs ConfigFunc) (*DAG, error) {
-	d := &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}}
-	newVertex := func(name string) int {
-		d.Vertices++
-		d.Names = append(d.Names, name)
-		return d.Vertices - 1
-	}
-	type collKey struct {
-		comm int32
-		seq  int
-	}
-	colls := map[collKey]int{}
-	type chanKey struct {
-		src, dst, tag, comm int32
-	}
-	type msg struct {
-		key   chanKey
-		src   int // vertex
-		rank  int
-		ev    int
-		bytes int64
-	}
-	type recvRef struct {
-		at *int // vertex, filled in when known
-		ev int
-	}
-	var msgs []msg                   // sends, in program order per rank
-	recvs := map[chanKey][]recvRef{} // receives per channel
+	tb := &traceBuild{t: t, cm: cm, nicGap: nicGap, configs: configs,
+		d:     &DAG{Init: 0, Fin: 1, Vertices: 2, Names: []string{"init", "fin"}},
+		colls: map[collKey]int{}, recvs: map[chanKey][]recvRef{}}
 	for r := range t.Ranks {
-		rk := &t.Ranks[r]
-		cur := d.Init
-		var computes []int // event indices of compute events since cur
-		reqRecv := map[int64]*int{}
-		lastInj, lastGap := -1, 0.0
-		flush := func(to int) error {
-			for k, ei := range computes {
-				e := &rk.Events[ei]
-				h, err := frontier.Hull(configs(r, e))
-				if err != nil {
-					return fmt.Errorf("rank %d event %d: %w", r, ei, err)
-				}
-				dst := to
-				if k < len(computes)-1 {
-					dst = newVertex(fmt.Sprintf("rank %d after event %d", r, ei))
-				}
-				d.Tasks = append(d.Tasks, Task{Rank: r, Src: cur, Dst: dst, Hull: h, Event: ei})
-				cur = dst
-			}
-			if len(computes) == 0 && to != cur {
-				d.Messages = append(d.Messages, Message{Src: cur, Dst: to})
-			}
-			computes = computes[:0]
-			cur = to
-			return nil
-		}
-		seq := map[int32]int{}
-		for i := range rk.Events {
-			e := &rk.Events[i]
-			if e.Kind == mpi.Compute {
-				computes = append(computes, i)
-				continue
-			}
-			comm := t.Comm(e.Comm)
-			if comm == nil {
-				return nil, fmt.Errorf("rank %d event %d: unknown communicator %d", r, i, e.Comm)
-			}
-			var v int
-			if e.Kind.IsCollective() {
-				lastInj = -1
-				k := collKey{e.Comm, seq[e.Comm]}
-				seq[e.Comm]++
-				var ok bool
-				if v, ok = colls[k]; !ok {
-					v = newVertex(fmt.Sprintf("%s #%d on comm %d", e.Kind, k.seq, e.Comm))
-					colls[k] = v
-				}
-			} else {
-				v = newVertex(fmt.Sprintf("rank %d event %d (%s)", r, i, e.Kind))
-			}
-			if err := flush(v); err != nil {
-				return nil, err
-			}
-			if dl := cm.Delay(r, i); dl > 0 {
-				w := newVertex(fmt.Sprintf("rank %d after call %d", r, i))
-				d.Messages = append(d.Messages, Message{Src: v, Dst: w, Time: dl})
-				cur = w
-			}
-			peer := func() (int32, error) {
-				if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
-					return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d (the LP needs matched messages: no wildcards)", r, i, e.Peer, e.Comm)
-				}
-				return comm.Members[e.Peer], nil
-			}
-			switch e.Kind {
-			case mpi.Send, mpi.Isend:
-				p, err := peer()
-				if err != nil {
-					return nil, err
-				}
-				src := v
-				if nicGap != nil {
-					src = newVertex(fmt.Sprintf("rank %d event %d injection", r, i))
-					d.Messages = append(d.Messages, Message{Src: v, Dst: src})
-					if lastInj >= 0 {
-						d.Messages = append(d.Messages, Message{Src: lastInj, Dst: src, Time: lastGap})
-					}
-					lastInj, lastGap = src, nicGap(e.Bytes)
-				}
-				msgs = append(msgs, msg{chanKey{int32(r), p, e.Tag, e.Comm}, src, r, i, e.Bytes})
-			case mpi.Recv, mpi.Irecv:
-				p, err := peer()
-				if err != nil {
-					return nil, err
-				}
-				key := chanKey{p, int32(r), e.Tag, e.Comm}
-				at := new(int)
-				*at = v
-				if e.Kind == mpi.Irecv {
-					*at = -1 // completed by a later wait
-					reqRecv[e.Req] = at
-				}
-				recvs[key] = append(recvs[key], recvRef{at, i})
-			case mpi.Wait, mpi.Waitall:
-				reqs := []int64{e.Req}
-				if e.Kind == mpi.Waitall {
-					reqs = t.List(r, e)
-				}
-				for _, q := range reqs {
-					if at, ok := reqRecv[q]; ok {
-						*at = v
-						delete(reqRecv, q)
-					}
-				}
-			}
-		}
-		if err := flush(d.Fin); err != nil {
+		if err := tb.rank(r); err != nil {
 			return nil, err
 		}
-		for _, at := range reqRecv {
-			*at = d.Fin // an irecv never waited for completes by the end
+	}
+	if err := tb.match(); err != nil {
+		return nil, err
+	}
+	return tb.d, tb.d.Validate()
+}
+
+// collKey names a collective: its communicator and its sequence number
+// on it.
+type collKey struct {
+	comm int32
+	seq  int
+}
+
+// chanKey is a message channel, matched in order.
+type chanKey struct {
+	src, dst, tag, comm int32
+}
+
+// traceMsg is a send: its channel, vertex, rank, event and size.
+type traceMsg struct {
+	key   chanKey
+	src   int // vertex
+	rank  int
+	ev    int
+	bytes int64
+}
+
+// recvRef is a receive: its vertex, filled in when known, and its event.
+type recvRef struct {
+	at *int
+	ev int
+}
+
+// traceBuild is one fromTrace: the DAG, the collectives' shared
+// vertices, and the sends and receives to match.
+type traceBuild struct {
+	t       *mpi.Trace
+	cm      Comm
+	nicGap  func(bytes int64) float64
+	configs ConfigFunc
+	d       *DAG
+	colls   map[collKey]int
+	msgs    []traceMsg            // sends, in program order per rank
+	recvs   map[chanKey][]recvRef // receives per channel
+}
+
+// newVertex adds a vertex of that name.
+func (tb *traceBuild) newVertex(name string) int {
+	tb.d.Vertices++
+	tb.d.Names = append(tb.d.Names, name)
+	return tb.d.Vertices - 1
+}
+
+// rankBuild is where a rank's walk through its events stands.
+type rankBuild struct {
+	*traceBuild
+	r        int
+	rk       *mpi.Rank
+	cur      int   // the rank's latest vertex
+	computes []int // event indices of compute events since cur
+	reqRecv  map[int64]*int
+	lastInj  int // the rank's last injection vertex (FromTraceNIC), −1: none
+	lastGap  float64
+	seq      map[int32]int // per communicator, the rank's collectives so far
+}
+
+// rank adds rank r's tasks, calls and sends and receives.
+func (tb *traceBuild) rank(r int) error {
+	rb := &rankBuild{traceBuild: tb, r: r, rk: &tb.t.Ranks[r], cur: tb.d.Init, reqRecv: map[int64]*int{}, lastInj: -1, seq: map[int32]int{}}
+	for i := range rb.rk.Events {
+		if err := rb.event(i); err != nil {
+			return err
 		}
 	}
-	// Match messages per channel in order.
+	if err := rb.flush(tb.d.Fin); err != nil {
+		return err
+	}
+	for _, at := range rb.reqRecv {
+		*at = tb.d.Fin // an irecv never waited for completes by the end
+	}
+	return nil
+}
+
+// flush chains the compute events since the last call as tasks from cur
+// to vertex to (a zero-time edge where there are none).
+func (rb *rankBuild) flush(to int) error {
+	d, r := rb.d, rb.r
+	for k, ei := range rb.computes {
+		e := &rb.rk.Events[ei]
+		h, err := frontier.Hull(rb.configs(r, e))
+		if err != nil {
+			return fmt.Errorf("rank %d event %d: %w", r, ei, err)
+		}
+		dst := to
+		if k < len(rb.computes)-1 {
+			dst = rb.newVertex(fmt.Sprintf("rank %d after event %d", r, ei))
+		}
+		d.Tasks = append(d.Tasks, Task{Rank: r, Src: rb.cur, Dst: dst, Hull: h, Event: ei})
+		rb.cur = dst
+	}
+	if len(rb.computes) == 0 && to != rb.cur {
+		d.Messages = append(d.Messages, Message{Src: rb.cur, Dst: to})
+	}
+	rb.computes = rb.computes[:0]
+	rb.cur = to
+	return nil
+}
+
+// event adds event i of the rank: a compute event waits for the next
+// call; a call gets its vertex (a collective's shared one), its delay and
+// its send or receive.
+func (rb *rankBuild) event(i int) error {
+	d, r := rb.d, rb.r
+	e := &rb.rk.Events[i]
+	if e.Kind == mpi.Compute {
+		rb.computes = append(rb.computes, i)
+		return nil
+	}
+	comm := rb.t.Comm(e.Comm)
+	if comm == nil {
+		return fmt.Errorf("rank %d event %d: unknown communicator %d", r, i, e.Comm)
+	}
+	var v int
+	if e.Kind.IsCollective() {
+		rb.lastInj = -1
+		k := collKey{e.Comm, rb.seq[e.Comm]}
+		rb.seq[e.Comm]++
+		var ok bool
+		if v, ok = rb.colls[k]; !ok {
+			v = rb.newVertex(fmt.Sprintf("%s #%d on comm %d", e.Kind, k.seq, e.Comm))
+			rb.colls[k] = v
+		}
+	} else {
+		v = rb.newVertex(fmt.Sprintf("rank %d event %d (%s)", r, i, e.Kind))
+	}
+	if err := rb.flush(v); err != nil {
+		return err
+	}
+	if dl := rb.cm.Delay(r, i); dl > 0 {
+		w := rb.newVertex(fmt.Sprintf("rank %d after call %d", r, i))
+		d.Messages = append(d.Messages, Message{Src: v, Dst: w, Time: dl})
+		rb.cur = w
+	}
+	return rb.p2p(i, e, comm, v)
+}
+
+// p2p records call i's send or receive at vertex v, or completes the
+// irecvs a wait completes.
+func (rb *rankBuild) p2p(i int, e *mpi.Event, comm *mpi.Communicator, v int) error {
+	r := rb.r
+	peer := func() (int32, error) {
+		if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
+			return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d (the LP needs matched messages: no wildcards)", r, i, e.Peer, e.Comm)
+		}
+		return comm.Members[e.Peer], nil
+	}
+	switch e.Kind {
+	case mpi.Send, mpi.Isend:
+		p, err := peer()
+		if err != nil {
+			return err
+		}
+		src := v
+		if rb.nicGap != nil {
+			src = rb.newVertex(fmt.Sprintf("rank %d event %d injection", r, i))
+			rb.d.Messages = append(rb.d.Messages, Message{Src: v, Dst: src})
+			if rb.lastInj >= 0 {
+				rb.d.Messages = append(rb.d.Messages, Message{Src: rb.lastInj, Dst: src, Time: rb.lastGap})
+			}
+			rb.lastInj, rb.lastGap = src, rb.nicGap(e.Bytes)
+		}
+		rb.msgs = append(rb.msgs, traceMsg{chanKey{int32(r), p, e.Tag, e.Comm}, src, r, i, e.Bytes})
+	case mpi.Recv, mpi.Irecv:
+		p, err := peer()
+		if err != nil {
+			return err
+		}
+		key := chanKey{p, int32(r), e.Tag, e.Comm}
+		at := new(int)
+		*at = v
+		if e.Kind == mpi.Irecv {
+			*at = -1 // completed by a later wait
+			rb.reqRecv[e.Req] = at
+		}
+		rb.recvs[key] = append(rb.recvs[key], recvRef{at, i})
+	case mpi.Wait, mpi.Waitall:
+		reqs := []int64{e.Req}
+		if e.Kind == mpi.Waitall {
+			reqs = rb.t.List(r, e)
+		}
+		for _, q := range reqs {
+			if at, ok := rb.reqRecv[q]; ok {
+				*at = v
+				delete(rb.reqRecv, q)
+			}
+		}
+	}
+	return nil
+}
+
+// match matches the messages per channel in order, each an edge of
+// cm.Message seconds.
+func (tb *traceBuild) match() error {
 	used := map[chanKey]int{}
-	for _, m := range msgs {
-		rs := recvs[m.key]
+	for _, m := range tb.msgs {
+		rs := tb.recvs[m.key]
 		n := used[m.key]
 		if n >= len(rs) {
-			return nil, fmt.Errorf("message from rank %d to rank %d tag %d on comm %d has no matching receive", m.key.src, m.key.dst, m.key.tag, m.key.comm)
+			return fmt.Errorf("message from rank %d to rank %d tag %d on comm %d has no matching receive", m.key.src, m.key.dst, m.key.tag, m.key.comm)
 		}
 		used[m.key] = n + 1
-		tm := cm.Message(m.rank, m.ev, int(m.key.dst), rs[n].ev, m.bytes)
+		tm := tb.cm.Message(m.rank, m.ev, int(m.key.dst), rs[n].ev, m.bytes)
 		if !(tm >= 0) {
-			return nil, fmt.Errorf("message from rank %d event %d: time %g s is not a time", m.rank, m.ev, tm)
+			return fmt.Errorf("message from rank %d event %d: time %g s is not a time", m.rank, m.ev, tm)
 		}
-		d.Messages = append(d.Messages, Message{Src: m.src, Dst: *rs[n].at, Time: tm})
+		tb.d.Messages = append(tb.d.Messages, Message{Src: m.src, Dst: *rs[n].at, Time: tm})
 	}
-	for key, rs := range recvs {
+	for key, rs := range tb.recvs {
 		if used[key] < len(rs) {
-			return nil, fmt.Errorf("receive on rank %d from rank %d tag %d on comm %d has no matching send", key.dst, key.src, key.tag, key.comm)
+			return fmt.Errorf("receive on rank %d from rank %d tag %d on comm %d has no matching send", key.dst, key.src, key.tag, key.comm)
 		}
 	}
-	return d, d.Validate()
+	return nil
 }

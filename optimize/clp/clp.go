@@ -16,7 +16,7 @@ import (
 // Method selects CLP's algorithm.
 type Method int
 
-// Solve methods. deps.md §2.3: dual simplex for small LPs and warm
+// Solve methods (CLP's documentation): dual simplex for small LPs and warm
 // re-solves, barrier with presolve for large ones.
 const (
 	Auto           Method = iota // dual below 10,000 columns, barrier above

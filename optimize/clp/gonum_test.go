@@ -12,7 +12,7 @@ import (
 // TestAgainstGonumSimplex solves random feasible, bounded LPs of at most 40
 // variables with CLP and with gonum's dense simplex and compares the
 // optima. gonum is numerically fragile on degenerate problems
-// (docs/notes deps.md §2.4), so its errors count as inconclusive, not as
+// (its documented limits), so its errors count as inconclusive, not as
 // failures; CLP must never fail on them.
 func TestAgainstGonumSimplex(t *testing.T) {
 	if !Available() {

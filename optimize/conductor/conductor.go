@@ -1,6 +1,5 @@
 // Package conductor reconstructs the Conductor baseline of Bailey et al.
-// (SC'15 §4.2; Marathe et al., ISC'15) following the recipe of note 003
-// §6.2: an equal power share per rank, the fastest discrete configuration
+// (SC'15 §4.2; Marathe et al., ISC'15) as SC'15 §4.2 describes it: an equal power share per rank, the fastest discrete configuration
 // within it, an Adagio step that slows tasks into the slack their previous
 // instance saw, and every few time steps a reallocation of the power that
 // non-critical ranks leave unused to the critical ones, with overheads for
@@ -23,7 +22,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Params are Conductor's knobs (note 003 §6.2, §9.1).
+// Params are Conductor's knobs (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15).
 type Params struct {
 	// Period is K: power is reallocated every Period time steps (the paper:
 	// every 5–10 MPI_Pcontrol calls). Default 5.
@@ -47,7 +46,7 @@ type Params struct {
 	CriticalFrac float64
 }
 
-// DefaultParams returns the note's defaults: K = 5, 566 µs per
+// DefaultParams returns our defaults: K = 5, 566 µs per
 // reallocation, 17 µs per switch, no minimum task length, a 10% slack
 // margin, a 0.5 W guard band and 5% criticality.
 func DefaultParams() Params {
@@ -96,187 +95,272 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 	if ranks == 0 {
 		return res, nil
 	}
-	step, nSteps := bound.Steps(d, o)
-	// Tasks by step, then rank, in program order; a task's position among
-	// its rank's tasks of the step names its previous instance.
-	byStep := make([][]int, nSteps)
-	for i := range d.Tasks {
-		byStep[step[i]] = append(byStep[step[i]], i)
+	c := &conductor{d: d, p: p, ranks: ranks, res: res}
+	c.step, c.nSteps = bound.Steps(d, o)
+	c.index()
+	if err := c.vertexSteps(); err != nil {
+		return nil, err
 	}
-	pos := make([]int, n)
-	type key struct{ rank, pos int }
-	for _, ts := range byStep {
+	c.init(capW)
+	for j := 0; j < c.nSteps; j++ {
+		c.configure(j)
+		c.advance(j)
+		c.floats(j)
+		c.account(j)
+		if (j+1)%p.Period == 0 && j+1 < c.nSteps {
+			reallocate(c.share, c.busyE, c.span, c.rankSlack, p, maxPower(d, c.byStep[j], ranks))
+			res.Reallocs++
+			for r := range c.overhead {
+				c.overhead[r] = p.ReallocS
+				c.busyE[r], c.span[r], c.rankSlack[r] = 0, 0, 0
+			}
+		}
+	}
+	res.Makespan = c.times[d.Fin]
+	copy(res.ShareW, c.share)
+	return res, nil
+}
+
+// taskKey names a task by its rank and its position among the rank's
+// tasks of a time step: the same key in the next step is its next
+// instance.
+type taskKey struct{ rank, pos int }
+
+// outEdge is a message edge from a vertex.
+type outEdge struct {
+	to   int
+	time float64
+}
+
+// conductor is one Schedule: the DAG by time steps, the shares, and what
+// each step's tasks and vertices came to.
+type conductor struct {
+	d     *bound.DAG
+	p     Params
+	ranks int
+	res   *Result
+	step  []int // per task, its time step
+	// byStep lists the tasks of each step by rank, in program order; pos
+	// is a task's position among its rank's tasks of the step.
+	nSteps  int
+	byStep  [][]int
+	pos     []int
+	in      [][]edge
+	out     [][]outEdge
+	vStep   []int   // per vertex, the step whose tasks end at it
+	vByStep [][]int // the vertices of each step, in a topological order
+	// A task occupies its rank until the rank's next task starts (through
+	// any MPI calls without compute between them), or until its
+	// destination for a rank's last task; that occupancy is what its
+	// power is charged for. Its slack is smaller: see floats.
+	nextOf []int
+	share  []float64
+	slack  []float64
+	prev   map[taskKey]int // previous instance of (rank, position)
+	lastW  []float64       // per rank, the power of its last task (NaN: none)
+	times  []float64
+	done   []bool    // times[v] is known
+	float  []float64 // see floats
+	isSrc  []bool
+	// per-rank use over the current period
+	busyE     []float64 // energy (power × time, slack at task power)
+	span      []float64
+	rankSlack []float64
+	overhead  []float64 // reallocation cost for the rank's next task
+}
+
+// index sorts the tasks by step, then rank, in program order; a task's
+// position among its rank's tasks of the step names its previous
+// instance.
+func (c *conductor) index() {
+	d := c.d
+	c.byStep = make([][]int, c.nSteps)
+	for i := range d.Tasks {
+		c.byStep[c.step[i]] = append(c.byStep[c.step[i]], i)
+	}
+	c.pos = make([]int, len(d.Tasks))
+	for _, ts := range c.byStep {
 		sort.SliceStable(ts, func(a, b int) bool { return d.Tasks[ts[a]].Rank < d.Tasks[ts[b]].Rank })
 		cnt := map[int]int{}
 		for _, i := range ts {
 			r := d.Tasks[i].Rank
-			pos[i] = cnt[r]
+			c.pos[i] = cnt[r]
 			cnt[r]++
 		}
 	}
-	// Vertices in a topological order grouped by step: the order of the
-	// initial schedule's times, with zero-length edges kept in order.
-	in := make([][]edge, d.Vertices)
+}
+
+// vertexSteps orders the vertices topologically, grouped by step: the
+// order of the initial schedule's times, with zero-length edges kept in
+// order.
+func (c *conductor) vertexSteps() error {
+	d := c.d
+	c.in = make([][]edge, d.Vertices)
 	for i, t := range d.Tasks {
-		in[t.Dst] = append(in[t.Dst], edge{from: t.Src, task: i})
+		c.in[t.Dst] = append(c.in[t.Dst], edge{from: t.Src, task: i})
 	}
 	for _, m := range d.Messages {
-		in[m.Dst] = append(in[m.Dst], edge{from: m.Src, task: -1, time: m.Time})
+		c.in[m.Dst] = append(c.in[m.Dst], edge{from: m.Src, task: -1, time: m.Time})
 	}
-	topo, err := topoOrder(d, in)
+	topo, err := topoOrder(d, c.in)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	vStep := make([]int, d.Vertices) // the step whose tasks end at v
+	c.vStep = make([]int, d.Vertices)
 	for i, t := range d.Tasks {
-		vStep[t.Dst] = max(vStep[t.Dst], step[i])
+		c.vStep[t.Dst] = max(c.vStep[t.Dst], c.step[i])
 	}
 	for _, v := range topo { // vertices no task ends at follow their sources
-		for _, e := range in[v] {
-			vStep[v] = max(vStep[v], vStep[e.from])
+		for _, e := range c.in[v] {
+			c.vStep[v] = max(c.vStep[v], c.vStep[e.from])
 		}
 	}
-	vByStep := make([][]int, nSteps)
+	c.vByStep = make([][]int, c.nSteps)
 	for _, v := range topo {
-		vByStep[min(vStep[v], nSteps-1)] = append(vByStep[min(vStep[v], nSteps-1)], v)
+		k := min(c.vStep[v], c.nSteps-1)
+		c.vByStep[k] = append(c.vByStep[k], v)
 	}
+	return nil
+}
 
-	// A task occupies its rank until the rank's next task starts (through
-	// any MPI calls without compute between them), or until its
-	// destination for a rank's last task; that occupancy is what its
-	// power is charged for. Its slack is smaller: see float below.
-	nextOf := make([]int, n)
+// init starts every rank at an equal share of capW, with no history.
+func (c *conductor) init(capW float64) {
+	d, ranks, n := c.d, c.ranks, len(c.d.Tasks)
+	c.nextOf = make([]int, n)
 	lastOf := make([]int, ranks)
 	for r := range lastOf {
 		lastOf[r] = -1
 	}
 	for i := n - 1; i >= 0; i-- {
 		r := d.Tasks[i].Rank
-		nextOf[i] = lastOf[r]
+		c.nextOf[i] = lastOf[r]
 		lastOf[r] = i
 	}
-	share := make([]float64, ranks)
-	for r := range share {
-		share[r] = capW / float64(ranks)
+	c.share = make([]float64, ranks)
+	for r := range c.share {
+		c.share[r] = capW / float64(ranks)
 	}
-	slack := make([]float64, n)
-	prev := map[key]int{} // previous instance of (rank, position)
-	lastW := make([]float64, ranks)
-	for r := range lastW {
-		lastW[r] = math.NaN()
+	c.slack = make([]float64, n)
+	c.prev = map[taskKey]int{}
+	c.lastW = make([]float64, ranks)
+	for r := range c.lastW {
+		c.lastW[r] = math.NaN()
 	}
-	times := make([]float64, d.Vertices)
-	done := make([]bool, d.Vertices)     // times[v] is known
-	float := make([]float64, d.Vertices) // see below
-	isSrc := make([]bool, d.Vertices)
-	type outEdge struct {
-		to   int
-		time float64
-	}
-	out := make([][]outEdge, d.Vertices)
+	c.times = make([]float64, d.Vertices)
+	c.done = make([]bool, d.Vertices)
+	c.float = make([]float64, d.Vertices)
+	c.isSrc = make([]bool, d.Vertices)
+	c.out = make([][]outEdge, d.Vertices)
 	for _, t := range d.Tasks {
-		isSrc[t.Src] = true
+		c.isSrc[t.Src] = true
 	}
 	for _, m := range d.Messages {
-		out[m.Src] = append(out[m.Src], outEdge{m.Dst, m.Time})
+		c.out[m.Src] = append(c.out[m.Src], outEdge{m.Dst, m.Time})
 	}
-	// per-rank use over the current period
-	busyE := make([]float64, ranks) // energy (power × time, slack at task power)
-	span := make([]float64, ranks)
-	rankSlack := make([]float64, ranks)
-	overhead := make([]float64, ranks) // reallocation cost for the rank's next task
-	for j := 0; j < nSteps; j++ {
-		for _, i := range byStep[j] {
-			t := &d.Tasks[i]
-			h := t.Hull
-			k := fastestWithin(h, share[t.Rank])
-			if pi, ok := prev[key{t.Rank, pos[i]}]; ok {
-				// Adagio: the previous instance ran at a configuration and
-				// then waited; fill (1 − margin) of that window.
-				tp := h[min(res.Config[pi], len(h)-1)].Time
-				allowed := (1 - p.Margin) * (tp + slack[pi])
-				for k+1 < len(h) && h[k+1].Time <= allowed {
-					k++
-				}
-			}
-			if h[k].Time < p.MinTaskS && !math.IsNaN(lastW[t.Rank]) {
-				for g := range h {
-					if h[g].Power == lastW[t.Rank] && h[g].Power <= share[t.Rank] {
-						k = g
-					}
-				}
-			}
-			dur := h[k].Time + overhead[t.Rank]
-			overhead[t.Rank] = 0
-			if !math.IsNaN(lastW[t.Rank]) && h[k].Power != lastW[t.Rank] {
-				dur += p.SwitchS
-				res.Switches++
-			}
-			lastW[t.Rank] = h[k].Power
-			res.Time[i], res.Power[i], res.Config[i] = dur, h[k].Power, k
-			prev[key{t.Rank, pos[i]}] = i
-		}
-		for _, v := range vByStep[j] {
-			var at float64
-			for _, e := range in[v] {
-				w := e.time
-				if e.task >= 0 {
-					w = res.Time[e.task]
-				}
-				at = math.Max(at, times[e.from]+w)
-			}
-			times[v] = at
-			done[v] = true
-		}
-		// Float: how late each vertex of the step could be without
-		// delaying any task's start or the end (free float with respect
-		// to tasks). A task's slack is the time its end may move, so
-		// the wait for a message that is itself on the critical path
-		// (a symmetric exchange) is not slack.
-		for k := len(vByStep[j]) - 1; k >= 0; k-- {
-			v := vByStep[j][k]
-			float[v] = 0
-			if isSrc[v] || v == d.Fin {
-				continue
-			}
-			f := math.Inf(1)
-			for _, e := range out[v] {
-				w := 0.0
-				if done[e.to] {
-					w = math.Max(0, times[e.to]-times[v]-e.time) + float[e.to]
-				}
-				f = math.Min(f, w)
-			}
-			if !math.IsInf(f, 1) {
-				float[v] = f
+	c.busyE = make([]float64, ranks)
+	c.span = make([]float64, ranks)
+	c.rankSlack = make([]float64, ranks)
+	c.overhead = make([]float64, ranks)
+}
+
+// configure picks the configuration of every task of step j: the fastest
+// within its rank's share, slowed by Adagio into (1 − margin) of its
+// previous instance's window, and kept at the rank's last power for tasks
+// under the minimum length.
+func (c *conductor) configure(j int) {
+	p, res := c.p, c.res
+	for _, i := range c.byStep[j] {
+		t := &c.d.Tasks[i]
+		h := t.Hull
+		k := fastestWithin(h, c.share[t.Rank])
+		if pi, ok := c.prev[taskKey{t.Rank, c.pos[i]}]; ok {
+			// Adagio: the previous instance ran at a configuration and
+			// then waited; fill (1 − margin) of that window.
+			tp := h[min(res.Config[pi], len(h)-1)].Time
+			allowed := (1 - p.Margin) * (tp + c.slack[pi])
+			for k+1 < len(h) && h[k+1].Time <= allowed {
+				k++
 			}
 		}
-		for _, i := range byStep[j] {
-			t := &d.Tasks[i]
-			end := times[t.Dst]
-			if nx := nextOf[i]; nx >= 0 && step[nx] == j {
-				end = times[d.Tasks[nx].Src]
-			} else if nx >= 0 && times[d.Tasks[nx].Src] > end && vStep[d.Tasks[nx].Src] <= j {
-				end = times[d.Tasks[nx].Src]
+		if h[k].Time < p.MinTaskS && !math.IsNaN(c.lastW[t.Rank]) {
+			for g := range h {
+				if h[g].Power == c.lastW[t.Rank] && h[g].Power <= c.share[t.Rank] {
+					k = g
+				}
 			}
-			occ := end - times[t.Src]
-			slack[i] = math.Max(0, times[t.Dst]-(times[t.Src]+res.Time[i])+float[t.Dst])
-			busyE[t.Rank] += res.Power[i] * occ
-			span[t.Rank] += occ
-			rankSlack[t.Rank] += slack[i]
 		}
-		if (j+1)%p.Period == 0 && j+1 < nSteps {
-			reallocate(share, busyE, span, rankSlack, p, maxPower(d, byStep[j], ranks))
-			res.Reallocs++
-			for r := range overhead {
-				overhead[r] = p.ReallocS
-				busyE[r], span[r], rankSlack[r] = 0, 0, 0
+		dur := h[k].Time + c.overhead[t.Rank]
+		c.overhead[t.Rank] = 0
+		if !math.IsNaN(c.lastW[t.Rank]) && h[k].Power != c.lastW[t.Rank] {
+			dur += p.SwitchS
+			res.Switches++
+		}
+		c.lastW[t.Rank] = h[k].Power
+		res.Time[i], res.Power[i], res.Config[i] = dur, h[k].Power, k
+		c.prev[taskKey{t.Rank, c.pos[i]}] = i
+	}
+}
+
+// advance times the vertices of step j as soon as possible.
+func (c *conductor) advance(j int) {
+	for _, v := range c.vByStep[j] {
+		var at float64
+		for _, e := range c.in[v] {
+			w := e.time
+			if e.task >= 0 {
+				w = c.res.Time[e.task]
 			}
+			at = math.Max(at, c.times[e.from]+w)
+		}
+		c.times[v] = at
+		c.done[v] = true
+	}
+}
+
+// floats computes how late each vertex of step j could be without
+// delaying any task's start or the end (free float with respect to
+// tasks). A task's slack is the time its end may move, so the wait for a
+// message that is itself on the critical path (a symmetric exchange) is
+// not slack.
+func (c *conductor) floats(j int) {
+	for k := len(c.vByStep[j]) - 1; k >= 0; k-- {
+		v := c.vByStep[j][k]
+		c.float[v] = 0
+		if c.isSrc[v] || v == c.d.Fin {
+			continue
+		}
+		f := math.Inf(1)
+		for _, e := range c.out[v] {
+			w := 0.0
+			if c.done[e.to] {
+				w = math.Max(0, c.times[e.to]-c.times[v]-e.time) + c.float[e.to]
+			}
+			f = math.Min(f, w)
+		}
+		if !math.IsInf(f, 1) {
+			c.float[v] = f
 		}
 	}
-	res.Makespan = times[d.Fin]
-	copy(res.ShareW, share)
-	return res, nil
+}
+
+// account adds step j's tasks' occupancy, energy and slack to their
+// ranks' use over the period.
+func (c *conductor) account(j int) {
+	d, res, times := c.d, c.res, c.times
+	for _, i := range c.byStep[j] {
+		t := &d.Tasks[i]
+		end := times[t.Dst]
+		if nx := c.nextOf[i]; nx >= 0 && c.step[nx] == j {
+			end = times[d.Tasks[nx].Src]
+		} else if nx >= 0 && times[d.Tasks[nx].Src] > end && c.vStep[d.Tasks[nx].Src] <= j {
+			end = times[d.Tasks[nx].Src]
+		}
+		occ := end - times[t.Src]
+		c.slack[i] = math.Max(0, times[t.Dst]-(times[t.Src]+res.Time[i])+c.float[t.Dst])
+		c.busyE[t.Rank] += res.Power[i] * occ
+		c.span[t.Rank] += occ
+		c.rankSlack[t.Rank] += c.slack[i]
+	}
 }
 
 type edge struct {
@@ -306,7 +390,7 @@ func maxPower(d *bound.DAG, tasks []int, ranks int) []float64 {
 }
 
 // reallocate moves the power non-critical ranks left unused to the
-// critical ones (note 003 §6.2 step 5), keeping the shares' sum at the cap.
+// critical ones (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15), keeping the shares' sum at the cap.
 func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
 	ranks := len(share)
 	least, longest := math.Inf(1), 0.0

@@ -12,7 +12,7 @@ func two(df, phi, ds, plo float64) []frontier.Config {
 	return []frontier.Config{{Time: df, Power: phi}, {Time: ds, Power: plo}}
 }
 
-// repeatedB is note 003 Example B (rank 0: (10 s, 50 W)/(20 s, 30 W);
+// repeatedB is a hand-checkable two-rank example (rank 0: (10 s, 50 W)/(20 s, 30 W);
 // rank 1: (5, 50)/(10, 30)) repeated for n barrier-separated time steps.
 func repeatedB(n int) *bound.DAG {
 	d := &bound.DAG{Vertices: n + 1, Init: 0, Fin: n}

@@ -8,7 +8,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// Note 003 Example B repeated over 10 barrier-separated steps at 80 W:
+// A two-rank example repeated over 10 barrier-separated steps at 80 W:
 // rank 1 finishes early, so after the first step Conductor moves its
 // unused power to rank 0, which then runs fast.
 func ExampleSchedule() {

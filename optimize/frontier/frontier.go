@@ -1,7 +1,6 @@
 // Package frontier reduces a task's measured configurations to what the
 // power-constrained LP can use: the Pareto-efficient points in (time,
-// power), then their lower convex hull (Bailey et al. SC'15 §3.2; note 003
-// §1.4 and Example D).
+// power), then their lower convex hull (Bailey et al., SC'15, §3.2, Table 1).
 package frontier
 
 import (

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Example D of note 003 §9.4.
+// A hand-checkable hull: three points, one of them above the hull.
 func TestExampleD(t *testing.T) {
 	cs := []Config{{10, 50, "g1"}, {12, 44, "g2"}, {14, 41, "g3"}, {20, 30, "g4"}, {15, 55, "g5"}, {25, 31, "g6"}}
 	h, err := Hull(cs)

@@ -36,8 +36,8 @@ func Synchronizing(k mpi.Kind) bool {
 
 // Phases are the bulk-synchronous phases of a trace: phase k of a rank is
 // what it does between its k-th and (k+1)-th synchronizing collective on
-// MPI_COMM_WORLD (the iterations of Dynamic Power Steering, note 001
-// §3.1; the OpenMP phase groups of note 002 §2.1). Every rank has the
+// MPI_COMM_WORLD (the iterations of Dynamic Power Steering, Anger,
+// 2016, Ch. 5; the OpenMP phase groups of Li, 2011, §2.1). Every rank has the
 // same number of phases; the last one runs from the last collective to the
 // end of the rank's program and may be empty.
 type Phases struct {
@@ -47,7 +47,7 @@ type Phases struct {
 	Compute [][][]int
 	// SendBytes[r][k] lists the sizes of the point-to-point sends (send,
 	// isend) rank r issues in phase k after its last compute event: the
-	// messages t_send of note 002 Eq. 3.6 covers.
+	// messages t_send of Li, 2011, Eq. 3.6, covers.
 	SendBytes [][][]int64
 }
 
@@ -284,7 +284,7 @@ func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.Con
 }
 
 // TaskPowerPeak returns the job's peak power in the replay o of plan as
-// the LP bound sees it (note 003 §2.6: slack draws its task's power): the
+// the LP bound sees it (Bailey et al., SC'15, §3.3: slack draws its task's power): the
 // largest sum over ranks of the power plan.W of each rank's current or
 // most recent calc operation, base power excluded. A policy replayed at
 // this peak meets the LP's cap, so the LP solved at base power plus this

@@ -1,17 +1,17 @@
-// Package sched holds the power-constrained task-graph schedulers of note
-// 001 §3.2 as policies of the executor in package sim (sim.RunTasks):
+// Package sched holds the power-constrained task-graph schedulers of
+// Anger's thesis (Georgia Tech, 2016, Ch. 5) as policies of the executor in package sim (sim.RunTasks):
 // the Fair Scheduler (FS, Algorithm 3), the Core-Constrained Scheduler
 // (CCS, Algorithm 4), the Power-Aware Scheduler (PAS, Algorithm 5) and the
 // Slack-Aware Scheduler (SAS, Algorithm 6).
 //
 // FS and CCS respect the power cap statically: they never use more than
 // N_static(cap) threads, the most threads whose worst-case peak power fits
-// under the cap (note 001 §3.2, option (b): an unbounded knapsack over the
+// under the cap (Anger, PhD thesis, Georgia Tech, 2016, Ch. 5; our option (b): an unbounded knapsack over the
 // profiled (kernel, threads) entries of the graph's kernels). PAS and SAS
 // walk tasks down their Pareto frontiers until the tick's tasks fit in the
 // idle threads and the remaining power.
 //
-// CCS, PAS and SAS compare alternatives by the note's makespan estimate
+// CCS, PAS and SAS compare alternatives by our makespan estimate
 // M = max over pending tasks T of t_T(config_T) + BL(T), where BL(T) is
 // the longest chain of T's successors at their fastest configurations.
 // Only the tasks being scheduled enter M ("the schedulers only look at the
@@ -20,7 +20,7 @@
 // point: the first end of a running task or, when nothing runs, the
 // shortest fastest time among the pending tasks; when nothing runs, the
 // last task left is never deferred. Ties go to the task that became ready
-// first. Where the thesis is ambiguous (note 001 §6 items 6–8) the note's
+// first. Where the thesis is ambiguous the
 // recommended reading is the default and the literal or alternative
 // reading is an Options field.
 //
@@ -38,24 +38,24 @@ import (
 )
 
 // Options selects readings of the thesis' ambiguities. The zero value is
-// the note's recommendation throughout.
+// our reading of the thesis throughout.
 type Options struct {
 	// CCSLargest uses Algorithm 4's literal "makespan is largest seen yet"
 	// rule for the losing task instead of the smallest resulting makespan
-	// (note 001 §6 item 6).
+	// (the thesis is ambiguous here).
 	CCSLargest bool
 	// CCSFrontier restricts CCS to Pareto points instead of reducing one
-	// thread count at a time over the full profile (note 001 §3.2).
+	// thread count at a time over the full profile (Anger, 2016, Ch. 5).
 	CCSFrontier bool
 	// FairDivide gives every ready task numCores/numTasks threads (integer
 	// division, the rest idle) instead of dealing the threads round-robin
-	// (note 001 §6 item 7).
+	// (the thesis is ambiguous here).
 	FairDivide bool
 	// StaticCores, when positive, overrides the computed static thread
-	// limit N_static of FS and CCS (option (a) of note 001 §3.2).
+	// limit N_static of FS and CCS (option (a), Anger, 2016, Ch. 5).
 	StaticCores int
 	// DeferLast changes what PAS and SAS do with a task already at its
-	// lowest Pareto point (note 001 §6 item 8). By default deferral is the
+	// lowest Pareto point (the thesis is ambiguous here). By default deferral is the
 	// step below the frontier and is chosen by the makespan estimate, with
 	// the deferred task assumed to start at the next scheduling point and
 	// run at its fastest. With DeferLast, deferral is taken only when every
@@ -142,8 +142,8 @@ func (c *common) start(w *sim.TaskWorkload, node sim.Node) error {
 // StaticCores returns N_static(cap) for a workload: the largest thread
 // count N ≤ node.Cores whose worst-case peak power, the largest summed
 // power of any multiset of the graph's profiled (kernel, threads) entries
-// with at most N threads in all, stays within the cap (note 001 §3.2,
-// option (b)). Only the highest-frequency entry of each thread count
+// with at most N threads in all, stays within the cap (Anger, 2016,
+// Ch. 5, option (b)). Only the highest-frequency entry of each thread count
 // counts, as FS and CCS use no other. Without a cap it is node.Cores.
 func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 	if node.Cap == 0 {
@@ -182,7 +182,7 @@ func StaticCores(w *sim.TaskWorkload, node sim.Node) int {
 	return nStatic
 }
 
-// Fair is the Fair Scheduler (note 001 Algorithm 3): it deals the free
+// Fair is the Fair Scheduler (Anger, 2016, Algorithm 3): it deals the free
 // threads under the static limit N_static(cap) evenly over all ready
 // tasks, round-robin by default. A task dealt more threads than its
 // kernel was profiled with gets the largest profiled count below; with

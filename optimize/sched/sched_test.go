@@ -10,7 +10,7 @@ import (
 	"github.com/capsim/capsim/traces/taskgraph"
 )
 
-// toy is the scheduler toy of note 001 §3.3: A → C, B independent, with
+// toy is the scheduler toy of Anger, 2016, Ch. 5: A → C, B independent, with
 // (threads: incremental W, s) profiles; every point is Pareto-optimal.
 func toy(t *testing.T) *sim.TaskWorkload {
 	t.Helper()
@@ -44,7 +44,7 @@ func toy(t *testing.T) *sim.TaskWorkload {
 	return w
 }
 
-// The table of note 001 §3.3: one tick, ready set {A, B}, nothing running.
+// The table of Anger, 2016, Ch. 5: one tick, ready set {A, B}, nothing running.
 func TestSchedulerToy(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -54,7 +54,7 @@ func TestSchedulerToy(t *testing.T) {
 		cap      float64
 		threads  [2]int32 // A, B
 		makespan float64  // estimated, s
-		power    float64  // W, 0 when the note gives none
+		power    float64  // W, 0 when the thesis gives none
 	}{
 		{"PAS cap 9.5", "pas", Options{}, 8, 9.5, [2]int32{4, 2}, 4.8, 9.5},
 		{"SAS cap 9.5", "sas", Options{}, 8, 9.5, [2]int32{4, 2}, 4.8, 9.5},
@@ -109,7 +109,7 @@ func TestSchedulerToy(t *testing.T) {
 }
 
 // The whole toy graph on the executor: SAS lowers the peak power from
-// 12 W (PAS) to 9.5 W at the same makespan, 4.8 s (note 001 §3.3). The
+// 12 W (PAS) to 9.5 W at the same makespan, 4.8 s (Anger, 2016, Ch. 5, Fig. 25). The
 // average powers follow from the schedules (PAS: 12 W until B ends at
 // 2.6 s, then 6 W; SAS: 9.5 W until B ends at 4.5 s, then C's 6 W).
 func TestToyRun(t *testing.T) {
@@ -151,7 +151,7 @@ func TestStaticCores(t *testing.T) {
 	}
 }
 
-// The Pareto toy of note 001 §2.6: frontier cores {1, 2, 3, 5, 7}.
+// The Pareto toy of Anger, 2016, Ch. 4: frontier cores {1, 2, 3, 5, 7}.
 func TestParetoToy(t *testing.T) {
 	pts := [][3]float64{{1, 5, 10}, {2, 8, 5.5}, {3, 11, 4.0}, {4, 13, 4.2}, {5, 12.5, 3.0}, {6, 14, 3.0}, {7, 14, 2.5}, {8, 16, 2.6}}
 	var cs []taskgraph.ProfileConfig
@@ -236,7 +236,7 @@ func TestPickMatchesNaive(t *testing.T) {
 	}
 }
 
-// Note 001 §3.3 and §4's qualitative targets on the built-in profiles:
+// The qualitative targets of Anger, 2016, Ch. 5, on the built-in profiles:
 // PAS and SAS beat FS at every power-limited cap for Cholesky and LU
 // (target (b)), CCS stays close to FS, and no run exceeds its cap.
 func TestFig25Shape(t *testing.T) {
@@ -297,7 +297,7 @@ func TestKernelWiderThanNode(t *testing.T) {
 	}
 }
 
-// Note 001 §6 item 7: 112 threads over 3 tasks are 38/37/37 round-robin
+// Where the thesis is ambiguous: 112 threads over 3 tasks are 38/37/37 round-robin
 // and 37 each by integer division; with more tasks than threads the first
 // get one thread each.
 func TestFairDealing(t *testing.T) {
@@ -348,7 +348,7 @@ func TestFairDealing(t *testing.T) {
 // longer power-bound (its schedule is the uncapped one, peak below the
 // cap), so the comparison is of thread allocation alone, and the sign
 // depends on the graph's tiling, which the thesis does not publish
-// (note 001 §2.8). With 16×16 LU tiles (enough ready tasks for 112
+// (Anger, 2016, Ch. 4). With 16×16 LU tiles (enough ready tasks for 112
 // threads) PAS and SAS still beat FS; with 6×6 they lose, as their
 // one-tick makespan estimate (successors at their fastest, on unlimited
 // threads) hands the few ready tasks many threads and leaves the next

@@ -1,21 +1,21 @@
 // Package dctdvfs implements DCT + DVFS slack reclamation for hybrid
-// MPI/OpenMP traces (Dong Li's thesis Ch. 3; docs/notes 002_dongli.md
-// §2): in every OpenMP phase group (the phases between two synchronizing
+// MPI/OpenMP traces (Dong Li's thesis, Virginia Tech, 2011,
+// Ch. 3): in every OpenMP phase group (the phases between two synchronizing
 // collectives, policy.Split) each MPI task first takes the thread count
 // that minimizes its predicted group time (dynamic concurrency throttling,
 // Eqs. 3.4–3.5); the tasks that then finish before the critical one get
 // their slack (Eq. 3.6, or 3.20 with an error tolerance, optionally capped
-// by the wait measured in a replay, §2.8) and spend it on lower
+// by the wait measured in a replay, §3.6) and spend it on lower
 // frequencies chosen by the multiple-choice knapsack dynamic program
-// (Eqs. 3.1–3.3 with the note's corrected base cases) under the energy
+// (Li, 2011, Eqs. 3.1–3.3, with corrected base cases) under the energy
 // constraint Eq. 3.8. The chosen (threads, frequency) of every compute
 // event becomes a policy.Plan replayed on the engine.
 //
 // Traces carry no thread counts: every compute event is taken as recorded
 // with the node's largest concurrency configuration at the fastest
 // frequency, and a Profile gives each region's thread scaling (Amdahl's
-// law, note 001 Eq. 4, plus a per-thread overhead, the synchronization
-// cost that note 002 §2.7 calls linear in the thread count) and its
+// law, Anger, 2016, Eq. 4, plus a per-thread overhead, the synchronization
+// cost that Li, 2011, §3.4, takes as linear in the thread count) and its
 // frequency sensitivity.
 package dctdvfs
 
@@ -27,9 +27,7 @@ import (
 	"sort"
 
 	"github.com/capsim/capsim/compute/power"
-	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
-	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/gen"
@@ -42,9 +40,9 @@ import (
 //
 //	T(c, f) ∝ (Serial + (1 − Serial)/c + Overhead·(c − 1)) · (Beta·f_max/f + 1 − Beta)
 type Scaling struct {
-	Serial   float64 // Amdahl serial fraction f of note 001 Eq. 4, in [0, 1]
+	Serial   float64 // Amdahl serial fraction f of Anger, 2016, Eq. 4, in [0, 1]
 	Overhead float64 // per extra thread, as a share of the one-thread time (≥ 0)
-	Beta     float64 // frequency-sensitive share (note 001 §3.1 τ(f)), in [0, 1]
+	Beta     float64 // frequency-sensitive share (Anger, 2016, Ch. 5, τ(f)), in [0, 1]
 }
 
 func (s Scaling) threads(c int) float64 {
@@ -87,7 +85,7 @@ func (p *Profile) lookup(region string) (Scaling, error) {
 }
 
 // Node is the machine each MPI task runs on: one task per node (the
-// THREAD_MASTERONLY model of note 002 §2.1).
+// THREAD_MASTERONLY model of Li, 2011, §2.1).
 type Node struct {
 	// Threads lists the concurrency configurations C; the largest is
 	// c^max, the one the trace was recorded with.
@@ -103,12 +101,12 @@ type Node struct {
 	WaitW     float64 // extra node power of a task's idle cores (before its first phase; while it waits under power.WaitIdle)
 	// Wait is what a task's node draws above IdleW between its phases
 	// (MPI calls and waits) and after its last one (power.WaitPower; the
-	// zero value: the power of its last phase, note 003 §2.6; the
+	// zero value: the power of its last phase, Bailey et al., SC'15, §3.3; the
 	// thesis' model: power.WaitIdle, WaitW).
 	Wait power.WaitPower
 }
 
-// Strategy selects the adaptation strategy (note 002 §2.5).
+// Strategy selects the adaptation strategy (Li, 2011, §3.3).
 type Strategy int
 
 const (
@@ -128,8 +126,8 @@ func (s Strategy) String() string {
 	return "dct-first"
 }
 
-// Rounds returns the coordination rounds per phase group of s (note 002
-// §2.8): one for DCT first, two for combined.
+// Rounds returns the coordination rounds per phase group of s (Li,
+// 2011, §3.6): one for DCT first, two for combined.
 func (s Strategy) Rounds() int {
 	if s == Combined {
 		return 2
@@ -194,13 +192,13 @@ type Options struct {
 	// own best count, the profile-driven static mapping of §2.2).
 	Granularity Granularity
 	// SwitchPenaltyNs is charged to a phase whose thread count differs
-	// from its rank's previous phase (the cache misses of §2.2; note 002
-	// §9.6 T9).
+	// from its rank's previous phase (the cache misses of Li, 2011,
+	// §3.1).
 	SwitchPenaltyNs int64
 	// Coordination is the runtime's overhead per coordination round, as a
 	// share of the phase group's critical time t_c: the sampling,
 	// prediction and exchange of slack the thesis' runtime performs per
-	// phase group (note 002 §2.8: DCT first needs one round per group,
+	// phase group (Li, 2011, §3.6: DCT first needs one round per group,
 	// DVFS first and combined two). Every task's last phase of the group
 	// is extended by Rounds·Coordination·t_c at its own power; DCT alone
 	// pays one round. The thesis reports only aggregates: 0.736 % on
@@ -278,272 +276,6 @@ func (m *eventModel) factor(sc Scaling, r int, e *mpi.Event, c, s int) float64 {
 	}
 	tf := beta*m.ghz[0]/m.ghz[s] + 1 - beta
 	return sc.threads(c) / sc.threads(m.cmax) * tf
-}
-
-// Run applies DCT + DVFS to trace t (lowered to g without a reduction
-// cost) and replays the baseline, DCT alone and DCT + DVFS under net.
-func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result, error) {
-	m, err := newModel(t, &o)
-	if err != nil {
-		return nil, err
-	}
-	ph, err := policy.Split(t)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := policy.CalcOps(t, g)
-	if err != nil {
-		return nil, err
-	}
-	n, S := len(t.Ranks), len(m.ghz)
-	// scaling per region (trace region index).
-	scal := make([]Scaling, len(t.Regions))
-	for i, name := range t.Regions {
-		if scal[i], err = o.Profile.lookup(name); err != nil {
-			return nil, err
-		}
-		if err := scal[i].validate(); err != nil {
-			return nil, fmt.Errorf("region %q: %w", name, err)
-		}
-	}
-	ev := func(r, i int) *mpi.Event { return &t.Ranks[r].Events[i] }
-	sec := func(r, i, c, s int) float64 {
-		e := ev(r, i)
-		return float64(e.Duration) * m.factor(scal[e.Region], r, e, c, s) / 1e9
-	}
-	res := &Result{Threads: make([][][]int, ph.N), GHz: make([][][]float64, ph.N)}
-
-	// DCT: per group and rank, the thread count minimizing the group time
-	// (or, PerPhase, each phase's own time). cfg[k][r][j] indexes m.th.
-	conf := make([][][]int, ph.N)
-	tcs := make([]float64, ph.N)
-	tis := make([][]float64, ph.N)
-	crits := make([]int, ph.N)
-	baseline, dct := policy.NewPlan(g), policy.NewPlan(g)
-	penalty := float64(o.SwitchPenaltyNs) / 1e9
-	prevC := make([]int, n)
-	for r := range prevC {
-		prevC[r] = -1
-	}
-	// switched returns the penalty of running rank r's next phase with
-	// thread count c and records c.
-	switched := func(prev []int, r, c int) float64 {
-		p := 0.0
-		if prev[r] >= 0 && prev[r] != c {
-			p = penalty
-		}
-		prev[r] = c
-		return p
-	}
-	for k := 0; k < ph.N; k++ {
-		times := make([][][]float64, n)
-		any := false
-		for r := 0; r < n; r++ {
-			times[r] = make([][]float64, len(m.th))
-			for c := range m.th {
-				for _, i := range ph.Compute[r][k] {
-					times[r][c] = append(times[r][c], sec(r, i, m.th[c], 0))
-					any = true
-				}
-			}
-		}
-		if !any {
-			continue
-		}
-		res.Groups++
-		ch, ti, tc, crit, err := DCT(times)
-		if err != nil {
-			return nil, err
-		}
-		conf[k] = make([][]int, n)
-		for r := 0; r < n; r++ {
-			nj := len(ph.Compute[r][k])
-			conf[k][r] = make([]int, nj)
-			for j := range conf[k][r] {
-				conf[k][r][j] = ch[r]
-			}
-			if o.Granularity == PerPhase && nj > 0 {
-				ti[r] = 0
-				for j := 0; j < nj; j++ {
-					best := 0
-					for c := range m.th {
-						if times[r][c][j] < times[r][best][j] {
-							best = c
-						}
-					}
-					conf[k][r][j] = best
-					ti[r] += times[r][best][j]
-				}
-			}
-		}
-		if o.Granularity == PerPhase {
-			tc, crit = 0, -1
-			for r, x := range ti {
-				if crit < 0 || x > tc {
-					tc, crit = x, r
-				}
-			}
-		}
-		tis[k], tcs[k], crits[k] = ti, tc, crit
-		res.CoordRounds += o.Strategy.Rounds()
-		res.CoordNs += ns(float64(o.Strategy.Rounds()) * o.Coordination * tc)
-		for r := 0; r < n; r++ {
-			last := len(ph.Compute[r][k]) - 1
-			for j, i := range ph.Compute[r][k] {
-				op := ops[r][i]
-				c := m.th[conf[k][r][j]]
-				baseline.Dur[op] = ns(sec(r, i, m.cmax, 0))
-				baseline.W[op] = m.busyW(m.cmax, 0)
-				coord := 0.0
-				if j == last {
-					coord = o.Coordination * tc // one round
-				}
-				dct.Dur[op] = ns(sec(r, i, c, 0) + switched(prevC, r, c) + coord)
-				dct.W[op] = m.busyW(c, 0)
-			}
-		}
-	}
-	jm := power.JobModel{BaseW: float64(n) * o.Node.IdleW, IdleW: o.Node.WaitW, ActiveW: make([]float64, n), Wait: o.Node.Wait}
-	for r := range jm.ActiveW {
-		jm.ActiveW[r] = m.busyW(1, 0) // the master thread communicating at f_max
-	}
-	bo, err := policy.Replay(g, net, baseline, jm, 0)
-	if err != nil {
-		return nil, fmt.Errorf("dctdvfs: baseline: %w", err)
-	}
-	do, err := policy.Replay(g, net, dct, jm, 0)
-	if err != nil {
-		return nil, fmt.Errorf("dctdvfs: DCT: %w", err)
-	}
-
-	// DVFS on the slack of every non-critical task.
-	plan := policy.NewPlan(g)
-	tdvfs := float64(o.TDVFSNs) / 1e9
-	waitW := o.Node.IdleW + o.Node.WaitW
-	prevS := make([]int, n)
-	for r := range prevC {
-		prevC[r] = -1
-	}
-	for k := 0; k < ph.N; k++ {
-		if conf[k] == nil {
-			continue
-		}
-		res.Threads[k] = make([][]int, n)
-		res.GHz[k] = make([][]float64, n)
-		for r := 0; r < n; r++ {
-			evs := ph.Compute[r][k]
-			cs := conf[k][r]
-			levels := make([]int, len(evs)) // all f_max
-			if r != crits[k] && len(evs) > 0 {
-				var send float64
-				for _, b := range ph.SendBytes[r][k] {
-					send += float64(net.Cost(b)) / 1e9
-				}
-				slack := Slack(tcs[k], tis[k][r], send, tdvfs, o.Epsilon)
-				if o.WaitCap {
-					slack = CapByWait(slack, measuredWait(t, ph, ops, do, r, k, send), tdvfs)
-				}
-				if slack > 0 {
-					sel, cc, err := m.choose(evs, r, cs, slack, tis[k][r], waitW, sec, o)
-					if err != nil {
-						return nil, fmt.Errorf("dctdvfs: rank %d group %d: %w", r, k, err)
-					}
-					cs, levels = cc, sel.Levels
-					res.SlackNs += ns(slack)
-					if sel.Rejects {
-						res.Rejected++
-					}
-					// The knapsack's own bound, at the chosen configurations.
-					items := make([][]Item, len(evs))
-					for j, i := range evs {
-						c := m.th[cs[j]]
-						for s := 0; s < S; s++ {
-							tt := sec(r, i, c, s)
-							items[j] = append(items[j], Item{Weight: tt - sec(r, i, c, 0), Energy: tt * (o.Node.IdleW + m.busyW(c, s))})
-						}
-					}
-					lp, err := Relaxed(items, slack-(m.groupTime(evs, r, cs, sec)-tis[k][r]))
-					if err != nil {
-						return nil, err
-					}
-					res.KnapsackJ += sel.PhaseJ
-					res.RelaxedJ += lp
-				}
-			}
-			res.Threads[k][r] = make([]int, len(evs))
-			res.GHz[k][r] = make([]float64, len(evs))
-			for j, i := range evs {
-				s := levels[j]
-				c := m.th[cs[j]]
-				op := ops[r][i]
-				d := sec(r, i, c, s) + switched(prevC, r, c)
-				if j == len(evs)-1 {
-					d += float64(o.Strategy.Rounds()) * o.Coordination * tcs[k]
-				}
-				if s != prevS[r] {
-					d += tdvfs
-				}
-				prevS[r] = s
-				plan.Dur[op] = ns(d)
-				plan.W[op] = m.busyW(c, s)
-				res.Threads[k][r][j] = c
-				res.GHz[k][r][j] = m.ghz[s]
-			}
-		}
-	}
-	po, err := policy.Replay(g, net, plan, jm, o.CapW)
-	if err != nil {
-		return nil, fmt.Errorf("dctdvfs: DCT+DVFS: %w", err)
-	}
-	res.Baseline, res.DCT, res.DCTDVFS = summary(bo), summary(do), summary(po)
-	res.EnergySavedPct = policy.Improvement(bo.EnergyJ, po.EnergyJ)
-	res.TimeLostPct = lost(bo.MakespanNs, po.MakespanNs)
-	res.DCTEnergySavedPct = policy.Improvement(bo.EnergyJ, do.EnergyJ)
-	res.DCTTimeLostPct = lost(bo.MakespanNs, do.MakespanNs)
-	if !o.NoBound {
-		capW := o.CapW
-		if capW == 0 {
-			capW = jm.BaseW + policy.TaskPowerPeak(g, plan, po)
-		}
-		configs := func(r int, e *mpi.Event) []frontier.Config {
-			var cs []frontier.Config
-			sc := scal[e.Region]
-			for c := range m.th {
-				for s := 0; s < S; s++ {
-					x := float64(e.Duration) * m.factor(sc, r, e, m.th[c], s) / 1e9
-					if x <= 0 {
-						x = 1e-12
-					}
-					cs = append(cs, frontier.Config{Time: x, Power: m.busyW(m.th[c], s)})
-				}
-			}
-			return cs
-		}
-		var comm bound.Comm
-		if o.Calibrate != nil {
-			// Every compute event at its fastest thread count and f_max.
-			fastest := policy.NewPlan(g)
-			for r := 0; r < n; r++ {
-				for i, op := range ops[r] {
-					if op < 0 {
-						continue
-					}
-					best := math.Inf(1)
-					for c := range m.th {
-						best = math.Min(best, sec(r, i, m.th[c], 0))
-					}
-					fastest.Dur[op] = ns(best)
-				}
-			}
-			if comm, err = o.Calibrate(fastest); err != nil {
-				return nil, fmt.Errorf("dctdvfs: LP communication: %w", err)
-			}
-		}
-		if res.Gap, err = policy.LPGap(t, comm, net, configs, capW, jm.BaseW, po.MakespanNs); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }
 
 // choose picks the frequency levels of rank r's phases evs (and, with the

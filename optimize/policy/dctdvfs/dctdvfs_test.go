@@ -11,7 +11,7 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// testNode is a 16-thread node with the PAL P-states of note 001 and
+// testNode is a 16-thread node with the PAL P-states of Anger's thesis and
 // per-core powers of the embedded default scenario.
 func testNode() Node {
 	return Node{Threads: PowersOfTwo(16), IdleW: 90, WaitW: 10, Wait: power.WaitPower{Mode: power.WaitIdle},
@@ -24,7 +24,7 @@ func TestPowersOfTwo(t *testing.T) {
 	}
 }
 
-// Note 002 §9.5: DVFS saves nothing on balanced loads; DCT saves nothing
+// Li, 2011, Ch. 3: DVFS saves nothing on balanced loads; DCT saves nothing
 // on scalable phases; DCT alone cuts both time and energy for
 // non-scalable phases; on an imbalanced load DVFS saves energy at a
 // small time loss.
@@ -130,7 +130,7 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-// T9 of note 002 §9.6: the DCT switch penalty. Two phases per iteration
+// A hand-checkable case of the DCT switch penalty. Two phases per iteration
 // under configurations X (16 threads, as recorded: 1.0 s each) and Y (8
 // threads: phase 1 0.9 s, phase 2 1.1 s), 0.15 s whenever the thread
 // count changes between adjacent phases. Per-phase best (Y, X) costs
@@ -181,7 +181,7 @@ func TestT9SwitchPenalty(t *testing.T) {
 	}
 }
 
-// TestCoordinationOverhead is note 002 §2.11's LU-MZ row (V5): on a
+// TestCoordinationOverhead is the LU-MZ row of Li, 2011, Ch. 3 results: on a
 // balanced load of scalable phases no strategy changes a configuration,
 // and what remains is the runtime's overhead, 0.736 % of the run. With
 // the overhead per coordination round set to 0.736 % of the group's

@@ -35,7 +35,7 @@ func ExampleRun() {
 	// LP bound at the policy's peak 1041.6 W: ok, gap 0.85 %
 }
 
-// Note 002's T2: two phases at f_max, f2 and f3 (time s, power W); with
+// A hand-checkable case: two phases at f_max, f2 and f3 (time s, power W); with
 // 1.0 s of slack the knapsack picks f2 for both (1161 J, 0.9 s used).
 func ExampleSelectFrequencies() {
 	phases := [][]dctdvfs.Level{

@@ -7,15 +7,15 @@ import (
 	"sort"
 )
 
-// Item is one choice for one phase in the frequency knapsack (note 002
-// §2.3): Weight is the time the phase gains over its fastest level
+// Item is one choice for one phase in the frequency knapsack (Li,
+// 2011, §3.2): Weight is the time the phase gains over its fastest level
 // (Δt_{ijf_j} of Eq. 3.7, ≥ 0) and Energy its value (joules).
 type Item struct {
 	Weight, Energy float64
 }
 
-// Knapsack solves the multiple-choice knapsack of note 002 Eqs. 3.1–3.3
-// with the note's corrected base cases: one item per phase, Σ Weight ≤
+// Knapsack solves the multiple-choice knapsack of Li, 2011, Eqs. 3.1–3.3
+// with corrected base cases: one item per phase, Σ Weight ≤
 // slack, Σ Energy minimal. It is the dynamic program
 //
 //	A(0, Y) = 0 for Y ≥ 0
@@ -92,7 +92,7 @@ func Knapsack(phases [][]Item, slack, quantum float64) (choice []int, energy flo
 	return choice, energy, true, nil
 }
 
-// Relaxed returns the LP relaxation of the knapsack (note 002 §9.6 T2c):
+// Relaxed returns the LP relaxation of the knapsack (a hand-checkable case):
 // the least energy when a phase may split its time between two levels,
 // i.e. move along the lower convex hull of its (weight, energy) points.
 // Starting from every phase's least-weight point, it spends slack on the

@@ -8,7 +8,7 @@ import (
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// T1 of note 002 §9.6: critical time and slack (Eqs. 3.4–3.6, 3.20) and
+// A hand-checkable case of critical time and slack (Eqs. 3.4–3.6, 3.20) and
 // the wait cap.
 func TestT1CriticalTimeAndSlack(t *testing.T) {
 	times := [][][]float64{ // task, configuration (cA, cB), phase
@@ -161,7 +161,7 @@ func TestT2cRelaxation(t *testing.T) {
 	}
 }
 
-// exhaustive is the oracle of note 002 §9.2 item 4: every combination.
+// exhaustive is the exhaustive oracle: every combination.
 func exhaustive(ph [][]Item, slack float64) (float64, bool) {
 	best, found := math.Inf(1), false
 	var rec func(i int, w, e float64)

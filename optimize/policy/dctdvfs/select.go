@@ -2,7 +2,7 @@ package dctdvfs
 
 import "fmt"
 
-// Objective is what frequency selection minimizes (note 002 §2.5 caveat).
+// Objective is what frequency selection minimizes (Li, 2011, §3.3).
 type Objective int
 
 const (
@@ -47,8 +47,8 @@ type Selection struct {
 	Rejects bool    // the objective's optimum broke Eq. 3.8 and was replaced
 }
 
-// SelectFrequencies picks one level per phase under slack seconds (note
-// 002 Eqs. 3.7–3.9) with the knapsack dynamic program, minimizing the
+// SelectFrequencies picks one level per phase under slack seconds (Li,
+// 2011, Eqs. 3.7–3.9) with the knapsack dynamic program, minimizing the
 // objective; waitW is the power drawn while waiting (WholeInterval only).
 // A choice whose phase energy exceeds the all-f_max energy is rejected
 // by the energy constraint Eq. 3.8; the phase-only optimum, which always

@@ -6,7 +6,7 @@ import (
 )
 
 // Slack returns the slack task i can disperse over its OpenMP phases
-// (note 002 Eq. 3.6 and, with eps > 0, Eq. 3.20):
+// (Li, 2011, Eq. 3.6 and, with eps > 0, Eq. 3.20):
 //
 //	Δt_i^slack = (t_c − t_i − t_i^comm_send − t_dvfs) / (1 + ε)
 //
@@ -16,11 +16,11 @@ func Slack(tc, ti, send, tdvfs, eps float64) float64 {
 	return math.Max(0, s)
 }
 
-// CapByWait applies the wait-time cap of note 002 §2.8 (the thesis'
+// CapByWait applies the wait-time cap of Li, 2011, §3.6 (the thesis'
 // rule): "if the computed slack is longer than the wait time, we simply
 // disperse the wait time minus DVFS overhead"; otherwise the computed
-// slack stands. (This is the rule the note's T1 and T8 numbers follow;
-// the note's shorthand min(slack, wait − t_dvfs) differs from it when
+// slack stands. (This is the rule our hand-checked numbers follow;
+// the shorthand min(slack, wait − t_dvfs) differs from it when
 // wait − t_dvfs < slack ≤ wait.)
 func CapByWait(slack, wait, tdvfs float64) float64 {
 	if slack > wait {
@@ -29,7 +29,7 @@ func CapByWait(slack, wait, tdvfs float64) float64 {
 	return slack
 }
 
-// DCT is the DCT-first step for one phase group (note 002 Eqs. 3.4–3.5,
+// DCT is the DCT-first step for one phase group (Li, 2011, Eqs. 3.4–3.5,
 // the improved one phase approach): times[i][c][j] is task i's phase j
 // under concurrency configuration c. Every task takes the configuration
 // minimizing its group time (the first on ties), t_i; the critical time

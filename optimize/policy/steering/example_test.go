@@ -10,7 +10,7 @@ import (
 )
 
 // Steering a 4×4 compute-bound stencil with a wavefront load imbalance on
-// note 001's DPS machine (budget: every core at 1.7 GHz).
+// the DPS machine of Anger, 2016 (budget: every core at 1.7 GHz).
 func ExampleRun() {
 	tr, _ := gen.Stencil{Dims: []int{4, 4}, Iterations: 20, HaloBytes: 4096, ComputeNs: 2_000_000,
 		Imbalance: gen.ImbalanceWavefront, Balance: 0.25, Intensity: 1, AllreduceBytes: 8, Seed: 1}.Generate()
@@ -33,7 +33,7 @@ func ExampleRun() {
 	// LP bound at 224 W: ok, gap 7.84 %
 }
 
-// Algorithm 2 on row 1 of note 001's Power Steering table: work 1.0, 0.6,
+// Algorithm 2 on row 1 of the Power Steering table of Anger, 2016: work 1.0, 0.6,
 // 0.6, 0.3 at 2.1 GHz, fully compute bound, budget 56 W.
 func ExampleAssign() {
 	ghz := []float64{2.1, 1.9, 1.7, 1.5, 1.4}

@@ -26,7 +26,7 @@ type GridSpec struct {
 }
 
 // DefaultGrid is a 4×4 stencil of 20 iterations of 2 ms (4 KiB halos, so
-// compute dominates as in the thesis' best case) on note 001's
+// compute dominates as in the thesis' best case) on Anger's
 // DPS machine (NoteMachine, budget = all cores at 1.7 GHz) under
 // LogGOPSim's default network, over intensities and balances 0, 0.25, 0.5,
 // 0.75, 1 and the three patterns.

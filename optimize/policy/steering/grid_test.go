@@ -9,8 +9,8 @@ import (
 var fullGrid = flag.Bool("grid", false, "print the full steering grid (DefaultGrid)")
 
 // TestGridSmall runs a 2×2 intensity × balance grid for the three
-// patterns and checks the thesis' qualitative findings (note 001 §3.1,
-// qualitative target (e)): at full compute intensity and full imbalance
+// patterns and checks the thesis' qualitative findings (Anger, 2016,
+// Ch. 5): at full compute intensity and full imbalance
 // steering improves runtime for every pattern; with frequency-insensitive
 // work (intensity 0) runtime cannot change; at the generator's balance 1
 // (which removes the pattern: every rank has the same load) nothing

@@ -1,6 +1,6 @@
 // Package steering implements Dynamic Power Steering for bulk-synchronous
-// MPI traces (Anger's thesis §5.1, Algorithm 2; docs/notes 001_anger.md
-// §3.1): before every iteration each core (rank) gets a P-state so that
+// MPI traces (Anger's thesis, Georgia Tech, 2016,
+// §5.1, Algorithm 2): before every iteration each core (rank) gets a P-state so that
 // the most loaded core runs as fast as the global power budget allows and
 // every other core runs at the slowest P-state that still reaches the
 // barrier no later than it; cores that finish early wait at the lowest
@@ -43,17 +43,18 @@ type Machine struct {
 	SleepW float64
 	// Wait is what a core draws between its compute phases (MPI calls,
 	// waits at the barrier) and after its last one (power.WaitPower; the
-	// zero value charges the P-state of its last phase, note 003 §2.6).
+	// zero value charges the P-state of its last phase, as Bailey et al., SC'15,
+	// §3.3, charges slack).
 	// DPS's cores sleep at the barrier: power.WaitIdle.
 	Wait power.WaitPower
 	// Beta is the frequency-sensitive share of compute time, τ(f) =
-	// Beta·f_max/f + 1 − Beta (note 001 §3.1), used for compute events
+	// Beta·f_max/f + 1 − Beta (Anger, 2016, Ch. 5), used for compute events
 	// without an "intensity" parameter (gen.ParamIntensity); events with
 	// one use it as their Beta.
 	Beta float64
 }
 
-// NoteMachine is the machine of note 001's DPS unit tests: the PAL
+// NoteMachine is the machine of the DPS unit tests of Anger, 2016, Ch. 5: the PAL
 // P-states 2.1, 1.9, 1.7, 1.5, 1.4 GHz with made-up per-core powers 20,
 // 17, 14, 12, 11 W, 5 W per sleeping core, no base power and fully
 // compute-bound work; cores sleep while they wait (power.WaitIdle).
@@ -75,14 +76,14 @@ func (m *Machine) fastestFirst() ([]power.PState, error) {
 	return out, nil
 }
 
-// Assign is Algorithm 2 (note 001 §3.1) for one iteration. times[i][s] is
+// Assign is Algorithm 2 (Anger, 2016, Ch. 5) for one iteration. times[i][s] is
 // core i's compute time at P-state s, P-states ordered fastest first with
 // busy powers watts[s]; budget is PWR_max, the bound on Σ watts[state_i].
 //
 // The critical core is the one with the longest time at the fastest
 // P-state (the first on ties). For pm = fastest … slowest it gets P-state
 // pm, every other core the slowest P-state s with times[i][s] ≤
-// times[crit][pm] (step 5 with the note's ≤ fix; strict = true uses the
+// times[crit][pm] (step 5 with ≤ where the thesis prints <; strict = true uses the
 // printed "<", under which cores tied with the critical core are forced
 // faster), or the fastest when none reaches it; the first pm whose total
 // power fits the budget is returned with ok = true. When none fits, every
@@ -195,8 +196,8 @@ type Options struct {
 	Calibrate func(sim.CalcPricer) (bound.Comm, error)
 	// DecisionNs is the per-iteration cost of steering (sharing the loads
 	// and setting P-states), charged to every rank's first compute event
-	// of each iteration; the thesis studied the best case, 0 (note 001
-	// §7).
+	// of each iteration; the thesis studied the best case, 0 (Anger,
+	// 2016, Ch. 6).
 	DecisionNs int64
 	// NoBound skips the LP bound.
 	NoBound bool
@@ -265,102 +266,16 @@ func (md *model) factor(r int, e *mpi.Event, s int) float64 {
 // Run steers trace t (lowered to g without a reduction cost) under net and
 // replays it and its baseline.
 func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result, error) {
-	ps, err := o.Machine.fastestFirst()
+	x, err := newSteer(t, g, o)
 	if err != nil {
 		return nil, err
 	}
-	if o.Machine.BaseW < 0 || o.Machine.SleepW < 0 || !(o.Machine.Beta >= 0 && o.Machine.Beta <= 1) {
-		return nil, errors.New("steering: base and sleep power must be ≥ 0 and beta in [0, 1]")
-	}
-	ph, err := policy.Split(t)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := policy.CalcOps(t, g)
-	if err != nil {
-		return nil, err
-	}
-	n, S := len(t.Ranks), len(ps)
-	watts := make([]float64, S)
-	for s, p := range ps {
-		watts[s] = p.Watts
-	}
-	budget := o.BudgetW
-	if budget == 0 {
-		budget = float64(n) * watts[S/2]
-	}
-	if budget < 0 || o.DecisionNs < 0 || o.DecisionNs > graph.MaxTimeNs {
-		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", budget, o.DecisionNs, graph.MaxTimeNs)
-	}
-	md := newModel(t, o.Machine, ps)
-	base := Uniform(n, watts, budget)
-	res := &Result{BudgetW: budget, CapW: o.Machine.BaseW + budget, BaseGHz: ps[base].GHz, GHz: make([][]float64, ph.N)}
-
-	// times[k][r][s]: rank r's compute time (ns) in phase k at P-state s.
-	times := make([][][]float64, ph.N)
-	for k := 0; k < ph.N; k++ {
-		times[k] = make([][]float64, n)
-		for r := 0; r < n; r++ {
-			row := make([]float64, S)
-			for _, i := range ph.Compute[r][k] {
-				e := &t.Ranks[r].Events[i]
-				for s := range row {
-					row[s] += float64(e.Duration) * md.factor(r, e, s)
-				}
-			}
-			times[k][r] = row
-		}
-	}
-	baseline := policy.NewPlan(g)
-	steered := policy.NewPlan(g)
-	last := -1 // the latest phase with compute, for Previous
-	for k := 0; k < ph.N; k++ {
-		any := false
-		for r := 0; r < n; r++ {
-			any = any || len(ph.Compute[r][k]) > 0
-		}
-		if !any {
-			continue
-		}
-		res.Phases++
-		var states []int
-		switch {
-		case o.Predict == Previous && last < 0:
-			states = make([]int, n)
-			for r := range states {
-				states[r] = base
-			}
-		default:
-			from := k
-			if o.Predict == Previous {
-				from = last
-			}
-			var ok bool
-			if states, _, ok = Assign(times[from], watts, budget, o.Strict); !ok {
-				res.OverPhase++
-			}
-		}
-		last = k
-		res.GHz[k] = make([]float64, n)
-		for r := 0; r < n; r++ {
-			res.GHz[k][r] = ps[states[r]].GHz
-			for j, i := range ph.Compute[r][k] {
-				e := &t.Ranks[r].Events[i]
-				op := ops[r][i]
-				steered.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, states[r])))
-				if j == 0 {
-					steered.Dur[op] += o.DecisionNs
-				}
-				steered.W[op] = watts[states[r]]
-				baseline.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, base)))
-				baseline.W[op] = watts[base]
-			}
-		}
-	}
+	res := x.res
+	baseline, steered := x.plans(x.phaseTimes())
 	// Between phases a core draws the machine's wait power.
-	active := make([]float64, n)
+	active := make([]float64, x.n)
 	for r := range active {
-		active[r] = watts[S-1]
+		active[r] = x.watts[x.S-1]
 	}
 	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active, Wait: o.Machine.Wait}
 	bo, err := policy.Replay(g, net, baseline, jm, res.CapW)
@@ -376,37 +291,180 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	res.RuntimePct = policy.Improvement(float64(bo.MakespanNs), float64(so.MakespanNs))
 	res.EnergyPct = policy.Improvement(bo.EnergyJ, so.EnergyJ)
 	if !o.NoBound {
-		configs := func(r int, e *mpi.Event) []frontier.Config {
-			cs := make([]frontier.Config, S)
-			for s := range cs {
-				sec := float64(e.Duration) * md.factor(r, e, s) / 1e9
-				if sec <= 0 {
-					sec = 1e-12
-				}
-				cs[s] = frontier.Config{Time: sec, Power: watts[s]}
-			}
-			return cs
-		}
-		var comm bound.Comm
-		if o.Calibrate != nil {
-			fastest := policy.NewPlan(g)
-			for r := 0; r < n; r++ {
-				for i, op := range ops[r] {
-					if op >= 0 {
-						e := &t.Ranks[r].Events[i]
-						fastest.Dur[op] = graph.SatNs((float64(e.Duration) * md.factor(r, e, 0)))
-					}
-				}
-			}
-			if comm, err = o.Calibrate(fastest); err != nil {
-				return nil, fmt.Errorf("steering: LP communication: %w", err)
-			}
-		}
-		if res.Gap, err = policy.LPGap(t, comm, net, configs, res.CapW, o.Machine.BaseW, so.MakespanNs); err != nil {
+		if res.Gap, err = x.gap(net, so.MakespanNs); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// steer is one Run: the trace's phases, the machine's P-states and the
+// budget.
+type steer struct {
+	t      *mpi.Trace
+	g      *graph.Graph
+	o      Options
+	ph     *policy.Phases
+	ops    [][]int32
+	ps     []power.PState // fastest first
+	watts  []float64      // per P-state
+	n, S   int            // ranks, P-states
+	budget float64
+	base   int // the uniform P-state within the budget
+	md     *model
+	res    *Result
+}
+
+// newSteer checks the machine and budget and splits t into its phases.
+func newSteer(t *mpi.Trace, g *graph.Graph, o Options) (*steer, error) {
+	ps, err := o.Machine.fastestFirst()
+	if err != nil {
+		return nil, err
+	}
+	if o.Machine.BaseW < 0 || o.Machine.SleepW < 0 || !(o.Machine.Beta >= 0 && o.Machine.Beta <= 1) {
+		return nil, errors.New("steering: base and sleep power must be ≥ 0 and beta in [0, 1]")
+	}
+	ph, err := policy.Split(t)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := policy.CalcOps(t, g)
+	if err != nil {
+		return nil, err
+	}
+	x := &steer{t: t, g: g, o: o, ph: ph, ops: ops, ps: ps, n: len(t.Ranks), S: len(ps)}
+	x.watts = make([]float64, x.S)
+	for s, p := range ps {
+		x.watts[s] = p.Watts
+	}
+	x.budget = o.BudgetW
+	if x.budget == 0 {
+		x.budget = float64(x.n) * x.watts[x.S/2]
+	}
+	if x.budget < 0 || o.DecisionNs < 0 || o.DecisionNs > graph.MaxTimeNs {
+		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", x.budget, o.DecisionNs, graph.MaxTimeNs)
+	}
+	x.md = newModel(t, o.Machine, ps)
+	x.base = Uniform(x.n, x.watts, x.budget)
+	x.res = &Result{BudgetW: x.budget, CapW: o.Machine.BaseW + x.budget, BaseGHz: ps[x.base].GHz, GHz: make([][]float64, ph.N)}
+	return x, nil
+}
+
+// eventNs is rank r's compute event e at P-state s, in ns.
+func (x *steer) eventNs(r int, e *mpi.Event, s int) float64 {
+	return float64(e.Duration) * x.md.factor(r, e, s)
+}
+
+// phaseTimes returns times[k][r][s]: rank r's compute time (ns) in phase
+// k at P-state s.
+func (x *steer) phaseTimes() [][][]float64 {
+	times := make([][][]float64, x.ph.N)
+	for k := 0; k < x.ph.N; k++ {
+		times[k] = make([][]float64, x.n)
+		for r := 0; r < x.n; r++ {
+			row := make([]float64, x.S)
+			for _, i := range x.ph.Compute[r][k] {
+				e := &x.t.Ranks[r].Events[i]
+				for s := range row {
+					row[s] += x.eventNs(r, e, s)
+				}
+			}
+			times[k][r] = row
+		}
+	}
+	return times
+}
+
+// plans returns the baseline's plan (every rank at the uniform P-state)
+// and the steered one (Algorithm 2 on each phase's times, or the previous
+// phase's with Predict = Previous).
+func (x *steer) plans(times [][][]float64) (baseline, steered *policy.Plan) {
+	o, res, n := x.o, x.res, x.n
+	baseline, steered = policy.NewPlan(x.g), policy.NewPlan(x.g)
+	last := -1 // the latest phase with compute, for Previous
+	for k := 0; k < x.ph.N; k++ {
+		any := false
+		for r := 0; r < n; r++ {
+			any = any || len(x.ph.Compute[r][k]) > 0
+		}
+		if !any {
+			continue
+		}
+		res.Phases++
+		var states []int
+		switch {
+		case o.Predict == Previous && last < 0:
+			states = make([]int, n)
+			for r := range states {
+				states[r] = x.base
+			}
+		default:
+			from := k
+			if o.Predict == Previous {
+				from = last
+			}
+			var ok bool
+			if states, _, ok = Assign(times[from], x.watts, x.budget, o.Strict); !ok {
+				res.OverPhase++
+			}
+		}
+		last = k
+		x.place(baseline, steered, k, states)
+	}
+	return baseline, steered
+}
+
+// place writes phase k's compute events into both plans, the steered one
+// at states (per rank), the first event of each rank's phase charged the
+// decision cost.
+func (x *steer) place(baseline, steered *policy.Plan, k int, states []int) {
+	x.res.GHz[k] = make([]float64, x.n)
+	for r := 0; r < x.n; r++ {
+		x.res.GHz[k][r] = x.ps[states[r]].GHz
+		for j, i := range x.ph.Compute[r][k] {
+			e := &x.t.Ranks[r].Events[i]
+			op := x.ops[r][i]
+			steered.Dur[op] = graph.SatNs(x.eventNs(r, e, states[r]))
+			if j == 0 {
+				steered.Dur[op] += x.o.DecisionNs
+			}
+			steered.W[op] = x.watts[states[r]]
+			baseline.Dur[op] = graph.SatNs(x.eventNs(r, e, x.base))
+			baseline.W[op] = x.watts[x.base]
+		}
+	}
+}
+
+// gap is the steered run's gap to the LP bound at the cap, every compute
+// event free to run at any P-state.
+func (x *steer) gap(net network.LogGOPS, makespanNs int64) (policy.Gap, error) {
+	configs := func(r int, e *mpi.Event) []frontier.Config {
+		cs := make([]frontier.Config, x.S)
+		for s := range cs {
+			sec := x.eventNs(r, e, s) / 1e9
+			if sec <= 0 {
+				sec = 1e-12
+			}
+			cs[s] = frontier.Config{Time: sec, Power: x.watts[s]}
+		}
+		return cs
+	}
+	var comm bound.Comm
+	if x.o.Calibrate != nil {
+		fastest := policy.NewPlan(x.g)
+		for r := 0; r < x.n; r++ {
+			for i, op := range x.ops[r] {
+				if op >= 0 {
+					fastest.Dur[op] = graph.SatNs(x.eventNs(r, &x.t.Ranks[r].Events[i], 0))
+				}
+			}
+		}
+		var err error
+		if comm, err = x.o.Calibrate(fastest); err != nil {
+			return policy.Gap{}, fmt.Errorf("steering: LP communication: %w", err)
+		}
+	}
+	return policy.LPGap(x.t, comm, net, configs, x.res.CapW, x.o.Machine.BaseW, makespanNs)
 }
 
 func summary(o *policy.Outcome) Summary {

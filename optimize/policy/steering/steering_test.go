@@ -10,7 +10,7 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// noteTrace is one iteration of note 001's DPS unit test: core i computes
+// noteTrace is one iteration of the DPS unit test of Anger, 2016, Ch. 5: core i computes
 // work[i] seconds at 2.1 GHz, then all meet in a barrier.
 func noteTrace(t *testing.T, work []float64) (*mpi.Trace, *graph.Graph) {
 	t.Helper()
@@ -29,7 +29,7 @@ func noteTrace(t *testing.T, work []float64) (*mpi.Trace, *graph.Graph) {
 // A network that costs nothing, so iteration times are the compute times.
 var freeNet = network.NewLogGOPS(0, 0, 0, 0, 0, 65535)
 
-// The Power Steering table of note 001 §3.1 ([D] DPS unit tests): 4 cores,
+// The Power Steering table of Anger, 2016, Ch. 5 (its DPS unit tests): 4 cores,
 // P-states 2.1/1.9/1.7/1.5/1.4 GHz at 20/17/14/12/11 W, budget 56 W (all
 // at 1.7 GHz), fully compute bound, "≤" rule in step 5. Each case is run
 // through the replay engine, so the iteration time is the replayed
@@ -42,7 +42,7 @@ func TestNoteTable(t *testing.T) {
 		sumW    float64
 		iterS   float64
 		impPct  float64
-		energyJ [2]float64 // baseline, steered (sleep 5 W); 0 = not in the note
+		energyJ [2]float64 // baseline, steered (sleep 5 W); 0 = not in the thesis
 	}{
 		{"row1_le_fix", []float64{1.0, 0.6, 0.6, 0.3}, []float64{2.1, 1.4, 1.4, 1.4}, 53, 1.0, 19.05, [2]float64{52.5, 48.5}},
 		{"row2_le_fix", []float64{1.0, 0.8, 0.5, 0.2}, []float64{2.1, 1.7, 1.4, 1.4}, 56, 1.0, 19.05, [2]float64{52.5, 50.1941}},
@@ -87,7 +87,7 @@ func TestNoteTable(t *testing.T) {
 	}
 }
 
-// The note's energy improvements for rows 1 and 2: 7.62 % and 4.39 %.
+// The energy improvements for rows 1 and 2 (Anger, 2016, Ch. 5): 7.62 % and 4.39 %.
 func TestNoteEnergyImprovement(t *testing.T) {
 	for _, c := range []struct {
 		work []float64
@@ -104,8 +104,8 @@ func TestNoteEnergyImprovement(t *testing.T) {
 	}
 }
 
-// The balanced-load regression of the "<" vs "≤" issue (note 001 §3.1
-// [!]): with the printed strict "<" in step 5, a balanced load [1,1,1,1]
+// The balanced-load regression of the "<" vs "≤" question (Anger, 2016,
+// Algorithm 2): with the printed strict "<" in step 5, a balanced load [1,1,1,1]
 // ends with the critical core at 1.5 GHz (the others at 1.7), 13.3 %
 // slower than the baseline; with the ≤ fix nothing changes.
 func TestBalancedLoadRegressionStrictVersusLeFix(t *testing.T) {
@@ -129,7 +129,7 @@ func TestBalancedLoadRegressionStrictVersusLeFix(t *testing.T) {
 	}
 }
 
-// Memory-boundness on row 1 (note 001 §3.1): with τ = c·2.1/f + (1 − c)
+// Memory-boundness on row 1 (Anger, 2016, Ch. 5): with τ = c·2.1/f + (1 − c)
 // the assignment stays 2.1/1.4/1.4/1.4; c = 0.5 improves by 10.53 %,
 // c = 0 by 0 %.
 func TestNoteMemoryBoundness(t *testing.T) {

@@ -1,9 +1,9 @@
-package scenarios_test
+package policy_test
 
 import (
 	"fmt"
 
-	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/optimize/policy"
 )
 
 // A compute-bound region under a 30 W RAPL limit on a socket with
@@ -13,7 +13,7 @@ func ExampleRAPLMix() {
 	ratio := []float64{1, 2.6 / 1.2}
 	watts := []float64{40, 20}
 	for _, limit := range []float64{30, 12.5} {
-		r, w, duty := scenarios.RAPLMix(ratio, watts, limit, 5)
+		r, w, duty := policy.RAPLMix(ratio, watts, limit, 5)
 		fmt.Printf("%g W: time ×%.4f at %g W, duty %g\n", limit, r, w, duty)
 	}
 	// Output:

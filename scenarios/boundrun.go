@@ -1,0 +1,474 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// BoundConfig is what RunBound computes: the caps, the workload, the LP's
+// options and the rounding and Conductor baselines it replays.
+type BoundConfig struct {
+	// CapsW are the job power caps in watts, in the order solved (each
+	// from the previous cap's basis). With one cap, a cap below the least
+	// the fixed order needs is an error; with more, such a cap is a row
+	// marked Infeasible and reported on Warn.
+	CapsW []float64
+	// Machine is the scenario's machine to run on (MachineNamed).
+	Machine *Machine
+	// Trace is the MPI trace to bound; nil takes the scenario's workload.
+	Trace *mpi.Trace
+	// Collectives are the trace format's own collective algorithms, used
+	// for the kinds the scenario's network.collectives leaves out.
+	Collectives map[mpi.Kind]string
+	// TablePath, where set, is a configuration table (compute/table CSV)
+	// giving every compute task its configurations instead of the
+	// machine's P-states.
+	TablePath string
+	// Slack, where set, replaces the scenario's bound.slack_policy for the
+	// LP's initial schedule.
+	Slack *bound.SlackPolicy
+	// LPRounding replays the LP's schedule as the sweep's lp policy does
+	// (staggered, with headroom, LPPolicy); otherwise Round says how.
+	LPRounding bool
+	Round      bound.RoundOptions
+	// Solver are the LP's options; KeepBasis is set from the number of
+	// caps.
+	Solver bound.Options
+	// Conductor are the Conductor baseline's parameters.
+	Conductor conductor.Params
+	// OrderFree adds the order-free optimum of every cap
+	// (bound.OrderFree).
+	OrderFree bool
+	// MPS, where set, is the file the LP is written to as last solved.
+	MPS string
+	// Warn receives one line per infeasible cap of several.
+	Warn io.Writer
+}
+
+// BoundRow is one cap's result of RunBound (capsim bound --json).
+type BoundRow struct {
+	CapW    float64 `json:"cap_w"`
+	BoundNs int64   `json:"bound_ns"`
+	// Infeasible marks a cap below the least the fixed order needs
+	// (min_feasible_cap_w); the row has no bound and no replays.
+	Infeasible       bool        `json:"infeasible,omitempty"`
+	Rounding         string      `json:"rounding"`
+	RoundedNs        *int64      `json:"rounded_ns"`
+	RoundedPeakW     float64     `json:"rounded_peak_w"`
+	RoundedOverCap   int64       `json:"rounded_over_cap_ns"`
+	RoundedSwitches  int         `json:"rounded_switches"`
+	StaticNs         int64       `json:"static_ns"`
+	StaticPeakW      float64     `json:"static_peak_w"`
+	StaticOverCap    int64       `json:"static_over_cap_ns"`
+	ConductorNs      *int64      `json:"conductor_ns"`
+	ConductorPeakW   float64     `json:"conductor_peak_w"`
+	ConductorOverCap int64       `json:"conductor_over_cap_ns"`
+	GapRoundedPct    float64     `json:"gap_rounded_pct"`
+	GapStaticPct     float64     `json:"gap_static_pct"`
+	GapConductorPct  float64     `json:"gap_conductor_pct"`
+	MinFeasibleCapW  float64     `json:"min_feasible_cap_w"`
+	UncappedNs       int64       `json:"uncapped_ns"`
+	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
+	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
+	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
+	Events           int         `json:"events"`   // events of the fixed order
+	LP               bound.Stats `json:"lp"`
+	// With BoundConfig.OrderFree: the least makespan over every event
+	// order (Bailey et al., SC'15, §3.4), how far the fixed order's bound
+	// is above it, (T_LP/T_free − 1)·100, and the LPs its search solved.
+	// Absent without it, and order_free_ns null where no order keeps the
+	// cap.
+	OrderFreeNs     *int64   `json:"order_free_ns,omitempty"`
+	OrderFreeGapPct *float64 `json:"order_free_gap_pct,omitempty"`
+	OrderFreeLPs    int      `json:"order_free_lps,omitempty"`
+}
+
+// BoundReport is what RunBound found.
+type BoundReport struct {
+	Rows       []BoundRow // one per cap solved, in order
+	Machine    string     // the machine's name
+	Ranks      int        // the trace's ranks
+	MinCapW    float64    // the least job cap the fixed order needs
+	UncappedNs int64      // the replay at every task's fastest configuration
+	Messages   string     // bound.messages
+	OrderFree  bool       // the rows have order-free columns
+	// Stopped is the context's error where RunBound stopped early; Rows
+	// then holds the caps finished.
+	Stopped error
+}
+
+// GapPct is how much slower than the bound a makespan is, in percent,
+// (T/T_LP − 1)·100 (the speedups of Bailey et al., SC'15, Figs. 10–11),
+// to two decimals. A bound of 0 ns (a job without work: every task and
+// message takes no time, so its replays take none either) gives a gap of
+// 0, never NaN, so the table and JSON stay numbers.
+func GapPct(ns, boundNs int64) float64 {
+	if boundNs <= 0 {
+		return 0
+	}
+	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
+}
+
+// MachineNamed returns the scenario's machine of that name, its first
+// where name is empty.
+func (sc *Scenario) MachineNamed(name string) (*Machine, error) {
+	if name == "" {
+		return &sc.Machines[0], nil
+	}
+	for i := range sc.Machines {
+		if sc.Machines[i].Name == name {
+			return &sc.Machines[i], nil
+		}
+	}
+	return nil, fmt.Errorf("scenario has no machine %q", name)
+}
+
+// boundRun is one RunBound: the LP built once and solved at every cap,
+// with the replays it is compared with.
+type boundRun struct {
+	sc     *Scenario
+	cfg    BoundConfig
+	m      *Machine
+	net    network.LogGOPS
+	t      *mpi.Trace
+	g      *graph.Graph
+	d, pd  *bound.DAG   // the LP's DAG; the one Conductor plans on
+	o, po  *bound.Order // their event orders
+	plan   *bound.Net   // the engine LP's, whose schedule the rounding follows
+	orderS float64      // making the LP's DAG and event order (lp.order_s)
+	s      *bound.Solver
+	free   *bound.OrderFree
+	lpPol  *LPPolicy
+	minCap float64
+	unc    Metrics
+}
+
+// RunBound computes the power-constrained LP bound of Bailey et al.
+// (SC'15) at every cap of cfg, with the replays of its rounded schedule
+// and of the Static and Conductor baselines (capsim bound).
+func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport, error) {
+	r := &boundRun{sc: sc, cfg: cfg, m: cfg.Machine, net: sc.Net()}
+	if err := r.lower(); err != nil {
+		return nil, err
+	}
+	if err := r.buildLP(); err != nil {
+		return nil, err
+	}
+	if err := r.newSolver(); err != nil {
+		return nil, err
+	}
+	defer r.s.Close()
+	rep := &BoundReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
+		Messages: sc.Bound.Messages, OrderFree: r.free != nil}
+	var infeasible []string
+	for _, cw := range cfg.CapsW {
+		row, stop, err := r.solveCap(ctx, cw)
+		if stop != nil {
+			rep.Stopped = stop
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if row.Infeasible {
+			infeasible = append(infeasible, fmt.Sprint(cw))
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	r.resolveUnits(rep.Rows)
+	if len(rep.Rows) == 0 {
+		return rep, nil
+	}
+	if cfg.MPS != "" && rep.Stopped == nil {
+		if err := r.s.WriteMPS(cfg.MPS); err != nil {
+			return nil, err
+		}
+	}
+	if len(infeasible) == len(rep.Rows) {
+		return nil, fmt.Errorf("every cap (%s W) is below the least power the schedule needs: %.6g W", strings.Join(infeasible, ", "), r.minCap)
+	}
+	return rep, nil
+}
+
+// lower takes the trace (the scenario's workload unless cfg has one) and
+// lowers it with the scenario's collective algorithms, the trace format's
+// own for the kinds the scenario leaves out.
+func (r *boundRun) lower() error {
+	r.t = r.cfg.Trace
+	if r.t == nil {
+		var err error
+		if r.t, err = r.sc.Trace(nil); err != nil {
+			return err
+		}
+		if r.t == nil {
+			return fmt.Errorf("the bound needs an MPI trace; the scenario's workload is an execution graph")
+		}
+	}
+	algs, err := lower.ParseAlgorithms(r.sc.Network.Collective)
+	if err != nil {
+		return err
+	}
+	for k, alg := range r.cfg.Collectives {
+		if _, set := algs[k]; !set {
+			algs[k] = alg
+		}
+	}
+	r.g, err = lower.Lower(r.t, lower.Options{Algorithm: algs})
+	return err
+}
+
+// buildLP builds the LP's DAG and event order, and what Conductor plans
+// on: from the configuration table where there is one, else from the
+// machine's P-states.
+func (r *boundRun) buildLP() error {
+	sc, t, m, net := r.sc, r.t, r.m, r.net
+	engine := sc.Bound.Messages == MessagesEngine
+	start := time.Now()
+	var err error
+	if path := r.cfg.TablePath; path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		tb, err := table.ReadCSV(f, path)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if r.d, r.o, err = sc.TableLP(t, tb, m, net); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		r.orderS = time.Since(start).Seconds()
+		r.pd, r.po = r.d, r.o
+		if engine {
+			if r.pd, r.po, err = sc.TablePlanLP(t, tb, m, net); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	} else {
+		if r.d, r.o, r.plan, err = sc.BoundLPNet(t, m, net); err != nil {
+			return err
+		}
+		r.orderS = time.Since(start).Seconds()
+		r.pd, r.po = r.d, r.o
+		if engine {
+			if r.pd, r.po, err = sc.PlanLP(t, m, net); err != nil {
+				return err
+			}
+		}
+	}
+	if r.cfg.Slack != nil {
+		oo := sc.Bound.OrderOptions()
+		oo.Slack = *r.cfg.Slack
+		if r.o, err = bound.InitialOrderWith(r.d, oo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newSolver builds the LP's solver, the order-free search, the lp
+// rounding's planner and the uncapped replay.
+func (r *boundRun) newSolver() error {
+	opt := r.cfg.Solver
+	opt.KeepBasis = len(r.cfg.CapsW) > 1
+	var err error
+	if r.s, err = bound.NewSolver(r.d, r.o, opt); err != nil {
+		return err
+	}
+	if err := r.prepare(); err != nil {
+		r.s.Close()
+		return err
+	}
+	return nil
+}
+
+// prepare makes what every cap shares once the solver is built.
+func (r *boundRun) prepare() error {
+	var err error
+	if r.cfg.OrderFree {
+		if r.free, err = bound.NewOrderFree(r.d, r.o, bound.OrderFreeOptions{}); err != nil {
+			return fmt.Errorf("--order-free: %w", err)
+		}
+	}
+	if r.cfg.LPRounding {
+		if r.lpPol, err = r.sc.NewLPPolicy(r.s, r.g, r.t, r.d, r.plan, r.m, r.net); err != nil {
+			return err
+		}
+	}
+	minLP, _ := r.s.MinFeasibleCap()
+	r.minCap = minLP + r.m.BaseW()
+	r.unc, err = r.replay(policy.Uncapped, 0)
+	return err
+}
+
+// replay replays a baseline policy at a job cap: over the LP's DAG with a
+// configuration table, else as a sweep does.
+func (r *boundRun) replay(pol string, capW float64) (Metrics, error) {
+	if r.cfg.TablePath != "" {
+		return r.sc.ReplayStaticDAG(r.g, r.t, r.d, capW, r.m, r.net)
+	}
+	return r.sc.Replay(r.g, r.m, r.net, pol, capW)
+}
+
+// solveCap solves the LP at job cap cw and replays the rounded schedule
+// and the baselines there. stop is the context's error where it stopped.
+func (r *boundRun) solveCap(ctx context.Context, cw float64) (row BoundRow, stop, err error) {
+	b, err := r.s.SolveContext(ctx, r.m.LPCap(cw))
+	if err != nil && ctx.Err() != nil {
+		return row, err, nil
+	}
+	var ie *bound.InfeasibleError
+	if errors.As(err, &ie) {
+		return r.infeasible(ctx, cw, ie)
+	}
+	if err != nil {
+		return row, nil, err
+	}
+	if row, err = r.replays(ctx, cw, b); err != nil {
+		if ctx.Err() != nil {
+			return row, err, nil
+		}
+		return row, nil, err
+	}
+	if err := r.orderFreeAt(ctx, &row, cw); err != nil {
+		if ctx.Err() != nil {
+			return row, err, nil
+		}
+		return row, nil, err
+	}
+	return row, nil, nil
+}
+
+// infeasible is the row of a cap below the least the fixed order needs,
+// an error where it is the only cap.
+func (r *boundRun) infeasible(ctx context.Context, cw float64, ie *bound.InfeasibleError) (row BoundRow, stop, err error) {
+	msg := fmt.Sprintf("power cap %g W is below the least power the schedule needs: %.6g W (event %d runs %d tasks at their slowest)",
+		cw, r.minCap, ie.Event, len(ie.EventTasks))
+	if len(r.cfg.CapsW) == 1 {
+		return row, nil, errors.New(msg)
+	}
+	if r.cfg.Warn != nil {
+		fmt.Fprintln(r.cfg.Warn, "capsim bound: "+msg)
+	}
+	row = BoundRow{CapW: cw, Infeasible: true, MinFeasibleCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
+		Messages: r.sc.Bound.Messages, LPUncappedNs: int64(math.Round(r.o.Makespan * 1e9)), Order: r.o.Policy, Events: r.o.Events}
+	if err := r.orderFreeAt(ctx, &row, cw); err != nil {
+		if ctx.Err() != nil {
+			return row, err, nil
+		}
+		return row, nil, err
+	}
+	return row, nil, nil
+}
+
+// replays is the row of a solved cap: the rounded schedule's, Static's and
+// Conductor's replays against the bound b.
+func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (BoundRow, error) {
+	st, err := r.replay(policy.Static, cw)
+	if err != nil {
+		return BoundRow{}, err
+	}
+	rd, roundName, switches, err := r.rounded(ctx, cw, b)
+	if err != nil {
+		return BoundRow{}, err
+	}
+	cd, _, err := r.sc.ReplayConductor(r.g, r.t, r.pd, r.po, cw, r.cfg.Conductor, r.m, r.net)
+	if err != nil {
+		return BoundRow{}, err
+	}
+	bn, err := graph.SecondsToNs(b.Makespan)
+	if err != nil {
+		return BoundRow{}, fmt.Errorf("LP bound at %g W: makespan: %w", cw, err)
+	}
+	lpUnc, err := graph.SecondsToNs(r.o.Makespan)
+	if err != nil {
+		return BoundRow{}, fmt.Errorf("LP initial schedule: makespan: %w", err)
+	}
+	rns, cns := rd.MakespanNs, cd.MakespanNs
+	return BoundRow{CapW: cw, BoundNs: bn, MinFeasibleCapW: r.minCap,
+		Rounding: roundName, RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
+		StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
+		ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
+		GapRoundedPct: GapPct(rns, bn), GapStaticPct: GapPct(st.MakespanNs, bn), GapConductorPct: GapPct(cns, bn),
+		UncappedNs: r.unc.MakespanNs, Messages: r.sc.Bound.Messages, LPUncappedNs: lpUnc,
+		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}, nil
+}
+
+// rounded replays the LP's schedule b at job cap cw rounded as cfg says,
+// and returns the rounding's name and how many tasks switch mid-task.
+func (r *boundRun) rounded(ctx context.Context, cw float64, b *bound.Bound) (Metrics, string, int, error) {
+	if r.lpPol != nil {
+		rd, _, switches, err := r.lpPol.Replay(ctx, cw, b)
+		return rd, policy.LP, switches, err
+	}
+	ro := r.cfg.Round
+	rd, err := r.sc.ReplayRoundedPlan(r.g, r.t, r.d, b, ro, r.m, r.net, r.plan)
+	if err != nil {
+		return Metrics{}, "", 0, err
+	}
+	ch, err := bound.Round(r.d, b, ro)
+	if err != nil {
+		return Metrics{}, "", 0, err
+	}
+	switches := 0
+	for _, c := range ch {
+		if c.Switched {
+			switches++
+		}
+	}
+	return rd, ro.Policy.String(), switches, nil
+}
+
+// orderFreeAt fills row's order-free columns at cap cw.
+func (r *boundRun) orderFreeAt(ctx context.Context, row *BoundRow, cw float64) error {
+	if r.free == nil {
+		return nil
+	}
+	res, err := r.free.SolveContext(ctx, r.m.LPCap(cw))
+	if errors.Is(err, bound.ErrNoOrder) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--order-free at %g W: %w", cw, err)
+	}
+	ns, err := graph.SecondsToNs(res.Makespan)
+	if err != nil {
+		return fmt.Errorf("order-free optimum at %g W: makespan: %w", cw, err)
+	}
+	row.OrderFreeNs, row.OrderFreeLPs = &ns, res.LPs
+	if row.BoundNs > 0 {
+		g := GapPct(row.BoundNs, ns)
+		row.OrderFreeGapPct = &g
+	}
+	return nil
+}
+
+// resolveUnits rounds the rows' watts and seconds to what the models
+// resolve (internal/units).
+func (r *boundRun) resolveUnits(rows []BoundRow) {
+	for i := range rows {
+		row := &rows[i]
+		row.MinFeasibleCapW = units.Watts(row.MinFeasibleCapW)
+		row.LP.BuildS, row.LP.SolveS = units.Seconds(row.LP.BuildS), units.Seconds(row.LP.SolveS)
+		if !row.Infeasible {
+			row.LP.OrderS = units.Seconds(r.orderS)
+		}
+	}
+}
