@@ -137,13 +137,13 @@ func Build(files []*File, opt Options) (*Trace, error) {
 	n := k
 	if opt.Replicate > 0 {
 		if opt.Replicate%k != 0 || opt.Replicate > graph.MaxRanks {
-			return nil, fmt.Errorf("chakra: cannot replicate %d NPU files to %d NPUs (want a multiple of %d, at most %d)", k, opt.Replicate, k, graph.MaxRanks)
+			return nil, fmt.Errorf("%s: cannot replicate %d NPU files to %d NPUs (want a multiple of %d, at most %d)", files[0].Path, k, opt.Replicate, k, graph.MaxRanks)
 		}
 		n = opt.Replicate
 	}
 	for kind, alg := range opt.Algorithm {
 		if !contains(lower.Algorithms(kind), alg) {
-			return nil, fmt.Errorf("chakra: %s has no algorithm %q", kind, alg)
+			return nil, fmt.Errorf("%s: %s has no algorithm %q", files[0].Path, kind, alg)
 		}
 	}
 	nodes := make([]*fileNodes, k)
@@ -169,8 +169,9 @@ func Build(files []*File, opt Options) (*Trace, error) {
 	}
 	g, err := b.Build()
 	if err != nil {
-		return nil, fmt.Errorf("chakra: %w", err)
+		return nil, fmt.Errorf("%s: %w", files[0].Path, err)
 	}
+	g.Causal = true
 	t := &Trace{Files: files, Graph: g, Groups: groups}
 	t.SpanNs = spans(nodes, n)
 	return t, nil
@@ -435,7 +436,7 @@ func matchCalls(nodes []*fileNodes, groups map[string][]int32, n int) (map[callK
 		first := members[0]
 		ref := perGroup[name][first]
 		if (inst+int64(len(ref)))*lower.TagsPerCall > int64(1<<31-1-lower.CollectiveTagBase) {
-			return nil, fmt.Errorf("chakra: more than %d collective calls", (1<<31-1-lower.CollectiveTagBase)/lower.TagsPerCall)
+			return nil, fmt.Errorf("%s: more than %d collective calls", nodes[0].f.Path, (1<<31-1-lower.CollectiveTagBase)/lower.TagsPerCall)
 		}
 		for _, r := range members {
 			got := perGroup[name][r]

@@ -51,7 +51,9 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups
 	f := fn.f
 	entry := make([]int32, len(f.Nodes))
 	exit := make([]int32, len(f.Nodes))
-	base := int32(r / k * k) // the first rank of r's replica
+	stream := make([]uint8, len(f.Nodes)) // the CPU of the node's entry
+	busy := make([]bool, len(f.Nodes))    // its exit holds the stream after releasing dependents
+	base := int32(r / k * k)              // the first rank of r's replica
 	b.Grow(r, len(f.Nodes))
 	for i := range f.Nodes {
 		nd := &f.Nodes[i]
@@ -75,34 +77,61 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups
 				return err
 			}
 			entry[i] = calc(ns)
-			exit[i] = entry[i]
+			exit[i], stream[i], busy[i] = entry[i], cpu, ns > 0
 		case nd.Type == MetadataNode:
 			entry[i] = calc(0)
-			exit[i] = entry[i]
+			exit[i], stream[i] = entry[i], cpu
 		case nd.Type == CommSendNode || nd.Type == CommRecvNode:
 			op, err := p2p(f, i, base, n)
 			if err != nil {
 				return err
 			}
 			entry[i] = b.Add(r, op)
-			exit[i] = entry[i]
+			exit[i], stream[i], busy[i] = entry[i], GPUComm, true
 		case nd.Type == CommCollNode:
 			var err error
 			entry[i], exit[i], err = collective(b, r, f, i, calls[callKey{int32(r), int32(i)}], groups, opt)
 			if err != nil {
 				return err
 			}
+			stream[i] = GPUComm
 		default:
 			return nodeErr(f, i, "unknown node type")
 		}
 		b.SetLabel(r, entry[i], fmt.Sprintf("node%d", nd.ID))
 	}
+	fence(b, r, fn.deps, exit, stream, busy)
 	for i, ds := range fn.deps {
 		for _, d := range ds {
 			b.Dep(r, entry[i], exit[d], graph.Requires)
 		}
 	}
 	return nil
+}
+
+// fence ends with a zero-time calc on its own stream every node whose
+// exit holds its stream after it releases its dependents (a calc that
+// takes time, a message's overhead) and that a node on another stream
+// depends on. The engine releases a calc's dependents when it starts (as
+// LogGOPSim does) and a dependent then waits only for its own CPU; the
+// fence starts when the node's stream is free again, at the node's end.
+func fence(b *graph.Builder, r int, deps [][]int32, exit []int32, stream []uint8, busy []bool) {
+	need := make([]bool, len(deps))
+	for i, ds := range deps {
+		for _, d := range ds {
+			need[d] = need[d] || busy[d] && stream[d] != stream[i]
+		}
+	}
+	for d, ok := range need {
+		if !ok {
+			continue
+		}
+		op := graph.CalcOp(0)
+		op.CPU = stream[d]
+		f := b.Add(r, op)
+		b.Dep(r, f, exit[d], graph.Requires)
+		exit[d] = f
+	}
 }
 
 // p2p lowers a COMM_SEND or COMM_RECV node; base is the first rank of
@@ -163,9 +192,11 @@ func collective(b *graph.Builder, r int, f *File, i int, c call, groups map[stri
 	if err != nil {
 		return 0, 0, nodeErr(f, i, "%v", err)
 	}
-	if len(ends) == 1 {
-		return entry, ends[0], nil
+	if len(ends) == 1 && ends[0] == entry {
+		return entry, entry, nil
 	}
+	// The join takes no time, so it releases dependents on other streams
+	// when the collective's last operation has completed.
 	join := b.Add(r, gate)
 	for _, e := range ends {
 		b.Dep(r, join, e, graph.Requires)
