@@ -221,3 +221,35 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// Sniff claims no file of the other formats' test data and examples, nor
+// of the shared traces where they are present.
+func TestSniffLeavesOtherFormats(t *testing.T) {
+	checked := 0
+	for _, root := range []string{"..", filepath.Join("..", "..", "examples"), filepath.Join("..", "..", "..", "shared", "traces")} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() && (d.Name() == "chakra" || strings.HasPrefix(d.Name(), ".")) {
+				if d != nil && d.IsDir() && path != root {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || checked > 20000 {
+				return nil
+			}
+			fh, err := os.Open(path)
+			if err != nil {
+				return nil
+			}
+			defer fh.Close()
+			head := make([]byte, 4096)
+			n, _ := fh.Read(head)
+			checked++
+			if n > 0 && Sniff(head[:n]) {
+				t.Errorf("%s is sniffed as a Chakra trace", path)
+			}
+			return nil
+		})
+	}
+	t.Logf("%d files checked", checked)
+}
