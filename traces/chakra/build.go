@@ -235,8 +235,8 @@ func index(f *File, ctrl bool) (*fileNodes, error) {
 			}
 		}
 		fn.deps[i] = ds
-		_, fn.coll[i] = nd.Attr("comm_type")
-		fn.coll[i] = fn.coll[i] && nd.Type == CommCollNode
+		_, typed := nd.Attr("comm_type")
+		fn.coll[i] = typed && nd.Type == CommCollNode
 	}
 	if i := cycle(fn.deps); i >= 0 {
 		return nil, nodeErr(f, i, "lies on a dependency cycle")
