@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -103,6 +104,15 @@ func TestCollectivesAndMessages(t *testing.T) {
 		want := int64(10_000) + 2*int64(p-1)*(S/int64(p)-1)*G
 		if got != want {
 			t.Errorf("allreduce p=%d: makespan %d, want %d", p, got, want)
+		}
+		// Four channels, each with its own tags: p·4 messages a step.
+		chans := Options{Lower: lower.Options{Channels: 4}}
+		if got, want := replay(t, writeNPUs(t, files...), chans, G), int64(10_000)+2*int64(p-1)*4*(S/int64(4*p)-1)*G; got != want {
+			t.Errorf("allreduce p=%d on 4 channels: makespan %d, want %d", p, got, want)
+		}
+		// NCCL's trees complete.
+		if got := replay(t, writeNPUs(t, files...), Options{Algorithm: map[mpi.Kind]string{mpi.Allreduce: "nccl-tree"}, Lower: lower.Options{ChunkBytes: 4096, Channels: 2}}, G); got <= 10_000 {
+			t.Errorf("tree allreduce p=%d: makespan %d", p, got)
 		}
 		// The same through the folder's first file, and with --coll ring.
 		if got := replay(t, filepath.Join(writeNPUs(t, files...), "et.0.et"), Options{Algorithm: map[mpi.Kind]string{mpi.Allreduce: "ring"}}, G); got != want {
