@@ -1,6 +1,12 @@
 package lower
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
 
 // Both of NCCL's trees span every rank: one root, every other rank is a
 // child of its parent, and the children form no cycle.
@@ -52,5 +58,34 @@ func TestNCCLTreesSpan(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Append rejects calls that cannot be lowered and adds nothing for a
+// group of one.
+func TestAppendErrors(t *testing.T) {
+	ok := Call{Kind: mpi.Allreduce, Members: []int32{0, 1}, Me: 0, Bytes: 8, Tag: CollectiveTagBase}
+	for _, tc := range []struct {
+		edit func(c *Call) string
+		want string
+	}{
+		{func(c *Call) string { c.Me = 2; return "" }, "not member 2"},
+		{func(c *Call) string { c.Kind, c.Root = mpi.Bcast, 5; return "" }, "root 5"},
+		{func(c *Call) string { c.Bytes = -1; return "" }, "negative size"},
+		{func(c *Call) string { return "nccl-nope" }, "no algorithm"},
+		{func(c *Call) string { c.Kind = mpi.Send; return "" }, "not a collective"},
+	} {
+		c := ok
+		alg := tc.edit(&c)
+		_, err := Append(graph.NewBuilder(2), 0, nil, c, alg, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v %q: error %v, want %q", c, alg, err, tc.want)
+		}
+	}
+	one := ok
+	one.Members = []int32{1}
+	ends, err := Append(graph.NewBuilder(2), 1, []int32{7}, one, SelectNCCL, Options{})
+	if err != nil || len(ends) != 1 || ends[0] != 7 {
+		t.Errorf("group of one: %v, %v", ends, err)
 	}
 }
