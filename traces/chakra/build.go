@@ -47,10 +47,6 @@ type Trace struct {
 	// Files are the per-NPU files as read.
 	Files []*File
 	Graph *graph.Graph
-	// SpanNs is, per rank, the recorded span from the first node's start
-	// to the last node's end, in ns; nil when the trace records no start
-	// times.
-	SpanNs []int64
 	// Groups are the process groups the collectives ran on: the recorded
 	// ones and "" for every NPU.
 	Groups map[string][]int32
@@ -172,9 +168,10 @@ func Build(files []*File, opt Options) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", files[0].Path, err)
 	}
 	g.Causal = true
-	t := &Trace{Files: files, Graph: g, Groups: groups}
-	t.SpanNs = spans(nodes, n)
-	return t, nil
+	if span := spans(nodes); span != nil && opt.Replicate == 0 {
+		g.Recorded = &graph.Recorded{SpanNs: span}
+	}
+	return &Trace{Files: files, Graph: g, Groups: groups}, nil
 }
 
 func contains(s []string, x string) bool {
@@ -291,8 +288,10 @@ func cycle(deps [][]int32) int {
 	return -1
 }
 
-// spans returns each rank's recorded span, or nil without start times.
-func spans(nodes []*fileNodes, n int) []int64 {
+// spans returns each file's recorded span, from the first node's start to
+// the last node's end in ns (0 for a file without start times), or nil
+// when no file records start times.
+func spans(nodes []*fileNodes) []int64 {
 	per := make([]int64, len(nodes))
 	any := false
 	for i, fn := range nodes {
@@ -317,11 +316,7 @@ func spans(nodes []*fileNodes, n int) []int64 {
 	if !any {
 		return nil
 	}
-	out := make([]int64, n)
-	for r := range out {
-		out[r] = per[r%len(nodes)]
-	}
-	return out
+	return per
 }
 
 // collectGroups gathers the process groups of the files' METADATA nodes;

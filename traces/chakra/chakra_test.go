@@ -35,7 +35,7 @@ func replay(t *testing.T, path string, opt Options, G int64) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(tr.Graph, network.LogGOPS{GapPerByte: G, EagerLimit: 1 << 40}, sim.Options{})
+	res, err := sim.Run(tr.Graph, network.LogGOPS{GapPerByte: network.NsPerByte(G), EagerLimit: 1 << 40}, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +188,8 @@ func TestRecordedSpan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(tr.SpanNs) != "[10000]" {
-		t.Errorf("span %v, want [10000]", tr.SpanNs)
+	if tr.Graph.Recorded == nil || fmt.Sprint(tr.Graph.Recorded.SpanNs) != "[10000]" {
+		t.Errorf("recorded %+v, want a span of 10000 ns", tr.Graph.Recorded)
 	}
 }
 

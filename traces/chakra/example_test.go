@@ -29,7 +29,7 @@ func ExampleBuild() {
 		fmt.Println(err)
 		return
 	}
-	res, err := sim.Run(tr.Graph, network.LogGOPS{GapPerByte: 1, EagerLimit: 1 << 30}, sim.Options{})
+	res, err := sim.Run(tr.Graph, network.LogGOPS{GapPerByte: network.NsPerByte(1), EagerLimit: 1 << 30}, sim.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

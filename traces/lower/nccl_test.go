@@ -24,7 +24,7 @@ func replayColl(t *testing.T, kind mpi.Kind, alg string, p int, bytes int64, G i
 	if err != nil {
 		t.Fatal(err)
 	}
-	net := network.LogGOPS{GapPerByte: G, EagerLimit: 1 << 40}
+	net := network.LogGOPS{GapPerByte: network.NsPerByte(G), EagerLimit: 1 << 40}
 	res, err := sim.Run(g, net, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
