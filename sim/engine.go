@@ -793,8 +793,10 @@ func stableByType(p []readyOp) {
 	}
 }
 
-// flush queues the operations made ready by the last event.
-func (e *engine) flush() {
+// flush queues the operations made ready by the last event, which
+// happened at now: at the time the operation's CPU is free, as LogGOPSim
+// does, or for a causal graph (graph.Graph.Causal) no earlier than now.
+func (e *engine) flush(now uint64) {
 	if len(e.pending) == 0 {
 		return
 	}
@@ -810,6 +812,9 @@ func (e *engine) flush() {
 			}
 		} else {
 			t = e.nexto[h*e.ncpu+int(g.CPU[p.op])]
+			if g.Causal {
+				t = max(t, now)
+			}
 			if p.typ == evSend {
 				t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
 			}
@@ -1159,7 +1164,7 @@ func (e *engine) loop() error {
 		case evFlowStart: // the route's latency is over (not FlowNetwork.BytesFirst)
 			e.flowStart(op, rank, t)
 		}
-		e.flush()
+		e.flush(ev.time)
 	}
 	return nil
 }

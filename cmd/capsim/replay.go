@@ -56,6 +56,7 @@ func newReplayCmd() *cobra.Command {
 		netSpec, coll, format      string
 		asJSON, libOrder, critPath bool
 		keepGaps                   bool
+		replicate                  int
 		speed                      float64
 		netOverrides               []string
 		topoSpec, mapping          string
@@ -111,7 +112,9 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 			if pol.capW > 0 && mo.File == "" && mo.Machine == "" {
 				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
-			r := scenarios.TraceReplay{Trace: a[0], Import: traceOptions(format, speed).WithKeepGaps(keepGaps), Coll: coll, Net: net, NetOverrides: netOverrides,
+			topt := traceOptions(format, speed).WithKeepGaps(keepGaps)
+			topt.Chakra.Replicate = replicate
+			r := scenarios.TraceReplay{Trace: a[0], Import: topt, Coll: coll, Net: net, NetOverrides: netOverrides,
 				Topology: topoSpec, Mapping: mapping, Flow: flowOpts, Libstdcxx: libOrder, CritPath: critPath, Timeline: tlOpts,
 				Models: mo, CapW: pol.capW}
 			out, err := scenarios.ReplayTrace(r)
@@ -153,6 +156,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 	c.Flags().BoolVar(&flowOpts.CM02, "flow-cm02", false, "with --topology: share flows as SimGrid's CM02 model does (bottlenecks shared in inverse proportion to route latency instead of equally)")
 	c.Flags().BoolVar(&flowOpts.BytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/design/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
+	c.Flags().IntVar(&replicate, "replicate", 0, "replay a Chakra trace of k NPUs on this many (a multiple of k), every collective spanning all of them")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")

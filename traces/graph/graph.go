@@ -141,6 +141,15 @@ type Graph struct {
 	// Regions names code regions (for compute models and reports).
 	Regions []string
 
+	// Causal makes every dependency hold across a rank's CPUs: an
+	// operation released at time t never starts before t. By default the
+	// engine queues a released operation at the time its CPU is free, as
+	// LogGOPSim does, so that on a CPU idle since before t it starts
+	// early; graphs whose CPUs are concurrent streams of one device
+	// (Chakra traces) set Causal. Single-CPU ranks never differ. Arrow
+	// and GOAL files do not store it.
+	Causal bool
+
 	// Labels optionally holds a label per operation (the GOAL label such
 	// as "l7"), used in error messages and GOAL export. It is nil when
 	// the graph carries no labels; then label i of rank r is "l<i-RankStart[r]+1>".

@@ -18,7 +18,9 @@ func FuzzDetect(f *testing.F) {
 		"# collprof 0.9 output file\nMPI_Init:-:1:2:1.0\nMPI_Finalize:2.0:-\n",
 		"MPI_Bcast:3.0:5:12:13,1,1:0:5641280,0,4:4.0\n",
 		"\x1f\x8b\x08\x00", "\x28\xb5\x2f\xfd", "PK\x03\x04", "\x03BOTF2\x00", "\xff\xaa\xdd\x44DUMPI",
-		"hostname=h\nnumprocs=2\nfileprefix=x\n", "ARROW1\x00\x00", "\xff\xff\xff\xff\x10\x00\x00\x00", "",
+		"hostname=h\nnumprocs=2\nfileprefix=x\n", "ARROW1\x00\x00",
+		"\xff\xff\xff\xff\x10\x00\x00\x00", "",
+		"\x07\n\x050.0.4\x06\x08\x01\x18\x048\x0a", // a Chakra trace: metadata and one COMP node
 	} {
 		f.Add([]byte(s))
 	}

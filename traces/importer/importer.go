@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/chakra"
 	"github.com/capsim/capsim/traces/dumpi"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
@@ -68,6 +69,9 @@ type Options struct {
 	DUMPI dumpi.Options
 	// OTF2 are the options of OTF2 traces.
 	OTF2 otf2.Options
+	// Chakra are the options of Chakra execution traces (collective
+	// algorithms, NCCL channels, replication).
+	Chakra chakra.Options
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -83,12 +87,31 @@ type Trace struct {
 	// Collectives are the format's own collective algorithms, used for
 	// kinds the caller does not choose (liballprof: schedgen's).
 	Collectives map[mpi.Kind]string
+	// Chakra is the trace as read, for Chakra execution traces (whose
+	// collectives Lower lowers again when the caller chooses algorithms).
+	Chakra    *chakra.Trace
+	chakraOpt chakra.Options
 }
 
 // Lower returns the trace's execution graph: Graph as it is, or MPI
 // lowered with the algorithms in algs (kinds left out take the format's
 // choice, then lower's default).
 func (t *Trace) Lower(algs map[mpi.Kind]string) (*graph.Graph, error) {
+	if t.Chakra != nil && len(algs) > 0 {
+		opt := t.chakraOpt
+		opt.Algorithm = map[mpi.Kind]string{}
+		for k, a := range t.chakraOpt.Algorithm {
+			opt.Algorithm[k] = a
+		}
+		for k, a := range algs {
+			opt.Algorithm[k] = a
+		}
+		c, err := chakra.Build(t.Chakra.Files, opt)
+		if err != nil {
+			return nil, err
+		}
+		return c.Graph, nil
+	}
 	if t.Graph != nil {
 		return t.Graph, nil
 	}
@@ -144,6 +167,8 @@ func Formats() []Format {
 			Sniff: func(head []byte) bool { return dumpi.Sniff(head, "") }, SniffDir: dumpi.SniffDir, Read: readDUMPI, Files: dumpi.Files},
 		{Name: "simgrid", Summary: "SimGrid time-independent traces (smpirun -trace-ti): the index file or a single-file trace",
 			Sniff: simgrid.Sniff, Read: readSimGrid, Files: simgrid.Files},
+		{Name: "chakra", Summary: "Chakra execution traces (MLCommons; ASTRA-sim, PyTorch): a <prefix>.<npu>.et file or the folder",
+			Sniff: chakra.Sniff, SniffDir: chakraDir, Read: readChakra, Files: chakra.Paths},
 	}
 }
 
@@ -462,4 +487,23 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 		return nil
 	}
 	return em.Describer(t.MPI, g)
+}
+
+// chakraDir reports whether the folder at path holds Chakra files: NPU 0's
+// opens like one.
+func chakraDir(path string) bool {
+	paths, err := chakra.Paths(path)
+	if err != nil {
+		return false
+	}
+	head, err := readHead(paths[0])
+	return err == nil && chakra.Sniff(head)
+}
+
+func readChakra(path string, opt Options) (*Trace, error) {
+	c, err := chakra.Read(path, opt.Chakra)
+	if err != nil {
+		return nil, err
+	}
+	return &Trace{Graph: c.Graph, Chakra: c, chakraOpt: opt.Chakra}, nil
 }

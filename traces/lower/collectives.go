@@ -20,6 +20,11 @@ type coll struct {
 	front   []int32
 	spare   []int32 // the other round buffer (see round)
 	first   bool
+	// forks counts the parallel parts (channels, trees) begun so far;
+	// part i sends with tag tag+i·tagStep (tagStep 0: all share tag).
+	forks   *int32
+	base    int32 // the call's first tag
+	tagStep int32
 }
 
 // round adds ops as one round.
@@ -65,13 +70,13 @@ func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 	in := l.inst[key]
 	cm := l.comms[key.comm]
 	c := &coll{l: l, st: st, in: in, members: cm.Members, p: int32(len(cm.Members)),
-		me: l.commRank[key.comm][int32(st.rank)], first: true,
+		me: l.commRank[key.comm][int32(st.rank)], first: true, forks: new(int32),
 		tag: CollectiveTagBase | key.comm<<20 | int32(key.seq&(1<<20-1))}
 	alg := l.opt.Algorithm[in.kind]
 	switch alg {
 	case "":
 		alg = algorithms[in.kind][0]
-	case SelectOpenMPI, SelectMPICH:
+	case SelectOpenMPI, SelectMPICH, SelectNCCL:
 		alg = choose(alg, in.kind, c.p, in.bytes)
 	}
 	if c.p > 1 {
@@ -88,6 +93,9 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 	n := c.in.bytes
 	if alg == "schedgen" {
 		c.schedgen(kind, n)
+		return
+	}
+	if c.nccl(kind, alg, n) {
 		return
 	}
 	switch kind {
@@ -182,10 +190,7 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 				c.reduce(chunk)
 			}
 		default:
-			for k := int32(1); k < c.p; k++ {
-				c.round(c.send((c.me+1)%c.p, chunk), c.recv((c.me-1+c.p)%c.p, chunk))
-				c.reduce(chunk)
-			}
+			c.ringReduceScatter(n)
 		}
 	case mpi.Scan:
 		if alg == "recdoub" {

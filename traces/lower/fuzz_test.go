@@ -10,7 +10,7 @@ import (
 // fails with an error; it never panics.
 func FuzzParseAlgorithms(f *testing.F) {
 	for _, s := range []string{"", "allreduce=ring,bcast=binomial", "allreduce", "=", ",,", "scan=recdoub, barrier = linear", "send=ring",
-		"openmpi", "mpich,alltoall=bruck", "default,bcast=pipeline", "allreduce=mpich", "openmpi=ring"} {
+		"openmpi", "mpich,alltoall=bruck", "default,bcast=pipeline", "allreduce=mpich", "openmpi=ring", "nccl,allreduce=nccl-tree"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -64,11 +64,11 @@ func FuzzLower(f *testing.F) {
 				tr.Append(r, e)
 			}
 		}
-		for _, alg := range []string{"", "ring", "reduce-bcast", SelectOpenMPI, SelectMPICH} {
-			o := Options{ReduceNsPerByte: float64(len(data) % 3)}
+		for _, alg := range []string{"", "ring", "reduce-bcast", SelectOpenMPI, SelectMPICH, SelectNCCL, ncclTree} {
+			o := Options{ReduceNsPerByte: float64(len(data) % 3), Channels: len(data) % 4, ChunkBytes: int64(len(data) % 5)}
 			switch alg {
 			case "":
-			case SelectOpenMPI, SelectMPICH:
+			case SelectOpenMPI, SelectMPICH, SelectNCCL:
 				o.Algorithm, _ = ParseAlgorithms(alg)
 			default:
 				o.Algorithm = map[mpi.Kind]string{mpi.Allreduce: alg}

@@ -36,8 +36,9 @@ const CollectiveTagBase int32 = 1 << 30
 const MaxUserTag int32 = 1 << 20
 
 // Algorithm names, per collective kind; the first one listed is the default.
-// Besides these, every kind takes the selectors "openmpi" and "mpich",
-// which choose one of them per call as those libraries do (selector.go).
+// Besides these, every kind takes the selectors "openmpi", "mpich" and
+// "nccl", which choose one of them per call as those libraries do
+// (selector.go, nccl.go).
 //
 // "schedgen" reproduces, operation for operation and dependency for
 // dependency, the schedule LogGOPSim's schedgen writes for the collective
@@ -47,15 +48,15 @@ const MaxUserTag int32 = 1 << 20
 // bcast and reduce, and a linear exchange for alltoall.
 var algorithms = map[mpi.Kind][]string{
 	mpi.Barrier:       {"dissemination", "linear", "schedgen"},
-	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline"},
-	mpi.Reduce:        {"binomial", "linear", "schedgen"},
-	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner"},
-	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor"},
-	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck"},
-	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor"},
+	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline", ncclRing},
+	mpi.Reduce:        {"binomial", "linear", "schedgen", ncclRing},
+	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner", ncclRing, ncclTree},
+	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor", ncclRing},
+	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck", ncclP2P},
+	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor", ncclP2P},
 	mpi.Gather:        {"linear", "binomial"},
 	mpi.Scatter:       {"linear", "binomial"},
-	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise", "rechalving"},
+	mpi.ReduceScatter: {"ring", "reduce-scatter", "pairwise", "rechalving", ncclRing},
 	mpi.Scan:          {"linear", "recdoub"},
 }
 
@@ -65,7 +66,7 @@ func Algorithms(k mpi.Kind) []string {
 	if _, ok := algorithms[k]; !ok {
 		return nil
 	}
-	return append(append([]string(nil), algorithms[k]...), SelectOpenMPI, SelectMPICH)
+	return append(append([]string(nil), algorithms[k]...), SelectOpenMPI, SelectMPICH, SelectNCCL)
 }
 
 // Options controls lowering.
@@ -76,11 +77,18 @@ type Options struct {
 	// ReduceNsPerByte is the compute cost of combining received data in
 	// reductions (reduce, allreduce, reduce_scatter, scan), in ns per byte.
 	ReduceNsPerByte float64
+	// Channels is the number of channels NCCL's algorithms split a
+	// collective across (each runs the algorithm on its share of the
+	// bytes, independently of the others); 0 means 1.
+	Channels int
+	// ChunkBytes is the pipeline chunk of NCCL's tree and chain
+	// algorithms, in bytes; 0 means DefaultChunkBytes.
+	ChunkBytes int64
 }
 
 // ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial" or
 // "openmpi,alltoall=bruck": comma-separated items applied in order, each
-// COLLECTIVE=ALGORITHM, or a selector ("openmpi", "mpich") for every
+// COLLECTIVE=ALGORITHM, or a selector ("openmpi", "mpich", "nccl") for every
 // collective, or "default", which drops what came before so that every
 // collective takes its default (the trace format's choice, else the first
 // of Algorithms).
@@ -96,7 +104,7 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 			case "default":
 				clear(m)
 				continue
-			case SelectOpenMPI, SelectMPICH:
+			case SelectOpenMPI, SelectMPICH, SelectNCCL:
 				for kind := range algorithms {
 					m[kind] = k
 				}
@@ -118,7 +126,7 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 }
 
 func known(k mpi.Kind, alg string) bool {
-	if _, ok := algorithms[k]; ok && (alg == SelectOpenMPI || alg == SelectMPICH) {
+	if _, ok := algorithms[k]; ok && (alg == SelectOpenMPI || alg == SelectMPICH || alg == SelectNCCL) {
 		return true
 	}
 	for _, a := range algorithms[k] {
@@ -160,6 +168,8 @@ type rankState struct {
 	last    []int32 // ops the next operation must require
 	started int32   // a nonblocking op the next operation must irequire, or -1
 	region  int32   // graph region of the event being lowered (NoRegion: none)
+	cpu     uint8   // CPU and NIC of every operation the rank adds
+	nic     uint8
 	reqs    map[int64]int32
 }
 
@@ -228,8 +238,8 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 			return nil, nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)
 		}
 	}
-	if opt.ReduceNsPerByte < 0 {
-		return nil, nil, fmt.Errorf("lower: negative reduction cost %g ns/byte", opt.ReduceNsPerByte)
+	if err := opt.check(); err != nil {
+		return nil, nil, err
 	}
 	l := &lowerer{t: t, opt: opt, b: graph.NewBuilder(len(t.Ranks)), comms: map[int32]*mpi.Communicator{},
 		commRank: map[int32]map[int32]int32{}, inst: map[collKey]*instance{}}
@@ -391,6 +401,7 @@ func (st *rankState) label(op graph.Op) graph.Op {
 	if op.Kind != graph.Calc && op.Region == graph.NoRegion {
 		op.Region = st.region
 	}
+	op.CPU, op.NIC = st.cpu, st.nic
 	return op
 }
 

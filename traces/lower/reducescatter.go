@@ -47,3 +47,16 @@ func (c *coll) recHalvingReduceScatter(n int64) {
 		}
 	}
 }
+
+// ringReduceScatter passes partial sums around the ring: in step
+// k = 1..p-1 every rank sends its right neighbour one of p blocks of the n
+// bytes and combines the block it receives from its left neighbour
+// (Patarasuk and Yuan, JPDC 69(2), 2009), so each rank ends with one
+// block fully reduced.
+func (c *coll) ringReduceScatter(n int64) {
+	chunk := ceilDiv(n, int64(c.p))
+	for k := int32(1); k < c.p; k++ {
+		c.round(c.send((c.me+1)%c.p, chunk), c.recv((c.me-1+c.p)%c.p, chunk))
+		c.reduce(chunk)
+	}
+}

@@ -158,10 +158,23 @@ func TestCollectivesRendezvous(t *testing.T) {
 		tc{mpi.Alltoallv, "pairwise-xor", any, anyR},
 		tc{mpi.Alltoall, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.ReduceScatter, "rechalving", any, pow2Only(logSteps)},
+		tc{mpi.Allreduce, ncclRing, func(p int) int { return 2 * p * (p - 1) }, func(i, p int) int { return 2 * (p - 1) }},
+		tc{mpi.Allreduce, ncclTree, func(p int) int { return 4 * (p - 1) }, anyR}, // two trees, up and down
+		tc{mpi.Allgather, ncclRing, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+		tc{mpi.ReduceScatter, ncclRing, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+		tc{mpi.Bcast, ncclRing, func(p int) int { return p - 1 }, anyR}, // 1000 bytes: one chunk
+		tc{mpi.Reduce, ncclRing, func(p int) int { return p - 1 }, func(i, p int) int { // root is p/2
+			if i == p/2 {
+				return 0
+			}
+			return 1
+		}},
+		tc{mpi.Alltoall, ncclP2P, func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
+		tc{mpi.Alltoallv, ncclP2P, any, anyR},
 	)
 	for _, k := range mpi.Kinds() {
 		if k.IsCollective() {
-			cases = append(cases, tc{k, SelectOpenMPI, any, anyR}, tc{k, SelectMPICH, any, anyR})
+			cases = append(cases, tc{k, SelectOpenMPI, any, anyR}, tc{k, SelectMPICH, any, anyR}, tc{k, SelectNCCL, any, anyR})
 		}
 	}
 	for _, k := range mpi.Kinds() { // every algorithm of every kind is covered

@@ -161,9 +161,12 @@ var openmpiRules = map[mpi.Kind][]rule{
 // p ranks with n bytes (Event.Bytes; for alltoallv, the mean block).
 func choose(sel string, k mpi.Kind, p int32, n int64) string {
 	var alg string
-	if sel == SelectMPICH {
+	switch sel {
+	case SelectMPICH:
 		alg = mpichChoice(k, p, n)
-	} else {
+	case SelectNCCL:
+		alg = ncclChoice(k)
+	default:
 		alg = pick(openmpiRules[k], p, n)
 	}
 	if alg == "" || !known(k, alg) {
