@@ -29,7 +29,7 @@ type BoundConfig struct {
 	// the fixed order needs is an error; with more, such a cap is a row
 	// marked Infeasible and reported on Warn.
 	CapsW []float64
-	// Machine is the scenario's machine to run on (MachineNamed).
+	// Machine is the scenario's machine to run on (Scenario.MachineByName).
 	Machine *Machine
 	// Trace is the MPI trace to bound; nil takes the scenario's workload.
 	Trace *mpi.Trace
@@ -123,20 +123,6 @@ func GapPct(ns, boundNs int64) float64 {
 		return 0
 	}
 	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
-}
-
-// MachineNamed returns the scenario's machine of that name, its first
-// where name is empty.
-func (sc *Scenario) MachineNamed(name string) (*Machine, error) {
-	if name == "" {
-		return &sc.Machines[0], nil
-	}
-	for i := range sc.Machines {
-		if sc.Machines[i].Name == name {
-			return &sc.Machines[i], nil
-		}
-	}
-	return nil, fmt.Errorf("scenario has no machine %q", name)
 }
 
 // boundRun is one RunBound: the LP built once and solved at every cap,

@@ -124,16 +124,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			var sc *scenarios.Scenario
-			if scenarioPath == "" {
-				sc, err = scenarios.LoadDefault()
-			} else {
-				sc, err = scenarios.Load(scenarioPath)
-			}
+			sc, err := scenarios.LoadOrDefault(scenarioPath)
 			if err != nil {
 				return err
 			}
-			if cfg.Machine, err = sc.MachineNamed(mach); err != nil {
+			if cfg.Machine, _, err = sc.MachineByName(mach); err != nil {
 				return usageError{err}
 			}
 			if len(a) == 1 {
