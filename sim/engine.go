@@ -47,7 +47,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -536,103 +535,9 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if scr == nil {
 		scr = &Scratch{}
 	}
-	var fresh bool
-	if e.ops, fresh = zeroed(scr.ops, n+1); fresh {
-		hugepage.Advise(e.ops)
-	}
-	ops := e.ops
-	// One pass counts each operation's dependencies and successors, the
-	// seeds, the receives and the CPUs and NICs; a prefix sum turns the
-	// successor counts into where each list ends, and filling each list
-	// from its end (in decreasing operation order, so that successors
-	// appear in increasing order) leaves where it starts.
-	var maxCPU, maxNIC uint8
-	roots, recvs := 0, 0
-	for i := 0; i < n; i++ {
-		lo, hi := g.DepStart[i], g.DepStart[i+1]
-		ops[i].rem = hi - lo
-		if hi == lo {
-			roots++
-		}
-		for _, d := range g.DepOp[lo:hi] {
-			ops[d].succ++
-		}
-		if g.Kind[i] == graph.Recv {
-			recvs++
-		}
-		typ, p := typeOf(g.Kind[i]), g.Peer[i]
-		switch {
-		case typ == evCalc:
-			p = -1 // a calc's peer is never read
-		case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
-			// Validate catches this; a graph that skipped it would
-			// index past the per-rank state.
-			return nil, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
-		}
-		ops[i].pk = p<<3 | int32(typ)
-		ops[i].sz = -1
-		if sz := g.Size[i]; sz >= 0 && sz <= math.MaxInt32 {
-			ops[i].sz = int32(sz)
-		}
-		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
-	}
-	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
-	for i := 1; i <= n; i++ {
-		ops[i].succ += ops[i-1].succ
-	}
-	if e.succ, fresh = zeroed(scr.succ, int(ops[n].succ)); fresh {
-		hugepage.Advise(e.succ)
-	}
-	irq := false
-	place := func(i, j int32) {
-		d := g.DepOp[j]
-		v := i
-		if g.DepKind[j] == graph.Irequires {
-			v |= irqBit
-			irq = true
-		}
-		ops[d].succ--
-		e.succ[ops[d].succ] = v
-	}
-	if g.DepOrder == nil {
-		for i := int32(n) - 1; i >= 0; i-- {
-			for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
-				place(i, j)
-			}
-		}
-	} else {
-		// Successors in the order their dependencies were declared, which
-		// is the order LogGOPSim releases them in.
-		edgeOp := make([]int32, len(g.DepOp))
-		inv := make([]int32, len(g.DepOp))
-		for r := 0; r < nr; r++ {
-			base := g.DepStart[g.RankStart[r]]
-			for i := g.RankStart[r]; i < g.RankStart[r+1]; i++ {
-				for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
-					edgeOp[j] = i
-					inv[base+g.DepOrder[j]] = j
-				}
-			}
-		}
-		for k := len(inv) - 1; k >= 0; k-- {
-			place(edgeOp[inv[k]], inv[k])
-		}
-	}
-	if irq {
-		// Mark the operations that release some successor when they start.
-		for i := 0; i < n; i++ {
-			for _, v := range e.succ[ops[i].succ : ops[i+1].succ&^irqBit] {
-				if v < 0 {
-					ops[i].succ |= irqBit
-					break
-				}
-			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		if lo := ops[i].succ; lo >= 0 && ops[i+1].succ&^irqBit == lo+1 && e.succ[lo] == int32(i+1) {
-			ops[i].pk |= chainBit
-		}
+	roots, recvs, err := e.build(g, g.RankStart, buildWindow, scr)
+	if err != nil {
+		return nil, err
 	}
 	e.multi = e.ncpu > 1 || e.nnic > 1
 	e.hosts, _ = zeroed(scr.hosts, nr)
