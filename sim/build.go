@@ -27,98 +27,82 @@ const buildWindow = 1 << 16
 func (e *engine) build(src graph.Source, starts []int32, window int, scr *Scratch) (roots, recvs int, err error) {
 	nr := src.NumRanks()
 	n := int(starts[nr])
-	var fresh bool
-	if e.ops, fresh = zeroed(scr.ops, n+1); fresh {
-		hugepage.Advise(e.ops)
+	// ops has a spare entry past the sentinel: the first pass counts
+	// operation d's successors in ops[d+2], so that after a prefix sum
+	// ops[d+1].succ is where d's list starts, and filling the lists
+	// advances it to where d+1's starts (the successor lists of a
+	// compressed sparse row graph, filled in one forward pass).
+	buf, fresh := zeroed(scr.ops, n+2)
+	if fresh {
+		hugepage.Advise(buf)
 	}
-	ops := e.ops
+	e.ops = buf[:n+1]
 	var maxCPU, maxNIC uint8
 	ordered := false
 	// The first pass counts each operation's dependencies and successors,
 	// the seeds, the receives and the CPUs and NICs, and fills the hot
 	// fields of each record.
-	err = eachWindow(src, starts, window, func(w graph.Window) error {
+	it := windows{src: src, starts: starts, max: window}
+	for it.next() {
+		w := &it.w
 		base := starts[w.Rank] + w.First
-		off := starts[w.Rank] - w.Origin
+		off := starts[w.Rank] - w.Origin + 2
 		ordered = ordered || w.DepOrder != nil
-		for i := range w.Kind {
+		kind, size, peer, cpu, nic := w.Kind, w.Size, w.Peer, w.CPU, w.NIC
+		ds, dop := w.DepStart, w.DepOp
+		e0 := ds[0]
+		for i := range kind {
 			id := base + int32(i)
-			deps, _ := w.Deps(i)
-			ops[id].rem = int32(len(deps))
-			if len(deps) == 0 {
+			lo, hi := ds[i]-e0, ds[i+1]-e0
+			buf[id].rem = hi - lo
+			if hi == lo {
 				roots++
 			}
-			for _, d := range deps {
-				ops[off+d].succ++
+			for _, d := range dop[lo:hi] {
+				buf[off+d].succ++
 			}
-			if w.Kind[i] == graph.Recv {
+			if kind[i] == graph.Recv {
 				recvs++
 			}
-			typ, p := typeOf(w.Kind[i]), w.Peer[i]
+			typ, p := typeOf(kind[i]), peer[i]
 			switch {
 			case typ == evCalc:
 				p = -1 // a calc's peer is never read
 			case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
 				// Validate catches this; a graph that skipped it would
 				// index past the per-rank state.
-				return fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", e.g.Describe(id), p, nr-1)
+				return 0, 0, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", e.g.Describe(id), p, nr-1)
 			}
-			ops[id].pk = p<<3 | int32(typ)
-			ops[id].sz = -1
-			if sz := w.Size[i]; sz >= 0 && sz <= math.MaxInt32 {
-				ops[id].sz = int32(sz)
+			buf[id].pk = p<<3 | int32(typ)
+			buf[id].sz = -1
+			if sz := size[i]; sz >= 0 && sz <= math.MaxInt32 {
+				buf[id].sz = int32(sz)
 			}
-			maxCPU, maxNIC = max(maxCPU, w.CPU[i]), max(maxNIC, w.NIC[i])
+			maxCPU, maxNIC = max(maxCPU, cpu[i]), max(maxNIC, nic[i])
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, 0, err
+	}
+	if it.err != nil {
+		return 0, 0, it.err
 	}
 	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
-	// An exclusive prefix sum turns the counts into where each list
-	// starts; filling the lists in order advances each start to where the
-	// next list starts, and a shift by one restores the starts.
-	total := int32(0)
-	for i := 0; i <= n; i++ {
-		c := ops[i].succ
-		ops[i].succ = total
-		total += c
+	for i := 1; i <= n+1; i++ {
+		buf[i].succ += buf[i-1].succ
 	}
+	total := buf[n+1].succ
+	buf[n+1].succ = 0
 	if e.succ, fresh = zeroed(scr.succ, int(total)); fresh {
 		hugepage.Advise(e.succ)
 	}
-	irq := false
-	place := func(v, d int32, k graph.DepKind) {
-		if k == graph.Irequires {
-			v |= irqBit
-			irq = true
-		}
-		e.succ[ops[d].succ] = v
-		ops[d].succ++
-	}
+	var irq bool
 	if ordered {
-		err = e.placeDeclared(src, starts, window, place)
+		irq, err = e.placeDeclared(src, starts, window)
 	} else {
-		err = eachWindow(src, starts, window, func(w graph.Window) error {
-			base := starts[w.Rank] + w.First
-			off := starts[w.Rank] - w.Origin
-			for i := range w.Kind {
-				deps, kinds := w.Deps(i)
-				for j, d := range deps {
-					place(base+int32(i), off+d, kinds[j])
-				}
-			}
-			return nil
-		})
+		irq, err = e.placeStored(src, starts, window)
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	for i := n; i > 0; i-- {
-		ops[i].succ = ops[i-1].succ
-	}
-	ops[0].succ = 0
+	ops := e.ops
 	if irq {
 		// Mark the operations that release some successor when they start.
 		for i := 0; i < n; i++ {
@@ -138,11 +122,49 @@ func (e *engine) build(src graph.Source, starts []int32, window int, scr *Scratc
 	return roots, recvs, nil
 }
 
+// place appends v (with irqBit for an irequires edge) to the successor
+// list of d, whose next entry goes where the record of d+1 says (see
+// build).
+func (e *engine) place(v, d int32, k graph.DepKind) (irq bool) {
+	if k == graph.Irequires {
+		v |= irqBit
+		irq = true
+	}
+	e.succ[e.ops[d+1].succ] = v
+	e.ops[d+1].succ++
+	return irq
+}
+
+// placeStored places every dependency edge of src in storage order and
+// reports whether there was an irequires edge.
+func (e *engine) placeStored(src graph.Source, starts []int32, window int) (irq bool, err error) {
+	ops, succ := e.ops, e.succ
+	it := windows{src: src, starts: starts, max: window}
+	for it.next() {
+		w := &it.w
+		base := starts[w.Rank] + w.First
+		off := starts[w.Rank] - w.Origin
+		e0 := w.DepStart[0]
+		for i := range w.Kind {
+			for j := w.DepStart[i] - e0; j < w.DepStart[i+1]-e0; j++ {
+				v, d := base+int32(i), off+w.DepOp[j]
+				if w.DepKind[j] == graph.Irequires {
+					v |= irqBit
+					irq = true
+				}
+				succ[ops[d+1].succ] = v
+				ops[d+1].succ++
+			}
+		}
+	}
+	return irq, it.err
+}
+
 // placeDeclared places each rank's dependency edges in the order the rank
 // declared them (graph.Window.DepOrder; storage order where a window has
 // none). A declaration position ranges over the whole rank, so the rank's
 // edges are gathered before they are placed.
-func (e *engine) placeDeclared(src graph.Source, starts []int32, window int, place func(v, d int32, k graph.DepKind)) error {
+func (e *engine) placeDeclared(src graph.Source, starts []int32, window int) (irq bool, err error) {
 	// The current rank's edges in storage order, and at[p], the edge
 	// declared at position p.
 	var owner, dep, pos, at []int32
@@ -160,15 +182,17 @@ func (e *engine) placeDeclared(src graph.Source, starts []int32, window int, pla
 			at[p] = int32(k)
 		}
 		for _, k := range at {
-			place(owner[k], dep[k], kind[k])
+			irq = e.place(owner[k], dep[k], kind[k]) || irq
 		}
 		owner, dep, kind, pos = owner[:0], dep[:0], kind[:0], pos[:0]
 		return nil
 	}
-	err := eachWindow(src, starts, window, func(w graph.Window) error {
+	it := windows{src: src, starts: starts, max: window}
+	for it.next() {
+		w := &it.w
 		if w.Rank != rank {
 			if err := placeRank(); err != nil {
-				return err
+				return false, err
 			}
 			rank = w.Rank
 		}
@@ -188,32 +212,49 @@ func (e *engine) placeDeclared(src graph.Source, starts []int32, window int, pla
 				pos = append(pos, p)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	return placeRank()
+	if it.err != nil {
+		return false, it.err
+	}
+	return irq, placeRank()
 }
 
-// eachWindow calls f with every window of src, rank by rank, each rank's
-// in order, checking that rank r yields starts[r+1]-starts[r] operations.
-func eachWindow(src graph.Source, starts []int32, window int, f func(w graph.Window) error) error {
-	for r := 0; r < src.NumRanks(); r++ {
-		want := starts[r+1] - starts[r]
-		for first := int32(0); first < want; {
-			w, err := src.Window(r, first, window)
-			if err != nil {
-				return fmt.Errorf("sim: %w", err)
-			}
-			if w.Len() == 0 {
-				return fmt.Errorf("sim: rank %d ends after %d operations, want %d", r, first, want)
-			}
-			if err := f(w); err != nil {
-				return err
-			}
-			first += int32(w.Len())
+// windows iterates over the windows of src, rank by rank, each rank's in
+// order, checking that rank r yields starts[r+1]-starts[r] operations:
+// after next returns true, w is the next window; after it returns false,
+// err says why, or is nil at the end.
+type windows struct {
+	src    graph.Source
+	starts []int32
+	max    int
+
+	r     int
+	first int32
+	w     graph.Window
+	err   error
+}
+
+func (it *windows) next() bool {
+	for ; it.r < it.src.NumRanks(); it.r, it.first = it.r+1, 0 {
+		want := it.starts[it.r+1] - it.starts[it.r]
+		if it.first >= want {
+			continue
 		}
+		w, err := it.src.Window(it.r, it.first, it.max)
+		if err != nil {
+			it.err = fmt.Errorf("sim: %w", err)
+			return false
+		}
+		if w.Len() == 0 {
+			it.err = fmt.Errorf("sim: rank %d ends after %d operations, want %d", it.r, it.first, want)
+			return false
+		}
+		if w.Rank != it.r || w.First != it.first {
+			it.err = fmt.Errorf("sim: asked for rank %d from operation %d, got rank %d from %d", it.r, it.first, w.Rank, w.First)
+			return false
+		}
+		it.w, it.first = w, it.first+int32(w.Len())
+		return true
 	}
-	return nil
+	return false
 }
