@@ -47,7 +47,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -526,7 +525,6 @@ func (e *engine) tooLate(op int32, what string) error {
 }
 
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error) {
-	n := g.NumOps()
 	nr := g.NumRanks()
 	if nr > graph.MaxRanks {
 		return nil, fmt.Errorf("sim: %d ranks exceed graph.MaxRanks (%d)", nr, graph.MaxRanks)
@@ -536,130 +534,12 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if scr == nil {
 		scr = &Scratch{}
 	}
-	var fresh bool
-	if e.ops, fresh = zeroed(scr.ops, n+1); fresh {
-		hugepage.Advise(e.ops)
-	}
-	roots, recvs, err := e.countOps()
+	roots, recvs, err := e.build(g, g.RankStart, buildWindow, scr)
 	if err != nil {
 		return nil, err
 	}
-	e.linkSuccessors(scr)
 	e.initState(scr, roots, recvs)
 	return e, nil
-}
-
-// countOps fills each operation's dependency count, successor count,
-// packed peer and kind, and size, and the CPU and NIC counts, in one pass;
-// it returns the seeds (operations without dependencies) and the receives.
-func (e *engine) countOps() (roots, recvs int, err error) {
-	g, ops := e.g, e.ops
-	n, nr := g.NumOps(), g.NumRanks()
-	var maxCPU, maxNIC uint8
-	for i := 0; i < n; i++ {
-		lo, hi := g.DepStart[i], g.DepStart[i+1]
-		ops[i].rem = hi - lo
-		if hi == lo {
-			roots++
-		}
-		for _, d := range g.DepOp[lo:hi] {
-			ops[d].succ++
-		}
-		if g.Kind[i] == graph.Recv {
-			recvs++
-		}
-		typ, p := typeOf(g.Kind[i]), g.Peer[i]
-		switch {
-		case typ == evCalc:
-			p = -1 // a calc's peer is never read
-		case p >= int32(nr) || p < 0 && (typ == evSend || p != graph.AnySource):
-			// Validate catches this; a graph that skipped it would
-			// index past the per-rank state.
-			return 0, 0, fmt.Errorf("sim: %s: peer %d is not a rank (0..%d)", g.Describe(int32(i)), p, nr-1)
-		}
-		ops[i].pk = p<<3 | int32(typ)
-		ops[i].sz = -1
-		if sz := g.Size[i]; sz >= 0 && sz <= math.MaxInt32 {
-			ops[i].sz = int32(sz)
-		}
-		maxCPU, maxNIC = max(maxCPU, g.CPU[i]), max(maxNIC, g.NIC[i])
-	}
-	e.ncpu, e.nnic = int(maxCPU)+1, int(maxNIC)+1
-	return roots, recvs, nil
-}
-
-// linkSuccessors lays out the successor lists: a prefix sum turns the
-// successor counts into where each list ends, and filling each list from
-// its end (in decreasing operation order, so that successors appear in
-// increasing order) leaves where it starts. It then marks the operations
-// that release a successor when they start (irqBit) and those whose only
-// successor is the next operation (chainBit).
-func (e *engine) linkSuccessors(scr *Scratch) {
-	g, ops := e.g, e.ops
-	n, nr := g.NumOps(), g.NumRanks()
-	var fresh bool
-	for i := 1; i <= n; i++ {
-		ops[i].succ += ops[i-1].succ
-	}
-	if e.succ, fresh = zeroed(scr.succ, int(ops[n].succ)); fresh {
-		hugepage.Advise(e.succ)
-	}
-	irq := false
-	if g.DepOrder == nil {
-		for i := int32(n) - 1; i >= 0; i-- {
-			for j := g.DepStart[i+1] - 1; j >= g.DepStart[i]; j-- {
-				irq = e.place(i, j) || irq
-			}
-		}
-	} else {
-		// Successors in the order their dependencies were declared, which
-		// is the order LogGOPSim releases them in.
-		edgeOp := make([]int32, len(g.DepOp))
-		inv := make([]int32, len(g.DepOp))
-		for r := 0; r < nr; r++ {
-			base := g.DepStart[g.RankStart[r]]
-			for i := g.RankStart[r]; i < g.RankStart[r+1]; i++ {
-				for j := g.DepStart[i]; j < g.DepStart[i+1]; j++ {
-					edgeOp[j] = i
-					inv[base+g.DepOrder[j]] = j
-				}
-			}
-		}
-		for k := len(inv) - 1; k >= 0; k-- {
-			irq = e.place(edgeOp[inv[k]], inv[k]) || irq
-		}
-	}
-	if irq {
-		// Mark the operations that release some successor when they start.
-		for i := 0; i < n; i++ {
-			for _, v := range e.succ[ops[i].succ : ops[i+1].succ&^irqBit] {
-				if v < 0 {
-					ops[i].succ |= irqBit
-					break
-				}
-			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		if lo := ops[i].succ; lo >= 0 && ops[i+1].succ&^irqBit == lo+1 && e.succ[lo] == int32(i+1) {
-			ops[i].pk |= chainBit
-		}
-	}
-}
-
-// place puts operation i at the end of the free part of the successor
-// list of the operation that dependency j of i names; it reports whether
-// the dependency is an Irequires.
-func (e *engine) place(i, j int32) bool {
-	d := e.g.DepOp[j]
-	v := i
-	irq := e.g.DepKind[j] == graph.Irequires
-	if irq {
-		v |= irqBit
-	}
-	e.ops[d].succ--
-	e.succ[e.ops[d].succ] = v
-	return irq
 }
 
 // initState sizes the per-host state, the event queue, the receive pool
