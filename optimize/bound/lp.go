@@ -90,6 +90,9 @@ type Options struct {
 	// 0 cuts every cutEvery tasks when the LP has over cutAbove tasks and
 	// not otherwise; a negative value never cuts (the exact LP).
 	CutTasks int
+	// cutAll cuts at every event where the relaxation may be cut, CutTasks
+	// apart, lossy or not (tests check that any cuts give a bound).
+	cutAll bool
 	// lazyVisits, when positive, replaces searchVisits (tests use few to
 	// make the LP add rows on demand).
 	lazyVisits int
@@ -284,7 +287,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 				cut = cutEvery
 			}
 		}
-		s.lazy = newLazyRows(d, o, opt.lazyVisits, cut, opt.Workers)
+		s.lazy = newLazyRows(d, o, opt.lazyVisits, cut, opt.Workers, opt.cutAll)
 		s.d = s.lazy.reduced()
 		s.stats.Cuts = len(s.lazy.cutList)
 	}
