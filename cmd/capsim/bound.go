@@ -77,6 +77,7 @@ func newBoundCmd() *cobra.Command {
 		switchUs, minTaskMs      float64
 		workers                  int
 		timeLimit                float64
+		progress                 string
 		cuts                     string
 		cp                       = conductor.DefaultParams()
 		condReallocUs            = cp.ReallocS * 1e6
@@ -106,8 +107,8 @@ both sides, latency, eager/rendezvous, each collective's algorithm as its
 messages) as rows under the order of operations on every CPU and NIC of a
 replay at every task's fastest configuration: a bound over every schedule
 that keeps those orders, whose lp_uncapped_ns equals the fastest replay
-(above 512 tasks relaxed into blocks at events where no task runs: still a
-bound, slightly looser; see --cuts); "loggops" prices a message at its
+(above 512 tasks relaxed into blocks at events where no task runs and the
+fastest schedule loses nothing: still a bound, slightly looser; see --cuts); "loggops" prices a message at its
 uncontended cost and a collective as a synchronization point (a looser
 bound); "replay" takes message times from one replay at the fastest
 configuration, contention included, which other schedules can beat (no
@@ -149,6 +150,9 @@ Static (and the uncapped run) pick per task from those configurations.`,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx, stop := signalContext()
 			defer stop()
+			if err := validProgress(progress); err != nil {
+				return err
+			}
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
@@ -276,7 +280,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{fmt.Errorf("%w (or lp)", err)}
 				}
 			}
-			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit, CutTasks: sc.Bound.CutTasks()}
+			// A bar over the caps, naming the cap and the LP's solve.
+			bar, note, barDone := newProgressNote(progress, cmd.ErrOrStderr(), "bound")
+			var curCap float64
+			opt := bound.Options{KeepBasis: len(capList) > 1, Workers: workers, TimeLimit: timeLimit, CutTasks: sc.Bound.CutTasks(),
+				Round: func(round, added int) { note(fmt.Sprintf("%g W, LP solve %d (%d rows added)", curCap, round, added)) }}
 			if cmd.Flags().Changed("cuts") {
 				if opt.CutTasks, err = scenarios.ParseCuts(cuts); err != nil {
 					return usageError{err}
@@ -347,8 +355,16 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			var out []boundJSON
 			var infeasible []string
 			var stopped error // SIGINT: print the caps finished, then exit 130
-			for _, cw := range capList {
+			if bar != nil {
+				bar(0, len(capList))
+			}
+			for i, cw := range capList {
+				curCap = cw
+				note(fmt.Sprintf("%g W", cw))
 				b, err := s.SolveContext(ctx, m.LPCap(cw))
+				if bar != nil {
+					bar(i+1, len(capList))
+				}
 				if err != nil && ctx.Err() != nil {
 					stopped = interrupted(ctx, err)
 					break
@@ -437,6 +453,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return err
 				}
 			}
+			barDone()
 			for i := range out { // what the models resolve (internal/units)
 				r := &out[i]
 				r.MinFeasibleCapW = units.Watts(r.MinFeasibleCapW)
@@ -528,7 +545,8 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (note 003 §2.5): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
-	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs (a valid, slightly looser bound, docs/bound.md); auto: every 64 tasks on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
+	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs and the fastest schedule loses nothing (a valid, slightly looser bound, docs/bound.md); auto: 64 on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
+	f.StringVar(&progress, "progress", "auto", "progress bar over the caps, naming the LP's solve: auto (when stderr is a terminal), always, never")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")
 	f.IntVar(&cp.Period, "conductor-period", cp.Period, "Conductor: reallocate power every this many time steps (collectives over all ranks)")

@@ -39,11 +39,19 @@ func TestLazyRowsExact(t *testing.T) {
 		}
 		caps := []float64{minCap + 0.05*(most-minCap), minCap + 0.4*(most-minCap), 1e9}
 		for _, visits := range []int{0, 2} {
-			lz, err := NewSolver(n.DAG, n.Order, Options{lazyVisits: visits, KeepBasis: true})
+			var calls, last int // Options.Round's
+			lz, err := NewSolver(n.DAG, n.Order, Options{lazyVisits: visits, KeepBasis: true, Round: func(round, added int) {
+				calls++
+				if round < 2 || added < last {
+					t.Errorf("case %d: Round(%d, %d) after %d rows added", k, round, added, last)
+				}
+				last = added
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, capW := range caps {
+				calls = 0
 				want, err := full.Solve(capW)
 				if err != nil {
 					t.Fatalf("case %d, %g W, all rows: %v", k, capW, err)
@@ -59,6 +67,9 @@ func TestLazyRowsExact(t *testing.T) {
 					fast = got.Makespan
 				}
 				rounds += got.Stats.Rounds - 1
+				if calls != got.Stats.Rounds-1 {
+					t.Errorf("case %d, %g W: %d solves, Options.Round called %d times", k, capW, got.Stats.Rounds, calls)
+				}
 				v := append([]float64(nil), got.Vertex...)
 				if added := lz.lazy.check(v, 1e-6*got.Makespan); added != 0 {
 					t.Errorf("case %d, %g W: the last solution breaks %d rows", k, capW, added)

@@ -99,6 +99,12 @@ type Options struct {
 	// noTwins solves every block from scratch, none from the basis of a
 	// block of its shape (tests compare the two).
 	noTwins bool
+	// Round, when not nil, is called when a solve of an engine LP broke
+	// rows it did not have (lazy.go) and the LP is solved again: with the
+	// number of the solve to come (2, 3, …) and the rows added on demand
+	// so far. A long solve (the exact LP of a large trace) reports its
+	// progress with it.
+	Round func(round, added int)
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
@@ -1047,6 +1053,9 @@ func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error)
 			out.Stats.SolveS = time.Since(start).Seconds()
 			out.Stats.LazyRows = s.lazy.added
 			return out, nil
+		}
+		if s.opt.Round != nil {
+			s.opt.Round(round+1, s.lazy.added)
 		}
 		s.Close()
 		s.d = s.lazy.reduced()
