@@ -23,13 +23,17 @@ import "math"
 // that the next step waits for, and cutting at each lost 31 % of the
 // bound. So the cuts are chosen where the fastest schedule (every task at
 // its fastest, as soon as possible: the LP's optimum at any cap that does
-// not bind) loses nothing: a block from cut c to cut c' is kept when the
-// longest path from c to c' through the block's own rows and tasks is
-// the fastest schedule's time from c to c', to cutSlack of it. Then the
-// relaxation's optimum at a cap that does not bind is the fastest
-// schedule's makespan, that of the exact LP, to cutSlack; at a binding
-// cap it is still a bound (any cut events give one), and close to the
-// exact LP where the paths that bind are the fastest schedule's.
+// not bind) loses nothing: after cut c the next cut is the first event c'
+// that may be cut, lies on a longest path to the last event, and to which
+// the longest path from c through the block's own rows and tasks is the
+// fastest schedule's time from c to c', to cutSlack of it (the rows the
+// block lacks, those from before c, could only have made it longer).
+// Then the relaxation's optimum at a cap that does not bind is the
+// fastest schedule's makespan, that of the exact LP, to cutSlack; at a
+// binding cap it is still a bound (any cut events give one), and close to
+// the exact LP where the paths that bind are the fastest schedule's. The
+// rows the model leaves out (a shared device's, those against the event
+// order) only make it cut less.
 
 // cutSlack is the share of its length in the fastest schedule that a
 // block between two cuts may lose to the rows its first cut drops.
