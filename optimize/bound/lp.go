@@ -1297,10 +1297,13 @@ func (s *Solver) method(b *block) clp.Method {
 		return m
 	}
 	switch {
-	case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol:
-		// Small, or many rows per column (the engine's rows, FromGraph:
-		// the barrier took 40 s on 458 columns and 3,614 rows that the
-		// dual simplex solves in 0.5 s).
+	case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol || (s.o.Chained != nil && len(s.d.Tasks) > cutAbove):
+		// Small, or many rows per column, or the engine's rows of a large
+		// trace (FromGraph: the barrier took 40 s on 458 columns and 3,614
+		// rows that the dual simplex solves in 0.5 s; on
+		// tracer-stencil4d-64 cut into 10 blocks at 1,160 W, the barrier
+		// without crossover stopped on its iteration limit, with
+		// crossover it took 10.4 s of CPU time, the dual simplex 1.4 s).
 		return clp.Dual
 	case s.opt.KeepBasis:
 		return clp.Barrier
