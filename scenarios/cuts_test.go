@@ -9,10 +9,9 @@ import (
 
 // TestCutsTight: the engine LP cut into blocks (bound.cuts) is a valid
 // relaxation that stays close to the exact LP on the default stencil: cut
-// at least 8 tasks apart where the fastest schedule loses nothing (6
-// cuts), it is at most 0.2 % below the exact LP (measured: 0.075 %,
-// 0.052 % and 0.009 % at 300, 330 and 360 W; cut at every collective, 19
-// cuts: 0.36 %, 0.29 % and 0.03 %) and never above it.
+// at least 8 tasks apart where the fastest schedule loses at most 10⁻³
+// of a block (18 cuts), it is at most 0.5 % below the exact LP (measured:
+// 0.35 %, 0.29 % and 0.02 % at 300, 330 and 360 W) and never above it.
 func TestCutsTight(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
@@ -45,8 +44,8 @@ func TestCutsTight(t *testing.T) {
 	}
 	for k := range ns[0] {
 		exact, cut := ns[0][k], ns[1][k]
-		if cut > exact || float64(exact-cut) > 0.002*float64(exact) {
-			t.Errorf("cap %d: cut LP %d ns, exact %d ns: want at most 0.2 %% below", k, cut, exact)
+		if cut > exact || float64(exact-cut) > 0.005*float64(exact) {
+			t.Errorf("cap %d: cut LP %d ns, exact %d ns: want at most 0.5 %% below", k, cut, exact)
 		}
 	}
 	if _, err := Parse("bad.toml", append(Default(), "\n[bound]\ncuts = \"-3\"\n"...)); err == nil {

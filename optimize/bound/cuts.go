@@ -37,7 +37,7 @@ import "math"
 
 // cutSlack is the share of its length in the fastest schedule that a
 // block between two cuts may lose to the rows its first cut drops.
-const cutSlack = 1e-4
+const cutSlack = 1e-3
 
 // cutLongest is how many tasks a block may hold (or 4 times Options.
 // CutTasks, if more) before, with no cut that loses nothing in sight, the
