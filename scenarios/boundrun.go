@@ -59,6 +59,9 @@ type BoundConfig struct {
 	MPS string
 	// Warn receives one line per infeasible cap of several.
 	Warn io.Writer
+	// Progress, where set, is told before the first cap and after each
+	// cap how many of the caps are done, and which cap is being solved.
+	Progress func(done, total int, capW float64)
 }
 
 // BoundRow is one cap's result of RunBound (capsim bound --json).
@@ -163,7 +166,10 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 	rep := &BoundReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
 		Messages: sc.Bound.Messages, OrderFree: r.free != nil}
 	var infeasible []string
-	for _, cw := range cfg.CapsW {
+	for i, cw := range cfg.CapsW {
+		if cfg.Progress != nil {
+			cfg.Progress(i, len(cfg.CapsW), cw)
+		}
 		row, stop, err := r.solveCap(ctx, cw)
 		if stop != nil {
 			rep.Stopped = stop
@@ -176,6 +182,9 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 			infeasible = append(infeasible, fmt.Sprint(cw))
 		}
 		rep.Rows = append(rep.Rows, row)
+	}
+	if cfg.Progress != nil && rep.Stopped == nil {
+		cfg.Progress(len(cfg.CapsW), len(cfg.CapsW), 0)
 	}
 	r.resolveUnits(rep.Rows)
 	if len(rep.Rows) == 0 {

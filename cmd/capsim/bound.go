@@ -32,6 +32,7 @@ func newBoundCmd() *cobra.Command {
 		switchUs, minTaskMs      float64
 		workers                  int
 		timeLimit                float64
+		progress                 string
 		cuts                     string
 		cp                       = conductor.DefaultParams()
 		condReallocUs            = cp.ReallocS * 1e6
@@ -61,8 +62,8 @@ both sides, latency, eager/rendezvous, each collective's algorithm as its
 messages) as rows under the order of operations on every CPU and NIC of a
 replay at every task's fastest configuration: a bound over every schedule
 that keeps those orders, whose lp_uncapped_ns equals the fastest replay
-(above 512 tasks relaxed into blocks at events where no task runs: still a
-bound, slightly looser; see --cuts); "loggops" prices a message at its
+(above 512 tasks relaxed into blocks at events where no task runs and the
+fastest schedule loses nothing: still a bound, slightly looser; see --cuts); "loggops" prices a message at its
 uncontended cost and a collective as a synchronization point (a looser
 bound); "replay" takes message times from one replay at the fastest
 configuration, contention included, which other schedules can beat (no
@@ -104,6 +105,9 @@ Static (and the uncapped run) pick per task from those configurations.`,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx, stop := signalContext()
 			defer stop()
+			if err := validProgress(progress); err != nil {
+				return err
+			}
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
@@ -155,6 +159,22 @@ Static (and the uncapped run) pick per task from those configurations.`,
 				}
 			}
 			cfg.Solver.CutTasks = sc.Bound.CutTasks()
+			// A bar over the caps, naming the cap and the LP's solve.
+			bar, note, barDone := newProgressNote(progress, cmd.ErrOrStderr(), "bound")
+			defer barDone()
+			var curCap float64
+			cfg.Solver.Round = func(round, added int) {
+				note(fmt.Sprintf("%g W, LP solve %d (%d rows added)", curCap, round, added))
+			}
+			cfg.Progress = func(done, total int, capW float64) {
+				curCap = capW
+				if bar != nil {
+					bar(done, total)
+				}
+				if done < total {
+					note(fmt.Sprintf("%g W", capW))
+				}
+			}
 			if cmd.Flags().Changed("cuts") {
 				if cfg.Solver.CutTasks, err = scenarios.ParseCuts(cuts); err != nil {
 					return usageError{err}
@@ -202,7 +222,8 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (Bailey et al., SC'15, §3.3): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
-	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs (a valid, slightly looser bound, docs/bound.md); auto: every 64 tasks on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
+	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs and the fastest schedule loses nothing (a valid, slightly looser bound, docs/bound.md); auto: 64 on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
+	f.StringVar(&progress, "progress", "auto", "progress bar over the caps, naming the LP's solve: auto (when stderr is a terminal), always, never")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")
 	f.IntVar(&cp.Period, "conductor-period", cp.Period, "Conductor: reallocate power every this many time steps (collectives over all ranks)")

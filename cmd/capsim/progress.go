@@ -14,12 +14,20 @@ import (
 // CI; otherwise it returns nil and nothing is written: the bar library
 // (schollz/progressbar) does no terminal detection itself.
 func newProgress(mode string, stderr io.Writer, what string) (func(done, total int), func()) {
+	update, _, done := newProgressNote(mode, stderr, what)
+	return update, done
+}
+
+// newProgressNote is newProgress with a third callback that replaces the
+// bar's description (what, then the note), to say which step of a long
+// item runs; all three are nil-safe no-ops when no bar is drawn.
+func newProgressNote(mode string, stderr io.Writer, what string) (func(done, total int), func(note string), func()) {
 	tty := false
 	if f, ok := stderr.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd())) && os.Getenv("CI") == ""
 	}
 	if mode == "never" || (mode == "auto" && !tty) {
-		return nil, func() {}
+		return nil, func(string) {}, func() {}
 	}
 	var bar *progressbar.ProgressBar
 	update := func(done, total int) {
@@ -34,7 +42,12 @@ func newProgress(mode string, stderr io.Writer, what string) (func(done, total i
 		}
 		bar.Set(done)
 	}
-	return update, func() {
+	note := func(n string) {
+		if bar != nil {
+			bar.Describe(what + " " + n)
+		}
+	}
+	return update, note, func() {
 		if bar != nil {
 			bar.Finish()
 		}

@@ -59,57 +59,6 @@ func (lz *lazyRows) crosses(a, b int32) bool {
 	return lz.cuts != nil && b > a+1 && lz.cuts[b-1]-lz.cuts[a] > 0
 }
 
-// Cuts (Options.CutTasks). The engine LP is one block: under the default
-// wait power a rank's power runs from each task to its next, so power
-// intervals tile every rank's time and no event is free of them (the LP
-// cannot split at separators, see Solver). For a large trace the Solver
-// instead solves a relaxation that splits: at cut events, events where no
-// task runs (every rank is between two tasks: the last rank's entry into
-// a collective over all ranks), it drops every row that passes a cut and
-// ends every power interval and load that passes one at the cut. Each
-// dropped row and each shortened interval only loosens the LP, so its
-// optimum is still at most that of the full LP, a bound; the cuts are
-// then separators and the LP splits into a block per stretch. What the
-// relaxation loses is the precedence of the messages sent before a cut
-// and received after it, and the wait power drawn after a cut until the
-// rank's next task.
-
-// cutEvents returns the events at which the LP of d under o may be cut:
-// key events where power changes, after which at least every tasks tasks
-// started since the previous cut, at which no task runs (from its start
-// to its end) and no row against the event order passes.
-func cutEvents(d *DAG, o *Order, key []bool, back []Message, every int) []bool {
-	K := o.Events
-	cover := make([]int32, K+1)
-	span := func(a, b int) {
-		if b > a+1 {
-			cover[a+1]++
-			cover[b]--
-		}
-	}
-	starts := make([]int32, K)
-	for i := range d.Tasks {
-		t := &d.Tasks[i]
-		span(o.Event[t.Src], o.Event[t.Dst])
-		starts[o.Event[t.Src]]++
-	}
-	for _, m := range back {
-		a, b := o.Event[m.Src], o.Event[m.Dst]
-		span(min(a, b)-1, max(a, b)+1)
-	}
-	cut := make([]bool, K)
-	var run, since int32
-	for k := 0; k < K-1; k++ {
-		run += cover[k]
-		if k > 0 && run == 0 && key[k] && o.Chained[k] && since >= int32(every) {
-			cut[k] = true
-			since = 0
-		}
-		since += starts[k]
-	}
-	return cut
-}
-
 // searchVisits is how many events that are not key the search from one
 // key event visits before it stops, and searchWork how many per event of
 // the trace all searches may visit before each visits only a few: the
@@ -129,7 +78,7 @@ const maxLazyRounds = 64
 // block's length.
 const lazyTol = 1e-7
 
-func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
+func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int, cutAll bool) *lazyRows {
 	K := o.Events
 	lz := &lazyRows{full: d, o: o, key: make([]bool, K), chained: o.Chained, rep: make([]int32, K), at: map[[2]int32]int{}}
 	for v := d.Vertices - 1; v >= 0; v-- {
@@ -152,7 +101,7 @@ func newLazyRows(d *DAG, o *Order, visits, cutTasks, workers int) *lazyRows {
 		lz.back = append(lz.back, d.Messages[i])
 	}
 	if cutTasks > 0 {
-		cut := cutEvents(d, o, key, lz.back, cutTasks)
+		cut := cutEvents(d, o, g, tasks, key, lz.back, cutTasks, cutAll)
 		lz.cuts = make([]int32, K)
 		var n int32
 		for k := range cut {

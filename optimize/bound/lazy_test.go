@@ -39,11 +39,19 @@ func TestLazyRowsExact(t *testing.T) {
 		}
 		caps := []float64{minCap + 0.05*(most-minCap), minCap + 0.4*(most-minCap), 1e9}
 		for _, visits := range []int{0, 2} {
-			lz, err := NewSolver(n.DAG, n.Order, Options{lazyVisits: visits, KeepBasis: true})
+			var calls, last int // Options.Round's
+			lz, err := NewSolver(n.DAG, n.Order, Options{lazyVisits: visits, KeepBasis: true, Round: func(round, added int) {
+				calls++
+				if round < 2 || added < last {
+					t.Errorf("case %d: Round(%d, %d) after %d rows added", k, round, added, last)
+				}
+				last = added
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, capW := range caps {
+				calls = 0
 				want, err := full.Solve(capW)
 				if err != nil {
 					t.Fatalf("case %d, %g W, all rows: %v", k, capW, err)
@@ -59,6 +67,9 @@ func TestLazyRowsExact(t *testing.T) {
 					fast = got.Makespan
 				}
 				rounds += got.Stats.Rounds - 1
+				if calls != got.Stats.Rounds-1 {
+					t.Errorf("case %d, %g W: %d solves, Options.Round called %d times", k, capW, got.Stats.Rounds, calls)
+				}
 				v := append([]float64(nil), got.Vertex...)
 				if added := lz.lazy.check(v, 1e-6*got.Makespan); added != 0 {
 					t.Errorf("case %d, %g W: the last solution breaks %d rows", k, capW, added)
@@ -80,15 +91,17 @@ func TestLazyRowsExact(t *testing.T) {
 // TestCutsRelax checks that the engine LP cut into blocks (Options.
 // CutTasks) is a relaxation: at binding caps its optimum is never above
 // the exact LP's, on random traces whose collectives over all ranks leave
-// events where no task runs. Cut after every task, small random traces
-// lose much (measured: up to 24 % below the exact LP); on the stencils,
-// cut every 64 tasks, it loses 0.01 % (scenarios' TestCutsTight).
+// events where no task runs, both with the cuts the Solver picks (where
+// the fastest schedule loses nothing) and cut at every event it may cut,
+// after every task (cutAll: small random traces then lose much, measured
+// up to 24 % below the exact LP).
 func TestCutsRelax(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no CLP")
 	}
 	rng := rand.New(rand.NewSource(11))
-	cut, worst := 0, 0.0
+	var cut [2]int
+	var worst [2]float64
 	for k := 0; k < 60; k++ {
 		c := newNetCase(t, rng, 10, WaitPower{})
 		n := c.n
@@ -96,38 +109,48 @@ func TestCutsRelax(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		relaxed, err := NewSolver(n.DAG, n.Order, Options{CutTasks: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if relaxed.Stats().Cuts > 0 {
-			cut++
-		}
 		minCap, _ := exact.MinFeasibleCap()
 		most := 0.0
 		for _, p := range fastestPowers(n) {
 			most += p
 		}
-		for _, f := range []float64{0.05, 0.3, 0.7} {
-			capW := minCap + f*(most-minCap)
-			want, err := exact.Solve(capW)
+		var want []float64
+		for _, f := range []float64{0.05, 0.3, 0.7, 1} {
+			b, err := exact.Solve(minCap + f*(most-minCap))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := relaxed.Solve(capW)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Makespan > want.Makespan*(1+1e-7) {
-				t.Errorf("case %d, %g W: cut LP %.9f s above the exact LP's %.9f s", k, capW, got.Makespan, want.Makespan)
-			}
-			worst = math.Max(worst, 1-got.Makespan/want.Makespan)
+			want = append(want, b.Makespan)
 		}
 		exact.Close()
-		relaxed.Close()
+		for j, all := range []bool{false, true} {
+			relaxed, err := NewSolver(n.DAG, n.Order, Options{CutTasks: 1, cutAll: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if relaxed.Stats().Cuts > 0 {
+				cut[j]++
+			}
+			for i, f := range []float64{0.05, 0.3, 0.7, 1} {
+				capW := minCap + f*(most-minCap)
+				got, err := relaxed.Solve(capW)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Makespan > want[i]*(1+1e-7) {
+					t.Errorf("case %d, cut all %v, %g W: cut LP %.9f s above the exact LP's %.9f s", k, all, capW, got.Makespan, want[i])
+				}
+				if f == 1 && !all && got.Makespan < want[i]*(1-2*cutSlack) {
+					t.Errorf("case %d, %g W (the fastest schedule's peak): cut LP %.9f s, exact %.9f s: the picked cuts lose", k, capW, got.Makespan, want[i])
+				}
+				worst[j] = math.Max(worst[j], 1-got.Makespan/want[i])
+			}
+			relaxed.Close()
+		}
 	}
-	if cut < 10 {
-		t.Errorf("only %d of 60 cases had cuts: the test does not exercise them", cut)
+	if cut[1] < 10 || cut[0] < 5 {
+		t.Errorf("only %d (picked) and %d (all) of 60 cases had cuts: the test does not exercise them", cut[0], cut[1])
 	}
-	t.Logf("%d cases cut; the cut LP at most %.3f %% below the exact one", cut, 100*worst)
+	t.Logf("%d cases cut where the fastest schedule loses nothing, %d at every event that may be cut; at most %.3f %% and %.3f %% below the exact LP",
+		cut[0], cut[1], 100*worst[0], 100*worst[1])
 }

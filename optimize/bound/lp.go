@@ -89,12 +89,21 @@ type Options struct {
 	// 0 cuts every cutEvery tasks when the LP has over cutAbove tasks and
 	// not otherwise; a negative value never cuts (the exact LP).
 	CutTasks int
+	// cutAll cuts at every event where the relaxation may be cut, CutTasks
+	// apart, lossy or not (tests check that any cuts give a bound).
+	cutAll bool
 	// lazyVisits, when positive, replaces searchVisits (tests use few to
 	// make the LP add rows on demand).
 	lazyVisits int
 	// noTwins solves every block from scratch, none from the basis of a
 	// block of its shape (tests compare the two).
 	noTwins bool
+	// Round, when not nil, is called when a solve of an engine LP broke
+	// rows it did not have (lazy.go) and the LP is solved again: with the
+	// number of the solve to come (2, 3, …) and the rows added on demand
+	// so far. A long solve (the exact LP of a large trace) reports its
+	// progress with it.
+	Round func(round, added int)
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
@@ -283,7 +292,7 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 				cut = cutEvery
 			}
 		}
-		s.lazy = newLazyRows(d, o, opt.lazyVisits, cut, opt.Workers)
+		s.lazy = newLazyRows(d, o, opt.lazyVisits, cut, opt.Workers, opt.cutAll)
 		s.d = s.lazy.reduced()
 		s.stats.Cuts = len(s.lazy.cutList)
 	}
@@ -772,6 +781,9 @@ func (s *Solver) SolveContext(ctx context.Context, capW float64) (*Bound, error)
 			out.Stats.LazyRows = s.lazy.added
 			return out, nil
 		}
+		if s.opt.Round != nil {
+			s.opt.Round(round+1, s.lazy.added)
+		}
 		s.Close()
 		s.d = s.lazy.reduced()
 		if err := s.load(); err != nil {
@@ -786,10 +798,13 @@ func (s *Solver) method(b *block) clp.Method {
 		return m
 	}
 	switch {
-	case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol:
-		// Small, or many rows per column (the engine's rows, FromGraph:
-		// the barrier took 40 s on 458 columns and 3,614 rows that the
-		// dual simplex solves in 0.5 s).
+	case b.cols+b.rows < 3000 || b.rows > 4*b.cols || b.dense > denseCol || (s.o.Chained != nil && len(s.d.Tasks) > cutAbove):
+		// Small, or many rows per column, or the engine's rows of a large
+		// trace (FromGraph: the barrier took 40 s on 458 columns and 3,614
+		// rows that the dual simplex solves in 0.5 s; on
+		// tracer-stencil4d-64 cut into 10 blocks at 1,160 W, the barrier
+		// without crossover stopped on its iteration limit, with
+		// crossover it took 10.4 s of CPU time, the dual simplex 1.4 s).
 		return clp.Dual
 	case s.opt.KeepBasis:
 		return clp.Barrier
