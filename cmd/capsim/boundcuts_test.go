@@ -28,8 +28,11 @@ func TestBoundCutsRealTraces(t *testing.T) {
 	}
 	dir := testenv.Shared(t, "traces")
 	sc := strings.Replace(string(scenarios.Default()), "\nnodes = 2\n", "\nnodes = 8\n", 1)
-	if !strings.Contains(sc, "\nnodes = 8\n") {
-		t.Fatal("the default scenario's nodes line moved")
+	// The sweep's caps must clear 8 nodes' idle floor (720 W) for the
+	// scenario to load; bound itself takes its cap from --cap.
+	sc = strings.Replace(sc, `caps = "290:380:10"`, `caps = "1000:1500:250"`, 1)
+	if !strings.Contains(sc, "\nnodes = 8\n") || !strings.Contains(sc, `caps = "1000:1500:250"`) {
+		t.Fatal("the default scenario's nodes or caps line moved")
 	}
 	path := filepath.Join(t.TempDir(), "s64.toml")
 	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
