@@ -17,7 +17,7 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 )
 
-// stencil32DAG is the README's bound example: the 32-rank stencil of
+// stencil32DAG is the bound example of docs/guide/bound.md: the 32-rank stencil of
 // examples/bound with the 40-row configuration table, calibrated messages.
 func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	tb.Helper()
@@ -46,7 +46,7 @@ func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	return d, m
 }
 
-// BenchmarkBoundStencil32Sweep is the LP sweep's performance target on the README's
+// BenchmarkBoundStencil32Sweep is the LP sweep's performance target on docs/guide/bound.md's
 // 32-rank case: 20 job caps 800:1370:30 W re-solved from the previous
 // basis, against a cold solve at each of three of those caps (the median
 // is "one solve"). It reports the least of each over b.N runs and their
@@ -135,7 +135,7 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// BenchmarkBoundStencilScaled times the bound itself on the README's
+// BenchmarkBoundStencilScaled times the bound itself on docs/guide/bound.md's
 // bound workload scaled in ranks and iterations (stencilScaled), with the
 // LP's two message models in one run: "engine" (the default: the engine's
 // LogGOPS semantics as rows) and "replay" (message times of one replay,

@@ -39,7 +39,7 @@ func Default() []byte { return append([]byte(nil), defaultScenario...) }
 const DefaultName = "<embedded default.toml>"
 
 // Scenario is a parsed scenario file. Every quantity carries its unit in
-// its key; docs/scenarios.md documents each key and its default.
+// its key; docs/reference/scenarios.md documents each key and its default.
 type Scenario struct {
 	Name     string    `toml:"name"`
 	Seed     uint64    `toml:"seed"`
@@ -50,7 +50,7 @@ type Scenario struct {
 	Bound    Bound     `toml:"bound"`
 	Sweep    Sweep     `toml:"sweep"`
 	// Aggregate, when set, sweeps the task-aggregation patterns of each
-	// machine's node (docs/aggregate.md).
+	// machine's node (docs/design/aggregation.md).
 	Aggregate *Aggregate `toml:"aggregate"`
 
 	// File is the path the scenario was read from (DefaultName for the
@@ -127,7 +127,7 @@ type Network struct {
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`
 	// Topology, when set, replays messages as flows sharing the links of
-	// an interconnect (docs/network.md).
+	// an interconnect (docs/reference/network-spec.md).
 	Topology *NetTopology `toml:"topology"`
 }
 
@@ -269,7 +269,7 @@ type Bound struct {
 	// §3.3): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
 	// Cuts relaxes the engine LP into blocks (bound.Options.CutTasks,
-	// docs/bound.md): "auto" (the default: every 64 tasks on LPs of over
+	// docs/design/bound.md): "auto" (the default: every 64 tasks on LPs of over
 	// 512 tasks), "none" (the exact LP) or the least number of tasks
 	// between two cuts.
 	Cuts string `toml:"cuts"`
@@ -720,7 +720,7 @@ func (s *Scenario) normalizeNetwork() error {
 func (s *Scenario) normalizeBound() error {
 	switch s.Bound.Messages {
 	case "":
-		// "engine" is the bound (docs/bound.md); the others are kept
+		// "engine" is the bound (docs/design/bound.md); the others are kept
 		// for comparison: "replay" is no bound, "loggops" a loose one.
 		s.Bound.Messages = MessagesEngine
 	case MessagesEngine, MessagesReplay, MessagesLogGOPS:

@@ -191,7 +191,7 @@ func TestBoundOrderFree(t *testing.T) {
 
 // capsim bound's rounded column is by default the sweep's lp policy: the
 // LP's schedule with the least headroom that replays within the cap at
-// every instant. On the README's 32-rank stencil it stays within the cap
+// every instant. On docs/guide/bound.md's 32-rank stencil it stays within the cap
 // at every cap, where the schedule at the cap itself (staggered) went
 // over it at 1300 and 1400 W, and within 1 % of the bound.
 func TestBoundRoundingLP(t *testing.T) {
