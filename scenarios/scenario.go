@@ -58,6 +58,10 @@ type Scenario struct {
 	File string `toml:"-"`
 	// Text is the scenario's source text, used to fingerprint a sweep.
 	Text []byte `toml:"-"`
+	// Warnings name the keys that are accepted but have no effect, one
+	// line each ("FILE:LINE: KEY: deprecated: has no effect"), for the
+	// command that loaded the scenario to print.
+	Warnings []string `toml:"-"`
 
 	set      *compute.Set    // models.file's models, nil without one
 	top      topo.Topology   // network.topology's, nil without one
@@ -171,8 +175,9 @@ type NetTopology struct {
 	// or ending one: faster on large components, but not max-min fair
 	// (see sim.FlowNetwork.Neighbours).
 	Neighbours bool `toml:"neighbours"`
-	// Exact is accepted for scenarios written before exact max-min
-	// fairness became the default, and has no effect.
+	// Exact is deprecated and has no effect: exact max-min fairness is
+	// the flow model's only sharing rule. Setting it adds a warning to
+	// the scenario's Warnings.
 	Exact bool `toml:"exact"`
 	// CM02 times and shares flows as SimGrid's CM02 model does.
 	CM02 bool `toml:"cm02"`
@@ -381,6 +386,7 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		}
 	}
 	s.File, s.Text = file, text
+	s.Warnings = deprecated(file, text, md)
 	if err := s.normalize(); err != nil {
 		if pe, ok := err.(*ParseError); ok {
 			pe.File = file
@@ -391,6 +397,21 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// deprecatedKeys are the keys a scenario may still set but that have no
+// effect.
+var deprecatedKeys = []toml.Key{{"network", "topology", "exact"}}
+
+// deprecated returns a warning for each deprecated key the text sets.
+func deprecated(file string, text []byte, md toml.MetaData) []string {
+	var out []string
+	for _, k := range deprecatedKeys {
+		if md.IsDefined(k...) {
+			out = append(out, fmt.Sprintf("%s:%d: %s: deprecated: has no effect", file, keyLine(text, k), k))
+		}
+	}
+	return out
 }
 
 // tomlTypeError matches the decoder's type errors, which are not
