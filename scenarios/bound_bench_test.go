@@ -141,8 +141,8 @@ func cpuSeconds() float64 {
 // LogGOPS semantics as rows) and "replay" (message times of one replay,
 // no rows between them). Each builds the LP (the reference replay and
 // event order, then NewSolver: the engine LP's row searches, blocks, CLP's
-// load) and solves it at one cap, 1,150 W per 32 ranks (the middle of the
-// README's caps), from scratch. It reports the wall and CPU seconds of
+// load) and solves it at one cap, 1,150 W per 32 ranks (the middle of
+// docs/guide/bound.md's caps), from scratch. It reports the wall and CPU seconds of
 // each model, the parts of each (order, build, solve: wall and CPU), the
 // engine LP's size, blocks and simplex iterations, and engine/replay
 // ratios: issue
@@ -234,7 +234,7 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 // BenchmarkLPPolicyScaled times the lp policy of capsim bound
 // (LPPolicy.Replay: the search for headroom on a fork of the LP, its
 // probes' re-solves and floor replays, the staggered replays) at the six
-// caps of the README's LP table (28.1–43.8 W a rank) on stencilScaled's
+// caps of docs/perf/README.md's LP table (28.1–43.8 W a rank) on stencilScaled's
 // 1k and 10k cases with the engine LP, the LP built and each cap solved
 // outside the timing, as capsim bound does (its lp column's numbers). It
 // reports the policy's CPU and wall seconds over the six caps and their
