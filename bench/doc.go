@@ -31,7 +31,7 @@
 // replays the ring allreduce under plain LogGOPS and with a crossbar
 // topology (which must not reach the flow model) beside a 1,024-rank
 // all-to-all on a fat-tree under the flow model, and reports flow events
-// per CPU second (docs/network.md).
+// per CPU second (docs/design/network.md).
 //
 // The reproduction page docs/reference/reproductions.md, every checkable number of
 // the source papers against capsim's, is written by

@@ -8,7 +8,7 @@
 // versioned JSON file.
 //
 // Models are homogeneous in the recorded duration (the ratio method of
-// docs/models.md): doubling the recorded work doubles the predicted time.
+// docs/design/models.md): doubling the recorded work doubles the predicted time.
 // A Pricer relies on that to resolve each region once per configuration.
 package compute
 

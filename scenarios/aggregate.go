@@ -22,7 +22,7 @@ import (
 
 // Aggregate is [aggregate]: a sweep axis over the task-aggregation
 // patterns of each machine's node (Dong Li, PhD thesis, Virginia Tech, 2011, Ch. 4;
-// docs/aggregate.md). The workload's T ranks are placed k to a node on
+// docs/design/aggregation.md). The workload's T ranks are placed k to a node on
 // T/k of the machine's nodes, grouped by their communication (§4.2), and
 // every point is one pattern replayed on the engine: each message priced
 // by the LogGOPS parameters of where its two ranks sit (same die, same

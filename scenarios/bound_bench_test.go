@@ -17,7 +17,7 @@ import (
 	"github.com/capsim/capsim/optimize/clp"
 )
 
-// stencil32DAG is the README's bound example: the 32-rank stencil of
+// stencil32DAG is the bound example of docs/guide/bound.md: the 32-rank stencil of
 // examples/bound with the 40-row configuration table, calibrated messages.
 func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	tb.Helper()
@@ -46,7 +46,7 @@ func stencil32DAG(tb testing.TB) (*bound.DAG, *Machine) {
 	return d, m
 }
 
-// BenchmarkBoundStencil32Sweep is the LP sweep's performance target on the README's
+// BenchmarkBoundStencil32Sweep is the LP sweep's performance target on docs/guide/bound.md's
 // 32-rank case: 20 job caps 800:1370:30 W re-solved from the previous
 // basis, against a cold solve at each of three of those caps (the median
 // is "one solve"). It reports the least of each over b.N runs and their
@@ -135,14 +135,14 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// BenchmarkBoundStencilScaled times the bound itself on the README's
+// BenchmarkBoundStencilScaled times the bound itself on docs/guide/bound.md's
 // bound workload scaled in ranks and iterations (stencilScaled), with the
 // LP's two message models in one run: "engine" (the default: the engine's
 // LogGOPS semantics as rows) and "replay" (message times of one replay,
 // no rows between them). Each builds the LP (the reference replay and
 // event order, then NewSolver: the engine LP's row searches, blocks, CLP's
-// load) and solves it at one cap, 1,150 W per 32 ranks (the middle of the
-// README's caps), from scratch. It reports the wall and CPU seconds of
+// load) and solves it at one cap, 1,150 W per 32 ranks (the middle of
+// docs/guide/bound.md's caps), from scratch. It reports the wall and CPU seconds of
 // each model, the parts of each (order, build, solve: wall and CPU), the
 // engine LP's size, blocks and simplex iterations, and engine/replay
 // ratios: issue
@@ -234,7 +234,7 @@ func BenchmarkBoundStencilScaled(b *testing.B) {
 // BenchmarkLPPolicyScaled times the lp policy of capsim bound
 // (LPPolicy.Replay: the search for headroom on a fork of the LP, its
 // probes' re-solves and floor replays, the staggered replays) at the six
-// caps of the README's LP table (28.1–43.8 W a rank) on stencilScaled's
+// caps of docs/perf/README.md's LP table (28.1–43.8 W a rank) on stencilScaled's
 // 1k and 10k cases with the engine LP, the LP built and each cap solved
 // outside the timing, as capsim bound does (its lp column's numbers). It
 // reports the policy's CPU and wall seconds over the six caps and their

@@ -23,7 +23,7 @@ const (
 	// fastest P-state (bound.ReplayComm): its uncapped schedule then follows
 	// the engine's, NIC and CPU serialization and collective algorithms
 	// included. Contention is baked in, so this is no bound: another
-	// schedule's messages can be faster (docs/bound.md).
+	// schedule's messages can be faster (docs/design/bound.md).
 	MessagesReplay = "replay"
 	// MessagesLogGOPS prices each message at its uncontended LogGOPS cost
 	// and every call, collectives included, as instantaneous.

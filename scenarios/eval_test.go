@@ -342,7 +342,7 @@ func TestNetworkTopology(t *testing.T) {
 		}
 	}
 	// neighbours selects the re-rating of neighbours only
-	// (sim.FlowNetwork.Neighbours); exact, the default now, is accepted
+	// (sim.FlowNetwork.Neighbours); exact is deprecated (a warning), is accepted
 	// and changes nothing.
 	for _, c := range []struct {
 		key  string

@@ -17,7 +17,7 @@ import (
 // TestGlpsolAgrees solves the bound's LP with an independent solver,
 // GLPK's glpsol, on the MPS file `capsim bound --mps` writes, and compares
 // the optima (the objective is the makespan in ns): the default scenario
-// at 290–380 W and the README's 32-rank stencil (examples/bound, its
+// at 290–380 W and docs/guide/bound.md's 32-rank stencil (examples/bound, its
 // configuration table) at 800–1,400 W, each with bound.messages "engine"
 // (the stencil's LP cut into 10 blocks, written as one LP) and "replay"
 // (split at its collectives), the caps re-solved in a sweep from the
@@ -32,7 +32,7 @@ func TestGlpsolAgrees(t *testing.T) {
 		t.Skip("glpsol not found: install Debian's glpk-utils to check the bound against GLPK")
 	}
 	// CLP's tolerances are 1e-7, absolute in units of each block's
-	// length; measured: at most 3e-12 relative (docs/bound.md).
+	// length; measured: at most 3e-12 relative (docs/design/bound.md).
 	const tol = 1e-7
 	def, err := os.ReadFile("default.toml")
 	if err != nil {

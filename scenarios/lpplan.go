@@ -267,7 +267,7 @@ func choiceOf(r *rounded, h float64) lpChoice {
 
 // LPPolicy is a sweep's lp policy (the LP's schedule at the least
 // headroom under the cap that replays within it at every instant, see
-// docs/bound.md) over an LP its caller built and solves at caps of its
+// docs/design/bound.md) over an LP its caller built and solves at caps of its
 // own (capsim bound). As the sweep's, it plans each cap on a fork of the
 // caller's LP right after the caller solved it (bound.Solver.Fork), so
 // that its search for headroom starts from the basis of the bound at

@@ -23,13 +23,13 @@ const (
 	// PolicySteering is Dynamic Power Steering (Anger, PhD thesis,
 	// Georgia Tech 2016, §5.1): per BSP iteration, P-states that balance
 	// the ranks within a power budget.
-	PolicySteering = "steering"
+	PolicySteering = policy.Steering
 	// PolicyDCTDVFS is concurrency throttling and DVFS slack reclamation
 	// for hybrid MPI/OpenMP (Li, PhD thesis, Virginia Tech 2011, Ch. 3).
-	PolicyDCTDVFS = "dct-dvfs"
+	PolicyDCTDVFS = policy.DCTDVFS
 	// PolicyLP is the LP bound's own schedule at the cap (Bailey et al.,
 	// SC'15), rounded within the cap and replayed as a sweep's lp point.
-	PolicyLP = "lp"
+	PolicyLP = policy.LP
 )
 
 // ReplayPolicies lists the policies ReplayPolicy runs, in the order
@@ -356,12 +356,12 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	sc.Workload = Workload{Trace: abs, Format: r.Import.Format}
 	got := map[string]Metrics{}
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
-	for _, pt := range []Point{{Machine: mi, Policy: "uncapped"}, {Machine: mi, Policy: "lp", CapW: r.CapW}} {
+	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: policy.LP, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
 			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, err)
 		}
 	}
-	base, lp := got["uncapped"], got["lp"]
+	base, lp := got[policy.Uncapped], got[policy.LP]
 	if lp.Infeasible {
 		return nil, fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below its least feasible cap (capsim bound prints it)", r.Trace, r.CapW)
 	}

@@ -39,7 +39,7 @@ func Default() []byte { return append([]byte(nil), defaultScenario...) }
 const DefaultName = "<embedded default.toml>"
 
 // Scenario is a parsed scenario file. Every quantity carries its unit in
-// its key; docs/scenarios.md documents each key and its default.
+// its key; docs/reference/scenarios.md documents each key and its default.
 type Scenario struct {
 	Name     string    `toml:"name"`
 	Seed     uint64    `toml:"seed"`
@@ -50,7 +50,7 @@ type Scenario struct {
 	Bound    Bound     `toml:"bound"`
 	Sweep    Sweep     `toml:"sweep"`
 	// Aggregate, when set, sweeps the task-aggregation patterns of each
-	// machine's node (docs/aggregate.md).
+	// machine's node (docs/design/aggregation.md).
 	Aggregate *Aggregate `toml:"aggregate"`
 
 	// File is the path the scenario was read from (DefaultName for the
@@ -58,6 +58,10 @@ type Scenario struct {
 	File string `toml:"-"`
 	// Text is the scenario's source text, used to fingerprint a sweep.
 	Text []byte `toml:"-"`
+	// Warnings name the keys that are accepted but have no effect, one
+	// line each ("FILE:LINE: KEY: deprecated: has no effect"), for the
+	// command that loaded the scenario to print.
+	Warnings []string `toml:"-"`
 
 	set      *compute.Set    // models.file's models, nil without one
 	top      topo.Topology   // network.topology's, nil without one
@@ -127,7 +131,7 @@ type Network struct {
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`
 	// Topology, when set, replays messages as flows sharing the links of
-	// an interconnect (docs/network.md).
+	// an interconnect (docs/reference/network-spec.md).
 	Topology *NetTopology `toml:"topology"`
 }
 
@@ -171,8 +175,9 @@ type NetTopology struct {
 	// or ending one: faster on large components, but not max-min fair
 	// (see sim.FlowNetwork.Neighbours).
 	Neighbours bool `toml:"neighbours"`
-	// Exact is accepted for scenarios written before exact max-min
-	// fairness became the default, and has no effect.
+	// Exact is deprecated and has no effect: exact max-min fairness is
+	// the flow model's only sharing rule. Setting it adds a warning to
+	// the scenario's Warnings.
 	Exact bool `toml:"exact"`
 	// CM02 times and shares flows as SimGrid's CM02 model does.
 	CM02 bool `toml:"cm02"`
@@ -269,7 +274,7 @@ type Bound struct {
 	// §3.3): "local" (the default) or "late" (bound.ParseSlackPolicy).
 	SlackPolicy string `toml:"slack_policy"`
 	// Cuts relaxes the engine LP into blocks (bound.Options.CutTasks,
-	// docs/bound.md): "auto" (the default: every 64 tasks on LPs of over
+	// docs/design/bound.md): "auto" (the default: every 64 tasks on LPs of over
 	// 512 tasks), "none" (the exact LP) or the least number of tasks
 	// between two cuts.
 	Cuts string `toml:"cuts"`
@@ -381,6 +386,7 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		}
 	}
 	s.File, s.Text = file, text
+	s.Warnings = deprecated(file, text, md)
 	if err := s.normalize(); err != nil {
 		if pe, ok := err.(*ParseError); ok {
 			pe.File = file
@@ -391,6 +397,21 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// deprecatedKeys are the keys a scenario may still set but that have no
+// effect.
+var deprecatedKeys = []toml.Key{{"network", "topology", "exact"}}
+
+// deprecated returns a warning for each deprecated key the text sets.
+func deprecated(file string, text []byte, md toml.MetaData) []string {
+	var out []string
+	for _, k := range deprecatedKeys {
+		if md.IsDefined(k...) {
+			out = append(out, fmt.Sprintf("%s:%d: %s: deprecated: has no effect", file, keyLine(text, k), k))
+		}
+	}
+	return out
 }
 
 // tomlTypeError matches the decoder's type errors, which are not
@@ -720,7 +741,7 @@ func (s *Scenario) normalizeNetwork() error {
 func (s *Scenario) normalizeBound() error {
 	switch s.Bound.Messages {
 	case "":
-		// "engine" is the bound (docs/bound.md); the others are kept
+		// "engine" is the bound (docs/design/bound.md); the others are kept
 		// for comparison: "replay" is no bound, "loggops" a loose one.
 		s.Bound.Messages = MessagesEngine
 	case MessagesEngine, MessagesReplay, MessagesLogGOPS:

@@ -160,3 +160,33 @@ func TestBoundOrderKeys(t *testing.T) {
 		b.close()
 	}
 }
+
+// TestDeprecatedWarnings checks that a deprecated key parses and leaves a
+// warning naming its file, line and key, and that no other key does.
+func TestDeprecatedWarnings(t *testing.T) {
+	topo := "[network.topology]\nkind = \"fattree\"\nk = 2\nn = 1\n"
+	for _, c := range []struct {
+		name, table string
+		want        []string
+	}{
+		{"none", "", nil},
+		{"topology without exact", topo, nil},
+		{"exact = true", topo + "exact = true\n", []string{"network.topology.exact: deprecated: has no effect"}},
+		{"exact = false", topo + "exact = false\n", []string{"network.topology.exact: deprecated: has no effect"}},
+	} {
+		text := strings.Replace(string(Default()), "[workload]", c.table+"\n[workload]", 1)
+		sc, err := Parse("t.toml", []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(sc.Warnings) != len(c.want) {
+			t.Fatalf("%s: warnings %q, want %d", c.name, sc.Warnings, len(c.want))
+		}
+		for i, w := range c.want {
+			line := keyLine([]byte(text), []string{"network", "topology", "exact"})
+			if want := fmt.Sprintf("t.toml:%d: %s", line, w); line == 0 || sc.Warnings[i] != want {
+				t.Errorf("%s: warning %q, want %q", c.name, sc.Warnings[i], want)
+			}
+		}
+	}
+}

@@ -32,7 +32,7 @@ type FlowNetwork struct {
 	// starts or ends (flow.Net.Neighbours) instead of their whole
 	// connected component: cheaper where flows form large components
 	// (congested tori), but not max-min fair, an approximation whose
-	// makespans drift from the model's (docs/network.md).
+	// makespans drift from the model's (docs/design/network.md).
 	Neighbours bool
 	// CM02 shares and times flows as SimGrid's CM02 network model does:
 	// a message first waits out its route's latency, then its bytes flow;
@@ -45,7 +45,7 @@ type FlowNetwork struct {
 	// route's latency after its last byte. Its flows hold the links near the receiver up to a
 	// route's latency before their bytes could be there, which can make a
 	// replay several times slower than the network it models (3 times on
-	// a 256-rank pairwise all-to-all: docs/network.md); it is kept for
+	// a 256-rank pairwise all-to-all: docs/design/network.md); it is kept for
 	// comparison. CM02 ignores it.
 	BytesFirst bool
 }

@@ -192,7 +192,7 @@ func TestFlowBadMapping(t *testing.T) {
 }
 
 // TestFlowTorusCM02Simultaneous is the smallest case found where SimGrid's
-// default lazy max-min updates break a link's capacity (docs/network.md,
+// default lazy max-min updates break a link's capacity (docs/design/network.md,
 // tor16-a2a), timed by hand for exact CM02 sharing. On a 4×4 torus with
 // SimGrid's TORUS cluster (no NIC links, SimGrid's ties), 1 B/ns links and
 // 5 µs hops, all three flows of 1 MiB:
@@ -312,7 +312,7 @@ func (a arrivals) Message(send, recv int32, sent, at int64) { a[sent] = at }
 
 // TestFlowTimingEjection is the smallest case of what made the old
 // default timing (BytesFirst: bytes first, latency after) 3 times slower
-// than CM02's on ft256-a2a (docs/network.md): two messages whose bytes
+// than CM02's on ft256-a2a (docs/design/network.md): two messages whose bytes
 // never meet on the wire share the receiver's link. On a 4-ary 2-tree of
 // 1 B/ns links and 5 µs hops, 100,000 bytes each into host 5:
 //

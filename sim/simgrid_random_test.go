@@ -14,7 +14,7 @@ import (
 // sent after a random delay of 0 to 150 µs, so flows of 2, 4 and 6 hops
 // start, share and end at unrelated times. Every receiver must finish
 // within 20 ns of SimGrid's time: SimGrid shares the links of these trees
-// as capsim does, flow by flow (docs/network.md, ft64o-a2a).
+// as capsim does, flow by flow (docs/design/network.md, ft64o-a2a).
 func TestRandomFlowsAgreeWithSimGrid(t *testing.T) {
 	needSimGrid(t)
 	dir := t.TempDir()
@@ -58,7 +58,7 @@ func TestRandomFlowsAgreeWithSimGrid(t *testing.T) {
 // in SimGrid (full updates) and capsim (CM02). Any such jitter takes
 // SimGrid out of the lockstep that all-equal messages keep it in (its
 // makespan grows from 67.75 ms to 71 to 88 ms), and capsim's mean
-// makespan is then within 5 % of SimGrid's (docs/network.md: capsim's
+// makespan is then within 5 % of SimGrid's (docs/design/network.md: capsim's
 // 5.5 % above SimGrid at all-equal sizes is that lockstep). 32 SimGrid
 // replays: about 8 s.
 func TestA2AJitterAgreesWithSimGrid(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // The SimGrid validation of the flow model: the same workloads, written as
 // SimGrid time-independent traces, replayed by SimGrid 3.32
 // (smpirun -replay, network/model:CM02, no overheads, every message
-// eager; see docs/trace-formats.md) on a
+// eager; see docs/reference/trace-formats.md) on a
 // <cluster topology="FAT_TREE|TORUS|DRAGONFLY"> of 1 GB/s, 5 µs links,
 // and by capsim on the equivalent topology with exact max-min sharing
 // timed as CM02 does (FlowNetwork.CM02; the torus without NIC links and
@@ -33,7 +33,7 @@ import (
 // SimGrid runs with its default lazy updates and with full updates
 // (sgUpdates); both makespans are committed in
 // testdata/topology-simgrid.txt, and TestTopologySimGridLive re-measures
-// them where smpirun is installed. docs/network.md tabulates the
+// them where smpirun is installed. docs/design/network.md tabulates the
 // comparison and explains the cases that differ.
 
 type sgCase struct {
@@ -47,7 +47,7 @@ type sgCase struct {
 	tol      float64
 	// lazyErr: SimGrid's default lazy updates give a makespan off by
 	// more than tol, because its selective re-solving leaves out links
-	// (docs/network.md); the case is checked against full updates only.
+	// (docs/design/network.md); the case is checked against full updates only.
 	lazyErr bool
 	// long: a 256-rank all-to-all; TestTopologySimGridLive re-runs
 	// SimGrid on it only with CAPSIM_SIMGRID_LONG=1 (15 s to 2 minutes of
@@ -55,7 +55,7 @@ type sgCase struct {
 	long bool
 	// sgRoutes: replay on the dragonfly with SimGrid's routes inside a
 	// group (sgDragonflyRoutes), which differ from capsim's where a group
-	// has several chassis (docs/network.md); capsim's own routes are
+	// has several chassis (docs/design/network.md); capsim's own routes are
 	// logged beside.
 	sgRoutes bool
 }
@@ -103,7 +103,7 @@ var sgCases = []sgCase{
 	// capsim 5.5 % above SimGrid, whose rounds stay in lockstep at
 	// all-equal sizes; with sizes jittered by a byte or a few the two
 	// agree on average (TestA2AJitterAgreesWithSimGrid,
-	// docs/network.md).
+	// docs/design/network.md).
 	{"ft64o-a2a", "a2a", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,2,2;1,1,1", ft64o, 0.07, true, false, false},
 	{"ft64o-perm", "perm", 64, 1 << 18, "FAT_TREE", "3;4,4,4;1,2,2;1,1,1", ft64o, 0.05, false, false, false},
 	{"df16-ring", "ring", 16, 1 << 20, "DRAGONFLY", "4,1;1,1;4,1;1", df16, 0.02, false, false, false},
@@ -119,7 +119,7 @@ var sgCases = []sgCase{
 	{"tor256-a2a", "a2a", 256, 1 << 16, "TORUS", "16,16", tor256, 0.05, false, true, false},
 	// Chaotic: SimGrid's makespan moves by 17 % and capsim's by 15 % when
 	// the messages grow or shrink by 1 or 100 bytes; the means of the 5
-	// sizes agree within 1.3 % (docs/network.md).
+	// sizes agree within 1.3 % (docs/design/network.md).
 	{"df256-a2a", "a2a", 256, 1 << 16, "DRAGONFLY", "8,1;1,1;8,1;4", df256, 0.25, true, true, false},
 	{"tor256-perm", "perm", 256, 1 << 18, "TORUS", "16,16", tor256, 0.05, false, false, false},
 	{"tor256-stencil", "stencil", 256, 1 << 18, "TORUS", "16,16", tor256, 0.02, false, false, false},
@@ -267,7 +267,7 @@ func capsimSGRun(t testing.TB, index string, c sgCase, neighbours, weighted bool
 // sgUpdates are the two ways SimGrid runs CM02's max-min solver: its
 // default, lazy updates with selective re-solving of the constraints a
 // change touched, and full updates re-solving every constraint at every
-// step (docs/network.md explains why they differ on tor16-a2a).
+// step (docs/design/network.md explains why they differ on tor16-a2a).
 var sgUpdates = [2][]string{
 	{"--cfg=network/optim:Lazy"},
 	{"--cfg=network/optim:Full", "--cfg=network/maxmin-selective-update:no"},
@@ -305,11 +305,11 @@ func readSGMakespans(t *testing.T) map[string][2]float64 {
 
 // TestTopologyAgreesWithSimGrid compares capsim's makespans with SimGrid's
 // committed ones, case by case, within each case's tolerance (2 % without
-// contention, 5 % with, more where docs/network.md explains why): with
+// contention, 5 % with, more where docs/design/network.md explains why): with
 // SimGrid's full updates always, with its default lazy updates except
 // where those are off (lazyErr; checked to stay more than 1 % off
 // SimGrid's own full updates). The equal-share columns of the table in
-// docs/network.md are logged beside, for the 256-rank cases only with
+// docs/design/network.md are logged beside, for the 256-rank cases only with
 // CAPSIM_SIMGRID_LONG=1 (they take a minute).
 func TestTopologyAgreesWithSimGrid(t *testing.T) {
 	want := readSGMakespans(t)
@@ -478,7 +478,7 @@ func TestTopologySimGridLive(t *testing.T) {
 // receives A, rank 2 B, rank 5 C; 16 bytes more each for SMPI's envelope);
 // with its default lazy updates A runs at the full 1 B/ns of link
 // (1,0)→(2,0) while B crosses it at 0.6, 1.6 B/ns on a 1 B/ns link, which
-// is why tor16-a2a is off under lazy updates (docs/network.md). When B
+// is why tor16-a2a is off under lazy updates (docs/design/network.md). When B
 // and C start to flow at the same instant (15 µs), SimGrid re-solves the
 // links it marks as modified: C, enabled first, marks its links, among
 // them (0,0)→(1,0); B's first link is that one, already marked, so B's

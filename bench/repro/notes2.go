@@ -373,7 +373,7 @@ func lpAll(root string) ([]Row, error) {
 // lpShape checks the paper's relations between the LP bound, Static and
 // Conductor (SC'15, §3.5 and §6) on the charged-field stencil with
 // 100 ms iterations (examples/conductor/charged_long.toml, an imbalanced
-// stand-in for the paper's benchmarks; docs/conductor.md).
+// stand-in for the paper's benchmarks; docs/design/conductor.md).
 func lpShape(root string) ([]Row, error) {
 	const (
 		n    = "003_lp"

@@ -27,7 +27,7 @@ func TestAggregateCommand(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 9 || !strings.HasPrefix(lines[4], "4,2,1,1,2,1,8,") {
 		t.Errorf("csv has %d lines, P4 row %q:\n%s", len(lines), lines[min(4, len(lines)-1)], data)
 	}
-	for _, want := range []string{"P5 infeasible", "P8 infeasible", "Eq. 4.5 and the ranking (note 002 §3.6): P4 ", "least replayed energy: P"} {
+	for _, want := range []string{"P5 infeasible", "P8 infeasible", "Eq. 4.5 and the ranking (Li, PhD thesis 2011, §4.4): P4 ", "least replayed energy: P"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -56,7 +56,7 @@ the fixed event order needs exits with status 1 and names that minimum;
 with --caps, each such cap is reported on the standard error with that
 minimum and marked in the output (JSON "infeasible": true), the other caps
 are solved, and the exit status is 1 only when every cap is infeasible.
-The scenario's [bound] messages picks the LP's network view (docs/bound.md):
+The scenario's [bound] messages picks the LP's network view (docs/design/bound.md):
 "engine", the default, writes the engine's LogGOPS semantics (CPU overheads, NIC gaps on
 both sides, latency, eager/rendezvous, each collective's algorithm as its
 messages) as rows under the order of operations on every CPU and NIC of a
@@ -80,7 +80,7 @@ as split does but places each task's faster stretch where the job's power
 fits the cap at every instant (the slower point where it cannot), and lp,
 the default and the sweep's lp policy, replays staggered the LP's
 schedule at the cap less the least headroom that fits under the cap at
-every instant (docs/bound.md). Events may reorder in the replay and the job may
+every instant (docs/design/bound.md). Events may reorder in the replay and the job may
 exceed the cap: rounded_over_cap_ns says how long, from the power at every
 instant (a split task draws its faster point's power while in it).
 Between its tasks a rank draws the machine's wait_power (default: its last
@@ -148,7 +148,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 				if sc.Bound.Messages == scenarios.MessagesEngine {
-					return usagef("--slack-policy applies to the LP's \"replay\" and \"loggops\" message models ([bound] messages); the \"engine\" LP keeps the order of its reference replay (docs/bound.md)")
+					return usagef("--slack-policy applies to the LP's \"replay\" and \"loggops\" message models ([bound] messages); the \"engine\" LP keeps the order of its reference replay (docs/design/bound.md)")
 				}
 				cfg.Slack = &sp
 			}
@@ -222,7 +222,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&form, "form", "default", "LP task form: increment (the default; mix with shared devices), mix or segment")
 	f.StringVar(&slackPolicy, "slack-policy", "local", "initial schedule's slack reduction (Bailey et al., SC'15, §3.3): local (tasks stretch into their local slack; the ASAP event order) or late (vertices also move as late as possible); default: the scenario's bound.slack_policy")
 	f.StringVar(&method, "method", "auto", "CLP method: auto, dual, primal, barrier or barrier-nocross")
-	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs and the fastest schedule loses nothing (a valid, slightly looser bound, docs/bound.md); auto: 64 on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
+	f.StringVar(&cuts, "cuts", "auto", "engine LP: relax it into blocks of at least this many tasks, cut where no task runs and the fastest schedule loses nothing (a valid, slightly looser bound, docs/design/bound.md); auto: 64 on LPs of over 512 tasks; none: the exact LP; default: the scenario's bound.cuts")
 	f.StringVar(&progress, "progress", "auto", "progress bar over the caps, naming the LP's solve: auto (when stderr is a terminal), always, never")
 	f.Float64Var(&timeLimit, "time-limit", 0, "CLP time limit per LP block in seconds (0: none); a block that hits it is an error")
 	f.IntVar(&workers, "workers", 0, "LP blocks solved at once (default: GOMAXPROCS)")

@@ -54,7 +54,7 @@ func TestBoundJSON(t *testing.T) {
 	}
 }
 
-// The event order's options (note 003 §2.5) reach the output: the slack
+// The event order's options (Bailey et al., SC'15, §3.3) reach the output: the slack
 // policy and tie tolerance used, and the number of events. Reading (b)
 // and a tolerance both leave fewer events on the default scenario; bad
 // values are usage errors.
@@ -135,7 +135,7 @@ func TestBoundCapsInfeasible(t *testing.T) {
 }
 
 // capsim bound --order-free adds the least makespan over every event order
-// (note 003 §3) to each cap: never above the fixed order's bound, its
+// (the Flow ILP of Bailey et al., SC'15, §3.4) to each cap: never above the fixed order's bound, its
 // excess as order_free_gap_pct, and a DAG over the limit refused with its
 // size and the limit named. Without the flag the keys are absent.
 func TestBoundOrderFree(t *testing.T) {
@@ -191,7 +191,7 @@ func TestBoundOrderFree(t *testing.T) {
 
 // capsim bound's rounded column is by default the sweep's lp policy: the
 // LP's schedule with the least headroom that replays within the cap at
-// every instant. On the README's 32-rank stencil it stays within the cap
+// every instant. On docs/guide/bound.md's 32-rank stencil it stays within the cap
 // at every cap, where the schedule at the cap itself (staggered) went
 // over it at 1300 and 1400 W, and within 1 % of the bound.
 func TestBoundRoundingLP(t *testing.T) {

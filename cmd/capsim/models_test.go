@@ -58,7 +58,7 @@ func replayJSONOf(t *testing.T, args ...string) replayOut {
 	return r
 }
 
-// TestReadmeStencilExample runs the README's three replays of a traced
+// TestReadmeStencilExample runs docs/guide/models.md's three replays of a traced
 // stencil with examples/models/stencil.json and checks every number
 // against the models' equations, computed here from the model file's
 // parameters: the DVFS slowdown τ(f) = β·f_ref/f + 1 − β (Anger, PhD thesis 2016, Ch. 4)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/optimize/policy/dctdvfs"
 	"github.com/capsim/capsim/optimize/policy/steering"
 	"github.com/capsim/capsim/scenarios"
@@ -256,14 +257,14 @@ func writePolicy(w io.Writer, out scenarios.PolicyReport, asJSON bool) error {
 }
 
 func printPolicy(w io.Writer, r scenarios.PolicyReport) {
-	if r.Policy == "lp" {
+	if r.Policy == policy.LP {
 		fmt.Fprintf(w, "trace     %s\npolicy    lp on machine %s: the LP's schedule at %g W, rounded within the cap and replayed\nnetwork   %s\n", r.Trace, r.Machine, r.LP.CapW, r.Network)
 	} else {
 		fmt.Fprintf(w, "trace     %s\npolicy    %s on machine %s\nnetwork   %s\nphases    %d\n", r.Trace, r.Policy, r.Machine, r.Network, r.Phases)
 	}
 	switch r.Policy {
-	case "lp":
-	case "steering":
+	case policy.LP:
+	case policy.Steering:
 		fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
 	default:
 		fmt.Fprintf(w, "threads   %d per MPI task as recorded; slack dispersed %d ns; knapsack %.6g J (LP relaxation %.6g J)\n", r.Threads, r.SlackNs, r.KnapsackJ, r.RelaxedJ)
@@ -277,7 +278,7 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	row := func(name string, x scenarios.PolicyRun) {
 		fmt.Fprintf(tw, "%s\t%d\t%.6f\t%.3f\t%.3f\t\n", name, x.MakespanNs, x.EnergyJ, x.AvgW, x.PeakW)
 	}
-	if r.Policy == "lp" {
+	if r.Policy == policy.LP {
 		row("uncapped", r.Baseline)
 	} else {
 		row("no policy", r.Baseline)
@@ -288,10 +289,10 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	row(r.Policy, r.Result)
 	tw.Flush()
 	fmt.Fprintf(w, "\nimprovement vs no policy: runtime %.2f %%, energy %.2f %%\n", r.RuntimeImprovementPct, r.EnergyImprovementPct)
-	if r.Policy == "lp" && r.Result.OverCapNs > 0 {
+	if r.Policy == policy.LP && r.Result.OverCapNs > 0 {
 		fmt.Fprintf(w, "time above the cap: %d ns\n", r.Result.OverCapNs)
 	}
-	if r.Policy == "steering" && r.Result.OverCapNs > 0 {
+	if r.Policy == policy.Steering && r.Result.OverCapNs > 0 {
 		fmt.Fprintf(w, "time above the budget: %d ns (%d phases had no assignment within it)\n", r.Result.OverCapNs, r.OverBudgetPhases)
 	}
 	switch r.LP.Status {

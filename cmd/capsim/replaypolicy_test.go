@@ -86,7 +86,7 @@ func TestSteeringGridCmd(t *testing.T) {
 	}
 }
 
-// TestReadmePolicyExample runs the README's "Power policies on replay"
+// TestReadmePolicyExample runs the commands of docs/guide/policies.md
 // commands and checks the numbers its table quotes.
 func TestReadmePolicyExample(t *testing.T) {
 	dir := t.TempDir()

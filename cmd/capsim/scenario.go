@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -39,6 +40,7 @@ rank count against each machine and each policy against the workload.`,
 			if err != nil {
 				return err
 			}
+			printWarnings(cmd.ErrOrStderr(), sc)
 			if err := sc.Check(); err != nil {
 				return err
 			}
@@ -90,4 +92,12 @@ The shards are only read; OUTDIR must be a new or other directory.`,
 	c.Flags().StringVarP(&out, "output", "o", "", "results directory to write")
 	c.Flags().BoolVar(&partial, "partial", false, "merge shards that miss points or overlap, with a warning listing the points")
 	return c
+}
+
+// printWarnings prints the scenario's warnings (keys it sets that have no
+// effect), one line each.
+func printWarnings(w io.Writer, sc *scenarios.Scenario) {
+	for _, s := range sc.Warnings {
+		fmt.Fprintf(w, "capsim: warning: %s\n", s)
+	}
 }

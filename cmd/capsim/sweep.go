@@ -58,6 +58,7 @@ keeping every finished point, and exits with status 130 (143).`,
 			if err != nil {
 				return err
 			}
+			printWarnings(cmd.ErrOrStderr(), sc)
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
 			ctx, stop := signalContext()

@@ -126,7 +126,7 @@ func (p *Profile) HostTime(in Instance) (float64, bool) {
 // seconds of all executions of in on d at transfer ratio r, and false
 // when d cannot run every idiom of in. Each execution pays the setup once
 // and migrates the whole footprint D (Meswani et al., Section VIII, price
-// a migration per offload but give no formula; docs/models.md gives the
+// a migration per offload but give no formula; docs/reference/models.md gives the
 // one used here).
 func (d *Device) InstanceTime(in Instance, r float64) (compute, xfer float64, ok bool) {
 	t, ok := in.curvesTime(d.Idioms)

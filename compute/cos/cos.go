@@ -131,7 +131,7 @@ func (m *Intel) Residual(b Baseline) (float64, error) {
 // Kind returns compute.KindCOSIntel.
 func (m *Intel) Kind() compute.Kind { return compute.KindCOSIntel }
 
-// Predict applies the ratio method (docs/models.md): the region-level
+// Predict applies the ratio method (docs/design/models.md): the region-level
 // prediction T'/T at target, from Base, times the recorded duration.
 // The recorded configuration should be Base.At; if it differs, the
 // prediction is flagged Extrapolated.

@@ -21,7 +21,7 @@ const (
 )
 
 // Eiger prices a region with a fitted Eiger model (Anger's thesis §3.1.1)
-// by the ratio method (docs/models.md): recorded work of w seconds at w.At takes
+// by the ratio method (docs/design/models.md): recorded work of w seconds at w.At takes
 // w·E(x(target))/E(x(w.At)) under target, where E is the model and x(c)
 // the input vector with the configuration inputs (cpu_ghz, threads,
 // mem_ghz, mem_throttle) taken from c and the others from Fixed. Power,

@@ -43,7 +43,7 @@ func Example() {
 
 // Dong Li's phase-time regression (thesis Eq. 3.17) and IPS power model
 // (Eq. 3.19): a phase observed at two sample configurations, predicted at
-// 8 threads with one coefficient set (the hand case of docs/models.md).
+// 8 threads with one coefficient set (the hand case of docs/reference/models.md).
 func ExamplePhaseMLR() {
 	const params = `{"events": ["l2_miss_rate"],
   "samples": [{"config": {"cpu_ghz": 2, "threads": 16}, "time_s": 1.0, "rates": [0.1], "instructions": 1.15e10},

@@ -39,7 +39,7 @@ func placementOf(policy string) (accel.Placement, bool) {
 
 // Offload prices a region on the host with a CPU model, or on the
 // accelerators of an inline device Profile when the target configuration
-// names a device (docs/models.md, "accel"). The target's device is one device of the
+// names a device (docs/reference/models.md, "accel"). The target's device is one device of the
 // profile or a set joined by "+" ("fpga+gpu": a node offering both, see
 // accel.DeviceSet); the host is always allowed too.
 //

@@ -35,7 +35,7 @@ func handModel() *PhaseMLR {
 			L:        0.05,
 			Sigma:    0.035,
 		}},
-		// The IPS model's hand case (docs/models.md): k1 = 2.0e-8 W·s/instr, k0 = 150 W.
+		// The IPS model's hand case (docs/reference/models.md): k1 = 2.0e-8 W·s/instr, k0 = 150 W.
 		Power: &power.IPS{K1: 2e-8, K0: 150},
 	}
 }

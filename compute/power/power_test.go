@@ -131,7 +131,7 @@ func TestPStates(t *testing.T) {
 	}
 }
 
-// The IPS model's hand case (docs/models.md): instructions interpolated
+// The IPS model's hand case (docs/reference/models.md): instructions interpolated
 // to 8 threads, then Dong Li's Eq. 3.19.
 func TestIPSPowerT3(t *testing.T) {
 	i8 := InterpInstructions(8, 1, 1.00e10, 16, 1.15e10)

@@ -1,7 +1,7 @@
 // Package glpsol runs GLPK's stand-alone LP solver, glpsol (Debian package
 // glpk-utils), on an MPS file: a solver independent of COIN-OR CLP, which
 // capsim's bound uses, so that tests can check the bound's optimum against
-// a peer's (docs/bound.md, "Checked against glpsol").
+// a peer's (docs/design/bound.md, "Checked against glpsol").
 package glpsol
 
 import (

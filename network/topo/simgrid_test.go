@@ -80,7 +80,7 @@ func sgPlatformRoutes(t *testing.T, bin, topology, params string, n int) map[[2]
 // same number of links, and one bijection between SimGrid's links and
 // capsim's maps every route onto the other's. skip marks the pairs
 // where SimGrid's dragonfly routes a message inside a group over a
-// chassis link its router does not have (docs/network.md): from chassis
+// chassis link its router does not have (docs/design/network.md): from chassis
 // c ≠ 0 to another position, SimGrid's route continues from chassis 0.
 func TestRoutesAgreeWithSimGrid(t *testing.T) {
 	bin := sgRoutes(t)

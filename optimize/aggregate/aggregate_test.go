@@ -38,7 +38,7 @@ func TestPatternsSystemG(t *testing.T) {
 			t.Errorf("%v: %d slots", p, len(p.Slots()))
 		}
 	}
-	// §3.5: intra-node pairs of groups 1, 2, 3 follow patterns 4, 3, 2.
+	// Li, 2011, §4.3: intra-node pairs of groups 1, 2, 3 follow patterns 4, 3, 2.
 	for _, c := range []struct {
 		id   int
 		want Class

@@ -15,7 +15,7 @@ type PairTime struct {
 	Intra, Inter float64
 }
 
-// EdgeCosts builds the symmetric cost matrix of §3.4 for tasks tasks
+// EdgeCosts builds the symmetric cost matrix of Li, 2011, §4.2, for tasks tasks
 // grouped k to a node: a pair that gains from sharing a node (Intra ≤
 // Inter) costs C + (Inter − Intra), one that gains from being apart costs
 // 1/(Intra − Inter), and pairs that never communicate cost 0. C = k²·Δt

@@ -52,7 +52,7 @@ type Pattern struct {
 	Cores   int // cores used per used die
 }
 
-// TasksPerNode is the number of tasks a node holds under p (k in §3.4).
+// TasksPerNode is the number of tasks a node holds under p (k in Li, 2011, §4.2).
 func (p Pattern) TasksPerNode() int { return p.Sockets * p.Dies * p.Cores }
 
 // DiesUsed is the number of dies a node uses under p.
@@ -117,7 +117,7 @@ func Patterns(t Topology) ([]Pattern, error) {
 
 // Feasible reports why p cannot place tasks ranks of taskMemBytes each on
 // at most nodes nodes of topology t (nodes ≤ 0: no limit), or nil. The
-// thesis's rules (§3.1): every node holds the same number of tasks, and a
+// thesis's assumptions (Li, 2011, Ch. 4): every node holds the same number of tasks, and a
 // node's tasks fit in its DRAM.
 func Feasible(t Topology, p Pattern, tasks int, taskMemBytes int64, nodes int) error {
 	k := p.TasksPerNode()
@@ -177,7 +177,7 @@ func ClassOf(na int, a Slot, nb int, b Slot) Class {
 }
 
 // Groupings is the number of ways to choose a node's k tasks out of n,
-// the binomial coefficient of §3.4 (n = 16, k = 4: 1820).
+// the binomial coefficient of Li, 2011, §4.2 (n = 16, k = 4: 1820).
 func Groupings(n, k int) int64 {
 	if k < 0 || k > n {
 		return 0
@@ -190,7 +190,7 @@ func Groupings(n, k int) int64 {
 }
 
 // Placements is the number of ways to put k tasks on p cores, p!/(p−k)!
-// (§3.4; p = 8, k = 4: 1680).
+// (Li, 2011, §4.2; p = 8, k = 4: 1680).
 func Placements(p, k int) int64 {
 	if k < 0 || k > p {
 		return 0

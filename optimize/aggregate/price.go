@@ -189,7 +189,7 @@ type Estimate struct {
 	Slots      []Slot
 	Exhaustive bool
 	// CompNs is the average computation time over tasks, CommNs the
-	// longest communication upper bound over tasks (§3.6).
+	// longest communication upper bound over tasks (Li, 2011, §4.4).
 	CompNs, CommNs float64
 	// DeltaNs is Eq. 4.5 against the reference pattern; Candidate whether
 	// it is within the threshold.
@@ -292,7 +292,7 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 }
 
 // Place groups w's tasks into nodes and each node's tasks onto cores under
-// pattern p alone (§3.4, as Evaluate does for every pattern), for a sweep
+// pattern p alone (Li, 2011, §4.2, as Evaluate does for every pattern), for a sweep
 // that replays one pattern per point. An infeasible pattern comes back
 // with Err set and a nil error; the error is for a workload or setting
 // that no pattern can take. CompNs, CommNs and the choice are not set.
@@ -381,7 +381,7 @@ func SelectEnergy(es []Estimate, threshold float64) int {
 }
 
 // pairTimes sums each communicating pair's messages (both directions) in
-// µs, intra-node at the worst intra placement (different sockets, §3.4)
+// µs, intra-node at the worst intra placement (different sockets, Li, 2011, §4.2)
 // and inter-node.
 func pairTimes(w Workload, net Classes) []PairTime {
 	idx := make(map[[2]int]int)
@@ -402,7 +402,7 @@ func pairTimes(w Workload, net Classes) []PairTime {
 }
 
 // place groups the tasks into nodes and each node's tasks onto its cores
-// by the same partitioner: into sockets, then into dies (§3.4).
+// by the same partitioner: into sockets, then into dies (Li, 2011, §4.2).
 func place(e *Estimate, w Workload, pairs []PairTime, limit int64) error {
 	T, k := w.Tasks(), e.Pattern.TasksPerNode()
 	cost, err := EdgeCosts(T, k, pairs)
@@ -467,7 +467,7 @@ func pick(g, idx []int) []int {
 // commUpperBound is the longest per-task communication time under e's
 // placement: every message a task sends or receives at its class's LogGP
 // time times the interference factor, under the upper-bound assumption
-// of §3.5 that all other tasks of the node communicate at the same time
+// of Li, 2011, §4.3, that all other tasks of the node communicate at the same time
 // (noise: k−2 other tasks for an intra-node message, k−1 for inter-node).
 func commUpperBound(w Workload, e Estimate, net Classes, inter Interference) float64 {
 	node := make([]int, w.Tasks())

@@ -154,7 +154,7 @@ func WriteTable(w io.Writer, res Result, rep []Replayed, bySim int) error {
 		}
 		return res.Estimates[i].Pattern.String()
 	}
-	fmt.Fprintf(w, "Eq. 4.5 and the ranking (note 002 §3.6): %s\n", name(res.Chosen))
+	fmt.Fprintf(w, "Eq. 4.5 and the ranking (Li, PhD thesis 2011, §4.4): %s\n", name(res.Chosen))
 	if res.ByEnergy >= 0 {
 		fmt.Fprintf(w, "least modelled energy: %s\n", name(res.ByEnergy))
 	}

@@ -86,7 +86,7 @@ func TestWriteTable(t *testing.T) {
 	}
 	out := b.String()
 	// P1 100 ns inter-node, P2 0 ns on one die: Δt −100 of 1100 ns.
-	for _, want := range []string{"-9.09", "P3 infeasible", "P4 infeasible", "Eq. 4.5 and the ranking (note 002 §3.6): P2 "} {
+	for _, want := range []string{"-9.09", "P3 infeasible", "P4 infeasible", "Eq. 4.5 and the ranking (Li, PhD thesis 2011, §4.4): P2 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

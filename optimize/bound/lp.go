@@ -820,7 +820,7 @@ func (s *Solver) method(b *block) clp.Method {
 // seconds its coefficient is the run's length in seconds, 10⁻⁴ on a short
 // trace, and a solver with absolute tolerances on reduced costs (GLPK's
 // 10⁻⁷) stops short of the optimum: glpsol's was 2.3·10⁻⁶ above it on a
-// 25-task trace, 1.4·10⁻³ with its presolve and scaling off (docs/bound.md,
+// 25-task trace, 1.4·10⁻³ with its presolve and scaling off (docs/design/bound.md,
 // "Checked against glpsol").
 func (s *Solver) WriteMPS(path string) error {
 	whole := &Solver{d: s.d, o: s.o, opt: s.opt}

@@ -397,7 +397,7 @@ func fastestPowers(n *Net) []float64 {
 }
 
 // TestBoundValid is the adversarial property test of the LP over the
-// engine's semantics (docs/bound.md): 2,000 runs (500 with -short).
+// engine's semantics (docs/design/bound.md): 2,000 runs (500 with -short).
 func TestBoundValid(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no CLP")
@@ -431,7 +431,7 @@ func FuzzBoundValid(f *testing.F) {
 	})
 }
 
-// docs/bound.md's worked example: rank 0 computes a, then sends 1 byte
+// docs/design/bound.md's worked example: rank 0 computes a, then sends 1 byte
 // to rank 1, which receives it and computes b. L = 3 µs, o = g = 1 µs,
 // G = O = 0; a and b run 10 µs at 100 W or 15 µs at 60 W. The makespan
 // is d_a + o + L + o + d_b = d_a + d_b + 5 µs. With the task's power

@@ -39,7 +39,7 @@ import (
 //
 // Message edges, the vertices where no power changes and the order of
 // operations on every resource that FromGraph writes as fixed edges keep
-// their rows: only the order of the power events is free (docs/bound.md's
+// their rows: only the order of the power events is free (docs/design/bound.md's
 // third order).
 
 // OrderFreeMaxEdges is the largest DAG, in edges (tasks and messages),

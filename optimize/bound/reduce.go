@@ -13,7 +13,7 @@ import (
 // through eliminated events, with the longest such path as its length,
 // then drops every row another path of rows and fastest tasks already
 // implies. The LP keeps its optimum (every eliminated time can be set as
-// soon as possible from its key predecessors, see fill). On the README's
+// soon as possible from its key predecessors, see fill). On docs/guide/bound.md's
 // 32-rank stencil, with the power rows written only where tasks start
 // (build), the LP keeps 2.6k of its 23k rows: the basis every cap
 // re-solves from is that much smaller.

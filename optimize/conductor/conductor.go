@@ -30,7 +30,7 @@ type Params struct {
 	// ReallocS is the time a reallocation costs every rank (566 µs, §6.2).
 	ReallocS float64
 	// SwitchS is the time a configuration change costs its task (17 µs
-	// average in SP, §6.2).
+	// average in SP, §6.4).
 	SwitchS float64
 	// MinTaskS: tasks shorter than this keep the rank's previous power
 	// level when their frontier has it (the paper's 1 ms threshold; 0 off).

@@ -343,7 +343,7 @@ func TestFairDealing(t *testing.T) {
 	}
 }
 
-// TestHighCapTiling pins down docs/schedulers.md's explanation of PAS and
+// TestHighCapTiling pins down docs/design/schedulers.md's explanation of PAS and
 // SAS losing to FS at high caps on small graphs: at 245 W PAS is no
 // longer power-bound (its schedule is the uncapped one, peak below the
 // cap), so the comparison is of thread allocation alone, and the sign

@@ -1,6 +1,6 @@
 // Package arrowtrace reads and writes capsim's trace files: Apache Arrow
 // IPC files holding an execution graph or an MPI trace, as specified in
-// docs/trace-format.md. They are plain Arrow files (no extension types), so
+// docs/reference/trace-formats.md. They are plain Arrow files (no extension types), so
 // pyarrow, polars, DuckDB and arrow-js read them as they are.
 package arrowtrace
 
@@ -161,7 +161,7 @@ func kindOf(path string, sc *arrow.Schema) (Kind, error) {
 		return KindMPI, nil
 	default:
 		return KindUnknown, &FormatError{File: path, Row: -1, Field: MetaFormat,
-			Msg: fmt.Sprintf("Arrow data is not a capsim trace (metadata %s = %q; see docs/trace-format.md for the columns and metadata capsim needs)", MetaFormat, v)}
+			Msg: fmt.Sprintf("Arrow data is not a capsim trace (metadata %s = %q; see docs/reference/trace-formats.md for the columns and metadata capsim needs)", MetaFormat, v)}
 	}
 }
 

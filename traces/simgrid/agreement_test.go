@@ -27,7 +27,7 @@ const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=
 	"alltoall=pairwise,alltoallv=pairwise-xor,allgather=ring,gather=linear,scatter=linear"
 
 // platformNet derives LogGOPS parameters from the cluster of
-// testdata/cluster16.xml as docs/trace-formats.md states the mapping: a
+// testdata/cluster16.xml as docs/reference/trace-formats.md states the mapping: a
 // message crosses two private links (the sender's up link and the
 // receiver's down link of the crossbar), so L is twice the link latency;
 // G is 1/bandwidth (exact to 10⁻⁶ ns per byte); o, g and O are SimGrid's overheads smpi/os, smpi/or,
@@ -187,7 +187,7 @@ func TestSimGridLive(t *testing.T) {
 
 // TestLogGOPSReceiveRule replays the traces under LogGOPSim's own pricing
 // (LogGP off), where a received message holds its receiver's CPU for
-// (s-1)·G: docs/trace-formats.md explains why that puts cg 1.9 % above
+// (s-1)·G: docs/reference/trace-formats.md explains why that puts cg 1.9 % above
 // SimGrid (halo messages arriving while ranks skewed by the broadcast want
 // to send) while the other traces stay within 0.2 %.
 func TestLogGOPSReceiveRule(t *testing.T) {
@@ -204,7 +204,7 @@ func TestLogGOPSReceiveRule(t *testing.T) {
 		ratio := capsimMakespan(t, name, net) / want[name]
 		t.Logf("%-7s LogGOPS / SimGrid %.4f", name, ratio)
 		if off := math.Abs(ratio - 1); (name == "cg") != (off > 0.01) {
-			t.Errorf("%s: LogGOPS / SimGrid = %.4f; docs/trace-formats.md says only cg is more than 1 %% off", name, ratio)
+			t.Errorf("%s: LogGOPS / SimGrid = %.4f; docs/reference/trace-formats.md says only cg is more than 1 %% off", name, ratio)
 		}
 	}
 }

@@ -189,7 +189,7 @@ type Options struct {
 	Epsilon float64
 	// Granularity is OnePhase (one thread count per task and phase group,
 	// the thesis' improved one phase approach) or PerPhase (each phase its
-	// own best count, the profile-driven static mapping of §2.2).
+	// own best count, the profile-driven static mapping of Li, 2011, §3.1.1).
 	Granularity Granularity
 	// SwitchPenaltyNs is charged to a phase whose thread count differs
 	// from its rank's previous phase (the cache misses of Li, 2011,
@@ -202,11 +202,11 @@ type Options struct {
 	// DVFS first and combined two). Every task's last phase of the group
 	// is extended by Rounds·Coordination·t_c at its own power; DCT alone
 	// pays one round. The thesis reports only aggregates: 0.736 % on
-	// LU-MZ, where no configuration changes (§2.11, V5), and < 4 % (mostly
-	// < 2 %) on System G (V13). 0 = free coordination.
+	// LU-MZ, where no configuration changes (Li, 2011, §3.7), and < 4 % (mostly
+	// < 2 %) on System G (§3.7). 0 = free coordination.
 	Coordination float64
 	// WaitCap caps each task's slack by its wait measured in the replay
-	// of the DCT-only plan (§2.8).
+	// of the DCT-only plan (Li, 2011, §3.6).
 	WaitCap bool
 	// CapW is the job power cap the LP bound is solved at; 0 takes the
 	// policy's own peak as the LP counts power (policy.TaskPowerPeak).

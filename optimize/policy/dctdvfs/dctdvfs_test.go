@@ -189,7 +189,7 @@ func TestT9SwitchPenalty(t *testing.T) {
 // grows by exactly the charged time (the load stays balanced), which is
 // 0.736 % of the compute and so just under 0.736 % of the run (the
 // halo exchanges and allreduces are not charged); combined coordinates
-// twice per group (§2.8) and pays twice.
+// twice per group (Li, 2011, §3.6) and pays twice.
 func TestCoordinationOverhead(t *testing.T) {
 	tr, err := gen.Stencil{Dims: []int{2, 2}, Iterations: 8, HaloBytes: 4096, ComputeNs: 10_000_000, Imbalance: gen.ImbalanceNone,
 		Balance: 1, Intensity: 1, AllreduceBytes: 8, Seed: 3}.Generate()
