@@ -242,9 +242,10 @@ func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po 
 
 // dvfsModel is the scenario's DVFS model on machine m: a share
 // memory_boundness of compute time is insensitive to frequency, and times
-// are recorded at the fastest P-state.
+// are recorded at workload.recorded_ghz, else at m's fastest P-state
+// (RecordedConfig).
 func (sc *Scenario) dvfsModel(m *Machine) *dvfs.Model {
-	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: sc.recordedRef(m)}
 }
 
 // indices returns the index in m.PStates of each of ps.

@@ -220,6 +220,7 @@ func (s *Scenario) summary() report.Section {
 	if r := s.recordedLine(); r != "" {
 		add("recorded run", r)
 	}
+	add("recorded at", s.RecordedConfig().String())
 	if s.Models.File != "" {
 		add("models", "model file "+s.Models.File)
 	} else {

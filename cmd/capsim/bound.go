@@ -50,6 +50,9 @@ type boundJSON struct {
 	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (note 003 §2.5)
 	Events           int         `json:"events"`   // events of the fixed order
 	LP               bound.Stats `json:"lp"`
+	// RecordedConfig is what the trace's compute times were taken as
+	// measured at (assumed: the machine's fastest P-state).
+	RecordedConfig scenarios.RecordedConfig `json:"recorded_config"`
 	// With --order-free: the least makespan over every event order (note
 	// 003 §3), how far the fixed order's bound is above it, (T_LP/T_free −
 	// 1)·100, and the LPs its search solved. Absent without the flag, and
@@ -82,6 +85,7 @@ func newBoundCmd() *cobra.Command {
 		asJSON, orderFree        bool
 		keepGaps                 bool
 		switchUs, minTaskMs      float64
+		recordedGHz              float64
 		workers                  int
 		timeLimit                float64
 		cuts                     string
@@ -184,6 +188,12 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("recorded-ghz") {
+				if err := sc.SetRecordedGHz(recordedGHz); err != nil {
+					return usageError{err}
+				}
+			}
+			rc := sc.RecordedConfig()
 			m := &sc.Machines[0]
 			if mach != "" {
 				m = nil
@@ -370,7 +380,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					// --caps: report it and go on with the other caps.
 					fmt.Fprintln(cmd.ErrOrStderr(), "capsim bound: "+msg)
 					infeasible = append(infeasible, fmt.Sprint(cw))
-					row := boundJSON{CapW: cw, Infeasible: true, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
+					row := boundJSON{CapW: cw, Infeasible: true, RecordedConfig: rc, MinFeasibleCapW: minCap, UncappedNs: unc.MakespanNs,
 						Messages: sc.Bound.Messages, LPUncappedNs: int64(math.Round(o.Makespan * 1e9)), Order: o.Policy, Events: o.Events}
 					if err := orderFreeAt(&row, cw); err != nil {
 						if ctx.Err() != nil {
@@ -428,7 +438,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return fmt.Errorf("LP initial schedule: makespan: %w", err)
 				}
 				rns, cns := rd.MakespanNs, cd.MakespanNs
-				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap,
+				out = append(out, boundJSON{CapW: cw, BoundNs: bn, MinFeasibleCapW: minCap, RecordedConfig: rc,
 					Rounding: roundName, RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 					StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
 					ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
@@ -485,6 +495,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 				m.Name, len(t.Ranks), minCap, unc.MakespanNs, first.LPUncappedNs, sc.Bound.Messages)
 			st := first.LP
+			fmt.Fprintf(w, "recorded: %s\n", rc)
 			fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
 			fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
 				st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
@@ -524,6 +535,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&caps, "caps", "", "a sweep of caps FROM:TO:STEP in watts (re-solved from the previous basis)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
+	f.Float64Var(&recordedGHz, "recorded-ghz", 0, "core frequency the trace's compute times were measured at, in GHz (workload.recorded_ghz; default: the scenario's, else assumed the machine's fastest P-state)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this free-format MPS file, its objective the makespan in ns")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(f, &keepGaps)
