@@ -16,7 +16,7 @@ import (
 // assumed measured at each machine's fastest P-state, and Assumed says so
 // in every output that depends on it.
 type RecordedConfig struct {
-	GHz     float64 `json:"ghz"`     // 0 when assumed: each machine's fastest P-state
+	GHz     float64 `json:"ghz"`     // 0: each machine's fastest P-state (assumed, or a generator's definition)
 	Threads int     `json:"threads"` // threads per rank; 0 when not given
 	Assumed bool    `json:"assumed"`
 	Source  string  `json:"source"` // where GHz comes from
@@ -29,12 +29,17 @@ func (s *Scenario) RecordedConfig() RecordedConfig {
 		return RecordedConfig{GHz: s.set.Recorded.CPUFreqGHz, Threads: s.set.Recorded.Threads, Source: "models.file recorded section"}
 	case s.Workload.RecordedGHz > 0:
 		return RecordedConfig{GHz: s.Workload.RecordedGHz, Source: "workload.recorded_ghz"}
+	case s.Workload.Generator != "":
+		return RecordedConfig{Source: "generator: its times are at each machine's fastest P-state"}
 	}
 	return RecordedConfig{Assumed: true, Source: "assumed: each machine's fastest P-state (set workload.recorded_ghz)"}
 }
 
 // String describes c in one line, for text outputs.
 func (c RecordedConfig) String() string {
+	if c.GHz == 0 && !c.Assumed {
+		return "compute times at each machine's fastest P-state (" + c.Source + ")"
+	}
 	if c.Assumed {
 		return "compute times assumed measured at each machine's fastest P-state (the recording frequency is unknown; set workload.recorded_ghz)"
 	}
