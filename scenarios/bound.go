@@ -145,6 +145,12 @@ func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, conf
 		Classes: cls,
 		IdleW:   m.CoreIdlePowerW,
 		Wait:    lpWait(m),
+		WaitAfter: func(op int32) (float64, bool) {
+			if e := event[op]; e.r >= 0 {
+				return offloadWait(m, configs(e.r, &t.Ranks[e.r].Events[e.i]))
+			}
+			return 0, false
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the LP over the engine's semantics: %w", err)
@@ -968,7 +974,8 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	opW := make([]float64, g.NumOps())
 	onDev := make([]bool, g.NumOps())
-	devNs := make([]int64, g.NumOps()) // how long a calc holds its device (−1: all of it)
+	waitW := make([]float64, g.NumOps()) // an offloaded task's wait power (power.JobModel.OpWaitW)
+	devNs := make([]int64, g.NumOps())   // how long a calc holds its device (−1: all of it)
 	for i := range devNs {
 		devNs[i] = -1
 	}
@@ -1029,6 +1036,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 			for _, pt := range parts[i] {
 				if sp.onDevice(g.Region[op]+1, pt.label) {
 					onDev[op] = true
+					waitW[op] = sp.hostWatts(int(g.Region[op])+1, pt.label)
 					whole = whole || pt.sec < 0
 					devSec += pt.sec
 				}
@@ -1071,7 +1079,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, note 003 §2.6).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, Wait: m.WaitPower}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: opW, OpPhases: opPhases, OpWaitW: waitW, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err

@@ -341,6 +341,7 @@ func (r *modelRun) powerCurves(makespan int64, curves bool) (*powerResult, error
 		for op := range m.OpW {
 			m.OpW[op] = r.pricer.Watts(int32(op))
 		}
+		m.OpWaitW = offloadedWait(g, r.pricer, mc.ActiveW)
 	}
 	rep, err := r.acct.Report(m, makespan, 0)
 	if err != nil {
@@ -426,3 +427,22 @@ func deviceMap(g *graph.Graph, p *compute.Pricer, perDevice int) []int32 {
 
 // nsOf converts seconds to whole nanoseconds, saturating.
 func nsOf(s float64) int64 { return graph.SatNs(s * 1e9) }
+
+// offloadedWait gives every calc operation that p prices on an accelerator
+// (an "accel" model) the power its rank waits at after it, the core's
+// activeW: the device idles while the rank then waits in MPI
+// (power.JobModel.OpWaitW). Nil when p offloads nothing.
+func offloadedWait(g *graph.Graph, p *compute.Pricer, activeW float64) []float64 {
+	var w []float64
+	regions := p.Regions()
+	for op, k := range g.Kind {
+		if r := g.Region[op]; k != graph.Calc || r < 0 || regions[r].Pred.Kind != models.KindAccel {
+			continue
+		}
+		if w == nil {
+			w = make([]float64, g.NumOps())
+		}
+		w[op] = activeW
+	}
+	return w
+}
