@@ -404,17 +404,24 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 	if err != nil {
 		return Figure{}, fmt.Errorf("frontier plot %s: %w", name, err)
 	}
+	p := newPlot(title)
+	leg := newLegend()
+	maxT := 0.0
+	for _, c := range configs {
+		maxT = math.Max(maxT, c.Time)
+	}
+	unit, ns := TimeUnit(maxT * 1e9)
+	scale := 1e9 / ns
 	xy := func(cs []frontier.Config) plotter.XYs {
 		out := make(plotter.XYs, len(cs))
 		for i, c := range cs {
-			out[i] = plotter.XY{X: c.Time, Y: c.Power}
+			out[i] = plotter.XY{X: c.Time * scale, Y: c.Power}
 		}
 		return out
 	}
-	p := newPlot(title)
-	leg := newLegend()
-	p.X.Label.Text = "time (s)"
+	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "power (W)"
+	p.X.Min = 0
 	all, err := plotter.NewScatter(xy(configs))
 	if err != nil {
 		return Figure{}, err
