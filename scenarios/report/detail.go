@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -421,7 +422,6 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 	}
 	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "power (W)"
-	p.X.Min = 0
 	all, err := plotter.NewScatter(xy(configs))
 	if err != nil {
 		return Figure{}, err
@@ -449,7 +449,7 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 	var labels plotter.XYLabels
 	for _, c := range configs {
 		if c.Label != "" {
-			labels.XYs = append(labels.XYs, plotter.XY{X: c.Time, Y: c.Power})
+			labels.XYs = append(labels.XYs, plotter.XY{X: c.Time * scale, Y: c.Power})
 			labels.Labels = append(labels.Labels, c.Label)
 		}
 	}
@@ -459,6 +459,7 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 			return Figure{}, err
 		}
 		for i := range l.TextStyle {
+			l.TextStyle[i].Font = font.From(sans, vg.Points(9))
 			l.TextStyle[i].XAlign = draw.XLeft
 			l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
 		}

@@ -225,7 +225,11 @@ func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, 
 		ring = sc
 	}
 	if ring != nil {
-		leg.Add(overName, ring)
+		// The legend's ring fits its row: the plot's would overlap the
+		// entries above and below.
+		thumb := *ring
+		thumb.Radius = vg.Points(4)
+		leg.Add(overName, &thumb)
 	}
 	fnames := make([]string, 0, len(flat))
 	for n := range flat {
