@@ -41,7 +41,7 @@ func (c RecordedConfig) String() string {
 		return "compute times at each machine's fastest P-state (" + c.Source + ")"
 	}
 	if c.Assumed {
-		return "compute times assumed measured at each machine's fastest P-state (the recording frequency is unknown; set workload.recorded_ghz)"
+		return "recording frequency unknown; " + c.Source
 	}
 	s := fmt.Sprintf("compute times measured at %s GHz", report.FormatNumber(c.GHz, 4))
 	if c.Threads > 0 {

@@ -36,6 +36,10 @@ type ModelOptions struct {
 	Machine string
 	// RanksPerDevice ranks share one accelerator (0: a device per rank).
 	RanksPerDevice int
+	// RecordedGHz, when > 0, is the core frequency the trace's compute
+	// times were measured at, overriding the model file's recorded
+	// cpu_ghz.
+	RecordedGHz float64
 }
 
 // modelRun prices one replay and accounts its power.
@@ -84,6 +88,9 @@ func (f *ModelOptions) setup(g *graph.Graph, opts *sim.Options) (*modelRun, erro
 			return nil, err
 		}
 		r.set, r.machine = set, file.Machine
+		if f.RecordedGHz > 0 {
+			r.set.Recorded.CPUFreqGHz = f.RecordedGHz
+		}
 	}
 	if f.Machine != "" {
 		m, err := modelfile.ParseMachine(f.Machine)
@@ -211,11 +218,15 @@ type EnergyReport struct {
 // ModelsReport is what the compute and power models of a replay
 // found: the regions' pricing, the energy and the files written.
 type ModelsReport struct {
-	Models    string         `json:"models,omitempty"`
-	Regions   []RegionReport `json:"regions,omitempty"`
-	Energy    *EnergyReport  `json:"energy,omitempty"`
-	PowerFile string         `json:"power_file,omitempty"`
-	Warnings  []string       `json:"warnings,omitempty"`
+	Models string `json:"models,omitempty"`
+	// RecordedConfig is what the model file's models take the trace's
+	// compute times as measured at (absent without a model file: the
+	// times are replayed as recorded).
+	RecordedConfig *RecordedConfig `json:"recorded_config,omitempty"`
+	Regions        []RegionReport  `json:"regions,omitempty"`
+	Energy         *EnergyReport   `json:"energy,omitempty"`
+	PowerFile      string          `json:"power_file,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"`
 }
 
 // finish reports the regions' pricing and offload decisions, the energy
@@ -227,6 +238,9 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer, perNode int, cap
 		return nil, nil
 	}
 	out := &ModelsReport{Models: r.opts.File}
+	if r.opts.File != "" {
+		out.RecordedConfig = modelRecorded(r.set.Recorded, r.opts.RecordedGHz > 0)
+	}
 	if r.pricer != nil {
 		regs, err := r.regionReport()
 		if err != nil {
@@ -445,4 +459,19 @@ func offloadedWait(g *graph.Graph, p *compute.Pricer, activeW float64) []float64
 		w[op] = activeW
 	}
 	return w
+}
+
+// modelRecorded is the recording configuration a model file gives
+// (flag: from --recorded-ghz). Without a frequency the models scale from
+// their own reference frequencies, which the output marks as assumed.
+func modelRecorded(c compute.Config, flag bool) *RecordedConfig {
+	rc := &RecordedConfig{GHz: c.CPUFreqGHz, Threads: c.Threads, Source: "models file recorded section"}
+	switch {
+	case flag:
+		rc.Source = "--recorded-ghz"
+	case c.CPUFreqGHz == 0:
+		rc.Assumed = true
+		rc.Source = "assumed: the models' reference frequencies (the model file records no cpu_ghz)"
+	}
+	return rc
 }
