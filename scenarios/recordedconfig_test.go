@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/compute"
 )
 
 // freqScenario is a DUMPI trace on two machines whose P-states differ:
@@ -103,6 +105,24 @@ func TestRecordedGHzInvalid(t *testing.T) {
 		sc := "[[machine]]\nname='m'\nnodes=1\nsockets_per_node=1\ncores_per_socket=1\nranks_per_node=1\n[[machine.pstate]]\nfreq_ghz=2.0\nactive_power_w=1\n[workload]\ngenerator='stencil2d'\nrecorded_ghz=" + v + "\n"
 		if _, err := Parse("bad.toml", []byte(sc)); err == nil || !strings.Contains(err.Error(), "recorded_ghz") {
 			t.Errorf("recorded_ghz = %s: error %v, want one naming workload.recorded_ghz", v, err)
+		}
+	}
+}
+
+func TestModelRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		c       compute.Config
+		flag    bool
+		assumed bool
+		source  string
+	}{
+		{compute.Config{CPUFreqGHz: 2.6, Threads: 1}, false, false, "models file"},
+		{compute.Config{CPUFreqGHz: 2.0}, true, false, "--recorded-ghz"},
+		{compute.Config{}, false, true, "assumed"},
+	} {
+		rc := modelRecorded(tc.c, tc.flag)
+		if rc.Assumed != tc.assumed || rc.GHz != tc.c.CPUFreqGHz || !strings.Contains(rc.Source, tc.source) {
+			t.Errorf("%+v (flag %v): %+v, want assumed %v and a source naming %q", tc.c, tc.flag, rc, tc.assumed, tc.source)
 		}
 	}
 }
