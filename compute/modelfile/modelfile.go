@@ -62,9 +62,10 @@ type File struct {
 }
 
 // Machine is the power of the machine a trace is replayed on, for energy
-// accounting (note 001 §2.1–2.2, Eq. 5): BaseW is drawn for the whole run
-// (sockets, uncore), each rank's core draws IdleW while it waits and
-// ActiveW while busy, unless the region's model predicts a power.
+// accounting (note 001 §2.1–2.2, Eq. 5): BaseW, the whole job's (not a
+// socket's), is drawn for the whole run (sockets, uncore); each rank's core
+// draws IdleW before its first task, ActiveW while busy unless the
+// region's model predicts a power, and between tasks what Wait says.
 //
 // With Sockets set, node power follows the per-socket two-segment model
 // instead (note 001 §2.2): RanksPerNode consecutive ranks share a node
