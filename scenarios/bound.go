@@ -146,6 +146,12 @@ func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, conf
 		Classes: cls,
 		IdleW:   m.CoreIdlePowerW,
 		Wait:    lpWait(m),
+		WaitAfter: func(op int32) (float64, bool) {
+			if e := event[op]; e.r >= 0 {
+				return offloadWait(m, configs(e.r, &t.Ranks[e.r].Events[e.i]))
+			}
+			return 0, false
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the LP over the engine's semantics: %w", err)
@@ -766,7 +772,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, Wait: m.WaitPower}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err
@@ -811,7 +817,8 @@ type opPlan struct {
 	dur      []int64
 	opW      []float64
 	onDev    []bool
-	devNs    []int64 // how long a calc holds its device (−1: all of it)
+	waitW    []float64 // an offloaded task's wait power (power.JobModel.OpWaitW)
+	devNs    []int64   // how long a calc holds its device (−1: all of it)
 	taskOp   []int32
 	rel      []int64 // nil without releases
 	opPhases [][]power.Phase
@@ -821,7 +828,7 @@ type opPlan struct {
 // parts on the device and phases (phases and release may be nil).
 func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64) (*opPlan, error) {
 	n := g.NumOps()
-	pl := &opPlan{dur: make([]int64, n), opW: make([]float64, n), onDev: make([]bool, n), devNs: make([]int64, n), taskOp: make([]int32, len(d.Tasks))}
+	pl := &opPlan{dur: make([]int64, n), opW: make([]float64, n), onDev: make([]bool, n), waitW: make([]float64, n), devNs: make([]int64, n), taskOp: make([]int32, len(d.Tasks))}
 	for i := range pl.dur {
 		pl.dur[i], pl.devNs[i] = -1, -1
 	}
@@ -869,6 +876,7 @@ func (pl *opPlan) device(g *graph.Graph, sp *speeds, op int32, parts []taskPart)
 	for _, pt := range parts {
 		if sp.onDevice(g.Region[op]+1, pt.label) {
 			pl.onDev[op] = true
+			pl.waitW[op] = sp.hostWatts(int(g.Region[op])+1, pt.label)
 			whole = whole || pt.sec < 0
 			devSec += pt.sec
 		}

@@ -92,6 +92,9 @@ type BoundRow struct {
 	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
 	Events           int         `json:"events"`   // events of the fixed order
 	LP               bound.Stats `json:"lp"`
+	// RecordedConfig is what the trace's compute times were taken as
+	// measured at (assumed: the machine's fastest P-state).
+	RecordedConfig RecordedConfig `json:"recorded_config"`
 	// With BoundConfig.OrderFree: the least makespan over every event
 	// order (Bailey et al., SC'15, §3.4), how far the fixed order's bound
 	// is above it, (T_LP/T_free − 1)·100, and the LPs its search solved.
@@ -111,6 +114,9 @@ type BoundReport struct {
 	UncappedNs int64      // the replay at every task's fastest configuration
 	Messages   string     // bound.messages
 	OrderFree  bool       // the rows have order-free columns
+	// RecordedConfig is what the trace's compute times were taken as
+	// measured at (assumed: the machine's fastest P-state).
+	RecordedConfig RecordedConfig
 	// Stopped is the context's error where RunBound stopped early; Rows
 	// then holds the caps finished.
 	Stopped error
@@ -164,7 +170,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 	}
 	defer r.s.Close()
 	rep := &BoundReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
-		Messages: sc.Bound.Messages, OrderFree: r.free != nil}
+		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.RecordedConfig()}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {
 		if cfg.Progress != nil {
@@ -185,6 +191,9 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 	}
 	if cfg.Progress != nil && rep.Stopped == nil {
 		cfg.Progress(len(cfg.CapsW), len(cfg.CapsW), 0)
+	}
+	for i := range rep.Rows {
+		rep.Rows[i].RecordedConfig = rep.RecordedConfig
 	}
 	r.resolveUnits(rep.Rows)
 	if len(rep.Rows) == 0 {

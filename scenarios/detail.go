@@ -172,7 +172,11 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
 		return sec, cp, err
 	}
-	if cs := sc.taskConfigs(g, m); len(cs) > 0 {
+	switch cs := sc.taskConfigs(g, m); {
+	case len(cs) == 0:
+	case sameTime(cs):
+		sec.Text += fmt.Sprintf(" The configurations of the longest compute task are not drawn: all %d take the same time (%s), so there is no trade-off of time against power to show.", len(cs), report.FormatNumber(cs[0].Time, 4)+" s")
+	default:
 		if err := add(report.Frontier(prefix+"task_frontier", "Configurations of the longest compute task", cs)); err != nil {
 			return sec, cp, err
 		}
@@ -266,6 +270,16 @@ func (sc *Scenario) taskConfigs(g *graph.Graph, m *Machine) []frontier.Config {
 		return nil
 	}
 	return cs
+}
+
+// sameTime reports whether every configuration of cs takes the same time.
+func sameTime(cs []frontier.Config) bool {
+	for _, c := range cs {
+		if c.Time != cs[0].Time {
+			return false
+		}
+	}
+	return true
 }
 
 // ParsePick reads a point to detail: machine=NAME,policy=P,cap=W (any of

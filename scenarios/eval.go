@@ -243,9 +243,10 @@ func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po 
 
 // dvfsModel is the scenario's DVFS model on machine m: a share
 // memory_boundness of compute time is insensitive to frequency, and times
-// are recorded at the fastest P-state.
+// are recorded at workload.recorded_ghz, else at m's fastest P-state
+// (RecordedConfig).
 func (sc *Scenario) dvfsModel(m *Machine) *dvfs.Model {
-	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: m.PStates[0].FreqGHz}
+	return &dvfs.Model{Beta: 1 - sc.Models.MemoryBoundness, RefGHz: sc.recordedRef(m)}
 }
 
 // indices returns the index in m.PStates of each of ps.
@@ -438,7 +439,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), Wait: m.WaitPower}
+	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), OpWaitW: pl.opWaitWatts(g, active), Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, capW)
 	if err != nil {
 		return Metrics{}, nil, err

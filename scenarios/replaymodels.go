@@ -36,6 +36,10 @@ type ModelOptions struct {
 	Machine string
 	// RanksPerDevice ranks share one accelerator (0: a device per rank).
 	RanksPerDevice int
+	// RecordedGHz, when > 0, is the core frequency the trace's compute
+	// times were measured at, overriding the model file's recorded
+	// cpu_ghz.
+	RecordedGHz float64
 }
 
 // modelRun prices one replay and accounts its power.
@@ -84,6 +88,9 @@ func (f *ModelOptions) setup(g *graph.Graph, opts *sim.Options) (*modelRun, erro
 			return nil, err
 		}
 		r.set, r.machine = set, file.Machine
+		if f.RecordedGHz > 0 {
+			r.set.Recorded.CPUFreqGHz = f.RecordedGHz
+		}
 	}
 	if f.Machine != "" {
 		m, err := modelfile.ParseMachine(f.Machine)
@@ -211,11 +218,15 @@ type EnergyReport struct {
 // ModelsReport is what the compute and power models of a replay
 // found: the regions' pricing, the energy and the files written.
 type ModelsReport struct {
-	Models    string         `json:"models,omitempty"`
-	Regions   []RegionReport `json:"regions,omitempty"`
-	Energy    *EnergyReport  `json:"energy,omitempty"`
-	PowerFile string         `json:"power_file,omitempty"`
-	Warnings  []string       `json:"warnings,omitempty"`
+	Models string `json:"models,omitempty"`
+	// RecordedConfig is what the model file's models take the trace's
+	// compute times as measured at (absent without a model file: the
+	// times are replayed as recorded).
+	RecordedConfig *RecordedConfig `json:"recorded_config,omitempty"`
+	Regions        []RegionReport  `json:"regions,omitempty"`
+	Energy         *EnergyReport   `json:"energy,omitempty"`
+	PowerFile      string          `json:"power_file,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"`
 }
 
 // finish reports the regions' pricing and offload decisions, the energy
@@ -227,6 +238,9 @@ func (r *modelRun) finish(res *sim.Result, tl *timeline.Writer, perNode int, cap
 		return nil, nil
 	}
 	out := &ModelsReport{Models: r.opts.File}
+	if r.opts.File != "" {
+		out.RecordedConfig = modelRecorded(r.set.Recorded, r.opts.RecordedGHz > 0)
+	}
 	if r.pricer != nil {
 		regs, err := r.regionReport()
 		if err != nil {
@@ -341,6 +355,7 @@ func (r *modelRun) powerCurves(makespan int64, curves bool) (*powerResult, error
 		for op := range m.OpW {
 			m.OpW[op] = r.pricer.Watts(int32(op))
 		}
+		m.OpWaitW = offloadedWait(g, r.pricer, mc.ActiveW)
 	}
 	rep, err := r.acct.Report(m, makespan, 0)
 	if err != nil {
@@ -426,3 +441,37 @@ func deviceMap(g *graph.Graph, p *compute.Pricer, perDevice int) []int32 {
 
 // nsOf converts seconds to whole nanoseconds, saturating.
 func nsOf(s float64) int64 { return graph.SatNs(s * 1e9) }
+
+// offloadedWait gives every calc operation that p prices on an accelerator
+// (an "accel" model) the power its rank waits at after it, the core's
+// activeW: the device idles while the rank then waits in MPI
+// (power.JobModel.OpWaitW). Nil when p offloads nothing.
+func offloadedWait(g *graph.Graph, p *compute.Pricer, activeW float64) []float64 {
+	var w []float64
+	regions := p.Regions()
+	for op, k := range g.Kind {
+		if r := g.Region[op]; k != graph.Calc || r < 0 || regions[r].Pred.Kind != models.KindAccel {
+			continue
+		}
+		if w == nil {
+			w = make([]float64, g.NumOps())
+		}
+		w[op] = activeW
+	}
+	return w
+}
+
+// modelRecorded is the recording configuration a model file gives
+// (flag: from --recorded-ghz). Without a frequency the models scale from
+// their own reference frequencies, which the output marks as assumed.
+func modelRecorded(c compute.Config, flag bool) *RecordedConfig {
+	rc := &RecordedConfig{GHz: c.CPUFreqGHz, Threads: c.Threads, Source: "models file recorded section"}
+	switch {
+	case flag:
+		rc.Source = "--recorded-ghz"
+	case c.CPUFreqGHz == 0:
+		rc.Assumed = true
+		rc.Source = "assumed: the models' reference frequencies (the model file records no cpu_ghz)"
+	}
+	return rc
+}

@@ -220,6 +220,7 @@ func (s *Scenario) summary() report.Section {
 	if r := s.recordedLine(); r != "" {
 		add("recorded run", r)
 	}
+	add("recorded at", s.RecordedConfig().String())
 	if s.Models.File != "" {
 		add("models", "model file "+s.Models.File)
 	} else {
@@ -336,9 +337,18 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	best := map[key][]entry{}
 	bound := map[key]float64{}
 	var keys []key
+	over := map[string][]string{} // per machine, parameters and policy: the caps it exceeded
+	var overKeys []string
 	for _, r := range rows {
 		c, ok := v.num(r, v.capW)
 		t, ok2 := v.num(r, v.makespan)
+		if ok && ok2 && !v.withinCap(r) {
+			k := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
+			if _, seen := over[k]; !seen {
+				overKeys = append(overKeys, k)
+			}
+			over[k] = append(over[k], report.FormatNumber(c, 6))
+		}
 		if !ok || !ok2 || !v.withinCap(r) {
 			continue
 		}
@@ -363,6 +373,13 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			line[7] = nextBest(es[1].pol, es[1].t, es[0].t, ns, unit)
 		}
 		sec.Rows = append(sec.Rows, line)
+	}
+	if len(overKeys) > 0 {
+		var parts []string
+		for _, k := range overKeys {
+			parts = append(parts, k+" at "+strings.Join(over[k], ", ")+" W")
+		}
+		sec.Text += " Schedules over their cap at some instant are never the best here, and the figures ring their points: " + strings.Join(parts, "; ") + "."
 	}
 	return sec
 }

@@ -253,6 +253,13 @@ type Workload struct {
 	KeepGaps  bool           `toml:"keep_gaps"`
 	Generator string         `toml:"generator"`
 	Params    map[string]any `toml:"params"`
+	// RecordedGHz is the core frequency the workload's compute times
+	// were measured at (a trace) or stand for (a generator). The DVFS
+	// model scales them from it to each P-state; 0 (unknown) takes them
+	// as measured at each machine's fastest P-state, and every output
+	// says so (RecordedConfig). With models.file the model file's
+	// recorded section gives it instead.
+	RecordedGHz float64 `toml:"recorded_ghz"`
 }
 
 // Models binds compute models to regions.
@@ -775,6 +782,12 @@ func (s *Scenario) normalizeWorkload() error {
 	}
 	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
+	}
+	if g := w.RecordedGHz; !(g >= 0) || math.IsInf(g, 0) {
+		return bad("workload.recorded_ghz", "must be a finite frequency ≥ 0 GHz (0: unknown), got %g", g)
+	}
+	if w.RecordedGHz != 0 && s.Models.File != "" {
+		return bad("workload.recorded_ghz", "set it in the model file's recorded section (models.file), not both")
 	}
 	if s.Models.File != "" {
 		if s.Models.MemoryBoundness != 0 {

@@ -157,6 +157,37 @@ func deviceLabel(device string, ghz float64) string {
 	return fmt.Sprintf("%s (host %g GHz)", device, ghz)
 }
 
+// hostWatts is the core power of the P-state that device configuration
+// label (deviceLabel's) of region row i names: what the rank draws while
+// it waits after the task, its device idle. 0 for any other label.
+func (sp *speeds) hostWatts(i int, label string) float64 {
+	for k, ghz := range sp.ghz {
+		if label == deviceLabel(sp.device[i], ghz) {
+			return sp.cpuWatts[k][i]
+		}
+	}
+	return 0
+}
+
+// offloadWait is the LP's wait power after a task with configurations cs
+// on machine m where some of them run on a device
+// (bound.GraphOptions.WaitAfter): the least of m's P-state powers and
+// cs's. A replay draws the core's power of the task's P-state in that
+// wait (power.JobModel.OpWaitW) or the task's own, never less, so the LP
+// stays a bound.
+func offloadWait(m *Machine, cs []frontier.Config) (float64, bool) {
+	dev := false
+	w := math.Inf(1)
+	for _, p := range m.PStates {
+		w = min(w, p.ActivePowerW)
+	}
+	for _, c := range cs {
+		dev = dev || isDeviceLabel(c.Label)
+		w = min(w, c.Power)
+	}
+	return w, dev
+}
+
 // isDeviceLabel reports whether a configuration label is deviceLabel's.
 func isDeviceLabel(label string) bool { return strings.Contains(label, " (host ") }
 
@@ -285,6 +316,26 @@ func (pl plan) opWatts(g *graph.Graph) []float64 {
 		if k == graph.Calc {
 			w[op] = pl.watts[rank[op]][g.Region[op]+1]
 		}
+	}
+	return w
+}
+
+// opWaitWatts returns, for every calc operation of g that plan pl runs on
+// a device, the power its rank draws in the wait after it under
+// wait_power "task": the rank's core power core[r] (the device idles while
+// the rank waits in MPI); 0 for other operations. Nil when pl offloads
+// nothing.
+func (pl plan) opWaitWatts(g *graph.Graph, core []float64) []float64 {
+	var w []float64
+	rank := g.OpRanks()
+	for op, k := range g.Kind {
+		if k != graph.Calc || !pl.dev[rank[op]][g.Region[op]+1] {
+			continue
+		}
+		if w == nil {
+			w = make([]float64, g.NumOps())
+		}
+		w[op] = core[rank[op]]
 	}
 	return w
 }

@@ -662,6 +662,8 @@ type source struct {
 	File     string          `json:"file"` // absolute path, or DefaultName
 	Text     string          `json:"text"`
 	Recorded *recordedSource `json:"recorded,omitempty"` // the trace workload's recorded run
+	// RecordedConfig is what the compute times were taken as measured at.
+	RecordedConfig RecordedConfig `json:"recorded_config"`
 }
 
 // saveSource writes the scenario's path and text into dir, atomically.
@@ -672,7 +674,7 @@ func (s *Scenario) saveSource(dir string) error {
 			file = abs
 		}
 	}
-	b, err := json.MarshalIndent(source{File: file, Text: string(s.Text), Recorded: s.recordedRun()}, "", "  ")
+	b, err := json.MarshalIndent(source{File: file, Text: string(s.Text), Recorded: s.recordedRun(), RecordedConfig: s.RecordedConfig()}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ func newBoundCmd() *cobra.Command {
 		asJSON, orderFree        bool
 		keepGaps                 bool
 		switchUs, minTaskMs      float64
+		recordedGHz              float64
 		workers                  int
 		timeLimit                float64
 		progress                 string
@@ -132,6 +133,11 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("recorded-ghz") {
+				if err := sc.SetRecordedGHz(recordedGHz); err != nil {
+					return usageError{err}
+				}
+			}
 			if cfg.Machine, _, err = sc.MachineByName(mach); err != nil {
 				return usageError{err}
 			}
@@ -210,6 +216,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&caps, "caps", "", "a sweep of caps FROM:TO:STEP in watts (re-solved from the previous basis)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
+	f.Float64Var(&recordedGHz, "recorded-ghz", 0, "core frequency the trace's compute times were measured at, in GHz (workload.recorded_ghz; default: the scenario's, else assumed the machine's fastest P-state)")
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this free-format MPS file, its objective the makespan in ns")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(f, &keepGaps)
@@ -259,6 +266,7 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 		rep.Machine, rep.Ranks, rep.MinCapW, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
 	st := first.LP
 	fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
+	fmt.Fprintf(w, "recorded: %s\n", rep.RecordedConfig)
 	fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
 		st.Form, st.Variables, st.Rows, st.Nonzeros, st.Blocks, st.BuildS, first.Rounding)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

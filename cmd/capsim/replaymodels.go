@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -17,6 +18,7 @@ func addModelFlags(fs *pflag.FlagSet, f *scenarios.ModelOptions) {
 	fs.StringArrayVar(&f.Regions, "config-region", nil, "configuration of the regions matching a glob, e.g. 'stencil.*=device=gpu0' (repeatable; first match wins)")
 	fs.StringVar(&f.PowerFile, "power", "", "write the per-rank power timeline to this Arrow file (needs machine power)")
 	fs.StringVar(&f.Machine, "machine-power", "", "machine power 'base=W,idle=W,active=W[,wait=task|idle|W]' (overrides the model file's \"machine\"; wait: what a rank draws between its tasks)")
+	fs.Float64Var(&f.RecordedGHz, "recorded-ghz", 0, "with --models: core frequency the trace's compute times were measured at, in GHz (overrides the model file's recorded cpu_ghz)")
 	fs.IntVar(&f.RanksPerDevice, "ranks-per-device", 0, "ranks sharing one accelerator (ranks r with equal r / N), which runs one offloaded call at a time; 0: a device per rank")
 }
 
@@ -32,6 +34,12 @@ func checkModels(f *scenarios.ModelOptions) error {
 	if f.File == "" && f.RanksPerDevice != 0 {
 		return usagef("--ranks-per-device needs --models")
 	}
+	if f.File == "" && f.RecordedGHz != 0 {
+		return usagef("--recorded-ghz needs --models (without models the trace's times are replayed as recorded)")
+	}
+	if f.RecordedGHz < 0 || math.IsInf(f.RecordedGHz, 0) || math.IsNaN(f.RecordedGHz) {
+		return usagef("--recorded-ghz %g: want a finite frequency > 0", f.RecordedGHz)
+	}
 	if f.RanksPerDevice < 0 {
 		return usagef("--ranks-per-device %d: want a positive number of ranks (0: a device per rank)", f.RanksPerDevice)
 	}
@@ -42,6 +50,9 @@ func checkModels(f *scenarios.ModelOptions) error {
 func printModels(w io.Writer, m *scenarios.ModelsReport) {
 	if m == nil {
 		return
+	}
+	if m.RecordedConfig != nil {
+		fmt.Fprintf(w, "\nrecorded: %s\n", m.RecordedConfig)
 	}
 	if len(m.Regions) > 0 {
 		fmt.Fprintf(w, "\nregions priced by %s:\n", m.Models)

@@ -62,9 +62,11 @@ type File struct {
 }
 
 // Machine is the power of the machine a trace is replayed on, for energy
-// accounting (Anger, PhD thesis, Georgia Tech 2016, §4.1.1–4.1.2, Eq. 5): BaseW is drawn for the whole run
-// (sockets, uncore), each rank's core draws IdleW while it waits and
-// ActiveW while busy, unless the region's model predicts a power.
+// accounting (Anger, PhD thesis, Georgia Tech 2016, §4.1.1–4.1.2, Eq. 5):
+// BaseW, the whole job's (not a socket's), is drawn for the whole run
+// (sockets, uncore); each rank's core draws IdleW before its first task,
+// ActiveW while busy unless the region's model predicts a power, and
+// between tasks what Wait says.
 //
 // With Sockets set, node power follows the per-socket two-segment model
 // instead (Anger's thesis §4.1.2): RanksPerNode consecutive ranks share a node

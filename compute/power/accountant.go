@@ -27,6 +27,13 @@ type JobModel struct {
 	// power while it runs, and its last phase is its power for the wait
 	// after it.
 	OpPhases [][]Phase
+	// OpWaitW, when set, gives per operation the power that stands for
+	// the task's own in the wait after it (WaitTask mode), overriding
+	// the task's (last phase's) power for operations with a value > 0: a
+	// task offloaded to a device draws the device's power while it runs,
+	// but the device idles while its rank then waits in MPI, so the wait
+	// draws the core's power in the task's configuration.
+	OpWaitW []float64
 
 	BaseW   float64   // constant power of the job's sockets and uncore
 	IdleW   float64   // power of one idle core
@@ -139,6 +146,15 @@ func (m JobModel) active(iv interval) float64 {
 	return m.ActiveW[iv.rank]
 }
 
+// waitAfter is the power that stands for op's own in the wait after it:
+// OpWaitW's where set, else w, the power op ended at.
+func (m JobModel) waitAfter(op int32, w float64) float64 {
+	if int(op) < len(m.OpWaitW) && m.OpWaitW[op] > 0 {
+		return m.OpWaitW[op]
+	}
+	return w
+}
+
 // edge is a change of a rank's power: dw while n more tasks run; a task's
 // final end (op ≥ 0) sets the power the rank waits at, last.
 type edge struct {
@@ -210,7 +226,7 @@ func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
 		}
 		if len(ph) == 0 {
 			w := m.active(iv)
-			e = append(e, edge{iv.start, w, 1, -1, 0}, edge{iv.end, -w, -1, iv.op, w})
+			e = append(e, edge{iv.start, w, 1, -1, 0}, edge{iv.end, -w, -1, iv.op, m.waitAfter(iv.op, w)})
 		} else {
 			cur := iv.start
 			for j, p := range ph {
@@ -223,7 +239,7 @@ func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
 				}
 				e = append(e, edge{cur, p.Watts, 1, -1, 0}, edge{end, -p.Watts, -1, -1, 0})
 				if end == iv.end {
-					e[len(e)-1].op, e[len(e)-1].last = iv.op, p.Watts
+					e[len(e)-1].op, e[len(e)-1].last = iv.op, m.waitAfter(iv.op, p.Watts)
 					break
 				}
 				cur = end

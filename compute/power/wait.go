@@ -32,7 +32,10 @@ const (
 //   - before its first task, the core's idle power;
 //   - from the end of a task to the start of its next task (its MPI calls,
 //     their CPU overheads and its waits), and after its last task until
-//     the job ends, the wait power: Power(task, idle).
+//     the job ends, the wait power: Power(task, idle), where task is the
+//     power of the core in the task's configuration for a task offloaded
+//     to a device (its device idles while the rank waits;
+//     JobModel.OpWaitW).
 //
 // The zero value is WaitTask, the paper's model.
 type WaitPower struct {

@@ -179,6 +179,14 @@ type GraphOptions struct {
 	// Classes gives messages their own parameters (sim.Options.Classes).
 	Classes *network.Classes
 	Wait    WaitPower
+	// WaitAfter, when set and Wait is mode task, gives the wait after
+	// calc op's task a constant power w (a Load from the task's end to its
+	// rank's next task's start) instead of the task's own, where it
+	// reports ok: a task that may run on a device draws the device's
+	// power while it runs, but its rank then waits with the device idle.
+	// w must not exceed what a replay draws in that wait, or the LP is no
+	// bound.
+	WaitAfter func(op int32) (w float64, ok bool)
 	// IdleW is a core's idle power, drawn before its rank's first task.
 	IdleW float64
 	// Device, when set, runs calcs on shared devices (sim.Options.Device)
@@ -311,17 +319,25 @@ func recvPerByte(s int64, O, G network.PerByte) int64 {
 	return -min(O.Times(1), G.Times(1))
 }
 
-// endWait ends task i's wait at vertex next (the rank's next task's start
-// or Fin): in mode task its power interval runs until next; otherwise a
-// load of the wait power does, from its end.
-func (n *Net) endWait(d *DAG, i, next int) {
+// endWait ends task i's (calc op's) wait at vertex next (the rank's next
+// task's start or Fin): in mode task its power interval runs until next,
+// unless WaitAfter gives the wait a power of its own; otherwise a load of
+// the wait power does, from its end.
+func (n *Net) endWait(d *DAG, i int, op int32, next int) {
 	t := &d.Tasks[i]
-	if !n.opt.Wait.Constant {
+	w, load := n.opt.Wait.W, n.opt.Wait.Constant
+	if !load && n.opt.WaitAfter != nil {
+		w, load = n.opt.WaitAfter(op)
+		if !(w >= 0) || math.IsInf(w, 0) {
+			w = 0 // charging less keeps the LP a bound
+		}
+	}
+	if !load {
 		t.Until = next
 		return
 	}
-	if n.opt.Wait.W > 0 {
-		d.Loads = append(d.Loads, Load{Rank: t.Rank, Src: t.Dst, Dst: next, W: n.opt.Wait.W})
+	if w > 0 && next != t.Dst {
+		d.Loads = append(d.Loads, Load{Rank: t.Rank, Src: t.Dst, Dst: next, W: w})
 	}
 }
 

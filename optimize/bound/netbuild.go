@@ -344,7 +344,7 @@ func (nb *netBuild) tasks() (taskOp []int32) {
 		d.Tasks = append(d.Tasks, Task{Rank: r, Src: int(nb.B[op]), Dst: int(nb.E[op]), Hull: h, Event: ev})
 		taskOp = append(taskOp, op)
 		if last[r] >= 0 {
-			n.endWait(d, last[r], int(nb.B[op]))
+			n.endWait(d, last[r], taskOp[last[r]], int(nb.B[op]))
 		} else {
 			first[r] = i
 		}
@@ -360,7 +360,7 @@ func (nb *netBuild) tasks() (taskOp []int32) {
 		case n.opt.IdleW > 0 && d.Tasks[first[r]].Src != d.Init:
 			d.Loads = append(d.Loads, Load{Rank: r, Src: d.Init, Dst: d.Tasks[first[r]].Src, W: n.opt.IdleW})
 		}
-		n.endWait(d, last[r], d.Fin)
+		n.endWait(d, last[r], taskOp[last[r]], d.Fin)
 	}
 	return taskOp
 }

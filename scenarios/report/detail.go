@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -404,16 +405,22 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 	if err != nil {
 		return Figure{}, fmt.Errorf("frontier plot %s: %w", name, err)
 	}
+	p := newPlot(title)
+	leg := newLegend()
+	maxT := 0.0
+	for _, c := range configs {
+		maxT = math.Max(maxT, c.Time)
+	}
+	unit, ns := TimeUnit(maxT * 1e9)
+	scale := 1e9 / ns
 	xy := func(cs []frontier.Config) plotter.XYs {
 		out := make(plotter.XYs, len(cs))
 		for i, c := range cs {
-			out[i] = plotter.XY{X: c.Time, Y: c.Power}
+			out[i] = plotter.XY{X: c.Time * scale, Y: c.Power}
 		}
 		return out
 	}
-	p := newPlot(title)
-	leg := newLegend()
-	p.X.Label.Text = "time (s)"
+	p.X.Label.Text = "time (" + unit + ")"
 	p.Y.Label.Text = "power (W)"
 	all, err := plotter.NewScatter(xy(configs))
 	if err != nil {
@@ -442,7 +449,7 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 	var labels plotter.XYLabels
 	for _, c := range configs {
 		if c.Label != "" {
-			labels.XYs = append(labels.XYs, plotter.XY{X: c.Time, Y: c.Power})
+			labels.XYs = append(labels.XYs, plotter.XY{X: c.Time * scale, Y: c.Power})
 			labels.Labels = append(labels.Labels, c.Label)
 		}
 	}
@@ -452,6 +459,7 @@ func Frontier(name, title string, configs []frontier.Config) (Figure, error) {
 			return Figure{}, err
 		}
 		for i := range l.TextStyle {
+			l.TextStyle[i].Font = font.From(sans, vg.Points(9))
 			l.TextStyle[i].XAlign = draw.XLeft
 			l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
 		}

@@ -39,8 +39,9 @@ type pageSection struct {
 }
 
 type pageFig struct {
-	Title string
-	SVG   template.HTML
+	Number int // in page order, from 1
+	Title  string
+	SVG    template.HTML
 }
 
 type pageData struct {
@@ -60,7 +61,7 @@ table{border-collapse:collapse;font-size:.85em;margin:1em 0;font-variant-numeric
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f0f0f0} td:first-child,th:first-child{text-align:left}
 table.kv td{text-align:left} table.kv td:first-child{font-weight:600;white-space:nowrap}
-figure{margin:1.5em 0} figure svg{width:100%;max-width:64em;height:auto} figcaption{color:#555;font-size:.9em}
+figure{margin:1.5em 0} figure svg{width:100%;height:auto} figcaption{color:#555;font-size:.9em} figcaption b{color:#222}
 </style></head><body>
 <h1>{{.Title}}</h1>
 {{define "section"}}<h2>{{.Heading}}</h2>{{if .Text}}<p>{{.Text}}</p>{{end}}
@@ -69,11 +70,11 @@ figure{margin:1.5em 0} figure svg{width:100%;max-width:64em;height:auto} figcapt
 {{end}}</table>{{else if .Rows}}<table class="kv">
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{range .SVGs}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{range .SVGs}}<figure>{{.SVG}}<figcaption><b>Figure {{.Number}}:</b> {{.Title}}</figcaption></figure>
 {{end}}{{end}}
 {{range .Summary}}{{template "section" .}}{{end}}
 {{if .Figures}}<h2>Sweep</h2>{{end}}
-{{range .Figures}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{range .Figures}}<figure>{{.SVG}}<figcaption><b>Figure {{.Number}}:</b> {{.Title}}</figcaption></figure>
 {{end}}
 {{range .Sections}}{{template "section" .}}{{end}}
 {{template "section" .Results}}
@@ -85,11 +86,12 @@ figure{margin:1.5em 0} figure svg{width:100%;max-width:64em;height:auto} figcapt
 func (p *Page) Write(w io.Writer) error {
 	d := pageData{Title: p.Title}
 	var err error
+	n := 0 // figures are numbered in page order
 	conv := func(in []Section) ([]pageSection, error) {
 		var out []pageSection
 		for _, sec := range in {
 			ps := pageSection{Section: sec}
-			if ps.SVGs, err = inline(sec.Figures); err != nil {
+			if ps.SVGs, err = inline(sec.Figures, &n); err != nil {
 				return nil, err
 			}
 			out = append(out, ps)
@@ -99,7 +101,7 @@ func (p *Page) Write(w io.Writer) error {
 	if d.Summary, err = conv(p.Summary); err != nil {
 		return err
 	}
-	if d.Figures, err = inline(p.Figures); err != nil {
+	if d.Figures, err = inline(p.Figures, &n); err != nil {
 		return err
 	}
 	if d.Sections, err = conv(p.Sections); err != nil {
@@ -110,14 +112,15 @@ func (p *Page) Write(w io.Writer) error {
 	return pageTmpl.Execute(w, d)
 }
 
-func inline(figs []Figure) ([]pageFig, error) {
+func inline(figs []Figure, n *int) ([]pageFig, error) {
 	var out []pageFig
 	for _, f := range figs {
 		svg, err := Render(f, "svg")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pageFig{Title: f.Title, SVG: template.HTML(stripXMLHeader(svg))})
+		*n++
+		out = append(out, pageFig{Number: *n, Title: f.Title, SVG: template.HTML(stripXMLHeader(svg))})
 	}
 	return out, nil
 }

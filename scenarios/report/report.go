@@ -107,10 +107,14 @@ func num(v any) (float64, bool) {
 
 // series collects (cap, metric) points per policy for one group, plus the
 // LP bound as its own series.
-func series(s results.Schema, g group, metric string, scale float64, withBound bool) (names []string, pts map[string]plotter.XYs, flat map[string]float64) {
-	pc, cc, mc, bc := col(s, "policy"), col(s, "cap_w"), col(s, metric), col(s, "bound_ns")
+//
+// over holds, per policy, its points whose schedule exceeded the cap at
+// some instant (over_cap_ns > 0).
+func series(s results.Schema, g group, metric string, scale float64, withBound bool) (names []string, pts map[string]plotter.XYs, flat map[string]float64, over map[string]plotter.XYs) {
+	pc, cc, mc, bc, oc := col(s, "policy"), col(s, "cap_w"), col(s, metric), col(s, "bound_ns"), col(s, "over_cap_ns")
 	pts = map[string]plotter.XYs{}
 	flat = map[string]float64{}
+	over = map[string]plotter.XYs{}
 	add := func(name string, x, y float64) {
 		if _, ok := pts[name]; !ok {
 			names = append(names, name)
@@ -130,6 +134,11 @@ func series(s results.Schema, g group, metric string, scale float64, withBound b
 			continue
 		}
 		add(pol, capW, y*scale)
+		if oc >= 0 {
+			if o, ok := num(r.Values[oc]); ok && o > 0 {
+				over[pol] = append(over[pol], plotter.XY{X: capW, Y: y * scale})
+			}
+		}
 		if withBound && bc >= 0 {
 			if b, ok := num(r.Values[bc]); ok {
 				bound[capW] = b * scale
@@ -149,38 +158,78 @@ func series(s results.Schema, g group, metric string, scale float64, withBound b
 	for _, n := range names {
 		sort.Slice(pts[n], func(i, j int) bool { return pts[n][i].X < pts[n][j].X })
 	}
-	return names, pts, flat
+	return names, pts, flat, over
 }
 
-func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, flat map[string]float64) (*plot.Plot, *plot.Legend, error) {
+// boundName is the LP bound's series: a wide grey dashed line without
+// markers, drawn under the policies' so that a policy at the bound (lp)
+// stays visible on it.
+const boundName = "LP bound"
+
+// overName is the legend entry of the points over the cap.
+const overName = "over the cap"
+
+// linePlot draws one line per named series (the LP bound's beneath the
+// others), a dotted level line per uncapped policy in flat, and a black
+// ring around every point in over (schedules that exceeded their cap).
+func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, flat map[string]float64, over map[string]plotter.XYs) (*plot.Plot, *plot.Legend, error) {
 	p := newPlot(title)
 	leg := newLegend()
 	p.X.Label.Text = "power cap (W)"
 	p.Y.Label.Text = ylabel
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	k := 0
+	if b, ok := pts[boundName]; ok {
+		l, err := plotter.NewLine(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("plot %s: %w", boundName, err)
+		}
+		l.Color = color.Gray{Y: 0x60}
+		l.Width = vg.Points(3)
+		l.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
+		p.Add(l)
+		leg.Add(boundName, l)
+	}
 	for _, n := range names {
+		for _, q := range pts[n] {
+			xmin, xmax = math.Min(xmin, q.X), math.Max(xmax, q.X)
+		}
+		if n == boundName {
+			continue
+		}
 		l, s, err := plotter.NewLinePoints(pts[n])
 		if err != nil {
 			return nil, nil, fmt.Errorf("plot %s: %w", n, err)
 		}
-		col := color.Color(color.Black)
-		if n != "LP bound" {
-			col = Color(k)
-			s.Shape = plotutil.Shape(k)
-			k++
-		} else {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-			s.Shape = draw.CrossGlyph{}
-		}
-		l.Color, s.Color = col, col
+		l.Color, s.Color = Color(k), Color(k)
+		s.Shape = plotutil.Shape(k)
+		k++
 		l.Width = vg.Points(1.5)
 		s.Radius = vg.Points(3)
 		p.Add(l, s)
 		leg.Add(n, l, s)
-		for _, q := range pts[n] {
-			xmin, xmax = math.Min(xmin, q.X), math.Max(xmax, q.X)
+	}
+	var ring *plotter.Scatter
+	for _, n := range names {
+		if len(over[n]) == 0 {
+			continue
 		}
+		sc, err := plotter.NewScatter(over[n])
+		if err != nil {
+			return nil, nil, fmt.Errorf("plot %s over the cap: %w", n, err)
+		}
+		sc.Shape = draw.RingGlyph{}
+		sc.Radius = vg.Points(7)
+		sc.Color = color.Black
+		p.Add(sc)
+		ring = sc
+	}
+	if ring != nil {
+		// The legend's ring fits its row: the plot's would overlap the
+		// entries above and below.
+		thumb := *ring
+		thumb.Radius = vg.Points(4)
+		leg.Add(overName, &thumb)
 	}
 	fnames := make([]string, 0, len(flat))
 	for n := range flat {
@@ -219,6 +268,7 @@ func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
 		return nil, err
 	}
 	unit, ns := ResultsTimeUnit(s, rows)
+	xmin, xmax := capRange(s, rows)
 	var figs []Figure
 	for gi, g := range groupRows(s, rows) {
 		suffix := fmt.Sprintf("_%d", gi)
@@ -235,16 +285,22 @@ func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
 			if col(s, m.metric) < 0 {
 				continue
 			}
-			names, pts, flat := series(s, g, m.metric, m.scale, m.bound)
+			names, pts, flat, over := series(s, g, m.metric, m.scale, m.bound)
 			if m.name == "gap" {
 				flat = nil // the uncapped policy has no bound to be compared with
 			}
 			if len(names) == 0 && len(flat) == 0 {
 				continue
 			}
-			p, leg, err := linePlot(fmt.Sprintf("%s vs power cap: %s", m.what, title), m.label, names, pts, flat)
+			p, leg, err := linePlot(fmt.Sprintf("%s vs power cap: %s", m.what, title), m.label, names, pts, flat, over)
 			if err != nil {
 				return nil, err
+			}
+			if xmin < xmax {
+				// Every panel spans the sweep's caps, so that they line
+				// up (a policy without a value at some caps, such as a
+				// gap without a bound, leaves them empty).
+				p.X.Min, p.X.Max = xmin, xmax
 			}
 			if m.name == "gap" {
 				zero := plotter.NewFunction(func(float64) float64 { return 0 })
@@ -256,6 +312,23 @@ func Figures(s results.Schema, rows []results.Row) ([]Figure, error) {
 		}
 	}
 	return figs, nil
+}
+
+// capRange returns the least and the greatest cap of rows (0, 0 when no
+// row has one), padded by 2 % of the range on each side.
+func capRange(s results.Schema, rows []results.Row) (lo, hi float64) {
+	c := col(s, "cap_w")
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if v, ok := num(r.Values[c]); ok {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return 0, 0
+	}
+	pad := 0.02 * (hi - lo)
+	return lo - pad, hi + pad
 }
 
 // ResultsTimeUnit is the time unit (TimeUnit) of a results table: chosen
@@ -314,7 +387,7 @@ func Lines(name, title, xlabel, ylabel string, names []string, pts map[string]pl
 		sort.Slice(c, func(i, j int) bool { return c[i].X < c[j].X })
 		sorted[n] = c
 	}
-	p, leg, err := linePlot(title, ylabel, names, sorted, nil)
+	p, leg, err := linePlot(title, ylabel, names, sorted, nil, nil)
 	if err != nil {
 		return Figure{}, fmt.Errorf("figure %s: %w", name, err)
 	}

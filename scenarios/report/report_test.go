@@ -43,7 +43,7 @@ func TestFiguresGroupsAndSeries(t *testing.T) {
 	if strings.Join(names, ",") != "makespan_0,energy_0,makespan_1,energy_1" {
 		t.Fatalf("figures %v", names)
 	}
-	_, pts, flat := series(schema, groupRows(schema, sample())[0], "makespan_ns", 1e-6, true)
+	_, pts, flat, _ := series(schema, groupRows(schema, sample())[0], "makespan_ns", 1e-6, true)
 	if len(pts["static"]) != 3 || len(pts["LP bound"]) != 3 || flat["uncapped"] != 9 {
 		t.Fatalf("series: %v flat %v", pts, flat)
 	}

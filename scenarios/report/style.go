@@ -41,14 +41,23 @@ var okabeIto = []color.Color{
 // Color returns the i-th colour of the report's colour-blind-safe palette.
 func Color(i int) color.Color { return okabeIto[i%(len(okabeIto)-1)] }
 
+// sans is the report's typeface, Liberation Sans (metric-compatible with
+// Arial and Helvetica), so that figures match the page's sans-serif text.
+// gonum/plot's font cache holds the Liberation collection.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// svgFamily is the font-family SVG figures name: Liberation Sans, else
+// the metric-compatible Arial or Helvetica, else the reader's sans-serif.
+const svgFamily = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
+
 // newPlot returns a plot with the report's fonts and title.
 func newPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Title.TextStyle.Font = font.From(sans, vg.Points(13))
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(11)
-		a.Tick.Label.Font.Size = vg.Points(10)
+		a.Label.TextStyle.Font = font.From(sans, vg.Points(11))
+		a.Tick.Label.Font = font.From(sans, vg.Points(10))
 	}
 	return p
 }
@@ -58,7 +67,7 @@ func newPlot(title string) *plot.Plot {
 // right of the data, never over it.
 func newLegend() *plot.Legend {
 	l := plot.NewLegend()
-	l.TextStyle.Font = font.From(l.TextStyle.Font, vg.Points(10))
+	l.TextStyle.Font = font.From(sans, vg.Points(10))
 	l.Top = true
 	l.Left = true
 	return &l
@@ -99,6 +108,9 @@ func Render(f Figure, format string) ([]byte, error) {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("render %s: %w", f.Name, err)
+	}
+	if format == "svg" {
+		return bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFamily)), nil
 	}
 	return b.Bytes(), nil
 }

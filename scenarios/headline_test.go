@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios/results"
+)
+
+// TestHeadlineNeverOverCap: the fastest schedule at 300 W went over its
+// cap, so the headline names the runner-up within it as the best and
+// lists the one over it in its note.
+func TestHeadlineNeverOverCap(t *testing.T) {
+	s := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String},
+		{Name: "cap_w", Type: results.Float64}, {Name: "makespan_ns", Type: results.Int64},
+		{Name: "bound_ns", Type: results.Int64}, {Name: "over_cap_ns", Type: results.Int64}}
+	var rows []results.Row
+	add := func(p string, c float64, ms, over int64) {
+		rows = append(rows, results.Row{Index: len(rows), Values: []any{"pal", p, c, ms, int64(1e6), over}})
+	}
+	add("static", 300, 1.0e6, 7000) // fastest, but over the cap
+	add("lp", 300, 1.2e6, 0)
+	add("conductor", 300, 1.5e6, 0)
+	add("static", 400, 0.9e6, 0)
+	sec := headline(s, rows, "ms")
+	if len(sec.Rows) != 2 {
+		t.Fatalf("%d headline rows, want 2: %v", len(sec.Rows), sec.Rows)
+	}
+	if got := sec.Rows[0][3]; got != "lp" {
+		t.Errorf("best at 300 W: %s, want lp (static went over the cap)", got)
+	}
+	if !strings.Contains(sec.Rows[0][7], "conductor") {
+		t.Errorf("next best at 300 W: %s, want conductor", sec.Rows[0][7])
+	}
+	if !strings.Contains(sec.Text, "pal static at 300 W") {
+		t.Errorf("headline note %q does not list static over its 300 W cap", sec.Text)
+	}
+	if strings.Contains(sec.Text, "400") {
+		t.Errorf("headline note %q lists a schedule within its cap", sec.Text)
+	}
+}
