@@ -8,6 +8,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/lpchain"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -126,6 +127,13 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS, at *bound.Bound) (Metrics, *taskRun, lpChoice, error) {
 	bd, m := p.bd, p.bd.m
 	jobCapW := capW
+	safe, err := sc.newCapSafe(g, bd.t, m, net, capW)
+	if err != nil {
+		return Metrics{}, nil, lpChoice{}, err
+	}
+	if !safe.binds() {
+		return safe.unc.met, safe.unc.run, lpChoice{}, nil
+	}
 	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
 	probes := 0
 	end := span(ctx, "plan cap %g", capW)
@@ -205,6 +213,7 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	if err != nil {
 		return Metrics{}, nil, lpChoice{}, err
 	}
+	c := choiceOf(bestR, bestH)
 	if bestR != r0 {
 		// Stagger shortening the faster stretches of the schedule at the
 		// cap itself can still end sooner (where few tasks miss).
@@ -213,10 +222,86 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 			return Metrics{}, nil, lpChoice{}, err
 		}
 		if better(met0, met) {
-			return met0, run0, choiceOf(r0, 0), nil
+			met, run, c = met0, run0, choiceOf(r0, 0)
 		}
 	}
-	return met, run, choiceOf(bestR, bestH), nil
+	if met.OverCapNs > 0 {
+		st, err := safe.static()
+		if err != nil {
+			return Metrics{}, nil, lpChoice{}, err
+		}
+		if better(st.met, met) {
+			return st.met, st.run, lpChoice{Fallback: true}, nil
+		}
+	}
+	return met, run, c, nil
+}
+
+// capSafe is the lp policy's guard on the cap at every instant. The LP
+// meets the cap at its own events with its own task lengths and no power
+// between tasks; a replay also draws power while a rank waits (the
+// machine's wait_power), runs messages as the network (and topology)
+// makes them, and so can go over the cap wherever no headroom fits. The
+// guard holds two replays that need no LP: the uncapped one, which is the
+// lp policy wherever the cap does not bind (the cap is at or above its
+// peak, so the fastest schedule is within the cap), and the static one
+// (every rank at the fastest P-state whose busy power fits its equal
+// share of the cap, Machine.Assign), within the cap by construction
+// wherever the slowest P-state fits, which the lp policy replays where
+// the LP's schedule does not replay within the cap.
+type capSafe struct {
+	sc   *Scenario
+	g    *graph.Graph
+	m    *Machine
+	net  network.LogGOPS
+	cls  *network.Classes
+	capW float64
+	unc  safeRun
+	st   *safeRun // the static replay, once replayed
+}
+
+// safeRun is one of capSafe's replays.
+type safeRun struct {
+	met Metrics
+	run *taskRun
+}
+
+// newCapSafe replays g uncapped at job cap capW on machine m, with the
+// network classes of the scenario's sweep (Scenario.Classes).
+func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64) (*capSafe, error) {
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, fmt.Errorf("lp policy at %g W: %w", capW, err)
+	}
+	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW}
+	if c.unc, err = c.replay(policy.Uncapped); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// binds reports whether the cap binds: the uncapped replay goes over it.
+func (c *capSafe) binds() bool { return c.unc.met.OverCapNs > 0 || c.unc.met.PeakPowerW > c.capW }
+
+// static returns the static policy's replay at the cap.
+func (c *capSafe) static() (safeRun, error) {
+	if c.st == nil {
+		r, err := c.replay(policy.Static)
+		if err != nil {
+			return safeRun{}, err
+		}
+		c.st = &r
+	}
+	return *c.st, nil
+}
+
+// replay replays g under policy pol at the cap.
+func (c *capSafe) replay(pol string) (safeRun, error) {
+	met, rec, err := c.sc.replay(c.g, c.m, c.net, c.cls, pol, c.capW)
+	if err != nil {
+		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay: %w", c.capW, pol, err)
+	}
+	return safeRun{met, &taskRun{acct: rec.acct, model: rec.model, makespan: rec.res.Makespan, res: rec.res, net: rec.net, opts: rec.opts}}, nil
 }
 
 // leastTry returns the least k in [0, n) at which try fits, or n where
@@ -253,6 +338,9 @@ func leastTry(n int, try func(k int) (fits, more bool, err error)) (int, error) 
 type lpChoice struct {
 	HeadroomW float64 // the LP was solved at the cap less this much task power
 	Switches  int     // tasks that switch P-state mid-task
+	// Fallback: no rounding of the LP's schedule replayed within the
+	// cap, and the replay is the static policy's (capSafe).
+	Fallback bool
 }
 
 func choiceOf(r *rounded, h float64) lpChoice {
