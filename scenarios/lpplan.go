@@ -131,9 +131,6 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	if err != nil {
 		return Metrics{}, nil, lpChoice{}, err
 	}
-	if !safe.binds() {
-		return safe.unc.met, safe.unc.run, lpChoice{}, nil
-	}
 	ro := bound.RoundOptions{Policy: bound.RoundStaggered}
 	probes := 0
 	end := span(ctx, "plan cap %g", capW)
@@ -225,13 +222,16 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 			met, run, c = met0, run0, choiceOf(r0, 0)
 		}
 	}
+	if !safe.binds() && better(safe.unc.met, met) {
+		return safe.unc.met, safe.unc.run, lpChoice{}, nil
+	}
 	if met.OverCapNs > 0 {
 		st, err := safe.static()
 		if err != nil {
 			return Metrics{}, nil, lpChoice{}, err
 		}
 		if better(st.met, met) {
-			return st.met, st.run, lpChoice{Fallback: true}, nil
+			return st.met, st.run, lpChoice{}, nil
 		}
 	}
 	return met, run, c, nil
@@ -244,7 +244,9 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 // makes them, and so can go over the cap wherever no headroom fits. The
 // guard holds two replays that need no LP: the uncapped one, which is the
 // lp policy wherever the cap does not bind (the cap is at or above its
-// peak, so the fastest schedule is within the cap), and the static one
+// peak) and the LP's schedule does not replay sooner within the cap (it
+// can, where ranks share an accelerator the uncapped run queues them
+// on), and the static one
 // (every rank at the fastest P-state whose busy power fits its equal
 // share of the cap, Machine.Assign), within the cap by construction
 // wherever the slowest P-state fits, which the lp policy replays where
@@ -338,9 +340,6 @@ func leastTry(n int, try func(k int) (fits, more bool, err error)) (int, error) 
 type lpChoice struct {
 	HeadroomW float64 // the LP was solved at the cap less this much task power
 	Switches  int     // tasks that switch P-state mid-task
-	// Fallback: no rounding of the LP's schedule replayed within the
-	// cap, and the replay is the static policy's (capSafe).
-	Fallback bool
 }
 
 func choiceOf(r *rounded, h float64) lpChoice {
