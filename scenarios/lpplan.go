@@ -248,9 +248,10 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 // can, where ranks share an accelerator the uncapped run queues them
 // on), and the static one
 // (every rank at the fastest P-state whose busy power fits its equal
-// share of the cap, Machine.Assign), within the cap by construction
-// wherever the slowest P-state fits, which the lp policy replays where
-// the LP's schedule does not replay within the cap.
+// share of the cap, Machine.Assign, or at a slower P-state where that ends
+// sooner), within the cap by construction wherever the slowest P-state
+// fits, which the lp policy replays where the LP's schedule does not
+// replay within the cap.
 type capSafe struct {
 	sc   *Scenario
 	g    *graph.Graph
@@ -276,7 +277,7 @@ func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net net
 		return nil, fmt.Errorf("lp policy at %g W: %w", capW, err)
 	}
 	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW}
-	if c.unc, err = c.replay(policy.Uncapped); err != nil {
+	if c.unc, err = c.replay(policy.Uncapped, capW); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -285,23 +286,45 @@ func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net net
 // binds reports whether the cap binds: the uncapped replay goes over it.
 func (c *capSafe) binds() bool { return c.unc.met.OverCapNs > 0 || c.unc.met.PeakPowerW > c.capW }
 
-// static returns the static policy's replay at the cap.
+// static returns the soonest of the uniform replays within the cap: the
+// static policy's at the cap, and the static policy's at each lower cap
+// that a slower P-state's busy power fills (every rank at that P-state),
+// where that replay is within it. A slower P-state can end sooner (a
+// memory-bound or communication-bound run: on the 64-rank stencil at
+// 1400 W, 41.15 ms at 1.5 GHz against 42.69 ms at 1.9 GHz).
 func (c *capSafe) static() (safeRun, error) {
-	if c.st == nil {
-		r, err := c.replay(policy.Static)
+	if c.st != nil {
+		return *c.st, nil
+	}
+	best, err := c.replay(policy.Static, c.capW)
+	if err != nil {
+		return safeRun{}, err
+	}
+	ranks := float64(c.m.Nodes * c.m.RanksPerNode)
+	for _, p := range c.m.PStates {
+		capW := c.m.BaseW() + ranks*p.ActivePowerW
+		if capW >= c.capW || capW <= c.m.BaseW() {
+			continue // the static policy's at c.capW, or one faster
+		}
+		r, err := c.replay(policy.Static, capW)
 		if err != nil {
 			return safeRun{}, err
 		}
-		c.st = &r
+		// Within capW is within c.capW: the metrics but OverCapNs do not
+		// depend on the cap.
+		if r.met.OverCapNs == 0 && better(r.met, best.met) {
+			best = r
+		}
 	}
-	return *c.st, nil
+	c.st = &best
+	return best, nil
 }
 
-// replay replays g under policy pol at the cap.
-func (c *capSafe) replay(pol string) (safeRun, error) {
-	met, rec, err := c.sc.replay(c.g, c.m, c.net, c.cls, pol, c.capW)
+// replay replays g under policy pol at job cap capW.
+func (c *capSafe) replay(pol string, capW float64) (safeRun, error) {
+	met, rec, err := c.sc.replay(c.g, c.m, c.net, c.cls, pol, capW)
 	if err != nil {
-		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay: %w", c.capW, pol, err)
+		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay at %g W: %w", c.capW, pol, capW, err)
 	}
 	return safeRun{met, &taskRun{acct: rec.acct, model: rec.model, makespan: rec.res.Makespan, res: rec.res, net: rec.net, opts: rec.opts}}, nil
 }
