@@ -121,7 +121,9 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 // and the choice made (headroom, switches), with BoundNs left to the caller
 // (the bound is the LP at the cap itself). With no headroom up to
 // max(headroomMost quanta, headroomShare of the cap) that fits, or where stagger's replay of the
-// schedule at the cap itself is better (see better), it is that replay.
+// schedule at the cap itself is better (see better), it is that replay;
+// where the cap does not bind or the replay is still over the cap, the
+// guard's replay where better (capSafe).
 // at is p's LP's schedule at the cap itself where p has just solved it
 // (nil: replayLP solves it first).
 func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS, at *bound.Bound) (Metrics, *taskRun, lpChoice, error) {
@@ -240,18 +242,16 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 // capSafe is the lp policy's guard on the cap at every instant. The LP
 // meets the cap at its own events with its own task lengths and no power
 // between tasks; a replay also draws power while a rank waits (the
-// machine's wait_power), runs messages as the network (and topology)
-// makes them, and so can go over the cap wherever no headroom fits. The
-// guard holds two replays that need no LP: the uncapped one, which is the
-// lp policy wherever the cap does not bind (the cap is at or above its
-// peak) and the LP's schedule does not replay sooner within the cap (it
-// can, where ranks share an accelerator the uncapped run queues them
-// on), and the static one
-// (every rank at the fastest P-state whose busy power fits its equal
-// share of the cap, Machine.Assign, or at a slower P-state where that ends
-// sooner), within the cap by construction wherever the slowest P-state
-// fits, which the lp policy replays where the LP's schedule does not
-// replay within the cap.
+// machine's wait_power) and runs messages as the network and its
+// topology make them, so it can go over the cap whatever the headroom.
+// The guard holds replays that need no LP:
+//   - the uncapped one, the lp policy's wherever the cap does not bind
+//     (the cap is at or above its peak) unless the LP's schedule replays
+//     sooner within the cap (it can where ranks share an accelerator,
+//     which the uncapped run queues every call on);
+//   - the soonest uniform one within the cap (static), the lp policy's
+//     wherever the LP's schedule does not replay within the cap: within
+//     the cap by construction wherever the slowest P-state is.
 type capSafe struct {
 	sc   *Scenario
 	g    *graph.Graph
@@ -260,7 +260,7 @@ type capSafe struct {
 	cls  *network.Classes
 	capW float64
 	unc  safeRun
-	st   *safeRun // the static replay, once replayed
+	st   *safeRun // static's replay, once replayed
 }
 
 // safeRun is one of capSafe's replays.
