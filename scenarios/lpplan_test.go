@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -219,5 +221,123 @@ func TestStaggerAfterProbe(t *testing.T) {
 	}
 	if seen[true] == 0 || seen[false] == 0 {
 		t.Errorf("caps where the schedule fits as it is / does not: %d / %d; want both", seen[true], seen[false])
+	}
+}
+
+// The lp policy is within the cap at every instant at every cap, with and
+// without a fat-tree, and where the cap does not bind (at or above the
+// uncapped replay's peak) it is the uncapped replay. On the 64-rank OTF2
+// stencil (ranks wait at their last task's power, which the LP does not
+// price) no headroom's schedule replays within the cap: the staggered
+// schedule drew 1488 W, over caps of 1200–1480 W for 38–41 ms of 41 ms.
+func TestLPPolicyWithinCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	if testing.Short() {
+		t.Skip("sweeps lp points")
+	}
+	const fatTree = "[network.topology]\nkind = \"fattree\"\nk = 4\nn = 3\noversub = 2.0\n\n"
+	s64 := filepath.Join("..", "..", "shared", "traces", "otf2", "tracer-stencil4d-64", "traces.otf2")
+	for _, tc := range []struct {
+		name, file string // file: a scenario ("": the default)
+		edit       func(string) string
+		caps       []float64
+		topology   bool
+	}{
+		{"default", "", nil, []float64{290, 330, 370, 380, 400}, false},
+		{"default fat-tree", "", nil, []float64{290, 330, 370, 400}, true},
+		{"stencil32", filepath.Join("..", "examples", "bound", "stencil32.toml"), nil, []float64{1000, 1400, 1500}, false},
+		{"gpu-node", filepath.Join("..", "examples", "scenarios", "gpu-node.toml"), nil, []float64{300, 500, 700, 900, 1000}, false},
+		{"stencil4d-64", "", func(s string) string {
+			s = strings.Replace(s, "nodes = 2\n", "nodes = 8\n", 1)
+			w := s[strings.Index(s, "[workload]"):strings.Index(s, "[models]")]
+			s = strings.Replace(s, w, "[workload]\ntrace = "+strconv.Quote(s64)+"\n\n", 1)
+			return strings.Replace(s, `caps = "290:380:10"`, `caps_w = [1200.0, 1500.0]`, 1)
+		}, []float64{1200, 1400, 1500}, false},
+		{"stencil4d-64 fat-tree", "", func(s string) string {
+			s = strings.Replace(s, "nodes = 2\n", "nodes = 8\n", 1)
+			w := s[strings.Index(s, "[workload]"):strings.Index(s, "[models]")]
+			s = strings.Replace(s, w, "[workload]\ntrace = "+strconv.Quote(s64)+"\n\n", 1)
+			return strings.Replace(s, `caps = "290:380:10"`, `caps_w = [1200.0, 1500.0]`, 1)
+		}, []float64{1200, 1500}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.name, "stencil4d-64") {
+				if _, err := os.Stat(s64); err != nil {
+					t.Skip("no shared traces")
+				}
+			}
+			src := Default()
+			if tc.file != "" {
+				var err error
+				if src, err = os.ReadFile(tc.file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			text := string(src)
+			if tc.edit != nil {
+				text = tc.edit(text)
+			}
+			if tc.topology {
+				text = strings.Replace(text, "[workload]", fatTree+"[workload]", 1)
+			}
+			name := tc.name + ".toml"
+			if tc.file != "" {
+				name = tc.file // its relative paths are its folder's
+			}
+			sc, err := Parse(name, []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Sweep.CapsW = tc.caps
+			checkLPWithinCap(t, sc)
+		})
+	}
+}
+
+// checkLPWithinCap evaluates the uncapped and lp points of each of sc's
+// machines and checks that every lp point is within its cap, and within
+// 0.5 % of the uncapped makespan where the cap is at or above its peak
+// (or sooner: on an accelerator the ranks share, the LP's schedule can end
+// before the uncapped run, which queues every call on the device).
+func checkLPWithinCap(t *testing.T, sc *Scenario) {
+	t.Helper()
+	for k, mach := range sc.Machines {
+		var unc, lp []Point
+		for _, p := range sc.Points() {
+			if p.Machine != k {
+				continue
+			}
+			switch p.Policy {
+			case "uncapped":
+				unc = append(unc, p)
+			case "lp":
+				lp = append(lp, p)
+			}
+		}
+		if len(unc) != 1 || len(lp) == 0 {
+			t.Fatalf("%s: %d uncapped and %d lp points, want 1 and some", mach.Name, len(unc), len(lp))
+		}
+		var u Metrics
+		if err := evaluate(context.Background(), sc, unc, func(_ Point, m Metrics) error { u = m; return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+		err := evaluate(context.Background(), sc, lp, func(p Point, m Metrics) error {
+			t.Logf("%s %g W: makespan %d ns (uncapped %d ns, peak %g W), peak %g W, over %d ns", mach.Name, p.CapW, m.MakespanNs, u.MakespanNs, u.PeakPowerW, m.PeakPowerW, m.OverCapNs)
+			if m.Infeasible {
+				return nil
+			}
+			if m.OverCapNs > 0 || m.PeakPowerW > p.CapW+1e-9 {
+				t.Errorf("%s %g W: over the cap for %d ns (peak %g W)", mach.Name, p.CapW, m.OverCapNs, m.PeakPowerW)
+			}
+			if d := float64(m.MakespanNs)/float64(u.MakespanNs) - 1; p.CapW >= u.PeakPowerW && d > 0.005 {
+				t.Errorf("%s %g W (not binding): %.3f %% after the uncapped replay, want within 0.5 %%", mach.Name, p.CapW, 100*d)
+			}
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
