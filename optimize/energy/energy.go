@@ -50,17 +50,17 @@ type Options struct {
 // Frontier is the LP of one DAG and order, built once and solved at many
 // deadlines and budgets. It is not safe for concurrent use.
 type Frontier struct {
-	d   *bound.DAG
-	o   *bound.Order
-	opt Options
-	tau float64 // the LP's unit of time, in seconds (the fastest makespan)
-	esc float64 // the LP's unit of energy, in joules
-	fin int     // v_fin's column
-	em  *clp.Model
-	tm  *clp.Model
-	up  []float64 // em's column upper bounds
-	rlo []float64 // tm's row bounds
-	rup []float64
+	d    *bound.DAG
+	o    *bound.Order
+	opt  Options
+	tau  float64 // the LP's unit of time, in seconds (the fastest makespan)
+	esc  float64 // the LP's unit of energy, in joules
+	fin  int     // v_fin's column
+	em   *clp.Model
+	tm   *clp.Model
+	up   []float64 // em's column upper bounds
+	rlo  []float64 // tm's row bounds
+	rup  []float64
 	rows lpRows // the energy LP's rows, for the time LP
 	// fast is the least makespan (s), fastE the energy of the fastest
 	// as-soon-as-possible schedule (J).

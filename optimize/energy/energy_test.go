@@ -2,7 +2,7 @@ package energy
 
 import (
 	"math"
-		"testing"
+	"testing"
 
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
