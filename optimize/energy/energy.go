@@ -177,13 +177,25 @@ func (f *Frontier) Slowest() (deadline, energyJ float64, err error) {
 	if energyJ, err = f.EnergyAt(math.Inf(1)); err != nil {
 		return 0, 0, err
 	}
-	// The budget's slack is CLP's relative tolerance, so the least
-	// energy's own optimum fits it.
-	if deadline, err = f.TimeFor(energyJ + 1e-9*math.Max(energyJ, f.esc)); err != nil {
+	// The budget lies a little above the least energy, which CLP found
+	// within its primal tolerance (10⁻⁷ on the energy row, in the LP's
+	// unit of energy): the least slack that fits, from 10⁻⁹ of the unit
+	// up to budgetSlack.
+	for slack := 1e-9; ; slack *= 10 {
+		deadline, err = f.TimeFor(energyJ + slack*f.esc)
+		if err == nil || slack >= budgetSlack {
+			break
+		}
+	}
+	if err != nil {
 		return 0, 0, err
 	}
 	return math.Max(deadline, f.fast), energyJ, nil
 }
+
+// budgetSlack is how far above the least energy, in the LP's unit of
+// energy, Slowest's budget lies.
+const budgetSlack = 1e-6
 
 // WriteMPS writes the energy LP at deadline (seconds) as a free-format
 // MPS file for a peer solver; its objective is the energy in units of
