@@ -105,10 +105,15 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 		r.add(a, -1)
 		r.end(m.Time/tau, inf)
 	}
-	for k := 0; k+1 < K; k++ { // the event order (14)
-		r.add(k+1, 1)
-		r.add(k, -1)
+	prev := 0
+	for k := 1; k < K; k++ { // the event order (14), over the chained events
+		if !f.chained(k) {
+			continue
+		}
+		r.add(k, 1)
+		r.add(prev, -1)
 		r.end(0, inf)
+		prev = k
 	}
 	if f.opt.CapW > 0 {
 		f.capRows(&r, first)
@@ -128,19 +133,29 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 func (f *Frontier) capRows(r *lpRows, first []int) {
 	d, o := f.d, f.o
 	loads := o.Power(d, func(int) float64 { return 0 })
-	rowOf := len(r.lo)
 	inf := math.Inf(1)
+	// Power changes only at chained events: one row per chained event k
+	// (before the last) covers the stretch to the next chained event.
+	row := make([]int, o.Events)
 	for k := 0; k+1 < o.Events; k++ {
-		r.end(-inf, f.opt.CapW-loads[k])
+		row[k] = -1
+		if k == 0 || f.chained(k) {
+			row[k] = len(r.lo)
+			r.end(-inf, f.opt.CapW-loads[k])
+		}
 	}
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
 		for k := o.Event[t.Src]; k < o.Event[t.PowerEnd()] && k+1 < o.Events; k++ {
+			if row[k] < 0 {
+				continue
+			}
 			for g, c := range t.Hull {
-				r.ents = append(r.ents, entry{int32(rowOf + k), int32(first[i] + g), c.Power})
+				r.ents = append(r.ents, entry{int32(row[k]), int32(first[i] + g), c.Power})
 			}
 		}
 	}
+
 }
 
 // timeProblem is p with the makespan as its objective and the energy as
@@ -158,4 +173,10 @@ func (f *Frontier) timeProblem(p *clp.Problem) *clp.Problem {
 	tp.Obj[f.fin] = 1
 	tp.Start, tp.Index, tp.Value = r.csc(ncol)
 	return tp
+}
+
+// chained reports whether event k is kept in order: every event where
+// o.Chained is nil, else those it marks (where power starts or ends).
+func (f *Frontier) chained(k int) bool {
+	return f.o.Chained == nil || f.o.Chained[k] || k == f.o.Events-1
 }

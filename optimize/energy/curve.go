@@ -15,7 +15,8 @@ type Point struct {
 // Curve returns n points of the frontier (n ≥ 2), at deadlines evenly
 // spaced from Fastest to the slowest that still saves energy (Slowest),
 // solved in order, each from the previous basis. Where the two ends meet
-// (no deadline saves energy) it returns the one point.
+// (no deadline saves energy, to 10⁻⁹ of the least makespan) it returns
+// the one point.
 func (f *Frontier) Curve(n int) ([]Point, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("energy: %d points: want at least 2", n)
@@ -24,7 +25,7 @@ func (f *Frontier) Curve(n int) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !(slow > f.fast) {
+	if !(slow > f.fast*(1+1e-9)) { // equal within CLP's tolerance
 		n = 1
 	}
 	pts := make([]Point, 0, n)

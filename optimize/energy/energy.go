@@ -67,9 +67,10 @@ type Frontier struct {
 	fast, fastE float64
 }
 
-// New builds the frontier's LP of d with the fixed order o. Every event of
-// o is kept in order (o.Chained, where set, is not consulted: a stricter
-// order than the bound's, which the fastest schedule keeps).
+// New builds the frontier's LP of d with the fixed order o. The events
+// o.Chained marks (every event where it is nil) are kept in order, as in
+// the bound's LP: power starts and ends only there, so the power between
+// two of them is that of the tasks and loads active at the first.
 func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("energy: %w", err)
