@@ -24,6 +24,9 @@ func FuzzFrontier(f *testing.F) {
 		if err != nil {
 			t.Skip(err)
 		}
+		if seed%2 == 0 {
+			chainPower(d, o)
+		}
 		opt := Options{BaseW: float64(base)}
 		if capFrac > 0 {
 			minCap, _ := bound.MinFeasibleCap(d, o)
