@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/capsim/capsim/scenarios"
+)
+
+func newFrontierCmd() *cobra.Command {
+	var (
+		capW                        float64
+		points                      int
+		scenarioPath, mach, csvPath string
+		tablePath, format           string
+		asJSON, keepGaps            bool
+	)
+	c := &cobra.Command{
+		Use:   "frontier [TRACE]",
+		Short: "Energy–time frontier of an MPI trace: the least energy for every deadline (the fixed-event-order LP on CLP)",
+		Long: `frontier computes, for deadlines from the least makespan of the trace's event
+order to the least that reaches the least energy, the least energy of any
+schedule that keeps that order and ends by the deadline: the LP of capsim bound
+(Bailey et al., SC'15) with objective and constraint exchanged, minimising
+energy subject to makespan ≤ T, solved at every deadline from the previous
+basis (docs/design/frontier.md). Energy is every task's power times its time
+on its P-states (a task may mix adjacent ones), a wait inside a task's power
+interval at the task's lowest P-state power, idle and waiting cores' loads,
+and the machine's base power until the job ends, in joules.
+
+The output lists the deadlines and energies (JSON "points"), the same curve
+read the other way ("by_budget": the least makespan for energy budgets from
+the least energy to the fastest schedule's, each solved as an LP), and the
+energy saved against the fastest schedule (every task at its fastest
+P-state, as soon as possible) at the least makespan and at 5 % longer.
+--cap adds a job power cap that every schedule keeps too. The machine,
+network and DVFS model come from a scenario as for capsim bound.`,
+		Example: `  capsim frontier --json
+  capsim frontier stencil.arrow --points 21 --csv frontier.csv`,
+		Args: nargs(0, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			ctx, stop := signalContext()
+			defer stop()
+			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
+				return usagef("--cap %s: want a positive number of watts", c.Value)
+			}
+			if points < 2 {
+				return usagef("--points %d: want at least 2", points)
+			}
+			cfg := scenarios.FrontierConfig{CapW: capW, Points: points, TablePath: tablePath}
+			sc, err := scenarios.LoadOrDefault(scenarioPath)
+			if err != nil {
+				return err
+			}
+			if cfg.Machine, _, err = sc.MachineByName(mach); err != nil {
+				return usageError{err}
+			}
+			if len(a) == 1 {
+				it, err := loadMPI(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps))
+				if err != nil {
+					return err
+				}
+				cfg.Trace, cfg.Collectives = it.MPI, it.Collectives
+			}
+			rep, err := sc.RunFrontier(ctx, cfg)
+			if err != nil {
+				return interrupted(ctx, err)
+			}
+			if csvPath != "" {
+				if err := os.WriteFile(csvPath, frontierCSV(rep), 0o644); err != nil {
+					return fmt.Errorf("--csv: %w", err)
+				}
+			}
+			return printFrontier(cmd.OutOrStdout(), rep, asJSON)
+		},
+	}
+	f := c.Flags()
+	f.Float64Var(&capW, "cap", 0, "job power cap in watts that every schedule keeps too (default: none)")
+	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced")
+	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
+	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
+	f.StringVar(&csvPath, "csv", "", "also write the frontier's points to this CSV file (deadline_ns,energy_j)")
+	f.StringVar(&format, "format", "", formatFlagHelp)
+	addKeepGaps(f, &keepGaps)
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
+	return c
+}
+
+// frontierCSV is the frontier's points as CSV.
+func frontierCSV(rep *scenarios.FrontierReport) []byte {
+	var b bytes.Buffer
+	b.WriteString("deadline_ns,energy_j\n")
+	for _, p := range rep.Points {
+		fmt.Fprintf(&b, "%d,%g\n", p.DeadlineNs, p.EnergyJ)
+	}
+	return b.Bytes()
+}
+
+// printFrontier writes rep as JSON or as a headline and a table.
+func printFrontier(w io.Writer, rep *scenarios.FrontierReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "machine %s, %d ranks", rep.Machine, rep.Ranks)
+	if rep.CapW > 0 {
+		fmt.Fprintf(w, ", cap %g W", rep.CapW)
+	}
+	fmt.Fprintf(w, "\nfastest schedule: %d ns, %.6g J\nenergy saved: %.2f %% at the least makespan, %.2f %% at 5 %% slower\n\n",
+		rep.FastestNs, rep.FastestEnergyJ, rep.SavedPct0, rep.SavedPct5)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "deadline_ns\tenergy_j\t")
+	for _, p := range rep.Points {
+		fmt.Fprintf(tw, "%d\t%.6f\t\n", p.DeadlineNs, p.EnergyJ)
+	}
+	return tw.Flush()
+}

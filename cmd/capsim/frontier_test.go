@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/scenarios"
+)
+
+// TestFrontier runs capsim frontier on a small stencil: the JSON's curve
+// starts at the fastest makespan, its energy never rises, the CSV holds
+// the same points, the budget view ends at the fastest makespan, and a
+// cap above the fastest schedule's peak changes nothing.
+func TestFrontier(t *testing.T) {
+	_, p, _ := badInputDir(t)
+	code, out, stderr := capsim(t, "frontier", p("good.arrow"), "--json", "--points", "5", "--csv", p("f.csv"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep scenarios.FrontierReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Points) == 0 || rep.Points[0].DeadlineNs != rep.FastestNs {
+		t.Fatalf("points %v do not start at the fastest makespan %d ns", rep.Points, rep.FastestNs)
+	}
+	for j := 1; j < len(rep.Points); j++ {
+		if rep.Points[j].EnergyJ > rep.Points[j-1].EnergyJ*(1+1e-9) || rep.Points[j].DeadlineNs <= rep.Points[j-1].DeadlineNs {
+			t.Errorf("points %v: energy rises or deadlines do not increase", rep.Points)
+		}
+	}
+	if e := rep.Points[0].EnergyJ; e > rep.FastestEnergyJ*(1+1e-9) || rep.SavedPct0 < 0 || rep.SavedPct5 < rep.SavedPct0-1e-6 {
+		t.Errorf("at the fastest makespan %g J against the fastest schedule's %g J; saved %g %% and %g %%", e, rep.FastestEnergyJ, rep.SavedPct0, rep.SavedPct5)
+	}
+	if last := rep.ByBudget[len(rep.ByBudget)-1]; last.DeadlineNs != rep.FastestNs {
+		t.Errorf("the fastest schedule's energy %g J needs %d ns, want the fastest makespan %d ns", last.EnergyJ, last.DeadlineNs, rep.FastestNs)
+	}
+	csv, err := os.ReadFile(p("f.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != len(rep.Points)+1 || lines[0] != "deadline_ns,energy_j" {
+		t.Errorf("CSV %q: want a header and %d points", csv, len(rep.Points))
+	}
+	code, capped, stderr := capsim(t, "frontier", p("good.arrow"), "--json", "--points", "5", "--cap", "1e6")
+	if code != 0 {
+		t.Fatalf("--cap 1e6: exit %d: %s", code, stderr)
+	}
+	var crep scenarios.FrontierReport
+	if err := json.Unmarshal([]byte(capped), &crep); err != nil {
+		t.Fatal(err)
+	}
+	if crep.FastestNs != rep.FastestNs || len(crep.Points) != len(rep.Points) {
+		t.Errorf("a cap of 1 MW changes the frontier: %v, uncapped %v", crep.Points, rep.Points)
+	}
+	for _, tc := range []struct {
+		args []string
+		part string
+	}{
+		{[]string{"--points", "1"}, "--points 1"},
+		{[]string{"--cap", "-5"}, "--cap -5"},
+	} {
+		code, _, stderr := capsim(t, append([]string{"frontier", p("good.arrow")}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.part) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr, tc.part)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package energy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// entry is one coefficient of the LP's matrix.
+type entry struct {
+	row, col int32
+	val      float64
+}
+
+// lpRows collects the LP's rows as entries.
+type lpRows struct {
+	ents   []entry
+	lo, up []float64
+}
+
+func (r *lpRows) add(col int, v float64) {
+	r.ents = append(r.ents, entry{int32(len(r.lo)), int32(col), v})
+}
+
+func (r *lpRows) end(lo, up float64) {
+	r.lo = append(r.lo, lo)
+	r.up = append(r.up, up)
+}
+
+// csc compresses the entries by columns (rows stay in increasing order).
+func (r *lpRows) csc(ncol int) (start, index []int32, value []float64) {
+	start = make([]int32, ncol+1)
+	for _, e := range r.ents {
+		start[e.col+1]++
+	}
+	for c := 0; c < ncol; c++ {
+		start[c+1] += start[c]
+	}
+	next := append([]int32(nil), start[:ncol]...)
+	index = make([]int32, len(r.ents))
+	value = make([]float64, len(r.ents))
+	for _, e := range r.ents {
+		at := next[e.col]
+		next[e.col]++
+		index[at], value[at] = e.row, e.val
+	}
+	return start, index, value
+}
+
+// problem writes the energy LP: one time column per event (in units of
+// f.tau; the vertices of an event share it), then one fraction c_ig per
+// configuration of every task, with the objective the energy in units of
+// f.esc. v_fin's column's upper bound is the deadline (none yet).
+func (f *Frontier) problem() (*clp.Problem, error) {
+	d, o, tau := f.d, f.o, f.tau
+	K := o.Events
+	ncol := K
+	first := make([]int, len(d.Tasks))
+	for i, t := range d.Tasks {
+		first[i] = ncol
+		ncol += len(t.Hull)
+	}
+	if ncol > math.MaxInt32 {
+		return nil, fmt.Errorf("energy: %d columns exceed CLP's 32-bit indices", ncol)
+	}
+	inf := math.Inf(1)
+	p := &clp.Problem{ColLo: make([]float64, ncol), ColUp: make([]float64, ncol), Obj: make([]float64, ncol)}
+	for c := range p.ColUp {
+		p.ColUp[c] = inf
+	}
+	p.ColUp[o.Event[d.Init]] = 0 // v_init = 0
+	f.fin = o.Event[d.Fin]
+	var r lpRows
+	p.Obj[f.fin] += f.opt.BaseW * tau
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		src, dst, end := o.Event[t.Src], o.Event[t.Dst], o.Event[t.PowerEnd()]
+		w := t.Hull[len(t.Hull)-1].Power
+		p.Obj[end] += w * tau
+		p.Obj[src] -= w * tau
+		// v_dst − v_src − Σ_g c_ig·t_ig ≥ 0, and Σ_g c_ig = 1.
+		r.add(dst, 1)
+		r.add(src, -1)
+		for g, c := range t.Hull {
+			r.add(first[i]+g, -c.Time/tau)
+			p.Obj[first[i]+g] = c.Time*c.Power - w*c.Time
+		}
+		r.end(0, inf)
+		for g := range t.Hull {
+			r.add(first[i]+g, 1)
+		}
+		r.end(1, 1)
+	}
+	for _, l := range d.Loads {
+		p.Obj[o.Event[l.Dst]] += l.W * tau
+		p.Obj[o.Event[l.Src]] -= l.W * tau
+	}
+	for _, m := range d.Messages {
+		a, b := o.Event[m.Src], o.Event[m.Dst]
+		if a == b && m.Time <= 0 {
+			continue
+		}
+		r.add(b, 1)
+		r.add(a, -1)
+		r.end(m.Time/tau, inf)
+	}
+	prev := 0
+	for k := 1; k < K; k++ { // the event order (14), over the chained events
+		if !f.chained(k) {
+			continue
+		}
+		r.add(k, 1)
+		r.add(prev, -1)
+		r.end(0, inf)
+		prev = k
+	}
+	if f.opt.CapW > 0 {
+		f.capRows(&r, first)
+	}
+	for c := range p.Obj {
+		p.Obj[c] /= f.esc
+	}
+	p.RowLo, p.RowUp = r.lo, r.up
+	p.Start, p.Index, p.Value = r.csc(ncol)
+	f.rows = r
+	return p, p.Validate()
+}
+
+// capRows writes, for every event k before the last, the power the tasks
+// active between k and k+1 draw (Σ_g c_ig·p_ig, the hull's power at the
+// task's duration) plus the loads' ≤ the cap.
+func (f *Frontier) capRows(r *lpRows, first []int) {
+	d, o := f.d, f.o
+	loads := o.Power(d, func(int) float64 { return 0 })
+	inf := math.Inf(1)
+	// Power changes only at chained events: one row per chained event k
+	// (before the last) covers the stretch to the next chained event.
+	row := make([]int, o.Events)
+	for k := 0; k+1 < o.Events; k++ {
+		row[k] = -1
+		if k == 0 || f.chained(k) {
+			row[k] = len(r.lo)
+			r.end(-inf, f.opt.CapW-loads[k])
+		}
+	}
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		for k := o.Event[t.Src]; k < o.Event[t.PowerEnd()] && k+1 < o.Events; k++ {
+			if row[k] < 0 {
+				continue
+			}
+			for g, c := range t.Hull {
+				r.ents = append(r.ents, entry{int32(row[k]), int32(first[i] + g), c.Power})
+			}
+		}
+	}
+
+}
+
+// timeProblem is p with the makespan as its objective and the energy as
+// its last row, ≤ the budget (none yet).
+func (f *Frontier) timeProblem(p *clp.Problem) *clp.Problem {
+	r := lpRows{ents: append([]entry(nil), f.rows.ents...), lo: append([]float64(nil), f.rows.lo...), up: append([]float64(nil), f.rows.up...)}
+	for c, v := range p.Obj {
+		if v != 0 {
+			r.add(c, v)
+		}
+	}
+	r.end(math.Inf(-1), math.Inf(1))
+	ncol := len(p.Obj)
+	tp := &clp.Problem{ColLo: p.ColLo, ColUp: p.ColUp, Obj: make([]float64, ncol), RowLo: r.lo, RowUp: r.up}
+	tp.Obj[f.fin] = 1
+	tp.Start, tp.Index, tp.Value = r.csc(ncol)
+	return tp
+}
+
+// chained reports whether event k is kept in order: every event where
+// o.Chained is nil, else those it marks (where power starts or ends).
+func (f *Frontier) chained(k int) bool {
+	return f.o.Chained == nil || f.o.Chained[k] || k == f.o.Events-1
+}

@@ -1,0 +1,140 @@
+package energy
+
+import (
+	"math"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/frontier"
+)
+
+// worked is the example of docs/design/frontier.md: two ranks, one task
+// each, two P-states each, no messages, base power 10 W.
+//
+//	task A: 1 s at 100 W (100 J) or 2 s at 40 W (80 J)
+//	task B: 1 s at 100 W (100 J) or 3 s at 20 W (60 J)
+func worked(t *testing.T) (*bound.DAG, *bound.Order) {
+	t.Helper()
+	// Vertices: 0 init, 1 fin; A and B both run from init to fin.
+	d := &bound.DAG{Vertices: 2, Init: 0, Fin: 1, Tasks: []bound.Task{
+		{Rank: 0, Src: 0, Dst: 1, Hull: []frontier.Config{{Time: 1, Power: 100}, {Time: 2, Power: 40}}},
+		{Rank: 1, Src: 0, Dst: 1, Hull: []frontier.Config{{Time: 1, Power: 100}, {Time: 3, Power: 20}}},
+	}}
+	o, err := bound.InitialOrder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, o
+}
+
+func newFrontier(t *testing.T, d *bound.DAG, o *bound.Order, opt Options) *Frontier {
+	t.Helper()
+	if !clp.Available() {
+		t.Skip("built without cgo: no CLP")
+	}
+	f, err := New(d, o, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+
+// TestWorkedExample checks the numbers docs/design/frontier.md derives by
+// hand.
+func TestWorkedExample(t *testing.T) {
+	d, o := worked(t)
+	f := newFrontier(t, d, o, Options{BaseW: 10})
+	// Fastest: both at 1 s; A and B draw 100 J each, base 10 J.
+	if !near(f.Fastest(), 1) || !near(f.FastestEnergy(), 210) {
+		t.Fatalf("fastest %g s, %g J; want 1 s, 210 J", f.Fastest(), f.FastestEnergy())
+	}
+	// E = 140 − 60·c_A − 80·c_B + 70·T with d_A = 1 + c_A ≤ T and
+	// d_B = 1 + 2·c_B ≤ T (c the slow P-state's fraction): 240 − 30·T on
+	// [1, 2], and no deadline past 2 s saves more (A would wait at 40 W).
+	for _, c := range []struct{ T, E float64 }{
+		{1, 210},
+		{1.05, 208.5},
+		{1.5, 195},
+		{2, 180},
+		{3, 180},
+		{math.Inf(1), 180},
+	} {
+		got, err := f.EnergyAt(c.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(got, c.E) {
+			t.Errorf("E(%g s) = %.9g J, want %g J", c.T, got, c.E)
+		}
+	}
+}
+
+func TestWorkedExampleEnds(t *testing.T) {
+	d, o := worked(t)
+	f := newFrontier(t, d, o, Options{BaseW: 10})
+	slow, e, err := f.Slowest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(slow, 2) || !near(e, 180) {
+		t.Errorf("slowest %g s at %g J, want 2 s at 180 J", slow, e)
+	}
+	for _, c := range []struct{ B, T float64 }{{210, 1}, {195, 1.5}, {180, 2}, {1000, 1}} {
+		got, err := f.TimeFor(c.B)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(got, c.T) {
+			t.Errorf("T(%g J) = %.9g s, want %g s", c.B, got, c.T)
+		}
+	}
+	if _, err := f.TimeFor(179); err == nil {
+		t.Error("a budget below the least energy: no error")
+	}
+	if _, err := f.EnergyAt(0.5); err == nil {
+		t.Error("a deadline below the least makespan: no error")
+	}
+	for _, c := range []struct{ s, pct float64 }{{0, 0}, {0.05, 1.5 / 210 * 100}} {
+		got, err := f.SavedPct(c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(got, c.pct) {
+			t.Errorf("saved at %g slowdown: %.9g %%, want %.9g %%", c.s, got, c.pct)
+		}
+	}
+	pts, err := f.Curve(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Point{{1, 210}, {1.5, 195}, {2, 180}}
+	for j := range want {
+		if j >= len(pts) || !near(pts[j].Deadline, want[j].Deadline) || !near(pts[j].Energy, want[j].Energy) {
+			t.Fatalf("curve %v, want %v", pts, want)
+		}
+	}
+}
+
+// TestCap: under a task-power cap of 120 W (the fastest schedule draws
+// 200 W), 1 + c_A ≤ T, 1 + 2c_B ≤ T and 100 − 60c_A + 100 − 80c_B ≤ 120.
+// At T = 1.5 the uncapped optimum (c_A = 0.5, c_B = 0.25) draws 150 W, so
+// the cap binds; the least makespan solves 200 − 60(T−1) − 40(T−1) = 120:
+// T = 1.8, E = 240 − 54 = 186 J.
+func TestCap(t *testing.T) {
+	d, o := worked(t)
+	f := newFrontier(t, d, o, Options{BaseW: 10, CapW: 120})
+	if !near(f.Fastest(), 1.8) {
+		t.Fatalf("fastest under the cap %.9g s, want 1.8 s", f.Fastest())
+	}
+	e, err := f.EnergyAt(1.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(e, 186) {
+		t.Errorf("E(1.8 s) = %.9g J under 120 W, want 186 J", e)
+	}
+}

@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/energy"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
+)
+
+// FrontierConfig is what RunFrontier computes: the energy–time frontier
+// of a workload on a machine (capsim frontier).
+type FrontierConfig struct {
+	// Machine is the scenario's machine to run on (Scenario.MachineByName).
+	Machine *Machine
+	// Trace is the MPI trace; nil takes the scenario's workload.
+	Trace *mpi.Trace
+	// Collectives are the trace format's own collective algorithms, used
+	// for the kinds the scenario's network.collectives leaves out.
+	Collectives map[mpi.Kind]string
+	// TablePath, where set, is a configuration table (compute/table CSV)
+	// giving every compute task its configurations instead of the
+	// machine's P-states.
+	TablePath string
+	// CapW, when positive, is a job power cap every schedule keeps too.
+	CapW float64
+	// Points is how many deadlines the frontier is solved at (≥ 2).
+	Points int
+}
+
+// FrontierPoint is one deadline of the frontier and the least energy of
+// a schedule that keeps the trace's order and ends by it.
+type FrontierPoint struct {
+	DeadlineNs int64   `json:"deadline_ns"`
+	EnergyJ    float64 `json:"energy_j"`
+}
+
+// FrontierReport is what RunFrontier found (capsim frontier --json).
+type FrontierReport struct {
+	Machine string  `json:"machine"`
+	Ranks   int     `json:"ranks"`
+	CapW    float64 `json:"cap_w,omitempty"`
+	// Points are the frontier at deadlines evenly spaced from the least
+	// makespan to the least that reaches the least energy.
+	Points []FrontierPoint `json:"points"`
+	// ByBudget is the frontier read the other way: at energy budgets
+	// evenly spaced from the least energy to the fastest schedule's, the
+	// least makespan (solved with the energy as a row, not interpolated).
+	ByBudget []FrontierPoint `json:"by_budget"`
+	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
+	// at its fastest configuration, as soon as possible.
+	FastestNs      int64   `json:"fastest_ns"`
+	FastestEnergyJ float64 `json:"fastest_energy_j"`
+	// SavedPct0 and SavedPct5 are the energy the frontier saves against
+	// the fastest schedule, in percent of its energy, at the least
+	// makespan (under a cap, the least that keeps it) and at 5 % longer.
+	SavedPct0 float64 `json:"saved_pct_at_0"`
+	SavedPct5 float64 `json:"saved_pct_at_5"`
+}
+
+// RunFrontier computes the energy–time frontier of the fixed-event-order
+// LP (optimize/energy) of the workload on cfg.Machine: the LP's DAG and
+// event order are the bound's (RunBound), with the machine's base power.
+func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*FrontierReport, error) {
+	if cfg.Points < 2 {
+		return nil, fmt.Errorf("frontier: %d points: want at least 2", cfg.Points)
+	}
+	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
+		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
+	if err := r.lower(); err != nil {
+		return nil, err
+	}
+	if err := r.buildLP(); err != nil {
+		return nil, err
+	}
+	opt := energy.Options{BaseW: r.m.BaseW()}
+	if cfg.CapW > 0 {
+		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
+			return nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
+		}
+	}
+	f, err := energy.New(r.d, r.o, opt)
+	if err != nil {
+		return nil, fmt.Errorf("frontier: %w", err)
+	}
+	defer f.Close()
+	rep := &FrontierReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), CapW: cfg.CapW}
+	if err := frontierCurve(ctx, f, cfg.Points, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// frontierCurve fills rep from f: the curve both ways and the headline.
+func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *FrontierReport) error {
+	pts, err := f.Curve(n)
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	for _, p := range pts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fp, err := frontierPoint(p.Deadline, p.Energy)
+		if err != nil {
+			return err
+		}
+		rep.Points = append(rep.Points, fp)
+	}
+	least, fastE := pts[len(pts)-1].Energy, f.FastestEnergy()
+	if start := pts[0].Energy; fastE < start {
+		fastE = start // under a cap: the capped curve's start, the fastest schedule's energy may be less
+	}
+	for j := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := least + (fastE-least)*float64(j)/float64(n-1)
+		if j == 0 {
+			b = least + 1e-6*f.Scale() // the least energy within CLP's tolerance
+		}
+		t, err := f.TimeFor(b)
+		if err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		fp, err := frontierPoint(t, b)
+		if err != nil {
+			return err
+		}
+		rep.ByBudget = append(rep.ByBudget, fp)
+	}
+	if rep.FastestNs, err = graph.SecondsToNs(f.Fastest()); err != nil {
+		return fmt.Errorf("frontier: least makespan: %w", err)
+	}
+	rep.FastestEnergyJ = units.Joules(f.FastestEnergy())
+	for _, s := range []struct {
+		slow float64
+		pct  *float64
+	}{{0, &rep.SavedPct0}, {0.05, &rep.SavedPct5}} {
+		p, err := f.SavedPct(s.slow)
+		if err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		*s.pct = units.Pct(p)
+	}
+	return nil
+}
+
+// frontierPoint is a deadline in seconds and an energy in joules as the
+// report writes them.
+func frontierPoint(deadline, energyJ float64) (FrontierPoint, error) {
+	ns, err := graph.SecondsToNs(deadline)
+	if err != nil {
+		return FrontierPoint{}, fmt.Errorf("frontier: deadline: %w", err)
+	}
+	if math.IsNaN(energyJ) || math.IsInf(energyJ, 0) {
+		return FrontierPoint{}, fmt.Errorf("frontier: energy %g J at %d ns", energyJ, ns)
+	}
+	return FrontierPoint{DeadlineNs: ns, EnergyJ: units.Joules(energyJ)}, nil
+}
