@@ -222,3 +222,36 @@ func TestBoundRoundingLP(t *testing.T) {
 		}
 	}
 }
+
+// The bound table never prints a bare negative gap: a replay below the
+// bound is tagged, "order changed" where it left the LP's order, with a
+// footnote giving the reason in full.
+func TestPrintBoundBelowBound(t *testing.T) {
+	rns, cns := int64(1000), int64(928)
+	rep := &scenarios.BoundReport{Machine: "m", Ranks: 4, Rows: []scenarios.BoundRow{{
+		CapW: 230, BoundNs: 1000, RoundedNs: &rns, StaticNs: 1100, GapStaticPct: 10, ConductorNs: &cns, GapConductorPct: -7.2,
+		ConductorBelowBound: "order changed: rank 1's receives", ConductorOrderChanged: true,
+	}}}
+	var b strings.Builder
+	if err := printBound(&b, rep, true, false); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"-7.20 (order changed) [1]", "[1] 230 W, conductor: order changed: rank 1's receives", "10.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := printBound(&b, rep, true, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"conductor_order_changed": true`, `"gap_conductor_pct": -7.2`, `"conductor_below_bound": "order changed: rank 1's receives"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "static_order_changed") {
+		t.Errorf("JSON flags static, which ended after the bound:\n%s", b.String())
+	}
+}
