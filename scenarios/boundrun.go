@@ -87,19 +87,24 @@ type BoundRow struct {
 	// LP it changed), and whether it left the LP's event order: then its
 	// negative gap does not contradict the fixed-order bound, which holds
 	// for that order only (order_free_lower_ns holds for every order).
-	RoundedBelowBound     string      `json:"rounded_below_bound,omitempty"`
-	RoundedOrderChanged   bool        `json:"rounded_order_changed,omitempty"`
-	StaticBelowBound      string      `json:"static_below_bound,omitempty"`
-	StaticOrderChanged    bool        `json:"static_order_changed,omitempty"`
-	ConductorBelowBound   string      `json:"conductor_below_bound,omitempty"`
-	ConductorOrderChanged bool        `json:"conductor_order_changed,omitempty"`
-	MinFeasibleCapW       float64     `json:"min_feasible_cap_w"`
-	UncappedNs            int64       `json:"uncapped_ns"`
-	LPUncappedNs          int64       `json:"lp_uncapped_ns"`
-	Messages              string      `json:"messages"` // how the LP priced communication (bound.messages)
-	Order                 string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
-	Events                int         `json:"events"`   // events of the fixed order
-	LP                    bound.Stats `json:"lp"`
+	RoundedBelowBound     string  `json:"rounded_below_bound,omitempty"`
+	RoundedOrderChanged   bool    `json:"rounded_order_changed,omitempty"`
+	StaticBelowBound      string  `json:"static_below_bound,omitempty"`
+	StaticOrderChanged    bool    `json:"static_order_changed,omitempty"`
+	ConductorBelowBound   string  `json:"conductor_below_bound,omitempty"`
+	ConductorOrderChanged bool    `json:"conductor_order_changed,omitempty"`
+	MinFeasibleCapW       float64 `json:"min_feasible_cap_w"`
+	// OrderFreeLowerNs is a makespan no schedule beats at this cap,
+	// whatever its event order (bound.OrderFreeLower: the DAG's
+	// dependencies, each task's time–energy hull and energy ≤ cap ×
+	// makespan): the floor under replays that leave the LP's order.
+	OrderFreeLowerNs int64       `json:"order_free_lower_ns"`
+	UncappedNs       int64       `json:"uncapped_ns"`
+	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
+	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
+	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
+	Events           int         `json:"events"`   // events of the fixed order
+	LP               bound.Stats `json:"lp"`
 	// With BoundConfig.OrderFree: the least makespan over every event
 	// order (Bailey et al., SC'15, §3.4), how far the fixed order's bound
 	// is above it, (T_LP/T_free − 1)·100, and the LPs its search solved.
@@ -373,7 +378,30 @@ func (r *boundRun) solveCap(ctx context.Context, cw float64) (row BoundRow, stop
 		}
 		return row, nil, err
 	}
+	if err := r.lowerAt(ctx, &row, cw); err != nil {
+		if ctx.Err() != nil {
+			return row, err, nil
+		}
+		return row, nil, err
+	}
 	return row, nil, nil
+}
+
+// lowerAt fills row's order-free lower bound at cap cw.
+func (r *boundRun) lowerAt(ctx context.Context, row *BoundRow, cw float64) error {
+	lo, err := bound.OrderFreeLower(ctx, r.d, r.m.LPCap(cw))
+	if err != nil {
+		return err
+	}
+	ns, err := graph.SecondsToNs(lo)
+	if err != nil {
+		return fmt.Errorf("order-free lower bound at %g W: %w", cw, err)
+	}
+	if float64(ns) > lo*1e9 && ns > 0 {
+		ns-- // rounded down: a lower bound
+	}
+	row.OrderFreeLowerNs = ns
+	return nil
 }
 
 // infeasible is the row of a cap below the least the fixed order needs,

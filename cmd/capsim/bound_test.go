@@ -41,6 +41,18 @@ func TestBoundJSON(t *testing.T) {
 		if r["rounding"] != rounding {
 			t.Errorf("rounding %v, want %s", r["rounding"], rounding)
 		}
+		// No replay within the cap, whatever order it keeps, beats the
+		// order-free lower bound, which is never above the fixed-order
+		// bound.
+		lo, _ := r["order_free_lower_ns"].(float64)
+		if !(lo > 0) || lo > b {
+			t.Errorf("%s: order_free_lower_ns %v, bound %v", rounding, r["order_free_lower_ns"], b)
+		}
+		for _, p := range []string{"rounded", "static", "conductor"} {
+			if ns := r[p+"_ns"].(float64); r[p+"_over_cap_ns"].(float64) == 0 && ns < lo {
+				t.Errorf("%s: %s replay %v ns below the order-free lower bound %v", rounding, p, ns, lo)
+			}
+		}
 		if rounding == "power-safe" && r["rounded_switches"].(float64) != 0 {
 			t.Errorf("power-safe switches %v", r["rounded_switches"])
 		}
@@ -173,6 +185,9 @@ func TestBoundOrderFree(t *testing.T) {
 		if f < b {
 			strict++
 		}
+		if lo := r["order_free_lower_ns"].(float64); lo > f {
+			t.Errorf("cap %v: order-free lower bound %v above the order-free optimum %v", r["cap_w"], lo, f)
+		}
 		if g := r["order_free_gap_pct"].(float64); math.Abs(g-(b/f-1)*100) > 0.01 {
 			t.Errorf("cap %v: gap %v, want %v", r["cap_w"], g, (b/f-1)*100)
 		}
@@ -180,7 +195,7 @@ func TestBoundOrderFree(t *testing.T) {
 	if strict == 0 {
 		t.Errorf("no cap where a free order beats the traced one:\n%s", out)
 	}
-	if code, out, _ := capsim(t, "bound", tr, "--cap", "300", "--json"); code != 0 || strings.Contains(out, "order_free") {
+	if code, out, _ := capsim(t, "bound", tr, "--cap", "300", "--json"); code != 0 || strings.Contains(out, "order_free_ns") || strings.Contains(out, "order_free_gap") {
 		t.Errorf("without --order-free: exit %d, %s", code, out)
 	}
 	code, _, stderr = capsim(t, "bound", "--cap", "330", "--order-free")

@@ -1,9 +1,11 @@
 package bound
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/capsim/capsim/optimize/clp"
 )
@@ -28,8 +30,19 @@ func OrderFreeLower(ctx context.Context, d *DAG, capW float64) (float64, error) 
 	if err := d.Validate(); err != nil {
 		return 0, err
 	}
+	g, err := contract(d)
+	if err != nil {
+		return 0, err
+	}
+	var fastJ float64 // every task at its fastest
+	for _, t := range d.Tasks {
+		fastJ += t.Hull[0].Time * t.Hull[0].Power
+	}
+	if fastJ <= capW*g.fastest {
+		return g.fastest, nil // no schedule is faster, and this one fits
+	}
 	tau := lowerUnit(d)
-	p, err := lowerProblem(d, capW, tau)
+	p, err := lowerProblem(d, g, capW, tau)
 	if err != nil {
 		return 0, err
 	}
@@ -60,12 +73,148 @@ func lowerUnit(d *DAG) float64 {
 	return most
 }
 
-// lowerProblem is OrderFreeLower's LP in units of tau: a column per vertex
-// (its time), then per task of several hull points its duration and its
-// energy (W·tau); the objective is Fin's time.
-func lowerProblem(d *DAG, capW, tau float64) (*clp.Problem, error) {
+// keyGraph is the DAG with only its key vertices, Init, Fin and the
+// tasks' ends: every path of message edges between two of them through
+// the others becomes one edge of its longest time, which is all the
+// precedence a schedule's key vertices must keep.
+type keyGraph struct {
+	n         int       // key vertices
+	init, fin int       // their indices
+	src, dst  []int     // per task
+	edges     []Message // between key vertices
+	// fastest is Fin's time, in seconds, with every task at its fastest:
+	// the least makespan at any cap.
+	fastest float64
+}
+
+// contract builds d's keyGraph.
+func contract(d *DAG) (*keyGraph, error) {
+	key := make([]int, d.Vertices)
+	for v := range key {
+		key[v] = -1
+	}
+	g := &keyGraph{src: make([]int, len(d.Tasks)), dst: make([]int, len(d.Tasks))}
+	mark := func(v int) int {
+		if key[v] < 0 {
+			key[v] = g.n
+			g.n++
+		}
+		return key[v]
+	}
+	g.init, g.fin = mark(d.Init), mark(d.Fin)
+	for i, t := range d.Tasks {
+		g.src[i], g.dst[i] = mark(t.Src), mark(t.Dst)
+	}
+	out := make([][]int, d.Vertices) // message indices by source
+	in := make([]int, d.Vertices)
+	for k, m := range d.Messages {
+		out[m.Src] = append(out[m.Src], k)
+		in[m.Dst]++
+	}
+	for _, t := range d.Tasks {
+		in[t.Dst]++
+	}
+	order := make([]int, 0, d.Vertices) // topological (Kahn)
+	for v := range d.Vertices {
+		if in[v] == 0 {
+			order = append(order, v)
+		}
+	}
+	taskOut := make([][]int, d.Vertices)
+	for i, t := range d.Tasks {
+		taskOut[t.Src] = append(taskOut[t.Src], i)
+	}
+	for h := 0; h < len(order); h++ {
+		v := order[h]
+		for _, k := range out[v] {
+			w := d.Messages[k].Dst
+			if in[w]--; in[w] == 0 {
+				order = append(order, w)
+			}
+		}
+		for _, i := range taskOut[v] {
+			w := d.Tasks[i].Dst
+			if in[w]--; in[w] == 0 {
+				order = append(order, w)
+			}
+		}
+	}
+	if len(order) != d.Vertices {
+		return nil, fmt.Errorf("bound: order-free lower bound: the DAG has a cycle")
+	}
+	pos := make([]int, d.Vertices)
+	for p, v := range order {
+		pos[v] = p
+	}
+	g.fastest = fastest(d, order, out, taskOut)
+	dist := make([]float64, d.Vertices)
+	for v := range dist {
+		dist[v] = math.Inf(-1)
+	}
+	var touched []int
+	for _, u := range order {
+		if key[u] < 0 || len(out[u]) == 0 {
+			continue
+		}
+		dist[u] = 0
+		touched = append(touched[:0], u)
+		best := map[int]float64{}
+		for p := pos[u]; p < len(order) && len(touched) > 0; p++ {
+			v := order[p]
+			if math.IsInf(dist[v], -1) {
+				continue
+			}
+			if v != u && key[v] >= 0 {
+				if old, ok := best[v]; !ok || dist[v] > old {
+					best[v] = dist[v]
+				}
+				continue
+			}
+			for _, k := range out[v] {
+				m := d.Messages[k]
+				if dist[m.Src]+m.Time > dist[m.Dst] {
+					if math.IsInf(dist[m.Dst], -1) {
+						touched = append(touched, m.Dst)
+					}
+					dist[m.Dst] = dist[m.Src] + m.Time
+				}
+			}
+		}
+		for _, v := range touched {
+			dist[v] = math.Inf(-1)
+		}
+		for v, t := range best {
+			g.edges = append(g.edges, Message{Src: key[u], Dst: key[v], Time: t})
+		}
+	}
+	slices.SortFunc(g.edges, func(a, b Message) int { return cmp.Or(cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst)) })
+	return g, nil
+}
+
+// fastest is Fin's time in d with every task at its fastest, as soon as
+// possible in the topological order.
+func fastest(d *DAG, order []int, out, taskOut [][]int) float64 {
+	at := make([]float64, d.Vertices)
+	for _, v := range order {
+		for _, k := range out[v] {
+			m := d.Messages[k]
+			at[m.Dst] = math.Max(at[m.Dst], at[v]+m.Time)
+		}
+		for _, i := range taskOut[v] {
+			t := d.Tasks[i]
+			at[t.Dst] = math.Max(at[t.Dst], at[v]+t.Hull[0].Time)
+		}
+	}
+	return at[d.Fin]
+}
+
+// lowerProblem is OrderFreeLower's LP in units of tau over d's keyGraph
+// g: a column per key vertex (its time), then per task of several hull
+// points its duration and its energy (W·tau); the objective is Fin's
+// time.
+func lowerProblem(d *DAG, g *keyGraph, capW, tau float64) (*clp.Problem, error) {
 	inf := math.Inf(1)
-	ncol := d.Vertices
+	ncol := g.n
 	col := make([]int, len(d.Tasks))
 	for i, t := range d.Tasks {
 		col[i] = -1
@@ -75,11 +224,11 @@ func lowerProblem(d *DAG, capW, tau float64) (*clp.Problem, error) {
 		}
 	}
 	p := &clp.Problem{ColLo: make([]float64, ncol), ColUp: make([]float64, ncol), Obj: make([]float64, ncol)}
-	for v := range d.Vertices {
+	for v := range g.n {
 		p.ColUp[v] = inf
 	}
-	p.ColUp[d.Init] = 0
-	p.Obj[d.Fin] = 1
+	p.ColUp[g.init] = 0
+	p.Obj[g.fin] = 1
 	var ts triplets
 	row := func(lo, up float64) {
 		p.RowLo = append(p.RowLo, lo)
@@ -89,8 +238,8 @@ func lowerProblem(d *DAG, capW, tau float64) (*clp.Problem, error) {
 	var fixedJ float64 // the energy of the tasks of one hull point, J/tau
 	for i, t := range d.Tasks {
 		h := t.Hull
-		ts.add(int32(t.Dst), 1)
-		ts.add(int32(t.Src), -1)
+		ts.add(int32(g.dst[i]), 1)
+		ts.add(int32(g.src[i]), -1)
 		c := col[i]
 		if c < 0 {
 			row(h[0].Time/tau, inf)
@@ -107,10 +256,7 @@ func lowerProblem(d *DAG, capW, tau float64) (*clp.Problem, error) {
 			row(l[1]/tau, inf)
 		}
 	}
-	for _, m := range d.Messages {
-		if m.Src == m.Dst {
-			continue
-		}
+	for _, m := range g.edges {
 		ts.add(int32(m.Dst), 1)
 		ts.add(int32(m.Src), -1)
 		row(m.Time/tau, inf)
@@ -120,7 +266,7 @@ func lowerProblem(d *DAG, capW, tau float64) (*clp.Problem, error) {
 			ts.add(int32(c+1), 1)
 		}
 	}
-	ts.add(int32(d.Fin), -capW)
+	ts.add(int32(g.fin), -capW)
 	row(-inf, -fixedJ)
 	p.Start, p.Index, p.Value = ts.csc(ncol)
 	if err := p.Validate(); err != nil {
