@@ -98,13 +98,20 @@ type BoundRow struct {
 	// whatever its event order (bound.OrderFreeLower: the DAG's
 	// dependencies, each task's time–energy hull and energy ≤ cap ×
 	// makespan): the floor under replays that leave the LP's order.
-	OrderFreeLowerNs int64       `json:"order_free_lower_ns"`
-	UncappedNs       int64       `json:"uncapped_ns"`
-	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
-	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
-	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
-	Events           int         `json:"events"`   // events of the fixed order
-	LP               bound.Stats `json:"lp"`
+	OrderFreeLowerNs int64 `json:"order_free_lower_ns"`
+	UncappedNs       int64 `json:"uncapped_ns"`
+	LPUncappedNs     int64 `json:"lp_uncapped_ns"`
+	// UncappedOverLPPct is how far the uncapped replay is above the LP's
+	// DAG at every task's fastest, GapPct(uncapped_ns, lp_uncapped_ns):
+	// what the LP's message model leaves out.
+	UncappedOverLPPct float64 `json:"uncapped_over_lp_pct"`
+	// Contention, with a network topology, says that link contention is
+	// outside the LP.
+	Contention string      `json:"contention,omitempty"`
+	Messages   string      `json:"messages"` // how the LP priced communication (bound.messages)
+	Order      string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
+	Events     int         `json:"events"`   // events of the fixed order
+	LP         bound.Stats `json:"lp"`
 	// With BoundConfig.OrderFree: the least makespan over every event
 	// order (Bailey et al., SC'15, §3.4), how far the fixed order's bound
 	// is above it, (T_LP/T_free − 1)·100, and the LPs its search solved.
@@ -139,6 +146,13 @@ func GapPct(ns, boundNs int64) float64 {
 		return 0
 	}
 	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
+}
+
+// ContentionNote says that the contention of topology t's links is
+// outside the LP, which prices every message uncontended at the
+// scenario's LogGOPS parameters.
+func ContentionNote(t *NetTopology) string {
+	return fmt.Sprintf("link contention on the %s topology (%s) is outside the LP: it prices every message uncontended at the LogGOPS parameters", t.Kind, t.Spec())
 }
 
 // boundRun is one RunBound: the LP built once and solved at every cap,
@@ -522,6 +536,10 @@ func (r *boundRun) resolveUnits(rows []BoundRow) {
 	for i := range rows {
 		row := &rows[i]
 		row.MinFeasibleCapW = units.Watts(row.MinFeasibleCapW)
+		row.UncappedOverLPPct = GapPct(row.UncappedNs, row.LPUncappedNs)
+		if t := r.sc.Network.Topology; t != nil {
+			row.Contention = ContentionNote(t)
+		}
 		row.LP.BuildS, row.LP.SolveS = units.Seconds(row.LP.BuildS), units.Seconds(row.LP.SolveS)
 		if !row.Infeasible {
 			row.LP.OrderS = units.Seconds(r.orderS)

@@ -206,6 +206,9 @@ func (s *Scenario) summary() report.Section {
 	if s.Network.Collective != "" {
 		net += "; collectives " + s.Network.Collective
 	}
+	if t := s.Network.Topology; t != nil {
+		net += fmt.Sprintf("; topology %s (%s), messages as flows sharing its links; %s", t.Kind, t.Spec(), ContentionNote(t))
+	}
 	if k := len(s.Network.Overrides); k > 0 {
 		net += fmt.Sprintf("; %d override(s)", k)
 	}

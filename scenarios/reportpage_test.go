@@ -253,3 +253,22 @@ func TestHeadlineBelowBound(t *testing.T) {
 		t.Errorf("other reason: %q", got)
 	}
 }
+
+// The report's network row names the topology and that its contention is
+// outside the LP.
+func TestSummaryTopology(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Network.Topology = &NetTopology{Kind: "fattree", K: 4, N: 2}
+	for _, r := range sc.summary().Rows {
+		if r[0] == "network" {
+			if !strings.Contains(r[1], "topology fattree (fattree:k=4,n=2)") || !strings.Contains(r[1], "outside the LP") {
+				t.Errorf("network row %q", r[1])
+			}
+			return
+		}
+	}
+	t.Error("no network row")
+}

@@ -236,6 +236,10 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 	}
 	fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
 		rep.Machine, rep.Ranks, rep.MinCapW, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
+	fmt.Fprintf(w, "uncapped replay against the LP's DAG: %+.2f %%\n", first.UncappedOverLPPct)
+	if first.Contention != "" {
+		fmt.Fprintln(w, first.Contention)
+	}
 	st := first.LP
 	fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
 	fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",

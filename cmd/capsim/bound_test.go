@@ -270,3 +270,35 @@ func TestPrintBoundBelowBound(t *testing.T) {
 		t.Errorf("JSON flags static, which ended after the bound:\n%s", b.String())
 	}
 }
+
+// With a topology, capsim bound says that link contention is outside the
+// LP and how far the uncapped replay is above the LP's DAG.
+func TestBoundTopologyContention(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc := filepath.Join(t.TempDir(), "fat.toml")
+	text := strings.Replace(string(scenarios.Default()), "[workload]", "[network.topology]\nkind = \"fattree\"\nk = 4\nn = 2\nbw_GBps = 0.1\n\n[workload]", 1)
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := capsim(t, "bound", "--scenario", sc, "--cap", "380", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	unc, lp := r["uncapped_ns"].(float64), r["lp_uncapped_ns"].(float64)
+	if got, want := r["uncapped_over_lp_pct"].(float64), math.Round(1e4*(unc/lp-1))/100; got != want {
+		t.Errorf("uncapped_over_lp_pct %v, want %v", got, want)
+	}
+	if c, _ := r["contention"].(string); !strings.Contains(c, "fattree") || !strings.Contains(c, "outside the LP") {
+		t.Errorf("contention %q", r["contention"])
+	}
+	code, out, _ = capsim(t, "bound", "--scenario", sc, "--cap", "380")
+	if code != 0 || !strings.Contains(out, "outside the LP") || !strings.Contains(out, "uncapped replay against the LP's DAG: ") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+}
