@@ -97,7 +97,9 @@ type BoundRow struct {
 	// OrderFreeLowerNs is a makespan no schedule beats at this cap,
 	// whatever its event order (bound.OrderFreeLower: the DAG's
 	// dependencies, each task's time–energy hull and energy ≤ cap ×
-	// makespan): the floor under replays that leave the LP's order.
+	// makespan): the floor under replays that leave the LP's order, where
+	// their messages take no less than the LP's DAG prices them
+	// (uncapped_over_lp_pct ≥ 0).
 	OrderFreeLowerNs int64 `json:"order_free_lower_ns"`
 	UncappedNs       int64 `json:"uncapped_ns"`
 	LPUncappedNs     int64 `json:"lp_uncapped_ns"`

@@ -240,6 +240,9 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 	if first.Contention != "" {
 		fmt.Fprintln(w, first.Contention)
 	}
+	if first.UncappedOverLPPct < 0 {
+		fmt.Fprintln(w, "warning: the uncapped replay beats the LP's DAG: the LP prices messages above this network, so neither bound_ns nor lower_ns bounds these replays")
+	}
 	st := first.LP
 	fmt.Fprintf(w, "event order: %d events, %s\n", first.Events, first.Order)
 	fmt.Fprintf(w, "LP (%s form): %d variables, %d rows, %d nonzeros in %d blocks, built in %.3f s; rounding %s\n\n",
@@ -278,7 +281,7 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nlower_ns: no schedule beats it at the cap, whatever its event order (the DAG's dependencies, each task's time-energy hull and energy <= cap x makespan).")
+	fmt.Fprintln(w, "\nlower_ns: no schedule beats it at the cap, whatever its event order, where messages take at least the LP's prices (the DAG's dependencies, each task's time-energy hull and energy <= cap x makespan).")
 	for i, n := range notes {
 		if i == 0 {
 			fmt.Fprintln(w, "\nA replay below the bound does not contradict it where it left the LP's event order: the bound holds for that order only.")

@@ -298,7 +298,10 @@ func TestBoundTopologyContention(t *testing.T) {
 		t.Errorf("contention %q", r["contention"])
 	}
 	code, out, _ = capsim(t, "bound", "--scenario", sc, "--cap", "380")
-	if code != 0 || !strings.Contains(out, "outside the LP") || !strings.Contains(out, "uncapped replay against the LP's DAG: ") {
+	// This fat tree's flows beat the LP's LogGOPS prices: a warning says
+	// the bounds do not hold for its replays.
+	if code != 0 || !strings.Contains(out, "outside the LP") || !strings.Contains(out, "uncapped replay against the LP's DAG: -") ||
+		!strings.Contains(out, "warning: the uncapped replay beats the LP's DAG") {
 		t.Errorf("table: exit %d\n%s", code, out)
 	}
 }
