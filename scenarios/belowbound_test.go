@@ -45,3 +45,33 @@ func TestBelowBound(t *testing.T) {
 		t.Errorf("a point above the bound has below_bound %v", got[len(got)-1])
 	}
 }
+
+// capsim bound flags a replay below its bound with the sweep's reason and
+// says whether it left the LP's order; a replay at or after the bound has
+// neither.
+func TestBoundRunBelow(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, _, g, m, bd := defaultBounder(t)
+	r := &boundRun{sc: sc, m: m, net: sc.Net(), g: g, plan: bd.n}
+	st, err := r.replayed("static", 330)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := st.met.MakespanNs
+	if why, changed := r.below(st, ns); why != "" || changed {
+		t.Errorf("at the bound: %q, %v; want no flag", why, changed)
+	}
+	why, changed := r.below(st, ns+1)
+	if !changed || !OrderChanged(why) || !strings.HasPrefix(why, "order changed: ") {
+		t.Errorf("below the bound: %q, %v; want the order it changed", why, changed)
+	}
+	unc, err := r.replayed("uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why, changed := r.below(unc, unc.met.MakespanNs+1); changed || OrderChanged(why) {
+		t.Errorf("uncapped below a bound: %q flagged as an order change", why)
+	}
+}

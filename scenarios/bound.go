@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -375,26 +376,43 @@ type bounder struct {
 func (b *bounder) belowBound(g *graph.Graph, met Metrics, opts sim.Options, net network.LogGOPS) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return belowBound(b.n, g, met, opts, net)
+}
+
+// orderChangedPrefix starts belowBound's reason where the replay left an
+// order of the engine LP.
+const orderChangedPrefix = "order changed: "
+
+// OrderChanged reports whether a below_bound reason says the replay left
+// the LP's event order, so that its makespan may be below the fixed-order
+// bound without contradicting it.
+func OrderChanged(belowBound string) bool { return strings.HasPrefix(belowBound, orderChangedPrefix) }
+
+// belowBound says why a point replayed with opts under net on graph g
+// finished before the bound of the engine LP's Net n (nil for the other
+// message models): over the cap, or the first order of n it changed
+// (Net.Check), replaying it again under observation.
+func belowBound(n *bound.Net, g *graph.Graph, met Metrics, opts sim.Options, net network.LogGOPS) string {
 	if met.OverCapNs > 0 {
 		return fmt.Sprintf("over the cap for %d ns", met.OverCapNs)
 	}
-	if b.n == nil {
+	if n == nil {
 		return "the LP's message model is no bound (bound.messages)"
 	}
-	if !sameOps(b.n.Graph(), g) {
+	if !sameOps(n.Graph(), g) {
 		return "replayed on another graph than the LP's (not checked)"
 	}
 	opts.Observer = nil
-	rec, err := bound.Observe(b.n.Graph(), net, opts)
+	rec, err := bound.Observe(n.Graph(), net, opts)
 	if err != nil {
 		return "not checked: " + err.Error()
 	}
-	c, err := b.n.Check(rec, make([]float64, len(b.n.TaskOp)), 0)
+	c, err := n.Check(rec, make([]float64, len(n.TaskOp)), 0)
 	switch {
 	case err != nil:
 		return "not checked: " + err.Error()
 	case !c.Kept:
-		return "order changed: " + c.Order
+		return orderChangedPrefix + c.Order
 	}
 	return "kept the LP's orders within the cap: a bound violation, please report it"
 }

@@ -70,28 +70,53 @@ type BoundRow struct {
 	BoundNs int64   `json:"bound_ns"`
 	// Infeasible marks a cap below the least the fixed order needs
 	// (min_feasible_cap_w); the row has no bound and no replays.
-	Infeasible       bool        `json:"infeasible,omitempty"`
-	Rounding         string      `json:"rounding"`
-	RoundedNs        *int64      `json:"rounded_ns"`
-	RoundedPeakW     float64     `json:"rounded_peak_w"`
-	RoundedOverCap   int64       `json:"rounded_over_cap_ns"`
-	RoundedSwitches  int         `json:"rounded_switches"`
-	StaticNs         int64       `json:"static_ns"`
-	StaticPeakW      float64     `json:"static_peak_w"`
-	StaticOverCap    int64       `json:"static_over_cap_ns"`
-	ConductorNs      *int64      `json:"conductor_ns"`
-	ConductorPeakW   float64     `json:"conductor_peak_w"`
-	ConductorOverCap int64       `json:"conductor_over_cap_ns"`
-	GapRoundedPct    float64     `json:"gap_rounded_pct"`
-	GapStaticPct     float64     `json:"gap_static_pct"`
-	GapConductorPct  float64     `json:"gap_conductor_pct"`
-	MinFeasibleCapW  float64     `json:"min_feasible_cap_w"`
-	UncappedNs       int64       `json:"uncapped_ns"`
-	LPUncappedNs     int64       `json:"lp_uncapped_ns"`
-	Messages         string      `json:"messages"` // how the LP priced communication (bound.messages)
-	Order            string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
-	Events           int         `json:"events"`   // events of the fixed order
-	LP               bound.Stats `json:"lp"`
+	Infeasible       bool    `json:"infeasible,omitempty"`
+	Rounding         string  `json:"rounding"`
+	RoundedNs        *int64  `json:"rounded_ns"`
+	RoundedPeakW     float64 `json:"rounded_peak_w"`
+	RoundedOverCap   int64   `json:"rounded_over_cap_ns"`
+	RoundedSwitches  int     `json:"rounded_switches"`
+	StaticNs         int64   `json:"static_ns"`
+	StaticPeakW      float64 `json:"static_peak_w"`
+	StaticOverCap    int64   `json:"static_over_cap_ns"`
+	ConductorNs      *int64  `json:"conductor_ns"`
+	ConductorPeakW   float64 `json:"conductor_peak_w"`
+	ConductorOverCap int64   `json:"conductor_over_cap_ns"`
+	GapRoundedPct    float64 `json:"gap_rounded_pct"`
+	GapStaticPct     float64 `json:"gap_static_pct"`
+	GapConductorPct  float64 `json:"gap_conductor_pct"`
+	// Where a replay ended before the bound, why (as a sweep's
+	// below_bound column says: over the cap, or the first order of the
+	// LP it changed), and whether it left the LP's event order: then its
+	// negative gap does not contradict the fixed-order bound, which holds
+	// for that order only (order_free_lower_ns holds for every order).
+	RoundedBelowBound     string  `json:"rounded_below_bound,omitempty"`
+	RoundedOrderChanged   bool    `json:"rounded_order_changed,omitempty"`
+	StaticBelowBound      string  `json:"static_below_bound,omitempty"`
+	StaticOrderChanged    bool    `json:"static_order_changed,omitempty"`
+	ConductorBelowBound   string  `json:"conductor_below_bound,omitempty"`
+	ConductorOrderChanged bool    `json:"conductor_order_changed,omitempty"`
+	MinFeasibleCapW       float64 `json:"min_feasible_cap_w"`
+	// OrderFreeLowerNs is a makespan no schedule beats at this cap,
+	// whatever its event order (bound.OrderFreeLower: the DAG's
+	// dependencies, each task's time–energy hull and energy ≤ cap ×
+	// makespan): the floor under replays that leave the LP's order, where
+	// their messages take no less than the LP's DAG prices them
+	// (uncapped_over_lp_pct ≥ 0).
+	OrderFreeLowerNs int64 `json:"order_free_lower_ns"`
+	UncappedNs       int64 `json:"uncapped_ns"`
+	LPUncappedNs     int64 `json:"lp_uncapped_ns"`
+	// UncappedOverLPPct is how far the uncapped replay is above the LP's
+	// DAG at every task's fastest, GapPct(uncapped_ns, lp_uncapped_ns):
+	// what the LP's message model leaves out.
+	UncappedOverLPPct float64 `json:"uncapped_over_lp_pct"`
+	// Contention, with a network topology, says that link contention is
+	// outside the LP.
+	Contention string      `json:"contention,omitempty"`
+	Messages   string      `json:"messages"` // how the LP priced communication (bound.messages)
+	Order      string      `json:"order"`    // the initial schedule's slack-reduction policy (Bailey et al., SC'15, §3.3)
+	Events     int         `json:"events"`   // events of the fixed order
+	LP         bound.Stats `json:"lp"`
 	// RecordedConfig is what the trace's compute times were taken as
 	// measured at (assumed: the machine's fastest P-state).
 	RecordedConfig RecordedConfig `json:"recorded_config"`
@@ -132,6 +157,13 @@ func GapPct(ns, boundNs int64) float64 {
 		return 0
 	}
 	return math.Round(1e4*(float64(ns)/float64(boundNs)-1)) / 100
+}
+
+// ContentionNote says that the contention of topology t's links is
+// outside the LP, which prices every message uncontended at the
+// scenario's LogGOPS parameters.
+func ContentionNote(t *NetTopology) string {
+	return fmt.Sprintf("link contention on the %s topology (%s) is outside the LP: it prices every message uncontended at the LogGOPS parameters", t.Kind, t.Spec())
 }
 
 // boundRun is one RunBound: the LP built once and solved at every cap,
@@ -325,10 +357,33 @@ func (r *boundRun) prepare() error {
 // replay replays a baseline policy at a job cap: over the LP's DAG with a
 // configuration table, else as a sweep does.
 func (r *boundRun) replay(pol string, capW float64) (Metrics, error) {
+	p, err := r.replayed(pol, capW)
+	return p.met, err
+}
+
+// replayed is replay that also returns how the point was replayed (for
+// belowBound; without a configuration table only, whose LP has no Net).
+func (r *boundRun) replayed(pol string, capW float64) (replayed, error) {
 	if r.cfg.TablePath != "" {
-		return r.sc.ReplayStaticDAG(r.g, r.t, r.d, capW, r.m, r.net)
+		met, err := r.sc.ReplayStaticDAG(r.g, r.t, r.d, capW, r.m, r.net)
+		return replayed{met: met, net: r.net}, err
 	}
-	return r.sc.Replay(r.g, r.m, r.net, pol, capW)
+	met, rec, err := r.sc.replay(r.g, r.m, r.net, nil, pol, capW)
+	if err != nil {
+		return replayed{}, err
+	}
+	return replayed{met, rec.opts, rec.net}, nil
+}
+
+// below is belowBound for a replay p of the bound command against the
+// bound bn: the reason ("" where p ends at or after bn) and whether p
+// left the LP's order.
+func (r *boundRun) below(p replayed, bn int64) (string, bool) {
+	if bn <= 0 || p.met.MakespanNs >= bn {
+		return "", false
+	}
+	why := belowBound(r.plan, r.g, p.met, p.opts, p.net)
+	return why, OrderChanged(why)
 }
 
 // solveCap solves the LP at job cap cw and replays the rounded schedule
@@ -357,7 +412,30 @@ func (r *boundRun) solveCap(ctx context.Context, cw float64) (row BoundRow, stop
 		}
 		return row, nil, err
 	}
+	if err := r.lowerAt(ctx, &row, cw); err != nil {
+		if ctx.Err() != nil {
+			return row, err, nil
+		}
+		return row, nil, err
+	}
 	return row, nil, nil
+}
+
+// lowerAt fills row's order-free lower bound at cap cw.
+func (r *boundRun) lowerAt(ctx context.Context, row *BoundRow, cw float64) error {
+	lo, err := bound.OrderFreeLower(ctx, r.d, r.m.LPCap(cw))
+	if err != nil {
+		return err
+	}
+	ns, err := graph.SecondsToNs(lo)
+	if err != nil {
+		return fmt.Errorf("order-free lower bound at %g W: %w", cw, err)
+	}
+	if float64(ns) > lo*1e9 && ns > 0 {
+		ns-- // rounded down: a lower bound
+	}
+	row.OrderFreeLowerNs = ns
+	return nil
 }
 
 // infeasible is the row of a cap below the least the fixed order needs,
@@ -385,18 +463,19 @@ func (r *boundRun) infeasible(ctx context.Context, cw float64, ie *bound.Infeasi
 // replays is the row of a solved cap: the rounded schedule's, Static's and
 // Conductor's replays against the bound b.
 func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (BoundRow, error) {
-	st, err := r.replay(policy.Static, cw)
+	stp, err := r.replayed(policy.Static, cw)
 	if err != nil {
 		return BoundRow{}, err
 	}
-	rd, roundName, switches, err := r.rounded(ctx, cw, b)
+	rdp, roundName, switches, err := r.rounded(ctx, cw, b)
 	if err != nil {
 		return BoundRow{}, err
 	}
-	cd, _, err := r.sc.ReplayConductor(r.g, r.t, r.pd, r.po, cw, r.cfg.Conductor, r.m, r.net)
+	cd, _, crun, err := r.sc.replayConductor(r.g, r.t, r.pd, r.po, cw, r.cfg.Conductor, r.m, r.net)
 	if err != nil {
 		return BoundRow{}, err
 	}
+	st, rd := stp.met, rdp.met
 	bn, err := graph.SecondsToNs(b.Makespan)
 	if err != nil {
 		return BoundRow{}, fmt.Errorf("LP bound at %g W: makespan: %w", cw, err)
@@ -406,30 +485,37 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 		return BoundRow{}, fmt.Errorf("LP initial schedule: makespan: %w", err)
 	}
 	rns, cns := rd.MakespanNs, cd.MakespanNs
-	return BoundRow{CapW: cw, BoundNs: bn, MinFeasibleCapW: r.minCap,
+	row := BoundRow{CapW: cw, BoundNs: bn, MinFeasibleCapW: r.minCap,
 		Rounding: roundName, RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 		StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
 		ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
 		GapRoundedPct: GapPct(rns, bn), GapStaticPct: GapPct(st.MakespanNs, bn), GapConductorPct: GapPct(cns, bn),
 		UncappedNs: r.unc.MakespanNs, Messages: r.sc.Bound.Messages, LPUncappedNs: lpUnc,
-		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}, nil
+		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}
+	row.RoundedBelowBound, row.RoundedOrderChanged = r.below(rdp, bn)
+	row.StaticBelowBound, row.StaticOrderChanged = r.below(stp, bn)
+	row.ConductorBelowBound, row.ConductorOrderChanged = r.below(replayed{cd, crun.opts, crun.net}, bn)
+	return row, nil
 }
 
 // rounded replays the LP's schedule b at job cap cw rounded as cfg says,
 // and returns the rounding's name and how many tasks switch mid-task.
-func (r *boundRun) rounded(ctx context.Context, cw float64, b *bound.Bound) (Metrics, string, int, error) {
+func (r *boundRun) rounded(ctx context.Context, cw float64, b *bound.Bound) (replayed, string, int, error) {
 	if r.lpPol != nil {
-		rd, _, switches, err := r.lpPol.Replay(ctx, cw, b)
-		return rd, policy.LP, switches, err
+		rd, run, c, err := r.lpPol.replay(ctx, cw, b)
+		if err != nil {
+			return replayed{}, "", 0, err
+		}
+		return replayed{rd, run.opts, run.net}, policy.LP, c.Switches, nil
 	}
 	ro := r.cfg.Round
-	rd, err := r.sc.ReplayRoundedPlan(r.g, r.t, r.d, b, ro, r.m, r.net, r.plan)
+	rd, run, err := r.sc.replayRounded(r.g, r.t, r.d, b, ro, r.m, r.net, r.plan)
 	if err != nil {
-		return Metrics{}, "", 0, err
+		return replayed{}, "", 0, err
 	}
 	ch, err := bound.Round(r.d, b, ro)
 	if err != nil {
-		return Metrics{}, "", 0, err
+		return replayed{}, "", 0, err
 	}
 	switches := 0
 	for _, c := range ch {
@@ -437,7 +523,7 @@ func (r *boundRun) rounded(ctx context.Context, cw float64, b *bound.Bound) (Met
 			switches++
 		}
 	}
-	return rd, ro.Policy.String(), switches, nil
+	return replayed{rd, run.opts, run.net}, ro.Policy.String(), switches, nil
 }
 
 // orderFreeAt fills row's order-free columns at cap cw.
@@ -470,6 +556,10 @@ func (r *boundRun) resolveUnits(rows []BoundRow) {
 	for i := range rows {
 		row := &rows[i]
 		row.MinFeasibleCapW = units.Watts(row.MinFeasibleCapW)
+		row.UncappedOverLPPct = GapPct(row.UncappedNs, row.LPUncappedNs)
+		if t := r.sc.Network.Topology; t != nil {
+			row.Contention = ContentionNote(t)
+		}
 		row.LP.BuildS, row.LP.SolveS = units.Seconds(row.LP.BuildS), units.Seconds(row.LP.SolveS)
 		if !row.Infeasible {
 			row.LP.OrderS = units.Seconds(r.orderS)

@@ -408,8 +408,14 @@ func (sc *Scenario) NewLPPolicy(s *bound.Solver, g *graph.Graph, t *mpi.Trace, d
 // fork of the solver, taken when its search first re-solves and closed
 // before it returns: the solver is left as it was.
 func (l *LPPolicy) Replay(ctx context.Context, capW float64, b *bound.Bound) (met Metrics, headroomW float64, switches int, err error) {
+	met, _, c, err := l.replay(ctx, capW, b)
+	return met, c.HeadroomW, c.Switches, err
+}
+
+// replay is Replay that also returns what the replay recorded.
+func (l *LPPolicy) replay(ctx context.Context, capW float64, b *bound.Bound) (Metrics, *taskRun, lpChoice, error) {
 	if b == nil {
-		return Metrics{}, 0, 0, fmt.Errorf("lp policy at %g W: no LP schedule", capW)
+		return Metrics{}, nil, lpChoice{}, fmt.Errorf("lp policy at %g W: no LP schedule", capW)
 	}
 	p := &lpPlanner{bd: l.bd, quantumW: l.q, fork: l.bd.s.Fork}
 	defer func() {
@@ -417,8 +423,7 @@ func (l *LPPolicy) Replay(ctx context.Context, capW float64, b *bound.Bound) (me
 			p.s.Close()
 		}
 	}()
-	met, _, c, err := l.sc.replayLP(ctx, p, l.g, capW, l.net, b)
-	return met, c.HeadroomW, c.Switches, err
+	return l.sc.replayLP(ctx, p, l.g, capW, l.net, b)
 }
 
 // better reports whether replay a beats b for the lp policy: within the

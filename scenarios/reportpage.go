@@ -206,6 +206,9 @@ func (s *Scenario) summary() report.Section {
 	if s.Network.Collective != "" {
 		net += "; collectives " + s.Network.Collective
 	}
+	if t := s.Network.Topology; t != nil {
+		net += fmt.Sprintf("; topology %s (%s), messages as flows sharing its links; %s", t.Kind, t.Spec(), ContentionNote(t))
+	}
 	if k := len(s.Network.Overrides); k > 0 {
 		net += fmt.Sprintf("; %d override(s)", k)
 	}
@@ -256,14 +259,15 @@ func formatParams(p map[string]any) string {
 
 // view reads the columns of a results table that the report compares.
 type view struct {
-	machine, policy, capW, makespan, energy, bound, over int
-	params                                               []int
-	s                                                    results.Schema
+	machine, policy, capW, makespan, energy, bound, over, below int
+	params                                                      []int
+	s                                                           results.Schema
 }
 
 func newView(s results.Schema) view {
 	v := view{s: s, machine: s.Index("machine"), policy: s.Index("policy"), capW: s.Index("cap_w"),
-		makespan: s.Index("makespan_ns"), energy: s.Index("energy_j"), bound: s.Index("bound_ns"), over: s.Index("over_cap_ns")}
+		makespan: s.Index("makespan_ns"), energy: s.Index("energy_j"), bound: s.Index("bound_ns"), over: s.Index("over_cap_ns"),
+		below: s.Index("below_bound")}
 	for i, c := range s {
 		if strings.HasPrefix(c.Name, "param.") {
 			v.params = append(v.params, i)
@@ -324,15 +328,16 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	v := newView(s)
 	_, ns := report.ResultsTimeUnit(s, rows)
 	sec := report.Section{Heading: "Headline: the best policy at each cap",
-		Text:    "The fastest schedule among the policies that stayed within the cap at every instant, and its gap to the LP bound (the least makespan any schedule keeping the trace's event order can reach under that cap).",
+		Text:    "The fastest schedule among the policies that stayed within the cap at every instant, and its gap to the LP bound (the least makespan any schedule keeping the trace's event order can reach under that cap). A negative gap is tagged with why: \"order changed\" where the schedule left that order, for which alone the bound holds.",
 		Columns: []string{"machine", "parameters", "cap (W)", "best policy", "makespan (" + unit + ")", "LP bound (" + unit + ")", "gap (%)", "next best"}}
 	type key struct {
 		machine, params string
 		capW            float64
 	}
 	type entry struct {
-		pol string
-		t   float64
+		pol   string
+		t     float64
+		below string // the row's below_bound
 	}
 	best := map[key][]entry{}
 	bound := map[key]float64{}
@@ -356,7 +361,7 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 		if _, seen := best[k]; !seen {
 			keys = append(keys, k)
 		}
-		best[k] = append(best[k], entry{v.str(r, v.policy), t})
+		best[k] = append(best[k], entry{v.str(r, v.policy), t, v.str(r, v.below)})
 		if b, ok := v.num(r, v.bound); ok {
 			bound[k] = b
 		}
@@ -367,7 +372,7 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 		line := []string{k.machine, k.params, report.FormatNumber(k.capW, 6), es[0].pol, fmt.Sprintf("%.3f", es[0].t/ns), "–", "–", "–"}
 		if b, ok := bound[k]; ok && b > 0 {
 			line[5] = fmt.Sprintf("%.3f", b/ns)
-			line[6] = fmt.Sprintf("%.2f", (es[0].t/b-1)*100)
+			line[6] = fmt.Sprintf("%.2f", (es[0].t/b-1)*100) + belowNote(es[0].below)
 		}
 		if len(es) > 1 {
 			line[7] = nextBest(es[1].pol, es[1].t, es[0].t, ns, unit)
@@ -382,6 +387,19 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 		sec.Text += " Schedules over their cap at some instant are never the best here, and the figures ring their points: " + strings.Join(parts, "; ") + "."
 	}
 	return sec
+}
+
+// belowNote tags the gap of a schedule that ended before the bound with
+// why (its below_bound): "order changed" where it left the LP's event
+// order, for which alone the bound holds.
+func belowNote(why string) string {
+	switch {
+	case why == "":
+		return ""
+	case OrderChanged(why):
+		return " (order changed)"
+	}
+	return " (below the bound: " + why + ")"
 }
 
 // ratioRow is the comparison of one point of machine (or folder) B with

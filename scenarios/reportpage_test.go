@@ -227,3 +227,48 @@ func TestReportMissingColumns(t *testing.T) {
 		t.Errorf("error %v, want one naming the missing columns", err)
 	}
 }
+
+// The headline never shows a bare negative gap: a best schedule below the
+// bound carries its below_bound reason, "order changed" in brief.
+func TestHeadlineBelowBound(t *testing.T) {
+	s := results.Schema{{Name: "machine", Type: results.String}, {Name: "policy", Type: results.String}, {Name: "cap_w", Type: results.Float64},
+		{Name: "makespan_ns", Type: results.Int64}, {Name: "bound_ns", Type: results.Int64}, {Name: "over_cap_ns", Type: results.Int64},
+		{Name: "below_bound", Type: results.String}}
+	rows := []results.Row{
+		{Values: []any{"m", "conductor", 230.0, int64(928), int64(1000), int64(0), "order changed: rank 1's receives"}},
+		{Values: []any{"m", "static", 230.0, int64(1100), int64(1000), int64(0), nil}},
+		{Values: []any{"m", "static", 300.0, int64(1100), int64(1000), int64(0), nil}},
+	}
+	sec := headline(s, rows, "ns")
+	if len(sec.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(sec.Rows))
+	}
+	if got := sec.Rows[0][6]; got != "-7.20 (order changed)" {
+		t.Errorf("gap below the bound %q, want it tagged", got)
+	}
+	if got := sec.Rows[1][6]; got != "10.00" {
+		t.Errorf("gap above the bound %q", got)
+	}
+	if got := belowNote("the LP's message model is no bound (bound.messages)"); !strings.HasPrefix(got, " (below the bound: ") {
+		t.Errorf("other reason: %q", got)
+	}
+}
+
+// The report's network row names the topology and that its contention is
+// outside the LP.
+func TestSummaryTopology(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Network.Topology = &NetTopology{Kind: "fattree", K: 4, N: 2}
+	for _, r := range sc.summary().Rows {
+		if r[0] == "network" {
+			if !strings.Contains(r[1], "topology fattree (fattree:k=4,n=2)") || !strings.Contains(r[1], "outside the LP") {
+				t.Errorf("network row %q", r[1])
+			}
+			return
+		}
+	}
+	t.Error("no network row")
+}

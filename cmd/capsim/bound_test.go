@@ -41,6 +41,18 @@ func TestBoundJSON(t *testing.T) {
 		if r["rounding"] != rounding {
 			t.Errorf("rounding %v, want %s", r["rounding"], rounding)
 		}
+		// No replay within the cap, whatever order it keeps, beats the
+		// order-free lower bound, which is never above the fixed-order
+		// bound.
+		lo, _ := r["order_free_lower_ns"].(float64)
+		if !(lo > 0) || lo > b {
+			t.Errorf("%s: order_free_lower_ns %v, bound %v", rounding, r["order_free_lower_ns"], b)
+		}
+		for _, p := range []string{"rounded", "static", "conductor"} {
+			if ns := r[p+"_ns"].(float64); r[p+"_over_cap_ns"].(float64) == 0 && ns < lo {
+				t.Errorf("%s: %s replay %v ns below the order-free lower bound %v", rounding, p, ns, lo)
+			}
+		}
 		if rounding == "power-safe" && r["rounded_switches"].(float64) != 0 {
 			t.Errorf("power-safe switches %v", r["rounded_switches"])
 		}
@@ -173,6 +185,9 @@ func TestBoundOrderFree(t *testing.T) {
 		if f < b {
 			strict++
 		}
+		if lo := r["order_free_lower_ns"].(float64); lo > f {
+			t.Errorf("cap %v: order-free lower bound %v above the order-free optimum %v", r["cap_w"], lo, f)
+		}
 		if g := r["order_free_gap_pct"].(float64); math.Abs(g-(b/f-1)*100) > 0.01 {
 			t.Errorf("cap %v: gap %v, want %v", r["cap_w"], g, (b/f-1)*100)
 		}
@@ -180,7 +195,7 @@ func TestBoundOrderFree(t *testing.T) {
 	if strict == 0 {
 		t.Errorf("no cap where a free order beats the traced one:\n%s", out)
 	}
-	if code, out, _ := capsim(t, "bound", tr, "--cap", "300", "--json"); code != 0 || strings.Contains(out, "order_free") {
+	if code, out, _ := capsim(t, "bound", tr, "--cap", "300", "--json"); code != 0 || strings.Contains(out, "order_free_ns") || strings.Contains(out, "order_free_gap") {
 		t.Errorf("without --order-free: exit %d, %s", code, out)
 	}
 	code, _, stderr = capsim(t, "bound", "--cap", "330", "--order-free")
@@ -220,5 +235,73 @@ func TestBoundRoundingLP(t *testing.T) {
 		if gap := r["gap_rounded_pct"].(float64); gap < 0 || gap > 1 {
 			t.Errorf("cap %v: rounded %v %% above the bound, want 0–1 %%", r["cap_w"], gap)
 		}
+	}
+}
+
+// The bound table never prints a bare negative gap: a replay below the
+// bound is tagged, "order changed" where it left the LP's order, with a
+// footnote giving the reason in full.
+func TestPrintBoundBelowBound(t *testing.T) {
+	rns, cns := int64(1000), int64(928)
+	rep := &scenarios.BoundReport{Machine: "m", Ranks: 4, Rows: []scenarios.BoundRow{{
+		CapW: 230, BoundNs: 1000, RoundedNs: &rns, StaticNs: 1100, GapStaticPct: 10, ConductorNs: &cns, GapConductorPct: -7.2,
+		ConductorBelowBound: "order changed: rank 1's receives", ConductorOrderChanged: true,
+	}}}
+	var b strings.Builder
+	if err := printBound(&b, rep, true, false); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"-7.20 (order changed) [1]", "[1] 230 W, conductor: order changed: rank 1's receives", "10.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := printBound(&b, rep, true, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"conductor_order_changed": true`, `"gap_conductor_pct": -7.2`, `"conductor_below_bound": "order changed: rank 1's receives"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "static_order_changed") {
+		t.Errorf("JSON flags static, which ended after the bound:\n%s", b.String())
+	}
+}
+
+// With a topology, capsim bound says that link contention is outside the
+// LP and how far the uncapped replay is above the LP's DAG.
+func TestBoundTopologyContention(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc := filepath.Join(t.TempDir(), "fat.toml")
+	text := strings.Replace(string(scenarios.Default()), "[workload]", "[network.topology]\nkind = \"fattree\"\nk = 4\nn = 2\nbw_GBps = 0.1\n\n[workload]", 1)
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := capsim(t, "bound", "--scenario", sc, "--cap", "380", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	unc, lp := r["uncapped_ns"].(float64), r["lp_uncapped_ns"].(float64)
+	if got, want := r["uncapped_over_lp_pct"].(float64), math.Round(1e4*(unc/lp-1))/100; got != want {
+		t.Errorf("uncapped_over_lp_pct %v, want %v", got, want)
+	}
+	if c, _ := r["contention"].(string); !strings.Contains(c, "fattree") || !strings.Contains(c, "outside the LP") {
+		t.Errorf("contention %q", r["contention"])
+	}
+	code, out, _ = capsim(t, "bound", "--scenario", sc, "--cap", "380")
+	// This fat tree's flows beat the LP's LogGOPS prices: a warning says
+	// the bounds do not hold for its replays.
+	if code != 0 || !strings.Contains(out, "outside the LP") || !strings.Contains(out, "uncapped replay against the LP's DAG: -") ||
+		!strings.Contains(out, "warning: the uncapped replay beats the LP's DAG") {
+		t.Errorf("table: exit %d\n%s", code, out)
 	}
 }
