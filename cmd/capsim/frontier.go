@@ -59,15 +59,8 @@ network and DVFS model come from a scenario as for capsim bound.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Machine, _, err = sc.MachineByName(mach); err != nil {
-				return usageError{err}
-			}
-			if len(a) == 1 {
-				it, err := loadMPI(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps))
-				if err != nil {
-					return err
-				}
-				cfg.Trace, cfg.Collectives = it.MPI, it.Collectives
+			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps)); err != nil {
+				return err
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
+	"github.com/capsim/capsim/traces/mpi"
 	"github.com/capsim/capsim/traces/simgrid"
 )
 
@@ -38,6 +39,25 @@ func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
 		return nil, fmt.Errorf("%s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", path, t.Format)
 	}
 	return t, nil
+}
+
+// lpInputs reads what an LP command (bound, frontier) runs on: the
+// scenario's machine mach (its first where empty) and, where args names a
+// trace, that MPI trace with its format's own collective algorithms (nil:
+// the scenario's workload).
+func lpInputs(sc *scenarios.Scenario, mach string, args []string, opt importer.Options) (*scenarios.Machine, *mpi.Trace, map[mpi.Kind]string, error) {
+	m, _, err := sc.MachineByName(mach)
+	if err != nil {
+		return nil, nil, nil, usageError{err}
+	}
+	if len(args) == 0 {
+		return m, nil, nil, nil
+	}
+	it, err := loadMPI(args[0], opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, it.MPI, it.Collectives, nil
 }
 
 // formatFlagHelp documents --format.
