@@ -8,26 +8,12 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// InMPITerms rewrites a sim.DeadlockError in err, from the replay of MPI
-// trace t lowered with the collective algorithms coll (as
-// lower.ParseAlgorithms reads them), in the trace's terms: each stuck
-// operation is named by its rank, MPI call, peer, tag, communicator and
-// trace row, then as the lowered operation. Other errors, and a nil t,
-// pass unchanged. Lowering is deterministic, so the trace is lowered again
-// here, on the error path only, to map operations back to events.
-func InMPITerms(err error, t *mpi.Trace, coll string) error {
-	var dl *sim.DeadlockError
-	if t == nil || !errors.As(err, &dl) {
-		return err
-	}
-	algs, aerr := lower.ParseAlgorithms(coll)
-	if aerr != nil {
-		return err
-	}
-	return inMPITerms(err, dl, t, algs)
-}
-
-// inMPITerms is InMPITerms with the algorithms lowering used.
+// inMPITerms rewrites the sim.DeadlockError dl in err, from the replay of
+// MPI trace t lowered with the collective algorithms algs, in the trace's
+// terms: each stuck operation is named by its rank, MPI call, peer, tag,
+// communicator and trace row, then as the lowered operation. Lowering is
+// deterministic, so the trace is lowered again here, on the error path
+// only, to map operations back to events.
 func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, algs map[mpi.Kind]string) error {
 	g, em, lerr := lower.LowerMapped(t, lower.Options{Algorithm: algs})
 	if lerr != nil {
@@ -37,7 +23,7 @@ func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, algs map[mpi.Kin
 	return err
 }
 
-// deadlockInMPITerms is InMPITerms for the sweep's workload at overrides:
+// deadlockInMPITerms is inMPITerms for the sweep's workload at overrides:
 // it relowers with the algorithms build lowered with, the scenario's and
 // then the trace format's own (liballprof's schedgen algorithms), so that
 // operation ids map to the events they came from.

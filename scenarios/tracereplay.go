@@ -243,8 +243,8 @@ func LoadGraph(path string, opt importer.Options, coll string) (*graph.Graph, fu
 // ReplayTrace replays r.Trace on the engine and reports the makespan,
 // each rank's time and messages, and what r asks for besides: the
 // models' pricing and energy, link statistics, the critical path, the
-// timeline and power files. A deadlock of an Arrow MPI trace is named in
-// MPI terms (InMPITerms).
+// timeline and power files. A deadlock of an MPI-level trace is named in
+// MPI terms (importer.Trace.OpDescriber).
 func ReplayTrace(r TraceReplay) (*ReplayReport, error) {
 	g, comms, err := LoadGraph(r.Trace, r.Import, r.Coll)
 	if err != nil {

@@ -109,6 +109,3 @@ func fitLine(ss []sample) (l Line, ok bool) {
 	}
 	return l, true
 }
-
-// at returns the fitted time for s bytes.
-func (l Line) at(s int64) float64 { return l.Intercept + l.Slope*float64(max(s-1, 0)) }
