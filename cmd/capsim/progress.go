@@ -20,7 +20,8 @@ func newProgress(mode string, stderr io.Writer, what string) (func(done, total i
 
 // newProgressNote is newProgress with a third callback that replaces the
 // bar's description (what, then the note), to say which step of a long
-// item runs; all three are nil-safe no-ops when no bar is drawn.
+// item runs. When no bar is drawn the update callback is nil, as
+// newProgress's, and the other two are no-ops.
 func newProgressNote(mode string, stderr io.Writer, what string) (func(done, total int), func(note string), func()) {
 	tty := false
 	if f, ok := stderr.(*os.File); ok {
