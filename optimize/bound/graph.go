@@ -221,8 +221,8 @@ type Net struct {
 	net    network.LogGOPS
 	opt    GraphOptions
 	routes *sim.RoutePrices // GraphOptions.Flow's prices; nil without links
-	start  []int32 // per operation: the vertex of its start (a recv's post)
-	proc   []int32 // per send: the vertex of its message's processing
+	start  []int32          // per operation: the vertex of its start (a recv's post)
+	proc   []int32          // per send: the vertex of its message's processing
 	// lastStart is start of the DAG build last wrote (ReplayNet builds
 	// others).
 	lastStart, lastProc []int32
