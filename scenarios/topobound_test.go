@@ -57,7 +57,7 @@ func stencil4d64(trace string) func(string) string {
 // above the links' (the default's 6 ns/B against 12.5 GB/s links), the
 // LP priced the bytes at G and the uncapped 2×2 stencil came out 16 %
 // below it; where G = 0 and the links are slow, the LP left the bytes out
-// and the bound was 7 times below a replay without contention.
+// and its DAG was 14 % below a replay without contention (the pair).
 func TestBoundWithTopology(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
