@@ -109,7 +109,9 @@ func (sc *Scenario) lpWithComm(t *mpi.Trace, m *Machine, net network.LogGOPS, co
 // BoundNet builds the LP of trace t over the engine's semantics
 // (bound.FromGraph): t lowered with the scenario's collective algorithms,
 // every compute event a task with configs' configurations, messages with
-// the scenario's network classes; a core draws the machine's idle power
+// the scenario's network classes, each at no less than its uncontended
+// route on the scenario's topology where it has one (bound.GraphOptions.Flow);
+// a core draws the machine's idle power
 // before its rank's first task and the machine's wait power while waiting
 // (machine.wait_power; by default its last task's, Bailey et al., SC'15, §3.3).
 func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, configs bound.ConfigFunc) (*bound.Net, error) {
@@ -136,7 +138,12 @@ func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, conf
 			}
 		}
 	}
+	fl, err := sc.flowNetwork(m, g.NumRanks())
+	if err != nil {
+		return nil, err
+	}
 	n, err := bound.FromGraph(g, net, bound.GraphOptions{
+		Flow: fl,
 		Configs: func(op int32) []frontier.Config {
 			if e := event[op]; e.r >= 0 {
 				return configs(e.r, &t.Ranks[e.r].Events[e.i])

@@ -160,10 +160,20 @@ func GapPct(ns, boundNs int64) float64 {
 }
 
 // ContentionNote says that the contention of topology t's links is
-// outside the LP, which prices every message uncontended at the
-// scenario's LogGOPS parameters.
-func ContentionNote(t *NetTopology) string {
-	return fmt.Sprintf("link contention on the %s topology (%s) is outside the LP: it prices every message uncontended at the LogGOPS parameters", t.Kind, t.Spec())
+// outside the LP, and how the LP of message model messages
+// (bound.messages) prices a message instead: the engine LP at its
+// uncontended route (bound.GraphOptions.Flow), the loggops LP at its
+// uncontended LogGOPS cost without the topology, the replay LP at its
+// time in a replay without the topology.
+func ContentionNote(t *NetTopology, messages string) string {
+	how := "it prices every message at its uncontended route: the route's latency and its bytes over the route's narrowest link, plus o + L and the endpoints' o, (s-1)O and g"
+	switch messages {
+	case MessagesLogGOPS:
+		how = "it prices every message at its uncontended LogGOPS cost, without the topology's routes"
+	case MessagesReplay:
+		how = "it takes message times from a replay without the topology"
+	}
+	return fmt.Sprintf("link contention on the %s topology (%s) is outside the LP: %s", t.Kind, t.Spec(), how)
 }
 
 // boundRun is one RunBound: the LP built once and solved at every cap,
@@ -558,7 +568,7 @@ func (r *boundRun) resolveUnits(rows []BoundRow) {
 		row.MinFeasibleCapW = units.Watts(row.MinFeasibleCapW)
 		row.UncappedOverLPPct = GapPct(row.UncappedNs, row.LPUncappedNs)
 		if t := r.sc.Network.Topology; t != nil {
-			row.Contention = ContentionNote(t)
+			row.Contention = ContentionNote(t, r.sc.Bound.Messages)
 		}
 		row.LP.BuildS, row.LP.SolveS = units.Seconds(row.LP.BuildS), units.Seconds(row.LP.SolveS)
 		if !row.Infeasible {

@@ -207,7 +207,7 @@ func (s *Scenario) summary() report.Section {
 		net += "; collectives " + s.Network.Collective
 	}
 	if t := s.Network.Topology; t != nil {
-		net += fmt.Sprintf("; topology %s (%s), messages as flows sharing its links; %s", t.Kind, t.Spec(), ContentionNote(t))
+		net += fmt.Sprintf("; topology %s (%s), messages as flows sharing its links; %s", t.Kind, t.Spec(), ContentionNote(t, s.Bound.Messages))
 	}
 	if k := len(s.Network.Overrides); k > 0 {
 		net += fmt.Sprintf("; %d override(s)", k)

@@ -48,6 +48,12 @@ type FlowNetwork struct {
 	// a 256-rank pairwise all-to-all: docs/design/network.md); it is kept for
 	// comparison. CM02 ignores it.
 	BytesFirst bool
+	// Uncontended gives every message between nodes the time its flow
+	// takes across its route alone (RoutePrices.Flight): no link is
+	// shared. A replay then prices each message at the least the flow
+	// model can take for it, whatever else is in flight; the LP's
+	// reference replay (package optimize/bound) runs so.
+	Uncontended bool
 }
 
 // flowState is the engine's flow-model state (only with Options.Flow).
@@ -57,7 +63,9 @@ type flowEngine struct {
 	nodeOf   []int32
 	cm02     bool
 	latFirst bool // bytes flow after the route's latency (all but BytesFirst)
+	alone    bool // FlowNetwork.Uncontended
 	linkLat  []int64
+	capacity []float64 // per link, bytes/ns
 	// hopLat is every link's latency when all links have the same,
 	// else −1.
 	hopLat int64
@@ -112,7 +120,8 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 			break
 		}
 	}
-	fe := &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, latFirst: f.CM02 || !f.BytesFirst, linkLat: lat, hopLat: hop, route: make([]int32, 0, 64)}
+	fe := &flowEngine{net: net, topo: t, nodeOf: m, cm02: f.CM02, latFirst: f.CM02 || !f.BytesFirst, alone: f.Uncontended,
+		linkLat: lat, capacity: capacity, hopLat: hop, route: make([]int32, 0, 64)}
 	if h, ok := t.(topo.HopCounter); ok && hop >= 0 && fe.latFirst {
 		fe.hopc = h
 	}
@@ -125,23 +134,18 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 	fe := e.fl
 	g := e.g
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
-	var hops int64
-	if fe.hopc != nil {
-		hops = int64(fe.hopc.Hops(src, dst))
-	} else {
-		fe.route = fe.topo.Route(fe.route[:0], src, dst)
-		hops = int64(len(fe.route))
+	if fe.alone {
+		at := t + uint64(fe.aloneFlight(src, dst, g.Size[op], int64(flight), G))
+		e.q.push(event{time: at, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+		e.ts++
+		return
 	}
-	if hops == 0 {
+	hops, links := fe.routeLatency(src, dst)
+	if !links {
 		// Same node: no link, LogGP pricing of the bytes.
 		e.q.push(event{time: t + flight + uint64(max(0, perByte(g.Size[op], G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
-	}
-	if fe.hopc != nil {
-		hops *= fe.hopLat
-	} else {
-		hops = fe.latency()
 	}
 	if fe.latFirst {
 		// The bytes start flowing once the route's latency has passed.
@@ -149,11 +153,87 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 		e.ts++
 		return
 	}
+	// BytesFirst (no HopCounter): routeLatency built the route.
 	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), 1, op, rank, int64(flight)+hops)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
 }
+
+// routeLatency returns the sum of the latencies of the links from node
+// src to node dst, and whether there are any (none between ranks of one
+// node). Where it builds the route (no HopCounter), fe.route holds it.
+func (fe *flowEngine) routeLatency(src, dst int) (lat int64, links bool) {
+	if fe.hopc != nil {
+		hops := int64(fe.hopc.Hops(src, dst))
+		return hops * fe.hopLat, hops > 0
+	}
+	fe.route = fe.topo.Route(fe.route[:0], src, dst)
+	return fe.latency(), len(fe.route) > 0
+}
+
+// weight is the share of a flow whose route has latency lat on a link it
+// shares (flow.Net.Start's weight): 1, or under CM02 the inverse of lat.
+func (fe *flowEngine) weight(lat int64) float64 {
+	if fe.cm02 && lat > 0 {
+		return 1 / float64(lat)
+	}
+	return 1
+}
+
+// aloneFlight is how long after its send starts at node src a message of
+// size bytes arrives at node dst when its flow crosses its route alone,
+// flight being its o + L: the route's latency, then its bytes at the
+// narrowest link's bandwidth (flow.AloneNs), then o + L, whichever way
+// the flows are timed (FlowNetwork.BytesFirst adds the route's latency
+// after the bytes instead); between ranks of one node o + L + (s−1)·G. The
+// flow model takes at least this long for the message, since no flow
+// gets more than its narrowest link.
+func (fe *flowEngine) aloneFlight(src, dst int, size, flight int64, G network.PerByte) int64 {
+	lat, links := fe.routeLatency(src, dst)
+	if !links {
+		return flight + max(0, perByte(size, G))
+	}
+	if fe.hopc != nil {
+		fe.route = fe.topo.Route(fe.route[:0], src, dst)
+	}
+	c := math.Inf(1)
+	for _, l := range fe.route {
+		c = math.Min(c, fe.capacity[l])
+	}
+	return flight + lat + flow.AloneNs(max(0, size), c, fe.weight(lat))
+}
+
+// RoutePrices prices messages on a FlowNetwork's topology as its flows
+// take them alone (FlowNetwork.Uncontended): the least time the flow
+// model can take for each message. It is not safe for concurrent use.
+type RoutePrices struct{ fe *flowEngine }
+
+// NewRoutePrices returns the prices of f's messages between ranks ranks,
+// or nil for a topology without links (no message crosses one: the
+// network's LogGOPS parameters price them, as the engine does then).
+func NewRoutePrices(f *FlowNetwork, ranks int) (*RoutePrices, error) {
+	fe, err := newFlowEngine(f, ranks)
+	if fe == nil || err != nil {
+		return nil, err
+	}
+	return &RoutePrices{fe: fe}, nil
+}
+
+// Flight returns how long after a send of size bytes from rank src to
+// rank dst starts its message arrives at dst, when its flow crosses its
+// route alone: the message's flight (its class's o + L), its route's
+// latency and its bytes at the route's narrowest link's bandwidth; between
+// ranks of one node flight + (s−1)·G, with G the message's per-byte gap.
+// A replay under the flow model, contended or not, never delivers the
+// message sooner.
+func (p *RoutePrices) Flight(src, dst int32, size, flight int64, G network.PerByte) int64 {
+	fe := p.fe
+	return fe.aloneFlight(int(fe.nodeOf[src]), int(fe.nodeOf[dst]), size, flight, G)
+}
+
+// Topology returns the topology the prices are of.
+func (p *RoutePrices) Topology() topo.Topology { return p.fe.topo }
 
 // flowStart starts the flow of send op (of rank) at time t, after its
 // route's latency (FlowNetwork.CM02); it arrives o + L after its last
@@ -162,11 +242,7 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	fe := e.fl
 	g := e.g
 	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
-	hops := fe.latency()
-	w := 1.0
-	if fe.cm02 && hops > 0 {
-		w = 1 / float64(hops)
-	}
+	w := fe.weight(fe.latency())
 	o, L := e.net.Overhead, e.net.Latency
 	if c := e.opt.Classes; c != nil {
 		p := &c.Params[c.Of[op]]

@@ -64,7 +64,13 @@ messages) as rows under the order of operations on every CPU and NIC of a
 replay at every task's fastest configuration: a bound over every schedule
 that keeps those orders, whose lp_uncapped_ns equals the fastest replay
 (above 512 tasks relaxed into blocks at events where no task runs and the
-fastest schedule loses nothing: still a bound, slightly looser; see --cuts); "loggops" prices a message at its
+fastest schedule loses nothing: still a bound, slightly looser; see --cuts).
+With a network.topology, the engine LP prices every message at its
+uncontended route (the route's latency and its bytes over the route's
+narrowest link, plus o + L and the endpoints' o, (s-1)·O and g) and its
+reference replay runs so: lp_uncapped_ns is then that replay's, and
+uncapped_over_lp_pct the links' contention, which the LP leaves out
+(JSON contention). "loggops" prices a message at its
 uncontended cost and a collective as a synchronization point (a looser
 bound); "replay" takes message times from one replay at the fastest
 configuration, contention included, which other schedules can beat (no

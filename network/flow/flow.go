@@ -228,7 +228,7 @@ func (n *Net) Start(now int64, links []int32, bytes int64, weight float64, a, b 
 			}
 		}
 		f.bneck = bn
-		f.newRate = max(c, 0) / weight * weight
+		f.newRate = aloneRate(c, weight)
 		n.changed = n.changed[:0]
 		n.reschedule(now, id, true)
 		return id
@@ -446,17 +446,51 @@ func (n *Net) reschedule(now int64, id int32, force bool) {
 	case f.rate <= 0:
 		f.end = math.MaxInt64
 	default:
-		// Durations beyond 2^62 ns (a rate near 0) are capped there:
-		// later than any time a caller can represent, without
-		// overflowing.
-		d := math.Ceil(f.remaining / f.rate)
-		if d >= 1<<62 || now >= 1<<62 {
+		if d := durationNs(f.remaining, f.rate); d >= 1<<62 || now >= 1<<62 {
 			f.end = 1 << 62
 		} else {
-			f.end = now + int64(d)
+			f.end = now + d
 		}
 	}
 	n.changed = append(n.changed, id)
+}
+
+// aloneRate is the rate, in bytes/ns, of a flow of weight w > 0 that
+// crosses its links alone, the narrowest of capacity c: progressive
+// filling freezes it at c/w times its weight.
+func aloneRate(c, w float64) float64 { return max(c, 0) / w * w }
+
+// durationNs is how long, in whole ns, remaining bytes take at rate > 0:
+// a flow's completion is the first ns by which its bytes are through.
+// Durations beyond 2^62 ns (a rate near 0) are capped there: later than
+// any time a caller can represent, without overflowing.
+func durationNs(remaining, rate float64) int64 {
+	d := math.Ceil(remaining / rate)
+	if d >= 1<<62 {
+		return 1 << 62
+	}
+	return int64(d)
+}
+
+// AloneNs is how long a flow of bytes and weight takes, from its start to
+// its completion, over links whose narrowest has capacity c (bytes/ns)
+// when no other flow shares them: the time a Net gives it then. Under
+// max-min sharing (Net) no flow gets a rate above its narrowest link's
+// capacity, so every flow of those bytes over those links takes at least
+// this long, whatever else crosses them. A weight ≤ 0 counts as 1, as in
+// Start; a capacity ≤ 0 never completes (1<<62).
+func AloneNs(bytes int64, c, weight float64) int64 {
+	if bytes <= 0 {
+		return 0
+	}
+	if !(weight > 0) {
+		weight = 1
+	}
+	r := aloneRate(c, weight)
+	if !(r > 0) {
+		return 1 << 62
+	}
+	return durationNs(float64(bytes), r)
 }
 
 // localMax is the most flows rerateLocal re-rates before it gives up and

@@ -170,7 +170,7 @@ func (n *Net) ReplayNet(rec *Record) (*Net, error) {
 	if rec.g != n.g {
 		return nil, fmt.Errorf("bound: a replay of another graph")
 	}
-	m := &Net{Ref: rec, g: n.g, net: n.net, opt: n.opt, hull: n.hull}
+	m := &Net{Ref: rec, g: n.g, net: n.net, opt: n.opt, routes: n.routes, hull: n.hull}
 	var err error
 	m.DAG, m.TaskOp, m.Times, err = m.build(rec)
 	if err != nil {

@@ -64,7 +64,7 @@ func newDeviceCase(t testing.TB, rng *rand.Rand, maxRanks int) *deviceCase {
 		t.Fatalf("FromGraph: %v", err)
 	}
 	markTestDevices(n, devOf, devs)
-	return &deviceCase{netCase{g, net, n}, devOf}
+	return &deviceCase{netCase{g: g, net: net, n: n}, devOf}
 }
 
 // markTestDevices marks the device point of n's tasks on a device.

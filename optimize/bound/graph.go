@@ -193,6 +193,16 @@ type GraphOptions struct {
 	// in the reference replay; the LP does not order a device's calcs,
 	// so with devices it is a relaxation, not exact.
 	Device []int32
+	// Flow, when set, is the topology whose links the replays' messages
+	// cross as flows (sim.Options.Flow). The LP then prices every message
+	// as the flow model does uncontended (sim.RoutePrices): its route's
+	// latency and its bytes over the route's narrowest link, plus o + L
+	// and the endpoints' o, (s−1)·O and g, with no (s−1)·G at the NICs
+	// (the links carry the bytes); the reference replay runs so
+	// (sim.FlowNetwork.Uncontended). Link contention is outside the LP:
+	// a contended flow only takes longer, so the rows still hold for
+	// every replay of those orders under the flow model.
+	Flow *sim.FlowNetwork
 }
 
 // Net is the LP's DAG of an execution graph under the engine's semantics
@@ -210,8 +220,9 @@ type Net struct {
 	g      *graph.Graph
 	net    network.LogGOPS
 	opt    GraphOptions
-	start  []int32 // per operation: the vertex of its start (a recv's post)
-	proc   []int32 // per send: the vertex of its message's processing
+	routes *sim.RoutePrices // GraphOptions.Flow's prices; nil without links
+	start  []int32          // per operation: the vertex of its start (a recv's post)
+	proc   []int32          // per send: the vertex of its message's processing
 	// lastStart is start of the DAG build last wrote (ReplayNet builds
 	// others).
 	lastStart, lastProc []int32
@@ -234,6 +245,7 @@ func FromGraph(g *graph.Graph, net network.LogGOPS, opt GraphOptions) (*Net, err
 		return nil, fmt.Errorf("bound: idle power %g W, want ≥ 0", opt.IdleW)
 	}
 	n := &Net{g: g, net: net, opt: opt, hull: make([][]frontier.Config, g.NumOps())}
+	var err error
 	dur := make([]int64, g.NumOps())
 	for op := int32(0); op < int32(g.NumOps()); op++ {
 		dur[op] = g.Size[op]
@@ -244,14 +256,23 @@ func FromGraph(g *graph.Graph, net network.LogGOPS, opt GraphOptions) (*Net, err
 		if cs == nil {
 			continue
 		}
-		h, err := frontier.Hull(cs)
-		if err != nil {
-			return nil, fmt.Errorf("bound: %s: %w", g.Describe(op), err)
+		h, herr := frontier.Hull(cs)
+		if herr != nil {
+			return nil, fmt.Errorf("bound: %s: %w", g.Describe(op), herr)
 		}
 		n.hull[op] = h
 		dur[op] = int64(math.Round(h[0].Time * 1e9))
 	}
-	ref, err := Observe(g, net, sim.Options{Pricer: fixedPricer(dur), Classes: opt.Classes, Device: opt.Device})
+	ropt := sim.Options{Pricer: fixedPricer(dur), Classes: opt.Classes, Device: opt.Device}
+	if opt.Flow != nil {
+		if n.routes, err = sim.NewRoutePrices(opt.Flow, g.NumRanks()); err != nil {
+			return nil, fmt.Errorf("bound: %w", err)
+		}
+		alone := *opt.Flow
+		alone.Uncontended = true
+		ropt.Flow = &alone
+	}
+	ref, err := Observe(g, net, ropt)
 	if err != nil {
 		return nil, fmt.Errorf("bound: the reference replay: %w", err)
 	}

@@ -160,9 +160,18 @@ type netCase struct {
 	g   *graph.Graph
 	net network.LogGOPS
 	n   *Net
+	// flow, when set, is the topology the case's replays run on (the
+	// Net's GraphOptions.Flow), contended.
+	flow *sim.FlowNetwork
 }
 
 func newNetCase(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower) *netCase {
+	return newNetCaseFlow(t, rng, maxRanks, wait, nil)
+}
+
+// newNetCaseFlow is newNetCase with messages over a topology: flow, when
+// not nil, returns one for a trace of ranks ranks.
+func newNetCaseFlow(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower, flow func(ranks int) *sim.FlowNetwork) *netCase {
 	net := network.LogGOPS{Latency: int64(rng.Intn(5000)), Overhead: int64(200 + rng.Intn(2000)), Gap: int64(100 + rng.Intn(2000)),
 		GapPerByte: network.NsPerByte(int64(rng.Intn(3))), OverheadPerByte: network.NsPerByte(int64(rng.Intn(2))), EagerLimit: 1024 << rng.Intn(4), LogGP: rng.Intn(5) == 0}
 	if rng.Intn(2) == 0 {
@@ -176,11 +185,15 @@ func newNetCase(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower) *net
 	if err != nil {
 		t.Fatalf("lowering: %v", err)
 	}
-	n, err := FromGraph(g, net, GraphOptions{Configs: func(op int32) []frontier.Config { return testConfigs(g.Size[op]) }, Wait: wait, IdleW: 20})
+	var fl *sim.FlowNetwork
+	if flow != nil {
+		fl = flow(g.NumRanks())
+	}
+	n, err := FromGraph(g, net, GraphOptions{Configs: func(op int32) []frontier.Config { return testConfigs(g.Size[op]) }, Wait: wait, IdleW: 20, Flow: fl})
 	if err != nil {
 		t.Fatalf("FromGraph: %v", err)
 	}
-	return &netCase{g, net, n}
+	return &netCase{g, net, n, fl}
 }
 
 // replay runs the case's graph with task i at cfg[i] of testConfigs and
@@ -196,7 +209,7 @@ func (c *netCase) replay(t testing.TB, choice func(i int) frontier.Config) (*Rec
 		dur[op] = int64(math.Round(cf.Time * 1e9))
 		pw[i] = cf.Power
 	}
-	rec, err := Observe(c.g, c.net, sim.Options{Pricer: fixedPricer(dur)})
+	rec, err := Observe(c.g, c.net, sim.Options{Pricer: fixedPricer(dur), Flow: c.flow})
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
@@ -294,12 +307,22 @@ type boundStats struct {
 // earlier than the bound; a run that changes them must finish no earlier
 // than the LP of its own orders.
 func checkBoundValid(t testing.TB, seed int64, maxRanks, runs int, st *boundStats) {
+	checkBoundValidFlow(t, seed, maxRanks, runs, st, nil)
+}
+
+// checkBoundValidFlow is checkBoundValid with the case's messages over
+// a topology where flow is not nil (newNetCaseFlow).
+func checkBoundValidFlow(t testing.TB, seed int64, maxRanks, runs int, st *boundStats, flow func(rng *rand.Rand, ranks int) *sim.FlowNetwork) {
 	rng := rand.New(rand.NewSource(seed))
 	wait := WaitPower{}
 	if rng.Intn(4) == 0 {
 		wait = WaitPower{Constant: true, W: float64(20 + rng.Intn(40))}
 	}
-	c := newNetCase(t, rng, maxRanks, wait)
+	var fl func(int) *sim.FlowNetwork
+	if flow != nil {
+		fl = func(ranks int) *sim.FlowNetwork { return flow(rng, ranks) }
+	}
+	c := newNetCaseFlow(t, rng, maxRanks, wait, fl)
 	n := c.n
 	s, err := NewSolver(n.DAG, n.Order, Options{KeepBasis: true})
 	if err != nil {

@@ -169,7 +169,7 @@ func (nb *netBuild) sendVertices(op int32) error {
 		nb.E[op] = int32(nb.vert(op, roleCPUEnd, rec.end[op]))
 		nb.edge(int(B[op]), int(nb.E[op]), busy)
 	}
-	if gap := p.Gap + perByte(s, p.GapPerByte); gap >= 0 {
+	if gap := nb.sendGap(op, p); gap >= 0 {
 		nb.Kn[op] = int32(nb.vert(op, roleNICEnd, rec.nicEnd[op]))
 		nb.edge(int(B[op]), int(nb.Kn[op]), gap)
 	}
@@ -177,21 +177,49 @@ func (nb *netBuild) sendVertices(op int32) error {
 		return fmt.Errorf("bound: the message of %s was never received in the replay", g.Describe(op))
 	}
 	nb.Mp[op] = int32(nb.vert(op, roleReceived, rec.proc[op]))
-	flight, busyR := p.Overhead+p.Latency, p.Overhead+recvPerByte(s, p.OverheadPerByte, p.GapPerByte)
-	if nb.n.net.LogGP { // the engine's LogGP variant: bytes in flight, no G at the receiver's CPU
-		flight += max(0, perByte(s, p.GapPerByte))
-		busyR = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
-	}
+	flight, busyR, gapR := nb.arrival(op, p)
 	nb.edge(int(B[op]), int(nb.Mp[op]), flight)
 	if busy := busyR; busy >= 0 {
 		nb.Kpc[op] = int32(nb.vert(op, roleMsgCPUEnd, rec.procCPU[op]))
 		nb.edge(int(nb.Mp[op]), int(nb.Kpc[op]), busy)
 	}
-	if gap := p.Gap + perByte(s, p.GapPerByte); gap >= 0 {
+	if gap := gapR; gap >= 0 {
 		nb.Kpn[op] = int32(nb.vert(op, roleMsgNICEnd, rec.procNIC[op]))
 		nb.edge(int(nb.Mp[op]), int(nb.Kpn[op]), gap)
 	}
 	return nil
+}
+
+// sendGap is how long send op, of parameters p, holds its NIC's send
+// side: g + (s−1)·G, or g alone where the links of a topology carry the
+// bytes (GraphOptions.Flow).
+func (nb *netBuild) sendGap(op int32, p network.LogGOPS) int64 {
+	if nb.n.routes != nil {
+		return p.Gap
+	}
+	return p.Gap + perByte(nb.g.Size[op], p.GapPerByte)
+}
+
+// arrival prices the message of send op, of parameters p, as the engine
+// does: the least time from the send's start to its processing at the
+// receiver (flight), and how long that processing holds the receiver's
+// CPU and NIC. Under LogGOPS the flight is o + L, the CPU o + (s−1)·max(O,
+// G) and the NIC g + (s−1)·G; under its LogGP variant the bytes are in
+// flight, o + L + (s−1)·G, and the CPU o + (s−1)·O; over a topology's
+// links (GraphOptions.Flow) the flight is the flow's uncontended route
+// cost (sim.RoutePrices.Flight), the CPU o + (s−1)·O and the NIC g.
+func (nb *netBuild) arrival(op int32, p network.LogGOPS) (flight, cpu, nic int64) {
+	s := nb.g.Size[op]
+	if r := nb.n.routes; r != nil {
+		flight = r.Flight(int32(nb.g.RankOf(op)), nb.g.Peer[op], s, p.Overhead+p.Latency, p.GapPerByte)
+		return flight, p.Overhead + max(0, perByte(s, p.OverheadPerByte)), p.Gap
+	}
+	flight, cpu, nic = p.Overhead+p.Latency, p.Overhead+recvPerByte(s, p.OverheadPerByte, p.GapPerByte), p.Gap+perByte(s, p.GapPerByte)
+	if nb.n.net.LogGP { // bytes in flight, no G at the receiver's CPU
+		flight += max(0, perByte(s, p.GapPerByte))
+		cpu = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
+	}
+	return flight, cpu, nic
 }
 
 // recvEdges makes a receive complete after its post and its message's
