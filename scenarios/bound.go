@@ -375,6 +375,9 @@ type bounder struct {
 	// the lp policy plans on (lpPoint): a chain forks its LP there.
 	// Set before the first solve, never written after.
 	forkCaps map[int]bool
+	// guard keeps the lp policy's replays that do not depend on the cap
+	// (capSafe), shared by its points at every cap.
+	guard guardRuns
 }
 
 // belowBound says why a point replayed with opts under net on graph g

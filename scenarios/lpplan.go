@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
@@ -129,7 +130,7 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, capW float64, net network.LogGOPS, at *bound.Bound) (Metrics, *taskRun, lpChoice, error) {
 	bd, m := p.bd, p.bd.m
 	jobCapW := capW
-	safe, err := sc.newCapSafe(g, bd.t, m, net, capW)
+	safe, err := sc.newCapSafe(g, bd.t, m, net, capW, &bd.guard)
 	if err != nil {
 		return Metrics{}, nil, lpChoice{}, err
 	}
@@ -252,12 +253,18 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 //   - the soonest uniform one within the cap (static), the lp policy's
 //     wherever the LP's schedule does not replay within the cap: within
 //     the cap by construction wherever the slowest P-state is.
+//
+// The uncapped replay and the uniform replays at each P-state's cap do
+// not depend on the cap asked for, so they are replayed once per graph,
+// machine and network (guardRuns) and only their time over the cap is
+// counted again for each cap.
 type capSafe struct {
 	sc   *Scenario
 	g    *graph.Graph
 	m    *Machine
 	net  network.LogGOPS
 	cls  *network.Classes
+	runs *guardRuns
 	capW float64
 	unc  safeRun
 	st   *safeRun // static's replay, once replayed
@@ -270,14 +277,15 @@ type safeRun struct {
 }
 
 // newCapSafe replays g uncapped at job cap capW on machine m, with the
-// network classes of the scenario's sweep (Scenario.Classes).
-func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64) (*capSafe, error) {
+// network classes of the scenario's sweep (Scenario.Classes), keeping
+// the replays that do not depend on the cap in runs (nil: none kept).
+func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64, runs *guardRuns) (*capSafe, error) {
 	cls, err := sc.Classes(g, t)
 	if err != nil {
 		return nil, fmt.Errorf("lp policy at %g W: %w", capW, err)
 	}
-	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW}
-	if c.unc, err = c.replay(policy.Uncapped, capW); err != nil {
+	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW, runs: runs}
+	if c.unc, err = c.kept(policy.Uncapped, 0); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -306,7 +314,7 @@ func (c *capSafe) static() (safeRun, error) {
 		if capW >= c.capW || capW <= c.m.BaseW() {
 			continue // the static policy's at c.capW, or one faster
 		}
-		r, err := c.replay(policy.Static, capW)
+		r, err := c.kept(policy.Static, capW)
 		if err != nil {
 			return safeRun{}, err
 		}
@@ -327,6 +335,76 @@ func (c *capSafe) replay(pol string, capW float64) (safeRun, error) {
 		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay at %g W: %w", c.capW, pol, capW, err)
 	}
 	return safeRun{met, &taskRun{acct: rec.acct, model: rec.model, makespan: rec.res.Makespan, res: rec.res, net: rec.net, opts: rec.opts}}, nil
+}
+
+// kept is replay at capW for a replay that depends on capW alone, never
+// on c.capW (pol's P-states and devices are those of capW), taken from
+// c.runs where replayed before, with its time over the cap counted
+// against c.capW.
+func (c *capSafe) kept(pol string, capW float64) (safeRun, error) {
+	if c.runs == nil {
+		r, err := c.replay(pol, capW)
+		if err != nil {
+			return safeRun{}, err
+		}
+		return c.overCap(r)
+	}
+	k := guardKey{g: c.g, m: c.m, net: c.net, pol: pol, capW: capW}
+	e := c.runs.entry(k)
+	e.once.Do(func() { e.r, e.err = c.replay(pol, capW) })
+	if e.err != nil {
+		return safeRun{}, e.err
+	}
+	return c.overCap(e.r)
+}
+
+// overCap returns r with its time over c.capW: the replay's power profile
+// does not depend on the cap it is checked against.
+func (c *capSafe) overCap(r safeRun) (safeRun, error) {
+	rep, err := r.run.acct.Report(r.run.model, r.run.makespan, c.capW)
+	if err != nil {
+		return safeRun{}, fmt.Errorf("lp policy at %g W: %w", c.capW, err)
+	}
+	r.met.OverCapNs = rep.OverCapNs
+	return r, nil
+}
+
+// guardRuns keeps the guard's replays that do not depend on the cap, for
+// the lp policy's points at every cap of one LP (a bounder's): safe for
+// concurrent use, each replayed once.
+type guardRuns struct {
+	mu   sync.Mutex
+	runs map[guardKey]*guardRun
+}
+
+// guardKey is what one of the guard's replays depends on.
+type guardKey struct {
+	g    *graph.Graph
+	m    *Machine
+	net  network.LogGOPS
+	pol  string
+	capW float64
+}
+
+// guardRun is one kept replay, replayed by the first to ask for it.
+type guardRun struct {
+	once sync.Once
+	r    safeRun
+	err  error
+}
+
+func (k *guardRuns) entry(key guardKey) *guardRun {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.runs == nil {
+		k.runs = map[guardKey]*guardRun{}
+	}
+	e := k.runs[key]
+	if e == nil {
+		e = &guardRun{}
+		k.runs[key] = e
+	}
+	return e
 }
 
 // leastTry returns the least k in [0, n) at which try fits, or n where

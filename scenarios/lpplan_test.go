@@ -230,6 +230,8 @@ func TestStaggerAfterProbe(t *testing.T) {
 // stencil (ranks wait at their last task's power, which the LP does not
 // price) no headroom's schedule replays within the cap: the staggered
 // schedule drew 1488 W, over caps of 1200–1480 W for 38–41 ms of 41 ms.
+// With a 60 W device per rank that the loop body always runs on, the
+// uncapped replay peaks at 4560 W; lp stays within the cap.
 func TestLPPolicyWithinCap(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
@@ -261,6 +263,16 @@ func TestLPPolicyWithinCap(t *testing.T) {
 			s = strings.Replace(s, w, "[workload]\ntrace = "+strconv.Quote(s64)+"\n\n", 1)
 			return strings.Replace(s, `caps = "290:380:10"`, `caps_w = [1200.0, 1500.0]`, 1)
 		}, []float64{1200, 1500}, true},
+		{"stencil4d-64 accelerator", "", func(s string) string {
+			s = strings.Replace(s, "nodes = 2\n", "nodes = 8\n", 1)
+			w := s[strings.Index(s, "[workload]"):strings.Index(s, "[models]")]
+			s = strings.Replace(s, w, "[workload]\ntrace = "+strconv.Quote(s64)+"\n\n", 1)
+			s = strings.Replace(s, "[network]", "[[machine.accelerator]]\nname = \"gpu0\"\nregions = \"TRACER_Loop\"\npower_w = 60.0\nper_node = 8\n\n[network]", 1)
+			m := s[strings.Index(s, "[models]"):strings.Index(s, "[sweep]")]
+			model, _ := filepath.Abs(filepath.Join("testdata", "tracer-loop-accel.json"))
+			s = strings.Replace(s, m, "[models]\nfile = "+strconv.Quote(model)+"\n\n", 1)
+			return strings.Replace(s, `caps = "290:380:10"`, `caps_w = [1200.0, 1500.0]`, 1)
+		}, []float64{1160, 1250, 1500}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.HasPrefix(tc.name, "stencil4d-64") {
