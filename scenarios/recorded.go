@@ -20,7 +20,7 @@ type recordedSource struct {
 
 // importOptions are the importer's options for the workload's trace.
 func (w *Workload) importOptions() importer.Options {
-	return importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps)
+	return importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps).WithAlignStarts(w.AlignStarts)
 }
 
 // recordedRun reads the recorded run of a trace workload: nil for

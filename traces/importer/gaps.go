@@ -18,3 +18,11 @@ func (o Options) WithStamps(keep bool) Options {
 	o.DUMPI.Stamps = keep
 	return o
 }
+
+// WithAlignStarts returns o set to start every rank at 0 (true) or, by
+// default (false), each at its recorded start where the trace recorded
+// its ranks starting apart (Options.AlignStarts).
+func (o Options) WithAlignStarts(align bool) Options {
+	o.AlignStarts = align
+	return o
+}

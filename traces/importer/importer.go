@@ -72,6 +72,11 @@ type Options struct {
 	// Chakra are the options of Chakra execution traces (collective
 	// algorithms, NCCL channels, replication).
 	Chakra chakra.Options
+	// AlignStarts starts every rank at 0. By default a trace that
+	// recorded its ranks starting apart (graph.Recorded.StartNs) starts
+	// each at its recorded start (mpi.Trace.StartNs, graph.Graph.StartNs),
+	// as the recorded job did.
+	AlignStarts bool
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -249,7 +254,25 @@ func Read(path string, opt Options) (*Trace, error) {
 		return nil, err
 	}
 	t.Path, t.Format = path, f.Name
+	t.setStarts(opt.AlignStarts)
 	return t, nil
+}
+
+// setStarts starts each rank of t where the recorded run started it
+// (graph.Recorded.Starts), or every rank at 0 with align.
+func (t *Trace) setStarts(align bool) {
+	switch {
+	case t.MPI != nil:
+		t.MPI.StartNs = nil
+		if !align {
+			t.MPI.StartNs = t.MPI.Recorded.Starts()
+		}
+	case t.Graph != nil:
+		t.Graph.StartNs = nil
+		if !align {
+			t.Graph.StartNs = t.Graph.Recorded.Starts()
+		}
+	}
 }
 
 // formatOf is the format opt.Format names, or else the one Detect finds.

@@ -185,29 +185,65 @@ func ReadFile(path string) (*mpi.Trace, error) {
 		return nil, err
 	}
 	t := mpi.NewTrace(len(files))
+	inits := make([]usTime, len(files))
 	for r, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		err = ReadRank(t, r, f, name)
+		inits[r], err = readRank(t, r, f, name)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
 	}
+	recordStarts(t, inits)
 	return t, nil
 }
 
 // Read reads one reader per rank (named by names, for errors) into a trace.
 func Read(rs []io.Reader, names []string) (*mpi.Trace, error) {
 	t := mpi.NewTrace(len(rs))
+	inits := make([]usTime, len(rs))
 	for r := range rs {
-		if err := ReadRank(t, r, rs[r], names[r]); err != nil {
+		var err error
+		if inits[r], err = readRank(t, r, rs[r], names[r]); err != nil {
 			return nil, err
 		}
 	}
+	recordStarts(t, inits)
 	return t, nil
+}
+
+// recordStarts keeps each rank's recorded start (graph.Recorded.StartNs):
+// the end of its MPI_Init, inits[r], relative to the earliest rank's.
+// liballprof writes every rank's times on one clock (its files' "Init
+// clockdiff" lines are the correction it applied).
+func recordStarts(t *mpi.Trace, inits []usTime) {
+	if len(inits) == 0 {
+		return
+	}
+	lo := inits[0]
+	for _, u := range inits {
+		if u.before(lo) {
+			lo = u
+		}
+	}
+	at := make([]int64, len(inits))
+	for r, u := range inits {
+		d := u.us - lo.us // both ≥ 0: no overflow
+		if d > maxSpanUs {
+			at[r] = graph.MaxTimeNs
+			continue
+		}
+		at[r] = max(0, d*1000+int64(math.Round((u.frac-lo.frac)*1000)))
+	}
+	if starts := graph.RelativeStarts(at); starts != nil {
+		if t.Recorded == nil {
+			t.Recorded = &graph.Recorded{}
+		}
+		t.Recorded.StartNs = starts
+	}
 }
 
 // rankReader holds the state of one rank's file.
@@ -226,27 +262,34 @@ type rankReader struct {
 	ended string // the previous call, for region names
 }
 
-// ReadRank appends rank r's calls, read from f, to t.
+// ReadRank appends rank r's calls, read from f, to t. It keeps no
+// recorded start (graph.Recorded.StartNs): that needs every rank (Read).
 func ReadRank(t *mpi.Trace, r int, f io.Reader, name string) error {
+	_, err := readRank(t, r, f, name)
+	return err
+}
+
+// readRank is ReadRank that also returns the end of the rank's MPI_Init.
+func readRank(t *mpi.Trace, r int, f io.Reader, name string) (usTime, error) {
 	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), MaxLine)
 	for sc.Scan() {
 		rd.line++
 		if err := rd.record(sc.Text()); err != nil {
-			return err
+			return usTime{}, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+			return usTime{}, &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return usTime{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if !rd.init {
-		return &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
+		return usTime{}, &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
 	}
-	return nil
+	return rd.first, nil
 }
 
 func (rd *rankReader) errf(format string, a ...any) error {

@@ -222,6 +222,10 @@ func TestEpochTimestamps(t *testing.T) {
 		if rec := tr.Recorded; rec == nil || fmt.Sprint(rec.SpanNs) != "[24500 18000]" || rec.JobNs() != 24500 || rec.OffNs != nil || rec.OutsideNs != nil {
 			t.Errorf("%s recorded %+v, want spans [24500 18000]", path, rec)
 		}
+		// Rank 1's MPI_Init ended 1 µs after rank 0's.
+		if rec := tr.Recorded; rec == nil || fmt.Sprint(rec.StartNs) != "[0 1000]" {
+			t.Errorf("%s recorded starts %+v, want [0 1000]", path, rec)
+		}
 	}
 }
 

@@ -268,7 +268,10 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 	if err := t.Recorded.Validate(g.NumRanks()); err != nil {
 		return nil, nil, fmt.Errorf("lower: %w", err)
 	}
-	g.Recorded = t.Recorded
+	if err := graph.ValidateStarts(t.StartNs, g.NumRanks()); err != nil {
+		return nil, nil, fmt.Errorf("lower: %w", err)
+	}
+	g.Recorded, g.StartNs = t.Recorded, t.StartNs
 	for r, st := range m.Start {
 		for i := range st {
 			st[i] += g.RankStart[r]

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -161,6 +162,7 @@ type locState struct {
 // rankState is the reading state of one rank.
 type rankState struct {
 	segStart  int64 // ns: start of the current compute stretch
+	begin     int64 // ns: the master thread's first event
 	started   bool
 	label     int32 // region of the current compute stretch
 	mpiEnter  int64 // ns: enter of the outermost open MPI call
@@ -425,7 +427,7 @@ func (b *builder) handle(r *record) error {
 	}
 	rs.last = max(rs.last, t)
 	if l.master && !rs.started {
-		rs.started, rs.segStart = true, t
+		rs.started, rs.segStart, rs.begin = true, t, t
 	}
 	if !l.master && int(r.kind) < len(appends) && appends[r.kind] && !rs.inCall && rs.started {
 		// Another thread's MPI call during the master's compute: end the
@@ -603,11 +605,31 @@ func (b *builder) initDone(rank int, t int64) {
 
 // recorded returns what the trace says of the run: each rank's span from
 // MPI_Init's return (else its first event) to MPI_Finalize's entry (else
-// its last event), and the measurement gaps.
+// its last event), its start (where the events kept begin: MPI_Init's
+// return, or the master thread's first event where there is none or the
+// gaps are kept), and the measurement gaps.
 func (b *builder) recorded() *graph.Recorded {
 	n := len(b.ranks)
 	rec := &graph.Recorded{SpanNs: make([]int64, n), OffNs: make([]int64, n), OutsideNs: make([]int64, n), GapsKept: b.opt.KeepGaps}
 	var off, outside int64
+	starts, lo := make([]int64, n), int64(math.MaxInt64)
+	for r := range b.ranks {
+		rs := &b.ranks[r]
+		if !rs.started {
+			continue
+		}
+		starts[r] = rs.begin
+		if rs.inited && !b.opt.KeepGaps {
+			starts[r] = rs.initLeft
+		}
+		lo = min(lo, starts[r])
+	}
+	for r := range b.ranks {
+		if !b.ranks[r].started {
+			starts[r] = lo // a rank without events starts with the first
+		}
+	}
+	rec.StartNs = graph.RelativeStarts(starts)
 	for r := range b.ranks {
 		rs := &b.ranks[r]
 		if !rs.seen {

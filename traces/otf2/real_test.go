@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,9 +252,11 @@ func TestRealTracesAgainstOtf2Print(t *testing.T) {
 
 // printRecorded reads, from otf2-print's output for anchor, each
 // location's recorded span (from MPI_Init's LEAVE, else its first record,
-// to MPI_Finalize's ENTER, else its last record) and its time with
-// recording switched off, in ns as the importer converts ticks.
-func printRecorded(t *testing.T, anchor string) (span, off []int64) {
+// to MPI_Finalize's ENTER, else its last record), its time with
+// recording switched off, and when it started: MPI_Init's LEAVE (else
+// its first record) and its first record, in ns as the importer converts
+// ticks.
+func printRecorded(t *testing.T, anchor string) (span, off, init, first []int64) {
 	out, err := exec.Command("otf2-print", "-G", anchor).Output()
 	if err != nil {
 		t.Fatalf("otf2-print %s: %v", anchor, err)
@@ -323,8 +326,24 @@ func printRecorded(t *testing.T, anchor string) (span, off []int64) {
 		}
 		span = append(span, to-from)
 		off = append(off, l.off)
+		init = append(init, from)
+		first = append(first, l.first)
 	}
-	return span, off
+	return span, off, init, first
+}
+
+// relative returns at less its least entry, nil when all are equal
+// (graph.Recorded.StartNs).
+func relative(at []int64) []int64 {
+	lo := slices.Min(at)
+	out := make([]int64, len(at))
+	for r, v := range at {
+		out[r] = v - lo
+	}
+	if slices.Max(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // TestRecordedAgainstOtf2Print checks the recorded run of every Score-P
@@ -348,8 +367,14 @@ func TestRecordedAgainstOtf2Print(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			span, off := printRecorded(t, anchor)
+			span, off, init, first := printRecorded(t, anchor)
 			rec := tr.Recorded
+			if want := relative(init); !reflect.DeepEqual(rec.StartNs, want) {
+				t.Errorf("starts (MPI_Init's return)\n got %v\nwant %v", rec.StartNs, want)
+			}
+			if want := relative(first); !reflect.DeepEqual(kept.Recorded.StartNs, want) {
+				t.Errorf("starts with the gaps kept (first record)\n got %v\nwant %v", kept.Recorded.StartNs, want)
+			}
 			if rec == nil || rec.GapsKept || !kept.Recorded.GapsKept {
 				t.Fatalf("recorded %+v, kept %+v", rec, kept.Recorded)
 			}
@@ -368,7 +393,7 @@ func TestRecordedAgainstOtf2Print(t *testing.T) {
 				}
 			}
 			all, offAll := rec.TotalGapNs()
-			t.Logf("recorded %d ns; gaps %d ns (recording off %d ns)", rec.JobNs(), all, offAll)
+			t.Logf("recorded %d ns; gaps %d ns (recording off %d ns); ranks started up to %d ns apart", rec.JobNs(), all, offAll, rec.StartSpreadNs())
 		})
 	}
 }
