@@ -11,11 +11,12 @@ func (o Options) WithKeepGaps(keep bool) Options {
 }
 
 // WithStamps returns o set to keep (true) or not (false) each event's
-// recorded time (mpi.Rank.Stamps) in the formats that have one: OTF2 and
-// DUMPI. Calibration needs them; replay does not.
+// recorded time (mpi.Rank.Stamps) in the formats that have one: OTF2,
+// DUMPI and liballprof. Calibration needs them; replay does not.
 func (o Options) WithStamps(keep bool) Options {
 	o.OTF2.Stamps = keep
 	o.DUMPI.Stamps = keep
+	o.Liballprof.Stamps = keep
 	return o
 }
 

@@ -69,6 +69,8 @@ type Options struct {
 	DUMPI dumpi.Options
 	// OTF2 are the options of OTF2 traces.
 	OTF2 otf2.Options
+	// Liballprof are the options of liballprof traces.
+	Liballprof liballprof.Options
 	// Chakra are the options of Chakra execution traces (collective
 	// algorithms, NCCL channels, replication).
 	Chakra chakra.Options
@@ -344,8 +346,8 @@ func readGOAL(path string, _ Options) (*Trace, error) {
 	return &Trace{Graph: g}, err
 }
 
-func readLiballprof(path string, _ Options) (*Trace, error) {
-	t, err := liballprof.ReadFile(path)
+func readLiballprof(path string, opt Options) (*Trace, error) {
+	t, err := liballprof.ReadFileWith(path, opt.Liballprof)
 	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
 }
 

@@ -180,6 +180,20 @@ func Files(path string) ([]string, error) {
 
 // ReadFile reads the trace that path names: its rank-0 file or its folder.
 func ReadFile(path string) (*mpi.Trace, error) {
+	return ReadFileWith(path, Options{})
+}
+
+// Options controls ReadFileWith.
+type Options struct {
+	// Stamps keeps each event's recorded time (mpi.Rank.Stamps): the
+	// entry into and the return from its MPI call, or its compute
+	// stretch, in ns on the trace's clock (its µs times × 1000).
+	// Calibration needs them; replay does not.
+	Stamps bool
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, opt Options) (*mpi.Trace, error) {
 	files, err := Files(path)
 	if err != nil {
 		return nil, err
@@ -191,7 +205,7 @@ func ReadFile(path string) (*mpi.Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		inits[r], err = readRank(t, r, f, name)
+		inits[r], err = readRank(t, r, f, name, opt)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -207,7 +221,7 @@ func Read(rs []io.Reader, names []string) (*mpi.Trace, error) {
 	inits := make([]usTime, len(rs))
 	for r := range rs {
 		var err error
-		if inits[r], err = readRank(t, r, rs[r], names[r]); err != nil {
+		if inits[r], err = readRank(t, r, rs[r], names[r], Options{}); err != nil {
 			return nil, err
 		}
 	}
@@ -248,30 +262,32 @@ func recordStarts(t *mpi.Trace, inits []usTime) {
 
 // rankReader holds the state of one rank's file.
 type rankReader struct {
-	t     *mpi.Trace
-	rank  int
-	name  string
-	line  int
-	toks  []string
-	first usTime // end of MPI_Init
-	last  usTime // end of the previous call
-	init  bool
-	done  bool
-	reqs  map[uint64]int64 // pending request handle → request id
-	nreq  int64
-	ended string // the previous call, for region names
+	t      *mpi.Trace
+	rank   int
+	name   string
+	line   int
+	toks   []string
+	first  usTime // end of MPI_Init
+	last   usTime // end of the previous call
+	init   bool
+	done   bool
+	reqs   map[uint64]int64 // pending request handle → request id
+	nreq   int64
+	ended  string // the previous call, for region names
+	stamps bool   // keep each event's recorded time (Options.Stamps)
 }
 
 // ReadRank appends rank r's calls, read from f, to t. It keeps no
 // recorded start (graph.Recorded.StartNs): that needs every rank (Read).
 func ReadRank(t *mpi.Trace, r int, f io.Reader, name string) error {
-	_, err := readRank(t, r, f, name)
+	_, err := readRank(t, r, f, name, Options{})
 	return err
 }
 
-// readRank is ReadRank that also returns the end of the rank's MPI_Init.
-func readRank(t *mpi.Trace, r int, f io.Reader, name string) (usTime, error) {
-	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}}
+// readRank is ReadRank with options that also returns the end of the
+// rank's MPI_Init.
+func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTime, error) {
+	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}, stamps: opt.Stamps}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), MaxLine)
 	for sc.Scan() {
@@ -416,6 +432,9 @@ func (rd *rankReader) record(s string) error {
 	if err := rd.compute(start, call); err != nil {
 		return err
 	}
+	if rd.stamps {
+		defer rd.stampFrom(len(rd.t.Ranks[rd.rank].Events), start, end)
+	}
 	dur, err := rd.ns(end, start, call)
 	if err != nil {
 		return err
@@ -542,8 +561,25 @@ func (rd *rankReader) compute(start usTime, call string) error {
 	if err != nil {
 		return err
 	}
+	n := len(rd.t.Ranks[rd.rank].Events)
 	rd.t.AppendCompute(rd.rank, "before "+call, gap)
+	if rd.stamps {
+		rd.stampFrom(n, rd.last, start)
+	}
 	return nil
+}
+
+// stampFrom gives the rank's events from index i on the recorded time
+// from..to (Options.Stamps).
+func (rd *rankReader) stampFrom(i int, from, to usTime) {
+	rk := &rd.t.Ranks[rd.rank]
+	for len(rk.Stamps) < len(rk.Events) {
+		rk.Stamps = append(rk.Stamps, mpi.Stamp{})
+	}
+	st := mpi.Stamp{Start: from.ns(), End: to.ns()}
+	for ; i < len(rk.Stamps); i++ {
+		rk.Stamps[i] = st
+	}
 }
 
 // span records the rank's recorded span as ending at t.
@@ -567,6 +603,15 @@ func (rd *rankReader) span(t usTime) error {
 type usTime struct {
 	us   int64
 	frac float64 // in [0, 1)
+}
+
+// ns returns a in ns: exact for the times up to 9.2·10¹⁵ µs (year 2262
+// as epoch microseconds), the largest for later ones.
+func (a usTime) ns() int64 {
+	if a.us > (math.MaxInt64-1000)/1000 {
+		return math.MaxInt64
+	}
+	return a.us*1000 + int64(math.Round(a.frac*1000))
 }
 
 func (a usTime) before(b usTime) bool { return a.us < b.us || a.us == b.us && a.frac < b.frac }
