@@ -199,4 +199,3 @@ func (res *Result) oneSize(s int64, rest float64, def network.LogGOPS, unid func
 	unid("G", fmt.Sprintf("%g", G), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: G keeps its default (less if the time is shorter) and L takes the rest", s))
 	return rest - s1*G, G
 }
-
