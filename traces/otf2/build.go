@@ -163,6 +163,7 @@ type locState struct {
 type rankState struct {
 	segStart  int64 // ns: start of the current compute stretch
 	begin     int64 // ns: the master thread's first event
+	preInitNs int64 // ns: compute kept before MPI_Init returned
 	started   bool
 	label     int32 // region of the current compute stretch
 	mpiEnter  int64 // ns: enter of the outermost open MPI call
@@ -589,6 +590,9 @@ func (b *builder) initDone(rank int, t int64) {
 			rs.outsideNs += e.Duration
 		}
 		if keep || b.opt.KeepGaps {
+			if e.Kind == mpi.Compute {
+				rs.preInitNs += e.Duration
+			}
 			kept = append(kept, e)
 			if rk.Stamps != nil {
 				stamps = append(stamps, rk.Stamps[i])
@@ -605,9 +609,10 @@ func (b *builder) initDone(rank int, t int64) {
 
 // recorded returns what the trace says of the run: each rank's span from
 // MPI_Init's return (else its first event) to MPI_Finalize's entry (else
-// its last event), its start (where the events kept begin: MPI_Init's
-// return, or the master thread's first event where there is none or the
-// gaps are kept), and the measurement gaps.
+// its last event), its start (MPI_Init's return, less the compute kept
+// before it when the gaps are kept, so that a replay from there returns
+// from MPI_Init when the recorded run did; the master thread's first
+// event without MPI_Init), and the measurement gaps.
 func (b *builder) recorded() *graph.Recorded {
 	n := len(b.ranks)
 	rec := &graph.Recorded{SpanNs: make([]int64, n), OffNs: make([]int64, n), OutsideNs: make([]int64, n), GapsKept: b.opt.KeepGaps}
@@ -619,8 +624,8 @@ func (b *builder) recorded() *graph.Recorded {
 			continue
 		}
 		starts[r] = rs.begin
-		if rs.inited && !b.opt.KeepGaps {
-			starts[r] = rs.initLeft
+		if rs.inited {
+			starts[r] = rs.initLeft - rs.preInitNs
 		}
 		lo = min(lo, starts[r])
 	}
