@@ -278,7 +278,7 @@ func printRecorded(t *testing.T, anchor string) (span, off, init, kept []int64) 
 	}
 	type loc struct {
 		first, last, init, fin, offAt, off, enter, mpiAt, inMPI int64
-		seen, inited, finalized, isOff     bool
+		seen, inited, finalized, isOff                          bool
 	}
 	var locs []loc
 	sc := bufio.NewScanner(bytes.NewReader(out))
