@@ -51,7 +51,7 @@ var algorithms = map[mpi.Kind][]string{
 	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline", ncclRing},
 	mpi.Reduce:        {"binomial", "linear", "schedgen", ncclRing},
 	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner", ncclRing, ncclTree},
-	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor", ncclRing},
+	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor", "shift", ncclRing},
 	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck", ncclP2P},
 	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor", ncclP2P},
 	mpi.Gather:        {"linear", "binomial"},
