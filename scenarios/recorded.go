@@ -16,11 +16,16 @@ type recordedSource struct {
 	OffNs  int64   `json:"recording_off_ns,omitempty"`
 	Kept   bool    `json:"gaps_kept,omitempty"`
 	Note   string  `json:"note,omitempty"`
+	// StartSpreadNs is the time between the first and the last rank's
+	// recorded start; Aligned says the sweep started every rank at 0
+	// (workload.align_starts) instead of at its recorded start.
+	StartSpreadNs int64 `json:"start_spread_ns,omitempty"`
+	Aligned       bool  `json:"starts_aligned,omitempty"`
 }
 
 // importOptions are the importer's options for the workload's trace.
 func (w *Workload) importOptions() importer.Options {
-	return importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps)
+	return importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps).WithAlignStarts(w.AlignStarts)
 }
 
 // recordedRun reads the recorded run of a trace workload: nil for
@@ -44,7 +49,10 @@ func (s *Scenario) recordedRun() *recordedSource {
 		return nil
 	}
 	all, off := rec.TotalGapNs()
-	return &recordedSource{JobNs: rec.JobNs(), RankNs: rec.SpanNs, GapNs: all, OffNs: off, Kept: rec.GapsKept, Note: rec.Note()}
+	src := &recordedSource{JobNs: rec.JobNs(), RankNs: rec.SpanNs, GapNs: all, OffNs: off, Kept: rec.GapsKept, Note: rec.Note(),
+		StartSpreadNs: rec.StartSpreadNs()}
+	src.Aligned = src.StartSpreadNs > 0 && s.Workload.AlignStarts
+	return src
 }
 
 // recordedLine describes the recorded run for the report's summary: the
@@ -66,6 +74,16 @@ func (s *Scenario) recordedLine() string {
 			line += "; "
 		}
 		line += r.Note
+	}
+	if r.StartSpreadNs > 0 {
+		if line != "" {
+			line += "; "
+		}
+		how := "each replayed from its recorded start"
+		if r.Aligned {
+			how = "replayed all from 0 (workload.align_starts)"
+		}
+		line += fmt.Sprintf("ranks started up to %s apart, %s", graph.FormatMs(r.StartSpreadNs), how)
 	}
 	return line
 }

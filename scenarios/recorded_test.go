@@ -35,7 +35,19 @@ func TestSweepKeepsRecordedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := recordedScenario(t, epoch, "")
+	for _, tc := range []struct{ extra, starts string }{
+		{"", "each replayed from its recorded start"},
+		{"align_starts = true", "replayed all from 0 (workload.align_starts)"},
+	} {
+		checkSweepRecorded(t, recordedScenario(t, epoch, tc.extra), tc.starts)
+	}
+}
+
+// checkSweepRecorded sweeps sc over the epoch trace, whose rank 1
+// returned from MPI_Init 1 µs after rank 0, and checks scenario.json and
+// the report's recorded run line, which says how the ranks started.
+func checkSweepRecorded(t *testing.T, sc *Scenario, starts string) {
+	t.Helper()
 	dir := t.TempDir()
 	sweepInto(t, sc, dir)
 	b, err := os.ReadFile(filepath.Join(dir, SourceFile))
@@ -46,7 +58,7 @@ func TestSweepKeepsRecordedRun(t *testing.T) {
 	if err := json.Unmarshal(b, &src); err != nil {
 		t.Fatal(err)
 	}
-	if src.Recorded == nil || src.Recorded.JobNs != 24500 || len(src.Recorded.RankNs) != 2 || src.Recorded.Note != "" {
+	if src.Recorded == nil || src.Recorded.JobNs != 24500 || len(src.Recorded.RankNs) != 2 || src.Recorded.Note != "" || src.Recorded.StartSpreadNs != 1000 {
 		t.Errorf("scenario.json recorded %+v", src.Recorded)
 	}
 	files, err := WriteReport(dir, ReportOptions{NoDetail: true})
@@ -57,14 +69,16 @@ func TestSweepKeepsRecordedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "<td>recorded run</td><td>0.0245 ms (longest rank, from MPI_Init&#39;s return to MPI_Finalize&#39;s entry)</td>"; !strings.Contains(string(page), want) {
+	if want := "<td>recorded run</td><td>0.0245 ms (longest rank, from MPI_Init&#39;s return to MPI_Finalize&#39;s entry); ranks started up to 0.001 ms apart, " + starts + "</td>"; !strings.Contains(string(page), want) {
 		t.Errorf("report lacks %q", want)
 	}
 }
 
 func TestKeepGapsNeedsATrace(t *testing.T) {
-	text := strings.Replace(string(Default()), `generator = "stencil2d"`, "generator = \"stencil2d\"\nkeep_gaps = true", 1)
-	if _, err := Parse("g.toml", []byte(text)); err == nil || !strings.Contains(err.Error(), "workload.keep_gaps: applies to workload.trace") {
-		t.Errorf("keep_gaps with a generator: %v", err)
+	for _, key := range []string{"keep_gaps", "align_starts"} {
+		text := strings.Replace(string(Default()), `generator = "stencil2d"`, "generator = \"stencil2d\"\n"+key+" = true", 1)
+		if _, err := Parse("g.toml", []byte(text)); err == nil || !strings.Contains(err.Error(), "workload."+key+": applies to workload.trace") {
+			t.Errorf("%s with a generator: %v", key, err)
+		}
 	}
 }

@@ -250,9 +250,13 @@ type Workload struct {
 	Format string `toml:"format"` // the trace's format (see traces/importer); empty: told by content
 	// KeepGaps keeps the trace's measurement gaps as compute
 	// (graph.Recorded; docs/reference/recorded-run.md).
-	KeepGaps  bool           `toml:"keep_gaps"`
-	Generator string         `toml:"generator"`
-	Params    map[string]any `toml:"params"`
+	KeepGaps bool `toml:"keep_gaps"`
+	// AlignStarts starts every rank of the trace at 0 instead of at its
+	// recorded start (graph.Recorded.StartNs;
+	// docs/reference/recorded-run.md).
+	AlignStarts bool           `toml:"align_starts"`
+	Generator   string         `toml:"generator"`
+	Params      map[string]any `toml:"params"`
 	// RecordedGHz is the core frequency the workload's compute times
 	// were measured at (a trace) or stand for (a generator). The DVFS
 	// model scales them from it to each P-state; 0 (unknown) takes them
@@ -779,6 +783,9 @@ func (s *Scenario) normalizeWorkload() error {
 	}
 	if w.KeepGaps && w.Trace == "" {
 		return bad("workload.keep_gaps", "applies to workload.trace (generated workloads have no measurement gaps)")
+	}
+	if w.AlignStarts && w.Trace == "" {
+		return bad("workload.align_starts", "applies to workload.trace (generated workloads start every rank at 0)")
 	}
 	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)

@@ -75,10 +75,14 @@ type ReplayReport struct {
 	FlowEvents   int64               `json:"flow_events,omitempty"`
 	Links        []LinkReport        `json:"links,omitempty"`
 	CriticalPath *CriticalPathReport `json:"critical_path,omitempty"`
-	// The recorded run, for traces with timestamps (graph.Recorded).
-	RecordedNs int64       `json:"recorded_ns,omitempty"`
-	Ratio      float64     `json:"predicted_over_recorded,omitempty"`
-	Gaps       *GapsReport `json:"measurement_gaps,omitempty"`
+	// The recorded run, for traces with timestamps (graph.Recorded):
+	// its span and PredictedNs, the replay's span by the same
+	// definition (the longest rank's, from its start), and their ratio.
+	RecordedNs  int64         `json:"recorded_ns,omitempty"`
+	PredictedNs int64         `json:"predicted_ns,omitempty"`
+	Ratio       float64       `json:"predicted_over_recorded,omitempty"`
+	Gaps        *GapsReport   `json:"measurement_gaps,omitempty"`
+	Starts      *StartsReport `json:"starts,omitempty"`
 }
 
 // GapsReport is what an import left out of (or kept in) a trace as
@@ -90,23 +94,49 @@ type GapsReport struct {
 	Note  string `json:"note"`
 }
 
+// StartsReport says, for a trace whose ranks started apart in the
+// recorded run (graph.Recorded.StartNs), whether the replay started them
+// there or together.
+type StartsReport struct {
+	SpreadNs int64  `json:"recorded_spread_ns"` // between the first and the last rank's start
+	Aligned  bool   `json:"aligned"`            // every rank started at 0
+	Note     string `json:"note"`
+}
+
 // addRecorded puts the trace's recorded run beside the prediction in
-// out: the job's and each rank's recorded span, their ratio and the
-// measurement gaps. It changes nothing when the trace has none.
-func addRecorded(out *ReplayReport, rec *graph.Recorded) {
+// out: the job's and each rank's recorded span, the replay's span by the
+// same definition (each rank from its start, graph.Graph.StartNs, to its
+// finish; the longest), their ratio, the measurement gaps and the ranks'
+// starts. It changes nothing when the trace has no recorded run.
+func addRecorded(out *ReplayReport, g *graph.Graph) {
+	rec := g.Recorded
 	if !rec.Known() {
 		return
 	}
+	for i := range out.Ranks {
+		rk := &out.Ranks[i]
+		rk.StartNs = g.RankStartNs(rk.Rank)
+		rk.RecordedNs = rec.RankNs(rk.Rank)
+		rk.GapNs = rec.GapNs(rk.Rank)
+		out.PredictedNs = max(out.PredictedNs, rk.FinishNs-rk.StartNs)
+	}
 	out.RecordedNs = rec.JobNs()
 	if out.RecordedNs > 0 {
-		out.Ratio = float64(out.MakespanNs) / float64(out.RecordedNs)
+		out.Ratio = float64(out.PredictedNs) / float64(out.RecordedNs)
+	} else {
+		out.PredictedNs = 0
 	}
 	if all, off := rec.TotalGapNs(); all > 0 {
 		out.Gaps = &GapsReport{Ns: all, OffNs: off, Kept: rec.GapsKept, Note: rec.Note()}
 	}
-	for i := range out.Ranks {
-		out.Ranks[i].RecordedNs = rec.RankNs(out.Ranks[i].Rank)
-		out.Ranks[i].GapNs = rec.GapNs(out.Ranks[i].Rank)
+	if sp := rec.StartSpreadNs(); sp > 0 {
+		st := &StartsReport{SpreadNs: sp, Aligned: g.StartNs == nil}
+		if st.Aligned {
+			st.Note = fmt.Sprintf("every rank started at 0, though the recorded run started them up to %s apart", graph.FormatMs(sp))
+		} else {
+			st.Note = fmt.Sprintf("each rank started where the recorded run started it, up to %s after the first (--align-starts: all at 0)", graph.FormatMs(sp))
+		}
+		out.Starts = st
 	}
 }
 
@@ -127,9 +157,12 @@ type RankReport struct {
 	CollBytesSent int64 `json:"coll_bytes_sent"`
 	CollMsgsRecv  int64 `json:"coll_msgs_recv"`
 	CollBytesRecv int64 `json:"coll_bytes_recv"`
-	// The recorded run, for traces with timestamps (graph.Recorded).
+	// The recorded run, for traces with timestamps (graph.Recorded),
+	// and when the replay started the rank (graph.Graph.StartNs; its
+	// predicted span is FinishNs − StartNs).
 	RecordedNs int64 `json:"recorded_ns,omitempty"`
 	GapNs      int64 `json:"gap_ns,omitempty"`
+	StartNs    int64 `json:"start_ns,omitempty"`
 }
 
 // CriticalPathReport is a replay's critical path (package sim/critpath).
@@ -345,7 +378,7 @@ func ReplayTrace(r TraceReplay) (*ReplayReport, error) {
 			MsgsSent: m.Sent, BytesSent: m.SentBytes, MsgsRecv: m.Recv, BytesRecv: m.RecvBytes,
 			CollMsgsSent: m.CollSent, CollBytesSent: m.CollSentBytes, CollMsgsRecv: m.CollRecv, CollBytesRecv: m.CollRecvBytes})
 	}
-	addRecorded(out, g.Recorded)
+	addRecorded(out, g)
 	return out, nil
 }
 

@@ -235,7 +235,7 @@ type RankStats struct {
 	Finish  int64 // when the rank's last CPU became free
 	Compute int64 // time in calc operations (summed over CPUs)
 	Comm    int64 // CPU overhead of sends and receives (summed over CPUs)
-	Wait    int64 // Finish − Compute − Comm, at least 0: time blocked or idle
+	Wait    int64 // Finish − start − Compute − Comm, at least 0: time blocked or idle after the rank started (graph.Graph.StartNs)
 }
 
 // Result is the outcome of a replay.
@@ -459,6 +459,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := graph.ValidateStarts(g.StartNs, g.NumRanks()); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	ndev := 0
 	if opt.Device != nil {
 		if len(opt.Device) != g.NumOps() {
@@ -539,6 +542,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 		return nil, err
 	}
 	e.initState(scr, roots, recvs)
+	e.startClocks()
 	return e, nil
 }
 
@@ -588,7 +592,8 @@ func typeOf(k graph.OpKind) uint8 {
 }
 
 // seed tells a QueueObserver that every operation without dependencies
-// is queued at time 0, host by host, in the order the loop takes them
+// is queued at its rank's start (0 unless graph.Graph.StartNs says),
+// host by host, in the order the loop takes them
 // (nextSeed).
 func (e *engine) seed() {
 	if e.qobs == nil {
@@ -597,7 +602,7 @@ func (e *engine) seed() {
 	for r := 0; r < e.g.NumRanks(); r++ {
 		e.seeds = e.collectSeeds(e.seeds[:0], r)
 		for _, p := range e.seeds {
-			e.qobs.Queued(p.op, 0)
+			e.qobs.Queued(p.op, int64(e.startOf(p.host)))
 		}
 	}
 	e.seeds = e.seeds[:0]
@@ -617,20 +622,51 @@ func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
 }
 
 // nextSeed returns the next operation without dependencies as an event
-// at time 0, or false when all have been taken.
+// at time 0, or false when all have been taken; those of ranks that
+// start later go to the queue at their rank's start instead.
 func (e *engine) nextSeed() (event, bool) {
-	for e.seedNext == len(e.seeds) {
-		if e.seedRank == e.g.NumRanks() {
-			return event{}, false
+	for {
+		for e.seedNext == len(e.seeds) {
+			if e.seedRank == e.g.NumRanks() {
+				return event{}, false
+			}
+			e.seeds, e.seedNext = e.collectSeeds(e.seeds[:0], e.seedRank), 0
+			e.seedRank++
 		}
-		e.seeds, e.seedNext = e.collectSeeds(e.seeds[:0], e.seedRank), 0
-		e.seedRank++
+		p := e.seeds[e.seedNext]
+		e.seedNext++
+		ev := event{time: e.startOf(p.host), seq: e.seedTs<<3 | uint64(p.typ), op: p.op, rank: p.host}
+		e.seedTs++
+		if ev.time == 0 {
+			return ev, true
+		}
+		e.q.push(ev) // a rank that starts later (graph.Graph.StartNs)
 	}
-	p := e.seeds[e.seedNext]
-	e.seedNext++
-	ev := event{time: 0, seq: e.seedTs<<3 | uint64(p.typ), op: p.op, rank: p.host}
-	e.seedTs++
-	return ev, true
+}
+
+// startOf returns when rank starts (graph.Graph.StartNs).
+func (e *engine) startOf(rank int32) uint64 {
+	return uint64(e.g.RankStartNs(int(rank)))
+}
+
+// startClocks sets every CPU and NIC clock of a rank that starts later
+// (graph.Graph.StartNs) to its start: none of its operations, nor the
+// processing of a message sent to it, happens earlier.
+func (e *engine) startClocks() {
+	for r, s := range e.g.StartNs {
+		t := uint64(s)
+		h := &e.hosts[r]
+		h.o, h.gr, h.gs = t, t, t
+		if !e.multi {
+			continue
+		}
+		for c := r * e.ncpu; c < (r+1)*e.ncpu; c++ {
+			e.nexto[c] = t
+		}
+		for n := r * e.nnic; n < (r+1)*e.nnic; n++ {
+			e.nextgr[n], e.nextgs[n] = t, t
+		}
+	}
 }
 
 // sortPending orders ready operations by host, keeping the order in which
@@ -1225,7 +1261,7 @@ func (e *engine) finish() (*Result, error) {
 		}
 		st := &res.Ranks[r]
 		st.Finish, st.Compute, st.Comm = int64(f), e.hosts[r].compute, e.hosts[r].comm
-		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
+		st.Wait = max(0, st.Finish-e.g.RankStartNs(r)-st.Compute-st.Comm)
 		res.Makespan = max(res.Makespan, st.Finish)
 	}
 	return res, nil

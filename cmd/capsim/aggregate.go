@@ -18,7 +18,7 @@ func newAggregateCmd() *cobra.Command {
 		ipcModel, ipcSamples                                           string
 		interNet, intraNet, sameDie, sameSocket, crossSocket           string
 		nodeMemGB, taskMemGB, threshold                                float64
-		keepGaps                                                       bool
+		keepGaps, alignStarts                                          bool
 		nodes                                                          int
 		exhaustive                                                     int64
 		replay                                                         bool
@@ -93,7 +93,7 @@ See docs/design/aggregation.md.`,
 					return usageError{err}
 				}
 			}
-			g, err := loadGraph(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps), coll)
+			g, err := loadGraph(a[0], traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts), coll)
 			if err != nil {
 				return err
 			}
@@ -119,6 +119,7 @@ See docs/design/aggregation.md.`,
 	f := c.Flags()
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(f, &keepGaps)
+	addAlignStarts(f, &alignStarts)
 	f.StringVar(&coll, "coll", "", "collective algorithms for lowering MPI traces ('default' for the format's own, 'openmpi', 'mpich', or e.g. 'allreduce=ring')")
 	f.StringVar(&topoSpec, "sockets", "2x2x2", "node layout SOCKETSxDIESxCORES")
 	deprecatedAlias(f, "topology", "sockets")

@@ -28,7 +28,7 @@ func newBoundCmd() *cobra.Command {
 		slackPolicy              string
 		method                   string
 		asJSON, orderFree        bool
-		keepGaps                 bool
+		keepGaps, alignStarts    bool
 		switchUs, minTaskMs      float64
 		recordedGHz              float64
 		workers                  int
@@ -144,7 +144,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps)); err != nil {
+			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("slack-policy") {
@@ -219,6 +219,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 	f.StringVar(&mps, "mps", "", "write the LP (as last solved) to this free-format MPS file, its objective the makespan in ns")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(f, &keepGaps)
+	addAlignStarts(f, &alignStarts)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&orderFree, "order-free", false, fmt.Sprintf("also compute the order-free optimum (Bailey et al., SC'15, §3.4: the least makespan over every event order, an exact search) for DAGs of at most %d edges", bound.OrderFreeMaxEdges))
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")

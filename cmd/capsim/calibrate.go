@@ -49,7 +49,7 @@ docs/guide/validation.md).`,
 					return err
 				}
 				if t.MPI == nil || !t.MPI.Stamped() {
-					return fmt.Errorf("%s: a %s trace has no recorded times to calibrate from (OTF2 and DUMPI traces have them)", path, t.Format)
+					return fmt.Errorf("%s: a %s trace has no recorded times to calibrate from (OTF2, DUMPI and liballprof traces have them)", path, t.Format)
 				}
 				trs = append(trs, t.MPI)
 			}

@@ -68,3 +68,33 @@ func TestCalibrateBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateLiballprof calibrates from a liballprof trace's per-call
+// times: its one message of 128 bytes left rank 0's MPI_Send at
+// ...108.123 µs and completed rank 1's MPI_Recv at ...111.0 µs (2,877 ns
+// one way, on liballprof's one clock), and the send call took 2,333 ns.
+func TestCalibrateLiballprof(t *testing.T) {
+	code, out, errOut := capsim(t, "calibrate", epochTrace, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Net string `json:"net"`
+		Fit struct {
+			OneWay struct {
+				Intercept float64 `json:"intercept_ns"`
+			} `json:"one_way"`
+			Send struct {
+				Intercept float64 `json:"intercept_ns"`
+			} `json:"send"`
+			Source   string `json:"one_way_source"`
+			Messages int    `json:"messages"`
+		} `json:"fit"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Fit; f.Messages != 1 || f.Source != "messages" || f.OneWay.Intercept != 2877 || f.Send.Intercept != 2333 {
+		t.Errorf("fit %+v, want one message of 2877 ns one way, a send call of 2333 ns", f)
+	}
+}

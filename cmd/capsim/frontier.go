@@ -16,11 +16,11 @@ import (
 
 func newFrontierCmd() *cobra.Command {
 	var (
-		capW                        float64
-		points                      int
-		scenarioPath, mach, csvPath string
-		tablePath, format           string
-		asJSON, keepGaps            bool
+		capW                          float64
+		points                        int
+		scenarioPath, mach, csvPath   string
+		tablePath, format             string
+		asJSON, keepGaps, alignStarts bool
 	)
 	c := &cobra.Command{
 		Use:   "frontier [TRACE]",
@@ -59,7 +59,7 @@ network and DVFS model come from a scenario as for capsim bound.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps)); err != nil {
+			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
 				return err
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)
@@ -82,6 +82,7 @@ network and DVFS model come from a scenario as for capsim bound.`,
 	f.StringVar(&csvPath, "csv", "", "also write the frontier's points to this CSV file (deadline_ns,energy_j)")
 	f.StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(f, &keepGaps)
+	addAlignStarts(f, &alignStarts)
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&tablePath, "table", "", "configuration table (CSV: key,cpu_ghz,threads,seconds,watts; keys are compute regions) for the tasks' configurations instead of the machine's P-states")
 	return c

@@ -27,7 +27,7 @@ type policyFlags struct {
 	speed, capW, beta       float64
 	lpMessages              string
 	noBound, asJSON         bool
-	keepGaps                bool
+	keepGaps, alignStarts   bool
 	steering                scenarios.SteeringOptions
 	predict                 string
 	dct                     scenarios.DCTDVFSOptions
@@ -67,6 +67,7 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		f.StringVar(&p.coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'"+map[bool]string{true: " (default: the scenario's)"}[name == scenarios.PolicyLP])
 		f.StringVar(&p.format, "format", "", formatFlagHelp)
 		addKeepGaps(f, &p.keepGaps)
+		addAlignStarts(f, &p.alignStarts)
 		f.BoolVar(&p.asJSON, "json", false, "print machine-readable JSON")
 		if own["speed"] {
 			f.Float64Var(&p.speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
@@ -135,7 +136,7 @@ func hidePolicyFlags(f *pflag.FlagSet) {
 // replayPolicy reads the flags into a scenarios.PolicyReplay of trace
 // path, runs it and prints the report.
 func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
-	r := scenarios.PolicyReplay{Policy: p.name, Trace: path, Import: traceOptions(p.format, p.speed).WithKeepGaps(p.keepGaps), Machine: p.machine,
+	r := scenarios.PolicyReplay{Policy: p.name, Trace: path, Import: traceOptions(p.format, p.speed).WithKeepGaps(p.keepGaps).WithAlignStarts(p.alignStarts), Machine: p.machine,
 		CapW: p.capW, LPMessages: p.lpMessages, NoBound: p.noBound, Steering: p.steering, DCTDVFS: p.dct}
 	changed := func(name string) bool { return p.flags.Changed(name) }
 	var err error

@@ -55,7 +55,7 @@ func newReplayCmd() *cobra.Command {
 	var (
 		netSpec, coll, format      string
 		asJSON, libOrder, critPath bool
-		keepGaps                   bool
+		keepGaps, alignStarts      bool
 		replicate                  int
 		speed                      float64
 		netOverrides               []string
@@ -96,7 +96,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 						return usagef("--%s does not apply to --policy replays", f)
 					}
 				}
-				pol.netSpec, pol.coll, pol.format, pol.speed, pol.asJSON, pol.keepGaps = netSpec, coll, format, speed, asJSON, keepGaps
+				pol.netSpec, pol.coll, pol.format, pol.speed, pol.asJSON, pol.keepGaps, pol.alignStarts = netSpec, coll, format, speed, asJSON, keepGaps, alignStarts
 				return pol.replayPolicy(cmd, a[0])
 			}
 			net, err := network.ParseSpec(netSpec)
@@ -112,7 +112,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 			if pol.capW > 0 && mo.File == "" && mo.Machine == "" {
 				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
-			topt := traceOptions(format, speed).WithKeepGaps(keepGaps)
+			topt := traceOptions(format, speed).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)
 			topt.Chakra.Replicate = replicate
 			r := scenarios.TraceReplay{Trace: a[0], Import: topt, Coll: coll, Net: net, NetOverrides: netOverrides,
 				Topology: topoSpec, Mapping: mapping, Flow: flowOpts, Libstdcxx: libOrder, CritPath: critPath, Timeline: tlOpts,
@@ -159,6 +159,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 	c.Flags().IntVar(&replicate, "replicate", 0, "replay a Chakra trace of k NPUs on this many (a multiple of k), every collective spanning all of them")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)
+	addAlignStarts(c.Flags(), &alignStarts)
 	c.Flags().Float64Var(&speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	c.Flags().BoolVar(&critPath, "critical-path", false, "find the critical path: the chain of computations, message overheads, messages in flight and NIC gaps that sets the makespan (replays with a recorder; the engine's speed is then not comparable)")

@@ -55,10 +55,13 @@ type Fit struct {
 	Messages  int `json:"messages"`
 	PingPongs int `json:"ping_pongs"`
 	Wildcards int `json:"wildcard_receives,omitempty"`
+	// Step, when the one-way times step up between two sizes (findStep),
+	// is that step: S is the size below it.
+	Step *Step `json:"step,omitempty"`
 	// StartSpreadNs is the largest spread, over the traces, of their
-	// ranks' first recorded times: ranks that started apart wait for each
-	// other in the recorded run, which a replay, starting every rank at
-	// 0, does not reproduce whatever the network.
+	// ranks' recorded starts (graph.Recorded.StartNs): ranks that started
+	// apart wait for each other in the recorded run, which a replay
+	// reproduces only when it starts them there too (its default).
 	StartSpreadNs int64 `json:"start_spread_ns"`
 }
 
@@ -87,7 +90,7 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 	res := &Result{}
 	for i, t := range traces {
 		if !t.Stamped() {
-			return nil, fmt.Errorf("calibrate: trace %d has no recorded times (only OTF2 and DUMPI traces keep them)", i+1)
+			return nil, fmt.Errorf("calibrate: trace %d has no recorded times (only OTF2, DUMPI and liballprof traces keep them)", i+1)
 		}
 		msgs, wild := match(t)
 		res.Fit.Messages += len(msgs)
@@ -99,7 +102,7 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 			sends = append(sends, sample{m.bytes, float64(m.sendEnd - m.sendStart)})
 		}
 		pingpong = append(pingpong, roundTrips(t, msgs)...)
-		res.Fit.StartSpreadNs = max(res.Fit.StartSpreadNs, startSpread(t))
+		res.Fit.StartSpreadNs = max(res.Fit.StartSpreadNs, t.Recorded.StartSpreadNs())
 		gaps = append(gaps, backToBack(t)...)
 	}
 	if res.Fit.Messages == 0 {
@@ -116,6 +119,7 @@ func Calibrate(traces []*mpi.Trace, opt Options) (*Result, error) {
 	}
 	ow, _ := fitLine(samples)
 	res.Fit.OneWay = ow
+	res.Fit.Step = findStep(envelope(samples))
 	if err := res.build(ow, sends, gaps, opt); err != nil {
 		return nil, fmt.Errorf("calibrate: the fitted parameters are out of range (recorded times of %.3g ns at %d bytes): %w", ow.Intercept, ow.MinBytes, err)
 	}
@@ -142,7 +146,7 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) error {
 	unid("O", "0", "send durations of large messages include their transfer, so their per-byte time cannot be told from G; G holds the whole per-byte time")
 	if half := math.Max(ow.Intercept, 0) / 2; o > half {
 		o = half
-		unid("o, L", fmt.Sprintf("o=%.0f, L=0", o), "the send calls last longer than half the one-way time at size 1: o takes that half and L nothing, as the one-way times give 2o + L only")
+		unid("o, L", fmt.Sprintf("o=%d, L=0", int64(math.Round(o))), "the send calls last longer than half the one-way time at size 1: o takes that half and L nothing, as the one-way times give 2o + L only")
 	}
 	if res.Fit.Send == nil {
 		unid("o", "0", "no send call durations: one-way times give 2o + L only, and L holds all of it")
@@ -169,8 +173,16 @@ func (res *Result) build(ow Line, sends, gaps []sample, opt Options) error {
 		p.Gap = p.Overhead
 		unid("g", fmt.Sprint(p.Gap), "no back-to-back sends: set to o, which keeps a rank's sends spaced by its CPU overhead alone")
 	}
-	p.EagerLimit = max(p.EagerLimit, ow.MaxBytes)
-	unid("S", fmt.Sprint(p.EagerLimit), "the fit prices every recorded size by one line, whatever protocol the MPI library used; S is kept above the largest recorded message so that the replay does too")
+	if st := res.Fit.Step; st != nil {
+		// The library switched protocols there: sends above S complete
+		// when their receive has matched them, as in the recorded run.
+		// The line still prices every size; the step's jump is spread
+		// over it (LogGOPS charges a rendezvous no time of its own).
+		p.EagerLimit = st.AfterBytes
+	} else {
+		p.EagerLimit = max(p.EagerLimit, ow.MaxBytes)
+		unid("S", fmt.Sprint(p.EagerLimit), "no step in the one-way times marks a change of protocol: the fit prices every recorded size by one line, and S is kept above the largest recorded message so that the replay does too")
+	}
 	res.Net = p
 	return p.Validate()
 }
@@ -186,23 +198,4 @@ func (res *Result) oneSize(s int64, rest float64, def network.LogGOPS, unid func
 	}
 	unid("G", fmt.Sprintf("%g", G), fmt.Sprintf("every message has %d bytes, which give L + (s−1)·G together: G keeps its default (less if the time is shorter) and L takes the rest", s))
 	return rest - s1*G, G
-}
-
-// startSpread returns the time between the first and the last of t's
-// ranks to start: the spread of their first events' recorded starts.
-func startSpread(t *mpi.Trace) int64 {
-	first, last, seen := int64(0), int64(0), false
-	for _, rk := range t.Ranks {
-		for _, st := range rk.Stamps {
-			if !st.Known() {
-				continue
-			}
-			if !seen {
-				first, last, seen = st.Start, st.Start, true
-			}
-			first, last = min(first, st.Start), max(last, st.Start)
-			break
-		}
-	}
-	return last - first
 }

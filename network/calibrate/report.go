@@ -46,7 +46,7 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(tw, ", %d wildcard receives left out", f.Wildcards)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "start spread\t%.3f ms between the first and the last rank's first recorded event\n", float64(f.StartSpreadNs)/1e6)
+	fmt.Fprintf(tw, "start spread\t%.3f ms between the first and the last rank's recorded start (MPI_Init's return)\n", float64(f.StartSpreadNs)/1e6)
 	line := func(name, what string, l Line) {
 		fmt.Fprintf(tw, "%s\t%s = %.0f ns + %.6g ns/B × (s−1); R² %.5f, residual rms %.0f ns, max %.0f ns; sizes %d–%d B, %d samples, %d envelope points\n",
 			name, what, l.Intercept, l.Slope, l.R2, l.RMS, l.MaxAbs, l.MinBytes, l.MaxBytes, l.Samples, l.Points)
@@ -54,6 +54,10 @@ func WriteText(w io.Writer, r *Result) error {
 	line("one-way", "2o + L + (s−1)·G from "+f.Source, f.OneWay)
 	if f.Send != nil {
 		line("send", "o + (s−1)·O from the send calls", *f.Send)
+	}
+	if st := f.Step; st != nil {
+		fmt.Fprintf(tw, "step	S = %d B: one-way times above it are %.0f ns longer (common slope %.6g ns/B; p = %.2g, Bonferroni over the splits tried); the line above spreads that jump over all sizes\n",
+			st.AfterBytes, st.JumpNs, st.Slope, st.P)
 	}
 	if f.GapSamples > 0 {
 		fmt.Fprintf(tw, "gap\tg ≤ %.0f ns from %d back-to-back sends (exact when the interface held them back)\n", f.GapNs, f.GapSamples)

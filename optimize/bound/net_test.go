@@ -185,6 +185,14 @@ func newNetCaseFlow(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower, 
 	if err != nil {
 		t.Fatalf("lowering: %v", err)
 	}
+	// A third of the cases start their ranks apart (graph.Graph.StartNs),
+	// drawn from a generator of their own so the other draws stay.
+	if srng := rand.New(rand.NewSource(int64(g.NumOps())*7919 + int64(g.NumRanks()))); srng.Intn(3) == 0 {
+		g.StartNs = make([]int64, g.NumRanks())
+		for r := range g.StartNs {
+			g.StartNs[r] = srng.Int63n(20000)
+		}
+	}
 	var fl *sim.FlowNetwork
 	if flow != nil {
 		fl = flow(g.NumRanks())

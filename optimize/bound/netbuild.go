@@ -252,13 +252,14 @@ func (nb *netBuild) sat(dep int32, kind graph.DepKind) int {
 }
 
 // depEdges adds the graph's dependencies: an operation starts after what
-// it depends on (after Init where it depends on nothing).
+// it depends on (where it depends on nothing, after its rank's start:
+// Init plus graph.Graph.StartNs).
 func (nb *netBuild) depEdges() error {
 	g, rec, d := nb.g, nb.rec, nb.d
 	for op := int32(0); op < int32(g.NumOps()); op++ {
 		deps, kinds := g.Deps(op)
 		if len(deps) == 0 {
-			nb.edge(d.Init, int(nb.B[op]), 0)
+			nb.edge(d.Init, int(nb.B[op]), g.RankStartNs(g.RankOf(op)))
 		}
 		for j, dep := range deps {
 			if g.Kind[dep] == graph.Send && kinds[j] == graph.Requires && rec.rdv[dep] < 0 && rec.match[dep] >= 0 && g.Size[dep] > nb.params(dep).EagerLimit {
@@ -271,47 +272,52 @@ func (nb *netBuild) depEdges() error {
 }
 
 // chainEdges adds the resource chains: every operation reads its
-// resource's clock, the value its previous item left. It returns, per
-// CPU slot and item, the clock's vertex after it.
+// resource's clock, the value its previous item left, the first one its
+// rank's start (Init plus graph.Graph.StartNs; the engine's clocks start
+// there). It returns, per CPU slot and item, the clock's vertex after it.
 func (nb *netBuild) chainEdges() (cpuVal [][]int32) {
 	rec := nb.rec
 	for c := range rec.chains {
 		if c == chainCPU {
 			cpuVal = make([][]int32, len(rec.chains[c]))
 		}
+		per := len(rec.chains[c]) / max(1, nb.g.NumRanks()) // CPUs or NICs a rank
 		for slot, items := range rec.chains[c] {
-			prev := -1
+			prev, w := -1, int64(0)
+			if st := nb.g.RankStartNs(slot / per); st > 0 {
+				prev, w = nb.d.Init, st // the clock starts at the rank's start
+			}
 			for _, it := range items {
-				val := nb.chainItem(c, it, prev)
-				prev = val
+				val := nb.chainItem(c, it, prev, w)
+				prev, w = val, 0
 				if c == chainCPU {
 					cpuVal[slot] = append(cpuVal[slot], int32(val))
 				}
 			}
 			if c == chainCPU {
-				nb.edge(prev, nb.d.Fin, 0)
+				nb.edge(prev, nb.d.Fin, w)
 			}
 		}
 	}
 	return cpuVal
 }
 
-// chainItem adds item it of a chain c after the clock's vertex prev and
-// returns the clock's vertex after it.
-func (nb *netBuild) chainItem(c int, it item, prev int) int {
+// chainItem adds item it of a chain c at least w ns after the clock's
+// vertex prev and returns the clock's vertex after it.
+func (nb *netBuild) chainItem(c int, it item, prev int, w int64) int {
 	op := it.op
 	switch it.kind {
 	case sim.StepCalc:
-		nb.edge(prev, int(nb.B[op]), 0)
+		nb.edge(prev, int(nb.B[op]), w)
 		return int(nb.E[op])
 	case sim.StepSend:
-		nb.edge(prev, int(nb.B[op]), 0)
+		nb.edge(prev, int(nb.B[op]), w)
 		if c == chainNICSend {
 			return int(nb.Kn[op])
 		}
 		return int(nb.E[op])
 	case sim.StepProcess:
-		nb.edge(prev, int(nb.Mp[op]), 0)
+		nb.edge(prev, int(nb.Mp[op]), w)
 		if c == chainNICRecv {
 			return int(nb.Kpn[op])
 		}
@@ -320,10 +326,10 @@ func (nb *netBuild) chainItem(c int, it item, prev int) int {
 		at := int(nb.E[nb.rec.match[op]]) // the receive's completion
 		t := nb.times[at]
 		if prev >= 0 {
-			t = math.Max(t, nb.times[prev])
+			t = math.Max(t, nb.times[prev]+float64(w)/1e9)
 		}
 		val := nb.vert(op, roleRendezvous+uint8(c), int64(math.Round(t*1e9)))
-		nb.edge(prev, val, 0)
+		nb.edge(prev, val, w)
 		nb.edge(at, val, 0)
 		return val
 	}

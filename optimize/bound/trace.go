@@ -50,7 +50,9 @@ func FromTraceNIC(t *mpi.Trace, msgTime, nicGap func(bytes int64) float64, confi
 //
 //   - vertices are MPI calls: one per call and rank for point-to-point
 //     calls and waits, one shared by all members for each collective (a
-//     synchronization point), plus Init and Fin shared by every rank;
+//     synchronization point), plus Init and Fin shared by every rank; a
+//     rank that starts later (mpi.Trace.StartNs) begins at a vertex that
+//     long after Init;
 //   - consecutive compute events between two calls become a chain of tasks
 //     through local vertices; two calls with no compute between them are
 //     joined by a zero-time precedence edge;
@@ -144,6 +146,12 @@ type rankBuild struct {
 // rank adds rank r's tasks, calls and sends and receives.
 func (tb *traceBuild) rank(r int) error {
 	rb := &rankBuild{traceBuild: tb, r: r, rk: &tb.t.Ranks[r], cur: tb.d.Init, reqRecv: map[int64]*int{}, lastInj: -1, seq: map[int32]int{}}
+	if r < len(tb.t.StartNs) && tb.t.StartNs[r] > 0 {
+		// The rank starts later (mpi.Trace.StartNs): its walk begins at a
+		// vertex that long after Init.
+		rb.cur = tb.newVertex(fmt.Sprintf("rank %d start", r))
+		tb.d.Messages = append(tb.d.Messages, Message{Src: tb.d.Init, Dst: rb.cur, Time: float64(tb.t.StartNs[r]) / 1e9})
+	}
 	for i := range rb.rk.Events {
 		if err := rb.event(i); err != nil {
 			return err

@@ -13,7 +13,7 @@ import (
 // MetaRecorded is the optional schema metadata key of a trace's recorded
 // run (graph.Recorded), as JSON:
 //
-//	{"version":1,"span_ns":[...],"off_ns":[...],"outside_ns":[...],"gaps_kept":false}
+//	{"version":1,"span_ns":[...],"start_ns":[...],"off_ns":[...],"outside_ns":[...],"gaps_kept":false}
 //
 // with one entry per rank in each list present. Files without it (older
 // files, generated traces) have no recorded run.
@@ -26,6 +26,7 @@ const recordedVersion = 1
 type recordedJSON struct {
 	Version   int     `json:"version"`
 	SpanNs    []int64 `json:"span_ns,omitempty"`
+	StartNs   []int64 `json:"start_ns,omitempty"`
 	OffNs     []int64 `json:"off_ns,omitempty"`
 	OutsideNs []int64 `json:"outside_ns,omitempty"`
 	GapsKept  bool    `json:"gaps_kept,omitempty"`
@@ -37,7 +38,7 @@ func withRecorded(sc *arrow.Schema, rec *graph.Recorded) (*arrow.Schema, error) 
 	if rec == nil {
 		return sc, nil
 	}
-	b, err := json.Marshal(recordedJSON{Version: recordedVersion, SpanNs: rec.SpanNs, OffNs: rec.OffNs, OutsideNs: rec.OutsideNs, GapsKept: rec.GapsKept})
+	b, err := json.Marshal(recordedJSON{Version: recordedVersion, SpanNs: rec.SpanNs, StartNs: rec.StartNs, OffNs: rec.OffNs, OutsideNs: rec.OutsideNs, GapsKept: rec.GapsKept})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func readRecorded(md arrow.Metadata, n int, name string) (*graph.Recorded, error
 	if j.Version != recordedVersion {
 		return nil, bad("version %d (this capsim reads %d)", j.Version, recordedVersion)
 	}
-	rec := &graph.Recorded{SpanNs: j.SpanNs, OffNs: j.OffNs, OutsideNs: j.OutsideNs, GapsKept: j.GapsKept}
+	rec := &graph.Recorded{SpanNs: j.SpanNs, StartNs: j.StartNs, OffNs: j.OffNs, OutsideNs: j.OutsideNs, GapsKept: j.GapsKept}
 	if err := rec.Validate(n); err != nil {
 		return nil, bad("%v", err)
 	}

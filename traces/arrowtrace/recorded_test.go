@@ -15,7 +15,7 @@ import (
 // TestRecordedRoundTrip writes a graph and an MPI trace with a recorded
 // run and reads them back; without one the files carry no such metadata.
 func TestRecordedRoundTrip(t *testing.T) {
-	rec := &graph.Recorded{SpanNs: []int64{5885851, 5790000}, OffNs: []int64{0, 300}, GapsKept: true}
+	rec := &graph.Recorded{SpanNs: []int64{5885851, 5790000}, StartNs: []int64{697, 0}, OffNs: []int64{0, 300}, GapsKept: true}
 	b := graph.NewBuilder(2)
 	b.Add(0, graph.CalcOp(10))
 	g, err := b.Build()
@@ -55,6 +55,7 @@ func TestReadRecordedErrors(t *testing.T) {
 		{`{"version":2,"span_ns":[1,2]}`, "version 2 (this capsim reads 1)"},
 		{`{"version":1,"span_ns":[1]}`, "1 recorded span times for 2 ranks"},
 		{`{"version":1,"off_ns":[1,-5]}`, "rank 1: recorded recording-off time -5 ns"},
+		{`{"version":1,"start_ns":[1]}`, "1 recorded start times for 2 ranks"},
 		{`{"version":1,"spans":[1,2]}`, "unknown field"},
 		{`[1,2]`, "not the JSON of a recorded run"},
 	} {
@@ -71,6 +72,7 @@ func TestReadRecordedErrors(t *testing.T) {
 // and the key, never panic.
 func FuzzReadRecorded(f *testing.F) {
 	f.Add(`{"version":1,"span_ns":[1,2],"off_ns":[0,3],"outside_ns":[4,0],"gaps_kept":true}`, 2)
+	f.Add(`{"version":1,"span_ns":[1,2],"start_ns":[0,58850938]}`, 2)
 	f.Add(`{"version":1}`, 0)
 	f.Add(`{"version":1,"span_ns":[1e30]}`, 1)
 	f.Fuzz(func(t *testing.T, v string, n int) {

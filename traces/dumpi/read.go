@@ -3,6 +3,7 @@ package dumpi
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -145,7 +146,38 @@ func read(path string, opt Options, perRank bool) (*mpi.Trace, *Info, error) {
 		return nil, nil, err
 	}
 	renumberTags(t)
+	recordStarts(t, convs)
 	return t, info, nil
+}
+
+// recordStarts keeps each rank's recorded start (graph.Recorded.StartNs):
+// the stop of its MPI_Init on the wall clock, else its first record's
+// start, relative to the earliest rank's. Ranks without wall-clock times
+// start with the earliest.
+func recordStarts(t *mpi.Trace, convs []*rankConv) {
+	if t.Recorded == nil {
+		return
+	}
+	at, lo, seen := make([]int64, len(convs)), int64(math.MaxInt64), false
+	for r, c := range convs {
+		if c == nil || !c.wallSeen {
+			continue
+		}
+		at[r] = c.wallFirst
+		if c.inited {
+			at[r] = c.initStop
+		}
+		lo, seen = min(lo, at[r]), true
+	}
+	if !seen {
+		return
+	}
+	for r, c := range convs {
+		if c == nil || !c.wallSeen {
+			at[r] = lo
+		}
+	}
+	t.Recorded.StartNs = graph.RelativeStarts(at)
 }
 
 // maxTag bounds the tags a lowered trace carries (lower.MaxUserTag).

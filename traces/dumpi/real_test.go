@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -115,5 +116,42 @@ func TestRealTraceCommCreate(t *testing.T) {
 	}
 	if uses != 84+84+7 { // the Isends, Irecvs and Alltoalls
 		t.Errorf("rank 3 uses the new communicator %d times, want 175", uses)
+	}
+}
+
+// TestRealTraceStarts checks each rank's recorded start (the stop of its
+// MPI_Init on the wall clock, relative to the earliest rank's) in the
+// shared traces, whose ranks returned from MPI_Init up to 7.5 ms apart.
+// Their last calls are collectives, so every rank enters MPI_Finalize at
+// nearly the same time: start + recorded span must agree across ranks
+// within the given tolerance, far less than the starts' spread, which
+// says the starts are real offsets on one clock, not clock noise.
+func TestRealTraceStarts(t *testing.T) {
+	base := testenv.Shared(t, "traces/dumpi")
+	for _, tc := range []struct {
+		dir          string
+		spread, tolr int64 // ns
+	}{
+		{"sstmacro-testtrace", 1_893_000, 70_000},
+		{"sstmacro-testbgp", 1_016_026, 400_000},
+		{"d2g-alltoall4", 7_456_434, 1_000},
+	} {
+		tr, err := Read(filepath.Join(base, tc.dir), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := tr.Recorded
+		if got := rec.StartSpreadNs(); got != tc.spread || len(rec.StartNs) != len(tr.Ranks) {
+			t.Errorf("%s: starts %v (spread %d ns), want a spread of %d ns", tc.dir, rec.StartNs, got, tc.spread)
+			continue
+		}
+		lo, hi := int64(math.MaxInt64), int64(0)
+		for r, s := range rec.StartNs {
+			end := s + rec.SpanNs[r]
+			lo, hi = min(lo, end), max(hi, end)
+		}
+		if hi-lo > tc.tolr {
+			t.Errorf("%s: ranks entered MPI_Finalize %d ns apart (start + span), want ≤ %d", tc.dir, hi-lo, tc.tolr)
+		}
 	}
 }

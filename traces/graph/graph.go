@@ -158,6 +158,21 @@ type Graph struct {
 	// Recorded is what the trace says about the run it was recorded
 	// from (recorded spans, measurement gaps); nil when it says nothing.
 	Recorded *Recorded
+
+	// StartNs, when set, has an entry per rank: the time in ns at which
+	// the rank starts. None of its operations starts earlier and its
+	// CPUs and NICs are busy until then, as for a process launched
+	// later than the others (importers set it from Recorded.StartNs
+	// unless told to start ranks together). nil: every rank starts at 0.
+	StartNs []int64
+}
+
+// RankStartNs returns the time rank starts at (StartNs), 0 when unset.
+func (g *Graph) RankStartNs(rank int) int64 {
+	if rank < 0 || rank >= len(g.StartNs) {
+		return 0
+	}
+	return g.StartNs[rank]
 }
 
 // NumRanks returns the number of ranks.
@@ -290,6 +305,9 @@ func (g *Graph) Validate() error {
 		}
 	}
 	if err := g.Recorded.Validate(g.NumRanks()); err != nil {
+		return err
+	}
+	if err := ValidateStarts(g.StartNs, g.NumRanks()); err != nil {
 		return err
 	}
 	if g.valid() {

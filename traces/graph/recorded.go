@@ -16,6 +16,14 @@ import "fmt"
 // one. The job's span is the longest rank's. Spans are in ns; 0 means the
 // trace does not say.
 //
+// A rank's recorded start is when, in the recorded run, the first of its
+// events the trace holds began (the return of its MPI_Init where the
+// gaps are left out, its first event where they are kept), relative to
+// the earliest rank's: ranks launched apart started their MPI_Init at
+// different times, and the earliest one's span includes waiting for the
+// others. A replay starts each rank there unless told to start them
+// together (Graph.StartNs).
+//
 // Measurement gaps are stretches of a rank's timeline that hold no
 // recorded work: the time with recording switched off (Score-P's
 // MEASUREMENT_OFF ... ON) and the time before MPI_Init returned or after
@@ -27,6 +35,10 @@ type Recorded struct {
 	// SpanNs is each rank's recorded span in ns (0: unknown). It is nil
 	// or has one entry per rank.
 	SpanNs []int64
+	// StartNs is each rank's recorded start in ns after the earliest
+	// rank's (so its least entry is 0). It is nil (unknown, or every
+	// rank started together) or has one entry per rank.
+	StartNs []int64
 	// OffNs is each rank's time with recording switched off, in ns. It
 	// is nil (none) or has one entry per rank.
 	OffNs []int64
@@ -92,13 +104,62 @@ func (r *Recorded) TotalGapNs() (all, off int64) {
 	return all, off
 }
 
-// Known reports whether r says anything: a span or a gap.
+// StartSpreadNs returns the time between the first and the last rank's
+// recorded start, 0 when r is nil or has no starts.
+func (r *Recorded) StartSpreadNs() int64 {
+	if r == nil {
+		return 0
+	}
+	var m int64
+	for _, s := range r.StartNs {
+		m = max(m, s)
+	}
+	return m
+}
+
+// Starts returns each rank's recorded start (StartNs) for a replay that
+// starts ranks there: nil when r is nil or every rank started together.
+func (r *Recorded) Starts() []int64 {
+	if r.StartSpreadNs() == 0 {
+		return nil
+	}
+	return r.StartNs
+}
+
+// RelativeStarts returns at[r] less the least entry: each rank's start
+// after the earliest's, for Recorded.StartNs. It returns nil for a nil at
+// or when every entry is equal.
+func RelativeStarts(at []int64) []int64 {
+	if len(at) == 0 {
+		return nil
+	}
+	lo := at[0]
+	for _, t := range at {
+		lo = min(lo, t)
+	}
+	out := make([]int64, len(at))
+	spread := false
+	for r, t := range at {
+		if d := t - lo; d >= 0 {
+			out[r] = min(d, MaxTimeNs)
+		} else {
+			out[r] = MaxTimeNs // t − lo overflowed
+		}
+		spread = spread || out[r] != 0
+	}
+	if !spread {
+		return nil
+	}
+	return out
+}
+
+// Known reports whether r says anything: a span, a gap or a start.
 func (r *Recorded) Known() bool {
 	if r == nil {
 		return false
 	}
 	all, _ := r.TotalGapNs()
-	return r.JobNs() > 0 || all > 0
+	return r.JobNs() > 0 || all > 0 || r.StartSpreadNs() > 0
 }
 
 // Validate checks that r fits a trace of n ranks: each slice nil or of n
@@ -110,7 +171,7 @@ func (r *Recorded) Validate(n int) error {
 	for _, c := range []struct {
 		name string
 		v    []int64
-	}{{"span", r.SpanNs}, {"recording-off", r.OffNs}, {"outside MPI_Init…MPI_Finalize", r.OutsideNs}} {
+	}{{"span", r.SpanNs}, {"start", r.StartNs}, {"recording-off", r.OffNs}, {"outside MPI_Init…MPI_Finalize", r.OutsideNs}} {
 		if c.v == nil {
 			continue
 		}
@@ -121,6 +182,23 @@ func (r *Recorded) Validate(n int) error {
 			if ns < 0 || ns > MaxTimeNs {
 				return fmt.Errorf("%w: rank %d: recorded %s time %d ns is not in 0..%d", ErrInvalid, rank, c.name, ns, MaxTimeNs)
 			}
+		}
+	}
+	return nil
+}
+
+// ValidateStarts checks per-rank start times (Graph.StartNs) for n
+// ranks: nil, or n entries in 0..MaxTimeNs.
+func ValidateStarts(start []int64, n int) error {
+	if start == nil {
+		return nil
+	}
+	if len(start) != n {
+		return fmt.Errorf("%w: %d rank start times for %d ranks", ErrInvalid, len(start), n)
+	}
+	for r, ns := range start {
+		if ns < 0 || ns > MaxTimeNs {
+			return fmt.Errorf("%w: rank %d: start time %d ns is not in 0..%d", ErrInvalid, r, ns, MaxTimeNs)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -43,5 +44,40 @@ func TestFormatMs(t *testing.T) {
 		if got := FormatMs(ns); got != want {
 			t.Errorf("FormatMs(%d) = %q, want %q", ns, got, want)
 		}
+	}
+}
+
+func TestRecordedStarts(t *testing.T) {
+	if got := RelativeStarts([]int64{5, 5, 5}); got != nil {
+		t.Errorf("equal starts: %v, want nil", got)
+	}
+	got := RelativeStarts([]int64{1_000_700, 1_000_000, 59_000_000})
+	if want := []int64{700, 0, 58_000_000}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RelativeStarts = %v, want %v", got, want)
+	}
+	r := &Recorded{SpanNs: []int64{9, 9, 9}, StartNs: got}
+	if r.StartSpreadNs() != 58_000_000 || !reflect.DeepEqual(r.Starts(), got) || !r.Known() {
+		t.Errorf("spread %d, starts %v", r.StartSpreadNs(), r.Starts())
+	}
+	var none *Recorded
+	if none.StartSpreadNs() != 0 || none.Starts() != nil || (&Recorded{StartNs: []int64{0, 0}}).Starts() != nil {
+		t.Error("no starts, or all at 0, must give none")
+	}
+	if (&Recorded{StartNs: []int64{0, 3}}).Known() != true {
+		t.Error("a trace with starts only says something")
+	}
+	for _, c := range []struct {
+		s []int64
+		n int
+	}{{[]int64{0}, 2}, {[]int64{0, -1}, 2}, {[]int64{MaxTimeNs + 1, 0}, 2}} {
+		if err := ValidateStarts(c.s, c.n); !errors.Is(err, ErrInvalid) {
+			t.Errorf("starts %v for %d ranks: %v", c.s, c.n, err)
+		}
+		if err := (&Recorded{StartNs: c.s}).Validate(c.n); !errors.Is(err, ErrInvalid) {
+			t.Errorf("recorded starts %v for %d ranks: %v", c.s, c.n, err)
+		}
+	}
+	if ValidateStarts(nil, 3) != nil || ValidateStarts([]int64{0, MaxTimeNs}, 2) != nil {
+		t.Error("valid starts refused")
 	}
 }

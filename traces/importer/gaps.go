@@ -11,10 +11,19 @@ func (o Options) WithKeepGaps(keep bool) Options {
 }
 
 // WithStamps returns o set to keep (true) or not (false) each event's
-// recorded time (mpi.Rank.Stamps) in the formats that have one: OTF2 and
-// DUMPI. Calibration needs them; replay does not.
+// recorded time (mpi.Rank.Stamps) in the formats that have one: OTF2,
+// DUMPI and liballprof. Calibration needs them; replay does not.
 func (o Options) WithStamps(keep bool) Options {
 	o.OTF2.Stamps = keep
 	o.DUMPI.Stamps = keep
+	o.Liballprof.Stamps = keep
+	return o
+}
+
+// WithAlignStarts returns o set to start every rank at 0 (true) or, by
+// default (false), each at its recorded start where the trace recorded
+// its ranks starting apart (Options.AlignStarts).
+func (o Options) WithAlignStarts(align bool) Options {
+	o.AlignStarts = align
 	return o
 }

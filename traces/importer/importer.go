@@ -69,9 +69,16 @@ type Options struct {
 	DUMPI dumpi.Options
 	// OTF2 are the options of OTF2 traces.
 	OTF2 otf2.Options
+	// Liballprof are the options of liballprof traces.
+	Liballprof liballprof.Options
 	// Chakra are the options of Chakra execution traces (collective
 	// algorithms, NCCL channels, replication).
 	Chakra chakra.Options
+	// AlignStarts starts every rank at 0. By default a trace that
+	// recorded its ranks starting apart (graph.Recorded.StartNs) starts
+	// each at its recorded start (mpi.Trace.StartNs, graph.Graph.StartNs),
+	// as the recorded job did.
+	AlignStarts bool
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -249,7 +256,25 @@ func Read(path string, opt Options) (*Trace, error) {
 		return nil, err
 	}
 	t.Path, t.Format = path, f.Name
+	t.setStarts(opt.AlignStarts)
 	return t, nil
+}
+
+// setStarts starts each rank of t where the recorded run started it
+// (graph.Recorded.Starts), or every rank at 0 with align.
+func (t *Trace) setStarts(align bool) {
+	switch {
+	case t.MPI != nil:
+		t.MPI.StartNs = nil
+		if !align {
+			t.MPI.StartNs = t.MPI.Recorded.Starts()
+		}
+	case t.Graph != nil:
+		t.Graph.StartNs = nil
+		if !align {
+			t.Graph.StartNs = t.Graph.Recorded.Starts()
+		}
+	}
 }
 
 // formatOf is the format opt.Format names, or else the one Detect finds.
@@ -321,8 +346,8 @@ func readGOAL(path string, _ Options) (*Trace, error) {
 	return &Trace{Graph: g}, err
 }
 
-func readLiballprof(path string, _ Options) (*Trace, error) {
-	t, err := liballprof.ReadFile(path)
+func readLiballprof(path string, opt Options) (*Trace, error) {
+	t, err := liballprof.ReadFileWith(path, opt.Liballprof)
 	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
 }
 

@@ -41,6 +41,7 @@ func readStreamed(path string, opt Options) (*Trace, error) {
 		return nil, renamed(err, tmp, path)
 	}
 	t.Path, t.Format = path, f.Name
+	t.setStarts(opt.AlignStarts)
 	return t, nil
 }
 

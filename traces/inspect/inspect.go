@@ -114,13 +114,17 @@ type Recorded struct {
 	OffNs   int64 `json:"recording_off_ns"`
 	GapKept bool  `json:"gaps_kept"`
 	// Note says what was done with the gaps; "" when there are none.
-	Note  string       `json:"note,omitempty"`
-	Ranks []RankRecord `json:"ranks"`
+	Note string `json:"note,omitempty"`
+	// StartSpreadNs is the time between the first and the last rank's
+	// recorded start (graph.Recorded.StartNs).
+	StartSpreadNs int64        `json:"start_spread_ns,omitempty"`
+	Ranks         []RankRecord `json:"ranks"`
 }
 
-// RankRecord is one rank's recorded span and gaps.
+// RankRecord is one rank's recorded start, span and gaps.
 type RankRecord struct {
 	Rank      int   `json:"rank"`
+	StartNs   int64 `json:"start_ns,omitempty"`
 	SpanNs    int64 `json:"span_ns"`
 	OffNs     int64 `json:"recording_off_ns,omitempty"`
 	OutsideNs int64 `json:"outside_ns,omitempty"`
@@ -292,9 +296,12 @@ func recorded(rec *graph.Recorded, n int) *Recorded {
 		return nil
 	}
 	all, off := rec.TotalGapNs()
-	out := &Recorded{JobNs: rec.JobNs(), GapNs: all, OffNs: off, GapKept: rec.GapsKept, Note: rec.Note()}
+	out := &Recorded{JobNs: rec.JobNs(), GapNs: all, OffNs: off, GapKept: rec.GapsKept, Note: rec.Note(), StartSpreadNs: rec.StartSpreadNs()}
 	for r := range n {
 		rr := RankRecord{Rank: r, SpanNs: rec.RankNs(r)}
+		if r < len(rec.StartNs) {
+			rr.StartNs = rec.StartNs[r]
+		}
 		if r < len(rec.OffNs) {
 			rr.OffNs = rec.OffNs[r]
 		}

@@ -22,6 +22,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		if r.Note != "" {
 			bw.printf("gaps      %s\n", r.Note)
 		}
+		if r.StartSpreadNs > 0 {
+			bw.printf("starts    ranks started up to %s apart (docs/reference/recorded-run.md)\n", graph.FormatMs(r.StartSpreadNs))
+		}
 	}
 	bw.printf("\noperations\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -74,12 +77,12 @@ func WriteText(w io.Writer, rep *Report) error {
 	if r := rep.Recorded; r != nil {
 		bw.printf("\nrecorded run per rank\n")
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "rank\tspan_ns\trecording_off_ns\toutside_ns\t")
+		fmt.Fprintln(tw, "rank\tstart_ns\tspan_ns\trecording_off_ns\toutside_ns\t")
 		for i, rr := range r.Ranks {
 			if i == MaxTextRanks {
 				break
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", rr.Rank, rr.SpanNs, rr.OffNs, rr.OutsideNs)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", rr.Rank, rr.StartNs, rr.SpanNs, rr.OffNs, rr.OutsideNs)
 		}
 		tw.Flush()
 		if len(r.Ranks) > MaxTextRanks {

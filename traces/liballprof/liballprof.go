@@ -180,73 +180,132 @@ func Files(path string) ([]string, error) {
 
 // ReadFile reads the trace that path names: its rank-0 file or its folder.
 func ReadFile(path string) (*mpi.Trace, error) {
+	return ReadFileWith(path, Options{})
+}
+
+// Options controls ReadFileWith.
+type Options struct {
+	// Stamps keeps each event's recorded time (mpi.Rank.Stamps): the
+	// entry into and the return from its MPI call, or its compute
+	// stretch, in ns on the trace's clock (its µs times × 1000).
+	// Calibration needs them; replay does not.
+	Stamps bool
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, opt Options) (*mpi.Trace, error) {
 	files, err := Files(path)
 	if err != nil {
 		return nil, err
 	}
 	t := mpi.NewTrace(len(files))
+	inits := make([]usTime, len(files))
 	for r, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		err = ReadRank(t, r, f, name)
+		inits[r], err = readRank(t, r, f, name, opt)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
 	}
+	recordStarts(t, inits)
 	return t, nil
 }
 
 // Read reads one reader per rank (named by names, for errors) into a trace.
 func Read(rs []io.Reader, names []string) (*mpi.Trace, error) {
 	t := mpi.NewTrace(len(rs))
+	inits := make([]usTime, len(rs))
 	for r := range rs {
-		if err := ReadRank(t, r, rs[r], names[r]); err != nil {
+		var err error
+		if inits[r], err = readRank(t, r, rs[r], names[r], Options{}); err != nil {
 			return nil, err
 		}
 	}
+	recordStarts(t, inits)
 	return t, nil
+}
+
+// recordStarts keeps each rank's recorded start (graph.Recorded.StartNs):
+// the end of its MPI_Init, inits[r], relative to the earliest rank's.
+// liballprof writes every rank's times on one clock (its files' "Init
+// clockdiff" lines are the correction it applied).
+func recordStarts(t *mpi.Trace, inits []usTime) {
+	if len(inits) == 0 {
+		return
+	}
+	lo := inits[0]
+	for _, u := range inits {
+		if u.before(lo) {
+			lo = u
+		}
+	}
+	at := make([]int64, len(inits))
+	for r, u := range inits {
+		d := u.us - lo.us // both ≥ 0: no overflow
+		if d > maxSpanUs {
+			at[r] = graph.MaxTimeNs
+			continue
+		}
+		at[r] = max(0, d*1000+int64(math.Round((u.frac-lo.frac)*1000)))
+	}
+	if starts := graph.RelativeStarts(at); starts != nil {
+		if t.Recorded == nil {
+			t.Recorded = &graph.Recorded{}
+		}
+		t.Recorded.StartNs = starts
+	}
 }
 
 // rankReader holds the state of one rank's file.
 type rankReader struct {
-	t     *mpi.Trace
-	rank  int
-	name  string
-	line  int
-	toks  []string
-	first usTime // end of MPI_Init
-	last  usTime // end of the previous call
-	init  bool
-	done  bool
-	reqs  map[uint64]int64 // pending request handle → request id
-	nreq  int64
-	ended string // the previous call, for region names
+	t      *mpi.Trace
+	rank   int
+	name   string
+	line   int
+	toks   []string
+	first  usTime // end of MPI_Init
+	last   usTime // end of the previous call
+	init   bool
+	done   bool
+	reqs   map[uint64]int64 // pending request handle → request id
+	nreq   int64
+	ended  string // the previous call, for region names
+	stamps bool   // keep each event's recorded time (Options.Stamps)
 }
 
-// ReadRank appends rank r's calls, read from f, to t.
+// ReadRank appends rank r's calls, read from f, to t. It keeps no
+// recorded start (graph.Recorded.StartNs): that needs every rank (Read).
 func ReadRank(t *mpi.Trace, r int, f io.Reader, name string) error {
-	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}}
+	_, err := readRank(t, r, f, name, Options{})
+	return err
+}
+
+// readRank is ReadRank with options that also returns the end of the
+// rank's MPI_Init.
+func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTime, error) {
+	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}, stamps: opt.Stamps}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), MaxLine)
 	for sc.Scan() {
 		rd.line++
 		if err := rd.record(sc.Text()); err != nil {
-			return err
+			return usTime{}, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+			return usTime{}, &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return usTime{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if !rd.init {
-		return &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
+		return usTime{}, &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
 	}
-	return nil
+	return rd.first, nil
 }
 
 func (rd *rankReader) errf(format string, a ...any) error {
@@ -372,6 +431,9 @@ func (rd *rankReader) record(s string) error {
 	}
 	if err := rd.compute(start, call); err != nil {
 		return err
+	}
+	if rd.stamps {
+		defer rd.stampFrom(len(rd.t.Ranks[rd.rank].Events), start, end)
 	}
 	dur, err := rd.ns(end, start, call)
 	if err != nil {
@@ -499,8 +561,25 @@ func (rd *rankReader) compute(start usTime, call string) error {
 	if err != nil {
 		return err
 	}
+	n := len(rd.t.Ranks[rd.rank].Events)
 	rd.t.AppendCompute(rd.rank, "before "+call, gap)
+	if rd.stamps {
+		rd.stampFrom(n, rd.last, start)
+	}
 	return nil
+}
+
+// stampFrom gives the rank's events from index i on the recorded time
+// from..to (Options.Stamps).
+func (rd *rankReader) stampFrom(i int, from, to usTime) {
+	rk := &rd.t.Ranks[rd.rank]
+	for len(rk.Stamps) < len(rk.Events) {
+		rk.Stamps = append(rk.Stamps, mpi.Stamp{})
+	}
+	st := mpi.Stamp{Start: from.ns(), End: to.ns()}
+	for ; i < len(rk.Stamps); i++ {
+		rk.Stamps[i] = st
+	}
 }
 
 // span records the rank's recorded span as ending at t.
@@ -524,6 +603,15 @@ func (rd *rankReader) span(t usTime) error {
 type usTime struct {
 	us   int64
 	frac float64 // in [0, 1)
+}
+
+// ns returns a in ns: exact for the times up to 9.2·10¹⁵ µs (year 2262
+// as epoch microseconds), the largest for later ones.
+func (a usTime) ns() int64 {
+	if a.us > (math.MaxInt64-1000)/1000 {
+		return math.MaxInt64
+	}
+	return a.us*1000 + int64(math.Round(a.frac*1000))
 }
 
 func (a usTime) before(b usTime) bool { return a.us < b.us || a.us == b.us && a.frac < b.frac }

@@ -222,6 +222,34 @@ func TestEpochTimestamps(t *testing.T) {
 		if rec := tr.Recorded; rec == nil || fmt.Sprint(rec.SpanNs) != "[24500 18000]" || rec.JobNs() != 24500 || rec.OffNs != nil || rec.OutsideNs != nil {
 			t.Errorf("%s recorded %+v, want spans [24500 18000]", path, rec)
 		}
+		// Rank 1's MPI_Init ended 1 µs after rank 0's.
+		if rec := tr.Recorded; rec == nil || fmt.Sprint(rec.StartNs) != "[0 1000]" {
+			t.Errorf("%s recorded starts %+v, want [0 1000]", path, rec)
+		}
+	}
+}
+
+// TestEpochStamps keeps each event's recorded time (Options.Stamps) in ns
+// exactly as written: rank 0's compute from MPI_Init's end, its MPI_Send,
+// the compute after it, its MPI_Barrier and the compute before
+// MPI_Finalize.
+func TestEpochStamps(t *testing.T) {
+	tr, err := ReadFileWith("testdata/epoch", Options{Stamps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = 1237666046950000 * 1000 // ns
+	want := []mpi.Stamp{{Start: base + 106_000, End: base + 108_123}, {Start: base + 108_123, End: base + 110_456},
+		{Start: base + 110_456, End: base + 115_000}, {Start: base + 115_000, End: base + 120_789}, {Start: base + 120_789, End: base + 130_500}}
+	if got := tr.Ranks[0].Stamps; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rank 0 stamps\n got %v\nwant %v", got, want)
+	}
+	plain, err := ReadFile("testdata/epoch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Stamped() {
+		t.Error("stamps kept without Options.Stamps")
 	}
 }
 

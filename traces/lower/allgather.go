@@ -10,6 +10,19 @@ func (c *coll) ringAllgather(n int64) {
 	}
 }
 
+// shiftAllgather exchanges every rank's own block directly: in step
+// k = 1..p-1 every rank sends its block to rank me+k and receives rank
+// me−k's, the allgather SimGrid's SMPI runs as "ring" (Faraj and Yuan's
+// "node j−k → j → j+k", simgrid/simgrid
+// src/smpi/colls/allgather/allgather-ring.cpp). Its rounds move the same
+// bytes as ringAllgather's, but no block waits for a neighbour to forward
+// it, so ranks that enter apart finish differently.
+func (c *coll) shiftAllgather(n int64) {
+	for k := int32(1); k < c.p; k++ {
+		c.round(c.send((c.me+k)%c.p, n), c.recv((c.me-k+c.p)%c.p, n))
+	}
+}
+
 // bruckAllgather is the concatenation algorithm of Bruck et al., IEEE TPDS
 // 8(11), 1997, as MPICH runs it for short messages and any p (Thakur et
 // al. 2005, §3.1): step j sends everything gathered so far (2^j blocks)

@@ -144,6 +144,8 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 			c.recdoubAllgather(n)
 		case "neighbor":
 			c.neighborAllgather(n)
+		case "shift":
+			c.shiftAllgather(n)
 		default:
 			c.ringAllgather(n)
 		}

@@ -51,7 +51,7 @@ var algorithms = map[mpi.Kind][]string{
 	mpi.Bcast:         {"binomial", "linear", "schedgen", "scatter-rdb-allgather", "scatter-ring-allgather", "pipeline", ncclRing},
 	mpi.Reduce:        {"binomial", "linear", "schedgen", ncclRing},
 	mpi.Allreduce:     {"recdoub", "ring", "reduce-bcast", "schedgen", "rabenseifner", ncclRing, ncclTree},
-	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor", ncclRing},
+	mpi.Allgather:     {"ring", "linear", "schedgen", "bruck", "recdoub", "neighbor", "shift", ncclRing},
 	mpi.Alltoall:      {"pairwise", "linear", "schedgen", "pairwise-xor", "bruck", ncclP2P},
 	mpi.Alltoallv:     {"pairwise", "linear", "pairwise-xor", ncclP2P},
 	mpi.Gather:        {"linear", "binomial"},
@@ -268,7 +268,10 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 	if err := t.Recorded.Validate(g.NumRanks()); err != nil {
 		return nil, nil, fmt.Errorf("lower: %w", err)
 	}
-	g.Recorded = t.Recorded
+	if err := graph.ValidateStarts(t.StartNs, g.NumRanks()); err != nil {
+		return nil, nil, fmt.Errorf("lower: %w", err)
+	}
+	g.Recorded, g.StartNs = t.Recorded, t.StartNs
 	for r, st := range m.Start {
 		for i := range st {
 			st[i] += g.RankStart[r]

@@ -71,6 +71,8 @@ func TestPatterns(t *testing.T) {
 		{mpi.Allgather, "recdoub", 4, 10, 0, 2, "s3:10 r3:10 | s0:20 r0:20"},
 		{mpi.Allgather, "recdoub", 3, 10, 0, 0, "s2:10 r1:10 | s1:10 r2:10"}, // Bruck
 		{mpi.Allgather, "ring", 3, 10, 0, 1, "s2:10 r0:10 | s2:10 r0:10"},
+		// SimGrid's "ring": the own block to me+k, from me−k.
+		{mpi.Allgather, "shift", 4, 10, 0, 1, "s2:10 r0:10 | s3:10 r3:10 | s0:10 r2:10"},
 		// Neighbour exchange on 6: one block with the first neighbour
 		// (right for even ranks, left for odd), then pairs alternately.
 		{mpi.Allgather, "neighbor", 6, 10, 0, 2, "s3:10 r3:10 | s1:20 r1:20 | s3:20 r3:20"},

@@ -153,6 +153,7 @@ func TestCollectivesRendezvous(t *testing.T) {
 		tc{mpi.Allreduce, "rabenseifner", any, pow2Only(func(p int) int { return 2 * ceilLog2(p) })},
 		tc{mpi.Allgather, "bruck", func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.Allgather, "neighbor", func(p int) int { return p * neighborSteps(p) }, func(i, p int) int { return neighborSteps(p) }},
+		tc{mpi.Allgather, "shift", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
 		tc{mpi.Allgather, RecursiveDoubling, func(p int) int { return p * ceilLog2(p) }, func(i, p int) int { return ceilLog2(p) }},
 		tc{mpi.Alltoall, "pairwise-xor", func(p int) int { return p * (p - 1) }, func(i, p int) int { return p - 1 }},
 		tc{mpi.Alltoallv, "pairwise-xor", any, anyR},

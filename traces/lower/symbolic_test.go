@@ -136,6 +136,14 @@ func symAlgs(kind mpi.Kind, alg string, p int, n int64, root int) (symAlg, bool)
 				}
 				return out
 			}
+		case "shift":
+			a.sends = func(r int) [][]int {
+				var out [][]int
+				for k := 0; k < p-1; k++ {
+					out = append(out, []int{r})
+				}
+				return out
+			}
 		case "bruck":
 			a.sends = bruck
 		case "neighbor":
@@ -497,7 +505,7 @@ func symRun(g *graph.Graph, a symAlg, p int) error {
 func TestDataMovement(t *testing.T) {
 	algs := map[mpi.Kind][]string{
 		mpi.Alltoall:      {"pairwise", "pairwise-xor", "bruck"},
-		mpi.Allgather:     {"ring", "bruck", "recdoub", "neighbor"},
+		mpi.Allgather:     {"ring", "bruck", "recdoub", "neighbor", "shift"},
 		mpi.Bcast:         {"scatter-rdb-allgather", "scatter-ring-allgather", "pipeline"},
 		mpi.Allreduce:     {"recdoub", "rabenseifner"},
 		mpi.ReduceScatter: {"pairwise", "rechalving"},

@@ -169,6 +169,10 @@ type Trace struct {
 	// from (recorded spans, measurement gaps); nil when it says nothing.
 	// Lowering hands it to the execution graph.
 	Recorded *graph.Recorded
+	// StartNs, when set, has an entry per rank: the time in ns at which
+	// the rank starts in a replay (graph.Graph.StartNs, which lowering
+	// sets from it). nil: every rank starts at 0.
+	StartNs []int64
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.

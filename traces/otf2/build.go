@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -161,6 +162,8 @@ type locState struct {
 // rankState is the reading state of one rank.
 type rankState struct {
 	segStart  int64 // ns: start of the current compute stretch
+	begin     int64 // ns: the master thread's first event
+	preInitNs int64 // ns: compute kept before MPI_Init returned
 	started   bool
 	label     int32 // region of the current compute stretch
 	mpiEnter  int64 // ns: enter of the outermost open MPI call
@@ -425,7 +428,7 @@ func (b *builder) handle(r *record) error {
 	}
 	rs.last = max(rs.last, t)
 	if l.master && !rs.started {
-		rs.started, rs.segStart = true, t
+		rs.started, rs.segStart, rs.begin = true, t, t
 	}
 	if !l.master && int(r.kind) < len(appends) && appends[r.kind] && !rs.inCall && rs.started {
 		// Another thread's MPI call during the master's compute: end the
@@ -587,6 +590,9 @@ func (b *builder) initDone(rank int, t int64) {
 			rs.outsideNs += e.Duration
 		}
 		if keep || b.opt.KeepGaps {
+			if e.Kind == mpi.Compute {
+				rs.preInitNs += e.Duration
+			}
 			kept = append(kept, e)
 			if rk.Stamps != nil {
 				stamps = append(stamps, rk.Stamps[i])
@@ -603,11 +609,32 @@ func (b *builder) initDone(rank int, t int64) {
 
 // recorded returns what the trace says of the run: each rank's span from
 // MPI_Init's return (else its first event) to MPI_Finalize's entry (else
-// its last event), and the measurement gaps.
+// its last event), its start (MPI_Init's return, less the compute kept
+// before it when the gaps are kept, so that a replay from there returns
+// from MPI_Init when the recorded run did; the master thread's first
+// event without MPI_Init), and the measurement gaps.
 func (b *builder) recorded() *graph.Recorded {
 	n := len(b.ranks)
 	rec := &graph.Recorded{SpanNs: make([]int64, n), OffNs: make([]int64, n), OutsideNs: make([]int64, n), GapsKept: b.opt.KeepGaps}
 	var off, outside int64
+	starts, lo := make([]int64, n), int64(math.MaxInt64)
+	for r := range b.ranks {
+		rs := &b.ranks[r]
+		if !rs.started {
+			continue
+		}
+		starts[r] = rs.begin
+		if rs.inited {
+			starts[r] = rs.initLeft - rs.preInitNs
+		}
+		lo = min(lo, starts[r])
+	}
+	for r := range b.ranks {
+		if !b.ranks[r].started {
+			starts[r] = lo // a rank without events starts with the first
+		}
+	}
+	rec.StartNs = graph.RelativeStarts(starts)
 	for r := range b.ranks {
 		rs := &b.ranks[r]
 		if !rs.seen {

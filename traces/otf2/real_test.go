@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,9 +252,12 @@ func TestRealTracesAgainstOtf2Print(t *testing.T) {
 
 // printRecorded reads, from otf2-print's output for anchor, each
 // location's recorded span (from MPI_Init's LEAVE, else its first record,
-// to MPI_Finalize's ENTER, else its last record) and its time with
-// recording switched off, in ns as the importer converts ticks.
-func printRecorded(t *testing.T, anchor string) (span, off []int64) {
+// to MPI_Finalize's ENTER, else its last record), its time with
+// recording switched off, and when it started: MPI_Init's LEAVE (else
+// its first record), and that less the time from its first record to
+// MPI_Init's ENTER outside MPI calls (the compute the gaps kept put
+// before MPI_Init's return), in ns as the importer converts ticks.
+func printRecorded(t *testing.T, anchor string) (span, off, init, kept []int64) {
 	out, err := exec.Command("otf2-print", "-G", anchor).Output()
 	if err != nil {
 		t.Fatalf("otf2-print %s: %v", anchor, err)
@@ -273,8 +277,8 @@ func printRecorded(t *testing.T, anchor string) (span, off []int64) {
 		t.Fatalf("otf2-print %s: %v", anchor, err)
 	}
 	type loc struct {
-		first, last, init, fin, offAt, off int64
-		seen, inited, finalized, isOff     bool
+		first, last, init, fin, offAt, off, enter, mpiAt, inMPI int64
+		seen, inited, finalized, isOff                          bool
 	}
 	var locs []loc
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -302,6 +306,12 @@ func printRecorded(t *testing.T, anchor string) (span, off []int64) {
 		l.last = now
 		line := sc.Text()
 		switch {
+		case f[0] == "ENTER" && strings.Contains(line, `Region: "MPI_Init"`) && !l.inited:
+			l.enter = now
+		case f[0] == "ENTER" && strings.Contains(line, `Region: "MPI_`) && !l.inited:
+			l.mpiAt = now
+		case f[0] == "LEAVE" && strings.Contains(line, `Region: "MPI_`) && !strings.Contains(line, `"MPI_Init"`) && !l.inited:
+			l.inMPI += now - l.mpiAt
 		case f[0] == "LEAVE" && strings.Contains(line, `Region: "MPI_Init"`) && !l.inited:
 			l.init, l.inited = now, true
 		case f[0] == "ENTER" && strings.Contains(line, `Region: "MPI_Finalize"`) && !l.finalized:
@@ -323,8 +333,27 @@ func printRecorded(t *testing.T, anchor string) (span, off []int64) {
 		}
 		span = append(span, to-from)
 		off = append(off, l.off)
+		init = append(init, from)
+		if l.inited {
+			from -= l.enter - l.first - l.inMPI
+		}
+		kept = append(kept, from)
 	}
-	return span, off
+	return span, off, init, kept
+}
+
+// relative returns at less its least entry, nil when all are equal
+// (graph.Recorded.StartNs).
+func relative(at []int64) []int64 {
+	lo := slices.Min(at)
+	out := make([]int64, len(at))
+	for r, v := range at {
+		out[r] = v - lo
+	}
+	if slices.Max(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // TestRecordedAgainstOtf2Print checks the recorded run of every Score-P
@@ -348,8 +377,14 @@ func TestRecordedAgainstOtf2Print(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			span, off := printRecorded(t, anchor)
+			span, off, init, keptAt := printRecorded(t, anchor)
 			rec := tr.Recorded
+			if want := relative(init); !reflect.DeepEqual(rec.StartNs, want) {
+				t.Errorf("starts (MPI_Init's return)\n got %v\nwant %v", rec.StartNs, want)
+			}
+			if want := relative(keptAt); !reflect.DeepEqual(kept.Recorded.StartNs, want) {
+				t.Errorf("starts with the gaps kept (MPI_Init's return less the gap kept before it)\n got %v\nwant %v", kept.Recorded.StartNs, want)
+			}
 			if rec == nil || rec.GapsKept || !kept.Recorded.GapsKept {
 				t.Fatalf("recorded %+v, kept %+v", rec, kept.Recorded)
 			}
@@ -368,7 +403,7 @@ func TestRecordedAgainstOtf2Print(t *testing.T) {
 				}
 			}
 			all, offAll := rec.TotalGapNs()
-			t.Logf("recorded %d ns; gaps %d ns (recording off %d ns)", rec.JobNs(), all, offAll)
+			t.Logf("recorded %d ns; gaps %d ns (recording off %d ns); ranks started up to %d ns apart", rec.JobNs(), all, offAll, rec.StartSpreadNs())
 		})
 	}
 }

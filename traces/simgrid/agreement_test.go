@@ -22,9 +22,12 @@ import (
 // testdata/record.sh: each of capsim's lowerings next to the SimGrid
 // algorithm that sends the same messages in the same rounds. SimGrid's
 // alltoallv "ring" pairs rank r with r XOR i when p is a power of two (as
-// on the 16 ranks here), so its partner is pairwise-xor.
+// on the 16 ranks here), so its partner is pairwise-xor; its allgather
+// "ring" sends the rank's own block to rank r+i in step i (Faraj's), so
+// its partner is shift, not the neighbour ring, which moves the same
+// bytes per round but times differently when ranks enter apart.
 const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=recdoub," +
-	"alltoall=pairwise,alltoallv=pairwise-xor,allgather=ring,gather=linear,scatter=linear"
+	"alltoall=pairwise,alltoallv=pairwise-xor,allgather=shift,gather=linear,scatter=linear"
 
 // platformNet derives LogGOPS parameters from the cluster of
 // testdata/cluster16.xml as docs/reference/trace-formats.md states the mapping: a
