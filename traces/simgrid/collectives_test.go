@@ -56,7 +56,7 @@ var collPairs = []collPair{
 	{"alltoall", "ring", "pairwise", false},
 	{"allgather", "bruck", "bruck", false},
 	{"allgather", "rdb", "recdoub", true},
-	{"allgather", "ring", "ring", false},
+	{"allgather", "NTSLR", "ring", false},
 	{"allgather", "ompi_neighborexchange", "neighbor", false},
 	{"allreduce", "rab_rdb", "rabenseifner", false},
 	{"allreduce", "rdb", "recdoub", false},

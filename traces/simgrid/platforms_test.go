@@ -39,15 +39,15 @@ const platformTolerance = 0.01
 // allowed; docs/design/simgrid-agreement.md explains each. At 10 Gb/s the
 // sample sort's alltoallv has ranks drift apart so that a host's link
 // carries two of its messages at once: SimGrid shares the link between
-// them, the LogGP endpoint model queues them on the NIC (4.5 %,
-// TestLinkSharing) and the flow model shares them as SimGrid does (1.1 %).
+// them, the LogGP endpoint model queues them on the NIC (3.7 %,
+// TestLinkSharing) and the flow model shares them as SimGrid does.
 // The wavefront sends two faces back to back and then computes: SimGrid's
 // detached sends return at once, while the LogGP endpoint model, as
 // LogGOPSim, starts the second send when the NIC has sent the first, and
 // the computation after it (1.2 % slower, TestSendStall); the flow model,
 // whose NIC takes only g, is within 0.1 %.
 var platformException = map[string]float64{
-	"sort@crossbar-10g": 0.05, "sort@switch-10g": 0.012, "wavefront@crossbar-10g": 0.015,
+	"sort@crossbar-10g": 0.04, "wavefront@crossbar-10g": 0.015,
 }
 
 // platformModel maps testdata/platforms/NAME.xml to capsim: the network
@@ -240,16 +240,21 @@ func writeRanks(t *testing.T, ranks []string) string {
 }
 
 // sgMakespan runs SimGrid's replay of index on testdata/platforms/plat.xml
-// and returns its makespan as printed, to the nanosecond; ok is false
-// where smpirun is not installed or -short is set.
-func sgMakespan(t *testing.T, index, plat string, np int) (string, bool) {
+// with the extra --cfg settings cfg and returns its makespan as printed,
+// to the nanosecond; ok is false where smpirun is not installed or -short
+// is set.
+func sgMakespan(t *testing.T, index, plat string, np int, cfg ...string) (string, bool) {
 	t.Helper()
 	if _, err := exec.LookPath("smpirun"); err != nil || testing.Short() {
 		return "", false
 	}
-	out, err := exec.Command("smpirun", "-np", fmt.Sprint(np), "-platform", "testdata/platforms/"+plat+".xml",
+	args := []string{"-np", fmt.Sprint(np), "-platform", "testdata/platforms/" + plat + ".xml",
 		"-hostfile", "testdata/hostfile16", "-replay", index, "--cfg=network/model:CM02",
-		"--log=smpi_replay.fmt:[%.9d]%e%m%n").CombinedOutput()
+		"--log=smpi_replay.fmt:[%.9d]%e%m%n"}
+	for _, c := range cfg {
+		args = append(args, "--cfg="+c)
+	}
+	out, err := exec.Command("smpirun", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("smpirun: %v\n%s", err, out)
 	}
@@ -285,5 +290,47 @@ func TestSendStall(t *testing.T) {
 	}
 	if sg, ok := sgMakespan(t, index, "crossbar-10g", 3); ok && sg != "0.001602026" {
 		t.Errorf("SimGrid's makespan is %s s, want 0.001602026 s", sg)
+	}
+}
+
+// TestAllgatherPairing pins the pairing of capsim's ring allgather with
+// SimGrid's NTSLR rather than with SimGrid's "ring". capsim's ring is
+// Thakur, Rabenseifner and Gropp's (IJHPCA 19(1), 2005, §3.1): in step k
+// every rank forwards to rank+1 the block it received from rank−1 in step
+// k−1, as SimGrid's allgather NTSLR does. SimGrid's "ring"
+// (src/smpi/colls/allgather/allgather-ring.cpp, after Faraj and Yuan)
+// sends the rank's own block to rank+k and receives from rank−k in step k,
+// so a late rank delays each other rank once instead of a wave around the
+// ring. In lockstep the two take the same time (collectives_test.go);
+// here rank 3 computes 10 us before a 120-byte allgather on 16 ranks of
+// switch-10g, and SimGrid 3.32 gives 48.446 us with NTSLR and 44.570 us
+// with ring. capsim's flow model gives 47.407 us: 2.1 % under NTSLR (the
+// late wave sends back-to-back messages that share links, and the two
+// simulators' shares differ there), 6.4 % over ring.
+func TestAllgatherPairing(t *testing.T) {
+	ranks := make([]string, 16)
+	for r := range ranks {
+		c := 0
+		if r == 3 {
+			c = 10000
+		}
+		ranks[r] = fmt.Sprintf("%d init\n%d compute %d\n%d allgather 15 15 0 0\n%d finalize\n", r, r, c, r, r)
+	}
+	index := writeRanks(t, ranks)
+	const ntslr, ring = 0.000048446, 0.000044570
+	got := indexMakespan(t, index, "switch-10g")
+	if math.Abs(got/ntslr-1) > 0.025 {
+		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±2.5 %%)", got, ntslr, got/ntslr)
+	}
+	if math.Abs(got/ring-1) < 0.05 {
+		t.Errorf("capsim %.9f s is within 5 %% of SimGrid's ring %.9f s: the ring allgather no longer differs from it", got, ring)
+	}
+	for _, c := range []struct {
+		alg  string
+		want float64
+	}{{"NTSLR", ntslr}, {"ring", ring}} {
+		if sg, ok := sgMakespan(t, index, "switch-10g", 16, "smpi/allgather:"+c.alg); ok && sg != fmt.Sprintf("%.9f", c.want) {
+			t.Errorf("SimGrid's %s allgather takes %s s, want %.9f s", c.alg, sg, c.want)
+		}
 	}
 }

@@ -36,7 +36,7 @@ hosts="$here/hostfile16"
 # SimGrid's algorithm for each collective, paired with capsim's default lowering.
 COLLS=(--cfg=smpi/barrier:ompi_bruck --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
   --cfg=smpi/allreduce:rdb --cfg=smpi/alltoall:ring --cfg=smpi/alltoallv:ring
-  --cfg=smpi/allgather:ring --cfg=smpi/gather:ompi_basic_linear --cfg=smpi/scatter:ompi_basic_linear
+  --cfg=smpi/allgather:NTSLR --cfg=smpi/gather:ompi_basic_linear --cfg=smpi/scatter:ompi_basic_linear
   --cfg=smpi/reduce_scatter:default)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
