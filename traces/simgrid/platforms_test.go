@@ -89,6 +89,14 @@ func platformMakespan(t *testing.T, name, plat string) float64 {
 func indexMakespan(t *testing.T, index, plat string) float64 {
 	t.Helper()
 	net, top := platformModel(t, plat)
+	return modelMakespan(t, index, plat, net, top)
+}
+
+// modelMakespan is capsim's makespan in seconds of the TI trace index
+// under net, or under the flow model (CM02) on top where top is not nil;
+// plat names the platform in errors.
+func modelMakespan(t *testing.T, index, plat string, net network.LogGOPS, top topo.Topology) float64 {
+	t.Helper()
 	tr, err := simgrid.Read(index, simgrid.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -331,6 +339,38 @@ func TestAllgatherPairing(t *testing.T) {
 	}{{"NTSLR", ntslr}, {"ring", ring}} {
 		if sg, ok := sgMakespan(t, index, "switch-10g", 16, "smpi/allgather:"+c.alg); ok && sg != fmt.Sprintf("%.9f", c.want) {
 			t.Errorf("SimGrid's %s allgather takes %s s, want %.9f s", c.alg, sg, c.want)
+		}
+	}
+}
+
+// TestCrossbarPlatformsFlow replays every trace on the crossbar platforms
+// with capsim's flow model on a crossbar with a private link per host
+// (crossbar:bw=…,hop_ns=…, the cluster's bandwidth and latency): the
+// model of a SimGrid <cluster>, whose hosts' concurrent messages share
+// their links. Every program is within 1 % of SimGrid, where the LogGP
+// endpoint model is 3.7 % off on the sort (TestPlatformsAgreeWithSimGrid).
+func TestCrossbarPlatformsFlow(t *testing.T) {
+	sg := readPlatformMakespans(t)
+	for _, plat := range []string{"crossbar-10g", "crossbar-100g"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "platforms", plat+".xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := clusterNet(t, b)
+		bw := regexp.MustCompile(`<cluster [^>]*\bbw="([0-9.]+)GBps"`).FindSubmatch(b)
+		spec := fmt.Sprintf("crossbar:bw=%s,hop_ns=%d", bw[1], net.Latency/2)
+		top, err := topo.Parse(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		for _, name := range traceNames {
+			key := name + "@" + plat
+			got := modelMakespan(t, filepath.Join("testdata", "ti", name+".txt"), plat, net, top)
+			ratio := got / sg[key]
+			t.Logf("%-24s SimGrid %.9f s  capsim flow on %s %.9f s  ratio %.5f", key, sg[key], spec, got, ratio)
+			if math.Abs(ratio-1) > platformTolerance {
+				t.Errorf("%s: capsim's flow model on %s %.9f s vs SimGrid %.9f s (ratio %.5f)", key, spec, got, sg[key], ratio)
+			}
 		}
 	}
 }
