@@ -86,6 +86,9 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 	if t == nil {
 		return nil, fmt.Errorf("sim: flow network without a topology")
 	}
+	if c, ok := t.(*topo.Crossbar); ok {
+		t = c.Sized(ranks)
+	}
 	if t.NumLinks() == 0 {
 		return nil, nil
 	}

@@ -145,7 +145,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 	}
 	c.Flags().StringVar(&netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'")
 	c.Flags().StringArrayVar(&netOverrides, "net-override", nil, "give selected messages their own parameters: 'comm=NAME|NUMBER,region=GLOB;L=..,o=..' (repeatable; the first match wins)")
-	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/design/network.md)")
+	c.Flags().StringVar(&topoSpec, "topology", "", "share links of a topology among messages (flow model), e.g. 'fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100', 'fattree:down=4x4x4,up=1x2x2', 'crossbar:bw=10Gb/s,hop_ns=1000' (a private link per node), 'torus:dims=8x8x8', 'dragonfly:groups=9,routers=4,hosts=4,global=2' (see docs/design/network.md)")
 	c.Flags().StringVar(&mapping, "mapping", "block", "with --topology: place ranks on nodes in blocks, round-robin, or as a file gives (one node per line, line r for rank r)")
 	c.Flags().BoolVar(&flowOpts.Neighbours, "flow-neighbours", false, "with --topology: re-rate only the flows sharing a link with a starting or ending one instead of their whole connected component: faster on large components (congested tori), but not max-min fair (docs/design/network.md)")
 	// Exact max-min fairness is the flow model's only sharing rule:

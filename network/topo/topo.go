@@ -5,7 +5,9 @@
 // Four kinds are provided, each with deterministic routing:
 //
 //   - Crossbar: every pair of nodes is connected without contention (no
-//     links); this is the behaviour of the plain LogGOPS model.
+//     links), the behaviour of the plain LogGOPS model; or, given a
+//     bandwidth, through a private up and down link per node, shared by
+//     the node's concurrent messages (a SimGrid <cluster>).
 //   - FatTree: a k-ary n-tree (Petrini and Vanneschi) of k^n hosts with
 //     D-mod-k routing and optional oversubscription of the
 //     switch-to-switch links; XGFT: an extended generalized fat-tree
@@ -60,23 +62,68 @@ type HopCounter interface {
 	Hops(src, dst int) int
 }
 
-// Crossbar connects n hosts without contention: Route returns no links.
-type Crossbar struct{ N int }
+// Crossbar connects N hosts. With Bandwidth 0 it has no links and no
+// contention: Route returns no links. With Bandwidth > 0 every host has a
+// private up link (id h) and down link (id N+h) of that bandwidth and
+// HopNs latency, and a message crosses the sender's up link and the
+// receiver's down link: a host's concurrent messages share its links, as
+// in a SimGrid <cluster> with SPLITDUPLEX links and no backbone limit.
+type Crossbar struct {
+	N         int
+	Bandwidth float64 // bytes per ns of each host link; 0: no links
+	HopNs     int64   // latency of each host link
+}
 
 // Nodes implements Topology.
 func (c *Crossbar) Nodes() int { return c.N }
 
-// NumLinks implements Topology: a crossbar has none.
-func (c *Crossbar) NumLinks() int { return 0 }
+// NumLinks implements Topology: two per host with a bandwidth, else none.
+func (c *Crossbar) NumLinks() int {
+	if c.Bandwidth > 0 {
+		return 2 * c.N
+	}
+	return 0
+}
 
-// Link implements Topology; a crossbar has no link to describe.
-func (c *Crossbar) Link(id int32) Link { return Link{} }
+// Link implements Topology: every host link has the crossbar's
+// bandwidth and latency.
+func (c *Crossbar) Link(id int32) Link { return Link{Bandwidth: c.Bandwidth, Latency: c.HopNs} }
 
-// Route implements Topology: no links.
-func (c *Crossbar) Route(buf []int32, src, dst int) []int32 { return buf }
+// Route implements Topology: src's up link and dst's down link, or none
+// without a bandwidth.
+func (c *Crossbar) Route(buf []int32, src, dst int) []int32 {
+	if c.Bandwidth <= 0 || src == dst {
+		return buf
+	}
+	return append(buf, int32(src), int32(c.N+dst))
+}
+
+// Hops implements HopCounter.
+func (c *Crossbar) Hops(src, dst int) int {
+	if c.Bandwidth <= 0 || src == dst {
+		return 0
+	}
+	return 2
+}
+
+// Sized returns c with n nodes where c leaves its size to the replay
+// (N = 0), else c.
+func (c *Crossbar) Sized(n int) *Crossbar {
+	if c.N != 0 {
+		return c
+	}
+	s := *c
+	s.N = n
+	return &s
+}
 
 // String implements Topology.
-func (c *Crossbar) String() string { return fmt.Sprintf("crossbar:nodes=%d", c.N) }
+func (c *Crossbar) String() string {
+	if c.Bandwidth > 0 {
+		return fmt.Sprintf("crossbar:nodes=%d,bw=%s,hop_ns=%d", c.N, fmtFloat(c.Bandwidth), c.HopNs)
+	}
+	return fmt.Sprintf("crossbar:nodes=%d", c.N)
+}
 
 // params holds the KEY=VALUE parameters of a spec.
 type params struct {
@@ -195,7 +242,7 @@ const maxNodes = 1 << 22
 
 // Parse reads a topology spec "KIND:KEY=VALUE,...":
 //
-//	crossbar:nodes=N
+//	crossbar:nodes=N[,bw=B[,hop_ns=H]]
 //	fattree:k=K,n=N[,oversub=S][,bw=B][,hop_ns=H]
 //	fattree:down=M1xM2…,up=W1xW2…[,links=P1xP2…][,bw=B][,hop_ns=H]
 //	torus:dims=XxY[xZ][,bw=B][,hop_ns=H]
@@ -207,7 +254,8 @@ const maxNodes = 1 << 22
 // per node, links: parallel links per parent, level by level from the
 // hosts). With wiring=simgrid a dragonfly's global may be left out (it
 // is 1). A crossbar with nodes left out (or 0) has as many nodes as the replay has
-// ranks.
+// ranks; without bw it has no links, with bw each node has a private up and
+// down link of bandwidth bw and latency hop_ns (default DefaultHopNs).
 func Parse(spec string) (Topology, error) {
 	kind, args, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	p, err := parseParams(spec, args)
@@ -220,10 +268,28 @@ func Parse(spec string) (Topology, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.done("nodes"); err != nil {
+		c := &Crossbar{N: n}
+		_, bw := p.kv["bw"]
+		if _, hop := p.kv["hop_ns"]; hop && !bw {
+			return nil, fmt.Errorf("topology %q: hop_ns needs bw (a crossbar without bw has no links)", spec)
+		}
+		if bw {
+			if n > maxNodes {
+				return nil, fmt.Errorf("topology %q: nodes=%d is more than %d", spec, n, maxNodes)
+			}
+			bw, hop, err := p.links()
+			if err != nil {
+				return nil, err
+			}
+			if hop > MaxHopNs {
+				return nil, fmt.Errorf("topology %q: hop_ns=%d is over %d", spec, hop, int64(MaxHopNs))
+			}
+			c.Bandwidth, c.HopNs = bw, hop
+		}
+		if err := p.done("nodes, bw, hop_ns"); err != nil {
 			return nil, err
 		}
-		return &Crossbar{N: n}, nil
+		return c, nil
 	case "fattree":
 		return parseFatTree(p)
 	case "torus":

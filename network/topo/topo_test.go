@@ -229,6 +229,7 @@ func TestDragonflyRoutes(t *testing.T) {
 func TestParse(t *testing.T) {
 	for _, spec := range []string{
 		"crossbar:nodes=8",
+		"crossbar:nodes=16,bw=1.25,hop_ns=1000",
 		"fattree:k=4,n=3,oversub=2,bw=12.5,hop_ns=100",
 		"torus:dims=4x4x2,bw=10,hop_ns=50",
 		"torus:dims=8,bw=10,hop_ns=50,nic=0",
@@ -266,6 +267,10 @@ func TestParse(t *testing.T) {
 		{"dragonfly:groups=3,routers=4,hosts=1,global=2,wiring=simgrid", "global=2, want 1"},
 		{"dragonfly:groups=3,routers=4,hosts=1,wiring=mesh", "consecutive or simgrid"},
 		{"torus:dims=4,hop_ns=9000000000000000000", "hop_ns"},
+		{"crossbar:nodes=8,hop_ns=100", "hop_ns needs bw"},
+		{"crossbar:nodes=8,bw=0", "positive number"},
+		{"crossbar:nodes=8,bw=1,hop_ns=9000000000000000000", "hop_ns"},
+		{"crossbar:nodes=99999999,bw=1", "more than"},
 	} {
 		_, err := Parse(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -299,7 +304,7 @@ func TestMapping(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"crossbar:nodes=8", "fattree:k=4,n=3,oversub=2", "torus:dims=4x4", "dragonfly:groups=5,routers=2,hosts=2,global=2,routing=valiant", "fattree:k=,n", "fattree:down=4x4,up=1x2,links=1x2", "dragonfly:groups=3,routers=3,hosts=1,chassis=2,wiring=simgrid"} {
+	for _, s := range []string{"crossbar:nodes=8", "crossbar:nodes=4,bw=2,hop_ns=7", "crossbar:bw=10Gb/s", "fattree:k=4,n=3,oversub=2", "torus:dims=4x4", "dragonfly:groups=5,routers=2,hosts=2,global=2,routing=valiant", "fattree:k=,n", "fattree:down=4x4,up=1x2,links=1x2", "dragonfly:groups=3,routers=3,hosts=1,chassis=2,wiring=simgrid"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -519,5 +524,41 @@ func TestFatTreeHops(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCrossbarLinks(t *testing.T) {
+	top, err := Parse("crossbar:nodes=5,bw=10Gb/s,hop_ns=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top.NumLinks() != 10 {
+		t.Fatalf("%s: %d links, want 10 (an up and a down link per node)", top, top.NumLinks())
+	}
+	checkRoutesFrom(t, top, 2, 2)
+	h := top.(HopCounter)
+	for s := range top.Nodes() {
+		for d := range top.Nodes() {
+			r := top.Route(nil, s, d)
+			if h.Hops(s, d) != len(r) {
+				t.Fatalf("Hops(%d, %d) = %d, Route has %d links", s, d, h.Hops(s, d), len(r))
+			}
+			if s != d && !slices.Equal(r, []int32{int32(s), int32(5 + d)}) {
+				t.Errorf("route %d→%d = %v, want [%d %d]: the sender's up link, the receiver's down link", s, d, r, s, 5+d)
+			}
+		}
+	}
+	if l := top.Link(3); l.Bandwidth != 1.25 || l.Latency != 1000 {
+		t.Errorf("link 3 = %+v, want 1.25 GB/s and 1000 ns", l)
+	}
+	plain, err := Parse("crossbar:nodes=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.NumLinks() != 0 || len(plain.Route(nil, 0, 1)) != 0 {
+		t.Errorf("%s has links, want none", plain)
+	}
+	if c := (&Crossbar{Bandwidth: 1}).Sized(7); c.Nodes() != 7 || c.NumLinks() != 14 {
+		t.Errorf("Sized(7) = %s with %d links, want 7 nodes and 14 links", c, c.NumLinks())
 	}
 }

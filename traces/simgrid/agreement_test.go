@@ -22,12 +22,12 @@ import (
 // testdata/record.sh: each of capsim's lowerings next to the SimGrid
 // algorithm that sends the same messages in the same rounds. SimGrid's
 // alltoallv "ring" pairs rank r with r XOR i when p is a power of two (as
-// on the 16 ranks here), so its partner is pairwise-xor; its allgather
-// "ring" sends the rank's own block to rank r+i in step i (Faraj's), so
-// its partner is shift, not the neighbour ring, which moves the same
-// bytes per round but times differently when ranks enter apart.
+// on the 16 ranks here), so its partner is pairwise-xor; SimGrid's
+// allgather "ring" sends a rank's own block to rank+i in step i (a shift
+// exchange), so capsim's ring, which forwards blocks to the right
+// neighbour, is paired with SimGrid's NTSLR (TestAllgatherPairing).
 const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=recdoub," +
-	"alltoall=pairwise,alltoallv=pairwise-xor,allgather=shift,gather=linear,scatter=linear"
+	"alltoall=pairwise,alltoallv=pairwise-xor,allgather=ring,gather=linear,scatter=linear"
 
 // platformNet derives LogGOPS parameters from the cluster of
 // testdata/cluster16.xml as docs/reference/trace-formats.md states the mapping: a
@@ -81,7 +81,7 @@ func clusterNet(t *testing.T, b []byte) network.LogGOPS {
 // NIC, TestLinkSharing; wavefront: the endpoint model's sender waits for
 // its NIC between two back-to-back sends, TestSendStall).
 var tolerance = map[string]float64{"jacobi": 0.01, "cg": 0.01, "fft": 0.01, "master": 0.01,
-	"mg": 0.01, "sort": 0.03, "wavefront": 0.015}
+	"mg": 0.01, "sort": 0.02, "wavefront": 0.015}
 
 // traceNames lists the recorded traces in testdata/ti.
 var traceNames = []string{"jacobi", "cg", "fft", "master", "mg", "sort", "wavefront"}
@@ -202,7 +202,7 @@ func TestLogGOPSReceiveRule(t *testing.T) {
 	net := platformNet(t)
 	net.LogGP = false
 	// The traces docs/reference/trace-formats.md discusses; under LogGOPS sort
-	// is 2.2 % below SimGrid and wavefront 3.9 % above.
+	// is 1.3 % below SimGrid and wavefront 3.9 % above.
 	for _, name := range []string{"jacobi", "cg", "fft", "master"} {
 		ratio := capsimMakespan(t, name, net) / want[name]
 		t.Logf("%-7s LogGOPS / SimGrid %.4f", name, ratio)

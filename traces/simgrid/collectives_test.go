@@ -56,7 +56,8 @@ var collPairs = []collPair{
 	{"alltoall", "ring", "pairwise", false},
 	{"allgather", "bruck", "bruck", false},
 	{"allgather", "rdb", "recdoub", true},
-	{"allgather", "ring", "shift", false}, // Faraj's: own block to rank+k
+	{"allgather", "ring", "shift", false}, // SimGrid's ring: own block to rank+k in step k
+	{"allgather", "NTSLR", "ring", false},
 	{"allgather", "ompi_neighborexchange", "neighbor", false},
 	{"allreduce", "rab_rdb", "rabenseifner", false},
 	{"allreduce", "rdb", "recdoub", false},

@@ -39,15 +39,15 @@ const platformTolerance = 0.01
 // allowed; docs/design/simgrid-agreement.md explains each. At 10 Gb/s the
 // sample sort's alltoallv has ranks drift apart so that a host's link
 // carries two of its messages at once: SimGrid shares the link between
-// them, the LogGP endpoint model queues them on the NIC (4.5 %,
-// TestLinkSharing); the flow model shares them as SimGrid does (0.12 %).
+// them, the LogGP endpoint model queues them on the NIC (3.7 %,
+// TestLinkSharing) and the flow model shares them as SimGrid does.
 // The wavefront sends two faces back to back and then computes: SimGrid's
 // detached sends return at once, while the LogGP endpoint model, as
 // LogGOPSim, starts the second send when the NIC has sent the first, and
 // the computation after it (1.2 % slower, TestSendStall); the flow model,
 // whose NIC takes only g, is within 0.1 %.
 var platformException = map[string]float64{
-	"sort@crossbar-10g": 0.05, "wavefront@crossbar-10g": 0.015,
+	"sort@crossbar-10g": 0.04, "wavefront@crossbar-10g": 0.015,
 }
 
 // platformModel maps testdata/platforms/NAME.xml to capsim: the network
@@ -89,11 +89,26 @@ func platformMakespan(t *testing.T, name, plat string) float64 {
 func indexMakespan(t *testing.T, index, plat string) float64 {
 	t.Helper()
 	net, top := platformModel(t, plat)
+	return modelMakespan(t, index, plat, net, top)
+}
+
+// modelMakespan is capsim's makespan in seconds of the TI trace index
+// under net, or under the flow model (CM02) on top where top is not nil;
+// plat names the platform in errors.
+func modelMakespan(t *testing.T, index, plat string, net network.LogGOPS, top topo.Topology) float64 {
+	t.Helper()
+	return modelMakespanColl(t, index, plat, net, top, pairing)
+}
+
+// modelMakespanColl is modelMakespan with the collectives lowered as the
+// --coll spec coll says.
+func modelMakespanColl(t *testing.T, index, plat string, net network.LogGOPS, top topo.Topology, coll string) float64 {
+	t.Helper()
 	tr, err := simgrid.Read(index, simgrid.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	algs, err := lower.ParseAlgorithms(pairing)
+	algs, err := lower.ParseAlgorithms(coll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,16 +255,21 @@ func writeRanks(t *testing.T, ranks []string) string {
 }
 
 // sgMakespan runs SimGrid's replay of index on testdata/platforms/plat.xml
-// and returns its makespan as printed, to the nanosecond; ok is false
-// where smpirun is not installed or -short is set.
-func sgMakespan(t *testing.T, index, plat string, np int) (string, bool) {
+// with the extra --cfg settings cfg and returns its makespan as printed,
+// to the nanosecond; ok is false where smpirun is not installed or -short
+// is set.
+func sgMakespan(t *testing.T, index, plat string, np int, cfg ...string) (string, bool) {
 	t.Helper()
 	if _, err := exec.LookPath("smpirun"); err != nil || testing.Short() {
 		return "", false
 	}
-	out, err := exec.Command("smpirun", "-np", fmt.Sprint(np), "-platform", "testdata/platforms/"+plat+".xml",
+	args := []string{"-np", fmt.Sprint(np), "-platform", "testdata/platforms/" + plat + ".xml",
 		"-hostfile", "testdata/hostfile16", "-replay", index, "--cfg=network/model:CM02",
-		"--log=smpi_replay.fmt:[%.9d]%e%m%n").CombinedOutput()
+		"--log=smpi_replay.fmt:[%.9d]%e%m%n"}
+	for _, c := range cfg {
+		args = append(args, "--cfg="+c)
+	}
+	out, err := exec.Command("smpirun", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("smpirun: %v\n%s", err, out)
 	}
@@ -286,4 +306,135 @@ func TestSendStall(t *testing.T) {
 	if sg, ok := sgMakespan(t, index, "crossbar-10g", 3); ok && sg != "0.001602026" {
 		t.Errorf("SimGrid's makespan is %s s, want 0.001602026 s", sg)
 	}
+}
+
+// TestAllgatherPairing pins the pairing of capsim's ring allgather with
+// SimGrid's NTSLR rather than with SimGrid's "ring". capsim's ring is
+// Thakur, Rabenseifner and Gropp's (IJHPCA 19(1), 2005, §3.1): in step k
+// every rank forwards to rank+1 the block it received from rank−1 in step
+// k−1, as SimGrid's allgather NTSLR does. SimGrid's "ring"
+// (src/smpi/colls/allgather/allgather-ring.cpp, after Faraj and Yuan)
+// sends the rank's own block to rank+k and receives from rank−k in step k,
+// so a late rank delays each other rank once instead of a wave around the
+// ring. In lockstep the two take the same time (collectives_test.go);
+// here rank 3 computes 10 us before a 120-byte allgather on 16 ranks of
+// switch-10g, and SimGrid 3.32 gives 48.446 us with NTSLR and 44.570 us
+// with ring. capsim's flow model gives 47.407 us: 2.1 % under NTSLR (the
+// late wave sends back-to-back messages that share links, and the two
+// simulators' shares differ there), 6.4 % over ring.
+func TestAllgatherPairing(t *testing.T) {
+	ranks := make([]string, 16)
+	for r := range ranks {
+		c := 0
+		if r == 3 {
+			c = 10000
+		}
+		ranks[r] = fmt.Sprintf("%d init\n%d compute %d\n%d allgather 15 15 0 0\n%d finalize\n", r, r, c, r, r)
+	}
+	index := writeRanks(t, ranks)
+	const ntslr, ring = 0.000048446, 0.000044570
+	got := indexMakespan(t, index, "switch-10g")
+	if math.Abs(got/ntslr-1) > 0.025 {
+		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±2.5 %%)", got, ntslr, got/ntslr)
+	}
+	if math.Abs(got/ring-1) < 0.05 {
+		t.Errorf("capsim %.9f s is within 5 %% of SimGrid's ring %.9f s: the ring allgather no longer differs from it", got, ring)
+	}
+	for _, c := range []struct {
+		alg  string
+		want float64
+	}{{"NTSLR", ntslr}, {"ring", ring}} {
+		if sg, ok := sgMakespan(t, index, "switch-10g", 16, "smpi/allgather:"+c.alg); ok && sg != fmt.Sprintf("%.9f", c.want) {
+			t.Errorf("SimGrid's %s allgather takes %s s, want %.9f s", c.alg, sg, c.want)
+		}
+	}
+}
+
+// TestCrossbarPlatformsFlow replays every trace on the crossbar platforms
+// with capsim's flow model on a crossbar with a private link per host
+// (crossbar:bw=…,hop_ns=…, the cluster's bandwidth and latency): the
+// model of a SimGrid <cluster>, whose hosts' concurrent messages share
+// their links. Every program is within 1 % of SimGrid, where the LogGP
+// endpoint model is 3.7 % off on the sort (TestPlatformsAgreeWithSimGrid).
+func TestCrossbarPlatformsFlow(t *testing.T) {
+	sg := readPlatformMakespans(t)
+	for _, plat := range []string{"crossbar-10g", "crossbar-100g"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "platforms", plat+".xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := clusterNet(t, b)
+		bw := regexp.MustCompile(`<cluster [^>]*\bbw="([0-9.]+)GBps"`).FindSubmatch(b)
+		spec := fmt.Sprintf("crossbar:bw=%s,hop_ns=%d", bw[1], net.Latency/2)
+		top, err := topo.Parse(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		for _, name := range traceNames {
+			key := name + "@" + plat
+			got := modelMakespan(t, filepath.Join("testdata", "ti", name+".txt"), plat, net, top)
+			ratio := got / sg[key]
+			t.Logf("%-24s SimGrid %.9f s  capsim flow on %s %.9f s  ratio %.5f", key, sg[key], spec, got, ratio)
+			if math.Abs(ratio-1) > platformTolerance {
+				t.Errorf("%s: capsim's flow model on %s %.9f s vs SimGrid %.9f s (ratio %.5f)", key, spec, got, sg[key], ratio)
+			}
+		}
+	}
+}
+
+// pairTolerance is the relative difference allowed between capsim's flow
+// model and SimGrid on the alltoall program (TestAlltoallPair).
+const pairTolerance = 0.025
+
+// TestAlltoallPair replays testdata/programs/alltoall.c (alltoalls of 1 to
+// 32768 doubles per block, each after a compute phase of 2 to 17 us that
+// depends on the rank) with SimGrid's alltoall pair and capsim's
+// pairwise-xor, on every platform; SimGrid's makespans are in
+// testdata/makespans-pair.txt (record.sh pair). Ranks enter each
+// exchange apart, so a rank sends its next block while its previous one
+// is still on its link: the flow model, which shares the link, is within
+// 2.5 % of SimGrid (-1.9 % at 10 Gb/s, +1.4 % at 100 Gb/s); the LogGP
+// endpoint model, which sends the blocks one after the other, is about
+// half of SimGrid's makespan. docs/design/simgrid-agreement.md discusses
+// the remaining difference.
+func TestAlltoallPair(t *testing.T) {
+	b, err := os.ReadFile("testdata/makespans-pair.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := readMakespans(t, string(b))
+	if len(sg) != len(platformNames) {
+		t.Fatalf("makespans-pair.txt has %d makespans, want %d", len(sg), len(platformNames))
+	}
+	index := filepath.Join("testdata", "ti", "alltoall.txt")
+	for _, plat := range platformNames {
+		want := sg["alltoall@"+plat]
+		net, top := platformModel(t, plat)
+		if top == nil {
+			b, err := os.ReadFile(filepath.Join("testdata", "platforms", plat+".xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bw := regexp.MustCompile(`<cluster [^>]*\bbw="([0-9.]+)GBps"`).FindSubmatch(b)
+			if top, err = topo.Parse(fmt.Sprintf("crossbar:bw=%s,hop_ns=%d", bw[1], net.Latency/2)); err != nil {
+				t.Fatal(err)
+			}
+			loggp := pairMakespan(t, index, plat, net, nil)
+			t.Logf("alltoall@%-14s SimGrid %.9f s  LogGP %.9f s  ratio %.4f", plat, want, loggp, loggp/want)
+			if loggp/want > 0.6 {
+				t.Errorf("alltoall@%s: LogGP %.9f s vs SimGrid %.9f s: the endpoint model no longer serialises a host's blocks", plat, loggp, want)
+			}
+		}
+		got := pairMakespan(t, index, plat, net, top)
+		t.Logf("alltoall@%-14s SimGrid %.9f s  flow on %s %.9f s  ratio %.4f", plat, want, top, got, got/want)
+		if math.Abs(got/want-1) > pairTolerance {
+			t.Errorf("alltoall@%s: capsim's flow model %.9f s vs SimGrid %.9f s (ratio %.4f, allowed ±%g)", plat, got, want, got/want, pairTolerance)
+		}
+	}
+}
+
+// pairMakespan is modelMakespan with the alltoall lowered as pairwise-xor.
+func pairMakespan(t *testing.T, index, plat string, net network.LogGOPS, top topo.Topology) float64 {
+	t.Helper()
+	return modelMakespanColl(t, index, plat, net, top, strings.Replace(pairing, "alltoall=pairwise,", "alltoall=pairwise-xor,", 1))
 }

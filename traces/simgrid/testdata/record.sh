@@ -6,6 +6,7 @@
 #   traces/simgrid/testdata/record.sh            # record ti/*, then replay
 #   traces/simgrid/testdata/record.sh replay     # only replay the committed traces
 #   traces/simgrid/testdata/record.sh platforms  # replay them on platforms/*.xml
+#   traces/simgrid/testdata/record.sh pair       # record ti/alltoall, replay it with alltoall pair
 #
 # Recording: each program in programs/ is compiled with smpicc and run on 16
 # ranks of cluster16.xml with `smpirun -trace-ti`. The programs charge their
@@ -27,6 +28,11 @@
 # (a crossbar and a one-switch fat tree, at 10 and 100 Gb/s); prints
 # "name@platform makespan_seconds" lines with SimGrid's date to the
 # nanosecond, the numbers in makespans-platforms.txt.
+#
+# Pair: programs/alltoall.c recorded as the others, then replayed on each
+# platform with SimGrid's alltoall "pair" (rank r exchanges with r XOR i in
+# step i; capsim's pairwise-xor) in place of ring; prints
+# "alltoall@platform makespan_seconds", the numbers in makespans-pair.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -36,7 +42,7 @@ hosts="$here/hostfile16"
 # SimGrid's algorithm for each collective, paired with capsim's default lowering.
 COLLS=(--cfg=smpi/barrier:ompi_bruck --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
   --cfg=smpi/allreduce:rdb --cfg=smpi/alltoall:ring --cfg=smpi/alltoallv:ring
-  --cfg=smpi/allgather:ring --cfg=smpi/gather:ompi_basic_linear --cfg=smpi/scatter:ompi_basic_linear
+  --cfg=smpi/allgather:NTSLR --cfg=smpi/gather:ompi_basic_linear --cfg=smpi/scatter:ompi_basic_linear
   --cfg=smpi/reduce_scatter:default)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -69,8 +75,8 @@ record_one_file() { # the master-worker trace in SimGrid's single-file form
     cat "$tmp/$(head -1 "$tmp/one.ti")"; } >"$repo/examples/traces/ti.txt"
 }
 
-replay() { # replay NAME [PLATFORM]: SimGrid's makespan of ti/NAME.txt in seconds
-  local name=$1 src="$here/ti/$1" dst="$tmp/replay/$1" platform=${2:-$plat}
+replay() { # replay NAME [PLATFORM [CFG]]: SimGrid's makespan of ti/NAME.txt in seconds
+  local name=$1 src="$here/ti/$1" dst="$tmp/replay/$1" platform=${2:-$plat} extra=${3:-}
   # SimGrid 3.32 writes MPI_ANY_SOURCE as -333 (MPI_UNDEFINED) in recv
   # lines, which its own replay then never matches; give it -555
   # (MPI_ANY_SOURCE) so it can replay the trace it wrote.
@@ -85,12 +91,19 @@ replay() { # replay NAME [PLATFORM]: SimGrid's makespan of ti/NAME.txt in second
       sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p'
   else # the date to the nanosecond
     smpirun -np $np -platform "$platform" -hostfile "$hosts" -replay "$dst.txt" \
-      --cfg=network/model:CM02 "${COLLS[@]}" '--log=smpi_replay.fmt:[%.9d]%e%m%n' 2>&1 |
+      --cfg=network/model:CM02 "${COLLS[@]}" ${extra:+"$extra"} '--log=smpi_replay.fmt:[%.9d]%e%m%n' 2>&1 |
       sed -n 's/^\[\([0-9.]*\)\] Simulation time.*/\1/p' | tail -1
   fi
 }
 
 names=(jacobi cg fft master mg sort wavefront)
+if [ "${1:-}" = pair ]; then
+  record alltoall
+  for p in "$here"/platforms/*.xml; do
+    echo "alltoall@$(basename "$p" .xml) $(replay alltoall "$p" --cfg=smpi/alltoall:pair)"
+  done
+  exit 0
+fi
 if [ "${1:-}" = platforms ]; then
   for p in "$here"/platforms/*.xml; do
     for n in "${names[@]}"; do echo "$n@$(basename "$p" .xml) $(replay "$n" "$p")"; done
