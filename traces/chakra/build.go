@@ -40,6 +40,10 @@ type Options struct {
 	// collective spans all NPUs, as when a recorded step is scaled out by
 	// data parallelism (tensor sizes stay as recorded).
 	Replicate int
+	// Roofline, when set, times COMP, MEM_LOAD and MEM_STORE nodes
+	// recorded without a duration from their num_ops and tensor_size;
+	// nodes with a recorded duration keep it.
+	Roofline *Roofline
 }
 
 // Trace is a Chakra trace and its execution graph.
@@ -136,6 +140,11 @@ func Build(files []*File, opt Options) (*Trace, error) {
 			return nil, fmt.Errorf("%s: cannot replicate %d NPU files to %d NPUs (want a multiple of %d, at most %d)", files[0].Path, k, opt.Replicate, k, graph.MaxRanks)
 		}
 		n = opt.Replicate
+	}
+	if opt.Roofline != nil {
+		if err := opt.Roofline.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", files[0].Path, err)
+		}
 	}
 	for kind, alg := range opt.Algorithm {
 		if !contains(lower.Algorithms(kind), alg) {
@@ -375,7 +384,7 @@ func equal(a, b []int32) bool {
 // call is one collective as all members of its group run it.
 type call struct {
 	kind  CollType
-	bytes int64 // comm_size
+	bytes int64 // comm_size (or tensor_size)
 	tag   int32
 }
 
@@ -467,9 +476,9 @@ func collOf(f *File, i int) (call, error) {
 	if a.Int < int64(AllReduce) || a.Int > int64(Barrier) {
 		return call{}, nodeErr(f, i, "unknown comm_type %d", a.Int)
 	}
-	s, _ := nd.Attr("comm_size")
-	if s.Int < 0 {
-		return call{}, nodeErr(f, i, "negative comm_size %d", s.Int)
+	s, err := commSize(f, i)
+	if err != nil {
+		return call{}, err
 	}
-	return call{kind: CollType(a.Int), bytes: s.Int}, nil
+	return call{kind: CollType(a.Int), bytes: s}, nil
 }
