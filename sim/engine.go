@@ -14,6 +14,11 @@
 //   - A calc starts when its CPU is free and occupies it for its duration;
 //     its dependents are released when it starts and are queued at the time
 //     their own CPU becomes free.
+//   - An operation that finds its CPU busy waits until the CPU is free and
+//     is then tried again in first-queued order with the others waiting;
+//     the engine keeps such operations in the CPU's ready queue rather
+//     than the event queue (ready.go), which changes the number of
+//     events, never a time.
 //   - A send starts when its CPU and NIC are free, costs o + (s-1)·O of CPU
 //     and g + (s-1)·G of NIC time, and puts the message on the wire to
 //     arrive o + L later. An eager send (s ≤ S) completes at once; a
