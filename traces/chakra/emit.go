@@ -47,7 +47,7 @@ func micros(f *File, i int, us uint64) (int64, error) {
 // emit adds rank r's operations for the nodes of fn: every node gets an
 // entry and an exit operation (the same one for a single operation), and
 // node i's entry requires the exits of the nodes it depends on.
-func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups map[string][]int32, n, k int, opt Options) error {
+func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, nm *namer, n, k int, opt Options) error {
 	f := fn.f
 	entry := make([]int32, len(f.Nodes))
 	exit := make([]int32, len(f.Nodes))
@@ -97,7 +97,7 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups
 			exit[i], stream[i], busy[i] = entry[i], GPUComm, true
 		case nd.Type == CommCollNode:
 			var err error
-			entry[i], exit[i], err = collective(b, r, f, i, calls[callKey{int32(r), int32(i)}], groups, opt)
+			entry[i], exit[i], err = collective(b, r, f, i, calls[callKey{int32(r), int32(i)}], nm, opt)
 			if err != nil {
 				return err
 			}
@@ -175,8 +175,9 @@ func p2p(f *File, i int, base int32, n int) (graph.Op, error) {
 
 // collective lowers collective node i of rank r between a gate and a
 // join that take no time, so that dependencies attach to one operation.
-func collective(b *graph.Builder, r int, f *File, i int, c call, groups map[string][]int32, opt Options) (entry, exit int32, err error) {
-	members := groups[groupOf(&f.Nodes[i], opt.Replicate > 0)]
+func collective(b *graph.Builder, r int, f *File, i int, c call, nm *namer, opt Options) (entry, exit int32, err error) {
+	name, _ := nm.name(&f.Nodes[i], r) // matchCalls checked it
+	members := nm.groups[name]
 	me := int32(-1)
 	for j, m := range members {
 		if m == int32(r) {
