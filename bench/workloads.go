@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -75,6 +76,47 @@ func writeRing(dir string) error {
 	return arrowtrace.WriteGraph(RingFile(dir), g)
 }
 
+// ChakraTrace returns the shared PyTorch Chakra trace (one NPU, 3,664
+// nodes): under $CAPSIM_SHARED, else in the shared folder beside the
+// module root.
+func ChakraTrace() (string, error) {
+	base := os.Getenv("CAPSIM_SHARED")
+	if base == "" {
+		root, err := testenv.FindModuleRoot()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(root, "..", "shared")
+	}
+	p := filepath.Join(base, "traces", "chakra", "pytorch-kineto-1rank", "chakra.0.et")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("the PyTorch Chakra trace (set CAPSIM_SHARED to the shared folder): %w", err)
+	}
+	return p, nil
+}
+
+// ChakraFile is the PyTorch Chakra trace's place in dir (a link to
+// ChakraTrace).
+func ChakraFile(dir string) string { return filepath.Join(dir, "chakra-pytorch", "chakra.0.et") }
+
+func linkChakra(dir string) error {
+	src, err := ChakraTrace()
+	if err != nil {
+		return err
+	}
+	if src, err = filepath.Abs(src); err != nil {
+		return err
+	}
+	dst := ChakraFile(dir)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.Symlink(src, dst)
+}
+
 // replayGraph times sim.Run on g.
 func replayGraph(g *graph.Graph, opt sim.Options) (Measure, error) {
 	return timed(func() (int64, error) {
@@ -103,6 +145,13 @@ func Workloads() []Workload {
 					return Measure{}, err
 				}
 				return replayGraph(g, sim.Options{})
+			},
+		},
+		{
+			Name:  "PyTorch Chakra trace replicated to 1,024 NPUs, `capsim replay --replicate 1024`",
+			Setup: linkChakra,
+			Child: func(dir string) []string {
+				return []string{"replay", ChakraFile(dir), "--replicate", "1024", "--json"}
 			},
 		},
 		{

@@ -61,7 +61,9 @@ func dissemination(p int) *graph.Graph {
 	return g
 }
 
-func benchReplay(b *testing.B, g *graph.Graph) {
+func benchReplay(b *testing.B, g *graph.Graph) { benchReplayNet(b, g, network.DefaultLogGOPS()) }
+
+func benchReplayNet(b *testing.B, g *graph.Graph, net network.LogGOPS) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := testenv.CPUTime()
@@ -69,7 +71,7 @@ func benchReplay(b *testing.B, g *graph.Graph) {
 	runtime.ReadMemStats(&m0)
 	var events int64
 	for i := 0; i < b.N; i++ {
-		res, err := Run(g, network.DefaultLogGOPS(), Options{})
+		res, err := Run(g, net, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

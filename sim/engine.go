@@ -14,6 +14,11 @@
 //   - A calc starts when its CPU is free and occupies it for its duration;
 //     its dependents are released when it starts and are queued at the time
 //     their own CPU becomes free.
+//   - An operation that finds its CPU busy waits until the CPU is free and
+//     is then tried again in first-queued order with the others waiting;
+//     the engine keeps such operations in the CPU's ready queue rather
+//     than the event queue (ready.go), which changes the number of
+//     events, never a time.
 //   - A send starts when its CPU and NIC are free, costs o + (s-1)·O of CPU
 //     and g + (s-1)·G of NIC time, and puts the message on the wire to
 //     arrive o + L later. An eager send (s ≤ S) completes at once; a
@@ -192,6 +197,11 @@ type Options struct {
 	// per-operation and per-host state, and keeps it for the next replay
 	// given the same Scratch (see Scratch).
 	Scratch *Scratch
+	// noReadyQueues puts every operation that finds its CPU busy back in
+	// the event queue, as LogGOPSim does, instead of in its CPU's ready
+	// queue (see ready.go): the reference the ready queues are tested
+	// against.
+	noReadyQueues bool
 }
 
 // Scratch is memory that replays made one after another reuse: where
@@ -208,12 +218,15 @@ type Scratch struct {
 	hosts                    []hostRec
 	sent, arrived, processed []uint64
 	heap, run                []event
+	cpuq                     []cpuQueue
+	parked                   []parked
 }
 
 // keep takes back the memory of a finished replay's engine.
 func (s *Scratch) keep(e *engine) {
 	s.ops, s.succ, s.pool, s.hosts = e.ops, e.succ, e.pool, e.hosts
 	s.heap, s.run = e.q.heap, e.q.run
+	s.cpuq, s.parked = e.cpuq, e.parked
 	if e.sent != nil {
 		s.sent, s.arrived, s.processed = e.sent, e.arrived, e.processed
 	}
@@ -445,6 +458,14 @@ type engine struct {
 	pool []qentry
 	free int32
 
+	// Per CPU slot, the operations waiting for it (see ready.go), linked
+	// in parked with a free list from parkFree; handoff is the slot whose
+	// token the last event was, -1 if none.
+	cpuq     []cpuQueue
+	parked   []parked
+	parkFree int32
+	handoff  int
+
 	events int64
 	fl     *flowEngine // nil unless Options.Flow has links
 }
@@ -566,6 +587,7 @@ func (e *engine) initState(scr *Scratch, roots, recvs int) {
 	// events follow them. At a time, about one event per rank waits.
 	e.ts = uint64(roots)
 	e.q.initFrom(max(1024, nr), scr.heap, scr.run)
+	e.initReady(scr, nr*e.ncpu)
 	// Posted receives usually dominate the matching queues; size the pool
 	// for all of them at once rather than growing it.
 	if e.pool = scr.pool[:0]; cap(e.pool) < recvs {
@@ -847,7 +869,9 @@ func (e *engine) loop() error {
 	if c := e.opt.Classes; c != nil {
 		class, classes = c.Of, c.Params
 	}
+	var last uint64 // the time of the last event
 	for {
+		e.handOff(last)
 		ev, ok := e.nextSeed()
 		if !ok {
 			if flows && e.fl.timers.due(&e.q) {
@@ -862,6 +886,9 @@ func (e *engine) loop() error {
 			}
 		}
 		e.events++
+		last = ev.time
+		token := ev.rank&tokenBit != 0
+		ev.rank &^= tokenBit
 		op := ev.op
 		typ := ev.typ()
 		rank := ev.rank
@@ -874,6 +901,9 @@ func (e *engine) loop() error {
 			cpu = h*e.ncpu + int(g.CPU[op])
 			nic = h*e.nnic + int(g.NIC[op])
 		}
+		if token {
+			e.tokenTaken(cpu)
+		}
 		hr := &e.hosts[h]
 		t := ev.time
 		switch typ {
@@ -885,8 +915,7 @@ func (e *engine) loop() error {
 			}
 			ocpu := e.cpuAt(cpu)
 			if *ocpu > t {
-				ev.time = *ocpu
-				e.q.push(ev)
+				e.wait(ev, cpu, *ocpu)
 				continue
 			}
 			dev := int32(-1)
@@ -940,8 +969,7 @@ func (e *engine) loop() error {
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicSAt(nic)
 			if ready := max(*ocpu, *onic); ready > t {
-				ev.time = ready
-				e.q.push(ev)
+				e.requeue(ev, cpu, *ocpu, *onic)
 				continue
 			}
 			if class != nil {
@@ -1023,8 +1051,7 @@ func (e *engine) loop() error {
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
 			if ready := max(*ocpu, *onic); ready > t {
-				ev.time = ready
-				e.q.push(ev)
+				e.requeue(ev, cpu, *ocpu, *onic)
 				continue
 			}
 			if class != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/traces/chakra"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
@@ -56,7 +57,8 @@ func newReplayCmd() *cobra.Command {
 		netSpec, coll, format      string
 		asJSON, libOrder, critPath bool
 		keepGaps, alignStarts      bool
-		replicate                  int
+		replicate, tp              int
+		roofline                   string
 		speed                      float64
 		netOverrides               []string
 		topoSpec, mapping          string
@@ -113,7 +115,14 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 				return usagef("--cap without --policy needs --models or --machine-power (the job's power to hold against the cap)")
 			}
 			topt := traceOptions(format, speed).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)
-			topt.Chakra.Replicate = replicate
+			topt.Chakra.Replicate, topt.Chakra.TP = replicate, tp
+			if roofline != "" {
+				rl, err := chakra.ParseRoofline(roofline)
+				if err != nil {
+					return usagef("--roofline: %v", err)
+				}
+				topt.Chakra.Roofline = rl
+			}
 			r := scenarios.TraceReplay{Trace: a[0], Import: topt, Coll: coll, Net: net, NetOverrides: netOverrides,
 				Topology: topoSpec, Mapping: mapping, Flow: flowOpts, Libstdcxx: libOrder, CritPath: critPath, Timeline: tlOpts,
 				Models: mo, CapW: pol.capW}
@@ -157,6 +166,8 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 	c.Flags().BoolVar(&flowOpts.BytesFirst, "flow-bytes-first", false, "with --topology: start a flow's bytes with its send, on its whole route, and add the route's latency after its last byte (a coarser timing: it can overstate contention several times, docs/design/network.md)")
 	c.Flags().StringVar(&coll, "coll", "", "collective algorithms for MPI traces: 'openmpi' or 'mpich' (chosen per call as those libraries do), 'default', and/or per collective, e.g. 'allreduce=ring,bcast=binomial'")
 	c.Flags().IntVar(&replicate, "replicate", 0, "replay a Chakra trace of k NPUs on this many (a multiple of k), every collective spanning all of them")
+	c.Flags().IntVar(&tp, "tp", 0, "with --replicate: tensor-parallel degree K: collectives on a recorded group within a block of K NPUs stay in each copy's block, all others span the N/K NPUs at the same position in every block (docs/reference/chakra.md)")
+	c.Flags().StringVar(&roofline, "roofline", "", "time the computations of a Chakra trace recorded without a duration from num_ops and tensor_size, as ASTRA-sim's roofline: 'ops=R[,mem=B]', peak operations/s and memory bytes/s (e.g. 'ops=989e12,mem=3.35e12'; docs/reference/chakra.md)")
 	c.Flags().StringVar(&format, "format", "", formatFlagHelp)
 	addKeepGaps(c.Flags(), &keepGaps)
 	addAlignStarts(c.Flags(), &alignStarts)

@@ -40,6 +40,18 @@ type Options struct {
 	// collective spans all NPUs, as when a recorded step is scaled out by
 	// data parallelism (tensor sizes stay as recorded).
 	Replicate int
+	// TP, with Replicate, is the degree of tensor parallelism: blocks of
+	// TP consecutive NPUs are tensor-parallel groups. A collective
+	// recorded on a group within one block stays on that group in each
+	// copy of the trace; every other collective is data parallel and spans
+	// the Replicate/TP NPUs at the rank's position in every block, with
+	// gathers and scatters re-sized to keep each NPU's block. TP must
+	// divide the number of files.
+	TP int
+	// Roofline, when set, times COMP, MEM_LOAD and MEM_STORE nodes
+	// recorded without a duration from their num_ops and tensor_size;
+	// nodes with a recorded duration keep it.
+	Roofline *Roofline
 }
 
 // Trace is a Chakra trace and its execution graph.
@@ -137,6 +149,14 @@ func Build(files []*File, opt Options) (*Trace, error) {
 		}
 		n = opt.Replicate
 	}
+	if opt.TP < 0 || opt.TP > 0 && (opt.Replicate == 0 || k%opt.TP != 0) {
+		return nil, fmt.Errorf("%s: tensor parallelism %d needs replication and must divide the %d NPU files", files[0].Path, opt.TP, k)
+	}
+	if opt.Roofline != nil {
+		if err := opt.Roofline.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", files[0].Path, err)
+		}
+	}
 	for kind, alg := range opt.Algorithm {
 		if !contains(lower.Algorithms(kind), alg) {
 			return nil, fmt.Errorf("%s: %s has no algorithm %q", files[0].Path, kind, alg)
@@ -149,17 +169,25 @@ func Build(files []*File, opt Options) (*Trace, error) {
 			return nil, err
 		}
 	}
-	groups, err := collectGroups(nodes, n, opt.Replicate > 0)
+	nm := &namer{replicate: opt.Replicate > 0, tp: opt.TP, k: k, n: n, recSize: map[string]int{}}
+	var err error
+	switch {
+	case opt.TP > 0:
+		nm.recorded, err = collectGroups(nodes, k, false)
+		nm.groups = map[string][]int32{}
+	default:
+		nm.groups, err = collectGroups(nodes, n, nm.replicate)
+	}
 	if err != nil {
 		return nil, err
 	}
-	calls, err := matchCalls(nodes, groups, n)
+	calls, err := matchCalls(nodes, nm)
 	if err != nil {
 		return nil, err
 	}
 	b := graph.NewBuilder(n)
 	for r := 0; r < n; r++ {
-		if err := emit(b, r, nodes[r%k], calls, groups, n, k, opt); err != nil {
+		if err := emit(b, r, nodes[r%k], calls, nm, n, k, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -171,7 +199,7 @@ func Build(files []*File, opt Options) (*Trace, error) {
 	if span := spans(nodes); span != nil && opt.Replicate == 0 {
 		g.Recorded = &graph.Recorded{SpanNs: span}
 	}
-	return &Trace{Files: files, Graph: g, Groups: groups}, nil
+	return &Trace{Files: files, Graph: g, Groups: nm.groups}, nil
 }
 
 func contains(s []string, x string) bool {
@@ -375,28 +403,19 @@ func equal(a, b []int32) bool {
 // call is one collective as all members of its group run it.
 type call struct {
 	kind  CollType
-	bytes int64 // comm_size
+	bytes int64 // comm_size (or tensor_size)
 	tag   int32
 }
 
 // callKey names one rank's collective node: rank and node index.
 type callKey struct{ rank, node int32 }
 
-// groupOf returns the process group of collective node i.
-func groupOf(nd *Node, replicate bool) string {
-	if replicate {
-		return ""
-	}
-	a, _ := nd.Attr("pg_name")
-	return a.Str
-}
-
 // matchCalls pairs the collective nodes of every group's members: the
 // j-th call on a group in one member's file order is the j-th in every
 // other's, and must agree on kind and size.
-func matchCalls(nodes []*fileNodes, groups map[string][]int32, n int) (map[callKey]call, error) {
-	k := len(nodes)
-	replicate := n != k
+func matchCalls(nodes []*fileNodes, nm *namer) (map[callKey]call, error) {
+	k, n := len(nodes), nm.n
+	groups := nm.groups
 	perGroup := map[string]map[int32][]int32{} // group → rank → its calls
 	for r := 0; r < n; r++ {
 		fn := nodes[r%k]
@@ -405,8 +424,8 @@ func matchCalls(nodes []*fileNodes, groups map[string][]int32, n int) (map[callK
 				continue
 			}
 			nd := &fn.f.Nodes[i]
-			name := groupOf(nd, replicate)
-			members, ok := groups[name]
+			name, ok := nm.name(nd, r)
+			members := groups[name]
 			if !ok {
 				return nil, nodeErr(fn.f, i, "process group %q is not declared by a process_group:init node", name)
 			}
@@ -444,6 +463,7 @@ func matchCalls(nodes []*fileNodes, groups map[string][]int32, n int) (map[callK
 				if err != nil {
 					return nil, err
 				}
+				c.bytes = resize(c.kind, c.bytes, nm.recSize[name], len(members))
 				c.tag = lower.CollectiveTagBase + int32((inst+int64(j))*lower.TagsPerCall)
 				if r != first {
 					rc := calls[callKey{first, ref[j]}]
@@ -467,9 +487,9 @@ func collOf(f *File, i int) (call, error) {
 	if a.Int < int64(AllReduce) || a.Int > int64(Barrier) {
 		return call{}, nodeErr(f, i, "unknown comm_type %d", a.Int)
 	}
-	s, _ := nd.Attr("comm_size")
-	if s.Int < 0 {
-		return call{}, nodeErr(f, i, "negative comm_size %d", s.Int)
+	s, err := commSize(f, i)
+	if err != nil {
+		return call{}, err
 	}
-	return call{kind: CollType(a.Int), bytes: s.Int}, nil
+	return call{kind: CollType(a.Int), bytes: s}, nil
 }

@@ -47,7 +47,7 @@ func micros(f *File, i int, us uint64) (int64, error) {
 // emit adds rank r's operations for the nodes of fn: every node gets an
 // entry and an exit operation (the same one for a single operation), and
 // node i's entry requires the exits of the nodes it depends on.
-func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups map[string][]int32, n, k int, opt Options) error {
+func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, nm *namer, n, k int, opt Options) error {
 	f := fn.f
 	entry := make([]int32, len(f.Nodes))
 	exit := make([]int32, len(f.Nodes))
@@ -76,6 +76,13 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups
 			if err != nil {
 				return err
 			}
+			if nd.DurationMicros == 0 && opt.Roofline != nil {
+				if m, ok, err := opt.Roofline.nodeNs(f, i); err != nil {
+					return err
+				} else if ok {
+					ns = m
+				}
+			}
 			entry[i] = calc(ns)
 			exit[i], stream[i], busy[i] = entry[i], cpu, ns > 0
 		case nd.Type == MetadataNode:
@@ -90,7 +97,7 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, groups
 			exit[i], stream[i], busy[i] = entry[i], GPUComm, true
 		case nd.Type == CommCollNode:
 			var err error
-			entry[i], exit[i], err = collective(b, r, f, i, calls[callKey{int32(r), int32(i)}], groups, opt)
+			entry[i], exit[i], err = collective(b, r, f, i, calls[callKey{int32(r), int32(i)}], nm, opt)
 			if err != nil {
 				return err
 			}
@@ -138,7 +145,10 @@ func fence(b *graph.Builder, r int, deps [][]int32, exit []int32, stream []uint8
 // the replica (peers are numbered within it).
 func p2p(f *File, i int, base int32, n int) (graph.Op, error) {
 	nd := &f.Nodes[i]
-	size, _ := nd.Attr("comm_size")
+	size, err := commSize(f, i)
+	if err != nil {
+		return graph.Op{}, err
+	}
 	tag, _ := nd.Attr("comm_tag")
 	peerAttr := "comm_dst"
 	if nd.Type == CommRecvNode {
@@ -150,16 +160,14 @@ func p2p(f *File, i int, base int32, n int) (graph.Op, error) {
 		return graph.Op{}, nodeErr(f, i, "no %s attribute", peerAttr)
 	case peer.Int < 0 || base+int32(min(peer.Int, 1<<30)) >= int32(n):
 		return graph.Op{}, nodeErr(f, i, "%s %d is not an NPU (0..%d)", peerAttr, peer.Int, n-1)
-	case size.Int < 0:
-		return graph.Op{}, nodeErr(f, i, "negative comm_size %d", size.Int)
 	case tag.Int < 0 || tag.Int >= int64(lower.CollectiveTagBase):
 		return graph.Op{}, nodeErr(f, i, "comm_tag %d outside 0..%d", tag.Int, lower.CollectiveTagBase-1)
 	}
 	var op graph.Op
 	if nd.Type == CommSendNode {
-		op = graph.SendOp(size.Int, base+int32(peer.Int), int32(tag.Int))
+		op = graph.SendOp(size, base+int32(peer.Int), int32(tag.Int))
 	} else {
-		op = graph.RecvOp(size.Int, base+int32(peer.Int), int32(tag.Int))
+		op = graph.RecvOp(size, base+int32(peer.Int), int32(tag.Int))
 	}
 	op.CPU = GPUComm
 	return op, nil
@@ -167,8 +175,9 @@ func p2p(f *File, i int, base int32, n int) (graph.Op, error) {
 
 // collective lowers collective node i of rank r between a gate and a
 // join that take no time, so that dependencies attach to one operation.
-func collective(b *graph.Builder, r int, f *File, i int, c call, groups map[string][]int32, opt Options) (entry, exit int32, err error) {
-	members := groups[groupOf(&f.Nodes[i], opt.Replicate > 0)]
+func collective(b *graph.Builder, r int, f *File, i int, c call, nm *namer, opt Options) (entry, exit int32, err error) {
+	name, _ := nm.name(&f.Nodes[i], r) // matchCalls checked it
+	members := nm.groups[name]
 	me := int32(-1)
 	for j, m := range members {
 		if m == int32(r) {

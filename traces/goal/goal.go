@@ -306,7 +306,9 @@ const (
 var tokenClass = [256]uint8{' ': classSpace, '\t': classSpace, '\r': classSpace, ':': classPunct, '{': classPunct, '}': classPunct}
 
 // tokenize splits a line on white space and around ':', '{' and '}'; the
-// tokens are slices of s.
+// tokens are slices of s. A number directly followed by the keyword tag,
+// cpu or nic is two tokens, as LogGOPSim's scanner reads it (ATLAHS's
+// generator writes "cpu 3nic 0").
 func (p *parser) tokenize(s []byte) [][]byte {
 	toks := p.toks[:0]
 	for i := 0; i < len(s); {
@@ -321,12 +323,38 @@ func (p *parser) tokenize(s []byte) [][]byte {
 			for j < len(s) && tokenClass[s[j]] == classWord {
 				j++
 			}
+			if k := j - 3; k > i && numberThenKeyword(s[i:k], s[k:j]) {
+				toks = append(toks, s[i:k])
+				i = k
+			}
 			toks = append(toks, s[i:j])
 			i = j
 		}
 	}
 	p.toks = toks
 	return toks
+}
+
+// numberThenKeyword reports whether num is a decimal number (with an
+// optional leading '-') and kw one of the keywords tag, cpu and nic.
+func numberThenKeyword(num, kw []byte) bool {
+	switch string(kw) {
+	case "tag", "cpu", "nic":
+	default:
+		return false
+	}
+	if num[0] == '-' {
+		num = num[1:]
+	}
+	if len(num) == 0 {
+		return false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) parseLine(raw []byte) error {
@@ -595,7 +623,7 @@ func (p *parser) msg(send bool, t [][]byte) (graph.Op, error) {
 			op.CPU = uint8(v)
 		case "nic":
 			pos = 3
-			v, err := p.count(val, "nic", graph.MaxCPU)
+			v, err := p.count(val, "nic", graph.MaxNIC)
 			if err != nil {
 				return graph.Op{}, err
 			}

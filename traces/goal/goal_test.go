@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/internal/testenv"
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -132,6 +134,11 @@ func TestErrorsNameLine(t *testing.T) {
 		{"unterminated comment", "num_ranks 1\n/* x\n", "unterminated /* comment"},
 		{"self dep", "num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l1\n}\n", "s.goal:4: l1 depends on itself"},
 		{"tag order", "num_ranks 2\nrank 0 {\nl1: send 1b to 1 cpu 0 tag 3\n}\n", "out of order"},
+		{"nic range", "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0 cpu 0 nic 256\n}\n", "s.goal:3: nic 256 out of range"},
+		{"cpu range", "num_ranks 1\nrank 0 {\n\nl1: calc 5 cpu 300\n}\n", "s.goal:4: cpu 300 out of range"},
+		{"nic on calc", "num_ranks 1\nrank 0 {\nl1: calc 5 cpu 1 nic 0\n}\n", "s.goal:3: after calc N only 'cpu C' may follow"},
+		{"glued unknown keyword", "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0 cpu 3nix 0\n}\n", "s.goal:3: cpu \"3nix\""},
+		{"nic without value", "num_ranks 2\nrank 0 {\nl1: recv 1b from 1 tag 0 cpu 2nic\n}\n", "s.goal:3: \"nic\" needs a value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader(tc.text), "s.goal")
@@ -172,6 +179,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("num_ranks 1\nrank 0 {\n}\n"))
 	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 18446744072636809792\n}\nrank 1 {\nl1: recv 8b from 0 tag 18446744073709551615\n}\n"))
 	f.Add([]byte("num_ranks 2\nrank 0 { l1: send 1b to 1\n}\nrank 1 { recv 1b from 0 }\n"))
+	f.Add([]byte(atlahs))
+	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 4b to 1 tag 7 cpu 3nic 1\nl2: calc 5cpu 2\n}\nrank 1 {\nl1: recv 4b from -1tag 7 nic 1\n}\n"))
 	if files, _ := filepath.Glob("../../../shared/conformance/loggopsim/*.goal"); len(files) > 0 {
 		for _, p := range files[:3] {
 			if b, err := os.ReadFile(p); err == nil && len(b) < 8000 {
@@ -332,5 +341,74 @@ func TestImplicitLabels(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: err = %v, want %s", tc.text, err, tc.want)
 		}
+	}
+}
+
+// atlahs is a schedule as ATLAHS's NCCL generator writes one: every
+// operation names its CPU (a GPU stream) and every message its NIC, and
+// some lines glue the CPU number to "nic" as LogGOPSim's scanner allows.
+const atlahs = `num_ranks 2
+
+rank 0 {
+l1: calc 0 cpu 0
+l2: send 16b to 1 tag 3 cpu 1 nic 0
+l3: calc 1000 cpu 1
+l4: send 4096b to 1 tag 4 cpu 2nic 1
+l5: calc 0 cpu 0
+l2 requires l1
+l3 requires l2
+l4 requires l1
+l5 requires l3
+l5 requires l4
+}
+
+rank 1 {
+l1: recv 16b from 0 tag 3 cpu 1 nic 0
+l2: recv 4096b from 0 tag 4 cpu 2 nic 1
+}
+`
+
+// TestATLAHSStreams reads ATLAHS's cpu and nic fields into the graph's CPU
+// and NIC columns, and writes them back.
+func TestATLAHSStreams(t *testing.T) {
+	g, err := Parse(strings.NewReader(atlahs), "atlahs.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ cpu, nic uint8 }{{0, 0}, {1, 0}, {1, 0}, {2, 1}, {0, 0}, {1, 0}, {2, 1}}
+	if g.NumOps() != len(want) {
+		t.Fatalf("%d operations, want %d", g.NumOps(), len(want))
+	}
+	for op, w := range want {
+		if g.CPU[op] != w.cpu || g.NIC[op] != w.nic {
+			t.Errorf("%s: cpu %d nic %d, want cpu %d nic %d", g.Describe(int32(op)), g.CPU[op], g.NIC[op], w.cpu, w.nic)
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "send 4096b to 1 tag 4 cpu 2 nic 1") {
+		t.Errorf("written schedule lacks the second send's cpu and nic:\n%s", b.String())
+	}
+}
+
+// TestATLAHSStreamsOverlap replays the ATLAHS schedule: the calc on CPU 1
+// overlaps the send on CPU 2, and rank 1 processes the two messages on its
+// CPUs 1 and 2 at once (o = 100 ns, L = 1 µs, no per-byte costs).
+func TestATLAHSStreamsOverlap(t *testing.T) {
+	g, err := Parse(strings.NewReader(atlahs), "atlahs.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(g, network.NewLogGOPS(1000, 100, 0, 0, 0, 65535), sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rank 0: both sends at 0 (CPUs 1 and 2 until 100), the calc on CPU 1
+	// from 100 to 1,100. Rank 1: both messages arrive at 1,100 and take
+	// o on CPUs 1 and 2 together.
+	if got := []int64{res.Ranks[0].Finish, res.Ranks[1].Finish}; !slices.Equal(got, []int64{1100, 1200}) {
+		t.Errorf("finish times %v, want [1100 1200]", got)
 	}
 }
