@@ -227,14 +227,8 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	if !safe.binds() && better(safe.unc.met, met) {
 		return safe.unc.met, safe.unc.run, lpChoice{}, nil
 	}
-	if met.OverCapNs > 0 {
-		st, err := safe.static()
-		if err != nil {
-			return Metrics{}, nil, lpChoice{}, err
-		}
-		if better(st.met, met) {
-			return st.met, st.run, lpChoice{}, nil
-		}
+	if gm, grun, ok, err := safe.within(met, run); err != nil || ok {
+		return gm, grun, lpChoice{}, err
 	}
 	return met, run, c, nil
 }
@@ -253,6 +247,7 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 //     wherever the LP's schedule does not replay within the cap: within
 //     the cap by construction wherever the slowest P-state is.
 type capSafe struct {
+	pol  string // the policy it guards, for errors
 	sc   *Scenario
 	g    *graph.Graph
 	m    *Machine
@@ -272,15 +267,42 @@ type safeRun struct {
 // newCapSafe replays g uncapped at job cap capW on machine m, with the
 // network classes of the scenario's sweep (Scenario.Classes).
 func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64) (*capSafe, error) {
-	cls, err := sc.Classes(g, t)
+	c, err := sc.newCapGuard(policy.LP, g, t, m, net, capW)
 	if err != nil {
-		return nil, fmt.Errorf("lp policy at %g W: %w", capW, err)
+		return nil, err
 	}
-	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW}
 	if c.unc, err = c.replay(policy.Uncapped, capW); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// newCapGuard is newCapSafe without the uncapped replay, for policy pol
+// where it only needs within (min-energy: the uncapped replay is never
+// its choice).
+func (sc *Scenario) newCapGuard(pol string, g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64) (*capSafe, error) {
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s policy at %g W: %w", pol, capW, err)
+	}
+	return &capSafe{pol: pol, sc: sc, g: g, m: m, net: net, cls: cls, capW: capW}, nil
+}
+
+// within returns the guard's replay in place of met and run where they go
+// over the cap and the soonest uniform replay within it (static) is
+// better (ok true); met and run where they keep the cap.
+func (c *capSafe) within(met Metrics, run *taskRun) (Metrics, *taskRun, bool, error) {
+	if met.OverCapNs == 0 {
+		return met, run, false, nil
+	}
+	st, err := c.static()
+	if err != nil {
+		return Metrics{}, nil, false, err
+	}
+	if better(st.met, met) {
+		return st.met, st.run, true, nil
+	}
+	return met, run, false, nil
 }
 
 // binds reports whether the cap binds: the uncapped replay goes over it.
@@ -324,7 +346,7 @@ func (c *capSafe) static() (safeRun, error) {
 func (c *capSafe) replay(pol string, capW float64) (safeRun, error) {
 	met, rec, err := c.sc.replay(c.g, c.m, c.net, c.cls, pol, capW)
 	if err != nil {
-		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay at %g W: %w", c.capW, pol, capW, err)
+		return safeRun{}, fmt.Errorf("%s policy at %g W: %s replay at %g W: %w", c.pol, c.capW, pol, capW, err)
 	}
 	return safeRun{met, &taskRun{acct: rec.acct, model: rec.model, makespan: rec.res.Makespan, res: rec.res, net: rec.net, opts: rec.opts}}, nil
 }

@@ -321,6 +321,11 @@ type Sweep struct {
 	Caps     string           `toml:"caps"`     // or a range "from:to:step" in watts
 	Policies []string         `toml:"policies"` // see Policies()
 	Params   map[string][]any `toml:"params"`   // workload parameter axes
+	// SlowdownPct is the min-energy policy's deadline at every cap: this
+	// many percent above the least makespan of the trace's order under
+	// the cap (default 0: as fast as the order runs within the cap, with
+	// the least energy that takes).
+	SlowdownPct float64 `toml:"slowdown_pct"`
 }
 
 // ParseError is an error in a scenario file, naming the file, the line
@@ -828,6 +833,9 @@ func (s *Scenario) normalizeSweep() error {
 	}
 	if len(sw.Policies) == 0 {
 		sw.Policies = []string{policy.Uncapped}
+	}
+	if !(sw.SlowdownPct >= 0) || math.IsInf(sw.SlowdownPct, 0) {
+		return bad("sweep.slowdown_pct", "want a finite percentage ≥ 0, got %g", sw.SlowdownPct)
 	}
 	seen := map[string]bool{}
 	for _, p := range sw.Policies {

@@ -139,18 +139,8 @@ func (f *Frontier) solveFastest() error {
 // basis. A deadline below Fastest (beyond the solver's tolerance) is an
 // error; +Inf gives the least energy of any makespan.
 func (f *Frontier) EnergyAt(deadline float64) (float64, error) {
-	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
-		return 0, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
-	}
-	f.up[f.fin] = math.Max(deadline, f.fast) / f.tau
-	if err := f.em.SetColumnUpper(f.up); err != nil {
-		return 0, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
-	}
-	r, err := f.em.Resolve()
-	if err != nil {
-		return 0, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
-	}
-	return r.Objective * f.esc, nil
+	e, _, err := f.solveAt(deadline)
+	return e, err
 }
 
 // TimeFor returns the least makespan, in seconds, of a schedule that keeps
