@@ -68,23 +68,9 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 	if cfg.Points < 2 {
 		return nil, fmt.Errorf("frontier: %d points: want at least 2", cfg.Points)
 	}
-	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
-		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
-	if err := r.lower(); err != nil {
-		return nil, err
-	}
-	if err := r.buildLP(); err != nil {
-		return nil, err
-	}
-	opt := energy.Options{BaseW: r.m.BaseW()}
-	if cfg.CapW > 0 {
-		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
-			return nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
-		}
-	}
-	f, err := energy.New(r.d, r.o, opt)
+	f, r, err := sc.newFrontier(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("frontier: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	rep := &FrontierReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), CapW: cfg.CapW}
@@ -92,6 +78,30 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 		return nil, err
 	}
 	return rep, nil
+}
+
+// newFrontier builds the frontier's LP of cfg (RunFrontier) and returns it
+// with the run that built its DAG and order; the caller closes it.
+func (sc *Scenario) newFrontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
+	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
+		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
+	if err := r.lower(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.buildLP(); err != nil {
+		return nil, nil, err
+	}
+	opt := energy.Options{BaseW: r.m.BaseW()}
+	if cfg.CapW > 0 {
+		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
+			return nil, nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
+		}
+	}
+	f, err := energy.New(r.d, r.o, opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frontier: %w", err)
+	}
+	return f, r, nil
 }
 
 // frontierCurve fills rep from f: the curve both ways and the headline.
