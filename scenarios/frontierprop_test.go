@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
-	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/energy"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
