@@ -71,7 +71,7 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 	sec.Text = "The least energy of any schedule that keeps the trace's event order and ends by a deadline (the LP of capsim frontier, no power cap: docs/design/frontier.md), " +
 		"with every policy's replayed point and its energy above the frontier at its own makespan. " +
 		"The frontier prices a waiting core at its task's lowest power, at most what a replay charges, so no replay that keeps the order lies below it; " +
-		"a point faster than the order's least makespan left the order, and has no frontier value (–)."
+		"a replay that leaves the order (running as soon as possible, it can) may, and one faster than the order's least makespan has no frontier value (–)."
 	for _, mn := range machines {
 		m, _, err := sc.MachineByName(mn)
 		if err != nil {
@@ -82,7 +82,7 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 		if err != nil {
 			return report.Section{}, false, err
 		}
-		curve, head, err := frontierAt(ctx, f, fr)
+		curve, head, err := frontierAt(ctx, f, fr, unit, ns)
 		f.Close()
 		if err != nil {
 			return report.Section{}, false, fmt.Errorf("report: frontier of machine %s: %w", mn, err)
@@ -136,8 +136,8 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 // the frontier at every row's makespan (fr[i].frontier), the makespans in
 // increasing order so that each solve starts from the last basis, and
 // returns the curve and the headline: the energy the frontier saves at
-// the least makespan and at 5 % slower.
-func frontierAt(ctx context.Context, f *energy.Frontier, fr []frontierRow) (plotter.XYs, string, error) {
+// the least makespan and at 5 % slower (times in unit, ns nanoseconds).
+func frontierAt(ctx context.Context, f *energy.Frontier, fr []frontierRow, unit string, ns float64) (plotter.XYs, string, error) {
 	cpts, err := f.Curve(reportFrontierPoints)
 	if err != nil {
 		return nil, "", err
@@ -177,7 +177,8 @@ func frontierAt(ctx context.Context, f *energy.Frontier, fr []frontierRow) (plot
 	if err != nil {
 		return nil, "", err
 	}
-	head := fmt.Sprintf("the fastest schedule of the order (every task at its fastest configuration) ends at %s ns with %s J under the frontier's pricing; the frontier saves %.2f %% of it at that makespan and %.2f %% at 5 %% slower, and reaches its least energy, %s J, at %s ns.",
-		report.FormatNumber(fast*1e9, 9), report.FormatNumber(f.FastestEnergy(), 6), s0, s5, report.FormatNumber(least, 6), report.FormatNumber(slow*1e9, 9))
+	at := func(s float64) string { return report.FormatCell("makespan_ns", s*1e9, ns) + " " + unit }
+	head := fmt.Sprintf("the fastest schedule of the order (every task at its fastest configuration) ends at %s with %s J under the frontier's pricing; the frontier saves %.2f %% of it at that makespan and %.2f %% at 5 %% slower, and reaches its least energy, %s J, at %s.",
+		at(fast), report.FormatNumber(f.FastestEnergy(), 6), s0, s5, report.FormatNumber(least, 6), at(slow))
 	return curve, head, nil
 }
