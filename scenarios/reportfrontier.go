@@ -18,7 +18,7 @@ import (
 // is solved at.
 const reportFrontierPoints = 21
 
-// frontierPoint is one replayed point of the report's frontier section:
+// frontierRow is one replayed point of the report's frontier section:
 // its row and the frontier at its makespan.
 type frontierRow struct {
 	row      results.Row
@@ -88,19 +88,24 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 			return report.Section{}, false, fmt.Errorf("report: frontier of machine %s: %w", mn, err)
 		}
 		sec.Text += fmt.Sprintf(" On machine %s: %s", mn, head)
-		var names []string
+		// The capped policies in the order of their first rows, then the
+		// uncapped ones: the colours of the cap figures (report.Figures).
+		var names, flat []string
 		pts := map[string]plotter.XYs{}
-		var flat []string
 		var over plotter.XYs
 		for _, p := range fr {
-			if _, seen := pts[p.pol]; !seen {
+			name := p.pol
+			if math.IsNaN(p.capW) {
+				name += " (no cap)"
+			}
+			if _, seen := pts[name]; !seen {
 				if math.IsNaN(p.capW) {
-					flat = append(flat, p.pol)
+					flat = append(flat, name)
 				} else {
-					names = append(names, p.pol)
+					names = append(names, name)
 				}
 			}
-			pts[p.pol] = append(pts[p.pol], plotter.XY{X: p.t, Y: p.e})
+			pts[name] = append(pts[name], plotter.XY{X: p.t, Y: p.e})
 			if !v.withinCap(p.row) {
 				over = append(over, plotter.XY{X: p.t, Y: p.e})
 			}
@@ -117,12 +122,6 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 			sec.Rows = append(sec.Rows, []string{mn, p.pol, capS, report.FormatCell("makespan_ns", p.t, ns), report.FormatNumber(p.e, 6), fs, aj, ap})
 		}
 		names = append(names, flat...)
-		for i, n := range names {
-			if i >= len(names)-len(flat) {
-				names[i] = n + " (no cap)"
-				pts[names[i]] = pts[n]
-			}
-		}
 		fig, err := report.FrontierPlot("frontier_"+mn, "Energy vs makespan, with the energy–time frontier: "+mn, unit, ns, curve, names, pts, over)
 		if err != nil {
 			return report.Section{}, false, err
