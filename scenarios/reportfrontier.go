@@ -117,7 +117,9 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 			if !math.IsNaN(p.frontier) {
 				fs = report.FormatNumber(p.frontier, 6)
 				aj = report.FormatNumber(p.e-p.frontier, 4)
-				ap = fmt.Sprintf("%.2f", 100*(p.e-p.frontier)/p.frontier)
+				if p.frontier > 0 { // a job without work uses no energy
+					ap = fmt.Sprintf("%.2f", 100*(p.e-p.frontier)/p.frontier)
+				}
 			}
 			sec.Rows = append(sec.Rows, []string{mn, p.pol, capS, report.FormatCell("makespan_ns", p.t, ns), report.FormatNumber(p.e, 6), fs, aj, ap})
 		}
