@@ -35,7 +35,7 @@ func frontierTable(w io.Writer, bin, root, dir string, timeout time.Duration, ma
 		}
 		run, err := runWithin(timeout, bin, "frontier", "--scenario", path, "--points", fmt.Sprint(frontierPoints), "--json")
 		if run.timedOut {
-			fmt.Fprintf(w, "| %d | %d | | > %s (stopped) | | | | | | %s |\n", s.tasks(), s.ranks(), timeout, mib(run.rss))
+			fmt.Fprintf(w, "| %d | %d | | > %s (stopped) | %.1f s | | | | | %s |\n", s.tasks(), s.ranks(), timeout, run.cpu.Seconds(), mib(run.rss))
 			break
 		}
 		if err != nil {
