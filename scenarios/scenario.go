@@ -987,8 +987,11 @@ func ParseCapRange(spec string) ([]float64, error) {
 // P-states that bracket it and modulating the clock below the slowest
 // (policy.RAPLMix); "lp" replays the LP bound's schedule rounded by
 // splitting each task between two adjacent P-states; "conductor" replays
-// the Conductor baseline (optimize/conductor, default parameters). The
-// last two need MPI-trace workloads.
+// the Conductor baseline (optimize/conductor, default parameters);
+// "min-energy" replays the energy–time frontier's schedule under the cap
+// at sweep.slowdown_pct above the order's least makespan there
+// (optimize/energy), rounded as lp's. The last three need MPI-trace
+// workloads.
 func Policies() []string {
 	return policy.SweepNames()
 }
