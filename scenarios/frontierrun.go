@@ -83,14 +83,29 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 // newFrontier builds the frontier's LP of cfg (RunFrontier) and returns it
 // with the run that built its DAG and order; the caller closes it.
 func (sc *Scenario) newFrontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
+	r, err := sc.frontierDAG(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.frontier(cfg)
+}
+
+// frontierDAG builds the DAG and order of cfg's frontier (the bound's).
+func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
 		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
 	if err := r.lower(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := r.buildLP(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	return r, nil
+}
+
+// frontier builds the frontier's LP of cfg over r's DAG and order
+// (frontierDAG).
+func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
 	opt := energy.Options{BaseW: r.m.BaseW()}
 	if cfg.CapW > 0 {
 		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
