@@ -284,3 +284,42 @@ func FuzzFrontierBelowReplays(f *testing.F) {
 		checkFrontierValid(t, seed, 2, &st)
 	})
 }
+
+// TestMinEnergyScheduleBelowBound: told a least makespan below the
+// frontier LP's own (as a bound relaxed into blocks can be), the
+// min-energy schedule falls back to the LP's own least makespan.
+func TestMinEnergyScheduleBelowBound(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no CLP")
+	}
+	sc, err := Parse("frontier-prop.toml", []byte(randomFrontierScenario(rand.New(rand.NewSource(5)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &sc.Machines[0]
+	tr, _, err := sc.build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := sc.newBounder(tr, m, sc.Net())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.close()
+	capW := sc.Sweep.CapsW[1]
+	b, err := bd.solve(context.Background(), capW)
+	if err != nil || b == nil {
+		t.Fatalf("bound at %g W: %v", capW, err)
+	}
+	want, err := minEnergySchedule(bd, capW, b.Makespan, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := minEnergySchedule(bd, capW, 0.5*b.Makespan, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.Makespan-want.Makespan) > 1e-6*want.Makespan || math.Abs(got.Energy-want.Energy) > 1e-6*want.Energy {
+		t.Errorf("below the bound: %.9f s %.9f J; at the bound %.9f s %.9f J", got.Makespan, got.Energy, want.Makespan, want.Energy)
+	}
+}

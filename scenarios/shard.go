@@ -35,9 +35,9 @@ const (
 	costWarmLP    = 1.0
 	costGroupLP   = 3.0
 	// costMinEnergy is a min-energy point: its own frontier LP, built and
-	// solved from no basis (about 7 s of CPU on the default scenario,
+	// solved from no basis (about 3 s of CPU on the default scenario,
 	// against some 30 ms for a replay).
-	costMinEnergy = 200.0
+	costMinEnergy = 100.0
 )
 
 // replayCost is the estimated cost of replaying point p, in replays.

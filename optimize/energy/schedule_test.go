@@ -34,3 +34,34 @@ func TestMixOf(t *testing.T) {
 		}
 	}
 }
+
+// TestLeastMakespanGiven: a frontier told its least makespan (as the
+// min-energy policy tells it the bound's) solves as one that found it,
+// and reads budgets back with the time LP it has not solved yet.
+func TestLeastMakespanGiven(t *testing.T) {
+	d, o := worked(t)
+	ref := newFrontier(t, d, o, Options{BaseW: 10})
+	f := newFrontier(t, d, o, Options{BaseW: 10, LeastMakespan: ref.Fastest()})
+	if f.Fastest() != ref.Fastest() {
+		t.Fatalf("fastest %g, want %g", f.Fastest(), ref.Fastest())
+	}
+	for _, T := range []float64{1, 1.5, 2, 3} {
+		a, err := f.EnergyAt(T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ref.EnergyAt(T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(a-b) > 1e-9 {
+			t.Errorf("at %g s: %g J, want %g J", T, a, b)
+		}
+	}
+	if got, err := f.TimeFor(195); err != nil || math.Abs(got-1.5) > 1e-9 {
+		t.Errorf("195 J needs %g s (%v), want 1.5 s", got, err)
+	}
+	if _, err := New(d, o, Options{LeastMakespan: math.Inf(1)}); err == nil {
+		t.Error("an infinite least makespan is accepted")
+	}
+}
