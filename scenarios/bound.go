@@ -609,12 +609,20 @@ func roundLP(g *graph.Graph, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions
 	if err != nil {
 		return nil, err
 	}
+	return newRounded(g, d, b, ch, ro.Policy == bound.RoundStaggered, plan), nil
+}
+
+// newRounded is the schedule b of d with every task's configurations
+// chosen (ch) for replayPhased, or, where staggered, for stagger: each
+// task is then released when b starts it, and each operation and message
+// of g as the engine LP's plan starts it (when plan is not nil and of g).
+func newRounded(g *graph.Graph, d *bound.DAG, b *bound.Bound, ch []bound.Choice, staggered bool, plan *bound.Net) *rounded {
 	r := &rounded{d: d, ch: ch, times: make([]float64, len(ch)), powers: make([]float64, len(ch)),
 		parts: make([][]taskPart, len(ch)), phases: make([][]power.Phase, len(ch))}
 	for i := range ch {
 		r.set(i, false)
 	}
-	if ro.Policy == bound.RoundStaggered {
+	if staggered {
 		// A runtime following the LP's schedule starts each task when
 		// the schedule does: as soon as possible, the replay reorders
 		// events the LP keeps in order and ends later than it.
@@ -626,7 +634,7 @@ func roundLP(g *graph.Graph, d *bound.DAG, b *bound.Bound, ro bound.RoundOptions
 			r.opRel, r.msgRel = plan.Starts(b)
 		}
 	}
-	return r, nil
+	return r
 }
 
 // rounded is a rounded LP schedule as replayPhased takes it.

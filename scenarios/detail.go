@@ -355,7 +355,7 @@ func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string)
 
 // replayPolicy replays one point of any sweep policy and returns what the
 // replay recorded: the replayer's P-state policies directly, conductor and
-// lp over the LP's DAG of the MPI trace t (the lp policy's schedule rounded
+// lp and min-energy over the LP's DAG of the MPI trace t (their schedules rounded
 // as sweeps round it, staggered within the cap).
 func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
 	if !policy.IsOnDAG(pol) {
@@ -378,6 +378,12 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 			return Metrics{}, nil, perr
 		}
 		met, _, run, err = sc.replayConductor(g, bd.t, pd, po, capW, conductor.DefaultParams(), m, net)
+	} else if pol == policy.MinEnergy {
+		var ok bool
+		met, run, ok, err = sc.minEnergyPoint(context.Background(), bd, g, capW, net)
+		if err == nil && !ok {
+			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
+		}
 	} else {
 		// The bounder solves the caps of the sweep's chain before capW
 		// first and plans on its LP's fork at capW, as the sweep does: the

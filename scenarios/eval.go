@@ -116,18 +116,26 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		var met Metrics
 		var ropts sim.Options // how the point was replayed, for belowBound
 		var rnet network.LogGOPS
-		if p.Policy == policy.LP {
+		switch p.Policy {
+		case policy.LP, policy.MinEnergy:
 			var run *taskRun
-			var b *bound.Bound
-			if met, run, b, err = sc.lpPoint(ctx, bd, g, p.CapW, net); err != nil {
+			ok := false
+			if p.Policy == policy.LP {
+				var b *bound.Bound
+				met, run, b, err = sc.lpPoint(ctx, bd, g, p.CapW, net)
+				ok = b != nil
+			} else {
+				met, run, ok, err = sc.minEnergyPoint(ctx, bd, g, p.CapW, net)
+			}
+			if err != nil {
 				return err
 			}
-			if b == nil { // below the LP's least feasible cap, or no LP solver
+			if !ok { // below the LP's least feasible cap, or no LP solver
 				met = Metrics{Infeasible: true}
 			} else {
 				ropts, rnet = run.opts, run.net
 			}
-		} else {
+		default:
 			r, ok := lps.takePre(p.Index)
 			if !ok {
 				var pd *bound.DAG

@@ -68,6 +68,30 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 	if cfg.Points < 2 {
 		return nil, fmt.Errorf("frontier: %d points: want at least 2", cfg.Points)
 	}
+	f, r, err := sc.newFrontier(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rep := &FrontierReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), CapW: cfg.CapW}
+	if err := frontierCurve(ctx, f, cfg.Points, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// newFrontier builds the frontier's LP of cfg (RunFrontier) and returns it
+// with the run that built its DAG and order; the caller closes it.
+func (sc *Scenario) newFrontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
+	r, err := sc.frontierDAG(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.frontier(cfg)
+}
+
+// frontierDAG builds the DAG and order of cfg's frontier (the bound's).
+func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
 		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
 	if err := r.lower(); err != nil {
@@ -76,22 +100,23 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 	if err := r.buildLP(); err != nil {
 		return nil, err
 	}
+	return r, nil
+}
+
+// frontier builds the frontier's LP of cfg over r's DAG and order
+// (frontierDAG).
+func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
 	opt := energy.Options{BaseW: r.m.BaseW()}
 	if cfg.CapW > 0 {
 		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
-			return nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
+			return nil, nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
 		}
 	}
 	f, err := energy.New(r.d, r.o, opt)
 	if err != nil {
-		return nil, fmt.Errorf("frontier: %w", err)
+		return nil, nil, fmt.Errorf("frontier: %w", err)
 	}
-	defer f.Close()
-	rep := &FrontierReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), CapW: cfg.CapW}
-	if err := frontierCurve(ctx, f, cfg.Points, rep); err != nil {
-		return nil, err
-	}
-	return rep, nil
+	return f, r, nil
 }
 
 // frontierCurve fills rep from f: the curve both ways and the headline.

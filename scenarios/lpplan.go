@@ -228,14 +228,8 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 	if !safe.binds() && better(safe.unc.met, met) {
 		return safe.unc.met, safe.unc.run, lpChoice{}, nil
 	}
-	if met.OverCapNs > 0 {
-		st, err := safe.static()
-		if err != nil {
-			return Metrics{}, nil, lpChoice{}, err
-		}
-		if better(st.met, met) {
-			return st.met, st.run, lpChoice{}, nil
-		}
+	if gm, grun, ok, err := safe.within(met, run); err != nil || ok {
+		return gm, grun, lpChoice{}, err
 	}
 	return met, run, c, nil
 }
@@ -259,6 +253,7 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 // machine and network (guardRuns) and only their time over the cap is
 // counted again for each cap.
 type capSafe struct {
+	pol  string // the policy it guards, for errors
 	sc   *Scenario
 	g    *graph.Graph
 	m    *Machine
@@ -280,15 +275,42 @@ type safeRun struct {
 // network classes of the scenario's sweep (Scenario.Classes), keeping
 // the replays that do not depend on the cap in runs (nil: none kept).
 func (sc *Scenario) newCapSafe(g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64, runs *guardRuns) (*capSafe, error) {
-	cls, err := sc.Classes(g, t)
+	c, err := sc.newCapGuard(policy.LP, g, t, m, net, capW, runs)
 	if err != nil {
-		return nil, fmt.Errorf("lp policy at %g W: %w", capW, err)
+		return nil, err
 	}
-	c := &capSafe{sc: sc, g: g, m: m, net: net, cls: cls, capW: capW, runs: runs}
 	if c.unc, err = c.kept(policy.Uncapped, 0); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// newCapGuard is newCapSafe without the uncapped replay, for policy pol
+// where it only needs within (min-energy: the uncapped replay is never
+// its choice).
+func (sc *Scenario) newCapGuard(pol string, g *graph.Graph, t *mpi.Trace, m *Machine, net network.LogGOPS, capW float64, runs *guardRuns) (*capSafe, error) {
+	cls, err := sc.Classes(g, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s policy at %g W: %w", pol, capW, err)
+	}
+	return &capSafe{pol: pol, sc: sc, g: g, m: m, net: net, cls: cls, capW: capW, runs: runs}, nil
+}
+
+// within returns the guard's replay in place of met and run where they go
+// over the cap and the soonest uniform replay within it (static) is
+// better (ok true); met and run where they keep the cap.
+func (c *capSafe) within(met Metrics, run *taskRun) (Metrics, *taskRun, bool, error) {
+	if met.OverCapNs == 0 {
+		return met, run, false, nil
+	}
+	st, err := c.static()
+	if err != nil {
+		return Metrics{}, nil, false, err
+	}
+	if better(st.met, met) {
+		return st.met, st.run, true, nil
+	}
+	return met, run, false, nil
 }
 
 // binds reports whether the cap binds: the uncapped replay goes over it.
@@ -332,7 +354,7 @@ func (c *capSafe) static() (safeRun, error) {
 func (c *capSafe) replay(pol string, capW float64) (safeRun, error) {
 	met, rec, err := c.sc.replay(c.g, c.m, c.net, c.cls, pol, capW)
 	if err != nil {
-		return safeRun{}, fmt.Errorf("lp policy at %g W: %s replay at %g W: %w", c.capW, pol, capW, err)
+		return safeRun{}, fmt.Errorf("%s policy at %g W: %s replay at %g W: %w", c.pol, c.capW, pol, capW, err)
 	}
 	return safeRun{met, &taskRun{acct: rec.acct, model: rec.model, makespan: rec.res.Makespan, res: rec.res, net: rec.net, opts: rec.opts}}, nil
 }
@@ -363,7 +385,7 @@ func (c *capSafe) kept(pol string, capW float64) (safeRun, error) {
 func (c *capSafe) overCap(r safeRun) (safeRun, error) {
 	rep, err := r.run.acct.Report(r.run.model, r.run.makespan, c.capW)
 	if err != nil {
-		return safeRun{}, fmt.Errorf("lp policy at %g W: %w", c.capW, err)
+		return safeRun{}, fmt.Errorf("%s policy at %g W: %w", c.pol, c.capW, err)
 	}
 	r.met.OverCapNs = rep.OverCapNs
 	return r, nil

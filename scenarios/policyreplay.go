@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/capsim/capsim/compute/power"
@@ -30,15 +31,20 @@ const (
 	// PolicyLP is the LP bound's own schedule at the cap (Bailey et al.,
 	// SC'15), rounded within the cap and replayed as a sweep's lp point.
 	PolicyLP = policy.LP
+	// PolicyMinEnergy is the energy–time frontier's schedule at the cap
+	// (optimize/energy): the least energy of the trace's order by the
+	// least makespan under the cap slowed by PolicyReplay.SlowdownPct,
+	// rounded within the cap and replayed as a sweep's min-energy point.
+	PolicyMinEnergy = policy.MinEnergy
 )
 
 // ReplayPolicies lists the policies ReplayPolicy runs, in the order
 // help texts name them.
-var ReplayPolicies = []string{PolicySteering, PolicyDCTDVFS, PolicyLP}
+var ReplayPolicies = []string{PolicySteering, PolicyDCTDVFS, PolicyLP, PolicyMinEnergy}
 
 // PolicyReplay is one replay of an MPI trace under a power policy.
 type PolicyReplay struct {
-	Policy string           // PolicySteering, PolicyDCTDVFS or PolicyLP
+	Policy string           // PolicySteering, PolicyDCTDVFS, PolicyLP or PolicyMinEnergy
 	Trace  string           // the trace file (any MPI-level format importer reads)
 	Import importer.Options // how to read it
 
@@ -66,6 +72,10 @@ type PolicyReplay struct {
 	// also MessagesEngine for lp (its default).
 	LPMessages string
 	NoBound    bool // skip the LP bound (not for PolicyLP)
+	// SlowdownPct, for PolicyMinEnergy, is its deadline's slowdown over
+	// the least makespan under the cap, in percent (nil: the scenario's
+	// sweep.slowdown_pct).
+	SlowdownPct *float64
 
 	Steering SteeringOptions
 	DCTDVFS  DCTDVFSOptions
@@ -112,15 +122,18 @@ type PolicyReport struct {
 	Result   PolicyRun  `json:"policy_run"`
 	// RuntimeImprovementPct and EnergyImprovementPct compare the policy
 	// with no policy (positive = better).
-	RuntimeImprovementPct float64     `json:"runtime_improvement_pct"`
-	EnergyImprovementPct  float64     `json:"energy_improvement_pct"`
-	OverBudgetPhases      int         `json:"over_budget_phases,omitempty"`
-	SlackNs               int64       `json:"slack_ns,omitempty"`
-	CoordRounds           int         `json:"coordination_rounds,omitempty"`
-	CoordNs               int64       `json:"coordination_ns,omitempty"`
-	KnapsackJ             float64     `json:"knapsack_j,omitempty"`
-	RelaxedJ              float64     `json:"knapsack_lp_relaxation_j,omitempty"`
-	LP                    PolicyBound `json:"lp_bound"`
+	RuntimeImprovementPct float64 `json:"runtime_improvement_pct"`
+	EnergyImprovementPct  float64 `json:"energy_improvement_pct"`
+	OverBudgetPhases      int     `json:"over_budget_phases,omitempty"`
+	SlackNs               int64   `json:"slack_ns,omitempty"`
+	CoordRounds           int     `json:"coordination_rounds,omitempty"`
+	CoordNs               int64   `json:"coordination_ns,omitempty"`
+	KnapsackJ             float64 `json:"knapsack_j,omitempty"`
+	// SlowdownPct is min-energy's deadline over the least makespan
+	// under the cap, in percent.
+	SlowdownPct float64     `json:"slowdown_pct,omitempty"`
+	RelaxedJ    float64     `json:"knapsack_lp_relaxation_j,omitempty"`
+	LP          PolicyBound `json:"lp_bound"`
 }
 
 // PolicyRun is one replay's makespan and energy.
@@ -179,11 +192,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		return nil, err
 	}
 	switch r.Policy {
-	case PolicyLP:
+	case PolicyLP, PolicyMinEnergy:
 		return replayLPPolicy(ctx, r, sc, m, mi)
 	case PolicySteering, PolicyDCTDVFS:
 	default:
-		return nil, optionf("unknown --policy %q (want steering, dct-dvfs or lp)", r.Policy)
+		return nil, optionf("unknown --policy %q (want steering, dct-dvfs, lp or min-energy)", r.Policy)
 	}
 	messages := r.LPMessages
 	switch messages {
@@ -304,23 +317,33 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	return out, nil
 }
 
-// replayLPPolicy replays r.Trace under the lp policy: the LP bound's
-// schedule at r.CapW, rounded (staggered within the cap) and replayed
-// exactly as a sweep's lp point (Replayer) on the scenario's machine,
+// replayLPPolicy replays r.Trace under the lp or the min-energy policy:
+// the LP bound's schedule at r.CapW, or the energy–time frontier's,
+// rounded (staggered within the cap) and replayed exactly as a sweep's
+// point of the policy (Replayer) on the scenario's machine,
 // network and collectives (r.Net and r.Coll override the scenario's), with
 // the LP's messages from r.LPMessages (default engine). At a cap of the
 // scenario's sweep the LP is solved after the caps of its chain before
 // it, as the sweep solves it, so the makespan is the sweep's.
 func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machine, mi int) (*PolicyReport, error) {
 	if r.CapW <= 0 {
-		return nil, optionf("--policy lp needs --cap (the job power cap in W)")
+		return nil, optionf("--policy %s needs --cap (the job power cap in W)", r.Policy)
+	}
+	if r.SlowdownPct != nil {
+		if r.Policy != PolicyMinEnergy {
+			return nil, optionf("--slowdown-pct applies to --policy min-energy")
+		}
+		if v := *r.SlowdownPct; !(v >= 0) || math.IsInf(v, 0) {
+			return nil, optionf("--slowdown-pct %g: want a finite percentage ≥ 0", v)
+		}
+		sc.Sweep.SlowdownPct = *r.SlowdownPct
 	}
 	for _, o := range []struct {
 		name string
 		set  bool
 	}{{"speed", r.Import.SimGrid.Speed != 0}, {"beta", r.Beta != nil}, {"no-bound", r.NoBound}} {
 		if o.set {
-			return nil, optionf("--%s does not apply to --policy lp (it replays the scenario's models and always solves the LP)", o.name)
+			return nil, optionf("--%s does not apply to --policy %s (it replays the scenario's models and always solves the LP)", o.name, r.Policy)
 		}
 	}
 	messages := r.LPMessages
@@ -338,7 +361,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	if r.Net != nil {
 		net := *r.Net
 		if net.LogGP {
-			return nil, optionf("--net %s: --policy lp replays LogGOPS networks (a scenario's [network])", net)
+			return nil, optionf("--net %s: --policy %s replays LogGOPS networks (a scenario's [network])", net, r.Policy)
 		}
 		n := &sc.Network
 		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = Ns(net.Latency), Ns(net.Overhead), Ns(net.Gap), net.GapPerByte, net.OverheadPerByte, net.EagerLimit
@@ -356,21 +379,25 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	sc.Workload = Workload{Trace: abs, Format: r.Import.Format}
 	got := map[string]Metrics{}
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
-	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: policy.LP, CapW: r.CapW}} {
+	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
 			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, err)
 		}
 	}
-	base, lp := got[policy.Uncapped], got[policy.LP]
+	base, lp := got[policy.Uncapped], got[r.Policy]
 	if lp.Infeasible {
 		return nil, fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below its least feasible cap (capsim bound prints it)", r.Trace, r.CapW)
 	}
 	run := func(x Metrics) PolicyRun {
 		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgPowerW, PeakW: x.PeakPowerW, OverCapNs: x.OverCapNs}
 	}
-	return &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: sc.Net().String(), Baseline: run(base), Result: run(lp),
+	out := &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: sc.Net().String(), Baseline: run(base), Result: run(lp),
 		RuntimeImprovementPct: policy.Improvement(float64(base.MakespanNs), float64(lp.MakespanNs)),
 		EnergyImprovementPct:  policy.Improvement(base.EnergyJ, lp.EnergyJ),
 		LP: PolicyBound{CapW: r.CapW, BoundNs: lp.BoundNs, Status: "ok", Messages: messages,
-			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}, nil
+			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}
+	if r.Policy == PolicyMinEnergy {
+		out.SlowdownPct = sc.Sweep.SlowdownPct
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,8 @@ type ReportFiles struct {
 // PNG and SVG in dir/figures/. The page opens with what was simulated
 // (machines, network, workload, caps, policies) and the headline (the best
 // policy at every cap and its gap to the bound), then the sweep's figures
-// (makespan, gap to the bound and energy against the cap), a comparison of
+// (makespan, gap to the bound and energy against the cap), the energy–time
+// frontier with every policy's replays (frontierSection), a comparison of
 // every machine with the first, the comparison with another results folder
 // (opt.Compare), the points in detail, and the results table.
 func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
@@ -79,6 +81,14 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Summary = append(pg.Summary, headline(schema, rows, unit))
 		if pg.Figures, err = report.Figures(schema, rows); err != nil {
 			return nil, err
+		}
+		if sc != nil {
+			_, ns := report.ResultsTimeUnit(schema, rows)
+			if sec, ok, err := sc.frontierSection(context.Background(), schema, rows, unit, ns); err != nil {
+				return nil, err
+			} else if ok {
+				pg.Sections = append(pg.Sections, sec)
+			}
 		}
 	}
 	if sec, ok, err := compareMachines(schema, rows); err != nil {

@@ -115,7 +115,22 @@ func TestReportDefault(t *testing.T) {
 			t.Errorf("%s has no SVG: %v", e.Name(), err)
 		}
 	}
-	for _, name := range []string{"makespan_0", "gap_0", "energy_0", "detail_gantt", "detail_rank_power", "detail_job_power"} {
+	// The frontier section: every point of the results, none below the
+	// frontier (the default sweep's replays keep the trace's order or end
+	// above it: the closest, lp at 320 W, 2.69 % above).
+	if !strings.Contains(h, "<h2>Energy–time frontier</h2>") {
+		t.Error("report lacks the frontier section")
+	}
+	fr := regexp.MustCompile(`<tr><td>pal</td><td>([a-z-]+)</td><td>([0-9–]+)</td><td>[0-9.]+</td><td>[0-9.]+</td><td>[0-9.]+</td><td>(-?[0-9.]+)</td><td>(-?[0-9.]+)</td></tr>`).FindAllStringSubmatch(h, -1)
+	if len(fr) != len(rows) {
+		t.Errorf("the frontier table has %d points, the results %d", len(fr), len(rows))
+	}
+	for _, m := range fr {
+		if pct, _ := strconv.ParseFloat(m[4], 64); pct < 0 {
+			t.Errorf("%s at %s W: %s %% above the frontier", m[1], m[2], m[4])
+		}
+	}
+	for _, name := range []string{"makespan_0", "gap_0", "energy_0", "frontier_pal", "detail_gantt", "detail_rank_power", "detail_job_power"} {
 		if _, err := os.Stat(filepath.Join(files.Figures, name+".png")); err != nil {
 			t.Errorf("figure %s missing", name)
 		}

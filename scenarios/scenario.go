@@ -325,6 +325,11 @@ type Sweep struct {
 	Caps     string           `toml:"caps"`     // or a range "from:to:step" in watts
 	Policies []string         `toml:"policies"` // see Policies()
 	Params   map[string][]any `toml:"params"`   // workload parameter axes
+	// SlowdownPct is the min-energy policy's deadline at every cap: this
+	// many percent above the least makespan of the trace's order under
+	// the cap (default 0: as fast as the order runs within the cap, with
+	// the least energy that takes).
+	SlowdownPct float64 `toml:"slowdown_pct"`
 }
 
 // ParseError is an error in a scenario file, naming the file, the line
@@ -836,6 +841,9 @@ func (s *Scenario) normalizeSweep() error {
 	if len(sw.Policies) == 0 {
 		sw.Policies = []string{policy.Uncapped}
 	}
+	if !(sw.SlowdownPct >= 0) || math.IsInf(sw.SlowdownPct, 0) {
+		return bad("sweep.slowdown_pct", "want a finite percentage ≥ 0, got %g", sw.SlowdownPct)
+	}
 	seen := map[string]bool{}
 	for _, p := range sw.Policies {
 		pol, err := policy.Lookup(p)
@@ -986,8 +994,11 @@ func ParseCapRange(spec string) ([]float64, error) {
 // P-states that bracket it and modulating the clock below the slowest
 // (policy.RAPLMix); "lp" replays the LP bound's schedule rounded by
 // splitting each task between two adjacent P-states; "conductor" replays
-// the Conductor baseline (optimize/conductor, default parameters). The
-// last two need MPI-trace workloads.
+// the Conductor baseline (optimize/conductor, default parameters);
+// "min-energy" replays the energy–time frontier's schedule under the cap
+// at sweep.slowdown_pct above the order's least makespan there
+// (optimize/energy), rounded as lp's. The last three need MPI-trace
+// workloads.
 func Policies() []string {
 	return policy.SweepNames()
 }

@@ -720,15 +720,16 @@ func splitChains(groups [][]Point, caps []float64) [][]Point {
 	return out
 }
 
-// splitLP splits the lp policy's groups into one group a point still to
-// compute: the lp policy plans each cap on a fork of its chain's LP at
-// the cap (lpPoint), so its points run on any worker, in any order, once
-// their chain has solved their cap, and a point computed before needs
-// nothing replayed again.
+// splitLP splits the lp and min-energy policies' groups into one group a
+// point still to compute: the lp policy plans each cap on a fork of its
+// chain's LP at the cap (lpPoint), the min-energy policy on an LP of its
+// own (minEnergyPoint), so their points run on any worker, in any order,
+// once their chain has solved their cap, and a point computed before
+// needs nothing replayed again.
 func splitLP(groups [][]Point) [][]Point {
 	var out [][]Point
 	for _, g := range groups {
-		if g[0].Policy != policy.LP {
+		if g[0].Policy != policy.LP && g[0].Policy != policy.MinEnergy {
 			out = append(out, g)
 			continue
 		}
@@ -756,7 +757,7 @@ func feedRank(pol string) int {
 	switch pol {
 	case policy.LP:
 		return 0
-	case policy.Conductor:
+	case policy.Conductor, policy.MinEnergy:
 		return 1
 	case policy.Uncapped:
 		return 3
@@ -872,7 +873,7 @@ func preReplays(tasks []task, workers int) []task {
 		case policy.Uncapped:
 			early = append(early, tk)
 			continue
-		case policy.LP:
+		case policy.LP, policy.MinEnergy:
 		default:
 			if tk.pts[0].Pattern == 0 {
 				early = append(early, task{pts: tk.pts, pre: true})

@@ -3,7 +3,7 @@
 //
 //	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs/perf]
 //	                   [-md docs/perf/README.md]
-//	                   [-tables workloads,scaling,bound,lp,sweep] [-bound-timeout 3m] [-bound-max-tasks 3e7]
+//	                   [-tables workloads,scaling,bound,lp,sweep,frontier] [-bound-timeout 3m] [-bound-max-tasks 3e7]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
@@ -16,7 +16,9 @@
 // not fit in memory), the LP alone on a synthetic DAG (bound.SyncDAG)
 // from 10^3 to 2·10^7 tasks under the same limits, and the
 // points per second of a 20-cap × 4-policy sweep of the default scenario
-// with 1 and 2 workers. Where CAPSIM_LOGGOPSIM names a
+// with 1 and 2 workers, and the energy–time frontier's points per second
+// (`capsim frontier` on the LP table's stencil at 10^3, 10^4 and 10^5
+// tasks, under the same timeout and size limit). Where CAPSIM_LOGGOPSIM names a
 // LogGOPSim binary (and CAPSIM_TXT2BIN its txt2bin), the reference ring
 // allreduce is also run through LogGOPSim side by side, with the ratios,
 // and every finish time LogGOPSim prints (each host's up to 16 ranks, the
@@ -84,7 +86,7 @@ func main() {
 	plotPath := flag.String("plot", "", "draw the scaling series (time and memory per event) into this folder (scaling_time, scaling_memory; PNG and SVG)")
 	mdPath := flag.String("md", "", "also write the tables as a Markdown page to this file (docs/perf/README.md for make bench), once every table is done")
 	scalingOnly := flag.Bool("scaling-only", false, "run only the scaling series (-tables scaling)")
-	tables := flag.String("tables", "workloads,scaling,bound,lp,sweep", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound (capsim bound on the stencil), lp (the LP alone on a synthetic DAG), sweep")
+	tables := flag.String("tables", "workloads,scaling,bound,lp,sweep,frontier", "the tables to print, comma-separated: workloads (with the peer comparison), scaling, bound (capsim bound on the stencil), lp (the LP alone on a synthetic DAG), sweep, frontier (capsim frontier on the stencil)")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
 	boundMax := flag.Float64("bound-max-tasks", 3e7, "LP tables: the largest size, in tasks (a size that would not fit in the machine's memory is not run: its row says so)")
 	child := flag.String("child", "", "internal: run one workload (w:INDEX, s:INDEX or the synthetic LP l:INDEX) or a workload's setup (p:INDEX) in this process")
@@ -101,10 +103,10 @@ func main() {
 	want := map[string]bool{}
 	for _, t := range strings.Split(*tables, ",") {
 		switch t = strings.TrimSpace(t); t {
-		case "workloads", "scaling", "bound", "lp", "sweep":
+		case "workloads", "scaling", "bound", "lp", "sweep", "frontier":
 			want[t] = true
 		default:
-			fmt.Fprintf(os.Stderr, "bench: -tables: unknown table %q (want workloads, scaling, bound, lp or sweep)\n", t)
+			fmt.Fprintf(os.Stderr, "bench: -tables: unknown table %q (want workloads, scaling, bound, lp, sweep or frontier)\n", t)
 			os.Exit(2)
 		}
 	}
@@ -396,6 +398,11 @@ func run(w io.Writer, o options) error {
 	}
 	if o.tables["sweep"] {
 		if err := sweepTable(w, bin, tmp, runs); err != nil {
+			return err
+		}
+	}
+	if o.tables["frontier"] {
+		if err := frontierTable(w, bin, root, tmp, o.boundTimeout, o.boundMaxTasks); err != nil {
 			return err
 		}
 	}

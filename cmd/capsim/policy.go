@@ -27,6 +27,7 @@ type policyFlags struct {
 	speed, capW, beta       float64
 	lpMessages              string
 	noBound, asJSON         bool
+	slowdownPct             float64
 	keepGaps, alignStarts   bool
 	steering                scenarios.SteeringOptions
 	predict                 string
@@ -42,7 +43,8 @@ var policyOwnFlags = map[string][]string{
 	scenarios.PolicySteering: {"beta", "no-bound", "speed", "strict-lt", "decision-ns", "predict"},
 	scenarios.PolicyDCTDVFS: {"beta", "no-bound", "speed", "threads", "serial", "thread-overhead", "tdvfs-ns", "epsilon",
 		"coordination-pct", "wait-cap", "objective", "strategy", "granularity", "switch-penalty-ns"},
-	scenarios.PolicyLP: nil,
+	scenarios.PolicyLP:        nil,
+	scenarios.PolicyMinEnergy: {"slowdown-pct"},
 }
 
 // register defines the flags of policy name on f: the common ones (cap,
@@ -63,8 +65,8 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		}
 	}
 	if !inReplay {
-		f.StringVar(&p.netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'"+map[bool]string{true: " (default: the scenario's [network])"}[name == scenarios.PolicyLP])
-		f.StringVar(&p.coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'"+map[bool]string{true: " (default: the scenario's)"}[name == scenarios.PolicyLP])
+		f.StringVar(&p.netSpec, "net", "loggops", "network model, e.g. 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096'"+map[bool]string{true: " (default: the scenario's [network])"}[onLP(name)])
+		f.StringVar(&p.coll, "coll", "", "collective algorithms for MPI traces, e.g. 'allreduce=ring,bcast=binomial'"+map[bool]string{true: " (default: the scenario's)"}[onLP(name)])
 		f.StringVar(&p.format, "format", "", formatFlagHelp)
 		addKeepGaps(f, &p.keepGaps)
 		addAlignStarts(f, &p.alignStarts)
@@ -74,9 +76,10 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		}
 	}
 	capHelp := map[string]string{
-		scenarios.PolicySteering: "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state)",
-		scenarios.PolicyDCTDVFS:  "job power cap in W of the LP bound (default: the policy's peak)",
-		scenarios.PolicyLP:       "job power cap in W the LP's schedule holds (required)",
+		scenarios.PolicySteering:  "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state)",
+		scenarios.PolicyDCTDVFS:   "job power cap in W of the LP bound (default: the policy's peak)",
+		scenarios.PolicyLP:        "job power cap in W the LP's schedule holds (required)",
+		scenarios.PolicyMinEnergy: "job power cap in W the frontier's schedule holds (required)",
 	}[name]
 	if inReplay {
 		capHelp = "job power cap in W, with --models or --machine-power: the cap the job's power is checked against (energy.over_cap_ns) and drawn against on the timeline"
@@ -86,12 +89,15 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 	f.StringVar(&p.machine, "machine", "", "machine of the scenario (default: its first)")
 	lpHelp := "the LP bound's messages: replay (measured on a replay at the fastest configurations; the default) or loggops (uncontended cost, optimistic)"
 	switch name {
-	case scenarios.PolicyLP:
+	case scenarios.PolicyLP, scenarios.PolicyMinEnergy:
 		lpHelp = "the LP's messages: engine (the engine's LogGOPS semantics as rows, as sweeps and capsim bound; the default), replay (measured on a replay at the fastest configurations) or loggops (uncontended cost, optimistic)"
 	case "":
 		lpHelp = "the LP bound's messages: engine (--policy lp only, and its default), replay (the default of steering and dct-dvfs) or loggops"
 	}
 	f.StringVar(&p.lpMessages, "lp-messages", "", lpHelp)
+	if own["slowdown-pct"] {
+		f.Float64Var(&p.slowdownPct, "slowdown-pct", 0, "the deadline, in percent above the least makespan of the trace's order under the cap (default: the scenario's sweep.slowdown_pct)")
+	}
 	if own["no-bound"] {
 		f.BoolVar(&p.noBound, "no-bound", false, "skip the LP bound")
 	}
@@ -146,7 +152,7 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 			return usageError{err}
 		}
 		r.Net = &net
-	} else if p.name != scenarios.PolicyLP {
+	} else if !onLP(p.name) {
 		// Parsed as before for the replay's default, which lp leaves
 		// to the scenario.
 		if _, err := network.ParseSpec(p.netSpec); err != nil {
@@ -158,6 +164,9 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 	}
 	if changed("beta") {
 		r.Beta = &p.beta
+	}
+	if p.name == scenarios.PolicyMinEnergy && changed("slowdown-pct") {
+		r.SlowdownPct = &p.slowdownPct
 	}
 	if p.name == scenarios.PolicySteering {
 		if r.Steering.Predict, err = steering.ParsePrediction(p.predict); err != nil {
@@ -226,6 +235,16 @@ network and collectives (--net and --coll override the scenario's). At a
 cap of the scenario's sweep the LP is solved after the caps of its chain
 before it, as the sweep solves it, so the makespan is the sweep's.`,
 			`  capsim policy lp stencil.arrow --cap 320 --scenario my.toml --json`},
+		scenarios.PolicyMinEnergy: {"The energy–time frontier's schedule at a cap and deadline, rounded within the cap and replayed",
+			`min-energy solves the energy–time frontier's LP (capsim frontier: the
+fixed-event-order LP of Bailey et al., SC'15, minimising energy subject to
+makespan ≤ T) under --cap, at the deadline T that is --slowdown-pct above
+the least makespan of the trace's order under the cap, rounds its schedule
+to the machine's configurations within the cap as the lp policy does, and
+replays it exactly as a sweep's min-energy point on the scenario's
+machine, network and collectives. It reports the replay beside the
+uncapped one and the LP bound at the cap.`,
+			`  capsim policy min-energy stencil.arrow --cap 340 --slowdown-pct 5 --json`},
 	}
 	for _, name := range scenarios.ReplayPolicies {
 		p := &policyFlags{name: name}
@@ -258,13 +277,16 @@ func writePolicy(w io.Writer, out scenarios.PolicyReport, asJSON bool) error {
 }
 
 func printPolicy(w io.Writer, r scenarios.PolicyReport) {
-	if r.Policy == policy.LP {
+	switch r.Policy {
+	case policy.LP:
 		fmt.Fprintf(w, "trace     %s\npolicy    lp on machine %s: the LP's schedule at %g W, rounded within the cap and replayed\nnetwork   %s\n", r.Trace, r.Machine, r.LP.CapW, r.Network)
-	} else {
+	case policy.MinEnergy:
+		fmt.Fprintf(w, "trace     %s\npolicy    min-energy on machine %s: the frontier's schedule at %g W, %g %% above the least makespan there, rounded within the cap and replayed\nnetwork   %s\n", r.Trace, r.Machine, r.LP.CapW, r.SlowdownPct, r.Network)
+	default:
 		fmt.Fprintf(w, "trace     %s\npolicy    %s on machine %s\nnetwork   %s\nphases    %d\n", r.Trace, r.Policy, r.Machine, r.Network, r.Phases)
 	}
 	switch r.Policy {
-	case policy.LP:
+	case policy.LP, policy.MinEnergy:
 	case policy.Steering:
 		fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
 	default:
@@ -279,7 +301,7 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	row := func(name string, x scenarios.PolicyRun) {
 		fmt.Fprintf(tw, "%s\t%d\t%.6f\t%.3f\t%.3f\t\n", name, x.MakespanNs, x.EnergyJ, x.AvgW, x.PeakW)
 	}
-	if r.Policy == policy.LP {
+	if onLP(r.Policy) {
 		row("uncapped", r.Baseline)
 	} else {
 		row("no policy", r.Baseline)
@@ -290,7 +312,7 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	row(r.Policy, r.Result)
 	tw.Flush()
 	fmt.Fprintf(w, "\nimprovement vs no policy: runtime %.2f %%, energy %.2f %%\n", r.RuntimeImprovementPct, r.EnergyImprovementPct)
-	if r.Policy == policy.LP && r.Result.OverCapNs > 0 {
+	if onLP(r.Policy) && r.Result.OverCapNs > 0 {
 		fmt.Fprintf(w, "time above the cap: %d ns\n", r.Result.OverCapNs)
 	}
 	if r.Policy == policy.Steering && r.Result.OverCapNs > 0 {
@@ -347,3 +369,7 @@ Figs. 23–24).`,
 	c.Flags().IntVar(&iters, "iterations", 0, "iterations per stencil (default 20)")
 	return c
 }
+
+// onLP reports whether policy name replays a sweep point on the
+// scenario's models (lp, min-energy), rather than a policy's own replay.
+func onLP(name string) bool { return name == scenarios.PolicyLP || name == scenarios.PolicyMinEnergy }

@@ -27,7 +27,7 @@ func TestShardMergeReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report: %d %s", code, stderr)
 	}
-	if !strings.Contains(out, "7 figures") { // makespan, gap, energy; gantt, rank power, job power, frontier
+	if !strings.Contains(out, "8 figures") { // makespan, gap, energy; energy–time frontier; gantt, rank power, job power, task frontier
 		t.Errorf("report said %q", out)
 	}
 	page, err := os.ReadFile(filepath.Join(merged, "report.html"))
@@ -39,7 +39,7 @@ func TestShardMergeReport(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	for _, f := range []string{"detail_gantt.png", "detail_rank_power.svg", "detail_job_power.png", "detail_task_frontier.svg", "makespan_0.png", "gap_0.svg"} {
+	for _, f := range []string{"detail_gantt.png", "detail_rank_power.svg", "detail_job_power.png", "detail_task_frontier.svg", "makespan_0.png", "gap_0.svg", "frontier_pal.svg"} {
 		if _, err := os.Stat(filepath.Join(merged, "figures", f)); err != nil {
 			t.Error(err)
 		}

@@ -45,6 +45,11 @@ type Options struct {
 	// between every two events (the bound's LP cap: the job cap less
 	// BaseW).
 	CapW float64
+	// LeastMakespan, when positive, is the least makespan of the order
+	// (under the cap), in seconds, where the caller knows it (the bound's
+	// LP at the same cap): New takes it for Fastest instead of solving
+	// the time LP, which TimeFor then solves when first asked.
+	LeastMakespan float64
 }
 
 // Frontier is the LP of one DAG and order, built once and solved at many
@@ -75,8 +80,9 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("energy: %w", err)
 	}
-	if !(opt.BaseW >= 0) || math.IsInf(opt.BaseW, 0) || !(opt.CapW >= 0) || math.IsInf(opt.CapW, 0) {
-		return nil, fmt.Errorf("energy: base %g W and cap %g W: want finite numbers ≥ 0", opt.BaseW, opt.CapW)
+	if !(opt.BaseW >= 0) || math.IsInf(opt.BaseW, 0) || !(opt.CapW >= 0) || math.IsInf(opt.CapW, 0) ||
+		!(opt.LeastMakespan >= 0) || math.IsInf(opt.LeastMakespan, 0) {
+		return nil, fmt.Errorf("energy: base %g W, cap %g W and least makespan %g s: want finite numbers ≥ 0", opt.BaseW, opt.CapW, opt.LeastMakespan)
 	}
 	f := &Frontier{d: d, o: o, opt: opt, tau: o.Makespan}
 	if !(f.tau > 0) {
@@ -98,6 +104,10 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 		return nil, fmt.Errorf("energy: loading the LP: %w", err)
 	}
 	f.rlo, f.rup = tp.RowLo, tp.RowUp
+	if opt.LeastMakespan > 0 {
+		f.fast = opt.LeastMakespan
+		return f, nil
+	}
 	if err := f.solveFastest(); err != nil {
 		f.Close()
 		return nil, err
@@ -139,18 +149,8 @@ func (f *Frontier) solveFastest() error {
 // basis. A deadline below Fastest (beyond the solver's tolerance) is an
 // error; +Inf gives the least energy of any makespan.
 func (f *Frontier) EnergyAt(deadline float64) (float64, error) {
-	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
-		return 0, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
-	}
-	f.up[f.fin] = math.Max(deadline, f.fast) / f.tau
-	if err := f.em.SetColumnUpper(f.up); err != nil {
-		return 0, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
-	}
-	r, err := f.em.Resolve()
-	if err != nil {
-		return 0, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
-	}
-	return r.Objective * f.esc, nil
+	e, _, err := f.solveAt(deadline)
+	return e, err
 }
 
 // TimeFor returns the least makespan, in seconds, of a schedule that keeps

@@ -15,6 +15,7 @@ const (
 	Conductor  = "conductor"
 	Steering   = "steering"
 	DCTDVFS    = "dct-dvfs"
+	MinEnergy  = "min-energy"
 )
 
 // Policy is one power policy capsim replays: its name and what it needs.
@@ -51,6 +52,8 @@ func All() []Policy {
 			Capped: true, OnDAG: true, NeedsLP: true, Sweep: true, Replay: true},
 		{Name: Conductor, Summary: "the Conductor runtime (Marathe et al., ISC'15; Bailey et al., SC'15, §4.2)",
 			Capped: true, OnDAG: true, Sweep: true},
+		{Name: MinEnergy, Summary: "the energy–time frontier's schedule at the least makespan under the cap slowed by sweep.slowdown_pct: the least energy of the trace's order by that deadline, rounded and staggered within the cap",
+			Capped: true, OnDAG: true, NeedsLP: true, Sweep: true, Replay: true},
 		{Name: Steering, Summary: "Dynamic Power Steering over the bulk-synchronous phases (optimize/policy/steering)",
 			Capped: true, Replay: true},
 		{Name: DCTDVFS, Summary: "dynamic concurrency throttling and DVFS per phase (optimize/policy/dctdvfs)",

@@ -18,6 +18,7 @@ func TestLookup(t *testing.T) {
 		{StaticRAPL, true, false, false, true},
 		{LP, true, true, true, true},
 		{Conductor, true, true, false, true},
+		{MinEnergy, true, true, true, true},
 		{Steering, true, false, false, false},
 		{DCTDVFS, true, false, false, false},
 	} {
@@ -39,7 +40,7 @@ func TestLookup(t *testing.T) {
 	if IsCapped("rapl") || IsOnDAG("rapl") || NeedsSolver("rapl") {
 		t.Error("an unknown policy has properties")
 	}
-	if got := fmt.Sprint(SweepNames()); got != "[uncapped static static-rapl lp conductor]" {
+	if got := fmt.Sprint(SweepNames()); got != "[uncapped static static-rapl lp conductor min-energy]" {
 		t.Errorf("SweepNames = %s", got)
 	}
 }
@@ -51,5 +52,5 @@ func ExampleLookup() {
 	fmt.Println(err)
 	// Output:
 	// conductor true true false <nil>
-	// unknown policy "rapl" (want one of uncapped, static, static-rapl, lp, conductor, steering, dct-dvfs)
+	// unknown policy "rapl" (want one of uncapped, static, static-rapl, lp, conductor, min-energy, steering, dct-dvfs)
 }

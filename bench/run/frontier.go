@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// frontierSizes are the frontier table's sizes: the LP bound table's
+// first three (10^3, 10^4 and 10^5 tasks).
+var frontierSizes = boundSizes[:3]
+
+// frontierPoints is how many deadlines (and as many budgets) the table's
+// runs solve.
+const frontierPoints = 11
+
+// frontierTable prints the energy–time frontier's table: `capsim
+// frontier` on the stencil of the LP table at each size up to maxTasks
+// (engine messages, no cap), each under timeout, stopping at the first
+// size that exceeds it. Points/s counts the deadlines and budgets solved
+// (the DAG, its order and the LP's build included) per second of wall
+// and of CPU time.
+func frontierTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTasks int) error {
+	fmt.Fprintf(w, "\nEnergy–time frontier (`capsim frontier --points %d` on examples/bound/stencil32.toml scaled as the LP table, engine messages, no cap: %d deadlines and %d budgets a run, the DAG, its order and the LP's build included; one run each, at most %s):\n\n",
+		frontierPoints, frontierPoints, frontierPoints, timeout)
+	fmt.Fprintf(w, "| tasks | ranks | points | wall | CPU | points/s (wall) | points/s (CPU) | saved at 0 %% | saved at 5 %% | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range frontierSizes {
+		if s.tasks() > maxTasks {
+			break
+		}
+		path, _, err := boundScenario(root, dir, s, "engine")
+		if err != nil {
+			return err
+		}
+		run, err := runWithin(timeout, bin, "frontier", "--scenario", path, "--points", fmt.Sprint(frontierPoints), "--json")
+		if run.timedOut {
+			fmt.Fprintf(w, "| %d | %d | | > %s (stopped) | %.1f s | | | | | %s |\n", s.tasks(), s.ranks(), timeout, run.cpu.Seconds(), mib(run.rss))
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("capsim frontier on %d tasks: %w", s.tasks(), err)
+		}
+		var rep struct {
+			Points   []json.RawMessage `json:"points"`
+			ByBudget []json.RawMessage `json:"by_budget"`
+			Saved0   float64           `json:"saved_pct_at_0"`
+			Saved5   float64           `json:"saved_pct_at_5"`
+		}
+		if err := json.Unmarshal(run.out, &rep); err != nil {
+			return fmt.Errorf("capsim frontier on %d tasks: %w", s.tasks(), err)
+		}
+		n := len(rep.Points) + len(rep.ByBudget)
+		fmt.Fprintf(w, "| %d | %d | %d | %.1f s | %.1f s | %.2f | %.2f | %.2f %% | %.2f %% | %s |\n", s.tasks(), s.ranks(), n, run.wall.Seconds(), run.cpu.Seconds(),
+			float64(n)/run.wall.Seconds(), float64(n)/run.cpu.Seconds(), rep.Saved0, rep.Saved5, mib(run.rss))
+	}
+	return nil
+}
