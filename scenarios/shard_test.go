@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,6 +200,51 @@ func TestPlanKeepsLPTogether(t *testing.T) {
 	for _, tc := range []struct{ tasks, cut, want int }{{160, 0, 160}, {512, 0, 512}, {640, 0, 64}, {640, -1, 640}, {640, 100, 100}, {50, 100, 50}, {0, 0, 1}} {
 		if got := blockTasks(tc.tasks, tc.cut); got != tc.want {
 			t.Errorf("blockTasks(%d, %d) = %d, want %d", tc.tasks, tc.cut, got, tc.want)
+		}
+	}
+}
+
+// shapeTOML is the default scenario swept over 12 workloads: iterations
+// 10 to 80 (160 to 1280 tasks; the LPs of 640 and more are cut into
+// blocks of 64) and three balances.
+func shapeScenario(t *testing.T) *Scenario {
+	t.Helper()
+	text := string(Default()) + "\n[sweep.params]\niterations = [10, 20, 40, 80]\nbalance = [0.25, 0.5, 1.0]\n"
+	sc, err := Parse("shape.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// The cost model's estimate of each workload's work agrees with the CPU
+// time measured for it (CAPSIM_SWEEP_TRACE spans of a one-worker sweep of
+// shapeScenario: groups and replays, mean of the three balances) within
+// 20 %, and so ranks the workloads as measured: 80 iterations cost the
+// most, and 20 more than 40 (whose LP is cut into blocks). Weighing the lp
+// policy's point as one replay put 20 iterations above 80.
+func TestShardCostModel(t *testing.T) {
+	sc := shapeScenario(t)
+	measured := map[int]float64{10: 0.49, 20: 1.45, 40: 1.15, 80: 2.49} // CPU seconds
+	w := sc.workloadWeights()
+	est := map[int]float64{}
+	pts := sc.Points()
+	for _, c := range PlanWeights(pts, 1, w)[0] { // one shard: no workload split
+		est[int(c.group[0].Params["iterations"].(int64))] += c.cost / 1e6 / 3
+	}
+	t.Logf("estimated %v, measured %v", est, measured)
+	for it, m := range measured {
+		if e := est[it]; e < m/1.2 || e > m*1.2 {
+			t.Errorf("%d iterations: estimated %.2f s, measured %.2f s", it, e, m)
+		}
+	}
+	if !(est[80] > est[20] && est[20] > est[40] && est[40] > est[10]) {
+		t.Errorf("estimates %v do not rank as measured", est)
+	}
+	for _, n := range []int{2, 3, 4, 5} {
+		loads := shardLoads(PlanWeights(pts, n, w))
+		if r := slices.Max(loads) / slices.Min(loads); r > planImbalance {
+			t.Errorf("%d shards: estimated loads %v, max/min %.3f > %.2f", n, loads, r, planImbalance)
 		}
 	}
 }
