@@ -30,19 +30,23 @@ func ParseShard(s string) (Shard, error) {
 // T·B (T compute tasks solved in blocks of B; a simplex on a block costs
 // about its size squared, so the blocks of a workload cost T·B). Fitted
 // to the spans of one-worker sweeps (CAPSIM_SWEEP_TRACE) of the default
-// scenario at 10 to 80 iterations (160 to 1280 tasks, exact and cut
-// LPs): a replay 0.17–0.20 µs per operation, a Conductor replay 0.40–0.42,
-// one cap of an LP chain 0.69–0.78 µs per T·B, building the LP 1.0–1.3.
-// The lp policy's point is the largest share of a sweep (55 % of the
-// CPU): it probes its cap at about 7.2 headrooms (each a warm re-solve, a
-// rounding and a staggered replay, 1.0 µs per operation and 0.025 µs per
-// T·B).
+// scenario at 10 to 80 iterations (160 to 1280 tasks, exact and cut LPs)
+// and of gpu-node: a replay 0.17–0.20 µs per operation, a Conductor
+// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A cap costs by
+// how deep it binds (weight.depth): one cap of an LP chain 1.5 µs per T·B
+// at full depth, falling linearly to almost nothing at the uncapped run's
+// average power and above (0.7 against 220 ms on gpu-node's CPU machine),
+// and the lp policy's point, the largest share of a sweep (55 % of the
+// CPU), probes a binding cap at about 7.9 headrooms (each a warm
+// re-solve, a rounding and a staggered replay, 1.0 µs per operation and
+// 0.025 µs per T·B) and any other once.
 const (
 	usReplayOp    = 0.18
 	usConductorOp = 0.41
-	usChainTB     = 0.74
+	usChainTB     = 1.5
+	usFreeTB      = 0.01
 	usBuildTB     = 1.1
-	lpProbes      = 7.2
+	lpProbes      = 7.9
 	usProbeOp     = 1.0
 	usProbeTB     = 0.025
 )
@@ -54,31 +58,33 @@ func pointCost(p Point, w weight) float64 {
 	case policy.Conductor:
 		return usConductorOp * w.replay
 	case policy.LP:
-		return lpProbes * (usProbeOp*w.replay + usProbeTB*w.solve)
+		probes := 1.0
+		if w.depth(p.CapW) > 0 {
+			probes = lpProbes
+		}
+		return probes * (usProbeOp*w.replay + usProbeTB*w.solve)
 	}
 	return usReplayOp * w.replay
 }
 
-// chainCost is the estimated cost, in µs, of solving the LP of size tb
-// at the caps a part of caps lo ≤ k < hi of n needs: in each chain of caps
-// (lpchain.Split) that it touches, the caps from the chain's first up to
-// its last one in the part. A chain's caps cost less as they rise (the
-// lowest is solved from scratch and binds the most; the highest barely
-// binds: measured 117 down to 11 ms on a 1280-task workload), which the
-// estimate follows linearly: cap j of a chain of L weighs 2(L−j)/(L+1)
-// chain solves, L in all.
-func chainCost(n, lo, hi int, tb float64) float64 {
+// chainCost is the estimated cost, in µs, of solving the LP of workload w
+// at the caps of group g (one point per cap) that a part of its caps
+// lo ≤ k < hi needs: in each chain of caps (lpchain.Split) that it
+// touches, the caps from the chain's first up to its last one in the part.
+// A cap costs by how deep it binds (weight.depth): the lowest caps of a
+// chain cost the most (measured 117 down to 11 ms on a 1280-task
+// workload), and caps that do not bind almost nothing.
+func chainCost(g []Point, lo, hi int, w weight) float64 {
 	c := 0.0
-	for _, r := range lpchain.Split(n) {
+	for _, r := range lpchain.Split(len(g)) {
 		if r[1] <= lo || r[0] >= hi {
 			continue
 		}
-		l := float64(r[1] - r[0])
-		for j := 0; j < min(hi, r[1])-r[0]; j++ {
-			c += 2 * (l - float64(j)) / (l + 1)
+		for k := r[0]; k < min(hi, r[1]); k++ {
+			c += usFreeTB + usChainTB*w.depth(g[k].CapW)
 		}
 	}
-	return c * usChainTB * tb
+	return c * w.solve
 }
 
 // chunk is a run of consecutive points of one group: a shard's unit of
@@ -103,16 +109,33 @@ type part struct {
 	cost   float64
 }
 
-// weight is the size of one workload: the operations a replay runs and
-// its LP's T·B (see Weights).
-type weight struct{ replay, solve float64 }
+// weight is the size of one workload: the operations a replay runs, its
+// LP's T·B, and the job powers between which its caps bind (see Weights).
+type weight struct{ replay, solve, avgW, floorW float64 }
+
+// depth is how deep cap capW binds the workload, from 0 at the uncapped
+// run's average power and above to 1 at the least power of every rank
+// busy at the slowest P-state (and below); 1 where the average is not
+// known.
+func (w weight) depth(capW float64) float64 {
+	if w.avgW <= 0 || math.IsInf(w.avgW, 0) {
+		return 1
+	}
+	if capW >= w.avgW {
+		return 0
+	}
+	if w.floorW >= w.avgW || capW <= w.floorW {
+		return 1
+	}
+	return (w.avgW - capW) / (w.avgW - w.floorW)
+}
 
 // capped reports whether group g has one point per cap (a capped policy).
 func capped(g []Point) bool { return g[0].Policy != policy.Uncapped }
 
 func newPart(groups [][]Point, lo, hi int, w weight) part {
 	pt := part{groups: groups, lo: lo, hi: hi, w: w}
-	caps := 0
+	var caps []Point // a capped group: the caps of the workload
 	for _, g := range groups {
 		if !capped(g) {
 			if lo == 0 {
@@ -122,13 +145,15 @@ func newPart(groups [][]Point, lo, hi int, w weight) part {
 			}
 			continue
 		}
-		caps = max(caps, len(g))
+		if len(g) > len(caps) {
+			caps = g
+		}
 		for _, p := range g[min(lo, len(g)):min(hi, len(g))] {
 			pt.cost += pointCost(p, w)
 		}
 	}
-	if caps > 0 && w.solve > 0 {
-		pt.cost += usBuildTB*w.solve + chainCost(caps, lo, min(hi, caps), w.solve)
+	if len(caps) > 0 && w.solve > 0 {
+		pt.cost += usBuildTB*w.solve + chainCost(caps, lo, min(hi, len(caps)), w)
 	}
 	return pt
 }
@@ -198,6 +223,12 @@ type Weights struct {
 	// Solve is the size T·B of the workload's LP (T compute tasks solved
 	// in blocks of B), 0 where it has none.
 	Solve func(Point) float64
+	// Power, where not nil, gives the job power of the point's workload
+	// uncapped (its average) and at its least (every rank busy at the
+	// slowest P-state): the LP's caps cost by how deep between the two
+	// they are, and little at or above the average. Nil: every cap costs
+	// as the deepest.
+	Power func(Point) (avgW, floorW float64)
 }
 
 // PlanWeights is Plan with the sizes of replays and LP solves given apart.
@@ -224,7 +255,11 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 		if !ok {
 			i = len(parts)
 			byKey[k] = i
-			parts = append(parts, part{w: weight{w.Replay(cur[0]), w.Solve(cur[0])}})
+			wt := weight{replay: w.Replay(cur[0]), solve: w.Solve(cur[0])}
+			if w.Power != nil {
+				wt.avgW, wt.floorW = w.Power(cur[0])
+			}
+			parts = append(parts, part{w: wt})
 		}
 		parts[i].groups = append(parts[i].groups, cur)
 		cur = nil
@@ -380,7 +415,10 @@ func (s *Scenario) workloadSizes() func(Point) float64 {
 // above 512, which makes larger workloads' LPs cheaper than some smaller
 // ones'), and nothing for an execution-graph workload, which has no LP.
 // Workloads are built once per distinct parameter set; one that cannot be
-// built weighs 1 (the sweep reports its error).
+// built weighs 1 (the sweep reports its error). The power from which caps
+// bind is the average of an uncapped replay, once per machine and
+// parameter set (one replay's time, against the hundreds of replays and
+// solves the sweep runs per workload).
 func (s *Scenario) workloadWeights() Weights {
 	type wt struct{ replay, solve float64 }
 	cache := map[string]wt{}
@@ -408,7 +446,36 @@ func (s *Scenario) workloadWeights() Weights {
 		cache[key] = v
 		return v
 	}
-	return Weights{Replay: func(p Point) float64 { return get(p).replay }, Solve: func(p Point) float64 { return get(p).solve }}
+	type pw struct{ avg, floor float64 }
+	powers := map[string]pw{}
+	power := func(p Point) (float64, float64) {
+		key := lpKey(p)
+		if v, ok := powers[key]; ok {
+			return v.avg, v.floor
+		}
+		v := pw{math.Inf(1), 0}
+		sc, params := s.at(p.Params)
+		if p.Machine < len(sc.Machines) {
+			m := &sc.Machines[p.Machine]
+			if t, g, err := sc.build(params); err == nil && g.NumOps() > 0 {
+				if cls, err := sc.Classes(g, t); err == nil {
+					if met, _, err := sc.replay(g, m, sc.Net(), cls, policy.Uncapped, 0); err == nil {
+						v.avg = float64(met.AvgPowerW)
+					}
+				}
+			}
+			least := math.Inf(1)
+			for _, ps := range m.PStates {
+				least = min(least, ps.ActivePowerW)
+			}
+			if !math.IsInf(least, 0) {
+				v.floor = m.BaseW() + float64(m.Ranks())*least
+			}
+		}
+		powers[key] = v
+		return v.avg, v.floor
+	}
+	return Weights{Replay: func(p Point) float64 { return get(p).replay }, Solve: func(p Point) float64 { return get(p).solve }, Power: power}
 }
 
 // blockTasks is the size of the blocks an engine LP of tasks compute

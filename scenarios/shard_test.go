@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,5 +247,32 @@ func TestShardCostModel(t *testing.T) {
 		if r := slices.Max(loads) / slices.Min(loads); r > planImbalance {
 			t.Errorf("%d shards: estimated loads %v, max/min %.3f > %.2f", n, loads, r, planImbalance)
 		}
+	}
+}
+
+// Caps at or above a workload's uncapped average power cost the LP almost
+// nothing (gpu-node's CPU machine averages 400 W: its LP chain took 219
+// ms at 300 W and 1 ms at each cap from 400 to 900 W), so the plan weighs
+// a workload by the caps that bind on its machine, not by their number.
+func TestShardCostBindingCaps(t *testing.T) {
+	sc, err := Load(filepath.Join("..", "examples", "scenarios", "gpu-node.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sc.workloadWeights()
+	var g []Point // the CPU machine's static group: one point per cap
+	for _, p := range sc.Points() {
+		if p.Machine == 0 && p.Policy == "static" {
+			g = append(g, p)
+		}
+	}
+	avg, floor := w.Power(g[0])
+	if math.Abs(avg-400) > 1 || floor <= 0 || floor >= avg {
+		t.Fatalf("power %g W average, %g W least; want 400 and a lower floor", avg, floor)
+	}
+	wt := weight{replay: w.Replay(g[0]), solve: w.Solve(g[0]), avgW: avg, floorW: floor}
+	first, rest := chainCost(g, 0, 1, wt), chainCost(g, 0, len(g), wt)-chainCost(g, 0, 1, wt)
+	if rest > first/10 {
+		t.Errorf("caps 400-900 W estimated %.0f µs against %.0f µs at 300 W", rest, first)
 	}
 }
