@@ -115,16 +115,16 @@ type weight struct{ replay, solve, avgW, floorW float64 }
 
 // depth is how deep cap capW binds the workload, from 0 at the uncapped
 // run's average power and above to 1 at the least power of every rank
-// busy at the slowest P-state (and below); 1 where the average is not
-// known.
+// busy at the slowest P-state; 0 below that, where the LP has no schedule
+// and says so at once (stencil32's LP at 800 W: 0.04 ms, against 39 ms at
+// 900 W); 1 where the average is not known.
 func (w weight) depth(capW float64) float64 {
-	if w.avgW <= 0 || math.IsInf(w.avgW, 0) {
+	switch {
+	case w.avgW <= 0 || math.IsInf(w.avgW, 0):
 		return 1
-	}
-	if capW >= w.avgW {
+	case capW >= w.avgW || capW < w.floorW:
 		return 0
-	}
-	if w.floorW >= w.avgW || capW <= w.floorW {
+	case w.floorW >= w.avgW:
 		return 1
 	}
 	return (w.avgW - capW) / (w.avgW - w.floorW)
