@@ -2,9 +2,12 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -22,33 +25,72 @@ func ParseShard(s string) (Shard, error) {
 	return sh, nil
 }
 
-// Estimated costs, in units of one replay of a point's workload
-// (measured on the default sweep: a replay, a warm LP re-solve and a
-// Conductor replay cost about the same; the first capped point of a
-// workload pays for the calibration replay and the cold LP solve on top).
-// The LP of a workload (machine and parameters) is shared by the groups of
-// every capped policy in one process, and each cap is solved once for all
-// of them (the bound column), so LP work counts once per workload and cap.
+// Estimated CPU costs, in µs, per unit of the quantity that the work
+// scales with: operations replayed (a workload's NumOps) or the LP's size
+// T·B (T compute tasks solved in blocks of B; a simplex on a block costs
+// about its size squared, so the blocks of a workload cost T·B). Fitted
+// to the spans of one-worker sweeps (CAPSIM_SWEEP_TRACE) of the default
+// scenario at 10 to 80 iterations (160 to 1280 tasks, exact and cut LPs)
+// and of gpu-node: a replay 0.17–0.20 µs per operation, a Conductor
+// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A cap costs by
+// how deep it binds (weight.depth): one cap of an LP chain 1.5 µs per T·B
+// at full depth, falling linearly to almost nothing at the uncapped run's
+// average power and above (0.7 against 220 ms on gpu-node's CPU machine),
+// and the lp policy's point, the largest share of a sweep (55 % of the
+// CPU), probes a binding cap at about 7.9 headrooms (each a warm
+// re-solve, a rounding and a staggered replay, 1.0 µs per operation and
+// 0.025 µs per T·B) and any other once.
 const (
-	costReplay    = 1.0
-	costConductor = 1.3
-	costWarmLP    = 1.0
-	costGroupLP   = 3.0
-	// costMinEnergy is a min-energy point: its own frontier LP, built and
-	// solved from no basis (about 3 s of CPU on the default scenario,
-	// against some 30 ms for a replay).
-	costMinEnergy = 100.0
+	usReplayOp    = 0.18
+	usConductorOp = 0.41
+	usChainTB     = 1.5
+	usFreeTB      = 0.01
+	usBuildTB     = 1.1
+	lpProbes      = 7.9
+	usProbeOp     = 1.0
+	usProbeTB     = 0.025
+	// usMinEnergyOp is a min-energy point: its own frontier LP, built and
+	// solved from no basis, about 100 replays of its workload (3 s of CPU
+	// on the default scenario, against some 30 ms for a replay).
+	usMinEnergyOp = 100 * usReplayOp
 )
 
-// replayCost is the estimated cost of replaying point p, in replays.
-func replayCost(p Point) float64 {
+// pointCost is the estimated CPU cost of point p, in µs, beside the LP
+// chain that solves its cap (chainCost): w gives its workload's size.
+func pointCost(p Point, w weight) float64 {
 	switch p.Policy {
 	case policy.Conductor:
-		return costConductor
+		return usConductorOp * w.replay
 	case policy.MinEnergy:
-		return costMinEnergy
+		return usMinEnergyOp * w.replay
+	case policy.LP:
+		probes := 1.0
+		if w.depth(p.CapW) > 0 {
+			probes = lpProbes
+		}
+		return probes * (usProbeOp*w.replay + usProbeTB*w.solve)
 	}
-	return costReplay
+	return usReplayOp * w.replay
+}
+
+// chainCost is the estimated cost, in µs, of solving the LP of workload w
+// at the caps of group g (one point per cap) that a part of its caps
+// lo ≤ k < hi needs: in each chain of caps (lpchain.Split) that it
+// touches, the caps from the chain's first up to its last one in the part.
+// A cap costs by how deep it binds (weight.depth): the lowest caps of a
+// chain cost the most (measured 117 down to 11 ms on a 1280-task
+// workload), and caps that do not bind almost nothing.
+func chainCost(g []Point, lo, hi int, w weight) float64 {
+	c := 0.0
+	for _, r := range lpchain.Split(len(g)) {
+		if r[1] <= lo || r[0] >= hi {
+			continue
+		}
+		for k := r[0]; k < min(hi, r[1]); k++ {
+			c += usFreeTB + usChainTB*w.depth(g[k].CapW)
+		}
+	}
+	return c * w.solve
 }
 
 // chunk is a run of consecutive points of one group: a shard's unit of
@@ -73,35 +115,72 @@ type part struct {
 	cost   float64
 }
 
-// weight is what one workload's work costs: a replay, and one solve of
-// its LP (in the same unit).
-type weight struct{ replay, solve float64 }
+// weight is the size of one workload: the operations a replay runs, its
+// LP's T·B, and the job powers between which its caps bind (see Weights).
+type weight struct{ replay, solve, avgW, floorW float64 }
+
+// depth is how deep cap capW binds the workload, from 0 at the uncapped
+// run's average power and above to 1 at the least power of every rank
+// busy at the slowest P-state; 0 below that, where the LP has no schedule
+// and says so at once (stencil32's LP at 800 W: 0.04 ms, against 39 ms at
+// 900 W); 1 where the average is not known.
+func (w weight) depth(capW float64) float64 {
+	switch {
+	case w.avgW <= 0 || math.IsInf(w.avgW, 0):
+		return 1
+	case capW >= w.avgW || capW < w.floorW:
+		return 0
+	case w.floorW >= w.avgW:
+		return 1
+	}
+	return (w.avgW - capW) / (w.avgW - w.floorW)
+}
 
 // capped reports whether group g has one point per cap (a capped policy).
 func capped(g []Point) bool { return g[0].Policy != policy.Uncapped }
 
 func newPart(groups [][]Point, lo, hi int, w weight) part {
 	pt := part{groups: groups, lo: lo, hi: hi, w: w}
-	lp := false
+	var caps []Point // a capped group: the caps of the workload
 	for _, g := range groups {
 		if !capped(g) {
 			if lo == 0 {
 				for _, p := range g {
-					pt.cost += replayCost(p)
+					pt.cost += pointCost(p, w)
 				}
 			}
 			continue
 		}
-		lp = true
+		if len(g) > len(caps) {
+			caps = g
+		}
 		for _, p := range g[min(lo, len(g)):min(hi, len(g))] {
-			pt.cost += replayCost(p)
+			pt.cost += pointCost(p, w)
 		}
 	}
-	pt.cost *= w.replay
-	if lp {
-		pt.cost += (costGroupLP + float64(hi)*costWarmLP) * w.solve // the LP path up to hi
+	if len(caps) > 0 && w.solve > 0 {
+		pt.cost += usBuildTB*w.solve + chainCost(caps, lo, min(hi, len(caps)), w)
 	}
 	return pt
+}
+
+// halves splits the part in two halves of its caps.
+func (pt part) halves() (part, part) {
+	mid := (pt.lo + pt.hi + 1) / 2
+	return newPart(pt.groups, pt.lo, mid, pt.w), newPart(pt.groups, mid, pt.hi, pt.w)
+}
+
+// split splits the part in two runs of its caps, at the cap that makes
+// the larger of the two the least costly (the lowest such cap).
+func (pt part) split() (part, part) {
+	var a, b part
+	for mid := pt.lo + 1; mid < pt.hi; mid++ {
+		x, y := newPart(pt.groups, pt.lo, mid, pt.w), newPart(pt.groups, mid, pt.hi, pt.w)
+		if a.groups == nil || max(x.cost, y.cost) < max(a.cost, b.cost) {
+			a, b = x, y
+		}
+	}
+	return a, b
 }
 
 // chunks returns the part's points as chunks of its groups.
@@ -125,35 +204,50 @@ func (pt part) chunks() []chunk {
 	return out
 }
 
-// maxShardImbalance is the ratio of the most to the least loaded shard's
-// estimated work that Plan aims for.
-const maxShardImbalance = 1.25
+// Plan prefers plans whose most loaded shard's estimated work is at most
+// maxShardImbalance times the least loaded one's, and among them those
+// within planImbalance (the estimate errs by up to about 10 %: aiming
+// lower keeps the measured ratio within maxShardImbalance); see planScore.
+const (
+	planImbalance     = 1.15
+	maxShardImbalance = 1.25
+)
 
 // Plan deals the points of a sweep to n shards by estimated cost and
-// returns, per shard, its chunks. size gives each point's workload size
-// (its replay's cost, e.g. the number of operations of its trace), which
-// is also taken as the cost of one LP solve (see Weights for another).
+// returns, per shard, its chunks. size gives each point's workload size,
+// taken both as the operations of its replay and as its LP's size (see
+// Weights for the two apart).
 func Plan(pts []Point, n int, size func(Point) float64) [][]chunk {
 	return PlanWeights(pts, n, Weights{Replay: size, Solve: size})
 }
 
-// Weights are the costs Plan estimates a point's work from.
+// Weights are the sizes Plan estimates a point's work from.
 type Weights struct {
-	// Replay is the cost of one replay of the point's workload.
+	// Replay is the number of operations a replay of the point's
+	// workload runs.
 	Replay func(Point) float64
-	// Solve is the cost of one solve of the workload's LP.
+	// Solve is the size T·B of the workload's LP (T compute tasks solved
+	// in blocks of B), 0 where it has none.
 	Solve func(Point) float64
+	// Power, where not nil, gives the job power of the point's workload
+	// uncapped (its average) and at its least (every rank busy at the
+	// slowest P-state): the LP's caps cost by how deep between the two
+	// they are, and little at or above the average. Nil: every cap costs
+	// as the deepest.
+	Power func(Point) (avgW, floorW float64)
 }
 
-// PlanWeights is Plan with the costs of replays and LP solves given apart.
+// PlanWeights is Plan with the sizes of replays and LP solves given apart.
 //
 // The unit dealt is a workload's whole work (every group of one machine
 // and parameter set, which share one LP), largest first, each to the
-// least loaded shard (Graham's LPT rule). While the shards' loads differ
-// by more than maxShardImbalance (or a shard is empty), the largest part
-// is split in two halves of its caps, the second re-solving the LP path
-// before it; the deal is then redone. The result is a function of the
-// points and sizes alone, so every shard computes the same plan.
+// least loaded shard (Graham's LPT rule). Then the largest part is split
+// in two runs of its caps (halves, or of about equal cost: both are
+// tried, see explore), the second re-solving its chains' caps
+// before it and building its own LP (both counted in its cost), and the
+// deal is redone, until no split can help: the plan returned is the best
+// dealt (planScore). The result is a function of the points and sizes
+// alone, so every shard computes the same plan.
 func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 	var parts []part
 	byKey := map[string]int{}
@@ -167,7 +261,11 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 		if !ok {
 			i = len(parts)
 			byKey[k] = i
-			parts = append(parts, part{w: weight{w.Replay(cur[0]), w.Solve(cur[0])}})
+			wt := weight{replay: w.Replay(cur[0]), solve: w.Solve(cur[0])}
+			if w.Power != nil {
+				wt.avgW, wt.floorW = w.Power(cur[0])
+			}
+			parts = append(parts, part{w: wt})
 		}
 		parts[i].groups = append(parts[i].groups, cur)
 		cur = nil
@@ -188,6 +286,19 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 		}
 		parts[i] = newPart(pt.groups, 0, max(caps, 1), pt.w)
 	}
+	// Splitting halves of the caps and splitting at equal cost lead to
+	// different deals; the better plan of the two is taken.
+	best, sc := explore(slices.Clone(parts), n, len(pts), part.halves)
+	if b, bsc := explore(parts, n, len(pts), part.split); bsc.better(sc) {
+		best = b
+	}
+	return sortChunks(best)
+}
+
+// explore deals parts to n shards (Graham's LPT rule), then splits the
+// largest part with split and deals again, for at most 4·npts splits, and
+// returns the best plan dealt and its score.
+func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chunk, planScore) {
 	deal := func() ([][]chunk, []float64) {
 		order := make([]int, len(parts))
 		for i := range order {
@@ -208,14 +319,18 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 		}
 		return shards, load
 	}
-	for range 4 * len(pts) { // each split adds a part; there are at most len(pts)
+	var best [][]chunk
+	var bestScore planScore
+	for range 4 * npts { // each split adds a part; there are at most npts
 		shards, load := deal()
-		lo, hi := load[0], load[0]
-		for _, l := range load {
-			lo, hi = min(lo, l), max(hi, l)
+		sc := scorePlan(load)
+		if best == nil || sc.better(bestScore) {
+			best, bestScore = shards, sc
 		}
-		if lo > 0 && hi <= maxShardImbalance*lo {
-			return sortChunks(shards)
+		// Splits only add work: once the shards' mean is the best plan's
+		// most loaded shard, no later plan is better.
+		if sc.total/float64(n) >= bestScore.key && bestScore.class == 0 {
+			break
 		}
 		big := -1 // the largest part that can be split
 		for i, pt := range parts {
@@ -224,15 +339,50 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 			}
 		}
 		if big < 0 {
-			return sortChunks(shards)
+			break
 		}
-		pt := parts[big]
-		mid := (pt.lo + pt.hi + 1) / 2
-		parts[big] = newPart(pt.groups, pt.lo, mid, pt.w)
-		parts = append(parts, newPart(pt.groups, mid, pt.hi, pt.w))
+		a, b := split(parts[big])
+		parts[big] = a
+		parts = append(parts, b)
 	}
-	shards, _ := deal()
-	return sortChunks(shards)
+	return best, bestScore
+}
+
+// planScore ranks the plans PlanWeights tries: those within
+// maxShardImbalance (class 0) by their most loaded shard's work (the
+// sharded sweep's time) raised by how far their ratio of most to least
+// loaded shard exceeds planImbalance, then the others (class 1) by that
+// ratio and then their most loaded shard.
+type planScore struct {
+	class                 int
+	hi, ratio, total, key float64
+}
+
+func scorePlan(load []float64) planScore {
+	lo, hi, total := load[0], load[0], 0.0
+	for _, l := range load {
+		lo, hi, total = min(lo, l), max(hi, l), total+l
+	}
+	sc := planScore{class: 1, hi: hi, ratio: math.Inf(1), total: total, key: hi}
+	if lo > 0 {
+		sc.ratio = hi / lo
+	}
+	if sc.ratio <= maxShardImbalance {
+		sc.class = 0
+		sc.key = hi * max(1, sc.ratio/planImbalance)
+	}
+	return sc
+}
+
+// better reports whether a is a better plan than b.
+func (a planScore) better(b planScore) bool {
+	switch {
+	case a.class != b.class:
+		return a.class < b.class
+	case a.class == 1 && a.ratio != b.ratio:
+		return a.ratio < b.ratio
+	}
+	return a.key < b.key
 }
 
 // sortChunks orders each shard's chunks by their first point, so that a
@@ -264,20 +414,17 @@ func (s *Scenario) workloadSizes() func(Point) float64 {
 	return w.Replay
 }
 
-// lpSolveUnit is the cost of one LP solve per task² of a block, in replayed
-// operations (measured on the default workload at 10 to 40 iterations:
-// about 7 µs per task² of a block against 1 µs per replayed operation).
-const lpSolveUnit = 7
-
-// workloadWeights returns Plan's weights for the scenario: a replay costs
-// the number of operations of the point's workload, and an LP solve
-// lpSolveUnit × T × B for T compute tasks in blocks of B tasks (a simplex
-// on a block costs about its size squared): B = T for an exact LP, the
-// cut size for one relaxed into blocks (bound.cuts; "auto" cuts every 64
-// tasks above 512, which makes larger workloads' LPs cheaper than some
-// smaller ones'), and nothing for an execution-graph workload, which has
-// no LP. Workloads are built once per distinct parameter set; one that
-// cannot be built weighs 1 (the sweep reports its error).
+// workloadWeights returns Plan's weights for the scenario: a replay runs
+// the operations of the point's workload, and its LP's size is T·B for T
+// compute tasks in blocks of B tasks: B = T for an exact LP, the cut size
+// for one relaxed into blocks (bound.cuts; "auto" cuts every 64 tasks
+// above 512, which makes larger workloads' LPs cheaper than some smaller
+// ones'), and nothing for an execution-graph workload, which has no LP.
+// Workloads are built once per distinct parameter set; one that cannot be
+// built weighs 1 (the sweep reports its error). The power from which caps
+// bind is the average of an uncapped replay, once per machine and
+// parameter set (one replay's time, against the hundreds of replays and
+// solves the sweep runs per workload).
 func (s *Scenario) workloadWeights() Weights {
 	type wt struct{ replay, solve float64 }
 	cache := map[string]wt{}
@@ -300,12 +447,41 @@ func (s *Scenario) workloadWeights() Weights {
 					tasks++
 				}
 			}
-			v = wt{float64(g.NumOps()), lpSolveUnit * float64(tasks) * float64(blockTasks(tasks, s.Bound.CutTasks()))}
+			v = wt{float64(g.NumOps()), float64(tasks) * float64(blockTasks(tasks, s.Bound.CutTasks()))}
 		}
 		cache[key] = v
 		return v
 	}
-	return Weights{Replay: func(p Point) float64 { return get(p).replay }, Solve: func(p Point) float64 { return get(p).solve }}
+	type pw struct{ avg, floor float64 }
+	powers := map[string]pw{}
+	power := func(p Point) (float64, float64) {
+		key := lpKey(p)
+		if v, ok := powers[key]; ok {
+			return v.avg, v.floor
+		}
+		v := pw{math.Inf(1), 0}
+		sc, params := s.at(p.Params)
+		if p.Machine < len(sc.Machines) {
+			m := &sc.Machines[p.Machine]
+			if t, g, err := sc.build(params); err == nil && g.NumOps() > 0 {
+				if cls, err := sc.Classes(g, t); err == nil {
+					if met, _, err := sc.replay(g, m, sc.Net(), cls, policy.Uncapped, 0); err == nil {
+						v.avg = float64(met.AvgPowerW)
+					}
+				}
+			}
+			least := math.Inf(1)
+			for _, ps := range m.PStates {
+				least = min(least, ps.ActivePowerW)
+			}
+			if !math.IsInf(least, 0) {
+				v.floor = m.BaseW() + float64(m.Ranks())*least
+			}
+		}
+		powers[key] = v
+		return v.avg, v.floor
+	}
+	return Weights{Replay: func(p Point) float64 { return get(p).replay }, Solve: func(p Point) float64 { return get(p).solve }, Power: power}
 }
 
 // blockTasks is the size of the blocks an engine LP of tasks compute

@@ -3,8 +3,10 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,77 @@ func TestPlanKeepsLPTogether(t *testing.T) {
 		if got := blockTasks(tc.tasks, tc.cut); got != tc.want {
 			t.Errorf("blockTasks(%d, %d) = %d, want %d", tc.tasks, tc.cut, got, tc.want)
 		}
+	}
+}
+
+// shapeTOML is the default scenario swept over 12 workloads: iterations
+// 10 to 80 (160 to 1280 tasks; the LPs of 640 and more are cut into
+// blocks of 64) and three balances.
+func shapeScenario(t *testing.T) *Scenario {
+	t.Helper()
+	text := string(Default()) + "\n[sweep.params]\niterations = [10, 20, 40, 80]\nbalance = [0.25, 0.5, 1.0]\n"
+	sc, err := Parse("shape.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// The cost model's estimate of each workload's work agrees with the CPU
+// time measured for it (CAPSIM_SWEEP_TRACE spans of a one-worker sweep of
+// shapeScenario: groups and replays, mean of the three balances) within
+// 20 %, and so ranks the workloads as measured: 80 iterations cost the
+// most, and 20 more than 40 (whose LP is cut into blocks). Weighing the lp
+// policy's point as one replay put 20 iterations above 80.
+func TestShardCostModel(t *testing.T) {
+	sc := shapeScenario(t)
+	measured := map[int]float64{10: 0.49, 20: 1.45, 40: 1.15, 80: 2.49} // CPU seconds
+	w := sc.workloadWeights()
+	est := map[int]float64{}
+	pts := sc.Points()
+	for _, c := range PlanWeights(pts, 1, w)[0] { // one shard: no workload split
+		est[int(c.group[0].Params["iterations"].(int64))] += c.cost / 1e6 / 3
+	}
+	t.Logf("estimated %v, measured %v", est, measured)
+	for it, m := range measured {
+		if e := est[it]; e < m/1.2 || e > m*1.2 {
+			t.Errorf("%d iterations: estimated %.2f s, measured %.2f s", it, e, m)
+		}
+	}
+	if !(est[80] > est[20] && est[20] > est[40] && est[40] > est[10]) {
+		t.Errorf("estimates %v do not rank as measured", est)
+	}
+	for _, n := range []int{2, 3, 4, 5} {
+		loads := shardLoads(PlanWeights(pts, n, w))
+		if r := slices.Max(loads) / slices.Min(loads); r > planImbalance {
+			t.Errorf("%d shards: estimated loads %v, max/min %.3f > %.2f", n, loads, r, planImbalance)
+		}
+	}
+}
+
+// Caps at or above a workload's uncapped average power cost the LP almost
+// nothing (gpu-node's CPU machine averages 400 W: its LP chain took 219
+// ms at 300 W and 1 ms at each cap from 400 to 900 W), so the plan weighs
+// a workload by the caps that bind on its machine, not by their number.
+func TestShardCostBindingCaps(t *testing.T) {
+	sc, err := Load(filepath.Join("..", "examples", "scenarios", "gpu-node.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sc.workloadWeights()
+	var g []Point // the CPU machine's static group: one point per cap
+	for _, p := range sc.Points() {
+		if p.Machine == 0 && p.Policy == "static" {
+			g = append(g, p)
+		}
+	}
+	avg, floor := w.Power(g[0])
+	if math.Abs(avg-400) > 1 || floor <= 0 || floor >= avg {
+		t.Fatalf("power %g W average, %g W least; want 400 and a lower floor", avg, floor)
+	}
+	wt := weight{replay: w.Replay(g[0]), solve: w.Solve(g[0]), avgW: avg, floorW: floor}
+	first, rest := chainCost(g, 0, 1, wt), chainCost(g, 0, len(g), wt)-chainCost(g, 0, 1, wt)
+	if rest > first/10 {
+		t.Errorf("caps 400-900 W estimated %.0f µs against %.0f µs at 300 W", rest, first)
 	}
 }

@@ -169,9 +169,11 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 		return results.Sweep{}, err
 	}
 	for _, f := range files {
-		h, err := hashFile(f.path)
-		if err != nil {
-			return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
+		h := f.hash
+		if h == "" {
+			if h, err = hashFile(f.path); err != nil {
+				return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
+			}
 		}
 		inputs = append(inputs, results.Input{Name: f.name, Path: f.path, Hash: h})
 	}
@@ -186,41 +188,34 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 
 // inputFile is a file a sweep reads: the scenario key that names it, its
 // name in the identity (the key, or for the other files of a multi-file
-// trace the key and the file's path within the trace) and its path.
-type inputFile struct{ key, name, path string }
+// trace the key and the file's path within the trace), its path (for a
+// member of an archive, ARCHIVE:MEMBER) and, where known, its hash.
+type inputFile struct{ key, name, path, hash string }
 
 // inputFiles lists the files the scenario reads, in a fixed order.
 func (s *Scenario) inputFiles() ([]inputFile, error) {
 	var out []inputFile
 	if w := s.Workload; w.Trace != "" {
 		p := s.path(w.Trace)
-		root := p
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
 		}
-		if !st.IsDir() {
-			root = filepath.Dir(p)
-		}
-		files, err := importer.Files(p, importer.Options{Format: w.Format})
+		ins, err := importer.Inputs(p, w.importOptions())
 		if err != nil && st.IsDir() {
 			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
 		}
 		if err != nil {
 			// A file no format reads: its replay reports why; the
 			// identity covers the file as it is.
-			files = []string{p}
+			ins = []importer.Input{{Path: p}}
 		}
-		for _, f := range files {
+		for _, in := range ins {
 			name := "workload.trace"
-			if f != p {
-				rel, err := filepath.Rel(root, f)
-				if err != nil {
-					rel = f
-				}
-				name += ":" + filepath.ToSlash(rel)
+			if in.Rel != "" {
+				name += ":" + in.Rel
 			}
-			out = append(out, inputFile{"workload.trace", name, f})
+			out = append(out, inputFile{"workload.trace", name, in.Name(), in.Hash})
 		}
 	}
 	keys := []struct{ key, path string }{{"models.file", s.Models.File}}
@@ -232,7 +227,7 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 	}
 	for _, k := range keys {
 		if k.path != "" {
-			out = append(out, inputFile{k.key, k.key, s.path(k.path)})
+			out = append(out, inputFile{k.key, k.key, s.path(k.path), ""})
 		}
 	}
 	return out, nil

@@ -136,7 +136,7 @@ func TestBadInput(t *testing.T) {
 		{"bad collective", []string{"replay", p("good.arrow"), "--coll", "allreduce=zzz"}, 2, []string{"allreduce", "zzz"}},
 		{"bad dims", []string{"gen", "stencil", "--dims", "4xq", "-o", p("g.arrow")}, 2, []string{"--dims", "4xq"}},
 		{"unknown flag", []string{"replay", p("good.arrow"), "--frobnicate"}, 2, []string{"unknown flag"}},
-		{"gzip tarball", []string{"replay", p("trace.tar.gz")}, 1, []string{"trace.tar.gz: a gzip archive: unpack it first"}},
+		{"gzip tarball", []string{"replay", p("trace.tar.gz")}, 1, []string{"trace.tar.gz: read the gzip archive: unexpected EOF"}},
 		{"liballprof rank 1", []string{"export", "goal", p("run-1.dat"), "-o", p("x.goal")}, 1,
 			[]string{"this is the liballprof trace of rank 1: pass the rank-0 file", "run-0.dat"}},
 		{"forced unknown format", []string{"replay", p("good.arrow"), "--format", "otf3"}, 1, []string{`unknown trace format "otf3"`}},

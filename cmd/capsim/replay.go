@@ -80,7 +80,9 @@ one): capsim's Arrow execution graphs and MPI traces (IPC file or stream,
 as pyarrow, polars or DuckDB write them), GOAL text schedules, liballprof
 traces (the rank-0 .dat file or its folder), SimGrid time-independent
 traces (the index file of smpirun -trace-ti or a single-file trace) and
-DUMPI traces (the .meta file or its folder); see docs/reference/trace-formats.md.
+DUMPI traces (the .meta file or its folder), also packed in a .tar, .tar.gz
+or .zip archive or through a pipe (<(tar cz trace/)); see
+docs/reference/trace-formats.md.
 Network parameters left out of --net take LogGOPSim's defaults (L=2500
 o=1500 g=1000 G=6 O=0 S=65535, ns and bytes); 'loggp:' instead of
 'loggops:' prices the bytes in flight as LogGP and SimGrid do (see package
@@ -88,6 +90,7 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 (steering, dct-dvfs, lp) run 'capsim policy NAME TRACE'.`,
 		Example: `  capsim replay allreduce.goal --net 'loggops:L=5000,o=200,g=100,G=2,O=1,S=4096' --json
   capsim replay stencil.arrow --timeline stencil.trace.json
+  capsim replay <(tar cz otf2-trace/)
   capsim replay ring.arrow --timeline ring.perfetto-trace --timeline-ranks 0-15,512 --timeline-window 2ms:3ms
   capsim replay stencil.arrow --models examples/models/stencil.json --config freq=1.6 --power power.arrow`,
 		Args: nargs(1, 1),

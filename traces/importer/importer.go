@@ -79,6 +79,8 @@ type Options struct {
 	// each at its recorded start (mpi.Trace.StartNs, graph.Graph.StartNs),
 	// as the recorded job did.
 	AlignStarts bool
+	// Archive bounds what reading a trace from an archive unpacks.
+	Archive ArchiveLimits
 }
 
 // Trace is an imported trace: an MPI trace or an execution graph.
@@ -242,10 +244,16 @@ func Detect(path string) (Format, error) {
 }
 
 // Read imports the trace at path: in the format opt.Format names, or else
-// the one Detect finds.
+// the one Detect finds. A tar, gzip (of a tar or of one file) or zip
+// archive, told by its content, is unpacked into a temporary folder within
+// opt.Archive's limits and the trace in it is read (see Inputs); errors
+// name its files ARCHIVE:MEMBER.
 func Read(path string, opt Options) (*Trace, error) {
 	if streamed(path) {
 		return readStreamed(path, opt)
+	}
+	if kind := archiveOf(path); kind != "" {
+		return readArchive(path, path, kind, opt)
 	}
 	f, err := formatOf(path, opt)
 	if err != nil {
@@ -295,8 +303,11 @@ func formatOf(path string, opt Options) (Format, error) {
 // liballprof, DUMPI (.meta and .bin) or SimGrid (index and action files)
 // trace, an OTF2 trace's anchor, definitions and event files. A result
 // computed from a trace depends on all of them (a sweep's identity hashes
-// them).
+// them). An archive is one file here; Inputs lists the members it reads.
 func Files(path string, opt Options) ([]string, error) {
+	if archiveOf(path) != "" {
+		return []string{path}, nil
+	}
 	f, err := formatOf(path, opt)
 	if err != nil {
 		return nil, err
@@ -414,16 +425,20 @@ func sniffGOAL(head []byte) bool {
 	return false
 }
 
+// archiveHint is what to do with an archive that Detect is given, or
+// that is inside the archive Read unpacks.
+const archiveHint = "pass the archive itself as the trace: capsim unpacks one tar, gzip or zip archive (not one inside another)"
+
 // magic names the files that start with known bytes, and what to do.
 var magics = []struct {
 	prefix      string
 	looks, hint string
 }{
-	{"\x1f\x8b", "a gzip archive", "unpack it first (gunzip FILE, or tar xzf FILE for a .tar.gz) and pass the trace inside"},
+	{"\x1f\x8b", "a gzip archive", archiveHint},
 	{"\x28\xb5\x2f\xfd", "a zstd archive", "unpack it first (zstd -d FILE, or tar --zstd -xf FILE) and pass the trace inside"},
 	{"BZh", "a bzip2 archive", "unpack it first (bunzip2 FILE, or tar xjf FILE) and pass the trace inside"},
 	{"\xfd7zXZ\x00", "an xz archive", "unpack it first (unxz FILE, or tar xJf FILE) and pass the trace inside"},
-	{"PK\x03\x04", "a zip archive", "unpack it first (unzip FILE) and pass the trace inside"},
+	{"PK\x03\x04", "a zip archive", archiveHint},
 	{"PAR1", "a Parquet file", "capsim reads Arrow IPC: write the table with pyarrow.feather.write_feather, polars' write_ipc or DuckDB's COPY ... (FORMAT arrow)"},
 	{"\x03\x42", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
 	{"\x03\x23", "an OTF2 definition or event file", "pass the trace's anchor file (traces.otf2) or its folder"},
@@ -437,7 +452,7 @@ func describe(path string, head []byte) error {
 		}
 	}
 	if len(head) > 262 && string(head[257:262]) == "ustar" {
-		return &Error{Path: path, Looks: "a tar archive", Hint: "unpack it first (tar xf FILE) and pass the trace inside"}
+		return &Error{Path: path, Looks: "a tar archive", Hint: archiveHint}
 	}
 	if liballprofOther(head) {
 		return &Error{Path: path, Looks: "a liballprof trace without its MPI_Init record",

@@ -124,7 +124,7 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 	dir := t.TempDir()
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("num_ranks 1\n"))
+	zw.Write([]byte("hello world\n"))
 	zw.Close()
 	tarHead := make([]byte, 512)
 	copy(tarHead, "trace.goal")
@@ -134,10 +134,10 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 	empty := filepath.Join(dir, "emptydir")
 	os.Mkdir(empty, 0o755)
 	for _, tc := range []struct{ path, want string }{
-		{write(t, dir, "t.goal.gz", gz.Bytes()), "a gzip archive: unpack it first"},
-		{write(t, dir, "t.tar", tarHead), "a tar archive: unpack it first"},
+		{write(t, dir, "t.txt.gz", gz.Bytes()), "t.txt.gz:t.txt: a file of no format capsim recognises"},
+		{write(t, dir, "t.tar", tarHead), "t.tar: read the tar archive: archive/tar: invalid tar header"},
 		{write(t, dir, "t.zst", []byte("\x28\xb5\x2f\xfd\x00\x01")), "a zstd archive: unpack it first"},
-		{write(t, dir, "t.zip", []byte("PK\x03\x04\x14\x00")), "a zip archive: unpack it first"},
+		{write(t, dir, "t.zip", []byte("PK\x03\x04\x14\x00")), "t.zip: read the zip archive"},
 		{write(t, dir, "t.parquet", []byte("PAR1\x15\x04")), "a Parquet file"},
 		{write(t, dir, "empty", nil), "an empty file"},
 		{filepath.Join(otf2, "traces.otf2"), "the global definitions file traces.def is missing"},

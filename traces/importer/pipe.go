@@ -19,9 +19,10 @@ func streamed(path string) bool {
 }
 
 // readStreamed reads a streamed path by its content: it is copied once
-// into a temporary file, which is sniffed and read as the file it holds
-// (formats of one file only: a multi-file trace's other files cannot come
-// through one stream), and removed. Errors name path, not the copy.
+// into a temporary file, which is sniffed and read as the file it holds,
+// or as the archive (a tar, gzip or zip of a multi-file trace's files,
+// `capsim replay <(tar c trace/)`), and removed. Errors name path, not
+// the copy.
 func readStreamed(path string, opt Options) (*Trace, error) {
 	dir, err := os.MkdirTemp("", "capsim-stream-")
 	if err != nil {
@@ -31,6 +32,9 @@ func readStreamed(path string, opt Options) (*Trace, error) {
 	tmp := filepath.Join(dir, "trace")
 	if err := spool(path, tmp); err != nil {
 		return nil, err
+	}
+	if kind := archiveOf(tmp); kind != "" {
+		return readArchive(tmp, path, kind, opt)
 	}
 	f, err := formatOf(tmp, opt)
 	if err != nil {
@@ -66,14 +70,16 @@ func spool(path, tmp string) error {
 	return nil
 }
 
-// renamedError is an error about the copy tmp of a stream, told about the
-// stream's own path; errors.As and errors.Is still see the original.
+// renamedError is an error about temporary files, told about the paths
+// the user gave (a stream's copy by the stream's path, an archive's
+// members as ARCHIVE:MEMBER); errors.As and errors.Is still see the
+// original.
 type renamedError struct {
-	err       error
-	tmp, path string
+	err     error
+	replace *strings.Replacer
 }
 
-func (e *renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.tmp, e.path) }
+func (e *renamedError) Error() string { return e.replace.Replace(e.err.Error()) }
 func (e *renamedError) Unwrap() error { return e.err }
 
 func renamed(err error, tmp, path string) error {
@@ -83,5 +89,5 @@ func renamed(err error, tmp, path string) error {
 		c.Path = path
 		return &c
 	}
-	return &renamedError{err, tmp, path}
+	return &renamedError{err, strings.NewReplacer(tmp, path)}
 }
