@@ -91,13 +91,25 @@ func TestOrderFreeInfeasible(t *testing.T) {
 	}
 }
 
-// A DAG over the limit is refused with its size and the limit named, and
-// one with too many vertices that could come next stops with their count.
+// A search over its node limit stops with ErrSearchLimit and the interval
+// it reached; one with too many vertices that could come next stops with
+// their count; shared devices are refused.
 func TestOrderFreeTooLarge(t *testing.T) {
-	d := benchDAG(4, 25, 4, 1) // 100 tasks, 6 messages
-	_, err := NewOrderFree(d, nil, OrderFreeOptions{})
-	if err == nil || !strings.Contains(err.Error(), "at most 30 edges") || !strings.Contains(err.Error(), "has 106 (100 tasks, 6 messages)") {
-		t.Errorf("error %v", err)
+	if clp.Available() {
+		d := exampleC()
+		o, err := InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewOrderFree(d, o, OrderFreeOptions{MaxNodes: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Solve(80)
+		var le *LimitError
+		if !errors.Is(err, ErrSearchLimit) || !errors.As(err, &le) || !near(le.Best, 15) || !(le.Lower <= 14) {
+			t.Errorf("2 nodes at 80 W: %v", err)
+		}
 	}
 	// 14 ranks of two tasks: 14 vertices could follow Init.
 	wide := &DAG{Vertices: 16, Init: 0, Fin: 1}
