@@ -1,9 +1,11 @@
 package bound
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -415,4 +417,121 @@ func TestOrderFreeForcedOrder(t *testing.T) {
 			t.Errorf("%g W: order-free %v, fixed order %v", capW, r.Makespan, fixed)
 		}
 	}
+}
+
+// withResource gives d a resource (Fin after every item) whose items are
+// the second task of every rank and a fixed item of 0.4 s from rank 0's
+// second task's start, in the order of their starts in d's fastest
+// schedule, fixed by order edges appended to d's messages.
+func withResource(t *testing.T, d *DAG) *Resources {
+	t.Helper()
+	u, w := d.Vertices, d.Vertices+1
+	d.Vertices += 2
+	seen := map[int]int{}
+	var items []Span
+	for _, tk := range d.Tasks {
+		if seen[tk.Rank]++; seen[tk.Rank] == 2 {
+			items = append(items, Span{int32(tk.Src), int32(tk.Dst)})
+			if tk.Rank == 0 {
+				d.Messages = append(d.Messages, Message{Src: tk.Src, Dst: u}, Message{Src: u, Dst: w, Time: 0.4}, Message{Src: w, Dst: d.Fin})
+			}
+		}
+	}
+	items = append(items, Span{int32(u), int32(w)})
+	o, err := InitialOrder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortStableFunc(items, func(a, b Span) int { return cmpTime(o.Times[a.Start], o.Times[b.Start]) })
+	r := &Resources{Names: []string{"core"}, Items: [][]Span{items}, Fin: []bool{true}}
+	r.Edges[0] = len(d.Messages)
+	for j := 1; j < len(items); j++ {
+		d.Messages = append(d.Messages, Message{Src: int(items[j-1].End), Dst: int(items[j].Start)})
+	}
+	r.Edges[1] = len(d.Messages)
+	if _, err := topoOrder(d); err != nil {
+		return nil // the DAG orders the items against their starts
+	}
+	return r
+}
+
+// With a resource that serves one item at a time, the search finds the
+// least of bruteForce over every order of the resource's items (each a
+// DAG with that chain), is never above the traced order's LP nor below
+// OrderFreeLower, and beats the traced order somewhere.
+func TestOrderFreeResourcesMatchEveryOrder(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	rng := rand.New(rand.NewPCG(32, 5))
+	strict := 0
+	for run := 0; run < 12; run++ {
+		d := tinyDAG(rng, 2, 3, run%3 == 2)
+		res := withResource(t, d)
+		if res == nil {
+			continue
+		}
+		o, err := InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewOrderFree(d, o, OrderFreeOptions{Resources: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCap, _ := MinFeasibleCap(d, o)
+		for _, x := range []float64{1, 1.3, 3} {
+			capW := minCap * x
+			want := math.Inf(1)
+			for _, perm := range permutations(len(res.Items[0])) {
+				pd := *res.free(d)
+				pd.Messages = slices.Clone(pd.Messages)
+				for j := 1; j < len(perm); j++ {
+					a, b := res.Items[0][perm[j-1]], res.Items[0][perm[j]]
+					pd.Messages = append(pd.Messages, Message{Src: int(a.End), Dst: int(b.Start)})
+				}
+				if _, err := topoOrder(&pd); err != nil {
+					continue // an order the DAG forbids
+				}
+				b, _ := bruteForce(t, &pd, capW)
+				want = math.Min(want, b)
+			}
+			r, err := f.Solve(capW)
+			if err != nil {
+				t.Fatalf("run %d, %g W: %v", run, capW, err)
+			}
+			if math.Abs(r.Makespan-want) > 1e-6*want {
+				t.Errorf("run %d, %g W: order-free %v, least over every order %v", run, capW, r.Makespan, want)
+			}
+			fixed := solveWith(t, d, o, Options{}, []float64{capW})[0]
+			if r.Makespan > fixed*(1+1e-9) {
+				t.Errorf("run %d, %g W: order-free %v above the fixed order's %v", run, capW, r.Makespan, fixed)
+			}
+			if r.Makespan < fixed*(1-1e-6) {
+				strict++
+			}
+			lo, err := OrderFreeLower(context.Background(), d, res, capW)
+			if err != nil || lo > r.Makespan*(1+1e-7) {
+				t.Errorf("run %d, %g W: lower bound %v (%v) above the order-free optimum %v", run, capW, lo, err, r.Makespan)
+			}
+		}
+	}
+	if strict == 0 {
+		t.Error("no run where a free order beats the traced one")
+	}
+}
+
+// permutations returns every order of 0..n−1.
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for k := 0; k <= len(p); k++ {
+			q := append(append(append([]int{}, p[:k]...), n-1), p[k:]...)
+			out = append(out, q)
+		}
+	}
+	return out
 }
