@@ -95,8 +95,9 @@ et al., SC'15, §3.4: the check the paper runs with a flow ILP): of the
 events where power changes, and of the items each CPU and network
 interface serves one at a time (engine messages). An exact branch and
 bound decides only the pairs the DAG leaves unordered, with LP bounds;
-it stops with an error after --order-free-nodes nodes at one cap, giving
-the interval it had narrowed the optimum to. JSON
+it stops with an error after --order-free-nodes nodes at one cap (a
+schedule at the tasks' fastest times counts 1, an LP 100), giving the
+interval it had narrowed the optimum to. JSON
 order_free_ns, order_free_gap_pct ((T_LP/T_free − 1)·100), order_free_lps
 and order_free_pairs (the unordered pairs), and two table columns; with
 --caps it is also tried at caps the fixed order cannot meet.

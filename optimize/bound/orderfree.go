@@ -62,9 +62,10 @@ type OrderFreeOptions struct {
 	// (Net.Resources): their order is chosen too, their order edges are
 	// dropped.
 	Resources *Resources
-	// MaxNodes stops a search that has explored this many nodes (each
-	// a schedule at the tasks' fastest times or an LP) at one cap with
-	// an error wrapping ErrSearchLimit; 0 means DefaultOrderFreeNodes.
+	// MaxNodes stops a search that has explored this many nodes at one
+	// cap with an error wrapping ErrSearchLimit (a schedule at the tasks'
+	// fastest times counts 1, an LP 100); 0 means
+	// DefaultOrderFreeNodes.
 	MaxNodes int
 }
 
@@ -115,7 +116,7 @@ type OrderFreeResult struct {
 	// the vertices of each event, events in time order.
 	Events [][]int
 	LPs    int // LPs solved by the search
-	Nodes  int // nodes explored, LPs included
+	Nodes  int // nodes explored, an LP counting 100
 }
 
 // LimitError is a search stopped at OrderFreeOptions.MaxNodes; it wraps
@@ -466,12 +467,17 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 	return r, nil
 }
 
-// count counts a node, or stops the search at the limit.
-func (s *search) count() error {
-	if s.nodes >= s.f.opt.MaxNodes {
+// lpNodes is what one LP counts toward OrderFreeOptions.MaxNodes: on the
+// 2×2 stencils of docs/design/bound.md an LP takes about as long as 100
+// schedules at the tasks' fastest times, so the limit bounds the time.
+const lpNodes = 100
+
+// count counts w nodes, or stops the search at the limit.
+func (s *search) count(w int) error {
+	if s.nodes+w > s.f.opt.MaxNodes {
 		return &LimitError{CapW: s.capW, Nodes: s.nodes, Pairs: s.f.pairs, Lower: s.lower, Best: s.best}
 	}
-	s.nodes++
+	s.nodes += w
 	return nil
 }
 
@@ -703,7 +709,7 @@ func (s *search) keepsCap(sol *lpSol) ([][]int, bool) {
 // lp solves node n's LP: nil when it is infeasible.
 func (s *search) lp(n *node) (*lpSol, error) {
 	f, d := s.f, s.f.d
-	if err := s.count(); err != nil {
+	if err := s.count(lpNodes); err != nil {
 		return nil, err
 	}
 	tau := f.tau

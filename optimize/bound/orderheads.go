@@ -211,7 +211,7 @@ func (s *search) visit(n *node) error {
 		n = &node{events: n.events, at: n.at, placed: n.placed, dec: append(slices.Clip(n.dec), forced...)}
 		h, q, lb, ok = s.heads(n)
 	}
-	if err := s.count(); err != nil {
+	if err := s.count(1); err != nil {
 		return err
 	}
 	if len(n.dec) == 0 && len(n.events) == 0 {
