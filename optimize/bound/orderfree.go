@@ -200,6 +200,7 @@ func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.Messages = append(d.Messages, impliedOrders(newLongest(d, topo), f.items)...)
 	lp := newLongest(d, topo)
 	f.need = make([][]int8, len(f.pv))
 	for a, va := range f.pv {
@@ -297,6 +298,38 @@ func (f *OrderFree) countPairs(lp *longest) int {
 		}
 	}
 	return n
+}
+
+// impliedOrders returns the orders of items the DAG forces, as edges
+// from one item's end to the other's start: where a path from item a's
+// start reaches item b's end at a positive distance, b cannot come
+// before a (a would start at or after b's end), so a comes first. The
+// edges only state what every schedule of the model keeps, and give
+// the bounds the item's place: a message's processing, whose start
+// completes the receive, precedes the calc that waits for it.
+func impliedOrders(lp *longest, items [][]Span) []Message {
+	var out []Message
+	for _, res := range items {
+		for _, a := range res {
+			dist := lp.from(int(a.Start))
+			var after []int32
+			for _, b := range res {
+				if b != a && dist[b.End] > 0 {
+					after = append(after, b.Start)
+				}
+			}
+			if len(after) == 0 {
+				continue
+			}
+			from := lp.from(int(a.End))
+			for _, v := range after {
+				if math.IsInf(from[v], -1) {
+					out = append(out, Message{Src: int(a.End), Dst: int(v)})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // longest finds longest paths in a DAG at its tasks' fastest times.
@@ -445,7 +478,11 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 			s.best, s.sol, s.ord = sol.obj, sol, n.events
 		}
 	}
-	if err := s.visit(f.newNode(nil)); err != nil {
+	root := f.newNode(nil)
+	if _, _, lb, ok := s.heads(root); ok {
+		s.lower = lb
+	}
+	if err := s.visit(root); err != nil {
 		var le *LimitError
 		if errors.As(err, &le) {
 			le.Best = s.best

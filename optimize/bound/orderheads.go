@@ -214,9 +214,6 @@ func (s *search) visit(n *node) error {
 	if err := s.count(1); err != nil {
 		return err
 	}
-	if len(n.dec) == 0 && len(n.events) == 0 {
-		s.lower = lb // the root's
-	}
 	if !ok || lb >= s.best-tol*f.tau {
 		return nil
 	}
