@@ -219,11 +219,11 @@ func (s *search) visit(n *node) error {
 	}
 	if len(n.events) == 0 {
 		s.dive(n, h)
+		if a, b, clash := s.widest(h, q); clash {
+			return s.branchPair(n, a, b, nil)
+		}
 		hs := &lpSol{obj: h[f.d.Fin], t: h}
 		if ord, ok := s.keepsCap(hs); ok {
-			if a, b, clash := s.overlap(hs); clash {
-				return s.branchPair(n, a, b, h)
-			}
 			hs.d = make([]float64, len(f.d.Tasks))
 			for i, t := range f.d.Tasks {
 				hs.d[i] = t.Hull[0].Time
