@@ -420,10 +420,10 @@ func TestOrderFreeForcedOrder(t *testing.T) {
 }
 
 // withResource gives d a resource (Fin after every item) whose items are
-// the second task of every rank and a fixed item of 0.4 s from rank 0's
-// second task's start, in the order of their starts in d's fastest
-// schedule, fixed by order edges appended to d's messages.
-func withResource(t *testing.T, d *DAG) *Resources {
+// the second task of every rank and a fixed item of 2 s from 0.5 s after
+// Init, in a random order fixed by edges appended to d's messages; nil
+// where that order makes a cycle.
+func withResource(t *testing.T, rng *rand.Rand, d *DAG) *Resources {
 	t.Helper()
 	u, w := d.Vertices, d.Vertices+1
 	d.Vertices += 2
@@ -432,17 +432,11 @@ func withResource(t *testing.T, d *DAG) *Resources {
 	for _, tk := range d.Tasks {
 		if seen[tk.Rank]++; seen[tk.Rank] == 2 {
 			items = append(items, Span{int32(tk.Src), int32(tk.Dst)})
-			if tk.Rank == 0 {
-				d.Messages = append(d.Messages, Message{Src: tk.Src, Dst: u}, Message{Src: u, Dst: w, Time: 0.4}, Message{Src: w, Dst: d.Fin})
-			}
 		}
 	}
+	d.Messages = append(d.Messages, Message{Src: d.Init, Dst: u, Time: 0.5}, Message{Src: u, Dst: w, Time: 2}, Message{Src: w, Dst: d.Fin})
 	items = append(items, Span{int32(u), int32(w)})
-	o, err := InitialOrder(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.SortStableFunc(items, func(a, b Span) int { return cmpTime(o.Times[a.Start], o.Times[b.Start]) })
+	rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 	r := &Resources{Names: []string{"core"}, Items: [][]Span{items}, Fin: []bool{true}}
 	r.Edges[0] = len(d.Messages)
 	for j := 1; j < len(items); j++ {
@@ -467,7 +461,7 @@ func TestOrderFreeResourcesMatchEveryOrder(t *testing.T) {
 	strict := 0
 	for run := 0; run < 12; run++ {
 		d := tinyDAG(rng, 2, 3, run%3 == 2)
-		res := withResource(t, d)
+		res := withResource(t, rng, d)
 		if res == nil {
 			continue
 		}
@@ -534,4 +528,108 @@ func permutations(n int) [][]int {
 		}
 	}
 	return out
+}
+
+// validSchedule is a random schedule of d's model with resource res: its
+// items in a random order (nil where that order makes a cycle), every
+// task at a random hull point, every vertex after its predecessors plus a
+// random wait. It returns the makespan and the peak power (a task draws
+// its point's power from its start to its power end, a load its watts).
+func validSchedule(rng *rand.Rand, d *DAG, res *Resources) (makespan, peak float64, ok bool) {
+	pd := *res.free(d)
+	pd.Messages = slices.Clone(pd.Messages)
+	items := res.Items[0]
+	perm := rng.Perm(len(items))
+	for j := 1; j < len(perm); j++ {
+		pd.Messages = append(pd.Messages, Message{Src: int(items[perm[j-1]].End), Dst: int(items[perm[j]].Start)})
+	}
+	topo, err := topoOrder(&pd)
+	if err != nil {
+		return 0, 0, false
+	}
+	type edge struct {
+		to int
+		w  float64
+	}
+	out := make([][]edge, pd.Vertices)
+	pow := make([]float64, len(d.Tasks))
+	for i, t := range d.Tasks {
+		k := rng.IntN(len(t.Hull))
+		pow[i] = t.Hull[k].Power
+		out[t.Src] = append(out[t.Src], edge{t.Dst, t.Hull[k].Time})
+	}
+	for _, m := range pd.Messages {
+		out[m.Src] = append(out[m.Src], edge{m.Dst, m.Time})
+	}
+	at := make([]float64, pd.Vertices)
+	for _, v := range topo {
+		if v != d.Init && rng.IntN(3) == 0 {
+			at[v] += rng.Float64()
+		}
+		for _, e := range out[v] {
+			at[e.to] = math.Max(at[e.to], at[v]+e.w)
+		}
+	}
+	type iv struct{ a, b, w float64 }
+	var ivs []iv
+	for i := range d.Tasks {
+		ivs = append(ivs, iv{at[d.Tasks[i].Src], at[d.Tasks[i].PowerEnd()], pow[i]})
+	}
+	for _, l := range d.Loads {
+		ivs = append(ivs, iv{at[l.Src], at[l.Dst], l.W})
+	}
+	for _, x := range ivs {
+		var w float64
+		for _, y := range ivs {
+			if y.a <= x.a && x.a < y.b {
+				w += y.w
+			}
+		}
+		peak = math.Max(peak, w)
+	}
+	return at[d.Fin], peak, true
+}
+
+// No schedule of any order, of its power events or of its resource's
+// items, that keeps a cap beats the order-free optimum at that cap, nor
+// OrderFreeLower: random schedules at the cap of their own peak power.
+func TestOrderFreeNeverAboveASchedule(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	rng := rand.New(rand.NewPCG(32, 9))
+	checked := 0
+	for run := 0; run < 12; run++ {
+		d := tinyDAG(rng, 2, 3, run%2 == 1)
+		res := withResource(t, rng, d)
+		if res == nil {
+			continue
+		}
+		f, err := NewOrderFree(d, nil, OrderFreeOptions{Resources: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			T, peak, ok := validSchedule(rng, d, res)
+			if !ok {
+				continue
+			}
+			capW := peak * (1 + 1e-9)
+			r, err := f.Solve(capW)
+			if err != nil {
+				t.Fatalf("run %d at %g W: %v", run, capW, err)
+			}
+			if r.Makespan > T*(1+1e-6) {
+				t.Errorf("run %d at %g W: order-free optimum %v above a schedule of %v", run, capW, r.Makespan, T)
+			}
+			lo, err := OrderFreeLower(context.Background(), d, res, capW)
+			if err != nil || lo > T*(1+1e-7) {
+				t.Errorf("run %d at %g W: lower bound %v (%v) above a schedule of %v", run, capW, lo, err, T)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d schedules checked", checked)
+	}
 }
