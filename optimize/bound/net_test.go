@@ -449,7 +449,9 @@ func FuzzBoundValid(f *testing.F) {
 	if !clp.Available() {
 		f.Skip("no CLP")
 	}
-	for _, s := range []int64{1, 2, 3} {
+	// Seed 11 has a run that leaves the LP's CPU order and ends before a
+	// lower bound that keeps the order's edges.
+	for _, s := range []int64{1, 2, 3, 11} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, seed int64) {
