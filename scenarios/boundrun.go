@@ -53,8 +53,10 @@ type BoundConfig struct {
 	// Conductor are the Conductor baseline's parameters.
 	Conductor conductor.Params
 	// OrderFree adds the order-free optimum of every cap
-	// (bound.OrderFree).
-	OrderFree bool
+	// (bound.OrderFree); OrderFreeNodes, when not 0, is the most nodes
+	// its search explores at one cap (bound.DefaultOrderFreeNodes).
+	OrderFree      bool
+	OrderFreeNodes int
 	// MPS, where set, is the file the LP is written to as last solved.
 	MPS string
 	// Warn receives one line per infeasible cap of several.
@@ -122,12 +124,14 @@ type BoundRow struct {
 	RecordedConfig RecordedConfig `json:"recorded_config"`
 	// With BoundConfig.OrderFree: the least makespan over every event
 	// order (Bailey et al., SC'15, §3.4), how far the fixed order's bound
-	// is above it, (T_LP/T_free − 1)·100, and the LPs its search solved.
-	// Absent without it, and order_free_ns null where no order keeps the
-	// cap.
+	// is above it, (T_LP/T_free − 1)·100, the LPs its search solved and
+	// the pairs of power events and of resource items the DAG leaves
+	// unordered (what it may branch on). Absent without it, and
+	// order_free_ns null where no order keeps the cap.
 	OrderFreeNs     *int64   `json:"order_free_ns,omitempty"`
 	OrderFreeGapPct *float64 `json:"order_free_gap_pct,omitempty"`
 	OrderFreeLPs    int      `json:"order_free_lps,omitempty"`
+	OrderFreePairs  int      `json:"order_free_pairs,omitempty"`
 }
 
 // BoundReport is what RunBound found.
@@ -349,7 +353,8 @@ func (r *boundRun) newSolver() error {
 func (r *boundRun) prepare() error {
 	var err error
 	if r.cfg.OrderFree {
-		if r.free, err = bound.NewOrderFree(r.d, r.o, bound.OrderFreeOptions{}); err != nil {
+		opt := bound.OrderFreeOptions{Resources: r.resources(), MaxNodes: r.cfg.OrderFreeNodes}
+		if r.free, err = bound.NewOrderFree(r.d, r.o, opt); err != nil {
 			return fmt.Errorf("--order-free: %w", err)
 		}
 	}
@@ -431,9 +436,19 @@ func (r *boundRun) solveCap(ctx context.Context, cw float64) (row BoundRow, stop
 	return row, nil, nil
 }
 
+// resources are the LP's DAG's serialised resources, whose order the
+// order-free columns leave free: the engine LP's (nil for a DAG without
+// them).
+func (r *boundRun) resources() *bound.Resources {
+	if r.plan != nil && r.plan.DAG == r.d {
+		return r.plan.Resources()
+	}
+	return nil
+}
+
 // lowerAt fills row's order-free lower bound at cap cw.
 func (r *boundRun) lowerAt(ctx context.Context, row *BoundRow, cw float64) error {
-	lo, err := bound.OrderFreeLower(ctx, r.d, r.m.LPCap(cw))
+	lo, err := bound.OrderFreeLower(ctx, r.d, r.resources(), r.m.LPCap(cw))
 	if err != nil {
 		return err
 	}
@@ -552,7 +567,7 @@ func (r *boundRun) orderFreeAt(ctx context.Context, row *BoundRow, cw float64) e
 	if err != nil {
 		return fmt.Errorf("order-free optimum at %g W: makespan: %w", cw, err)
 	}
-	row.OrderFreeNs, row.OrderFreeLPs = &ns, res.LPs
+	row.OrderFreeNs, row.OrderFreeLPs, row.OrderFreePairs = &ns, res.LPs, r.free.Pairs()
 	if row.BoundNs > 0 {
 		g := GapPct(row.BoundNs, ns)
 		row.OrderFreeGapPct = &g

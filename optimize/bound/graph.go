@@ -227,6 +227,7 @@ type Net struct {
 	// others).
 	lastStart, lastProc []int32
 	hull                [][]frontier.Config // per op: the task's hull, nil for other ops
+	res                 *Resources          // the DAG's resources and the edges of their order
 }
 
 // FromGraph builds the LP of execution graph g (what sim.Run executes)

@@ -41,8 +41,10 @@ func (n *Net) build(rec *Record) (*DAG, []int32, []float64, error) {
 	if err := nb.depEdges(); err != nil {
 		return nil, nil, nil, err
 	}
+	lo := len(nb.d.Messages)
 	cpuVal := nb.chainEdges()
 	nb.postEdges(cpuVal)
+	nb.n.res.Edges = [2]int{lo, len(nb.d.Messages)}
 	taskOp := nb.tasks()
 	d := nb.d
 	g, vop, vrole := nb.g, nb.vop, nb.vrole
@@ -274,9 +276,11 @@ func (nb *netBuild) depEdges() error {
 // chainEdges adds the resource chains: every operation reads its
 // resource's clock, the value its previous item left, the first one its
 // rank's start (Init plus graph.Graph.StartNs; the engine's clocks start
-// there). It returns, per CPU slot and item, the clock's vertex after it.
+// there). It returns, per CPU slot and item, the clock's vertex after it,
+// and keeps the chains' items as the Net's Resources.
 func (nb *netBuild) chainEdges() (cpuVal [][]int32) {
 	rec := nb.rec
+	nb.n.res = &Resources{}
 	for c := range rec.chains {
 		if c == chainCPU {
 			cpuVal = make([][]int32, len(rec.chains[c]))
@@ -287,7 +291,11 @@ func (nb *netBuild) chainEdges() (cpuVal [][]int32) {
 			if st := nb.g.RankStartNs(slot / per); st > 0 {
 				prev, w = nb.d.Init, st // the clock starts at the rank's start
 			}
+			spans := make([]Span, 0, len(items))
 			for _, it := range items {
+				if sp, ok := nb.span(c, it); ok {
+					spans = append(spans, sp)
+				}
 				val := nb.chainItem(c, it, prev, w)
 				prev, w = val, 0
 				if c == chainCPU {
@@ -297,9 +305,31 @@ func (nb *netBuild) chainEdges() (cpuVal [][]int32) {
 			if c == chainCPU {
 				nb.edge(prev, nb.d.Fin, w)
 			}
+			nb.n.res.add(fmt.Sprintf("%s slot %d", chainNames[c], slot), c == chainCPU, spans)
 		}
 	}
 	return cpuVal
+}
+
+// span is the time item it of chain c holds its resource, from its
+// start to its end vertex; a rendezvous is none (resources.go).
+func (nb *netBuild) span(c int, it item) (Span, bool) {
+	op := it.op
+	switch it.kind {
+	case sim.StepCalc:
+		return Span{nb.B[op], nb.E[op]}, nb.E[op] >= 0
+	case sim.StepSend:
+		if c == chainNICSend {
+			return Span{nb.B[op], nb.Kn[op]}, nb.Kn[op] >= 0
+		}
+		return Span{nb.B[op], nb.E[op]}, nb.E[op] >= 0
+	case sim.StepProcess:
+		if c == chainNICRecv {
+			return Span{nb.Mp[op], nb.Kpn[op]}, nb.Kpn[op] >= 0
+		}
+		return Span{nb.Mp[op], nb.Kpc[op]}, nb.Kpc[op] >= 0
+	}
+	return Span{}, false
 }
 
 // chainItem adds item it of a chain c at least w ns after the clock's

@@ -12,67 +12,85 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
-// The order-free optimum (Bailey et al., SC'15, §3.4 and Appendix): the least makespan over every
-// schedule of the DAG, whatever the order of its events, under the LP's
-// model (a task draws its power from its start to its power end, loads
-// draw theirs, the cap holds at every instant). The paper computes it with
-// a flow-based ILP whose solver picks the event order (§3.3) and compares
-// it with the fixed-order LP on a small DAG: within 1.9 % on 103 of 106
-// caps (§3.4).
+// The order-free optimum (Bailey et al., SC'15, §3.4 and Appendix): the
+// least makespan over every schedule of the DAG, whatever the order of
+// its events, under the LP's model (a task draws its power from its start
+// to its power end, loads draw theirs, the cap holds at every instant,
+// and each serialised resource serves one item at a time). The paper
+// computes it with a flow-based ILP whose solver picks the event order
+// (§3.3) and compares it with the fixed-order LP on a small DAG: within
+// 1.9 % on 103 of 106 caps (§3.4).
 //
-// OrderFree computes it exactly by a branch and bound over weak orders of
-// the power vertices (those where a task's or a load's power starts or
-// ends), the "practical substitute" of §3.4: a schedule's vertex times, in
-// order, are a weak order, and under that order the fixed-order LP's rows
-// are exactly the schedule's instantaneous power (between consecutive
-// events the set of active intervals is the index rule's, §2.5), so the
-// optimum is the least of the fixed-order LPs over all weak orders
-// consistent with the DAG. The search fixes the order event by event from
-// time 0; a node's LP keeps the rows of its placed events (their order,
-// their ties, their power) and only the DAG's rows for the rest, which come
-// after: a relaxation of every order that extends the node's, so a node
-// whose LP is not below the best order found is cut. A node whose LP
-// schedule (tasks stretched into the time their vertices leave them, which
-// only lowers power) already keeps the cap at every instant needs no
-// further branching: the LP of that schedule's own order is solved and
-// its optimum is the node's.
+// OrderFree computes it exactly by a branch and bound over two kinds of
+// order, and only where the DAG leaves them open:
 //
-// Message edges, the vertices where no power changes and the order of
-// operations on every resource that FromGraph writes as fixed edges keep
-// their rows: only the order of the power events is free (docs/design/bound.md's
-// third order).
+//   - The order of the items on each resource (Resources: a CPU slot, a
+//     network interface's sides). The DAG's edges that fix the reference
+//     replay's order are dropped; a node's LP holds the items of a
+//     resource apart only where the node decided their order. Where the
+//     LP's schedule runs two items of one resource at once, the search
+//     branches on that pair: one before the other, or the other before
+//     the one. Pairs the DAG orders never overlap and are never branched
+//     on.
+//   - The weak order of the power vertices (where a task's or a load's
+//     power starts or ends), the "practical substitute" of §3.4: a
+//     schedule's vertex times, in order, are a weak order, and under it
+//     the fixed-order LP's rows are exactly the schedule's instantaneous
+//     power (between consecutive events the set of active intervals is
+//     the index rule's, §2.5). The search fixes it event by event from
+//     time 0; a node's LP keeps the rows of its placed events and only
+//     the DAG's rows for the rest, which come after.
+//
+// A node's LP is a relaxation of every schedule below it (an LP of the
+// DAG's dependencies, its decided orders and the energy, Σ energy ≤ cap ×
+// makespan, as OrderFreeLower), so a node whose LP is not below the best
+// schedule found is cut. A node whose LP schedule (tasks stretched into
+// the time their vertices leave them, which only lowers power) keeps the
+// cap at every instant is tried as a whole: the LP of that schedule's own
+// power order and resource orders is solved, and where it is as fast the
+// node needs no further branching. The first incumbent is the traced
+// order's LP. The branching is over the pairs and power events of the
+// DAG only; a DAG whose orders are all fixed by its edges is one LP.
 
-// OrderFreeMaxEdges is the largest DAG, in edges (tasks and messages),
-// OrderFree accepts by default: the paper's flow ILP was "practically
-// limited to solving small (i.e. fewer than 30 DAG edges) problems"
-// (Bailey et al., SC'15, §3.4: ILPs of tens of edges), and the number of event orders grows as fast.
-const OrderFreeMaxEdges = 30
+// DefaultOrderFreeNodes is the most nodes OrderFree explores at one cap
+// unless OrderFreeOptions.MaxNodes says otherwise.
+const DefaultOrderFreeNodes = 300_000
 
 // OrderFreeOptions bound the search.
 type OrderFreeOptions struct {
-	// MaxEdges is the largest DAG accepted (tasks and messages); 0 means
-	// OrderFreeMaxEdges.
-	MaxEdges int
-	// MaxLPs stops a search that has solved this many LPs with an error;
-	// 0 means 1,000,000.
-	MaxLPs int
+	// Resources, when not nil, are the DAG's serialised resources
+	// (Net.Resources): their order is chosen too, their order edges are
+	// dropped.
+	Resources *Resources
+	// MaxNodes stops a search that has explored this many nodes at one
+	// cap with an error wrapping ErrSearchLimit (a schedule at the tasks'
+	// fastest times counts 1, an LP 100); 0 means
+	// DefaultOrderFreeNodes.
+	MaxNodes int
 }
 
 // ErrNoOrder is a cap under which no event order is feasible: some
 // instant needs more power even with every task at its slowest.
 var ErrNoOrder = errors.New("no event order keeps the cap")
 
+// ErrSearchLimit is a search stopped at OrderFreeOptions.MaxNodes.
+var ErrSearchLimit = errors.New("the order-free search reached its limit of nodes")
+
 // OrderFree finds the order-free optimum of a DAG at any cap.
 type OrderFree struct {
-	d       *DAG
+	d       *DAG // the DAG without its resource order edges
 	opt     OrderFreeOptions
 	ivs     []interval
 	pv      []int    // the power vertices
 	pvOf    []int    // index in pv of each vertex, −1 for others
 	need    [][]int8 // need[a][b]: −1 no path from pv[a] to pv[b]; 0 a path of length 0; 1 a longer one
 	traced  [][]int  // the traced order's events of pv indices, nil without one
-	tau     float64  // the unit of time of the LPs: the fastest makespan
-	taskCol []int    // per task: its d column (p, then e, are the next), −1 for one point
+	items   [][]Span // per resource, its items
+	seed    []Message
+	pairs   int // pairs of items or power vertices the DAG leaves unordered
+	graph   *itemGraph
+	tau     float64 // the unit of time of the LPs: the fastest makespan
+	taskCol []int   // per task: its d column (p, then e, are the next), −1 for one point
 	ncol    int
 	// energy[i]: the lower convex envelope of task i's energy d·p(d) at
 	// its hull points, as lines (slope W, intercept J) it lies above
@@ -98,22 +116,39 @@ type OrderFreeResult struct {
 	// the vertices of each event, events in time order.
 	Events [][]int
 	LPs    int // LPs solved by the search
+	Nodes  int // nodes explored, an LP counting 100
 }
 
+// LimitError is a search stopped at OrderFreeOptions.MaxNodes; it wraps
+// ErrSearchLimit. The optimum lies between Lower and Best (seconds; Best
+// is +Inf where no schedule was found).
+type LimitError struct {
+	CapW        float64
+	Nodes       int
+	Pairs       int
+	Lower, Best float64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("bound: order-free optimum at %g W: %v (%d; %d pairs of power events or resource items unordered by the DAG): the optimum lies between %.9g and %.9g s",
+		e.CapW, ErrSearchLimit, e.Nodes, e.Pairs, e.Lower, e.Best)
+}
+
+func (e *LimitError) Unwrap() error { return ErrSearchLimit }
+
+// maxPrepWork is the most vertex–edge visits NewOrderFree spends on the
+// DAG's paths (one longest-path pass per power vertex and per resource
+// item).
+const maxPrepWork = 2_000_000_000
+
 // NewOrderFree prepares the search for d. o, when not nil, is the fixed
-// order whose LP optimum seeds the search (the order-free optimum is then
-// never above it). A DAG of more than opt.MaxEdges edges or with shared
-// devices is refused.
+// order whose LP optimum (with opt.Resources in their traced order)
+// seeds the search: the order-free optimum is then never above it. A DAG
+// with shared devices is refused, and so is one whose paths between
+// power vertices and resource items are too long to list.
 func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
-	if opt.MaxEdges == 0 {
-		opt.MaxEdges = OrderFreeMaxEdges
-	}
-	if opt.MaxLPs == 0 {
-		opt.MaxLPs = 1_000_000
-	}
-	if n := len(d.Tasks) + len(d.Messages); n > opt.MaxEdges {
-		return nil, fmt.Errorf("bound: the order-free optimum searches every event order, so it takes DAGs of at most %d edges; this one has %d (%d tasks, %d messages)",
-			opt.MaxEdges, n, len(d.Tasks), len(d.Messages))
+	if opt.MaxNodes == 0 {
+		opt.MaxNodes = DefaultOrderFreeNodes
 	}
 	if len(d.Devices) > 0 {
 		return nil, fmt.Errorf("bound: the order-free optimum does not model shared devices (the DAG has %d)", len(d.Devices))
@@ -121,7 +156,20 @@ func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
+	res := opt.Resources
+	if err := res.check(d); err != nil {
+		return nil, err
+	}
+	d = res.free(d)
 	f := &OrderFree{d: d, opt: opt, pvOf: make([]int, d.Vertices)}
+	if res != nil {
+		f.items = res.Items
+		for _, items := range res.Items {
+			for j := 1; j < len(items); j++ {
+				f.seed = append(f.seed, Message{Src: int(items[j-1].End), Dst: int(items[j].Start)})
+			}
+		}
+	}
 	power := make([]bool, d.Vertices)
 	power[d.Init], power[d.Fin] = true, true
 	for i := range d.Tasks {
@@ -140,37 +188,23 @@ func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
 			f.pv = append(f.pv, v)
 		}
 	}
-	// Longest paths at the fastest durations, from every power vertex.
+	nItems := 0
+	for _, items := range f.items {
+		nItems += len(items)
+	}
+	if work := (len(f.pv) + nItems) * (d.Vertices + len(d.Tasks) + len(d.Messages)); work > maxPrepWork {
+		return nil, fmt.Errorf("bound: the order-free optimum lists the paths between %d power vertices and %d resource items over %d vertices: too large a DAG to search",
+			len(f.pv), nItems, d.Vertices)
+	}
 	topo, err := topoOrder(d)
 	if err != nil {
 		return nil, err
 	}
-	type edge struct {
-		to int
-		w  float64
-	}
-	out := make([][]edge, d.Vertices)
-	for _, t := range d.Tasks {
-		out[t.Src] = append(out[t.Src], edge{t.Dst, t.Hull[0].Time})
-	}
-	for _, m := range d.Messages {
-		out[m.Src] = append(out[m.Src], edge{m.Dst, m.Time})
-	}
+	d.Messages = append(d.Messages, impliedOrders(newLongest(d, topo), f.items)...)
+	lp := newLongest(d, topo)
 	f.need = make([][]int8, len(f.pv))
-	dist := make([]float64, d.Vertices)
 	for a, va := range f.pv {
-		for v := range dist {
-			dist[v] = math.Inf(-1)
-		}
-		dist[va] = 0
-		for _, v := range topo {
-			if math.IsInf(dist[v], -1) {
-				continue
-			}
-			for _, e := range out[v] {
-				dist[e.to] = math.Max(dist[e.to], dist[v]+e.w)
-			}
-		}
+		dist := lp.from(va)
 		f.need[a] = make([]int8, len(f.pv))
 		for b, vb := range f.pv {
 			switch {
@@ -183,6 +217,8 @@ func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
 			}
 		}
 	}
+	f.pairs = f.countPairs(lp)
+	f.graph = newItemGraph(f, lp)
 	fast, err := InitialOrder(d)
 	if err != nil {
 		return nil, err
@@ -229,6 +265,109 @@ func NewOrderFree(d *DAG, o *Order, opt OrderFreeOptions) (*OrderFree, error) {
 	return f, nil
 }
 
+// Pairs returns how many pairs of power vertices, and of items of one
+// resource, the DAG leaves unordered: the orders the search may branch
+// on.
+func (f *OrderFree) Pairs() int { return f.pairs }
+
+// countPairs counts the pairs Pairs returns.
+func (f *OrderFree) countPairs(lp *longest) int {
+	n := 0
+	for a := range f.pv {
+		for b := a + 1; b < len(f.pv); b++ {
+			if f.need[a][b] < 0 && f.need[b][a] < 0 {
+				n++
+			}
+		}
+	}
+	for _, items := range f.items {
+		after := make([][]bool, len(items)) // after[j][k]: item k starts after item j ends
+		for j, it := range items {
+			dist := lp.from(int(it.End))
+			after[j] = make([]bool, len(items))
+			for k, u := range items {
+				after[j][k] = !math.IsInf(dist[u.Start], -1)
+			}
+		}
+		for j := range items {
+			for k := j + 1; k < len(items); k++ {
+				if !after[j][k] && !after[k][j] {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// impliedOrders returns the orders of items the DAG forces, as edges
+// from one item's end to the other's start: where a path from item a's
+// start reaches item b's end at a positive distance, b cannot come
+// before a (a would start at or after b's end), so a comes first. The
+// edges only state what every schedule of the model keeps, and give
+// the bounds the item's place: a message's processing, whose start
+// completes the receive, precedes the calc that waits for it.
+func impliedOrders(lp *longest, items [][]Span) []Message {
+	var out []Message
+	for _, res := range items {
+		for _, a := range res {
+			dist := lp.from(int(a.Start))
+			var after []int32
+			for _, b := range res {
+				if b != a && dist[b.End] > 0 {
+					after = append(after, b.Start)
+				}
+			}
+			if len(after) == 0 {
+				continue
+			}
+			from := lp.from(int(a.End))
+			for _, v := range after {
+				if math.IsInf(from[v], -1) {
+					out = append(out, Message{Src: int(a.End), Dst: int(v)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// longest finds longest paths in a DAG at its tasks' fastest times.
+type longest struct {
+	topo []int
+	out  [][]Message
+	dist []float64
+}
+
+func newLongest(d *DAG, topo []int) *longest {
+	l := &longest{topo: topo, out: make([][]Message, d.Vertices), dist: make([]float64, d.Vertices)}
+	for _, t := range d.Tasks {
+		l.out[t.Src] = append(l.out[t.Src], Message{Src: t.Src, Dst: t.Dst, Time: t.Hull[0].Time})
+	}
+	for _, m := range d.Messages {
+		l.out[m.Src] = append(l.out[m.Src], m)
+	}
+	return l
+}
+
+// from returns the longest path from v to every vertex, −Inf where none
+// (valid until the next call).
+func (l *longest) from(v int) []float64 {
+	for u := range l.dist {
+		l.dist[u] = math.Inf(-1)
+	}
+	l.dist[v] = 0
+	for _, u := range l.topo {
+		if math.IsInf(l.dist[u], -1) {
+			continue
+		}
+		for _, e := range l.out[u] {
+			l.dist[e.Dst] = math.Max(l.dist[e.Dst], l.dist[u]+e.Time)
+		}
+	}
+	return l.dist
+}
+
 // energyEnvelope returns the lines of the lower convex envelope of the
 // points (t_g, t_g·p_g) of hull h. A task's energy d·p(d) is concave on
 // each hull segment (p falls linearly), so it lies above the segment's
@@ -258,20 +397,39 @@ func energyEnvelope(h []frontier.Config) [][2]float64 {
 	return lines
 }
 
-// node is a prefix of a weak order: the events placed so far (pv
-// indices) and each power vertex's event (−1: not placed).
+// node is a prefix of a weak order, the events placed so far (pv
+// indices) and each power vertex's event (−1: not placed), with the
+// orders decided between items of a resource (edges from one's end to
+// the other's start).
 type node struct {
 	events [][]int
 	at     []int
 	placed int
+	dec    []Message
 }
 
 func (n *node) child(ev []int) *node {
-	c := &node{events: append(slices.Clip(n.events), ev), at: slices.Clone(n.at), placed: n.placed + len(ev)}
+	c := &node{events: append(slices.Clip(n.events), ev), at: slices.Clone(n.at), placed: n.placed + len(ev), dec: n.dec}
 	for _, a := range ev {
 		c.at[a] = len(n.events)
 	}
 	return c
+}
+
+// decide returns n with item a before item b.
+func (n *node) decide(a, b Span) *node {
+	c := *n
+	c.dec = append(slices.Clip(n.dec), Message{Src: int(a.End), Dst: int(b.Start)})
+	return &c
+}
+
+// newNode is the root: nothing placed, the decisions dec.
+func (f *OrderFree) newNode(dec []Message) *node {
+	n := &node{at: make([]int, len(f.pv)), dec: dec}
+	for a := range n.at {
+		n.at[a] = -1
+	}
+	return n
 }
 
 // lpSol is a node LP's optimum: the makespan in seconds, vertex times and
@@ -283,13 +441,15 @@ type lpSol struct {
 
 // search is one cap's branch and bound.
 type search struct {
-	f    *OrderFree
-	ctx  context.Context
-	capW float64
-	lps  int
-	best float64
-	sol  *lpSol
-	ord  [][]int
+	f     *OrderFree
+	ctx   context.Context
+	capW  float64
+	lps   int
+	nodes int
+	lower float64 // the root's bound
+	best  float64
+	sol   *lpSol
+	ord   [][]int
 }
 
 // Solve returns the order-free optimum at capW (watts, the LP's cap), or
@@ -306,10 +466,7 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 	}
 	s := &search{f: f, ctx: ctx, capW: capW, best: math.Inf(1)}
 	if f.traced != nil {
-		n := &node{at: make([]int, len(f.pv))}
-		for a := range n.at {
-			n.at[a] = -1
-		}
+		n := f.newNode(f.seed)
 		for _, ev := range f.traced {
 			n = n.child(ev)
 		}
@@ -321,23 +478,21 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 			s.best, s.sol, s.ord = sol.obj, sol, n.events
 		}
 	}
-	root := &node{at: make([]int, len(f.pv))}
-	for a := range root.at {
-		root.at[a] = -1
+	root := f.newNode(nil)
+	if _, _, lb, ok := s.heads(root); ok {
+		s.lower = lb
 	}
-	sol, err := s.lp(root)
-	if err != nil {
-		return nil, err
-	}
-	if sol != nil {
-		if err := s.branch(root, sol); err != nil {
-			return nil, err
+	if err := s.visit(root); err != nil {
+		var le *LimitError
+		if errors.As(err, &le) {
+			le.Best = s.best
 		}
+		return nil, err
 	}
 	if s.sol == nil {
 		return nil, fmt.Errorf("bound: order-free optimum at %g W: %w", capW, ErrNoOrder)
 	}
-	r := &OrderFreeResult{CapW: capW, Makespan: s.best, Vertex: s.sol.t, LPs: s.lps}
+	r := &OrderFreeResult{CapW: capW, Makespan: s.best, Vertex: s.sol.t, LPs: s.lps, Nodes: s.nodes}
 	for _, ev := range s.ord {
 		vs := make([]int, len(ev))
 		for j, a := range ev {
@@ -347,6 +502,20 @@ func (f *OrderFree) SolveContext(ctx context.Context, capW float64) (*OrderFreeR
 		r.Events = append(r.Events, vs)
 	}
 	return r, nil
+}
+
+// lpNodes is what one LP counts toward OrderFreeOptions.MaxNodes: on the
+// 2×2 stencils of docs/design/bound.md an LP takes about as long as 100
+// schedules at the tasks' fastest times, so the limit bounds the time.
+const lpNodes = 100
+
+// count counts w nodes, or stops the search at the limit.
+func (s *search) count(w int) error {
+	if s.nodes+w > s.f.opt.MaxNodes {
+		return &LimitError{CapW: s.capW, Nodes: s.nodes, Pairs: s.f.pairs, Lower: s.lower, Best: s.best}
+	}
+	s.nodes += w
+	return nil
 }
 
 // maxNext is the most power vertices that may come next at a node: the
@@ -367,18 +536,16 @@ func (s *search) branch(n *node, sol *lpSol) error {
 	if sol.obj >= s.best-tol*f.tau {
 		return nil
 	}
-	if n.placed == len(f.pv) {
+	a, b, clash := s.overlap(sol)
+	if n.placed == len(f.pv) && !clash {
 		s.best, s.sol, s.ord = sol.obj, sol, n.events
 		return nil
 	}
 	// The LP's schedule may keep the cap already: then the LP of its own
-	// order is feasible at (about) the node's optimum, which no order
+	// orders is feasible at (about) the node's optimum, which no order
 	// extending n can beat.
 	if ord, ok := s.keepsCap(sol); ok {
-		leaf := &node{at: make([]int, len(f.pv))}
-		for a := range leaf.at {
-			leaf.at[a] = -1
-		}
+		leaf := f.newNode(s.itemOrder(n.dec, sol))
 		for _, ev := range ord {
 			leaf = leaf.child(ev)
 		}
@@ -392,6 +559,9 @@ func (s *search) branch(n *node, sol *lpSol) error {
 		if ls != nil && ls.obj <= sol.obj+tol*f.tau {
 			return nil
 		}
+	}
+	if clash {
+		return s.branchPair(n, a, b, sol.t)
 	}
 	// Children: the next event is a nonempty set of unplaced power
 	// vertices with no unplaced predecessor at a positive distance,
@@ -463,6 +633,70 @@ func (s *search) branch(n *node, sol *lpSol) error {
 	return nil
 }
 
+// branchPair explores n's orders with item a before item b and with b
+// before a, first the one that keeps a schedule with times t (a
+// parent's) more nearly: the item that starts first, first.
+func (s *search) branchPair(n *node, a, b Span, t []float64) error {
+	if t != nil && (t[b.Start] < t[a.Start] || (t[b.Start] == t[a.Start] && t[b.End] < t[a.End])) {
+		a, b = b, a
+	}
+	if err := s.visit(n.decide(a, b)); err != nil {
+		return err
+	}
+	return s.visit(n.decide(b, a))
+}
+
+// overlap returns two items of one resource that sol runs at once (each
+// starts before the other ends, by more than the tolerance): the pair
+// whose later start is earliest.
+func (s *search) overlap(sol *lpSol) (a, b Span, ok bool) {
+	f := s.f
+	eps := tol * f.tau
+	first := math.Inf(1)
+	for _, items := range f.items {
+		for j, x := range items {
+			for _, y := range items[j+1:] {
+				xs, xe, ys, ye := sol.t[x.Start], sol.t[x.End], sol.t[y.Start], sol.t[y.End]
+				if xs < ye-eps && ys < xe-eps {
+					if at := math.Max(xs, ys); at < first {
+						first, a, b, ok = at, x, y, true
+					}
+				}
+			}
+		}
+	}
+	return a, b, ok
+}
+
+// itemOrder returns dec with every resource's items in the order of
+// their times in sol (start, then end, then the reference order).
+func (s *search) itemOrder(dec []Message, sol *lpSol) []Message {
+	out := slices.Clip(dec)
+	for _, items := range s.f.items {
+		by := slices.Clone(items)
+		slices.SortStableFunc(by, func(x, y Span) int {
+			if c := cmpTime(sol.t[x.Start], sol.t[y.Start]); c != 0 {
+				return c
+			}
+			return cmpTime(sol.t[x.End], sol.t[y.End])
+		})
+		for j := 1; j < len(by); j++ {
+			out = append(out, Message{Src: int(by[j-1].End), Dst: int(by[j].Start)})
+		}
+	}
+	return out
+}
+
+func cmpTime(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
 // keepsCap reports whether sol's schedule, every task stretched into the
 // time between its vertices (as slow as its hull allows), keeps the cap at
 // every instant, and returns its weak order of the power vertices (times
@@ -512,8 +746,8 @@ func (s *search) keepsCap(sol *lpSol) ([][]int, bool) {
 // lp solves node n's LP: nil when it is infeasible.
 func (s *search) lp(n *node) (*lpSol, error) {
 	f, d := s.f, s.f.d
-	if s.lps >= f.opt.MaxLPs {
-		return nil, fmt.Errorf("bound: order-free optimum at %g W: stopped after %d LPs", s.capW, s.lps)
+	if err := s.count(lpNodes); err != nil {
+		return nil, err
 	}
 	tau := f.tau
 	inf := math.Inf(1)
@@ -529,6 +763,12 @@ func (s *search) lp(n *node) (*lpSol, error) {
 			p.ColLo[c+1], p.ColUp[c+1] = h[len(h)-1].Power, h[0].Power
 			p.ColUp[c+2] = inf
 		}
+	}
+	// Every other vertex as early as it can be, at a weight that moves
+	// the makespan by at most 1e-9·tau: the overlaps the search branches
+	// on are then the schedule's, not a degenerate vertex's.
+	for v := range d.Vertices {
+		p.Obj[v] = 1e-9 / float64(d.Vertices)
 	}
 	p.Obj[d.Fin] = 1
 	var ts triplets
@@ -560,12 +800,14 @@ func (s *search) lp(n *node) (*lpSol, error) {
 		}
 	}
 	for _, m := range d.Messages {
-		if m.Src == m.Dst {
-			continue
-		}
 		ts.add(int32(m.Dst), 1)
 		ts.add(int32(m.Src), -1)
 		row(m.Time/tau, inf)
+	}
+	for _, m := range n.dec {
+		ts.add(int32(m.Dst), 1)
+		ts.add(int32(m.Src), -1)
+		row(0, inf)
 	}
 	// The placed events: ties (15), the chain (14), the unplaced power
 	// vertices after the last one, and the power at each (12)(13).
@@ -635,7 +877,7 @@ func (s *search) lp(n *node) (*lpSol, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bound: order-free optimum at %g W: %w", s.capW, err)
 	}
-	sol := &lpSol{obj: r.Objective * tau, t: make([]float64, d.Vertices), d: make([]float64, len(d.Tasks))}
+	sol := &lpSol{obj: r.X[d.Fin] * tau, t: make([]float64, d.Vertices), d: make([]float64, len(d.Tasks))}
 	for v := range sol.t {
 		sol.t[v] = r.X[v] * tau
 	}

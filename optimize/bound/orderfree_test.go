@@ -1,9 +1,11 @@
 package bound
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,13 +93,25 @@ func TestOrderFreeInfeasible(t *testing.T) {
 	}
 }
 
-// A DAG over the limit is refused with its size and the limit named, and
-// one with too many vertices that could come next stops with their count.
+// A search over its node limit stops with ErrSearchLimit and the interval
+// it reached; one with too many vertices that could come next stops with
+// their count; shared devices are refused.
 func TestOrderFreeTooLarge(t *testing.T) {
-	d := benchDAG(4, 25, 4, 1) // 100 tasks, 6 messages
-	_, err := NewOrderFree(d, nil, OrderFreeOptions{})
-	if err == nil || !strings.Contains(err.Error(), "at most 30 edges") || !strings.Contains(err.Error(), "has 106 (100 tasks, 6 messages)") {
-		t.Errorf("error %v", err)
+	if clp.Available() {
+		d := exampleC()
+		o, err := InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewOrderFree(d, o, OrderFreeOptions{MaxNodes: 150})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Solve(80)
+		var le *LimitError
+		if !errors.Is(err, ErrSearchLimit) || !errors.As(err, &le) || !near(le.Best, 15) || !(le.Lower <= 14) {
+			t.Errorf("150 nodes at 80 W: %v", err)
+		}
 	}
 	// 14 ranks of two tasks: 14 vertices could follow Init.
 	wide := &DAG{Vertices: 16, Init: 0, Fin: 1}
@@ -402,5 +416,220 @@ func TestOrderFreeForcedOrder(t *testing.T) {
 		if math.Abs(r.Makespan-fixed) > 1e-7*fixed {
 			t.Errorf("%g W: order-free %v, fixed order %v", capW, r.Makespan, fixed)
 		}
+	}
+}
+
+// withResource gives d a resource (Fin after every item) whose items are
+// the second task of every rank and a fixed item of 2 s from 0.5 s after
+// Init, in a random order fixed by edges appended to d's messages; nil
+// where that order makes a cycle.
+func withResource(t *testing.T, rng *rand.Rand, d *DAG) *Resources {
+	t.Helper()
+	u, w := d.Vertices, d.Vertices+1
+	d.Vertices += 2
+	seen := map[int]int{}
+	var items []Span
+	for _, tk := range d.Tasks {
+		if seen[tk.Rank]++; seen[tk.Rank] == 2 {
+			items = append(items, Span{int32(tk.Src), int32(tk.Dst)})
+		}
+	}
+	d.Messages = append(d.Messages, Message{Src: d.Init, Dst: u, Time: 0.5}, Message{Src: u, Dst: w, Time: 2}, Message{Src: w, Dst: d.Fin})
+	items = append(items, Span{int32(u), int32(w)})
+	rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+	r := &Resources{Names: []string{"core"}, Items: [][]Span{items}, Fin: []bool{true}}
+	r.Edges[0] = len(d.Messages)
+	for j := 1; j < len(items); j++ {
+		d.Messages = append(d.Messages, Message{Src: int(items[j-1].End), Dst: int(items[j].Start)})
+	}
+	r.Edges[1] = len(d.Messages)
+	if _, err := topoOrder(d); err != nil {
+		return nil // the DAG orders the items against their starts
+	}
+	return r
+}
+
+// With a resource that serves one item at a time, the search finds the
+// least of bruteForce over every order of the resource's items (each a
+// DAG with that chain), is never above the traced order's LP nor below
+// OrderFreeLower, and beats the traced order somewhere.
+func TestOrderFreeResourcesMatchEveryOrder(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	rng := rand.New(rand.NewPCG(32, 5))
+	strict := 0
+	for run := 0; run < 12; run++ {
+		d := tinyDAG(rng, 2, 3, run%3 == 2)
+		res := withResource(t, rng, d)
+		if res == nil {
+			continue
+		}
+		o, err := InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewOrderFree(d, o, OrderFreeOptions{Resources: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCap, _ := MinFeasibleCap(d, o)
+		for _, x := range []float64{1, 1.3, 3} {
+			capW := minCap * x
+			want := math.Inf(1)
+			for _, perm := range permutations(len(res.Items[0])) {
+				pd := *res.free(d)
+				pd.Messages = slices.Clone(pd.Messages)
+				for j := 1; j < len(perm); j++ {
+					a, b := res.Items[0][perm[j-1]], res.Items[0][perm[j]]
+					pd.Messages = append(pd.Messages, Message{Src: int(a.End), Dst: int(b.Start)})
+				}
+				if _, err := topoOrder(&pd); err != nil {
+					continue // an order the DAG forbids
+				}
+				b, _ := bruteForce(t, &pd, capW)
+				want = math.Min(want, b)
+			}
+			r, err := f.Solve(capW)
+			if err != nil {
+				t.Fatalf("run %d, %g W: %v", run, capW, err)
+			}
+			if math.Abs(r.Makespan-want) > 1e-6*want {
+				t.Errorf("run %d, %g W: order-free %v, least over every order %v", run, capW, r.Makespan, want)
+			}
+			fixed := solveWith(t, d, o, Options{}, []float64{capW})[0]
+			if r.Makespan > fixed*(1+1e-9) {
+				t.Errorf("run %d, %g W: order-free %v above the fixed order's %v", run, capW, r.Makespan, fixed)
+			}
+			if r.Makespan < fixed*(1-1e-6) {
+				strict++
+			}
+			lo, err := OrderFreeLower(context.Background(), d, res, capW)
+			if err != nil || lo > r.Makespan*(1+1e-7) {
+				t.Errorf("run %d, %g W: lower bound %v (%v) above the order-free optimum %v", run, capW, lo, err, r.Makespan)
+			}
+		}
+	}
+	if strict == 0 {
+		t.Error("no run where a free order beats the traced one")
+	}
+}
+
+// permutations returns every order of 0..n−1.
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for k := 0; k <= len(p); k++ {
+			q := append(append(append([]int{}, p[:k]...), n-1), p[k:]...)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// validSchedule is a random schedule of d's model with resource res: its
+// items in a random order (nil where that order makes a cycle), every
+// task at a random hull point, every vertex after its predecessors plus a
+// random wait. It returns the makespan and the peak power (a task draws
+// its point's power from its start to its power end, a load its watts).
+func validSchedule(rng *rand.Rand, d *DAG, res *Resources) (makespan, peak float64, ok bool) {
+	pd := *res.free(d)
+	pd.Messages = slices.Clone(pd.Messages)
+	items := res.Items[0]
+	perm := rng.Perm(len(items))
+	for j := 1; j < len(perm); j++ {
+		pd.Messages = append(pd.Messages, Message{Src: int(items[perm[j-1]].End), Dst: int(items[perm[j]].Start)})
+	}
+	topo, err := topoOrder(&pd)
+	if err != nil {
+		return 0, 0, false
+	}
+	type edge struct {
+		to int
+		w  float64
+	}
+	out := make([][]edge, pd.Vertices)
+	pow := make([]float64, len(d.Tasks))
+	for i, t := range d.Tasks {
+		k := rng.IntN(len(t.Hull))
+		pow[i] = t.Hull[k].Power
+		out[t.Src] = append(out[t.Src], edge{t.Dst, t.Hull[k].Time})
+	}
+	for _, m := range pd.Messages {
+		out[m.Src] = append(out[m.Src], edge{m.Dst, m.Time})
+	}
+	at := make([]float64, pd.Vertices)
+	for _, v := range topo {
+		if v != d.Init && rng.IntN(3) == 0 {
+			at[v] += rng.Float64()
+		}
+		for _, e := range out[v] {
+			at[e.to] = math.Max(at[e.to], at[v]+e.w)
+		}
+	}
+	type iv struct{ a, b, w float64 }
+	var ivs []iv
+	for i := range d.Tasks {
+		ivs = append(ivs, iv{at[d.Tasks[i].Src], at[d.Tasks[i].PowerEnd()], pow[i]})
+	}
+	for _, l := range d.Loads {
+		ivs = append(ivs, iv{at[l.Src], at[l.Dst], l.W})
+	}
+	for _, x := range ivs {
+		var w float64
+		for _, y := range ivs {
+			if y.a <= x.a && x.a < y.b {
+				w += y.w
+			}
+		}
+		peak = math.Max(peak, w)
+	}
+	return at[d.Fin], peak, true
+}
+
+// No schedule of any order, of its power events or of its resource's
+// items, that keeps a cap beats the order-free optimum at that cap, nor
+// OrderFreeLower: random schedules at the cap of their own peak power.
+func TestOrderFreeNeverAboveASchedule(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("built without cgo: no LP solver")
+	}
+	rng := rand.New(rand.NewPCG(32, 9))
+	checked := 0
+	for run := 0; run < 12; run++ {
+		d := tinyDAG(rng, 2, 3, run%2 == 1)
+		res := withResource(t, rng, d)
+		if res == nil {
+			continue
+		}
+		f, err := NewOrderFree(d, nil, OrderFreeOptions{Resources: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			T, peak, ok := validSchedule(rng, d, res)
+			if !ok {
+				continue
+			}
+			capW := peak * (1 + 1e-9)
+			r, err := f.Solve(capW)
+			if err != nil {
+				t.Fatalf("run %d at %g W: %v", run, capW, err)
+			}
+			if r.Makespan > T*(1+1e-6) {
+				t.Errorf("run %d at %g W: order-free optimum %v above a schedule of %v", run, capW, r.Makespan, T)
+			}
+			lo, err := OrderFreeLower(context.Background(), d, res, capW)
+			if err != nil || lo > T*(1+1e-7) {
+				t.Errorf("run %d at %g W: lower bound %v (%v) above a schedule of %v", run, capW, lo, err, T)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d schedules checked", checked)
 	}
 }

@@ -12,23 +12,31 @@ import (
 
 // OrderFreeLower returns a lower bound in seconds on the makespan of every
 // schedule of d whose task power stays within capW on average, whatever
-// the order of its events: the least makespan of an LP that keeps only
-// the DAG's precedence (its tasks and message edges, with their
-// latencies), each task's time–energy hull (a duration between its
-// fastest and slowest time, an energy above the lower convex envelope of
-// its hull points' energies) and the job's energy, Σ task energy ≤ capW ×
-// makespan. It leaves out the fixed order's power rows (Bailey et al.,
-// SC'15, §2.5), the loads and the shared devices, each of which only
-// raises the optimum, so it holds for schedules that leave the LP's
-// event order too, below the fixed-order bound (Solver) and the
-// order-free optimum (OrderFree). capW is the LP's cap: the cores' task
-// power, without the machine's base power.
-func OrderFreeLower(ctx context.Context, d *DAG, capW float64) (float64, error) {
+// the order of its events and of its resources' items: the least makespan
+// of an LP that keeps only the DAG's precedence (its tasks and message
+// edges, with their latencies, less res's order edges: each resource may
+// serve its items in any order), each task's time–energy hull (a duration
+// between its fastest and slowest time, an energy above the lower convex
+// envelope of its hull points' energies) and the job's energy, Σ task
+// energy ≤ capW × makespan. It leaves out the fixed order's power rows
+// (Bailey et al., SC'15, §2.5), the resources' one-at-a-time rule, the
+// loads and the shared devices, each of which only raises the optimum, so
+// it holds for schedules that leave the LP's orders too, below the
+// fixed-order bound (Solver) and the order-free optimum (OrderFree). res
+// may be nil: every edge of d is then a dependency. capW is the LP's cap:
+// the cores' task power, without the machine's base power.
+func OrderFreeLower(ctx context.Context, d *DAG, res *Resources, capW float64) (float64, error) {
 	if !(capW > 0) || math.IsInf(capW, 0) {
 		return 0, fmt.Errorf("bound: order-free lower bound: cap %g W: want a positive finite cap", capW)
 	}
 	if err := d.Validate(); err != nil {
 		return 0, err
+	}
+	if err := res.check(d); err != nil {
+		return 0, err
+	}
+	if res != nil {
+		d = res.free(d)
 	}
 	g, err := contract(d)
 	if err != nil {

@@ -91,7 +91,7 @@ func TestOrderFreeLowerAdversarial(t *testing.T) {
 		for range 20 {
 			T, E, peak := randomSchedule(rng, d)
 			for _, capW := range []float64{peak, E / T} {
-				lo, err := OrderFreeLower(ctx, d, capW)
+				lo, err := OrderFreeLower(ctx, d, nil, capW)
 				if err != nil {
 					t.Fatalf("trial %d: %v", trial, err)
 				}
@@ -115,7 +115,7 @@ func TestOrderFreeLowerAdversarial(t *testing.T) {
 				s.Close()
 				t.Fatal(err)
 			}
-			lo, err := OrderFreeLower(ctx, d, capW)
+			lo, err := OrderFreeLower(ctx, d, nil, capW)
 			if err != nil {
 				s.Close()
 				t.Fatal(err)
@@ -147,12 +147,12 @@ func TestOrderFreeLowerOneTask(t *testing.T) {
 		{40, 2},          // only the slowest point's energy fits
 		{10, 8},          // 80 J at the slowest ≤ 10 W × T: Fin waits past the task
 	} {
-		got, err := OrderFreeLower(context.Background(), d, c.capW)
+		got, err := OrderFreeLower(context.Background(), d, nil, c.capW)
 		if err != nil || math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("at %g W: %g, %v; want %g", c.capW, got, err, c.want)
 		}
 	}
-	if _, err := OrderFreeLower(context.Background(), d, 0); err == nil {
+	if _, err := OrderFreeLower(context.Background(), d, nil, 0); err == nil {
 		t.Error("cap 0: no error")
 	}
 }
