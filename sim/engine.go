@@ -352,10 +352,13 @@ func (e *engine) size(op int32, r *opRec) int64 {
 	return e.g.Size[op]
 }
 
-// rem values of started and completed operations.
+// rem values of started and completed operations, and (in a streaming
+// replay) of a send whose message its receiver has processed before the
+// send completed.
 const (
 	remStarted int32 = -1
 	remDone    int32 = -2
+	remMsgIn   int32 = -3
 )
 
 // state returns op's state.
@@ -419,6 +422,13 @@ type engine struct {
 	// completes.
 	ops  []opRec
 	succ []int32
+	// tag is each operation's tag, indexed as ops: the graph's Tag column,
+	// or with a stream the pages' tags.
+	tag []int32
+	// str, when not nil, is the streaming replay's state (RunSource): ops,
+	// succ and tag are then pages of each rank's operations in flight.
+	str *stream
+	err error // a failure of the stream, which stops the loop
 	// The operations without dependencies start the replay at time 0,
 	// host by host (seed); they are taken in that order before any queued
 	// event (they are the first events in (time, seq) order), without
@@ -521,6 +531,9 @@ func (e *TimeLimitError) Error() string {
 }
 
 func (e *engine) tooLate(op int32, what string) error {
+	if e.g == nil {
+		return &WholeGraphError{Feature: "naming the operation whose time exceeds graph.MaxTimeNs"}
+	}
 	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
@@ -538,14 +551,14 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if err != nil {
 		return nil, err
 	}
-	e.initState(scr, roots, recvs)
+	e.tag = g.Tag
+	e.initState(scr, g.NumRanks(), g.NumOps(), roots, recvs)
 	return e, nil
 }
 
-// initState sizes the per-host state, the event queue, the receive pool
-// and the observer's arrays.
-func (e *engine) initState(scr *Scratch, roots, recvs int) {
-	n, nr := e.g.NumOps(), e.g.NumRanks()
+// initState sizes the per-host state of nr ranks, the event queue, the
+// receive pool and the observer's arrays for n operations.
+func (e *engine) initState(scr *Scratch, nr, n, roots, recvs int) {
 	opt := e.opt
 	e.multi = e.ncpu > 1 || e.nnic > 1
 	e.hosts, _ = zeroed(scr.hosts, nr)
@@ -594,7 +607,7 @@ func (e *engine) seed() {
 	if e.qobs == nil {
 		return
 	}
-	for r := 0; r < e.g.NumRanks(); r++ {
+	for r := range e.hosts {
 		e.seeds = e.collectSeeds(e.seeds[:0], r)
 		for _, p := range e.seeds {
 			e.qobs.Queued(p.op, 0)
@@ -603,11 +616,21 @@ func (e *engine) seed() {
 	e.seeds = e.seeds[:0]
 }
 
+// seedRange returns the engine ids from which rank r's operations without
+// dependencies are collected: the whole rank, or in a streaming replay
+// the rank's first page.
+func (e *engine) seedRange(r int) (lo, hi int32) {
+	if e.str != nil {
+		return e.str.seedRange(r)
+	}
+	return e.g.RankStart[r], e.g.RankStart[r+1]
+}
+
 // collectSeeds appends rank r's operations without dependencies to p, in
 // the order they are queued (by type, as freed operations are).
 func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
-	g := e.g
-	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+	lo, hi := e.seedRange(r)
+	for id := lo; id < hi; id++ {
 		if e.ops[id].rem == 0 {
 			p = append(p, readyOp{host: int32(r), op: id, typ: e.ops[id].typ()})
 		}
@@ -620,7 +643,7 @@ func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
 // at time 0, or false when all have been taken.
 func (e *engine) nextSeed() (event, bool) {
 	for e.seedNext == len(e.seeds) {
-		if e.seedRank == e.g.NumRanks() {
+		if e.seedRank == len(e.hosts) {
 			return event{}, false
 		}
 		e.seeds, e.seedNext = e.collectSeeds(e.seeds[:0], e.seedRank), 0
@@ -711,6 +734,9 @@ func (e *engine) flush(now uint64) {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
+	if e.str != nil && op>>pageShift == e.str.front[rank] {
+		e.advance(rank)
+	}
 	r := &e.ops[op]
 	lo := r.succ
 	if started && lo >= 0 {
@@ -742,8 +768,13 @@ func (e *engine) markStarted(op, rank int32) {
 }
 
 func (e *engine) markDone(op, rank int32) {
-	e.ops[op].rem = remDone
+	r := &e.ops[op]
+	retire := e.str != nil && (r.typ() != evSend || r.rem == remMsgIn)
+	r.rem = remDone
 	e.release(op, rank, false)
+	if retire {
+		e.retire(op)
+	}
 }
 
 // perByte returns LogGOPSim's (s-1)·X per-byte charge. LogGOPSim computes
@@ -951,12 +982,12 @@ func (e *engine) loop() error {
 			}
 
 		case evRecv:
-			rec := &e.ops[op]
 			e.markStarted(op, rank)
+			rec := &e.ops[op] // after markStarted, which may read more of a stream
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&hr.uq, rec.peer(), g.Tag[op]); m >= 0 {
+			if m := e.match(&hr.uq, rec.peer(), e.tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -976,7 +1007,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: g.Tag[op], op: op})
+				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: e.tag[op], op: op})
 			}
 
 		case evMsg:
@@ -1016,8 +1047,14 @@ func (e *engine) loop() error {
 				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			src := rank // the sender
-			tag := g.Tag[op]
-			if m := e.match(&hr.rq, src, tag); m >= 0 {
+			tag := e.tag[op]
+			var m int32
+			if e.str == nil {
+				m = e.match(&hr.rq, src, tag)
+			} else {
+				m = e.matchStream(h, src, tag)
+			}
+			if m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -1037,6 +1074,9 @@ func (e *engine) loop() error {
 				}
 				e.enqueue(&hr.uq, qentry{src: src, tag: tag, op: op})
 			}
+			if e.str != nil {
+				e.msgProcessed(op)
+			}
 
 		case evFlow: // op is the flow (Options.Flow)
 			e.flowDone(op, t)
@@ -1045,6 +1085,9 @@ func (e *engine) loop() error {
 			e.flowStart(op, rank, t)
 		}
 		e.flush(ev.time)
+		if e.err != nil {
+			return e.err
+		}
 	}
 	return nil
 }
@@ -1170,6 +1213,12 @@ func (d *DeadlockError) Error() string {
 }
 
 func (e *engine) finish() (*Result, error) {
+	if e.str != nil {
+		if err := e.str.finished(e.hosts); err != nil {
+			return nil, err
+		}
+		return e.stats(), nil
+	}
 	g := e.g
 	var dl DeadlockError
 	// Like LogGOPSim, a run is complete when no receive is still posted
@@ -1211,6 +1260,11 @@ func (e *engine) finish() (*Result, error) {
 		}
 		return nil, &dl
 	}
+	return e.stats(), nil
+}
+
+// stats returns the result of a replay that finished.
+func (e *engine) stats() *Result {
 	res := &Result{Ranks: make([]RankStats, len(e.hosts)), Events: e.events}
 	defer func() {
 		if e.fl != nil {
@@ -1228,7 +1282,7 @@ func (e *engine) finish() (*Result, error) {
 		st.Wait = max(0, st.Finish-st.Compute-st.Comm)
 		res.Makespan = max(res.Makespan, st.Finish)
 	}
-	return res, nil
+	return res
 }
 
 // why finds what unfinished operation id waits on, following the chain of
