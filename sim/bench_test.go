@@ -7,6 +7,7 @@ import (
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/taskgraph"
 )
@@ -61,7 +62,11 @@ func dissemination(p int) *graph.Graph {
 	return g
 }
 
-func benchReplay(b *testing.B, g *graph.Graph) {
+func benchReplay(b *testing.B, g *graph.Graph) { benchRun(b, g, false) }
+
+// benchRun is benchReplay, replaying with RunSource from g's windows
+// where stream is set.
+func benchRun(b *testing.B, g *graph.Graph, stream bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := testenv.CPUTime()
@@ -69,7 +74,11 @@ func benchReplay(b *testing.B, g *graph.Graph) {
 	runtime.ReadMemStats(&m0)
 	var events int64
 	for i := 0; i < b.N; i++ {
-		res, err := Run(g, network.DefaultLogGOPS(), Options{})
+		run := Run
+		if stream {
+			run = func(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) { return RunSource(g, net, opt) }
+		}
+		res, err := run(g, network.DefaultLogGOPS(), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,6 +101,23 @@ func benchReplay(b *testing.B, g *graph.Graph) {
 // BenchmarkRingAllreduce1024 replays a 1024-rank ring allreduce of 1 MiB
 // per rank (about 6.3 million events) from an in-memory graph.
 func BenchmarkRingAllreduce1024(b *testing.B) { benchReplay(b, ringAllreduce(1024, 1<<20)) }
+
+// BenchmarkRingAllreduce1024Stream replays it with RunSource.
+func BenchmarkRingAllreduce1024Stream(b *testing.B) { benchRun(b, ringAllreduce(1024, 1<<20), true) }
+
+// BenchmarkRandomPermutation replays a random permutation of 1,024 ranks
+// and 1,000 rounds (about 3 million events), and BenchmarkRandomPermutationStream
+// the same with RunSource.
+func BenchmarkRandomPermutation(b *testing.B)       { benchRun(b, randomPermutation(b), false) }
+func BenchmarkRandomPermutationStream(b *testing.B) { benchRun(b, randomPermutation(b), true) }
+
+func randomPermutation(b *testing.B) *graph.Graph {
+	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 1024, Rounds: 1000, Bytes: 8, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
 
 // BenchmarkDissemination65536 replays a 65,536-rank dissemination barrier.
 func BenchmarkDissemination65536(b *testing.B) { benchReplay(b, dissemination(65536)) }

@@ -331,9 +331,17 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 		}
 		s.pgFirst, s.pgLen, s.pgLive = append(s.pgFirst, 0), append(s.pgLen, 0), append(s.pgLive, 0)
 		s.pgOpen, s.pgBlock, s.pgClass = append(s.pgOpen, false), append(s.pgBlock, 0), append(s.pgClass, noBlock)
-		e.ops = slices.Grow(e.ops, pageSlots)[:len(e.ops)+pageSlots]
-		e.tag = slices.Grow(e.tag, pageSlots)[:len(e.tag)+pageSlots]
-		s.root = slices.Grow(s.root, pageSlots)[:len(s.root)+pageSlots]
+		if len(e.ops) == cap(e.ops) {
+			// Room for twice the pages, and at first for two a rank:
+			// memory the replay has not touched yet costs address space.
+			n := max(2*len(e.ops), 2*len(s.front)*pageSlots)
+			e.ops = append(make([]opRec, 0, n), e.ops...)
+			e.tag = append(make([]int32, 0, n), e.tag...)
+			s.root = append(make([]bool, 0, n), s.root...)
+		}
+		e.ops = e.ops[:len(e.ops)+pageSlots]
+		e.tag = e.tag[:len(e.tag)+pageSlots]
+		s.root = s.root[:len(s.root)+pageSlots]
 	}
 	clear(e.ops[p<<pageShift : (p+1)<<pageShift])
 	s.pgFirst[p], s.pgLen[p], s.pgLive[p], s.pgOpen[p] = first, int32(n), int32(n), true
@@ -457,7 +465,10 @@ func (e *engine) allocBlock(p int32, m int) int32 {
 		s.pgBlock[p], s.freeBlocks[c] = s.freeBlocks[c][k-1], s.freeBlocks[c][:k-1]
 	} else {
 		s.pgBlock[p] = int32(len(e.succ))
-		e.succ = slices.Grow(e.succ, 1<<c)[:len(e.succ)+1<<c]
+		if len(e.succ)+1<<c > cap(e.succ) {
+			e.succ = append(make([]int32, 0, max(2*cap(e.succ), len(e.succ)+1<<c, len(s.front)*pageSlots)), e.succ...)
+		}
+		e.succ = e.succ[:len(e.succ)+1<<c]
 	}
 	s.pgClass[p] = c
 	return s.pgBlock[p]
