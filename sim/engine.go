@@ -734,9 +734,6 @@ func (e *engine) flush(now uint64) {
 // release releases the successors of op (on rank) of one kind: those
 // marked with irqBit when started is true, the others otherwise.
 func (e *engine) release(op, rank int32, started bool) {
-	if e.str != nil && op>>pageShift == e.str.front[rank] {
-		e.advance(rank)
-	}
 	r := &e.ops[op]
 	lo := r.succ
 	if started && lo >= 0 {
@@ -748,6 +745,16 @@ func (e *engine) release(op, rank int32, started bool) {
 			e.pending = append(e.pending, readyOp{host: rank, op: op + 1, typ: s.typ()})
 		}
 		return
+	}
+	if e.str != nil && op>>pageShift == e.str.front[rank] {
+		// The rank's open page (whose records have irqBit set and no
+		// chainBit, so that its operations come here): read the next
+		// window, which completes the page's successor lists.
+		e.advance(rank)
+		if r = &e.ops[op]; started && r.succ >= 0 {
+			return
+		}
+		lo = r.succ
 	}
 	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {

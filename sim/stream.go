@@ -304,7 +304,7 @@ func (e *engine) fillPage(r, p int32, w *graph.Window) error {
 		case peer >= nr || peer < 0 && (typ == evSend || peer != graph.AnySource):
 			return &WholeGraphError{Feature: fmt.Sprintf("the report of peer %d, which is not a rank", peer)}
 		}
-		e.ops[id] = opRec{rem: hi - lo, pk: peer<<3 | int32(typ), sz: int32(sz)}
+		e.ops[id] = opRec{succ: irqBit, rem: hi - lo, pk: peer<<3 | int32(typ), sz: int32(sz)}
 		e.tag[id] = w.Tag[i]
 		s.root[id] = hi == lo && typ == evRecv
 		if s.root[id] {
