@@ -318,7 +318,7 @@ func (e *engine) fillPage(r, p int32, w *graph.Window) error {
 }
 
 // newPage returns a free page for n operations of a rank from its
-// operation first on, its records cleared.
+// operation first on (fillPage sets its records, closePage the sentinel).
 func (e *engine) newPage(first int32, n int) (int32, error) {
 	s := e.str
 	var p int32
@@ -332,9 +332,10 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 		s.pgFirst, s.pgLen, s.pgLive = append(s.pgFirst, 0), append(s.pgLen, 0), append(s.pgLive, 0)
 		s.pgOpen, s.pgBlock, s.pgClass = append(s.pgOpen, false), append(s.pgBlock, 0), append(s.pgClass, noBlock)
 		if len(e.ops) == cap(e.ops) {
-			// Room for twice the pages, and at first for two a rank:
-			// memory the replay has not touched yet costs address space.
-			n := max(2*len(e.ops), 2*len(s.front)*pageSlots)
+			// Room for half as many pages again, and at first for two a
+			// rank: memory the replay has not touched yet costs address
+			// space, not memory.
+			n := max(len(e.ops)+len(e.ops)/2, 2*len(s.front)*pageSlots)
 			e.ops = append(make([]opRec, 0, n), e.ops...)
 			e.tag = append(make([]int32, 0, n), e.tag...)
 			s.root = append(make([]bool, 0, n), s.root...)
@@ -343,7 +344,6 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 		e.tag = e.tag[:len(e.tag)+pageSlots]
 		s.root = s.root[:len(s.root)+pageSlots]
 	}
-	clear(e.ops[p<<pageShift : (p+1)<<pageShift])
 	s.pgFirst[p], s.pgLen[p], s.pgLive[p], s.pgOpen[p] = first, int32(n), int32(n), true
 	s.live++
 	return p, nil
