@@ -126,7 +126,9 @@ func RunSource(src graph.Source, net network.LogGOPS, opt Options) (*Result, err
 		cur:    make([]int32, pageSlots),
 		roots:  make([]int32, nr),
 	}
-	e.initState(&Scratch{}, nr, 0, 0, 0)
+	// The posted receives of two pages a rank, at most, before the pool
+	// grows.
+	e.initState(&Scratch{}, nr, 0, 0, nr*pageSlots)
 	roots := 0
 	for r := range nr {
 		e.str.front[r] = -1
@@ -332,10 +334,10 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 		s.pgFirst, s.pgLen, s.pgLive = append(s.pgFirst, 0), append(s.pgLen, 0), append(s.pgLive, 0)
 		s.pgOpen, s.pgBlock, s.pgClass = append(s.pgOpen, false), append(s.pgBlock, 0), append(s.pgClass, noBlock)
 		if len(e.ops) == cap(e.ops) {
-			// Room for half as many pages again, and at first for two a
-			// rank: memory the replay has not touched yet costs address
-			// space, not memory.
-			n := max(len(e.ops)+len(e.ops)/2, 2*len(s.front)*pageSlots)
+			// Room for half as many pages again, and at first for
+			// four a rank: memory the replay has not touched yet costs
+			// address space, not memory, and growing copies.
+			n := max(len(e.ops)+len(e.ops)/2, 4*len(s.front)*pageSlots)
 			e.ops = append(make([]opRec, 0, n), e.ops...)
 			e.tag = append(make([]int32, 0, n), e.tag...)
 			s.root = append(make([]bool, 0, n), s.root...)
@@ -466,7 +468,7 @@ func (e *engine) allocBlock(p int32, m int) int32 {
 	} else {
 		s.pgBlock[p] = int32(len(e.succ))
 		if len(e.succ)+1<<c > cap(e.succ) {
-			e.succ = append(make([]int32, 0, max(2*cap(e.succ), len(e.succ)+1<<c, len(s.front)*pageSlots)), e.succ...)
+			e.succ = append(make([]int32, 0, max(cap(e.succ)+cap(e.succ)/2, len(e.succ)+1<<c, 4*len(s.front)*pageSlots)), e.succ...)
 		}
 		e.succ = e.succ[:len(e.succ)+1<<c]
 	}

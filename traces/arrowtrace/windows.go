@@ -43,16 +43,16 @@ type GraphWindows struct {
 	start    []int64 // per rank, its first row; one past the last rank
 
 	// The current window's columns, reused.
-	raw               []byte
-	kind              []graph.OpKind
-	size              []int64
-	peer, tag         []int32
-	cpu, nic          []uint8
-	depStart, depOp   []int32
-	depKind           []graph.DepKind
-	reqOff, ireqOff   []int32
-	reqVals, ireqVals []int32
-	peer32, cpu32     []int32
+	raw                  []byte
+	kind                 []graph.OpKind
+	size                 []int64
+	peer, tag            []int32
+	cpu, nic             []uint8
+	depStart, depOp      []int32
+	depKind              []graph.DepKind
+	reqOff, ireqOff      []int32
+	reqVals, ireqVals    []int32
+	peer32, tag32, cpu32 []int32
 }
 
 // batchLayout is where one record batch's rows and buffers are.
@@ -413,10 +413,10 @@ func (gw *GraphWindows) segment(bl *batchLayout, i, n, rankRow, rankOps int64) e
 	if gw.peer32, err = gw.int32s(gw.peer32, bl.buf[bufPeer], i, n); err != nil {
 		return err
 	}
-	tags, err := gw.int32s(nil, bl.buf[bufTag], i, n)
-	if err != nil {
+	if gw.tag32, err = gw.int32s(gw.tag32, bl.buf[bufTag], i, n); err != nil {
 		return err
 	}
+	tags := gw.tag32
 	nr := int32(gw.numRanks)
 	for k, p := range gw.peer32 {
 		t := tags[k]

@@ -149,3 +149,38 @@ func FuzzGraphWindows(f *testing.F) {
 		sameWindows(t, g, gw, 3)
 	})
 }
+
+// BenchmarkGraphWindows reads a random permutation of 64 ranks and 8,000
+// rounds window by window: reading allocates nothing per window.
+func BenchmarkGraphWindows(b *testing.B) {
+	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 64, Rounds: 8000, Bytes: 8, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "perm.arrow")
+	if err := WriteGraph(path, g); err != nil {
+		b.Fatal(err)
+	}
+	gw, err := OpenGraphWindows(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gw.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for r := 0; r < gw.NumRanks(); r++ {
+			for first := int32(0); ; {
+				w, err := gw.Window(r, first, 1023)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if w.Len() == 0 {
+					break
+				}
+				first += int32(w.Len())
+			}
+		}
+	}
+	b.ReportMetric(float64(g.NumOps())*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
