@@ -333,14 +333,15 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 		}
 		s.pgFirst, s.pgLen, s.pgLive = append(s.pgFirst, 0), append(s.pgLen, 0), append(s.pgLive, 0)
 		s.pgOpen, s.pgBlock, s.pgClass = append(s.pgOpen, false), append(s.pgBlock, 0), append(s.pgClass, noBlock)
-		if len(e.ops) == cap(e.ops) {
+		if len(e.ops)+pageSlots > cap(e.ops) {
 			// Room for half as many pages again, and at first for
 			// four a rank: memory the replay has not touched yet costs
 			// address space, not memory, and growing copies.
-			n := max(len(e.ops)+len(e.ops)/2, 4*len(s.front)*pageSlots)
-			e.ops = append(make([]opRec, 0, n), e.ops...)
-			e.tag = append(make([]int32, 0, n), e.tag...)
-			s.root = append(make([]bool, 0, n), s.root...)
+			pages := max(p+p/2, 4*int32(len(s.front)), p+1)
+			slots := int(pages) * pageSlots
+			e.ops = append(make([]opRec, 0, slots), e.ops...)
+			e.tag = append(make([]int32, 0, slots), e.tag...)
+			s.root = append(make([]bool, 0, slots), s.root...)
 		}
 		e.ops = e.ops[:len(e.ops)+pageSlots]
 		e.tag = e.tag[:len(e.tag)+pageSlots]

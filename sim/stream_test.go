@@ -144,3 +144,116 @@ func TestRunSourceRefuses(t *testing.T) {
 		}
 	}
 }
+
+// readAheadGraph is a schedule whose messages match receives without
+// dependencies that lie windows ahead of the receiver's progress, or none
+// of them: rank 1 sends n messages in reverse tag order to rank 0, which
+// posts a receive per tag (wildcard tags for the last third where any is
+// set, which take the last third of the tags), then, after a calc that
+// waits for its last receive, a receive for rank 2's message, which no
+// receive without dependencies matches (it waits unexpected).
+func readAheadGraph(t *testing.T, n int, any bool) *graph.Graph {
+	b := graph.NewBuilder(3)
+	var last int32
+	for k := 0; k < n; k++ {
+		tag := int32(k)
+		if any && k >= n-n/3 {
+			tag = graph.AnyTag
+		}
+		last = b.Add(0, graph.RecvOp(8, 1, tag))
+	}
+	c := b.Add(0, graph.CalcOp(50_000_000))
+	b.Dep(0, c, last, graph.Requires)
+	late := b.Add(0, graph.RecvOp(8, 2, 3))
+	b.Dep(0, late, c, graph.Requires)
+	end := b.Add(0, graph.CalcOp(10))
+	b.Dep(0, end, late, graph.Requires)
+	b.Add(2, graph.SendOp(8, 0, 3))
+	var prev int32 = -1
+	for k := n - 1; k >= 0; k-- {
+		s := b.Add(1, graph.SendOp(int64(8+k%2*100000), 0, int32(k)))
+		if prev >= 0 {
+			b.Dep(1, s, prev, graph.Requires)
+		}
+		prev = s
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestRunSourceReadAhead checks the replays of readAheadGraph against Run,
+// eager and rendezvous, with whole and short windows.
+func TestRunSourceReadAhead(t *testing.T) {
+	for _, any := range []bool{false, true} {
+		g := readAheadGraph(t, 2500, any)
+		for _, net := range []network.LogGOPS{network.DefaultLogGOPS(), network.NewLogGOPS(3000, 1500, 1000, 2, 1, 64)} {
+			want, err := Run(g, net, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, src := range []graph.Source{g, capped{g, 5}} {
+				got, err := RunSource(src, net, Options{})
+				if err != nil {
+					t.Fatalf("wildcards %v, %T: %v", any, src, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("wildcards %v, %T: makespan %d, %d events; Run %d, %d", any, src, got.Makespan, got.Events, want.Makespan, want.Events)
+				}
+			}
+		}
+	}
+}
+
+// TestRunSourceWholeGraph checks schedules a streaming replay refuses:
+// each gives a WholeGraphError naming why.
+func TestRunSourceWholeGraph(t *testing.T) {
+	build := func(f func(b *graph.Builder)) *graph.Graph {
+		b := graph.NewBuilder(2)
+		f(b)
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	for _, c := range []struct {
+		g    *graph.Graph
+		want string
+	}{
+		{build(func(b *graph.Builder) { // a calc without dependencies in the third window
+			for range 2100 {
+				b.Add(0, graph.CalcOp(1))
+			}
+		}), "calc or send without dependencies"},
+		{build(func(b *graph.Builder) { // a dependency 2,100 operations back
+			first := b.Add(0, graph.CalcOp(1))
+			prev := first
+			for range 2100 {
+				op := b.Add(0, graph.CalcOp(1))
+				b.Dep(0, op, prev, graph.Requires)
+				prev = op
+			}
+			last := b.Add(0, graph.CalcOp(1))
+			b.Dep(0, last, first, graph.Requires)
+		}), "more than one window"},
+		{build(func(b *graph.Builder) { // a receive without dependencies that a calc irequires
+			r := b.Add(0, graph.RecvOp(8, 1, 0))
+			c := b.Add(0, graph.CalcOp(1))
+			b.Dep(0, c, r, graph.Irequires)
+			b.Add(1, graph.SendOp(8, 0, 0))
+		}), "irequire"},
+		{build(func(b *graph.Builder) { b.Add(0, graph.RecvOp(8, 1, 0)) }), "cannot finish"},
+		{build(func(b *graph.Builder) {
+			b.Add(0, graph.Op{Kind: graph.Calc, Size: 1, CPU: 1, Peer: -1, Region: graph.NoRegion})
+		}), "several CPUs"},
+	} {
+		_, err := RunSource(c.g, network.DefaultLogGOPS(), Options{})
+		var wg *WholeGraphError
+		if !errors.As(err, &wg) || !strings.Contains(wg.Feature, c.want) {
+			t.Errorf("got %v, want a WholeGraphError about %q", err, c.want)
+		}
+	}
+}
