@@ -98,12 +98,13 @@ const noBlock = math.MaxUint8
 // What needs the whole graph returns a *WholeGraphError naming it: the
 // options that take per-operation data (Pricer, Observer, Classes, Device,
 // Release, ReleaseMsg) and the flow model; hosts with several CPUs or
-// NICs; sizes outside 0..2^31−1; dependency declaration orders;
-// dependencies on later operations or more than one window back;
-// operations without dependencies after a rank's first window; and the
-// report of a replay that cannot finish or whose times exceed
-// graph.MaxTimeNs (Run on the same graph names the operations). Scratch is
-// not used.
+// NICs; sizes outside 0..2^31−1; dependencies on later operations or more
+// than one window back; calcs and sends without dependencies after a
+// rank's first window, and receives without dependencies that others
+// irequire; with LibstdcxxOrder, more than 16 operations without
+// dependencies on a rank; and the report of a replay that cannot finish
+// or whose times exceed graph.MaxTimeNs (Run on the same graph names the
+// operations). Scratch is not used.
 func RunSource(src graph.Source, net network.LogGOPS, opt Options) (*Result, error) {
 	if err := net.Validate(); err != nil {
 		return nil, err
