@@ -2,9 +2,13 @@ package sim
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -254,6 +258,126 @@ func TestRunSourceWholeGraph(t *testing.T) {
 		var wg *WholeGraphError
 		if !errors.As(err, &wg) || !strings.Contains(wg.Feature, c.want) {
 			t.Errorf("got %v, want a WholeGraphError about %q", err, c.want)
+		}
+	}
+}
+
+// affineSource is a graph.Source shaped like random_permutation that
+// generates its windows as asked, so that a streaming replay of any length
+// needs no graph and no file: in round k rank r sends 1,024 bytes to
+// (a_k·r + b_k) mod n (n a power of two, a_k odd, so a permutation) and
+// receives from the inverse image, its send requiring its previous
+// receive.
+type affineSource struct {
+	n, rounds int
+	a, b, ai  []uint32
+
+	kind      []graph.OpKind
+	size      []int64
+	peer, tag []int32
+	cpu       []uint8
+	ds, dop   []int32
+	dk        []graph.DepKind
+}
+
+func newAffineSource(n, rounds int, seed uint64) *affineSource {
+	s := &affineSource{n: n, rounds: rounds}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	for range rounds {
+		a := rng.Uint32() | 1
+		inv := a // Newton's iteration for a⁻¹ mod 2^32
+		for range 5 {
+			inv *= 2 - a*inv
+		}
+		s.a, s.b, s.ai = append(s.a, a), append(s.b, rng.Uint32()), append(s.ai, inv)
+	}
+	return s
+}
+
+func (s *affineSource) NumRanks() int { return s.n }
+
+func (s *affineSource) Window(r int, first int32, max int) (graph.Window, error) {
+	end := min(int(first)+max, 2*s.rounds)
+	m := uint32(s.n - 1)
+	s.kind, s.size, s.peer, s.tag, s.cpu = s.kind[:0], s.size[:0], s.peer[:0], s.tag[:0], s.cpu[:0]
+	s.ds, s.dop, s.dk = append(s.ds[:0], 0), s.dop[:0], s.dk[:0]
+	for j := int(first); j < end; j++ {
+		k := j / 2
+		if j%2 == 0 {
+			s.kind = append(s.kind, graph.Send)
+			s.peer = append(s.peer, int32((s.a[k]*uint32(r)+s.b[k])&m))
+			if k > 0 {
+				s.dop, s.dk = append(s.dop, int32(j-1)), append(s.dk, graph.Requires)
+			}
+		} else {
+			s.kind = append(s.kind, graph.Recv)
+			s.peer = append(s.peer, int32((s.ai[k]*(uint32(r)-s.b[k]))&m))
+		}
+		s.size, s.tag, s.cpu = append(s.size, 1024), append(s.tag, 0), append(s.cpu, 0)
+		s.ds = append(s.ds, int32(len(s.dop)))
+	}
+	return graph.Window{Rank: r, First: first, Kind: s.kind, Size: s.size, Peer: s.peer, Tag: s.tag,
+		CPU: s.cpu, NIC: s.cpu, DepStart: s.ds, DepOp: s.dop, DepKind: s.dk}, nil
+}
+
+// TestRunSourceGenerated replays affineSource from its windows and from
+// the graph built of them.
+func TestRunSourceGenerated(t *testing.T) {
+	src := newAffineSource(64, 1500, 7)
+	b := graph.NewBuilder(src.n)
+	for r := 0; r < src.n; r++ {
+		w, err := src.Window(r, 0, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range w.Kind {
+			op := b.Add(r, graph.Op{Kind: w.Kind[i], Size: w.Size[i], Peer: w.Peer[i], Tag: w.Tag[i], Region: graph.NoRegion})
+			deps, _ := w.Deps(i)
+			for _, d := range deps {
+				b.Dep(r, op, d, graph.Requires)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(g, network.DefaultLogGOPS(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := RunSource(src, network.DefaultLogGOPS(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RunSource makespan %d, %d events; Run %d, %d", got.Makespan, got.Events, want.Makespan, want.Events)
+	}
+}
+
+var generatedRounds = flag.Int("generated-rounds", 814, "BenchmarkRunSourceGenerated: rounds of its 4,096 ranks (814: about 10^7 events; 81380: 10^9)")
+
+// BenchmarkRunSourceGenerated streams affineSource on 4,096 ranks for
+// -generated-rounds rounds (3 events a rank and round) and reports the
+// process's peak RSS.
+func BenchmarkRunSourceGenerated(b *testing.B) {
+	src := newAffineSource(4096, *generatedRounds, 1)
+	var events int64
+	for range b.N {
+		res, err := RunSource(src, network.DefaultLogGOPS(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	// The peak RSS (VmHWM, Linux only) of the whole test process.
+	if st, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(st), "\n") {
+			if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+				b.ReportMetric(kb/1024, "peak-RSS-MiB")
+			}
 		}
 	}
 }
