@@ -278,7 +278,22 @@ func LoadGraph(path string, opt importer.Options, coll string) (*graph.Graph, fu
 // models' pricing and energy, link statistics, the critical path, the
 // timeline and power files. A deadlock of an MPI-level trace is named in
 // MPI terms (importer.Trace.OpDescriber).
+//
+// A plain replay of an Arrow execution-graph file (no collective
+// algorithms, network overrides, topology, critical path, timeline or
+// models) reads it window by window (replayStreamed) where the engine can,
+// so that its memory does not grow with the trace; otherwise, or where
+// that replay fails, the whole graph is read and replayed, which gives the
+// same report.
 func ReplayTrace(r TraceReplay) (*ReplayReport, error) {
+	if out, ok := replayStreamed(r); ok {
+		return out, nil
+	}
+	return replayGraph(r)
+}
+
+// replayGraph is ReplayTrace on the whole graph.
+func replayGraph(r TraceReplay) (*ReplayReport, error) {
 	g, comms, err := LoadGraph(r.Trace, r.Import, r.Coll)
 	if err != nil {
 		return nil, err

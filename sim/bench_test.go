@@ -7,6 +7,7 @@ import (
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
+	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/taskgraph"
 )
@@ -61,9 +62,13 @@ func dissemination(p int) *graph.Graph {
 	return g
 }
 
-func benchReplay(b *testing.B, g *graph.Graph) { benchReplayNet(b, g, network.DefaultLogGOPS()) }
+func benchReplay(b *testing.B, g *graph.Graph) { benchRun(b, g, network.DefaultLogGOPS(), false) }
 
-func benchReplayNet(b *testing.B, g *graph.Graph, net network.LogGOPS) {
+func benchReplayNet(b *testing.B, g *graph.Graph, net network.LogGOPS) { benchRun(b, g, net, false) }
+
+// benchRun replays g under net, with RunSource from g's windows where
+// stream is set.
+func benchRun(b *testing.B, g *graph.Graph, net network.LogGOPS, stream bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := testenv.CPUTime()
@@ -71,7 +76,11 @@ func benchReplayNet(b *testing.B, g *graph.Graph, net network.LogGOPS) {
 	runtime.ReadMemStats(&m0)
 	var events int64
 	for i := 0; i < b.N; i++ {
-		res, err := Run(g, net, Options{})
+		run := Run
+		if stream {
+			run = func(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) { return RunSource(g, net, opt) }
+		}
+		res, err := run(g, net, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -94,6 +103,29 @@ func benchReplayNet(b *testing.B, g *graph.Graph, net network.LogGOPS) {
 // BenchmarkRingAllreduce1024 replays a 1024-rank ring allreduce of 1 MiB
 // per rank (about 6.3 million events) from an in-memory graph.
 func BenchmarkRingAllreduce1024(b *testing.B) { benchReplay(b, ringAllreduce(1024, 1<<20)) }
+
+// BenchmarkRingAllreduce1024Stream replays it with RunSource.
+func BenchmarkRingAllreduce1024Stream(b *testing.B) {
+	benchRun(b, ringAllreduce(1024, 1<<20), network.DefaultLogGOPS(), true)
+}
+
+// BenchmarkRandomPermutation replays a random permutation of 1,024 ranks
+// and 1,000 rounds (about 3 million events), and BenchmarkRandomPermutationStream
+// the same with RunSource.
+func BenchmarkRandomPermutation(b *testing.B) {
+	benchRun(b, randomPermutation(b), network.DefaultLogGOPS(), false)
+}
+func BenchmarkRandomPermutationStream(b *testing.B) {
+	benchRun(b, randomPermutation(b), network.DefaultLogGOPS(), true)
+}
+
+func randomPermutation(b *testing.B) *graph.Graph {
+	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 1024, Rounds: 1000, Bytes: 8, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
 
 // BenchmarkDissemination65536 replays a 65,536-rank dissemination barrier.
 func BenchmarkDissemination65536(b *testing.B) { benchReplay(b, dissemination(65536)) }

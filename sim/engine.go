@@ -365,10 +365,13 @@ func (e *engine) size(op int32, r *opRec) int64 {
 	return e.g.Size[op]
 }
 
-// rem values of started and completed operations.
+// rem values of started and completed operations, and (in a streaming
+// replay) of a send whose message its receiver has processed before the
+// send completed.
 const (
 	remStarted int32 = -1
 	remDone    int32 = -2
+	remMsgIn   int32 = -3
 )
 
 // state returns op's state.
@@ -432,6 +435,13 @@ type engine struct {
 	// completes.
 	ops  []opRec
 	succ []int32
+	// tag is each operation's tag, indexed as ops: the graph's Tag column,
+	// or with a stream the pages' tags.
+	tag []int32
+	// str, when not nil, is the streaming replay's state (RunSource): ops,
+	// succ and tag are then pages of each rank's operations in flight.
+	str *stream
+	err error // a failure of the stream, which stops the loop
 	// The operations without dependencies start the replay at time 0,
 	// host by host (seed); they are taken in that order before any queued
 	// event (they are the first events in (time, seq) order), without
@@ -545,6 +555,9 @@ func (e *TimeLimitError) Error() string {
 }
 
 func (e *engine) tooLate(op int32, what string) error {
+	if e.g == nil {
+		return &WholeGraphError{Feature: "naming the operation whose time exceeds graph.MaxTimeNs"}
+	}
 	return &TimeLimitError{Op: e.g.Describe(op), What: what}
 }
 
@@ -562,15 +575,15 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if err != nil {
 		return nil, err
 	}
-	e.initState(scr, roots, recvs)
+	e.tag = g.Tag
+	e.initState(scr, g.NumRanks(), g.NumOps(), roots, recvs)
 	e.startClocks()
 	return e, nil
 }
 
-// initState sizes the per-host state, the event queue, the receive pool
-// and the observer's arrays.
-func (e *engine) initState(scr *Scratch, roots, recvs int) {
-	n, nr := e.g.NumOps(), e.g.NumRanks()
+// initState sizes the per-host state of nr ranks, the event queue, the
+// receive pool and the observer's arrays for n operations.
+func (e *engine) initState(scr *Scratch, nr, n, roots, recvs int) {
 	opt := e.opt
 	e.multi = e.ncpu > 1 || e.nnic > 1
 	e.hosts, _ = zeroed(scr.hosts, nr)
@@ -621,7 +634,7 @@ func (e *engine) seed() {
 	if e.qobs == nil {
 		return
 	}
-	for r := 0; r < e.g.NumRanks(); r++ {
+	for r := range e.hosts {
 		e.seeds = e.collectSeeds(e.seeds[:0], r)
 		for _, p := range e.seeds {
 			e.qobs.Queued(p.op, int64(e.startOf(p.host)))
@@ -630,11 +643,21 @@ func (e *engine) seed() {
 	e.seeds = e.seeds[:0]
 }
 
+// seedRange returns the engine ids from which rank r's operations without
+// dependencies are collected: the whole rank, or in a streaming replay
+// the rank's first page.
+func (e *engine) seedRange(r int) (lo, hi int32) {
+	if e.str != nil {
+		return e.str.seedRange(r)
+	}
+	return e.g.RankStart[r], e.g.RankStart[r+1]
+}
+
 // collectSeeds appends rank r's operations without dependencies to p, in
 // the order they are queued (by type, as freed operations are).
 func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
-	g := e.g
-	for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
+	lo, hi := e.seedRange(r)
+	for id := lo; id < hi; id++ {
 		if e.ops[id].rem == 0 {
 			p = append(p, readyOp{host: int32(r), op: id, typ: e.ops[id].typ()})
 		}
@@ -649,7 +672,7 @@ func (e *engine) collectSeeds(p []readyOp, r int) []readyOp {
 func (e *engine) nextSeed() (event, bool) {
 	for {
 		for e.seedNext == len(e.seeds) {
-			if e.seedRank == e.g.NumRanks() {
+			if e.seedRank == len(e.hosts) {
 				return event{}, false
 			}
 			e.seeds, e.seedNext = e.collectSeeds(e.seeds[:0], e.seedRank), 0
@@ -666,8 +689,12 @@ func (e *engine) nextSeed() (event, bool) {
 	}
 }
 
-// startOf returns when rank starts (graph.Graph.StartNs).
+// startOf returns when rank starts (graph.Graph.StartNs; 0 in a
+// streaming replay, whose sources have no starts).
 func (e *engine) startOf(rank int32) uint64 {
+	if e.g == nil {
+		return 0
+	}
 	return uint64(e.g.RankStartNs(int(rank)))
 }
 
@@ -781,6 +808,16 @@ func (e *engine) release(op, rank int32, started bool) {
 		}
 		return
 	}
+	if e.str != nil && op>>pageShift == e.str.front[rank] {
+		// The rank's open page (whose records have irqBit set and no
+		// chainBit, so that its operations come here): read the next
+		// window, which completes the page's successor lists.
+		e.advance(rank)
+		if r = &e.ops[op]; started && r.succ >= 0 {
+			return
+		}
+		lo = r.succ
+	}
 	for _, v := range e.succ[lo&^irqBit : e.ops[op+1].succ&^irqBit] {
 		if (v < 0) != started {
 			continue
@@ -800,8 +837,13 @@ func (e *engine) markStarted(op, rank int32) {
 }
 
 func (e *engine) markDone(op, rank int32) {
-	e.ops[op].rem = remDone
+	r := &e.ops[op]
+	retire := e.str != nil && (r.typ() != evSend || r.rem == remMsgIn)
+	r.rem = remDone
 	e.release(op, rank, false)
+	if retire {
+		e.retire(op)
+	}
 }
 
 // perByte returns LogGOPSim's (s-1)·X per-byte charge. LogGOPSim computes
@@ -1015,12 +1057,12 @@ func (e *engine) loop() error {
 			}
 
 		case evRecv:
-			rec := &e.ops[op]
 			e.markStarted(op, rank)
+			rec := &e.ops[op] // after markStarted, which may read more of a stream
 			if e.sobs != nil {
 				e.sobs.Step(Step{Kind: StepPost, Op: op, Peer: -1, CPU: int32(cpu), NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 			}
-			if m := e.match(&hr.uq, rec.peer(), g.Tag[op]); m >= 0 {
+			if m := e.match(&hr.uq, rec.peer(), e.tag[op]); m >= 0 {
 				ent := e.pool[m]
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -1040,7 +1082,7 @@ func (e *engine) loop() error {
 				}
 				e.markDone(op, rank)
 			} else {
-				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: g.Tag[op], op: op})
+				e.enqueue(&hr.rq, qentry{src: rec.peer(), tag: e.tag[op], op: op})
 			}
 
 		case evMsg:
@@ -1079,8 +1121,14 @@ func (e *engine) loop() error {
 				e.sobs.Step(Step{Kind: StepProcess, Op: op, Peer: -1, CPU: int32(cpu), NIC: int32(nic), T: int64(t), CPUEnd: int64(cpuEnd), NICEnd: int64(nicEnd)})
 			}
 			src := rank // the sender
-			tag := g.Tag[op]
-			if m := e.match(&hr.rq, src, tag); m >= 0 {
+			tag := e.tag[op]
+			var m int32
+			if e.str == nil {
+				m = e.match(&hr.rq, src, tag)
+			} else {
+				m = e.matchStream(h, src, tag)
+			}
+			if m >= 0 {
 				recv := e.pool[m].op
 				e.freeEntry(m)
 				if e.sobs != nil {
@@ -1100,6 +1148,9 @@ func (e *engine) loop() error {
 				}
 				e.enqueue(&hr.uq, qentry{src: src, tag: tag, op: op})
 			}
+			if e.str != nil {
+				e.msgProcessed(op)
+			}
 
 		case evFlow: // op is the flow (Options.Flow)
 			e.flowDone(op, t)
@@ -1108,6 +1159,9 @@ func (e *engine) loop() error {
 			e.flowStart(op, rank, t)
 		}
 		e.flush(ev.time)
+		if e.err != nil {
+			return e.err
+		}
 	}
 	return nil
 }
@@ -1233,6 +1287,12 @@ func (d *DeadlockError) Error() string {
 }
 
 func (e *engine) finish() (*Result, error) {
+	if e.str != nil {
+		if err := e.str.finished(e.hosts); err != nil {
+			return nil, err
+		}
+		return e.stats(), nil
+	}
 	g := e.g
 	var dl DeadlockError
 	// Like LogGOPSim, a run is complete when no receive is still posted
@@ -1274,6 +1334,11 @@ func (e *engine) finish() (*Result, error) {
 		}
 		return nil, &dl
 	}
+	return e.stats(), nil
+}
+
+// stats returns the result of a replay that finished.
+func (e *engine) stats() *Result {
 	res := &Result{Ranks: make([]RankStats, len(e.hosts)), Events: e.events}
 	defer func() {
 		if e.fl != nil {
@@ -1288,10 +1353,10 @@ func (e *engine) finish() (*Result, error) {
 		}
 		st := &res.Ranks[r]
 		st.Finish, st.Compute, st.Comm = int64(f), e.hosts[r].compute, e.hosts[r].comm
-		st.Wait = max(0, st.Finish-e.g.RankStartNs(r)-st.Compute-st.Comm)
+		st.Wait = max(0, st.Finish-int64(e.startOf(int32(r)))-st.Compute-st.Comm)
 		res.Makespan = max(res.Makespan, st.Finish)
 	}
-	return res, nil
+	return res
 }
 
 // why finds what unfinished operation id waits on, following the chain of

@@ -33,6 +33,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,6 +59,7 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/arrowtrace"
 )
 
 // childResult is what a child process reports for one run.
@@ -76,7 +78,10 @@ type childResult struct {
 	// page faults of the engine's fresh memory, mostly).
 	ReplaySysNs int64 `json:"replay_sys_ns,omitempty"`
 	BuildRSS    int64 `json:"build_rss_bytes,omitempty"`
-	CPUNs       int64 `json:"-"` // a `capsim` child's user and system time
+	// NotStreamed, for a streaming child (t:INDEX), names what the
+	// streaming replay needs the whole graph for ("": it streamed).
+	NotStreamed string `json:"not_streamed,omitempty"`
+	CPUNs       int64  `json:"-"` // a `capsim` child's user and system time
 }
 
 func main() {
@@ -227,6 +232,12 @@ func runChild(spec, dir string, maxEvents float64, cpuProfile string) error {
 		if r != nil {
 			m.Events = r.Events
 		}
+	case "t": // a scaling point replayed from its Arrow file, window by window
+		res, err = streamChild(bench.Scaling(maxEvents)[i], dir)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(res)
 	case "l": // the LP alone on a synthetic size
 		r, err := syncChild(i)
 		if err != nil {
@@ -242,6 +253,49 @@ func runChild(spec, dir string, maxEvents float64, cpuProfile string) error {
 	}
 	res.Events, res.WallNs, res.Allocs, res.RSS, res.Extra = m.Events, m.Wall.Nanoseconds(), m.Allocs, vmHWM(), m.Extra
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// streamChild writes the graph of scaling point pt as an Arrow file into
+// dir, frees it, resets the peak RSS and replays the file window by
+// window (arrowtrace.GraphWindows, sim.RunSource): what the replay costs
+// from disk, whatever the trace's length. The file is removed afterwards.
+func streamChild(pt bench.ScalingPoint, dir string) (childResult, error) {
+	var res childResult
+	g, err := pt.Graph()
+	if err != nil {
+		return res, err
+	}
+	path := filepath.Join(dir, "stream.arrow")
+	defer os.Remove(path)
+	if err := arrowtrace.WriteGraph(path, g); err != nil {
+		return res, err
+	}
+	res.Ranks = g.NumRanks()
+	g = nil
+	res.BuildRSS = vmHWM()
+	runtime.GC()
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	start, cpu, sys := time.Now(), testenv.CPUTime(), testenv.SystemTime()
+	gw, err := arrowtrace.OpenGraphWindows(path)
+	if err != nil {
+		return res, err
+	}
+	defer gw.Close()
+	r, err := sim.RunSource(gw, network.DefaultLogGOPS(), sim.Options{})
+	res.WallNs = time.Since(start).Nanoseconds()
+	res.ReplayCPUNs = (testenv.CPUTime() - cpu).Nanoseconds()
+	res.ReplaySysNs = (testenv.SystemTime() - sys).Nanoseconds()
+	var wg *sim.WholeGraphError
+	if errors.As(err, &wg) {
+		res.NotStreamed = wg.Feature
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Events, res.RSS = r.Events, vmHWM()
+	return res, nil
 }
 
 // runProcess runs cmd and returns its wall time and peak RSS.
@@ -489,8 +543,9 @@ func workloadTable(w io.Writer, bin, self, tmp string, runs int, only string) er
 
 // scalingTable prints the scaling series, drawn into plotPath when set.
 func scalingTable(w io.Writer, self, tmp string, maxEvents float64, plotPath string) error {
-	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory; CPU is the replay's, user and system, \"of which system\" the kernel's part, mostly the page faults of the engine's fresh memory; peak RSS the replay's, graph and engine, after the build's peak):\n\n"+
-		"| workload | ranks | events | wall | CPU | CPU ns/event | of which system | wall ns/event | build peak RSS | replay peak RSS | bytes/event |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "\nScaling (one run each, replay only, graph built in memory; CPU is the replay's, user and system, \"of which system\" the kernel's part, mostly the page faults of the engine's fresh memory; peak RSS the replay's, graph and engine, after the build's peak; "+
+		"stream: the same graph written to an Arrow file and replayed from it window by window (sim.RunSource), CPU and peak RSS of reading and replaying, or what it needs the whole graph for):\n\n"+
+		"| workload | ranks | events | wall | CPU | CPU ns/event | of which system | wall ns/event | build peak RSS | replay peak RSS | bytes/event | stream CPU ns/event | stream peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	var pts []childResult
 	var series []string
 	for i, sp := range bench.Scaling(maxEvents) {
@@ -504,14 +559,36 @@ func scalingTable(w io.Writer, self, tmp string, maxEvents float64, plotPath str
 		}
 		pts = append(pts, r)
 		series = append(series, sp.Series)
+		stream, err := streamColumns(self, tmp, i, maxEvents)
+		if err != nil {
+			return fmt.Errorf("scaling %s, streamed: %w", sp.Pattern, err)
+		}
 		ev := float64(r.Events)
-		fmt.Fprintf(w, "| %s | %d | %.2f M | %.3f s | %.3f s | %.1f | %.1f | %.1f | %s | %s | %.0f |\n", sp.Pattern, r.Ranks, ev/1e6, float64(r.WallNs)/1e9,
-			float64(r.ReplayCPUNs)/1e9, float64(r.ReplayCPUNs)/ev, float64(r.ReplaySysNs)/ev, float64(r.WallNs)/ev, mib(r.BuildRSS), mib(r.RSS), float64(r.RSS)/ev)
+		fmt.Fprintf(w, "| %s | %d | %.2f M | %.3f s | %.3f s | %.1f | %.1f | %.1f | %s | %s | %.0f | %s |\n", sp.Pattern, r.Ranks, ev/1e6, float64(r.WallNs)/1e9,
+			float64(r.ReplayCPUNs)/1e9, float64(r.ReplayCPUNs)/ev, float64(r.ReplaySysNs)/ev, float64(r.WallNs)/ev, mib(r.BuildRSS), mib(r.RSS), float64(r.RSS)/ev, stream)
 	}
 	if plotPath != "" {
 		return scalingPlot(plotPath, series, pts)
 	}
 	return nil
+}
+
+// streamColumns runs scaling point i as a streaming child and returns
+// its two table cells: CPU ns per event and peak RSS, or why it did not
+// stream.
+func streamColumns(self, tmp string, i int, maxEvents float64) (string, error) {
+	_, _, out, err := runProcess(exec.Command(self, "-child", fmt.Sprintf("t:%d", i), "-dir", tmp, "-max-events", fmt.Sprint(maxEvents)))
+	if err != nil {
+		return "", err
+	}
+	var r childResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		return "", err
+	}
+	if r.NotStreamed != "" {
+		return "not streamed: " + r.NotStreamed + " | —", nil
+	}
+	return fmt.Sprintf("%.1f | %s", float64(r.ReplayCPUNs)/float64(r.Events), mib(r.RSS)), nil
 }
 
 // peer runs the reference ring allreduce through LogGOPSim where

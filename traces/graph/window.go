@@ -13,7 +13,8 @@ import "fmt"
 // the arithmetic). A DepOp entry minus Origin is the rank-relative index of
 // the operation depended on; Origin lets a window alias a Graph's global
 // ids without copying. DepOrder, when not nil, is each edge's position in
-// the order the rank's dependencies were declared, as in Graph.
+// the order the rank's dependencies were declared, as in Graph. Region is
+// nil where a source does not read regions (a replay does not use them).
 //
 // The window invariant, which every Source keeps: a window holds whole
 // operations with all their dependency edges, and a rank's windows, taken
@@ -58,7 +59,7 @@ type Source interface {
 	// Window returns at most max (≥ 1) operations of rank r starting at
 	// its rank-relative operation first, keeping the window invariant; an
 	// empty window means the rank has no operation at first. The window's
-	// slices are valid until the next call for the same rank.
+	// slices are valid until the next call.
 	Window(r int, first int32, max int) (Window, error)
 }
 

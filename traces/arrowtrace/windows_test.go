@@ -1,0 +1,186 @@
+package arrowtrace
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/capsim/capsim/traces/gen"
+	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// sameWindows checks that every window of at most max operations src
+// gives equals g's, but for regions, which windows read from a file
+// leave out.
+func sameWindows(t testing.TB, g *graph.Graph, src graph.Source, max int) {
+	t.Helper()
+	if src.NumRanks() != g.NumRanks() {
+		t.Fatalf("%d ranks, want %d", src.NumRanks(), g.NumRanks())
+	}
+	for r := 0; r < g.NumRanks(); r++ {
+		n := g.RankStart[r+1] - g.RankStart[r]
+		for first := int32(0); first <= n; first += int32(max) {
+			want, err := g.Window(r, first, max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := src.Window(r, first, max)
+			if err != nil {
+				t.Fatalf("rank %d from %d: %v", r, first, err)
+			}
+			if got.Rank != r || got.First != first || got.Len() != want.Len() ||
+				!slices.Equal(got.Kind, want.Kind) || !slices.Equal(got.Size, want.Size) ||
+				!slices.Equal(got.Peer, want.Peer) || !slices.Equal(got.Tag, want.Tag) ||
+				!slices.Equal(got.CPU, want.CPU) || !slices.Equal(got.NIC, want.NIC) {
+				t.Fatalf("rank %d from %d (max %d): the operations differ", r, first, max)
+			}
+			for i := 0; i < want.Len(); i++ {
+				wd, wk := want.Deps(i)
+				gd, gk := got.Deps(i)
+				if len(gd) != len(wd) || !slices.Equal(gk, wk) {
+					t.Fatalf("rank %d operation %d: dependencies %v %v, want %v %v", r, int(first)+i, gd, gk, wd, wk)
+				}
+				for j := range wd {
+					if gd[j]-got.Origin != wd[j]-want.Origin {
+						t.Fatalf("rank %d operation %d: dependencies %v, want %v", r, int(first)+i, gd, wd)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGraphWindows reads files of capsim's writers window by window, with
+// windows inside one record batch and across several, and compares every
+// window with the graph ReadGraph reads.
+func TestGraphWindows(t *testing.T) {
+	perm, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 3, Rounds: 30000, Bytes: 8, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, g := range map[string]*graph.Graph{"sample": sampleGraph(t), "perm": perm} {
+		path := filepath.Join(dir, name+".arrow")
+		if err := WriteGraph(path, g); err != nil {
+			t.Fatal(err)
+		}
+		read, err := ReadGraph(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gw, err := OpenGraphWindows(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gw.NumOps() != int64(g.NumOps()) {
+			t.Errorf("%s: %d operations, want %d", name, gw.NumOps(), g.NumOps())
+		}
+		for _, max := range []int{1, 7, 1023, 1 << 17} {
+			sameWindows(t, read, gw, max)
+		}
+		gw.Close()
+	}
+}
+
+// TestGraphWindowsNotWindowed checks that an Arrow stream is refused with
+// ErrNotWindowed (ReadGraph reads it).
+func TestGraphWindowsNotWindowed(t *testing.T) {
+	var buf bytes.Buffer
+	if err := EncodeGraph(&buf, sampleGraph(t)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.arrows")
+	if err := os.WriteFile(path, streamOf(buf.Bytes(), ipc.WithLZ4()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenGraphWindows(path); !errors.Is(err, ErrNotWindowed) {
+		t.Errorf("got %v, want ErrNotWindowed", err)
+	}
+}
+
+// FuzzGraphWindows: opening and reading never panics, errors are
+// FormatErrors or ErrNotWindowed, and where ReadGraph reads the file too
+// every window equals its graph's.
+func FuzzGraphWindows(f *testing.F) {
+	var buf bytes.Buffer
+	g, _ := goal.Parse(strings.NewReader(sched), "s")
+	EncodeGraph(&buf, g)
+	f.Add(buf.Bytes())
+	f.Add([]byte("ARROW1\x00\x00"))
+	f.Add([]byte{})
+	buf.Reset()
+	EncodeGraph(&buf, sampleGraph(f))
+	f.Add(buf.Bytes())
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.arrow")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gw, err := OpenGraphWindows(path)
+		var fe *FormatError
+		if err != nil {
+			if !errors.As(err, &fe) && !errors.Is(err, ErrNotWindowed) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		defer gw.Close()
+		g, err := DecodeGraph(data, "fuzz.arrow")
+		if err != nil {
+			for r := 0; r < gw.NumRanks(); r++ {
+				for first := int32(0); ; {
+					w, err := gw.Window(r, first, 5)
+					if err != nil || w.Len() == 0 {
+						break
+					}
+					first += int32(w.Len())
+				}
+			}
+			return
+		}
+		sameWindows(t, g, gw, 3)
+	})
+}
+
+// BenchmarkGraphWindows reads a random permutation of 64 ranks and 8,000
+// rounds window by window: reading allocates nothing per window.
+func BenchmarkGraphWindows(b *testing.B) {
+	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 64, Rounds: 8000, Bytes: 8, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "perm.arrow")
+	if err := WriteGraph(path, g); err != nil {
+		b.Fatal(err)
+	}
+	gw, err := OpenGraphWindows(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gw.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for r := 0; r < gw.NumRanks(); r++ {
+			for first := int32(0); ; {
+				w, err := gw.Window(r, first, 1023)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if w.Len() == 0 {
+					break
+				}
+				first += int32(w.Len())
+			}
+		}
+	}
+	b.ReportMetric(float64(g.NumOps())*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
