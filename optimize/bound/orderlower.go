@@ -18,9 +18,11 @@ import (
 // serve its items in any order), each task's time–energy hull (a duration
 // between its fastest and slowest time, an energy above the lower convex
 // envelope of its hull points' energies) and the job's energy, Σ task
-// energy ≤ capW × makespan. It leaves out the fixed order's power rows
-// (Bailey et al., SC'15, §2.5), the resources' one-at-a-time rule, the
-// loads and the shared devices, each of which only raises the optimum, so
+// energy ≤ capW × makespan; and no less than the most work one resource
+// serves, its items one at a time in any order (Resources.loadBound). It
+// leaves out the fixed order's power rows
+// (Bailey et al., SC'15, §2.5), the resources' one-at-a-time rule but
+// for that sum, the loads and the shared devices, each of which only raises the optimum, so
 // it holds for schedules that leave the LP's orders too, below the
 // fixed-order bound (Solver) and the order-free optimum (OrderFree). res
 // may be nil: every edge of d is then a dependency. capW is the LP's cap:
@@ -38,6 +40,7 @@ func OrderFreeLower(ctx context.Context, d *DAG, res *Resources, capW float64) (
 	if res != nil {
 		d = res.free(d)
 	}
+	load := res.loadBound(d)
 	g, err := contract(d)
 	if err != nil {
 		return 0, err
@@ -47,7 +50,7 @@ func OrderFreeLower(ctx context.Context, d *DAG, res *Resources, capW float64) (
 		fastJ += t.Hull[0].Time * t.Hull[0].Power
 	}
 	if fastJ <= capW*g.fastest {
-		return g.fastest, nil // no schedule is faster, and this one fits
+		return math.Max(g.fastest, load), nil // no schedule is faster, and this one fits
 	}
 	tau := lowerUnit(d)
 	p, err := lowerProblem(d, g, capW, tau)
@@ -63,7 +66,7 @@ func OrderFreeLower(ctx context.Context, d *DAG, res *Resources, capW float64) (
 	if err != nil {
 		return 0, fmt.Errorf("bound: order-free lower bound at %g W: %w", capW, err)
 	}
-	return math.Max(0, r.Objective*tau), nil
+	return math.Max(load, r.Objective*tau), nil
 }
 
 // lowerUnit is the LP's unit of time: the most fastest-time work of any

@@ -92,3 +92,59 @@ func (r *Resources) free(d *DAG) *DAG {
 	}
 	return &fd
 }
+
+// loadBound returns a least makespan, in seconds, of every schedule of
+// the DAG fd (d with r's order edges dropped, r.free): the most work
+// that one resource serves, where each of its items is a task or a
+// message edge of fd straight from the item's start to its end vertex,
+// at its least time, and every item ends before Fin. A resource serves
+// one item at a time in any order, so its items' least times add up
+// within the makespan. An item that is no such edge counts 0, and a
+// resource with an item whose end does not reach Fin counts nothing:
+// both only lower the bound, which keeps it one.
+func (r *Resources) loadBound(fd *DAG) float64 {
+	if r == nil {
+		return 0
+	}
+	least := map[[2]int]float64{} // the longest direct edge between two vertices
+	note := func(src, dst int, t float64) {
+		k := [2]int{src, dst}
+		if t > least[k] {
+			least[k] = t
+		}
+	}
+	in := make([][]int, fd.Vertices) // predecessors, for the vertices that reach Fin
+	for _, t := range fd.Tasks {
+		note(t.Src, t.Dst, t.Hull[0].Time)
+		in[t.Dst] = append(in[t.Dst], t.Src)
+	}
+	for _, m := range fd.Messages {
+		note(m.Src, m.Dst, m.Time)
+		in[m.Dst] = append(in[m.Dst], m.Src)
+	}
+	reach := make([]bool, fd.Vertices)
+	reach[fd.Fin] = true
+	for stack := []int{fd.Fin}; len(stack) > 0; {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, u := range in[v] {
+			if !reach[u] {
+				reach[u] = true
+				stack = append(stack, u)
+			}
+		}
+	}
+	most := 0.0
+	for _, items := range r.Items {
+		load := 0.0
+		for _, it := range items {
+			if !reach[it.End] {
+				load = 0
+				break
+			}
+			load += least[[2]int{int(it.Start), int(it.End)}]
+		}
+		most = max(most, load)
+	}
+	return most
+}
