@@ -315,7 +315,7 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nlower_ns: no schedule beats it at the cap, whatever its event order, where messages take at least the LP's prices (the DAG's dependencies, each task's time-energy hull and energy <= cap x makespan).")
+	fmt.Fprintln(w, "\nlower_ns: no schedule beats it at the cap, whatever its event order, where messages take at least the LP's prices (the DAG's dependencies, each task's time-energy hull, energy <= cap x makespan, and each CPU's and network interface's work served one item at a time).")
 	for i, n := range notes {
 		if i == 0 {
 			fmt.Fprintln(w, "\nA replay below the bound does not contradict it where it left the LP's event order: the bound holds for that order only.")
