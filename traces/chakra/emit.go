@@ -1,8 +1,6 @@
 package chakra
 
 import (
-	"fmt"
-
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -105,9 +103,9 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, nm *na
 		default:
 			return nodeErr(f, i, "unknown node type")
 		}
-		b.SetLabel(r, entry[i], fmt.Sprintf("node%d", nd.ID))
+		b.SetLabel(r, entry[i], fn.labels[i])
 	}
-	fence(b, r, fn.deps, exit, stream, busy)
+	fence(b, r, fn.all, exit, stream, busy)
 	for i, ds := range fn.deps {
 		for _, d := range ds {
 			b.Dep(r, entry[i], exit[d], graph.Requires)
