@@ -83,11 +83,34 @@ func (b *Builder) Len(rank int) int32 {
 // Grow reserves room for n more operations on rank.
 func (b *Builder) Grow(rank, n int) {
 	rb := b.rank(rank)
-	if cap(rb.ops)-len(rb.ops) < n {
-		ops := make([]Op, len(rb.ops), len(rb.ops)+n)
-		copy(ops, rb.ops)
-		rb.ops = ops
+	rb.ops = grow(rb.ops, n)
+	if b.labeled {
+		rb.labels = grow(rb.labels, n)
 	}
+}
+
+// GrowDeps reserves room for n more dependencies on rank.
+func (b *Builder) GrowDeps(rank, n int) {
+	rb := b.rank(rank)
+	rb.deps = grow(rb.deps, n)
+}
+
+// NumDeps returns the number of dependencies added to rank so far.
+func (b *Builder) NumDeps(rank int) int {
+	if b.ranks[rank] == nil {
+		return 0
+	}
+	return len(b.ranks[rank].deps)
+}
+
+// grow returns s with room for n more elements.
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), len(s)+n)
+	copy(t, s)
+	return t
 }
 
 // Add appends op to rank and returns its index within the rank.
