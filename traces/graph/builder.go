@@ -7,15 +7,16 @@ import (
 
 // Op is one operation as handed to a Builder. Build operations with
 // CalcOp, SendOp and RecvOp, which set Region to NoRegion, then adjust
-// fields as needed.
+// fields as needed. Its fields are ordered to pack it in 24 bytes, as
+// builders hold every operation of a graph until Build.
 type Op struct {
-	Kind   OpKind
 	Size   int64
 	Peer   int32
 	Tag    int32
+	Region int32
+	Kind   OpKind
 	CPU    uint8
 	NIC    uint8
-	Region int32
 }
 
 // CalcOp returns a calc operation lasting ns nanoseconds.

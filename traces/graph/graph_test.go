@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestBuilderAndDescribe(t *testing.T) {
@@ -158,5 +159,12 @@ func TestTimeConversions(t *testing.T) {
 	}
 	if MulNs(1<<40, 1e9) != MaxTimeNs+1 || MulNs(1<<62, 4) != MaxTimeNs+1 || MulNs(1000, 6) != 6000 {
 		t.Errorf("MulNs does not saturate")
+	}
+}
+
+// An Op packs in 24 bytes, as builders hold one per operation.
+func TestOpSize(t *testing.T) {
+	if n := unsafe.Sizeof(Op{}); n != 24 {
+		t.Errorf("Op takes %d bytes, want 24", n)
 	}
 }
