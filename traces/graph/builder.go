@@ -38,10 +38,16 @@ type dep struct {
 	kind   DepKind
 }
 
+// opLabel is a label set on operation op of a rank.
+type opLabel struct {
+	op    int32
+	label string
+}
+
 type rankBuf struct {
 	ops    []Op
 	deps   []dep
-	labels []string
+	labels []opLabel // in the order set; a later label of an operation wins
 }
 
 // Builder assembles a Graph rank by rank. Operations are addressed by their
@@ -63,9 +69,6 @@ func NewBuilder(numRanks int) *Builder {
 func (b *Builder) rank(r int) *rankBuf {
 	if b.ranks[r] == nil {
 		b.ranks[r] = &rankBuf{}
-		if b.labeled {
-			b.ranks[r].labels = []string{}
-		}
 	}
 	return b.ranks[r]
 }
@@ -85,9 +88,6 @@ func (b *Builder) Len(rank int) int32 {
 func (b *Builder) Grow(rank, n int) {
 	rb := b.rank(rank)
 	rb.ops = grow(rb.ops, n)
-	if b.labeled {
-		rb.labels = grow(rb.labels, n)
-	}
 }
 
 // GrowDeps reserves room for n more dependencies on rank.
@@ -118,23 +118,16 @@ func grow[T any](s []T, n int) []T {
 func (b *Builder) Add(rank int, op Op) int32 {
 	rb := b.rank(rank)
 	rb.ops = append(rb.ops, op)
-	if b.labeled {
-		rb.labels = append(rb.labels, "")
-	}
 	return int32(len(rb.ops) - 1)
 }
 
-// SetLabel attaches a label (such as a GOAL label) to operation op of rank.
+// SetLabel attaches a label (such as a GOAL label) to operation op of
+// rank; operations without one have the empty label. The builder keeps
+// only the labels set, as importers label few of the operations they add.
 func (b *Builder) SetLabel(rank int, op int32, label string) {
-	if !b.labeled {
-		b.labeled = true
-		for _, rb := range b.ranks {
-			if rb != nil {
-				rb.labels = make([]string, len(rb.ops))
-			}
-		}
-	}
-	b.rank(rank).labels[op] = label
+	b.labeled = true
+	rb := b.rank(rank)
+	rb.labels = append(rb.labels, opLabel{op: op, label: label})
 }
 
 // Dep records that operation op of rank depends on operation on of the same
@@ -204,7 +197,13 @@ func (b *Builder) Build() (*Graph, error) {
 			g.CPU[id], g.NIC[id], g.Region[id] = op.CPU, op.NIC, op.Region
 		}
 		if b.labeled {
-			copy(g.Labels[base:], rb.labels)
+			for _, l := range rb.labels {
+				if l.op < 0 || l.op >= n {
+					return nil, fmt.Errorf("%w: rank %d: label %q on operation %d, which rank %d does not have (it has %d)",
+						ErrInvalid, r, l.label, l.op, r, n)
+				}
+				g.Labels[base+l.op] = l.label
+			}
 		}
 		sort.SliceStable(rb.deps, func(i, j int) bool { return rb.deps[i].op < rb.deps[j].op })
 		for i, d := range rb.deps {

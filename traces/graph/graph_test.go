@@ -168,3 +168,27 @@ func TestOpSize(t *testing.T) {
 		t.Errorf("Op takes %d bytes, want 24", n)
 	}
 }
+
+// Labels: the last one set on an operation wins, unlabelled operations
+// have none, and a label on an operation the rank lacks is an error.
+func TestBuilderLabels(t *testing.T) {
+	b := NewBuilder(2)
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 0, "a")
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 0, "b")
+	b.Add(1, CalcOp(1))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Labels, ","); got != "b,," {
+		t.Errorf("labels %q, want \"b,,\"", got)
+	}
+	b = NewBuilder(1)
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 3, "x")
+	if _, err := b.Build(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("label on a missing operation: %v", err)
+	}
+}
