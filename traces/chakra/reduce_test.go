@@ -26,10 +26,20 @@ func (r *recorder) Queued(op int32, t int64) { r.log = append(r.log, fmt.Sprint(
 
 func (r *recorder) Step(s sim.Step) { r.log = append(r.log, fmt.Sprintf("step %+v", s)) }
 
-// checkReduced builds files with and without reduction, replays both and
-// fails unless every operation starts and ends at the same time, in the
-// same order of engine steps, with the same makespan and statistics.
+// checkReduced builds files with and without reduction, replays both
+// (as built, and with LogGOPSim's multi-CPU semantics, as an exported
+// graph replays) and fails unless every operation starts and ends at the
+// same time, in the same order of engine steps, with the same makespan and
+// statistics.
 func checkReduced(t *testing.T, files []*File, opt Options, net network.LogGOPS) (all, kept int) {
+	t.Helper()
+	for _, causal := range []bool{true, false} {
+		all, kept = checkReducedAs(t, files, opt, net, causal)
+	}
+	return all, kept
+}
+
+func checkReducedAs(t *testing.T, files []*File, opt Options, net network.LogGOPS, causal bool) (all, kept int) {
 	t.Helper()
 	var logs [2][]string
 	var results [2]string
@@ -38,6 +48,7 @@ func checkReduced(t *testing.T, files []*File, opt Options, net network.LogGOPS)
 		if err != nil {
 			t.Fatal(err)
 		}
+		tr.Graph.Causal = causal
 		rec := &recorder{}
 		res, err := sim.Run(tr.Graph, net, sim.Options{Observer: rec})
 		if err != nil {
@@ -51,14 +62,14 @@ func checkReduced(t *testing.T, files []*File, opt Options, net network.LogGOPS)
 		}
 	}
 	if results[0] != results[1] {
-		t.Fatalf("all dependencies: %s\nreduced: %s", results[0], results[1])
+		t.Fatalf("causal %v: all dependencies: %s\nreduced: %s", causal, results[0], results[1])
 	}
 	if len(logs[0]) != len(logs[1]) {
-		t.Fatalf("%d engine reports with all dependencies, %d reduced", len(logs[0]), len(logs[1]))
+		t.Fatalf("causal %v: %d engine reports with all dependencies, %d reduced", causal, len(logs[0]), len(logs[1]))
 	}
 	for j := range logs[0] {
 		if logs[0][j] != logs[1][j] {
-			t.Fatalf("engine report %d: %s with all dependencies, %s reduced", j, logs[0][j], logs[1][j])
+			t.Fatalf("causal %v: engine report %d: %s with all dependencies, %s reduced", causal, j, logs[0][j], logs[1][j])
 		}
 	}
 	return all, kept
