@@ -11,8 +11,8 @@ const reduceMemWords = 4 << 20
 // reduce returns deps without the dependencies that others imply: node
 // i's dependency on d is dropped when d is also reached from another of
 // i's dependencies. order is a topological order of deps (dependencies
-// first). Kept dependencies keep their order. ok is false, and deps is
-// returned as is, where the file is too large to reduce within
+// first). Kept dependencies keep their order. The second result is false,
+// and deps is returned as is, where the file is too large to reduce within
 // reduceWorkLimit.
 //
 // Dropping such an edge leaves every replay as it was: the engine
