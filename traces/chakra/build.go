@@ -138,6 +138,12 @@ func Read(path string, opt Options) (*Trace, error) {
 
 // Build lowers per-NPU files into an execution graph.
 func Build(files []*File, opt Options) (*Trace, error) {
+	return build(files, opt, true)
+}
+
+// build is Build; with reduced, dependencies that others imply are left
+// out of the graph (see reduce).
+func build(files []*File, opt Options, reduced bool) (*Trace, error) {
 	k := len(files)
 	if k == 0 {
 		return nil, fmt.Errorf("chakra: no files")
@@ -165,7 +171,7 @@ func Build(files []*File, opt Options) (*Trace, error) {
 	nodes := make([]*fileNodes, k)
 	for i, f := range files {
 		var err error
-		if nodes[i], err = index(f, opt.CtrlDeps); err != nil {
+		if nodes[i], err = index(f, opt.CtrlDeps, reduced); err != nil {
 			return nil, err
 		}
 	}
@@ -214,9 +220,13 @@ func contains(s []string, x string) bool {
 // fileNodes is one file's nodes with their dependencies resolved to node
 // indices.
 type fileNodes struct {
-	f    *File
-	deps [][]int32 // per node, the indices of the nodes it depends on
-	coll []bool    // per node, whether it is a collective call (has comm_type)
+	f *File
+	// all holds, per node, the indices of the nodes it depends on; deps
+	// holds those the others do not imply (the same slices when the file
+	// was not reduced). Every NPU that runs the file shares them.
+	all, deps [][]int32
+	coll      []bool   // per node, whether it is a collective call (has comm_type)
+	labels    []string // per node, the label of its entry operation
 }
 
 // nodeErr formats an error about node i of f.
@@ -227,8 +237,9 @@ func nodeErr(f *File, i int, format string, a ...any) error {
 // index resolves the dependencies of f's nodes and checks that they form
 // no cycle: data dependencies must name another node of the file; control
 // dependencies (with ctrl) on nodes the file lacks, or of a node on
-// itself, are dropped, as converters leave both.
-func index(f *File, ctrl bool) (*fileNodes, error) {
+// itself, are dropped, as converters leave both. With reduced it also
+// finds the dependencies that others imply (see reduce).
+func index(f *File, ctrl, reduced bool) (*fileNodes, error) {
 	if len(f.Nodes) > 1<<30 {
 		return nil, fmt.Errorf("%s: %d nodes (limit 2^30)", f.Path, len(f.Nodes))
 	}
@@ -239,7 +250,7 @@ func index(f *File, ctrl bool) (*fileNodes, error) {
 		}
 		at[nd.ID] = int32(i)
 	}
-	fn := &fileNodes{f: f, deps: make([][]int32, len(f.Nodes)), coll: make([]bool, len(f.Nodes))}
+	fn := &fileNodes{f: f, all: make([][]int32, len(f.Nodes)), coll: make([]bool, len(f.Nodes)), labels: make([]string, len(f.Nodes))}
 	for i := range f.Nodes {
 		nd := &f.Nodes[i]
 		var ds []int32
@@ -259,12 +270,18 @@ func index(f *File, ctrl bool) (*fileNodes, error) {
 				ds = append(ds, j)
 			}
 		}
-		fn.deps[i] = ds
+		fn.all[i] = ds
+		fn.labels[i] = fmt.Sprintf("node%d", nd.ID)
 		_, typed := nd.Attr("comm_type")
 		fn.coll[i] = typed && nd.Type == CommCollNode
 	}
-	if i := cycle(fn.deps); i >= 0 {
-		return nil, nodeErr(f, i, "lies on a dependency cycle")
+	order, bad := topo(fn.all)
+	if bad >= 0 {
+		return nil, nodeErr(f, bad, "lies on a dependency cycle")
+	}
+	fn.deps = fn.all
+	if reduced {
+		fn.deps, _ = reduce(fn.all, order)
 	}
 	return fn, nil
 }
@@ -278,8 +295,9 @@ func containsInt(s []int32, x int32) bool {
 	return false
 }
 
-// cycle returns a node on a dependency cycle, or −1 (Kahn's algorithm).
-func cycle(deps [][]int32) int {
+// topo returns a topological order of deps, dependencies first, and −1,
+// or a node on a dependency cycle (Kahn's algorithm).
+func topo(deps [][]int32) (order []int32, cyclic int) {
 	indeg := make([]int32, len(deps))
 	users := make([][]int32, len(deps))
 	for i, ds := range deps {
@@ -294,26 +312,26 @@ func cycle(deps [][]int32) int {
 			ready = append(ready, int32(i))
 		}
 	}
-	done := 0
+	order = make([]int32, 0, len(deps))
 	for len(ready) > 0 {
 		i := ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
-		done++
+		order = append(order, i)
 		for _, u := range users[i] {
 			if indeg[u]--; indeg[u] == 0 {
 				ready = append(ready, u)
 			}
 		}
 	}
-	if done == len(deps) {
-		return -1
+	if len(order) == len(deps) {
+		return order, -1
 	}
 	for i, d := range indeg {
 		if d > 0 {
-			return i
+			return nil, i
 		}
 	}
-	return -1
+	return nil, -1
 }
 
 // spans returns each file's recorded span, from the first node's start to

@@ -1,8 +1,6 @@
 package chakra
 
 import (
-	"fmt"
-
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -54,7 +52,12 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, nm *na
 	stream := make([]uint8, len(f.Nodes)) // the CPU of the node's entry
 	busy := make([]bool, len(f.Nodes))    // its exit holds the stream after releasing dependents
 	base := int32(r / k * k)              // the first rank of r's replica
-	b.Grow(r, len(f.Nodes))
+	if r >= k {                           // the previous copy of the file: as many operations and dependencies
+		b.Grow(r, int(b.Len(r-k)))
+		b.GrowDeps(r, b.NumDeps(r-k))
+	} else {
+		b.Grow(r, len(f.Nodes))
+	}
 	for i := range f.Nodes {
 		nd := &f.Nodes[i]
 		cpu := GPUCompute
@@ -105,9 +108,9 @@ func emit(b *graph.Builder, r int, fn *fileNodes, calls map[callKey]call, nm *na
 		default:
 			return nodeErr(f, i, "unknown node type")
 		}
-		b.SetLabel(r, entry[i], fmt.Sprintf("node%d", nd.ID))
+		b.SetLabel(r, entry[i], fn.labels[i])
 	}
-	fence(b, r, fn.deps, exit, stream, busy)
+	fence(b, r, fn.all, exit, stream, busy)
 	for i, ds := range fn.deps {
 		for _, d := range ds {
 			b.Dep(r, entry[i], exit[d], graph.Requires)

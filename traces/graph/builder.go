@@ -7,15 +7,16 @@ import (
 
 // Op is one operation as handed to a Builder. Build operations with
 // CalcOp, SendOp and RecvOp, which set Region to NoRegion, then adjust
-// fields as needed.
+// fields as needed. Its fields are ordered to pack it in 24 bytes, as
+// builders hold every operation of a graph until Build.
 type Op struct {
-	Kind   OpKind
 	Size   int64
 	Peer   int32
 	Tag    int32
+	Region int32
+	Kind   OpKind
 	CPU    uint8
 	NIC    uint8
-	Region int32
 }
 
 // CalcOp returns a calc operation lasting ns nanoseconds.
@@ -37,10 +38,16 @@ type dep struct {
 	kind   DepKind
 }
 
+// opLabel is a label set on operation op of a rank.
+type opLabel struct {
+	op    int32
+	label string
+}
+
 type rankBuf struct {
 	ops    []Op
 	deps   []dep
-	labels []string
+	labels []opLabel // in the order set; a later label of an operation wins
 }
 
 // Builder assembles a Graph rank by rank. Operations are addressed by their
@@ -62,9 +69,6 @@ func NewBuilder(numRanks int) *Builder {
 func (b *Builder) rank(r int) *rankBuf {
 	if b.ranks[r] == nil {
 		b.ranks[r] = &rankBuf{}
-		if b.labeled {
-			b.ranks[r].labels = []string{}
-		}
 	}
 	return b.ranks[r]
 }
@@ -83,34 +87,47 @@ func (b *Builder) Len(rank int) int32 {
 // Grow reserves room for n more operations on rank.
 func (b *Builder) Grow(rank, n int) {
 	rb := b.rank(rank)
-	if cap(rb.ops)-len(rb.ops) < n {
-		ops := make([]Op, len(rb.ops), len(rb.ops)+n)
-		copy(ops, rb.ops)
-		rb.ops = ops
+	rb.ops = grow(rb.ops, n)
+}
+
+// GrowDeps reserves room for n more dependencies on rank.
+func (b *Builder) GrowDeps(rank, n int) {
+	rb := b.rank(rank)
+	rb.deps = grow(rb.deps, n)
+}
+
+// NumDeps returns the number of dependencies added to rank so far.
+func (b *Builder) NumDeps(rank int) int {
+	if b.ranks[rank] == nil {
+		return 0
 	}
+	return len(b.ranks[rank].deps)
+}
+
+// grow returns s with room for n more elements.
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), len(s)+n)
+	copy(t, s)
+	return t
 }
 
 // Add appends op to rank and returns its index within the rank.
 func (b *Builder) Add(rank int, op Op) int32 {
 	rb := b.rank(rank)
 	rb.ops = append(rb.ops, op)
-	if b.labeled {
-		rb.labels = append(rb.labels, "")
-	}
 	return int32(len(rb.ops) - 1)
 }
 
-// SetLabel attaches a label (such as a GOAL label) to operation op of rank.
+// SetLabel attaches a label (such as a GOAL label) to operation op of
+// rank; operations without one have the empty label. The builder keeps
+// only the labels set, as importers label few of the operations they add.
 func (b *Builder) SetLabel(rank int, op int32, label string) {
-	if !b.labeled {
-		b.labeled = true
-		for _, rb := range b.ranks {
-			if rb != nil {
-				rb.labels = make([]string, len(rb.ops))
-			}
-		}
-	}
-	b.rank(rank).labels[op] = label
+	b.labeled = true
+	rb := b.rank(rank)
+	rb.labels = append(rb.labels, opLabel{op: op, label: label})
 }
 
 // Dep records that operation op of rank depends on operation on of the same
@@ -180,7 +197,13 @@ func (b *Builder) Build() (*Graph, error) {
 			g.CPU[id], g.NIC[id], g.Region[id] = op.CPU, op.NIC, op.Region
 		}
 		if b.labeled {
-			copy(g.Labels[base:], rb.labels)
+			for _, l := range rb.labels {
+				if l.op < 0 || l.op >= n {
+					return nil, fmt.Errorf("%w: rank %d: label %q on operation %d, which rank %d does not have (it has %d)",
+						ErrInvalid, r, l.label, l.op, r, n)
+				}
+				g.Labels[base+l.op] = l.label
+			}
 		}
 		sort.SliceStable(rb.deps, func(i, j int) bool { return rb.deps[i].op < rb.deps[j].op })
 		for i, d := range rb.deps {

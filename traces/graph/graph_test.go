@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestBuilderAndDescribe(t *testing.T) {
@@ -158,5 +159,36 @@ func TestTimeConversions(t *testing.T) {
 	}
 	if MulNs(1<<40, 1e9) != MaxTimeNs+1 || MulNs(1<<62, 4) != MaxTimeNs+1 || MulNs(1000, 6) != 6000 {
 		t.Errorf("MulNs does not saturate")
+	}
+}
+
+// An Op packs in 24 bytes, as builders hold one per operation.
+func TestOpSize(t *testing.T) {
+	if n := unsafe.Sizeof(Op{}); n != 24 {
+		t.Errorf("Op takes %d bytes, want 24", n)
+	}
+}
+
+// Labels: the last one set on an operation wins, unlabelled operations
+// have none, and a label on an operation the rank lacks is an error.
+func TestBuilderLabels(t *testing.T) {
+	b := NewBuilder(2)
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 0, "a")
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 0, "b")
+	b.Add(1, CalcOp(1))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Labels, ","); got != "b,," {
+		t.Errorf("labels %q, want \"b,,\"", got)
+	}
+	b = NewBuilder(1)
+	b.Add(0, CalcOp(1))
+	b.SetLabel(0, 3, "x")
+	if _, err := b.Build(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("label on a missing operation: %v", err)
 	}
 }
