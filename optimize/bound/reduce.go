@@ -95,12 +95,18 @@ const pruneVisits = 1 << 14
 // can only exceed), the rows between key events that the LP needs, or
 // ok false when the reduction would take too long.
 func reduceEvents(g *eventGraph, key []bool, tasks []fixedEdge) (rows []fixedEdge, ok bool) {
+	return reduceEventsWithin(g, key, tasks, reduceWork)
+}
+
+// reduceEventsWithin is reduceEvents with its search visiting at most
+// work events per event of g (its pruning, reduceWork).
+func reduceEventsWithin(g *eventGraph, key []bool, tasks []fixedEdge, work int) (rows []fixedEdge, ok bool) {
 	n := g.n
 	dist := make([]float64, n)
 	for i := range dist {
 		dist[i] = -1
 	}
-	budget := reduceWork*n + 1<<16
+	budget := work*n + 1<<16
 	var cand []fixedEdge
 	var touched []int32
 	// The events reached and not yet taken, a bit each, taken in

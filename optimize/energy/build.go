@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 )
 
@@ -48,14 +49,15 @@ func (r *lpRows) csc(ncol int) (start, index []int32, value []float64) {
 	return start, index, value
 }
 
-// problem writes the energy LP: one time column per event (in units of
-// f.tau; the vertices of an event share it), then one fraction c_ig per
-// configuration of every task, with the objective the energy in units of
-// f.esc. v_fin's column's upper bound is the deadline (none yet).
+// problem writes the energy LP: one time column per key event of the
+// order (in units of f.tau; the vertices of an event share it; see
+// keyEvents), then one fraction c_ig per configuration of every task,
+// with the objective the energy in units of f.esc. v_fin's column's upper
+// bound is the deadline (none yet).
 func (f *Frontier) problem() (*clp.Problem, error) {
 	d, o, tau := f.d, f.o, f.tau
-	K := o.Events
-	ncol := K
+	rows := f.keyEvents()
+	ncol := f.nkey
 	first := make([]int, len(d.Tasks))
 	for i, t := range d.Tasks {
 		first[i] = ncol
@@ -69,13 +71,14 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 	for c := range p.ColUp {
 		p.ColUp[c] = inf
 	}
-	p.ColUp[o.Event[d.Init]] = 0 // v_init = 0
-	f.fin = o.Event[d.Fin]
+	col := func(v int) int { return f.kcol[o.Event[v]] }
+	p.ColUp[col(d.Init)] = 0 // v_init = 0
+	f.fin = col(d.Fin)
 	var r lpRows
 	p.Obj[f.fin] += f.opt.BaseW * tau
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		src, dst, end := o.Event[t.Src], o.Event[t.Dst], o.Event[t.PowerEnd()]
+		src, dst, end := col(t.Src), col(t.Dst), col(t.PowerEnd())
 		w := t.Hull[len(t.Hull)-1].Power
 		p.Obj[end] += w * tau
 		p.Obj[src] -= w * tau
@@ -93,27 +96,17 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 		r.end(1, 1)
 	}
 	for _, l := range d.Loads {
-		p.Obj[o.Event[l.Dst]] += l.W * tau
-		p.Obj[o.Event[l.Src]] -= l.W * tau
+		p.Obj[col(l.Dst)] += l.W * tau
+		p.Obj[col(l.Src)] -= l.W * tau
 	}
-	for _, m := range d.Messages {
-		a, b := o.Event[m.Src], o.Event[m.Dst]
-		if a == b && m.Time <= 0 {
+	for _, e := range rows { // the messages and the event order (14)
+		a, b := f.kcol[e.From], f.kcol[e.To]
+		if a == b && e.Len <= 0 {
 			continue
 		}
 		r.add(b, 1)
 		r.add(a, -1)
-		r.end(m.Time/tau, inf)
-	}
-	prev := 0
-	for k := 1; k < K; k++ { // the event order (14), over the chained events
-		if !f.chained(k) {
-			continue
-		}
-		r.add(k, 1)
-		r.add(prev, -1)
-		r.end(0, inf)
-		prev = k
+		r.end(e.Len/tau, inf)
 	}
 	if f.opt.CapW > 0 {
 		f.capRows(&r, first)
@@ -125,6 +118,47 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 	p.Start, p.Index, p.Value = r.csc(ncol)
 	f.rows = r
 	return p, p.Validate()
+}
+
+// keyEvents chooses the events that keep a time column (f.kcol, f.nkey):
+// those a task or a load starts or ends at, and those bound.ReduceOrder
+// keeps; every other event only passes precedence on, and the rows it
+// returns between key events stand for the chain and the messages. The
+// LP keeps its optimum (ReduceOrder), and f.keys sets the other events'
+// times for a schedule.
+func (f *Frontier) keyEvents() []bound.Precedence {
+	d, o := f.d, f.o
+	key := make([]bool, o.Events)
+	for i := range d.Tasks {
+		key[o.Event[d.Tasks[i].PowerEnd()]] = true
+	}
+	for _, l := range d.Loads {
+		key[o.Event[l.Src]], key[o.Event[l.Dst]] = true, true
+	}
+	key[o.Event[d.Init]], key[o.Event[d.Fin]] = true, true
+	if f.opt.noReduce {
+		for k := range key {
+			key[k] = true
+		}
+	}
+	var chained []bool
+	if o.Chained != nil {
+		chained = make([]bool, o.Events)
+		for k := range chained {
+			chained[k] = f.chained(k)
+		}
+	}
+	f.keys, _ = bound.ReduceOrder(d, o, chained, key)
+	f.kcol = make([]int, o.Events)
+	f.nkey = 0
+	for k, ok := range key {
+		f.kcol[k] = -1
+		if ok {
+			f.kcol[k] = f.nkey
+			f.nkey++
+		}
+	}
+	return f.keys.Rows
 }
 
 // capRows writes, for every event k before the last, the power the tasks

@@ -50,17 +50,25 @@ type Options struct {
 	// LP at the same cap): New takes it for Fastest instead of solving
 	// the time LP, which TimeFor then solves when first asked.
 	LeastMakespan float64
+	// noReduce keeps every event's time column (tests compare the two).
+	noReduce bool
 }
 
 // Frontier is the LP of one DAG and order, built once and solved at many
 // deadlines and budgets. It is not safe for concurrent use.
 type Frontier struct {
-	d    *bound.DAG
-	o    *bound.Order
-	opt  Options
-	tau  float64 // the LP's unit of time, in seconds (the fastest makespan)
-	esc  float64 // the LP's unit of energy, in joules
-	fin  int     // v_fin's column
+	d   *bound.DAG
+	o   *bound.Order
+	opt Options
+	tau float64 // the LP's unit of time, in seconds (the fastest makespan)
+	esc float64 // the LP's unit of energy, in joules
+	fin int     // v_fin's column
+	// kcol is every event's time column (−1 for an event eliminated, see
+	// keyEvents), nkey the number of time columns, keys the rows between
+	// them and the other events' times.
+	kcol []int
+	nkey int
+	keys *bound.KeyRows
 	em   *clp.Model
 	tm   *clp.Model
 	up   []float64 // em's column upper bounds

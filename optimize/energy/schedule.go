@@ -38,10 +38,17 @@ func (f *Frontier) ScheduleAt(deadline float64) (*Schedule, error) {
 	d, o := f.d, f.o
 	s := &Schedule{Deadline: deadline, Energy: e, Makespan: x[f.fin] * f.tau,
 		Vertex: make([]float64, d.Vertices), Tasks: make([]bound.Choice, len(d.Tasks))}
-	for v := range s.Vertex {
-		s.Vertex[v] = math.Max(0, x[o.Event[v]]*f.tau)
+	t := make([]float64, o.Events)
+	for k, c := range f.kcol {
+		if c >= 0 {
+			t[k] = x[c] * f.tau
+		}
 	}
-	col := o.Events
+	f.keys.Fill(t) // seconds, as the rows' lengths
+	for v := range s.Vertex {
+		s.Vertex[v] = math.Max(0, t[o.Event[v]])
+	}
+	col := f.nkey
 	for i := range d.Tasks {
 		h := d.Tasks[i].Hull
 		s.Tasks[i] = mixOf(h, x[col:col+len(h)])

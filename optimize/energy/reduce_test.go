@@ -1,0 +1,84 @@
+package energy
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/bound"
+)
+
+// relayed splits about half of d's messages at a new vertex that no task
+// or load names (a network event of the engine LP), in two of random
+// lengths summing to the message's, and adds messages between relays.
+func relayed(rng *rand.Rand, d *bound.DAG) {
+	var relays []bound.Message
+	for i := range d.Messages {
+		m := &d.Messages[i]
+		if rng.Intn(2) == 0 {
+			continue
+		}
+		v := d.Vertices
+		d.Vertices++
+		part := m.Time * rng.Float64()
+		relays = append(relays, bound.Message{Src: v, Dst: m.Dst, Time: m.Time - part})
+		m.Dst, m.Time = v, part
+	}
+	d.Messages = append(d.Messages, relays...)
+}
+
+// TestReducedOrderAgrees checks that eliminating the events that only
+// pass precedence on (ReduceOrder) keeps the frontier: the same least
+// energy at every deadline and least makespan for every budget as the LP
+// over every event, and schedules whose vertex times keep every message.
+func TestReducedOrderAgrees(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	reduced := 0
+	for n := range 40 {
+		d := randomDAG(rng, 4, 4, 3)
+		relayed(rng, d)
+		o, err := bound.InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%2 == 1 {
+			chainPower(d, o)
+		}
+		name := fmt.Sprintf("dag %d", n)
+		full := newFrontier(t, d, o, Options{BaseW: 5, noReduce: true})
+		red := newFrontier(t, d, o, Options{BaseW: 5})
+		if red.nkey < full.nkey {
+			reduced++
+		}
+		if !near(red.Fastest(), full.Fastest()) {
+			t.Fatalf("%s: least makespan %g, want %g", name, red.Fastest(), full.Fastest())
+		}
+		pts, err := full.Curve(5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pts {
+			s, err := red.ScheduleAt(p.Deadline)
+			if err != nil {
+				t.Fatalf("%s at %g s: %v", name, p.Deadline, err)
+			}
+			if !near(s.Energy, p.Energy) {
+				t.Errorf("%s at %g s: energy %g J, want %g", name, p.Deadline, s.Energy, p.Energy)
+			}
+			for _, m := range d.Messages {
+				if s.Vertex[m.Dst]-s.Vertex[m.Src] < m.Time-1e-6 {
+					t.Errorf("%s at %g s: message %d→%d of %g s has %g s", name, p.Deadline, m.Src, m.Dst, m.Time, s.Vertex[m.Dst]-s.Vertex[m.Src])
+				}
+			}
+			b := p.Energy * (1 + 1e-6)
+			tf, err1 := full.TimeFor(b)
+			tr, err2 := red.TimeFor(b)
+			if (err1 == nil) != (err2 == nil) || !near(tr, tf) {
+				t.Errorf("%s at budget %g J: makespan %g s (%v), want %g s (%v)", name, b, tr, err2, tf, err1)
+			}
+		}
+	}
+	if reduced < 20 {
+		t.Errorf("%d of 40 DAGs had events eliminated: the test checks too little", reduced)
+	}
+}
