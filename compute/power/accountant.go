@@ -108,13 +108,13 @@ func NewAccountant(g *graph.Graph) *Accountant {
 	return &Accountant{rank: g.OpRanks(), calc: calc, busy: make([]interval, 0, g.NumOps())}
 }
 
-// OnDevice accounts the operations of g for which onDev reports true on
-// their rank's device instead of its core: operations of rank r on power
-// unit ranks+r, where ranks is g's rank count, so that JobModel.DeviceIdleW
-// gives the device's idle power and its tasks do not stand for the core's
-// in the core's waits. Call it before the replay.
-func (a *Accountant) OnDevice(g *graph.Graph, onDev func(op int32) bool) {
-	ranks := int32(g.NumRanks())
+// OnDevice accounts the operations for which onDev reports true on their
+// rank's device instead of its core: operations of rank r on power unit
+// ranks+r, where ranks is the job model's (len(JobModel.ActiveW)), so that
+// JobModel.DeviceIdleW gives the device's idle power and its tasks do not
+// stand for the core's in the core's waits. Call it before the replay.
+func (a *Accountant) OnDevice(ranksN int, onDev func(op int32) bool) {
+	ranks := int32(ranksN)
 	for op := range a.rank {
 		if onDev(int32(op)) && a.rank[op] < ranks {
 			a.rank[op] += ranks

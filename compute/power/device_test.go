@@ -13,7 +13,7 @@ import (
 func TestDeviceUnitsAndNodeCap(t *testing.T) {
 	g := &graph.Graph{RankStart: []int32{0, 2, 2}, Kind: []graph.OpKind{graph.Calc, graph.Calc}}
 	a := NewAccountant(g)
-	a.OnDevice(g, func(op int32) bool { return op == 1 })
+	a.OnDevice(2, func(op int32) bool { return op == 1 })
 	a.Busy(0, 0, 10) // host task, 10 W
 	a.Busy(1, 0, 20) // GPU kernel, 300 W
 	m := JobModel{IdleW: 1, ActiveW: []float64{10, 10}, OpW: []float64{10, 300}, DeviceIdleW: []float64{50, 50}}

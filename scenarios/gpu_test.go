@@ -1,0 +1,206 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/traces/graph"
+)
+
+// gpuMachine is a machine of one node, two ranks, each with a GPU whose
+// 350 W limit leaves 1305 MHz (halfway up the 300–400 W segment) as its
+// fastest clock.
+const gpuMachine = `[[machine]]
+name = "g"
+nodes = 1
+cores_per_socket = 2
+ranks_per_node = 2
+idle_power_w = 40.0
+core_idle_power_w = 1.0
+[[machine.pstate]]
+freq_ghz = 2.6
+active_power_w = 12.0
+[[machine.pstate]]
+freq_ghz = 1.8
+active_power_w = 7.0
+[machine.gpu]
+idle_w = 50
+power_limit_w = 350
+memory_boundness = 0.25
+[[machine.gpu.clock]]
+mhz = 1410
+power_w = 400
+[[machine.gpu.clock]]
+mhz = 1200
+power_w = 300
+[[machine.gpu.clock]]
+mhz = 1000
+power_w = 250
+`
+
+// gpuScenario is a scenario of machine text m and sweep text sweep.
+func gpuScenario(m, sweep string) string {
+	return "name = \"gpu\"\n" + m + "[network]\nL_ns = 0\no_ns = 0\ng_ns = 0\nG_ns_per_byte = 0\n[workload]\ngenerator = \"stencil2d\"\n" + sweep
+}
+
+// launchKernel is a Chakra-like graph: on every rank a 1 ms host
+// operation (CPU 0) launches a 10 ms kernel on the GPU's compute stream
+// (CPU 1), which waits for it through a zero-time fence on CPU 0 (as the
+// Chakra importer writes: a calc releases its dependents when it starts).
+func launchKernel(t *testing.T, ranks int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(ranks)
+	for r := 0; r < ranks; r++ {
+		host := b.Add(r, graph.CalcOp(1e6))
+		fence := b.Add(r, graph.CalcOp(0))
+		b.Dep(r, fence, host, graph.Requires)
+		k := graph.CalcOp(1e7)
+		k.CPU = 1
+		kern := b.Add(r, k)
+		b.Dep(r, kern, fence, graph.Requires)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Causal = true
+	return g
+}
+
+func parseGPU(t *testing.T, text string) *Scenario {
+	t.Helper()
+	sc, err := Parse("gpu.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// The replay of a kernel by hand: its time scales with the clock the
+// power limit leaves, the GPU draws that clock's power while it runs and
+// its idle power otherwise, and the host core its own.
+func TestGPUReplayByHand(t *testing.T) {
+	sc := parseGPU(t, gpuScenario(gpuMachine, ""))
+	m := &sc.Machines[0]
+	if cs := m.GPU.Allowed(); math.Abs(cs[0].MHz-1305) > 1e-9 || cs[0].PowerW != 350 {
+		t.Fatalf("fastest clock under the 350 W limit: %+v, want 1305 MHz at 350 W", cs[0])
+	}
+	g := launchKernel(t, 2)
+	met, err := sc.Replay(g, m, sc.Net(), "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kern := 1e7 * (0.25 + 0.75*1410/1305.0) // ns
+	if want := int64(1e6 + math.Round(kern)); met.MakespanNs != want {
+		t.Fatalf("makespan %d ns, want %d (1 ms host + the kernel at 1305 MHz)", met.MakespanNs, want)
+	}
+	T := float64(met.MakespanNs) * 1e-9
+	// Sockets 40 W; per rank its core at 12 W (its task, then its wait at
+	// the task's power) and its GPU idle for 1 ms, at 350 W for the kernel.
+	want := 40*T + 2*(12*T+50*1e-3+350*float64(met.MakespanNs-1e6)*1e-9)
+	if math.Abs(met.EnergyJ-want) > 1e-6 {
+		t.Fatalf("energy %.9g J, want %.9g J", met.EnergyJ, want)
+	}
+	if met.PeakPowerW != 40+2*(12+350) {
+		t.Fatalf("peak %g W, want %g", met.PeakPowerW, 40+2*(12+350.0))
+	}
+}
+
+// Static under a job cap: the GPU gets the fastest clock whose power
+// above idle, with the slowest core power, fits the rank's share; the
+// core the fastest P-state in what is left; the job never exceeds the cap.
+func TestGPUStaticClampsClock(t *testing.T) {
+	sc := parseGPU(t, gpuScenario(gpuMachine, ""))
+	m := &sc.Machines[0]
+	g := launchKernel(t, 2)
+	// Base 40 W + 2 GPUs idle 100 W; a share of 257 W per rank fits
+	// 1200 MHz (300 − 50 + 7) and leaves 7 W for the core: 1.8 GHz.
+	capW := 140 + 2*257.0
+	met, err := sc.Replay(g, m, sc.Net(), "static", capW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := 1e6 * 2.6 / 1.8
+	kern := 1e7 * (0.25 + 0.75*1410/1200.0)
+	if want := int64(math.Round(host) + math.Round(kern)); met.MakespanNs != want {
+		t.Fatalf("makespan %d ns, want %d", met.MakespanNs, want)
+	}
+	if met.PeakPowerW != capW || met.OverCapNs != 0 {
+		t.Fatalf("peak %g W, %d ns over; want exactly the cap %g W, never over", met.PeakPowerW, met.OverCapNs, capW)
+	}
+	// One watt less: 1000 MHz, and the core at 2.6 GHz (257 − 1 − 200 ≥ 12).
+	met, err = sc.Replay(g, m, sc.Net(), "static", capW-2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kern = 1e7 * (0.25 + 0.75*1410/1000.0)
+	if want := int64(1e6 + math.Round(kern)); met.MakespanNs != want || met.OverCapNs != 0 {
+		t.Fatalf("makespan %d ns (%d ns over the cap), want %d within it", met.MakespanNs, met.OverCapNs, want)
+	}
+}
+
+// A GPU that runs nothing still draws its idle power for the whole run.
+func TestGPUIdleCharged(t *testing.T) {
+	sc := parseGPU(t, gpuScenario(gpuMachine, ""))
+	m := &sc.Machines[0]
+	b := graph.NewBuilder(2)
+	b.Add(0, graph.CalcOp(1e6))
+	b.Add(1, graph.CalcOp(1e6))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	met, err := sc.Replay(g, m, sc.Net(), "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (40 + 2*12 + 2*50) * 1e-3; math.Abs(met.EnergyJ-want) > 1e-9 {
+		t.Fatalf("energy %g J, want %g J (sockets, cores and two idle GPUs for 1 ms)", met.EnergyJ, want)
+	}
+}
+
+// Per-node caps: every node's power (its share of the sockets, its cores
+// and GPUs) stays within the cap under static and static-rapl at every
+// cap they can meet, and the accounting sees a node over it when the
+// policy ignores the cap.
+func TestGPUNodeCapNeverExceeded(t *testing.T) {
+	two := strings.Replace(gpuMachine, "nodes = 1", "nodes = 2", 1)
+	sc := parseGPU(t, gpuScenario(two, "[sweep]\ncaps_w = [500.0]\ncap_scope = \"node\"\npolicies = [\"static\"]\n"))
+	m := &sc.Machines[0]
+	g := launchKernel(t, 4)
+	for _, pol := range []string{"static", "static-rapl"} {
+		// A node: 40 W of sockets, two GPUs idle, and at least the slowest
+		// clock above idle and the slowest core for each of its two ranks.
+		for capW := 40 + 2*50 + 2*(250-50+7.0); capW <= 900; capW += 37 {
+			met, err := sc.Replay(g, m, sc.Net(), pol, capW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if met.OverCapNs != 0 {
+				t.Errorf("%s at %g W per node: %d ns over the node cap", pol, capW, met.OverCapNs)
+			}
+		}
+	}
+	met, err := sc.Replay(g, m, sc.Net(), "uncapped", 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if met.OverCapNs == 0 {
+		t.Fatal("uncapped GPUs at 350 W each: never over a 500 W node cap")
+	}
+	for _, bad := range []string{"cap_scope = \"rack\"", "cap_scope = \"node\"\npolicies = [\"lp\"]"} {
+		_, err := Parse("gpu.toml", []byte(gpuScenario(gpuMachine, "[sweep]\ncaps_w = [500.0]\n"+bad+"\n")))
+		if err == nil || !strings.Contains(err.Error(), "cap_scope") {
+			t.Errorf("%s: error %v, want one naming cap_scope", bad, err)
+		}
+	}
+}
+
+// An accelerator's idle_w is part of the machine's constant power.
+func TestAcceleratorIdleInBase(t *testing.T) {
+	m := Machine{Nodes: 2, SocketsPerNode: 2, IdlePowerW: 40, Accelerators: []Accelerator{{PerNode: 3, IdleW: 5}}}
+	if got := m.BaseW(); got != 2*2*40+2*3*5 {
+		t.Fatalf("base power %g W, want %d", got, 2*2*40+2*3*5)
+	}
+}
