@@ -85,15 +85,15 @@ type Machine struct {
 	CoresPerSocket int           `toml:"cores_per_socket"`
 	RanksPerNode   int           `toml:"ranks_per_node"`
 	ThreadsPerRank int           `toml:"threads_per_rank"`
-	IdlePowerW     float64       `toml:"idle_power_w"`         // per socket, all cores idle
-	CoreIdlePowerW float64       `toml:"core_idle_power_w"`    // per idle core above the socket's idle floor
-	PStates        []PState      `toml:"pstate"`               // fastest first after parsing
-	Accelerators   []Accelerator `toml:"accelerator"`          // optional devices
+	IdlePowerW     float64       `toml:"idle_power_w"`      // per socket, all cores idle
+	CoreIdlePowerW float64       `toml:"core_idle_power_w"` // per idle core above the socket's idle floor
+	PStates        []PState      `toml:"pstate"`            // fastest first after parsing
+	Accelerators   []Accelerator `toml:"accelerator"`       // optional devices
 	// GPU, when set, gives every rank a GPU that runs the operations of
 	// the rank's CPUs other than CPU 0 (a Chakra trace's GPU compute and
 	// communication streams).
-	GPU *GPU `toml:"gpu"`
-	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
+	GPU         *GPU    `toml:"gpu"`
+	SpeedFactor float64 `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
 	// WaitPower is what a rank draws between its tasks (its MPI calls and
 	// waits) and after its last one: "task" (the power of its most recent
 	// task, as Bailey et al., SC'15, §3.3; the default), "idle" (core_idle_power_w) or a
@@ -363,12 +363,12 @@ func (b *Bound) OrderOptions() bound.OrderOptions {
 
 // Sweep lists the axes whose cartesian product is the set of points.
 type Sweep struct {
-	CapsW    []float64        `toml:"caps_w"`   // job power caps in watts
-	Caps     string           `toml:"caps"`     // or a range "from:to:step" in watts
+	CapsW []float64 `toml:"caps_w"` // job power caps in watts
+	Caps  string    `toml:"caps"`   // or a range "from:to:step" in watts
 	// CapScope says what a cap bounds: "job" (the default: the job's
 	// power) or "node" (every node's power, its CPUs, GPUs and devices;
 	// the policies share nodes × cap among the job's ranks).
-	CapScope string `toml:"cap_scope"`
+	CapScope string           `toml:"cap_scope"`
 	Policies []string         `toml:"policies"` // see Policies()
 	Params   map[string][]any `toml:"params"`   // workload parameter axes
 }
