@@ -89,6 +89,13 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		key := lpKey(pts[0])
 		if bd, err = lps.get(key, func() (*bounder, error) {
 			defer span(ctx, "build LP")()
+			if t == nil {
+				b, err := sc.newGraphBounder(g, cls, m, net, lps.workers)
+				if b != nil {
+					b.forkCaps = lps.forks[key]
+				}
+				return b, err
+			}
 			b, err := sc.newBounderOn(t, m, net, lps.workers)
 			if b != nil {
 				b.forkCaps = lps.forks[key]
@@ -98,7 +105,12 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			return err
 		}
 	default:
-		if bd, err = sc.newBounder(t, m, net); err != nil {
+		if t == nil {
+			bd, err = sc.newGraphBounder(g, cls, m, net, 0)
+		} else {
+			bd, err = sc.newBounder(t, m, net)
+		}
+		if err != nil {
 			return err
 		}
 		defer bd.close()

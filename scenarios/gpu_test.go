@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -202,5 +203,94 @@ func TestAcceleratorIdleInBase(t *testing.T) {
 	m := Machine{Nodes: 2, SocketsPerNode: 2, IdlePowerW: 40, Accelerators: []Accelerator{{PerNode: 3, IdleW: 5}}}
 	if got := m.BaseW(); got != 2*2*40+2*3*5 {
 		t.Fatalf("base power %g W, want %d", got, 2*2*40+2*3*5)
+	}
+}
+
+// trainStep is a two-rank Chakra-like step: a host launch, an imbalanced
+// kernel (10 ms on rank 0, 6 ms on rank 1), an exchange of gradients on
+// the GPU's communication stream, and a 2 ms host update after it.
+func trainStep(t *testing.T) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(2)
+	on := func(op graph.Op, cpu uint8) graph.Op { op.CPU = cpu; return op }
+	for r := 0; r < 2; r++ {
+		peer := int32(1 - r)
+		h1 := b.Add(r, graph.CalcOp(1e6))
+		f1 := b.Add(r, graph.CalcOp(0))
+		b.Dep(r, f1, h1, graph.Requires)
+		k := b.Add(r, on(graph.CalcOp(int64(1e7-4e6*r)), 1))
+		b.Dep(r, k, f1, graph.Requires)
+		f2 := b.Add(r, on(graph.CalcOp(0), 1))
+		b.Dep(r, f2, k, graph.Requires)
+		s := b.Add(r, on(graph.SendOp(1000, peer, 1), 2))
+		b.Dep(r, s, f2, graph.Requires)
+		rv := b.Add(r, on(graph.RecvOp(1000, peer, 1), 2))
+		b.Dep(r, rv, f2, graph.Requires)
+		h2 := b.Add(r, graph.CalcOp(2e6))
+		b.Dep(r, h2, rv, graph.Requires)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Causal = true
+	return g
+}
+
+// The LP of an execution graph with GPUs: where the cap does not bind it
+// is the uncapped replay, and at every cap it is at most the replay of
+// every policy that keeps within it; its kernels' configurations are the
+// GPU's clocks under its power limit.
+func TestGPUGraphBound(t *testing.T) {
+	sc := parseGPU(t, gpuScenario(gpuMachine, "")+"[bound]\ncuts = \"none\"\n")
+	m := &sc.Machines[0]
+	net := sc.Net()
+	net.Latency, net.GapPerByte = 1000, network.NsPerByte(1)
+	g := trainStep(t)
+	bd, err := sc.newGraphBounder(g, nil, m, net, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bd.s == nil {
+		t.Skip("no LP solver")
+	}
+	defer bd.close()
+	kernels := 0
+	for _, tk := range bd.d.Tasks {
+		if len(tk.Hull) == 3 && strings.HasPrefix(tk.Hull[0].Label, "gpu 1305 MHz") {
+			kernels++
+		}
+	}
+	if kernels != 2 {
+		t.Fatalf("%d tasks with the GPU's three allowed clocks, want the 2 kernels", kernels)
+	}
+	un, err := sc.Replay(g, m, net, "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := bd.s.Solve(m.LPCap(1e6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(top.Makespan*1e9 - float64(un.MakespanNs)); d > 2 {
+		t.Fatalf("LP at an unbinding cap: %.1f ns, the uncapped replay %d ns", top.Makespan*1e9, un.MakespanNs)
+	}
+	for capW := 554.0; capW <= 900; capW += 23 {
+		b, err := bd.s.Solve(m.LPCap(capW))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			t.Fatalf("no LP schedule at %g W, where static fits", capW)
+		}
+		for _, pol := range []string{"static", "static-rapl"} {
+			met, err := sc.Replay(g, m, net, pol, capW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if met.OverCapNs == 0 && b.Makespan*1e9 > float64(met.MakespanNs)+1 {
+				t.Errorf("%g W: LP bound %.0f ns above %s's replay %d ns within the cap", capW, b.Makespan*1e9, pol, met.MakespanNs)
+			}
+		}
 	}
 }
