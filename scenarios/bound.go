@@ -814,7 +814,8 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
+	// An MPI trace runs nothing on a GPU: the machine's GPUs idle.
+	jm := power.JobModel{BaseW: m.BaseW() + m.gpuIdleW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err
