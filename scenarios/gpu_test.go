@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -292,5 +293,98 @@ func TestGPUGraphBound(t *testing.T) {
 				t.Errorf("%g W: LP bound %.0f ns above %s's replay %d ns within the cap", capW, b.Makespan*1e9, pol, met.MakespanNs)
 			}
 		}
+	}
+}
+
+// randomStep is a random Chakra-like step on two ranks: host operations
+// launching kernels through fences, kernels chained on the compute
+// stream, a gradient exchange on the communication stream after the
+// last kernel, and a host update after it.
+func randomStep(t *testing.T, rng *rand.Rand) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(2)
+	on := func(op graph.Op, cpu uint8) graph.Op { op.CPU = cpu; return op }
+	ms := func() int64 { return int64(1e5 + rng.IntN(3e6)) }
+	kernels := 1 + rng.IntN(4)
+	durs := make([][2]int64, kernels)
+	for k := range durs {
+		durs[k] = [2]int64{ms(), ms()}
+	}
+	for r := 0; r < 2; r++ {
+		peer := int32(1 - r)
+		prevKern := int32(-1)
+		for k := 0; k < kernels; k++ {
+			h := b.Add(r, graph.CalcOp(durs[k][0]/4))
+			f := b.Add(r, graph.CalcOp(0))
+			b.Dep(r, f, h, graph.Requires)
+			kern := b.Add(r, on(graph.CalcOp(durs[k][1]*int64(1+r)), 1))
+			b.Dep(r, kern, f, graph.Requires)
+			if prevKern >= 0 {
+				b.Dep(r, kern, prevKern, graph.Requires)
+			}
+			prevKern = kern
+		}
+		f := b.Add(r, on(graph.CalcOp(0), 1))
+		b.Dep(r, f, prevKern, graph.Requires)
+		s := b.Add(r, on(graph.SendOp(int64(1+rng.IntN(1e6)), peer, 1), 2))
+		b.Dep(r, s, f, graph.Requires)
+		rv := b.Add(r, on(graph.RecvOp(0, peer, 1), 2))
+		b.Dep(r, rv, f, graph.Requires)
+		u := b.Add(r, graph.CalcOp(ms()))
+		b.Dep(r, u, rv, graph.Requires)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Causal = true
+	return g
+}
+
+// On random Chakra-like steps the graph LP is the uncapped replay where
+// the cap does not bind and at most every replayer policy's makespan
+// within the cap, at every cap.
+func TestGPUGraphBoundRandom(t *testing.T) {
+	sc := parseGPU(t, gpuScenario(gpuMachine, "")+"[bound]\ncuts = \"none\"\n")
+	m := &sc.Machines[0]
+	net := sc.Net()
+	net.Latency, net.Overhead, net.GapPerByte = 2000, 500, network.NsPerByte(1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for seed := 0; seed < 20; seed++ {
+		g := randomStep(t, rng)
+		bd, err := sc.newGraphBounder(g, nil, m, net, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bd.s == nil {
+			t.Skip("no LP solver")
+		}
+		un, err := sc.Replay(g, m, net, "uncapped", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top, err := bd.s.Solve(m.LPCap(1e6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(top.Makespan*1e9 - float64(un.MakespanNs)); d > 10 {
+			t.Errorf("step %d: LP at an unbinding cap %.0f ns, the uncapped replay %d ns", seed, top.Makespan*1e9, un.MakespanNs)
+		}
+		for capW := 554.0; capW <= 900; capW += 41 {
+			b, err := bd.s.Solve(m.LPCap(capW))
+			if err != nil || b == nil {
+				t.Fatalf("step %d at %g W: LP %v, %v", seed, capW, b, err)
+			}
+			for _, pol := range []string{"uncapped", "static", "static-rapl"} {
+				met, err := sc.Replay(g, m, net, pol, capW)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if met.OverCapNs == 0 && b.Makespan*1e9 > float64(met.MakespanNs)+10 {
+					t.Errorf("step %d at %g W: LP bound %.0f ns above %s's replay %d ns within the cap", seed, capW, b.Makespan*1e9, pol, met.MakespanNs)
+				}
+			}
+		}
+		bd.close()
 	}
 }
