@@ -92,9 +92,11 @@ type interval struct {
 // Accountant records when each rank is busy during a replay. It is a
 // sim.Observer: pass it in sim.Options.
 type Accountant struct {
-	rank []int32
-	calc []bool // per op: a task (calc operation)
+	rank []int32 // per op: its power unit (its rank, or ranks+rank on its device)
+	calc []bool  // per op: a task (calc operation)
 	busy []interval
+	// ranks is the rank count OnDevice numbered devices from (0: none).
+	ranks int32
 }
 
 // NewAccountant returns an Accountant for replays of g.
@@ -115,6 +117,7 @@ func NewAccountant(g *graph.Graph) *Accountant {
 // stand for the core's in the core's waits. Call it before the replay.
 func (a *Accountant) OnDevice(ranksN int, onDev func(op int32) bool) {
 	ranks := int32(ranksN)
+	a.ranks = ranks
 	for op := range a.rank {
 		if onDev(int32(op)) && a.rank[op] < ranks {
 			a.rank[op] += ranks
@@ -423,11 +426,13 @@ func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
 	return job.Times, job.Watts
 }
 
-// BusySpan is one busy interval an Accountant recorded: operation Op kept
-// its rank's core busy from Start to End (ns).
+// BusySpan is one busy interval an Accountant recorded: operation Op of
+// rank Rank kept its rank's core, or its device (OnDevice), busy from
+// Start to End (ns).
 type BusySpan struct {
 	Op, Rank   int32
 	Start, End int64
+	Device     bool
 }
 
 // Spans returns the recorded busy intervals in the order the engine
@@ -436,6 +441,9 @@ func (a *Accountant) Spans() []BusySpan {
 	out := make([]BusySpan, len(a.busy))
 	for i, iv := range a.busy {
 		out[i] = BusySpan{Op: iv.op, Rank: iv.rank, Start: iv.start, End: iv.end}
+		if a.ranks > 0 && iv.rank >= a.ranks {
+			out[i].Rank, out[i].Device = iv.rank-a.ranks, true
+		}
 	}
 	return out
 }

@@ -33,6 +33,9 @@ func TestDeviceUnitsAndNodeCap(t *testing.T) {
 	if rep.PeakW != 10+300+1+50 {
 		t.Fatalf("peak %g W, want 361", rep.PeakW)
 	}
+	if sp := a.Spans(); len(sp) != 2 || sp[0].Rank != 0 || sp[0].Device || sp[1].Rank != 0 || !sp[1].Device {
+		t.Fatalf("spans %+v: want rank 0's core, then rank 0's device", sp)
+	}
 	nodeOf := func(u int) int { return u % 2 } // rank r and its GPU (unit 2+r) on node r
 	nc, err := a.NodeCap(m, 30, 2, nodeOf, 5, 100)
 	if err != nil {
