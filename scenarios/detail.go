@@ -174,7 +174,8 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 		return sec, cp, err
 	}
 	job := series("job", power.Job(steps), rec.model.BaseW)
-	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
+	// Against the job's cap: under per-node caps, nodes × the cap.
+	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, sc.JobCap(m, pick.CapW), unit)); err != nil {
 		return sec, cp, err
 	}
 	switch cs := sc.taskConfigs(g, m); {
