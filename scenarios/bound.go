@@ -345,7 +345,7 @@ func nicGapSeconds(net network.LogGOPS) func(int64) float64 {
 
 // LPCap converts a job power cap into the LP's cap, which covers the cores'
 // task power: the machine's base power is taken off.
-func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.BaseW() }
+func (m *Machine) LPCap(jobCapW float64) float64 { return jobCapW - m.lpBaseW() }
 
 // bounder computes LP bounds for the caps of one group, re-solving from
 // the previous basis (package optimize/lpchain), and holds the DAG for
@@ -465,7 +465,31 @@ func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, 
 		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
 			return nil, err
 		}
-		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: m.LPCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
+		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: b.lpCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
+	}
+	return b, nil
+}
+
+// lpCap is the LP's cap for a sweep cap: its job cap (Scenario.JobCap)
+// less the machine's idle power (Machine.LPCap).
+func (b *bounder) lpCap(capW float64) float64 { return b.m.LPCap(b.sc.JobCap(b.m, capW)) }
+
+// newGraphBounder is newBounderOn for an execution-graph workload g with
+// message classes cls: the LP of graphNet.
+func (sc *Scenario) newGraphBounder(g *graph.Graph, cls *network.Classes, m *Machine, net network.LogGOPS, workers int) (*bounder, error) {
+	if sc.Bound.Messages != MessagesEngine {
+		return nil, nil // the other message models read an MPI trace
+	}
+	n, err := sc.graphNet(g, m, net, cls)
+	if err != nil {
+		return nil, err
+	}
+	b := &bounder{m: m, d: n.DAG, o: n.Order, n: n, sc: sc, net: net}
+	if clp.Available() {
+		if b.s, err = bound.NewSolver(b.d, b.o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
+			return nil, err
+		}
+		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: b.lpCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
 	}
 	return b, nil
 }
@@ -808,7 +832,8 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
-	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
+	// An MPI trace runs nothing on a GPU: the machine's GPUs idle.
+	jm := power.JobModel{BaseW: m.BaseW() + m.gpuIdleW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err

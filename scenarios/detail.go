@@ -162,14 +162,20 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 		return sec, cp, fmt.Errorf("detail: %w", err)
 	}
 	var perRank []report.Series
+	ranks := len(rec.model.ActiveW)
 	for r, s := range steps {
-		perRank = append(perRank, series(fmt.Sprintf("rank %d", r), s, 0))
+		name := fmt.Sprintf("rank %d", r)
+		if r >= ranks { // a GPU, accounted apart from its rank's core
+			name = fmt.Sprintf("GPU %d", r-ranks)
+		}
+		perRank = append(perRank, series(name, s, 0))
 	}
 	if err := add(report.PowerHeatMap(prefix+"rank_power", "Power of each rank's core: "+what, perRank, unit)); err != nil {
 		return sec, cp, err
 	}
 	job := series("job", power.Job(steps), rec.model.BaseW)
-	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, pick.CapW, unit)); err != nil {
+	// Against the job's cap: under per-node caps, nodes × the cap.
+	if err := add(report.PowerOverTime(prefix+"job_power", "Job power: "+what, []report.Series{job}, sc.JobCap(m, pick.CapW), unit)); err != nil {
 		return sec, cp, err
 	}
 	switch cs := sc.taskConfigs(g, m); {

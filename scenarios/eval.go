@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/compute/dvfs"
+	"github.com/capsim/capsim/compute/gpu"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
@@ -88,6 +89,13 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 		key := lpKey(pts[0])
 		if bd, err = lps.get(key, func() (*bounder, error) {
 			defer span(ctx, "build LP")()
+			if t == nil {
+				b, err := sc.newGraphBounder(g, cls, m, net, lps.workers)
+				if b != nil {
+					b.forkCaps = lps.forks[key]
+				}
+				return b, err
+			}
 			b, err := sc.newBounderOn(t, m, net, lps.workers)
 			if b != nil {
 				b.forkCaps = lps.forks[key]
@@ -97,7 +105,12 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			return err
 		}
 	default:
-		if bd, err = sc.newBounder(t, m, net); err != nil {
+		if t == nil {
+			bd, err = sc.newGraphBounder(g, cls, m, net, 0)
+		} else {
+			bd, err = sc.newBounder(t, m, net)
+		}
+		if err != nil {
 			return err
 		}
 		defer bd.close()
@@ -339,8 +352,59 @@ func (m *Machine) FitRanks(n int, exact bool) error {
 	return nil
 }
 
-// BaseW is the machine's constant power: every socket idle.
-func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m.IdlePowerW }
+// BaseW is the machine's constant power: every socket idle and every
+// accelerator device idle (their idle_w).
+func (m *Machine) BaseW() float64 {
+	w := float64(m.Nodes*m.SocketsPerNode) * m.IdlePowerW
+	for _, a := range m.Accelerators {
+		w += float64(m.Nodes*a.PerNode) * a.IdleW
+	}
+	return w
+}
+
+// gpuIdleW is what the machine's GPUs draw idle, all together (0 without
+// [machine.gpu]).
+func (m *Machine) gpuIdleW() float64 {
+	if m.GPU == nil {
+		return 0
+	}
+	return float64(m.Ranks()) * m.GPU.IdleW
+}
+
+// JobCap returns the job's power cap for a sweep cap of capW watts: capW
+// itself, or nodes × capW where the scenario's caps are per node.
+func (sc *Scenario) JobCap(m *Machine, capW float64) float64 {
+	if sc.Sweep.CapScope == CapScopeNode {
+		return capW * float64(m.Nodes)
+	}
+	return capW
+}
+
+// gpuClock returns the clock of every rank's GPU under a policy and job
+// cap: the fastest its power limit allows, and under static the fastest
+// whose running power above idle, with the slowest P-state's core power,
+// fits the rank's equal share of what the cap leaves above the machine's
+// idle power (the slowest allowed where none fits).
+func (m *Machine) gpuClock(pol string, jobCapW float64) gpu.Clock {
+	cs := m.GPU.Allowed()
+	if pol != policy.Static && pol != policy.StaticRAPL {
+		return cs[0]
+	}
+	share := m.rankShare(jobCapW)
+	core := m.PStates[len(m.PStates)-1].ActivePowerW
+	for _, c := range cs {
+		if c.PowerW-m.GPU.IdleW+core <= share+1e-9 {
+			return c
+		}
+	}
+	return cs[len(cs)-1]
+}
+
+// rankShare is a rank's equal share of what job cap jobCapW leaves above
+// the machine's idle power (sockets, devices and GPUs idle).
+func (m *Machine) rankShare(jobCapW float64) float64 {
+	return (jobCapW - m.BaseW() - m.gpuIdleW()) / float64(m.Ranks())
+}
 
 // Assign returns each rank's P-state under a policy and cap: the fastest
 // for "uncapped"; for "static", the fastest whose active power fits the
@@ -349,6 +413,9 @@ func (m *Machine) BaseW() float64 { return float64(m.Nodes*m.SocketsPerNode) * m
 // run on an accelerator do so under "uncapped" wherever their model
 // offloads them, under "static" only where the device's power fits the
 // share too.
+//
+// With a GPU, the share the static policy gives a rank's core is what its
+// GPU's clock (gpuClock) leaves of it.
 func (m *Machine) Assign(pol string, capW float64) ([]PState, error) {
 	ranks := m.Nodes * m.RanksPerNode
 	ps := make([]PState, ranks)
@@ -358,7 +425,7 @@ func (m *Machine) Assign(pol string, capW float64) ([]PState, error) {
 			ps[r] = m.PStates[0]
 		}
 	case policy.Static:
-		share := (capW - m.BaseW()) / float64(ranks)
+		share := m.coreShare(pol, capW)
 		pick := m.PStates[len(m.PStates)-1]
 		for _, p := range m.PStates {
 			if p.ActivePowerW <= share+1e-9 {
@@ -373,6 +440,16 @@ func (m *Machine) Assign(pol string, capW float64) ([]PState, error) {
 		return nil, fmt.Errorf("policy %q is not implemented by the replayer", pol)
 	}
 	return ps, nil
+}
+
+// coreShare is the share of job cap jobCapW a rank's core gets under
+// policy pol: the rank's share, less its GPU's running power above idle.
+func (m *Machine) coreShare(pol string, jobCapW float64) float64 {
+	share := m.rankShare(jobCapW)
+	if m.GPU != nil {
+		share -= m.gpuClock(pol, jobCapW).PowerW - m.GPU.IdleW
+	}
+	return share
 }
 
 // Replay replays g on machine m with the policy's P-states and returns
@@ -400,6 +477,11 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err := m.FitRanks(g.NumRanks(), false); err != nil {
 		return Metrics{}, nil, err
 	}
+	nodeCapW := 0.0
+	if sc.Sweep.CapScope == CapScopeNode {
+		nodeCapW = capW
+	}
+	capW = sc.JobCap(m, capW)
 	ps, err := m.Assign(pol, capW)
 	if err != nil {
 		return Metrics{}, nil, err
@@ -411,14 +493,14 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	idx := m.indices(ps)
 	var use func(region int) bool // where regions may run on a device (nil: wherever the model offloads)
 	if pol == policy.Static {
-		share := (capW - m.BaseW()) / float64(len(ps))
+		share := m.coreShare(pol, capW)
 		use = func(i int) bool { return sp.devWatts[idx[0]][i] <= share+1e-9 }
 	}
 	pl := plan{ratio: make([][]float64, len(ps)), watts: make([][]float64, len(ps)), dev: make([][]bool, len(ps))}
 	for r, k := range idx {
 		pl.ratio[r], pl.watts[r], pl.dev[r] = sp.row(k, use)
 		if pol == policy.StaticRAPL {
-			pl.ratio[r], pl.watts[r] = sp.raplRows((capW-m.BaseW())/float64(len(ps)), m.CoreIdlePowerW)
+			pl.ratio[r], pl.watts[r] = sp.raplRows(m.coreShare(pol, capW), m.CoreIdlePowerW)
 			pl.dev[r] = make([]bool, len(pl.ratio[r]))
 		}
 	}
@@ -435,8 +517,19 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	if err != nil {
 		return Metrics{}, nil, err
 	}
+	pr := pl.pricer(g)
+	var gpuW float64
+	if m.GPU != nil {
+		c := m.gpuClock(pol, capW)
+		pr.gpu = make([]float64, m.Ranks())
+		for r := range pr.gpu {
+			pr.gpu[r] = m.GPU.Model().Ratio(c.MHz) * m.SpeedFactor
+		}
+		gpuW = c.PowerW
+		acct.OnDevice(len(ps), onGPU(g))
+	}
 	opts := sim.Options{
-		Pricer:  pl.pricer(g),
+		Pricer:  pr,
 		Classes: cls,
 		Device:  pl.devices(g, sp, m),
 		Flow:    fl,
@@ -448,13 +541,54 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 		return Metrics{}, nil, err
 	}
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), OpWaitW: pl.opWaitWatts(g, active), Wait: m.WaitPower}
-	rep, err := acct.Report(jm, res.Makespan, capW)
+	if m.GPU != nil {
+		jm.DeviceIdleW = make([]float64, len(ps))
+		for r := range jm.DeviceIdleW {
+			jm.DeviceIdleW[r] = m.GPU.IdleW
+		}
+		on := onGPU(g)
+		for op := range jm.OpW {
+			if g.Kind[op] == graph.Calc && on(int32(op)) {
+				jm.OpW[op] = gpuW
+			}
+		}
+	}
+	met, err := sc.powerMetrics(acct, jm, res.Makespan, capW, nodeCapW, m)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs},
-		&recording{acct: acct, model: jm, ghz: ghz, res: res, net: net, opts: opts}, nil
+	return met, &recording{acct: acct, model: jm, ghz: ghz, res: res, net: net, opts: opts}, nil
+}
+
+// onGPU reports, per operation of g, whether it runs on its rank's GPU
+// on a machine with [machine.gpu]: the operations of the rank's CPUs
+// other than CPU 0 (a Chakra trace's GPU streams).
+func onGPU(g *graph.Graph) func(op int32) bool {
+	return func(op int32) bool { return g.CPU[op] != 0 }
+}
+
+// powerMetrics returns a replay's metrics from its accountant under job
+// model jm: energy, average and peak power and the time over job cap
+// jobCapW, or, with nodeCapW > 0, the time some node of machine m is over
+// nodeCapW (a node draws its share of the constant power and its ranks'
+// cores and GPUs).
+func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, makespan int64, jobCapW, nodeCapW float64, m *Machine) (Metrics, error) {
+	rep, err := acct.Report(jm, makespan, jobCapW)
+	if err != nil {
+		return Metrics{}, err
+	}
+	met := Metrics{MakespanNs: makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}
+	if nodeCapW > 0 {
+		ranks := len(jm.ActiveW)
+		nodeOf := func(u int) int { return (u % ranks) / m.RanksPerNode }
+		nc, err := acct.NodeCap(jm, makespan, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
+		if err != nil {
+			return Metrics{}, err
+		}
+		met.OverCapNs = nc.OverCapNs
+	}
+	return met, nil
 }
 
 // Graph builds the execution graph of the scenario's workload with the
@@ -505,6 +639,9 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		t, err := importer.Read(path, w.importOptions())
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
+		}
+		if w.Replicate > 0 && t.Chakra == nil {
+			return nil, nil, nil, fmt.Errorf("%s: workload.replicate: %s is a %s trace; only Chakra traces replicate", sc.File, w.Trace, t.Format)
 		}
 		return t.MPI, t.Graph, t.Collectives, nil
 	}

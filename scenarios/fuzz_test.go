@@ -14,7 +14,7 @@ import (
 // panicking.
 func FuzzParse(f *testing.F) {
 	f.Add(Default())
-	for _, ex := range []string{"gpu-node.toml", "aggregate.toml"} {
+	for _, ex := range []string{"gpu-node.toml", "aggregate.toml", "gpu-training.toml"} {
 		if b, err := os.ReadFile("../examples/scenarios/" + ex); err == nil {
 			f.Add(b)
 		}

@@ -25,7 +25,9 @@ type recordedSource struct {
 
 // importOptions are the importer's options for the workload's trace.
 func (w *Workload) importOptions() importer.Options {
-	return importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps).WithAlignStarts(w.AlignStarts)
+	o := importer.Options{Format: w.Format}.WithKeepGaps(w.KeepGaps).WithAlignStarts(w.AlignStarts)
+	o.Chakra.Replicate = w.Replicate
+	return o
 }
 
 // recordedRun reads the recorded run of a trace workload: nil for

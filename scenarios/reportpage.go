@@ -205,6 +205,20 @@ func (s *Scenario) summary() report.Section {
 				per = 1
 			}
 			d += fmt.Sprintf("; accelerator %s ×%d per node for regions %q", a.Name, per, a.Regions)
+			if a.IdleW > 0 {
+				d += fmt.Sprintf(", idle %s W each", report.FormatNumber(a.IdleW, 4))
+			}
+		}
+		if g := m.GPU; g != nil {
+			var cs []string
+			for _, c := range g.Allowed() {
+				cs = append(cs, fmt.Sprintf("%s MHz %s W", report.FormatNumber(c.MHz, 5), report.FormatNumber(c.PowerW, 4)))
+			}
+			d += fmt.Sprintf("; GPU %s per rank: clocks %s; idle %s W; memory-bound share %s; kernels recorded at %s MHz",
+				g.Name, strings.Join(cs, ", "), report.FormatNumber(g.IdleW, 4), report.FormatNumber(g.MemoryBoundness, 4), report.FormatNumber(g.Model().Recorded(), 5))
+			if g.PowerLimitW > 0 {
+				d += fmt.Sprintf(" (power limit %s W)", report.FormatNumber(g.PowerLimitW, 4))
+			}
 		}
 		if m.SpeedFactor != 0 && m.SpeedFactor != 1 {
 			d += fmt.Sprintf("; compute times ×%s", report.FormatNumber(m.SpeedFactor, 4))
@@ -228,6 +242,9 @@ func (s *Scenario) summary() report.Section {
 		w = "generator " + s.Workload.Generator + formatParams(s.Workload.Params)
 	} else {
 		w = "trace " + w
+		if n := s.Workload.Replicate; n > 0 {
+			w += fmt.Sprintf(", replicated to %d ranks", n)
+		}
 	}
 	add("workload", w)
 	if r := s.recordedLine(); r != "" {
@@ -242,7 +259,11 @@ func (s *Scenario) summary() report.Section {
 	caps := append([]float64(nil), s.Sweep.CapsW...)
 	sort.Float64s(caps)
 	if len(caps) > 0 {
-		add("power caps", fmt.Sprintf("%d caps, %s to %s W", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6)))
+		scope := ""
+		if s.Sweep.CapScope == CapScopeNode {
+			scope = " per node"
+		}
+		add("power caps", fmt.Sprintf("%d caps, %s to %s W%s", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6), scope))
 	}
 	add("policies", strings.Join(s.Sweep.Policies, ", "))
 	for _, a := range s.paramAxes() {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/gpu"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
@@ -84,11 +85,15 @@ type Machine struct {
 	CoresPerSocket int           `toml:"cores_per_socket"`
 	RanksPerNode   int           `toml:"ranks_per_node"`
 	ThreadsPerRank int           `toml:"threads_per_rank"`
-	IdlePowerW     float64       `toml:"idle_power_w"`         // per socket, all cores idle
-	CoreIdlePowerW float64       `toml:"core_idle_power_w"`    // per idle core above the socket's idle floor
-	PStates        []PState      `toml:"pstate"`               // fastest first after parsing
-	Accelerators   []Accelerator `toml:"accelerator"`          // optional devices
-	SpeedFactor    float64       `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
+	IdlePowerW     float64       `toml:"idle_power_w"`      // per socket, all cores idle
+	CoreIdlePowerW float64       `toml:"core_idle_power_w"` // per idle core above the socket's idle floor
+	PStates        []PState      `toml:"pstate"`            // fastest first after parsing
+	Accelerators   []Accelerator `toml:"accelerator"`       // optional devices
+	// GPU, when set, gives every rank a GPU that runs the operations of
+	// the rank's CPUs other than CPU 0 (a Chakra trace's GPU compute and
+	// communication streams).
+	GPU         *GPU    `toml:"gpu"`
+	SpeedFactor float64 `toml:"compute_speed_factor"` // multiplies every recorded compute time; default 1
 	// WaitPower is what a rank draws between its tasks (its MPI calls and
 	// waits) and after its last one: "task" (the power of its most recent
 	// task, as Bailey et al., SC'15, §3.3; the default), "idle" (core_idle_power_w) or a
@@ -115,7 +120,43 @@ type Accelerator struct {
 	// ranks share them in blocks (local rank l uses device l·per_node /
 	// ranks_per_node), and a device runs one region at a time.
 	PerNode int `toml:"per_node"`
+	// IdleW is what each device draws whenever it runs no region, for the
+	// whole run (default 0); a region on it draws its running power in
+	// all, idle power included.
+	IdleW float64 `toml:"idle_w"`
 }
+
+// GPU is [machine.gpu]: one GPU per rank, priced by its SM clock
+// (package compute/gpu). The operations of a rank's CPUs other than CPU 0
+// run on it: their time scales with the clock as the model says and they
+// draw the clock's power; the GPU draws IdleW whenever it runs nothing.
+type GPU struct {
+	Name string `toml:"name"` // a label for outputs; default "gpu"
+	// IdleW is each GPU's power while it runs no kernel, drawn whenever
+	// it exists (the whole run).
+	IdleW float64 `toml:"idle_w"`
+	// PowerLimitW is each GPU's power limit (nvidia-smi -pl): its clock is
+	// clamped to those whose power fits (gpu.Model.Limit); 0: none.
+	PowerLimitW float64 `toml:"power_limit_w"`
+	// MemoryBoundness is the share of a kernel's recorded time that does
+	// not scale with the SM clock, in [0, 1].
+	MemoryBoundness float64 `toml:"memory_boundness"`
+	// RecordedMHz is the SM clock kernel times were recorded at; 0: the
+	// fastest clock.
+	RecordedMHz float64 `toml:"recorded_mhz"`
+	// Clocks are the SM clocks and the board power at each while a kernel
+	// runs, fastest first after parsing.
+	Clocks []gpu.Clock `toml:"clock"`
+
+	model   *gpu.Model  // the normalized model
+	allowed []gpu.Clock // the clocks PowerLimitW leaves, fastest first
+}
+
+// Model returns the GPU's clock model (after the scenario is parsed).
+func (g *GPU) Model() *gpu.Model { return g.model }
+
+// Allowed returns the clocks its power limit leaves, fastest first.
+func (g *GPU) Allowed() []gpu.Clock { return g.allowed }
 
 // Network holds the network model and its parameters.
 type Network struct {
@@ -264,6 +305,11 @@ type Workload struct {
 	// says so (RecordedConfig). With models.file the model file's
 	// recorded section gives it instead.
 	RecordedGHz float64 `toml:"recorded_ghz"`
+	// Replicate, when positive, replays a Chakra trace of k NPUs on this
+	// many ranks (a multiple of k), every collective spanning all of them
+	// (chakra.Options.Replicate): a recorded data-parallel step scaled
+	// out.
+	Replicate int `toml:"replicate"`
 }
 
 // Models binds compute models to regions.
@@ -321,8 +367,12 @@ func (b *Bound) OrderOptions() bound.OrderOptions {
 
 // Sweep lists the axes whose cartesian product is the set of points.
 type Sweep struct {
-	CapsW    []float64        `toml:"caps_w"`   // job power caps in watts
-	Caps     string           `toml:"caps"`     // or a range "from:to:step" in watts
+	CapsW []float64 `toml:"caps_w"` // job power caps in watts
+	Caps  string    `toml:"caps"`   // or a range "from:to:step" in watts
+	// CapScope says what a cap bounds: "job" (the default: the job's
+	// power) or "node" (every node's power, its CPUs, GPUs and devices;
+	// the policies share nodes × cap among the job's ranks).
+	CapScope string           `toml:"cap_scope"`
 	Policies []string         `toml:"policies"` // see Policies()
 	Params   map[string][]any `toml:"params"`   // workload parameter axes
 	// SlowdownPct is the min-energy policy's deadline at every cap: this
@@ -330,6 +380,18 @@ type Sweep struct {
 	// the cap (default 0: as fast as the order runs within the cap, with
 	// the least energy that takes).
 	SlowdownPct float64 `toml:"slowdown_pct"`
+}
+
+// Cap scopes (Sweep.CapScope).
+const (
+	CapScopeJob  = "job"
+	CapScopeNode = "node"
+)
+
+// nodeCapPolicy reports whether policy p runs under per-node caps: those
+// that share the cap equally among ranks.
+func nodeCapPolicy(p string) bool {
+	return p == policy.Uncapped || p == policy.Static || p == policy.StaticRAPL
 }
 
 // ParseError is an error in a scenario file, naming the file, the line
@@ -612,7 +674,44 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 	if err := s.normalizePStates(i); err != nil {
 		return err
 	}
+	if err := s.normalizeGPU(i); err != nil {
+		return err
+	}
 	return s.normalizeAccelerators(i)
+}
+
+// normalizeGPU checks machine i's [machine.gpu] and clamps its clocks to
+// its power limit.
+func (s *Scenario) normalizeGPU(i int) error {
+	m := &s.Machines[i]
+	g := m.GPU
+	if g == nil {
+		return nil
+	}
+	if g.Name == "" {
+		g.Name = "gpu"
+	}
+	if !finite(g.PowerLimitW, 0, false) {
+		return bad("machine.gpu.power_limit_w", "machine %s: power_limit_w must be a finite number ≥ 0 (0: no limit), got %g", m.Name, g.PowerLimitW)
+	}
+	if len(g.Clocks) == 0 {
+		return bad("machine.gpu.clock", "machine %s: [machine.gpu] needs at least one [[machine.gpu.clock]] (mhz, power_w)", m.Name)
+	}
+	for j, c := range g.Clocks {
+		if !finite(c.PowerW, 0, true) {
+			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w must be a finite number > 0, got %g", m.Name, j+1, c.PowerW)
+		}
+	}
+	md := &gpu.Model{Clocks: append([]gpu.Clock(nil), g.Clocks...), IdleW: g.IdleW, MemoryBound: g.MemoryBoundness, RecordedMHz: g.RecordedMHz}
+	if err := md.Normalize(); err != nil {
+		return bad("machine.gpu", "machine %s: %v", m.Name, err)
+	}
+	allowed, err := md.Limit(g.PowerLimitW)
+	if err != nil {
+		return bad("machine.gpu.power_limit_w", "machine %s: %v", m.Name, err)
+	}
+	g.Clocks, g.model, g.allowed = md.Clocks, md, allowed
+	return nil
 }
 
 // normalizePStates checks machine i's P-states and sorts them, fastest
@@ -659,6 +758,9 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 		}
 		if !finite(a.PowerW, 0, false) {
 			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
+		}
+		if !finite(a.IdleW, 0, false) {
+			return s.badAt("machine", i, "accelerator", k, "idle_w", "machine %s: accelerator %s: idle_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.IdleW)
 		}
 		if s.Models.File == "" {
 			return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
@@ -786,6 +888,12 @@ func (s *Scenario) normalizeWorkload() error {
 	if (w.Trace == "") == (w.Generator == "") {
 		return bad("workload", "set exactly one of workload.trace and workload.generator")
 	}
+	if w.Replicate < 0 || w.Replicate > graph.MaxRanks {
+		return bad("workload.replicate", "must be an integer in 0..%d (0: as recorded), got %d", graph.MaxRanks, w.Replicate)
+	}
+	if w.Replicate != 0 && w.Trace == "" {
+		return bad("workload.replicate", "applies to a Chakra workload.trace")
+	}
 	if w.KeepGaps && w.Trace == "" {
 		return bad("workload.keep_gaps", "applies to workload.trace (generated workloads have no measurement gaps)")
 	}
@@ -857,6 +965,18 @@ func (s *Scenario) normalizeSweep() error {
 		if pol.Capped && len(sw.CapsW) == 0 {
 			return bad("sweep.caps_w", "policy %q needs at least one power cap", p)
 		}
+	}
+	switch sw.CapScope {
+	case "", CapScopeJob:
+		sw.CapScope = CapScopeJob
+	case CapScopeNode:
+		for _, p := range sw.Policies {
+			if !nodeCapPolicy(p) {
+				return bad("sweep.cap_scope", "cap_scope = %q works with the policies uncapped, static and static-rapl, not %s (they plan against the job's cap)", CapScopeNode, p)
+			}
+		}
+	default:
+		return bad("sweep.cap_scope", "unknown cap scope %q (want job or node)", sw.CapScope)
 	}
 	for _, k := range s.paramAxes() {
 		vs := sw.Params[k]

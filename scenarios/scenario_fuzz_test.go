@@ -25,6 +25,9 @@ func FuzzScenario(f *testing.F) {
 	agg := strings.Replace(aggText(2, 1, 1, aggNet, "[aggregate]\nipc = \"1=2,2=1.5\"\nsleep_power_w = 5\n[aggregate.cross_socket]\nG_ns_per_byte = 9\n"), "cores_per_socket = 2", "cores_per_socket = 4", 1)
 	f.Add([]byte(agg))
 	f.Add([]byte(strings.Replace(agg, "[aggregate]", "[aggregate]\ndies_per_socket = 2\npatterns = [1, 3]", 1)))
+	f.Add([]byte(gpuScenario(gpuMachine, "[sweep]\ncaps_w = [900.0, 1200.0]\ncap_scope = \"node\"\npolicies = [\"uncapped\", \"static\"]\n")))
+	f.Add([]byte(gpuScenario(strings.Replace(gpuMachine, "power_limit_w = 350", "power_limit_w = 100", 1), "")))
+	f.Add([]byte(gpuScenario(strings.Replace(gpuMachine, "memory_boundness = 0.25", "memory_boundness = nan", 1), "")))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		sc, err := Parse("fuzz.toml", text)
 		if err != nil {
@@ -47,8 +50,22 @@ func FuzzScenario(f *testing.F) {
 				}
 			}
 			for _, a := range m.Accelerators {
-				if !fin(a.PowerW) || a.PowerW < 0 || a.PerNode < 1 {
+				if !fin(a.PowerW) || a.PowerW < 0 || a.PerNode < 1 || !fin(a.IdleW) || a.IdleW < 0 {
 					t.Fatalf("machine %s accepted with accelerator %+v", m.Name, a)
+				}
+			}
+			if g := m.GPU; g != nil {
+				cs := g.Allowed()
+				if len(cs) == 0 || !fin(g.IdleW) || g.IdleW < 0 || !(g.MemoryBoundness >= 0 && g.MemoryBoundness <= 1) {
+					t.Fatalf("machine %s accepted with GPU %+v", m.Name, g)
+				}
+				for _, c := range cs {
+					if !fin(c.MHz) || c.MHz <= 0 || !fin(c.PowerW) || c.PowerW < g.IdleW || (g.PowerLimitW > 0 && c.PowerW > g.PowerLimitW+1e-9) {
+						t.Fatalf("machine %s: GPU clock %+v allowed (idle %g W, limit %g W)", m.Name, c, g.IdleW, g.PowerLimitW)
+					}
+					if r := g.Model().Ratio(c.MHz); !fin(r) || r <= 0 {
+						t.Fatalf("machine %s: GPU clock %+v: time ratio %g", m.Name, c, r)
+					}
 				}
 			}
 			if b := m.BaseW(); !fin(b) || b < 0 {

@@ -27,7 +27,8 @@ import (
 // priced for that device too (dev rows): where the model (an "accel"
 // model, under its offload policy) runs them there, they draw the
 // device's power (the model's, else the accelerator's power_w) instead of
-// the core's, and offload is set.
+// the core's, and offload is set; dev rows hold what they draw above the
+// device's idle_w, which the machine's base power holds.
 type speeds struct {
 	cpuRatio, cpuWatts [][]float64 // [pstate][1+region]
 	devRatio, devWatts [][]float64 // [pstate][1+region]; the cpu values where not offloaded
@@ -97,6 +98,7 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 					return nil, err
 				}
 				if pred.Kind == models.KindAccel {
+					devShare := 1.0 // of the region's time on the device
 					off[i] = true
 					sp.device[i], sp.acc[i] = acc.Name, k
 					dr[i], dw[i] = pred.Seconds*m.SpeedFactor, pred.Watts
@@ -116,6 +118,15 @@ func (sc *Scenario) speedsOf(m *Machine, regions []string) (*speeds, error) {
 								devW = acc.PowerW
 							}
 							dw[i] = (cw[i]*rep.HostS + devW*(pred.Seconds-rep.HostS)) / pred.Seconds
+							devShare = (pred.Seconds - rep.HostS) / pred.Seconds
+						}
+					}
+					if acc.IdleW > 0 {
+						// The machine's base power holds the device's idle
+						// power: a region on it adds what it draws above.
+						dw[i] -= acc.IdleW * devShare
+						if !(dw[i] > 0) {
+							return nil, fmt.Errorf("machine %s: accelerator %s: region %q draws %g W on it, not above its idle_w %g W", m.Name, acc.Name, name, dw[i]+acc.IdleW*devShare, acc.IdleW)
 						}
 					}
 				}
@@ -291,6 +302,9 @@ type speedPricer struct {
 	g    *graph.Graph
 	rank []int32
 	rows [][]float64 // per rank: its P-state's ratios
+	// gpu, when set, gives per rank the time ratio of its GPU's clock,
+	// which prices the operations of its CPUs other than CPU 0 (onGPU).
+	gpu []float64
 }
 
 // pricer returns the pricer of g under plan pl.
@@ -300,6 +314,9 @@ func (pl plan) pricer(g *graph.Graph) *speedPricer {
 
 // CalcDuration implements sim.CalcPricer.
 func (p *speedPricer) CalcDuration(op int32, start int64) int64 {
+	if p.gpu != nil && p.g.CPU[op] != 0 {
+		return graph.SatNs(float64(p.g.Size[op]) * p.gpu[p.rank[op]])
+	}
 	x := p.rows[p.rank[op]][p.g.Region[op]+1]
 	if math.IsNaN(x) {
 		return p.g.Size[op]

@@ -11,6 +11,7 @@ package power
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -41,6 +42,25 @@ type JobModel struct {
 	// Wait is what a rank draws between its tasks (default: the power of
 	// its most recent task).
 	Wait WaitPower
+	// DeviceIdleW gives, per device an Accountant accounts apart from its
+	// rank's core (Accountant.OnDevice: unit len(ActiveW)+k is device k),
+	// what the device draws whenever it runs no task: before its first,
+	// between its tasks and after its last, whatever Wait says. Its tasks
+	// draw their OpW.
+	DeviceIdleW []float64
+}
+
+// units is the number of power units of m: its ranks, then its devices.
+func (m JobModel) units() int { return len(m.ActiveW) + len(m.DeviceIdleW) }
+
+// unitIdle returns what unit u draws before its first task and the wait
+// model between its tasks: the core's for a rank, the device's idle power
+// for a device.
+func (m JobModel) unitIdle(u int) (float64, WaitPower) {
+	if k := u - len(m.ActiveW); k >= 0 {
+		return m.DeviceIdleW[k], WaitPower{Mode: WaitIdle}
+	}
+	return m.IdleW, m.Wait
 }
 
 // Validate checks the model against a job of ranks ranks.
@@ -56,6 +76,11 @@ func (m JobModel) Validate(ranks int) error {
 			return fmt.Errorf("power: rank %d active power %g is negative", r, w)
 		}
 	}
+	for k, w := range m.DeviceIdleW {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("power: device %d idle power %g W: want a finite number ≥ 0", k, w)
+		}
+	}
 	return m.Wait.Validate()
 }
 
@@ -67,9 +92,11 @@ type interval struct {
 // Accountant records when each rank is busy during a replay. It is a
 // sim.Observer: pass it in sim.Options.
 type Accountant struct {
-	rank []int32
-	calc []bool // per op: a task (calc operation)
+	rank []int32 // per op: its power unit (its rank, or ranks+rank on its device)
+	calc []bool  // per op: a task (calc operation)
 	busy []interval
+	// ranks is the rank count OnDevice numbered devices from (0: none).
+	ranks int32
 }
 
 // NewAccountant returns an Accountant for replays of g.
@@ -81,6 +108,21 @@ func NewAccountant(g *graph.Graph) *Accountant {
 	// An operation is busy once at most (sim.Observer), so one allocation
 	// holds the replay's intervals.
 	return &Accountant{rank: g.OpRanks(), calc: calc, busy: make([]interval, 0, g.NumOps())}
+}
+
+// OnDevice accounts the operations for which onDev reports true on their
+// rank's device instead of its core: operations of rank r on power unit
+// ranks+r, where ranks is the job model's (len(JobModel.ActiveW)), so that
+// JobModel.DeviceIdleW gives the device's idle power and its tasks do not
+// stand for the core's in the core's waits. Call it before the replay.
+func (a *Accountant) OnDevice(ranksN int, onDev func(op int32) bool) {
+	ranks := int32(ranksN)
+	a.ranks = ranks
+	for op := range a.rank {
+		if onDev(int32(op)) && a.rank[op] < ranks {
+			a.rank[op] += ranks
+		}
+	}
 }
 
 // Busy records that op kept its rank busy from start to end.
@@ -113,7 +155,10 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	}
 	var rep Report
 	T := float64(makespan) / 1e9
-	rep.IdleJ = (m.BaseW + float64(len(ranks))*m.IdleW) * T
+	rep.IdleJ = (m.BaseW + float64(len(m.ActiveW))*m.IdleW) * T
+	for _, w := range m.DeviceIdleW {
+		rep.IdleJ += w * T
+	}
 	rep.EnergyJ = m.BaseW * T
 	for _, s := range ranks {
 		rep.EnergyJ += s.Energy()
@@ -142,6 +187,9 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 func (m JobModel) active(iv interval) float64 {
 	if int(iv.op) < len(m.OpW) && m.OpW[iv.op] > 0 {
 		return m.OpW[iv.op]
+	}
+	if int(iv.rank) >= len(m.ActiveW) {
+		return 0 // a device task without a power of its own
 	}
 	return m.ActiveW[iv.rank]
 }
@@ -178,7 +226,8 @@ func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
 	}
 	out := make([]Step, len(per))
 	for r, ev := range per {
-		out[r] = rankCurve(ev, m, makespan)
+		idle, wait := m.unitIdle(r)
+		out[r] = rankCurve(ev, idle, wait, makespan)
 	}
 	return out, nil
 }
@@ -187,7 +236,7 @@ func (a *Accountant) curves(m JobModel, makespan int64) ([]Step, error) {
 // computation, or per phase of a computation with phases; MPI calls and
 // their overheads have none (they draw the wait power).
 func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
-	n := len(m.ActiveW)
+	n := m.units()
 	// Each rank's edges in one allocation: two per task, or two per phase.
 	count := make([]int, n)
 	for _, iv := range a.busy {
@@ -250,18 +299,18 @@ func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
 	return per, nil
 }
 
-// rankCurve turns one rank's edges into its power over [0, makespan]:
+// rankCurve turns one unit's edges into its power over [0, makespan]:
 // the summed power of its running computations, and while none runs the
 // wait power after its first computation (idle power before it), with
 // equal neighbours merged.
-func rankCurve(ev []edge, m JobModel, makespan int64) Step {
+func rankCurve(ev []edge, idle float64, wait WaitPower, makespan int64) Step {
 	sort.Slice(ev, func(i, j int) bool {
 		if ev[i].t != ev[j].t {
 			return ev[i].t < ev[j].t
 		}
 		return ev[i].op < ev[j].op
 	})
-	s := Step{Times: []int64{0}, Watts: []float64{m.IdleW}, End: makespan}
+	s := Step{Times: []int64{0}, Watts: []float64{idle}, End: makespan}
 	var sum, lastW float64
 	running, seen := 0, false
 	for k := 0; k < len(ev); {
@@ -278,9 +327,9 @@ func rankCurve(ev []edge, m JobModel, makespan int64) Step {
 		case running > 0:
 			w = sum
 		case seen:
-			sum, w = 0, m.Wait.Power(lastW, m.IdleW)
+			sum, w = 0, wait.Power(lastW, idle)
 		default:
-			sum, w = 0, m.IdleW
+			sum, w = 0, idle
 		}
 		last := len(s.Times) - 1
 		switch {
@@ -367,17 +416,23 @@ func (a *Accountant) Profile(m JobModel) (times []int64, watts []float64) {
 	end++ // so the curves show the last task's end
 	ranks, err := a.curves(m, end)
 	if err != nil {
-		return []int64{0}, []float64{m.BaseW + float64(len(m.ActiveW))*m.IdleW}
+		w := m.BaseW + float64(len(m.ActiveW))*m.IdleW
+		for _, d := range m.DeviceIdleW {
+			w += d
+		}
+		return []int64{0}, []float64{w}
 	}
 	job := sum(ranks, m.BaseW, end)
 	return job.Times, job.Watts
 }
 
-// BusySpan is one busy interval an Accountant recorded: operation Op kept
-// its rank's core busy from Start to End (ns).
+// BusySpan is one busy interval an Accountant recorded: operation Op of
+// rank Rank kept its rank's core, or its device (OnDevice), busy from
+// Start to End (ns).
 type BusySpan struct {
 	Op, Rank   int32
 	Start, End int64
+	Device     bool
 }
 
 // Spans returns the recorded busy intervals in the order the engine
@@ -386,6 +441,9 @@ func (a *Accountant) Spans() []BusySpan {
 	out := make([]BusySpan, len(a.busy))
 	for i, iv := range a.busy {
 		out[i] = BusySpan{Op: iv.op, Rank: iv.rank, Start: iv.start, End: iv.end}
+		if a.ranks > 0 && iv.rank >= a.ranks {
+			out[i].Rank, out[i].Device = iv.rank-a.ranks, true
+		}
 	}
 	return out
 }

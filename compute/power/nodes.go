@@ -70,3 +70,65 @@ type step struct {
 	t  int64
 	dw float64
 }
+
+// NodeCap is how a replay's nodes stood against a per-node power cap.
+type NodeCap struct {
+	PeakW     float64 // the highest power of any node at any instant
+	OverCapNs int64   // time during which some node's power exceeds the cap
+}
+
+// NodeCap returns, under m over [0, makespan], the highest node power and
+// how long some node exceeds capW watts (0: no cap). A node's power is
+// nodeBaseW (its sockets' and devices' constant part, as m.BaseW is the
+// job's) plus the power of its units: unit u (a rank, then a device, as
+// JobModel.DeviceIdleW numbers them) is on node nodeOf(u) of nodes.
+func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW, capW float64) (NodeCap, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return NodeCap{}, err
+	}
+	units, err := a.curves(m, makespan)
+	if err != nil {
+		return NodeCap{}, err
+	}
+	per := make([][]Step, nodes)
+	for u, s := range units {
+		n := nodeOf(u)
+		if n < 0 || n >= nodes {
+			return NodeCap{}, fmt.Errorf("power: unit %d on node %d of %d", u, n, nodes)
+		}
+		per[n] = append(per[n], s)
+	}
+	type span struct{ start, end int64 }
+	var over []span
+	var out NodeCap
+	for _, us := range per {
+		job := sum(us, nodeBaseW, makespan)
+		for i, w := range job.Watts {
+			next := job.End
+			if i+1 < len(job.Times) {
+				next = job.Times[i+1]
+			}
+			if next <= job.Times[i] && i > 0 {
+				continue
+			}
+			out.PeakW = max(out.PeakW, w)
+			if capW > 0 && w > capW+1e-9 && next > job.Times[i] {
+				over = append(over, span{job.Times[i], next})
+			}
+		}
+	}
+	// The union of every node's time over the cap.
+	sort.Slice(over, func(i, j int) bool { return over[i].start < over[j].start })
+	var end int64 = -1
+	for _, s := range over {
+		switch {
+		case s.start >= end:
+			out.OverCapNs += s.end - s.start
+			end = s.end
+		case s.end > end:
+			out.OverCapNs += s.end - end
+			end = s.end
+		}
+	}
+	return out, nil
+}
