@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -171,7 +170,7 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 	for _, f := range files {
 		h := f.hash
 		if h == "" {
-			if h, err = hashFile(f.path); err != nil {
+			if h, err = importer.HashFile(f.path); err != nil {
 				return results.Sweep{}, fmt.Errorf("%s: %s: %w", s.File, f.key, err)
 			}
 		}
@@ -233,20 +232,6 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 	return out, nil
 }
 
-// hashFile returns the SHA-256 of a file's content, in hex.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // Version returns the version of the capsim build: the module version, and
 // the VCS revision when the build recorded one ("devel" when neither).
 func Version() string {
@@ -280,7 +265,7 @@ func Version() string {
 		if exe, err := os.Executable(); err == nil {
 			if id := goBuildID(exe); id != "" {
 				v += " build " + id
-			} else if h, err := hashFile(exe); err == nil {
+			} else if h, err := importer.HashFile(exe); err == nil {
 				v += " exe " + h[:16]
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/traces/importer"
 )
 
 // TestVersionTellsBuildsApart checks that a build without a VCS revision
@@ -30,7 +32,7 @@ func TestVersionTellsBuildsApart(t *testing.T) {
 		}
 		return
 	}
-	h, err := hashFile(exe)
+	h, err := importer.HashFile(exe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1187,9 +1187,15 @@ func (e *engine) rendezvousDone(op int32, src int, by int32, t uint64) {
 
 // match removes and returns the first entry of q that matches (src, tag),
 // with wildcards on either side, or -1.
-func (e *engine) match(q *queue, src, tag int32) int32 {
-	prev := int32(-1)
-	for i := q.head; i >= 0; i = e.pool[i].next {
+func (e *engine) match(q *queue, src, tag int32) int32 { return e.matchAfter(q, -1, src, tag) }
+
+// matchAfter is match, starting after entry prev of q (-1: at its head).
+func (e *engine) matchAfter(q *queue, prev, src, tag int32) int32 {
+	i := q.head
+	if prev >= 0 {
+		i = e.pool[prev].next
+	}
+	for ; i >= 0; i = e.pool[i].next {
 		x := &e.pool[i]
 		if (src == graph.AnySource || x.src == graph.AnySource || x.src == src) &&
 			(tag == graph.AnyTag || x.tag == graph.AnyTag || x.tag == tag) {

@@ -431,31 +431,6 @@ func (e *engine) matchStream(h int, src, tag int32) int32 {
 	return e.match(&e.hosts[h].rq, src, tag)
 }
 
-// matchAfter is match, starting after entry prev of q (-1: at its head).
-func (e *engine) matchAfter(q *queue, prev, src, tag int32) int32 {
-	i := q.head
-	if prev >= 0 {
-		i = e.pool[prev].next
-	}
-	for ; i >= 0; i = e.pool[i].next {
-		x := &e.pool[i]
-		if (src == graph.AnySource || x.src == graph.AnySource || x.src == src) &&
-			(tag == graph.AnyTag || x.tag == graph.AnyTag || x.tag == tag) {
-			if prev < 0 {
-				q.head = x.next
-			} else {
-				e.pool[prev].next = x.next
-			}
-			if q.tail == i {
-				q.tail = prev
-			}
-			return i
-		}
-		prev = i
-	}
-	return -1
-}
-
 // allocBlock gives page p a block of at least m entries of the successor
 // arena and returns its start.
 func (e *engine) allocBlock(p int32, m int) int32 {

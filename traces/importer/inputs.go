@@ -77,7 +77,7 @@ func hashInputs(trace string, files []string) ([]Input, error) {
 	}
 	var out []Input
 	for _, f := range files {
-		h, err := hashFile(f)
+		h, err := HashFile(f)
 		if err != nil {
 			return nil, err
 		}
@@ -94,8 +94,9 @@ func hashInputs(trace string, files []string) ([]Input, error) {
 	return out, nil
 }
 
-// hashFile returns the SHA-256 of a file's content, in hex.
-func hashFile(path string) (string, error) {
+// HashFile returns the SHA-256 of a file's content, in hex: the hash
+// Inputs gives each file, for callers that hash other inputs alike.
+func HashFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
