@@ -167,20 +167,12 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	if makespan > 0 {
 		rep.AvgW = rep.EnergyJ / T
 	}
-	job := sum(ranks, m.BaseW, makespan)
-	for i, w := range job.Watts {
-		next := job.End
-		if i+1 < len(job.Times) {
-			next = job.Times[i+1]
-		}
-		if next <= job.Times[i] && i > 0 {
-			continue
-		}
+	sum(ranks, m.BaseW, makespan).segments(func(from, to int64, w float64) {
 		rep.PeakW = max(rep.PeakW, w)
 		if capW > 0 && w > capW+1e-9 {
-			rep.OverCapNs += next - job.Times[i]
+			rep.OverCapNs += to - from
 		}
-	}
+	})
 	return rep, nil
 }
 

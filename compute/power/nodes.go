@@ -102,20 +102,12 @@ func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(
 	var over []span
 	var out NodeCap
 	for _, us := range per {
-		job := sum(us, nodeBaseW, makespan)
-		for i, w := range job.Watts {
-			next := job.End
-			if i+1 < len(job.Times) {
-				next = job.Times[i+1]
-			}
-			if next <= job.Times[i] && i > 0 {
-				continue
-			}
+		sum(us, nodeBaseW, makespan).segments(func(from, to int64, w float64) {
 			out.PeakW = max(out.PeakW, w)
-			if capW > 0 && w > capW+1e-9 && next > job.Times[i] {
-				over = append(over, span{job.Times[i], next})
+			if capW > 0 && w > capW+1e-9 && to > from {
+				over = append(over, span{from, to})
 			}
-		}
+		})
 	}
 	// The union of every node's time over the cap.
 	sort.Slice(over, func(i, j int) bool { return over[i].start < over[j].start })

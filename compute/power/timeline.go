@@ -58,6 +58,22 @@ func (s Step) Over(capW float64) int64 {
 	return ns
 }
 
+// segments calls f with each stretch [from, to) of s and its power: the
+// first even where it lasts no time (a curve of one instant still has a
+// peak), the others only where they last.
+func (s Step) segments(f func(from, to int64, w float64)) {
+	for i, t := range s.Times {
+		next := s.End
+		if i+1 < len(s.Times) {
+			next = s.Times[i+1]
+		}
+		if next <= t && i > 0 {
+			continue
+		}
+		f(t, next, s.Watts[i])
+	}
+}
+
 // Average returns Energy over the span of s, in W.
 func (s Step) Average() float64 {
 	if len(s.Times) == 0 || s.End <= s.Times[0] {
