@@ -801,12 +801,18 @@ func (d *graphDecoder) setOp(b *graphBatch, i int, id int32) error {
 
 // regionID returns the id of region name, adding it on first use.
 func (d *graphDecoder) regionID(name string) int32 {
-	reg, ok := d.regions[name]
+	return internRegion(d.regions, &d.g.Regions, name)
+}
+
+// internRegion returns the id of region name in names (ids indexes
+// them), appending it on first use.
+func internRegion(ids map[string]int32, names *[]string, name string) int32 {
+	reg, ok := ids[name]
 	if !ok {
 		name = strings.Clone(name) // Value aliases the batch's buffer
-		reg = int32(len(d.g.Regions))
-		d.regions[name] = reg
-		d.g.Regions = append(d.g.Regions, name)
+		reg = int32(len(*names))
+		ids[name] = reg
+		*names = append(*names, name)
 	}
 	return reg
 }

@@ -383,16 +383,7 @@ func (d *mpiDecoder) columns(rec arrow.RecordBatch) (mpiBatch, error) {
 }
 
 // regionID returns the id of region name, adding it on first use.
-func (d *mpiDecoder) regionID(name string) int32 {
-	reg, ok := d.regions[name]
-	if !ok {
-		name = strings.Clone(name) // Value aliases the batch's buffer
-		reg = int32(len(d.t.Regions))
-		d.regions[name] = reg
-		d.t.Regions = append(d.t.Regions, name)
-	}
-	return reg
-}
+func (d *mpiDecoder) regionID(name string) int32 { return internRegion(d.regions, &d.t.Regions, name) }
 
 // appendList appends the list of row i (a waitall's requests, an
 // alltoallv's size per member of a communicator of size members) to rk
