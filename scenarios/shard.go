@@ -32,18 +32,22 @@ func ParseShard(s string) (Shard, error) {
 // to the spans of one-worker sweeps (CAPSIM_SWEEP_TRACE) of the default
 // scenario at 10 to 80 iterations (160 to 1280 tasks, exact and cut LPs)
 // and of gpu-node: a replay 0.17–0.20 µs per operation, a Conductor
-// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A cap costs by
-// how deep it binds (weight.depth): one cap of an LP chain 1.5 µs per T·B
-// at full depth, falling linearly to almost nothing at the uncapped run's
-// average power and above (0.7 against 220 ms on gpu-node's CPU machine),
-// and the lp policy's point, the largest share of a sweep (55 % of the
+// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A chain's first
+// cap that binds is solved from no basis: 1.4–2.6 µs per T·B on the
+// default scenario's workloads and gpu-node's CPU machine (its other
+// caps: 0.01). Every later cap is a warm re-solve that costs by how deep
+// it binds (weight.depth): 1.1 µs per T·B at full depth, falling
+// linearly to almost nothing at the uncapped run's average power and
+// above (0.7 against 220 ms on gpu-node's CPU machine), and the lp
+// policy's point, the largest share of a sweep (55 % of the
 // CPU), probes a binding cap at about 7.9 headrooms (each a warm
 // re-solve, a rounding and a staggered replay, 1.0 µs per operation and
 // 0.025 µs per T·B) and any other once.
 const (
 	usReplayOp    = 0.18
 	usConductorOp = 0.41
-	usChainTB     = 1.5
+	usColdTB      = 2.0
+	usChainTB     = 1.1
 	usFreeTB      = 0.01
 	usBuildTB     = 1.1
 	lpProbes      = 7.9
@@ -77,7 +81,8 @@ func pointCost(p Point, w weight) float64 {
 // at the caps of group g (one point per cap) that a part of its caps
 // lo ≤ k < hi needs: in each chain of caps (lpchain.Split) that it
 // touches, the caps from the chain's first up to its last one in the part.
-// A cap costs by how deep it binds (weight.depth): the lowest caps of a
+// The first cap that binds in a chain is solved from no basis; a later
+// cap costs by how deep it binds (weight.depth): the lowest caps of a
 // chain cost the most (measured 117 down to 11 ms on a 1280-task
 // workload), and caps that do not bind almost nothing.
 func chainCost(g []Point, lo, hi int, w weight) float64 {
@@ -86,8 +91,15 @@ func chainCost(g []Point, lo, hi int, w weight) float64 {
 		if r[1] <= lo || r[0] >= hi {
 			continue
 		}
+		cold := true
 		for k := r[0]; k < min(hi, r[1]); k++ {
-			c += usFreeTB + usChainTB*w.depth(g[k].CapW)
+			switch d := w.depth(g[k].CapW); {
+			case d > 0 && cold:
+				c += usColdTB
+				cold = false
+			default:
+				c += usFreeTB + usChainTB*d
+			}
 		}
 	}
 	return c * w.solve
@@ -283,27 +295,125 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 	}
 	flush()
 	for i, pt := range parts {
-		caps := 0
-		for _, g := range pt.groups {
-			if capped(g) {
-				caps = max(caps, len(g))
-			}
-		}
-		parts[i] = newPart(pt.groups, 0, max(caps, 1), pt.w)
+		parts[i] = newPart(pt.groups, 0, pt.caps(), pt.w)
 	}
-	// Splitting halves of the caps and splitting at equal cost lead to
-	// different deals; the better plan of the two is taken.
-	best, sc := explore(slices.Clone(parts), n, len(pts), part.halves)
-	if b, bsc := explore(parts, n, len(pts), part.split); bsc.better(sc) {
-		best = b
+	// Splitting halves of the caps, splitting at equal cost and cutting
+	// a workload into even runs lead to different deals; the best plan
+	// of the three is taken.
+	var best [][]chunk
+	var sc planScore
+	for _, refine := range []func([]part) []part{splitLargest(part.halves), splitLargest(part.split), evenLargest} {
+		if b, bsc := explore(slices.Clone(parts), n, len(pts), refine); best == nil || bsc.better(sc) {
+			best, sc = b, bsc
+		}
 	}
 	return sortChunks(best)
 }
 
-// explore deals parts to n shards (Graham's LPT rule), then splits the
-// largest part with split and deals again, for at most 4·npts splits, and
-// returns the best plan dealt and its score.
-func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chunk, planScore) {
+// caps is the number of caps of the part's workload (1 with none).
+func (pt part) caps() int {
+	n := 1
+	for _, g := range pt.groups {
+		if capped(g) {
+			n = max(n, len(g))
+		}
+	}
+	return n
+}
+
+// largest returns the index of the costliest part that can be split, or
+// -1.
+func largest(parts []part) int {
+	big := -1
+	for i, pt := range parts {
+		if pt.hi-pt.lo >= 2 && (big < 0 || pt.cost > parts[big].cost) {
+			big = i
+		}
+	}
+	return big
+}
+
+// splitLargest returns a refinement for explore that splits the largest
+// part in two with split.
+func splitLargest(split func(part) (part, part)) func([]part) []part {
+	return func(parts []part) []part {
+		big := largest(parts)
+		if big < 0 {
+			return nil
+		}
+		a, b := split(parts[big])
+		parts[big] = a
+		return append(parts, b)
+	}
+}
+
+// evenLargest is a refinement for explore that cuts the workload of the
+// largest part into one run of caps more than it has now, the runs
+// chosen so that the costliest is the least costly (evenRuns). Cutting
+// the two halves of a split again can leave runs far apart that one cut
+// into three from the start balances: a one-workload sweep of 7 caps
+// over 4 shards.
+func evenLargest(parts []part) []part {
+	big := largest(parts)
+	if big < 0 {
+		return nil
+	}
+	key := lpKey(parts[big].groups[0][0])
+	runs := 1
+	out := parts[:0:0]
+	for _, pt := range parts {
+		if lpKey(pt.groups[0][0]) == key {
+			runs++
+			continue
+		}
+		out = append(out, pt)
+	}
+	pt := parts[big]
+	return append(out, evenRuns(pt.groups, pt.caps(), runs, pt.w)...)
+}
+
+// evenRuns cuts caps 0…n-1 of a workload's groups into at most runs runs
+// of consecutive caps whose costliest is the least costly. A run's cost
+// only grows as it takes more caps on either side, so the runs that
+// stay within a bound, each taking as many caps as it can, are the
+// fewest: the least bound is found by bisection.
+func evenRuns(groups [][]Point, n, runs int, w weight) []part {
+	cut := func(bound float64) []part {
+		var out []part
+		for lo := 0; lo < n; {
+			// The most caps from lo that stay within bound (at least one).
+			a, b := lo+1, n
+			for a < b {
+				mid := (a + b + 1) / 2
+				if newPart(groups, lo, mid, w).cost <= bound {
+					a = mid
+				} else {
+					b = mid - 1
+				}
+			}
+			out = append(out, newPart(groups, lo, a, w))
+			lo = a
+		}
+		return out
+	}
+	lo, hi := 0.0, newPart(groups, 0, n, w).cost
+	best := cut(hi)
+	for range 40 {
+		mid := (lo + hi) / 2
+		if c := cut(mid); len(c) <= runs {
+			best, hi = c, mid
+		} else {
+			lo = mid
+		}
+	}
+	return best
+}
+
+// explore deals parts to n shards (Graham's LPT rule), then refines them
+// (splits a part, see splitLargest and evenLargest) and deals again, for
+// at most 4·npts refinements or until refine returns nil, and returns
+// the best plan dealt and its score.
+func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, planScore) {
 	deal := func() ([][]chunk, []float64) {
 		order := make([]int, len(parts))
 		for i := range order {
@@ -337,18 +447,9 @@ func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chun
 		if sc.total/float64(n) >= bestScore.key && bestScore.class == 0 {
 			break
 		}
-		big := -1 // the largest part that can be split
-		for i, pt := range parts {
-			if pt.hi-pt.lo >= 2 && (big < 0 || pt.cost > parts[big].cost) {
-				big = i
-			}
-		}
-		if big < 0 {
+		if parts = refine(parts); parts == nil {
 			break
 		}
-		a, b := split(parts[big])
-		parts[big] = a
-		parts = append(parts, b)
 	}
 	return best, bestScore
 }
