@@ -155,9 +155,20 @@ func (w weight) depth(capW float64) float64 {
 // capped reports whether group g has one point per cap (a capped policy).
 func capped(g []Point) bool { return g[0].Policy != policy.Uncapped }
 
+// capsGroup returns the longest capped group of groups (one point per
+// cap of the workload), nil if none.
+func capsGroup(groups [][]Point) []Point {
+	var caps []Point
+	for _, g := range groups {
+		if capped(g) && len(g) > len(caps) {
+			caps = g
+		}
+	}
+	return caps
+}
+
 func newPart(groups [][]Point, lo, hi int, w weight) part {
 	pt := part{groups: groups, lo: lo, hi: hi, w: w}
-	var caps []Point // a capped group: the caps of the workload
 	for _, g := range groups {
 		if !capped(g) {
 			if lo == 0 {
@@ -167,18 +178,50 @@ func newPart(groups [][]Point, lo, hi int, w weight) part {
 			}
 			continue
 		}
-		if len(g) > len(caps) {
-			caps = g
-		}
 		for _, p := range g[min(lo, len(g)):min(hi, len(g))] {
 			pt.cost += pointCost(p, w)
 		}
 	}
-	if len(caps) > 0 && w.solve > 0 {
+	if caps := capsGroup(groups); len(caps) > 0 && w.solve > 0 {
 		pt.path = usBuildTB*w.solve + chainCost(caps, lo, min(hi, len(caps)), w)
 		pt.cost += pt.path
 	}
 	return pt
+}
+
+// mergedCost is the estimated cost of parts of one workload run by one
+// shard: one LP built, each chain solved from its first cap up to the
+// highest cap that a part needs, and every part's points.
+func mergedCost(parts []part) float64 {
+	if len(parts) <= 1 {
+		c := 0.0
+		for _, pt := range parts {
+			c += pt.cost
+		}
+		return c
+	}
+	c := 0.0
+	for _, pt := range parts {
+		c += pt.cost - pt.path
+	}
+	w := parts[0].w
+	caps := capsGroup(parts[0].groups)
+	if len(caps) == 0 || w.solve <= 0 {
+		return c
+	}
+	c += usBuildTB * w.solve
+	for _, r := range lpchain.Split(len(caps)) {
+		need := r[0]
+		for _, pt := range parts {
+			if pt.lo < r[1] && pt.hi > r[0] {
+				need = max(need, min(pt.hi, r[1]))
+			}
+		}
+		if need > r[0] {
+			c += chainCost(caps, r[0], need, w)
+		}
+	}
+	return c
 }
 
 // halves splits the part in two halves of its caps.
@@ -225,9 +268,14 @@ func (pt part) chunks() []chunk {
 // maxShardImbalance times the least loaded one's, and among them those
 // within planImbalance (the estimate errs by up to about 10 %: aiming
 // lower keeps the measured ratio within maxShardImbalance); see planScore.
+// A plan within maxShardImbalance replaces one tried before it only where
+// its most loaded shard is at least planGain lighter: later plans split
+// more, and each split adds an LP build and chain re-solves whose
+// estimates err by about 10 %.
 const (
 	planImbalance     = 1.15
 	maxShardImbalance = 1.25
+	planGain          = 0.03
 )
 
 // Plan deals the points of a sweep to n shards by estimated cost and
@@ -259,12 +307,14 @@ type Weights struct {
 // The unit dealt is a workload's whole work (every group of one machine
 // and parameter set, which share one LP), largest first, each to the
 // least loaded shard (Graham's LPT rule). Then the largest part is split
-// in two runs of its caps (halves, or of about equal cost: both are
-// tried, see explore), the second re-solving its chains' caps
-// before it and building its own LP (both counted in its cost), and the
-// deal is redone, until no split can help: the plan returned is the best
-// dealt (planScore). The result is a function of the points and sizes
-// alone, so every shard computes the same plan.
+// into runs of its caps (in two halves, in two of about equal cost, or
+// its whole workload into one run more, evenly: the three are tried, see
+// explore), a later run re-solving its chains' caps before it and
+// building its own LP (both counted in its cost), and the deal is
+// redone, until no split can help: the plan returned is the best dealt
+// (planScore), each shard's chunks in the order it starts them
+// (sortChunks). The result is a function of the points and sizes alone,
+// so every shard computes the same plan.
 func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 	var parts []part
 	byKey := map[string]int{}
@@ -422,15 +472,29 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 		sort.SliceStable(order, func(a, b int) bool { return parts[order[a]].cost > parts[order[b]].cost })
 		shards := make([][]chunk, n)
 		load := make([]float64, n)
+		held := make([]map[*Point][]part, n) // per shard, the parts of each workload
 		for _, i := range order {
-			k := 0
-			for j := 1; j < n; j++ {
-				if load[j] < load[k] {
-					k = j
+			pt := parts[i]
+			key := &pt.groups[0][0]
+			// The shard whose load grows least, counting a part of a
+			// workload it holds already at what it adds (mergedCost).
+			k, add := 0, 0.0
+			for j := range n {
+				a := mergedCost(append(held[j][key][:len(held[j][key]):len(held[j][key])], pt)) - mergedCost(held[j][key])
+				if j == 0 || load[j]+a < load[k]+add {
+					k, add = j, a
 				}
 			}
-			shards[k] = append(shards[k], parts[i].chunks()...)
-			load[k] += parts[i].cost
+			if held[k] == nil {
+				held[k] = map[*Point][]part{}
+			}
+			held[k][key] = append(held[k][key], pt)
+			chunks := pt.chunks()
+			if len(chunks) > 0 {
+				chunks[0].cost = add
+			}
+			shards[k] = append(shards[k], chunks...)
+			load[k] += add
 		}
 		return shards, load
 	}
@@ -487,8 +551,10 @@ func (a planScore) better(b planScore) bool {
 		return a.class < b.class
 	case a.class == 1 && a.ratio != b.ratio:
 		return a.ratio < b.ratio
+	case a.class == 1:
+		return a.key < b.key
 	}
-	return a.key < b.key
+	return a.key < b.key*(1-planGain)
 }
 
 // sortChunks orders each shard's chunks by their part's serial work, the
