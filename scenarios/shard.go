@@ -476,15 +476,15 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 		for _, i := range order {
 			pt := parts[i]
 			key := &pt.groups[0][0]
-			// The shard whose load grows least, counting a part of a
-			// workload it holds already at what it adds (mergedCost).
-			k, add := 0, 0.0
-			for j := range n {
-				a := mergedCost(append(held[j][key][:len(held[j][key]):len(held[j][key])], pt)) - mergedCost(held[j][key])
-				if j == 0 || load[j]+a < load[k]+add {
-					k, add = j, a
+			// The least loaded shard, a part of a workload it holds
+			// already counted at what it adds (mergedCost).
+			k := 0
+			for j := 1; j < n; j++ {
+				if load[j] < load[k] {
+					k = j
 				}
 			}
+			add := mergedCost(append(held[k][key][:len(held[k][key]):len(held[k][key])], pt)) - mergedCost(held[k][key])
 			if held[k] == nil {
 				held[k] = map[*Point][]part{}
 			}
