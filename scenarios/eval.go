@@ -233,7 +233,7 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 		if lps.built(key) {
 			return // the rest is the group's, as the LP's work can go on now
 		}
-		end := span(ctx, "replay %s cap %g", p.Policy, p.CapW)
+		end := span(ctx, "replay %s cap %g of %s", p.Policy, p.CapW, key)
 		r, err := sc.replayPoint(g, t, pd, po, cls, m, net, pol, p.CapW)
 		end()
 		if err != nil {

@@ -32,18 +32,22 @@ func ParseShard(s string) (Shard, error) {
 // to the spans of one-worker sweeps (CAPSIM_SWEEP_TRACE) of the default
 // scenario at 10 to 80 iterations (160 to 1280 tasks, exact and cut LPs)
 // and of gpu-node: a replay 0.17–0.20 µs per operation, a Conductor
-// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A cap costs by
-// how deep it binds (weight.depth): one cap of an LP chain 1.5 µs per T·B
-// at full depth, falling linearly to almost nothing at the uncapped run's
-// average power and above (0.7 against 220 ms on gpu-node's CPU machine),
-// and the lp policy's point, the largest share of a sweep (55 % of the
+// replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A chain's first
+// cap that binds is solved from no basis: 1.4–2.6 µs per T·B on the
+// default scenario's workloads and gpu-node's CPU machine (its other
+// caps: 0.01). Every later cap is a warm re-solve that costs by how deep
+// it binds (weight.depth): 1.1 µs per T·B at full depth, falling
+// linearly to almost nothing at the uncapped run's average power and
+// above (0.7 against 220 ms on gpu-node's CPU machine), and the lp
+// policy's point, the largest share of a sweep (55 % of the
 // CPU), probes a binding cap at about 7.9 headrooms (each a warm
 // re-solve, a rounding and a staggered replay, 1.0 µs per operation and
 // 0.025 µs per T·B) and any other once.
 const (
 	usReplayOp    = 0.18
 	usConductorOp = 0.41
-	usChainTB     = 1.5
+	usColdTB      = 2.0
+	usChainTB     = 1.1
 	usFreeTB      = 0.01
 	usBuildTB     = 1.1
 	lpProbes      = 7.9
@@ -77,7 +81,8 @@ func pointCost(p Point, w weight) float64 {
 // at the caps of group g (one point per cap) that a part of its caps
 // lo ≤ k < hi needs: in each chain of caps (lpchain.Split) that it
 // touches, the caps from the chain's first up to its last one in the part.
-// A cap costs by how deep it binds (weight.depth): the lowest caps of a
+// The first cap that binds in a chain is solved from no basis; a later
+// cap costs by how deep it binds (weight.depth): the lowest caps of a
 // chain cost the most (measured 117 down to 11 ms on a 1280-task
 // workload), and caps that do not bind almost nothing.
 func chainCost(g []Point, lo, hi int, w weight) float64 {
@@ -86,8 +91,15 @@ func chainCost(g []Point, lo, hi int, w weight) float64 {
 		if r[1] <= lo || r[0] >= hi {
 			continue
 		}
+		cold := true
 		for k := r[0]; k < min(hi, r[1]); k++ {
-			c += usFreeTB + usChainTB*w.depth(g[k].CapW)
+			switch d := w.depth(g[k].CapW); {
+			case d > 0 && cold:
+				c += usColdTB
+				cold = false
+			default:
+				c += usFreeTB + usChainTB*d
+			}
 		}
 	}
 	return c * w.solve
@@ -101,6 +113,7 @@ type chunk struct {
 	group  []Point // the whole group
 	lo, hi int     // the chunk's points: group[lo:hi]
 	cost   float64 // estimated, in units of work (replays × workload size); a part's cost is on its first chunk
+	path   float64 // the part's serial work (see part.path), on each of its chunks
 }
 
 // part is the work of one workload over a range of its caps: for every
@@ -113,6 +126,9 @@ type part struct {
 	lo, hi int
 	w      weight
 	cost   float64
+	// path is the work no second worker can share: building the LP and
+	// solving its chains' caps, one after the other.
+	path float64
 }
 
 // weight is the size of one workload: the operations a replay runs, its
@@ -139,9 +155,20 @@ func (w weight) depth(capW float64) float64 {
 // capped reports whether group g has one point per cap (a capped policy).
 func capped(g []Point) bool { return g[0].Policy != policy.Uncapped }
 
+// capsGroup returns the longest capped group of groups (one point per
+// cap of the workload), nil if none.
+func capsGroup(groups [][]Point) []Point {
+	var caps []Point
+	for _, g := range groups {
+		if capped(g) && len(g) > len(caps) {
+			caps = g
+		}
+	}
+	return caps
+}
+
 func newPart(groups [][]Point, lo, hi int, w weight) part {
 	pt := part{groups: groups, lo: lo, hi: hi, w: w}
-	var caps []Point // a capped group: the caps of the workload
 	for _, g := range groups {
 		if !capped(g) {
 			if lo == 0 {
@@ -151,17 +178,50 @@ func newPart(groups [][]Point, lo, hi int, w weight) part {
 			}
 			continue
 		}
-		if len(g) > len(caps) {
-			caps = g
-		}
 		for _, p := range g[min(lo, len(g)):min(hi, len(g))] {
 			pt.cost += pointCost(p, w)
 		}
 	}
-	if len(caps) > 0 && w.solve > 0 {
-		pt.cost += usBuildTB*w.solve + chainCost(caps, lo, min(hi, len(caps)), w)
+	if caps := capsGroup(groups); len(caps) > 0 && w.solve > 0 {
+		pt.path = usBuildTB*w.solve + chainCost(caps, lo, min(hi, len(caps)), w)
+		pt.cost += pt.path
 	}
 	return pt
+}
+
+// mergedCost is the estimated cost of parts of one workload run by one
+// shard: one LP built, each chain solved from its first cap up to the
+// highest cap that a part needs, and every part's points.
+func mergedCost(parts []part) float64 {
+	if len(parts) <= 1 {
+		c := 0.0
+		for _, pt := range parts {
+			c += pt.cost
+		}
+		return c
+	}
+	c := 0.0
+	for _, pt := range parts {
+		c += pt.cost - pt.path
+	}
+	w := parts[0].w
+	caps := capsGroup(parts[0].groups)
+	if len(caps) == 0 || w.solve <= 0 {
+		return c
+	}
+	c += usBuildTB * w.solve
+	for _, r := range lpchain.Split(len(caps)) {
+		need := r[0]
+		for _, pt := range parts {
+			if pt.lo < r[1] && pt.hi > r[0] {
+				need = max(need, min(pt.hi, r[1]))
+			}
+		}
+		if need > r[0] {
+			c += chainCost(caps, r[0], need, w)
+		}
+	}
+	return c
 }
 
 // halves splits the part in two halves of its caps.
@@ -195,7 +255,7 @@ func (pt part) chunks() []chunk {
 			lo, hi = 0, len(g)
 		}
 		if lo < hi {
-			out = append(out, chunk{group: g, lo: lo, hi: hi})
+			out = append(out, chunk{group: g, lo: lo, hi: hi, path: pt.path})
 		}
 	}
 	if len(out) > 0 {
@@ -208,9 +268,14 @@ func (pt part) chunks() []chunk {
 // maxShardImbalance times the least loaded one's, and among them those
 // within planImbalance (the estimate errs by up to about 10 %: aiming
 // lower keeps the measured ratio within maxShardImbalance); see planScore.
+// A plan within maxShardImbalance replaces one tried before it only where
+// its most loaded shard is at least planGain lighter: later plans split
+// more, and each split adds an LP build and chain re-solves whose
+// estimates err by about 10 %.
 const (
 	planImbalance     = 1.15
 	maxShardImbalance = 1.25
+	planGain          = 0.03
 )
 
 // Plan deals the points of a sweep to n shards by estimated cost and
@@ -242,12 +307,14 @@ type Weights struct {
 // The unit dealt is a workload's whole work (every group of one machine
 // and parameter set, which share one LP), largest first, each to the
 // least loaded shard (Graham's LPT rule). Then the largest part is split
-// in two runs of its caps (halves, or of about equal cost: both are
-// tried, see explore), the second re-solving its chains' caps
-// before it and building its own LP (both counted in its cost), and the
-// deal is redone, until no split can help: the plan returned is the best
-// dealt (planScore). The result is a function of the points and sizes
-// alone, so every shard computes the same plan.
+// into runs of its caps (in two halves, in two of about equal cost, or
+// its whole workload into one run more, evenly: the three are tried, see
+// explore), a later run re-solving its chains' caps before it and
+// building its own LP (both counted in its cost), and the deal is
+// redone, until no split can help: the plan returned is the best dealt
+// (planScore), each shard's chunks in the order it starts them
+// (sortChunks). The result is a function of the points and sizes alone,
+// so every shard computes the same plan.
 func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 	var parts []part
 	byKey := map[string]int{}
@@ -278,27 +345,125 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 	}
 	flush()
 	for i, pt := range parts {
-		caps := 0
-		for _, g := range pt.groups {
-			if capped(g) {
-				caps = max(caps, len(g))
-			}
-		}
-		parts[i] = newPart(pt.groups, 0, max(caps, 1), pt.w)
+		parts[i] = newPart(pt.groups, 0, pt.caps(), pt.w)
 	}
-	// Splitting halves of the caps and splitting at equal cost lead to
-	// different deals; the better plan of the two is taken.
-	best, sc := explore(slices.Clone(parts), n, len(pts), part.halves)
-	if b, bsc := explore(parts, n, len(pts), part.split); bsc.better(sc) {
-		best = b
+	// Splitting halves of the caps, splitting at equal cost and cutting
+	// a workload into even runs lead to different deals; the best plan
+	// of the three is taken.
+	var best [][]chunk
+	var sc planScore
+	for _, refine := range []func([]part) []part{splitLargest(part.halves), splitLargest(part.split), evenLargest} {
+		if b, bsc := explore(slices.Clone(parts), n, len(pts), refine); best == nil || bsc.better(sc) {
+			best, sc = b, bsc
+		}
 	}
 	return sortChunks(best)
 }
 
-// explore deals parts to n shards (Graham's LPT rule), then splits the
-// largest part with split and deals again, for at most 4·npts splits, and
-// returns the best plan dealt and its score.
-func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chunk, planScore) {
+// caps is the number of caps of the part's workload (1 with none).
+func (pt part) caps() int {
+	n := 1
+	for _, g := range pt.groups {
+		if capped(g) {
+			n = max(n, len(g))
+		}
+	}
+	return n
+}
+
+// largest returns the index of the costliest part that can be split, or
+// -1.
+func largest(parts []part) int {
+	big := -1
+	for i, pt := range parts {
+		if pt.hi-pt.lo >= 2 && (big < 0 || pt.cost > parts[big].cost) {
+			big = i
+		}
+	}
+	return big
+}
+
+// splitLargest returns a refinement for explore that splits the largest
+// part in two with split.
+func splitLargest(split func(part) (part, part)) func([]part) []part {
+	return func(parts []part) []part {
+		big := largest(parts)
+		if big < 0 {
+			return nil
+		}
+		a, b := split(parts[big])
+		parts[big] = a
+		return append(parts, b)
+	}
+}
+
+// evenLargest is a refinement for explore that cuts the workload of the
+// largest part into one run of caps more than it has now, the runs
+// chosen so that the costliest is the least costly (evenRuns). Cutting
+// the two halves of a split again can leave runs far apart that one cut
+// into three from the start balances: a one-workload sweep of 7 caps
+// over 4 shards.
+func evenLargest(parts []part) []part {
+	big := largest(parts)
+	if big < 0 {
+		return nil
+	}
+	key := lpKey(parts[big].groups[0][0])
+	runs := 1
+	out := parts[:0:0]
+	for _, pt := range parts {
+		if lpKey(pt.groups[0][0]) == key {
+			runs++
+			continue
+		}
+		out = append(out, pt)
+	}
+	pt := parts[big]
+	return append(out, evenRuns(pt.groups, pt.caps(), runs, pt.w)...)
+}
+
+// evenRuns cuts caps 0…n-1 of a workload's groups into at most runs runs
+// of consecutive caps whose costliest is the least costly. A run's cost
+// only grows as it takes more caps on either side, so the runs that
+// stay within a bound, each taking as many caps as it can, are the
+// fewest: the least bound is found by bisection.
+func evenRuns(groups [][]Point, n, runs int, w weight) []part {
+	cut := func(bound float64) []part {
+		var out []part
+		for lo := 0; lo < n; {
+			// The most caps from lo that stay within bound (at least one).
+			a, b := lo+1, n
+			for a < b {
+				mid := (a + b + 1) / 2
+				if newPart(groups, lo, mid, w).cost <= bound {
+					a = mid
+				} else {
+					b = mid - 1
+				}
+			}
+			out = append(out, newPart(groups, lo, a, w))
+			lo = a
+		}
+		return out
+	}
+	lo, hi := 0.0, newPart(groups, 0, n, w).cost
+	best := cut(hi)
+	for range 40 {
+		mid := (lo + hi) / 2
+		if c := cut(mid); len(c) <= runs {
+			best, hi = c, mid
+		} else {
+			lo = mid
+		}
+	}
+	return best
+}
+
+// explore deals parts to n shards (Graham's LPT rule), then refines them
+// (splits a part, see splitLargest and evenLargest) and deals again, for
+// at most 4·npts refinements or until refine returns nil, and returns
+// the best plan dealt and its score.
+func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, planScore) {
 	deal := func() ([][]chunk, []float64) {
 		order := make([]int, len(parts))
 		for i := range order {
@@ -307,15 +472,29 @@ func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chun
 		sort.SliceStable(order, func(a, b int) bool { return parts[order[a]].cost > parts[order[b]].cost })
 		shards := make([][]chunk, n)
 		load := make([]float64, n)
+		held := make([]map[*Point][]part, n) // per shard, the parts of each workload
 		for _, i := range order {
+			pt := parts[i]
+			key := &pt.groups[0][0]
+			// The least loaded shard, a part of a workload it holds
+			// already counted at what it adds (mergedCost).
 			k := 0
 			for j := 1; j < n; j++ {
 				if load[j] < load[k] {
 					k = j
 				}
 			}
-			shards[k] = append(shards[k], parts[i].chunks()...)
-			load[k] += parts[i].cost
+			add := mergedCost(append(held[k][key][:len(held[k][key]):len(held[k][key])], pt)) - mergedCost(held[k][key])
+			if held[k] == nil {
+				held[k] = map[*Point][]part{}
+			}
+			held[k][key] = append(held[k][key], pt)
+			chunks := pt.chunks()
+			if len(chunks) > 0 {
+				chunks[0].cost = add
+			}
+			shards[k] = append(shards[k], chunks...)
+			load[k] += add
 		}
 		return shards, load
 	}
@@ -332,18 +511,9 @@ func explore(parts []part, n, npts int, split func(part) (part, part)) ([][]chun
 		if sc.total/float64(n) >= bestScore.key && bestScore.class == 0 {
 			break
 		}
-		big := -1 // the largest part that can be split
-		for i, pt := range parts {
-			if pt.hi-pt.lo >= 2 && (big < 0 || pt.cost > parts[big].cost) {
-				big = i
-			}
-		}
-		if big < 0 {
+		if parts = refine(parts); parts == nil {
 			break
 		}
-		a, b := split(parts[big])
-		parts[big] = a
-		parts = append(parts, b)
 	}
 	return best, bestScore
 }
@@ -381,15 +551,27 @@ func (a planScore) better(b planScore) bool {
 		return a.class < b.class
 	case a.class == 1 && a.ratio != b.ratio:
 		return a.ratio < b.ratio
+	case a.class == 1:
+		return a.key < b.key
 	}
-	return a.key < b.key
+	return a.key < b.key*(1-planGain)
 }
 
-// sortChunks orders each shard's chunks by their first point, so that a
-// shard runs its points in sweep order.
+// sortChunks orders each shard's chunks by their part's serial work, the
+// longest first, then by their first point. Workers start the LPs in
+// this order (interleave): a shard whose last LP had the longest chain
+// of solves ended with one worker solving it and the other waiting for
+// its caps (0.44 s of 3.3 with two workers on the 372-point shape of
+// TestShardCostModel); started first, its chain overlaps the others'
+// work. The order changes no result.
 func sortChunks(shards [][]chunk) [][]chunk {
 	for _, s := range shards {
-		sort.Slice(s, func(a, b int) bool { return s[a].group[s[a].lo].Index < s[b].group[s[b].lo].Index })
+		sort.Slice(s, func(a, b int) bool {
+			if s[a].path != s[b].path {
+				return s[a].path > s[b].path
+			}
+			return s[a].group[s[a].lo].Index < s[b].group[s[b].lo].Index
+		})
 	}
 	return shards
 }

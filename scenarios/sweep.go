@@ -535,7 +535,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					prereplay(ctx, sc, g, ev.(sharedReplayer).lps)
 					continue
 				}
-				end := span(ctx, "group %s %g–%g", g[0].Policy, g[0].CapW, g[len(g)-1].CapW)
+				end := span(ctx, "group %s %g–%g of %s", g[0].Policy, g[0].CapW, g[len(g)-1].CapW, lpKey(g[0]))
 				last := time.Now()
 				emit := func(p Point, m Metrics) error {
 					now := time.Now()
