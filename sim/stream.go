@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/capsim/capsim/internal/hugepage"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -346,10 +345,10 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 			// address space, not memory, and growing copies.
 			pages := max(p+p/2, 4*int32(len(s.front)), p+1)
 			slots := int(pages) * pageSlots
-			e.ops = append(hugeSlice[opRec](slots), e.ops...)
-			e.tag = append(hugeSlice[int32](slots), e.tag...)
-			s.root = append(hugeSlice[bool](slots), s.root...)
-			s.pnext = append(hugeSlice[int32](slots), s.pnext...)
+			e.ops = append(make([]opRec, 0, slots), e.ops...)
+			e.tag = append(make([]int32, 0, slots), e.tag...)
+			s.root = append(make([]bool, 0, slots), s.root...)
+			s.pnext = append(make([]int32, 0, slots), s.pnext...)
 		}
 		e.ops = e.ops[:len(e.ops)+pageSlots]
 		e.tag = e.tag[:len(e.tag)+pageSlots]
@@ -498,21 +497,12 @@ func (e *engine) allocBlock(p int32, m int) int32 {
 	} else {
 		s.pgBlock[p] = int32(len(e.succ))
 		if len(e.succ)+1<<c > cap(e.succ) {
-			e.succ = append(hugeSlice[int32](max(cap(e.succ)+cap(e.succ)/2, len(e.succ)+1<<c, 4*len(s.front)*pageSlots)), e.succ...)
+			e.succ = append(make([]int32, 0, max(cap(e.succ)+cap(e.succ)/2, len(e.succ)+1<<c, 4*len(s.front)*pageSlots)), e.succ...)
 		}
 		e.succ = e.succ[:len(e.succ)+1<<c]
 	}
 	s.pgClass[p] = c
 	return s.pgBlock[p]
-}
-
-// hugeSlice returns an empty slice of capacity n backed by huge pages
-// where the system offers them: the replay touches its pages at every
-// rank's current operations at once.
-func hugeSlice[T any](n int) []T {
-	s := make([]T, 0, n)
-	hugepage.Advise(s)
-	return s
 }
 
 // retire notes that nothing reads operation op's record again, freeing
