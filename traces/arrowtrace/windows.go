@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime/debug"
 	"slices"
 	"sort"
 
@@ -28,11 +27,7 @@ var ErrNotWindowed = errors.New("not readable window by window")
 // graph.Source that holds the file's layout (where each record batch's
 // column buffers are) and each rank's first row, and reads the rows of a
 // window from their columns when asked, so that its memory does not grow
-// with the file. On Linux it maps the file into memory and decodes the
-// rows where they lie (a window's ten column pieces would otherwise cost
-// ten system calls and copies), and drops the mapped pages after every
-// 2 MiB it has read, so that the file's pages do not add up in the
-// process's memory either. It reads the files capsim's writers write (EncodeGraph,
+// with the file. It reads the files capsim's writers write (EncodeGraph,
 // GraphWriter): uncompressed record batches of the graph schema's columns
 // in order, without nulls but in region and label. Windows do not carry
 // regions (Window.Region is nil). Its checks are ReadGraph's, per window.
@@ -48,12 +43,8 @@ type GraphWindows struct {
 	batches  []batchLayout
 	start    []int64 // per rank, its first row; one past the last rank
 
-	// data is the file mapped into memory, or nil: then raw holds per
-	// read buffer the bytes last read from it, reused. read counts the
-	// bytes read from data since its pages were last dropped.
-	data []byte
-	read int64
-	raw  [numWindowBufs][]byte
+	// raw holds per read buffer the bytes last read from it, reused.
+	raw [numWindowBufs][]byte
 
 	// The current window's columns, reused.
 	kind            []graph.OpKind
@@ -106,16 +97,11 @@ func OpenGraphWindows(path string) (gw *GraphWindows, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	// A mapped file cut short while it is read faults: a panic that the
-	// recover below reports.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	var data []byte
 	defer func() {
 		if p := recover(); p != nil {
 			err = &FormatError{File: path, Row: -1, Msg: fmt.Sprintf("malformed Arrow data: %v", p)}
 		}
 		if err != nil {
-			unmapFile(data)
 			f.Close()
 		}
 	}()
@@ -135,8 +121,7 @@ func OpenGraphWindows(path string) (gw *GraphWindows, err error) {
 		return nil, &FormatError{File: path, Row: -1, Msg: "not an Arrow IPC file: " + err.Error()}
 	}
 	defer fr.Close()
-	data = mapFile(f, size)
-	gw = &GraphWindows{f: f, name: path, data: data}
+	gw = &GraphWindows{f: f, name: path}
 	if gw.numRanks, err = header(fr.Schema(), path, FormatGraph, "execution graph"); err != nil {
 		return nil, err
 	}
@@ -307,7 +292,6 @@ func (gw *GraphWindows) index() error {
 	prev := int32(0)
 	var rows int64
 	for _, bl := range gw.batches {
-		gw.dropRead()
 		col, err := gw.int32s(&bl, bufRank, 0, bl.rows)
 		if err != nil {
 			return err
@@ -344,10 +328,6 @@ func (gw *GraphWindows) readAt(bl *batchLayout, c int, i, n int64) ([]byte, erro
 	if (i+n)*width > b.len {
 		return nil, &FormatError{File: gw.name, Row: -1, Msg: "a column buffer is shorter than its rows"}
 	}
-	if gw.data != nil {
-		gw.read += n * width
-		return gw.data[b.off+i*width : b.off+(i+n)*width], nil
-	}
 	if int64(cap(gw.raw[c])) < n*width {
 		gw.raw[c] = make([]byte, n*width)
 	}
@@ -368,26 +348,8 @@ func (gw *GraphWindows) int32s(bl *batchLayout, c int, i, n int64) ([]int32, err
 	return arrow.Int32Traits.CastFromBytes(raw), nil
 }
 
-// dropAfter is how many bytes GraphWindows reads from a mapped file
-// before it drops the mapped pages: reading a few bytes maps the pages
-// around them too, so the pages it holds are a few times this.
-const dropAfter = 2 << 20
-
-// dropRead drops the mapped file's pages once dropAfter bytes have been
-// read from it.
-func (gw *GraphWindows) dropRead() {
-	if gw.read > dropAfter {
-		dropPages(gw.data)
-		gw.read = 0
-	}
-}
-
 // Close closes the file.
-func (gw *GraphWindows) Close() error {
-	unmapFile(gw.data)
-	gw.data = nil
-	return gw.f.Close()
-}
+func (gw *GraphWindows) Close() error { return gw.f.Close() }
 
 // NumRanks returns the number of ranks.
 func (gw *GraphWindows) NumRanks() int { return gw.numRanks }
@@ -398,19 +360,7 @@ func (gw *GraphWindows) NumOps() int64 { return gw.start[gw.numRanks] }
 // Window returns at most max operations of rank r from its rank-relative
 // operation first on, read from the file. Its slices are valid until the
 // next call.
-func (gw *GraphWindows) Window(r int, first int32, max int) (w graph.Window, err error) {
-	if gw.data != nil {
-		defer func() {
-			if p := recover(); p != nil {
-				if _, fault := p.(interface{ Addr() uintptr }); !fault {
-					panic(p)
-				}
-				w, err = graph.Window{}, fmt.Errorf("read %s: the file changed while it was read", gw.name)
-			}
-		}()
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		gw.dropRead()
-	}
+func (gw *GraphWindows) Window(r int, first int32, max int) (graph.Window, error) {
 	if r < 0 || r >= gw.numRanks {
 		return graph.Window{}, fmt.Errorf("%s: window of rank %d, the file has %d ranks", gw.name, r, gw.numRanks)
 	}

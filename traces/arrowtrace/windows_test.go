@@ -76,60 +76,41 @@ func TestGraphWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, mapped := range []bool{true, false} {
-			gw, err := OpenGraphWindows(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mapped {
-				readWithReadAt(gw)
-			}
-			if gw.NumOps() != int64(g.NumOps()) {
-				t.Errorf("%s: %d operations, want %d", name, gw.NumOps(), g.NumOps())
-			}
-			for _, max := range []int{1, 7, 1023, 1 << 17} {
-				sameWindows(t, read, gw, max)
-			}
-			gw.Close()
+		gw, err := OpenGraphWindows(path)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if gw.NumOps() != int64(g.NumOps()) {
+			t.Errorf("%s: %d operations, want %d", name, gw.NumOps(), g.NumOps())
+		}
+		for _, max := range []int{1, 7, 1023, 1 << 17} {
+			sameWindows(t, read, gw, max)
+		}
+		gw.Close()
 	}
 }
 
-// readWithReadAt makes gw read its file with ReadAt, as where it cannot
-// map the file.
-func readWithReadAt(gw *GraphWindows) {
-	unmapFile(gw.data)
-	gw.data = nil
-}
-
 // TestGraphWindowsCutShort checks that a file cut short after it was
-// opened gives an error, mapped or read with ReadAt.
+// opened gives an error.
 func TestGraphWindowsCutShort(t *testing.T) {
 	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 4, Rounds: 20000, Bytes: 8, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "perm.arrow")
-	for _, mapped := range []bool{true, false} {
-		if err := WriteGraph(path, g); err != nil {
-			t.Fatal(err)
-		}
-		gw, err := OpenGraphWindows(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mapped {
-			readWithReadAt(gw)
-		}
-		if err := os.Truncate(path, 0); err != nil {
-			t.Fatal(err)
-		}
-		_, err = gw.Window(3, 0, 1023)
-		if err == nil {
-			t.Errorf("mapped %v: a window of a file cut short reads", mapped)
-		}
-		t.Logf("mapped %v: %v", mapped, err)
-		gw.Close()
+	if err := WriteGraph(path, g); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := OpenGraphWindows(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.Window(3, 0, 1023); err == nil {
+		t.Errorf("a window of a file cut short reads")
 	}
 }
 
@@ -259,8 +240,7 @@ func TestGraphWindowsBadRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for i, c := range cases {
-		readAt := i%2 == 1 // read with ReadAt instead of mapping the file
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, "bad.arrow")
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -271,9 +251,6 @@ func TestGraphWindowsBadRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer gw.Close()
-			if readAt {
-				readWithReadAt(gw)
-			}
 			data := bytes.Clone(buf.Bytes())
 			for _, p := range c.patches {
 				b, w := gw.batches[0].buf[p.buf], bufWidth[p.buf]
