@@ -1122,15 +1122,14 @@ func (e *engine) loop() error {
 			}
 			src := rank // the sender
 			tag := e.tag[op]
-			var m int32
-			if e.str == nil {
-				m = e.match(&hr.rq, src, tag)
-			} else {
-				m = e.matchStream(h, src, tag)
-			}
-			if m >= 0 {
-				recv := e.pool[m].op
+			recv := int32(-1)
+			if e.str != nil {
+				recv = e.matchStream(h, src, tag)
+			} else if m := e.match(&hr.rq, src, tag); m >= 0 {
+				recv = e.pool[m].op
 				e.freeEntry(m)
+			}
+			if recv >= 0 {
 				if e.sobs != nil {
 					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 				}

@@ -66,6 +66,10 @@ type stream struct {
 	// order: a replay posts them all at time 0 (before the receives posted
 	// later, in the host's queue), so each is posted as it is read, and a
 	// message that matches none read so far reads further (matchStream).
+	// It is a list of engine ids linked through pnext, matched on the
+	// receives' records and tags: a rank's receives lie together in its
+	// pages, so matching reads memory in order, unlike the entries of the
+	// engine's pool.
 	posted []queue
 
 	// Per page: its rank's index of its first operation, its operations,
@@ -86,6 +90,7 @@ type stream struct {
 	order []int32 // the edges of the page being closed, in placing order
 	roots []int32 // per rank, its operations without dependencies so far
 	root  []bool  // per engine id, whether it is a receive without dependencies
+	pnext []int32 // per engine id of a posted receive, the next of its rank's posted list or -1
 }
 
 const noBlock = math.MaxUint8
@@ -127,9 +132,9 @@ func RunSource(src graph.Source, net network.LogGOPS, opt Options) (*Result, err
 		cur:    make([]int32, pageSlots),
 		roots:  make([]int32, nr),
 	}
-	// The posted receives of two pages a rank, at most, before the pool
-	// grows.
-	e.initState(&Scratch{}, nr, 0, 0, nr*pageSlots)
+	// The pool holds the receives posted by what they depend on and the
+	// messages that arrive before theirs are posted.
+	e.initState(&Scratch{}, nr, 0, 0, nr*pageSlots/4)
 	roots := 0
 	for r := range nr {
 		e.str.front[r] = -1
@@ -314,7 +319,7 @@ func (e *engine) fillPage(r, p int32, w *graph.Window) error {
 			// Its event at time 0: posted, before any message arrives.
 			e.events++
 			e.ops[id].rem = remStarted
-			e.enqueue(&s.posted[r], qentry{src: peer, tag: w.Tag[i], op: id})
+			s.post(r, id)
 		}
 	}
 	return nil
@@ -343,10 +348,12 @@ func (e *engine) newPage(first int32, n int) (int32, error) {
 			e.ops = append(make([]opRec, 0, slots), e.ops...)
 			e.tag = append(make([]int32, 0, slots), e.tag...)
 			s.root = append(make([]bool, 0, slots), s.root...)
+			s.pnext = append(make([]int32, 0, slots), s.pnext...)
 		}
 		e.ops = e.ops[:len(e.ops)+pageSlots]
 		e.tag = e.tag[:len(e.tag)+pageSlots]
 		s.root = s.root[:len(s.root)+pageSlots]
+		s.pnext = s.pnext[:len(s.pnext)+pageSlots]
 	}
 	s.pgFirst[p], s.pgLen[p], s.pgLive[p], s.pgOpen[p] = first, int32(n), int32(n), true
 	s.live++
@@ -410,25 +417,70 @@ func (e *engine) closePage(p int32, edges []int32) error {
 
 // matchStream removes and returns the first posted receive of host h
 // that matches a message from src with tag, as match does on the host's
-// queue of a whole-graph replay: first among its receives without
+// queue of a whole-graph replay, or -1: first among its receives without
 // dependencies, reading the rank further while none read so far matches,
 // then among those posted later.
 func (e *engine) matchStream(h int, src, tag int32) int32 {
 	s := e.str
 	q := &s.posted[h]
-	if m := e.match(q, src, tag); m >= 0 {
+	if m := e.matchPosted(q, -1, src, tag); m >= 0 {
 		return m
 	}
 	for s.front[h] >= 0 && e.err == nil {
 		last := q.tail
 		e.advance(int32(h))
 		if q.tail != last {
-			if m := e.matchAfter(q, last, src, tag); m >= 0 {
+			if m := e.matchPosted(q, last, src, tag); m >= 0 {
 				return m
 			}
 		}
 	}
-	return e.match(&e.hosts[h].rq, src, tag)
+	if m := e.match(&e.hosts[h].rq, src, tag); m >= 0 {
+		recv := e.pool[m].op
+		e.freeEntry(m)
+		return recv
+	}
+	return -1
+}
+
+// post appends receive id of rank r to the rank's posted list.
+func (s *stream) post(r, id int32) {
+	q := &s.posted[r]
+	s.pnext[id] = -1
+	if q.tail >= 0 {
+		s.pnext[q.tail] = id
+	} else {
+		q.head = id
+	}
+	q.tail = id
+}
+
+// matchPosted removes and returns the first receive of posted list q
+// after receive prev (-1: from its head) that matches a message from src
+// with tag, with wildcards on either side, or -1.
+func (e *engine) matchPosted(q *queue, prev, src, tag int32) int32 {
+	next := e.str.pnext
+	i := q.head
+	if prev >= 0 {
+		i = next[prev]
+	}
+	for ; i >= 0; i = next[i] {
+		xs, xt := e.ops[i].peer(), e.tag[i]
+		if (src == graph.AnySource || xs == graph.AnySource || xs == src) &&
+			(tag == graph.AnyTag || xt == graph.AnyTag || xt == tag) {
+			if prev < 0 {
+				q.head = next[i]
+			} else {
+				next[prev] = next[i]
+			}
+			if q.tail == i {
+				q.tail = prev
+			}
+			return i
+		}
+		prev = i
+	}
+	return -1
 }
 
 // allocBlock gives page p a block of at least m entries of the successor

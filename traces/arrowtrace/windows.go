@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -42,17 +43,16 @@ type GraphWindows struct {
 	batches  []batchLayout
 	start    []int64 // per rank, its first row; one past the last rank
 
+	// raw holds per read buffer the bytes last read from it, reused.
+	raw [numWindowBufs][]byte
+
 	// The current window's columns, reused.
-	raw                  []byte
-	kind                 []graph.OpKind
-	size                 []int64
-	peer, tag            []int32
-	cpu, nic             []uint8
-	depStart, depOp      []int32
-	depKind              []graph.DepKind
-	reqOff, ireqOff      []int32
-	reqVals, ireqVals    []int32
-	peer32, tag32, cpu32 []int32
+	kind            []graph.OpKind
+	size            []int64
+	peer, tag       []int32
+	cpu, nic        []uint8
+	depStart, depOp []int32
+	depKind         []graph.DepKind
 }
 
 // batchLayout is where one record batch's rows and buffers are.
@@ -81,9 +81,11 @@ const (
 )
 
 // batchBuffer is each read buffer's index in the record batch's buffer
-// list, and nullable which field nodes may have nulls (region, label).
+// list, bufWidth the bytes of each of its elements, and nullable which
+// field nodes may have nulls (region, label).
 var (
 	batchBuffer = [numWindowBufs]int{1, 3, 5, 7, 9, 11, 13, 17, 19, 21, 23}
+	bufWidth    = [numWindowBufs]int64{4, 1, 8, 4, 4, 4, 4, 4, 4, 4, 4}
 	nullable    = map[int]bool{7: true, 12: true}
 )
 
@@ -289,10 +291,9 @@ func (gw *GraphWindows) index() error {
 	gw.start = make([]int64, gw.numRanks+1)
 	prev := int32(0)
 	var rows int64
-	var col []int32
 	for _, bl := range gw.batches {
-		var err error
-		if col, err = gw.int32s(col, bl.buf[bufRank], 0, bl.rows); err != nil {
+		col, err := gw.int32s(&bl, bufRank, 0, bl.rows)
+		if err != nil {
 			return err
 		}
 		for i, r := range col {
@@ -320,29 +321,31 @@ func (gw *GraphWindows) index() error {
 	return nil
 }
 
-// readAt reads n elements of width bytes from buffer b from element i on
-// into gw.raw.
-func (gw *GraphWindows) readAt(b bufferAt, i, n int64, width int64) ([]byte, error) {
+// readAt reads elements i..i+n of read buffer c of batch bl into
+// gw.raw[c], valid until the next read of that buffer.
+func (gw *GraphWindows) readAt(bl *batchLayout, c int, i, n int64) ([]byte, error) {
+	b, width := bl.buf[c], bufWidth[c]
 	if (i+n)*width > b.len {
 		return nil, &FormatError{File: gw.name, Row: -1, Msg: "a column buffer is shorter than its rows"}
 	}
-	if int64(cap(gw.raw)) < n*width {
-		gw.raw = make([]byte, n*width)
+	if int64(cap(gw.raw[c])) < n*width {
+		gw.raw[c] = make([]byte, n*width)
 	}
-	raw := gw.raw[:n*width]
+	raw := gw.raw[c][:n*width]
 	if _, err := gw.f.ReadAt(raw, b.off+i*width); err != nil {
 		return nil, fmt.Errorf("read %s: %w", gw.name, err)
 	}
 	return raw, nil
 }
 
-// int32s appends n int32 values of buffer b from element i on to dst[:0].
-func (gw *GraphWindows) int32s(dst []int32, b bufferAt, i, n int64) ([]int32, error) {
-	raw, err := gw.readAt(b, i, n, 4)
+// int32s reads elements i..i+n of the int32 read buffer c of batch bl,
+// valid until the next read of that buffer.
+func (gw *GraphWindows) int32s(bl *batchLayout, c int, i, n int64) ([]int32, error) {
+	raw, err := gw.readAt(bl, c, i, n)
 	if err != nil {
 		return nil, err
 	}
-	return append(dst[:0], arrow.Int32Traits.CastFromBytes(raw)...), nil
+	return arrow.Int32Traits.CastFromBytes(raw), nil
 }
 
 // Close closes the file.
@@ -387,116 +390,180 @@ func (gw *GraphWindows) Window(r int, first int32, max int) (graph.Window, error
 // rankRow and which has rankOps operations, to the window's columns,
 // checking them as ReadGraph does.
 func (gw *GraphWindows) segment(bl *batchLayout, i, n, rankRow, rankOps int64) error {
-	errf := func(k int64, field, format string, a ...any) error {
-		return &FormatError{File: gw.name, Row: bl.first + i + k, Field: field, Msg: fmt.Sprintf(format, a...)}
+	var col [bufReqOff][]byte
+	for c := bufKind; c < bufReqOff; c++ {
+		var err error
+		if col[c], err = gw.readAt(bl, c, i, n); err != nil {
+			if cerr := gw.checkRows(bl, i, col); cerr != nil {
+				return cerr
+			}
+			return err
+		}
 	}
-	raw, err := gw.readAt(bl.buf[bufKind], i, n, 1)
-	if err != nil {
-		return err
+	if !gw.rows(col) {
+		if err := gw.checkRows(bl, i, col); err != nil {
+			return err
+		}
+		return &FormatError{File: gw.name, Row: bl.first + i, Msg: "rows that fail no check failed one"}
 	}
+	return gw.deps(bl, i, n, rankRow, rankOps)
+}
+
+// rows appends the rows of the read buffers col (kind to NIC) to the
+// window's columns and reports whether they pass ReadGraph's checks; where
+// one does not, checkRows names it.
+func (gw *GraphWindows) rows(col [bufReqOff][]byte) bool {
+	kinds := col[bufKind]
+	n := len(kinds)
 	base := len(gw.kind)
-	for k, x := range raw {
-		if int(int8(x)) < 0 || int(int8(x)) >= len(gw.kinds) || gw.kinds[x] > graph.Recv {
-			return errf(int64(k), "kind", "kind index %d is not calc, send or recv", int8(x))
+	gw.kind, gw.size = slices.Grow(gw.kind, n)[:base+n], slices.Grow(gw.size, n)[:base+n]
+	gw.peer, gw.tag = slices.Grow(gw.peer, n)[:base+n], slices.Grow(gw.tag, n)[:base+n]
+	gw.cpu, gw.nic = slices.Grow(gw.cpu, n)[:base+n], slices.Grow(gw.nic, n)[:base+n]
+	kind, size := gw.kind[base:], gw.size[base:base+n]
+	peer, tag := gw.peer[base:base+n], gw.tag[base:base+n]
+	cpu, nic := gw.cpu[base:base+n], gw.nic[base:base+n]
+	sizes := arrow.Int64Traits.CastFromBytes(col[bufSize])[:n]
+	peers := arrow.Int32Traits.CastFromBytes(col[bufPeer])[:n]
+	tags := arrow.Int32Traits.CastFromBytes(col[bufTag])[:n]
+	cpus := arrow.Int32Traits.CastFromBytes(col[bufCPU])[:n]
+	nics := arrow.Int32Traits.CastFromBytes(col[bufNIC])[:n]
+	table, nr := gw.kinds, int32(gw.numRanks)
+	for k, x := range kinds {
+		if int(x) >= min(len(table), 128) {
+			return false
 		}
-		gw.kind = append(gw.kind, gw.kinds[x])
-	}
-	if raw, err = gw.readAt(bl.buf[bufSize], i, n, 8); err != nil {
-		return err
-	}
-	for k, s := range arrow.Int64Traits.CastFromBytes(raw) {
-		if s < 0 {
-			return errf(int64(k), "size", "negative size %d", s)
-		}
-		gw.size = append(gw.size, s)
-	}
-	if gw.peer32, err = gw.int32s(gw.peer32, bl.buf[bufPeer], i, n); err != nil {
-		return err
-	}
-	if gw.tag32, err = gw.int32s(gw.tag32, bl.buf[bufTag], i, n); err != nil {
-		return err
-	}
-	tags := gw.tag32
-	nr := int32(gw.numRanks)
-	for k, p := range gw.peer32 {
-		t := tags[k]
-		switch gw.kind[base+k] {
+		p, t := peers[k], tags[k]
+		switch kd := table[x]; kd {
 		case graph.Calc:
 			p, t = -1, 0
 		case graph.Send:
+			if p < 0 || p >= nr || t < 0 {
+				return false
+			}
+		case graph.Recv:
+			if p < graph.AnySource || p >= nr || t < graph.AnyTag {
+				return false
+			}
+		default:
+			return false
+		}
+		s, c, m := sizes[k], cpus[k], nics[k]
+		if s < 0 || uint32(c) > graph.MaxCPU || uint32(m) > graph.MaxNIC {
+			return false
+		}
+		kind[k], size[k], peer[k], tag[k], cpu[k], nic[k] = table[x], s, p, t, uint8(c), uint8(m)
+	}
+	return true
+}
+
+// checkRows returns the error of the first row of the read buffers col,
+// rows i.. of batch bl, that fails ReadGraph's checks, checking them
+// column by column in ReadGraph's order up to the first buffer not read
+// (nil), or nil if none fails.
+func (gw *GraphWindows) checkRows(bl *batchLayout, i int64, col [bufReqOff][]byte) error {
+	errf := func(k int, field, format string, a ...any) error {
+		return &FormatError{File: gw.name, Row: bl.first + i + int64(k), Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	for k, x := range col[bufKind] {
+		if int(int8(x)) < 0 || int(int8(x)) >= len(gw.kinds) || gw.kinds[x] > graph.Recv {
+			return errf(k, "kind", "kind index %d is not calc, send or recv", int8(x))
+		}
+	}
+	for k, s := range arrow.Int64Traits.CastFromBytes(col[bufSize]) {
+		if s < 0 {
+			return errf(k, "size", "negative size %d", s)
+		}
+	}
+	tags := arrow.Int32Traits.CastFromBytes(col[bufTag])
+	if col[bufTag] == nil {
+		return nil
+	}
+	nr := int32(gw.numRanks)
+	for k, p := range arrow.Int32Traits.CastFromBytes(col[bufPeer]) {
+		t := tags[k]
+		switch gw.kinds[col[bufKind][k]] {
+		case graph.Send:
 			if p < 0 || p >= nr {
-				return errf(int64(k), "peer", "peer %d is not a rank (0..%d)", p, nr-1)
+				return errf(k, "peer", "peer %d is not a rank (0..%d)", p, nr-1)
 			}
 			if t < 0 {
-				return errf(int64(k), "tag", "send tag %d is negative", t)
+				return errf(k, "tag", "send tag %d is negative", t)
 			}
 		case graph.Recv:
 			if p < graph.AnySource || p >= nr {
-				return errf(int64(k), "peer", "peer %d is not a rank (0..%d) or -1 (any source)", p, nr-1)
+				return errf(k, "peer", "peer %d is not a rank (0..%d) or -1 (any source)", p, nr-1)
 			}
 			if t < graph.AnyTag {
-				return errf(int64(k), "tag", "recv tag %d is below -1 (any tag)", t)
+				return errf(k, "tag", "recv tag %d is below -1 (any tag)", t)
 			}
 		}
-		gw.peer, gw.tag = append(gw.peer, p), append(gw.tag, t)
 	}
 	for _, c := range []struct {
 		buf   int
 		field string
 		max   int32
-		dst   *[]uint8
-	}{{bufCPU, "cpu", graph.MaxCPU, &gw.cpu}, {bufNIC, "nic", graph.MaxNIC, &gw.nic}} {
-		if gw.cpu32, err = gw.int32s(gw.cpu32, bl.buf[c.buf], i, n); err != nil {
-			return err
-		}
-		for k, v := range gw.cpu32 {
+	}{{bufCPU, "cpu", graph.MaxCPU}, {bufNIC, "nic", graph.MaxNIC}} {
+		for k, v := range arrow.Int32Traits.CastFromBytes(col[c.buf]) {
 			if v < 0 || v > c.max {
-				return errf(int64(k), c.field, "%s %d outside 0..%d", c.field, v, c.max)
+				return errf(k, c.field, "%s %d outside 0..%d", c.field, v, c.max)
 			}
-			*c.dst = append(*c.dst, uint8(v))
 		}
 	}
-	return gw.deps(bl, i, n, rankRow, rankOps)
+	return nil
 }
 
 // deps appends the requires, then the irequires, of rows i..i+n of batch
 // bl to the window's dependencies.
 func (gw *GraphWindows) deps(bl *batchLayout, i, n, rankRow, rankOps int64) error {
-	var err error
-	lists := []struct {
-		off, vals *[]int32
-		ob, vb    int
-		kind      graph.DepKind
-		field     string
-	}{{&gw.reqOff, &gw.reqVals, bufReqOff, bufReqVals, graph.Requires, "requires"},
-		{&gw.ireqOff, &gw.ireqVals, bufIreqOff, bufIreqVals, graph.Irequires, "irequires"}}
-	for _, l := range lists {
-		if *l.off, err = gw.int32s(*l.off, bl.buf[l.ob], i, n+1); err != nil {
+	var off, vals [2][]int32
+	for l, c := range [2]int{bufReqOff, bufIreqOff} {
+		o, err := gw.int32s(bl, c, i, n+1)
+		if err != nil {
 			return err
 		}
-		o := *l.off
 		for k := int64(0); k < n; k++ {
 			if o[k] > o[k+1] || o[k] < 0 {
-				return &FormatError{File: gw.name, Row: bl.first + i + k, Field: l.field, Msg: "list offsets decrease"}
+				return &FormatError{File: gw.name, Row: bl.first + i + k, Field: depField[l], Msg: "list offsets decrease"}
 			}
 		}
-		if *l.vals, err = gw.int32s(*l.vals, bl.buf[l.vb], int64(o[0]), int64(o[n]-o[0])); err != nil {
+		if vals[l], err = gw.int32s(bl, c+1, int64(o[0]), int64(o[n]-o[0])); err != nil {
 			return err
 		}
+		off[l] = o
 	}
-	for k := int64(0); k < n; k++ {
-		self := bl.first + i + k - rankRow
-		for _, l := range lists {
-			o := *l.off
-			for _, d := range (*l.vals)[o[k]-o[0] : o[k+1]-o[0]] {
-				if d < 0 || int64(d) == self || int64(d) >= rankOps {
-					return &FormatError{File: gw.name, Row: bl.first + i + k, Field: l.field, Msg: fmt.Sprintf("operation index %d: not another operation of the rank's %d", d, rankOps)}
-				}
-				gw.depOp = append(gw.depOp, d)
-				gw.depKind = append(gw.depKind, l.kind)
+	m := len(vals[0]) + len(vals[1])
+	ops, kinds := slices.Grow(gw.depOp, m), slices.Grow(gw.depKind, m)
+	starts := slices.Grow(gw.depStart, int(n))
+	ro, io, rv, iv := off[0], off[1], vals[0], vals[1]
+	for k := range n {
+		self := int32(bl.first + i + k - rankRow)
+		for _, d := range rv[ro[k]-ro[0] : ro[k+1]-ro[0]] {
+			if d < 0 || d == self || int64(d) >= rankOps {
+				return gw.depError(bl.first+i+k, 0, d, rankOps)
 			}
+			ops, kinds = append(ops, d), append(kinds, graph.Requires)
 		}
-		gw.depStart = append(gw.depStart, int32(len(gw.depOp)))
+		if len(iv) == 0 {
+			starts = append(starts, int32(len(ops)))
+			continue
+		}
+		for _, d := range iv[io[k]-io[0] : io[k+1]-io[0]] {
+			if d < 0 || d == self || int64(d) >= rankOps {
+				return gw.depError(bl.first+i+k, 1, d, rankOps)
+			}
+			ops, kinds = append(ops, d), append(kinds, graph.Irequires)
+		}
+		starts = append(starts, int32(len(ops)))
 	}
+	gw.depOp, gw.depKind, gw.depStart = ops, kinds, starts
 	return nil
 }
+
+// depError reports dependency d of row, in list l (requires, irequires),
+// which is not another operation of the row's rank of rankOps operations.
+func (gw *GraphWindows) depError(row int64, l int, d int32, rankOps int64) error {
+	return &FormatError{File: gw.name, Row: row, Field: depField[l], Msg: fmt.Sprintf("operation index %d: not another operation of the rank's %d", d, rankOps)}
+}
+
+// depField names the dependency lists' columns.
+var depField = [2]string{"requires", "irequires"}

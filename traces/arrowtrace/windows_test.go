@@ -2,6 +2,7 @@ package arrowtrace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -86,6 +87,30 @@ func TestGraphWindows(t *testing.T) {
 			sameWindows(t, read, gw, max)
 		}
 		gw.Close()
+	}
+}
+
+// TestGraphWindowsCutShort checks that a file cut short after it was
+// opened gives an error.
+func TestGraphWindowsCutShort(t *testing.T) {
+	g, err := gen.GeneratePattern(gen.RandomPermutation, gen.PatternOptions{Ranks: 4, Rounds: 20000, Bytes: 8, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "perm.arrow")
+	if err := WriteGraph(path, g); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := OpenGraphWindows(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.Window(3, 0, 1023); err == nil {
+		t.Errorf("a window of a file cut short reads")
 	}
 }
 
@@ -183,4 +208,73 @@ func BenchmarkGraphWindows(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(g.NumOps())*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// TestGraphWindowsBadRows patches values of rank 0's rows in a file and
+// checks that its window reports an error that ReadGraph reports too: where
+// several rows are bad, the first bad row of the first column in the
+// schema's order.
+func TestGraphWindowsBadRows(t *testing.T) {
+	type patch struct {
+		buf   int
+		elem  int64 // element of the buffer
+		value int64
+	}
+	cases := []struct {
+		name    string
+		patches []patch
+		field   string
+		row     int64
+	}{
+		{"kind", []patch{{bufKind, 2, 9}, {bufPeer, 1, 99}}, "kind", 2},
+		{"size before cpu", []patch{{bufCPU, 0, 300}, {bufSize, 2, -1}}, "size", 2},
+		{"send peer", []patch{{bufPeer, 2, 4}}, "peer", 2},
+		{"send tag", []patch{{bufTag, 1, -3}, {bufNIC, 0, 256}}, "tag", 1},
+		{"cpu before nic", []patch{{bufNIC, 0, 256}, {bufCPU, 2, -1}}, "cpu", 2},
+		{"nic", []patch{{bufNIC, 1, 256}}, "nic", 1},
+		{"requires itself", []patch{{bufReqVals, 0, 1}}, "requires", 1},
+		{"irequires outside the rank", []patch{{bufIreqVals, 0, 3}}, "irequires", 2},
+	}
+	var buf bytes.Buffer
+	if err := EncodeGraph(&buf, sampleGraph(t)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bad.arrow")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gw, err := OpenGraphWindows(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gw.Close()
+			data := bytes.Clone(buf.Bytes())
+			for _, p := range c.patches {
+				b, w := gw.batches[0].buf[p.buf], bufWidth[p.buf]
+				at := data[b.off+p.elem*w : b.off+(p.elem+1)*w]
+				switch w {
+				case 1:
+					at[0] = byte(p.value)
+				case 4:
+					binary.LittleEndian.PutUint32(at, uint32(p.value))
+				case 8:
+					binary.LittleEndian.PutUint64(at, uint64(p.value))
+				}
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, werr := gw.Window(0, 0, 7)
+			var fe *FormatError
+			if !errors.As(werr, &fe) || fe.Field != c.field || fe.Row != c.row {
+				t.Fatalf("got %v, want an error in %s of row %d", werr, c.field, c.row)
+			}
+			if _, rerr := ReadGraph(path); rerr == nil {
+				t.Errorf("ReadGraph reads the file the window refuses (%v)", werr)
+			}
+		})
+	}
 }
