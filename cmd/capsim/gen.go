@@ -174,6 +174,18 @@ func newGenPattern() *cobra.Command {
 			if out == "" {
 				return usagef("gen pattern needs -o FILE.arrow")
 			}
+			if gen.Pattern(a[0]) == gen.RandomPermutation {
+				// Written window by window: its graph is never held.
+				src, err := gen.NewPermutationSource(o)
+				if err != nil {
+					return usageError{err}
+				}
+				if err := arrowtrace.WriteSource(out, src, nil); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: execution graph, %d ranks, %d operations\n", out, src.NumRanks(), src.NumOps())
+				return nil
+			}
 			g, err := gen.GeneratePattern(gen.Pattern(a[0]), o)
 			if err != nil {
 				return usageError{err}
