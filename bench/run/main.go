@@ -1,14 +1,19 @@
 // Command run reruns capsim's benchmarks and prints the performance tables
 // of docs/perf (`make bench` runs it and writes that page and its plots):
 //
-//	go run ./bench/run [-runs 3] [-max-events 1e7] [-only SUBSTRING] [-plot docs/perf]
+//	go run ./bench/run [-runs 3] [-max-events 1e7] [-scale-max 1e8] [-only SUBSTRING] [-plot docs/perf]
 //	                   [-md docs/perf/README.md]
-//	                   [-tables workloads,scaling,bound,lp,sweep,frontier] [-bound-timeout 3m] [-bound-max-tasks 3e7]
+//	                   [-tables workloads,scale,scaling,bound,lp,sweep,frontier] [-bound-timeout 3m] [-bound-max-tasks 3e7]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
 // a fresh process, so peak RSS is the workload's own), events/s, peak RSS
-// and allocations; then the scaling series (bench.Scaling) with time and
+// and allocations; then the scale targets (random permutations on 4,096
+// ranks of 10^7, 10^8 and, with -scale-max 1e9, 10^9 events written by
+// `capsim gen pattern` and replayed from disk by `capsim replay`, each in
+// a child process: peak RSS, CPU per event and its growth, and
+// LogGOPSim's ratios, each against its target with met or not met); then
+// the scaling series (bench.Scaling) with time and
 // memory per event, drawn with -plot; then the LP bound's table (the
 // stencil of examples/bound/stencil32.toml from 10^3 tasks up, with the
 // engine and the replay message models side by side, each size under
@@ -148,7 +153,7 @@ func mdPage(mdPath, plotDir string, scaling bool, args []string, body string) st
 	var b strings.Builder
 	b.WriteString("# Performance\n\n")
 	fmt.Fprintf(&b, "Written by `go run ./bench/run %s`. Rerun it to check any number on this page "+
-		"(`make bench` rewrites the whole page and its plots: about 40 minutes, 16 GB at the peak); "+
+		"(`make bench` rewrites the whole page and its plots: about an hour, 16 GB of memory and 32 GB of disk at the peak); "+
 		"each run's header names its commit, date and machine.\n\n", strings.Join(args, " "))
 	if scaling && plotDir != "" {
 		rel, err := filepath.Rel(filepath.Dir(mdPath), plotDir)
