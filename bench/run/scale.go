@@ -51,7 +51,7 @@ func (r scaleRow) nsPerEvent() float64 { return float64(r.cpu.Nanoseconds()) / f
 // allreduce (ring, or measured here when the workload table did not run),
 // each against its target.
 func scaleTable(w io.Writer, bin, self, tmp string, runs int, maxEvents float64, ring *peerResult, workloadsRan bool) error {
-	fmt.Fprintf(w, "\nScale: random permutations on %d ranks written by `capsim gen pattern random_permutation --ranks %d --rounds N` and replayed from the file by `capsim replay FILE --json`, "+
+	fmt.Fprintf(w, "\n## Scale\n\nRandom permutations on %d ranks written by `capsim gen pattern random_permutation --ranks %d --rounds N` and replayed from the file by `capsim replay FILE --json`, "+
 		"each replay in a fresh process (up to 10^8 events the least CPU time of %d, one run beyond), CPU (user and system) and peak RSS from rusage:\n\n", scaleRanks, scaleRanks, runs)
 	fmt.Fprintf(w, "| events | rounds | file | write wall | replay wall | CPU | CPU ns/event | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	var rows []scaleRow
