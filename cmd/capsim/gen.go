@@ -167,7 +167,7 @@ func newGenPattern() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "pattern NAME -o FILE.arrow",
 		Short:   "A LogGOPSim schedgen pattern as an execution graph",
-		Long:    "pattern writes one of LogGOPSim's schedgen patterns (or random_permutation, rounds of messages along random permutations of the ranks) as an Arrow execution graph: " + strings.Join(names, ", ") + ".",
+		Long:    "pattern writes one of LogGOPSim's schedgen patterns (or random_permutation, rounds of messages along random permutations of the ranks) as an Arrow execution graph: " + strings.Join(names, ", ") + ". random_permutation is written window by window without holding its graph (up to 2^30 operations: 10^9 events is --ranks 4096 --rounds 81380); the others are built whole (up to 2^27 operations).",
 		Example: `  capsim gen pattern allreduce_ring --ranks 1024 --bytes 1048576 -o ring.arrow`,
 		Args:    nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
