@@ -36,10 +36,13 @@ deps:
 	@scripts/deps.sh
 
 ## bench: rerun the benchmarks and write docs/perf/README.md and its plots
-## (at the sizes of that page: about 40 minutes, 16 GB at the peak; plain
-## `go run ./bench/run` stops at 10^7 events and 3 minutes a bound size)
+## (at the sizes of that page: about an hour, 16 GB of memory and 32 GB of
+## disk at the peak, the 10^9-event trace's file; plain `go run ./bench/run`
+## stops at 10^7 events, 10^8 for the scale targets, and 3 minutes a bound
+## size). With CAPSIM_LOGGOPSIM and CAPSIM_TXT2BIN naming a LogGOPSim build
+## it also prints LogGOPSim's columns and the scale targets' ratios.
 bench: deps
-	$(GO) run ./bench/run -max-events 1e8 -bound-timeout 10m -plot docs/perf -md docs/perf/README.md
+	$(GO) run ./bench/run -max-events 1e8 -scale-max 1e9 -bound-timeout 10m -plot docs/perf -md docs/perf/README.md
 
 ## repro: recompute every checkable number of the notes into docs/reference/reproductions.md
 repro: deps

@@ -48,3 +48,31 @@ func TestPerfPageNamesTheWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeQuotesPerfPage checks that the line of `make bench` output
+// the README's Performance section quotes (its text block) is on
+// docs/perf/README.md, the page that run wrote, so the quote stays true
+// when the page is rewritten.
+func TestReadmeQuotesPerfPage(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "perf", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "\n## Performance\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	_, quote, ok2 := strings.Cut(sec, "```text\n")
+	quote, _, ok3 := strings.Cut(quote, "```")
+	if !ok || !ok2 || !ok3 || strings.TrimSpace(quote) == "" {
+		t.Fatal("README.md's Performance section quotes no bench output (a ```text block)")
+	}
+	for _, l := range strings.Split(strings.TrimSpace(quote), "\n") {
+		if !strings.Contains(string(page), l) {
+			t.Errorf("README.md quotes %q, which docs/perf/README.md does not have", l)
+		}
+	}
+}

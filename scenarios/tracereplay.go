@@ -279,9 +279,10 @@ func LoadGraph(path string, opt importer.Options, coll string) (*graph.Graph, fu
 // timeline and power files. A deadlock of an MPI-level trace is named in
 // MPI terms (importer.Trace.OpDescriber).
 //
-// A plain replay of an Arrow execution-graph file (no collective
-// algorithms, network overrides, topology, critical path, timeline or
-// models) reads it window by window (replayStreamed) where the engine can,
+// A plain replay of an Arrow execution-graph file or a GOAL file (no
+// collective algorithms, network overrides, topology, critical path,
+// timeline or models) reads it window by window (replayStreamed) where
+// the file's form and the engine allow,
 // so that its memory does not grow with the trace; otherwise, or where
 // that replay fails, the whole graph is read and replayed, which gives the
 // same report.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"sort"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -362,23 +361,10 @@ func (pb *patternBuilder) ringAllreduce() {
 }
 
 // randomPermutation emits the random_permutation pattern on n ranks (see
-// RandomPermutation): the permutations of all rounds are drawn first (a
-// Fisher–Yates shuffle each, from a PCG seeded with seed), then each
-// rank's operations are added round by round.
+// RandomPermutation): the permutations of all rounds are drawn first
+// (permutations), then each rank's operations are added round by round.
 func randomPermutation(b *graph.Builder, n, rounds int, size int64, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	to := make([]int32, rounds*n)   // to[k*n+r] = π_k(r)
-	from := make([]int32, rounds*n) // from[k*n+π_k(r)] = r
-	for k := 0; k < rounds; k++ {
-		perm := to[k*n : (k+1)*n]
-		for r := range perm {
-			perm[r] = int32(r)
-		}
-		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		for r, d := range perm {
-			from[k*n+int(d)] = int32(r)
-		}
-	}
+	to, from := permutations(n, rounds, seed)
 	for r := 0; r < n; r++ {
 		b.Grow(r, 2*rounds)
 		var prev int32 = -1

@@ -135,6 +135,12 @@ type parser struct {
 	// ... (bigTags maps them); maxTag is the largest small tag seen.
 	bigTags map[uint64]int32
 	maxTag  int32
+
+	// idx, when set (OpenWindows' pass), collects where each rank block
+	// starts and whether the file is in windowed form; next is the
+	// offset of the line after the current one.
+	idx  *windowIndex
+	next int64
 }
 
 // Block is one rank block of a GOAL file, as Scan hands it over.
@@ -191,12 +197,28 @@ func Parse(r io.Reader, name string) (*graph.Graph, error) {
 // reused afterwards). Errors name the file (name) and line.
 func Scan(r io.Reader, name string, numRanks func(n int) error, block func(*Block) error) error {
 	p := &parser{file: name, rank: -1, labels: map[string]int32{}, maxTag: -1, onRanks: numRanks, onBlock: block}
+	return p.scan(r)
+}
+
+// scan parses r to its end.
+func (p *parser) scan(r io.Reader) error {
+	name := p.file
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 256*1024), maxTokenLine)
+	if p.idx != nil {
+		sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+			adv, tok, err := bufio.ScanLines(data, atEOF)
+			p.next += int64(adv)
+			return adv, tok, err
+		})
+	}
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Bytes()); err != nil {
 			return err
+		}
+		if p.idx != nil && p.inBlock && p.rank >= 0 {
+			p.idx.not("a /* comment runs across lines of a rank block")
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -411,6 +433,9 @@ func (p *parser) parseTokens(t [][]byte) error {
 			p.blk.Rank = p.rank
 			p.blk.Ops, p.blk.Labels, p.blk.Deps = p.blk.Ops[:0], p.blk.Labels[:0], p.blk.Deps[:0]
 			t = t[3:]
+			if p.idx != nil {
+				p.idx.open(p.rank, p.next, p.line+1, len(t) > 0)
+			}
 		case "}":
 			if p.rank < 0 {
 				return p.errf("} outside a rank block")
@@ -458,6 +483,9 @@ func (p *parser) statement(t [][]byte) error {
 		p.names = append(p.names, t[2]...)
 		d.on = [2]int32{d.op[1], int32(len(p.names))}
 		p.deps = append(p.deps, d)
+		if p.idx != nil {
+			p.checkWindowed(t[0], t[2])
+		}
 		return nil
 	}
 	var op graph.Op
