@@ -19,10 +19,12 @@ import (
 // per-byte gap G is replaced by the links' bandwidth: the message first
 // waits out its route's hop latencies, then its bytes flow, and it
 // arrives o + L after its last byte (the bytes occupy the links when
-// they reach the receiver's; BytesFirst is the other way round).
+// they reach the receiver's; BytesFirst is the other way round). A flow
+// moves the message's payload and the network's header bytes, s + H.
 // Messages between ranks on the same node cross no link and arrive
-// o + L + (s−1)·G after the send starts, as in the LogGP variant. A topology without links (a crossbar)
-// leaves the replay exactly as without Flow.
+// o + L + (s+H−1)·G after the send starts, as in the LogGP variant. A
+// topology without links (a crossbar) leaves the replay exactly as
+// without Flow.
 type FlowNetwork struct {
 	Topology topo.Topology
 	// Mapping gives each rank's node; nil maps ranks in blocks
@@ -132,13 +134,13 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
-// t; flight is o + L.
-func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
+// t; flight is o + L, and wire its bytes with the header (wireBytes).
+func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, wire int64) {
 	fe := e.fl
 	g := e.g
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
 	if fe.alone {
-		at := t + uint64(fe.aloneFlight(src, dst, g.Size[op], int64(flight), G))
+		at := t + uint64(fe.aloneFlight(src, dst, wire, int64(flight), G))
 		e.q.push(event{time: at, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
@@ -146,7 +148,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 	hops, links := fe.routeLatency(src, dst)
 	if !links {
 		// Same node: no link, LogGP pricing of the bytes.
-		e.q.push(event{time: t + flight + uint64(max(0, perByte(g.Size[op], G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+		e.q.push(event{time: t + flight + uint64(max(0, perByte(wire, G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
 	}
@@ -157,7 +159,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 		return
 	}
 	// BytesFirst (no HopCounter): routeLatency built the route.
-	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), 1, op, rank, int64(flight)+hops)
+	fe.net.Start(int64(t), fe.route, max(0, wire), 1, op, rank, int64(flight)+hops)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
@@ -224,7 +226,8 @@ func NewRoutePrices(f *FlowNetwork, ranks int) (*RoutePrices, error) {
 }
 
 // Flight returns how long after a send of size bytes from rank src to
-// rank dst starts its message arrives at dst, when its flow crosses its
+// rank dst starts its message arrives at dst, size being the bytes on the
+// wire (the payload and the network's header bytes), when its flow crosses its
 // route alone: the message's flight (its class's o + L), its route's
 // latency and its bytes at the route's narrowest link's bandwidth; between
 // ranks of one node flight + (s−1)·G, with G the message's per-byte gap.
@@ -246,12 +249,12 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	g := e.g
 	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
 	w := fe.weight(fe.latency())
-	o, L := e.net.Overhead, e.net.Latency
+	o, L, H := e.net.Overhead, e.net.Latency, e.net.HeaderBytes
 	if c := e.opt.Classes; c != nil {
 		p := &c.Params[c.Of[op]]
-		o, L = p.Overhead, p.Latency
+		o, L, H = p.Overhead, p.Latency, p.HeaderBytes
 	}
-	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), w, op, rank, o+L)
+	fe.net.Start(int64(t), fe.route, max(0, wireBytes(g.Size[op], H)), w, op, rank, o+L)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
