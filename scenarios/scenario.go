@@ -167,7 +167,7 @@ type Network struct {
 	GNsPerByte network.PerByte `toml:"G_ns_per_byte"` // or a bandwidth, "100Gb/s"
 	ONsPerByte network.PerByte `toml:"O_ns_per_byte"`
 	SBytes     int64           `toml:"S_bytes"`
-	HBytes     int64           `toml:"H_bytes"` // header bytes per message on the wire (0)
+	HBytes     int64           `toml:"H_bytes"`     // header bytes per message on the wire (0)
 	Collective string          `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.

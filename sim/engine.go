@@ -920,8 +920,8 @@ func (e *engine) loop() error {
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
 	H := e.net.HeaderBytes // header bytes on the wire (priced by G only)
-	loggp := e.net.LogGP // the LogGP variant (see package network)
-	flows := e.fl != nil // the flow model (Options.Flow)
+	loggp := e.net.LogGP   // the LogGP variant (see package network)
+	flows := e.fl != nil   // the flow model (Options.Flow)
 	obs := e.opt.Observer
 	multi := e.multi
 	var class []uint8
