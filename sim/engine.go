@@ -1110,10 +1110,16 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
+			if flows && !e.fl.inOrder(op, rank, t) {
+				continue // held until the channel's earlier messages arrive
+			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
 			if ready := max(*ocpu, *onic); ready > t {
 				e.requeue(ev, cpu, *ocpu, *onic)
 				continue
+			}
+			if flows {
+				e.delivered(op, t)
 			}
 			if class != nil {
 				p := &classes[class[op]] // the message's parameters

@@ -23,6 +23,9 @@ import (
 // moves the message's payload and the network's header bytes, s + H.
 // Messages between ranks on the same node cross no link and arrive
 // o + L + (s+H−1)·G after the send starts, as in the LogGP variant. A
+// message that arrives before one sent ahead of it from the same rank to
+// the same rank with the same tag waits for it, so that receives match a
+// channel's messages in the order they were sent, as in MPI (channels). A
 // topology without links (a crossbar) leaves the replay exactly as
 // without Flow.
 type FlowNetwork struct {
@@ -79,6 +82,7 @@ type flowEngine struct {
 	events int64
 	obs    LinkObserver // nil unless the Observer is one
 	timers flowTimers   // the flows' completion times
+	order  channels     // each channel's messages in the order they were sent
 }
 
 // newFlowEngine checks f against g and builds its state; it returns nil,
@@ -138,6 +142,7 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, wire int64) {
 	fe := e.fl
 	g := e.g
+	fe.order.sent(op, rank, g.Peer[op], e.tag[op])
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
 	if fe.alone {
 		at := t + uint64(fe.aloneFlight(src, dst, wire, int64(flight), G))
@@ -496,5 +501,86 @@ func (fe *flowEngine) report(t uint64) {
 	}
 	for _, l := range fe.route {
 		fe.obs.LinkFlows(l, int64(t), fe.net.Active(l))
+	}
+}
+
+// channels keeps MPI's non-overtaking rule under the flow model: the
+// messages of one channel (sender, receiver, tag) are matched in the
+// order they were sent. A flow shares its links with others, so a short
+// message can arrive before a long one sent ahead of it on the same
+// channel (the segments of a pipelined broadcast, all sent at once, whose
+// short last segment finishes first); it is then held, and processed when
+// the messages sent before it have been, as an MPI library matches a
+// message to the receives in the order its sender posted them (SimGrid's
+// mailboxes do the same at the send). The endpoint models deliver every
+// channel in order by construction (a FIFO NIC and one latency), so
+// they need no such bookkeeping.
+type channels struct {
+	index map[channelKey]int32
+	of    []int32 // per send op: its channel (index into state)
+	seq   []int32 // per send op: its number in its channel
+	state []channelState
+}
+
+type channelKey struct{ src, dst, tag int32 }
+
+// channelState counts a channel's messages sent and processed, and holds
+// those that arrived before their turn.
+type channelState struct {
+	sent, done int32
+	held       []heldMsg
+}
+
+// heldMsg is a message that arrived before its turn: its send op and
+// sender.
+type heldMsg struct{ op, rank int32 }
+
+// sent numbers send op (of rank src to rank dst, with tag) in its
+// channel.
+func (c *channels) sent(op, src, dst, tag int32) {
+	if c.index == nil {
+		c.index = map[channelKey]int32{}
+	}
+	k := channelKey{src, dst, tag}
+	ch, ok := c.index[k]
+	if !ok {
+		ch = int32(len(c.state))
+		c.index[k] = ch
+		c.state = append(c.state, channelState{})
+	}
+	for int(op) >= len(c.of) {
+		c.of = append(c.of, -1)
+		c.seq = append(c.seq, 0)
+	}
+	st := &c.state[ch]
+	c.of[op], c.seq[op] = ch, st.sent
+	st.sent++
+}
+
+// inOrder reports whether the message of send op (sent by rank), arriving
+// at t, is its channel's next to be processed; if not, it is held.
+func (fe *flowEngine) inOrder(op, rank int32, t uint64) bool {
+	c := &fe.order
+	st := &c.state[c.of[op]]
+	if c.seq[op] == st.done {
+		return true
+	}
+	st.held = append(st.held, heldMsg{op, rank})
+	return false
+}
+
+// delivered records that the message of send op is processed at t and
+// queues its channel's next message at t if it has arrived already.
+func (e *engine) delivered(op int32, t uint64) {
+	c := &e.fl.order
+	st := &c.state[c.of[op]]
+	st.done++
+	for i, h := range st.held {
+		if c.seq[h.op] == st.done {
+			st.held = append(st.held[:i], st.held[i+1:]...)
+			e.q.push(event{time: t, seq: e.ts<<3 | uint64(evMsg), op: h.op, rank: h.rank})
+			e.ts++
+			return
+		}
 	}
 }

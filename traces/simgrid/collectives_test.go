@@ -162,12 +162,6 @@ func collCases() []collCase {
 // -1 only logs the case: SimGrid's selector runs another algorithm than
 // the library it imitates does, so the two need not agree.
 var collTolerance = map[string]float64{
-	// 74 segments of 16 KiB leave the root at once (eager sends complete
-	// locally in both simulators) and share its link; SimGrid's and
-	// capsim's max-min solvers then deliver them in a different order.
-	"bcast-ompi_pipeline-p8-1200000": 0.05,
-	"bcast-ompi_pipeline-p6-1200000": 0.05,
-	"bcast-ompi-p6-1200000":          0.05, // Open MPI's chain: the pipeline above
 	// Open MPI's recursive doubling runs Bruck's algorithm when p is not a
 	// power of two; SimGrid's runs MPICH's recursive doubling with its
 	// non-power-of-two fix-up.
