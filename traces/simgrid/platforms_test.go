@@ -321,9 +321,10 @@ func TestSendStall(t *testing.T) {
 // ring. In lockstep the two take the same time (collectives_test.go);
 // here rank 3 computes 10 us before a 120-byte allgather on 16 ranks of
 // switch-10g, and SimGrid 3.32 gives 48.446 us with NTSLR and 44.570 us
-// with ring. capsim's flow model gives 47.407 us: 2.1 % under NTSLR (the
-// late wave sends back-to-back messages that share links, and the two
-// simulators' shares differ there), 6.4 % over ring.
+// with ring. capsim's flow model gives 48.450 us: 0.01 % over NTSLR, 8.7 %
+// over ring. (The late wave sends back-to-back messages on one channel
+// whose flows share links; they are matched in the order they were sent,
+// TestFlowNonOvertaking in package sim.)
 func TestAllgatherPairing(t *testing.T) {
 	ranks := make([]string, 16)
 	for r := range ranks {
@@ -336,8 +337,9 @@ func TestAllgatherPairing(t *testing.T) {
 	index := writeRanks(t, ranks)
 	const ntslr, ring = 0.000048446, 0.000044570
 	got := indexMakespan(t, index, "switch-10g")
-	if math.Abs(got/ntslr-1) > 0.025 {
-		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±2.5 %%)", got, ntslr, got/ntslr)
+	t.Logf("capsim %.9f s: %+.2f %% of NTSLR, %+.2f %% of ring", got, (got/ntslr-1)*100, (got/ring-1)*100)
+	if math.Abs(got/ntslr-1) > platformTolerance {
+		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±1 %%)", got, ntslr, got/ntslr)
 	}
 	if math.Abs(got/ring-1) < 0.05 {
 		t.Errorf("capsim %.9f s is within 5 %% of SimGrid's ring %.9f s: the ring allgather no longer differs from it", got, ring)
