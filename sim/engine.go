@@ -1110,7 +1110,7 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if flows && !e.fl.inOrder(op, rank, t) {
+			if flows && !e.fl.alone && !e.fl.inOrder(op, rank) {
 				continue // held until the channel's earlier messages arrive
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
@@ -1118,7 +1118,7 @@ func (e *engine) loop() error {
 				e.requeue(ev, cpu, *ocpu, *onic)
 				continue
 			}
-			if flows {
+			if flows && !e.fl.alone {
 				e.delivered(op, t)
 			}
 			if class != nil {

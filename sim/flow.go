@@ -25,7 +25,8 @@ import (
 // o + L + (s+H−1)·G after the send starts, as in the LogGP variant. A
 // message that arrives before one sent ahead of it from the same rank to
 // the same rank with the same tag waits for it, so that receives match a
-// channel's messages in the order they were sent, as in MPI (channels). A
+// channel's messages in the order they were sent, as in MPI (channels;
+// not with Uncontended). A
 // topology without links (a crossbar) leaves the replay exactly as
 // without Flow.
 type FlowNetwork struct {
@@ -56,7 +57,8 @@ type FlowNetwork struct {
 	// Uncontended gives every message between nodes the time its flow
 	// takes across its route alone (RoutePrices.Flight): no link is
 	// shared. A replay then prices each message at the least the flow
-	// model can take for it, whatever else is in flight; the LP's
+	// model can take for it, whatever else is in flight, and processes
+	// messages as they arrive (no channel order, see channels); the LP's
 	// reference replay (package optimize/bound) runs so.
 	Uncontended bool
 }
@@ -142,7 +144,9 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, wire int64) {
 	fe := e.fl
 	g := e.g
-	fe.order.sent(op, rank, g.Peer[op], e.tag[op])
+	if !fe.alone {
+		fe.order.sent(op, rank, g.Peer[op], e.tag[op])
+	}
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
 	if fe.alone {
 		at := t + uint64(fe.aloneFlight(src, dst, wire, int64(flight), G))
@@ -514,7 +518,10 @@ func (fe *flowEngine) report(t uint64) {
 // message to the receives in the order its sender posted them (SimGrid's
 // mailboxes do the same at the send). The endpoint models deliver every
 // channel in order by construction (a FIFO NIC and one latency), so
-// they need no such bookkeeping.
+// they need no such bookkeeping. FlowNetwork.Uncontended, which prices
+// each message alone as the least time the flow model can take for it
+// (the LP's reference replay, whose message edges have no such order),
+// keeps none either.
 type channels struct {
 	index map[channelKey]int32
 	of    []int32 // per send op: its channel (index into state)
@@ -557,9 +564,9 @@ func (c *channels) sent(op, src, dst, tag int32) {
 	st.sent++
 }
 
-// inOrder reports whether the message of send op (sent by rank), arriving
-// at t, is its channel's next to be processed; if not, it is held.
-func (fe *flowEngine) inOrder(op, rank int32, t uint64) bool {
+// inOrder reports whether the message of send op (sent by rank) is its
+// channel's next to be processed; if not, it is held.
+func (fe *flowEngine) inOrder(op, rank int32) bool {
 	c := &fe.order
 	st := &c.state[c.of[op]]
 	if c.seq[op] == st.done {
