@@ -525,6 +525,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		e.fl = fe
 		if fe != nil {
 			fe.obs, _ = opt.Observer.(LinkObserver)
+			if !fe.alone {
+				fe.order.reserve(g.NumOps(), g.NumRanks())
+			}
 		}
 	}
 	e.devFree = make([]uint64, ndev)
@@ -1110,7 +1113,7 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
-			if flows && !e.fl.alone && !e.fl.inOrder(op, rank) {
+			if flows && !e.fl.alone && !e.fl.inOrder(op) {
 				continue // held until the channel's earlier messages arrive
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
@@ -1119,7 +1122,7 @@ func (e *engine) loop() error {
 				continue
 			}
 			if flows && !e.fl.alone {
-				e.delivered(op, t)
+				e.delivered(op, rank, t)
 			}
 			if class != nil {
 				p := &classes[class[op]] // the message's parameters

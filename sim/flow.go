@@ -522,72 +522,97 @@ func (fe *flowEngine) report(t uint64) {
 // each message alone as the least time the flow model can take for it
 // (the LP's reference replay, whose message edges have no such order),
 // keeps none either.
+//
+// Each sender keeps its recent sends in the order it sent them (sends),
+// from the oldest it has not seen processed: a send scans them backwards
+// for its channel's previous message, which holds it back unless it is
+// processed already; next chains a channel's messages. A sender has few
+// messages in flight in most exchanges; where it has many (a linear
+// all-to-all) the scan costs less than the flows' own re-rating.
 type channels struct {
-	index map[channelKey]int32
-	of    []int32 // per send op: its channel (index into state)
-	seq   []int32 // per send op: its number in its channel
-	state []channelState
+	sends [][]chanSend // per sender rank, its sends from the oldest unprocessed
+	msg   []chanMsg    // per send op
 }
 
-type channelKey struct{ src, dst, tag int32 }
-
-// channelState counts a channel's messages sent and processed, and holds
-// those that arrived before their turn.
-type channelState struct {
-	sent, done int32
-	held       []heldMsg
+// chanMsg is a message's channel state: the channel's next message (or
+// −1) and its place, msgFirst, msgBehind, msgHeld or msgDone.
+type chanMsg struct {
+	next  int32
+	state uint8
 }
 
-// heldMsg is a message that arrived before its turn: its send op and
-// sender.
-type heldMsg struct{ op, rank int32 }
+// chanSend is a send with its channel's receiver and tag.
+type chanSend struct{ op, peer, tag int32 }
 
-// sent numbers send op (of rank src to rank dst, with tag) in its
+// A message's place in its channel.
+const (
+	msgFirst  = iota // no earlier message of its channel is unprocessed
+	msgBehind        // an earlier one is, and it has not arrived
+	msgHeld          // an earlier one is, and it has arrived: held
+	msgDone          // processed
+)
+
+// reserve sizes the columns for a graph of ops operations and ranks
+// ranks.
+func (c *channels) reserve(ops, ranks int) {
+	c.sends = make([][]chanSend, ranks)
+	c.msg = make([]chanMsg, ops)
+}
+
+// sent appends send op of rank src to rank dst, with tag, to its
 // channel.
 func (c *channels) sent(op, src, dst, tag int32) {
-	if c.index == nil {
-		c.index = map[channelKey]int32{}
+	m := chanMsg{next: -1, state: msgFirst}
+	u := c.sends[src]
+	for i := len(u) - 1; i >= 0; i-- {
+		if x := u[i]; x.peer == dst && x.tag == tag {
+			if p := &c.msg[x.op]; p.state != msgDone {
+				p.next, m.state = op, msgBehind
+			}
+			break
+		}
 	}
-	k := channelKey{src, dst, tag}
-	ch, ok := c.index[k]
-	if !ok {
-		ch = int32(len(c.state))
-		c.index[k] = ch
-		c.state = append(c.state, channelState{})
-	}
-	for int(op) >= len(c.of) {
-		c.of = append(c.of, -1)
-		c.seq = append(c.seq, 0)
-	}
-	st := &c.state[ch]
-	c.of[op], c.seq[op] = ch, st.sent
-	st.sent++
+	c.msg[op] = m
+	c.sends[src] = append(u, chanSend{op, dst, tag})
 }
 
-// inOrder reports whether the message of send op (sent by rank) is its
-// channel's next to be processed; if not, it is held.
-func (fe *flowEngine) inOrder(op, rank int32) bool {
-	c := &fe.order
-	st := &c.state[c.of[op]]
-	if c.seq[op] == st.done {
+// inOrder reports whether the message of send op may be processed: no
+// message sent before it on its channel is left; if one is, op is held.
+func (fe *flowEngine) inOrder(op int32) bool {
+	m := &fe.order.msg[op]
+	if m.state == msgFirst {
 		return true
 	}
-	st.held = append(st.held, heldMsg{op, rank})
+	m.state = msgHeld
 	return false
 }
 
-// delivered records that the message of send op is processed at t and
-// queues its channel's next message at t if it has arrived already.
-func (e *engine) delivered(op int32, t uint64) {
+// delivered records that the message of send op, from rank src, is
+// processed at t: its channel's next message becomes the first, and is
+// queued at t if it has arrived already.
+func (e *engine) delivered(op, src int32, t uint64) {
 	c := &e.fl.order
-	st := &c.state[c.of[op]]
-	st.done++
-	for i, h := range st.held {
-		if c.seq[h.op] == st.done {
-			st.held = append(st.held[:i], st.held[i+1:]...)
-			e.q.push(event{time: t, seq: e.ts<<3 | uint64(evMsg), op: h.op, rank: h.rank})
-			e.ts++
-			return
-		}
+	m := &c.msg[op]
+	m.state = msgDone
+	u := c.sends[src]
+	k := 0
+	for k < len(u) && c.msg[u[k].op].state == msgDone {
+		k++
+	}
+	if k == len(u) {
+		c.sends[src] = u[:0]
+	} else if k > len(u)/2 {
+		c.sends[src] = u[:copy(u, u[k:])]
+	}
+	if m.next < 0 {
+		return
+	}
+	n := m.next
+	next := &c.msg[n]
+	held := next.state == msgHeld
+	next.state = msgFirst
+	if held {
+		e.q.push(event{time: t, seq: e.ts<<3 | uint64(evMsg), op: n, rank: src})
+		e.ts++
 	}
 }
