@@ -4,7 +4,11 @@
 // arrives L after the sender's overhead started plus o, and costs the
 // receiver o + max((s-1)·O, (s-1)·G) of CPU and g + (s-1)·G of NIC time.
 // Messages of at most S bytes are eager; larger ones use rendezvous, so the
-// send completes only when the receiver has matched it.
+// send completes only when the receiver has matched it. Every message may
+// carry H header bytes beyond its payload (an MPI library's envelope):
+// the network times its s + H bytes wherever it prices bytes by G (and a
+// flow-level topology moves s + H bytes), while the CPU's O and the eager
+// limit S see the payload s.
 //
 // The LogGP variant (LogGOPS.LogGP, spec "loggp:…") prices the bytes in
 // flight as LogGP does (Alexandrov et al., SPAA'95) and as flow-level
@@ -39,10 +43,19 @@ type LogGOPS struct {
 	GapPerByte      PerByte // G: NIC time per byte
 	OverheadPerByte PerByte // O: CPU time per byte
 	EagerLimit      int64   // S: largest message sent eagerly, in bytes
+	// HeaderBytes (H) are added to every message's payload on the wire:
+	// the bytes G prices and a flow moves are s + H. 0 (LogGOPSim's
+	// model) by default.
+	HeaderBytes int64
 	// LogGP selects the LogGP pricing of bytes in flight (see the package
 	// comment) instead of LogGOPSim's.
 	LogGP bool
 }
+
+// MaxHeaderBytes is the largest header H: 1 GiB, far beyond any
+// protocol's envelope and small enough that a message's s + H cannot
+// overflow.
+const MaxHeaderBytes = 1 << 30
 
 // NewLogGOPS returns LogGOPS parameters in the order LogGOPSim names them,
 // all integers as LogGOPSim takes them (G and O in whole ns per byte).
@@ -56,18 +69,27 @@ func DefaultLogGOPS() LogGOPS { return NewLogGOPS(2500, 1500, 1000, 6, 0, 65535)
 
 // String formats the parameters as the spec ParseSpec reads, times in ns
 // and G and O in ns per byte (integers when whole: "G=6", else decimals:
-// "G=0.08"), so that ParseSpec(p.String()) == p.
+// "G=0.08"), and H only where it is not 0, so that
+// ParseSpec(p.String()) == p.
 func (p LogGOPS) String() string {
 	model := "loggops"
 	if p.LogGP {
 		model = "loggp"
 	}
-	return fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%s,O=%s,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	s := fmt.Sprintf("%s:L=%d,o=%d,g=%d,G=%s,O=%s,S=%d", model, p.Latency, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	if p.HeaderBytes != 0 {
+		s += fmt.Sprintf(",H=%d", p.HeaderBytes)
+	}
+	return s
 }
 
+// Wire returns the bytes a message of size bytes puts on the network:
+// its payload and the header, size + H.
+func (p LogGOPS) Wire(size int64) int64 { return size + p.HeaderBytes }
+
 // Validate reports negative parameters, times above graph.MaxTimeNs (L,
-// o, g) and times per byte above MaxPerByteNs (G, O); S is a size in
-// bytes.
+// o, g), times per byte above MaxPerByteNs (G, O) and a header above
+// MaxHeaderBytes; S is a size in bytes.
 func (p LogGOPS) Validate() error {
 	for _, f := range []struct {
 		name string
@@ -83,11 +105,14 @@ func (p LogGOPS) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"S", p.EagerLimit}} {
+	}{{"L", p.Latency}, {"o", p.Overhead}, {"g", p.Gap}, {"S", p.EagerLimit}, {"H", p.HeaderBytes}} {
 		if f.v < 0 {
 			return fmt.Errorf("loggops: %s = %d is negative", f.name, f.v)
 		}
-		if f.name != "S" && f.v > graph.MaxTimeNs {
+		if f.name == "H" && f.v > MaxHeaderBytes {
+			return fmt.Errorf("loggops: H = %d bytes exceeds %d bytes", f.v, MaxHeaderBytes)
+		}
+		if f.name != "S" && f.name != "H" && f.v > graph.MaxTimeNs {
 			return fmt.Errorf("loggops: %s = %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", f.name, f.v, graph.MaxTimeNs)
 		}
 	}
@@ -105,6 +130,7 @@ func (p LogGOPS) Validate() error {
 //	         bandwidth (12.5GB/s, 100Gb/s, 25GiB/s) meaning 1/bandwidth
 //	bw       G given as a bandwidth (a unit is required)
 //	S        the eager limit, a whole number of bytes
+//	H        header bytes every message carries beyond its payload (0)
 //
 // Bandwidth units are B/s, KB/s (kB/s), MB/s, GB/s, TB/s in decimal SI
 // units, KiB/s, MiB/s, GiB/s, TiB/s in binary ones, and bit rates b/s,
@@ -186,14 +212,18 @@ func setParam(p *LogGOPS, k, v string) error {
 			return fmt.Errorf("bw=%q is not a bandwidth like 12.5GB/s or 100Gb/s: %w", v, err)
 		}
 		p.GapPerByte = x
-	case "S":
+	case "S", "H":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return fmt.Errorf("S=%q is not a non-negative integer number of bytes", v)
+			return fmt.Errorf("%s=%q is not a non-negative integer number of bytes", k, v)
 		}
-		p.EagerLimit = n
+		if k == "S" {
+			p.EagerLimit = n
+		} else {
+			p.HeaderBytes = n
+		}
 	default:
-		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S)", k)
+		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S, H)", k)
 	}
 	return nil
 }
@@ -222,21 +252,23 @@ func (p *LogGOPS) perByteParam(k string) *PerByte {
 // uncontended point-to-point cost used by analytic consumers such as the
 // LP's message edges. With valid parameters (Validate) a cost above
 // graph.MaxTimeNs saturates at MaxTimeNs+1 instead of wrapping around.
+//
+// The header (H) is priced with the payload by G, not by O.
 func (p LogGOPS) Cost(bytes int64) int64 {
-	s1 := max(bytes-1, 0)
-	per := p.OverheadPerByte.Max(p.GapPerByte).Times(s1)
+	s1, w1 := max(bytes-1, 0), max(p.Wire(bytes)-1, 0)
+	per := max(p.OverheadPerByte.Times(s1), p.GapPerByte.Times(w1))
 	if p.LogGP {
-		per = p.GapPerByte.Times(s1) + p.OverheadPerByte.Times(s1)
+		per = p.GapPerByte.Times(w1) + p.OverheadPerByte.Times(s1)
 	}
 	return min(2*p.Overhead+p.Latency+per, graph.MaxTimeNs+1)
 }
 
 // SendGap returns how long a send of bytes holds the sender's network
-// interface, g + (s−1)·G, on otherwise idle hosts: the analytic
+// interface, g + (s+H−1)·G, on otherwise idle hosts: the analytic
 // counterpart of the gap the replay engine charges (the LP serializes a
 // rank's sends by it).
 //
 // Like Cost, it saturates at graph.MaxTimeNs+1.
 func (p LogGOPS) SendGap(bytes int64) int64 {
-	return min(p.Gap+p.GapPerByte.Times(max(bytes-1, 0)), graph.MaxTimeNs+1)
+	return min(p.Gap+p.GapPerByte.Times(max(p.Wire(bytes)-1, 0)), graph.MaxTimeNs+1)
 }

@@ -23,6 +23,11 @@ func TestParseSpec(t *testing.T) {
 		{"loggops:L=-1", LogGOPS{}, `L="-1" is not a time like 1500, 800ns or 1.5us: -1 is negative`},
 		{"loggops:L=1,L=2", LogGOPS{}, "given twice"},
 		{"loggops:L", LogGOPS{}, "not KEY=VALUE"},
+		{"loggp:L=2us,bw=10Gb/s,H=16", LogGOPS{Latency: 2000, Overhead: 1500, Gap: 1000, GapPerByte: mustPerByte(t, "0.8"), EagerLimit: 65535, HeaderBytes: 16, LogGP: true}, ""},
+		{"loggops:H=0", DefaultLogGOPS(), ""},
+		{"loggops:H=-1", LogGOPS{}, `H="-1" is not a non-negative integer number of bytes`},
+		{"loggops:H=1.5", LogGOPS{}, `H="1.5" is not a non-negative integer number of bytes`},
+		{"loggops:H=2000000000", LogGOPS{}, "H = 2000000000 bytes exceeds 1073741824 bytes"},
 	} {
 		got, err := ParseSpec(tc.spec)
 		if tc.err != "" {
@@ -48,6 +53,41 @@ func TestCost(t *testing.T) {
 	}
 	if got := p.Cost(0); got != 5500 {
 		t.Errorf("Cost(0) = %d, want 5500", got)
+	}
+}
+
+// TestHeaderBytes checks that H adds bytes to what G prices and nothing
+// to what O prices: SMPI's 16-byte envelope on an 80,000-byte message at
+// 10 Gb/s over 2 us is 2000 + 80,015 · 0.8 = 66,012 ns in flight (LogGP,
+// whose (s−1)·G counts one byte less than SimGrid's size/bandwidth).
+func TestHeaderBytes(t *testing.T) {
+	p, err := ParseSpec("loggp:L=2us,o=0,g=0,bw=10Gb/s,O=1,S=0,H=16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.String(), "loggp:L=2000,o=0,g=0,G=0.8,O=1,S=0,H=16"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	// LogGP: L + (s+H−1)·G + (s−1)·O.
+	if got, want := p.Cost(80000), int64(2000+64012+79999); got != want {
+		t.Errorf("Cost(80000) = %d, want %d", got, want)
+	}
+	if got, want := p.SendGap(80000), int64(64012); got != want {
+		t.Errorf("SendGap(80000) = %d, want %d", got, want)
+	}
+	// An empty message still carries its header.
+	if got, want := p.SendGap(0), int64(12); got != want {
+		t.Errorf("SendGap(0) = %d, want %d", got, want)
+	}
+	p.HeaderBytes = 0
+	if got, want := p.SendGap(80000), int64(63999); got != want {
+		t.Errorf("SendGap(80000) without header = %d, want %d", got, want)
+	}
+	// LogGOPS: the receiver's max((s−1)·O, (s+H−1)·G).
+	q := NewLogGOPS(0, 0, 0, 4, 5, 0)
+	q.HeaderBytes = 100
+	if got, want := q.Cost(10), int64(max(9*5, 109*4)); got != want {
+		t.Errorf("LogGOPS Cost(10) with H=100 = %d, want %d", got, want)
 	}
 }
 

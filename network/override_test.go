@@ -37,7 +37,7 @@ func TestParseOverride(t *testing.T) {
 }
 
 func FuzzParseOverride(f *testing.F) {
-	for _, s := range []string{"comm=node;L=300,o=100", "region=halo*;", "comm=1,region=[;", ";", "comm=a;S=1,S=2"} {
+	for _, s := range []string{"comm=node;L=300,o=100", "region=halo*;", "comm=1,region=[;", ";", "comm=a;S=1,S=2", "comm=0;H=16"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

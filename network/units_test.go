@@ -240,7 +240,7 @@ func FuzzParseSpec(f *testing.F) {
 		"loggp:L=1.5us,bw=10Gb/s", "loggp:G=0.08", "loggops:G=3GB/s,O=1GiB/s",
 		"loggops:L=2ms,o=800ns,g=1µs", "loggp:G=abc", "loggops:G=1e-7", "loggops:G=1e12",
 		"loggops:bw=1kb/s,S=0", "loggp:G=0.000001,O=999999.999999",
-		"loggops:L=", "x:y", "loggops:L=1,L=2",
+		"loggops:L=", "x:y", "loggops:L=1,L=2", "loggp:L=2us,bw=10Gb/s,H=16", "loggops:H=-1,S=0",
 	} {
 		f.Add(s)
 	}

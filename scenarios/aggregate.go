@@ -72,6 +72,7 @@ type NetParams struct {
 	GNsPerByte *network.PerByte `toml:"G_ns_per_byte"`
 	ONsPerByte *network.PerByte `toml:"O_ns_per_byte"`
 	SBytes     *int64           `toml:"S_bytes"`
+	HBytes     *int64           `toml:"H_bytes"`
 }
 
 // over returns base with the parameters p sets.
@@ -82,7 +83,7 @@ func (p *NetParams) over(base network.LogGOPS) network.LogGOPS {
 	for _, f := range []struct {
 		v   *int64
 		dst *int64
-	}{{(*int64)(p.LNs), &base.Latency}, {(*int64)(p.ONs), &base.Overhead}, {(*int64)(p.GapNs), &base.Gap}, {p.SBytes, &base.EagerLimit}} {
+	}{{(*int64)(p.LNs), &base.Latency}, {(*int64)(p.ONs), &base.Overhead}, {(*int64)(p.GapNs), &base.Gap}, {p.SBytes, &base.EagerLimit}, {p.HBytes, &base.HeaderBytes}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
@@ -106,6 +107,11 @@ func (p *NetParams) check(key string) error {
 	}{{"L_ns", (*int64)(p.LNs)}, {"o_ns", (*int64)(p.ONs)}, {"g_ns", (*int64)(p.GapNs)}, {"S_bytes", p.SBytes}} {
 		if c.v != nil && (*c.v < 0 || c.key != "S_bytes" && *c.v > graph.MaxTimeNs) {
 			return bad(key+"."+c.key, "must be in 0..%d, got %d", int64(graph.MaxTimeNs), *c.v)
+		}
+	}
+	if p.HBytes != nil {
+		if err := checkHeader(*p.HBytes); err != "" {
+			return bad(key+".H_bytes", "%s", err)
 		}
 	}
 	for _, c := range []struct {

@@ -31,6 +31,14 @@ func nonNegInt(v float64) string {
 	return ""
 }
 
+// headerAxis checks a header size in bytes (network.LogGOPS.HeaderBytes).
+func headerAxis(v float64) string {
+	if v < 0 || v != math.Trunc(v) || v > network.MaxHeaderBytes {
+		return fmt.Sprintf("must be an integer in 0..%d", int64(network.MaxHeaderBytes))
+	}
+	return ""
+}
+
 // perByteAxis checks a time per byte in ns (network.PerByteFromFloat).
 func perByteAxis(v float64) string {
 	if !(v >= 0) {
@@ -56,6 +64,7 @@ var scenarioAxes = map[string]axis{
 	"network.G_ns_per_byte":        {"gap per byte", perByteAxis, func(sc *Scenario, v float64) { sc.Network.GNsPerByte, _ = network.PerByteFromFloat(v) }},
 	"network.O_ns_per_byte":        {"CPU overhead per byte", perByteAxis, func(sc *Scenario, v float64) { sc.Network.ONsPerByte, _ = network.PerByteFromFloat(v) }},
 	"network.S_bytes":              {"eager limit", nonNegInt, func(sc *Scenario, v float64) { sc.Network.SBytes = int64(v) }},
+	"network.H_bytes":              {"header bytes per message", headerAxis, func(sc *Scenario, v float64) { sc.Network.HBytes = int64(v) }},
 	"models.memory_boundness":      {"DVFS memory-bound share", func(v float64) string { return within(v, 0, 1) }, func(sc *Scenario, v float64) { sc.Models.MemoryBoundness = v }},
 	"machine.compute_speed_factor": {"compute time multiplier", func(v float64) string { return positive(v) }, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.SpeedFactor = v }) }},
 	"machine.idle_power_w":         {"socket idle power", nonNeg, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.IdlePowerW = v }) }},

@@ -288,7 +288,7 @@ func (m *Machine) indices(ps []PState) []int {
 func (sc *Scenario) Net() network.LogGOPS {
 	n := sc.Network
 	return network.LogGOPS{Latency: int64(n.LNs), Overhead: int64(n.ONs), Gap: int64(n.GapNs),
-		GapPerByte: n.GNsPerByte, OverheadPerByte: n.ONsPerByte, EagerLimit: n.SBytes}
+		GapPerByte: n.GNsPerByte, OverheadPerByte: n.ONsPerByte, EagerLimit: n.SBytes, HeaderBytes: n.HBytes}
 }
 
 // Overrides returns the scenario's network overrides over its base
@@ -301,7 +301,7 @@ func (sc *Scenario) Overrides() []network.Override {
 		for _, f := range []struct {
 			v   *int64
 			dst *int64
-		}{{(*int64)(o.LNs), &p.Latency}, {(*int64)(o.ONs), &p.Overhead}, {(*int64)(o.GapNs), &p.Gap}, {o.SBytes, &p.EagerLimit}} {
+		}{{(*int64)(o.LNs), &p.Latency}, {(*int64)(o.ONs), &p.Overhead}, {(*int64)(o.GapNs), &p.Gap}, {o.SBytes, &p.EagerLimit}, {o.HBytes, &p.HeaderBytes}} {
 			if f.v != nil {
 				*f.dst = *f.v
 			}

@@ -364,7 +364,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 			return nil, optionf("--net %s: --policy %s replays LogGOPS networks (a scenario's [network])", net, r.Policy)
 		}
 		n := &sc.Network
-		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes = Ns(net.Latency), Ns(net.Overhead), Ns(net.Gap), net.GapPerByte, net.OverheadPerByte, net.EagerLimit
+		n.LNs, n.ONs, n.GapNs, n.GNsPerByte, n.ONsPerByte, n.SBytes, n.HBytes = Ns(net.Latency), Ns(net.Overhead), Ns(net.Gap), net.GapPerByte, net.OverheadPerByte, net.EagerLimit, net.HeaderBytes
 	}
 	if r.Coll != nil {
 		if _, err := lower.ParseAlgorithms(*r.Coll); err != nil {

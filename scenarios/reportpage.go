@@ -227,6 +227,9 @@ func (s *Scenario) summary() report.Section {
 	}
 	n := s.Net()
 	net := fmt.Sprintf("LogGOPS L=%d ns, o=%d ns, g=%d ns, G=%s ns/B, O=%s ns/B, S=%d B", n.Latency, n.Overhead, n.Gap, n.GapPerByte, n.OverheadPerByte, n.EagerLimit)
+	if n.HeaderBytes != 0 {
+		net += fmt.Sprintf(", H=%d B", n.HeaderBytes)
+	}
 	if s.Network.Collective != "" {
 		net += "; collectives " + s.Network.Collective
 	}

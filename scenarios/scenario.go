@@ -167,6 +167,7 @@ type Network struct {
 	GNsPerByte network.PerByte `toml:"G_ns_per_byte"` // or a bandwidth, "100Gb/s"
 	ONsPerByte network.PerByte `toml:"O_ns_per_byte"`
 	SBytes     int64           `toml:"S_bytes"`
+	HBytes     int64           `toml:"H_bytes"`     // header bytes per message on the wire (0)
 	Collective string          `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.
@@ -283,6 +284,7 @@ type NetOverride struct {
 	GNsPerByte   *network.PerByte `toml:"G_ns_per_byte"`
 	ONsPerByte   *network.PerByte `toml:"O_ns_per_byte"`
 	SBytes       *int64           `toml:"S_bytes"`
+	HBytes       *int64           `toml:"H_bytes"`
 }
 
 // Workload is either a trace file or a generator with its parameters.
@@ -769,6 +771,14 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 	return nil
 }
 
+// checkHeader returns why h is not a header size in bytes, or "".
+func checkHeader(h int64) string {
+	if h < 0 || h > network.MaxHeaderBytes {
+		return fmt.Sprintf("must be in 0..%d bytes, got %d", int64(network.MaxHeaderBytes), h)
+	}
+	return ""
+}
+
 // normalizeNetwork fills [network]'s defaults and checks its values, its
 // topology and its overrides.
 func (s *Scenario) normalizeNetwork() error {
@@ -794,6 +804,9 @@ func (s *Scenario) normalizeNetwork() error {
 		if *c.v == 0 && !s.setInText("network", c.key) {
 			*c.v = c.d
 		}
+	}
+	if err := checkHeader(n.HBytes); err != "" {
+		return bad("network.H_bytes", "%s", err)
 	}
 	for _, c := range []struct {
 		key string
@@ -838,6 +851,11 @@ func (s *Scenario) normalizeNetwork() error {
 			}
 			if c.v != nil && c.key != "S_bytes" && *c.v > graph.MaxTimeNs {
 				return s.badAt("network.override", i, "", -1, c.key, "override %d: %d ns exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", i+1, *c.v, graph.MaxTimeNs)
+			}
+		}
+		if o.HBytes != nil {
+			if err := checkHeader(*o.HBytes); err != "" {
+				return s.badAt("network.override", i, "", -1, "H_bytes", "override %d: %s", i+1, err)
 			}
 		}
 		for _, c := range []struct {

@@ -525,6 +525,9 @@ func Run(g *graph.Graph, net network.LogGOPS, opt Options) (*Result, error) {
 		e.fl = fe
 		if fe != nil {
 			fe.obs, _ = opt.Observer.(LinkObserver)
+			if !fe.alone {
+				fe.order.reserve(g.NumOps(), g.NumRanks())
+			}
 		}
 	}
 	e.devFree = make([]uint64, ndev)
@@ -863,7 +866,24 @@ func perByte(s int64, x network.PerByte) int64 {
 	return -x.Times(1)
 }
 
-func recvPerByte(s int64, O, G network.PerByte) int64 {
+// wireBytes returns the bytes a message of payload size puts on the
+// network with h header bytes (network.LogGOPS.HeaderBytes); an empty
+// message without header stays empty, so that perByte keeps LogGOPSim's
+// charge for it.
+func wireBytes(size, h int64) int64 {
+	if h == 0 {
+		return size
+	}
+	return max(size, 0) + h
+}
+
+// recvPerByte returns LogGOPSim's receive charge max((s-1)·O, (w-1)·G)
+// for a payload of s bytes carried in w wire bytes (s + H), with perByte's
+// empty messages where w = s.
+func recvPerByte(s, w int64, O, G network.PerByte) int64 {
+	if w != s {
+		return max(perByte(s, O), perByte(w, G))
+	}
 	if s > 0 {
 		return O.Max(G).Times(s - 1)
 	}
@@ -902,8 +922,9 @@ func (e *engine) loop() error {
 	G := e.net.GapPerByte
 	O := e.net.OverheadPerByte
 	S := e.net.EagerLimit
-	loggp := e.net.LogGP // the LogGP variant (see package network)
-	flows := e.fl != nil // the flow model (Options.Flow)
+	H := e.net.HeaderBytes // header bytes on the wire (priced by G only)
+	loggp := e.net.LogGP   // the LogGP variant (see package network)
+	flows := e.fl != nil   // the flow model (Options.Flow)
 	obs := e.opt.Observer
 	multi := e.multi
 	var class []uint8
@@ -1016,16 +1037,17 @@ func (e *engine) loop() error {
 			}
 			if class != nil {
 				p := &classes[class[op]] // the message's parameters
-				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 			}
 			e.markStarted(op, rank)
 			size := e.size(op, &e.ops[op])
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
-			nicEnd := addNs(t, gap+perByte(size, G))
+			wire := wireBytes(size, H)
+			nicEnd := addNs(t, gap+perByte(wire, G))
 			arrive := t + uint64(o) + L
 			if loggp {
-				arrive += uint64(max(0, perByte(size, G)))
+				arrive += uint64(max(0, perByte(wire, G)))
 			}
 			if flows {
 				// The links take the bytes: the NIC only its gap, and
@@ -1047,7 +1069,7 @@ func (e *engine) loop() error {
 				e.q.push(event{time: arrive, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 				e.ts++
 			} else {
-				e.sendFlow(op, rank, t, uint64(o)+L, G)
+				e.sendFlow(op, rank, t, uint64(o)+L, G, wire)
 			}
 			if e.sent != nil {
 				e.sent[op] = t
@@ -1070,7 +1092,7 @@ func (e *engine) loop() error {
 				}
 				if class != nil {
 					p := &classes[class[ent.op]] // the message's parameters
-					o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+					o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 				}
 				if e.size(op, rec) > S { // rendezvous: the sender completes now
 					e.rendezvousDone(ent.op, int(ent.src), op, t)
@@ -1091,19 +1113,26 @@ func (e *engine) loop() error {
 				e.q.push(ev)
 				continue
 			}
+			if flows && !e.fl.alone && !e.fl.inOrder(op) {
+				continue // held until the channel's earlier messages arrive
+			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
 			if ready := max(*ocpu, *onic); ready > t {
 				e.requeue(ev, cpu, *ocpu, *onic)
 				continue
 			}
+			if flows && !e.fl.alone {
+				e.delivered(op, rank, t)
+			}
 			if class != nil {
 				p := &classes[class[op]] // the message's parameters
-				o, gap, L, G, O, S = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit
+				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 			}
 			rec := &e.ops[op]
 			size := e.size(op, rec)
-			busy := o + recvPerByte(size, O, G)
-			gapr := gap + perByte(size, G)
+			wire := wireBytes(size, H)
+			busy := o + recvPerByte(size, wire, O, G)
+			gapr := gap + perByte(wire, G)
 			if loggp || flows {
 				busy = o + max(0, perByte(size, O))
 				if flows {

@@ -19,10 +19,16 @@ import (
 // per-byte gap G is replaced by the links' bandwidth: the message first
 // waits out its route's hop latencies, then its bytes flow, and it
 // arrives o + L after its last byte (the bytes occupy the links when
-// they reach the receiver's; BytesFirst is the other way round).
+// they reach the receiver's; BytesFirst is the other way round). A flow
+// moves the message's payload and the network's header bytes, s + H.
 // Messages between ranks on the same node cross no link and arrive
-// o + L + (s−1)·G after the send starts, as in the LogGP variant. A topology without links (a crossbar)
-// leaves the replay exactly as without Flow.
+// o + L + (s+H−1)·G after the send starts, as in the LogGP variant. A
+// message that arrives before one sent ahead of it from the same rank to
+// the same rank with the same tag waits for it, so that receives match a
+// channel's messages in the order they were sent, as in MPI (channels;
+// not with Uncontended). A
+// topology without links (a crossbar) leaves the replay exactly as
+// without Flow.
 type FlowNetwork struct {
 	Topology topo.Topology
 	// Mapping gives each rank's node; nil maps ranks in blocks
@@ -51,7 +57,8 @@ type FlowNetwork struct {
 	// Uncontended gives every message between nodes the time its flow
 	// takes across its route alone (RoutePrices.Flight): no link is
 	// shared. A replay then prices each message at the least the flow
-	// model can take for it, whatever else is in flight; the LP's
+	// model can take for it, whatever else is in flight, and processes
+	// messages as they arrive (no channel order, see channels); the LP's
 	// reference replay (package optimize/bound) runs so.
 	Uncontended bool
 }
@@ -77,6 +84,7 @@ type flowEngine struct {
 	events int64
 	obs    LinkObserver // nil unless the Observer is one
 	timers flowTimers   // the flows' completion times
+	order  channels     // each channel's messages in the order they were sent
 }
 
 // newFlowEngine checks f against g and builds its state; it returns nil,
@@ -132,13 +140,16 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
-// t; flight is o + L.
-func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
+// t; flight is o + L, and wire its bytes with the header (wireBytes).
+func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, wire int64) {
 	fe := e.fl
 	g := e.g
+	if !fe.alone {
+		fe.order.sent(op, rank, g.Peer[op], e.tag[op])
+	}
 	src, dst := int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]])
 	if fe.alone {
-		at := t + uint64(fe.aloneFlight(src, dst, g.Size[op], int64(flight), G))
+		at := t + uint64(fe.aloneFlight(src, dst, wire, int64(flight), G))
 		e.q.push(event{time: at, seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
@@ -146,7 +157,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 	hops, links := fe.routeLatency(src, dst)
 	if !links {
 		// Same node: no link, LogGP pricing of the bytes.
-		e.q.push(event{time: t + flight + uint64(max(0, perByte(g.Size[op], G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+		e.q.push(event{time: t + flight + uint64(max(0, perByte(wire, G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
 	}
@@ -157,7 +168,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte) {
 		return
 	}
 	// BytesFirst (no HopCounter): routeLatency built the route.
-	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), 1, op, rank, int64(flight)+hops)
+	fe.net.Start(int64(t), fe.route, max(0, wire), 1, op, rank, int64(flight)+hops)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
@@ -224,7 +235,8 @@ func NewRoutePrices(f *FlowNetwork, ranks int) (*RoutePrices, error) {
 }
 
 // Flight returns how long after a send of size bytes from rank src to
-// rank dst starts its message arrives at dst, when its flow crosses its
+// rank dst starts its message arrives at dst, size being the bytes on the
+// wire (the payload and the network's header bytes), when its flow crosses its
 // route alone: the message's flight (its class's o + L), its route's
 // latency and its bytes at the route's narrowest link's bandwidth; between
 // ranks of one node flight + (s−1)·G, with G the message's per-byte gap.
@@ -246,12 +258,12 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 	g := e.g
 	fe.route = fe.topo.Route(fe.route[:0], int(fe.nodeOf[rank]), int(fe.nodeOf[g.Peer[op]]))
 	w := fe.weight(fe.latency())
-	o, L := e.net.Overhead, e.net.Latency
+	o, L, H := e.net.Overhead, e.net.Latency, e.net.HeaderBytes
 	if c := e.opt.Classes; c != nil {
 		p := &c.Params[c.Of[op]]
-		o, L = p.Overhead, p.Latency
+		o, L, H = p.Overhead, p.Latency, p.HeaderBytes
 	}
-	fe.net.Start(int64(t), fe.route, max(0, g.Size[op]), w, op, rank, o+L)
+	fe.net.Start(int64(t), fe.route, max(0, wireBytes(g.Size[op], H)), w, op, rank, o+L)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()
@@ -493,5 +505,114 @@ func (fe *flowEngine) report(t uint64) {
 	}
 	for _, l := range fe.route {
 		fe.obs.LinkFlows(l, int64(t), fe.net.Active(l))
+	}
+}
+
+// channels keeps MPI's non-overtaking rule under the flow model: the
+// messages of one channel (sender, receiver, tag) are matched in the
+// order they were sent. A flow shares its links with others, so a short
+// message can arrive before a long one sent ahead of it on the same
+// channel (the segments of a pipelined broadcast, all sent at once, whose
+// short last segment finishes first); it is then held, and processed when
+// the messages sent before it have been, as an MPI library matches a
+// message to the receives in the order its sender posted them (SimGrid's
+// mailboxes do the same at the send). The endpoint models deliver every
+// channel in order by construction (a FIFO NIC and one latency), so
+// they need no such bookkeeping. FlowNetwork.Uncontended, which prices
+// each message alone as the least time the flow model can take for it
+// (the LP's reference replay, whose message edges have no such order),
+// keeps none either.
+//
+// Each sender keeps its recent sends in the order it sent them (sends),
+// from the oldest it has not seen processed: a send scans them backwards
+// for its channel's previous message, which holds it back unless it is
+// processed already; next chains a channel's messages. A sender has few
+// messages in flight in most exchanges; where it has many (a linear
+// all-to-all) the scan costs less than the flows' own re-rating.
+type channels struct {
+	sends [][]chanSend // per sender rank, its sends from the oldest unprocessed
+	msg   []chanMsg    // per send op
+}
+
+// chanMsg is a message's channel state: the channel's next message (or
+// −1) and its place, msgFirst, msgBehind, msgHeld or msgDone.
+type chanMsg struct {
+	next  int32
+	state uint8
+}
+
+// chanSend is a send with its channel's receiver and tag.
+type chanSend struct{ op, peer, tag int32 }
+
+// A message's place in its channel.
+const (
+	msgFirst  = iota // no earlier message of its channel is unprocessed
+	msgBehind        // an earlier one is, and it has not arrived
+	msgHeld          // an earlier one is, and it has arrived: held
+	msgDone          // processed
+)
+
+// reserve sizes the columns for a graph of ops operations and ranks
+// ranks.
+func (c *channels) reserve(ops, ranks int) {
+	c.sends = make([][]chanSend, ranks)
+	c.msg = make([]chanMsg, ops)
+}
+
+// sent appends send op of rank src to rank dst, with tag, to its
+// channel.
+func (c *channels) sent(op, src, dst, tag int32) {
+	m := chanMsg{next: -1, state: msgFirst}
+	u := c.sends[src]
+	for i := len(u) - 1; i >= 0; i-- {
+		if x := u[i]; x.peer == dst && x.tag == tag {
+			if p := &c.msg[x.op]; p.state != msgDone {
+				p.next, m.state = op, msgBehind
+			}
+			break
+		}
+	}
+	c.msg[op] = m
+	c.sends[src] = append(u, chanSend{op, dst, tag})
+}
+
+// inOrder reports whether the message of send op may be processed: no
+// message sent before it on its channel is left; if one is, op is held.
+func (fe *flowEngine) inOrder(op int32) bool {
+	m := &fe.order.msg[op]
+	if m.state == msgFirst {
+		return true
+	}
+	m.state = msgHeld
+	return false
+}
+
+// delivered records that the message of send op, from rank src, is
+// processed at t: its channel's next message becomes the first, and is
+// queued at t if it has arrived already.
+func (e *engine) delivered(op, src int32, t uint64) {
+	c := &e.fl.order
+	m := &c.msg[op]
+	m.state = msgDone
+	u := c.sends[src]
+	k := 0
+	for k < len(u) && c.msg[u[k].op].state == msgDone {
+		k++
+	}
+	if k == len(u) {
+		c.sends[src] = u[:0]
+	} else if k > len(u)/2 {
+		c.sends[src] = u[:copy(u, u[k:])]
+	}
+	if m.next < 0 {
+		return
+	}
+	n := m.next
+	next := &c.msg[n]
+	held := next.state == msgHeld
+	next.state = msgFirst
+	if held {
+		e.q.push(event{time: t, seq: e.ts<<3 | uint64(evMsg), op: n, rank: src})
+		e.ts++
 	}
 }

@@ -365,3 +365,39 @@ func TestFlowTimingEjection(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowNonOvertaking: rank 0 sends rank 1 1,000,000 bytes and then
+// 1,000 bytes on the same tag, both at once; at 1 byte/ns they share the
+// links, so the short message's flow ends first (2,000 ns) and the long
+// one's at 1,001,000 ns. MPI matches a channel's messages in the order
+// they were sent, so rank 1's first receive takes the long message and
+// its computation of 1 ms runs after it: 2,001,000 ns. On another tag the
+// short message is matched by its own receive when it arrives.
+func TestFlowNonOvertaking(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tag  int32 // the short message's tag
+		want int64
+	}{{"same tag", 5, 2_001_000}, {"other tag", 6, 1_002_000}} {
+		b := graph.NewBuilder(2)
+		long := b.Add(0, graph.SendOp(1_000_000, 1, 5))
+		b.Dep(0, b.Add(0, graph.SendOp(1_000, 1, tc.tag)), long, graph.Requires)
+		recvs := [2]graph.Op{graph.RecvOp(1_000_000, 0, 5), graph.RecvOp(1_000, 0, 5)}
+		if tc.tag != 5 {
+			recvs = [2]graph.Op{graph.RecvOp(1_000, 0, tc.tag), graph.RecvOp(1_000_000, 0, 5)}
+		}
+		first := b.Add(1, recvs[0])
+		calc := b.Add(1, graph.CalcOp(1_000_000))
+		b.Dep(1, calc, first, graph.Requires)
+		b.Dep(1, b.Add(1, recvs[1]), calc, graph.Requires)
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := network.NewLogGOPS(0, 0, 0, 0, 0, 1<<40)
+		net.LogGP = true
+		if got := runFlow(t, g, net, "crossbar:bw=1,hop_ns=0").Makespan; got != tc.want {
+			t.Errorf("%s: makespan %d ns, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -82,12 +82,12 @@ func (w Workload) Validate() error {
 type Classes [4]network.LogGOPS
 
 // MessageNs is the LogGP time of one message of m bytes in class c:
-// o + L + (m−1)·G + o (LogGP), with (m−1)·O added where the
-// parameters carry a per-byte overhead.
+// o + L + (m+H−1)·G + o (LogGP, H the header bytes), with (m−1)·O added
+// where the parameters carry a per-byte overhead.
 func (cl Classes) MessageNs(c Class, m int64) float64 {
 	p := cl[c]
 	b := max(m-1, 0)
-	return float64(2*p.Overhead + p.Latency + p.GapPerByte.Times(b) + p.OverheadPerByte.Times(b))
+	return float64(2*p.Overhead + p.Latency + p.GapPerByte.Times(max(p.Wire(m)-1, 0)) + p.OverheadPerByte.Times(b))
 }
 
 // Factor multiplies the time of messages of class Class sent while at

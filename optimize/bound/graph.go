@@ -321,6 +321,15 @@ func (p fixedPricer) CalcDuration(op int32, start int64) int64 { return p[op] }
 
 // perByte and recvPerByte are the engine's per-byte charges (package sim),
 // negative for an empty message as in LogGOPSim.
+// wireBytes is the bytes a message of payload size puts on the network
+// with h header bytes, as the replay engine counts them.
+func wireBytes(size, h int64) int64 {
+	if h == 0 {
+		return size
+	}
+	return max(size, 0) + h
+}
+
 func perByte(s int64, x network.PerByte) int64 {
 	if s > 0 {
 		return x.Times(s - 1)
@@ -328,7 +337,12 @@ func perByte(s int64, x network.PerByte) int64 {
 	return -x.Times(1)
 }
 
-func recvPerByte(s int64, O, G network.PerByte) int64 {
+// recvPerByte is the receive's max((s-1)·O, (w-1)·G) for a payload of s
+// bytes carried in w wire bytes, as the replay engine charges it.
+func recvPerByte(s, w int64, O, G network.PerByte) int64 {
+	if w != s {
+		return max(perByte(s, O), perByte(w, G))
+	}
 	if s > 0 {
 		return O.Max(G).Times(s - 1)
 	}

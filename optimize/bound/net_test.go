@@ -182,6 +182,12 @@ func newNetCaseFlow(t testing.TB, rng *rand.Rand, maxRanks int, wait WaitPower, 
 		net.GapPerByte = network.PerByteFs(rng.Int63n(3 * network.FsPerNs))
 		net.OverheadPerByte = network.PerByteFs(rng.Int63n(network.FsPerNs))
 	}
+	if net.Latency%3 == 0 {
+		// Header bytes on a third of the cases, drawn from L so that the
+		// random stream stays the same: the LP's edges must price s + H
+		// bytes by G (and a flow's bytes) as the engine does.
+		net.HeaderBytes = net.Latency % 64
+	}
 	tr := randomTrace(rng, maxRanks, net.EagerLimit)
 	g, err := lower.Lower(tr, lower.Options{})
 	if err != nil {

@@ -193,32 +193,34 @@ func (nb *netBuild) sendVertices(op int32) error {
 }
 
 // sendGap is how long send op, of parameters p, holds its NIC's send
-// side: g + (s−1)·G, or g alone where the links of a topology carry the
+// side: g + (s+H−1)·G, or g alone where the links of a topology carry the
 // bytes (GraphOptions.Flow).
 func (nb *netBuild) sendGap(op int32, p network.LogGOPS) int64 {
 	if nb.n.routes != nil {
 		return p.Gap
 	}
-	return p.Gap + perByte(nb.g.Size[op], p.GapPerByte)
+	return p.Gap + perByte(wireBytes(nb.g.Size[op], p.HeaderBytes), p.GapPerByte)
 }
 
 // arrival prices the message of send op, of parameters p, as the engine
 // does: the least time from the send's start to its processing at the
 // receiver (flight), and how long that processing holds the receiver's
-// CPU and NIC. Under LogGOPS the flight is o + L, the CPU o + (s−1)·max(O,
-// G) and the NIC g + (s−1)·G; under its LogGP variant the bytes are in
-// flight, o + L + (s−1)·G, and the CPU o + (s−1)·O; over a topology's
-// links (GraphOptions.Flow) the flight is the flow's uncontended route
-// cost (sim.RoutePrices.Flight), the CPU o + (s−1)·O and the NIC g.
+// CPU and NIC. With w = s + H the message's bytes on the wire, under
+// LogGOPS the flight is o + L, the CPU o + max((s−1)·O, (w−1)·G) and the
+// NIC g + (w−1)·G; under its LogGP variant the bytes are in flight,
+// o + L + (w−1)·G, and the CPU o + (s−1)·O; over a topology's links
+// (GraphOptions.Flow) the flight is the flow's uncontended route cost of
+// w bytes (sim.RoutePrices.Flight), the CPU o + (s−1)·O and the NIC g.
 func (nb *netBuild) arrival(op int32, p network.LogGOPS) (flight, cpu, nic int64) {
 	s := nb.g.Size[op]
+	w := wireBytes(s, p.HeaderBytes)
 	if r := nb.n.routes; r != nil {
-		flight = r.Flight(int32(nb.g.RankOf(op)), nb.g.Peer[op], s, p.Overhead+p.Latency, p.GapPerByte)
+		flight = r.Flight(int32(nb.g.RankOf(op)), nb.g.Peer[op], w, p.Overhead+p.Latency, p.GapPerByte)
 		return flight, p.Overhead + max(0, perByte(s, p.OverheadPerByte)), p.Gap
 	}
-	flight, cpu, nic = p.Overhead+p.Latency, p.Overhead+recvPerByte(s, p.OverheadPerByte, p.GapPerByte), p.Gap+perByte(s, p.GapPerByte)
+	flight, cpu, nic = p.Overhead+p.Latency, p.Overhead+recvPerByte(s, w, p.OverheadPerByte, p.GapPerByte), p.Gap+perByte(w, p.GapPerByte)
 	if nb.n.net.LogGP { // bytes in flight, no G at the receiver's CPU
-		flight += max(0, perByte(s, p.GapPerByte))
+		flight += max(0, perByte(w, p.GapPerByte))
 		cpu = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
 	}
 	return flight, cpu, nic

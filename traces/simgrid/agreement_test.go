@@ -35,9 +35,12 @@ const pairing = "barrier=dissemination,bcast=binomial,reduce=binomial,allreduce=
 // receiver's down link of the crossbar), so L is twice the link latency;
 // G is 1/bandwidth (exact to 10⁻⁶ ns per byte); o, g and O are SimGrid's overheads smpi/os, smpi/or,
 // smpi/ois, set to 0; every message is eager (S above the largest message,
-// as smpi/async-small-thresh and smpi/send-is-detached-thresh are); and the
-// LogGP variant prices the bytes in flight, as SimGrid's links do, rather
-// than on the receiver's CPU as LogGOPSim does.
+// as smpi/async-small-thresh and smpi/send-is-detached-thresh are); every
+// message carries H = 16 header bytes, the MPI envelope SMPI adds to the
+// size it puts on the network (Request::start in SimGrid 3.32's
+// src/smpi/mpi/smpi_request.cpp); and the LogGP variant prices the bytes
+// in flight, as SimGrid's links do, rather than on the receiver's CPU as
+// LogGOPSim does.
 func platformNet(t *testing.T) network.LogGOPS {
 	t.Helper()
 	b, err := os.ReadFile("testdata/cluster16.xml")
@@ -46,6 +49,9 @@ func platformNet(t *testing.T) network.LogGOPS {
 	}
 	return clusterNet(t, b)
 }
+
+// smpiEnvelope is the bytes SMPI adds to every message on the network.
+const smpiEnvelope = 16
 
 // clusterNet maps a platform like cluster16.xml, as platformNet states.
 func clusterNet(t *testing.T, b []byte) network.LogGOPS {
@@ -66,7 +72,7 @@ func clusterNet(t *testing.T, b []byte) network.LogGOPS {
 		t.Fatalf("platform: lat %q", lat)
 	}
 	// G = 1/bw (network.ParsePerByte), L = two links' latency.
-	net, err := network.ParseSpec(fmt.Sprintf("loggp:o=0,g=0,bw=%sGB/s,O=0,S=%d", strings.TrimSuffix(bw, "GBps"), int64(1)<<40))
+	net, err := network.ParseSpec(fmt.Sprintf("loggp:o=0,g=0,bw=%sGB/s,O=0,S=%d,H=%d", strings.TrimSuffix(bw, "GBps"), int64(1)<<40, smpiEnvelope))
 	if err != nil {
 		t.Fatalf("platform: bw %q: %v", bw, err)
 	}
@@ -142,7 +148,7 @@ func TestAgreesWithSimGrid(t *testing.T) {
 		t.Fatalf("makespans.txt has %d traces, want %d", len(want), len(tolerance))
 	}
 	net := platformNet(t)
-	if net.String() != "loggp:L=10000,o=0,g=0,G=1,O=0,S=1099511627776" {
+	if net.String() != "loggp:L=10000,o=0,g=0,G=1,O=0,S=1099511627776,H=16" {
 		t.Fatalf("mapping of cluster16.xml gave %v", net)
 	}
 	for _, name := range traceNames {

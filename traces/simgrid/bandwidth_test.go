@@ -19,7 +19,8 @@ import (
 
 // bandwidthCases are the ping-pong of pingPongTrace on cluster16.xml
 // with its links at another bandwidth: 20 messages of 8 MiB (2^20
-// MPI_DOUBLEs), each 10 us + 8,388,608 B / bandwidth in SimGrid.
+// MPI_DOUBLEs), each 10 us + (8,388,608 + 16) B / bandwidth in SimGrid,
+// whose messages carry SMPI's 16-byte envelope.
 var bandwidthCases = []struct {
 	xmlBW string // the cluster's bw attribute
 	spec  string // capsim's network
@@ -27,13 +28,14 @@ var bandwidthCases = []struct {
 	// it (`smpirun -np 2 -replay … --cfg=network/model:CM02`);
 	// TestSimGridLive10Gbps re-measures it where smpirun is installed.
 	simgrid float64
-	// capsim is 20 · (10,000 + round(8,388,607 · G)) ns, by hand.
+	// capsim is 20 · (10,000 + round((8,388,608 + H − 1) · G)) ns, H =
+	// 16, by hand.
 	capsim int64
 }{
-	// 10 Gb/s: G = 0.8; 8,388,607 · 0.8 = 6,710,885.6 → 6,710,886.
-	{"1.25GBps", "loggp:L=10us,o=0,g=0,bw=10Gb/s,O=0,S=1099511627776", 0.134418, 20 * (10_000 + 6_710_886)},
-	// 100 Gb/s: G = 0.08; 8,388,607 · 0.08 = 671,088.56 → 671,089.
-	{"12.5GBps", "loggp:L=10us,o=0,g=0,bw=100Gb/s,O=0,S=1099511627776", 0.013622, 20 * (10_000 + 671_089)},
+	// 10 Gb/s: G = 0.8; 8,388,623 · 0.8 = 6,710,898.4 → 6,710,898.
+	{"1.25GBps", "loggp:L=10us,o=0,g=0,bw=10Gb/s,O=0,S=1099511627776,H=16", 0.134418, 20 * (10_000 + 6_710_898)},
+	// 100 Gb/s: G = 0.08; 8,388,623 · 0.08 = 671,089.84 → 671,090.
+	{"12.5GBps", "loggp:L=10us,o=0,g=0,bw=100Gb/s,O=0,S=1099511627776,H=16", 0.013622, 20 * (10_000 + 671_090)},
 }
 
 // pingPongTrace writes a TI trace of 2 ranks exchanging 2^20 doubles 10

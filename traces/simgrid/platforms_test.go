@@ -119,8 +119,9 @@ func modelMakespanColl(t *testing.T, index, plat string, net network.LogGOPS, to
 	var opt sim.Options
 	if top != nil {
 		opt.Flow = &sim.FlowNetwork{Topology: top, CM02: true}
+		h := net.HeaderBytes
 		net = network.NewLogGOPS(0, 0, 0, 0, 0, 1<<40)
-		net.LogGP = true
+		net.LogGP, net.HeaderBytes = true, h
 	}
 	res, err := sim.Run(g, net, opt)
 	if err != nil {
@@ -200,17 +201,18 @@ func TestPlatformsSimGridLive(t *testing.T) {
 // TestLinkSharing pins the difference behind the sort exception: rank 0
 // sends 1 MB to rank 1 and then 1 MB to rank 2, and rank 1 then computes
 // for 1 ms. SimGrid shares rank 0's link between the two messages, so
-// both arrive after 2 MB at 10 Gb/s (1.6 ms) and the makespan is
-// 2.602026 ms (SimGrid 3.32 on crossbar-10g, re-measured here
-// where smpirun is installed); capsim's flow model does the same. The
-// LogGP endpoint model sends the messages one after the other from rank
-// 0's NIC, so the first arrives after 0.8 ms and the makespan is 1.802 ms.
+// both arrive after 2 MB and two 16-byte envelopes at 10 Gb/s (1.6 ms)
+// and the makespan is 2.602026 ms (SimGrid 3.32 on crossbar-10g,
+// re-measured here where smpirun is installed); capsim's flow model gives
+// the same to the ns. The LogGP endpoint model sends the messages one
+// after the other from rank 0's NIC, so the first arrives after 0.8 ms
+// and the makespan is 1.802 ms.
 func TestLinkSharing(t *testing.T) {
 	index := linkSharingTrace(t)
 	for _, c := range []struct {
 		plat string
 		want float64
-	}{{"switch-10g", 0.002602000}, {"crossbar-10g", 0.001801999}} {
+	}{{"switch-10g", 0.002602026}, {"crossbar-10g", 0.001802012}} {
 		if got := indexMakespan(t, index, c.plat); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: capsim %.9f s, want %.9f s", c.plat, got, c.want)
 		}
@@ -264,7 +266,7 @@ func sgMakespan(t *testing.T, index, plat string, np int, cfg ...string) (string
 		return "", false
 	}
 	args := []string{"-np", fmt.Sprint(np), "-platform", "testdata/platforms/" + plat + ".xml",
-		"-hostfile", "testdata/hostfile16", "-replay", index, "--cfg=network/model:CM02",
+		"-hostfile", "testdata/hostfile16", "-replay", index, "--cfg=network/model:CM02", "--cfg=network/optim:Full",
 		"--log=smpi_replay.fmt:[%.9d]%e%m%n"}
 	for _, c := range cfg {
 		args = append(args, "--cfg="+c)
@@ -285,7 +287,7 @@ func sgMakespan(t *testing.T, index, plat string, np int, cfg ...string) (string
 // SimGrid both sends return at once (they are detached) and share rank
 // 0's link, so the computation runs from 0 and the messages arrive after
 // 1.6 ms: 1.602026 ms (SimGrid 3.32 on crossbar-10g, re-measured where
-// smpirun is installed); capsim's flow model does the same. In the LogGP
+// smpirun is installed); capsim's flow model gives the same to the ns. In the LogGP
 // endpoint model, as in LogGOPSim, a send starts when the sender's NIC is
 // free, so the second waits 0.8 ms for the first and the computation
 // after it starts only then: 1.8 ms.
@@ -298,7 +300,7 @@ func TestSendStall(t *testing.T) {
 	for _, c := range []struct {
 		plat string
 		want float64
-	}{{"switch-10g", 0.001602000}, {"crossbar-10g", 0.001799999}} {
+	}{{"switch-10g", 0.001602026}, {"crossbar-10g", 0.001800012}} {
 		if got := indexMakespan(t, index, c.plat); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: capsim %.9f s, want %.9f s", c.plat, got, c.want)
 		}
@@ -319,9 +321,10 @@ func TestSendStall(t *testing.T) {
 // ring. In lockstep the two take the same time (collectives_test.go);
 // here rank 3 computes 10 us before a 120-byte allgather on 16 ranks of
 // switch-10g, and SimGrid 3.32 gives 48.446 us with NTSLR and 44.570 us
-// with ring. capsim's flow model gives 47.407 us: 2.1 % under NTSLR (the
-// late wave sends back-to-back messages that share links, and the two
-// simulators' shares differ there), 6.4 % over ring.
+// with ring. capsim's flow model gives 48.450 us: 0.01 % over NTSLR, 8.7 %
+// over ring. (The late wave sends back-to-back messages on one channel
+// whose flows share links; they are matched in the order they were sent,
+// TestFlowNonOvertaking in package sim.)
 func TestAllgatherPairing(t *testing.T) {
 	ranks := make([]string, 16)
 	for r := range ranks {
@@ -334,8 +337,9 @@ func TestAllgatherPairing(t *testing.T) {
 	index := writeRanks(t, ranks)
 	const ntslr, ring = 0.000048446, 0.000044570
 	got := indexMakespan(t, index, "switch-10g")
-	if math.Abs(got/ntslr-1) > 0.025 {
-		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±2.5 %%)", got, ntslr, got/ntslr)
+	t.Logf("capsim %.9f s: %+.2f %% of NTSLR, %+.2f %% of ring", got, (got/ntslr-1)*100, (got/ring-1)*100)
+	if math.Abs(got/ntslr-1) > platformTolerance {
+		t.Errorf("capsim %.9f s vs SimGrid's NTSLR %.9f s (ratio %.4f, allowed ±1 %%)", got, ntslr, got/ntslr)
 	}
 	if math.Abs(got/ring-1) < 0.05 {
 		t.Errorf("capsim %.9f s is within 5 %% of SimGrid's ring %.9f s: the ring allgather no longer differs from it", got, ring)
@@ -382,10 +386,6 @@ func TestCrossbarPlatformsFlow(t *testing.T) {
 	}
 }
 
-// pairTolerance is the relative difference allowed between capsim's flow
-// model and SimGrid on the alltoall program (TestAlltoallPair).
-const pairTolerance = 0.025
-
 // TestAlltoallPair replays testdata/programs/alltoall.c (alltoalls of 1 to
 // 32768 doubles per block, each after a compute phase of 2 to 17 us that
 // depends on the rank) with SimGrid's alltoall pair and capsim's
@@ -393,22 +393,23 @@ const pairTolerance = 0.025
 // testdata/makespans-pair.txt (record.sh pair). Ranks enter each
 // exchange apart, so a rank sends its next block while its previous one
 // is still on its link: the flow model, which shares the link, is within
-// 2.5 % of SimGrid (-1.9 % at 10 Gb/s, +1.4 % at 100 Gb/s); the LogGP
-// endpoint model, which sends the blocks one after the other, is about
-// half of SimGrid's makespan. docs/design/simgrid-agreement.md discusses
-// the remaining difference.
+// 1 % of SimGrid with network/optim:Full (SimGrid's exact max-min
+// sharing); the LogGP endpoint model, which sends the blocks one after
+// the other, is about half of SimGrid's makespan. SimGrid's default
+// network/optim:Lazy is 0.6 % and 1.4 % off its own Full solution here
+// (TestSimGridLazyUpdate), and the test checks that this still holds.
 func TestAlltoallPair(t *testing.T) {
 	b, err := os.ReadFile("testdata/makespans-pair.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sg := readMakespans(t, string(b))
-	if len(sg) != len(platformNames) {
-		t.Fatalf("makespans-pair.txt has %d makespans, want %d", len(sg), len(platformNames))
+	if len(sg) != 2*len(platformNames) {
+		t.Fatalf("makespans-pair.txt has %d makespans, want %d", len(sg), 2*len(platformNames))
 	}
 	index := filepath.Join("testdata", "ti", "alltoall.txt")
 	for _, plat := range platformNames {
-		want := sg["alltoall@"+plat]
+		want, lazy := sg["alltoall@"+plat], sg["alltoall-lazy@"+plat]
 		net, top := platformModel(t, plat)
 		if top == nil {
 			b, err := os.ReadFile(filepath.Join("testdata", "platforms", plat+".xml"))
@@ -426,10 +427,46 @@ func TestAlltoallPair(t *testing.T) {
 			}
 		}
 		got := pairMakespan(t, index, plat, net, top)
-		t.Logf("alltoall@%-14s SimGrid %.9f s  flow on %s %.9f s  ratio %.4f", plat, want, top, got, got/want)
-		if math.Abs(got/want-1) > pairTolerance {
-			t.Errorf("alltoall@%s: capsim's flow model %.9f s vs SimGrid %.9f s (ratio %.4f, allowed ±%g)", plat, got, want, got/want, pairTolerance)
+		t.Logf("alltoall@%-14s SimGrid %.9f s (Lazy %.9f s)  flow on %s %.9f s  ratio %.5f (to Lazy %.5f)", plat, want, lazy, top, got, got/want, got/lazy)
+		if math.Abs(got/want-1) > platformTolerance {
+			t.Errorf("alltoall@%s: capsim's flow model %.9f s vs SimGrid %.9f s (ratio %.5f, allowed ±%g)", plat, got, want, got/want, platformTolerance)
 		}
+		if r := lazy / want; math.Abs(r-1) < 0.005 || math.Abs(r-1) > 0.02 {
+			t.Errorf("alltoall@%s: SimGrid's Lazy %.9f s / Full %.9f s = %.5f: docs/design/simgrid-agreement.md says 0.5 to 2 %% apart", plat, lazy, want, r)
+		}
+	}
+}
+
+// TestSimGridLazyUpdate pins why SimGrid's default network/optim:Lazy is
+// not the reference: on 4 ranks of switch-100g, rank 0 sends rank 1 a
+// block of 4096 doubles at 0; rank 3 sends one to rank 2 and one to rank 1
+// at 1.337 us, so from 3.337 us (after the 2 us of latency) its two
+// flows share its up link, and the flow to rank 1 shares rank 1's down
+// link with rank 0's. Rank 1 posts its receive from rank 0 at 3.018 us
+// and computes 10 us after it. Max-min sharing gives the three flows
+// 6.25 GB/s each while they overlap, so rank 0's 32,784 bytes arrive at
+// 2 + 1.337 + (32,784 − 16,712) / 6.25 = 5.909 us (16,712 bytes went
+// alone at 12.5 GB/s): SimGrid with network/optim:Full takes 15.908 us,
+// capsim's flow model 15.909 us. With Lazy SimGrid leaves rank 0's flow
+// at 12.5 GB/s while rank 3's takes 6.25 GB/s of the same 12.5 GB/s down
+// link, so the block arrives at 4.623 us as if alone (14.623 us). Re-run
+// where smpirun is installed.
+func TestSimGridLazyUpdate(t *testing.T) {
+	index := writeRanks(t, []string{
+		"0 init\n0 isend 1 0 4096 0\n0 waitall 1\n0 finalize\n",
+		"1 init\n1 compute 3018\n1 recv 0 0 4096 0\n1 compute 10000\n1 recv 3 0 4096 0\n1 finalize\n",
+		"2 init\n2 recv 3 0 4096 0\n2 finalize\n",
+		"3 init\n3 compute 1337\n3 isend 2 0 4096 0\n3 isend 1 0 4096 0\n3 waitall 2\n3 finalize\n",
+	})
+	const full, lazy = 0.000015908, 0.000014623
+	if got := indexMakespan(t, index, "switch-100g"); math.Abs(got-0.000015909) > 1e-9 {
+		t.Errorf("capsim's flow model %.9f s, want 0.000015909 s (SimGrid Full %.9f s)", got, full)
+	}
+	if sg, ok := sgMakespan(t, index, "switch-100g", 4); ok && sg != fmt.Sprintf("%.9f", full) {
+		t.Errorf("SimGrid (Full) takes %s s, want %.9f s", sg, full)
+	}
+	if sg, ok := sgMakespan(t, index, "switch-100g", 4, "network/optim:Lazy"); ok && sg != fmt.Sprintf("%.9f", lazy) {
+		t.Errorf("SimGrid (Lazy) takes %s s, want %.9f s", sg, lazy)
 	}
 }
 
