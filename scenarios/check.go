@@ -70,7 +70,7 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 		return fmt.Errorf("%s: %w", sc.File, err)
 	}
 	if policy.IsOnDAG(pol) {
-		if t == nil {
+		if t == nil && pol != policy.Conductor {
 			return fmt.Errorf("%s: policy %s needs an MPI-trace workload (the LP and Conductor work on the DAG of its MPI calls); this workload is an execution graph or GOAL file: drop %s from sweep.policies",
 				sc.File, pol, pol)
 		}
