@@ -62,31 +62,60 @@ func (sc *Scenario) replayGraphConductor(g *graph.Graph, m *Machine, net network
 		}
 		return obs, nil
 	}
-	domain := 0
+	var domain []int
 	if sc.Sweep.CapScope == CapScopeNode {
-		domain = gp.units() / g.NumRanks() * m.RanksPerNode
+		domain = make([]int, gp.units())
+		for u, r := range gp.unitRank {
+			domain[u] = r / m.RanksPerNode
+		}
 	}
-	if _, err := conductor.Iterate(tasks, gp.staticShares(m, sc.JobCap(m, capW)), domain, p, conductorIterations*p.Period, replay); err != nil {
+	if _, err := conductor.Iterate(tasks, gp.staticShares(gm, sc.JobCap(m, capW)), domain, p, conductorIterations*p.Period, replay); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name, err)
 	}
 	return last, nil
 }
 
-// staticShares are the units' power shares that static's choice at job
-// cap jobCapW amounts to: each rank's equal share of what the cap leaves
-// above lpBaseW, of which its GPU takes the power of static's clock
-// above idle and its core the rest (never below 0).
-func (gp *graphPhases) staticShares(m *Machine, jobCapW float64) []float64 {
+// staticShares are the units' power shares at job cap jobCapW, as
+// static splits it: each rank an equal share of what the cap leaves above
+// lpBaseW, of which every unit first takes what its slowest
+// configuration draws, then the rank's GPU streams, each in turn, up to
+// the power of static's clock above idle, and its cores the rest in
+// equal parts.
+func (gp *graphPhases) staticShares(gm *graphMachine, jobCapW float64) []float64 {
+	m := gm.m
 	ranks := gp.g.NumRanks()
 	rank := math.Max(0, (jobCapW-m.lpBaseW())/float64(ranks))
-	out := make([]float64, 0, gp.units())
-	for range ranks {
-		if !gp.gpu {
-			out = append(out, rank)
-			continue
+	out := make([]float64, gp.units())
+	left := make([]float64, ranks)
+	cores := make([]int, ranks)
+	for r := range left {
+		left[r] = rank
+	}
+	floor := func(u int) float64 {
+		if gp.unitGPU[u] {
+			cs := m.GPU.Allowed()
+			return cs[len(cs)-1].PowerW - m.GPU.IdleW
 		}
-		dev := math.Min(rank, m.gpuClock(policy.Static, jobCapW).PowerW-m.GPU.IdleW)
-		out = append(out, rank-dev, dev)
+		return m.PStates[len(m.PStates)-1].ActivePowerW
+	}
+	for u, r := range gp.unitRank {
+		out[u] = floor(u)
+		left[r] -= out[u]
+		if !gp.unitGPU[u] {
+			cores[r]++
+		}
+	}
+	for u, r := range gp.unitRank {
+		if gp.unitGPU[u] && left[r] > 0 {
+			add := math.Min(left[r], math.Max(0, m.gpuClock(policy.Static, jobCapW).PowerW-m.GPU.IdleW-out[u]))
+			out[u] += add
+			left[r] -= add
+		}
+	}
+	for u, r := range gp.unitRank {
+		if !gp.unitGPU[u] && left[r] > 0 {
+			out[u] += left[r] / float64(cores[r])
+		}
 	}
 	return out
 }

@@ -18,67 +18,55 @@ import (
 // A rank's phases are its runs of calc operations between two runs of
 // communication operations (sends and receives, into which collectives
 // are lowered), in the rank's operation order: what the MPI policies
-// call the computation between two MPI calls. A rank has one or two
-// power units: its core, which runs the operations of CPU 0 at one of
-// the machine's P-states, and, on a machine with [machine.gpu], its GPU,
-// which runs the operations of its other CPUs (the GPU streams) at one
-// of the GPU's allowed clocks. A phase's work on one unit is a task; a
-// configuration is a P-state for a core's task and a clock for a GPU's,
-// priced by the models a sweep's static point replays with (the regions'
-// DVFS rows; the GPU's memory-bound share and recorded clock). A task's
-// power is what its unit draws above the floor the job cap already
-// holds: the P-state's power of the task's busiest region on a core,
-// times the rank's host CPUs (they may overlap), and the clock's power
-// above the GPU's idle power on a GPU. A unit never draws more than its
-// running task's power, so a schedule whose tasks' powers sum to at most
-// the cap less lpBaseW at every instant keeps the job under the cap.
+// call the computation between two MPI calls. A rank's power units are
+// its CPUs (the engine runs one operation at a time on each): CPU 0 is
+// its host core, and so is every other CPU on a machine without
+// [machine.gpu]; with one, CPUs other than 0 are the GPU's streams. A
+// phase's work on one unit is a task; a configuration is a P-state for a
+// core's task and one of the GPU's allowed clocks for a stream's, priced
+// by the models a sweep's static point replays with (the regions' DVFS
+// rows; the GPU's memory-bound share and recorded clock). A task's power
+// is what its unit adds above the floor the job cap already holds
+// (lpBaseW): the P-state's power of the task's busiest region on a
+// core, the clock's power above the GPU's idle power on a stream (the
+// power accountant adds the kernels a GPU's streams run at once). A unit
+// never draws more than its running task's power, or its last task's
+// while it waits, so a schedule whose units' task powers sum to at most
+// the cap less lpBaseW keeps the job under the cap at every instant.
 
 // graphPhases are an execution graph's tasks for the phase-based
 // policies.
 type graphPhases struct {
-	g      *graph.Graph
-	gpu    bool        // the machine has a GPU: units 2r (core) and 2r+1 (GPU)
-	tasks  []graphTask // by rank, then phase, core before GPU
-	phases []int       // per rank: its number of phases
-	taskOf []int32     // per operation: its task (−1: a communication operation)
-	hostN  []float64   // per rank: how many host CPUs its core's tasks use
+	g        *graph.Graph
+	gpu      bool        // the machine has a GPU: CPUs other than 0 are its streams
+	tasks    []graphTask // by rank, then phase
+	phases   []int       // per rank: its number of phases
+	taskOf   []int32     // per operation: its task (−1: a communication operation)
+	unitRank []int       // per unit: its rank (units are numbered rank by rank)
+	unitGPU  []bool      // per unit: a GPU stream
 }
 
 // graphTask is a rank's work in one phase on one unit.
 type graphTask struct {
-	rank, phase int
-	onGPU       bool
-	ops         []int32 // its calc operations, in graph order
+	rank, phase, unit int
+	onGPU             bool
+	ops               []int32 // its calc operations, in graph order
 }
 
 // unit is the power unit task t runs on.
-func (gp *graphPhases) unit(t *graphTask) int {
-	if !gp.gpu {
-		return t.rank
-	}
-	u := 2 * t.rank
-	if t.onGPU {
-		u++
-	}
-	return u
-}
+func (gp *graphPhases) unit(t *graphTask) int { return t.unit }
 
 // units is the number of power units.
-func (gp *graphPhases) units() int {
-	if gp.gpu {
-		return 2 * gp.g.NumRanks()
-	}
-	return gp.g.NumRanks()
-}
+func (gp *graphPhases) units() int { return len(gp.unitRank) }
 
 // splitGraph splits g into its tasks; gpu says whether the machine has a
 // GPU that runs the operations of CPUs other than 0.
 func splitGraph(g *graph.Graph, gpu bool) *graphPhases {
-	gp := &graphPhases{g: g, gpu: gpu, phases: make([]int, g.NumRanks()), taskOf: make([]int32, g.NumOps()), hostN: make([]float64, g.NumRanks())}
+	gp := &graphPhases{g: g, gpu: gpu, phases: make([]int, g.NumRanks()), taskOf: make([]int32, g.NumOps())}
 	for r := range g.NumRanks() {
+		unitOf := map[uint8]int{} // the rank's units by CPU, in order of first use
 		phase, started, afterComm := 0, false, false
-		cur := [2]int{-1, -1} // the phase's core and GPU tasks
-		cpus := map[uint8]bool{}
+		cur := map[uint8]int{} // the phase's task per CPU
 		for op := g.RankStart[r]; op < g.RankStart[r+1]; op++ {
 			gp.taskOf[op] = -1
 			if g.Kind[op] != graph.Calc {
@@ -87,27 +75,29 @@ func splitGraph(g *graph.Graph, gpu bool) *graphPhases {
 			}
 			if afterComm && started {
 				phase++
-				cur = [2]int{-1, -1}
+				clear(cur)
 			}
 			started, afterComm = true, false
-			dev := gpu && g.CPU[op] != 0
-			k := 0
-			if dev {
-				k = 1
-			} else {
-				cpus[g.CPU[op]] = true
+			cpu := g.CPU[op]
+			u, ok := unitOf[cpu]
+			if !ok {
+				u = len(gp.unitRank)
+				unitOf[cpu] = u
+				gp.unitRank = append(gp.unitRank, r)
+				gp.unitGPU = append(gp.unitGPU, gpu && cpu != 0)
 			}
-			if cur[k] < 0 {
-				cur[k] = len(gp.tasks)
-				gp.tasks = append(gp.tasks, graphTask{rank: r, phase: phase, onGPU: dev})
+			i, ok := cur[cpu]
+			if !ok {
+				i = len(gp.tasks)
+				cur[cpu] = i
+				gp.tasks = append(gp.tasks, graphTask{rank: r, phase: phase, unit: u, onGPU: gp.unitGPU[u]})
 			}
-			gp.tasks[cur[k]].ops = append(gp.tasks[cur[k]].ops, op)
-			gp.taskOf[op] = int32(cur[k])
+			gp.tasks[i].ops = append(gp.tasks[i].ops, op)
+			gp.taskOf[op] = int32(i)
 		}
 		if started {
 			gp.phases[r] = phase + 1
 		}
-		gp.hostN[r] = float64(max(1, len(cpus)))
 	}
 	return gp
 }
@@ -173,7 +163,7 @@ func (gm *graphMachine) taskW(gp *graphPhases, t *graphTask, k int) float64 {
 	for _, op := range t.ops {
 		w = math.Max(w, gm.opW(gp.g, op, false, k))
 	}
-	return w * gp.hostN[t.rank]
+	return w
 }
 
 // graphRun is one replay of the tasks at chosen configurations.
@@ -194,7 +184,8 @@ func (o *opTimes) Busy(op int32, start, end int64)               { o.start[op], 
 func (o *opTimes) Message(send, recv int32, sent, matched int64) {}
 
 // replayPhaseTasks replays gp's graph with task i at configuration cfg[i] of
-// its unit and its first operation extraNs[i] longer (nil: none) on
+// its unit and its first operation of positive size extraNs[i] longer
+// (nil: none) on
 // machine gm.m under the sweep cap capW (the job's, or per node under
 // cap_scope "node"), messages priced by net and cls; path also finds the
 // critical path's units.
@@ -211,10 +202,12 @@ func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net netw
 	plan := newTaskPlan(g)
 	for i := range gp.tasks {
 		t := &gp.tasks[i]
-		for j, op := range t.ops {
+		charged := extraNs == nil || extraNs[i] == 0
+		for _, op := range t.ops {
 			plan.dur[op] = gm.opNs(g, op, t.onGPU, cfg[i])
-			if j == 0 && extraNs != nil {
+			if !charged && g.Size[op] > 0 { // the task's first work, not a fence
 				plan.dur[op] = min(graph.MaxTimeNs, plan.dur[op]+extraNs[i])
+				charged = true
 			}
 			plan.w[op] = gm.opW(g, op, t.onGPU, cfg[i])
 		}

@@ -54,20 +54,29 @@ type IterResult struct {
 // the cap. Every iteration is measured by replay; the units' power shares
 // start at shareW (its length is the number of units; its sum is the
 // cap) and keep their sum, and every task's configuration draws at most
-// its unit's share where its slowest does. Power moves only within a power
-// domain of domain consecutive units (a node under a per-node cap; 0:
-// one domain of all units). It returns the configurations of the last
-// of iterations iterations.
-func Iterate(tasks []Task, shareW []float64, domain int, p Params, iterations int, replay Replay) (*IterResult, error) {
+// its unit's share where its slowest does. Power moves only among the
+// units of one power domain: domain[u] is unit u's (a node under a
+// per-node cap; nil: one domain of all units). It returns the
+// configurations of the last of iterations iterations.
+func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations int, replay Replay) (*IterResult, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	units := len(shareW)
-	if domain <= 0 {
-		domain = units
+	if units < 1 || iterations < 1 || (domain != nil && len(domain) != units) {
+		return nil, fmt.Errorf("conductor: %d units, %d domains given, %d iterations: want units, a domain for each or none, and iterations", units, len(domain), iterations)
 	}
-	if units < 1 || iterations < 1 || units%domain != 0 {
-		return nil, fmt.Errorf("conductor: %d units in domains of %d for %d iterations: want units, domains dividing them, and iterations", units, domain, iterations)
+	groups := map[int][]int{}
+	var order []int
+	for u := range units {
+		d := 0
+		if domain != nil {
+			d = domain[u]
+		}
+		if groups[d] == nil {
+			order = append(order, d)
+		}
+		groups[d] = append(groups[d], u)
 	}
 	for u, w := range shareW {
 		if !(w >= 0) || math.IsInf(w, 0) {
@@ -90,10 +99,7 @@ func Iterate(tasks []Task, shareW []float64, domain int, p Params, iterations in
 	realloc := false
 	// A unit keeps the most power its tasks drew over the period (peak,
 	// over one unit of span), so that it never draws above its share.
-	peak, span := make([]float64, units), make([]float64, units)
-	for u := range span {
-		span[u] = 1
-	}
+	peak := make([]float64, units)
 	critical := make([]bool, units)
 	for it := 0; it < iterations; it++ {
 		res.Switches += configureIteration(tasks, res, prev, prevCfg, p, realloc)
@@ -114,9 +120,8 @@ func Iterate(tasks []Task, shareW []float64, domain int, p Params, iterations in
 		}
 		realloc = (it+1)%p.Period == 0 && it+1 < iterations
 		if realloc {
-			for lo := 0; lo < units; lo += domain {
-				hi := lo + domain
-				moveShares(res.ShareW[lo:hi], peak[lo:hi], span[lo:hi], critical[lo:hi], p, need[lo:hi])
+			for _, d := range order {
+				moveAmong(groups[d], res.ShareW, peak, critical, p, need)
 			}
 			res.Reallocs++
 			for u := range peak {
@@ -166,4 +171,17 @@ func configureIteration(tasks []Task, res *IterResult, prev *Observation, prevCf
 		res.Config[i], res.ExtraS[i] = k, extra
 	}
 	return switches
+}
+
+// moveAmong is moveShares over the units us of a domain.
+func moveAmong(us []int, share, peak []float64, critical []bool, p Params, need []float64) {
+	k := len(us)
+	sh, pk, one, cr, nd := make([]float64, k), make([]float64, k), make([]float64, k), make([]bool, k), make([]float64, k)
+	for j, u := range us {
+		sh[j], pk[j], one[j], cr[j], nd[j] = share[u], peak[u], 1, critical[u], need[u]
+	}
+	moveShares(sh, pk, one, cr, p, nd)
+	for j, u := range us {
+		share[u] = sh[j]
+	}
 }
