@@ -80,7 +80,7 @@ func (sc *Scenario) replayGraphConductor(g *graph.Graph, m *Machine, net network
 // lpBaseW, of which every unit first takes what its slowest
 // configuration draws, then the rank's GPU streams, each in turn, up to
 // the power of static's clock above idle, and its cores the rest in
-// equal parts.
+// equal parts; units that run fences alone draw nothing and get nothing.
 func (gp *graphPhases) staticShares(gm *graphMachine, jobCapW float64) []float64 {
 	m := gm.m
 	ranks := gp.g.NumRanks()
@@ -92,6 +92,9 @@ func (gp *graphPhases) staticShares(gm *graphMachine, jobCapW float64) []float64
 		left[r] = rank
 	}
 	floor := func(u int) float64 {
+		if !gp.unitWork[u] {
+			return 0
+		}
 		if gp.unitGPU[u] {
 			cs := m.GPU.Allowed()
 			return cs[len(cs)-1].PowerW - m.GPU.IdleW
@@ -101,19 +104,19 @@ func (gp *graphPhases) staticShares(gm *graphMachine, jobCapW float64) []float64
 	for u, r := range gp.unitRank {
 		out[u] = floor(u)
 		left[r] -= out[u]
-		if !gp.unitGPU[u] {
+		if !gp.unitGPU[u] && gp.unitWork[u] {
 			cores[r]++
 		}
 	}
 	for u, r := range gp.unitRank {
-		if gp.unitGPU[u] && left[r] > 0 {
+		if gp.unitGPU[u] && gp.unitWork[u] && left[r] > 0 {
 			add := math.Min(left[r], math.Max(0, m.gpuClock(policy.Static, jobCapW).PowerW-m.GPU.IdleW-out[u]))
 			out[u] += add
 			left[r] -= add
 		}
 	}
 	for u, r := range gp.unitRank {
-		if !gp.unitGPU[u] && left[r] > 0 {
+		if !gp.unitGPU[u] && gp.unitWork[u] && left[r] > 0 {
 			out[u] += left[r] / float64(cores[r])
 		}
 	}

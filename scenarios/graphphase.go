@@ -32,7 +32,9 @@ import (
 // power accountant adds the kernels a GPU's streams run at once). A unit
 // never draws more than its running task's power, or its last task's
 // while it waits, so a schedule whose units' task powers sum to at most
-// the cap less lpBaseW keeps the job under the cap at every instant.
+// the cap less lpBaseW keeps the job under the cap at every instant. A
+// task of fences alone (operations of size 0) draws nothing: the
+// accountant charges no power for them.
 
 // graphPhases are an execution graph's tasks for the phase-based
 // policies.
@@ -44,12 +46,14 @@ type graphPhases struct {
 	taskOf   []int32     // per operation: its task (−1: a communication operation)
 	unitRank []int       // per unit: its rank (units are numbered rank by rank)
 	unitGPU  []bool      // per unit: a GPU stream
+	unitWork []bool      // per unit: some task of it has work (an operation of positive size)
 }
 
 // graphTask is a rank's work in one phase on one unit.
 type graphTask struct {
 	rank, phase, unit int
 	onGPU             bool
+	work              bool    // some operation has a positive size: fences alone draw nothing
 	ops               []int32 // its calc operations, in graph order
 }
 
@@ -85,6 +89,7 @@ func splitGraph(g *graph.Graph, gpu bool) *graphPhases {
 				unitOf[cpu] = u
 				gp.unitRank = append(gp.unitRank, r)
 				gp.unitGPU = append(gp.unitGPU, gpu && cpu != 0)
+				gp.unitWork = append(gp.unitWork, false)
 			}
 			i, ok := cur[cpu]
 			if !ok {
@@ -94,6 +99,9 @@ func splitGraph(g *graph.Graph, gpu bool) *graphPhases {
 			}
 			gp.tasks[i].ops = append(gp.tasks[i].ops, op)
 			gp.taskOf[op] = int32(i)
+			if g.Size[op] > 0 {
+				gp.tasks[i].work, gp.unitWork[u] = true, true
+			}
 		}
 		if started {
 			gp.phases[r] = phase + 1
@@ -156,6 +164,9 @@ func (gm *graphMachine) opW(g *graph.Graph, op int32, gpu bool, k int) float64 {
 // taskW is task t's power at configuration k above what the job cap
 // already holds (see the comment at the top of the file).
 func (gm *graphMachine) taskW(gp *graphPhases, t *graphTask, k int) float64 {
+	if !t.work {
+		return 0
+	}
 	if t.onGPU {
 		return gm.m.GPU.Allowed()[k].PowerW - gm.m.GPU.IdleW
 	}

@@ -235,7 +235,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
 	if it.MPI == nil {
-		return nil, fmt.Errorf("--policy: %s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", r.Trace, it.Format)
+		g, err := it.Lower(algs)
+		if err != nil {
+			return nil, err
+		}
+		return replayGraphPolicy(ctx, r, sc, m, g, net)
 	}
 	t := it.MPI
 	g, em, err := it.LowerMapped(algs)
