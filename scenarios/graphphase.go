@@ -186,6 +186,10 @@ type graphRun struct {
 	onPath     []bool // per task: on the critical path (when asked for)
 	opts       sim.Options
 	net        network.LogGOPS
+	// what the replay recorded, for a point's detail
+	acct  *power.Accountant
+	model power.JobModel
+	res   *sim.Result
 }
 
 // opTimes records every calc operation's start and end.
@@ -268,7 +272,7 @@ func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net netw
 	if out.met, err = sc.powerMetrics(acct, jm, res.Makespan, jobCapW, nodeCapW, m); err != nil {
 		return nil, err
 	}
-	out.makespan = res.Makespan
+	out.makespan, out.acct, out.model, out.res = res.Makespan, acct, jm, res
 	out.start, out.end = make([]int64, len(gp.tasks)), make([]int64, len(gp.tasks))
 	for i := range gp.tasks {
 		s, e := int64(math.MaxInt64), int64(0)
