@@ -372,7 +372,7 @@ func (gm *graphMachine) hull(gp *graphPhases, ex *explored, i int) (h []frontier
 		if len(h) > 0 && w >= h[len(h)-1].Power {
 			continue
 		}
-		if len(h) > 0 && sec < h[len(h)-1].Time { // faster for less: the earlier point is dominated
+		for len(h) > 0 && sec <= h[len(h)-1].Time { // no slower for less: the earlier point is dominated
 			h, index = h[:len(h)-1], index[:len(index)-1]
 		}
 		h, index = append(h, frontier.Config{Time: sec, Power: w}), append(index, k)
