@@ -349,25 +349,22 @@ func (x *graphPolicy) dctDVFS(r PolicyReplay, out *PolicyReport) (float64, error
 	tdvfs := float64(d.TDVFSNs) / 1e9
 	waitW := float64(x.m.SocketsPerNode)*x.m.IdlePowerW + x.m.CoreIdlePowerW
 	for _, ts := range x.byPhase {
-		span := map[int][2]int64{} // per rank: its phase's start and end
-		gapEnd := map[int]int64{}  // per rank: when its next phase starts
+		span := x.spans(baseRun, ts) // per rank: its phase's start and end
+		gapEnd := map[int]int64{}    // per rank: when its next phase starts
 		for _, i := range ts {
 			rk := x.gp.tasks[i].rank
-			s, ok := span[rk]
-			if !ok {
-				s = [2]int64{math.MaxInt64, 0}
-			}
-			span[rk] = [2]int64{min(s[0], baseRun.start[i]), max(s[1], baseRun.end[i])}
 			gapEnd[rk] = max(gapEnd[rk], next[i])
 		}
+		ranks := x.ranksOf(ts) // in rank order, so that sums are reproducible
 		var tc float64
 		crit := -1
-		for rk, s := range span {
-			if t := float64(s[1]-s[0]) / 1e9; t > tc || (t == tc && rk < crit) {
+		for _, rk := range ranks {
+			if t := float64(span[rk][1]-span[rk][0]) / 1e9; crit < 0 || t > tc {
 				tc, crit = t, rk
 			}
 		}
-		for rk, s := range span {
+		for _, rk := range ranks {
+			s := span[rk]
 			if rk == crit {
 				continue
 			}
@@ -487,17 +484,8 @@ func (x *graphPolicy) floorW(i int) float64 {
 // groupCritical is phase group k's critical time in run: the longest
 // rank's span of its tasks, in seconds.
 func (x *graphPolicy) groupCritical(run *graphRun, k int) float64 {
-	span := map[int][2]int64{}
-	for _, i := range x.byPhase[k] {
-		rk := x.gp.tasks[i].rank
-		s, ok := span[rk]
-		if !ok {
-			s = [2]int64{math.MaxInt64, 0}
-		}
-		span[rk] = [2]int64{min(s[0], run.start[i]), max(s[1], run.end[i])}
-	}
 	var tc float64
-	for _, s := range span {
+	for _, s := range x.spans(run, x.byPhase[k]) {
 		tc = math.Max(tc, float64(s[1]-s[0])/1e9)
 	}
 	return tc
