@@ -69,8 +69,11 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return fmt.Errorf("%s: %w", sc.File, err)
 	}
+	if pol == policy.Conductor && t != nil && sc.Sweep.CapScope == CapScopeNode {
+		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
+	}
 	if policy.IsOnDAG(pol) {
-		if t == nil {
+		if t == nil && pol != policy.Conductor {
 			return fmt.Errorf("%s: policy %s needs an MPI-trace workload (the LP and Conductor work on the DAG of its MPI calls); this workload is an execution graph or GOAL file: drop %s from sweep.policies",
 				sc.File, pol, pol)
 		}

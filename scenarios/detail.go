@@ -362,10 +362,18 @@ func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string)
 // replayPolicy replays one point of any sweep policy and returns what the
 // replay recorded: the replayer's P-state policies directly, conductor and
 // lp and min-energy over the LP's DAG of the MPI trace t (their schedules rounded
-// as sweeps round it, staggered within the cap).
+// as sweeps round it, staggered within the cap), conductor on an
+// execution graph (t nil) as the sweep plays it.
 func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
 	if !policy.IsOnDAG(pol) {
 		return sc.replay(g, m, sc.Net(), cls, pol, capW)
+	}
+	if t == nil && pol == policy.Conductor {
+		run, err := sc.replayGraphConductor(g, m, sc.Net(), cls, capW, conductor.DefaultParams())
+		if err != nil {
+			return Metrics{}, nil, err
+		}
+		return run.met, &recording{acct: run.acct, model: run.model, res: run.res, net: run.net, opts: run.opts}, nil
 	}
 	if t == nil {
 		return Metrics{}, nil, fmt.Errorf("the %s policy needs an MPI-trace workload (the DAG of its MPI calls)", pol)

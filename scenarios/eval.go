@@ -153,7 +153,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			if !ok {
 				var pd *bound.DAG
 				var po *bound.Order
-				if p.Policy == policy.Conductor {
+				if p.Policy == policy.Conductor && t != nil { // an execution graph's plays on the engine alone (replayPoint)
 					if bd == nil {
 						return fmt.Errorf("the conductor policy needs an MPI-trace workload (the DAG of its MPI calls)")
 					}
@@ -244,10 +244,18 @@ func prereplay(ctx context.Context, sc *Scenario, pts []Point, lps *lpShare) {
 }
 
 // replayPoint replays a point of a policy other than lp's at job cap
-// capW: the Conductor's on its plan pd and po, any other's (replay) with
-// the message classes cls. It returns the metrics, without the bound's
-// columns, and how the point was replayed.
+// capW: the Conductor's on its plan pd and po (on an execution graph, t
+// nil, the Conductor runtime played on the engine), any other's (replay)
+// with the message classes cls. It returns the metrics, without the
+// bound's columns, and how the point was replayed.
 func (sc *Scenario) replayPoint(g *graph.Graph, t *mpi.Trace, pd *bound.DAG, po *bound.Order, cls *network.Classes, m *Machine, net network.LogGOPS, pol string, capW float64) (replayed, error) {
+	if pol == policy.Conductor && t == nil {
+		run, err := sc.replayGraphConductor(g, m, net, cls, capW, conductor.DefaultParams())
+		if err != nil {
+			return replayed{}, err
+		}
+		return replayed{run.met, run.opts, run.net}, nil
+	}
 	if pol == policy.Conductor {
 		met, _, run, err := sc.replayConductor(g, t, pd, po, capW, conductor.DefaultParams(), m, net)
 		if err != nil {

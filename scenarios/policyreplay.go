@@ -18,8 +18,9 @@ import (
 	"github.com/capsim/capsim/traces/lower"
 )
 
-// The policies ReplayPolicy runs: each replays one MPI trace under the
-// policy and under none, and compares the two.
+// The policies ReplayPolicy runs: each replays one trace under the
+// policy and under none, and compares the two (steering and dct-dvfs
+// also an execution graph: replayGraphPolicy).
 const (
 	// PolicySteering is Dynamic Power Steering (Anger, PhD thesis,
 	// Georgia Tech 2016, §5.1): per BSP iteration, P-states that balance
@@ -42,10 +43,10 @@ const (
 // help texts name them.
 var ReplayPolicies = []string{PolicySteering, PolicyDCTDVFS, PolicyLP, PolicyMinEnergy}
 
-// PolicyReplay is one replay of an MPI trace under a power policy.
+// PolicyReplay is one replay of a trace under a power policy.
 type PolicyReplay struct {
 	Policy string           // PolicySteering, PolicyDCTDVFS, PolicyLP or PolicyMinEnergy
-	Trace  string           // the trace file (any MPI-level format importer reads)
+	Trace  string           // the trace file (any format importer reads; execution graphs for steering and dct-dvfs)
 	Import importer.Options // how to read it
 
 	// Scenario gives the machine's P-states and power (nil: the embedded
@@ -235,7 +236,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
 	if it.MPI == nil {
-		return nil, fmt.Errorf("--policy: %s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", r.Trace, it.Format)
+		g, err := it.Lower(algs)
+		if err != nil {
+			return nil, err
+		}
+		return replayGraphPolicy(ctx, r, sc, m, g, net)
 	}
 	t := it.MPI
 	g, em, err := it.LowerMapped(algs)

@@ -391,9 +391,11 @@ const (
 )
 
 // nodeCapPolicy reports whether policy p runs under per-node caps: those
-// that share the cap equally among ranks.
+// that share the cap equally among ranks, and conductor, which on an
+// execution graph moves power only among a node's units (Scenario.fits
+// refuses it on an MPI trace, where it plans against the job's cap).
 func nodeCapPolicy(p string) bool {
-	return p == policy.Uncapped || p == policy.Static || p == policy.StaticRAPL
+	return p == policy.Uncapped || p == policy.Static || p == policy.StaticRAPL || p == policy.Conductor
 }
 
 // ParseError is an error in a scenario file, naming the file, the line
@@ -990,7 +992,7 @@ func (s *Scenario) normalizeSweep() error {
 	case CapScopeNode:
 		for _, p := range sw.Policies {
 			if !nodeCapPolicy(p) {
-				return bad("sweep.cap_scope", "cap_scope = %q works with the policies uncapped, static and static-rapl, not %s (they plan against the job's cap)", CapScopeNode, p)
+				return bad("sweep.cap_scope", "cap_scope = %q works with the policies uncapped, static, static-rapl and conductor (on an execution graph), not %s (they plan against the job's cap)", CapScopeNode, p)
 			}
 		}
 	default:

@@ -29,6 +29,7 @@ type policyFlags struct {
 	noBound, asJSON         bool
 	slowdownPct             float64
 	keepGaps, alignStarts   bool
+	replicate, tp           int
 	steering                scenarios.SteeringOptions
 	predict                 string
 	dct                     scenarios.DCTDVFSOptions
@@ -40,9 +41,9 @@ type policyFlags struct {
 // policyOwnFlags names the flags each policy takes besides the common
 // ones (register defines them).
 var policyOwnFlags = map[string][]string{
-	scenarios.PolicySteering: {"beta", "no-bound", "speed", "strict-lt", "decision-ns", "predict"},
+	scenarios.PolicySteering: {"beta", "no-bound", "speed", "strict-lt", "decision-ns", "predict", "replicate"},
 	scenarios.PolicyDCTDVFS: {"beta", "no-bound", "speed", "threads", "serial", "thread-overhead", "tdvfs-ns", "epsilon",
-		"coordination-pct", "wait-cap", "objective", "strategy", "granularity", "switch-penalty-ns"},
+		"coordination-pct", "wait-cap", "objective", "strategy", "granularity", "switch-penalty-ns", "replicate"},
 	scenarios.PolicyLP:        nil,
 	scenarios.PolicyMinEnergy: {"slowdown-pct"},
 }
@@ -71,6 +72,10 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		addKeepGaps(f, &p.keepGaps)
 		addAlignStarts(f, &p.alignStarts)
 		f.BoolVar(&p.asJSON, "json", false, "print machine-readable JSON")
+		if own["replicate"] {
+			f.IntVar(&p.replicate, "replicate", 0, "replay a Chakra trace of k NPUs on this many (a multiple of k), every collective spanning all of them")
+			f.IntVar(&p.tp, "tp", 0, "with --replicate: tensor-parallel degree K: collectives on a recorded group within a block of K NPUs stay in each copy's block, all others span the N/K NPUs at the same position in every block (docs/reference/chakra.md)")
+		}
 		if own["speed"] {
 			f.Float64Var(&p.speed, "speed", 0, "host speed in flop/s for the flops of a SimGrid time-independent trace (default: the trace's '# smpi/host-speed:' line, else SimGrid's default 20000)")
 		}
@@ -144,6 +149,7 @@ func hidePolicyFlags(f *pflag.FlagSet) {
 func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 	r := scenarios.PolicyReplay{Policy: p.name, Trace: path, Import: traceOptions(p.format, p.speed).WithKeepGaps(p.keepGaps).WithAlignStarts(p.alignStarts), Machine: p.machine,
 		CapW: p.capW, LPMessages: p.lpMessages, NoBound: p.noBound, Steering: p.steering, DCTDVFS: p.dct}
+	r.Import.Chakra.Replicate, r.Import.Chakra.TP = p.replicate, p.tp
 	changed := func(name string) bool { return p.flags.Changed(name) }
 	var err error
 	if changed("net") {
@@ -207,7 +213,7 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 func newPolicyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "policy",
-		Short: "Replay an MPI trace under a power policy and under none, and compare them with the LP bound",
+		Short: "Replay a trace under a power policy and under none, and compare them with the LP bound",
 	}
 	about := map[string]struct{ short, long, example string }{
 		scenarios.PolicySteering: {"Dynamic Power Steering: per iteration, P-states that balance the ranks within a budget",
@@ -217,7 +223,13 @@ gets the P-state that balances the iteration's load within the power budget
 (the cap less the machine's base power). It replays the trace under no
 policy too (every core at the middle P-state) and reports the runtime and
 energy of both and the gap to the LP bound at the cap (Bailey et al.,
-SC'15). The machine's P-states and power come from the scenario.`,
+SC'15). The machine's P-states and power come from the scenario.
+
+On an execution graph (a Chakra trace, a GOAL file) iteration k is every
+rank's k-th phase (its computation between two communications), a rank's
+configurations are its GPU's clocks × its cores' P-states, timed by
+replaying the graph, the baseline is static at the cap and the LP bound
+the graph's (docs/guide/policies.md).`,
 			`  capsim policy steering stencil.arrow --cap 200 --predict previous --json`},
 		scenarios.PolicyDCTDVFS: {"DCT + DVFS: thread throttling and slack reclamation for hybrid MPI/OpenMP",
 			`dct-dvfs replays an MPI trace of hybrid MPI/OpenMP tasks under dynamic
@@ -225,7 +237,12 @@ concurrency throttling and DVFS slack reclamation (Li, PhD thesis, Virginia
 Tech 2011, Ch. 3): per phase group each task gets the thread count that
 runs its phase fastest and then the frequencies that spend its slack,
 chosen by a multiple-choice knapsack. It reports no policy, DCT alone and
-DCT + DVFS, and the gap to the LP bound (Bailey et al., SC'15).`,
+DCT + DVFS, and the gap to the LP bound (Bailey et al., SC'15).
+
+On an execution graph (a Chakra trace, a GOAL file) a phase group is
+every rank's k-th phase; its operations carry no thread counts, so DCT
+keeps them as recorded, and DVFS spends each rank's slack on its tasks'
+GPU clocks and P-states (docs/guide/policies.md).`,
 			`  capsim policy dct-dvfs lu-mz.arrow --threads 16 --strategy combined --json`},
 		scenarios.PolicyLP: {"The LP bound's own schedule at a cap, rounded within the cap and replayed",
 			`lp solves the fixed-event-order LP of Bailey et al. (SC'15) at --cap,
@@ -288,9 +305,17 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	switch r.Policy {
 	case policy.LP, policy.MinEnergy:
 	case policy.Steering:
-		fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
+		if r.BaseGHz > 0 {
+			fmt.Fprintf(w, "budget    %g W of P-state power (no policy: every core at %g GHz)\n", r.BudgetW, r.BaseGHz)
+		} else {
+			fmt.Fprintf(w, "budget    %g W of core and GPU power above idle (no policy: static at the cap)\n", r.BudgetW)
+		}
 	default:
-		fmt.Fprintf(w, "threads   %d per MPI task as recorded; slack dispersed %d ns; knapsack %.6g J (LP relaxation %.6g J)\n", r.Threads, r.SlackNs, r.KnapsackJ, r.RelaxedJ)
+		threads := fmt.Sprintf("%d per MPI task as recorded", r.Threads)
+		if r.Threads == 0 {
+			threads = "as recorded (an execution graph has none to throttle)"
+		}
+		fmt.Fprintf(w, "threads   %s; slack dispersed %d ns; knapsack %.6g J (LP relaxation %.6g J)\n", threads, r.SlackNs, r.KnapsackJ, r.RelaxedJ)
 		if r.CoordRounds > 0 {
 			fmt.Fprintf(w, "coordination %d rounds, %d ns per task\n", r.CoordRounds, r.CoordNs)
 		}

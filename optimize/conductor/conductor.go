@@ -399,11 +399,22 @@ func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
 		longest = math.Max(longest, span[r])
 	}
 	critical := make([]bool, ranks)
+	for r := 0; r < ranks; r++ {
+		critical[r] = slack[r] <= least+p.CriticalFrac*longest
+	}
+	moveShares(share, busyE, span, critical, p, need)
+}
+
+// moveShares moves the power that the ranks not marked critical left
+// unused (their share less their average use busyE/span and the guard
+// band) to the critical ones, up to what their fastest configuration
+// draws (need), keeping the shares' sum.
+func moveShares(share, busyE, span []float64, critical []bool, p Params, need []float64) {
+	ranks := len(share)
 	var pool float64
 	nCrit := 0
 	for r := 0; r < ranks; r++ {
-		if slack[r] <= least+p.CriticalFrac*longest {
-			critical[r] = true
+		if critical[r] {
 			nCrit++
 			continue
 		}

@@ -29,7 +29,7 @@ type Policy struct {
 	Capped bool
 	// OnDAG reports whether the policy plans on the LP's DAG of an MPI
 	// trace (optimize/bound), so that an execution-graph workload cannot
-	// run it.
+	// run it that way (conductor plays on the graph's replays instead).
 	OnDAG bool
 	// NeedsLP reports whether the policy solves the power-constrained LP,
 	// so that it needs the LP solver (optimize/clp).

@@ -470,3 +470,58 @@ func (x *steer) gap(net network.LogGOPS, makespanNs int64) (policy.Gap, error) {
 func summary(o *policy.Outcome) Summary {
 	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW, OverCapNs: o.OverCapNs}
 }
+
+// AssignEach is Assign where every unit has configurations of its own:
+// times[i][s] and watts[i][s] are unit i's time and power at its
+// configuration s, fastest first. The critical unit (the longest at its
+// fastest configuration, the first on ties) takes its configurations
+// from the fastest on; every other unit the slowest whose time reaches
+// the critical one's no later (its fastest when none does), and the first
+// assignment whose summed power fits budget is returned with ok = true.
+// When none fits, every unit takes its slowest and ok is false. With one
+// list of P-states shared by every unit it is Assign.
+func AssignEach(times, watts [][]float64, budget float64, strict bool) (states []int, total float64, ok bool) {
+	n := len(times)
+	states = make([]int, n)
+	crit := -1
+	for i := range times {
+		if len(times[i]) > 0 && (crit < 0 || times[i][0] > times[crit][0]) {
+			crit = i
+		}
+	}
+	if crit < 0 {
+		return states, 0, true
+	}
+	for pm := range times[crit] {
+		tmax := times[crit][pm]
+		total = 0
+		for i := range times {
+			s := 0
+			if i == crit {
+				s = pm
+			} else {
+				for c := len(times[i]) - 1; c >= 0; c-- {
+					if fits(times[i][c], tmax, strict) {
+						s = c
+						break
+					}
+				}
+			}
+			states[i] = s
+			if len(watts[i]) > 0 {
+				total += watts[i][s]
+			}
+		}
+		if total <= budget+1e-9 {
+			return states, total, true
+		}
+	}
+	total = 0
+	for i := range states {
+		states[i] = max(0, len(times[i])-1)
+		if len(watts[i]) > 0 {
+			total += watts[i][states[i]]
+		}
+	}
+	return states, total, false
+}

@@ -1,6 +1,7 @@
 package steering
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -241,5 +242,32 @@ func TestDecisionCost(t *testing.T) {
 	}
 	if _, err := Run(tr, g, freeNet, Options{Machine: NoteMachine(), DecisionNs: -1}); err == nil {
 		t.Error("negative decision cost: want an error")
+	}
+}
+
+// AssignEach with one shared list of P-states is Assign, on random loads
+// and budgets.
+func TestAssignEachIsAssign(t *testing.T) {
+	watts := []float64{20, 17, 14, 12, 11}
+	ratio := []float64{1, 2.1 / 1.9, 2.1 / 1.7, 2.1 / 1.5, 2.1 / 1.4}
+	for seed := range 50 {
+		n := 1 + seed%6
+		times := make([][]float64, n)
+		ws := make([][]float64, n)
+		for i := range times {
+			w := float64(1 + (seed*7+i*13)%17)
+			for _, x := range ratio {
+				times[i] = append(times[i], w*x)
+			}
+			ws[i] = watts
+		}
+		budget := float64(n) * (11 + float64(seed%10))
+		for _, strict := range []bool{false, true} {
+			s1, t1, ok1 := Assign(times, watts, budget, strict)
+			s2, t2, ok2 := AssignEach(times, ws, budget, strict)
+			if ok1 != ok2 || t1 != t2 || fmt.Sprint(s1) != fmt.Sprint(s2) {
+				t.Fatalf("seed %d strict %v: Assign %v %g %v, AssignEach %v %g %v", seed, strict, s1, t1, ok1, s2, t2, ok2)
+			}
+		}
 	}
 }
