@@ -1,0 +1,125 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// stepGOAL is a random step of two single-CPU ranks as a GOAL file:
+// each computes, exchanges a message with the other, and computes again.
+func stepGOAL(rng *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString("num_ranks 2\n")
+	bytes := 1 + rng.IntN(1e6)
+	for r := 0; r < 2; r++ {
+		a, c := 1e5+rng.IntN(3e6), 1e5+rng.IntN(3e6)
+		fmt.Fprintf(&b, "rank %d {\nl1: calc %d\nl2: send %db to %d tag 1\nl3: recv %db from %d tag 1\nl4: calc %d\n", r, a, bytes, 1-r, bytes, 1-r, c)
+		b.WriteString("l2 requires l1\nl3 requires l1\nl4 requires l3\nl4 requires l2\n}\n")
+	}
+	return b.String()
+}
+
+// evaluateAll replays every policy of pols at every cap of caps (in
+// increasing order) on machine 0 of sc, as a sweep's groups do, and
+// returns the metrics by policy and cap.
+func evaluateAll(t *testing.T, sc *Scenario, pols []string, caps []float64) map[string]map[float64]Metrics {
+	t.Helper()
+	got := map[string]map[float64]Metrics{}
+	for _, pol := range pols {
+		got[pol] = map[float64]Metrics{}
+		var pts []Point
+		for _, c := range caps {
+			pts = append(pts, Point{Policy: pol, CapW: c})
+		}
+		if pol == "uncapped" {
+			pts = []Point{{Policy: pol}}
+		}
+		err := Replayer{}.Evaluate(context.Background(), sc, pts, func(p Point, met Metrics) error {
+			got[pol][p.CapW] = met
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+	}
+	return got
+}
+
+// checkGraphPolicies checks the points got (evaluateAll) of a graph
+// workload: lp and min-energy keep within every cap; the bound is at most
+// every policy's makespan within the cap; at the
+// last cap, which does not bind, lp is the uncapped replay and the bound.
+func checkGraphPolicies(t *testing.T, name string, got map[string]map[float64]Metrics, caps []float64) {
+	t.Helper()
+	unc := got["uncapped"][0]
+	for _, c := range caps {
+		lp := got["lp"][c]
+		if lp.Infeasible || lp.BoundNs <= 0 {
+			t.Fatalf("%s at %g W: lp %+v", name, c, lp)
+		}
+		for pol, mets := range got {
+			met, ok := mets[c]
+			if !ok {
+				continue
+			}
+			if (pol == "lp" || pol == "min-energy") && met.OverCapNs != 0 {
+				t.Errorf("%s at %g W: %s %d ns over the cap", name, c, pol, met.OverCapNs)
+			}
+			if met.OverCapNs == 0 && met.MakespanNs < lp.BoundNs {
+				t.Errorf("%s at %g W: %s %d ns within the cap, below the bound %d ns (%s)", name, c, pol, met.MakespanNs, lp.BoundNs, met.BelowBound)
+			}
+		}
+		t.Logf("%s at %g W: bound %d, lp %d, min-energy %d (%.4g J, lp %.4g J), static %d", name, c,
+			lp.BoundNs, lp.MakespanNs, got["min-energy"][c].MakespanNs, got["min-energy"][c].EnergyJ, lp.EnergyJ, got["static"][c].MakespanNs)
+	}
+	top := got["lp"][caps[len(caps)-1]]
+	if top.MakespanNs != unc.MakespanNs || top.BoundNs != unc.MakespanNs {
+		t.Errorf("%s at a cap that does not bind: lp %d ns, bound %d ns, uncapped %d ns; want all equal", name, top.MakespanNs, top.BoundNs, unc.MakespanNs)
+	}
+	t.Logf("%s: uncapped %d ns", name, unc.MakespanNs)
+}
+
+// capsTOML writes caps as sweep.caps_w.
+func capsTOML(caps []float64) string {
+	s := make([]string, len(caps))
+	for i, c := range caps {
+		s[i] = fmt.Sprintf("%g", c)
+	}
+	return "[sweep]\ncaps_w = [" + strings.Join(s, ", ") + "]\n"
+}
+
+var graphPolicies = []string{"uncapped", "static", "static-rapl", "lp", "min-energy"}
+
+// The lp and min-energy policies on random GOAL files, through a sweep's
+// evaluator: within every cap, at or above the bound, and the uncapped
+// replay where the cap does not bind.
+func TestGraphLPPoliciesGOAL(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	dir := t.TempDir()
+	const m = "[[machine]]\nname = \"m\"\nnodes = 1\ncores_per_socket = 2\nranks_per_node = 2\nidle_power_w = 20.0\ncore_idle_power_w = 2.0\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.6\nactive_power_w = 30.0\n[[machine.pstate]]\nfreq_ghz = 2.0\nactive_power_w = 18.0\n[[machine.pstate]]\nfreq_ghz = 1.4\nactive_power_w = 10.0\n"
+	caps := []float64{45, 52, 60, 70, 200}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for step := 0; step < 6; step++ {
+		path := filepath.Join(dir, fmt.Sprintf("step%d.goal", step))
+		if err := os.WriteFile(path, []byte(stepGOAL(rng)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(gpuScenario(m, ""), "generator = \"stencil2d\"", fmt.Sprintf("trace = %q", path), 1)
+		text = strings.Replace(text, "L_ns = 0\no_ns = 0", "L_ns = 2000\no_ns = 500", 1)
+		sc := parseGPU(t, text+"[bound]\ncuts = \"none\"\n"+capsTOML(caps))
+		if err := sc.Check(); err != nil {
+			t.Fatal(err)
+		}
+		checkGraphPolicies(t, fmt.Sprintf("step %d", step), evaluateAll(t, sc, graphPolicies, caps), caps)
+	}
+}
