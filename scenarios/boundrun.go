@@ -194,10 +194,10 @@ type boundRun struct {
 	t      *mpi.Trace // nil for an execution graph
 	g      *graph.Graph
 	cls    *network.Classes // an execution graph's message classes (Scenario.Classes)
-	d, pd  *bound.DAG   // the LP's DAG; the one Conductor plans on
-	o, po  *bound.Order // their event orders
-	plan   *bound.Net   // the engine LP's, whose schedule the rounding follows
-	orderS float64      // making the LP's DAG and event order (lp.order_s)
+	d, pd  *bound.DAG       // the LP's DAG; the one Conductor plans on
+	o, po  *bound.Order     // their event orders
+	plan   *bound.Net       // the engine LP's, whose schedule the rounding follows
+	orderS float64          // making the LP's DAG and event order (lp.order_s)
 	s      *bound.Solver
 	free   *bound.OrderFree
 	lpPol  *LPPolicy
