@@ -59,7 +59,7 @@ func (sc *Scenario) graphNet(g *graph.Graph, m *Machine, net network.LogGOPS, cl
 		return nil, err
 	}
 	floor := m.coreFloor()
-	var kernel []frontier.Config // a recorded second of a kernel at each allowed clock
+	var kernel []frontier.Config // a kernel's time ratio and power at each allowed clock
 	if m.GPU != nil {
 		md := m.GPU.Model()
 		for _, c := range m.GPU.Allowed() {
@@ -71,15 +71,19 @@ func (sc *Scenario) graphNet(g *graph.Graph, m *Machine, net network.LogGOPS, cl
 			if g.Size[op] == 0 {
 				return nil // a fence: no time, no power of its own
 			}
-			sec := float64(g.Size[op]) / 1e9
+			// Every configuration takes what a replay in it takes (the
+			// pricers', speedPricer: the recorded ns times the ratio,
+			// rounded to the ns), so that the LP is at most every replay
+			// to the ns.
+			dur := func(x float64) float64 { return float64(graph.SatNs(float64(g.Size[op])*x)) / 1e9 }
 			if kernel != nil && g.CPU[op] != 0 {
 				cs := make([]frontier.Config, len(kernel))
 				for k, c := range kernel {
-					cs[k] = frontier.Config{Time: sec * c.Time, Power: c.Power, Label: c.Label}
+					cs[k] = frontier.Config{Time: max(dur(c.Time), 1e-12), Power: c.Power, Label: c.Label} // as configsAt
 				}
 				return cs
 			}
-			cs := sp.configs(g.Region[op]+1, sec)
+			cs := sp.configsAt(g.Region[op]+1, dur)
 			for k := range cs {
 				cs[k].Power -= floor
 			}

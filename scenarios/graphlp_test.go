@@ -214,6 +214,75 @@ func TestGraphLPPoliciesSharedChakra(t *testing.T) {
 	if err := sc.Check(); err != nil {
 		t.Fatal(err)
 	}
-	// 28 ns of 314 ms: the kernels' durations rounded to the ns.
-	checkGraphPolicies(t, "pytorch ×2", evaluateAll(t, sc, graphPolicies, caps), caps, 1e-6)
+	checkGraphPolicies(t, "pytorch ×2", evaluateAll(t, sc, graphPolicies, caps), caps, 0)
+}
+
+// capsim bound and capsim frontier on execution graphs: a Chakra-like
+// GPU step (BoundConfig.Graph) and a GOAL file (the scenario's workload).
+// At every cap the lp rounding keeps within it, and the bound is at most
+// it, the static replay within the cap and the uncapped replay; where
+// the cap does not bind, all three are the uncapped replay. The
+// order-free optimum of the GOAL file lies between the order-free lower
+// bound and the fixed-order bound. There is no
+// Conductor baseline. The frontier's fastest schedule is the uncapped
+// replay.
+func TestGraphBoundAndFrontier(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	gpuSc := parseGPU(t, gpuScenario(gpuMachine, "")+"[bound]\ncuts = \"none\"\n")
+	gpuSc.Network.LNs, gpuSc.Network.ONs, gpuSc.Network.GNsPerByte = 2000, 500, network.NsPerByte(1)
+	path := filepath.Join(t.TempDir(), "step.goal")
+	if err := os.WriteFile(path, []byte(stepGOAL(rand.New(rand.NewPCG(5, 6)))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const cpu = "[[machine]]\nname = \"m\"\nnodes = 1\ncores_per_socket = 2\nranks_per_node = 2\nidle_power_w = 20.0\ncore_idle_power_w = 2.0\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.6\nactive_power_w = 30.0\n[[machine.pstate]]\nfreq_ghz = 1.4\nactive_power_w = 10.0\n"
+	goalSc := parseGPU(t, strings.Replace(gpuScenario(cpu, ""), "generator = \"stencil2d\"", fmt.Sprintf("trace = %q", path), 1))
+	for _, tc := range []struct {
+		name string
+		sc   *Scenario
+		g    *graph.Graph
+		caps []float64
+		free bool // --order-free too (its search on the GPU step is too long for a test)
+	}{
+		{"chakra-like", gpuSc, randomStep(t, rand.New(rand.NewPCG(7, 8))), []float64{560, 620, 700, 1e4}, false},
+		{"goal", goalSc, nil, []float64{45, 55, 65, 200}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &tc.sc.Machines[0]
+			rep, err := tc.sc.RunBound(context.Background(), BoundConfig{CapsW: tc.caps, Machine: m, Graph: tc.g, LPRounding: true, OrderFree: tc.free})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Rows) != len(tc.caps) || rep.Ranks != 2 {
+				t.Fatalf("%d rows of %d ranks, want %d of 2", len(rep.Rows), rep.Ranks, len(tc.caps))
+			}
+			for _, r := range rep.Rows {
+				if r.RoundedOverCap != 0 || *r.RoundedNs < r.BoundNs {
+					t.Errorf("%g W: lp rounding %d ns, %d ns over the cap; bound %d ns", r.CapW, *r.RoundedNs, r.RoundedOverCap, r.BoundNs)
+				}
+				if r.StaticOverCap == 0 && r.StaticNs < r.BoundNs {
+					t.Errorf("%g W: static %d ns within the cap, below the bound %d ns", r.CapW, r.StaticNs, r.BoundNs)
+				}
+				if r.ConductorNs != nil {
+					t.Errorf("%g W: a Conductor baseline on an execution graph", r.CapW)
+				}
+				if tc.free && (r.OrderFreeNs == nil || *r.OrderFreeNs > r.BoundNs || r.OrderFreeLowerNs > *r.OrderFreeNs) {
+					t.Errorf("%g W: order-free %v, lower %d ns, bound %d ns", r.CapW, r.OrderFreeNs, r.OrderFreeLowerNs, r.BoundNs)
+				}
+			}
+			top := rep.Rows[len(rep.Rows)-1]
+			if top.BoundNs != rep.UncappedNs || *top.RoundedNs != rep.UncappedNs || top.LPUncappedNs != rep.UncappedNs {
+				t.Errorf("at a cap that does not bind: bound %d, lp %d, LP uncapped %d; uncapped %d ns", top.BoundNs, *top.RoundedNs, top.LPUncappedNs, rep.UncappedNs)
+			}
+			fr, err := tc.sc.RunFrontier(context.Background(), FrontierConfig{Machine: m, Graph: tc.g, Points: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fr.FastestNs != rep.UncappedNs || fr.Points[0].DeadlineNs != rep.UncappedNs || !(fr.Points[2].EnergyJ <= fr.Points[0].EnergyJ) {
+				t.Errorf("frontier: fastest %d ns, points %+v; uncapped %d ns", fr.FastestNs, fr.Points, rep.UncappedNs)
+			}
+		})
+	}
 }
