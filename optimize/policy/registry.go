@@ -27,9 +27,9 @@ type Policy struct {
 	// Capped reports whether the policy runs under a job power cap (every
 	// policy but Uncapped).
 	Capped bool
-	// OnDAG reports whether the policy plans on the LP's DAG of an MPI
-	// trace (optimize/bound), so that an execution-graph workload cannot
-	// run it.
+	// OnDAG reports whether the policy plans on the LP's DAG
+	// (optimize/bound): of an MPI trace, or for lp and min-energy also of
+	// an execution graph (the LP over the engine's semantics).
 	OnDAG bool
 	// NeedsLP reports whether the policy solves the power-constrained LP,
 	// so that it needs the LP solver (optimize/clp).
