@@ -128,7 +128,22 @@ func TestGraphLPPoliciesGOAL(t *testing.T) {
 		if err := sc.Check(); err != nil {
 			t.Fatal(err)
 		}
-		checkGraphPolicies(t, fmt.Sprintf("step %d", step), evaluateAll(t, sc, graphPolicies, caps), caps, 0)
+		got := evaluateAll(t, sc, graphPolicies, caps)
+		checkGraphPolicies(t, fmt.Sprintf("step %d", step), got, caps, 0)
+		// The report's detail of a point replays it as the sweep did.
+		_, g, err := sc.build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pol := range []string{"lp", "min-energy"} {
+			met, _, err := sc.replayPolicy(nil, g, &sc.Machines[0], nil, pol, caps[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := got[pol][caps[1]]; met.MakespanNs != want.MakespanNs || met.OverCapNs != 0 {
+				t.Errorf("step %d: %s's detail replay at %g W: %d ns (%d over the cap), the sweep's %d ns", step, pol, caps[1], met.MakespanNs, met.OverCapNs, want.MakespanNs)
+			}
+		}
 	}
 }
 
