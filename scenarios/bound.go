@@ -782,7 +782,7 @@ func sameOps(a, b *graph.Graph) bool {
 // earlier than msgRel (sim.Options.Release, ReleaseMsg). scr, where not
 // nil, is the engine's memory, reused from the replay before.
 func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64, opRel, msgRel []int64, jobCapW float64, m *Machine, net network.LogGOPS, scr *sim.Scratch) (Metrics, *taskRun, error) {
-	if err := m.FitRanks(len(t.Ranks), false); err != nil {
+	if err := m.FitRanks(g.NumRanks(), false); err != nil {
 		return Metrics{}, nil, err
 	}
 	var sp *speeds
@@ -792,19 +792,26 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 			return Metrics{}, nil, err
 		}
 	}
-	eventCalc, err := eventCalcs(g, t)
+	calcOf, err := taskCalcs(g, t)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	pl, err := planOps(g, d, eventCalc, sp, times, powers, parts, phases, release)
+	pl, err := planOps(g, d, calcOf, sp, times, powers, parts, phases, release)
 	if err != nil {
 		return Metrics{}, nil, err
+	}
+	gpus := t == nil && m.GPU != nil // an execution graph's kernels on its ranks' GPUs
+	if t == nil {
+		pl.lift(g, m)
 	}
 	cls, err := sc.Classes(g, t)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
 	acct := power.NewAccountant(g)
+	if gpus {
+		acct.OnDevice(g.NumRanks(), onGPU(g))
+	}
 	var dev []int32
 	if sp != nil {
 		dev = sp.devices(g, m, func(op, _ int32) bool { return pl.onDev[op] })
@@ -832,14 +839,43 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	}
 	// Between tasks a rank draws the machine's wait power (by default its
 	// last task's, as the LP charges slack, Bailey et al., SC'15, §3.3).
-	// An MPI trace runs nothing on a GPU: the machine's GPUs idle.
+	// An MPI trace runs nothing on a GPU: the machine's GPUs idle. An
+	// execution graph's kernels run on them (as the replayer's, replay),
+	// each GPU drawing its idle power while it runs none.
 	jm := power.JobModel{BaseW: m.BaseW() + m.gpuIdleW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
+	if gpus {
+		jm.BaseW = m.BaseW()
+		jm.DeviceIdleW = make([]float64, g.NumRanks())
+		for r := range jm.DeviceIdleW {
+			jm.DeviceIdleW[r] = m.GPU.IdleW
+		}
+	}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
 	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
 		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: pl.taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+}
+
+// taskCalcs returns the calc operation in g of an LP task: of the LP of
+// MPI trace t, through its compute event (eventCalcs); of the LP of an
+// execution graph (t nil, graphNet), its own.
+func taskCalcs(g *graph.Graph, t *mpi.Trace) (func(bound.Task) (int32, bool), error) {
+	if t == nil {
+		return func(task bound.Task) (int32, bool) {
+			op := graphTaskOp(task)
+			return op, op >= 0 && int(op) < g.NumOps() && g.Kind[op] == graph.Calc
+		}, nil
+	}
+	eventCalc, err := eventCalcs(g, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(task bound.Task) (int32, bool) {
+		op, ok := eventCalc[task.Rank][task.Event]
+		return op, ok
+	}, nil
 }
 
 // eventCalcs maps every compute event of t, per rank, to its calc
@@ -887,7 +923,7 @@ type opPlan struct {
 
 // planOps prices every LP task's calc operation with its time, power,
 // parts on the device and phases (phases and release may be nil).
-func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64) (*opPlan, error) {
+func planOps(g *graph.Graph, d *bound.DAG, calcOf func(bound.Task) (int32, bool), sp *speeds, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64) (*opPlan, error) {
 	n := g.NumOps()
 	pl := &opPlan{dur: make([]int64, n), opW: make([]float64, n), onDev: make([]bool, n), waitW: make([]float64, n), devNs: make([]int64, n), taskOp: make([]int32, len(d.Tasks))}
 	for i := range pl.dur {
@@ -900,7 +936,7 @@ func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds
 		pl.opPhases = make([][]power.Phase, n)
 	}
 	for i, task := range d.Tasks {
-		op, ok := eventCalc[task.Rank][task.Event]
+		op, ok := calcOf(task)
 		if !ok {
 			return nil, fmt.Errorf("LP task %d has no calc operation", i)
 		}
@@ -927,6 +963,23 @@ func planOps(g *graph.Graph, d *bound.DAG, eventCalc []map[int]int32, sp *speeds
 		}
 	}
 	return pl, nil
+}
+
+// lift adds back to every task's power and phases what graphNet's LP
+// leaves out of them (Machine.graphLift).
+func (pl *opPlan) lift(g *graph.Graph, m *Machine) {
+	for _, op := range pl.taskOp {
+		w := m.graphLift(g, op)
+		pl.opW[op] += w
+		if pl.opPhases == nil || pl.opPhases[op] == nil {
+			continue
+		}
+		ph := make([]power.Phase, len(pl.opPhases[op]))
+		for k, p := range pl.opPhases[op] {
+			ph[k] = power.Phase{Ns: p.Ns, Watts: p.Watts + w}
+		}
+		pl.opPhases[op] = ph
+	}
 }
 
 // device marks calc op on its region's accelerator for the parts of it

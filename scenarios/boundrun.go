@@ -31,8 +31,12 @@ type BoundConfig struct {
 	CapsW []float64
 	// Machine is the scenario's machine to run on (Scenario.MachineByName).
 	Machine *Machine
-	// Trace is the MPI trace to bound; nil takes the scenario's workload.
+	// Trace is the MPI trace to bound; Graph, where Trace is nil, the
+	// execution graph (a Chakra, GOAL or graph-level Arrow trace), whose
+	// LP is the one over the engine's semantics (graphNet) and which has
+	// no Conductor baseline; both nil take the scenario's workload.
 	Trace *mpi.Trace
+	Graph *graph.Graph
 	// Collectives are the trace format's own collective algorithms, used
 	// for the kinds the scenario's network.collectives leaves out.
 	Collectives map[mpi.Kind]string
@@ -81,7 +85,7 @@ type BoundRow struct {
 	StaticNs         int64   `json:"static_ns"`
 	StaticPeakW      float64 `json:"static_peak_w"`
 	StaticOverCap    int64   `json:"static_over_cap_ns"`
-	ConductorNs      *int64  `json:"conductor_ns"`
+	ConductorNs      *int64  `json:"conductor_ns"` // null for an execution graph (no Conductor baseline)
 	ConductorPeakW   float64 `json:"conductor_peak_w"`
 	ConductorOverCap int64   `json:"conductor_over_cap_ns"`
 	GapRoundedPct    float64 `json:"gap_rounded_pct"`
@@ -138,7 +142,7 @@ type BoundRow struct {
 type BoundReport struct {
 	Rows       []BoundRow // one per cap solved, in order
 	Machine    string     // the machine's name
-	Ranks      int        // the trace's ranks
+	Ranks      int        // the workload's ranks
 	MinCapW    float64    // the least job cap the fixed order needs
 	UncappedNs int64      // the replay at every task's fastest configuration
 	Messages   string     // bound.messages
@@ -187,12 +191,13 @@ type boundRun struct {
 	cfg    BoundConfig
 	m      *Machine
 	net    network.LogGOPS
-	t      *mpi.Trace
+	t      *mpi.Trace // nil for an execution graph
 	g      *graph.Graph
-	d, pd  *bound.DAG   // the LP's DAG; the one Conductor plans on
-	o, po  *bound.Order // their event orders
-	plan   *bound.Net   // the engine LP's, whose schedule the rounding follows
-	orderS float64      // making the LP's DAG and event order (lp.order_s)
+	cls    *network.Classes // an execution graph's message classes (Scenario.Classes)
+	d, pd  *bound.DAG       // the LP's DAG; the one Conductor plans on
+	o, po  *bound.Order     // their event orders
+	plan   *bound.Net       // the engine LP's, whose schedule the rounding follows
+	orderS float64          // making the LP's DAG and event order (lp.order_s)
 	s      *bound.Solver
 	free   *bound.OrderFree
 	lpPol  *LPPolicy
@@ -215,7 +220,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 		return nil, err
 	}
 	defer r.s.Close()
-	rep := &BoundReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
+	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
 		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.RecordedConfig()}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {
@@ -258,17 +263,17 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 
 // lower takes the trace (the scenario's workload unless cfg has one) and
 // lowers it with the scenario's collective algorithms, the trace format's
-// own for the kinds the scenario leaves out.
+// own for the kinds the scenario leaves out; an execution graph as it is.
 func (r *boundRun) lower() error {
-	r.t = r.cfg.Trace
-	if r.t == nil {
+	r.t, r.g = r.cfg.Trace, r.cfg.Graph
+	if r.t == nil && r.g == nil {
 		var err error
-		if r.t, err = r.sc.Trace(nil); err != nil {
+		if r.t, r.g, _, err = r.sc.workload(nil); err != nil {
 			return err
 		}
-		if r.t == nil {
-			return fmt.Errorf("the bound needs an MPI trace; the scenario's workload is an execution graph")
-		}
+	}
+	if r.t == nil {
+		return nil
 	}
 	algs, err := lower.ParseAlgorithms(r.sc.Network.Collective)
 	if err != nil {
@@ -287,6 +292,9 @@ func (r *boundRun) lower() error {
 // on: from the configuration table where there is one, else from the
 // machine's P-states.
 func (r *boundRun) buildLP() error {
+	if r.t == nil {
+		return r.buildGraphLP()
+	}
 	sc, t, m, net := r.sc, r.t, r.m, r.net
 	engine := sc.Bound.Messages == MessagesEngine
 	start := time.Now()
@@ -333,6 +341,30 @@ func (r *boundRun) buildLP() error {
 	return nil
 }
 
+// buildGraphLP builds the LP of an execution graph: the one over the
+// engine's semantics (graphNet), whose schedule the rounding follows.
+func (r *boundRun) buildGraphLP() error {
+	switch {
+	case r.cfg.TablePath != "":
+		return fmt.Errorf("a configuration table gives an MPI trace's compute regions their configurations; the workload is an execution graph")
+	case r.sc.Bound.Messages != MessagesEngine:
+		return fmt.Errorf("the bound of an execution graph is the LP over the engine's semantics: set [bound] messages = %q (it is %q)", MessagesEngine, r.sc.Bound.Messages)
+	case r.cfg.Slack != nil:
+		return fmt.Errorf("the engine LP of an execution graph keeps the order of its reference replay: no slack policy applies")
+	}
+	start := time.Now()
+	var err error
+	if r.cls, err = r.sc.Classes(r.g, nil); err != nil {
+		return err
+	}
+	if r.plan, err = r.sc.graphNet(r.g, r.m, r.net, r.cls); err != nil {
+		return err
+	}
+	r.d, r.o = r.plan.DAG, r.plan.Order
+	r.orderS = time.Since(start).Seconds()
+	return nil
+}
+
 // newSolver builds the LP's solver, the order-free search, the lp
 // rounding's planner and the uncapped replay.
 func (r *boundRun) newSolver() error {
@@ -364,7 +396,7 @@ func (r *boundRun) prepare() error {
 		}
 	}
 	minLP, _ := r.s.MinFeasibleCap()
-	r.minCap = minLP + r.m.BaseW()
+	r.minCap = minLP + r.m.lpBaseW()
 	r.unc, err = r.replay(policy.Uncapped, 0)
 	return err
 }
@@ -383,7 +415,7 @@ func (r *boundRun) replayed(pol string, capW float64) (replayed, error) {
 		met, err := r.sc.ReplayStaticDAG(r.g, r.t, r.d, capW, r.m, r.net)
 		return replayed{met: met, net: r.net}, err
 	}
-	met, rec, err := r.sc.replay(r.g, r.m, r.net, nil, pol, capW)
+	met, rec, err := r.sc.replay(r.g, r.m, r.net, r.cls, pol, capW)
 	if err != nil {
 		return replayed{}, err
 	}
@@ -496,10 +528,6 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 	if err != nil {
 		return BoundRow{}, err
 	}
-	cd, _, crun, err := r.sc.replayConductor(r.g, r.t, r.pd, r.po, cw, r.cfg.Conductor, r.m, r.net)
-	if err != nil {
-		return BoundRow{}, err
-	}
 	st, rd := stp.met, rdp.met
 	bn, err := graph.SecondsToNs(b.Makespan)
 	if err != nil {
@@ -509,18 +537,34 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 	if err != nil {
 		return BoundRow{}, fmt.Errorf("LP initial schedule: makespan: %w", err)
 	}
-	rns, cns := rd.MakespanNs, cd.MakespanNs
+	rns := rd.MakespanNs
 	row := BoundRow{CapW: cw, BoundNs: bn, MinFeasibleCapW: r.minCap,
 		Rounding: roundName, RoundedNs: &rns, RoundedPeakW: rd.PeakPowerW, RoundedOverCap: rd.OverCapNs, RoundedSwitches: switches,
 		StaticNs: st.MakespanNs, StaticPeakW: st.PeakPowerW, StaticOverCap: st.OverCapNs,
-		ConductorNs: &cns, ConductorPeakW: cd.PeakPowerW, ConductorOverCap: cd.OverCapNs,
-		GapRoundedPct: GapPct(rns, bn), GapStaticPct: GapPct(st.MakespanNs, bn), GapConductorPct: GapPct(cns, bn),
+		GapRoundedPct: GapPct(rns, bn), GapStaticPct: GapPct(st.MakespanNs, bn),
 		UncappedNs: r.unc.MakespanNs, Messages: r.sc.Bound.Messages, LPUncappedNs: lpUnc,
 		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}
 	row.RoundedBelowBound, row.RoundedOrderChanged = r.below(rdp, bn)
 	row.StaticBelowBound, row.StaticOrderChanged = r.below(stp, bn)
-	row.ConductorBelowBound, row.ConductorOrderChanged = r.below(replayed{cd, crun.opts, crun.net}, bn)
+	if r.t != nil {
+		if err := r.conductor(&row, cw, bn); err != nil {
+			return BoundRow{}, err
+		}
+	}
 	return row, nil
+}
+
+// conductor fills row's Conductor columns at job cap cw against the
+// bound bn ns.
+func (r *boundRun) conductor(row *BoundRow, cw float64, bn int64) error {
+	cd, _, crun, err := r.sc.replayConductor(r.g, r.t, r.pd, r.po, cw, r.cfg.Conductor, r.m, r.net)
+	if err != nil {
+		return err
+	}
+	cns := cd.MakespanNs
+	row.ConductorNs, row.ConductorPeakW, row.ConductorOverCap, row.GapConductorPct = &cns, cd.PeakPowerW, cd.OverCapNs, GapPct(cns, bn)
+	row.ConductorBelowBound, row.ConductorOrderChanged = r.below(replayed{cd, crun.opts, crun.net}, bn)
+	return nil
 }
 
 // rounded replays the LP's schedule b at job cap cw rounded as cfg says,

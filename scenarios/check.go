@@ -15,8 +15,9 @@ import (
 // the generator run, and lowered with the scenario's collective
 // algorithms), its rank count is checked against every machine's process
 // grid, its communication classes against the network overrides, and
-// every policy against the workload's kind (lp and conductor need an MPI
-// trace; lp needs the LP solver). Run calls it (through Replayer, a
+// every policy against the workload's kind (conductor needs an MPI trace,
+// lp and min-energy on an execution graph the engine LP; they need the LP
+// solver). Run calls it (through Replayer, a
 // Checker) before opening the results directory.
 func (sc *Scenario) Check() error {
 	type built struct {
@@ -73,7 +74,11 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
 	}
 	if policy.IsOnDAG(pol) {
-		if t == nil && pol != policy.Conductor {
+		if t == nil && plansOnGraph(pol) {
+			if err := sc.graphLPFits(pol); err != nil {
+				return err
+			}
+		} else if t == nil && pol != policy.Conductor {
 			return fmt.Errorf("%s: policy %s needs an MPI-trace workload (the LP and Conductor work on the DAG of its MPI calls); this workload is an execution graph or GOAL file: drop %s from sweep.policies",
 				sc.File, pol, pol)
 		}

@@ -32,8 +32,8 @@ func TestCheckMatchesSweep(t *testing.T) {
 		{"process grid of one axis value", machine(4, 4) + "[workload]\ngenerator = \"stencil2d\"\n[sweep]\ncaps_w = [100]\npolicies = [\"static\"]\n[sweep.params]\nranks = [16, 32]\n",
 			[]string{"ranks:32", "32 ranks", "16"}},
 		{"missing trace", machine(1, 2) + "[workload]\ntrace = \"nope.arrow\"\n", []string{"workload.trace", "nope.arrow", "no such file"}},
-		{"lp on a task graph", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
-			[]string{"policy lp needs an MPI-trace workload"}},
+		{"lp on a task graph without the engine LP", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[bound]\nmessages = \"loggops\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
+			[]string{"policy lp on an execution graph", `messages = "engine"`}},
 		{"conductor on an MPI trace under per-node caps", machine(4, 4) + "[workload]\ngenerator = \"stencil2d\"\n[sweep]\ncaps_w = [100]\ncap_scope = \"node\"\npolicies = [\"conductor\"]\n",
 			[]string{"conductor on an MPI trace plans against the job's cap"}},
 	} {

@@ -361,9 +361,10 @@ func rankTable(res *sim.Result, unit string, uns float64) ([]string, [][]string)
 
 // replayPolicy replays one point of any sweep policy and returns what the
 // replay recorded: the replayer's P-state policies directly, conductor and
-// lp and min-energy over the LP's DAG of the MPI trace t (their schedules rounded
-// as sweeps round it, staggered within the cap), conductor on an
-// execution graph (t nil) as the sweep plays it.
+// lp and min-energy over the LP's DAG of the MPI trace t, lp and
+// min-energy over the LP of the execution graph g where t is nil (their
+// schedules rounded as sweeps round it, staggered within the cap), and
+// conductor on an execution graph as the sweep plays it.
 func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
 	if !policy.IsOnDAG(pol) {
 		return sc.replay(g, m, sc.Net(), cls, pol, capW)
@@ -375,11 +376,11 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		}
 		return run.met, &recording{acct: run.acct, model: run.model, res: run.res, net: run.net, opts: run.opts}, nil
 	}
-	if t == nil {
+	if t == nil && !plansOnGraph(pol) {
 		return Metrics{}, nil, fmt.Errorf("the %s policy needs an MPI-trace workload (the DAG of its MPI calls)", pol)
 	}
 	net := sc.Net()
-	bd, err := sc.newBounder(t, m, net)
+	bd, err := sc.policyBounder(pol, t, g, cls, m, net)
 	if err != nil {
 		return Metrics{}, nil, err
 	}

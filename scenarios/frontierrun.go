@@ -16,8 +16,11 @@ import (
 type FrontierConfig struct {
 	// Machine is the scenario's machine to run on (Scenario.MachineByName).
 	Machine *Machine
-	// Trace is the MPI trace; nil takes the scenario's workload.
+	// Trace is the MPI trace; Graph, where Trace is nil, the execution
+	// graph (its LP the bound's, over the engine's semantics); both nil
+	// take the scenario's workload.
 	Trace *mpi.Trace
+	Graph *graph.Graph
 	// Collectives are the trace format's own collective algorithms, used
 	// for the kinds the scenario's network.collectives leaves out.
 	Collectives map[mpi.Kind]string
@@ -63,7 +66,8 @@ type FrontierReport struct {
 
 // RunFrontier computes the energy–time frontier of the fixed-event-order
 // LP (optimize/energy) of the workload on cfg.Machine: the LP's DAG and
-// event order are the bound's (RunBound), with the machine's base power.
+// event order are the bound's (RunBound), with the machine's base power
+// (its GPUs' idle power included).
 func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*FrontierReport, error) {
 	if cfg.Points < 2 {
 		return nil, fmt.Errorf("frontier: %d points: want at least 2", cfg.Points)
@@ -73,7 +77,7 @@ func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*Front
 		return nil, err
 	}
 	defer f.Close()
-	rep := &FrontierReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), CapW: cfg.CapW}
+	rep := &FrontierReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), CapW: cfg.CapW}
 	if err := frontierCurve(ctx, f, cfg.Points, rep); err != nil {
 		return nil, err
 	}
@@ -93,7 +97,7 @@ func (sc *Scenario) newFrontier(cfg FrontierConfig) (*energy.Frontier, *boundRun
 // frontierDAG builds the DAG and order of cfg's frontier (the bound's).
 func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
-		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
+		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Graph: cfg.Graph, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
 	if err := r.lower(); err != nil {
 		return nil, err
 	}
@@ -106,10 +110,10 @@ func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 // frontier builds the frontier's LP of cfg over r's DAG and order
 // (frontierDAG).
 func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
-	opt := energy.Options{BaseW: r.m.BaseW()}
+	opt := energy.Options{BaseW: r.m.lpBaseW()}
 	if cfg.CapW > 0 {
 		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
-			return nil, nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.BaseW())
+			return nil, nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.lpBaseW())
 		}
 	}
 	f, err := energy.New(r.d, r.o, opt)

@@ -8,7 +8,9 @@ import (
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/frontier"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // The LP of an execution-graph workload (a Chakra trace, a GOAL or Arrow
@@ -57,7 +59,7 @@ func (sc *Scenario) graphNet(g *graph.Graph, m *Machine, net network.LogGOPS, cl
 		return nil, err
 	}
 	floor := m.coreFloor()
-	var kernel []frontier.Config // a recorded second of a kernel at each allowed clock
+	var kernel []frontier.Config // a kernel's time ratio and power at each allowed clock
 	if m.GPU != nil {
 		md := m.GPU.Model()
 		for _, c := range m.GPU.Allowed() {
@@ -69,20 +71,25 @@ func (sc *Scenario) graphNet(g *graph.Graph, m *Machine, net network.LogGOPS, cl
 			if g.Size[op] == 0 {
 				return nil // a fence: no time, no power of its own
 			}
-			sec := float64(g.Size[op]) / 1e9
+			// Every configuration takes what a replay in it takes (the
+			// pricers', speedPricer: the recorded ns times the ratio,
+			// rounded to the ns), so that the LP is at most every replay
+			// to the ns.
+			dur := func(x float64) float64 { return float64(graph.SatNs(float64(g.Size[op])*x)) / 1e9 }
 			if kernel != nil && g.CPU[op] != 0 {
 				cs := make([]frontier.Config, len(kernel))
 				for k, c := range kernel {
-					cs[k] = frontier.Config{Time: sec * c.Time, Power: c.Power, Label: c.Label}
+					cs[k] = frontier.Config{Time: max(dur(c.Time), 1e-12), Power: c.Power, Label: c.Label} // as configsAt
 				}
 				return cs
 			}
-			cs := sp.configs(g.Region[op]+1, sec)
+			cs := sp.configsAt(g.Region[op]+1, dur)
 			for k := range cs {
 				cs[k].Power -= floor
 			}
 			return cs
 		},
+		Event:   func(op int32) int { return int(op) }, // graphTaskOp
 		Classes: cls,
 		Wait:    bound.WaitPower{Constant: true},
 	})
@@ -99,4 +106,47 @@ func (sc *Scenario) graphNet(g *graph.Graph, m *Machine, net network.LogGOPS, cl
 		}
 	}
 	return n, d.Validate()
+}
+
+// graphTaskOp is the calc operation of a task of graphNet's LP: its
+// Event is the operation's index in the graph.
+func graphTaskOp(t bound.Task) int32 { return int32(t.Event) }
+
+// graphLift is what graphNet's LP leaves out of the power of calc op of
+// g on machine m, which a replay of its schedule adds back: a kernel's
+// GPU idle power (a GPU's configurations are its clocks' power above
+// idle), a host operation's core floor (coreFloor).
+func (m *Machine) graphLift(g *graph.Graph, op int32) float64 {
+	if m.GPU != nil && onGPU(g)(op) {
+		return m.GPU.IdleW
+	}
+	return m.coreFloor()
+}
+
+// plansOnGraph reports whether policy pol plans on graphNet's LP, so that
+// it runs on an execution-graph workload: lp and min-energy.
+func plansOnGraph(pol string) bool { return pol == policy.LP || pol == policy.MinEnergy }
+
+// graphLPFits checks that policy pol (plansOnGraph) can plan on the LP of
+// an execution graph: only the engine LP (bound.messages = "engine")
+// reads one.
+func (sc *Scenario) graphLPFits(pol string) error {
+	if sc.Bound.Messages != MessagesEngine {
+		return fmt.Errorf("%s: policy %s on an execution graph or GOAL file plans on the LP over the engine's semantics: set [bound] messages = %q (it is %q)",
+			sc.File, pol, MessagesEngine, sc.Bound.Messages)
+	}
+	return nil
+}
+
+// policyBounder is the bounder policy pol at one point plans on: the LP of
+// MPI trace t, or where t is nil of execution graph g with message
+// classes cls (graphNet). The caller closes it.
+func (sc *Scenario) policyBounder(pol string, t *mpi.Trace, g *graph.Graph, cls *network.Classes, m *Machine, net network.LogGOPS) (*bounder, error) {
+	if t != nil {
+		return sc.newBounder(t, m, net)
+	}
+	if err := sc.graphLPFits(pol); err != nil {
+		return nil, err
+	}
+	return sc.newGraphBounder(g, cls, m, net, 0)
 }

@@ -79,10 +79,10 @@ freq_ghz = 1.4
 active_power_w = 10.0
 `
 
-// stepGOAL is three iterations of an imbalanced bulk-synchronous step on
+// phaseStepGOAL is three iterations of an imbalanced bulk-synchronous step on
 // two ranks as a GOAL file: rank 0 computes 10 ms, rank 1 6 ms, then they
 // exchange 1 kB.
-func stepGOAL() string {
+func phaseStepGOAL() string {
 	var b strings.Builder
 	b.WriteString("num_ranks 2\n")
 	for r := range 2 {
@@ -108,7 +108,7 @@ func stepGOAL() string {
 func TestGraphPoliciesGOAL(t *testing.T) {
 	dir := t.TempDir()
 	goal := filepath.Join(dir, "step.goal")
-	if err := os.WriteFile(goal, []byte(stepGOAL()), 0o644); err != nil {
+	if err := os.WriteFile(goal, []byte(phaseStepGOAL()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text := "name = \"goal\"\n" + cpuMachine + "[network]\nL_ns = 1000\no_ns = 100\ng_ns = 100\nG_ns_per_byte = 1\n[workload]\ntrace = \"" + goal + "\"\n" +

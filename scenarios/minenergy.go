@@ -63,7 +63,7 @@ func (sc *Scenario) minEnergyPoint(ctx context.Context, bd *bounder, g *graph.Gr
 // (the bound's LP relaxed into blocks, bound.cuts), the deadline is
 // slowdownPct above the latter, solved.
 func minEnergySchedule(bd *bounder, capW, leastS, slowdownPct float64) (*energy.Schedule, error) {
-	opt := energy.Options{BaseW: bd.m.BaseW(), CapW: bd.m.LPCap(capW), LeastMakespan: leastS}
+	opt := energy.Options{BaseW: bd.m.lpBaseW(), CapW: bd.m.LPCap(capW), LeastMakespan: leastS}
 	f, err := energy.New(bd.d, bd.o, opt)
 	if err != nil {
 		return nil, err

@@ -40,15 +40,18 @@ type frontierRow struct {
 // optimize/energy, as capsim frontier computes it) with every policy's
 // replayed (makespan, energy) point and each point's energy above the
 // frontier at its own makespan. ok is false where there is none to draw:
-// a workload without an MPI trace, a sweep over workload parameters, no
-// LP solver.
+// an execution graph under an LP other than the engine's, a sweep over
+// workload parameters, no LP solver.
 func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows []results.Row, unit string, ns float64) (report.Section, bool, error) {
 	if !clp.Available() || len(sc.paramAxes()) > 0 || sc.Aggregate != nil {
 		return report.Section{}, false, nil
 	}
-	t, err := sc.Trace(nil)
-	if err != nil || t == nil {
-		return report.Section{}, false, err
+	t, g, _, err := sc.workload(nil)
+	if err != nil || t == nil && sc.Bound.Messages != MessagesEngine {
+		return report.Section{}, false, err // an execution graph's LP is the engine's alone
+	}
+	if t != nil {
+		g = nil
 	}
 	v := newView(s)
 	if v.machine < 0 || v.energy < 0 {
@@ -84,7 +87,7 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 			return report.Section{}, false, err
 		}
 		fr := byMachine[mn]
-		cfg := FrontierConfig{Machine: m, Trace: t}
+		cfg := FrontierConfig{Machine: m, Trace: t, Graph: g}
 		r, err := sc.frontierDAG(cfg)
 		if err != nil {
 			return report.Section{}, false, err

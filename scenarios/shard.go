@@ -619,13 +619,13 @@ func (s *Scenario) workloadWeights() Weights {
 		sc, params := s.at(p.Params)
 		if t, g, err := sc.build(params); err == nil && g.NumOps() > 0 {
 			tasks := 0
-			if t == nil { // an execution graph: no LP
+			if t == nil && s.Bound.Messages != MessagesEngine { // an execution graph without its LP
 				v = wt{float64(g.NumOps()), 0}
 				cache[key] = v
 				return v
 			}
-			for _, k := range g.Kind {
-				if k == graph.Calc {
+			for op, k := range g.Kind {
+				if k == graph.Calc && (t != nil || g.Size[op] > 0) { // a graph's fences are no tasks (graphNet)
 					tasks++
 				}
 			}

@@ -255,9 +255,15 @@ func (sp *speeds) devices(g *graph.Graph, m *Machine, onDev func(op, r int32) bo
 // device time at every host P-state: the hull keeps one). Each is labeled
 // with its frequency or device.
 func (sp *speeds) configs(i int32, sec float64) []frontier.Config {
+	return sp.configsAt(i, func(x float64) float64 { return sec * x })
+}
+
+// configsAt is configs with the time of each configuration of time ratio
+// x given by dur(x), in seconds.
+func (sp *speeds) configsAt(i int32, dur func(x float64) float64) []frontier.Config {
 	cs := make([]frontier.Config, 0, 2*len(sp.cpuRatio))
 	add := func(x, w float64, label string) {
-		t := sec * x
+		t := dur(x)
 		if !(t > 0) {
 			t = 1e-12 // an empty region still occupies its rank for an instant
 		}

@@ -82,7 +82,7 @@ func TestBadInput(t *testing.T) {
 	write("grid.toml", strings.Replace(tiny, "ranks_per_node = 4", "ranks_per_node = 2", 1))
 	write("two.goal", "num_ranks 2\nrank 0 {\nl1: calc 1000\nl2: send 8b to 1 tag 0\nl1 requires l2\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
 	write("lpgraph.toml", strings.NewReplacer("ranks_per_node = 4", "ranks_per_node = 2", "t.arrow", "two.goal",
-		`policies = ["uncapped", "static"]`, `policies = ["lp"]`).Replace(tiny))
+		`policies = ["uncapped", "static"]`, `policies = ["lp"]`, "[sweep]", "[bound]\nmessages = \"loggops\"\n[sweep]").Replace(tiny))
 	journal, err := os.ReadFile(filepath.Join(p("res"), "points.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,9 +149,9 @@ func TestBadInput(t *testing.T) {
 		{"merge --partial", []string{"merge", p("part"), "-o", p("m-partial"), "--partial"}, 0, []string{"warning", "points missing"}},
 		{"trace changed since the last run", []string{"sweep", p("tiny.toml"), "-o", p("res-tiny"), "--progress", "never"}, 1,
 			[]string{"workload.trace", "t.arrow", "changed", "--restart"}},
-		{"lp policy on a task graph", []string{"scenario", "check", p("lpgraph.toml")}, 1, []string{"policy lp needs an MPI-trace workload"}},
-		{"lp policy on a task graph, sweep", []string{"sweep", p("lpgraph.toml"), "-o", p("r-lpgraph"), "--progress", "never"}, 1,
-			[]string{"policy lp needs an MPI-trace workload"}},
+		{"lp policy on a task graph without the engine LP", []string{"scenario", "check", p("lpgraph.toml")}, 1, []string{"policy lp on an execution graph", `messages = "engine"`}},
+		{"lp policy on a task graph without the engine LP, sweep", []string{"sweep", p("lpgraph.toml"), "-o", p("r-lpgraph"), "--progress", "never"}, 1,
+			[]string{"policy lp on an execution graph", `messages = "engine"`}},
 		{"machine too small for the trace", []string{"scenario", "check", p("grid.toml")}, 1, []string{"4 ranks", "runs 2"}},
 		{"timeline in missing dir", []string{"replay", p("good.arrow"), "--timeline", p("nodir/t.json")}, 1, []string{"t.json"}},
 	} {

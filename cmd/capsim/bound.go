@@ -42,12 +42,17 @@ func newBoundCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "bound [TRACE] (--cap W | --caps FROM:TO:STEP)",
-		Short: "Power-constrained optimal makespan of an MPI trace (the fixed-event-order LP on CLP)",
+		Short: "Power-constrained optimal makespan of a trace (the fixed-event-order LP on CLP)",
 		Long: `bound computes the least makespan an MPI trace can reach under a job power
 cap when every compute task may run at any P-state of the machine (and mix
 two adjacent ones): the fixed-event-order linear program of Bailey et al.
 (SC'15), solved with COIN-OR CLP. It also replays the Static policy (every
 rank gets an equal share of the cap) on capsim's engine for comparison.
+An execution graph (a Chakra trace, a GOAL file) is bounded by the "engine"
+LP of the graph itself: each kernel may run at any clock its GPU allows,
+each host operation at any P-state, and a core or GPU draws at least its
+floor (idle, or the slowest P-state's power) at every instant; it has no
+Conductor baseline (conductor_ns null) and takes no --table.
 
 The machine, network and DVFS model come from a scenario (--scenario; the
 embedded default when left out), and so does the workload when TRACE is left
@@ -148,7 +153,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
+			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("slack-policy") {
@@ -307,10 +312,13 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 		gap := func(pol string, pct float64, why string, changed bool) string {
 			return gapCell(&notes, r.CapW, pol, pct, why, changed)
 		}
-		fmt.Fprintf(tw, "%g\t%d\t%d\t%s%d\t%s\t%d\t%d\t%s\t%d\t%s\t%.3f\t\n", r.CapW, r.BoundNs, r.OrderFreeLowerNs, freeCols(r),
+		cond := "–\t–" // an execution graph: no Conductor baseline
+		if r.ConductorNs != nil {
+			cond = fmt.Sprintf("%d\t%s", *r.ConductorNs, gap("conductor", r.GapConductorPct, r.ConductorBelowBound, r.ConductorOrderChanged))
+		}
+		fmt.Fprintf(tw, "%g\t%d\t%d\t%s%d\t%s\t%d\t%d\t%s\t%s\t%.3f\t\n", r.CapW, r.BoundNs, r.OrderFreeLowerNs, freeCols(r),
 			*r.RoundedNs, gap("rounded", r.GapRoundedPct, r.RoundedBelowBound, r.RoundedOrderChanged), r.RoundedOverCap,
-			r.StaticNs, gap("static", r.GapStaticPct, r.StaticBelowBound, r.StaticOrderChanged),
-			*r.ConductorNs, gap("conductor", r.GapConductorPct, r.ConductorBelowBound, r.ConductorOrderChanged), r.LP.SolveS)
+			r.StaticNs, gap("static", r.GapStaticPct, r.StaticBelowBound, r.StaticOrderChanged), cond, r.LP.SolveS)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

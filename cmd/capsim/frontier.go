@@ -24,7 +24,7 @@ func newFrontierCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "frontier [TRACE]",
-		Short: "Energy–time frontier of an MPI trace: the least energy for every deadline (the fixed-event-order LP on CLP)",
+		Short: "Energy–time frontier of a trace: the least energy for every deadline (the fixed-event-order LP on CLP)",
 		Long: `frontier computes, for deadlines from the least makespan of the trace's event
 order to the least that reaches the least energy, the least energy of any
 schedule that keeps that order and ends by the deadline: the LP of capsim bound
@@ -41,7 +41,9 @@ the least energy to the fastest schedule's, each solved as an LP), and the
 energy saved against the fastest schedule (every task at its fastest
 P-state, as soon as possible) at the least makespan and at 5 % longer.
 --cap adds a job power cap that every schedule keeps too. The machine,
-network and DVFS model come from a scenario as for capsim bound.`,
+network and DVFS model come from a scenario as for capsim bound, and so
+does the LP of an execution graph (a Chakra trace, a GOAL file): the one
+over the engine's semantics, kernels at their GPU's clocks.`,
 		Example: `  capsim frontier --json
   capsim frontier stencil.arrow --points 21 --csv frontier.csv`,
 		Args: nargs(0, 1),
@@ -59,7 +61,7 @@ network and DVFS model come from a scenario as for capsim bound.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Machine, cfg.Trace, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
+			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
 				return err
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)

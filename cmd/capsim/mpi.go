@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/graph"
@@ -29,35 +28,27 @@ func loadGraph(path string, opt importer.Options, coll string) (*graph.Graph, er
 	return g, err
 }
 
-// loadMPI reads an MPI-level trace (any format the registry reads).
-func loadMPI(path string, opt importer.Options) (*importer.Trace, error) {
-	t, err := importer.Read(path, opt)
-	if err != nil {
-		return nil, err
-	}
-	if t.MPI == nil {
-		return nil, fmt.Errorf("%s: a %s trace is an execution graph, but this needs an MPI trace (its phases come from the MPI calls)", path, t.Format)
-	}
-	return t, nil
-}
-
 // lpInputs reads what an LP command (bound, frontier) runs on: the
 // scenario's machine mach (its first where empty) and, where args names a
-// trace, that MPI trace with its format's own collective algorithms (nil:
-// the scenario's workload).
-func lpInputs(sc *scenarios.Scenario, mach string, args []string, opt importer.Options) (*scenarios.Machine, *mpi.Trace, map[mpi.Kind]string, error) {
+// trace, that MPI trace with its format's own collective algorithms, or
+// the execution graph of a graph-level trace (Chakra, GOAL; both nil: the
+// scenario's workload).
+func lpInputs(sc *scenarios.Scenario, mach string, args []string, opt importer.Options) (*scenarios.Machine, *mpi.Trace, *graph.Graph, map[mpi.Kind]string, error) {
 	m, _, err := sc.MachineByName(mach)
 	if err != nil {
-		return nil, nil, nil, usageError{err}
+		return nil, nil, nil, nil, usageError{err}
 	}
 	if len(args) == 0 {
-		return m, nil, nil, nil
+		return m, nil, nil, nil, nil
 	}
-	it, err := loadMPI(args[0], opt)
+	it, err := importer.Read(args[0], opt)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return m, it.MPI, it.Collectives, nil
+	if it.MPI == nil {
+		return m, nil, it.Graph, nil, nil
+	}
+	return m, it.MPI, nil, it.Collectives, nil
 }
 
 // formatFlagHelp documents --format.

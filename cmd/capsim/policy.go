@@ -250,7 +250,11 @@ rounds its schedule to the machine's configurations within the cap and
 replays it exactly as a sweep's lp point on the scenario's machine,
 network and collectives (--net and --coll override the scenario's). At a
 cap of the scenario's sweep the LP is solved after the caps of its chain
-before it, as the sweep solves it, so the makespan is the sweep's.`,
+before it, as the sweep solves it, so the makespan is the sweep's. TRACE is
+an MPI trace or an execution graph (a Chakra trace, a GOAL file): a graph's
+LP is the one over the engine's semantics (--lp-messages engine), each
+kernel's configurations its GPU's clocks, each host operation's the
+P-states (docs/guide/gpu-power.md).`,
 			`  capsim policy lp stencil.arrow --cap 320 --scenario my.toml --json`},
 		scenarios.PolicyMinEnergy: {"The energy–time frontier's schedule at a cap and deadline, rounded within the cap and replayed",
 			`min-energy solves the energy–time frontier's LP (capsim frontier: the
@@ -260,7 +264,8 @@ the least makespan of the trace's order under the cap, rounds its schedule
 to the machine's configurations within the cap as the lp policy does, and
 replays it exactly as a sweep's min-energy point on the scenario's
 machine, network and collectives. It reports the replay beside the
-uncapped one and the LP bound at the cap.`,
+uncapped one and the LP bound at the cap. TRACE is an MPI trace or an
+execution graph, as for lp.`,
 			`  capsim policy min-energy stencil.arrow --cap 340 --slowdown-pct 5 --json`},
 	}
 	for _, name := range scenarios.ReplayPolicies {

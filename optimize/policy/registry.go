@@ -28,8 +28,9 @@ type Policy struct {
 	// policy but Uncapped).
 	Capped bool
 	// OnDAG reports whether the policy plans on the LP's DAG of an MPI
-	// trace (optimize/bound), so that an execution-graph workload cannot
-	// run it that way (conductor plays on the graph's replays instead).
+	// trace (optimize/bound). On an execution graph lp and min-energy
+	// plan on the graph's LP (the engine's semantics) and conductor plays
+	// on the graph's replays instead.
 	OnDAG bool
 	// NeedsLP reports whether the policy solves the power-constrained LP,
 	// so that it needs the LP solver (optimize/clp).
