@@ -14,7 +14,8 @@ import (
 // each distinct workload of the sweep is built (the trace file read, or
 // the generator run, and lowered with the scenario's collective
 // algorithms), its rank count is checked against every machine's process
-// grid, its communication classes against the network overrides, and
+// grid and the network topology's mapping (a mapping file read), its
+// communication classes against the network overrides, and
 // every policy against the workload's kind (lp and conductor need an MPI
 // trace; lp needs the LP solver). Run calls it (through Replayer, a
 // Checker) before opening the results directory.
@@ -68,6 +69,11 @@ func withParams(err error, params map[string]any) error {
 func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) error {
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return fmt.Errorf("%s: %w", sc.File, err)
+	}
+	// The topology's mapping of these ranks (a mapping file read whole:
+	// every line a node of the topology, one per rank).
+	if _, err := sc.flowNetwork(m, g.NumRanks()); err != nil {
+		return err
 	}
 	if policy.IsOnDAG(pol) {
 		if t == nil {

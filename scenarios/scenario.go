@@ -546,6 +546,13 @@ func bad(key, format string, a ...any) error {
 	return &ParseError{Key: key, Msg: fmt.Sprintf(format, a...)}
 }
 
+// keyError is a ParseError for key of sc's text, at the key's line where
+// the text has it: an error found after parsing (building the workload,
+// reading a mapping file) names the line as a parse error does.
+func (sc *Scenario) keyError(key, msg string) *ParseError {
+	return &ParseError{File: sc.File, Line: keyLine(sc.Text, strings.Split(key, ".")), Key: key, Msg: msg}
+}
+
 // badAt is bad for a key of the i-th [[table]] (or, with j ≥ 0, of the
 // j-th [[table.sub]] inside it): the error names the line of that entry
 // where the text has it.
@@ -602,6 +609,11 @@ func finite(v, lo float64, strict bool) bool {
 func (s *Scenario) normalize() error {
 	if s.Name == "" {
 		s.Name = "scenario"
+	}
+	// TOML integers are int64: a seed past math.MaxInt64 was a negative
+	// number, wrapped by the decoder.
+	if s.Seed > math.MaxInt64 {
+		return bad("seed", "want an integer ≥ 0, got %d", int64(s.Seed))
 	}
 	if len(s.Machines) == 0 {
 		return bad("machine", "at least one [[machine]] is required")
@@ -663,6 +675,12 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 		v   float64
 		pos bool
 	}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
+		if c.key != "compute_speed_factor" {
+			if err := power.CheckWatts(c.v, false); err != nil {
+				return s.badAt("machine", i, "", -1, c.key, "machine %s: %s: %v", m.Name, c.key, err)
+			}
+			continue
+		}
 		if !finite(c.v, 0, c.pos) {
 			want := "a finite number ≥ 0"
 			if c.pos {
@@ -691,15 +709,18 @@ func (s *Scenario) normalizeGPU(i int) error {
 	if g.Name == "" {
 		g.Name = "gpu"
 	}
-	if !finite(g.PowerLimitW, 0, false) {
-		return bad("machine.gpu.power_limit_w", "machine %s: power_limit_w must be a finite number ≥ 0 (0: no limit), got %g", m.Name, g.PowerLimitW)
+	if err := power.CheckWatts(g.PowerLimitW, false); err != nil {
+		return bad("machine.gpu.power_limit_w", "machine %s: power_limit_w (0: no limit): %v", m.Name, err)
+	}
+	if err := power.CheckWatts(g.IdleW, false); err != nil {
+		return bad("machine.gpu.idle_w", "machine %s: gpu idle_w: %v", m.Name, err)
 	}
 	if len(g.Clocks) == 0 {
 		return bad("machine.gpu.clock", "machine %s: [machine.gpu] needs at least one [[machine.gpu.clock]] (mhz, power_w)", m.Name)
 	}
 	for j, c := range g.Clocks {
-		if !finite(c.PowerW, 0, true) {
-			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w must be a finite number > 0, got %g", m.Name, j+1, c.PowerW)
+		if err := power.CheckWatts(c.PowerW, true); err != nil {
+			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
 		}
 	}
 	md := &gpu.Model{Clocks: append([]gpu.Clock(nil), g.Clocks...), IdleW: g.IdleW, MemoryBound: g.MemoryBoundness, RecordedMHz: g.RecordedMHz}
@@ -725,8 +746,8 @@ func (s *Scenario) normalizePStates(i int) error {
 		if !finite(p.FreqGHz, 0, true) {
 			return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
 		}
-		if !finite(p.ActivePowerW, 0, true) {
-			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w must be a finite number > 0, got %g", m.Name, j+1, p.ActivePowerW)
+		if err := power.CheckWatts(p.ActivePowerW, true); err != nil {
+			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w: %v", m.Name, j+1, err)
 		}
 	}
 	sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
@@ -756,11 +777,11 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 		if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
 			return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
 		}
-		if !finite(a.PowerW, 0, false) {
-			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
+		if err := power.CheckWatts(a.PowerW, false); err != nil {
+			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w: %v", m.Name, a.Name, err)
 		}
-		if !finite(a.IdleW, 0, false) {
-			return s.badAt("machine", i, "accelerator", k, "idle_w", "machine %s: accelerator %s: idle_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.IdleW)
+		if err := power.CheckWatts(a.IdleW, false); err != nil {
+			return s.badAt("machine", i, "accelerator", k, "idle_w", "machine %s: accelerator %s: idle_w: %v", m.Name, a.Name, err)
 		}
 		if s.Models.File == "" {
 			return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
@@ -938,8 +959,8 @@ func (s *Scenario) normalizeSweep() error {
 	capKey := s.capKey()
 	capSeen := map[float64]bool{}
 	for _, c := range sw.CapsW {
-		if !(c > 0) || math.IsInf(c, 0) {
-			return bad(capKey, "caps must be positive watts, got %g", c)
+		if err := power.CheckWatts(c, true); err != nil {
+			return bad(capKey, "cap: %v", err)
 		}
 		if capSeen[c] {
 			return bad(capKey, "cap %g W listed twice", c)
@@ -1075,6 +1096,9 @@ func (s *Scenario) setInText(table, key string) bool {
 	return keyLine(s.Text, toml.Key{table, key}) > 0
 }
 
+// MaxCapsInRange is the most caps a "from:to:step" range may expand to.
+const MaxCapsInRange = 100000
+
 // ParseCapRange expands "from:to:step" (watts, inclusive of to when the
 // steps land on it) into a list of caps.
 func ParseCapRange(spec string) ([]float64, error) {
@@ -1094,13 +1118,21 @@ func ParseCapRange(spec string) ([]float64, error) {
 	if !(step > 0) || !(from > 0) || to < from {
 		return nil, fmt.Errorf("cap range %q: need 0 < from ≤ to and step > 0", spec)
 	}
-	n := int(math.Floor((to-from)/step+1e-9)) + 1
-	if n > 100000 {
-		return nil, fmt.Errorf("cap range %q: %d caps is too many", spec, n)
+	if to > power.MaxWatts {
+		return nil, fmt.Errorf("cap range %q: caps above %g W (power.MaxWatts)", spec, power.MaxWatts)
 	}
-	caps := make([]float64, n)
+	// The count is taken in floating point first: a step tiny against the
+	// range would overflow an int.
+	count := math.Floor((to-from)/step+1e-9) + 1
+	if count > MaxCapsInRange {
+		return nil, fmt.Errorf("cap range %q: %.4g caps is too many (at most %d)", spec, count, MaxCapsInRange)
+	}
+	caps := make([]float64, int(count))
 	for i := range caps {
 		caps[i] = from + float64(i)*step
+		if i > 0 && !(caps[i] > caps[i-1]) {
+			return nil, fmt.Errorf("cap range %q: step %g is below the precision of %g W: caps %d and %d are equal", spec, step, caps[i], i, i+1)
+		}
 	}
 	return caps, nil
 }

@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParseRefusesOutOfRange: values a sweep cannot compute with are
+// refused when the scenario is read, naming the file, the line and the
+// key: powers past power.MaxWatts (1e308 W overflowed a replay's energy to
+// +Inf and the LP's coefficients), a cap range of more caps than an int
+// holds (it panicked in makeslice) or with a step below the precision of
+// its caps.
+func TestParseRefusesOutOfRange(t *testing.T) {
+	base := string(Default())
+	for _, tc := range []struct {
+		name, old, new, want string
+		line                 int
+	}{
+		{"huge active power", "active_power_w = 12.0", "active_power_w = 1e308", "key machine.pstate.active_power_w: machine pal: pstate 1: active_power_w: want a finite power > 0 and at most 1e+09 W", 22},
+		{"huge idle power", "idle_power_w = 45.0", "idle_power_w = 1e300", "key machine.idle_power_w", 16},
+		{"huge wait power", "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = 1e300", "above 1e+09 W", 15},
+		{"huge cap", `caps = "290:380:10"`, "caps_w = [300, 1e300]", "key sweep.caps_w: cap: want a finite power > 0 and at most 1e+09 W", 63},
+		{"huge cap range", `"290:380:10"`, `"290:1e300:1e299"`, "caps above 1e+09 W", 63},
+		{"tiny cap step", `"290:380:10"`, `"290:380:1e-300"`, "caps is too many (at most 100000)", 63},
+		{"cap step below precision", `"290:380:10"`, `"1e8:100000000.000001:1e-9"`, "is below the precision", 63},
+		{"huge idle power axis", "[sweep]", "[sweep.params]\n\"machine.idle_power_w\" = [45.0, 1e300]\n[sweep]", "at most 1e+09 W", 0},
+		{"negative seed", "seed = 1", "seed = -1", "key seed: want an integer ≥ 0, got -1", 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(base, tc.old, tc.new, 1)
+			if text == base {
+				t.Fatalf("%q not in the default scenario", tc.old)
+			}
+			_, err := Parse("my.toml", []byte(text))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a ParseError", err)
+			}
+			if !strings.HasPrefix(err.Error(), "my.toml:") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %q, want file name and %q", err, tc.want)
+			}
+			if tc.line > 0 && pe.Line != tc.line {
+				t.Errorf("line = %d, want %d (%v)", pe.Line, tc.line, err)
+			}
+		})
+	}
+}
+
+// TestCheckReadsTopologyMapping: `scenario check` reads a topology's
+// mapping file as the sweep does (it only looked for the file, and the
+// sweep then stopped at its first point), and names the mapping file's
+// line and the scenario's key.
+func TestCheckReadsTopologyMapping(t *testing.T) {
+	for _, tc := range []struct {
+		name, mapping, want string
+	}{
+		{"node out of range", strings.Repeat("0\n", 15) + "99\n", `map.txt:16: "99" is not a node number in [0, 16)`},
+		{"too few ranks", "0\n1\n", "map.txt: 2 ranks mapped, want 16"},
+		{"garbage", strings.Repeat("0\n", 16) + "x\n", `map.txt:17: "x" is not a node number`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"map.txt": tc.mapping})
+			text := strings.Replace(string(Default()), "[workload]", "[network.topology]\nkind = \"crossbar\"\nmapping = \"map.txt\"\n\n[workload]", 1)
+			p := filepath.Join(dir, "s.toml")
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sc.Check()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.toml:48: key network.topology.mapping") {
+				t.Errorf("Check: %v, want s.toml:48: key network.topology.mapping and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBuildErrorsNameLine: an error found while building the workload
+// names the scenario line of its key, as a parse error does.
+func TestBuildErrorsNameLine(t *testing.T) {
+	base := string(Default())
+	for _, tc := range []struct {
+		old, new, want string
+	}{
+		{"iterations = 20", "iterations = 2.5", "my.toml:53: key workload.params.iterations: want an integer, got 2.5"},
+		{"iterations = 20", "iterations = 0", "my.toml:49: key workload.params: stencil: iterations 0 < 1"},
+		{"iterations = 20", "iterations = 20\nseed = -3", "my.toml:54: key workload.params.seed: want an integer ≥ 0, got -3"},
+		{`collectives = "allreduce=recdoub"`, `collectives = "allreduce=nosuch"`, `my.toml:44: key network.collectives: collective spec "allreduce=nosuch"`},
+	} {
+		sc, err := Parse("my.toml", []byte(strings.Replace(base, tc.old, tc.new, 1)))
+		if err == nil {
+			err = sc.Check()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.new, err, tc.want)
+		}
+	}
+}
