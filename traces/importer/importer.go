@@ -15,6 +15,7 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -359,6 +360,9 @@ func readGOAL(path string, _ Options) (*Trace, error) {
 
 func readLiballprof(path string, opt Options) (*Trace, error) {
 	t, err := liballprof.ReadFileWith(path, opt.Liballprof)
+	if t != nil {
+		t.Algorithms = lower.SchedgenAlgorithms()
+	}
 	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
 }
 
@@ -379,6 +383,10 @@ func readDUMPI(path string, opt Options) (*Trace, error) {
 
 func liballprofDir(path string) bool {
 	files, err := liballprof.Files(path)
+	var gap *liballprof.GapError
+	if errors.As(err, &gap) {
+		return true // reading it names the missing rank file
+	}
 	if err != nil || len(files) == 0 {
 		return false
 	}
