@@ -268,7 +268,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		}
 		res, err := steering.Run(t, g, net, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Trace, err)
+			return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 		}
 		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
 		out.Baseline = PolicyRun(res.Baseline)
@@ -299,7 +299,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
 	res, err := dctdvfs.Run(t, g, net, o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Trace, err)
+		return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 	}
 	run := func(x dctdvfs.Summary) PolicyRun {
 		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW}

@@ -64,7 +64,7 @@ network and DVFS model come from a scenario as for capsim bound.`,
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)
 			if err != nil {
-				return interrupted(ctx, err)
+				return interrupted(ctx, inTrace(a, err))
 			}
 			if csvPath != "" {
 				if err := os.WriteFile(csvPath, frontierCSV(rep), 0o644); err != nil {
