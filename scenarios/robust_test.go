@@ -29,6 +29,11 @@ func TestParseRefusesOutOfRange(t *testing.T) {
 		{"cap step below precision", `"290:380:10"`, `"1e8:100000000.000001:1e-9"`, "is below the precision", 63},
 		{"huge idle power axis", "[sweep]", "[sweep.params]\n\"machine.idle_power_w\" = [45.0, 1e300]\n[sweep]", "at most 1e+09 W", 0},
 		{"negative seed", "seed = 1", "seed = -1", "key seed: want an integer ≥ 0, got -1", 7},
+		{"slower P-state draws more", "active_power_w = 10.2", "active_power_w = 13", "P-state 1.9 GHz draws 13 W, more than the faster 2.1 GHz (12 W)", 0},
+		// An explicit 0 silently took the default of 1.
+		{"zero sockets", "sockets_per_node = 2", "sockets_per_node = 0", "key machine.sockets_per_node: machine pal: sockets_per_node = 0: want a number > 0 (leave the key out for 1)", 12},
+		{"zero threads", "threads_per_rank = 1", "threads_per_rank = 0", "key machine.threads_per_rank", 15},
+		{"zero speed factor", "threads_per_rank = 1", "threads_per_rank = 1\ncompute_speed_factor = 0.0", "key machine.compute_speed_factor", 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(base, tc.old, tc.new, 1)
@@ -101,5 +106,20 @@ func TestBuildErrorsNameLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.new, err, tc.want)
 		}
+	}
+}
+
+// TestAcceleratorPerNodeZero: per_node = 0 is refused; it silently took
+// the default of one device per node.
+func TestAcceleratorPerNodeZero(t *testing.T) {
+	p := filepath.Join("..", "examples", "scenarios", "gpu-node.toml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "\nper_node = 8", "\nper_node = 0", 1)
+	_, err = Parse(p, []byte(text))
+	if err == nil || !strings.Contains(err.Error(), "key machine.accelerator.per_node: machine gpu-node: accelerator gpu0: per_node = 0") {
+		t.Errorf("err = %v, want per_node = 0 refused", err)
 	}
 }

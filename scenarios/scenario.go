@@ -644,6 +644,16 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 		return bad("machine.name", "machine name %q used twice", m.Name)
 	}
 	names[m.Name] = true
+	// A key left out takes its default; one written as 0 is refused (it
+	// would silently take the default too).
+	for _, c := range []struct {
+		key  string
+		zero bool
+	}{{"sockets_per_node", m.SocketsPerNode == 0}, {"threads_per_rank", m.ThreadsPerRank == 0}, {"compute_speed_factor", m.SpeedFactor == 0}} {
+		if c.zero && arrayKeyLine(s.Text, "machine", i, "", -1, c.key) > 0 {
+			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s = 0: want a number > 0 (leave the key out for 1)", m.Name, c.key)
+		}
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -752,8 +762,14 @@ func (s *Scenario) normalizePStates(i int) error {
 	}
 	sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
 	for j := 1; j < len(m.PStates); j++ {
-		if m.PStates[j].FreqGHz == m.PStates[j-1].FreqGHz {
-			return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
+		p, q := m.PStates[j], m.PStates[j-1]
+		if p.FreqGHz == q.FreqGHz {
+			return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, p.FreqGHz)
+		}
+		// As a GPU's clocks: a slower P-state that draws more power than
+		// a faster one is a typo (no policy would pick it).
+		if p.ActivePowerW > q.ActivePowerW {
+			return bad("machine.pstate", "machine %s: P-state %g GHz draws %g W, more than the faster %g GHz (%g W)", m.Name, p.FreqGHz, p.ActivePowerW, q.FreqGHz, q.ActivePowerW)
 		}
 	}
 	return nil
@@ -765,6 +781,9 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 	m := &s.Machines[i]
 	for k := range m.Accelerators {
 		a := &m.Accelerators[k]
+		if a.PerNode == 0 && arrayKeyLine(s.Text, "machine", i, "accelerator", k, "per_node") > 0 {
+			return s.badAt("machine", i, "accelerator", k, "per_node", "machine %s: accelerator %s: per_node = 0: want a positive integer (leave the key out for 1)", m.Name, a.Name)
+		}
 		if a.PerNode == 0 {
 			a.PerNode = 1
 		}
