@@ -384,10 +384,10 @@ func readDUMPI(path string, opt Options) (*Trace, error) {
 func liballprofDir(path string) bool {
 	files, err := liballprof.Files(path)
 	var gap *liballprof.GapError
-	if errors.As(err, &gap) {
-		return true // reading it names the missing rank file
-	}
-	if err != nil || len(files) == 0 {
+	switch {
+	case errors.As(err, &gap): // a liballprof trace's gap: reading it names the missing rank file
+		files = []string{gap.File}
+	case err != nil || len(files) == 0:
 		return false
 	}
 	head, err := readHead(files[0])
