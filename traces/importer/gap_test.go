@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/traces/importer"
 )
 
@@ -29,5 +30,26 @@ func TestLiballprofGapNamed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "the rank file of rank 3 is missing, but trace_p2p-5.dat is there") {
 			t.Errorf("Read(%s): %v, want the missing rank named", p, err)
 		}
+	}
+}
+
+// TestChakraGapNamed: a Chakra folder with a gap in its NPU files is
+// diagnosed by the Chakra reader (it was "a directory holding no trace
+// capsim recognises").
+func TestChakraGapNamed(t *testing.T) {
+	src := testenv.Shared(t, "traces/chakra/pytorch-kineto-1rank/chakra.0.et")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"chakra.0.et", "chakra.2.et"} {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = importer.Read(dir, importer.Options{})
+	if err == nil || !strings.Contains(err.Error(), "the file of NPU 1 is missing, but chakra.2.et is there") {
+		t.Errorf("Read(%s): %v, want the missing NPU named", dir, err)
 	}
 }

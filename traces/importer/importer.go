@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -542,7 +543,12 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 func chakraDir(path string) bool {
 	paths, err := chakra.Paths(path)
 	if err != nil {
-		return false
+		// A folder of NPU files that Paths refuses (a gap in the NPU
+		// numbers, two prefixes) is Chakra's to diagnose when its NPU 0
+		// file opens as one.
+		if paths, _ = filepath.Glob(filepath.Join(path, "*.0.et")); len(paths) == 0 {
+			return false
+		}
 	}
 	head, err := readHead(paths[0])
 	return err == nil && chakra.Sniff(head)
