@@ -372,7 +372,13 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 		}
 		sc.Network.Collective = *r.Coll
 	}
-	abs, err := filepath.Abs(r.Trace)
+	// Both replays read the trace: a pipe is copied once.
+	trace, rename, done, err := importer.Reopenable(r.Trace)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	abs, err := filepath.Abs(trace)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +387,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
 	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
-			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, err)
+			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, rename(err))
 		}
 	}
 	base, lp := got[policy.Uncapped], got[r.Policy]

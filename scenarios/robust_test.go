@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -121,5 +122,33 @@ func TestAcceleratorPerNodeZero(t *testing.T) {
 	_, err = Parse(p, []byte(text))
 	if err == nil || !strings.Contains(err.Error(), "key machine.accelerator.per_node: machine gpu-node: accelerator gpu0: per_node = 0") {
 		t.Errorf("err = %v, want per_node = 0 refused", err)
+	}
+}
+
+// TestStreamInputsRefused: a pipe or FIFO as a file a sweep reads is
+// refused when the scenario is read, naming the key: the sweep read the
+// stream for its identity or first workload and found it empty for the
+// next ("an empty file" in the middle of a sweep).
+func TestStreamInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	base := string(Default())
+	for _, tc := range []struct{ name, text, key string }{
+		{"workload.trace", strings.Replace(base, `generator = "stencil2d"`, `trace = "fifo"`, 1), "workload.trace"},
+		{"models.file", strings.Replace(base, "memory_boundness = 0.3", `file = "fifo"`, 1), "models.file"},
+		{"mapping", strings.Replace(base, "[workload]", "[network.topology]\nkind = \"crossbar\"\nmapping = \"fifo\"\n\n[workload]", 1), "network.topology.mapping"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.key == "workload.trace" { // drop the generator's parameters
+				tc.text = tc.text[:strings.Index(tc.text, "[workload.params]")] + tc.text[strings.Index(tc.text, "[models]"):]
+			}
+			_, err := Parse(filepath.Join(dir, "s.toml"), []byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), "key "+tc.key+": fifo is a pipe or device") {
+				t.Errorf("err = %v, want %s refused as a pipe", err, tc.key)
+			}
+		})
 	}
 }

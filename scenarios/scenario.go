@@ -856,6 +856,9 @@ func (s *Scenario) normalizeNetwork() error {
 			if _, err := os.Stat(s.path(t.Mapping)); err != nil {
 				return bad("network.topology.mapping", "%v", err)
 			}
+			if err := s.checkReopenable("network.topology.mapping", t.Mapping); err != nil {
+				return err
+			}
 		}
 		s.top = top
 	}
@@ -940,6 +943,12 @@ func (s *Scenario) normalizeWorkload() error {
 	if w.AlignStarts && w.Trace == "" {
 		return bad("workload.align_starts", "applies to workload.trace (generated workloads start every rank at 0)")
 	}
+	if err := s.checkReopenable("workload.trace", w.Trace); err != nil {
+		return err
+	}
+	if err := s.checkReopenable("models.file", s.Models.File); err != nil {
+		return err
+	}
 	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
 	}
@@ -960,6 +969,21 @@ func (s *Scenario) normalizeWorkload() error {
 		s.set = set
 	}
 	return nil
+}
+
+// checkReopenable refuses a pipe, FIFO or device (/dev/stdin, a bash
+// process substitution) as the file of key: a sweep reads its inputs
+// more than once (the check, each workload, its identity, and again on
+// resume, merge and report), and a stream is empty after its first read.
+func (s *Scenario) checkReopenable(key, name string) error {
+	if name == "" {
+		return nil
+	}
+	st, err := os.Stat(s.path(name))
+	if err != nil || st.IsDir() || st.Mode().IsRegular() {
+		return nil // a missing file is reported where it is read
+	}
+	return bad(key, "%s is a pipe or device, which can be read only once, but a sweep reads its inputs again (each workload, and its identity on resume, merge and report): write it to a file and name that", name)
 }
 
 // normalizeSweep checks [sweep]: its caps, policies and parameter axes.
