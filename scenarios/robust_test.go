@@ -152,3 +152,34 @@ func TestStreamInputsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestPickSelectsAPoint: report --detail refuses a pick that selects no
+// point of the sweep (a cap it did not sweep, a policy it did not run:
+// the detail replayed a point the results do not hold, beside them) and
+// a key given twice or without a value; a policy named without a cap
+// takes the median cap (it replayed the capped policy at 0 W).
+func TestPickSelectsAPoint(t *testing.T) {
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pick Pick
+		want string
+	}{
+		{Pick{Policy: "static", CapW: 999}, "detail: cap 999 W is not one of the sweep's caps (290, 300, "},
+		{Pick{Policy: "static-rapl", CapW: 300}, `detail: policy "static-rapl" is not one of the sweep's policies (uncapped, static, conductor, lp)`},
+	} {
+		if _, err := sc.Detail(tc.pick, "d_", ""); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.pick, err, tc.want)
+		}
+	}
+	if err := sc.checkPick(Pick{Machine: "pal", Policy: "uncapped"}); err != nil {
+		t.Errorf("uncapped without a cap: %v", err)
+	}
+	for _, spec := range []string{"policy=lp,policy=static", "cap=300,cap=320", "policy=", "machine= "} {
+		if _, err := ParsePick(spec); err == nil {
+			t.Errorf("ParsePick(%q) accepted", spec)
+		}
+	}
+}
