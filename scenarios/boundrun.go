@@ -218,7 +218,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 	}
 	defer r.s.Close()
 	rep := &BoundReport{Machine: r.m.Name, Ranks: len(r.t.Ranks), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
-		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.RecordedConfig()}
+		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.recordedConfig(cfg.Trace == nil && sc.Workload.Generator != "")}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {
 		if cfg.Progress != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,28 @@ func TestBoundLowersAsReplay(t *testing.T) {
 				t.Errorf("LP's uncapped makespan %d ns, the uncapped replay %d ns: want equal", rep.LPUncappedNs, rep.UncappedNs)
 			}
 		})
+	}
+}
+
+// TestBoundTraceRecordedConfig: bound of a trace given on the command
+// line says its recording frequency is assumed; it said the times were a
+// generator's (the embedded scenario's workload, which the trace
+// replaces), with "assumed": false.
+func TestBoundTraceRecordedConfig(t *testing.T) {
+	code, out, stderr := capsim(t, "bound", "--cap", "300", "--json", filepath.Join("..", "..", "traces", "liballprof", "testdata", "epoch"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Recorded struct {
+			Assumed bool   `json:"assumed"`
+			Source  string `json:"source"`
+		} `json:"recorded_config"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Recorded.Assumed || strings.Contains(rep.Recorded.Source, "generator") {
+		t.Errorf("recorded_config %+v, want assumed and no generator", rep.Recorded)
 	}
 }
