@@ -23,7 +23,9 @@ type RecordedConfig struct {
 }
 
 // RecordedConfig returns the scenario's recording configuration.
-func (s *Scenario) RecordedConfig() RecordedConfig { return s.recordedConfig(s.Workload.Generator != "") }
+func (s *Scenario) RecordedConfig() RecordedConfig {
+	return s.recordedConfig(s.Workload.Generator != "")
+}
 
 // recordedConfig is RecordedConfig for a generated workload (generated)
 // or a trace: a trace given on the command line replaces the scenario's
