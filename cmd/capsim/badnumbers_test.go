@@ -78,6 +78,11 @@ l2 requires l1
 		{"infinite switch time", []string{"bound", p("good.arrow"), "--cap", "300", "--switch-us", "Inf"}, []string{"--switch-us +Inf"}},
 		{"negative workers", []string{"sweep", p("good.toml"), "-o", p("r-w"), "--workers", "-2"}, []string{"--workers -2"}},
 		{"NaN cap range", []string{"bound", p("good.arrow"), "--caps", "NaN:400:10"}, []string{"NaN:400:10"}},
+		// A cap range of 9e301 caps panicked in makeslice; a huge cap or
+		// frontier size ran the LP at +Inf or until killed.
+		{"tiny cap step", []string{"bound", p("good.arrow"), "--caps", "290:380:1e-300"}, []string{"caps is too many"}},
+		{"huge cap flag", []string{"frontier", p("good.arrow"), "--cap", "1e300"}, []string{"--cap 1e+300: must be a power > 0 and at most 1e+09 W"}},
+		{"huge frontier", []string{"frontier", p("good.arrow"), "--points", "100000000"}, []string{"--points 100000000: want 2 to 10000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := capsim(t, tc.args...)

@@ -51,8 +51,8 @@ network and DVFS model come from a scenario as for capsim bound.`,
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
-			if points < 2 {
-				return usagef("--points %d: want at least 2", points)
+			if points < 2 || points > scenarios.MaxFrontierPoints {
+				return usagef("--points %d: want 2 to %d", points, scenarios.MaxFrontierPoints)
 			}
 			cfg := scenarios.FrontierConfig{CapW: capW, Points: points, TablePath: tablePath}
 			sc, err := scenarios.LoadOrDefault(scenarioPath)
