@@ -683,21 +683,13 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 	for _, c := range []struct {
 		key string
 		v   float64
-		pos bool
-	}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
-		if c.key != "compute_speed_factor" {
-			if err := power.CheckWatts(c.v, false); err != nil {
-				return s.badAt("machine", i, "", -1, c.key, "machine %s: %s: %v", m.Name, c.key, err)
-			}
-			continue
+	}{{"idle_power_w", m.IdlePowerW}, {"core_idle_power_w", m.CoreIdlePowerW}} {
+		if err := power.CheckWatts(c.v, false); err != nil {
+			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s: %v", m.Name, c.key, err)
 		}
-		if !finite(c.v, 0, c.pos) {
-			want := "a finite number ≥ 0"
-			if c.pos {
-				want = "a finite number > 0"
-			}
-			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s must be %s, got %g", m.Name, c.key, want, c.v)
-		}
+	}
+	if !finite(m.SpeedFactor, 0, true) {
+		return s.badAt("machine", i, "", -1, "compute_speed_factor", "machine %s: compute_speed_factor must be a finite number > 0, got %g", m.Name, m.SpeedFactor)
 	}
 	if err := s.normalizePStates(i); err != nil {
 		return err
