@@ -31,6 +31,9 @@ func TestParseRefusesOutOfRange(t *testing.T) {
 		{"huge idle power axis", "[sweep]", "[sweep.params]\n\"machine.idle_power_w\" = [45.0, 1e300]\n[sweep]", "at most 1e+09 W", 0},
 		{"negative seed", "seed = 1", "seed = -1", "key seed: want an integer ≥ 0, got -1", 7},
 		{"slower P-state draws more", "active_power_w = 10.2", "active_power_w = 13", "P-state 1.9 GHz draws 13 W, more than the faster 2.1 GHz (12 W)", 0},
+		// An axis value twice swept the same points twice.
+		{"axis value twice", "[sweep]", "[sweep.params]\nbalance = [0.5, 0.25, 0.5]\n[sweep]", "key sweep.params.balance: value 0.5 listed twice", 0},
+		{"scenario axis value twice", "[sweep]", "[sweep.params]\n\"network.L_ns\" = [100, 100.0]\n[sweep]", "value 100 listed twice", 0},
 		// An explicit 0 silently took the default of 1.
 		{"zero sockets", "sockets_per_node = 2", "sockets_per_node = 0", "key machine.sockets_per_node: machine pal: sockets_per_node = 0: want a number > 0 (leave the key out for 1)", 12},
 		{"zero threads", "threads_per_rank = 1", "threads_per_rank = 0", "key machine.threads_per_rank", 15},

@@ -1039,6 +1039,19 @@ func (s *Scenario) normalizeSweep() error {
 		if len(vs) == 0 {
 			return bad("sweep.params."+k, "an axis needs at least one value")
 		}
+		// A value listed twice would sweep the same points twice, as a
+		// cap listed twice would (numbers compare by value: 1 is 1.0).
+		seen := map[string]bool{}
+		for _, v := range vs {
+			id := fmt.Sprint(v)
+			if n, ok := v.(int64); ok {
+				id = fmt.Sprint(float64(n))
+			}
+			if seen[id] {
+				return bad("sweep.params."+k, "value %v listed twice", v)
+			}
+			seen[id] = true
+		}
 		if err := checkAxis(k, vs); err != nil {
 			return err
 		}
