@@ -54,7 +54,7 @@ func ParseCaps(s string) ([]float64, error) {
 	for _, p := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(v > 0) || v > power.MaxWatts {
-			return nil, fmt.Errorf("caps %q: %q is not a power > 0 and at most %g W (power.MaxWatts)", s, p, power.MaxWatts)
+			return nil, fmt.Errorf("caps %q: %q is not a positive number of watts up to %g (power.MaxWatts)", s, p, power.MaxWatts)
 		}
 		if slices.Contains(out, v) {
 			return nil, fmt.Errorf("caps %q: %g W listed twice", s, v)
