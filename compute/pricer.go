@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -70,6 +72,58 @@ func (t Target) For(region string) (Config, error) {
 	return t.Default, nil
 }
 
+// CheckRules refuses a rule that configures no calc operation of g: its
+// pattern matches no region that one of g's calcs is in, or earlier rules
+// take every such region it matches (the first match wins). A misspelt
+// glob would silently change nothing.
+func (t Target) CheckRules(g *graph.Graph) error {
+	if len(t.Rules) == 0 {
+		return nil
+	}
+	inUse := make([]bool, len(g.Regions))
+	for op := range g.Kind {
+		if r := g.Region[op]; g.Kind[op] == graph.Calc && r != graph.NoRegion {
+			inUse[r] = true
+		}
+	}
+	var regions []string
+	for r, name := range g.Regions {
+		if inUse[r] {
+			regions = append(regions, name)
+		}
+	}
+	used := make([]bool, len(t.Rules))
+	for _, name := range regions {
+		for i, r := range t.Rules {
+			ok, err := path.Match(r.Pattern, name)
+			if err != nil {
+				return fmt.Errorf("config pattern %q: %w", r.Pattern, err)
+			}
+			if ok {
+				used[i] = true
+				break
+			}
+		}
+	}
+	for i, r := range t.Rules {
+		if used[i] {
+			continue
+		}
+		names := make([]string, 0, len(regions))
+		for _, n := range regions {
+			names = append(names, strconv.Quote(n))
+		}
+		if len(names) > 10 {
+			names = append(names[:10], "…")
+		}
+		if len(names) == 0 {
+			names = []string{"none"}
+		}
+		return fmt.Errorf("config pattern %q configures no compute region of the trace: it matches none, or an earlier pattern takes them (the first match wins); the regions of its compute operations: %s", r.Pattern, strings.Join(names, ", "))
+	}
+	return nil
+}
+
 // RegionPrice is how a Pricer prices the calc operations of one region.
 type RegionPrice struct {
 	Name    string
@@ -92,6 +146,9 @@ type Pricer struct {
 // NewPricer resolves every region of g to a model and prices it at t.
 // It fails if a model cannot predict a region's target.
 func NewPricer(g *graph.Graph, s *Set, t Target) (*Pricer, error) {
+	if err := t.CheckRules(g); err != nil {
+		return nil, err
+	}
 	p := &Pricer{g: g}
 	p.regions = make([]RegionPrice, len(g.Regions))
 	p.ratio = make([]float64, len(g.Regions))

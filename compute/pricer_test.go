@@ -2,6 +2,7 @@ package compute_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/compute"
@@ -133,4 +134,31 @@ func ExamplePricer() {
 	}
 	fmt.Println(p.CalcDuration(0, 0), "ns at", p.Watts(0), "W")
 	// Output: 1500000 ns at 80 W
+}
+
+// TestConfigRulesSelectSomething: a --config-region rule whose glob
+// configures no compute region (none matches, or an earlier rule takes
+// them) is refused naming the regions; it was silently a no-op.
+func TestConfigRulesSelectSomething(t *testing.T) {
+	g := testGraph(t)
+	set := &compute.Set{Recorded: compute.Config{CPUFreqGHz: 2.0}, Default: compute.Measured{Scale: 1}}
+	for _, tc := range []struct {
+		patterns []string
+		want     string
+	}{
+		{[]string{"solve_*"}, ""},
+		{[]string{"solve_*", "io"}, ""},
+		{[]string{"solv_*"}, `config pattern "solv_*" configures no compute region of the trace: it matches none, or an earlier pattern takes them (the first match wins); the regions of its compute operations: "solve_x", "io"`},
+		{[]string{"*", "io"}, `config pattern "io" configures no compute region`},
+		{[]string{"["}, `config pattern "["`},
+	} {
+		var tg compute.Target
+		for _, p := range tc.patterns {
+			tg.Rules = append(tg.Rules, compute.ConfigRule{Pattern: p, Config: compute.Config{CPUFreqGHz: 1}})
+		}
+		_, err := compute.NewPricer(g, set, tg)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%q: %v, want %q", tc.patterns, err, tc.want)
+		}
+	}
 }

@@ -211,6 +211,11 @@ func (s *Scenario) normalizeAggregate() error {
 			return bad("aggregate.ipc", "%v", err)
 		}
 	case a.IPCModel != "":
+		for _, f := range [][2]string{{"aggregate.ipc_model", a.IPCModel}, {"aggregate.ipc_samples", a.IPCSamples}} {
+			if err := s.checkReopenable(f[0], f[1]); err != nil {
+				return err
+			}
+		}
 		if a.ipc, _, err = models.PredictIPCFiles(s.path(a.IPCModel), s.path(a.IPCSamples), ""); err != nil {
 			return bad("aggregate.ipc_model", "%v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
 )
 
@@ -50,9 +51,10 @@ func perByteAxis(v float64) string {
 	return ""
 }
 
-func nonNeg(v float64) string {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return "must be a number ≥ 0"
+// watts checks a power (power.CheckWatts).
+func watts(v float64) string {
+	if err := power.CheckWatts(v, false); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -67,8 +69,8 @@ var scenarioAxes = map[string]axis{
 	"network.H_bytes":              {"header bytes per message", headerAxis, func(sc *Scenario, v float64) { sc.Network.HBytes = int64(v) }},
 	"models.memory_boundness":      {"DVFS memory-bound share", func(v float64) string { return within(v, 0, 1) }, func(sc *Scenario, v float64) { sc.Models.MemoryBoundness = v }},
 	"machine.compute_speed_factor": {"compute time multiplier", func(v float64) string { return positive(v) }, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.SpeedFactor = v }) }},
-	"machine.idle_power_w":         {"socket idle power", nonNeg, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.IdlePowerW = v }) }},
-	"machine.core_idle_power_w":    {"waiting core power", nonNeg, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.CoreIdlePowerW = v }) }},
+	"machine.idle_power_w":         {"socket idle power", watts, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.IdlePowerW = v }) }},
+	"machine.core_idle_power_w":    {"waiting core power", watts, func(sc *Scenario, v float64) { forMachines(sc, func(m *Machine) { m.CoreIdlePowerW = v }) }},
 }
 
 func within(v, lo, hi float64) string {

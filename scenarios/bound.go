@@ -173,7 +173,7 @@ func (sc *Scenario) BoundNet(t *mpi.Trace, m *Machine, net network.LogGOPS, conf
 func (sc *Scenario) lowerForBound(t *mpi.Trace) (*graph.Graph, *lower.EventMap, *network.Classes, error) {
 	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
 	if err != nil {
-		return nil, nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+		return nil, nil, nil, sc.keyError("network.collectives", err.Error())
 	}
 	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -201,6 +202,7 @@ type boundRun struct {
 	s      *bound.Solver
 	free   *bound.OrderFree
 	lpPol  *LPPolicy
+	algs   map[mpi.Kind]string // the collective algorithms r.g is lowered with
 	minCap float64
 	unc    Metrics
 }
@@ -221,7 +223,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 	}
 	defer r.s.Close()
 	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
-		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.RecordedConfig()}
+		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.recordedConfig(cfg.Trace == nil && cfg.Graph == nil && sc.Workload.Generator != "")}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {
 		if cfg.Progress != nil {
@@ -284,8 +286,19 @@ func (r *boundRun) lower() error {
 			algs[k] = alg
 		}
 	}
+	r.algs = algs
 	r.g, err = lower.Lower(r.t, lower.Options{Algorithm: algs})
 	return err
+}
+
+// inMPITerms names the operations of a deadlocked replay of the trace
+// (the LP's reference replay, a policy's) by their MPI calls.
+func (r *boundRun) inMPITerms(err error) error {
+	var dl *sim.DeadlockError
+	if r.t == nil || !errors.As(err, &dl) {
+		return err
+	}
+	return inMPITerms(err, dl, r.t, r.algs)
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans
@@ -295,6 +308,12 @@ func (r *boundRun) buildLP() error {
 	if r.t == nil {
 		return r.buildGraphLP()
 	}
+	return r.inMPITerms(r.buildLPs())
+}
+
+// buildLPs is buildLP of an MPI trace before a deadlock of its replays is
+// named in MPI terms.
+func (r *boundRun) buildLPs() error {
 	sc, t, m, net := r.sc, r.t, r.m, r.net
 	engine := sc.Bound.Messages == MessagesEngine
 	start := time.Now()

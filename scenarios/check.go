@@ -14,10 +14,11 @@ import (
 // each distinct workload of the sweep is built (the trace file read, or
 // the generator run, and lowered with the scenario's collective
 // algorithms), its rank count is checked against every machine's process
-// grid, its communication classes against the network overrides, and
-// every policy against the workload's kind (conductor needs an MPI trace,
-// lp and min-energy on an execution graph the engine LP; they need the LP
-// solver). Run calls it (through Replayer, a
+// grid and the network topology's mapping (a mapping file read), its
+// communication classes against the network overrides, and every policy
+// against the workload's kind (lp and min-energy on an execution graph
+// need the engine LP, conductor under per-node caps an execution graph;
+// the LP policies need the LP solver). Run calls it (through Replayer, a
 // Checker) before opening the results directory.
 func (sc *Scenario) Check() error {
 	type built struct {
@@ -72,6 +73,11 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	}
 	if pol == policy.Conductor && t != nil && sc.Sweep.CapScope == CapScopeNode {
 		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
+	}
+	// The topology's mapping of these ranks (a mapping file read whole:
+	// every line a node of the topology, one per rank).
+	if _, err := sc.flowNetwork(m, g.NumRanks()); err != nil {
+		return err
 	}
 	if policy.IsOnDAG(pol) {
 		if t == nil && plansOnGraph(pol) {

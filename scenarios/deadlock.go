@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/lower"
@@ -19,9 +20,35 @@ func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, algs map[mpi.Kin
 	if lerr != nil {
 		return err
 	}
-	dl.Rewrite(em.Describer(t, g))
-	return err
+	return rewriteDeadlock(err, em.Describer(t, g))
 }
+
+// rewriteDeadlock names the operations of the sim.DeadlockError in err
+// with describe (lower.EventMap.Describer). Wrapping (fmt.Errorf's %w)
+// fixes an error's text when it is made, so the text of err is rewritten
+// too: the deadlock's part of it replaced, the context around it kept,
+// the chain unchanged.
+func rewriteDeadlock(err error, describe func(op int32) string) error {
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	before := dl.Error()
+	dl.Rewrite(describe)
+	if err == error(dl) {
+		return err
+	}
+	return &rewritten{msg: strings.Replace(err.Error(), before, dl.Error(), 1), err: err}
+}
+
+// rewritten is an error chain with its text rewritten.
+type rewritten struct {
+	msg string
+	err error
+}
+
+func (e *rewritten) Error() string { return e.msg }
+func (e *rewritten) Unwrap() error { return e.err }
 
 // deadlockInMPITerms is inMPITerms for the sweep's workload at overrides:
 // it relowers with the algorithms build lowered with, the scenario's and

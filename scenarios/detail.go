@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,7 +74,13 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 		pick.Machine = def.Machine
 	}
 	if pick.Policy == "" {
-		pick.Policy, pick.CapW = def.Policy, def.CapW
+		pick.Policy = def.Policy
+	}
+	if pick.CapW == 0 {
+		pick.CapW = def.CapW
+	}
+	if err := sc.checkPick(pick); err != nil {
+		return report.Section{}, cp, err
 	}
 	if pts := sc.Points(); len(pts) > 0 {
 		sc, _ = sc.at(pts[0].Params)
@@ -288,6 +295,23 @@ func sameTime(cs []frontier.Config) bool {
 	return true
 }
 
+// checkPick refuses a pick that selects no point of the sweep: a policy
+// it did not run, or a cap it did not sweep (the detail would replay a
+// point the results do not hold).
+func (sc *Scenario) checkPick(p Pick) error {
+	if !slices.Contains(sc.Sweep.Policies, p.Policy) {
+		return fmt.Errorf("detail: policy %q is not one of the sweep's policies (%s)", p.Policy, strings.Join(sc.Sweep.Policies, ", "))
+	}
+	if p.Policy != policy.Uncapped && !slices.Contains(sc.Sweep.CapsW, p.CapW) {
+		caps := make([]string, len(sc.Sweep.CapsW))
+		for i, c := range sc.Sweep.CapsW {
+			caps[i] = strconv.FormatFloat(c, 'g', -1, 64)
+		}
+		return fmt.Errorf("detail: cap %g W is not one of the sweep's caps (%s W)", p.CapW, strings.Join(caps, ", "))
+	}
+	return nil
+}
+
 // ParsePick reads a point to detail: machine=NAME,policy=P,cap=W (any of
 // them may be left out).
 func ParsePick(spec string) (Pick, error) {
@@ -295,12 +319,18 @@ func ParsePick(spec string) (Pick, error) {
 	if spec == "" {
 		return p, nil
 	}
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || v == "" {
 			return p, fmt.Errorf("detail %q: %q is not key=value", spec, kv)
 		}
-		switch strings.TrimSpace(k) {
+		if seen[k] {
+			return p, fmt.Errorf("detail %q: %s given twice", spec, k)
+		}
+		seen[k] = true
+		switch k {
 		case "machine":
 			p.Machine = v
 		case "policy":

@@ -342,7 +342,7 @@ func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, err
 	}
 	cls, err := network.Classify(g, sc.Net(), sc.Overrides(), names)
 	if err != nil {
-		return nil, &ParseError{File: sc.File, Key: "network.override", Msg: err.Error()}
+		return nil, sc.keyError("network.override", err.Error())
 	}
 	return cls, nil
 }
@@ -612,7 +612,7 @@ func (sc *Scenario) Graph(overrides map[string]any) (*graph.Graph, error) {
 func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, error) {
 	coll, err := lower.ParseAlgorithms(sc.Network.Collective)
 	if err != nil {
-		return nil, nil, &ParseError{File: sc.File, Key: "network.collectives", Msg: err.Error()}
+		return nil, nil, sc.keyError("network.collectives", err.Error())
 	}
 	t, g, formatColl, err := sc.workload(overrides)
 	if err != nil || g != nil {
@@ -653,7 +653,7 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		}
 		return t.MPI, t.Graph, t.Collectives, nil
 	}
-	p := params{file: sc.File, vals: map[string]any{}}
+	p := params{file: sc.File, text: sc.Text, vals: map[string]any{}}
 	for k, v := range w.Params {
 		p.vals[k] = v
 	}
@@ -687,6 +687,9 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 			Periodic:       p.bool("periodic", false),
 			Sigma:          p.float("sigma", 0.15),
 			Seed:           uint64(p.int("seed", int64(sc.Seed))),
+		}
+		if int64(s.Seed) < 0 {
+			return nil, p.bad("seed", fmt.Sprintf("want an integer ≥ 0, got %d", int64(s.Seed)))
 		}
 		s.Dims = []int{int(p.int("px", 4)), int(p.int("py", 4))}
 		if name == "stencil3d" {
@@ -736,14 +739,14 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		}
 		return t, nil
 	}
-	return nil, &ParseError{File: sc.File, Key: "workload.generator",
-		Msg: fmt.Sprintf("unknown generator %q (want %s)", name, strings.Join(Generators(), ", "))}
+	return nil, sc.keyError("workload.generator", fmt.Sprintf("unknown generator %q (want %s)", name, strings.Join(Generators(), ", ")))
 }
 
 // params reads generator parameters from a free-form TOML table, reporting
 // the first badly typed one and any left unused.
 type params struct {
 	file string
+	text []byte // the scenario's, to name the line of a key
 	vals map[string]any
 	used map[string]bool
 	err  error
@@ -754,7 +757,7 @@ func (p *params) bad(key, msg string) error {
 	if key != "" {
 		k += "." + key
 	}
-	return &ParseError{File: p.file, Key: k, Msg: msg}
+	return &ParseError{File: p.file, Line: keyLine(p.text, strings.Split(k, ".")), Key: k, Msg: msg}
 }
 
 func (p *params) get(key string) (any, bool) {
@@ -859,7 +862,7 @@ func (sc *Scenario) flowNetwork(m *Machine, ranks int) (*sim.FlowNetwork, error)
 	switch t.Mapping {
 	case "", "block":
 		if need := (ranks + m.RanksPerNode - 1) / m.RanksPerNode; sc.top.NumLinks() > 0 && need > sc.top.Nodes() {
-			return nil, &ParseError{File: sc.File, Key: "network.topology", Msg: fmt.Sprintf("machine %s needs %d nodes for %d ranks; the topology %s has %d", m.Name, need, ranks, sc.top, sc.top.Nodes())}
+			return nil, sc.keyError("network.topology", fmt.Sprintf("machine %s needs %d nodes for %d ranks; the topology %s has %d", m.Name, need, ranks, sc.top, sc.top.Nodes()))
 		}
 		mp = make([]int32, ranks)
 		for r := range mp {
@@ -871,7 +874,7 @@ func (sc *Scenario) flowNetwork(m *Machine, ranks int) (*sim.FlowNetwork, error)
 			how = sc.path(how)
 		}
 		if mp, err = topo.Map(how, ranks, sc.top); err != nil {
-			return nil, &ParseError{File: sc.File, Key: "network.topology.mapping", Msg: err.Error()}
+			return nil, sc.keyError("network.topology.mapping", err.Error())
 		}
 	}
 	return &sim.FlowNetwork{Topology: sc.top, Mapping: mp, Neighbours: t.Neighbours, CM02: t.CM02, BytesFirst: t.BytesFirst}, nil

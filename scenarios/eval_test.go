@@ -152,7 +152,7 @@ func TestNetworkOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := nosuch.Check(); err == nil || !strings.Contains(err.Error(), `o.toml: key network.override: network override 1 (communicator "", region "no.such.region") selects no message`) {
+	if err := nosuch.Check(); err == nil || !strings.Contains(err.Error(), `o.toml:46: key network.override: network override 1 (communicator "", region "no.such.region") selects no message`) {
 		t.Errorf("override selecting nothing: %v, want it refused by name", err)
 	}
 	if world := makespan(override(`communicator = "world"`)); world != asBase {

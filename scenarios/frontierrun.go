@@ -11,6 +11,10 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
+// MaxFrontierPoints is the most deadlines a frontier is solved at: each
+// is an LP solve, and 10^8 of them ran until killed.
+const MaxFrontierPoints = 10000
+
 // FrontierConfig is what RunFrontier computes: the energy–time frontier
 // of a workload on a machine (capsim frontier).
 type FrontierConfig struct {
@@ -30,7 +34,8 @@ type FrontierConfig struct {
 	TablePath string
 	// CapW, when positive, is a job power cap every schedule keeps too.
 	CapW float64
-	// Points is how many deadlines the frontier is solved at (≥ 2).
+	// Points is how many deadlines the frontier is solved at, 2 to
+	// MaxFrontierPoints.
 	Points int
 }
 
@@ -69,8 +74,8 @@ type FrontierReport struct {
 // event order are the bound's (RunBound), with the machine's base power
 // (its GPUs' idle power included).
 func (sc *Scenario) RunFrontier(ctx context.Context, cfg FrontierConfig) (*FrontierReport, error) {
-	if cfg.Points < 2 {
-		return nil, fmt.Errorf("frontier: %d points: want at least 2", cfg.Points)
+	if cfg.Points < 2 || cfg.Points > MaxFrontierPoints {
+		return nil, fmt.Errorf("frontier: %d points: want 2 to %d", cfg.Points, MaxFrontierPoints)
 	}
 	f, r, err := sc.newFrontier(cfg)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/compute/power"
 )
 
 // FuzzParse feeds arbitrary text to the scenario parser: it must never
@@ -24,6 +26,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Replace(string(Default()), `caps = "290:380:10"`, "caps_w = [300, 320, 300]", 1)))
 	f.Add([]byte(strings.Replace(string(Default()), `caps = "290:380:10"`, "caps_w = [10, 300]", 1)))
 	f.Add([]byte("[sweep]\ncaps_w = [1, 2\n"))
+	for _, r := range [][2]string{{"active_power_w = 12.0", "active_power_w = 1e308"}, {`caps = "290:380:10"`, `caps = "290:380:1e-300"`},
+		{`caps = "290:380:10"`, "caps_w = [1e300]"}, {"seed = 1", "seed = -1"}} {
+		f.Add([]byte(strings.Replace(string(Default()), r[0], r[1], 1)))
+	}
 	f.Add([]byte("[[machine]]\nnodes=1\ncores_per_socket=1\nranks_per_node=1\n[[machine.pstate]]\nfreq_ghz=1\nactive_power_w=1\n" +
 		"[workload]\ngenerator=\"stencil\"\n[sweep]\npolicies=[\"static\"]\ncaps_w=[10]\n[sweep.params]\nx=[1,2.5,\"a\"]\n"))
 	const file = "fuzz.toml"
@@ -42,9 +48,17 @@ func FuzzParse(f *testing.F) {
 		if len(sc.Machines) == 0 {
 			t.Fatal("accepted a scenario without machines")
 		}
+		if sc.Seed > math.MaxInt64 {
+			t.Fatalf("accepted seed %d (a negative number)", int64(sc.Seed))
+		}
 		for _, m := range sc.Machines {
 			if len(m.PStates) == 0 || m.Nodes <= 0 || m.CoresPerSocket <= 0 || m.RanksPerNode <= 0 {
 				t.Fatalf("accepted machine %+v", m)
+			}
+			for _, w := range append([]float64{m.IdlePowerW, m.CoreIdlePowerW}, m.PStates[0].ActivePowerW) {
+				if w > power.MaxWatts {
+					t.Fatalf("accepted machine power %g W", w)
+				}
 			}
 			for j := 1; j < len(m.PStates); j++ {
 				if !(m.PStates[j].FreqGHz < m.PStates[j-1].FreqGHz) {
@@ -54,7 +68,7 @@ func FuzzParse(f *testing.F) {
 		}
 		seen := map[float64]bool{}
 		for _, c := range sc.Sweep.CapsW {
-			if !(c > 0) || math.IsInf(c, 0) {
+			if !(c > 0) || c > power.MaxWatts {
 				t.Fatalf("accepted cap %g", c)
 			}
 			if seen[c] {
@@ -92,10 +106,12 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzParseCapRange checks that an accepted range is finite, positive,
-// evenly spaced, ascending and within [from, to].
+// FuzzParseCapRange checks that an accepted range is positive, at most
+// power.MaxWatts, strictly ascending and within [from, to], and that no
+// range panics.
 func FuzzParseCapRange(f *testing.F) {
-	for _, s := range []string{"290:380:10", "35:250:5", "1:1:1", "10:5:1", "1:2:0", "a:b:c", "1:1e9:1e-9", "1:2", " 3 : 9 : 2 ", "NaN:1:1", "1:Inf:1"} {
+	for _, s := range []string{"290:380:10", "35:250:5", "1:1:1", "10:5:1", "1:2:0", "a:b:c", "1:1e9:1e-9", "1:2", " 3 : 9 : 2 ", "NaN:1:1", "1:Inf:1",
+		"290:380:1e-300", "1e8:100000000.000001:1e-9", "290:1e300:1e299"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -110,11 +126,11 @@ func FuzzParseCapRange(f *testing.F) {
 			t.Fatalf("%q: %d caps", spec, len(caps))
 		}
 		for i, c := range caps {
-			if !(c > 0) || math.IsInf(c, 0) {
+			if !(c > 0) || c > power.MaxWatts {
 				t.Fatalf("%q: cap %g", spec, c)
 			}
-			if i > 0 && !(c >= caps[i-1]) {
-				t.Fatalf("%q: caps not ascending: %v", spec, caps)
+			if i > 0 && !(c > caps[i-1]) {
+				t.Fatalf("%q: caps not strictly ascending: %v", spec, caps)
 			}
 		}
 	})

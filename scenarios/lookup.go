@@ -3,9 +3,11 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/compute/power"
 )
 
 // LoadOrDefault loads the scenario file at path, or the embedded default
@@ -42,7 +44,8 @@ func (s *Scenario) MachineByName(name string) (*Machine, int, error) {
 
 // ParseCaps reads a list of power caps in watts: one value ("60"), a
 // comma-separated list ("35,60,90") or a range FROM:TO:STEP
-// (ParseCapRange). Every cap is a finite positive number.
+// (ParseCapRange). Every cap is a power in (0, power.MaxWatts], listed
+// once.
 func ParseCaps(s string) ([]float64, error) {
 	if strings.Contains(s, ":") {
 		return ParseCapRange(s)
@@ -50,8 +53,11 @@ func ParseCaps(s string) ([]float64, error) {
 	var out []float64
 	for _, p := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("caps %q: %q is not a positive number of watts", s, p)
+		if err != nil || !(v > 0) || v > power.MaxWatts {
+			return nil, fmt.Errorf("caps %q: %q is not a positive number of watts up to %g (power.MaxWatts)", s, p, power.MaxWatts)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("caps %q: %g W listed twice", s, v)
 		}
 		out = append(out, v)
 	}

@@ -3,16 +3,17 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/capsim/capsim/compute/power"
 )
 
-// FuzzParseCaps checks cap lists and ranges: accepted caps are finite
-// and positive, and a list prints back to the same caps.
+// FuzzParseCaps checks cap lists and ranges: accepted caps are positive
+// and at most power.MaxWatts, and a list prints back to the same caps.
 func FuzzParseCaps(f *testing.F) {
-	for _, s := range []string{"60", "35,60,90", "35:250:5", "0", "-1", "1,,2", "Inf", "1:2", "1e308,1e-308"} {
+	for _, s := range []string{"60", "35,60,90", "35:250:5", "0", "-1", "1,,2", "Inf", "1:2", "1e308,1e-308", "60,60", "1e300", "35:250:1e-300"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -25,7 +26,7 @@ func FuzzParseCaps(f *testing.F) {
 		}
 		var parts []string
 		for _, c := range caps {
-			if !(c > 0) || math.IsInf(c, 0) {
+			if !(c > 0) || c > power.MaxWatts {
 				t.Fatalf("%q: cap %g", s, c)
 			}
 			parts = append(parts, strconv.FormatFloat(c, 'g', -1, 64))
@@ -35,6 +36,16 @@ func FuzzParseCaps(f *testing.F) {
 			t.Fatalf("%q: round trip %v → %v, %v", s, caps, back, err)
 		}
 	})
+}
+
+// TestParseCapsRefused: a cap listed twice (two identical rows of
+// capsim schedule) or past power.MaxWatts is refused.
+func TestParseCapsRefused(t *testing.T) {
+	for _, s := range []string{"60,60", "1e300", "60, 60.0"} {
+		if _, err := ParseCaps(s); err == nil {
+			t.Errorf("ParseCaps(%q) accepted", s)
+		}
+	}
 }
 
 func TestMachineByName(t *testing.T) {

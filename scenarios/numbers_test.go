@@ -45,7 +45,7 @@ active_power_w = inf
 		name, text, want, at string
 		skip                 int // occurrences of at to skip
 	}{
-		{"nan idle power", strings.Replace(base, "idle_power_w = 45.0", "idle_power_w = nan", 1), "key machine.idle_power_w: machine pal: idle_power_w must be a finite number ≥ 0, got NaN", "idle_power_w = nan", 0},
+		{"nan idle power", strings.Replace(base, "idle_power_w = 45.0", "idle_power_w = nan", 1), "key machine.idle_power_w: machine pal: idle_power_w: want a finite power ≥ 0 and at most 1e+09 W (power.MaxWatts), got NaN", "idle_power_w = nan", 0},
 		{"inf idle power", strings.Replace(base, "idle_power_w = 45.0", "idle_power_w = inf", 1), "got +Inf", "idle_power_w = inf", 0},
 		{"nan core idle power", strings.Replace(base, "core_idle_power_w = 1.5", "core_idle_power_w = nan", 1), "key machine.core_idle_power_w", "core_idle_power_w = nan", 0},
 		{"nan speed factor", strings.Replace(base, "threads_per_rank = 1", "threads_per_rank = 1\ncompute_speed_factor = nan", 1), "key machine.compute_speed_factor", "compute_speed_factor", 0},

@@ -10,7 +10,8 @@ import (
 // FuzzParsePick checks report --detail's ParsePick: no panic; an accepted pick prints back
 // as a spec that parses to the same pick.
 func FuzzParsePick(f *testing.F) {
-	for _, s := range []string{"", "machine=a,policy=static,cap=300", "cap=-1", "cap=NaN", "foo", "machine=", "x=1", "cap=1e400"} {
+	for _, s := range []string{"", "machine=a,policy=static,cap=300", "cap=-1", "cap=NaN", "foo", "machine=", "x=1", "cap=1e400",
+		"policy=lp,policy=static", "cap=300,cap=320", "policy="} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

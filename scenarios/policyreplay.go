@@ -273,7 +273,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		}
 		res, err := steering.Run(t, g, net, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Trace, err)
+			return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 		}
 		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
 		out.Baseline = PolicyRun(res.Baseline)
@@ -304,7 +304,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
 	res, err := dctdvfs.Run(t, g, net, o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Trace, err)
+		return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 	}
 	run := func(x dctdvfs.Summary) PolicyRun {
 		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW}
@@ -377,7 +377,13 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 		}
 		sc.Network.Collective = *r.Coll
 	}
-	abs, err := filepath.Abs(r.Trace)
+	// Both replays read the trace: a pipe is copied once.
+	trace, rename, done, err := importer.Reopenable(r.Trace)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	abs, err := filepath.Abs(trace)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +392,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
 	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
-			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, err)
+			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, rename(err))
 		}
 	}
 	base, lp := got[policy.Uncapped], got[r.Policy]

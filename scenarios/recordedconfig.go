@@ -24,12 +24,19 @@ type RecordedConfig struct {
 
 // RecordedConfig returns the scenario's recording configuration.
 func (s *Scenario) RecordedConfig() RecordedConfig {
+	return s.recordedConfig(s.Workload.Generator != "")
+}
+
+// recordedConfig is RecordedConfig for a generated workload (generated)
+// or a trace: a trace given on the command line replaces the scenario's
+// generator, and its times are not a generator's.
+func (s *Scenario) recordedConfig(generated bool) RecordedConfig {
 	switch {
 	case s.set != nil && s.set.Recorded.CPUFreqGHz > 0:
 		return RecordedConfig{GHz: s.set.Recorded.CPUFreqGHz, Threads: s.set.Recorded.Threads, Source: "models.file recorded section"}
 	case s.Workload.RecordedGHz > 0:
 		return RecordedConfig{GHz: s.Workload.RecordedGHz, Source: "workload.recorded_ghz"}
-	case s.Workload.Generator != "":
+	case generated:
 		return RecordedConfig{Source: "generator: its times are at each machine's fastest P-state"}
 	}
 	return RecordedConfig{Assumed: true, Source: "assumed: each machine's fastest P-state (set workload.recorded_ghz)"}

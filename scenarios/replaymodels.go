@@ -114,6 +114,9 @@ func (f *ModelOptions) setup(g *graph.Graph, opts *sim.Options) (*modelRun, erro
 		}
 		t.Rules = append(t.Rules, cr)
 	}
+	if err := t.CheckRules(g); err != nil {
+		return nil, optionf("--config-region: %w", err)
+	}
 	if f.File != "" {
 		if r.pricer, err = compute.NewPricer(g, r.set, t); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.File, err)

@@ -550,6 +550,13 @@ func bad(key, format string, a ...any) error {
 	return &ParseError{Key: key, Msg: fmt.Sprintf(format, a...)}
 }
 
+// keyError is a ParseError for key of sc's text, at the key's line where
+// the text has it: an error found after parsing (building the workload,
+// reading a mapping file) names the line as a parse error does.
+func (sc *Scenario) keyError(key, msg string) *ParseError {
+	return &ParseError{File: sc.File, Line: keyLine(sc.Text, strings.Split(key, ".")), Key: key, Msg: msg}
+}
+
 // badAt is bad for a key of the i-th [[table]] (or, with j ≥ 0, of the
 // j-th [[table.sub]] inside it): the error names the line of that entry
 // where the text has it.
@@ -607,6 +614,11 @@ func (s *Scenario) normalize() error {
 	if s.Name == "" {
 		s.Name = "scenario"
 	}
+	// TOML integers are int64: a seed past math.MaxInt64 was a negative
+	// number, wrapped by the decoder.
+	if s.Seed > math.MaxInt64 {
+		return bad("seed", "want an integer ≥ 0, got %d", int64(s.Seed))
+	}
 	if len(s.Machines) == 0 {
 		return bad("machine", "at least one [[machine]] is required")
 	}
@@ -636,6 +648,16 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 		return bad("machine.name", "machine name %q used twice", m.Name)
 	}
 	names[m.Name] = true
+	// A key left out takes its default; one written as 0 is refused (it
+	// would silently take the default too).
+	for _, c := range []struct {
+		key  string
+		zero bool
+	}{{"sockets_per_node", m.SocketsPerNode == 0}, {"threads_per_rank", m.ThreadsPerRank == 0}, {"compute_speed_factor", m.SpeedFactor == 0}} {
+		if c.zero && arrayKeyLine(s.Text, "machine", i, "", -1, c.key) > 0 {
+			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s = 0: want a number > 0 (leave the key out for 1)", m.Name, c.key)
+		}
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -665,15 +687,13 @@ func (s *Scenario) normalizeMachine(i int, names map[string]bool) error {
 	for _, c := range []struct {
 		key string
 		v   float64
-		pos bool
-	}{{"idle_power_w", m.IdlePowerW, false}, {"core_idle_power_w", m.CoreIdlePowerW, false}, {"compute_speed_factor", m.SpeedFactor, true}} {
-		if !finite(c.v, 0, c.pos) {
-			want := "a finite number ≥ 0"
-			if c.pos {
-				want = "a finite number > 0"
-			}
-			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s must be %s, got %g", m.Name, c.key, want, c.v)
+	}{{"idle_power_w", m.IdlePowerW}, {"core_idle_power_w", m.CoreIdlePowerW}} {
+		if err := power.CheckWatts(c.v, false); err != nil {
+			return s.badAt("machine", i, "", -1, c.key, "machine %s: %s: %v", m.Name, c.key, err)
 		}
+	}
+	if !finite(m.SpeedFactor, 0, true) {
+		return s.badAt("machine", i, "", -1, "compute_speed_factor", "machine %s: compute_speed_factor must be a finite number > 0, got %g", m.Name, m.SpeedFactor)
 	}
 	if err := s.normalizePStates(i); err != nil {
 		return err
@@ -695,15 +715,18 @@ func (s *Scenario) normalizeGPU(i int) error {
 	if g.Name == "" {
 		g.Name = "gpu"
 	}
-	if !finite(g.PowerLimitW, 0, false) {
-		return bad("machine.gpu.power_limit_w", "machine %s: power_limit_w must be a finite number ≥ 0 (0: no limit), got %g", m.Name, g.PowerLimitW)
+	if err := power.CheckWatts(g.PowerLimitW, false); err != nil {
+		return bad("machine.gpu.power_limit_w", "machine %s: power_limit_w (0: no limit): %v", m.Name, err)
+	}
+	if err := power.CheckWatts(g.IdleW, false); err != nil {
+		return bad("machine.gpu.idle_w", "machine %s: gpu idle_w: %v", m.Name, err)
 	}
 	if len(g.Clocks) == 0 {
 		return bad("machine.gpu.clock", "machine %s: [machine.gpu] needs at least one [[machine.gpu.clock]] (mhz, power_w)", m.Name)
 	}
 	for j, c := range g.Clocks {
-		if !finite(c.PowerW, 0, true) {
-			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w must be a finite number > 0, got %g", m.Name, j+1, c.PowerW)
+		if err := power.CheckWatts(c.PowerW, true); err != nil {
+			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
 		}
 	}
 	md := &gpu.Model{Clocks: append([]gpu.Clock(nil), g.Clocks...), IdleW: g.IdleW, MemoryBound: g.MemoryBoundness, RecordedMHz: g.RecordedMHz}
@@ -729,14 +752,20 @@ func (s *Scenario) normalizePStates(i int) error {
 		if !finite(p.FreqGHz, 0, true) {
 			return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
 		}
-		if !finite(p.ActivePowerW, 0, true) {
-			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w must be a finite number > 0, got %g", m.Name, j+1, p.ActivePowerW)
+		if err := power.CheckWatts(p.ActivePowerW, true); err != nil {
+			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w: %v", m.Name, j+1, err)
 		}
 	}
 	sort.SliceStable(m.PStates, func(a, b int) bool { return m.PStates[a].FreqGHz > m.PStates[b].FreqGHz })
 	for j := 1; j < len(m.PStates); j++ {
-		if m.PStates[j].FreqGHz == m.PStates[j-1].FreqGHz {
-			return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, m.PStates[j].FreqGHz)
+		p, q := m.PStates[j], m.PStates[j-1]
+		if p.FreqGHz == q.FreqGHz {
+			return bad("machine.pstate", "machine %s: frequency %g GHz listed twice", m.Name, p.FreqGHz)
+		}
+		// As a GPU's clocks: a slower P-state that draws more power than
+		// a faster one is a typo (no policy would pick it).
+		if p.ActivePowerW > q.ActivePowerW {
+			return bad("machine.pstate", "machine %s: P-state %g GHz draws %g W, more than the faster %g GHz (%g W)", m.Name, p.FreqGHz, p.ActivePowerW, q.FreqGHz, q.ActivePowerW)
 		}
 	}
 	return nil
@@ -748,6 +777,9 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 	m := &s.Machines[i]
 	for k := range m.Accelerators {
 		a := &m.Accelerators[k]
+		if a.PerNode == 0 && arrayKeyLine(s.Text, "machine", i, "accelerator", k, "per_node") > 0 {
+			return s.badAt("machine", i, "accelerator", k, "per_node", "machine %s: accelerator %s: per_node = 0: want a positive integer (leave the key out for 1)", m.Name, a.Name)
+		}
 		if a.PerNode == 0 {
 			a.PerNode = 1
 		}
@@ -760,11 +792,11 @@ func (s *Scenario) normalizeAccelerators(i int) error {
 		if _, err := path.Match(a.Regions, ""); err != nil || a.Regions == "" {
 			return bad("machine.accelerator.regions", "machine %s: accelerator %s needs a glob of region names (path.Match syntax)", m.Name, a.Name)
 		}
-		if !finite(a.PowerW, 0, false) {
-			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.PowerW)
+		if err := power.CheckWatts(a.PowerW, false); err != nil {
+			return s.badAt("machine", i, "accelerator", k, "power_w", "machine %s: accelerator %s: power_w: %v", m.Name, a.Name, err)
 		}
-		if !finite(a.IdleW, 0, false) {
-			return s.badAt("machine", i, "accelerator", k, "idle_w", "machine %s: accelerator %s: idle_w must be a finite number ≥ 0, got %g", m.Name, a.Name, a.IdleW)
+		if err := power.CheckWatts(a.IdleW, false); err != nil {
+			return s.badAt("machine", i, "accelerator", k, "idle_w", "machine %s: accelerator %s: idle_w: %v", m.Name, a.Name, err)
 		}
 		if s.Models.File == "" {
 			return bad("machine.accelerator", "machine %s: accelerators need models.file (its accel models price the device)", m.Name)
@@ -830,6 +862,9 @@ func (s *Scenario) normalizeNetwork() error {
 		if t.Mapping != "" && t.Mapping != "block" && t.Mapping != "round-robin" {
 			if _, err := os.Stat(s.path(t.Mapping)); err != nil {
 				return bad("network.topology.mapping", "%v", err)
+			}
+			if err := s.checkReopenable("network.topology.mapping", t.Mapping); err != nil {
+				return err
 			}
 		}
 		s.top = top
@@ -920,6 +955,12 @@ func (s *Scenario) normalizeWorkload() error {
 	if w.AlignStarts && w.Trace == "" {
 		return bad("workload.align_starts", "applies to workload.trace (generated workloads start every rank at 0)")
 	}
+	if err := s.checkReopenable("workload.trace", w.Trace); err != nil {
+		return err
+	}
+	if err := s.checkReopenable("models.file", s.Models.File); err != nil {
+		return err
+	}
 	if !(s.Models.MemoryBoundness >= 0 && s.Models.MemoryBoundness <= 1) {
 		return bad("models.memory_boundness", "must be in [0, 1], got %g", s.Models.MemoryBoundness)
 	}
@@ -942,6 +983,21 @@ func (s *Scenario) normalizeWorkload() error {
 	return nil
 }
 
+// checkReopenable refuses a pipe, FIFO or device (/dev/stdin, a bash
+// process substitution) as the file of key: a sweep reads its inputs
+// more than once (the check, each workload, its identity, and again on
+// resume, merge and report), and a stream is empty after its first read.
+func (s *Scenario) checkReopenable(key, name string) error {
+	if name == "" {
+		return nil
+	}
+	st, err := os.Stat(s.path(name))
+	if err != nil || st.IsDir() || st.Mode().IsRegular() {
+		return nil // a missing file is reported where it is read
+	}
+	return bad(key, "%s is a pipe or device, which can be read only once, but a sweep reads its inputs again (each workload, and its identity on resume, merge and report): write it to a file and name that", name)
+}
+
 // normalizeSweep checks [sweep]: its caps, policies and parameter axes.
 func (s *Scenario) normalizeSweep() error {
 	sw := &s.Sweep
@@ -958,8 +1014,8 @@ func (s *Scenario) normalizeSweep() error {
 	capKey := s.capKey()
 	capSeen := map[float64]bool{}
 	for _, c := range sw.CapsW {
-		if !(c > 0) || math.IsInf(c, 0) {
-			return bad(capKey, "caps must be positive watts, got %g", c)
+		if err := power.CheckWatts(c, true); err != nil {
+			return bad(capKey, "cap: %v", err)
 		}
 		if capSeen[c] {
 			return bad(capKey, "cap %g W listed twice", c)
@@ -1002,6 +1058,19 @@ func (s *Scenario) normalizeSweep() error {
 		vs := sw.Params[k]
 		if len(vs) == 0 {
 			return bad("sweep.params."+k, "an axis needs at least one value")
+		}
+		// A value listed twice would sweep the same points twice, as a
+		// cap listed twice would (numbers compare by value: 1 is 1.0).
+		seen := map[string]bool{}
+		for _, v := range vs {
+			id := fmt.Sprint(v)
+			if n, ok := v.(int64); ok {
+				id = fmt.Sprint(float64(n))
+			}
+			if seen[id] {
+				return bad("sweep.params."+k, "value %v listed twice", v)
+			}
+			seen[id] = true
 		}
 		if err := checkAxis(k, vs); err != nil {
 			return err
@@ -1095,6 +1164,9 @@ func (s *Scenario) setInText(table, key string) bool {
 	return keyLine(s.Text, toml.Key{table, key}) > 0
 }
 
+// MaxCapsInRange is the most caps a "from:to:step" range may expand to.
+const MaxCapsInRange = 100000
+
 // ParseCapRange expands "from:to:step" (watts, inclusive of to when the
 // steps land on it) into a list of caps.
 func ParseCapRange(spec string) ([]float64, error) {
@@ -1114,13 +1186,21 @@ func ParseCapRange(spec string) ([]float64, error) {
 	if !(step > 0) || !(from > 0) || to < from {
 		return nil, fmt.Errorf("cap range %q: need 0 < from ≤ to and step > 0", spec)
 	}
-	n := int(math.Floor((to-from)/step+1e-9)) + 1
-	if n > 100000 {
-		return nil, fmt.Errorf("cap range %q: %d caps is too many", spec, n)
+	if to > power.MaxWatts {
+		return nil, fmt.Errorf("cap range %q: caps above %g W (power.MaxWatts)", spec, power.MaxWatts)
 	}
-	caps := make([]float64, n)
+	// The count is taken in floating point first: a step tiny against the
+	// range would overflow an int.
+	count := math.Floor((to-from)/step+1e-9) + 1
+	if count > MaxCapsInRange {
+		return nil, fmt.Errorf("cap range %q: %.4g caps is too many (at most %d)", spec, count, MaxCapsInRange)
+	}
+	caps := make([]float64, int(count))
 	for i := range caps {
 		caps[i] = from + float64(i)*step
+		if i > 0 && !(caps[i] > caps[i-1]) {
+			return nil, fmt.Errorf("cap range %q: step %g is below the precision of %g W: caps %d and %d are equal", spec, step, caps[i], i, i+1)
+		}
 	}
 	return caps, nil
 }

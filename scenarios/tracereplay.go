@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // TraceReplay is one replay of a trace on the engine (ReplayTrace), as
@@ -255,15 +256,7 @@ func asOption(err error) error {
 // an MPI trace, the names of its communicators (nil for graph-level
 // traces).
 func LoadGraph(path string, opt importer.Options, coll string) (*graph.Graph, func(int32) string, error) {
-	algs, err := lower.ParseAlgorithms(coll)
-	if err != nil {
-		return nil, nil, asOption(err)
-	}
-	t, err := importer.Read(path, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := t.Lower(algs)
+	g, t, _, err := loadGraph(path, opt, coll)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,6 +264,26 @@ func LoadGraph(path string, opt importer.Options, coll string) (*graph.Graph, fu
 		return g, nil, nil
 	}
 	return g, t.CommName, nil
+}
+
+// loadGraph is LoadGraph that also returns the imported trace and the
+// algorithms it was lowered with, which name a deadlock's operations by
+// their MPI calls (deadlockInMPITerms) without reading the trace again:
+// a pipe can be read only once.
+func loadGraph(path string, opt importer.Options, coll string) (*graph.Graph, *importer.Trace, map[mpi.Kind]string, error) {
+	algs, err := lower.ParseAlgorithms(coll)
+	if err != nil {
+		return nil, nil, nil, asOption(err)
+	}
+	t, err := importer.Read(path, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	g, err := t.Lower(algs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return g, t, algs, nil
 }
 
 // ReplayTrace replays r.Trace on the engine and reports the makespan,
@@ -295,9 +308,13 @@ func ReplayTrace(r TraceReplay) (*ReplayReport, error) {
 
 // replayGraph is ReplayTrace on the whole graph.
 func replayGraph(r TraceReplay) (*ReplayReport, error) {
-	g, comms, err := LoadGraph(r.Trace, r.Import, r.Coll)
+	g, trace, algs, err := loadGraph(r.Trace, r.Import, r.Coll)
 	if err != nil {
 		return nil, err
+	}
+	var comms func(int32) string
+	if trace.MPI != nil {
+		comms = trace.CommName
 	}
 	net := r.Net
 	opts := sim.Options{LibstdcxxOrder: r.Libstdcxx}
@@ -360,7 +377,7 @@ func replayGraph(r TraceReplay) (*ReplayReport, error) {
 	}
 	wall := time.Since(start)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Trace, deadlockInMPITerms(err, r.Trace, r.Coll))
+		return nil, fmt.Errorf("%s: %w", r.Trace, deadlockInMPITerms(err, trace, algs))
 	}
 	mj, err := mr.finish(res, tl, r.Timeline.RanksPerNode, r.CapW)
 	if err != nil {
@@ -424,15 +441,11 @@ func copyAtomic(path string, f *os.File) error {
 }
 
 // deadlockInMPITerms names the operations of a deadlocked replay of the
-// MPI trace at path by their MPI calls (importer.Trace.OpDescriber).
-func deadlockInMPITerms(err error, path, coll string) error {
+// imported trace t, lowered with algs, by their MPI calls
+// (importer.Trace.OpDescriber).
+func deadlockInMPITerms(err error, t *importer.Trace, algs map[mpi.Kind]string) error {
 	var dl *sim.DeadlockError
 	if !errors.As(err, &dl) {
-		return err
-	}
-	algs, aerr := lower.ParseAlgorithms(coll)
-	t, terr := importer.Read(path, importer.Options{})
-	if aerr != nil || terr != nil {
 		return err
 	}
 	if describe := t.OpDescriber(algs); describe != nil {

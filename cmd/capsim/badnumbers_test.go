@@ -42,7 +42,15 @@ l2 requires l1
 	}
 	nanAt, freqAt := "nan.toml:"+lineOf(nan, "idle_power_w = nan"), "nanfreq.toml:"+lineOf(nanfreq, "freq_ghz = inf")
 	write("hugegen.toml", strings.Replace(def, "iterations = 20", "iterations = 100000000", 1))
-	write("hugeaxes.toml", def+"\n[sweep.params]\nbalance = ["+strings.Repeat("0.5,", 2000)+"0.5]\nseed = ["+strings.Repeat("1,", 2000)+"1]\n")
+	axis := func(n int, f func(i int) string) string { // n distinct values
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = f(i)
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	write("hugeaxes.toml", def+"\n[sweep.params]\nbalance = "+axis(2001, func(i int) string { return fmt.Sprint(float64(i) / 2001) })+
+		"\nseed = "+axis(2001, func(i int) string { return fmt.Sprint(i + 1) })+"\n")
 	write("beta.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "default": {"kind": "dvfs", "params": {"beta": 1.5, "ref_ghz": 2.6}}, "regions": []}`)
 	// A results directory whose table lacks the policy and cap columns.
@@ -78,6 +86,11 @@ l2 requires l1
 		{"infinite switch time", []string{"bound", p("good.arrow"), "--cap", "300", "--switch-us", "Inf"}, []string{"--switch-us +Inf"}},
 		{"negative workers", []string{"sweep", p("good.toml"), "-o", p("r-w"), "--workers", "-2"}, []string{"--workers -2"}},
 		{"NaN cap range", []string{"bound", p("good.arrow"), "--caps", "NaN:400:10"}, []string{"NaN:400:10"}},
+		// A cap range of 9e301 caps panicked in makeslice; a huge cap or
+		// frontier size ran the LP at +Inf or until killed.
+		{"tiny cap step", []string{"bound", p("good.arrow"), "--caps", "290:380:1e-300"}, []string{"caps is too many"}},
+		{"huge cap flag", []string{"frontier", p("good.arrow"), "--cap", "1e300"}, []string{"--cap 1e+300: must be a positive power of at most 1e+09 W"}},
+		{"huge frontier", []string{"frontier", p("good.arrow"), "--points", "100000000"}, []string{"--points 100000000: want 2 to 10000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := capsim(t, tc.args...)

@@ -207,7 +207,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			cfg.Conductor = cp
 			rep, err := sc.RunBound(ctx, cfg)
 			if err != nil {
-				return err
+				return inTrace(a, err)
 			}
 			stopped := interrupted(ctx, rep.Stopped) // SIGINT: print the caps finished, then exit 130
 			if len(rep.Rows) == 0 {

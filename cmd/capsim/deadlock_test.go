@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -35,5 +37,55 @@ func TestDeadlockInMPITerms(t *testing.T) {
 		if !strings.Contains(stderr, part) {
 			t.Errorf("stderr %q lacks %q", stderr, part)
 		}
+	}
+}
+
+// TestDeadlockNamedInEveryCommand: every command that replays an MPI
+// trace names a deadlock by the MPI calls, also from a pipe: bound and
+// frontier (their LP's reference replay; the rewritten error was
+// wrapped, and its text fixed, before it was named), the steering and
+// DCT+DVFS policies (their baseline replay), and replay from a pipe (the
+// pipe was read again to name the calls, and was empty).
+func TestDeadlockNamedInEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "dead.ti")
+	if err := os.WriteFile(p, []byte("0 init\n1 init\n0 recv 1 7 8\n1 recv 0 7 8\n0 send 1 7 8\n1 send 0 7 8\n0 finalize\n1 finalize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	for _, args := range [][]string{
+		{"replay", fifo},
+		{"bound", "--cap", "300", p},
+		{"frontier", p},
+		{"policy", "steering", "--cap", "300", p},
+		{"policy", "dct-dvfs", "--cap", "300", p},
+	} {
+		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
+			if args[len(args)-1] == fifo {
+				go func() {
+					f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					if err != nil {
+						return
+					}
+					data, _ := os.ReadFile(p)
+					f.Write(data)
+					f.Close()
+				}()
+			}
+			code, _, stderr := capsim(t, args...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1; %q", code, stderr)
+			}
+			for _, part := range []string{args[len(args)-1] + ": ", "2 rank(s) blocked",
+				"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (trace row 0)",
+				"rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (trace row 2)"} {
+				if !strings.Contains(stderr, part) {
+					t.Errorf("stderr %q lacks %q", stderr, part)
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/capsim/capsim/compute/power"
 )
 
 // flagRange is the range of a numeric flag: [lo, hi], above lo when
@@ -19,7 +21,6 @@ type flagRange struct {
 var (
 	nonNegative = flagRange{0, math.MaxFloat64, false, "must be a finite number ≥ 0"}
 	share       = flagRange{0, 1, false, "outside [0, 1]"}
-	positiveNum = flagRange{0, math.MaxFloat64, true, "must be a finite positive number"}
 	workerCount = flagRange{0, 1 << 16, false, "must be a count in 0..65536 (0: the default)"}
 )
 
@@ -32,7 +33,7 @@ var flagRanges = map[string]flagRange{
 	"intensity":          share,
 	"conductor-margin":   share,
 	"conductor-critical": share,
-	"cap":                positiveNum,
+	"cap":                {0, power.MaxWatts, true, "must be a positive power of at most 1e+09 W (power.MaxWatts)"},
 	"workers":            workerCount,
 	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
 }

@@ -53,8 +53,8 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)
 			}
-			if points < 2 {
-				return usagef("--points %d: want at least 2", points)
+			if points < 2 || points > scenarios.MaxFrontierPoints {
+				return usagef("--points %d: want 2 to %d", points, scenarios.MaxFrontierPoints)
 			}
 			cfg := scenarios.FrontierConfig{CapW: capW, Points: points, TablePath: tablePath}
 			sc, err := scenarios.LoadOrDefault(scenarioPath)
@@ -66,7 +66,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)
 			if err != nil {
-				return interrupted(ctx, err)
+				return interrupted(ctx, inTrace(a, err))
 			}
 			if csvPath != "" {
 				if err := os.WriteFile(csvPath, frontierCSV(rep), 0o644); err != nil {

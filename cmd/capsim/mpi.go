@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/graph"
@@ -49,6 +51,16 @@ func lpInputs(sc *scenarios.Scenario, mach string, args []string, opt importer.O
 		return m, nil, it.Graph, nil, nil
 	}
 	return m, it.MPI, nil, it.Collectives, nil
+}
+
+// inTrace names the trace of args, when one is given, in err (a lowering
+// error or a deadlock says rank and event, not which file), unless err
+// names it already.
+func inTrace(args []string, err error) error {
+	if err == nil || len(args) == 0 || strings.HasPrefix(err.Error(), args[0]+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", args[0], err)
 }
 
 // formatFlagHelp documents --format.

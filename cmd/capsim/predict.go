@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,12 +65,17 @@ measures a pattern, the measured average and Table 4.1's error rate.`,
   capsim predict ipc.json --samples app.csv`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if b, err := os.ReadFile(a[0]); err == nil && models.IsIPCModel(b) {
-				return predictIPC(cmd.OutOrStdout(), a[0], ipcSamples, asJSON)
+			// Read once: the file may be a pipe.
+			b, err := os.ReadFile(a[0])
+			if err != nil {
+				return fmt.Errorf("model file: %w", err)
+			}
+			if models.IsIPCModel(b) {
+				return predictIPC(cmd.OutOrStdout(), a[0], b, ipcSamples, asJSON)
 			} else if ipcSamples != "" {
 				return usagef("--samples applies to IPC model files (capsim fit --kind ipc-mlr); %s is not one", a[0])
 			}
-			_, set, err := models.Load(a[0])
+			_, set, err := models.Decode(bytes.NewReader(b), a[0])
 			if err != nil {
 				return err
 			}
@@ -147,11 +153,15 @@ type ipcJSON struct {
 
 // predictIPC prints every pattern's IPC of the application measured in
 // samples under the IPC model at path.
-func predictIPC(w io.Writer, path, samples string, asJSON bool) error {
+func predictIPC(w io.Writer, path string, text []byte, samples string, asJSON bool) error {
 	if samples == "" {
 		return usagef("%s is an IPC model: predict needs --samples APP.csv (the tasks measured under the sample patterns)", path)
 	}
-	_, ps, err := models.PredictIPCFiles(path, samples, "")
+	m, err := models.DecodeIPCMLR(bytes.NewReader(text), path)
+	if err != nil {
+		return err
+	}
+	_, ps, err := m.PredictFile(path, samples, "")
 	if err != nil {
 		return err
 	}

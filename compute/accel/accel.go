@@ -162,11 +162,8 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 		if d.Name == "" {
 			return nil, fmt.Errorf("%s: devices[%d]: empty name", name, i)
 		}
-		if d.Transfer.GBps <= 0 {
-			return nil, fmt.Errorf("%s: device %q: transfer gbps must be > 0", name, d.Name)
-		}
-		if m := d.Transfer.Mode; m != "" && m != ExposedSize && m != FractionOfFull {
-			return nil, fmt.Errorf("%s: device %q: unknown transfer mode %q", name, d.Name, m)
+		if err := d.validate(); err != nil {
+			return nil, fmt.Errorf("%s: device %q: %w", name, d.Name, err)
 		}
 		for _, k := range sortedKeys(d.Idioms) {
 			if err := d.Idioms[k].Validate(); err != nil {
@@ -182,6 +179,35 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 	return &p, nil
 }
 
+// MaxSeconds is the longest time a profile may give one setup or
+// transfer latency: 10^9 s, the engine's time limit (graph.MaxTimeNs).
+const MaxSeconds = 1e9
+
+// validate checks a device's setup time and transfer model: times finite
+// and in [0, MaxSeconds] (a negative latency would price an offload at a
+// negative time), the bandwidth finite and > 0, directions ≥ 0 and a known
+// mode.
+func (d Device) validate() error {
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"setup_s", d.Setup}, {"transfer latency_s", d.Transfer.Latency}} {
+		if !(c.v >= 0 && c.v <= MaxSeconds) {
+			return fmt.Errorf("%s = %g: want a finite number of seconds in [0, %g]", c.key, c.v, MaxSeconds)
+		}
+	}
+	if !(d.Transfer.GBps > 0) || math.IsInf(d.Transfer.GBps, 0) {
+		return fmt.Errorf("transfer gbps = %g: must be a finite number > 0", d.Transfer.GBps)
+	}
+	if d.Transfer.Directions < 0 {
+		return fmt.Errorf("transfer directions = %d: want 1 or more (0 means 1)", d.Transfer.Directions)
+	}
+	if m := d.Transfer.Mode; m != "" && m != ExposedSize && m != FractionOfFull {
+		return fmt.Errorf("unknown transfer mode %q", m)
+	}
+	return nil
+}
+
 // Validate checks a curve read from a file: a tabulated curve's points
 // have increasing positive sizes; a log-linear one has sat_bytes ≥ 0 and
 // a plateau_gbps > 0, the bandwidth at every size above sat_bytes (a
@@ -189,12 +215,18 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 // ineligible for every large region).
 func (c Curve) Validate() error {
 	if len(c.Points) > 0 {
-		for j := range c.Points {
-			if c.Points[j].Bytes <= 0 || (j > 0 && c.Points[j].Bytes <= c.Points[j-1].Bytes) {
-				return errors.New("points must have increasing positive bytes")
+		for j, pt := range c.Points {
+			if !(pt.Bytes > 0) || math.IsInf(pt.Bytes, 0) || (j > 0 && pt.Bytes <= c.Points[j-1].Bytes) {
+				return errors.New("points must have increasing positive finite bytes")
+			}
+			if math.IsNaN(pt.GBps) || math.IsInf(pt.GBps, 0) {
+				return fmt.Errorf("points[%d]: gbps = %g: want a finite number", j, pt.GBps)
 			}
 		}
 		return nil
+	}
+	if math.IsNaN(c.A) || math.IsInf(c.A, 0) || math.IsNaN(c.B) || math.IsInf(c.B, 0) {
+		return fmt.Errorf("a = %g, b = %g: want finite numbers", c.A, c.B)
 	}
 	if !(c.Sat >= 0) {
 		return fmt.Errorf("sat_bytes = %g: want a number ≥ 0", c.Sat)

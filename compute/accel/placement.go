@@ -75,6 +75,29 @@ func (in *Instance) shares() []Share {
 	return []Share{{Idiom: in.Idiom, Fraction: 1}}
 }
 
+// CheckIdioms reports an idiom of instance in that no device of p
+// lists: no placement could ever run it on a device, so a misspelt idiom
+// would silently keep the region on the host.
+func (p *Profile) CheckIdioms(in *Instance) error {
+	for _, sh := range in.shares() {
+		found := false
+		for _, d := range p.Devices {
+			if _, ok := d.Idioms[sh.Idiom]; ok {
+				found = true
+				break
+			}
+		}
+		if !found {
+			var have []string
+			for _, d := range p.Devices {
+				have = append(have, d.Name+": "+strings.Join(sortedKeys(d.Idioms), ", "))
+			}
+			return fmt.Errorf("instance %q: idiom %q is run by no device of the profile (%s)", in.Name, sh.Idiom, strings.Join(have, "; "))
+		}
+	}
+	return nil
+}
+
 func (in *Instance) count() float64 {
 	if in.Count == 0 {
 		return 1

@@ -34,6 +34,7 @@ import (
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/jsondup"
 )
 
 // Format is the value of the "format" field.
@@ -101,8 +102,8 @@ func (m *Machine) PerNode() int {
 // below the idle power.
 func (m *Machine) Validate() error {
 	for _, v := range []float64{m.BaseW, m.IdleW, m.ActiveW} {
-		if !(v >= 0) || v > 1e12 {
-			return fmt.Errorf("machine power %g W is not a finite non-negative number", v)
+		if err := power.CheckWatts(v, false); err != nil {
+			return fmt.Errorf("machine power: %w", err)
 		}
 	}
 	if m.ActiveW < m.IdleW {
@@ -245,6 +246,9 @@ func Decode(r io.Reader, name string, extra Decoders) (*File, *compute.Set, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := jsondup.Check(text); err != nil {
+		return nil, nil, fmt.Errorf("%s:%w", name, err)
+	}
 	d := json.NewDecoder(bytes.NewReader(text))
 	d.DisallowUnknownFields()
 	var f File
@@ -353,7 +357,7 @@ func probe(m compute.Model, rec compute.Config) error {
 		if err != nil {
 			continue
 		}
-		if !(p.Seconds >= 0) || math.IsInf(p.Seconds, 0) || !(p.Watts >= 0) || math.IsInf(p.Watts, 0) {
+		if !(p.Seconds >= 0) || math.IsInf(p.Seconds, 0) || power.CheckWatts(p.Watts, false) != nil {
 			return fmt.Errorf("prices 1 recorded second at %s as %g s and %g W: parameters out of range", t, p.Seconds, p.Watts)
 		}
 	}

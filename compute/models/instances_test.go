@@ -125,6 +125,10 @@ func TestOffloadInstancesErrors(t *testing.T) {
 		{Offload{Profile: t3Profile(), Policy: PolicyPerInstance, Instances: []accel.Instance{{Mix: []accel.Share{{Idiom: "stream", Fraction: 0.7}}, Footprint: 1, CPUTime: 1}}}, "sum to 0.7"},
 		{Offload{Profile: t3Profile(), Policy: "best", Instances: inst}, `policy "best"`},
 		{Offload{Profile: t3Profile(), Policy: PolicyNever, Footprint: 1, CPUSeconds: 1}, "give the region's idiom"},
+		// An idiom no device runs (a misspelling) would keep the region on the host.
+		{Offload{Profile: t3Profile(), Policy: PolicyPerInstance, Instances: []accel.Instance{{Idiom: "strem", Footprint: 1, CPUTime: 1}}}, `idiom "strem" is run by no device of the profile (fpga: stream)`},
+		{Offload{Profile: t3Profile(), Policy: PolicyPerRegion, Idiom: "nosuch", Footprint: 1, CPUSeconds: 1}, `idiom "nosuch" is run by no device`},
+		{Offload{Profile: t3Profile(), Policy: PolicyPerRegion, Idiom: "stream", Footprint: 1, CPUSeconds: 1, DeviceWatts: 1e308}, "device_watts: want a finite power"},
 	} {
 		if err := tc.m.Init(nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.m, err, tc.want)

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/internal/jsondup"
 )
 
 // KindIPCMLR is Dong Li's piecewise IPC regression for task aggregation
@@ -243,11 +244,21 @@ func (m *IPCMLR) Validate() error {
 // DecodeIPCMLR reads and validates an IPC model file; name names it in
 // errors.
 func DecodeIPCMLR(r io.Reader, name string) (*IPCMLR, error) {
-	dec := json.NewDecoder(r)
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := jsondup.Check(text); err != nil {
+		return nil, fmt.Errorf("%s:%w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	m := &IPCMLR{}
 	if err := dec.Decode(m); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: trailing data after the IPC model's closing brace", name)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -640,6 +651,12 @@ func PredictIPCFiles(modelPath, samplesPath, topology string) (map[int]float64, 
 	if err != nil {
 		return nil, nil, err
 	}
+	return m.PredictFile(modelPath, samplesPath, topology)
+}
+
+// PredictFile is PredictIPCFiles for the model m, read from modelPath
+// already (a pipe can be read only once).
+func (m *IPCMLR) PredictFile(modelPath, samplesPath, topology string) (map[int]float64, []PatternIPC, error) {
 	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 	if topology != "" && m.Topology != "" && norm(topology) != norm(m.Topology) {
 		return nil, nil, fmt.Errorf("%s: the model's pattern numbers are those of topology %s, not %s", modelPath, m.Topology, topology)

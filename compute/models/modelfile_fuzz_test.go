@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/modelfile"
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -57,6 +58,13 @@ func FuzzModelFile(f *testing.F) {
 		models := []compute.Model{set.Default}
 		for _, r := range set.Rules {
 			models = append(models, r.Model)
+			if o, ok := r.Model.(*Offload); ok { // and on each of its devices
+				for _, d := range o.Profile.Devices {
+					c := rec
+					c.Device = d.Name
+					targets = append(targets, c)
+				}
+			}
 		}
 		for i, m := range models {
 			if m == nil {
@@ -67,7 +75,7 @@ func FuzzModelFile(f *testing.F) {
 				if err != nil {
 					continue
 				}
-				if !(p.Seconds >= 0) || math.IsInf(p.Seconds, 0) || !(p.Watts >= 0) || math.IsInf(p.Watts, 0) {
+				if !(p.Seconds >= 0) || math.IsInf(p.Seconds, 0) || !(p.Watts >= 0) || p.Watts > power.MaxWatts {
 					t.Fatalf("model %d (%s) prices 1.5 s at %s as %g s, %g W", i, m.Kind(), c, p.Seconds, p.Watts)
 				}
 			}

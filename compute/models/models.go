@@ -11,6 +11,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/modelfile"
@@ -35,6 +36,12 @@ func Decoders() modelfile.Decoders {
 // Load reads the model file at path with every model kind.
 func Load(path string) (*modelfile.File, *compute.Set, error) {
 	return modelfile.Load(path, Decoders())
+}
+
+// Decode reads a model file from r with every model kind of this
+// package; name names it in errors.
+func Decode(r io.Reader, name string) (*modelfile.File, *compute.Set, error) {
+	return modelfile.Decode(r, name, Decoders())
 }
 
 // Entry encodes m for regions matching pattern, like modelfile.NewEntry,

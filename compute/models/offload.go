@@ -9,6 +9,7 @@ import (
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/accel"
 	"github.com/capsim/capsim/compute/modelfile"
+	"github.com/capsim/capsim/compute/power"
 )
 
 // Offload policies: the baseline, blind porting (Meswani et al. Tables
@@ -106,8 +107,11 @@ func (m *Offload) Init(extra modelfile.Decoders) error {
 	if !(m.Ratio >= 0 && m.Ratio <= 1) {
 		return fmt.Errorf("accel: ratio %g is not in [0, 1]", m.Ratio)
 	}
-	if !(m.CPUSeconds >= 0) || math.IsInf(m.CPUSeconds, 0) || !(m.DeviceWatts >= 0) || math.IsInf(m.DeviceWatts, 0) {
-		return fmt.Errorf("accel: cpu_s and device_watts must be finite and non-negative")
+	if !(m.CPUSeconds >= 0) || math.IsInf(m.CPUSeconds, 0) {
+		return fmt.Errorf("accel: cpu_s = %g: want a finite number ≥ 0", m.CPUSeconds)
+	}
+	if err := power.CheckWatts(m.DeviceWatts, false); err != nil {
+		return fmt.Errorf("accel: device_watts: %w", err)
 	}
 	if len(m.Instances) > 0 {
 		if m.Idiom != "" || m.Footprint != 0 || m.Bytes != 0 || m.CPUSeconds != 0 {
@@ -134,6 +138,9 @@ func (m *Offload) Init(extra modelfile.Decoders) error {
 				return fmt.Errorf("accel: no cpu_s and no positive CPU curve for idiom %q in the profile at %g bytes", m.Idiom, m.Footprint)
 			}
 			return fmt.Errorf("accel: instance %q: no cpu_s and no positive CPU curve for its idioms in the profile", in.Name)
+		}
+		if err := m.Profile.CheckIdioms(&in); err != nil {
+			return fmt.Errorf("accel: %w", err)
 		}
 		m.ref += t
 	}

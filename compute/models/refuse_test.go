@@ -30,6 +30,16 @@ func TestModelFileRefused(t *testing.T) {
 			`m.json: regions[0] "triad" (accel): profile: device "fpga-hc1" idiom "stream": plateau_gbps = -200`},
 		{"zero plateau", strings.Replace(string(good), `"plateau_gbps": 53.0`, `"plateau_gbps": 0`, 1), `idiom "stream": plateau_gbps = 0`},
 		{"negative cpu plateau", strings.Replace(string(good), `"plateau_gbps": 10`, `"plateau_gbps": -1`, 1), `cpu idiom "stream": plateau_gbps = -1`},
+		// encoding/json keeps the last of two equal keys: the file is refused instead.
+		{"duplicate key", strings.Replace(string(good), `"beta": 0.5,`, `"beta": 0.5, "beta": 0.9,`, 1), "m.json:26: key regions[0].params.cpu.params.beta given twice"},
+		{"duplicate kind", strings.Replace(string(good), `"kind": "accel",`, `"kind": "accel", "kind": "dvfs",`, 1), "m.json:8: key regions[0].kind given twice"},
+		// A negative latency or setup priced an offloaded region at a negative time.
+		{"negative latency", strings.Replace(string(good), `"latency_s": 1e-5`, `"latency_s": -1`, 1), `device "fpga-hc1": transfer latency_s = -1`},
+		{"negative setup", strings.Replace(string(good), `"name": "fpga-hc1",`, `"name": "fpga-hc1", "setup_s": -5e-6,`, 1), `device "fpga-hc1": setup_s = -5e-06`},
+		{"huge setup", strings.Replace(string(good), `"name": "fpga-hc1",`, `"name": "fpga-hc1", "setup_s": 1e300,`, 1), `setup_s = 1e+300`},
+		{"negative directions", strings.Replace(string(good), `"directions": 1`, `"directions": -1`, 1), "transfer directions = -1"},
+		{"idiom no device runs", strings.Replace(string(good), `"idiom": "stream"`, `"idiom": "streem", "cpu_s": 0.001`, 1), `idiom "streem" is run by no device of the profile (fpga-hc1: stream)`},
+		{"huge device power", strings.Replace(string(good), `"ratio": 0.3,`, `"ratio": 0.3, "device_watts": 1e308,`, 1), "device_watts: want a finite power ≥ 0 and at most 1e+09 W"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := modelfile.Decode(strings.NewReader(tc.text), "m.json", Decoders())

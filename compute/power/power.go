@@ -14,6 +14,27 @@ import (
 	"sort"
 )
 
+// MaxWatts is the largest power any one value may give: a P-state's,
+// an idle floor, a device's, a model's or a job's power cap. A gigawatt is
+// some thirty times the draw of the largest supercomputer; a larger value
+// is a typo, and one near the float range would overflow the energy of a
+// replay and the LP's coefficients to infinity.
+const MaxWatts = 1e9
+
+// CheckWatts reports whether w is a finite power of at most MaxWatts,
+// above 0 when positive is set and at least 0 otherwise, with an error
+// that says what is wanted.
+func CheckWatts(w float64, positive bool) error {
+	lo, ok := "≥ 0", w >= 0
+	if positive {
+		lo, ok = "> 0", w > 0
+	}
+	if !ok || w > MaxWatts {
+		return fmt.Errorf("want a finite power %s and at most %g W (power.MaxWatts), got %g", lo, MaxWatts, w)
+	}
+	return nil
+}
+
 // PState is the active power of a core (or node) at one frequency.
 type PState struct {
 	GHz   float64 `json:"ghz"`
@@ -28,7 +49,7 @@ func NewPStates(ps []PState) (PStates, error) {
 	t := append(PStates(nil), ps...)
 	sort.Slice(t, func(i, j int) bool { return t[i].GHz < t[j].GHz })
 	for i, p := range t {
-		if !(p.GHz > 0) || !(p.Watts >= 0) || math.IsInf(p.Watts, 0) {
+		if !(p.GHz > 0) || math.IsInf(p.GHz, 0) || CheckWatts(p.Watts, false) != nil {
 			return nil, fmt.Errorf("power: P-state %d: invalid (%g GHz, %g W)", i+1, p.GHz, p.Watts)
 		}
 		if i > 0 && p.GHz == t[i-1].GHz {

@@ -70,6 +70,9 @@ func (w WaitPower) Validate() error {
 		if !(w.Watts >= 0) || math.IsInf(w.Watts, 0) {
 			return fmt.Errorf("power: wait power %g W: want a finite number ≥ 0", w.Watts)
 		}
+		if w.Watts > MaxWatts {
+			return fmt.Errorf("power: wait power %g W: above %g W (power.MaxWatts)", w.Watts, MaxWatts)
+		}
 		return nil
 	}
 	return fmt.Errorf("power: unknown wait mode %d", w.Mode)

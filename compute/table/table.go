@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/compute"
+	"github.com/capsim/capsim/compute/power"
 )
 
 // Row is one measured configuration of region or task Key.
@@ -31,7 +32,7 @@ type Table struct {
 }
 
 // Validate checks that every row has a key, a positive finite time, a
-// non-negative finite power, and that no (key, configuration) repeats.
+// power in [0, power.MaxWatts], and that no (key, configuration) repeats.
 func (t *Table) Validate() error {
 	seen := make(map[string]int, len(t.Rows))
 	for i, r := range t.Rows {
@@ -41,8 +42,8 @@ func (t *Table) Validate() error {
 		if !(r.Seconds > 0) || math.IsInf(r.Seconds, 0) {
 			return fmt.Errorf("table: row %d (%s, %s): time %g s must be positive", i+1, r.Key, r.Config, r.Seconds)
 		}
-		if !(r.Watts >= 0) || math.IsInf(r.Watts, 0) {
-			return fmt.Errorf("table: row %d (%s, %s): power %g W must be non-negative", i+1, r.Key, r.Config, r.Watts)
+		if err := power.CheckWatts(r.Watts, false); err != nil {
+			return fmt.Errorf("table: row %d (%s, %s): power: %w", i+1, r.Key, r.Config, err)
 		}
 		if err := r.Config.Validate(); err != nil {
 			return fmt.Errorf("table: row %d (%s): %w", i+1, r.Key, err)

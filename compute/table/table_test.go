@@ -78,6 +78,7 @@ func TestReadCSVErrors(t *testing.T) {
 		"duplicate":       "key,cpu_ghz,seconds\na,2,1\na,2.0,3\n",
 		"bad threads":     "key,threads,seconds\na,-1,1\n",
 		"short row":       "key,seconds\na\n",
+		"huge power":      "key,seconds,watts\na,1,1e308\n", // overflowed the LP's coefficients
 	}
 	for name, in := range tests {
 		_, err := ReadCSV(strings.NewReader(in), "t.csv")
@@ -108,6 +109,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add(lpCSV)
 	f.Add("key,seconds\na,1e-3\n")
 	f.Add("key,device,seconds\nk,gpu0,NaN\n")
+	f.Add("key,seconds,watts\na,1,1e308\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		tb, err := ReadCSV(strings.NewReader(in), "fuzz")
 		if err != nil {

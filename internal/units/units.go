@@ -21,10 +21,15 @@ func Seconds(x float64) float64 { return round(x, 1e9) }
 func Pct(x float64) float64 { return round(x, 1e6) }
 
 // round rounds x to 1/scale, leaving values it cannot represent that
-// finely (non-finite or beyond 2^53/scale) as they are.
+// finely (non-finite or beyond 2^53/scale) as they are; a tiny negative
+// value (a difference of two equal energies) rounds to +0.
 func round(x, scale float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x)*scale >= 1<<53 {
 		return x
 	}
-	return math.Round(x*scale) / scale
+	r := math.Round(x*scale) / scale
+	if r == 0 {
+		return 0 // not -0, which prints as "-0" in text and JSON
+	}
+	return r
 }

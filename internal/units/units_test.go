@@ -21,6 +21,9 @@ func TestRoundsToShortDecimals(t *testing.T) {
 		{Watts, -1.0000004, "-1"},
 		{Watts, 1e300, "1e+300"},
 		{Watts, math.Inf(1), "+Inf"},
+		// A difference of two equal energies, off by an ulp: it printed "-0".
+		{Joules, 0.000263712 - 0.00026371200000000004, "0"},
+		{Joules, math.Copysign(0, -1), "0"},
 	} {
 		if got := strconv.FormatFloat(c.f(c.in), 'g', -1, 64); got != c.want {
 			t.Errorf("%v → %s, want %s", c.in, got, c.want)

@@ -48,12 +48,17 @@ func ParseIPC(s string) (map[int]float64, error) {
 // ParsePower reads "base=W,core=W,sleep=W" (keys may be left out: 0).
 func ParsePower(s string) (Power, error) {
 	var p Power
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		w, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || !(w >= 0) || w > 1e9 {
 			return Power{}, fmt.Errorf("aggregate: power entry %q: want KEY=WATTS with a non-negative number", kv)
 		}
+		if seen[k] {
+			return Power{}, fmt.Errorf("aggregate: power %q: %s given twice", s, k)
+		}
+		seen[k] = true
 		switch k {
 		case "base":
 			p.BaseW = w
@@ -98,6 +103,11 @@ func ParseInterference(s string) (Interference, error) {
 		fac, err3 := strconv.ParseFloat(v, 64)
 		if err1 != nil || err2 != nil || err3 != nil || noise < 0 || maxB < 0 || !(fac > 0) || fac > 1e6 {
 			return nil, fmt.Errorf("aggregate: interference row %q: noise and size must be non-negative integers, the factor positive", row)
+		}
+		for _, g := range t {
+			if g.Class == c && g.Noise == noise && g.MaxBytes == maxB {
+				return nil, fmt.Errorf("aggregate: interference row %q: %s/%d/%d given twice", row, c, noise, maxB)
+			}
 		}
 		t = append(t, Factor{Class: c, Noise: noise, MaxBytes: maxB, Factor: fac})
 	}

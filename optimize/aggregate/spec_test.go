@@ -34,6 +34,9 @@ func TestParseSpecs(t *testing.T) {
 		func() error { _, err := ParsePower("idle=1"); return err },
 		func() error { _, err := ParseInterference("same-die/1=2"); return err },
 		func() error { _, err := ParseInterference("same-die/1/0=0"); return err },
+		// A key or row given twice: the later silently won.
+		func() error { _, err := ParsePower("base=1,base=2"); return err },
+		func() error { _, err := ParseInterference("cross-socket/2/0=2.82,cross-socket/2/0=3"); return err },
 	} {
 		if bad() == nil {
 			t.Error("bad spec accepted")
@@ -43,7 +46,8 @@ func TestParseSpecs(t *testing.T) {
 
 // The parsers never panic, and what they accept is usable.
 func FuzzParseSpecs(f *testing.F) {
-	for _, s := range []string{"2x2x2", "1=2.0,P4=1.95", "base=200,core=20,sleep=5", "cross-socket/2/0=2.82", "", ",", "x", "1=1e309", "9999999x1x1"} {
+	for _, s := range []string{"2x2x2", "1=2.0,P4=1.95", "base=200,core=20,sleep=5", "cross-socket/2/0=2.82", "", ",", "x", "1=1e309", "9999999x1x1",
+		"base=1,base=2", "cross-socket/2/0=2.82,cross-socket/2/0=3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

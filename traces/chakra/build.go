@@ -112,9 +112,16 @@ func Paths(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: no <prefix>.<npu>.et files", path)
 	}
 	paths := make([]string, len(byNPU))
-	for npu, p := range byNPU {
-		if npu >= len(paths) {
-			return nil, fmt.Errorf("%s: %d NPU files but one numbered %d (want 0..%d)", path, len(byNPU), npu, len(byNPU)-1)
+	for npu := range paths {
+		p, ok := byNPU[npu]
+		if !ok { // a gap: name the first missing NPU and a file after it
+			later := ""
+			for n, q := range byNPU {
+				if n > npu && (later == "" || q < later) {
+					later = q
+				}
+			}
+			return nil, fmt.Errorf("%s: the file of NPU %d is missing, but %s is there (NPU files are numbered from 0 without gaps)", path, npu, filepath.Base(later))
 		}
 		paths[npu] = p
 	}

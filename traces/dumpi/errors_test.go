@@ -124,7 +124,19 @@ func TestBadFiles(t *testing.T) {
 			meta := good(t)
 			os.Remove(filepath.Join(filepath.Dir(meta), "run-0001.bin"))
 			return meta
-		}, "no per-rank files"},
+		}, "run-0001.bin is missing"},
+		{"rank file beyond numprocs", func(t *testing.T) string {
+			meta := good(t)
+			dir := filepath.Dir(meta)
+			b, _ := os.ReadFile(filepath.Join(dir, "run-0001.bin"))
+			os.WriteFile(filepath.Join(dir, "run-0002.bin"), b, 0o644)
+			return meta
+		}, "run-0002.bin is there too: the trace would silently lose that rank"},
+		{"numprocs twice", func(t *testing.T) string {
+			meta := good(t)
+			os.WriteFile(meta, []byte("numprocs=2\nfileprefix=run\nnumprocs=2\n"), 0o644)
+			return meta
+		}, "run.meta:3: numprocs given twice (first on line 1)"},
 		{"meta without numprocs", func(t *testing.T) string {
 			meta := good(t)
 			os.WriteFile(meta, []byte("fileprefix=run\n"), 0o644)

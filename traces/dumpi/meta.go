@@ -74,12 +74,17 @@ func readMeta(path string) (*meta, error) {
 	}
 	m := &meta{path: path}
 	var ver [3]string
+	seen := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for line := 1; sc.Scan(); line++ {
 		k, v, ok := strings.Cut(sc.Text(), "=")
 		if !ok {
 			continue
 		}
+		if first, twice := seen[k]; twice && (k == "numprocs" || k == "fileprefix") {
+			return nil, fmt.Errorf("%s:%d: %s given twice (first on line %d)", path, line, k, first)
+		}
+		seen[k] = line
 		switch k {
 		case "numprocs":
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -121,8 +126,20 @@ func readMeta(path string) (*meta, error) {
 				return nil, fmt.Errorf("%s: numprocs=%d but %s is missing", path, m.numprocs, files[r])
 			}
 		}
+		if extra := name(m.numprocs); exists(extra) {
+			return nil, fmt.Errorf("%s: numprocs=%d but %s is there too: the trace would silently lose that rank", path, m.numprocs, extra)
+		}
 		m.files = files
 		return m, nil
+	}
+	for _, w := range []int{4, 5, 6, 7, 8, 9, 1, 2, 3} {
+		if first := fmt.Sprintf("%s-%0*d.bin", m.prefix, w, 0); exists(first) {
+			for r := 1; r < m.numprocs; r++ {
+				if f := fmt.Sprintf("%s-%0*d.bin", m.prefix, w, r); !exists(f) {
+					return nil, fmt.Errorf("%s: numprocs=%d but %s is missing", path, m.numprocs, f)
+				}
+			}
+		}
 	}
 	return nil, fmt.Errorf("%s: numprocs=%d but no per-rank files %s-0000.bin … were found", path, m.numprocs, m.prefix)
 }

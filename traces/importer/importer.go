@@ -15,9 +15,11 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -359,6 +361,9 @@ func readGOAL(path string, _ Options) (*Trace, error) {
 
 func readLiballprof(path string, opt Options) (*Trace, error) {
 	t, err := liballprof.ReadFileWith(path, opt.Liballprof)
+	if t != nil {
+		t.Algorithms = lower.SchedgenAlgorithms()
+	}
 	return &Trace{MPI: t, Collectives: lower.SchedgenAlgorithms()}, err
 }
 
@@ -379,7 +384,11 @@ func readDUMPI(path string, opt Options) (*Trace, error) {
 
 func liballprofDir(path string) bool {
 	files, err := liballprof.Files(path)
-	if err != nil || len(files) == 0 {
+	var gap *liballprof.GapError
+	switch {
+	case errors.As(err, &gap): // a liballprof trace's gap: reading it names the missing rank file
+		files = []string{gap.File}
+	case err != nil || len(files) == 0:
 		return false
 	}
 	head, err := readHead(files[0])
@@ -534,7 +543,12 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 func chakraDir(path string) bool {
 	paths, err := chakra.Paths(path)
 	if err != nil {
-		return false
+		// A folder of NPU files that Paths refuses (a gap in the NPU
+		// numbers, two prefixes) is Chakra's to diagnose when its NPU 0
+		// file opens as one.
+		if paths, _ = filepath.Glob(filepath.Join(path, "*.0.et")); len(paths) == 0 {
+			return false
+		}
 	}
 	head, err := readHead(paths[0])
 	return err == nil && chakra.Sniff(head)

@@ -91,3 +91,33 @@ func renamed(err error, tmp, path string) error {
 	}
 	return &renamedError{err, strings.NewReplacer(tmp, path)}
 }
+
+// Reopenable returns a path with the content of path that can be read
+// more than once: path itself for a file or folder; for a stream (a
+// pipe, a FIFO, a device) a temporary copy, read from it once. done
+// removes the copy, and rename tells an error about the copy by path.
+// For callers that read one trace several times (a replay under a
+// policy and under none).
+func Reopenable(path string) (p string, rename func(error) error, done func(), err error) {
+	same := func(err error) error { return err }
+	if !streamed(path) {
+		return path, same, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "capsim-stream-")
+	if err != nil {
+		return "", same, func() {}, fmt.Errorf("read %s: %w", path, err)
+	}
+	done = func() { os.RemoveAll(dir) }
+	tmp := filepath.Join(dir, filepath.Base(path))
+	if err := spool(path, tmp); err != nil {
+		done()
+		return "", same, func() {}, err
+	}
+	rename = func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return renamed(err, tmp, path)
+	}
+	return tmp, rename, done, nil
+}

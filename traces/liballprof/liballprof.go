@@ -89,6 +89,19 @@ func (e *Error) Error() string {
 	return e.File + ": " + e.Msg
 }
 
+// GapError is a trace whose rank files skip a rank: rank Missing has no
+// file, but Later, a file of a higher rank, is there. Reading the ranks up
+// to the gap would silently lose the others.
+type GapError struct {
+	File    string // the rank-0 file
+	Missing int
+	Later   string
+}
+
+func (e *GapError) Error() string {
+	return fmt.Sprintf("%s: the rank file of rank %d is missing, but %s is there (a trace's ranks are numbered from 0 without gaps)", e.File, e.Missing, e.Later)
+}
+
 // MaxLine bounds the length of one trace line.
 const MaxLine = 1 << 16
 
@@ -175,7 +188,30 @@ func Files(path string) ([]string, error) {
 			return nil, &Error{File: path, Msg: "more than 2^20 rank files"}
 		}
 	}
+	if last := laterRank(dir, m[1], m[4], len(files)); last != "" {
+		return nil, &GapError{File: path, Missing: len(files), Later: last}
+	}
 	return files, nil
+}
+
+// laterRank returns the name of a rank file in dir of the trace with
+// prefix and suffix (PREFIX-N.SUFFIX) whose rank is above n, or "": a
+// rank file found after a gap in the numbering.
+func laterRank(dir, prefix, suffix string, n int) string {
+	ents, err := os.ReadDir(filepath.Clean(dir + "."))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		m := rankFile.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() || m[1] != prefix || m[4] != suffix {
+			continue
+		}
+		if r, err := strconv.Atoi(m[3]); err == nil && r > n {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
 // ReadFile reads the trace that path names: its rank-0 file or its folder.

@@ -10,7 +10,8 @@ import (
 // fails with an error; it never panics.
 func FuzzParseAlgorithms(f *testing.F) {
 	for _, s := range []string{"", "allreduce=ring,bcast=binomial", "allreduce", "=", ",,", "scan=recdoub, barrier = linear", "send=ring",
-		"openmpi", "mpich,alltoall=bruck", "default,bcast=pipeline", "allreduce=mpich", "openmpi=ring", "nccl,allreduce=nccl-tree"} {
+		"openmpi", "mpich,alltoall=bruck", "default,bcast=pipeline", "allreduce=mpich", "openmpi=ring", "nccl,allreduce=nccl-tree",
+		"allreduce=recdoub,allreduce=ring", "barrier=linear,default,barrier=linear"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -82,4 +83,23 @@ func FuzzLower(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseAlgorithmsTwice: a collective given twice is refused (the
+// later one silently won); a selector then one collective, or the same
+// collective after "default", is not a repetition.
+func TestParseAlgorithmsTwice(t *testing.T) {
+	for _, tc := range []struct {
+		spec, want string
+	}{
+		{"allreduce=recdoub,allreduce=ring", `collective spec "allreduce=recdoub,allreduce=ring": allreduce given twice`},
+		{"barrier=linear, bcast=binomial, barrier=linear", "collective spec \"barrier=linear, bcast=binomial, barrier=linear\": barrier given twice"},
+		{"mpich,alltoall=bruck", ""},
+		{"barrier=linear,default,barrier=dissemination", ""},
+	} {
+		_, err := ParseAlgorithms(tc.spec)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%q: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
 }

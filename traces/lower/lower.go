@@ -91,18 +91,21 @@ type Options struct {
 // COLLECTIVE=ALGORITHM, or a selector ("openmpi", "mpich", "nccl") for every
 // collective, or "default", which drops what came before so that every
 // collective takes its default (the trace format's choice, else the first
-// of Algorithms).
+// of Algorithms). A collective named twice (after the last "default") is
+// refused: the spec does not say which algorithm was meant.
 func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 	m := map[mpi.Kind]string{}
 	if strings.TrimSpace(spec) == "" {
 		return m, nil
 	}
+	given := map[mpi.Kind]bool{} // a kind named twice is a typo: which one was meant?
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
 			switch k {
 			case "default":
 				clear(m)
+				clear(given)
 				continue
 			case SelectOpenMPI, SelectMPICH, SelectNCCL:
 				for kind := range algorithms {
@@ -120,6 +123,10 @@ func ParseAlgorithms(spec string) (map[mpi.Kind]string, error) {
 		if !known(kind, v) {
 			return nil, fmt.Errorf("collective spec %q: %s has no algorithm %q (have %s)", spec, kind, v, strings.Join(Algorithms(kind), ", "))
 		}
+		if given[kind] {
+			return nil, fmt.Errorf("collective spec %q: %s given twice", spec, kind)
+		}
+		given[kind] = true
 		m[kind] = v
 	}
 	return m, nil
@@ -233,6 +240,16 @@ func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string
 // became, to relate replay observations back to the trace (as the
 // replay-calibrated LP bound does).
 func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
+	if len(t.Algorithms) > 0 { // the format's choice where opt names none
+		all := make(map[mpi.Kind]string, len(t.Algorithms)+len(opt.Algorithm))
+		for k, a := range t.Algorithms {
+			all[k] = a
+		}
+		for k, a := range opt.Algorithm {
+			all[k] = a
+		}
+		opt.Algorithm = all
+	}
 	for k, a := range opt.Algorithm {
 		if !known(k, a) {
 			return nil, nil, fmt.Errorf("lower: %s has no algorithm %q", k, a)

@@ -173,6 +173,12 @@ type Trace struct {
 	// the rank starts in a replay (graph.Graph.StartNs, which lowering
 	// sets from it). nil: every rank starts at 0.
 	StartNs []int64
+	// Algorithms are the collective algorithms the trace's format replays
+	// its collectives with (liballprof's: schedgen's, as LogGOPSim does);
+	// lowering takes them for the kinds its options leave out, so that
+	// every lowering of the trace (a replay, the LP bound, a deadlock's
+	// description) is the same program. nil: capsim's defaults.
+	Algorithms map[Kind]string
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.

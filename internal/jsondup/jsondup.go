@@ -1,0 +1,96 @@
+// Package jsondup finds a key given twice in one JSON object.
+// encoding/json keeps the last of duplicate keys without a word, so a
+// parameter pasted twice into a model file would silently take the
+// second value; readers of hand-written JSON refuse such a file instead.
+package jsondup
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Error is a key given twice in one object.
+type Error struct {
+	Line int    // 1-based line of the second occurrence
+	Path string // the key's path from the top, e.g. regions[0].params.beta
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d: key %s given twice", e.Line, e.Path)
+}
+
+// frame is one open object or array.
+type frame struct {
+	object  bool
+	keys    map[string]bool
+	key     string // the object's current key
+	index   int    // the array's next element
+	wantKey bool   // the object's next token is a key
+}
+
+// Check returns an *Error for the first key that text gives twice in one
+// object, and nil otherwise, also for text that is not valid JSON (its
+// decoder reports that).
+func Check(text []byte) error {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var stack []*frame
+	// value marks the end of one value in the frame on top.
+	value := func() {
+		if n := len(stack); n > 0 {
+			if f := stack[n-1]; f.object {
+				f.wantKey = true
+			} else {
+				f.index++
+			}
+		}
+	}
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil
+		}
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = stack[n-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					off := d.InputOffset()
+					return &Error{Line: bytes.Count(text[:off], []byte("\n")) + 1, Path: strings.TrimPrefix(path(stack)+"."+k, ".")}
+				}
+				top.keys[k], top.key, top.wantKey = true, k, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			value()
+		default:
+			value()
+		}
+	}
+}
+
+// path names the position of the innermost open container: the keys and
+// indexes that lead to it, each with a leading "." or in brackets.
+func path(stack []*frame) string {
+	var b strings.Builder
+	for _, p := range stack[:max(len(stack)-1, 0)] {
+		if p.object {
+			b.WriteString("." + p.key)
+		} else {
+			b.WriteString("[" + strconv.Itoa(p.index) + "]")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,36 @@
+package jsondup
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		line int
+		path string
+	}{
+		{`{"a": 1, "b": 2}`, 0, ""},
+		{`{"a": 1, "a": 2}`, 1, "a"},
+		{"{\"a\": {\"x\": 1},\n \"b\": [{\"y\": 1}, {\"y\": 2,\n \"y\": 3}]}", 3, "b[1].y"},
+		{`{"a": {"x": 1}, "b": {"x": 1}}`, 0, ""},
+		{"{\"r\": [1, [2, 3], {\"k\": {\"k\": 1}}],\n\"params\": {\"beta\": 0.8,\n \"beta\": 0.3}}", 3, "params.beta"},
+		{`[{"a": 1}, {"a": 1, "a": 2}]`, 1, "[1].a"},
+		{`{"a": "a", "b": "a"}`, 0, ""},
+		{`{"a": 1, `, 0, ""}, // not JSON: the decoder reports it
+		{`{"a": 1}{"a": 1}`, 0, ""},
+	} {
+		err := Check([]byte(tc.text))
+		var e *Error
+		if tc.line == 0 {
+			if err != nil {
+				t.Errorf("%s: %v, want none", tc.text, err)
+			}
+			continue
+		}
+		if !errors.As(err, &e) || e.Line != tc.line || e.Path != tc.path {
+			t.Errorf("%s: %v, want line %d key %s", tc.text, err, tc.line, tc.path)
+		}
+	}
+}
