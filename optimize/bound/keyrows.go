@@ -14,7 +14,7 @@ import (
 // later one (the 1,024-task stencil of bench/run's LP table: 10⁶
 // candidates, 66·10⁶ events visited, 7,566 rows kept). The rows a search
 // this short misses are added when a solution breaks them (Check).
-const orderVisits = 256
+const orderVisits = 4096
 
 // orderPrune is how many events pruneRows may visit, per event of the
 // order, over all of ReduceOrder's rows; the rows it has no time left to

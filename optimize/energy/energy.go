@@ -80,9 +80,9 @@ type Frontier struct {
 	// toFin is, per time column, the longest path from its event to
 	// v_fin's (in the LP's unit of time; −Inf where none).
 	toFin []float64
-	rlo  []float64 // tm's row bounds
-	rup  []float64
-	rows lpRows // the energy LP's rows, for the time LP
+	rlo   []float64 // tm's row bounds
+	rup   []float64
+	rows  lpRows // the energy LP's rows, for the time LP
 	// rowOf is the energy LP's row of each of f.keys.Rows, −1 for none
 	// (a row within one event that the LP needs not).
 	rowOf []int32
