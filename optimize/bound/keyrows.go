@@ -12,7 +12,7 @@ import (
 // run through the whole trace without passing a key event, so searches
 // to the end would find a row from nearly every key event to nearly every
 // later one (the 1,024-task stencil of bench/run's LP table: 10⁶
-// candidates, 66·10⁶ events visited, 7,566 rows kept). The rows a search
+// candidates, 6.7·10⁷ events visited, 7,566 rows kept). The rows a search
 // this short misses are added when a solution breaks them (Check).
 const orderVisits = 4096
 
@@ -121,9 +121,9 @@ func ReduceOrderWithin(d *DAG, o *Order, chained []bool, key []bool, visits int)
 // from the key event that path starts at stopped too soon: Check searches
 // again from there, orderGrowth times as far, and adds the rows it finds
 // and the row of the path itself, less those other rows and tasks imply,
-// to Rows (or lengthens the row of their pair). It returns the places in Rows of the rows it
-// added or lengthened, in increasing order; none means that t meets
-// every row of the full LP to tol.
+// to Rows (or lengthens the row of their pair). It returns the places in
+// Rows of the rows it added or lengthened, in increasing order; none
+// means that t meets every row of the full LP to tol.
 func (kr *KeyRows) Check(t []float64, tol float64) []int {
 	viol := kr.broken(t, tol)
 	if len(viol) == 0 {
