@@ -90,6 +90,7 @@ type Frontier struct {
 	// rounds counts the solves that found rows to add (settle), added
 	// the rows added or lengthened.
 	rounds, added int
+	emSolved      bool // the energy LP has a basis to re-solve from
 	// fast is the least makespan (s), fastE the energy of the fastest
 	// as-soon-as-possible schedule (J).
 	fast, fastE float64
@@ -161,7 +162,9 @@ func (f *Frontier) FastestEnergy() float64 { return f.fastE }
 
 // solveFastest finds the least makespan with the time LP and no budget.
 func (f *Frontier) solveFastest() error {
-	r, err := f.tm.Solve(clp.Dual)
+	// From no basis: the dual simplex below 10,000 columns, the barrier
+	// (then a basis) above (clp.Auto).
+	r, err := f.tm.Solve(clp.Auto)
 	if err == nil {
 		r, err = f.settle(false, r)
 	}

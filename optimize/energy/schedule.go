@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
@@ -158,7 +159,16 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 	if err := f.em.SetColumnUpper(f.up); err != nil {
 		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
 	}
-	r, err := f.em.Resolve()
+	var r *clp.Result
+	var err error
+	if f.emSolved {
+		r, err = f.em.Resolve()
+	} else {
+		// The first solve, from no basis: CLP's barrier (then a basis)
+		// where the LP is large, as for the time LP (solveFastest).
+		r, err = f.em.Solve(clp.Auto)
+		f.emSolved = err == nil
+	}
 	if err == nil {
 		r, err = f.settle(true, r)
 	}
