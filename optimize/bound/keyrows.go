@@ -125,7 +125,12 @@ func ReduceOrderWithin(d *DAG, o *Order, chained []bool, key []bool, visits int)
 // Rows of the rows it added or lengthened, in increasing order; none
 // means that t meets every row of the full LP to tol.
 func (kr *KeyRows) Check(t []float64, tol float64) []int {
-	viol := kr.broken(t, tol)
+	// A path whose row is there, as long, broken within the solver's
+	// tolerance, needs no search.
+	viol := slices.DeleteFunc(kr.broken(t, tol), func(r fixedEdge) bool {
+		j, ok := kr.at[[2]int32{r.from, r.to}]
+		return ok && kr.Rows[j].Len >= r.w
+	})
 	if len(viol) == 0 {
 		return nil
 	}

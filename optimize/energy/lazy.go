@@ -19,7 +19,7 @@ import (
 // makespan), under which a solution is taken to meet a row: a hundredth
 // of CLP's primal tolerance, so that a row missing is found however
 // little it binds (a row the LP has, broken within CLP's tolerance, is
-// found again and changes nothing).
+// passed over).
 const settleTol = 1e-9
 
 // maxRounds bounds the solves of one deadline or budget that add rows.
