@@ -51,13 +51,21 @@ func boundScenario(root, dir string, s boundSize, messages string) (string, stri
 		}
 		text = re.ReplaceAllString(text, fmt.Sprintf("%s = %d", key, v))
 	}
+	// The sweep's caps scale with the ranks too: a cap at or below the
+	// machine's idle floor is an error at parse time.
+	k := float64(s.ranks()) / 32
+	caps := fmt.Sprintf("%g:%g:%g", 900*k, 1400*k, 100*k)
+	re := regexp.MustCompile(`(?m)^caps = ".*"`)
+	if !re.MatchString(text) {
+		return "", "", fmt.Errorf("%s: no line %q to scale", "examples/bound/stencil32.toml", `caps = "…"`)
+	}
+	text = re.ReplaceAllString(text, fmt.Sprintf("caps = %q", caps))
 	text += fmt.Sprintf("\n[bound]\nmessages = %q\n", messages)
 	path := filepath.Join(dir, fmt.Sprintf("bound-%d-%s.toml", s.tasks(), messages))
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return "", "", err
 	}
-	k := float64(s.ranks()) / 32
-	return path, fmt.Sprintf("%g:%g:%g", 900*k, 1400*k, 100*k), nil
+	return path, caps, nil
 }
 
 // boundRow is what one `capsim bound --json` run gives the table.

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/capsim/capsim/scenarios"
+)
 
 // TestBeyond checks the LP tables' memory guard: a size is skipped only
 // where its memory at the previous size's bytes a task is known and
@@ -24,6 +28,22 @@ func TestBeyond(t *testing.T) {
 		need, over := beyond(c.perTask, c.tasks, c.mem)
 		if need != c.need || over != c.over {
 			t.Errorf("%s: beyond(%g, %d, %d) = %g, %v; want %g, %v", c.name, c.perTask, c.tasks, c.mem, need, over, c.need, c.over)
+		}
+	}
+}
+
+// TestBoundScenariosLoad checks that every size of the LP tables writes a
+// scenario that loads: its sweep's caps scaled with the ranks stay above
+// the machine's idle floor.
+func TestBoundScenariosLoad(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range boundSizes {
+		path, _, err := boundScenario("../..", dir, s, "engine")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenarios.Load(path); err != nil {
+			t.Errorf("%d tasks: %v", s.tasks(), err)
 		}
 	}
 }

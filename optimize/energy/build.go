@@ -99,14 +99,13 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 		p.Obj[col(l.Dst)] += l.W * tau
 		p.Obj[col(l.Src)] -= l.W * tau
 	}
-	for _, e := range rows { // the messages and the event order (14)
-		a, b := f.kcol[e.From], f.kcol[e.To]
-		if a == b && e.Len <= 0 {
-			continue
+	f.rowOf = make([]int32, len(rows))
+	for j, e := range rows { // the messages and the event order (14)
+		f.rowOf[j] = -1
+		if a, b := f.kcol[e.From], f.kcol[e.To]; a != b || e.Len > 0 {
+			f.rowOf[j] = int32(len(r.lo))
+			f.precedenceRow(&r, e)
 		}
-		r.add(b, 1)
-		r.add(a, -1)
-		r.end(e.Len/tau, inf)
 	}
 	if f.opt.CapW > 0 {
 		f.capRows(&r, first)
@@ -120,11 +119,19 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 	return p, p.Validate()
 }
 
+// precedenceRow writes the row t_To − t_From ≥ Len of e.
+func (f *Frontier) precedenceRow(r *lpRows, e bound.Precedence) {
+	r.add(f.kcol[e.To], 1)
+	r.add(f.kcol[e.From], -1)
+	r.end(e.Len/f.tau, math.Inf(1))
+}
+
 // keyEvents chooses the events that keep a time column (f.kcol, f.nkey):
 // those a task or a load starts or ends at, and those bound.ReduceOrder
 // keeps; every other event only passes precedence on, and the rows it
 // returns between key events stand for the chain and the messages. The
-// LP keeps its optimum (ReduceOrder), and f.keys sets the other events'
+// LP is a relaxation until its solution meets every row (settle adds
+// those it breaks, see KeyRows.Check), and f.keys sets the other events'
 // times for a schedule.
 func (f *Frontier) keyEvents() []bound.Precedence {
 	d, o := f.d, f.o
@@ -148,14 +155,20 @@ func (f *Frontier) keyEvents() []bound.Precedence {
 			chained[k] = f.chained(k)
 		}
 	}
-	f.keys, _ = bound.ReduceOrder(d, o, chained, key)
+	if f.opt.visits != 0 {
+		f.keys = bound.ReduceOrderWithin(d, o, chained, key, f.opt.visits)
+	} else {
+		f.keys = bound.ReduceOrder(d, o, chained, key)
+	}
 	f.kcol = make([]int, o.Events)
 	f.nkey = 0
+	toFin := f.keys.ToEvent(o.Event[d.Fin])
 	for k, ok := range key {
 		f.kcol[k] = -1
 		if ok {
 			f.kcol[k] = f.nkey
 			f.nkey++
+			f.toFin = append(f.toFin, toFin[k]/f.tau)
 		}
 	}
 	return f.keys.Rows

@@ -14,9 +14,9 @@ type Point struct {
 
 // Curve returns n points of the frontier (n ≥ 2), at deadlines evenly
 // spaced from Fastest to the slowest that still saves energy (Slowest),
-// solved in order, each from the previous basis. Where the two ends meet
-// (no deadline saves energy, to 10⁻⁹ of the least makespan) it returns
-// the one point.
+// solved from the slowest down, each from the previous basis. Where the
+// two ends meet (no deadline saves energy, to 10⁻⁹ of the least
+// makespan) it returns the one point.
 func (f *Frontier) Curve(n int) ([]Point, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("energy: %d points: want at least 2", n)
@@ -28,8 +28,10 @@ func (f *Frontier) Curve(n int) ([]Point, error) {
 	if !(slow > f.fast*(1+1e-9)) { // equal within CLP's tolerance
 		n = 1
 	}
-	pts := make([]Point, 0, n)
-	for j := range n {
+	// From the slowest down: Slowest left the basis at the least energy,
+	// and each deadline is then a step from the last.
+	pts := make([]Point, n)
+	for j := n - 1; j >= 0; j-- {
 		t := f.fast
 		if n > 1 {
 			t = f.fast + (slow-f.fast)*float64(j)/float64(n-1)
@@ -38,7 +40,7 @@ func (f *Frontier) Curve(n int) ([]Point, error) {
 		if err != nil {
 			return nil, err
 		}
-		pts = append(pts, Point{Deadline: t, Energy: e})
+		pts[j] = Point{Deadline: t, Energy: e}
 	}
 	return pts, nil
 }

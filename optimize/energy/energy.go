@@ -52,6 +52,10 @@ type Options struct {
 	LeastMakespan float64
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
+	// visits, when not 0, limits ReduceOrder's first searches to
+	// max(visits, 0) events (tests make it find few rows, the others on
+	// demand).
+	visits int
 }
 
 // Frontier is the LP of one DAG and order, built once and solved at many
@@ -72,9 +76,21 @@ type Frontier struct {
 	em   *clp.Model
 	tm   *clp.Model
 	up   []float64 // em's column upper bounds
-	rlo  []float64 // tm's row bounds
-	rup  []float64
-	rows lpRows // the energy LP's rows, for the time LP
+	up0  []float64 // the column upper bounds without a deadline (tm's)
+	// toFin is, per time column, the longest path from its event to
+	// v_fin's (in the LP's unit of time; −Inf where none).
+	toFin []float64
+	rlo   []float64 // tm's row bounds
+	rup   []float64
+	rows  lpRows // the energy LP's rows, for the time LP
+	// rowOf is the energy LP's row of each of f.keys.Rows, −1 for none
+	// (a row within one event that the LP needs not).
+	rowOf []int32
+	obj   []float64 // the energy LP's objective
+	// rounds counts the solves that found rows to add (settle), added
+	// the rows added or lengthened.
+	rounds, added int
+	emSolved      bool // the energy LP has a basis to re-solve from
 	// fast is the least makespan (s), fastE the energy of the fastest
 	// as-soon-as-possible schedule (J).
 	fast, fastE float64
@@ -106,6 +122,8 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 		return nil, fmt.Errorf("energy: loading the LP: %w", err)
 	}
 	f.up = append([]float64(nil), p.ColUp...)
+	f.up0 = p.ColUp
+	f.obj = p.Obj
 	tp := f.timeProblem(p)
 	if f.tm, err = clp.Load(tp); err != nil {
 		f.Close()
@@ -144,7 +162,12 @@ func (f *Frontier) FastestEnergy() float64 { return f.fastE }
 
 // solveFastest finds the least makespan with the time LP and no budget.
 func (f *Frontier) solveFastest() error {
-	r, err := f.tm.Solve(clp.Dual)
+	// From no basis: the dual simplex below 10,000 columns, the barrier
+	// (then a basis) above (clp.Auto).
+	r, err := f.tm.Solve(clp.Auto)
+	if err == nil {
+		r, err = f.settle(false, r)
+	}
 	if err != nil {
 		return fmt.Errorf("energy: least makespan: %w", err)
 	}
@@ -173,6 +196,9 @@ func (f *Frontier) TimeFor(budgetJ float64) (float64, error) {
 		return 0, fmt.Errorf("energy: budget %g J: %w", budgetJ, err)
 	}
 	r, err := f.tm.Resolve()
+	if err == nil {
+		r, err = f.settle(false, r)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("energy: budget %g J: no schedule of the order fits: %w", budgetJ, err)
 	}

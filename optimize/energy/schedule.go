@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/frontier"
 )
 
@@ -146,11 +147,31 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
 		return 0, nil, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
 	}
-	f.up[f.fin] = math.Max(deadline, f.fast) / f.tau
+	// Every event's time is at most the deadline less its longest path
+	// to v_fin: rows the LP has the whole of imply it, and it keeps the
+	// LP bounded while it lacks some (settle).
+	end := math.Max(deadline, f.fast) / f.tau
+	for c, l := range f.toFin {
+		if !math.IsInf(l, -1) {
+			f.up[c] = math.Min(f.up0[c], end-l)
+		}
+	}
 	if err := f.em.SetColumnUpper(f.up); err != nil {
 		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
 	}
-	r, err := f.em.Resolve()
+	var r *clp.Result
+	var err error
+	if f.emSolved {
+		r, err = f.em.Resolve()
+	} else {
+		// The first solve, from no basis: CLP's barrier (then a basis)
+		// where the LP is large, as for the time LP (solveFastest).
+		r, err = f.em.Solve(clp.Auto)
+		f.emSolved = err == nil
+	}
+	if err == nil {
+		r, err = f.settle(true, r)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
 	}
