@@ -227,13 +227,22 @@ func (nb *netBuild) arrival(op int32, p network.LogGOPS) (flight, cpu, nic int64
 }
 
 // recvEdges makes a receive complete after its post and its message's
-// processing.
+// processing. On ranks of several CPUs of a graph that is not causal
+// (see depEdges) the engine completes a receive at the time of the later
+// of the two in its order of events, which can be the earlier in time
+// (the other happened at a CPU's clock ahead of it): there the receive
+// completes after that one alone.
 func (nb *netBuild) recvEdges() {
-	g := nb.g
+	g, rec := nb.g, nb.rec
+	both := g.Causal || rec.ncpu == 1
 	for op := int32(0); op < int32(g.NumOps()); op++ {
 		if g.Kind[op] == graph.Recv {
-			nb.edge(int(nb.B[op]), int(nb.E[op]), 0)
-			nb.edge(int(nb.Mp[nb.rec.match[op]]), int(nb.E[op]), 0)
+			if both || rec.atPost[op] {
+				nb.edge(int(nb.B[op]), int(nb.E[op]), 0)
+			}
+			if both || !rec.atPost[op] {
+				nb.edge(int(nb.Mp[rec.match[op]]), int(nb.E[op]), 0)
+			}
 		}
 	}
 }
