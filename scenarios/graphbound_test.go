@@ -154,3 +154,26 @@ func checkReplay(t *testing.T, bd *bounder, rec *recording, capW float64) bound.
 	}
 	return c
 }
+
+// The imbalanced GPU step as a GOAL file gives it, not causal: the LP
+// steering reports beside its replay is feasible at every cap its
+// baseline, static, keeps (560–900 W), and at most static's makespan.
+func TestGraphBoundGOALStep(t *testing.T) {
+	g := trainStep(t)
+	g.Causal = false
+	for _, capW := range []float64{560, 620, 680, 760, 900} {
+		sc := parseGPU(t, gpuScenario(gpuMachine, ""))
+		m := &sc.Machines[0]
+		rep, err := replayGraphPolicy(context.Background(), PolicyReplay{Policy: PolicySteering, Trace: "step", CapW: capW}, sc, m, g, sc.Net())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%g W: static %d ns over %d; bound %d ns (%s)", capW, rep.Baseline.MakespanNs, rep.Baseline.OverCapNs, rep.LP.BoundNs, rep.LP.Status)
+		if rep.LP.Status == "no-solver" {
+			t.Skip("no LP solver")
+		}
+		if rep.Baseline.OverCapNs == 0 && (rep.LP.Status != "ok" || rep.LP.BoundNs > rep.Baseline.MakespanNs) {
+			t.Errorf("%g W: LP %s, bound %d ns; static within the cap %d ns", capW, rep.LP.Status, rep.LP.BoundNs, rep.Baseline.MakespanNs)
+		}
+	}
+}

@@ -24,6 +24,11 @@ import (
 //     when it completes, an "irequires" one when it starts;
 //   - a receive is posted at max(its release, the CPU clock when it was
 //     released) and completes at max(its post, its message's processing);
+//   - on a rank of several CPUs of a graph that is not causal, the engine
+//     queues a released operation at its CPU's clock alone, and completes
+//     a receive when the later of its post and its message's processing
+//     in its order of events happens, which may be the earlier in time:
+//     the release and the other of the two bound nothing there;
 //   - a message is processed at max(send start + o + L, the previous
 //     operation's end on the receiver's CPU and NIC receive side);
 //   - a send holds its CPU o + (s−1)·O and its NIC g + (s−1)·G; a
