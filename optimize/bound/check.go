@@ -145,6 +145,9 @@ func (n *Net) orderChange(rec *Record) string {
 		if g.Kind[op] == graph.Recv && rec.relPos[op] != ref.relPos[op] {
 			return fmt.Sprintf("CPU clock read: %s was posted after %d operations of its CPU, in the LP after %d", g.Describe(int32(op)), rec.relPos[op], ref.relPos[op])
 		}
+		if g.Kind[op] == graph.Recv && rec.atPost[op] != ref.atPost[op] && !g.Causal && ref.ncpu > 1 {
+			return fmt.Sprintf("matching: %s matched when posted %v, in the LP %v", g.Describe(int32(op)), rec.atPost[op], ref.atPost[op])
+		}
 	}
 	return ""
 }

@@ -24,6 +24,11 @@ import (
 //     when it completes, an "irequires" one when it starts;
 //   - a receive is posted at max(its release, the CPU clock when it was
 //     released) and completes at max(its post, its message's processing);
+//   - on a rank of several CPUs of a graph that is not causal, the engine
+//     queues a released operation at its CPU's clock alone, and completes
+//     a receive when the later of its post and its message's processing
+//     in its order of events happens, which may be the earlier in time:
+//     the release and the other of the two bound nothing there;
 //   - a message is processed at max(send start + o + L, the previous
 //     operation's end on the receiver's CPU and NIC receive side);
 //   - a send holds its CPU o + (s−1)·O and its NIC g + (s−1)·G; a
@@ -61,6 +66,11 @@ type Record struct {
 	// chainNICSend or chainNICRecv.
 	chains [3][][]item
 	relPos []int32 // per op: items in its CPU slot when it was queued
+	// atPost, per receive: it matched when posted, its message processed
+	// before in the engine's order of events (else when the message was
+	// processed, the receive posted before).
+	atPost []bool
+	last   sim.Step // the step before the one being recorded
 	// Makespan is the replay's makespan, ns.
 	Makespan int64
 }
@@ -107,6 +117,8 @@ func (r *Record) Queued(op int32, t int64) {
 
 // Step implements sim.StepObserver.
 func (r *Record) Step(s sim.Step) {
+	prev := r.last
+	r.last = s
 	add := func(c int, slot int32) {
 		r.chains[c][slot] = append(r.chains[c][slot], item{s.Kind, s.Op})
 	}
@@ -127,6 +139,7 @@ func (r *Record) Step(s sim.Step) {
 	case sim.StepMatch:
 		r.match[s.Op], r.match[s.Peer] = s.Peer, s.Op
 		r.comp[s.Peer] = s.T
+		r.atPost[s.Peer] = prev.Kind == sim.StepPost && prev.Op == s.Peer
 	case sim.StepRendezvous:
 		r.rdv[s.Op] = s.T
 		add(chainCPU, s.CPU)
@@ -152,6 +165,7 @@ func Observe(g *graph.Graph, net network.LogGOPS, opt sim.Options) (*Record, err
 	}
 	r.match = make([]int32, n)
 	r.relPos = make([]int32, n)
+	r.atPost = make([]bool, n)
 	for i := range r.match {
 		r.match[i] = -1
 	}
