@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,7 +61,7 @@ active_power_w = inf
 		{"huge node count", strings.Replace(base, "nodes = 2", "nodes = 9000000000", 1), "key machine.nodes: must be a positive integer up to 4194304", "nodes = 9", 0},
 		{"too many ranks", strings.Replace(strings.Replace(strings.Replace(base, "nodes = 2", "nodes = 4096", 1), "cores_per_socket = 8", "cores_per_socket = 4096", 1), "ranks_per_node = 8", "ranks_per_node = 4096", 1),
 			"4096 nodes × 4096 ranks per node exceed 4194304 ranks", "nodes = 4096", 0},
-		{"too many points", base + "\n[sweep.params]\na = [" + strings.Repeat("1,", 1000) + "1]\nb = [" + strings.Repeat("1,", 1000) + "1]\n", "more than 1048576 points (scenarios.MaxPoints)", "", 0},
+		{"too many points", base + "\n[sweep.params]\na = [" + seq(1001) + "]\nb = [" + seq(1001) + "]\n", "more than 1048576 points (scenarios.MaxPoints)", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("my.toml", []byte(tc.text))
@@ -90,4 +91,13 @@ func TestGeneratorParamNaN(t *testing.T) {
 	if _, err := s.Trace(nil); err == nil || !strings.Contains(err.Error(), "workload.params.balance: want a finite number, got NaN") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// seq lists 0..n−1 as TOML array items: distinct values, as an axis needs.
+func seq(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = strconv.Itoa(i)
+	}
+	return strings.Join(items, ",")
 }
