@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
+	"github.com/capsim/capsim/internal/graphcheck"
 	"github.com/capsim/capsim/traces/gen"
 	"github.com/capsim/capsim/traces/goal"
 	"github.com/capsim/capsim/traces/graph"
@@ -22,39 +22,8 @@ import (
 // leave out.
 func sameWindows(t testing.TB, g *graph.Graph, src graph.Source, max int) {
 	t.Helper()
-	if src.NumRanks() != g.NumRanks() {
-		t.Fatalf("%d ranks, want %d", src.NumRanks(), g.NumRanks())
-	}
-	for r := 0; r < g.NumRanks(); r++ {
-		n := g.RankStart[r+1] - g.RankStart[r]
-		for first := int32(0); first <= n; first += int32(max) {
-			want, err := g.Window(r, first, max)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := src.Window(r, first, max)
-			if err != nil {
-				t.Fatalf("rank %d from %d: %v", r, first, err)
-			}
-			if got.Rank != r || got.First != first || got.Len() != want.Len() ||
-				!slices.Equal(got.Kind, want.Kind) || !slices.Equal(got.Size, want.Size) ||
-				!slices.Equal(got.Peer, want.Peer) || !slices.Equal(got.Tag, want.Tag) ||
-				!slices.Equal(got.CPU, want.CPU) || !slices.Equal(got.NIC, want.NIC) {
-				t.Fatalf("rank %d from %d (max %d): the operations differ", r, first, max)
-			}
-			for i := 0; i < want.Len(); i++ {
-				wd, wk := want.Deps(i)
-				gd, gk := got.Deps(i)
-				if len(gd) != len(wd) || !slices.Equal(gk, wk) {
-					t.Fatalf("rank %d operation %d: dependencies %v %v, want %v %v", r, int(first)+i, gd, gk, wd, wk)
-				}
-				for j := range wd {
-					if gd[j]-got.Origin != wd[j]-want.Origin {
-						t.Fatalf("rank %d operation %d: dependencies %v, want %v", r, int(first)+i, gd, wd)
-					}
-				}
-			}
-		}
+	if err := graphcheck.SameWindows(g, src, max); err != nil {
+		t.Fatal(err)
 	}
 }
 

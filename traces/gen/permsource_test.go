@@ -1,9 +1,9 @@
 package gen
 
 import (
-	"slices"
 	"testing"
 
+	"github.com/capsim/capsim/internal/graphcheck"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -25,33 +25,8 @@ func TestPermutationSource(t *testing.T) {
 		t.Fatalf("totals %d/%d/%d, want %d/%d/%d", src.NumRanks(), src.NumOps(), src.NumDeps(), g.NumRanks(), g.NumOps(), g.NumDeps())
 	}
 	for _, max := range []int{1, 5, 18, 100} {
-		for r := 0; r < g.NumRanks(); r++ {
-			n := g.RankStart[r+1] - g.RankStart[r]
-			for first := int32(0); first <= n; first += int32(max) {
-				want, _ := g.Window(r, first, max)
-				got, err := src.Window(r, first, max)
-				if err != nil {
-					t.Fatalf("rank %d from %d: %v", r, first, err)
-				}
-				if got.Rank != r || got.First != first || got.Len() != want.Len() ||
-					!slices.Equal(got.Kind, want.Kind) || !slices.Equal(got.Size, want.Size) ||
-					!slices.Equal(got.Peer, want.Peer) || !slices.Equal(got.Tag, want.Tag) ||
-					!slices.Equal(got.CPU, want.CPU) || !slices.Equal(got.NIC, want.NIC) {
-					t.Fatalf("max %d, rank %d from %d: the operations differ", max, r, first)
-				}
-				for i := 0; i < want.Len(); i++ {
-					wd, wk := want.Deps(i)
-					gd, gk := got.Deps(i)
-					if len(gd) != len(wd) || !slices.Equal(gk, wk) {
-						t.Fatalf("rank %d operation %d: dependencies %v %v, want %v %v", r, int(first)+i, gd, gk, wd, wk)
-					}
-					for j := range wd {
-						if gd[j]-got.Origin != wd[j]-want.Origin {
-							t.Fatalf("rank %d operation %d: dependencies %v, want %v", r, int(first)+i, gd, wd)
-						}
-					}
-				}
-			}
+		if err := graphcheck.SameWindows(g, src, max); err != nil {
+			t.Fatalf("max %d: %v", max, err)
 		}
 	}
 	for _, bad := range []struct {
