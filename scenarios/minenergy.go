@@ -50,9 +50,11 @@ func (sc *Scenario) minEnergyPoint(ctx context.Context, bd *bounder, g *graph.Gr
 	probe := func(h float64) (*rounded, bool, bool, error) {
 		least := b
 		if h != 0 {
-			if least, err = p.solveAt(ctx, capW, h); err != nil || least == nil {
+			bh, err := p.solveAt(ctx, capW, h)
+			if err != nil || bh == nil {
 				return nil, false, false, err // nil: below the order's least feasible cap
 			}
+			least = bh
 		}
 		lpCapW := m.LPCap(capW) - h
 		s, err := minEnergySchedule(bd, lpCapW, least.Makespan, sc.Sweep.SlowdownPct)
