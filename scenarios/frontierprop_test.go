@@ -311,11 +311,11 @@ func TestMinEnergyScheduleBelowBound(t *testing.T) {
 	if err != nil || b == nil {
 		t.Fatalf("bound at %g W: %v", capW, err)
 	}
-	want, err := minEnergySchedule(bd, capW, b.Makespan, 0)
+	want, err := minEnergySchedule(bd, m.LPCap(capW), b.Makespan, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := minEnergySchedule(bd, capW, 0.5*b.Makespan, 0)
+	got, err := minEnergySchedule(bd, m.LPCap(capW), 0.5*b.Makespan, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,49 +164,16 @@ func (sc *Scenario) replayLP(ctx context.Context, p *lpPlanner, g *graph.Graph, 
 		return Metrics{}, nil, lpChoice{}, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap)", capW)
 	}
 	bestR, bestH := r0, 0.0
-	if !fits && p.quantumW > 0 {
-		// The tries are headroomFirst quanta doubled k times, k = 0…K, up
-		// to the most; the least that fits is found by bisection on k (a
-		// try below the LP's least feasible cap counts as too much
-		// headroom), which takes the try that doubling from the first
-		// would stop at, where fitting is monotone in the headroom, with
-		// ⌈log2(K+2)⌉ tries instead of up to K+1: at 10^4 tasks (128
-		// ranks) the least headroom that fits is 5–9 quanta, the first
-		// try that fits 6 or 7 doublings of the least.
-		most := math.Max(headroomMost*p.quantumW, headroomShare*capW)
-		var tries []float64
-		for h := headroomFirst * p.quantumW; h <= most; h *= 2 {
-			tries = append(tries, h)
-		}
-		fitted := map[int]*rounded{} // the schedules of the tries that fit
-		top, err := leastTry(len(tries), func(k int) (bool, bool, error) {
-			b, r, ok, err := probe(tries[k])
-			if ok {
-				fitted[k] = r
-			}
-			return ok, b != nil, err
+	if !fits {
+		r, h, err := leastHeadroom(p.quantumW, capW, func(h float64) (*rounded, bool, bool, error) {
+			b, r, ok, err := probe(h)
+			return r, b != nil, ok, err
 		})
 		if err != nil {
 			return Metrics{}, nil, lpChoice{}, err
 		}
-		if topR := fitted[top]; topR != nil {
-			lo, hi, hiR := 0.0, tries[top], topR
-			if top > 0 {
-				lo = tries[top-1]
-			}
-			for range headroomBisect {
-				h := (lo + hi) / 2
-				b, r, ok, err := probe(h)
-				if err != nil {
-					return Metrics{}, nil, lpChoice{}, err
-				}
-				if b != nil && ok {
-					hi, hiR = h, r
-				} else {
-					lo = h
-				}
-			}
-			bestR, bestH = hiR, hi
+		if r != nil {
+			bestR, bestH = r, h
 		}
 	}
 	met, run, err := sc.stagger(g, bd.t, bestR, jobCapW, m, net)
@@ -427,6 +394,64 @@ func (k *guardRuns) entry(key guardKey) *guardRun {
 		k.runs[key] = e
 	}
 	return e
+}
+
+// leastHeadroom returns the least headroom under job cap capW, in watts
+// of task power, whose schedule replays within the cap as it is, and that
+// schedule; nil where none up to max(headroomMost quanta, headroomShare
+// of the cap) does, or quantumW is 0. probe plans at a headroom: its
+// rounded schedule, whether the LP had one there (false: too much
+// headroom, below the LP's least feasible cap) and whether it fits.
+//
+// The tries are headroomFirst quanta doubled k times, k = 0…K, up to the
+// most; the least that fits is found by bisection on k (leastTry), which
+// takes the try that doubling from the first would stop at, where fitting
+// is monotone in the headroom, with ⌈log2(K+2)⌉ tries instead of up to
+// K+1: at 10^4 tasks (128 ranks) the least headroom that fits is 5–9
+// quanta, the first try that fits 6 or 7 doublings of the least. Then
+// headroomBisect steps of bisection refine it between the last try that
+// did not fit and the first that did.
+func leastHeadroom(quantumW, capW float64, probe func(h float64) (r *rounded, solved, fits bool, err error)) (*rounded, float64, error) {
+	if quantumW <= 0 {
+		return nil, 0, nil
+	}
+	most := math.Max(headroomMost*quantumW, headroomShare*capW)
+	var tries []float64
+	for h := headroomFirst * quantumW; h <= most; h *= 2 {
+		tries = append(tries, h)
+	}
+	fitted := map[int]*rounded{} // the schedules of the tries that fit
+	top, err := leastTry(len(tries), func(k int) (bool, bool, error) {
+		r, solved, ok, err := probe(tries[k])
+		if ok {
+			fitted[k] = r
+		}
+		return ok, solved, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	topR := fitted[top]
+	if topR == nil {
+		return nil, 0, nil
+	}
+	lo, hi, hiR := 0.0, tries[top], topR
+	if top > 0 {
+		lo = tries[top-1]
+	}
+	for range headroomBisect {
+		h := (lo + hi) / 2
+		r, solved, ok, err := probe(h)
+		if err != nil {
+			return nil, 0, err
+		}
+		if solved && ok {
+			hi, hiR = h, r
+		} else {
+			lo = h
+		}
+	}
+	return hiR, hi, nil
 }
 
 // leastTry returns the least k in [0, n) at which try fits, or n where

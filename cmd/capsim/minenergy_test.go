@@ -15,10 +15,10 @@ import (
 
 // TestMinEnergyMatchesSweep sweeps a short run of the default scenario's
 // workload under lp and min-energy (5 % slowdown) at two caps, checks
-// that min-energy keeps the cap at both and uses less energy than lp
-// where the cap does not bind (380 W: 3.934 J against 4.422 J; at 320 W
-// it uses 3.949 J against lp's 3.907 J, its LP pricing a wait at the
-// hull's lowest power where the replay draws the task's), and that
+// that min-energy keeps the cap at both, ends within the slowdown of lp
+// and uses less energy than lp (380 W: 3.934 J against 4.422 J; 320 W,
+// where the cap binds and its schedule needs headroom to replay within
+// it: 3.891 J against 3.902 J), and that
 // capsim policy min-energy on the same trace replays the sweep's point
 // exactly.
 func TestMinEnergyMatchesSweep(t *testing.T) {
@@ -74,8 +74,8 @@ func TestMinEnergyMatchesSweep(t *testing.T) {
 		if me["over_cap_ns"] != "0" || num(me["peak_power_w"]) > num(capW) {
 			t.Errorf("%s W: min-energy over the cap for %s ns, peak %s W", capW, me["over_cap_ns"], me["peak_power_w"])
 		}
-		if capW == "380" && num(me["energy_j"]) >= num(lp["energy_j"]) {
-			t.Errorf("%s W: min-energy %s J, lp %s J", capW, me["energy_j"], lp["energy_j"])
+		if num(me["energy_j"]) >= num(lp["energy_j"]) || num(me["makespan_ns"]) > 1.05*num(lp["makespan_ns"]) {
+			t.Errorf("%s W: min-energy %s ns %s J, lp %s ns %s J", capW, me["makespan_ns"], me["energy_j"], lp["makespan_ns"], lp["energy_j"])
 		}
 	}
 	want := pts["min-energy 320"]
