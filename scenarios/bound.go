@@ -175,7 +175,11 @@ func (sc *Scenario) lowerForBound(t *mpi.Trace) (*graph.Graph, *lower.EventMap, 
 	if err != nil {
 		return nil, nil, nil, sc.keyError("network.collectives", err.Error())
 	}
-	g, em, err := lower.LowerMapped(t, lower.Options{Algorithm: coll})
+	opt, err := sc.lowerOptions(coll)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	g, em, err := lower.LowerMapped(t, opt)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -287,7 +287,11 @@ func (r *boundRun) lower() error {
 		}
 	}
 	r.algs = algs
-	r.g, err = lower.Lower(r.t, lower.Options{Algorithm: algs})
+	opt, err := r.sc.lowerOptions(algs)
+	if err != nil {
+		return err
+	}
+	r.g, err = lower.Lower(r.t, opt)
 	return err
 }
 
@@ -298,7 +302,11 @@ func (r *boundRun) inMPITerms(err error) error {
 	if r.t == nil || !errors.As(err, &dl) {
 		return err
 	}
-	return inMPITerms(err, dl, r.t, r.algs)
+	opt, oerr := r.sc.lowerOptions(r.algs)
+	if oerr != nil {
+		return err
+	}
+	return inMPITerms(err, dl, r.t, opt)
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans

@@ -10,13 +10,13 @@ import (
 )
 
 // inMPITerms rewrites the sim.DeadlockError dl in err, from the replay of
-// MPI trace t lowered with the collective algorithms algs, in the trace's
+// MPI trace t lowered with options opt, in the trace's
 // terms: each stuck operation is named by its rank, MPI call, peer, tag,
 // communicator and trace row, then as the lowered operation. Lowering is
 // deterministic, so the trace is lowered again here, on the error path
 // only, to map operations back to events.
-func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, algs map[mpi.Kind]string) error {
-	g, em, lerr := lower.LowerMapped(t, lower.Options{Algorithm: algs})
+func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, opt lower.Options) error {
+	g, em, lerr := lower.LowerMapped(t, opt)
 	if lerr != nil {
 		return err
 	}
@@ -74,5 +74,9 @@ func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, overrides map[st
 			}
 		}
 	}
-	return inMPITerms(err, dl, t, algs)
+	opt, oerr := sc.lowerOptions(algs)
+	if oerr != nil {
+		return err
+	}
+	return inMPITerms(err, dl, t, opt)
 }

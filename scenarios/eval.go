@@ -623,7 +623,11 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 			coll[k] = alg
 		}
 	}
-	g, err = lower.Lower(t, lower.Options{Algorithm: coll})
+	opt, err := sc.lowerOptions(coll)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err = lower.Lower(t, opt)
 	return t, g, err
 }
 
@@ -644,7 +648,13 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		if !filepath.IsAbs(path) && sc.File != DefaultName {
 			path = filepath.Join(filepath.Dir(sc.File), path)
 		}
-		t, err := importer.Read(path, w.importOptions())
+		o := w.importOptions()
+		lo, err := sc.lowerOptions(nil)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		o.Chakra.Lower = lo
+		t, err := importer.Read(path, o)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
 		}

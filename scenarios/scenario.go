@@ -169,6 +169,11 @@ type Network struct {
 	SBytes     int64           `toml:"S_bytes"`
 	HBytes     int64           `toml:"H_bytes"`     // header bytes per message on the wire (0)
 	Collective string          `toml:"collectives"` // e.g. "allreduce=ring,bcast=binomial", "openmpi" or "mpich,alltoall=bruck"
+	// NCCLIntra, when set, is the intra-node link kind ("nvlink", "pci",
+	// "net") of NCCL's tuning model: the nccl selector then runs each
+	// allreduce with the algorithm the model picks for ranks_per_node and
+	// 1/G (Scenario.lowerOptions); empty, it takes the ring.
+	NCCLIntra string `toml:"nccl_intra"`
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.
 	Overrides []NetOverride `toml:"override"`

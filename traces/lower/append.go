@@ -69,7 +69,7 @@ func Append(b *graph.Builder, rank int, after []int32, call Call, alg string, op
 	case "":
 		alg = algorithms[call.Kind][0]
 	case SelectOpenMPI, SelectMPICH, SelectNCCL:
-		alg = choose(alg, call.Kind, p, call.Bytes)
+		alg = opt.selected(alg, call.Kind, call.Members, call.Bytes)
 	}
 	if p > 1 {
 		c.run(call.Kind, alg)

@@ -77,7 +77,7 @@ func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 	case "":
 		alg = algorithms[in.kind][0]
 	case SelectOpenMPI, SelectMPICH, SelectNCCL:
-		alg = choose(alg, in.kind, c.p, in.bytes)
+		alg = l.opt.selected(alg, in.kind, cm.Members, in.bytes)
 	}
 	if c.p > 1 {
 		c.run(in.kind, alg)

@@ -84,6 +84,17 @@ type Options struct {
 	// ChunkBytes is the pipeline chunk of NCCL's tree and chain
 	// algorithms, in bytes; 0 means DefaultChunkBytes.
 	ChunkBytes int64
+	// RanksPerNode, IntraLink and BusBytesPerNs are the inputs of NCCL's
+	// tuning model (TuneNCCL) for the nccl selector: ranks sit on nodes
+	// in blocks of RanksPerNode (rank r on node r/RanksPerNode), joined
+	// within a node by links of kind IntraLink, and a collective's bus
+	// bandwidth is BusBytesPerNs (all channels together, in bytes/ns;
+	// 1/G of a LogGP network). With RanksPerNode and BusBytesPerNs both
+	// positive the selector runs an allreduce with the algorithm (ring or
+	// tree) the model predicts fastest; otherwise it takes the ring.
+	RanksPerNode  int
+	IntraLink     Link
+	BusBytesPerNs float64
 }
 
 // ParseAlgorithms reads a spec such as "allreduce=ring,bcast=binomial" or

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -59,7 +60,53 @@ func (o Options) check() error {
 	if o.ChunkBytes < 0 {
 		return fmt.Errorf("lower: negative chunk size %d", o.ChunkBytes)
 	}
+	if o.RanksPerNode < 0 {
+		return fmt.Errorf("lower: %d ranks per node", o.RanksPerNode)
+	}
+	if o.IntraLink > Net {
+		return fmt.Errorf("lower: intra-node link kind %d (want %d..%d)", o.IntraLink, NVLink, Net)
+	}
+	if o.BusBytesPerNs < 0 || math.IsNaN(o.BusBytesPerNs) || math.IsInf(o.BusBytesPerNs, 0) {
+		return fmt.Errorf("lower: bus bandwidth %g bytes/ns (want finite, ≥ 0)", o.BusBytesPerNs)
+	}
 	return nil
+}
+
+// selected is the algorithm selector sel picks for a call of kind k
+// moving n bytes on the group members.
+func (o Options) selected(sel string, k mpi.Kind, members []int32, n int64) string {
+	alg := choose(sel, k, int32(len(members)), n)
+	if sel == SelectNCCL {
+		alg = o.ncclTuned(k, members, n, alg)
+	}
+	return alg
+}
+
+// ncclTuned is the algorithm the nccl selector takes for a call of kind k
+// moving n bytes on the group members, given its fixed choice alg: alg,
+// except that with the tuning inputs set (Options.RanksPerNode,
+// Options.BusBytesPerNs) an allreduce takes TuneNCCL's algorithm. The group spans the nodes its
+// members sit on; a group with unequal numbers of members per node, which
+// NCCL's model does not describe, keeps the ring.
+func (o Options) ncclTuned(k mpi.Kind, members []int32, n int64, alg string) string {
+	if k != mpi.Allreduce || o.RanksPerNode <= 0 || o.BusBytesPerNs <= 0 || len(members) < 2 {
+		return alg
+	}
+	perNode := map[int32]int{}
+	for _, m := range members {
+		perNode[m/int32(o.RanksPerNode)]++
+	}
+	nodes := len(perNode)
+	for _, c := range perNode {
+		if c != len(members)/nodes || len(members)%nodes != 0 {
+			return alg
+		}
+	}
+	t, err := TuneNCCL(k, n, len(members), nodes, o.IntraLink, o.BusBytesPerNs)
+	if err != nil {
+		return alg
+	}
+	return t.Algorithm
 }
 
 // nccl runs kind with NCCL algorithm alg and reports whether alg is one.

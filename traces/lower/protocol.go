@@ -204,3 +204,16 @@ func modelNs(alg string, p Protocol, steps, inter int, bytes int64, ranks, nodes
 	}
 	return lat + float64(bytes)/bw
 }
+
+// ParseLink reads a link kind by name: "nvlink", "pci" or "net".
+func ParseLink(name string) (Link, error) {
+	switch name {
+	case "nvlink":
+		return NVLink, nil
+	case "pci":
+		return PCI, nil
+	case "net":
+		return Net, nil
+	}
+	return 0, fmt.Errorf("lower: link kind %q (want nvlink, pci or net)", name)
+}
