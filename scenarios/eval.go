@@ -379,6 +379,19 @@ func (m *Machine) gpuIdleW() float64 {
 	return float64(m.Ranks()) * m.GPU.IdleW
 }
 
+// deviceIdleW returns each of n ranks' GPU idle power, a JobModel's
+// DeviceIdleW (nil without [machine.gpu]).
+func (m *Machine) deviceIdleW(n int) []float64 {
+	if m.GPU == nil {
+		return nil
+	}
+	w := make([]float64, n)
+	for r := range w {
+		w[r] = m.GPU.IdleW
+	}
+	return w
+}
+
 // JobCap returns the job's power cap for a sweep cap of capW watts: capW
 // itself, or nodes × capW where the scenario's caps are per node.
 func (sc *Scenario) JobCap(m *Machine, capW float64) float64 {
@@ -550,10 +563,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	}
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), OpWaitW: pl.opWaitWatts(g, active), Wait: m.WaitPower}
 	if m.GPU != nil {
-		jm.DeviceIdleW = make([]float64, len(ps))
-		for r := range jm.DeviceIdleW {
-			jm.DeviceIdleW[r] = m.GPU.IdleW
-		}
+		jm.DeviceIdleW = m.deviceIdleW(len(ps))
 		on := onGPU(g)
 		for op := range jm.OpW {
 			if g.Kind[op] == graph.Calc && on(int32(op)) {

@@ -264,10 +264,7 @@ func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net netw
 	}
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: plan.w, Wait: m.WaitPower}
 	if gp.gpu {
-		jm.DeviceIdleW = make([]float64, ranks)
-		for r := range jm.DeviceIdleW {
-			jm.DeviceIdleW[r] = m.GPU.IdleW
-		}
+		jm.DeviceIdleW = m.deviceIdleW(ranks)
 	}
 	if out.met, err = sc.powerMetrics(acct, jm, res.Makespan, jobCapW, nodeCapW, m); err != nil {
 		return nil, err
