@@ -39,7 +39,7 @@ const platformTolerance = 0.01
 // allowed; docs/design/simgrid-agreement.md explains each. At 10 Gb/s the
 // sample sort's alltoallv has ranks drift apart so that a host's link
 // carries two of its messages at once: SimGrid shares the link between
-// them, the LogGP endpoint model queues them on the NIC (3.7 %,
+// them, the LogGP endpoint model queues them on the NIC (3.5 %,
 // TestLinkSharing) and the flow model shares them as SimGrid does.
 // The wavefront sends two faces back to back and then computes: SimGrid's
 // detached sends return at once, while the LogGP endpoint model, as
@@ -395,7 +395,7 @@ func TestAllgatherPairing(t *testing.T) {
 // (crossbar:bw=…,hop_ns=…, the cluster's bandwidth and latency): the
 // model of a SimGrid <cluster>, whose hosts' concurrent messages share
 // their links. Every program is within 1 % of SimGrid, where the LogGP
-// endpoint model is 3.7 % off on the sort (TestPlatformsAgreeWithSimGrid).
+// endpoint model is 3.5 % off on the sort (TestPlatformsAgreeWithSimGrid).
 func TestCrossbarPlatformsFlow(t *testing.T) {
 	sg := readPlatformMakespans(t)
 	for _, plat := range []string{"crossbar-10g", "crossbar-100g"} {
