@@ -34,6 +34,15 @@
 // o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
 // of CPU; everything else is as above.
 //
+// With an offloading NIC as well (network.LogGOPS.Offload, taken from the
+// net passed to Run; not with Options.Flow) the NIC works apart from the
+// CPU: a send starts when its CPU is free, and its bytes leave when the
+// NIC is (so its message arrives o + L + (s-1)·G after that); a message
+// is taken by its receiver's NIC at its arrival if the NIC was free
+// (s-1)·G before, else (s-1)·G after the NIC is free, which holds it g
+// from then; and it is then received when the CPU is free, costing it
+// o + (s-1)·O. Such a message waits for the CPU marked with nicInBit.
+//
 // With Options.Flow, messages between nodes are flows over the links of a
 // topology instead (see FlowNetwork); without it nothing above changes.
 //
