@@ -18,6 +18,22 @@
 // A message thus costs the same on idle hosts, but in LogGOPS a received
 // message holds the receiver's CPU for (s-1)·G, delaying the rank's next
 // send, where in LogGP it does not.
+//
+// In both, as in LogGOPSim, the NIC works in step with the CPU: a send
+// starts when both are free, so a rank whose NIC still sends an earlier
+// message waits for it; and a message is received when both are free,
+// its NIC time counted from then. With Offload (spec "offload=1", LogGP
+// only) the NIC works apart, as an offloading NIC under eager, detached
+// MPI sends does: a send takes its CPU at once, for o + (s-1)·O, and its
+// bytes leave when the NIC has sent the earlier ones (FIFO), so the last
+// byte arrives o + L + (s-1)·G after that; an arriving message's bytes
+// are taken by the receiver's NIC over the (s-1)·G before its last byte,
+// whatever the CPU does, provided the NIC was free when they began (else
+// they come in once it is, FIFO), and the NIC is free again g after the
+// last byte; the receiver's CPU then pays o + (s-1)·O when it is free. A
+// host's messages still go one after the other, never sharing its
+// bandwidth: that is max-min sharing of each host's link, the flow model
+// on a crossbar (package sim, FlowNetwork).
 package network
 
 import (
@@ -50,6 +66,9 @@ type LogGOPS struct {
 	// LogGP selects the LogGP pricing of bytes in flight (see the package
 	// comment) instead of LogGOPSim's.
 	LogGP bool
+	// Offload, with LogGP, lets the NIC work apart from the CPU (see the
+	// package comment); LogGOPSim's NIC works in step with it.
+	Offload bool
 }
 
 // MaxHeaderBytes is the largest header H: 1 GiB, far beyond any
@@ -69,7 +88,8 @@ func DefaultLogGOPS() LogGOPS { return NewLogGOPS(2500, 1500, 1000, 6, 0, 65535)
 
 // String formats the parameters as the spec ParseSpec reads, times in ns
 // and G and O in ns per byte (integers when whole: "G=6", else decimals:
-// "G=0.08"), and H only where it is not 0, so that
+// "G=0.08"), H only where it is not 0 and offload only where it is set,
+// so that
 // ParseSpec(p.String()) == p.
 func (p LogGOPS) String() string {
 	model := "loggops"
@@ -80,6 +100,9 @@ func (p LogGOPS) String() string {
 	if p.HeaderBytes != 0 {
 		s += fmt.Sprintf(",H=%d", p.HeaderBytes)
 	}
+	if p.Offload {
+		s += ",offload=1"
+	}
 	return s
 }
 
@@ -87,10 +110,13 @@ func (p LogGOPS) String() string {
 // its payload and the header, size + H.
 func (p LogGOPS) Wire(size int64) int64 { return size + p.HeaderBytes }
 
-// Validate reports negative parameters, times above graph.MaxTimeNs (L,
+// Validate reports Offload without LogGP, negative parameters, times above graph.MaxTimeNs (L,
 // o, g), times per byte above MaxPerByteNs (G, O) and a header above
 // MaxHeaderBytes; S is a size in bytes.
 func (p LogGOPS) Validate() error {
+	if p.Offload && !p.LogGP {
+		return fmt.Errorf("loggops: offload=1 needs the LogGP variant (loggp:…)")
+	}
 	for _, f := range []struct {
 		name string
 		v    PerByte
@@ -131,6 +157,8 @@ func (p LogGOPS) Validate() error {
 //	bw       G given as a bandwidth (a unit is required)
 //	S        the eager limit, a whole number of bytes
 //	H        header bytes every message carries beyond its payload (0)
+//	offload  1: the NIC works apart from the CPU (loggp only; 0, the
+//	         default, is LogGOPSim's NIC)
 //
 // Bandwidth units are B/s, KB/s (kB/s), MB/s, GB/s, TB/s in decimal SI
 // units, KiB/s, MiB/s, GiB/s, TiB/s in binary ones, and bit rates b/s,
@@ -212,6 +240,13 @@ func setParam(p *LogGOPS, k, v string) error {
 			return fmt.Errorf("bw=%q is not a bandwidth like 12.5GB/s or 100Gb/s: %w", v, err)
 		}
 		p.GapPerByte = x
+	case "offload":
+		switch v {
+		case "0", "1":
+			p.Offload = v == "1"
+		default:
+			return fmt.Errorf("offload=%q is not 0 or 1", v)
+		}
 	case "S", "H":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -223,7 +258,7 @@ func setParam(p *LogGOPS, k, v string) error {
 			p.HeaderBytes = n
 		}
 	default:
-		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S, H)", k)
+		return fmt.Errorf("unknown parameter %q (want L, o, g, G, O, bw, S, H, offload)", k)
 	}
 	return nil
 }

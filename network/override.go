@@ -227,6 +227,9 @@ func ParseOverride(spec string, base LogGOPS) (Override, error) {
 	if err != nil {
 		return Override{}, err
 	}
+	if p.Offload != base.Offload {
+		return Override{}, fmt.Errorf("network override %q: offload holds for the whole network: set it in the network spec", spec)
+	}
 	if err := p.Validate(); err != nil {
 		return Override{}, fmt.Errorf("network override %q: %w", spec, err)
 	}

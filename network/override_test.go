@@ -22,6 +22,7 @@ func TestParseOverride(t *testing.T) {
 		{"comm=x;L=-3", Override{}, "is negative"},
 		{"comm=x;Q=3", Override{}, "unknown parameter"},
 		{"comm;L=3", Override{}, "not KEY=VALUE"},
+		{"comm=x;offload=1", Override{}, "offload holds for the whole network"},
 	} {
 		got, err := ParseOverride(tc.spec, base)
 		if tc.err != "" {
@@ -33,6 +34,27 @@ func TestParseOverride(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%q: %+v, %v; want %+v", tc.spec, got, err, tc.want)
 		}
+	}
+}
+
+// TestOverrideOffload: offload holds for the whole network, so an
+// override can neither set nor clear it.
+func TestOverrideOffload(t *testing.T) {
+	for _, tc := range []struct{ base, spec string }{
+		{"loggp", "comm=x;offload=1"},
+		{"loggp:offload=1", "comm=x;offload=0"},
+	} {
+		base, err := ParseSpec(tc.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseOverride(tc.spec, base); err == nil || !strings.Contains(err.Error(), "offload holds for the whole network") {
+			t.Errorf("%s over %s: error %v", tc.spec, tc.base, err)
+		}
+	}
+	base, _ := ParseSpec("loggp:offload=1")
+	if o, err := ParseOverride("comm=x;L=5", base); err != nil || !o.Params.Offload || o.Params.Latency != 5 {
+		t.Errorf("override over an offloading network: %+v, %v", o, err)
 	}
 }
 

@@ -34,6 +34,15 @@
 // o + L + (s-1)·G after its send starts and costs its receiver o + (s-1)·O
 // of CPU; everything else is as above.
 //
+// With an offloading NIC as well (network.LogGOPS.Offload, taken from the
+// net passed to Run; not with Options.Flow) the NIC works apart from the
+// CPU: a send starts when its CPU is free, and its bytes leave when the
+// NIC is (so its message arrives o + L + (s-1)·G after that); a message
+// is taken by its receiver's NIC at its arrival if the NIC was free
+// (s-1)·G before, else (s-1)·G after the NIC is free, which holds it g
+// from then; and it is then received when the CPU is free, costing it
+// o + (s-1)·O. Such a message waits for the CPU marked with nicInBit.
+//
 // With Options.Flow, messages between nodes are flows over the links of a
 // topology instead (see FlowNetwork); without it nothing above changes.
 //
@@ -419,6 +428,9 @@ type engine struct {
 
 	ncpu, nnic int
 	multi      bool // ncpu > 1 || nnic > 1
+	// offload: the NIC works apart from the CPU (network.LogGOPS.Offload
+	// with the LogGP variant, without Options.Flow).
+	offload bool
 	// Per host, what an event reads and writes of its rank (hostRec):
 	// one cache line. Where the hosts have several CPUs or NICs (multi),
 	// their clocks are in nexto, nextgr and nextgs instead (see cpuAt).
@@ -569,7 +581,7 @@ func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error
 	if nr > graph.MaxRanks {
 		return nil, fmt.Errorf("sim: %d ranks exceed graph.MaxRanks (%d)", nr, graph.MaxRanks)
 	}
-	e := &engine{g: g, net: net, opt: opt, free: -1}
+	e := &engine{g: g, net: net, opt: opt, free: -1, offload: net.Offload && net.LogGP && opt.Flow == nil}
 	scr := opt.Scratch
 	if scr == nil {
 		scr = &Scratch{}
@@ -775,7 +787,7 @@ func (e *engine) flush(now uint64) {
 		var t uint64
 		if !e.multi {
 			t = e.hosts[h].o
-			if p.typ == evSend {
+			if p.typ == evSend && !e.offload {
 				t = max(t, e.hosts[h].gs)
 			}
 		} else {
@@ -783,7 +795,7 @@ func (e *engine) flush(now uint64) {
 			if g.Causal {
 				t = max(t, now)
 			}
-			if p.typ == evSend {
+			if p.typ == evSend && !e.offload {
 				t = max(t, e.nextgs[h*e.nnic+int(g.NIC[p.op])])
 			}
 		}
@@ -924,6 +936,7 @@ func (e *engine) loop() error {
 	S := e.net.EagerLimit
 	H := e.net.HeaderBytes // header bytes on the wire (priced by G only)
 	loggp := e.net.LogGP   // the LogGP variant (see package network)
+	offload := e.offload   // the NIC apart from the CPU (see package network)
 	flows := e.fl != nil   // the flow model (Options.Flow)
 	obs := e.opt.Observer
 	multi := e.multi
@@ -951,7 +964,8 @@ func (e *engine) loop() error {
 		e.events++
 		last = ev.time
 		token := ev.rank&tokenBit != 0
-		ev.rank &^= tokenBit
+		nicIn := ev.rank&nicInBit != 0 // a message whose bytes its NIC took (offload)
+		ev.rank &^= tokenBit | nicInBit
 		op := ev.op
 		typ := ev.typ()
 		rank := ev.rank
@@ -1031,8 +1045,12 @@ func (e *engine) loop() error {
 				continue
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicSAt(nic)
-			if ready := max(*ocpu, *onic); ready > t {
-				e.requeue(ev, cpu, *ocpu, *onic)
+			if ready := max(*ocpu, *onic); ready > t && (!offload || *ocpu > t) {
+				if offload { // the bytes queue on the NIC
+					e.wait(ev, cpu, *ocpu)
+				} else {
+					e.requeue(ev, cpu, *ocpu, *onic)
+				}
 				continue
 			}
 			if class != nil {
@@ -1044,8 +1062,9 @@ func (e *engine) loop() error {
 			busy := o + perByte(size, O)
 			cpuEnd := addNs(t, busy)
 			wire := wireBytes(size, H)
-			nicEnd := addNs(t, gap+perByte(wire, G))
-			arrive := t + uint64(o) + L
+			inject := max(t, *onic) // t, unless the send queued on its NIC (offload)
+			nicEnd := addNs(inject, gap+perByte(wire, G))
+			arrive := inject + uint64(o) + L
 			if loggp {
 				arrive += uint64(max(0, perByte(wire, G)))
 			}
@@ -1117,16 +1136,32 @@ func (e *engine) loop() error {
 				continue // held until the channel's earlier messages arrive
 			}
 			ocpu, onic := e.cpuAt(cpu), e.nicRAt(nic)
-			if ready := max(*ocpu, *onic); ready > t {
-				e.requeue(ev, cpu, *ocpu, *onic)
+			if class != nil {
+				p := &classes[class[op]] // the message's parameters
+				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
+			}
+			if offload && !nicIn {
+				// The bytes came in over the (w-1)·G before t: the NIC
+				// takes them if it was free when they began, whatever the
+				// CPU does, and is free again g after t.
+				if in := addNs(*onic, perByte(wireBytes(e.size(op, &e.ops[op]), H), G)); in > t {
+					ev.time = in
+					e.q.push(ev)
+					continue
+				}
+				*onic, nicIn = addNs(t, gap), true
+			}
+			if *ocpu > t || !nicIn && *onic > t {
+				if nicIn {
+					ev.rank |= nicInBit
+					e.wait(ev, cpu, *ocpu)
+				} else {
+					e.requeue(ev, cpu, *ocpu, *onic)
+				}
 				continue
 			}
 			if flows && !e.fl.alone {
 				e.delivered(op, rank, t)
-			}
-			if class != nil {
-				p := &classes[class[op]] // the message's parameters
-				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 			}
 			rec := &e.ops[op]
 			size := e.size(op, rec)
@@ -1141,6 +1176,9 @@ func (e *engine) loop() error {
 			}
 			cpuEnd := addNs(t, busy)
 			nicEnd := addNs(t, gapr)
+			if nicIn {
+				nicEnd = *onic
+			}
 			comm := hr.comm + max(0, busy)
 			if max(cpuEnd, nicEnd, uint64(comm)) > maxT {
 				return e.tooLate(op, fmt.Sprintf("its receipt's end at rank %d (CPU %d ns, NIC %d ns) or rank %d's total communication time (%d ns)", h, cpuEnd, nicEnd, h, comm))

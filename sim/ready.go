@@ -37,6 +37,11 @@ package sim
 // Ranks are below graph.MaxRanks = 2^22.
 const tokenBit int32 = 1 << 30
 
+// nicInBit, in an event's rank, marks a message whose bytes its
+// receiver's NIC has taken (network.LogGOPS.Offload) and which waits for
+// the receiver's CPU.
+const nicInBit int32 = 1 << 29
+
 // cpuQueue is a CPU slot's ready queue: a list of waiting operations in
 // the engine's pool of parked events, in seq order, and the seq (plus 1)
 // of its token in the event queue, 0 when it has none.

@@ -68,25 +68,32 @@ l4 requires l1
 // TestScratchAllocs checks that a replay given the Scratch of a replay of
 // the same graph allocates nothing per operation: a few dozen small
 // allocations (the seeds of each rank), against tens of bytes per
-// operation without it.
+// operation without it; under LogGOPSim's NIC and under an offloading one
+// (network.LogGOPS.Offload).
 func TestScratchAllocs(t *testing.T) {
 	g := ringAllreduce(256, 4096)
-	var scr Scratch
-	run := func(s *Scratch) {
-		if _, err := Run(g, network.DefaultLogGOPS(), Options{Scratch: s}); err != nil {
+	for _, spec := range []string{"loggops", "loggp:offload=1"} {
+		net, err := network.ParseSpec(spec)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	run(&scr)
-	bytes := func(s *Scratch) uint64 {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		run(s)
-		runtime.ReadMemStats(&m1)
-		return m1.TotalAlloc - m0.TotalAlloc
-	}
-	without, with := bytes(nil), bytes(&scr)
-	if ops := uint64(g.NumOps()); with*100 > without || with > 128*uint64(g.NumRanks())+16384 {
-		t.Errorf("a replay of %d operations allocated %d bytes with the scratch, %d without", ops, with, without)
+		var scr Scratch
+		run := func(s *Scratch) {
+			if _, err := Run(g, net, Options{Scratch: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(&scr)
+		bytes := func(s *Scratch) uint64 {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			run(s)
+			runtime.ReadMemStats(&m1)
+			return m1.TotalAlloc - m0.TotalAlloc
+		}
+		without, with := bytes(nil), bytes(&scr)
+		if ops := uint64(g.NumOps()); with*100 > without || with > 128*uint64(g.NumRanks())+16384 {
+			t.Errorf("%s: a replay of %d operations allocated %d bytes with the scratch, %d without", spec, ops, with, without)
+		}
 	}
 }

@@ -253,6 +253,9 @@ func FromGraph(g *graph.Graph, net network.LogGOPS, opt GraphOptions) (*Net, err
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}
+	if net.Offload {
+		return nil, fmt.Errorf("bound: network %s: the LP writes the recurrences of LogGOPSim's NIC, not of offload=1", net)
+	}
 	if opt.Wait.Constant && (!(opt.Wait.W >= 0) || math.IsInf(opt.Wait.W, 0)) {
 		return nil, fmt.Errorf("bound: wait power %g W, want ≥ 0", opt.Wait.W)
 	}

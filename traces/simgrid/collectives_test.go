@@ -66,9 +66,10 @@ type collCase struct {
 	coll   string // capsim's --coll spec
 	// tol is the relative makespan difference allowed.
 	tol float64
-	// loggp says whether the LogGP crossbar is held to 1 % too (see
-	// logGPShares).
-	loggp bool
+	// loggp and offload say whether the LogGP crossbar, with
+	// LogGOPSim's NIC and with an offloading one, is held to 1 % too
+	// (see logGPShares and offloadShares).
+	loggp, offload bool
 }
 
 // collPair names a SimGrid algorithm and the lowering that sends the same
@@ -139,8 +140,9 @@ func collCases() []collCase {
 			}
 			for _, size := range collSizes(pr.kind) {
 				name := fmt.Sprintf("%s-%s-p%d-%d", pr.kind, pr.sg, p, size)
-				cs = append(cs, collCase{name, p, collAction(pr.kind, p, size), "smpi/" + pr.kind + ":" + pr.sg,
-					pr.kind + "=" + pr.capsim, collTol(name), !logGPShares[pr.kind+":"+pr.sg]})
+				alg := pr.kind + ":" + pr.sg
+				cs = append(cs, collCase{name, p, collAction(pr.kind, p, size), "smpi/" + alg,
+					pr.kind + "=" + pr.capsim, collTol(name), !logGPShares[alg], !offloadShares[fmt.Sprintf("%s:p%d", alg, p)]})
 				if c := (call{pr.kind, p, size}); !seen[c] {
 					seen[c] = true
 					calls = append(calls, c)
@@ -152,7 +154,7 @@ func collCases() []collCase {
 		for _, c := range calls {
 			name := fmt.Sprintf("%s-%s-p%d-%d", c.kind, sel[0], c.p, c.size)
 			cs = append(cs, collCase{name, c.p, collAction(c.kind, c.p, c.size), "smpi/coll-selector:" + sel[0],
-				sel[1], collTol(name), false})
+				sel[1], collTol(name), false, false})
 		}
 	}
 	return cs
@@ -180,20 +182,33 @@ var collTolerance = map[string]float64{
 	"reduce_scatter-mpich-p6-1200": -1,
 }
 
-// logGPShares lists the algorithms (kind:SimGrid name) in which a host
-// has more than one message in flight at once: a root's eager sends to
-// its children (bcast), a rank's send to its partner while a message of
-// an earlier or a late partner still arrives (Rabenseifner, recursive
-// doubling and halving on 6 ranks, Bruck). SimGrid shares the host's
-// link among them, as capsim's flow model does, while the LogGP endpoint
-// model sends them one after the other from the host's NIC
-// (TestLinkSharing, TestSendStall), which is its semantics, not a replay
-// error; so only the flow model is held to 1 % on them, and the LogGP
-// crossbar on the others.
+// logGPShares lists the algorithms (kind:SimGrid name) on which the
+// LogGP crossbar with LogGOPSim's NIC is more than 1 % off SimGrid, for
+// one of two reasons (docs/design/simgrid-agreement.md takes each apart).
+// Its NIC counts a received message's (s−1)·G after the last byte has
+// arrived, so a smaller message that follows a larger one waits
+// (TestReceiveAfterLarger): Bruck's alltoall on 6 ranks, Rabenseifner's
+// allreduce and recursive halving on 8, up to 42 % over SimGrid. And a
+// host has more than one message in flight at once, which SimGrid shares
+// and the NIC sends one after the other (TestLinkSharing): a root's eager
+// sends to its children (bcast), the exchanges of the non-power-of-two
+// recursive doubling on 6 ranks, up to 84 % under SimGrid. capsim's flow
+// model is held to 1 % on them.
 var logGPShares = map[string]bool{
 	"alltoall:bruck": true, "allreduce:rab_rdb": true, "allreduce:rdb": true,
 	"bcast:scatter_rdb_allgather": true, "bcast:scatter_LR_allgather": true, "bcast:ompi_pipeline": true,
 	"bcast:binomial_tree": true, "reduce_scatter:ompi_basic_recursivehalving": true,
+}
+
+// offloadShares lists the algorithms and rank counts (kind:SimGrid
+// name:pN) on which the LogGP crossbar with an offloading NIC
+// (offload=1), which counts a message's bytes while they come in, is
+// more than 1 % off SimGrid: those where a host has two messages in
+// flight at once (logGPShares' second reason).
+var offloadShares = map[string]bool{
+	"allreduce:rab_rdb:p6": true, "allreduce:rdb:p6": true,
+	"bcast:scatter_rdb_allgather:p8": true, "bcast:scatter_LR_allgather:p8": true, "bcast:scatter_LR_allgather:p6": true,
+	"bcast:ompi_pipeline:p8": true, "bcast:ompi_pipeline:p6": true, "bcast:binomial_tree:p8": true, "bcast:binomial_tree:p6": true,
 }
 
 func collTol(name string) float64 {
@@ -251,8 +266,9 @@ func clusterTopology(t *testing.T, plat string) collModel {
 }
 
 // capsimColl replays case c with capsim on platform m: with the flow
-// model and with the LogGP variant of the endpoint model.
-func capsimColl(t *testing.T, index string, c collCase, m collModel) (flow, loggp float64) {
+// model and with the LogGP variant of the endpoint model, with
+// LogGOPSim's NIC and with an offloading one.
+func capsimColl(t *testing.T, index string, c collCase, m collModel) (flow, loggp, offload float64) {
 	t.Helper()
 	tr, err := simgrid.Read(index, simgrid.Options{})
 	if err != nil {
@@ -276,7 +292,11 @@ func capsimColl(t *testing.T, index string, c collCase, m collModel) (flow, logg
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
-	return float64(res.Makespan) / 1e9, float64(res2.Makespan) / 1e9
+	res3, err := sim.Run(g, offloaded(m.net), sim.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	return float64(res.Makespan) / 1e9, float64(res2.Makespan) / 1e9, float64(res3.Makespan) / 1e9
 }
 
 func readCollMakespans(t *testing.T) map[string]float64 {
@@ -292,15 +312,18 @@ func readCollMakespans(t *testing.T) map[string]float64 {
 // platform m.
 func checkColl(t *testing.T, dir string, c collCase, sg float64, m collModel) {
 	t.Helper()
-	flow, loggp := capsimColl(t, writeCollTrace(t, dir, c), c, m)
+	flow, loggp, off := capsimColl(t, writeCollTrace(t, dir, c), c, m)
 	ratio := flow / sg
 	key := collKey(c.name, m.plat)
-	t.Logf("%-56s SimGrid %10.3f us  capsim %10.3f us  ratio %.5f  (LogGP %.5f)", key, sg*1e6, flow*1e6, ratio, loggp/sg)
+	t.Logf("%-56s SimGrid %10.3f us  capsim %10.3f us  ratio %.5f  (LogGP %.5f, offload=1 %.5f)", key, sg*1e6, flow*1e6, ratio, loggp/sg, off/sg)
 	if c.tol >= 0 && math.Abs(ratio-1) > c.tol {
 		t.Errorf("%s: capsim %.3f us vs SimGrid %.3f us (ratio %.5f, allowed ±%g)", key, flow*1e6, sg*1e6, ratio, c.tol)
 	}
 	if c.loggp && math.Abs(loggp/sg-1) > 0.01 {
 		t.Errorf("%s: capsim's LogGP crossbar %.3f us vs SimGrid %.3f us (ratio %.5f, allowed ±0.01)", key, loggp*1e6, sg*1e6, loggp/sg)
+	}
+	if c.offload && math.Abs(off/sg-1) > 0.01 {
+		t.Errorf("%s: capsim's LogGP crossbar with offload=1 %.3f us vs SimGrid %.3f us (ratio %.5f, allowed ±0.01)", key, off*1e6, sg*1e6, off/sg)
 	}
 }
 
