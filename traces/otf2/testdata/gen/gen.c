@@ -10,7 +10,8 @@
  *                      collective operation, nonblocking point-to-point with
  *                      a cancelled request, a nonblocking allreduce, RMA,
  *                      metrics, attributes, thread fork/join, a measurement
- *                      gap and per-location mapping tables and clock offsets.
+ *                      gap and per-location mapping tables and drifting clock
+ *                      offsets.
  *   gen epoch-us DIR   A threaded program without MPI: one process with two
  *                      pthreads, a 1 MHz clock counting microseconds since
  *                      the Unix epoch and no global offset.
@@ -307,16 +308,19 @@ static void gen_hybrid(const char* dir) {
 	}
 	CHECK(OTF2_Archive_CloseEvtFiles(ar));
 	/* Local definitions as Score-P writes them on each master thread:
-	 * clock offsets (taken at MPI_Init and MPI_Finalize; zero here, so
-	 * times stay as written) and a region mapping table (the identity). */
+	 * clock offsets taken at the start and the end (rank r's clock is
+	 * 2100·r ticks ahead at the start and 1050·r behind at the end: the
+	 * library corrects its times by the line between them, so some fall
+	 * before the global offset) and a region mapping table (the
+	 * identity). */
 	CHECK(OTF2_Archive_OpenDefFiles(ar));
 	for (int r = 0; r < P; r++) {
 		loc_t* ls[4] = { &master[r], &thread[r], &metric[r], &gpu[r] };
 		for (int k = 0; k < 4; k++) {
 			OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(ar, ls[k]->id);
 			if (k == 0) {
-				CHECK(OTF2_DefWriter_WriteClockOffset(dw, offset, 0, 0.0));
-				CHECK(OTF2_DefWriter_WriteClockOffset(dw, last, 0, 0.0));
+				CHECK(OTF2_DefWriter_WriteClockOffset(dw, offset, -2100 * (int64_t)r, 0.0));
+				CHECK(OTF2_DefWriter_WriteClockOffset(dw, last, 1050 * (int64_t)r, 0.0));
 				uint64_t ids[NREG];
 				for (int i = 0; i < NREG; i++) ids[i] = i;
 				OTF2_IdMap* m = OTF2_IdMap_CreateFromUint64Array(NREG, ids, false);
