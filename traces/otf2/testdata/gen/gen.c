@@ -92,7 +92,7 @@ static uint64_t nevents(loc_t* l) {
 enum {
 	R_MAIN, R_INIT, R_FINALIZE, R_SPLIT, R_COMM_RANK, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_WAITALL,
 	R_TEST, R_CANCEL, R_IALLREDUCE, R_WIN_CREATE, R_PUT, R_FENCE, R_WIN_FREE, R_SOLVE, R_OMP_PAR, R_OMP_LOOP,
-	R_KERNEL, R_FLUSH, R_COLL /* R_COLL + op for ops 0..16 */
+	R_KERNEL, R_FLUSH, R_COMM_FREE, R_COLL /* R_COLL + op for ops 0..16 */
 };
 static const char* coll_names[17] = {
 	"MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather",
@@ -166,9 +166,11 @@ static void hybrid_master(loc_t* l, int rank, loc_t* metric, OTF2_AttributeList*
 	adv(l, 40000 + 1000 * rank);
 	CALL(l, R_INIT, 3000000, {});
 	CALL(l, R_COMM_RANK, 200, {});
-	/* MPI_Comm_split: a handle creation, no data. */
+	/* MPI_Comm_split: a handle creation, no data; the new communicator
+	 * is created by an event (OTF2 3, as Score-P 8 writes it). */
 	CALL(l, R_SPLIT, 20000, {
 		CHECK(OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, l->t));
+		CHECK(OTF2_EvtWriter_CommCreate(l->w, NULL, l->t, half));
 		CHECK(OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, adv(l, 100), OTF2_COLLECTIVE_OP_CREATE_HANDLE, C_WORLD, UNDEF_ROOT, 0, 0));
 	});
 	for (int it = 0; it < 2; it++) {
@@ -234,6 +236,11 @@ static void hybrid_master(loc_t* l, int rank, loc_t* metric, OTF2_AttributeList*
 	});
 	CALL(l, R_FENCE, 5000, {});
 	CALL(l, R_WIN_FREE, 3000, CHECK(OTF2_EvtWriter_RmaWinDestroy(l->w, NULL, l->t, 0)));
+	CALL(l, R_COMM_FREE, 2000, {
+		CHECK(OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, l->t));
+		CHECK(OTF2_EvtWriter_CommDestroy(l->w, NULL, l->t, half));
+		CHECK(OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, adv(l, 100), OTF2_COLLECTIVE_OP_DESTROY_HANDLE, half, UNDEF_ROOT, 0, 0));
+	});
 	/* Recording switched off for a while (SCOREP_RECORDING_OFF/ON). */
 	CHECK(OTF2_EvtWriter_MeasurementOnOff(l->w, NULL, adv(l, 10000), OTF2_MEASUREMENT_OFF));
 	CHECK(OTF2_EvtWriter_MeasurementOnOff(l->w, NULL, adv(l, 500000), OTF2_MEASUREMENT_ON));
@@ -369,7 +376,7 @@ static void gen_hybrid(const char* dir) {
 			[R_CANCEL] = "MPI_Cancel", [R_IALLREDUCE] = "MPI_Iallreduce", [R_WIN_CREATE] = "MPI_Win_create",
 			[R_PUT] = "MPI_Put", [R_FENCE] = "MPI_Win_fence", [R_WIN_FREE] = "MPI_Win_free", [R_SOLVE] = "solve",
 			[R_OMP_PAR] = "!$omp parallel @solver.c:42", [R_OMP_LOOP] = "!$omp for @solver.c:44",
-			[R_KERNEL] = "stencil_kernel(double*, int)", [R_FLUSH] = "TRACE BUFFER FLUSH",
+			[R_KERNEL] = "stencil_kernel(double*, int)", [R_FLUSH] = "TRACE BUFFER FLUSH", [R_COMM_FREE] = "MPI_Comm_free",
 		};
 		const char* name = i < R_COLL ? names[i] : coll_names[i - R_COLL];
 		OTF2_Paradigm par = OTF2_PARADIGM_MPI;
@@ -398,8 +405,8 @@ static void gen_hybrid(const char* dir) {
 	CHECK(OTF2_GlobalDefWriter_WriteGroup(G, G_TEAM, S(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, team));
 	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_WORLD, S("MPI_COMM_WORLD"), G_WORLD, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
 	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_SELF, S("MPI_COMM_SELF"), G_SELF, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_EVEN, S("MPI_Comm 1"), G_EVEN, C_WORLD, OTF2_COMM_FLAG_NONE));
-	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_ODD, S("MPI_Comm 1"), G_ODD, C_WORLD, OTF2_COMM_FLAG_NONE));
+	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_EVEN, S("MPI_Comm 1"), G_EVEN, C_WORLD, OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS));
+	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_ODD, S("MPI_Comm 1"), G_ODD, C_WORLD, OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS));
 	CHECK(OTF2_GlobalDefWriter_WriteComm(G, C_TEAM, S("Thread team"), G_TEAM, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
 	CHECK(OTF2_GlobalDefWriter_WriteRmaWin(G, 0, S("MPI_Win 0"), C_WORLD, OTF2_RMA_WIN_FLAG_NONE));
 	CHECK(OTF2_GlobalDefWriter_WriteMetricMember(G, 0, S("PAPI_TOT_INS"), S("instructions"), OTF2_METRIC_TYPE_PAPI,
