@@ -404,7 +404,8 @@ var kinds = map[string]mpi.Kind{
 // topology helpers, blocking probes (the receive that follows waits for
 // the message) and communicator constructors (whose communicators
 // liballprof does not describe: a collective on one is refused). Their
-// time is part of the compute gap around them, as schedgen counts it.
+// time is part of the compute gap between the calls around them, as for
+// the calls schedgen skips.
 var skipped = map[string]bool{"MPI_Comm_rank": true, "MPI_Comm_size": true, "MPI_Get_count": true,
 	"MPI_Iprobe": true, "MPI_Test": true, "MPI_Testall": true,
 	"MPI_Wtime": true, "MPI_Wtick": true, "MPI_Initialized": true, "MPI_Finalized": true,
