@@ -65,6 +65,9 @@ func Decode(r io.Reader, name string) (*File, error) {
 			return nil, fmt.Errorf("%s: byte %d: %s: %w", name, off, what, noEOF(err))
 		}
 		if i < 0 {
+			if ls := legacyFirst(buf); ls != schemaCurrent {
+				return decodeLegacy(br, name, append([]byte(nil), buf...), ls, off+int64(n))
+			}
 			file.Meta, err = decodeMetadata(buf)
 		} else {
 			var nd Node
@@ -92,7 +95,8 @@ func noEOF(err error) error {
 // execution trace: a length that fits the file's size, then a global
 // metadata message whose fields are the schema's (a version string and
 // attributes with a name), then, where head holds it, the length and type
-// field of a first node.
+// field of a first node. A file of Chakra 0.0.2 or 0.0.3 opens with a node
+// (an id, a name and a node type) instead.
 func Sniff(head []byte) bool {
 	n, k := protowire.ConsumeVarint(head)
 	if k < 0 || n == 0 || n > MaxMessage {
@@ -103,6 +107,9 @@ func Sniff(head []byte) bool {
 		return false // the metadata must fit the sniffed bytes
 	}
 	msg := rest[:n]
+	if legacyFirst(msg) == schema003 {
+		return sniffLegacyNode(msg) // Chakra 0.0.2 or 0.0.3: no global metadata
+	}
 	seen := false
 	err := fields(msg, func(num protowire.Number, typ protowire.Type, v uint64, raw []byte) error {
 		if (num != 1 && num != 2) || typ != protowire.BytesType {

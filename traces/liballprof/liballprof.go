@@ -50,8 +50,11 @@
 //     files): liballprof does not record who is in other communicators
 //     (schedgen drops such collectives; this reader reports them).
 //   - MPI_Comm_rank, MPI_Comm_size, MPI_Get_count, MPI_Iprobe, MPI_Test and
-//     MPI_Testall take no simulated time and are skipped, as in schedgen;
-//     other calls are errors that name the line.
+//     MPI_Testall take no simulated time and are skipped, as in schedgen,
+//     and so are the calls that move no data and complete no request
+//     (timers, queries, datatype, group and communicator constructors,
+//     MPI_Probe; the list is skipped's): their time stays in the compute
+//     gap around them. Other calls are errors that name the line.
 //
 // The collective algorithms are chosen when the trace is lowered (package
 // traces/lower); schedgen's are binomial trees for MPI_Bcast and
@@ -395,9 +398,29 @@ var kinds = map[string]mpi.Kind{
 	"MPI_Reduce": mpi.Reduce, "MPI_Allreduce": mpi.Allreduce, "MPI_Allgather": mpi.Allgather, "MPI_Alltoall": mpi.Alltoall,
 }
 
-// skipped are the calls schedgen ignores.
+// skipped are the calls schedgen ignores, and the calls real
+// applications make that move no data and complete no request: queries,
+// timers, datatype and group constructors, error handlers, attributes,
+// topology helpers, blocking probes (the receive that follows waits for
+// the message) and communicator constructors (whose communicators
+// liballprof does not describe: a collective on one is refused). Their
+// time is part of the compute gap between the calls around them, as for
+// the calls schedgen skips.
 var skipped = map[string]bool{"MPI_Comm_rank": true, "MPI_Comm_size": true, "MPI_Get_count": true,
-	"MPI_Iprobe": true, "MPI_Test": true, "MPI_Testall": true}
+	"MPI_Iprobe": true, "MPI_Test": true, "MPI_Testall": true,
+	"MPI_Wtime": true, "MPI_Wtick": true, "MPI_Initialized": true, "MPI_Finalized": true,
+	"MPI_Get_processor_name": true, "MPI_Get_version": true, "MPI_Probe": true,
+	"MPI_Comm_group": true, "MPI_Group_incl": true, "MPI_Group_excl": true, "MPI_Group_free": true,
+	"MPI_Group_rank": true, "MPI_Group_size": true, "MPI_Group_translate_ranks": true,
+	"MPI_Type_contiguous": true, "MPI_Type_vector": true, "MPI_Type_hvector": true, "MPI_Type_indexed": true,
+	"MPI_Type_hindexed": true, "MPI_Type_struct": true, "MPI_Type_create_struct": true, "MPI_Type_commit": true,
+	"MPI_Type_free": true, "MPI_Type_size": true, "MPI_Type_extent": true, "MPI_Type_get_extent": true,
+	"MPI_Op_create": true, "MPI_Op_free": true, "MPI_Errhandler_set": true, "MPI_Comm_set_errhandler": true,
+	"MPI_Attr_get": true, "MPI_Comm_get_attr": true, "MPI_Comm_set_name": true, "MPI_Comm_get_name": true,
+	"MPI_Comm_compare": true, "MPI_Comm_test_inter": true, "MPI_Dims_create": true, "MPI_Cart_coords": true,
+	"MPI_Cart_rank": true, "MPI_Cart_shift": true, "MPI_Cart_get": true, "MPI_Cartdim_get": true,
+	"MPI_Comm_dup": true, "MPI_Comm_split": true, "MPI_Comm_create": true, "MPI_Comm_free": true,
+	"MPI_Cart_create": true, "MPI_Cart_sub": true}
 
 func (rd *rankReader) record(s string) error {
 	s = strings.TrimSpace(s)

@@ -195,6 +195,35 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestSkippedLocalCalls reads the calls real applications make between
+// communication that move no data (timers, datatypes, communicator
+// constructors, probes): skipped, their time part of the compute gap.
+func TestSkippedLocalCalls(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app-0.dat")
+	text := "# collprof 0.9 output file\nMPI_Init:-:1:2:1.0\nMPI_Wtime:1.5:1.6\nMPI_Type_contiguous:2.0:4:1275068673,4,1:0x7ffd:2.1\n" +
+		"MPI_Type_commit:2.2:0x7ffd:2.3\nMPI_Comm_dup:2.4:1140850688,0,1:0x7ffe:2.5\nMPI_Probe:2.6:0:1:1140850688,0,1:0x7fff:2.7\n" +
+		"MPI_Barrier:3.0:1140850688,0,1:4.0\nMPI_Finalize:6.0:-\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var compute int64
+	for _, e := range tr.Ranks[0].Events {
+		kinds = append(kinds, e.Kind.String())
+		if e.Kind == mpi.Compute {
+			compute += e.Duration
+		}
+	}
+	if fmt.Sprint(kinds) != "[compute barrier compute]" || compute != 4000 {
+		t.Errorf("events %v with %d ns of compute, want compute, barrier, compute and 4000 ns (2 µs before the barrier, 2 after)", kinds, compute)
+	}
+}
+
 // TestEpochTimestamps reads a trace in the style of those ATLAHS and
 // LogGOPSim2 ship (pmpi-trace-rank-N.txt, collprof 0.9, times in µs since
 // the Unix epoch): durations and gaps are exact to the nanosecond although

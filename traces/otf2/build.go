@@ -106,6 +106,8 @@ const (
 	rCollEnd
 	rOnOff
 	rMark // program begin or end: the rank's timeline starts or ends here
+	rNbcRequest
+	rNbcComplete
 	numRecKinds
 )
 
@@ -114,7 +116,8 @@ const (
 // c = tag, d = bytes, e = request. IsendComplete, IrecvRequest,
 // RequestTest, RequestCancelled: e = request. CollEnd: op = collective
 // operation, b = comm, c = root, d = bytes sent, e = bytes received.
-// OnOff: op = mode. Mark: no fields.
+// OnOff: op = mode. Mark: no fields. NbcRequest: e = request.
+// NbcComplete: the fields of CollEnd, req = request.
 type record struct {
 	kind    recKind
 	op      uint8
@@ -122,6 +125,7 @@ type record struct {
 	loc     uint64
 	time    uint64
 	d, e    uint64
+	req     uint64
 }
 
 // regionInfo is a region resolved for the import.
@@ -180,7 +184,7 @@ type rankState struct {
 	offNs, outsideNs  int64
 	irecv             map[uint64]int // pending irecv request → event index
 	isend             map[uint64]int // pending isend request → event index
-	collSeq           map[int32]int  // collectives so far per communicator
+	nbc               map[uint64]int // pending nonblocking collective request → event index
 }
 
 // builder turns definitions and event records into an mpi.Trace.
@@ -196,8 +200,6 @@ type builder struct {
 	offReg  int32
 	last    *locState
 	lastLoc uint64
-	// per collective instance (comm, seq): the largest payload seen
-	collMax map[int32][]int64
 }
 
 // newBuilder resolves the definitions: ranks, communicators and regions.
@@ -206,7 +208,7 @@ func newBuilder(file string, d *defs, opt Options) (*builder, error) {
 		return nil, fmt.Errorf("otf2 %s: the clock properties give a timer resolution of 0 ticks per second (or are missing)", file)
 	}
 	b := &builder{file: file, opt: opt, d: d, regions: map[uint32]*regionInfo{}, comms: map[uint32]*commInfo{},
-		locs: map[uint64]*locState{}, collMax: map[int32][]int64{}}
+		locs: map[uint64]*locState{}}
 	if err := b.ranksFromDefs(); err != nil {
 		return nil, err
 	}
@@ -269,7 +271,7 @@ func (b *builder) ranksFromDefs() error {
 	b.t = mpi.NewTrace(n)
 	b.ranks = make([]rankState, n)
 	for i := range b.ranks {
-		b.ranks[i] = rankState{irecv: map[uint64]int{}, isend: map[uint64]int{}, collSeq: map[int32]int{}}
+		b.ranks[i] = rankState{irecv: map[uint64]int{}, isend: map[uint64]int{}, nbc: map[uint64]int{}}
 	}
 	// Locations in id order: the first one of each rank is its master
 	// (the COMM_LOCATIONS member when there is one).
@@ -409,7 +411,7 @@ func (b *builder) errorf(r *record, format string, args ...any) error {
 
 // appends marks the records that append MPI events.
 var appends = [numRecKinds]bool{rSend: true, rIsend: true, rRecv: true, rIrecv: true, rIsendComplete: true,
-	rIrecvRequest: true, rCollEnd: true}
+	rIrecvRequest: true, rCollEnd: true, rNbcRequest: true, rNbcComplete: true}
 
 // handle applies one event record.
 func (b *builder) handle(r *record) error {
@@ -512,7 +514,22 @@ func (b *builder) handle(r *record) error {
 			delete(rs.isend, r.e)
 		}
 	case rCollEnd:
-		return b.collective(r, rank, rs)
+		return b.collective(r, rank, rs, -1)
+	case rNbcRequest:
+		if _, dup := rs.nbc[r.e]; dup {
+			return b.errorf(r, "nonblocking collective request %d posted twice", r.e)
+		}
+		// A placeholder where the collective was started: its kind,
+		// communicator and payload come with its completion.
+		rs.nbc[r.e] = len(b.t.Ranks[rank].Events)
+		b.add(rank, mpi.Event{Kind: mpi.Barrier, Peer: -2, Region: rs.label}, t)
+	case rNbcComplete:
+		i, ok := rs.nbc[r.req]
+		if !ok {
+			return b.collective(r, rank, rs, -1) // started while recording was off
+		}
+		delete(rs.nbc, r.req)
+		return b.collective(r, rank, rs, i)
 	case rOnOff:
 		if !l.master {
 			return nil
@@ -600,7 +617,7 @@ func (b *builder) initDone(rank int, t int64) {
 		}
 	}
 	rk.Events, rk.Stamps = kept, stamps
-	for _, pending := range []map[uint64]int{rs.irecv, rs.isend} {
+	for _, pending := range []map[uint64]int{rs.irecv, rs.isend, rs.nbc} {
 		for req, i := range pending {
 			pending[req] = at[i]
 		}
@@ -786,10 +803,16 @@ func (b *builder) p2p(r *record, rank int, l *locState) error {
 	return nil
 }
 
-// collective appends a collective from its MpiCollectiveEnd record.
-func (b *builder) collective(r *record, rank int, rs *rankState) error {
+// collective appends a collective from its MpiCollectiveEnd record, or
+// from a NonBlockingCollectiveComplete record whose request placeholder is
+// event at (at < 0: appended at the record).
+func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 	if int(r.op) >= len(collKinds) {
-		return nil // handle creation, RMA windows: no data moved
+		// Handle creation, RMA windows: no data moved.
+		if at >= 0 {
+			b.t.Ranks[rank].Events[at] = mpi.Event{Kind: mpi.Compute}
+		}
+		return nil
 	}
 	kind := collKinds[r.op]
 	c, id, err := b.commOf(r, r.b, rank)
@@ -825,14 +848,12 @@ func (b *builder) collective(r *record, rank int, rs *rankState) error {
 		return b.errorf(r, "%s sizes %d and %d out of range", kind, r.d, r.e)
 	}
 	e.Bytes = payload(kind, r.op, int64(r.d), int64(r.e), int64(c.size), int64(me), e.Peer == me)
-	seq := rs.collSeq[id]
-	rs.collSeq[id]++
-	m := b.collMax[id]
-	for len(m) <= seq {
-		m = append(m, 0)
+	if at >= 0 {
+		ev := &b.t.Ranks[rank].Events[at]
+		e.Duration, e.Region = ev.Duration, ev.Region
+		*ev = e
+		return nil
 	}
-	m[seq] = max(m[seq], e.Bytes)
-	b.collMax[id] = m
 	b.add(rank, e, b.ns(r.time))
 	return nil
 }
@@ -897,23 +918,47 @@ func (b *builder) finish() *mpi.Trace {
 	b.t.Recorded = b.recorded()
 	for r := range b.ranks {
 		evs := b.t.Ranks[r].Events
-		for _, i := range sortedVals(b.ranks[r].irecv) {
-			evs[i] = mpi.Event{Kind: mpi.Compute}
-		}
-		seq := map[int32]int{}
-		for i := range evs {
-			e := &evs[i]
-			if !e.Kind.IsCollective() {
-				continue
-			}
-			s := seq[e.Comm]
-			seq[e.Comm]++
-			if m := b.collMax[e.Comm]; s < len(m) {
-				e.Bytes = m[s]
+		for _, pending := range []map[uint64]int{b.ranks[r].irecv, b.ranks[r].nbc} {
+			for _, i := range sortedVals(pending) {
+				evs[i] = mpi.Event{Kind: mpi.Compute}
 			}
 		}
 	}
+	b.sameCollectivePayloads()
 	return b.t
+}
+
+// sameCollectivePayloads gives the members of every collective call the
+// largest payload any of them derived. A call is the k-th collective on
+// its communicator in each member's program order (the order MPI requires
+// collectives, blocking or not, to be started in).
+func (b *builder) sameCollectivePayloads() {
+	largest := map[int32][]int64{}
+	seq := make(map[int32]int)
+	for pass := 0; pass < 2; pass++ {
+		for r := range b.t.Ranks {
+			clear(seq)
+			evs := b.t.Ranks[r].Events
+			for i := range evs {
+				e := &evs[i]
+				if !e.Kind.IsCollective() {
+					continue
+				}
+				k := seq[e.Comm]
+				seq[e.Comm]++
+				m := largest[e.Comm]
+				if pass == 0 {
+					for len(m) <= k {
+						m = append(m, 0)
+					}
+					m[k] = max(m[k], e.Bytes)
+					largest[e.Comm] = m
+				} else {
+					e.Bytes = m[k]
+				}
+			}
+		}
+	}
 }
 
 // renumberTags maps the trace's tags, in increasing order, onto 0, 1, …

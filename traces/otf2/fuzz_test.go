@@ -76,6 +76,9 @@ func fuzzTrace(data []byte) (*defs, []record, Options) {
 		if r.kind == rOnOff {
 			r.op = x[1] % 2
 		}
+		if r.kind == rNbcComplete {
+			r.req = uint64(x[9]>>4) % 6
+		}
 		recs = append(recs, r)
 	}
 	return d, recs, Options{KeepGaps: at(0)&1 == 1}
@@ -106,6 +109,12 @@ func FuzzBuild(f *testing.F) {
 		byte(rCollEnd), opAllreduce, 0, 0, 255, 0, 1, 8, 2, 0,
 		byte(rCollEnd), opBcast, 0, 2, 0, 2, 1, 8, 2, 0,
 		byte(rRequestCancelled), 0, 0, 0, 0, 0, 1, 0, 0, 3})
+	f.Add([]byte{0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0,
+		byte(rNbcRequest), 0, 0, 0, 0, 0, 1, 0, 0, 2,
+		byte(rNbcRequest), 0, 0, 0, 0, 1, 1, 0, 0, 2,
+		byte(rNbcComplete), opAllreduce, 0, 0, 255, 0, 1, 8, 2, 0x22,
+		byte(rNbcComplete), 17, 0, 0, 255, 1, 1, 0, 0, 0x22,
+		byte(rNbcRequest), 0, 0, 0, 0, 0, 1, 0, 0, 3})
 	f.Add([]byte{6, 2, 0, 255, 9})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, recs, opt := fuzzTrace(data)
@@ -129,6 +138,9 @@ func FuzzBuild(f *testing.F) {
 				}
 				if e.Kind == mpi.Compute && e.Duration < 0 {
 					t.Fatalf("rank %d event %d: compute of %d ns", r, i, e.Duration)
+				}
+				if e.Kind.IsCollective() && e.Peer == -2 {
+					t.Fatalf("rank %d event %d: a nonblocking collective left unresolved", r, i)
 				}
 				if e.Kind == mpi.Irecv && e.Peer < 0 {
 					t.Fatalf("rank %d event %d: irecv left without a source", r, i)

@@ -35,6 +35,13 @@
 //     them (see payload); the v-variants become their regular kinds with the
 //     average block. Communicator creation and RMA window operations
 //     (CREATE_HANDLE …) record nothing.
+//   - NonBlockingCollectiveRequest/Complete (OTF2 3): the collective,
+//     blocking, at the position of its request, with the kind, root and
+//     payload of its completion; a request never completed is removed, a
+//     completion without its request is placed where it completed.
+//   - CallingContextEnter/Leave (Score-P's unwinding mode) arrive as
+//     Enter/Leave of the context's region: the library converts them when
+//     no callback of their own is registered.
 //   - MeasurementOnOff: the time between OFF and ON is unknown to the trace,
 //     a measurement gap (graph.Recorded): left out, and counted in the
 //     trace's Recorded.OffNs. With Options.KeepGaps it becomes a compute
@@ -46,7 +53,9 @@
 //   - The trace's Recorded also holds each rank's recorded span, from the
 //     return of MPI_Init (else the rank's first event) to the entry of
 //     MPI_Finalize (else its last event) on its master thread.
-//   - Metric records, thread, I/O and RMA records are ignored.
+//   - Metric records, thread, I/O and RMA records are ignored, and so are
+//     locations outside the MPI processes' location groups (CUDA streams
+//     in accelerator groups).
 package otf2
 
 import (

@@ -15,7 +15,7 @@ package otf2
 typedef struct {
 	uint8_t  kind, op;
 	uint32_t a, b, c;
-	uint64_t loc, time, d, e;
+	uint64_t loc, time, d, e, req;
 } cs_rec;
 
 typedef struct {
@@ -24,7 +24,7 @@ typedef struct {
 } cs_buf;
 
 enum { R_ENTER = 1, R_LEAVE, R_SEND, R_ISEND, R_ISEND_COMPLETE, R_IRECV_REQUEST, R_RECV, R_IRECV,
-       R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_ONOFF, R_MARK };
+       R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_ONOFF, R_MARK, R_NBC_REQUEST, R_NBC_COMPLETE };
 
 #define PUT(K) \
 	cs_buf* B = (cs_buf*)ud; \
@@ -73,6 +73,15 @@ static OTF2_CallbackCode cs_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, v
 static OTF2_CallbackCode cs_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al,
 		OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t recvd) {
 	PUT(R_COLL_END) r->op = op; r->b = comm; r->c = root; r->d = sent; r->e = recvd; return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode cs_nbc_request(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al, uint64_t req) {
+	PUT(R_NBC_REQUEST) r->e = req; return OTF2_CALLBACK_SUCCESS;
+}
+// A nonblocking collective's completion: the fields of cs_coll_end and
+// its request.
+static OTF2_CallbackCode cs_nbc_complete(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al,
+		OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t recvd, uint64_t req) {
+	PUT(R_NBC_COMPLETE) r->op = op; r->b = comm; r->c = root; r->d = sent; r->e = recvd; r->req = req; return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode cs_onoff(OTF2_LocationRef loc, OTF2_TimeStamp t, void* ud, OTF2_AttributeList* al, OTF2_MeasurementMode mode) {
 	PUT(R_ONOFF) r->op = mode; return OTF2_CALLBACK_SUCCESS;
@@ -248,6 +257,8 @@ static OTF2_GlobalEvtReader* cs_open_events(OTF2_Reader* rd, const uint64_t* loc
 	OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, cs_request_cancelled);
 	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, cs_coll_begin);
 	OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, cs_coll_end);
+	OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, cs_nbc_request);
+	OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, cs_nbc_complete);
 	OTF2_GlobalEvtReaderCallbacks_SetMeasurementOnOffCallback(cb, cs_onoff);
 	OTF2_GlobalEvtReaderCallbacks_SetProgramBeginCallback(cb, cs_program_begin);
 	OTF2_GlobalEvtReaderCallbacks_SetProgramEndCallback(cb, cs_program_end);
@@ -503,7 +514,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		}
 		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
 			er.r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
-				loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e)}
+				loc: uint64(x.loc), time: uint64(x.time), d: uint64(x.d), e: uint64(x.e), req: uint64(x.req)}
 			if err := er.b.handle(&er.r); err != nil {
 				return err
 			}

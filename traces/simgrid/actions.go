@@ -80,6 +80,17 @@ func init() {
 	} {
 		actions[a.name] = &a
 	}
+	for old, name := range legacyNames {
+		actions[old] = actions[name]
+	}
+}
+
+// legacyNames maps the action names of SimGrid 3.16 and older (its replay
+// registered "Isend", "waitAll", "allReduce", …) to today's.
+var legacyNames = map[string]string{
+	"Isend": "isend", "Irecv": "irecv", "waitAll": "waitall", "allReduce": "allreduce", "allToAll": "alltoall",
+	"allToAllV": "alltoallv", "gatherV": "gatherv", "allGather": "allgather", "allGatherV": "allgatherv",
+	"reduceScatter": "reducescatter",
 }
 
 // actionList names the known actions, for errors.

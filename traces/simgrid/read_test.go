@@ -286,7 +286,8 @@ func TestSpeed(t *testing.T) {
 func TestErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"0 init\n0 frobnicate 3\n", ":2: frobnicate: unknown action"},
-		{"0 init\n0 send 1 0\n", ":2: send: 2 arguments, want at least 3"},
+		{"0 init\n0 send 1\n", ":2: send: 1 arguments, want at least 3"},
+		{"0 init\n0 send 0 0\n0 wait 0 0 0\n0 isend\n", ":4: isend: 0 arguments, want at least 2 (isend peer size [datatype] (SimGrid 3.16))"},
 		{"0 init\n1 init\n0 send 7 0 1\n", ":3: send: rank 7 is not a rank (0..1)"},
 		{"0 init\n1 init\n0 send 1 0 -4\n", ":3: send: negative size -4"},
 		{"0 init\n1 init\n0 send 1 0 4 99\n", ":3: send: unknown datatype id \"99\""},
