@@ -279,3 +279,50 @@ func TestProtocolChain(t *testing.T) {
 		}
 	}
 }
+
+// Every (algorithm, protocol, link, one node or more) is its own wire,
+// below NumWires, reading back its hop latency and efficiency; bad
+// inputs are refused.
+func TestWire(t *testing.T) {
+	seen := map[lower.Wire]string{}
+	for _, alg := range []string{"nccl-ring", "nccl-tree"} {
+		for _, p := range lower.Protocols {
+			for _, l := range []lower.Link{lower.NVLink, lower.PCI, lower.Net} {
+				for _, nodes := range []int{1, 3} {
+					w, err := lower.NewWire(alg, p, l, nodes)
+					if err != nil {
+						t.Fatal(err)
+					}
+					name := fmt.Sprintf("%s/%s/%d/%d", alg, p, l, nodes)
+					if w == 0 || w >= lower.NumWires || !w.Valid() || seen[w] != "" {
+						t.Fatalf("%s: wire %d (seen as %q)", name, w, seen[w])
+					}
+					seen[w] = name
+					lat, ok := w.HopLatencyNs()
+					wantLat, _ := p.HopLatencyNs(alg, l)
+					eff, _ := w.Efficiency()
+					wantEff, _ := p.Efficiency(alg, nodes)
+					if !ok || lat != wantLat || eff != wantEff {
+						t.Errorf("%s (%s): latency %g, efficiency %g; want %g, %g", name, w, lat, eff, wantLat, wantEff)
+					}
+				}
+			}
+		}
+	}
+	if len(seen) != lower.NumWires-1 {
+		t.Errorf("%d wires, want %d", len(seen), lower.NumWires-1)
+	}
+	if _, ok := lower.Wire(0).HopLatencyNs(); ok || lower.Wire(0).String() != "network" || lower.Wire(lower.NumWires).Valid() {
+		t.Error("wire 0 or NumWires misread")
+	}
+	for _, bad := range []struct {
+		alg   string
+		p     lower.Protocol
+		l     lower.Link
+		nodes int
+	}{{"ring", lower.LL, lower.NVLink, 1}, {"nccl-ring", lower.Simple + 1, lower.NVLink, 1}, {"nccl-ring", lower.LL, lower.Net + 1, 1}, {"nccl-tree", lower.LL, lower.NVLink, 0}} {
+		if _, err := lower.NewWire(bad.alg, bad.p, bad.l, bad.nodes); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
