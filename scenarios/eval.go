@@ -327,7 +327,8 @@ func (sc *Scenario) Overrides() []network.Override {
 
 // Classes assigns the messages of g (lowered from trace t, or nil for a
 // graph-level workload) their network parameters under the scenario's
-// overrides; nil when no override applies.
+// overrides and, for messages with a wire protocol (graph.Graph.Wire,
+// network.nccl_intra), the protocol's; nil when neither applies.
 func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, error) {
 	var names func(int32) string
 	if t != nil {

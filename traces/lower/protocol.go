@@ -19,7 +19,8 @@ import (
 // protocol is a choice of the network's LogGP parameters for the
 // collective's messages: L the protocol's latency per hop
 // (HopLatencyNs) and G the link's time per byte over the protocol's
-// bandwidth efficiency (Efficiency).
+// bandwidth efficiency (Efficiency). The messages of a call the nccl
+// selector tunes carry theirs as a Wire.
 type Protocol uint8
 
 // NCCL's protocols, in the order of its tuning tables.
