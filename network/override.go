@@ -89,7 +89,7 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 	// Resolve each (communicator, region) pair and each (class, wire)
 	// pair once.
 	memo := map[commRegion]uint8{}
-	wired := map[[2]uint8]uint8{}
+	wired := new(wireClasses)
 	var pairs []commRegion // in order of first send
 	used := false
 	for op, k := range g.Kind {
@@ -129,11 +129,17 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 	return c, nil
 }
 
+// wireClasses holds the class of each (class, wire) pair given one so
+// far; 0 (the base class, never a wire's) where none.
+type wireClasses [MaxClasses][lower.NumWires]uint8
+
 // wired returns the class of messages of class cls that travel with wire
 // w, adding it to c (and to memo) on first use.
-func (c *Classes) wired(memo map[[2]uint8]uint8, cls uint8, w lower.Wire) (uint8, error) {
-	key := [2]uint8{cls, uint8(w)}
-	if k, ok := memo[key]; ok {
+func (c *Classes) wired(memo *wireClasses, cls uint8, w lower.Wire) (uint8, error) {
+	if !w.Valid() {
+		return 0, fmt.Errorf("message wire %d is not one of lower's", uint8(w))
+	}
+	if k := memo[cls][w]; k != 0 {
 		return k, nil
 	}
 	if len(c.Params) >= MaxClasses {
@@ -145,7 +151,7 @@ func (c *Classes) wired(memo map[[2]uint8]uint8, cls uint8, w lower.Wire) (uint8
 	}
 	c.Params = append(c.Params, p)
 	k := uint8(len(c.Params) - 1)
-	memo[key] = k
+	memo[cls][w] = k
 	return k, nil
 }
 

@@ -107,4 +107,8 @@ func TestClassifyWires(t *testing.T) {
 			t.Errorf("%d overrides: %d classes, want %d", len(overrides), len(c.Params), want)
 		}
 	}
+	g.Wire[0] = lower.NumWires
+	if _, err := Classify(g, base, nil, nil); err == nil || !strings.Contains(err.Error(), "not one of lower's") {
+		t.Errorf("a wire lower does not make: error %v", err)
+	}
 }
