@@ -63,11 +63,14 @@ func (c *Classes) Validate(ops int) error {
 
 // Classify assigns every send of g the first override that selects its
 // message (class k+1 for overrides[k]), else the base parameters (class
-// 0). commName gives a communicator's name from its number ("" when it has
-// none); it may be nil. It returns nil, nil when no message is selected, so
-// the replay runs on base alone.
+// 0), and a send with a wire protocol (graph.Graph.Wire) a class of its
+// own: its override's parameters, or base, made its wire's
+// (LogGOPS.ForWire). commName gives a communicator's name from its number
+// ("" when it has none); it may be nil. It returns nil, nil when no
+// message is selected and none has a wire, so the replay runs on base
+// alone.
 func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(int32) string) (*Classes, error) {
-	if len(overrides) == 0 {
+	if len(overrides) == 0 && g.Wire == nil {
 		return nil, nil
 	}
 	if len(overrides) >= MaxClasses {
@@ -83,25 +86,36 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 		}
 		c.Params = append(c.Params, o.Params)
 	}
-	// Resolve each (communicator, region) pair once.
+	// Resolve each (communicator, region) pair and each (class, wire)
+	// pair once.
 	memo := map[commRegion]uint8{}
+	wired := new(wireClasses)
 	var pairs []commRegion // in order of first send
 	used := false
 	for op, k := range g.Kind {
 		if k != graph.Send {
 			continue
 		}
-		kk := commRegion{lower.TagComm(g.Tag[op]), g.Region[op]}
-		cls, ok := memo[kk]
-		if !ok {
-			pairs = append(pairs, kk)
-			for i, o := range overrides {
-				if o.matches(kk.comm, kk.region, g, commName) {
-					cls = uint8(i + 1)
-					break
+		cls := uint8(0)
+		if len(overrides) > 0 {
+			kk := commRegion{lower.TagComm(g.Tag[op]), g.Region[op]}
+			var ok bool
+			if cls, ok = memo[kk]; !ok {
+				pairs = append(pairs, kk)
+				for i, o := range overrides {
+					if o.matches(kk.comm, kk.region, g, commName) {
+						cls = uint8(i + 1)
+						break
+					}
 				}
+				memo[kk] = cls
 			}
-			memo[kk] = cls
+		}
+		if g.Wire != nil && g.Wire[op] != 0 {
+			var err error
+			if cls, err = c.wired(wired, cls, lower.Wire(g.Wire[op])); err != nil {
+				return nil, fmt.Errorf("network: send %s: %w", g.Describe(int32(op)), err)
+			}
 		}
 		c.Of[op] = cls
 		used = used || cls != 0
@@ -113,6 +127,32 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 		return nil, nil
 	}
 	return c, nil
+}
+
+// wireClasses holds the class of each (class, wire) pair given one so
+// far; 0 (the base class, never a wire's) where none.
+type wireClasses [MaxClasses][lower.NumWires]uint8
+
+// wired returns the class of messages of class cls that travel with wire
+// w, adding it to c (and to memo) on first use.
+func (c *Classes) wired(memo *wireClasses, cls uint8, w lower.Wire) (uint8, error) {
+	if !w.Valid() {
+		return 0, fmt.Errorf("message wire %d is not one of lower's", uint8(w))
+	}
+	if k := memo[cls][w]; k != 0 {
+		return k, nil
+	}
+	if len(c.Params) >= MaxClasses {
+		return 0, fmt.Errorf("more than %d network classes (overrides × wire protocols)", MaxClasses)
+	}
+	p, err := c.Params[cls].ForWire(w)
+	if err != nil {
+		return 0, err
+	}
+	c.Params = append(c.Params, p)
+	k := uint8(len(c.Params) - 1)
+	memo[cls][w] = k
+	return k, nil
 }
 
 // commRegion is the communicator and region of a send.

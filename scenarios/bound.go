@@ -849,7 +849,7 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 	jm := power.JobModel{BaseW: m.BaseW() + m.gpuIdleW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opW, OpPhases: pl.opPhases, OpWaitW: pl.waitW, Wait: m.WaitPower}
 	if gpus {
 		jm.BaseW = m.BaseW()
-		jm.DeviceIdleW = m.deviceIdleW(g.NumRanks())
+		jm.DeviceIdleW = m.deviceIdleW()
 	}
 	rep, err := acct.Report(jm, res.Makespan, jobCapW)
 	if err != nil {

@@ -327,7 +327,8 @@ func (sc *Scenario) Overrides() []network.Override {
 
 // Classes assigns the messages of g (lowered from trace t, or nil for a
 // graph-level workload) their network parameters under the scenario's
-// overrides; nil when no override applies.
+// overrides and, for messages with a wire protocol (graph.Graph.Wire,
+// network.nccl_intra), the protocol's; nil when neither applies.
 func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, error) {
 	var names func(int32) string
 	if t != nil {
@@ -379,13 +380,17 @@ func (m *Machine) gpuIdleW() float64 {
 	return float64(m.Ranks()) * m.GPU.IdleW
 }
 
-// deviceIdleW returns each of n ranks' GPU idle power, a JobModel's
-// DeviceIdleW (nil without [machine.gpu]).
-func (m *Machine) deviceIdleW(n int) []float64 {
+// deviceIdleW returns the idle power of each of the machine's GPUs, one
+// per slot (nodes × ranks_per_node), a JobModel's DeviceIdleW (nil
+// without [machine.gpu]). A GPU draws it whether or not the workload runs
+// a rank on its slot, as the machine's idle power counts it (gpuIdleW), so
+// a replay of fewer ranks than slots charges the unused GPUs too; device k
+// is the GPU of rank k (power.Accountant.OnDevice).
+func (m *Machine) deviceIdleW() []float64 {
 	if m.GPU == nil {
 		return nil
 	}
-	w := make([]float64, n)
+	w := make([]float64, m.Ranks())
 	for r := range w {
 		w[r] = m.GPU.IdleW
 	}
@@ -563,7 +568,7 @@ func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls 
 	}
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: pl.opWatts(g), OpWaitW: pl.opWaitWatts(g, active), Wait: m.WaitPower}
 	if m.GPU != nil {
-		jm.DeviceIdleW = m.deviceIdleW(len(ps))
+		jm.DeviceIdleW = m.deviceIdleW()
 		on := onGPU(g)
 		for op := range jm.OpW {
 			if g.Kind[op] == graph.Calc && on(int32(op)) {
@@ -599,7 +604,12 @@ func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, make
 		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}
 	if nodeCapW > 0 {
 		ranks := len(jm.ActiveW)
-		nodeOf := func(u int) int { return (u % ranks) / m.RanksPerNode }
+		nodeOf := func(u int) int { // a rank's core, then a slot's GPU
+			if u >= ranks {
+				u -= ranks
+			}
+			return u / m.RanksPerNode
+		}
 		nc, err := acct.NodeCap(jm, makespan, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
 		if err != nil {
 			return Metrics{}, err

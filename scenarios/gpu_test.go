@@ -1,12 +1,16 @@
 package scenarios
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -386,5 +390,55 @@ func TestGPUGraphBoundRandom(t *testing.T) {
 			}
 		}
 		bd.close()
+	}
+}
+
+// A GPU of the machine draws its idle power whether or not the workload
+// runs a rank on its slot: a graph of two ranks on a machine of four
+// slots costs every replay (the static baseline, a phase policy and lp)
+// two more idle GPUs' power over its makespan than on a machine of two
+// slots, whose schedule it keeps. (Cores draw no idle power here, so
+// that only the GPUs differ.)
+func TestGPUIdleUnusedSlots(t *testing.T) {
+	g := launchKernel(t, 2)
+	const capW = 1e5 // binds no policy
+	run := func(slots int) map[string]Metrics {
+		text := strings.NewReplacer("cores_per_socket = 2", fmt.Sprintf("cores_per_socket = %d", slots),
+			"ranks_per_node = 2", fmt.Sprintf("ranks_per_node = %d", slots),
+			"core_idle_power_w = 1.0", "core_idle_power_w = 0").Replace(gpuMachine)
+		sc := parseGPU(t, gpuScenario(text, "")+"[bound]\ncuts = \"none\"\n")
+		m, net := &sc.Machines[0], sc.Net()
+		out := map[string]Metrics{}
+		var err error
+		if out["uncapped"], err = sc.Replay(g, m, net, "uncapped", 0); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := replayGraphPolicy(context.Background(), PolicyReplay{Policy: PolicySteering, Trace: "step", CapW: capW}, sc, m, g, net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["steering"] = Metrics{MakespanNs: rep.Result.MakespanNs, EnergyJ: units.Joules(rep.Result.EnergyJ)}
+		if clp.Available() {
+			bd, err := sc.newGraphBounder(g, nil, m, net, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bd.close()
+			if out["lp"], _, _, err = sc.lpPoint(context.Background(), bd, g, capW, net); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	two, four := run(2), run(4)
+	for pol, f := range four {
+		w := two[pol]
+		T := float64(f.MakespanNs) * 1e-9
+		if f.MakespanNs != w.MakespanNs {
+			t.Errorf("%s: makespan %d ns on four slots, %d on two", pol, f.MakespanNs, w.MakespanNs)
+		}
+		if d, want := float64(f.EnergyJ-w.EnergyJ), 2*50*T; math.Abs(d-want) > 1e-9 {
+			t.Errorf("%s: four slots cost %.9g J more than two, want two idle GPUs' %.9g J", pol, d, want)
+		}
 	}
 }

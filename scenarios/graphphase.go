@@ -264,7 +264,7 @@ func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net netw
 	}
 	jm := power.JobModel{BaseW: m.BaseW(), IdleW: m.CoreIdlePowerW, ActiveW: active, OpW: plan.w, Wait: m.WaitPower}
 	if gp.gpu {
-		jm.DeviceIdleW = m.deviceIdleW(ranks)
+		jm.DeviceIdleW = m.deviceIdleW()
 	}
 	if out.met, err = sc.powerMetrics(acct, jm, res.Makespan, jobCapW, nodeCapW, m); err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ type graphPolicy struct {
 	m   *Machine
 	g   *graph.Graph
 	net network.LogGOPS
+	cls *network.Classes // the graph's message classes (Scenario.Classes)
 	gp  *graphPhases
 	gm  *graphMachine
 	ex  *explored
@@ -53,7 +54,11 @@ func replayGraphPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Mac
 	if err != nil {
 		return nil, err
 	}
-	x := &graphPolicy{sc: sc, m: m, g: g, net: net, gm: gm, gp: splitGraph(g, m.GPU != nil)}
+	cls, err := sc.Classes(g, nil)
+	if err != nil {
+		return nil, err
+	}
+	x := &graphPolicy{sc: sc, m: m, g: g, net: net, cls: cls, gm: gm, gp: splitGraph(g, m.GPU != nil)}
 	for i, t := range x.gp.tasks {
 		for len(x.byPhase) <= t.phase {
 			x.byPhase = append(x.byPhase, nil)
@@ -88,7 +93,7 @@ func replayGraphPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Mac
 // run replays the tasks at configurations cfg (extra ns per task) under
 // job cap capW and returns the run and its PolicyRun.
 func (x *graphPolicy) run(cfg []int, extra []int64, capW float64) (*graphRun, PolicyRun, error) {
-	run, err := x.sc.replayPhaseTasks(x.gp, x.gm, x.net, nil, capW, cfg, extra, false)
+	run, err := x.sc.replayPhaseTasks(x.gp, x.gm, x.net, x.cls, capW, cfg, extra, false)
 	if err != nil {
 		return nil, PolicyRun{}, err
 	}
@@ -136,7 +141,7 @@ func (x *graphPolicy) rankTimes(capW float64) ([]combo, [][][]float64, error) {
 				cfg[i] = cb.clock
 			}
 		}
-		run, err := x.sc.replayPhaseTasks(x.gp, x.gm, x.net, nil, capW, cfg, nil, false)
+		run, err := x.sc.replayPhaseTasks(x.gp, x.gm, x.net, x.cls, capW, cfg, nil, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -292,7 +297,7 @@ func (x *graphPolicy) steer(r PolicyReplay, out *PolicyReport) (float64, error) 
 	if err != nil {
 		return 0, err
 	}
-	base, err := x.sc.Replay(x.g, x.m, x.net, policy.Static, capW)
+	base, _, err := x.sc.replay(x.g, x.m, x.net, x.cls, policy.Static, capW)
 	if err != nil {
 		return 0, err
 	}
@@ -498,7 +503,7 @@ func (x *graphPolicy) gap(ctx context.Context, capW float64, makespanNs int64) (
 	sc := *x.sc
 	sc.Bound.Messages = MessagesEngine
 	sc.Sweep.CapsW = []float64{capW}
-	bd, err := sc.newGraphBounder(x.g, nil, x.m, x.net, 0)
+	bd, err := sc.newGraphBounder(x.g, x.cls, x.m, x.net, 0)
 	if err != nil {
 		return out, fmt.Errorf("LP bound: %w", err)
 	}

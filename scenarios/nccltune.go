@@ -11,9 +11,10 @@ import (
 // lowerOptions are the options that lower the workload's collectives with
 // the algorithms algs. With network.nccl_intra set they also carry the
 // inputs of NCCL's tuning model, under which the nccl selector runs each
-// allreduce with the algorithm (ring or tree) the model predicts fastest:
-// the machines' ranks_per_node, the intra-node link kind, and a bus
-// bandwidth of 1/G.
+// allreduce with the algorithm (ring or tree) the model predicts fastest
+// and each call the model covers with its fastest protocol (its messages'
+// lower.Wire, which Scenario.Classes prices): the machines'
+// ranks_per_node, the intra-node link kind, and a bus bandwidth of 1/G.
 func (sc *Scenario) lowerOptions(algs map[mpi.Kind]string) (lower.Options, error) {
 	o := lower.Options{Algorithm: algs}
 	if sc.Network.NCCLIntra == "" {

@@ -172,7 +172,10 @@ type Network struct {
 	// NCCLIntra, when set, is the intra-node link kind ("nvlink", "pci",
 	// "net") of NCCL's tuning model: the nccl selector then runs each
 	// allreduce with the algorithm the model picks for ranks_per_node and
-	// 1/G (Scenario.lowerOptions); empty, it takes the ring.
+	// 1/G, and each call it models with the protocol it picks, priced
+	// with the protocol's LogGP parameters (Scenario.lowerOptions,
+	// Scenario.Classes); empty, it takes the ring and the network's
+	// parameters.
 	NCCLIntra string `toml:"nccl_intra"`
 	// Overrides give the messages of a communicator or a code region their
 	// own parameters; the first matching override wins.

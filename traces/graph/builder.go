@@ -17,6 +17,7 @@ type Op struct {
 	Kind   OpKind
 	CPU    uint8
 	NIC    uint8
+	Wire   uint8 // a send's wire protocol (Graph.Wire); 0: the network's own
 }
 
 // CalcOp returns a calc operation lasting ns nanoseconds.
@@ -59,6 +60,7 @@ type Builder struct {
 	regions map[string]int32
 	names   []string
 	labeled bool
+	wired   bool // some operation has a Wire
 }
 
 // NewBuilder returns a Builder for a graph of numRanks ranks.
@@ -118,6 +120,7 @@ func grow[T any](s []T, n int) []T {
 func (b *Builder) Add(rank int, op Op) int32 {
 	rb := b.rank(rank)
 	rb.ops = append(rb.ops, op)
+	b.wired = b.wired || op.Wire != 0
 	return int32(len(rb.ops) - 1)
 }
 
@@ -179,6 +182,9 @@ func (b *Builder) Build() (*Graph, error) {
 	if b.labeled {
 		g.Labels = make([]string, nops)
 	}
+	if b.wired {
+		g.Wire = make([]uint8, nops)
+	}
 	// Declaration positions are kept (in depPos) until a rank whose
 	// declaration order differs from storage order turns them into the
 	// graph's DepOrder column.
@@ -195,6 +201,9 @@ func (b *Builder) Build() (*Graph, error) {
 			id := base + int32(i)
 			g.Kind[id], g.Size[id], g.Peer[id], g.Tag[id] = op.Kind, op.Size, op.Peer, op.Tag
 			g.CPU[id], g.NIC[id], g.Region[id] = op.CPU, op.NIC, op.Region
+			if g.Wire != nil {
+				g.Wire[id] = op.Wire
+			}
 		}
 		if b.labeled {
 			for _, l := range rb.labels {

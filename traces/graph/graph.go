@@ -155,6 +155,14 @@ type Graph struct {
 	// the graph carries no labels; then label i of rank r is "l<i-RankStart[r]+1>".
 	Labels []string
 
+	// Wire optionally gives each send the wire protocol its message
+	// travels with, as the lowering that wrote it numbers them (package
+	// lower's Wire: NCCL's algorithm, protocol and link kind); 0 is the
+	// network's own parameters. Network classes (network.Classify) price
+	// each protocol with its own parameters. It is nil when no message
+	// has one; Arrow and GOAL files do not store it.
+	Wire []uint8
+
 	// Recorded is what the trace says about the run it was recorded
 	// from (recorded spans, measurement gaps); nil when it says nothing.
 	Recorded *Recorded
@@ -275,6 +283,9 @@ func (g *Graph) Validate() error {
 	}
 	if g.Labels != nil && len(g.Labels) != n {
 		return fmt.Errorf("%w: column Labels has %d entries, want %d", ErrInvalid, len(g.Labels), n)
+	}
+	if g.Wire != nil && len(g.Wire) != n {
+		return fmt.Errorf("%w: column Wire has %d entries, want %d", ErrInvalid, len(g.Wire), n)
 	}
 	if len(g.RankStart) == 0 {
 		if n != 0 {

@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -190,5 +191,33 @@ func TestBuilderLabels(t *testing.T) {
 	b.SetLabel(0, 3, "x")
 	if _, err := b.Build(); !errors.Is(err, ErrInvalid) {
 		t.Errorf("label on a missing operation: %v", err)
+	}
+}
+
+// The Wire column exists only when some operation has a wire, holds each
+// operation's, and must match the operation count.
+func TestBuilderWire(t *testing.T) {
+	b := NewBuilder(2)
+	b.Add(0, SendOp(8, 1, 0))
+	b.Add(1, RecvOp(8, 0, 0))
+	g, err := b.Build()
+	if err != nil || g.Wire != nil {
+		t.Fatalf("no wires: column %v, %v", g.Wire, err)
+	}
+	b = NewBuilder(2)
+	s := SendOp(8, 1, 0)
+	s.Wire = 7
+	b.Add(1, RecvOp(8, 0, 0))
+	b.Add(0, CalcOp(1))
+	b.Add(0, s)
+	if g, err = b.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.Wire, []uint8{0, 7, 0}) {
+		t.Errorf("wires %v, want [0 7 0]", g.Wire)
+	}
+	g.Wire = g.Wire[:2]
+	if err := g.Validate(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("short Wire column: %v", err)
 	}
 }

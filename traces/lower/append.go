@@ -69,7 +69,7 @@ func Append(b *graph.Builder, rank int, after []int32, call Call, alg string, op
 	case "":
 		alg = algorithms[call.Kind][0]
 	case SelectOpenMPI, SelectMPICH, SelectNCCL:
-		alg = opt.selected(alg, call.Kind, call.Members, call.Bytes)
+		alg, c.wire = opt.selected(alg, call.Kind, call.Members, call.Bytes)
 	}
 	if p > 1 {
 		c.run(call.Kind, alg)

@@ -25,6 +25,8 @@ type coll struct {
 	forks   *int32
 	base    int32 // the call's first tag
 	tagStep int32
+	// wire, when set, gives the call's sends their wire protocol.
+	wire *ncclWire
 }
 
 // round adds ops as one round.
@@ -54,7 +56,13 @@ func (c *coll) round(ops ...graph.Op) {
 // world maps a communicator rank to its world rank.
 func (c *coll) world(x int32) int32 { return c.members[x] }
 
-func (c *coll) send(to int32, bytes int64) graph.Op { return graph.SendOp(bytes, c.world(to), 0) }
+func (c *coll) send(to int32, bytes int64) graph.Op {
+	op := graph.SendOp(bytes, c.world(to), 0)
+	if c.wire != nil {
+		op.Wire = uint8(c.wire.of(int32(c.st.rank), op.Peer))
+	}
+	return op
+}
 func (c *coll) recv(from int32, bytes int64) graph.Op {
 	return graph.RecvOp(bytes, c.world(from), 0)
 }
@@ -77,7 +85,7 @@ func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 	case "":
 		alg = algorithms[in.kind][0]
 	case SelectOpenMPI, SelectMPICH, SelectNCCL:
-		alg = l.opt.selected(alg, in.kind, cm.Members, in.bytes)
+		alg, c.wire = l.opt.selected(alg, in.kind, cm.Members, in.bytes)
 	}
 	if c.p > 1 {
 		c.run(in.kind, alg)

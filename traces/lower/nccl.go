@@ -73,24 +73,60 @@ func (o Options) check() error {
 }
 
 // selected is the algorithm selector sel picks for a call of kind k
-// moving n bytes on the group members.
-func (o Options) selected(sel string, k mpi.Kind, members []int32, n int64) string {
+// moving n bytes on the group members, and under the nccl selector with
+// the tuning inputs set the protocol its messages travel with (nil: the
+// network's own parameters).
+func (o Options) selected(sel string, k mpi.Kind, members []int32, n int64) (string, *ncclWire) {
 	alg := choose(sel, k, int32(len(members)), n)
 	if sel == SelectNCCL {
-		alg = o.ncclTuned(k, members, n, alg)
+		return o.ncclTuned(k, members, n, alg)
 	}
-	return alg
+	return alg, nil
+}
+
+// ncclWire is how the messages of a tuned NCCL call travel: the call's
+// algorithm and protocol, the nodes its group spans, and the placement
+// that tells a message within a node (Options.IntraLink) from one
+// between nodes (Net).
+type ncclWire struct {
+	alg     string
+	proto   Protocol
+	nodes   int
+	perNode int32
+	intra   Link
+}
+
+// of returns the wire of a message from world rank from to world rank to.
+func (w *ncclWire) of(from, to int32) Wire {
+	l := w.intra
+	if from/w.perNode != to/w.perNode {
+		l = Net
+	}
+	x, _ := NewWire(w.alg, w.proto, l, w.nodes) // checked when the tuning took w.alg
+	return x
 }
 
 // ncclTuned is the algorithm the nccl selector takes for a call of kind k
-// moving n bytes on the group members, given its fixed choice alg: alg,
-// except that with the tuning inputs set (Options.RanksPerNode,
-// Options.BusBytesPerNs) an allreduce takes TuneNCCL's algorithm. The group spans the nodes its
-// members sit on; a group with unequal numbers of members per node, which
-// NCCL's model does not describe, keeps the ring.
-func (o Options) ncclTuned(k mpi.Kind, members []int32, n int64, alg string) string {
-	if k != mpi.Allreduce || o.RanksPerNode <= 0 || o.BusBytesPerNs <= 0 || len(members) < 2 {
-		return alg
+// moving n bytes (mpi.Event.Bytes) on the group members, given its fixed
+// choice alg, and the wire of its messages: alg and nil, except that
+// with the tuning inputs set (Options.RanksPerNode,
+// Options.BusBytesPerNs) an allreduce, allgather, reduce-scatter,
+// broadcast or reduce takes TuneNCCL's algorithm (ring or tree for an
+// allreduce, the ring otherwise) and its messages TuneNCCL's protocol.
+// The group spans the nodes its members sit on; a group with unequal
+// numbers of members per node, which NCCL's model does not describe,
+// keeps alg and the network's parameters.
+func (o Options) ncclTuned(k mpi.Kind, members []int32, n int64, alg string) (string, *ncclWire) {
+	if o.RanksPerNode <= 0 || o.BusBytesPerNs <= 0 || len(members) < 2 {
+		return alg, nil
+	}
+	bytes := n // the size NCCL's tuning takes: the whole buffer
+	switch k {
+	case mpi.Allreduce, mpi.ReduceScatter, mpi.Bcast, mpi.Reduce:
+	case mpi.Allgather:
+		bytes = n * int64(len(members))
+	default:
+		return alg, nil
 	}
 	perNode := map[int32]int{}
 	for _, m := range members {
@@ -99,14 +135,14 @@ func (o Options) ncclTuned(k mpi.Kind, members []int32, n int64, alg string) str
 	nodes := len(perNode)
 	for _, c := range perNode {
 		if c != len(members)/nodes || len(members)%nodes != 0 {
-			return alg
+			return alg, nil
 		}
 	}
-	t, err := TuneNCCL(k, n, len(members), nodes, o.IntraLink, o.BusBytesPerNs)
+	t, err := TuneNCCL(k, bytes, len(members), nodes, o.IntraLink, o.BusBytesPerNs)
 	if err != nil {
-		return alg
+		return alg, nil
 	}
-	return t.Algorithm
+	return t.Algorithm, &ncclWire{alg: t.Algorithm, proto: t.Protocol, nodes: nodes, perNode: int32(o.RanksPerNode), intra: o.IntraLink}
 }
 
 // nccl runs kind with NCCL algorithm alg and reports whether alg is one.

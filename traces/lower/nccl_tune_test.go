@@ -35,9 +35,9 @@ func TestNCCLSelectorFollowsTuning(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						got := opt.selected(SelectNCCL, mpi.Allreduce, block(0, int32(p)), n)
-						if got != want.Algorithm {
-							t.Errorf("%d ranks on %d nodes, link %d, %g B/ns, %d bytes: %s, want %s", p, nodes, intra, bus, n, got, want.Algorithm)
+						got, w := opt.selected(SelectNCCL, mpi.Allreduce, block(0, int32(p)), n)
+						if got != want.Algorithm || w == nil || w.alg != got || w.proto != want.Protocol || w.nodes != nodes {
+							t.Errorf("%d ranks on %d nodes, link %d, %g B/ns, %d bytes: %s %+v, want %s/%s", p, nodes, intra, bus, n, got, w, want.Algorithm, want.Protocol)
 						}
 						seen[got]++
 					}
@@ -69,23 +69,27 @@ func TestNCCLSelectorUntuned(t *testing.T) {
 		kind    mpi.Kind
 		members []int32
 		want    string
+		wired   bool // its messages take a protocol's parameters
 	}{
-		{"tuned", tuned, mpi.Allreduce, four, ncclTree},
-		{"no options", Options{}, mpi.Allreduce, four, ncclRing},
-		{"no bandwidth", Options{RanksPerNode: 2}, mpi.Allreduce, four, ncclRing},
-		{"no nodes", Options{BusBytesPerNs: 25}, mpi.Allreduce, four, ncclRing},
-		{"allgather", tuned, mpi.Allgather, four, ncclRing},
-		{"alltoall", tuned, mpi.Alltoall, four, ncclP2P},
-		{"uneven nodes", tuned, mpi.Allreduce, block(4, 24), ncclRing},
-		{"one rank a node", tuned, mpi.Allreduce, spread, ncclTree},
+		{"tuned", tuned, mpi.Allreduce, four, ncclTree, true},
+		{"no options", Options{}, mpi.Allreduce, four, ncclRing, false},
+		{"no bandwidth", Options{RanksPerNode: 2}, mpi.Allreduce, four, ncclRing, false},
+		{"no nodes", Options{BusBytesPerNs: 25}, mpi.Allreduce, four, ncclRing, false},
+		{"allgather", tuned, mpi.Allgather, four, ncclRing, true},
+		{"reduce-scatter", tuned, mpi.ReduceScatter, four, ncclRing, true},
+		{"bcast", tuned, mpi.Bcast, four, ncclRing, true},
+		{"reduce", tuned, mpi.Reduce, four, ncclRing, true},
+		{"alltoall", tuned, mpi.Alltoall, four, ncclP2P, false},
+		{"uneven nodes", tuned, mpi.Allreduce, block(4, 24), ncclRing, false},
+		{"one rank a node", tuned, mpi.Allreduce, spread, ncclTree, true},
 	} {
-		if got := c.opt.selected(SelectNCCL, c.kind, c.members, small); got != c.want {
-			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		if got, w := c.opt.selected(SelectNCCL, c.kind, c.members, small); got != c.want || (w != nil) != c.wired {
+			t.Errorf("%s: %s with wire %+v, want %s (wired %v)", c.name, got, w, c.want, c.wired)
 		}
 	}
 	// The other selectors ignore the inputs.
-	if got := tuned.selected(SelectOpenMPI, mpi.Allreduce, four, small); got != choose(SelectOpenMPI, mpi.Allreduce, 32, small) {
-		t.Errorf("openmpi: %s", got)
+	if got, w := tuned.selected(SelectOpenMPI, mpi.Allreduce, four, small); got != choose(SelectOpenMPI, mpi.Allreduce, 32, small) || w != nil {
+		t.Errorf("openmpi: %s, wire %+v", got, w)
 	}
 }
 

@@ -19,7 +19,8 @@ import (
 // protocol is a choice of the network's LogGP parameters for the
 // collective's messages: L the protocol's latency per hop
 // (HopLatencyNs) and G the link's time per byte over the protocol's
-// bandwidth efficiency (Efficiency).
+// bandwidth efficiency (Efficiency). The messages of a call the nccl
+// selector tunes carry theirs as a Wire.
 type Protocol uint8
 
 // NCCL's protocols, in the order of its tuning tables.
@@ -216,4 +217,87 @@ func ParseLink(name string) (Link, error) {
 		return Net, nil
 	}
 	return 0, fmt.Errorf("lower: link kind %q (want nvlink, pci or net)", name)
+}
+
+// Wire is how a lowered message travels, as graph.Op.Wire and
+// graph.Graph.Wire store it: 0 for the network's own parameters, else
+// one of NCCL's protocols under one of its algorithms across one kind of
+// link (NewWire). Network classes (network.Classify) price a message of
+// wire w with the network's parameters made w's (network.LogGOPS.ForWire):
+// L its hop latency (HopLatencyNs), G the network's over its bandwidth
+// efficiency (Efficiency).
+type Wire uint8
+
+// NumWires bounds the wires: every Wire is below it.
+const NumWires = 1 + 2*3*3*2
+
+// NewWire returns the wire of a message of a collective run with
+// algorithm alg (nccl-ring or nccl-tree) under protocol p that crosses a
+// link of kind l, the collective's group spanning nodes nodes.
+func NewWire(alg string, p Protocol, l Link, nodes int) (Wire, error) {
+	a, err := algoIndex(alg)
+	if err != nil || p > Simple || l > Net || nodes < 1 {
+		return 0, fmt.Errorf("lower: no wire for algorithm %q, protocol %s, link %d on %d nodes: %w", alg, p, l, nodes, err)
+	}
+	multi := 0
+	if nodes > 1 {
+		multi = 1
+	}
+	return Wire(1 + ((a*3+int(p))*3+int(l))*2 + multi), nil
+}
+
+// parts returns w's algorithm index, protocol, link and whether its
+// collective spans more than one node; ok is false for 0 and for values
+// NewWire does not return.
+func (w Wire) parts() (a int, p Protocol, l Link, multi, ok bool) {
+	if w == 0 || w >= NumWires {
+		return 0, 0, 0, false, false
+	}
+	x := int(w - 1)
+	multi, x = x%2 == 1, x/2
+	l, x = Link(x%3), x/3
+	return x / 3, Protocol(x % 3), l, multi, true
+}
+
+// Valid reports whether w is 0 or a wire NewWire returns.
+func (w Wire) Valid() bool { return w < NumWires }
+
+// HopLatencyNs returns the latency of one hop of w's messages in ns, and
+// false for wire 0 (the network's own latency).
+func (w Wire) HopLatencyNs() (float64, bool) {
+	a, p, l, _, ok := w.parts()
+	if !ok {
+		return 0, false
+	}
+	return hopLatNs[l][a][p], true
+}
+
+// Efficiency returns the fraction of a link's bandwidth that w's
+// messages carry as data, and false for wire 0 (all of it).
+func (w Wire) Efficiency() (float64, bool) {
+	a, p, _, multi, ok := w.parts()
+	if !ok {
+		return 1, false
+	}
+	nodes := 1
+	if multi {
+		nodes = 2
+	}
+	e, _ := p.Efficiency([2]string{ncclRing, ncclTree}[a], nodes)
+	return e, true
+}
+
+func (w Wire) String() string {
+	a, p, l, multi, ok := w.parts()
+	if !ok {
+		if w == 0 {
+			return "network"
+		}
+		return fmt.Sprintf("Wire(%d)", uint8(w))
+	}
+	s := fmt.Sprintf("%s/%s/%s", [2]string{ncclRing, ncclTree}[a], p, [3]string{"nvlink", "pci", "net"}[l])
+	if multi {
+		s += "/multi-node"
+	}
+	return s
 }
