@@ -124,6 +124,9 @@ func (t *Trace) Lower(algs map[mpi.Kind]string) (*graph.Graph, error) {
 		return c.Graph, nil
 	}
 	if t.Graph != nil {
+		if len(algs) > 0 {
+			return nil, fmt.Errorf("%s: collective algorithms (--coll) apply to MPI traces, not to this execution graph (format %s), whose collectives are already its messages", t.Path, t.Format)
+		}
 		return t.Graph, nil
 	}
 	g, _, err := t.LowerMapped(algs)
@@ -288,7 +291,17 @@ func (t *Trace) setStarts(align bool) {
 }
 
 // formatOf is the format opt.Format names, or else the one Detect finds.
+// Options of another format than the trace's are refused: they would
+// have no effect.
 func formatOf(path string, opt Options) (Format, error) {
+	f, err := namedFormat(path, opt)
+	if err == nil && opt.SimGrid.Speed != 0 && f.Name != "simgrid" {
+		return Format{}, fmt.Errorf("%s: a host speed (--speed) applies to SimGrid time-independent traces, not to this trace (format %s)", path, f.Name)
+	}
+	return f, err
+}
+
+func namedFormat(path string, opt Options) (Format, error) {
 	if opt.Format == "" {
 		return Detect(path)
 	}
