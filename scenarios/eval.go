@@ -682,6 +682,10 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		p.vals[k] = v
 	}
 	_, p.imbalanceAxis = overrides["imbalance"]
+	p.axes = map[string]bool{}
+	for k := range overrides {
+		p.axes[k] = true
+	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
 		return nil, nil, nil, err
@@ -780,6 +784,7 @@ type params struct {
 	// imbalanceAxis: imbalance is a sweep.params axis, whose points
 	// without a pattern keep the other axes' balance and sigma.
 	imbalanceAxis bool
+	axes          map[string]bool // the keys whose value is a sweep.params axis's
 }
 
 func (p *params) bad(key, msg string) error {
@@ -788,7 +793,7 @@ func (p *params) bad(key, msg string) error {
 		k += "." + key
 	}
 	line := keyLine(p.text, strings.Split(k, "."))
-	if line == 0 && key != "" { // a sweep.params axis
+	if (line == 0 || p.axes[key]) && key != "" { // a sweep.params axis
 		if l := keyLine(p.text, []string{"sweep", "params", key}); l > 0 {
 			k, line = "sweep.params."+key, l
 		}
@@ -854,7 +859,7 @@ func (p *params) int(key string, def int64) int64 {
 		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want an integer, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want an integer, got %#v", v))
 	}
 	return def
 }
@@ -873,7 +878,7 @@ func (p *params) float(key string, def float64) float64 {
 		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %#v", v))
 	}
 	return def
 }
@@ -887,7 +892,7 @@ func (p *params) str(key, def string) string {
 		return s
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a string, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a string, got %#v", v))
 	}
 	return def
 }
@@ -901,7 +906,7 @@ func (p *params) bool(key string, def bool) bool {
 		return b
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want true or false, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want true or false, got %#v", v))
 	}
 	return def
 }

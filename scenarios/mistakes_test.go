@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,9 @@ func TestMistakesRefused(t *testing.T) {
 		return params("generator = \"stencil2d\"", "generator = \"sweep3d\"",
 			"ranks = 16\n", "", "iterations = 20\n", "", "halo_bytes = 32768\n", "", "compute_ns = 2000000\n", "",
 			"imbalance = \"charged-field\"\n", "", "balance = 0.5\n", extra)
+	}
+	noParams := func(workload string) string { // [workload] without [workload.params]
+		return regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(base, "[workload]\n"+workload+"\n\n[models]")
 	}
 	collective := func(extra string) string {
 		return params("generator = \"stencil2d\"", "generator = \"collective\"",
@@ -46,6 +50,10 @@ func TestMistakesRefused(t *testing.T) {
 		{"sweep3d octants 0", sweep3d("octants = 0\n"), "key workload.params.octants: 0: want a number > 0", 0},
 		{"no policy", strings.Replace(base, `policies = ["uncapped", "static", "conductor", "lp"]`, "policies = []", 1), "key sweep.policies: an empty list", 64},
 		{"root of an unrooted collective", collective("kind = \"allreduce\"\nroot = 3\n"), "root 3: allreduce has no root", 0},
+		{"parameters of a trace", params("generator = \"stencil2d\"", "trace = \"t.arrow\""), "key workload.params: parameters are a workload.generator's; workload.trace reads none", 49},
+		{"parameter axis of a trace", noParams("trace = \"t.arrow\"") + "\n[sweep.params]\niterations = [3, 4]\n",
+			"key sweep.params.iterations: a workload parameter axis needs workload.generator", 0},
+		{"axis value of the wrong type", base + "\n[sweep.params]\niterations = [\"3\", \"4\"]\n", `key sweep.params.iterations: want an integer, got "3"`, 67},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -964,6 +964,9 @@ func (s *Scenario) normalizeWorkload() error {
 	if w.Replicate < 0 || w.Replicate > graph.MaxRanks {
 		return bad("workload.replicate", "must be an integer in 0..%d (0: as recorded), got %d", graph.MaxRanks, w.Replicate)
 	}
+	if w.Trace != "" && len(w.Params) > 0 {
+		return bad("workload.params", "parameters are a workload.generator's; workload.trace reads none (drop [workload.params])")
+	}
 	if w.Replicate != 0 && w.Trace == "" {
 		return bad("workload.replicate", "applies to a Chakra workload.trace")
 	}
@@ -1092,6 +1095,9 @@ func (s *Scenario) normalizeSweep() error {
 				return bad("sweep.params."+k, "value %v listed twice", v)
 			}
 			seen[id] = true
+		}
+		if !strings.Contains(k, ".") && s.Workload.Trace != "" {
+			return bad("sweep.params."+k, "a workload parameter axis needs workload.generator; workload.trace reads no parameters, so every value would sweep the same workload")
 		}
 		if err := checkAxis(k, vs); err != nil {
 			return err

@@ -26,6 +26,12 @@ func TestMistakes(t *testing.T) {
   "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
 	good := p("good.arrow")
+	if err := os.Mkdir(p("mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("mine/results.csv", "my own table\n")
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", def)
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -63,6 +69,8 @@ func TestMistakes(t *testing.T) {
 		{"config threads=0", []string{"replay", good, "--models", p("dvfs.json"), "--config", "threads=0"}, 2, []string{"threads=0: want a thread count > 0"}},
 		{"predict on a device the model lacks", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--device", "gpu0"}, 2,
 			[]string{`device "gpu0"`, "dvfs model", "host only"}},
+		{"sweep into a folder of other files", []string{"sweep", p("s.toml"), "-o", p("mine"), "--progress", "never"}, 1,
+			[]string{"mine is not a results folder", "results.csv", "new or empty folder"}},
 		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "SimGrid", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},
