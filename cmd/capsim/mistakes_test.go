@@ -71,6 +71,7 @@ func TestMistakes(t *testing.T) {
 			[]string{`device "gpu0"`, "dvfs model", "host only"}},
 		{"sweep into a folder of other files", []string{"sweep", p("s.toml"), "-o", p("mine"), "--progress", "never"}, 1,
 			[]string{"mine is not a results folder", "results.csv", "new or empty folder"}},
+		{"calibrate from one trace twice", []string{"calibrate", good, p("link.arrow")}, 2, []string{"are one trace", "give each trace once"}},
 		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "SimGrid", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},
