@@ -78,6 +78,8 @@ var flagNeeds = map[string]flagNeed{
 	"flow-bytes-first": {on: "topology"},
 	"tp":               {on: "replicate"},
 	"ipc-samples":      {on: "ipc-model"},
+	"timeline-ranks":   {on: "timeline"},
+	"timeline-window":  {on: "timeline"},
 	"ccs-frontier":     {on: "policy", vals: []string{"ccs", "all"}, list: true},
 	"ccs-largest":      {on: "policy", vals: []string{"ccs", "all"}, list: true},
 	"defer-last":       {on: "policy", vals: []string{"pas", "sas", "all"}, list: true},

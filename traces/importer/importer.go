@@ -295,10 +295,20 @@ func (t *Trace) setStarts(align bool) {
 // have no effect.
 func formatOf(path string, opt Options) (Format, error) {
 	f, err := namedFormat(path, opt)
-	if err == nil && opt.SimGrid.Speed != 0 && f.Name != "simgrid" {
-		return Format{}, fmt.Errorf("%s: a host speed (--speed) applies to SimGrid time-independent traces, not to this trace (format %s)", path, f.Name)
+	if err != nil {
+		return f, err
 	}
-	return f, err
+	for _, o := range []struct {
+		set          bool
+		what, format string
+	}{{opt.SimGrid.Speed != 0, "a host speed (--speed)", "simgrid"},
+		{opt.Chakra.Replicate != 0, "replication (--replicate)", "chakra"},
+		{opt.Chakra.Roofline != nil, "a roofline (--roofline)", "chakra"}} {
+		if o.set && f.Name != o.format {
+			return Format{}, fmt.Errorf("%s: %s applies to %s traces, not to this trace (format %s)", path, o.what, o.format, f.Name)
+		}
+	}
+	return f, nil
 }
 
 func namedFormat(path string, opt Options) (Format, error) {
