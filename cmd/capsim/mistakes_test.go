@@ -75,7 +75,7 @@ func TestMistakes(t *testing.T) {
 		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
 		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
 		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
-		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "SimGrid", "format arrow"}},
+		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "simgrid traces", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
