@@ -828,6 +828,9 @@ func (p *params) needsImbalance(pattern string) error {
 	if pattern == "" {
 		pattern = gen.ImbalanceNone
 	}
+	if !slices.Contains([]string{gen.ImbalanceNone, gen.ImbalanceRandom, gen.ImbalanceCharged, gen.ImbalanceWavefront}, pattern) {
+		return nil // the generator names the unknown pattern
+	}
 	for _, key := range gen.ImbalanceParams {
 		if uses := gen.ImbalanceReaders(key); p.has(key) && !slices.Contains(uses, pattern) {
 			return p.bad(key, fmt.Sprintf("has no effect with imbalance %q: it applies to %s", pattern, strings.Join(uses, ", ")))
