@@ -49,8 +49,8 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 	}
 	for i, o := range outs {
 		st, err := os.Stat(o.path)
-		if err == nil && st.IsDir() {
-			continue // a directory is refused by the command itself
+		if err == nil && !st.Mode().IsRegular() {
+			continue // a directory is refused by the command itself; a device (/dev/null) is written into
 		}
 		for _, in := range ins {
 			if err == nil && sameFile(st, in.path) {
