@@ -57,6 +57,7 @@ func TestMistakes(t *testing.T) {
 		{"rounds of another pattern", []string{"gen", "pattern", "binomialtreebcast", "--rounds", "4", "-o", p("g.arrow")}, 2,
 			[]string{"--rounds applies to the random_permutation pattern, not binomialtreebcast"}},
 		{"segments 0", []string{"gen", "pattern", "pipelinedring", "--segments", "0", "-o", p("g.arrow")}, 2, []string{"--segments 0", "> 0"}},
+		{"steering grid of 0 iterations", []string{"steering-grid", "--iterations", "0", "--no-bound"}, 2, []string{"--iterations 0", "> 0"}},
 		{"octants 0", []string{"gen", "sweep3d", "--octants", "0", "-o", p("g.arrow")}, 2, []string{"--octants 0", "> 0"}},
 		{"sigma 0", []string{"gen", "stencil", "--imbalance", "wavefront", "--balance", "0.5", "--sigma", "0", "-o", p("g.arrow")}, 2, []string{"--sigma 0", "> 0"}},
 		{"balance without imbalance", []string{"gen", "stencil", "--balance", "0.5", "-o", p("g.arrow")}, 2,
