@@ -32,10 +32,16 @@ func ParseConfig(s string) (Config, error) {
 			return Config{}, fmt.Errorf("config %q: key %q repeated", s, k)
 		}
 		seen[k] = true
+		// A zero Config field means "as recorded": a key written as 0
+		// is refused rather than silently taken for that (a clock or a
+		// thread count of 0 runs nothing).
 		num := func() (float64, error) {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 				return 0, fmt.Errorf("config %q: %s=%q is not a finite non-negative number", s, k, v)
+			}
+			if f == 0 && k != "throttle" {
+				return 0, fmt.Errorf("config %q: %s=0: want a frequency > 0 GHz (leave the key out for the recorded one)", s, k)
 			}
 			return f, nil
 		}
@@ -51,6 +57,8 @@ func ParseConfig(s string) (Config, error) {
 			n, perr := strconv.Atoi(v)
 			if perr != nil || n < 0 {
 				err = fmt.Errorf("config %q: threads=%q is not a non-negative integer", s, v)
+			} else if n == 0 {
+				err = fmt.Errorf("config %q: threads=0: want a thread count > 0 (leave the key out for the recorded one)", s)
 			}
 			c.Threads = n
 		case "device":

@@ -103,6 +103,15 @@ func FuzzParseConfig(f *testing.F) {
 		if c.CPUFreqGHz < 0 || c.Threads < 0 || c.MemFreqGHz < 0 || c.MemThrottle < 0 {
 			t.Fatalf("accepted negative config %+v from %q", c, s)
 		}
+		// A key written is a value, never the zero that means "as
+		// recorded" (throttle's 0 is a throttle).
+		for _, kv := range strings.Split(s, ",") {
+			k, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			zero := map[string]bool{"cpu": c.CPUFreqGHz == 0, "freq": c.CPUFreqGHz == 0, "mem": c.MemFreqGHz == 0, "threads": c.Threads == 0}
+			if zero[strings.TrimSpace(k)] {
+				t.Fatalf("accepted %q as %+v: %s written but 0", s, c, k)
+			}
+		}
 	})
 }
 

@@ -2,6 +2,10 @@ package scenarios
 
 import (
 	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/policy"
@@ -71,6 +75,9 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return fmt.Errorf("%s: %w", sc.File, err)
 	}
+	if err := sc.acceleratorsSelect(m, g); err != nil {
+		return err
+	}
 	if pol == policy.Conductor && t != nil && sc.Sweep.CapScope == CapScopeNode {
 		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
 	}
@@ -97,3 +104,27 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 
 // Check is Scenario.Check: Replayer is a Checker.
 func (Replayer) Check(sc *Scenario) error { return sc.Check() }
+
+// acceleratorsSelect refuses an accelerator of m whose regions glob
+// matches no compute region of the workload's graph g: a misspelt glob
+// would leave every region on the CPU, the machine silently its
+// accelerator-less twin.
+func (sc *Scenario) acceleratorsSelect(m *Machine, g *graph.Graph) error {
+	for k, acc := range m.Accelerators {
+		var names []string
+		for _, name := range g.Regions {
+			if ok, _ := path.Match(acc.Regions, name); ok && name != "" {
+				return nil
+			}
+			if name != "" {
+				names = append(names, strconv.Quote(name))
+			}
+		}
+		i := slices.IndexFunc(sc.Machines, func(o Machine) bool { return o.Name == m.Name })
+		pe := sc.badAt("machine", i, "accelerator", k, "regions", "machine %s: accelerator %s: regions %q matches no region of the workload (its regions: %s)",
+			m.Name, acc.Name, acc.Regions, strings.Join(names, ", "))
+		pe.(*ParseError).File = sc.File
+		return pe
+	}
+	return nil
+}

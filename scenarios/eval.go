@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -690,6 +691,11 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	for k, v := range overrides {
 		p.vals[k] = v
 	}
+	_, p.imbalanceAxis = overrides["imbalance"]
+	p.axes = map[string]bool{}
+	for k := range overrides {
+		p.axes[k] = true
+	}
 	t, err := sc.generate(w.Generator, &p)
 	if err != nil {
 		return nil, nil, nil, err
@@ -718,6 +724,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 			Sigma:          p.float("sigma", 0.15),
 			Seed:           uint64(p.int("seed", int64(sc.Seed))),
 		}
+		p.zeroIsDefault("sigma")
 		if int64(s.Seed) < 0 {
 			return nil, p.bad("seed", fmt.Sprintf("want an integer ≥ 0, got %d", int64(s.Seed)))
 		}
@@ -725,7 +732,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		if name == "stencil3d" {
 			s.Dims = append(s.Dims, int(p.int("pz", 2)))
 		}
-		if r := p.int("ranks", 0); r != 0 {
+		if r := p.int("ranks", 0); p.has("ranks") {
 			n := 1
 			for _, d := range s.Dims {
 				n *= d
@@ -733,6 +740,9 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 			if int64(n) != r {
 				return nil, p.bad("ranks", fmt.Sprintf("%d ranks, but the process grid %v has %d", r, s.Dims, n))
 			}
+		}
+		if err := p.needsImbalance(s.Imbalance); err != nil {
+			return nil, err
 		}
 		if p.err != nil {
 			return nil, p.err
@@ -745,6 +755,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 	case "sweep3d":
 		s := gen.Sweep{Px: int(p.int("px", 4)), Py: int(p.int("py", 4)), Octants: int(p.int("octants", 8)),
 			Blocks: int(p.int("blocks", 10)), ComputeNs: p.int("compute_ns", 100000), Bytes: p.int("bytes", 4096)}
+		p.zeroIsDefault("octants")
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -780,6 +791,10 @@ type params struct {
 	vals map[string]any
 	used map[string]bool
 	err  error
+	// imbalanceAxis: imbalance is a sweep.params axis, whose points
+	// without a pattern keep the other axes' balance and sigma.
+	imbalanceAxis bool
+	axes          map[string]bool // the keys whose value is a sweep.params axis's
 }
 
 func (p *params) bad(key, msg string) error {
@@ -787,7 +802,51 @@ func (p *params) bad(key, msg string) error {
 	if key != "" {
 		k += "." + key
 	}
-	return &ParseError{File: p.file, Line: keyLine(p.text, strings.Split(k, ".")), Key: k, Msg: msg}
+	line := keyLine(p.text, strings.Split(k, "."))
+	if (line == 0 || p.axes[key]) && key != "" { // a sweep.params axis
+		if l := keyLine(p.text, []string{"sweep", "params", key}); l > 0 {
+			k, line = "sweep.params."+key, l
+		}
+	}
+	return &ParseError{File: p.file, Line: line, Key: k, Msg: msg}
+}
+
+// has reports whether the scenario gives key (in workload.params or as a
+// sweep.params axis).
+func (p *params) has(key string) bool {
+	_, ok := p.vals[key]
+	return ok
+}
+
+// zeroIsDefault refuses keys written as 0 whose generator would take 0
+// for its default, silently.
+func (p *params) zeroIsDefault(keys ...string) {
+	for _, k := range keys {
+		if v, ok := p.vals[k]; ok && p.err == nil && (v == int64(0) || v == float64(0)) {
+			p.err = p.bad(k, "0: want a number > 0 (leave the key out for the default)")
+		}
+	}
+}
+
+// needsImbalance refuses the stencil keys that only some imbalance
+// patterns read (gen.ImbalanceReaders) given with a pattern that does not:
+// the points of a balance axis would all be one workload.
+func (p *params) needsImbalance(pattern string) error {
+	if p.err != nil || p.imbalanceAxis {
+		return p.err
+	}
+	if pattern == "" {
+		pattern = gen.ImbalanceNone
+	}
+	if !slices.Contains([]string{gen.ImbalanceNone, gen.ImbalanceRandom, gen.ImbalanceCharged, gen.ImbalanceWavefront}, pattern) {
+		return nil // the generator names the unknown pattern
+	}
+	for _, key := range gen.ImbalanceParams {
+		if uses := gen.ImbalanceReaders(key); p.has(key) && !slices.Contains(uses, pattern) {
+			return p.bad(key, fmt.Sprintf("has no effect with imbalance %q: it applies to %s", pattern, strings.Join(uses, ", ")))
+		}
+	}
+	return nil
 }
 
 func (p *params) get(key string) (any, bool) {
@@ -813,7 +872,7 @@ func (p *params) int(key string, def int64) int64 {
 		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want an integer, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want an integer, got %#v", v))
 	}
 	return def
 }
@@ -832,7 +891,7 @@ func (p *params) float(key string, def float64) float64 {
 		}
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a finite number, got %#v", v))
 	}
 	return def
 }
@@ -846,7 +905,7 @@ func (p *params) str(key, def string) string {
 		return s
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want a string, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want a string, got %#v", v))
 	}
 	return def
 }
@@ -860,7 +919,7 @@ func (p *params) bool(key string, def bool) bool {
 		return b
 	}
 	if p.err == nil {
-		p.err = p.bad(key, fmt.Sprintf("want true or false, got %v", v))
+		p.err = p.bad(key, fmt.Sprintf("want true or false, got %#v", v))
 	}
 	return def
 }

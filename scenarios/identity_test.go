@@ -18,7 +18,7 @@ func traceScenario(t *testing.T, dir, trace string) *Scenario {
 	if err := os.WriteFile(filepath.Join(dir, "w.arrow"), []byte(trace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(sweepTOML, `generator = "stencil2d"`, `trace = "w.arrow"`, 1)
+	text := strings.NewReplacer(`generator = "stencil2d"`, `trace = "w.arrow"`, "iterations = [10, 20]", `"network.L_ns" = [1000, 2500]`).Replace(sweepTOML)
 	p := filepath.Join(dir, "s.toml")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // reads them.
 func multiFileScenario(t *testing.T, dir, trace string) *Scenario {
 	t.Helper()
-	text := strings.Replace(sweepTOML, `generator = "stencil2d"`, `trace = "`+trace+`"`, 1)
+	text := strings.NewReplacer(`generator = "stencil2d"`, `trace = "`+trace+`"`, "iterations = [10, 20]", `"network.L_ns" = [1000, 2500]`).Replace(sweepTOML)
 	p := filepath.Join(dir, "s.toml")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

@@ -76,6 +76,7 @@ func TestStaticRAPLBalancedAtBound(t *testing.T) {
 	text := string(Default())
 	for from, to := range map[string]string{
 		`imbalance = "charged-field"`:                          `imbalance = "none"`,
+		"balance = 0.5\n":                                      "",
 		`policies = ["uncapped", "static", "conductor", "lp"]`: `policies = ["static", "static-rapl"]`,
 		`caps = "290:380:10"`:                                  `caps = "290:370:40"`,
 	} {

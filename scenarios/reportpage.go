@@ -31,6 +31,10 @@ type ReportOptions struct {
 	// Compare, when set, is a second results folder (the same workload on
 	// another machine or model) compared point by point with this one.
 	Compare string
+	// Partial reports a folder that holds only some of its sweep's
+	// points (a shard, a sweep stopped early), saying so on the page;
+	// without it such a folder is refused.
+	Partial bool
 }
 
 // ReportFiles is what WriteReport wrote.
@@ -57,6 +61,15 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	if err := requireColumns(schema, filepath.Join(dir, results.ArrowFile), "policy", "cap_w", "makespan_ns"); err != nil {
 		return nil, err
 	}
+	partial, err := checkCoverage(dir, len(rows), opt.Partial)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Compare != "" {
+		if _, err := checkCoverage(opt.Compare, -1, opt.Partial); err != nil {
+			return nil, err
+		}
+	}
 	sc := opt.Scenario
 	if sc == nil {
 		if sc, err = LoadSource(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -65,6 +78,9 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	}
 	unit, _ := report.ResultsTimeUnit(schema, rows)
 	pg := &report.Page{Schema: schema, Rows: rows}
+	if partial != "" {
+		pg.Summary = append(pg.Summary, report.Section{Heading: "Partial results", Text: partial})
+	}
 	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
 	if sc != nil {
 		pg.Title = "capsim: " + sc.Title()
@@ -595,4 +611,33 @@ func firstMachine(v view, rows []results.Row) string {
 		return ""
 	}
 	return v.str(rows[0], v.machine)
+}
+
+// checkCoverage refuses a results folder that holds only some of its
+// sweep's points (a shard, a sweep stopped early: its report would show
+// some caps and policies and not others), unless partial, and one whose
+// table is not its journal's (a sweep stopped after points it had not yet
+// written to the table). With partial it returns what the page says of
+// the missing points. rows < 0 skips the table's check; a folder without
+// a journal (a table written by other means) is not checked.
+func checkCoverage(dir string, rows int, partial bool) (string, error) {
+	cov, err := results.ReadCoverage(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	held := cov.Points - len(cov.Missing)
+	if rows >= 0 && rows != held {
+		return "", fmt.Errorf("%s holds %d rows but its journal %s %d points: the sweep stopped before writing its table; rerun it (capsim sweep) to finish",
+			filepath.Join(dir, results.ArrowFile), rows, results.JournalFile, held)
+	}
+	if len(cov.Missing) == 0 {
+		return "", nil
+	}
+	msg := fmt.Sprintf("%s: %s", dir, cov)
+	if !partial {
+		return "", fmt.Errorf("%s (a shard, or a sweep that has not finished: merge the shards with capsim merge, or rerun the sweep; --partial reports these points anyway)", msg)
+	}
+	return msg + ".", nil
 }

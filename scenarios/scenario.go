@@ -234,13 +234,21 @@ type NetTopology struct {
 	// BytesFirst is the flow timing before the latency-first default (see
 	// sim.FlowNetwork.BytesFirst).
 	BytesFirst bool `toml:"bytes_first"`
+
+	// given holds the keys the scenario's text sets, so that one written
+	// as 0 reaches the topology's checks rather than meaning its default.
+	given map[string]bool
 }
 
 // Spec returns the topology as a topo.Parse spec.
 func (t *NetTopology) Spec() string {
 	var kv []string
 	add := func(k string, v any, set bool) {
-		if set {
+		key := k
+		if strings.HasSuffix(k, "bw") {
+			key += "_GBps"
+		}
+		if set || t.given[key] {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
 		}
 	}
@@ -248,7 +256,7 @@ func (t *NetTopology) Spec() string {
 	add("n", t.N, t.N != 0)
 	add("oversub", t.Oversub, t.Oversub != 0)
 	list := func(k string, v []int) {
-		if len(v) > 0 {
+		if len(v) > 0 || t.given[k] {
 			ds := make([]string, len(v))
 			for i, d := range v {
 				ds[i] = strconv.Itoa(d)
@@ -863,6 +871,11 @@ func (s *Scenario) normalizeNetwork() error {
 		}
 	}
 	if t := n.Topology; t != nil {
+		t.given = map[string]bool{}
+		for _, k := range []string{"k", "n", "oversub", "down", "up", "links", "dims", "groups", "routers", "hosts", "global",
+			"bw_GBps", "local_bw_GBps", "global_bw_GBps", "chassis", "chassis_bw_GBps"} {
+			t.given[k] = keyLine(s.Text, toml.Key{"network", "topology", k}) > 0
+		}
 		top, err := topo.Parse(t.Spec())
 		if err != nil {
 			return bad("network.topology", "%v", err)
@@ -954,6 +967,9 @@ func (s *Scenario) normalizeWorkload() error {
 	if w.Replicate < 0 || w.Replicate > graph.MaxRanks {
 		return bad("workload.replicate", "must be an integer in 0..%d (0: as recorded), got %d", graph.MaxRanks, w.Replicate)
 	}
+	if w.Trace != "" && len(w.Params) > 0 {
+		return bad("workload.params", "parameters are a workload.generator's; workload.trace reads none (drop [workload.params])")
+	}
 	if w.Replicate != 0 && w.Trace == "" {
 		return bad("workload.replicate", "applies to a Chakra workload.trace")
 	}
@@ -1031,6 +1047,9 @@ func (s *Scenario) normalizeSweep() error {
 		capSeen[c] = true
 	}
 	if len(sw.Policies) == 0 {
+		if s.setInText("sweep", "policies") {
+			return bad("sweep.policies", "an empty list: name at least one policy (leave the key out for [%q])", policy.Uncapped)
+		}
 		sw.Policies = []string{policy.Uncapped}
 	}
 	if !(sw.SlowdownPct >= 0) || math.IsInf(sw.SlowdownPct, 0) {
@@ -1079,6 +1098,9 @@ func (s *Scenario) normalizeSweep() error {
 				return bad("sweep.params."+k, "value %v listed twice", v)
 			}
 			seen[id] = true
+		}
+		if !strings.Contains(k, ".") && s.Workload.Trace != "" {
+			return bad("sweep.params."+k, "a workload parameter axis needs workload.generator; workload.trace reads no parameters, so every value would sweep the same workload")
 		}
 		if err := checkAxis(k, vs); err != nil {
 			return err

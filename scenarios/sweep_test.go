@@ -38,7 +38,10 @@ func (f fakeEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit 
 			continue
 		}
 		time.Sleep(f.delay)
-		it := p.Params["iterations"].(int64)
+		it, _ := p.Params["iterations"].(int64)
+		if l, ok := p.Params["network.L_ns"].(int64); ok { // a trace's axis
+			it = l / 100
+		}
 		m := Metrics{MakespanNs: 1e6*it + int64(1e9/(p.CapW+1)), EnergyJ: p.CapW / 3, AvgPowerW: p.CapW * 0.9, PeakPowerW: p.CapW}
 		if p.Policy == "static" && p.CapW > 120 {
 			m.BoundNs = m.MakespanNs - 1000

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestBadInput(t *testing.T) {
 	write("other.toml", strings.Replace(def, "seed = ", "seed = 1\n# ", 1))
 	write("wrongtype.toml", strings.Replace(def, "nodes = ", "nodes = \"two\"\n# ", 1))
 	write("syntax.toml", def+"\n[sweep\n")
-	write("notrace.toml", strings.Replace(def, "generator = ", "trace = \"nope.arrow\"\n# ", 1))
+	write("notrace.toml", regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(def, "[workload]\ntrace = \"nope.arrow\"\n\n[models]"))
 	if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", p("res"), "--progress", "never"); code != 0 {
 		t.Fatalf("sweep: %d %s", code, stderr)
 	}

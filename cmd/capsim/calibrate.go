@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,9 @@ docs/guide/validation.md).`,
 			default:
 				return usagef("--model %q: want loggops or loggp", model)
 			}
+			if err := distinctTraces(a, traceOptions(format, 0)); err != nil {
+				return err
+			}
 			var trs []*mpi.Trace
 			for _, path := range a {
 				t, err := importer.Read(path, traceOptions(format, 0).WithStamps(true))
@@ -71,4 +75,34 @@ docs/guide/validation.md).`,
 	f.StringVar(&model, "model", "loggops", "network model to fit: loggops or loggp")
 	f.BoolVar(&asJSON, "json", false, `print machine-readable JSON: {"net": SPEC, "fit": {...}, "unidentified": [...]}`)
 	return c
+}
+
+// distinctTraces refuses a trace given twice (by the same or another name:
+// its folder and its anchor file, a link): its messages would count twice
+// in the fits.
+func distinctTraces(paths []string, opt importer.Options) error {
+	type read struct {
+		trace string
+		st    os.FileInfo
+	}
+	var seen []read
+	for _, path := range paths {
+		files, err := importer.Files(path, opt)
+		if err != nil {
+			continue // Read names the error
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				continue
+			}
+			for _, r := range seen {
+				if r.trace != path && os.SameFile(r.st, st) {
+					return usagef("%s and %s are one trace (both read %s): give each trace once", r.trace, path, f)
+				}
+			}
+			seen = append(seen, read{path, st})
+		}
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,6 +38,102 @@ var flagRanges = map[string]flagRange{
 	"cap":                {0, power.MaxWatts, true, "must be a positive power of at most 1e+09 W (power.MaxWatts)"},
 	"workers":            workerCount,
 	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
+	// Counts and sizes whose 0 would silently mean their default.
+	"order-free-nodes": positive,
+	"iterations":       positive,
+	"octants":          positive,
+	"segments":         positive,
+	"rounds":           positive,
+	"sigma":            positive,
+	"freq":             {0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"},
+	"mem":              {0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"},
+	"threads":          {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
+	"cores":            {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
+	"static-cores":     {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
+	// Fractions (0.05 is 5 %), not percentages.
+	"threshold": {0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"},
+	"min-gain":  {0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"},
+}
+
+var positive = flagRange{0, math.MaxFloat64, true, "must be a finite number > 0 (leave the flag out for its default)"}
+
+// flagNeed names the flag that gives another flag its meaning: on must be
+// given (with a value other than false), or, with vals, have one of vals
+// (its default counts).
+type flagNeed struct {
+	on   string
+	vals []string
+	list bool // on's value is a comma-separated list, "all" its every value: one of vals must be in it
+}
+
+// flagNeeds gives the flags that mean nothing without another, by name,
+// or by "COMMAND FLAG" where the name means something else elsewhere. A
+// flag given without what it needs would be silently ignored.
+var flagNeeds = map[string]flagNeed{
+	"order-free-nodes": {on: "order-free"},
+	"switch-us":        {on: "rounding", vals: []string{"split", "staggered"}},
+	"min-task-ms":      {on: "rounding", vals: []string{"split", "staggered"}},
+	"mapping":          {on: "topology"},
+	"flow-neighbours":  {on: "topology"},
+	"flow-cm02":        {on: "topology"},
+	"flow-bytes-first": {on: "topology"},
+	"tp":               {on: "replicate"},
+	"ipc-samples":      {on: "ipc-model"},
+	"timeline-ranks":   {on: "timeline"},
+	"timeline-window":  {on: "timeline"},
+	"ccs-frontier":     {on: "policy", vals: []string{"ccs", "all"}, list: true},
+	"ccs-largest":      {on: "policy", vals: []string{"ccs", "all"}, list: true},
+	"defer-last":       {on: "policy", vals: []string{"pas", "sas", "all"}, list: true},
+	"fit region":       {on: "kind", vals: []string{"eiger"}},
+	"fit time-column":  {on: "kind", vals: []string{"eiger"}},
+	"fit power-column": {on: "kind", vals: []string{"eiger"}},
+	"fit inputs":       {on: "kind", vals: []string{"eiger"}},
+	"fit fixed":        {on: "kind", vals: []string{"eiger"}},
+	"fit clusters":     {on: "kind", vals: []string{"eiger"}},
+	"fit max-terms":    {on: "kind", vals: []string{"eiger"}},
+	"fit min-gain":     {on: "kind", vals: []string{"eiger"}},
+	"fit intercept":    {on: "kind", vals: []string{"cos"}},
+	"fit sample":       {on: "kind", vals: []string{"phase-mlr", "ipc-mlr"}},
+	"fit ipc-bins":     {on: "kind", vals: []string{"ipc-mlr"}},
+	"fit sockets":      {on: "kind", vals: []string{"ipc-mlr"}},
+}
+
+// checkFlagNeeds refuses a flag given without the flag that gives it a
+// meaning (flagNeeds).
+func checkFlagNeeds(cmd *cobra.Command) error {
+	var err error
+	flags := cmd.Flags()
+	flags.Visit(func(f *pflag.Flag) {
+		need, ok := flagNeeds[cmd.Name()+" "+f.Name]
+		if !ok {
+			need, ok = flagNeeds[f.Name]
+		}
+		if err != nil || !ok || f.Value.Type() == "bool" && f.Value.String() == "false" {
+			return
+		}
+		on := flags.Lookup(need.on)
+		if on == nil {
+			return
+		}
+		v := on.Value.String()
+		if need.vals == nil {
+			if !on.Changed || v == "false" || v == "" {
+				err = usagef("--%s needs --%s (without it --%s has no effect)", f.Name, need.on, f.Name)
+			}
+			return
+		}
+		given := []string{v}
+		if need.list {
+			given = strings.Split(strings.ToLower(v), ",")
+		}
+		for _, g := range given {
+			if slices.Contains(need.vals, strings.TrimSpace(g)) {
+				return
+			}
+		}
+		err = usagef("--%s applies with --%s %s, not --%s %s (it would have no effect)", f.Name, need.on, strings.Join(need.vals, " or "), need.on, v)
+	})
+	return err
 }
 
 // checkNumberFlags is every command's first check: each numeric flag given

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,11 @@ pattern (none, random, charged-field, wavefront) follows Anger's thesis §5.1.2.
 				return err
 			}
 			s.Dims = d
+			for _, key := range gen.ImbalanceParams {
+				if uses := gen.ImbalanceReaders(key); cmd.Flags().Changed(key) && !slices.Contains(uses, s.Imbalance) {
+					return usagef("--%s has no effect with --imbalance %s: it applies to %s", key, s.Imbalance, strings.Join(uses, ", "))
+				}
+			}
 			t, err := s.Generate()
 			if err != nil {
 				return usageError{err}
@@ -173,6 +179,14 @@ func newGenPattern() *cobra.Command {
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if out == "" {
 				return usagef("gen pattern needs -o FILE.arrow")
+			}
+			for _, fp := range []struct {
+				flag string
+				pat  gen.Pattern
+			}{{"segments", gen.PipelinedRing}, {"rounds", gen.RandomPermutation}, {"seed", gen.RandomPermutation}} {
+				if cmd.Flags().Changed(fp.flag) && gen.Pattern(a[0]) != fp.pat {
+					return usagef("--%s applies to the %s pattern, not %s (it would have no effect)", fp.flag, fp.pat, a[0])
+				}
 			}
 			if gen.Pattern(a[0]) == gen.RandomPermutation {
 				// Written window by window: its graph is never held.

@@ -78,7 +78,18 @@ over power caps, policies and machines.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return checkNumberFlags(c) }
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		for _, check := range []func() error{
+			func() error { return checkNumberFlags(c) },
+			func() error { return checkFlagNeeds(c) },
+			func() error { return checkOutputs(c, args) },
+		} {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	root.Version = capsimVersion()
 	root.SetVersionTemplate(versionTemplate)
 	root.AddCommand(

@@ -93,6 +93,7 @@ func newReportCmd() *cobra.Command {
 		scenarioFile string
 		details      []string
 		noDetail     bool
+		partial      bool
 	)
 	c := &cobra.Command{
 		Use:   "report OUTDIR [OTHER]",
@@ -124,7 +125,7 @@ static policy and the median cap) and may be repeated.`,
   capsim report out/gpu out/cpu`,
 		Args: nargs(1, 2),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			opt := scenarios.ReportOptions{NoDetail: noDetail}
+			opt := scenarios.ReportOptions{NoDetail: noDetail, Partial: partial}
 			for _, d := range details {
 				p, err := scenarios.ParsePick(d)
 				if err != nil {
@@ -153,5 +154,6 @@ static policy and the median cap) and may be repeated.`,
 	c.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file of the sweep (default: OUTDIR/scenario.json)")
 	c.Flags().StringArrayVar(&details, "detail", nil, "point to show in detail: machine=NAME,policy=POLICY,cap=W (repeatable)")
 	c.Flags().BoolVar(&noDetail, "no-detail", false, "leave out the detailed replay of points")
+	c.Flags().BoolVar(&partial, "partial", false, "report a folder that holds only some of its sweep's points (a shard, a sweep stopped early), saying so on the page")
 	return c
 }

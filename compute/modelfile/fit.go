@@ -27,6 +27,7 @@ type Sample struct {
 	Ts      float64 // pure stall time (COS)
 	LLCM    float64 // last-level cache misses (COS)
 	TPI     float64 // time per instruction (COS)
+	Line    int     // the CSV line it was read from; 0: not from CSV
 }
 
 var sampleColumns = []string{"region", "device", "cpu_ghz", "threads", "mem_ghz", "mem_throttle", "seconds", "watts", "ts", "llcm", "tpi"}
@@ -93,7 +94,7 @@ func ReadSamples(r io.Reader, name string) ([]Sample, error) {
 			}
 			return v
 		}
-		s := Sample{Region: get("region")}
+		s := Sample{Region: get("region"), Line: line}
 		s.Config = compute.Config{Device: get("device"), CPUFreqGHz: num("cpu_ghz"), MemFreqGHz: num("mem_ghz"), MemThrottle: num("mem_throttle")}
 		s.Seconds, s.Watts, s.Ts, s.LLCM, s.TPI = num("seconds"), num("watts"), num("ts"), num("llcm"), num("tpi")
 		if t := get("threads"); t != "" && perr == nil {
@@ -227,6 +228,11 @@ func fitRegion(name string, ss []Sample, opts FitOptions) (compute.Model, Report
 		if err != nil {
 			return nil, rep, err
 		}
+		if !(m.Beta >= 0 && m.Beta <= 1) {
+			// A model file refuses such a β: say which runs give it.
+			return nil, rep, fmt.Errorf("dvfs: the runs give a frequency-sensitive fraction (beta) of %.4g at %g GHz, outside [0, 1] (%s): %s",
+				m.Beta, m.RefGHz, map[bool]string{true: "slower at a higher clock", false: "more than proportional to 1/f"}[m.Beta < 0], dvfsRuns(ss))
+		}
 		if allW {
 			var ps []power.PState
 			for f, ws := range watts {
@@ -296,4 +302,22 @@ func Predict(set *compute.Set, region string, seconds float64, target compute.Co
 		return p, pat, fmt.Errorf("predict region %q (%s): %w", region, m.Kind(), err)
 	}
 	return p, pat, nil
+}
+
+// dvfsRuns lists a region's runs as "2.6 GHz 1 s (line 2), ...", the
+// first eight.
+func dvfsRuns(ss []Sample) string {
+	var parts []string
+	for i, s := range ss {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ss)-i))
+			break
+		}
+		p := fmt.Sprintf("%g GHz %g s", s.Config.CPUFreqGHz, s.Seconds)
+		if s.Line > 0 {
+			p += fmt.Sprintf(" (line %d)", s.Line)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }

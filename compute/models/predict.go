@@ -41,6 +41,9 @@ func PredictRegion(set *compute.Set, region string, work float64, target compute
 			return nil, err
 		}
 	}
+	if !isOffload(m) && !cfg.IsCPU() {
+		return nil, optionf("device %q: region %q has a %s model (pattern %s), which runs on the host only; an accel model names the devices", cfg.Device, region, m.Kind(), pat)
+	}
 	w := compute.Work{Seconds: work, At: set.Recorded}
 	switch {
 	case isOffload(m):

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -167,7 +168,12 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	if err = fill(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		// fill's own errors (what it read was bad) are the caller's to
+		// name; only a failed write of the file is this one's.
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return err
 	}
 	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -41,6 +41,11 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom", err)
 	}
+	// fill's error is what was wrong with its input (a parse error
+	// naming the file it read): not a failed write of p.
+	if err.Error() != "boom" {
+		t.Errorf("err = %q: fill's own error, not a write error of %s", err, p)
+	}
 	b, _ := os.ReadFile(p)
 	if string(b) != "old" {
 		t.Fatalf("destination changed to %q", b)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,6 +47,9 @@ func ParsePolicies(s string, opt Options) ([]string, error) {
 		p = strings.ToLower(strings.TrimSpace(p))
 		if _, err := New(p, opt); err != nil {
 			return nil, fmt.Errorf("--policy: %w", err)
+		}
+		if slices.Contains(out, p) {
+			return nil, fmt.Errorf("--policy %q: %s listed twice", s, p)
 		}
 		out = append(out, p)
 	}

@@ -24,3 +24,20 @@ func CheckSweep(dir string, sw Sweep) error {
 	}
 	return nil
 }
+
+// ReadCoverage says which of its sweep's points the results directory dir
+// holds (a shard, a sweep stopped early or a partial merge miss some),
+// reading its journal without writing to it.
+func ReadCoverage(dir string) (Coverage, error) {
+	h, rows, _, err := readJournal(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return Coverage{}, err
+	}
+	cov := Coverage{Points: h.Points}
+	for i := 0; i < h.Points; i++ {
+		if _, ok := rows[i]; !ok {
+			cov.Missing = append(cov.Missing, i)
+		}
+	}
+	return cov, nil
+}

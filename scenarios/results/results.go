@@ -231,6 +231,9 @@ func Open(dir, fingerprint string, points int, schema Schema) (*Store, error) {
 // ErrLocked and names the holder. Temporary files that a killed writer
 // left in dir are removed.
 func OpenSweep(dir string, sw Sweep, restart bool) (_ *Store, err error) {
+	if err := checkForeign(dir, filepath.Join(dir, JournalFile)); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
@@ -523,3 +526,34 @@ func (s *Store) Close() error {
 func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// checkForeign refuses a folder without a journal that holds files of its
+// own (a typo'd -o, a folder of the user's): the sweep would write its
+// tables over files of the same names and leave the rest mixed with its
+// results.
+func checkForeign(dir, journal string) error {
+	if _, err := os.Stat(journal); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	var foreign []string
+	for _, e := range entries {
+		if e.Name() != LockFile {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	more := ""
+	if len(foreign) > 3 {
+		foreign, more = foreign[:3], fmt.Sprintf(" and %d more", len(foreign)-3)
+	}
+	return fmt.Errorf("results: %s is not a results folder (it has no %s) and is not empty: it holds %s%s; write the results to a new or empty folder",
+		dir, JournalFile, strings.Join(foreign, ", "), more)
+}

@@ -368,3 +368,44 @@ func TestEmptyJournalTakenOver(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignFolderRefused: a results folder is new, empty or capsim's
+// (it has a journal). A folder of other files (a typo'd -o, the current
+// directory) is refused before anything is written, its files untouched;
+// with restart too, and for a merge's output.
+func TestForeignFolderRefused(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, CSVFile)
+	if err := os.WriteFile(mine, []byte("my own table\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, restart := range []bool{false, true} {
+		st, err := OpenSweep(dir, Sweep{Fingerprint: "fp1", Points: 10, Schema: testSchema}, restart)
+		if err == nil {
+			st.Close()
+			t.Fatalf("restart %v: a folder holding %s opened as a results folder", restart, CSVFile)
+		}
+		if !strings.Contains(err.Error(), "not a results folder") || !strings.Contains(err.Error(), CSVFile) {
+			t.Errorf("restart %v: %v", restart, err)
+		}
+	}
+	shard := t.TempDir()
+	fill(t, shard, all()).Close()
+	if _, _, err := Merge(dir, []string{shard}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "not a results folder") {
+		t.Errorf("merge into a folder of other files: %v", err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "my own table\n" {
+		t.Errorf("the folder's own file changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JournalFile)); err == nil {
+		t.Errorf("a journal was written into the foreign folder")
+	}
+	// An empty folder, or one holding only the lock, is a new results folder.
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, LockFile), nil, 0o644)
+	st, err := OpenSweep(empty, Sweep{Fingerprint: "fp1", Points: 10, Schema: testSchema}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+}

@@ -103,6 +103,26 @@ func (s *Stencil) validate() error {
 	return nil
 }
 
+// ImbalanceParams are the stencil parameters that only some imbalance
+// patterns read, in order: balance (the pattern's share of the load),
+// sigma (the Gaussians' width) and seed (the random loads).
+var ImbalanceParams = []string{"balance", "sigma", "seed"}
+
+// ImbalanceReaders returns the imbalance patterns that read the stencil
+// parameter param (one of ImbalanceParams); with any other pattern it has
+// no effect.
+func ImbalanceReaders(param string) []string {
+	switch param {
+	case "balance":
+		return []string{ImbalanceRandom, ImbalanceCharged, ImbalanceWavefront}
+	case "sigma":
+		return []string{ImbalanceCharged, ImbalanceWavefront}
+	case "seed":
+		return []string{ImbalanceRandom}
+	}
+	return nil
+}
+
 // gauss is Eq. 8 without its constant factor (patterns are normalized).
 func gauss(x, mu, sigma float64) float64 {
 	d := (x - mu) / sigma
@@ -359,6 +379,9 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 			m[i] = int32(i)
 		}
 		comm, size = t.AddComm("bench", m), c.CommSize
+	}
+	if !c.Kind.IsRooted() && c.Root != 0 {
+		return nil, fmt.Errorf("collective benchmark: root %d: %s has no root", c.Root, c.Kind)
 	}
 	if c.Kind.IsRooted() && (c.Root < 0 || int(c.Root) >= size) {
 		return nil, fmt.Errorf("collective benchmark: root %d outside 0..%d", c.Root, size-1)

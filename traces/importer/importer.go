@@ -124,6 +124,9 @@ func (t *Trace) Lower(algs map[mpi.Kind]string) (*graph.Graph, error) {
 		return c.Graph, nil
 	}
 	if t.Graph != nil {
+		if len(algs) > 0 {
+			return nil, fmt.Errorf("%s: collective algorithms (--coll) apply to MPI traces, not to this execution graph (format %s), whose collectives are already its messages", t.Path, t.Format)
+		}
 		return t.Graph, nil
 	}
 	g, _, err := t.LowerMapped(algs)
@@ -288,7 +291,27 @@ func (t *Trace) setStarts(align bool) {
 }
 
 // formatOf is the format opt.Format names, or else the one Detect finds.
+// Options of another format than the trace's are refused: they would
+// have no effect.
 func formatOf(path string, opt Options) (Format, error) {
+	f, err := namedFormat(path, opt)
+	if err != nil {
+		return f, err
+	}
+	for _, o := range []struct {
+		set          bool
+		what, format string
+	}{{opt.SimGrid.Speed != 0, "a host speed (--speed)", "simgrid"},
+		{opt.Chakra.Replicate != 0, "replication (--replicate)", "chakra"},
+		{opt.Chakra.Roofline != nil, "a roofline (--roofline)", "chakra"}} {
+		if o.set && f.Name != o.format {
+			return Format{}, fmt.Errorf("%s: %s applies to %s traces, not to this trace (format %s)", path, o.what, o.format, f.Name)
+		}
+	}
+	return f, nil
+}
+
+func namedFormat(path string, opt Options) (Format, error) {
 	if opt.Format == "" {
 		return Detect(path)
 	}

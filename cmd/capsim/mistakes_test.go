@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMistakes runs the CLI on mistakes that used to exit 0: an output
+// written over an input (the trace replaced by its own timeline), a flag
+// that has no effect without another one, a count written as 0 taken as
+// its default, a device a region's model cannot run on, and a fit whose
+// error named neither the file nor the rows. Each is refused, exit status
+// 2 for a usage error and 1 otherwise, with a message naming what is
+// wrong; no input is modified and no output written.
+func TestMistakes(t *testing.T) {
+	dir, p, write := badInputDir(t)
+	if err := os.Symlink(p("good.arrow"), p("link.arrow")); err != nil {
+		t.Fatal(err)
+	}
+	write("runs.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1.2,10\n")
+	write("faster.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,0.5,10\n")
+	write("dvfs.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
+  "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
+	write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	good := p("good.arrow")
+	if err := os.Mkdir(p("mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("mine/results.csv", "my own table\n")
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", def)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		parts []string
+	}{
+		{"timeline over the trace", []string{"replay", good, "--timeline", good}, 2, []string{"--timeline", "is the input", "good.arrow"}},
+		{"export over the trace through a link", []string{"export", "goal", p("link.arrow"), "-o", good}, 2, []string{"--output", "is the input", "link.arrow"}},
+		{"import over the trace", []string{"import", "trace", good, "-o", p("link.arrow")}, 2, []string{"is the input"}},
+		{"fit over its samples", []string{"fit", p("runs.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("runs.csv")}, 2, []string{"--output-file", "is the input", "runs.csv"}},
+		{"frontier CSV over the trace", []string{"frontier", good, "--csv", good}, 2, []string{"--csv", "is the input"}},
+		{"power over the model file", []string{"replay", good, "--models", p("dvfs.json"), "--power", p("dvfs.json")}, 2, []string{"--power", "is --models"}},
+		{"two outputs in one file", []string{"replay", good, "--models", p("dvfs.json"), "--timeline", p("t.out"), "--power", p("t.out")}, 2,
+			[]string{"--timeline", "--power", "name one file"}},
+		{"order-free nodes without order-free", []string{"bound", good, "--cap", "300", "--order-free-nodes", "5"}, 2, []string{"--order-free-nodes needs --order-free"}},
+		{"order-free nodes 0", []string{"bound", good, "--cap", "300", "--order-free", "--order-free-nodes", "0"}, 2, []string{"--order-free-nodes 0", "> 0"}},
+		{"switch time under lp rounding", []string{"bound", good, "--cap", "300", "--switch-us", "145"}, 2, []string{"--switch-us applies with --rounding split or staggered, not --rounding lp"}},
+		{"mapping without topology", []string{"replay", good, "--mapping", "round-robin"}, 2, []string{"--mapping needs --topology"}},
+		{"flow model without topology", []string{"replay", good, "--flow-cm02"}, 2, []string{"--flow-cm02 needs --topology"}},
+		{"tensor parallelism without replicate", []string{"replay", good, "--tp", "4"}, 2, []string{"--tp needs --replicate"}},
+		{"eiger option on a dvfs fit", []string{"fit", p("runs.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "--clusters", "3", "-o", p("m.json")}, 2,
+			[]string{"--clusters applies with --kind eiger, not --kind dvfs"}},
+		{"rounds of another pattern", []string{"gen", "pattern", "binomialtreebcast", "--rounds", "4", "-o", p("g.arrow")}, 2,
+			[]string{"--rounds applies to the random_permutation pattern, not binomialtreebcast"}},
+		{"segments 0", []string{"gen", "pattern", "pipelinedring", "--segments", "0", "-o", p("g.arrow")}, 2, []string{"--segments 0", "> 0"}},
+		{"steering grid of 0 iterations", []string{"steering-grid", "--iterations", "0", "--no-bound"}, 2, []string{"--iterations 0", "> 0"}},
+		{"octants 0", []string{"gen", "sweep3d", "--octants", "0", "-o", p("g.arrow")}, 2, []string{"--octants 0", "> 0"}},
+		{"sigma 0", []string{"gen", "stencil", "--imbalance", "wavefront", "--balance", "0.5", "--sigma", "0", "-o", p("g.arrow")}, 2, []string{"--sigma 0", "> 0"}},
+		{"balance without imbalance", []string{"gen", "stencil", "--balance", "0.5", "-o", p("g.arrow")}, 2,
+			[]string{"--balance has no effect with --imbalance none"}},
+		{"seed without random loads", []string{"gen", "stencil", "--imbalance", "charged-field", "--balance", "0.5", "--seed", "7", "-o", p("g.arrow")}, 2,
+			[]string{"--seed has no effect with --imbalance charged-field: it applies to random"}},
+		{"root of an allreduce", []string{"gen", "coll", "--root", "3", "-o", p("g.arrow")}, 2, []string{"root 3: allreduce has no root"}},
+		{"predict at 0 GHz", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--freq", "0"}, 2, []string{"--freq 0", "> 0 GHz"}},
+		{"config cpu=0", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--config", "cpu=0"}, 2, []string{"cpu=0: want a frequency > 0 GHz"}},
+		{"config threads=0", []string{"replay", good, "--models", p("dvfs.json"), "--config", "threads=0"}, 2, []string{"threads=0: want a thread count > 0"}},
+		{"predict on a device the model lacks", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--device", "gpu0"}, 2,
+			[]string{`device "gpu0"`, "dvfs model", "host only"}},
+		{"sweep into a folder of other files", []string{"sweep", p("s.toml"), "-o", p("mine"), "--progress", "never"}, 1,
+			[]string{"mine is not a results folder", "results.csv", "new or empty folder"}},
+		{"calibrate from one trace twice", []string{"calibrate", good, p("link.arrow")}, 2, []string{"are one trace", "give each trace once"}},
+		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
+		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
+		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
+		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "simgrid traces", "format arrow"}},
+		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
+			[]string{"two.goal", "--coll", "execution graph (format goal)"}},
+		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
+			[]string{"faster.csv", `region "a"`, "beta", "slower at a higher clock", "2 GHz 0.5 s (line 3)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listDir(t, dir)
+			trace, err := os.ReadFile(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := capsim(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			for _, part := range tc.parts {
+				if !strings.Contains(stderr, part) {
+					t.Errorf("stderr %q does not contain %q", stderr, part)
+				}
+			}
+			if after, err := os.ReadFile(good); err != nil || !bytes.Equal(after, trace) {
+				t.Errorf("the trace changed (%v)", err)
+			}
+			for f := range listDir(t, dir) {
+				if !before[f] {
+					t.Errorf("left %s behind", f)
+				}
+			}
+		})
+	}
+}
+
+// TestReportRefusesPartial: a report of a shard, or of a sweep stopped
+// early, showed some caps and policies and not others as if they were the
+// sweep; it is refused naming the missing points, and --partial reports
+// them with a note on the page.
+func TestReportRefusesPartial(t *testing.T) {
+	_, p, write := badInputDir(t)
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", strings.NewReplacer("iterations = 20", "iterations = 2", `"290:380:10"`, `"300:340:20"`,
+		`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`).Replace(def))
+	shard := p("shard")
+	if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", shard, "--shard", "0/2", "--progress", "never"); code != 0 {
+		t.Fatalf("sweep: %d %s", code, stderr)
+	}
+	code, _, stderr := capsim(t, "report", shard, "--no-detail")
+	if code != 1 || !strings.Contains(stderr, "points missing") || !strings.Contains(stderr, "--partial") {
+		t.Errorf("report of a shard: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(shard, "report.html")); err == nil {
+		t.Errorf("report of a shard wrote report.html")
+	}
+	if code, _, stderr := capsim(t, "report", shard, "--no-detail", "--partial"); code != 0 {
+		t.Fatalf("report --partial: %d %s", code, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(shard, "report.html"))
+	if err != nil || !strings.Contains(string(page), "Partial results") || !strings.Contains(string(page), "points missing") {
+		t.Errorf("report --partial does not say the results are partial (%v)", err)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// outputFlags are the flags that name a file a command writes (results
+// directories excepted: sweep and merge check their own).
+var outputFlags = []string{"output", "output-file", "timeline", "csv", "mps", "power", "write-profiles", "write-dag", "plot"}
+
+// inputFlags are the flags that name a file a command reads; the
+// positional arguments are read too (but for gen, whose argument names a
+// pattern).
+var inputFlags = []string{"models", "scenario", "table", "samples", "ipc-model", "ipc-samples", "profiles", "mapping"}
+
+// checkOutputs refuses a command line that would write a file over one it
+// reads (the trace, a model file; symbolic and hard links resolved), or
+// write two outputs into one file: the input would be lost, or one output
+// would silently replace the other.
+func checkOutputs(cmd *cobra.Command, args []string) error {
+	type named struct{ what, path string }
+	var ins, outs []named
+	flags := cmd.Flags()
+	given := func(name string) (*pflag.Flag, bool) {
+		f := flags.Lookup(name)
+		return f, f != nil && f.Changed && f.Value.Type() == "string" && f.Value.String() != ""
+	}
+	for _, n := range outputFlags {
+		if f, ok := given(n); ok {
+			outs = append(outs, named{"--" + n, f.Value.String()})
+		}
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	if cmd.Parent() == nil || cmd.Parent().Name() != "gen" {
+		for _, a := range args {
+			ins = append(ins, named{"the input", a})
+		}
+	}
+	for _, n := range inputFlags {
+		if f, ok := given(n); ok {
+			ins = append(ins, named{"--" + n, f.Value.String()})
+		}
+	}
+	for i, o := range outs {
+		st, err := os.Stat(o.path)
+		if err == nil && !st.Mode().IsRegular() {
+			continue // a directory is refused by the command itself; a device (/dev/null) is written into
+		}
+		for _, in := range ins {
+			if err == nil && sameFile(st, in.path) {
+				return usagef("%s %s is %s %s: writing it would destroy what the command reads; name another file", o.what, o.path, in.what, in.path)
+			}
+		}
+		for _, p := range outs[:i] {
+			if samePath(o.path, p.path) || err == nil && sameFile(st, p.path) {
+				return usagef("%s %s and %s %s name one file: one output would replace the other", p.what, p.path, o.what, o.path)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether path is the file st describes.
+func sameFile(st os.FileInfo, path string) bool {
+	other, err := os.Stat(path)
+	return err == nil && os.SameFile(st, other)
+}
+
+// samePath reports whether a and b name one path once made absolute and
+// clean (for files that do not exist yet).
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}

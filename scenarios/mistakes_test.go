@@ -1,0 +1,111 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestMistakesRefused holds scenario keys that were accepted and then
+// silently meant something else: a count or bandwidth written as 0 taken
+// as its default, and generator parameters that the workload never reads
+// (a balance axis without an imbalance pattern sweeps one workload). Each
+// is refused when the scenario is checked, naming the file, the line and
+// the key.
+func TestMistakesRefused(t *testing.T) {
+	base := string(Default())
+	params := func(repl ...string) string { return strings.NewReplacer(repl...).Replace(base) }
+	topo := func(body string) string {
+		return strings.Replace(base, "[workload]", "[network.topology]\n"+body+"\n\n[workload]", 1)
+	}
+	sweep3d := func(extra string) string {
+		return params("generator = \"stencil2d\"", "generator = \"sweep3d\"",
+			"ranks = 16\n", "", "iterations = 20\n", "", "halo_bytes = 32768\n", "", "compute_ns = 2000000\n", "",
+			"imbalance = \"charged-field\"\n", "", "balance = 0.5\n", extra)
+	}
+	noParams := func(workload string) string { // [workload] without [workload.params]
+		return regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(base, "[workload]\n"+workload+"\n\n[models]")
+	}
+	collective := func(extra string) string {
+		return params("generator = \"stencil2d\"", "generator = \"collective\"",
+			"px = 4\n", "", "py = 4\n", "", "iterations = 20\n", "", "halo_bytes = 32768\n", "", "compute_ns = 2000000\n", "",
+			"imbalance = \"charged-field\"\n", "", "balance = 0.5\n", extra)
+	}
+	for _, tc := range []struct {
+		name, text, want string
+		line             int // 0: any
+	}{
+		{"topology bandwidth 0", topo("kind = \"fattree\"\nk = 4\nn = 2\nbw_GBps = 0"), `key network.topology: topology "fattree:k=4,n=2,bw=0": bw="0" is not a positive number`, 0},
+		{"topology oversubscription 0", topo("kind = \"fattree\"\nk = 4\nn = 2\noversub = 0"), `oversub="0" is not a positive number`, 0},
+		{"topology key of another kind written as 0", topo("kind = \"torus\"\ndims = [4]\noversub = 0"), `unknown parameter "oversub"`, 0},
+		{"stencil ranks 0", params("ranks = 16", "ranks = 0"), "key workload.params.ranks: 0 ranks, but the process grid [4 4] has 16", 50},
+		{"stencil sigma 0", params("balance = 0.5", "balance = 0.5\nsigma = 0"), "key workload.params.sigma: 0: want a number > 0", 58},
+		{"balance without imbalance", params("imbalance = \"charged-field\"\n", ""), `key workload.params.balance: has no effect with imbalance "none"`, 56},
+		{"balance axis without imbalance", params("imbalance = \"charged-field\"\n", "", "balance = 0.5\n", "") + "\n[sweep.params]\nbalance = [0.25, 0.5]\n",
+			`key sweep.params.balance: has no effect with imbalance "none"`, 0},
+		{"sigma with random", params("charged-field", "random", "balance = 0.5", "balance = 0.5\nsigma = 0.3"), `key workload.params.sigma: has no effect with imbalance "random": it applies to charged-field, wavefront`, 58},
+		{"seed with charged-field", params("balance = 0.5", "balance = 0.5\nseed = 3"), `key workload.params.seed: has no effect with imbalance "charged-field": it applies to random`, 58},
+		{"sweep3d octants 0", sweep3d("octants = 0\n"), "key workload.params.octants: 0: want a number > 0", 0},
+		{"no policy", strings.Replace(base, `policies = ["uncapped", "static", "conductor", "lp"]`, "policies = []", 1), "key sweep.policies: an empty list", 64},
+		{"root of an unrooted collective", collective("kind = \"allreduce\"\nroot = 3\n"), "root 3: allreduce has no root", 0},
+		{"parameters of a trace", params("generator = \"stencil2d\"", "trace = \"t.arrow\""), "key workload.params: parameters are a workload.generator's; workload.trace reads none", 49},
+		{"parameter axis of a trace", noParams("trace = \"t.arrow\"") + "\n[sweep.params]\niterations = [3, 4]\n",
+			"key sweep.params.iterations: a workload parameter axis needs workload.generator", 0},
+		{"axis value of the wrong type", base + "\n[sweep.params]\niterations = [\"3\", \"4\"]\n", `key sweep.params.iterations: want an integer, got "3"`, 67},
+		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := Parse("my.toml", []byte(tc.text))
+			if err == nil {
+				err = sc.Check()
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a ParseError", err)
+			}
+			if !strings.Contains(err.Error(), "my.toml:") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %q, want file name and %q", err, tc.want)
+			}
+			if pe.Line == 0 || tc.line > 0 && pe.Line != tc.line {
+				t.Errorf("line = %d, want %d", pe.Line, tc.line)
+			}
+		})
+	}
+}
+
+// TestMistakesAccepted holds the neighbours of TestMistakesRefused that
+// mean something: a balance beside an imbalance axis (the axis's points
+// with a pattern read it), sigma with the patterns that read it, seed with
+// random loads.
+func TestMistakesAccepted(t *testing.T) {
+	base := string(Default())
+	for _, text := range []string{
+		base,
+		base + "\n[sweep.params]\nimbalance = [\"none\", \"random\"]\n",
+		strings.Replace(base, "balance = 0.5", "balance = 0.5\nsigma = 0.3", 1),
+		strings.NewReplacer("charged-field\"", "random\"", "balance = 0.5", "balance = 0.5\nseed = 3").Replace(base),
+		accelScenario(t, "stencil.*"),
+	} {
+		sc, err := Parse("my.toml", []byte(text))
+		if err == nil {
+			err = sc.Check()
+		}
+		if err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+// accelScenario is examples/scenarios/gpu-node.toml with its
+// accelerators' regions glob replaced, the model file's path made
+// relative to this package.
+func accelScenario(t *testing.T, glob string) string {
+	t.Helper()
+	b, err := os.ReadFile("../examples/scenarios/gpu-node.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(`regions = "stencil.compute"`, `regions = "`+glob+`"`, `"../models/`, `"../examples/models/`).Replace(string(b))
+}
