@@ -171,15 +171,37 @@ func (r *refiner) move(i, b int) {
 func (r *refiner) delta(i, b int) (float64, float64) {
 	u := r.units[i]
 	a := r.where[i]
-	ha, hb := r.hold[a][u.wl], r.hold[b][u.wl]
-	return r.load[a] + r.cost(u.wl, ha.with(u, -1)) - r.cost(u.wl, ha),
-		r.load[b] + r.cost(u.wl, hb.with(u, 1)) - r.cost(u.wl, hb)
+	return r.load[a] + r.costAfter(a, u, -1) - r.cost(u.wl, r.hold[a][u.wl]),
+		r.load[b] + r.costAfter(b, u, 1) - r.cost(u.wl, r.hold[b][u.wl])
+}
+
+// costAfter is the cost of shard s's holding of unit u's workload with u
+// added (sign 1) or taken out (−1), computed in place and undone: it
+// allocates nothing.
+func (r *refiner) costAfter(s int, u unit, sign int) float64 {
+	h := &r.hold[s][u.wl]
+	if u.k >= 0 {
+		h.atCap[u.k] += sign
+		h.capped += sign
+	}
+	h.points += float64(sign) * u.cost
+	c := r.cost(u.wl, *h)
+	h.points -= float64(sign) * u.cost
+	if u.k >= 0 {
+		h.atCap[u.k] -= sign
+		h.capped -= sign
+	}
+	return c
 }
 
 // refineGain is the least share of the most loaded shard's work that a
 // move must take off it: smaller moves trade an estimate's error for
 // another.
 const refineGain = 0.005
+
+// maxMoves bounds the moves improve makes, and so its time on a sweep of
+// many points: each move looks at every point of the busiest shard.
+const maxMoves = 512
 
 // improve moves single units off the most loaded shard, each time the
 // move that leaves the two shards it touches the least loaded, while
@@ -188,7 +210,7 @@ const refineGain = 0.005
 // and chain whose estimates err too). The loads sorted from the highest
 // fall at every move, so it ends.
 func (r *refiner) improve() {
-	for range 4 * len(r.units) {
+	for range min(4*len(r.units), maxMoves) {
 		a := 0
 		for s := range r.load {
 			if r.load[s] > r.load[a] {
