@@ -120,7 +120,7 @@ func Classify(g *graph.Graph, base LogGOPS, overrides []Override, commName func(
 		c.Of[op] = cls
 		used = used || cls != 0
 	}
-	if err := selectSome(overrides, pairs, g, commName); err != nil {
+	if err := selectSome(overrides, pairs, memo, g, commName); err != nil {
 		return nil, err
 	}
 	if !used {
@@ -158,21 +158,70 @@ func (c *Classes) wired(memo *wireClasses, cls uint8, w lower.Wire) (uint8, erro
 // commRegion is the communicator and region of a send.
 type commRegion struct{ comm, region int32 }
 
-// selectSome refuses an override that selects none of the messages (a
-// misspelt communicator name or region glob would otherwise be a silent
-// no-op), naming it and what the trace's messages have.
-func selectSome(overrides []Override, pairs []commRegion, g *graph.Graph, commName func(int32) string) error {
+// SelectError is an override that can never apply: it selects no
+// message of the trace, or every message it selects is taken first by
+// earlier overrides (Shadowed, 1-based, non-empty then). Either way it
+// is a silent no-op that a misspelt selector or a misordered list would
+// otherwise leave in a scenario.
+type SelectError struct {
+	Override int // 1-based
+	Comm     string
+	Region   string
+	Shadowed []int
+	// Comms and Regions list what the trace's messages have, for the
+	// message of an override that selects none.
+	Comms, Regions string
+	// By describes the shadowing overrides' selectors.
+	By []string
+}
+
+func (e *SelectError) Error() string {
+	if len(e.Shadowed) == 0 {
+		return fmt.Sprintf("network override %d (communicator %q, region %q) selects no message of the trace: its messages are on communicators %s and in regions %s",
+			e.Override, e.Comm, e.Region, e.Comms, e.Regions)
+	}
+	by := make([]string, len(e.Shadowed))
+	for k, i := range e.Shadowed {
+		by[k] = fmt.Sprintf("override %d (%s)", i, e.By[k])
+	}
+	return fmt.Sprintf("network override %d (communicator %q, region %q) never applies: every message it selects is taken first by %s (the first override that selects a message applies)",
+		e.Override, e.Comm, e.Region, strings.Join(by, " and "))
+}
+
+// selectSome refuses an override that can never apply (SelectError):
+// one that selects none of the messages (a misspelt communicator name or
+// region glob), or one whose every message an earlier override takes
+// (class gives each communicator and region pair its override).
+func selectSome(overrides []Override, pairs []commRegion, class map[commRegion]uint8, g *graph.Graph, commName func(int32) string) error {
 	for i := range overrides {
 		o := &overrides[i]
-		hit := false
+		hit, applies := false, false
+		earlier := map[int]bool{}
 		for _, p := range pairs {
-			if o.matches(p.comm, p.region, g, commName) {
-				hit = true
+			if !o.matches(p.comm, p.region, g, commName) {
+				continue
+			}
+			hit = true
+			if c := int(class[p]); c == i+1 {
+				applies = true
 				break
+			} else {
+				earlier[c] = true
 			}
 		}
-		if hit {
+		switch {
+		case applies:
 			continue
+		case hit:
+			e := &SelectError{Override: i + 1, Comm: o.Comm, Region: o.Region}
+			for c := range earlier {
+				e.Shadowed = append(e.Shadowed, c)
+			}
+			sort.Ints(e.Shadowed)
+			for _, c := range e.Shadowed {
+				e.By = append(e.By, fmt.Sprintf("communicator %q, region %q", overrides[c-1].Comm, overrides[c-1].Region))
+			}
+			return e
 		}
 		comms, regions := map[string]bool{}, map[string]bool{}
 		for _, p := range pairs {
@@ -185,8 +234,7 @@ func selectSome(overrides []Override, pairs []commRegion, g *graph.Graph, commNa
 				regions[strconv.Quote(g.Regions[p.region])] = true
 			}
 		}
-		return fmt.Errorf("network override %d (communicator %q, region %q) selects no message of the trace: its messages are on communicators %s and in regions %s",
-			i+1, o.Comm, o.Region, listOf(comms), listOf(regions))
+		return &SelectError{Override: i + 1, Comm: o.Comm, Region: o.Region, Comms: listOf(comms), Regions: listOf(regions)}
 	}
 	return nil
 }

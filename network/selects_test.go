@@ -7,15 +7,22 @@ import (
 	"github.com/capsim/capsim/traces/graph"
 )
 
-// An override that selects no message (a misspelt communicator or region
-// glob) is refused, naming it and what the messages have; one that
-// selects some is kept, even where an earlier override takes them.
+// An override that can never apply is refused: one that selects no
+// message (a misspelt communicator or region glob), naming it and what
+// the messages have, and one whose every message earlier overrides take
+// first (the first override that selects a message applies), naming
+// them. One that takes some message is kept, even where earlier
+// overrides take others it selects.
 func TestClassifyRefusesSelectingNothing(t *testing.T) {
 	b := graph.NewBuilder(2)
 	s := graph.SendOp(8, 1, 0)
 	s.Region = b.Region("halo_x")
 	b.Add(0, s)
 	b.Add(1, graph.RecvOp(8, 0, 0))
+	s = graph.SendOp(8, 0, 0)
+	s.Region = b.Region("halo_y")
+	b.Add(1, s)
+	b.Add(0, graph.RecvOp(8, 1, 0))
 	g, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +40,10 @@ func TestClassifyRefusesSelectingNothing(t *testing.T) {
 	}{
 		{[]Override{{Comm: "nosuch", Params: base}}, `network override 1 (communicator "nosuch", region "") selects no message of the trace: its messages are on communicators 0 (world) and in regions "halo_x"`},
 		{[]Override{{Region: "halo_x", Params: base}, {Region: "hallo_*", Params: base}}, `network override 2 (communicator "", region "hallo_*") selects no message`},
-		{[]Override{{Comm: "world", Params: base}, {Region: "halo_*", Params: base}}, ""},
+		{[]Override{{Comm: "world", Params: base}, {Region: "halo_*", Params: base}}, `network override 2 (communicator "", region "halo_*") never applies: every message it selects is taken first by override 1 (communicator "world", region "")`},
+		{[]Override{{Region: "halo_x", Params: base}, {Region: "halo_y", Params: base}, {Comm: "world", Params: base}}, `network override 3 (communicator "world", region "") never applies: every message it selects is taken first by override 1 (communicator "", region "halo_x") and override 2 (communicator "", region "halo_y")`},
+		{[]Override{{Region: "halo_y", Params: base}, {Comm: "world", Params: base}}, ""},
+		{[]Override{{Comm: "world", Region: "halo_y", Params: base}, {Region: "halo_*", Params: base}}, ""},
 		{[]Override{{Comm: "0", Region: "halo_?", Params: base}}, ""},
 	} {
 		_, err := Classify(g, base, tc.ovs, names)

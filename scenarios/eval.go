@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -344,7 +345,18 @@ func (sc *Scenario) Classes(g *graph.Graph, t *mpi.Trace) (*network.Classes, err
 	}
 	cls, err := network.Classify(g, sc.Net(), sc.Overrides(), names)
 	if err != nil {
-		return nil, sc.keyError("network.override", err.Error())
+		pe := sc.keyError("network.override", err.Error())
+		var se *network.SelectError
+		if errors.As(err, &se) {
+			// The line of the override's own selector.
+			for _, key := range []string{"region", "communicator"} {
+				if l := arrayKeyLine(sc.Text, "network.override", se.Override-1, "", -1, key); l > 0 {
+					pe.Line, pe.Key = l, "network.override."+key
+					break
+				}
+			}
+		}
+		return nil, pe
 	}
 	return cls, nil
 }

@@ -111,7 +111,8 @@ func TestWorkloadParamErrors(t *testing.T) {
 // Network overrides: one selecting every message with parameters P gives
 // exactly the replay of a base network P; one selecting the halo exchange
 // with a faster network shortens the run; one selecting nothing (a
-// misspelt region) is refused by scenario check, before a sweep.
+// misspelt region) or only messages an earlier one takes is refused by
+// scenario check, before a sweep.
 func TestNetworkOverrides(t *testing.T) {
 	base := string(Default())
 	fast := "L_ns = 500\no_ns = 300\nG_ns_per_byte = 1\n"
@@ -152,8 +153,17 @@ func TestNetworkOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := nosuch.Check(); err == nil || !strings.Contains(err.Error(), `o.toml:46: key network.override: network override 1 (communicator "", region "no.such.region") selects no message`) {
+	if err := nosuch.Check(); err == nil || !strings.Contains(err.Error(), `o.toml:47: key network.override.region: network override 1 (communicator "", region "no.such.region") selects no message`) {
 		t.Errorf("override selecting nothing: %v, want it refused by name", err)
+	}
+	// An override after one that takes every message it selects can
+	// never apply: refused on its own line, naming the one before.
+	shadowed, err := Parse("o.toml", []byte(strings.Replace(override(`communicator = "world"`), "[workload]", "[[network.override]]\nregion = \"stencil.halo\"\nL_ns = 9\n\n[workload]", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shadowed.Check(); err == nil || !strings.Contains(err.Error(), `o.toml:53: key network.override.region: network override 2 (communicator "", region "stencil.halo") never applies: every message it selects is taken first by override 1 (communicator "world", region "")`) {
+		t.Errorf("shadowed override: %v, want it refused naming the override before it", err)
 	}
 	if world := makespan(override(`communicator = "world"`)); world != asBase {
 		t.Errorf("communicator by name: %d ns, want %d", world, asBase)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -185,5 +187,139 @@ func TestMappingFileIdentity(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"map.txt": "0\n0\n1\n1\n"})
 	if b := id(); b.Fingerprint == a.Fingerprint {
 		t.Error("an edited mapping file left the identity unchanged")
+	}
+}
+
+// copyTree copies the files of folder src (recursively) to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every file of every trace format a sweep reads is in its identity:
+// changing one rank's file of a SimGrid trace (given by its index),
+// one NPU's file of a Chakra trace (given as its folder or as one NPU's
+// file) or a GOAL schedule refuses the rerun into the same folder,
+// naming that file, and a file beside the trace that it does not read
+// changes nothing.
+func TestTraceFilesIdentity(t *testing.T) {
+	chakra := filepath.Join(testenv.Shared(t, "traces/chakra/pytorch-kineto-1rank"), "chakra.0.et")
+	for _, tc := range []struct {
+		name, trace, changed, named string
+		setup                       func(t *testing.T, dir string)
+	}{
+		{"simgrid index", "ti/cg.txt", "ti/cg/rank-5.txt", "workload.trace:cg/rank-5.txt", func(t *testing.T, dir string) {
+			copyTree(t, filepath.Join("..", "traces", "simgrid", "testdata", "ti"), filepath.Join(dir, "ti"))
+		}},
+		{"chakra folder", "et", "et/chakra.1.et", "workload.trace:chakra.1.et", func(t *testing.T, dir string) {
+			b, err := os.ReadFile(chakra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{"et/chakra.0.et": string(b), "et/chakra.1.et": string(b)})
+		}},
+		{"chakra NPU file", "et/chakra.0.et", "et/chakra.1.et", "workload.trace:chakra.1.et", func(t *testing.T, dir string) {
+			b, err := os.ReadFile(chakra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{"et/chakra.0.et": string(b), "et/chakra.1.et": string(b)})
+		}},
+		{"goal", "s.goal", "s.goal", "workload.trace", func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join("..", "traces", "inspect", "testdata", "small.goal"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{"s.goal": string(b)})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			sc := multiFileScenario(t, dir, tc.trace)
+			a, err := sc.Identity()
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{filepath.Join(filepath.Dir(tc.changed), "notes.txt"): "not a trace file"})
+			if b, err := sc.Identity(); err != nil || b.Fingerprint != a.Fingerprint {
+				t.Errorf("a file beside the trace changed the identity (%v)", err)
+			}
+			out := filepath.Join(dir, "out")
+			if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(filepath.Join(dir, tc.changed), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("\n")
+			f.Close()
+			_, err = Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+			want := tc.named + " " + filepath.Join(dir, tc.changed) + " changed"
+			if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), want) {
+				t.Errorf("rerun after %s changed: err = %v, want ErrMismatch naming %q", tc.changed, err, want)
+			}
+		})
+	}
+}
+
+// An aggregation sweep's IPC model and samples files are inputs: editing
+// either changes the identity, and the identity names both.
+func TestAggregateIPCFilesIdentity(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("..", "examples", "models"), filepath.Join(dir, "models"))
+	copyTree(t, filepath.Join("..", "examples", "scenarios"), filepath.Join(dir, "scenarios"))
+	p := filepath.Join(dir, "scenarios", "aggregate.toml")
+	id := func() results.Sweep {
+		t.Helper()
+		sc, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := sc.Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sw
+	}
+	a := id()
+	for _, key := range []string{"aggregate.ipc_model", "aggregate.ipc_samples"} {
+		if !slices.ContainsFunc(a.Inputs, func(in results.Input) bool { return in.Name == key }) {
+			t.Errorf("inputs %+v lack %s", a.Inputs, key)
+		}
+	}
+	last := a.Fingerprint
+	for _, f := range []string{"ipc-model.json", "ipc-app.csv"} {
+		fh, err := os.OpenFile(filepath.Join(dir, "models", f), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString("\n")
+		fh.Close()
+		if b := id(); b.Fingerprint == last {
+			t.Errorf("an edited %s left the identity unchanged", f)
+		} else {
+			last = b.Fingerprint
+		}
 	}
 }

@@ -24,6 +24,9 @@ type RecordedConfig struct {
 
 // RecordedConfig returns the scenario's recording configuration.
 func (s *Scenario) RecordedConfig() RecordedConfig {
+	if s.savedConfig != nil {
+		return *s.savedConfig
+	}
 	return s.recordedConfig(s.Workload.Generator != "")
 }
 

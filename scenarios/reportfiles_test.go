@@ -102,3 +102,69 @@ func TestSweepDeadlockLiballprof(t *testing.T) {
 		}
 	}
 }
+
+// A report of results whose model file was edited since describes the
+// scenario as the sweep recorded it (the model file's recording
+// frequency then), says that the inputs changed and leaves out what it
+// would compute from the current inputs (the energy–time frontier); a
+// report with the points in detail is refused, naming the model file.
+func TestReportNoDetailChangedModel(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	write := func(ghz string) {
+		t.Helper()
+		text := `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": ` + ghz + `, "threads": 1},
+ "default": {"kind": "dvfs", "params": {"beta": 0.7, "ref_ghz": ` + ghz + `}}}`
+		if err := os.WriteFile(model, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("2.2")
+	text := strings.Replace(string(Default()), "memory_boundness = 0.3", `file = "m.json"`, 1)
+	text = strings.Replace(text, "iterations = 20", "iterations = 3", 1)
+	text = strings.Replace(text, `caps = "290:380:10"`, `caps = "320:340:20"`, 1)
+	text = strings.Replace(text, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`, 1)
+	path := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	sweepInto(t, sc, out)
+	page := func() string {
+		t.Helper()
+		files, err := WriteReport(out, ReportOptions{NoDetail: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(files.Page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := page()
+	if !strings.Contains(before, "measured at 2.2 GHz") || strings.Contains(before, "inputs changed") || !strings.Contains(before, "Energy–time frontier") {
+		t.Fatalf("report of unchanged inputs: recorded at 2.2 GHz %v, marked changed %v, frontier %v",
+			strings.Contains(before, "measured at 2.2 GHz"), strings.Contains(before, "inputs changed"), strings.Contains(before, "Energy–time frontier"))
+	}
+	write("1.35")
+	after := page()
+	for _, want := range []string{"measured at 2.2 GHz", "inputs changed", "models.file " + model + " changed"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("report after the model file changed lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"1.35 GHz", "Energy–time frontier"} {
+		if strings.Contains(after, bad) {
+			i := strings.Index(after, bad)
+			t.Errorf("report after the model file changed shows %q: %s", bad, after[max(0, i-300):i+50])
+		}
+	}
+	if _, err := WriteReport(out, ReportOptions{}); !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "models.file "+model+" changed") {
+		t.Errorf("report with detail after the model file changed: %v, want ErrMismatch naming it", err)
+	}
+}

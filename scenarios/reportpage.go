@@ -76,6 +76,18 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			return nil, err
 		}
 	}
+	// What the page says of the scenario beside the table, and every
+	// section it computes again (the frontier, the points in detail),
+	// come from the inputs as they are now: where they are no longer
+	// those of the results, the page says so and leaves the computed
+	// sections out, and a detail asked for is refused.
+	var stale error
+	if sc != nil {
+		stale = sc.checkResults(dir)
+	}
+	if stale != nil && !opt.NoDetail {
+		return nil, fmt.Errorf("%w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", stale)
+	}
 	unit, _ := report.ResultsTimeUnit(schema, rows)
 	pg := &report.Page{Schema: schema, Rows: rows}
 	if partial != "" {
@@ -84,7 +96,12 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
 	if sc != nil {
 		pg.Title = "capsim: " + sc.Title()
-		pg.Summary = append(pg.Summary, sc.summary())
+		sum := sc.summary()
+		if stale != nil {
+			sum.Rows = append([][]string{{"inputs changed", stale.Error() +
+				"; this section describes the scenario as the sweep recorded it (its text and recording configuration), and the sections that compute from the inputs (the energy–time frontier, the points in detail) are left out"}}, sum.Rows...)
+		}
+		pg.Summary = append(pg.Summary, sum)
 	}
 	if sec, ok, err := aggregateSection(schema, rows, unit); err != nil {
 		return nil, err
@@ -98,7 +115,7 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		if pg.Figures, err = report.Figures(schema, rows); err != nil {
 			return nil, err
 		}
-		if sc != nil {
+		if sc != nil && stale == nil {
 			_, ns := report.ResultsTimeUnit(schema, rows)
 			if sec, ok, err := sc.frontierSection(context.Background(), schema, rows, unit, ns); err != nil {
 				return nil, err
@@ -122,9 +139,6 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		page = "compare.html"
 	}
 	if sc != nil && !opt.NoDetail {
-		if err := sc.checkResults(dir); err != nil {
-			return nil, err
-		}
 		picks := opt.Detail
 		if len(picks) == 0 {
 			picks = []Pick{{}}
@@ -163,18 +177,19 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	return &ReportFiles{Page: path, Figures: figDir, Count: len(all)}, nil
 }
 
-// checkResults refuses to replay the detail of the results in dir when
-// they were computed from other inputs than the scenario's now (a trace
-// re-recorded, a model file edited, another capsim): the detail would
-// replay the current trace beside a table of the old one. A folder
-// without a journal is not checked.
+// checkResults reports results in dir computed from other inputs than
+// the scenario's now (a trace re-recorded, a model file edited, another
+// capsim), or whose inputs cannot be read again: a report that computes
+// from the inputs (the points in detail, the frontier) would show the
+// current trace beside a table of the old one. A folder without a
+// journal is not checked.
 func (sc *Scenario) checkResults(dir string) error {
 	id, err := sc.Identity()
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: the inputs of the results cannot be read again: %w", err)
 	}
 	if err := results.CheckSweep(dir, id); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("report: the points in detail replay the current inputs: %w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", err)
+		return fmt.Errorf("report: the inputs are no longer those of the results: %w", err)
 	}
 	return nil
 }

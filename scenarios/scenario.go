@@ -67,6 +67,9 @@ type Scenario struct {
 	set      *compute.Set    // models.file's models, nil without one
 	top      topo.Topology   // network.topology's, nil without one
 	recorded *recordedSource // the trace's recorded run, as a sweep saved it
+	// savedConfig is RecordedConfig as a sweep saved it (LoadSource): a
+	// report describes the results, not a model file edited since.
+	savedConfig *RecordedConfig
 }
 
 // path resolves a path written in the scenario: relative to its folder.

@@ -114,6 +114,7 @@ type chunk struct {
 	lo, hi int     // the chunk's points: group[lo:hi]
 	cost   float64 // estimated, in units of work (replays × workload size); a part's cost is on its first chunk
 	path   float64 // the part's serial work (see part.path), on each of its chunks
+	first  int     // the first point of the shard's first chunk of the workload, on each of its chunks
 }
 
 // part is the work of one workload over a range of its caps: for every
@@ -311,11 +312,25 @@ type Weights struct {
 // its whole workload into one run more, evenly: the three are tried, see
 // explore), a later run re-solving its chains' caps before it and
 // building its own LP (both counted in its cost), and the deal is
-// redone, until no split can help: the plan returned is the best dealt
-// (planScore), each shard's chunks in the order it starts them
-// (sortChunks). The result is a function of the points and sizes alone,
-// so every shard computes the same plan.
+// redone, until no split can help: the plan kept is the best dealt
+// (planScore). Where its shards are still more than planImbalance apart,
+// single points move between shards (refiner.improve). Each shard's
+// chunks come in the order it starts them (sortChunks). The result is a
+// function of the points and sizes alone, so every shard computes the
+// same plan.
 func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
+	parts, best, sc := planRuns(pts, n, w)
+	if sc.ratio <= planImbalance {
+		return sortChunks(best)
+	}
+	r := newRefiner(parts, best)
+	r.improve()
+	return sortChunks(r.plan())
+}
+
+// planRuns is PlanWeights before points move: the workloads as whole
+// parts, and the best plan of runs of caps dealt and its score.
+func planRuns(pts []Point, n int, w Weights) ([]part, [][]chunk, planScore) {
 	var parts []part
 	byKey := map[string]int{}
 	var cur []Point
@@ -357,7 +372,7 @@ func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
 			best, sc = b, bsc
 		}
 	}
-	return sortChunks(best)
+	return parts, best, sc
 }
 
 // caps is the number of caps of the part's workload (1 with none).
@@ -500,7 +515,11 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 	}
 	var best [][]chunk
 	var bestScore planScore
-	for range 4 * npts { // each split adds a part; there are at most npts
+	// Each split adds a part; there are at most npts. Past four parts a
+	// shard beyond one per workload, a plan splits finer than its
+	// estimates tell apart, and each deal costs a pass over the parts
+	// (a 200-cap workload over 16 shards took 27 s of refinements).
+	for range min(4*npts, 4*n+len(parts)) {
 		shards, load := deal()
 		sc := scorePlan(load)
 		if best == nil || sc.better(bestScore) {
@@ -569,6 +588,9 @@ func sortChunks(shards [][]chunk) [][]chunk {
 		sort.Slice(s, func(a, b int) bool {
 			if s[a].path != s[b].path {
 				return s[a].path > s[b].path
+			}
+			if s[a].first != s[b].first {
+				return s[a].first < s[b].first
 			}
 			return s[a].group[s[a].lo].Index < s[b].group[s[b].lo].Index
 		})

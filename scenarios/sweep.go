@@ -678,6 +678,9 @@ func LoadSource(dir string) (*Scenario, error) {
 		return nil, err
 	}
 	sc.recorded = src.Recorded
+	if src.RecordedConfig.Source != "" {
+		sc.savedConfig = &src.RecordedConfig
+	}
 	return sc, nil
 }
 
