@@ -609,26 +609,30 @@ func onGPU(g *graph.Graph) func(op int32) bool {
 // nodeCapW (a node draws its share of the constant power and its ranks'
 // cores and GPUs).
 func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, makespan int64, jobCapW, nodeCapW float64, m *Machine) (Metrics, error) {
-	rep, err := acct.Report(jm, makespan, jobCapW)
-	if err != nil {
-		return Metrics{}, err
+	metrics := func(rep power.Report) Metrics {
+		return Metrics{MakespanNs: makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
+			PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}
 	}
-	met := Metrics{MakespanNs: makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}
-	if nodeCapW > 0 {
-		ranks := len(jm.ActiveW)
-		nodeOf := func(u int) int { // a rank's core, then a slot's GPU
-			if u >= ranks {
-				u -= ranks
-			}
-			return u / m.RanksPerNode
-		}
-		nc, err := acct.NodeCap(jm, makespan, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
+	if nodeCapW <= 0 {
+		rep, err := acct.Report(jm, makespan, jobCapW)
 		if err != nil {
 			return Metrics{}, err
 		}
-		met.OverCapNs = nc.OverCapNs
+		return metrics(rep), nil
 	}
+	ranks := len(jm.ActiveW)
+	nodeOf := func(u int) int { // a rank's core, then a slot's GPU
+		if u >= ranks {
+			u -= ranks
+		}
+		return u / m.RanksPerNode
+	}
+	rep, nc, err := acct.ReportNodes(jm, makespan, jobCapW, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
+	if err != nil {
+		return Metrics{}, err
+	}
+	met := metrics(rep)
+	met.OverCapNs = nc.OverCapNs
 	return met, nil
 }
 

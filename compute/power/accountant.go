@@ -10,8 +10,10 @@ package power
 // Power Steering, §5.1, are WaitIdle).
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -153,6 +155,11 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 	if err != nil {
 		return Report{}, err
 	}
+	return report(ranks, m, makespan, capW), nil
+}
+
+// report is Report from the units' curves (Accountant.curves).
+func report(ranks []Step, m JobModel, makespan int64, capW float64) Report {
 	var rep Report
 	T := float64(makespan) / 1e9
 	rep.IdleJ = (m.BaseW + float64(len(m.ActiveW))*m.IdleW) * T
@@ -173,7 +180,7 @@ func (a *Accountant) Report(m JobModel, makespan int64, capW float64) (Report, e
 			rep.OverCapNs += to - from
 		}
 	})
-	return rep, nil
+	return rep
 }
 
 func (m JobModel) active(iv interval) float64 {
@@ -296,11 +303,14 @@ func (a *Accountant) edges(m JobModel, makespan int64) ([][]edge, error) {
 // wait power after its first computation (idle power before it), with
 // equal neighbours merged.
 func rankCurve(ev []edge, idle float64, wait WaitPower, makespan int64) Step {
-	sort.Slice(ev, func(i, j int) bool {
-		if ev[i].t != ev[j].t {
-			return ev[i].t < ev[j].t
+	// slices.SortFunc runs the same pattern-defeating quicksort as
+	// sort.Slice, without its reflection: equal edges end in the same
+	// order, so their powers add up in the same order.
+	slices.SortFunc(ev, func(a, b edge) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
 		}
-		return ev[i].op < ev[j].op
+		return cmp.Compare(a.op, b.op)
 	})
 	s := Step{Times: []int64{0}, Watts: []float64{idle}, End: makespan}
 	var sum, lastW float64
@@ -364,7 +374,7 @@ func sum(ranks []Step, baseW float64, end int64) Step {
 			ds = append(ds, delta{t, s.Watts[i] - s.Watts[i-1]})
 		}
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i].t < ds[j].t })
+	slices.SortFunc(ds, func(a, b delta) int { return cmp.Compare(a.t, b.t) }) // as rankCurve's
 	out := Step{Times: []int64{0}, Watts: []float64{w}, End: end}
 	for k := 0; k < len(ds); {
 		t := ds[k].t

@@ -90,6 +90,26 @@ func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(
 	if err != nil {
 		return NodeCap{}, err
 	}
+	return nodeCap(units, makespan, nodes, nodeOf, nodeBaseW, capW)
+}
+
+// ReportNodes returns Report(m, makespan, jobCapW) and NodeCap(m,
+// makespan, nodes, nodeOf, nodeBaseW, nodeCapW) from one accounting of
+// the units' power.
+func (a *Accountant) ReportNodes(m JobModel, makespan int64, jobCapW float64, nodes int, nodeOf func(unit int) int, nodeBaseW, nodeCapW float64) (Report, NodeCap, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return Report{}, NodeCap{}, err
+	}
+	units, err := a.curves(m, makespan)
+	if err != nil {
+		return Report{}, NodeCap{}, err
+	}
+	nc, err := nodeCap(units, makespan, nodes, nodeOf, nodeBaseW, nodeCapW)
+	return report(units, m, makespan, jobCapW), nc, err
+}
+
+// nodeCap is NodeCap from the units' curves (Accountant.curves).
+func nodeCap(units []Step, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW, capW float64) (NodeCap, error) {
 	per := make([][]Step, nodes)
 	for u, s := range units {
 		n := nodeOf(u)
