@@ -598,9 +598,7 @@ func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, make
 	met := Metrics{MakespanNs: makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
 		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}
 	if nodeCapW > 0 {
-		ranks := len(jm.ActiveW)
-		nodeOf := func(u int) int { return (u % ranks) / m.RanksPerNode }
-		nc, err := acct.NodeCap(jm, makespan, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
+		nc, err := acct.NodeCap(jm, makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), nodeCapW)
 		if err != nil {
 			return Metrics{}, err
 		}

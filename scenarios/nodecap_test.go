@@ -1,0 +1,87 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// The lp and min-energy policies under per-node caps on random
+// Chakra-like steps (randomStep) with each rank's GPU on a node of its
+// own, rank 1's kernels twice rank 0's: no node ever over its cap, every
+// policy's point within the node caps at or above the node-cap bound,
+// and the node-cap bound at or above the job-cap bound at the nodes'
+// caps together (fewer schedules keep every node within its share) and
+// strictly above it somewhere (rank 1 cannot take the power rank 0 leaves
+// unused on the other node).
+func TestGraphLPPoliciesNodeCaps(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	caps := []float64{310, 330, 360, 390, 1e4} // per node: 90 W of socket and idle GPU, one core, one GPU
+	two := strings.Replace(strings.Replace(gpuMachine, "nodes = 1", "nodes = 2", 1), "ranks_per_node = 2", "ranks_per_node = 1", 1)
+	node := parseGPU(t, gpuScenario(two, "")+"[bound]\ncuts = \"none\"\n"+capsTOML(caps)+"cap_scope = \"node\"\n")
+	jobCaps := make([]float64, len(caps))
+	for i, c := range caps {
+		jobCaps[i] = 2 * c
+	}
+	job := parseGPU(t, gpuScenario(two, "")+"[bound]\ncuts = \"none\"\n"+capsTOML(jobCaps))
+	for _, sc := range []*Scenario{node, job} {
+		sc.Network.LNs, sc.Network.ONs, sc.Network.GNsPerByte = 2000, 500, network.NsPerByte(1)
+	}
+	rng := rand.New(rand.NewPCG(7, 34))
+	tighter := 0
+	for step := 0; step < 6; step++ {
+		g := randomStep(t, rng)
+		name := fmt.Sprintf("step %d", step)
+		got := graphPoints(t, node, g, caps)
+		checkGraphPolicies(t, name, got, caps, 0)
+		bd, err := job.newGraphBounder(g, nil, &job.Machines[0], job.Net(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range caps {
+			jb, err := bd.at(context.Background(), jobCaps[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb := got["lp"][c].BoundNs
+			if nb < jb {
+				t.Errorf("%s at %g W per node: node-cap bound %d ns below the job-cap bound %d ns at %g W", name, c, nb, jb, jobCaps[i])
+			}
+			if nb > jb {
+				tighter++
+			}
+			t.Logf("%s at %g W per node: node bound %d ns, job bound at %g W %d ns", name, c, nb, jobCaps[i], jb)
+		}
+		bd.close()
+	}
+	if tighter == 0 {
+		t.Error("the node-cap bound is never above the job-cap bound: the test does not tell the two apart")
+	}
+}
+
+// The lp and min-energy policies and the bound under per-node caps on an
+// MPI trace (a generated stencil on two nodes of two ranks), through a
+// sweep's evaluator: within every node cap, at or above the node-cap
+// bound.
+func TestMPILPPoliciesNodeCaps(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	const m = "[[machine]]\nname = \"m\"\nnodes = 2\ncores_per_socket = 2\nranks_per_node = 2\nidle_power_w = 20.0\ncore_idle_power_w = 2.0\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.6\nactive_power_w = 30.0\n[[machine.pstate]]\nfreq_ghz = 2.0\nactive_power_w = 18.0\n[[machine.pstate]]\nfreq_ghz = 1.4\nactive_power_w = 10.0\n"
+	caps := []float64{42, 50, 60, 200}
+	text := gpuScenario(m, "") + "[workload.params]\nranks = 4\npx = 2\npy = 2\niterations = 4\nimbalance = \"wavefront\"\nbalance = 0.4\n" + capsTOML(caps) + "cap_scope = \"node\"\n"
+	sc := parseGPU(t, text)
+	if err := sc.Check(); err != nil {
+		t.Fatal(err)
+	}
+	got := evaluateAll(t, sc, graphPolicies, caps)
+	checkGraphPolicies(t, "stencil", got, caps, 0)
+}
