@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,4 +86,20 @@ func TestMPILPPoliciesNodeCaps(t *testing.T) {
 	}
 	got := evaluateAll(t, sc, graphPolicies, caps)
 	checkGraphPolicies(t, "stencil", got, caps, 0)
+}
+
+// The example of docs/guide/gpu-power.md, "The LP under per-node caps",
+// parses with lp under per-node caps.
+func TestNodeCapExampleParses(t *testing.T) {
+	b, err := os.ReadFile("../examples/scenarios/gpu-training-nodecap-lp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Parse("gpu-training-nodecap-lp.toml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Sweep.CapScope != CapScopeNode || !slices.Contains(sc.Sweep.Policies, "lp") {
+		t.Errorf("cap_scope %q, policies %v: want node caps with lp", sc.Sweep.CapScope, sc.Sweep.Policies)
+	}
 }
