@@ -103,3 +103,47 @@ func TestNodeCapExampleParses(t *testing.T) {
 		t.Errorf("cap_scope %q, policies %v: want node caps with lp", sc.Sweep.CapScope, sc.Sweep.Policies)
 	}
 }
+
+// capsim bound on an execution graph under per-node caps: the bound and
+// the least feasible cap are the node LP's (the sweep's bound at each
+// cap), the lp rounding's replay and static's stay within every node's
+// cap, and --order-free is refused (it solves under the job's cap).
+func TestRunBoundNodeCaps(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	caps := []float64{330, 360, 1e4}
+	two := strings.Replace(strings.Replace(gpuMachine, "nodes = 1", "nodes = 2", 1), "ranks_per_node = 2", "ranks_per_node = 1", 1)
+	sc := parseGPU(t, gpuScenario(two, "")+"[bound]\ncuts = \"none\"\n"+capsTOML(caps)+"cap_scope = \"node\"\n")
+	sc.Network.LNs, sc.Network.ONs, sc.Network.GNsPerByte = 2000, 500, network.NsPerByte(1)
+	g := randomStep(t, rand.New(rand.NewPCG(7, 34)))
+	m := &sc.Machines[0]
+	rep, err := sc.RunBound(context.Background(), BoundConfig{CapsW: caps, Machine: m, Graph: g, LPRounding: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := sc.newGraphBounder(g, nil, m, sc.Net(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.close()
+	least, _ := bd.s.MinFeasibleCap()
+	if want := least + m.nodeLPBaseW(); rep.MinCapW != want {
+		t.Errorf("least feasible cap %g W, want the node LP's %g W", rep.MinCapW, want)
+	}
+	for i, row := range rep.Rows {
+		want, err := bd.at(context.Background(), caps[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.BoundNs != want || row.RoundedOverCap != 0 || row.StaticOverCap != 0 {
+			t.Errorf("at %g W per node: bound %d ns (the sweep's %d), lp %d ns over, static %d ns over", caps[i], row.BoundNs, want, row.RoundedOverCap, row.StaticOverCap)
+		}
+		if *row.RoundedNs < row.BoundNs || row.StaticNs < row.BoundNs || row.OrderFreeLowerNs > row.BoundNs {
+			t.Errorf("at %g W per node: lp %d, static %d, order-free lower bound %d ns against the bound %d ns", caps[i], *row.RoundedNs, row.StaticNs, row.OrderFreeLowerNs, row.BoundNs)
+		}
+	}
+	if _, err := sc.RunBound(context.Background(), BoundConfig{CapsW: caps[:1], Machine: m, Graph: g, OrderFree: true}); err == nil || !strings.Contains(err.Error(), "per node") {
+		t.Errorf("--order-free under node caps: %v, want an error naming the per-node caps", err)
+	}
+}
