@@ -196,9 +196,6 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	case PolicyLP, PolicyMinEnergy:
 		return replayLPPolicy(ctx, r, sc, m, mi)
 	case PolicySteering, PolicyDCTDVFS:
-		if sc.nodeScope() {
-			return nil, optionf("--policy %s plans against the job's cap; the scenario's caps are per node (sweep.cap_scope = %q)", r.Policy, CapScopeNode)
-		}
 	default:
 		return nil, optionf("unknown --policy %q (want steering, dct-dvfs, lp or min-energy)", r.Policy)
 	}
