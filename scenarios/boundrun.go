@@ -145,7 +145,8 @@ type BoundReport struct {
 	Rows       []BoundRow // one per cap solved, in order
 	Machine    string     // the machine's name
 	Ranks      int        // the workload's ranks
-	MinCapW    float64    // the least job cap the fixed order needs
+	MinCapW    float64    // the least cap the fixed order needs (the job's, or every node's under CapScope node)
+	CapScope   string     // what the caps bound: CapScopeJob or CapScopeNode (sweep.cap_scope)
 	UncappedNs int64      // the replay at every task's fastest configuration
 	Messages   string     // bound.messages
 	OrderFree  bool       // the rows have order-free columns
@@ -223,7 +224,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 		return nil, err
 	}
 	defer r.s.Close()
-	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
+	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, CapScope: sc.Sweep.CapScope, UncappedNs: r.unc.MakespanNs,
 		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.recordedConfig(cfg.Trace == nil && cfg.Graph == nil && sc.Workload.Generator != "")}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {

@@ -276,8 +276,12 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 			break
 		}
 	}
-	fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
-		rep.Machine, rep.Ranks, rep.MinCapW, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
+	per := ""
+	if rep.CapScope == scenarios.CapScopeNode {
+		per = " per node (sweep.cap_scope = node: every cap is each node's)"
+	}
+	fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W%s\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
+		rep.Machine, rep.Ranks, rep.MinCapW, per, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
 	fmt.Fprintf(w, "uncapped replay against the LP's DAG: %+.2f %%\n", first.UncappedOverLPPct)
 	if first.Contention != "" {
 		fmt.Fprintln(w, first.Contention)
