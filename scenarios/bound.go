@@ -11,7 +11,6 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
-	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
@@ -300,7 +299,10 @@ func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 // the run may exceed the cap). With capW 0 every task runs at its fastest.
 func (sc *Scenario) ReplayStaticDAG(g *graph.Graph, t *mpi.Trace, d *bound.DAG, capW float64, m *Machine, net network.LogGOPS) (Metrics, error) {
 	share := math.Inf(1)
-	if capW > 0 {
+	switch {
+	case capW > 0 && sc.nodeScope():
+		share = sc.lpCapOf(m, capW) / float64(m.RanksPerNode)
+	case capW > 0:
 		share = m.LPCap(capW) / float64(len(t.Ranks))
 	}
 	times := make([]float64, len(d.Tasks))
@@ -466,7 +468,7 @@ func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, 
 	}
 	b := &bounder{m: m, d: d, o: o, t: t, n: n, sc: sc, net: net}
 	if clp.Available() {
-		if b.s, err = bound.NewSolver(d, o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
+		if b.s, err = bound.NewSolver(d, o, sc.lpOptions(m, d, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers})); err != nil {
 			return nil, err
 		}
 		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: b.lpCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
@@ -474,9 +476,9 @@ func (sc *Scenario) newBounderOn(t *mpi.Trace, m *Machine, net network.LogGOPS, 
 	return b, nil
 }
 
-// lpCap is the LP's cap for a sweep cap: its job cap (Scenario.JobCap)
-// less the machine's idle power (Machine.LPCap).
-func (b *bounder) lpCap(capW float64) float64 { return b.m.LPCap(b.sc.JobCap(b.m, capW)) }
+// lpCap is the LP's cap for a sweep cap (Scenario.lpCapOf): the job cap
+// less the machine's idle power, or the node cap less a node's share.
+func (b *bounder) lpCap(capW float64) float64 { return b.sc.lpCapOf(b.m, capW) }
 
 // newGraphBounder is newBounderOn for an execution-graph workload g with
 // message classes cls: the LP of graphNet.
@@ -490,7 +492,7 @@ func (sc *Scenario) newGraphBounder(g *graph.Graph, cls *network.Classes, m *Mac
 	}
 	b := &bounder{m: m, d: n.DAG, o: n.Order, n: n, sc: sc, net: net}
 	if clp.Available() {
-		if b.s, err = bound.NewSolver(b.d, b.o, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers}); err != nil {
+		if b.s, err = bound.NewSolver(b.d, b.o, sc.lpOptions(m, b.d, bound.Options{KeepBasis: true, CutTasks: sc.Bound.CutTasks(), Workers: workers})); err != nil {
 			return nil, err
 		}
 		b.lp = lpchain.New(b.s, lpchain.Options{CapsW: sc.Sweep.CapsW, LPCap: b.lpCap, Fork: func(k int) bool { return b.forkCaps[k] }, Span: span})
@@ -612,6 +614,9 @@ func (sc *Scenario) replayRounded(g *graph.Graph, t *mpi.Trace, d *bound.DAG, b 
 		return Metrics{}, nil, err
 	}
 	jobCapW := b.CapW + m.BaseW()
+	if sc.nodeScope() {
+		jobCapW = b.CapW + m.nodeLPBaseW() // the node cap (lpCapOf)
+	}
 	var met Metrics
 	var run *taskRun
 	if ro.Policy == bound.RoundStaggered {
@@ -851,12 +856,11 @@ func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, ti
 		jm.BaseW = m.BaseW()
 		jm.DeviceIdleW = m.deviceIdleW()
 	}
-	rep, err := acct.Report(jm, res.Makespan, jobCapW)
+	met, err := sc.powerMetrics(acct, jm, res.Makespan, sc.JobCap(m, jobCapW), sc.nodeCapW(jobCapW), m)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
-	return Metrics{MakespanNs: res.Makespan, EnergyJ: units.Joules(rep.EnergyJ), AvgPowerW: units.Watts(rep.AvgW),
-		PeakPowerW: units.Watts(rep.PeakW), OverCapNs: rep.OverCapNs}, &taskRun{op: pl.taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
+	return met, &taskRun{op: pl.taskOp, acct: acct, model: jm, makespan: res.Makespan, res: res, net: net, opts: opts}, nil
 }
 
 // taskCalcs returns the calc operation in g of an LP task: of the LP of

@@ -25,7 +25,8 @@ import (
 // BoundConfig is what RunBound computes: the caps, the workload, the LP's
 // options and the rounding and Conductor baselines it replays.
 type BoundConfig struct {
-	// CapsW are the job power caps in watts, in the order solved (each
+	// CapsW are the power caps in watts (the job's, or each node's where
+	// the scenario's sweep.cap_scope is node), in the order solved (each
 	// from the previous cap's basis). With one cap, a cap below the least
 	// the fixed order needs is an error; with more, such a cap is a row
 	// marked Infeasible and reported on Warn.
@@ -144,7 +145,8 @@ type BoundReport struct {
 	Rows       []BoundRow // one per cap solved, in order
 	Machine    string     // the machine's name
 	Ranks      int        // the workload's ranks
-	MinCapW    float64    // the least job cap the fixed order needs
+	MinCapW    float64    // the least cap the fixed order needs (the job's, or every node's under CapScope node)
+	CapScope   string     // what the caps bound: CapScopeJob or CapScopeNode (sweep.cap_scope)
 	UncappedNs int64      // the replay at every task's fastest configuration
 	Messages   string     // bound.messages
 	OrderFree  bool       // the rows have order-free columns
@@ -222,7 +224,7 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 		return nil, err
 	}
 	defer r.s.Close()
-	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, UncappedNs: r.unc.MakespanNs,
+	rep := &BoundReport{Machine: r.m.Name, Ranks: r.g.NumRanks(), MinCapW: r.minCap, CapScope: sc.Sweep.CapScope, UncappedNs: r.unc.MakespanNs,
 		Messages: sc.Bound.Messages, OrderFree: r.free != nil, RecordedConfig: sc.recordedConfig(cfg.Trace == nil && cfg.Graph == nil && sc.Workload.Generator != "")}
 	var infeasible []string
 	for i, cw := range cfg.CapsW {
@@ -395,7 +397,7 @@ func (r *boundRun) buildGraphLP() error {
 // newSolver builds the LP's solver, the order-free search, the lp
 // rounding's planner and the uncapped replay.
 func (r *boundRun) newSolver() error {
-	opt := r.cfg.Solver
+	opt := r.sc.lpOptions(r.m, r.d, r.cfg.Solver)
 	opt.KeepBasis = len(r.cfg.CapsW) > 1
 	var err error
 	if r.s, err = bound.NewSolver(r.d, r.o, opt); err != nil {
@@ -411,6 +413,9 @@ func (r *boundRun) newSolver() error {
 // prepare makes what every cap shares once the solver is built.
 func (r *boundRun) prepare() error {
 	var err error
+	if r.cfg.OrderFree && r.sc.nodeScope() {
+		return fmt.Errorf("--order-free solves under the job's cap; the scenario's caps are per node (sweep.cap_scope = %q)", CapScopeNode)
+	}
 	if r.cfg.OrderFree {
 		opt := bound.OrderFreeOptions{Resources: r.resources(), MaxNodes: r.cfg.OrderFreeNodes}
 		if r.free, err = bound.NewOrderFree(r.d, r.o, opt); err != nil {
@@ -423,7 +428,7 @@ func (r *boundRun) prepare() error {
 		}
 	}
 	minLP, _ := r.s.MinFeasibleCap()
-	r.minCap = minLP + r.m.lpBaseW()
+	r.minCap = minLP + r.sc.lpBaseOf(r.m)
 	r.unc, err = r.replay(policy.Uncapped, 0)
 	return err
 }
@@ -463,7 +468,7 @@ func (r *boundRun) below(p replayed, bn int64) (string, bool) {
 // solveCap solves the LP at job cap cw and replays the rounded schedule
 // and the baselines there. stop is the context's error where it stopped.
 func (r *boundRun) solveCap(ctx context.Context, cw float64) (row BoundRow, stop, err error) {
-	b, err := r.s.SolveContext(ctx, r.m.LPCap(cw))
+	b, err := r.s.SolveContext(ctx, r.sc.lpCapOf(r.m, cw))
 	if err != nil && ctx.Err() != nil {
 		return row, err, nil
 	}
@@ -507,7 +512,9 @@ func (r *boundRun) resources() *bound.Resources {
 
 // lowerAt fills row's order-free lower bound at cap cw.
 func (r *boundRun) lowerAt(ctx context.Context, row *BoundRow, cw float64) error {
-	lo, err := bound.OrderFreeLower(ctx, r.d, r.resources(), r.m.LPCap(cw))
+	// Under node caps, the job's cap of nodes × cw: every schedule within
+	// the node caps is within it, so the bound stays a lower bound.
+	lo, err := bound.OrderFreeLower(ctx, r.d, r.resources(), r.m.LPCap(r.sc.JobCap(r.m, cw)))
 	if err != nil {
 		return err
 	}
@@ -573,7 +580,7 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}
 	row.RoundedBelowBound, row.RoundedOrderChanged = r.below(rdp, bn)
 	row.StaticBelowBound, row.StaticOrderChanged = r.below(stp, bn)
-	if r.t != nil {
+	if r.t != nil && !r.sc.nodeScope() { // Conductor on an MPI trace plans against the job's cap
 		if err := r.conductor(&row, cw, bn); err != nil {
 			return BoundRow{}, err
 		}

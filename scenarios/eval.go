@@ -620,14 +620,7 @@ func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, make
 		}
 		return metrics(rep), nil
 	}
-	ranks := len(jm.ActiveW)
-	nodeOf := func(u int) int { // a rank's core, then a slot's GPU
-		if u >= ranks {
-			u -= ranks
-		}
-		return u / m.RanksPerNode
-	}
-	rep, nc, err := acct.ReportNodes(jm, makespan, jobCapW, m.Nodes, nodeOf, jm.BaseW/float64(m.Nodes), nodeCapW)
+	rep, nc, err := acct.ReportNodes(jm, makespan, jobCapW, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), nodeCapW)
 	if err != nil {
 		return Metrics{}, err
 	}

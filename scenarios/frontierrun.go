@@ -32,7 +32,8 @@ type FrontierConfig struct {
 	// giving every compute task its configurations instead of the
 	// machine's P-states.
 	TablePath string
-	// CapW, when positive, is a job power cap every schedule keeps too.
+	// CapW, when positive, is a power cap every schedule keeps too: the
+	// job's, or each node's where the scenario's sweep.cap_scope is node.
 	CapW float64
 	// Points is how many deadlines the frontier is solved at, 2 to
 	// MaxFrontierPoints.
@@ -117,9 +118,14 @@ func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
 	opt := energy.Options{BaseW: r.m.lpBaseW()}
 	if cfg.CapW > 0 {
-		if opt.CapW = r.m.LPCap(cfg.CapW); !(opt.CapW > 0) {
-			return nil, nil, fmt.Errorf("frontier: cap %g W is at most the machine's base power %g W", cfg.CapW, r.m.lpBaseW())
+		if opt.CapW = r.sc.lpCapOf(r.m, cfg.CapW); !(opt.CapW > 0) {
+			what := "the machine's"
+			if r.sc.nodeScope() {
+				what = "a node's"
+			}
+			return nil, nil, fmt.Errorf("frontier: cap %g W is at most %s base power %g W", cfg.CapW, what, r.sc.lpBaseOf(r.m))
 		}
+		opt.NodeOf = r.sc.lpNodeOf(r.m, r.d)
 	}
 	f, err := energy.New(r.d, r.o, opt)
 	if err != nil {

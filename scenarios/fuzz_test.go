@@ -16,7 +16,7 @@ import (
 // panicking.
 func FuzzParse(f *testing.F) {
 	f.Add(Default())
-	for _, ex := range []string{"gpu-node.toml", "aggregate.toml", "gpu-training.toml"} {
+	for _, ex := range []string{"gpu-node.toml", "aggregate.toml", "gpu-training.toml", "gpu-training-nodecap-lp.toml"} {
 		if b, err := os.ReadFile("../examples/scenarios/" + ex); err == nil {
 			f.Add(b)
 		}

@@ -113,7 +113,7 @@ func (p *lpPlanner) solveAt(ctx context.Context, jobCapW, headroomW float64) (*b
 		}
 		p.s = s
 	}
-	return lpchain.SolveFeasible(ctx, p.s, p.bd.m.LPCap(jobCapW)-headroomW)
+	return lpchain.SolveFeasible(ctx, p.s, p.bd.lpCap(jobCapW)-headroomW)
 }
 
 // replayLP is the lp policy at job cap capW on graph g: the LP's schedule
@@ -280,8 +280,11 @@ func (c *capSafe) within(met Metrics, run *taskRun) (Metrics, *taskRun, bool, er
 	return met, run, false, nil
 }
 
-// binds reports whether the cap binds: the uncapped replay goes over it.
-func (c *capSafe) binds() bool { return c.unc.met.OverCapNs > 0 || c.unc.met.PeakPowerW > c.capW }
+// binds reports whether the cap binds: the uncapped replay goes over it
+// (its peak is the job's, which a node cap leaves to OverCapNs).
+func (c *capSafe) binds() bool {
+	return c.unc.met.OverCapNs > 0 || (!c.sc.nodeScope() && c.unc.met.PeakPowerW > c.capW)
+}
 
 // static returns the soonest of the uniform replays within the cap: the
 // static policy's at the cap, and the static policy's at each lower cap
@@ -297,10 +300,13 @@ func (c *capSafe) static() (safeRun, error) {
 	if err != nil {
 		return safeRun{}, err
 	}
-	ranks := float64(c.m.Nodes * c.m.RanksPerNode)
+	ranks, baseW := float64(c.m.Nodes*c.m.RanksPerNode), c.m.BaseW()
+	if c.sc.nodeScope() { // per node: the static policy's node caps
+		ranks, baseW = float64(c.m.RanksPerNode), baseW/float64(c.m.Nodes)
+	}
 	for _, p := range c.m.PStates {
-		capW := c.m.BaseW() + ranks*p.ActivePowerW
-		if capW >= c.capW || capW <= c.m.BaseW() {
+		capW := baseW + ranks*p.ActivePowerW
+		if capW >= c.capW || capW <= baseW {
 			continue // the static policy's at c.capW, or one faster
 		}
 		r, err := c.kept(policy.Static, capW)
@@ -350,11 +356,11 @@ func (c *capSafe) kept(pol string, capW float64) (safeRun, error) {
 // overCap returns r with its time over c.capW: the replay's power profile
 // does not depend on the cap it is checked against.
 func (c *capSafe) overCap(r safeRun) (safeRun, error) {
-	rep, err := r.run.acct.Report(r.run.model, r.run.makespan, c.capW)
+	over, err := c.sc.overCap(r.run.acct, r.run.model, r.run.makespan, c.capW, c.m)
 	if err != nil {
 		return safeRun{}, fmt.Errorf("%s policy at %g W: %w", c.pol, c.capW, err)
 	}
-	r.met.OverCapNs = rep.OverCapNs
+	r.met.OverCapNs = over
 	return r, nil
 }
 

@@ -56,7 +56,7 @@ func (sc *Scenario) minEnergyPoint(ctx context.Context, bd *bounder, g *graph.Gr
 			}
 			least = bh
 		}
-		lpCapW := m.LPCap(capW) - h
+		lpCapW := bd.lpCap(capW) - h
 		s, err := minEnergySchedule(bd, lpCapW, least.Makespan, sc.Sweep.SlowdownPct)
 		if err != nil {
 			return nil, false, false, fmt.Errorf("min-energy policy at %g W, headroom %g W: %w", capW, h, err)
@@ -114,7 +114,7 @@ func (sc *Scenario) minEnergyPoint(ctx context.Context, bd *bounder, g *graph.Gr
 // least makespan (the bound's LP relaxed into blocks, bound.cuts), the
 // deadline is slowdownPct above the latter, solved.
 func minEnergySchedule(bd *bounder, lpCapW, leastS, slowdownPct float64) (*energy.Schedule, error) {
-	opt := energy.Options{BaseW: bd.m.lpBaseW(), CapW: lpCapW, LeastMakespan: leastS}
+	opt := energy.Options{BaseW: bd.m.lpBaseW(), CapW: lpCapW, LeastMakespan: leastS, NodeOf: bd.sc.lpNodeOf(bd.m, bd.d)}
 	if leastS > 0 {
 		f, err := energy.New(bd.d, bd.o, opt)
 		if err != nil {

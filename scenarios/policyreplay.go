@@ -332,7 +332,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 // it, as the sweep solves it, so the makespan is the sweep's.
 func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machine, mi int) (*PolicyReport, error) {
 	if r.CapW <= 0 {
-		return nil, optionf("--policy %s needs --cap (the job power cap in W)", r.Policy)
+		return nil, optionf("--policy %s needs --cap (the power cap in W: the job's, or each node's under sweep.cap_scope = node)", r.Policy)
 	}
 	if r.SlowdownPct != nil {
 		if r.Policy != PolicyMinEnergy {

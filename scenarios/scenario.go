@@ -392,7 +392,8 @@ type Sweep struct {
 	Caps  string    `toml:"caps"`   // or a range "from:to:step" in watts
 	// CapScope says what a cap bounds: "job" (the default: the job's
 	// power) or "node" (every node's power, its CPUs, GPUs and devices;
-	// the policies share nodes × cap among the job's ranks).
+	// static shares nodes × cap among the job's ranks, and the LP, its
+	// bound and the lp and min-energy policies cap each node).
 	CapScope string           `toml:"cap_scope"`
 	Policies []string         `toml:"policies"` // see Policies()
 	Params   map[string][]any `toml:"params"`   // workload parameter axes
@@ -408,14 +409,6 @@ const (
 	CapScopeJob  = "job"
 	CapScopeNode = "node"
 )
-
-// nodeCapPolicy reports whether policy p runs under per-node caps: those
-// that share the cap equally among ranks, and conductor, which on an
-// execution graph moves power only among a node's units (Scenario.fits
-// refuses it on an MPI trace, where it plans against the job's cap).
-func nodeCapPolicy(p string) bool {
-	return p == policy.Uncapped || p == policy.Static || p == policy.StaticRAPL || p == policy.Conductor
-}
 
 // ParseError is an error in a scenario file, naming the file, the line
 // (0 when unknown) and the key.
@@ -1075,12 +1068,7 @@ func (s *Scenario) normalizeSweep() error {
 	switch sw.CapScope {
 	case "", CapScopeJob:
 		sw.CapScope = CapScopeJob
-	case CapScopeNode:
-		for _, p := range sw.Policies {
-			if !nodeCapPolicy(p) {
-				return bad("sweep.cap_scope", "cap_scope = %q works with the policies uncapped, static, static-rapl and conductor (on an execution graph), not %s (they plan against the job's cap)", CapScopeNode, p)
-			}
-		}
+	case CapScopeNode: // conductor on an MPI trace: refused by Scenario.fits
 	default:
 		return bad("sweep.cap_scope", "unknown cap scope %q (want job or node)", sw.CapScope)
 	}

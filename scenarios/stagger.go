@@ -105,10 +105,6 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		if err != nil {
 			return Metrics{}, nil, false, err
 		}
-		curve, err := run.acct.JobCurve(run.model, run.makespan)
-		if err != nil {
-			return Metrics{}, nil, false, err
-		}
 		start, end := make([]int64, g.NumOps()), make([]int64, g.NumOps())
 		for _, s := range run.acct.Spans() {
 			if g.Kind[s.Op] == graph.Calc {
@@ -122,7 +118,10 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 			jobs[k] = bound.FastJob{Task: i, Start: start[op], End: end[op] - 1, Need: min(ph[0].Ns, end[op]-start[op]-1),
 				DW: ph[0].Watts - ph[1].Watts}
 		}
-		bound.PlaceFast(curve, jobCapW, jobs)
+		over, err := sc.placeFast(run, r.d, jobs, jobCapW, m)
+		if err != nil {
+			return Metrics{}, nil, false, err
+		}
 		placed := append([][]power.Phase(nil), floor...)
 		missed := false
 		for _, j := range jobs {
@@ -150,7 +149,7 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 			placed[i] = append(ph, power.Phase{Ns: math.MaxInt64 / 4, Watts: slow})
 		}
 		if round == 0 {
-			fits = !missed && curve.Over(jobCapW) == 0
+			fits = !missed && !over
 			if probe {
 				f := &staggerFirst{fits: fits}
 				if missed {
@@ -171,6 +170,45 @@ func (sc *Scenario) staggerRounds(g *graph.Graph, t *mpi.Trace, r *rounded, jobC
 		}
 		return met, run, fits, nil
 	}
+}
+
+// placeFast places the faster stretches of jobs over the floor replay
+// run (bound.PlaceFast) within sweep cap capW: against the job's power,
+// or, where the caps are per node, each node's jobs against its node's
+// power (a task's on its rank's node). It reports whether the floor
+// itself goes over the cap somewhere.
+func (sc *Scenario) placeFast(run *taskRun, d *bound.DAG, jobs []bound.FastJob, capW float64, m *Machine) (over bool, err error) {
+	if !sc.nodeScope() {
+		curve, err := run.acct.JobCurve(run.model, run.makespan)
+		if err != nil {
+			return false, err
+		}
+		bound.PlaceFast(curve, capW, jobs)
+		return curve.Over(capW) > 0, nil
+	}
+	jm := run.model
+	curves, err := run.acct.NodeCurves(jm, run.makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes))
+	if err != nil {
+		return false, err
+	}
+	byNode := make([][]bound.FastJob, m.Nodes)
+	at := make([][]int, m.Nodes)
+	for k, j := range jobs {
+		n := d.Tasks[j.Task].Rank / m.RanksPerNode
+		if n >= m.Nodes {
+			return false, fmt.Errorf("task %d of rank %d: beyond the %d nodes of machine %s", j.Task, d.Tasks[j.Task].Rank, m.Nodes, m.Name)
+		}
+		byNode[n] = append(byNode[n], j)
+		at[n] = append(at[n], k)
+	}
+	for n, c := range curves {
+		bound.PlaceFast(c, capW, byNode[n])
+		for x, k := range at[n] {
+			jobs[k] = byNode[n][x]
+		}
+		over = over || c.Over(capW) > 0
+	}
+	return over, nil
 }
 
 // replaySchedule replays the schedule r (replayPlanned) with phases as the

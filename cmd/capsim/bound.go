@@ -57,7 +57,11 @@ Conductor baseline (conductor_ns null) and takes no --table.
 The machine, network and DVFS model come from a scenario (--scenario; the
 embedded default when left out), and so does the workload when TRACE is left
 out. Caps are job power in watts, sockets' idle power included; the LP caps
-the cores' task power, cap minus the base power. A cap below the least power
+the cores' task power, cap minus the base power. Where the scenario's caps
+are per node (sweep.cap_scope = "node"), each cap is every node's: the LP
+caps each node's task power, the cap minus the node's share of the base
+power, and --order-free and the Conductor baseline of an MPI trace, which
+plan against the job's cap, are not run. A cap below the least power
 the fixed event order needs exits with status 1 and names that minimum;
 with --caps, each such cap is reported on the standard error with that
 minimum and marked in the output (JSON "infeasible": true), the other caps
@@ -220,7 +224,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
 		},
 	}
 	f := c.Flags()
-	f.Float64Var(&capW, "cap", 0, "job power cap in watts")
+	f.Float64Var(&capW, "cap", 0, "power cap in watts: the job's, or each node's where the scenario's sweep.cap_scope is node")
 	f.StringVar(&caps, "caps", "", "a sweep of caps FROM:TO:STEP in watts (re-solved from the previous basis)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
@@ -272,8 +276,12 @@ func printBound(w io.Writer, rep *scenarios.BoundReport, single, asJSON bool) er
 			break
 		}
 	}
-	fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
-		rep.Machine, rep.Ranks, rep.MinCapW, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
+	per := ""
+	if rep.CapScope == scenarios.CapScopeNode {
+		per = " per node (sweep.cap_scope = node: every cap is each node's)"
+	}
+	fmt.Fprintf(w, "machine %s, %d ranks; least feasible cap %.6g W%s\nunconstrained makespan: replayed %d ns, in the LP's DAG %d ns (messages: %s)\n",
+		rep.Machine, rep.Ranks, rep.MinCapW, per, rep.UncappedNs, first.LPUncappedNs, rep.Messages)
 	fmt.Fprintf(w, "uncapped replay against the LP's DAG: %+.2f %%\n", first.UncappedOverLPPct)
 	if first.Contention != "" {
 		fmt.Fprintln(w, first.Contention)

@@ -40,7 +40,8 @@ read the other way ("by_budget": the least makespan for energy budgets from
 the least energy to the fastest schedule's, each solved as an LP), and the
 energy saved against the fastest schedule (every task at its fastest
 P-state, as soon as possible) at the least makespan and at 5 % longer.
---cap adds a job power cap that every schedule keeps too. The machine,
+--cap adds a power cap that every schedule keeps too: the job's, or every
+node's where the scenario's sweep.cap_scope is node. The machine,
 network and DVFS model come from a scenario as for capsim bound, and so
 does the LP of an execution graph (a Chakra trace, a GOAL file): the one
 over the engine's semantics, kernels at their GPU's clocks.`,
@@ -77,7 +78,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 		},
 	}
 	f := c.Flags()
-	f.Float64Var(&capW, "cap", 0, "job power cap in watts that every schedule keeps too (default: none)")
+	f.Float64Var(&capW, "cap", 0, "power cap in watts that every schedule keeps too, the job's or each node's (sweep.cap_scope; default: none)")
 	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")

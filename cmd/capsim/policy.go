@@ -83,8 +83,8 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 	capHelp := map[string]string{
 		scenarios.PolicySteering:  "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state)",
 		scenarios.PolicyDCTDVFS:   "job power cap in W of the LP bound (default: the policy's peak)",
-		scenarios.PolicyLP:        "job power cap in W the LP's schedule holds (required)",
-		scenarios.PolicyMinEnergy: "job power cap in W the frontier's schedule holds (required)",
+		scenarios.PolicyLP:        "power cap in W the LP's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
+		scenarios.PolicyMinEnergy: "power cap in W the frontier's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
 	}[name]
 	if inReplay {
 		capHelp = "job power cap in W, with --models or --machine-power: the cap the job's power is checked against (energy.over_cap_ns) and drawn against on the timeline"

@@ -77,20 +77,48 @@ type NodeCap struct {
 	OverCapNs int64   // time during which some node's power exceeds the cap
 }
 
+// NodeCurves returns each node's power under m over [0, makespan]:
+// nodeBaseW plus the power of its units, unit u (a rank, then a device,
+// as JobModel.DeviceIdleW numbers them) on node nodeOf(u) of nodes.
+func (a *Accountant) NodeCurves(m JobModel, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW float64) ([]Step, error) {
+	if err := m.Validate(len(m.ActiveW)); err != nil {
+		return nil, err
+	}
+	units, err := a.curves(m, makespan)
+	if err != nil {
+		return nil, err
+	}
+	return nodeCurves(units, makespan, nodes, nodeOf, nodeBaseW)
+}
+
+// nodeCurves is NodeCurves from the units' curves (Accountant.curves).
+func nodeCurves(units []Step, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW float64) ([]Step, error) {
+	per := make([][]Step, nodes)
+	for u, s := range units {
+		n := nodeOf(u)
+		if n < 0 || n >= nodes {
+			return nil, fmt.Errorf("power: unit %d on node %d of %d", u, n, nodes)
+		}
+		per[n] = append(per[n], s)
+	}
+	out := make([]Step, nodes)
+	for n, us := range per {
+		out[n] = sum(us, nodeBaseW, makespan)
+	}
+	return out, nil
+}
+
 // NodeCap returns, under m over [0, makespan], the highest node power and
 // how long some node exceeds capW watts (0: no cap). A node's power is
 // nodeBaseW (its sockets' and devices' constant part, as m.BaseW is the
 // job's) plus the power of its units: unit u (a rank, then a device, as
 // JobModel.DeviceIdleW numbers them) is on node nodeOf(u) of nodes.
 func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW, capW float64) (NodeCap, error) {
-	if err := m.Validate(len(m.ActiveW)); err != nil {
-		return NodeCap{}, err
-	}
-	units, err := a.curves(m, makespan)
+	curves, err := a.NodeCurves(m, makespan, nodes, nodeOf, nodeBaseW)
 	if err != nil {
 		return NodeCap{}, err
 	}
-	return nodeCap(units, makespan, nodes, nodeOf, nodeBaseW, capW)
+	return nodeCap(curves, capW), nil
 }
 
 // ReportNodes returns Report(m, makespan, jobCapW) and NodeCap(m,
@@ -104,25 +132,20 @@ func (a *Accountant) ReportNodes(m JobModel, makespan int64, jobCapW float64, no
 	if err != nil {
 		return Report{}, NodeCap{}, err
 	}
-	nc, err := nodeCap(units, makespan, nodes, nodeOf, nodeBaseW, nodeCapW)
-	return report(units, m, makespan, jobCapW), nc, err
+	curves, err := nodeCurves(units, makespan, nodes, nodeOf, nodeBaseW)
+	if err != nil {
+		return Report{}, NodeCap{}, err
+	}
+	return report(units, m, makespan, jobCapW), nodeCap(curves, nodeCapW), nil
 }
 
-// nodeCap is NodeCap from the units' curves (Accountant.curves).
-func nodeCap(units []Step, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW, capW float64) (NodeCap, error) {
-	per := make([][]Step, nodes)
-	for u, s := range units {
-		n := nodeOf(u)
-		if n < 0 || n >= nodes {
-			return NodeCap{}, fmt.Errorf("power: unit %d on node %d of %d", u, n, nodes)
-		}
-		per[n] = append(per[n], s)
-	}
+// nodeCap is NodeCap from the nodes' power curves.
+func nodeCap(curves []Step, capW float64) NodeCap {
 	type span struct{ start, end int64 }
 	var over []span
 	var out NodeCap
-	for _, us := range per {
-		sum(us, nodeBaseW, makespan).segments(func(from, to int64, w float64) {
+	for _, c := range curves {
+		c.segments(func(from, to int64, w float64) {
 			out.PeakW = max(out.PeakW, w)
 			if capW > 0 && w > capW+1e-9 && to > from {
 				over = append(over, span{from, to})
@@ -142,5 +165,5 @@ func nodeCap(units []Step, makespan int64, nodes int, nodeOf func(unit int) int,
 			end = s.end
 		}
 	}
-	return out, nil
+	return out
 }

@@ -11,23 +11,30 @@ import (
 // lpBuild is one block's LP as build writes it, step by step: its
 // columns, their bounds, then its rows as triplets.
 type lpBuild struct {
-	s         *Solver
-	b         *block
-	d         *DAG
-	o         *Order
-	mix, inc  bool // the task form (s.opt.Form)
-	tau       float64
-	fixed     []fixedEdge
-	evOf      map[int32]int32
-	nevCol    int     // time columns
-	ncol      int     // all columns
-	nev       int     // events of the block
-	nStart    []int32 // per event (from 1): tasks starting, then (prefix sums) their offsets in starts
-	nEnd      []int32 // per event (from 1): tasks ending, then their offsets in ends
-	powerEv   []bool  // per event: the job's power can rise there (a power row)
+	s        *Solver
+	b        *block
+	d        *DAG
+	o        *Order
+	mix, inc bool // the task form (s.opt.Form)
+	tau      float64
+	fixed    []fixedEdge
+	evOf     map[int32]int32
+	nevCol   int          // time columns
+	ncol     int          // all columns
+	nev      int          // events of the block
+	chains   []powerChain // the job's power, or each capped node's (Options.NodeOf)
+	p        *clp.Problem
+	ts       triplets
+}
+
+// powerChain is one power the LP caps, in delta form (12)(13): the job's,
+// or a node's (the tasks and loads of its ranks).
+type powerChain struct {
+	nStart    []int32 // per event (from 1): its tasks starting, then (prefix sums) their offsets in starts
+	nEnd      []int32 // per event (from 1): its tasks ending, then their offsets in ends
+	powerEv   []bool  // per event: the chain's power can rise there (a power row)
 	loadDelta []float64
-	p         *clp.Problem
-	ts        triplets
+	pCol      int // its first P column's index in the block's pCol
 }
 
 // build writes block b's LP (Bailey et al., SC'15, Figs. 4–6, in the
@@ -97,47 +104,69 @@ func (l *lpBuild) columns() error {
 func (l *lpBuild) col(v int) int32 { return l.b.kcol[l.evOf[int32(v)]] }
 
 // powerEvents finds the events that need a power row, (12)(13): only
-// where the job's power can rise, at an event where a task starts (or
-// where a task of negative power ends); elsewhere P_k ≤ P_{k−1}. Loads
-// are constants: their starts and ends move the right-hand sides of the
-// power rows. Each power event gets a P column.
+// where a chain's power can rise, at an event where one of its tasks
+// starts (or where a task of negative power ends); elsewhere P_k ≤
+// P_{k−1}. Loads are constants: their starts and ends move the
+// right-hand sides of the power rows. Each power event of each chain
+// gets a P column, the chains one after another.
+//
+// There is one chain, the job's, or with Options.NodeOf one per capped
+// node, over its ranks' tasks and loads.
 func (l *lpBuild) powerEvents() {
 	b, d, o := l.b, l.d, l.o
 	l.nev = b.hi - b.lo
-	l.nStart = make([]int32, l.nev+1)
-	l.nEnd = make([]int32, l.nev+1)
-	l.powerEv = make([]bool, l.nev)
+	l.chains = make([]powerChain, l.s.chains())
+	for g := range l.chains {
+		c := &l.chains[g]
+		c.nStart = make([]int32, l.nev+1)
+		c.nEnd = make([]int32, l.nev+1)
+		c.powerEv = make([]bool, l.nev)
+		c.loadDelta = make([]float64, l.nev)
+	}
 	for _, i := range b.tasks {
 		t := &d.Tasks[i]
-		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
-			l.nStart[a-b.lo+1]++
-			l.powerEv[a-b.lo] = true
-			if c < b.hi {
-				l.nEnd[c-b.lo+1]++
+		g := l.s.chainOf(t.Rank)
+		if g < 0 {
+			continue
+		}
+		c := &l.chains[g]
+		if a, e := o.Event[t.Src], o.Event[t.PowerEnd()]; a < e {
+			c.nStart[a-b.lo+1]++
+			c.powerEv[a-b.lo] = true
+			if e < b.hi {
+				c.nEnd[e-b.lo+1]++
 				if t.Hull[len(t.Hull)-1].Power < 0 {
-					l.powerEv[c-b.lo] = true
+					c.powerEv[e-b.lo] = true
 				}
 			}
 		}
 	}
-	l.loadDelta = make([]float64, l.nev)
 	for _, i := range b.loads {
 		ld := &d.Loads[i]
-		if a, c := o.Event[ld.Src], o.Event[ld.Dst]; a < c {
-			l.loadDelta[a-b.lo] += ld.W
+		g := l.s.chainOf(ld.Rank)
+		if g < 0 {
+			continue
+		}
+		c := &l.chains[g]
+		if a, e := o.Event[ld.Src], o.Event[ld.Dst]; a < e {
+			c.loadDelta[a-b.lo] += ld.W
 			if ld.W > 0 {
-				l.powerEv[a-b.lo] = true
+				c.powerEv[a-b.lo] = true
 			}
-			if c < b.hi {
-				l.loadDelta[c-b.lo] -= ld.W
+			if e < b.hi {
+				c.loadDelta[e-b.lo] -= ld.W
 			}
 		}
 	}
 	b.pCol = b.pCol[:0]
-	for k := range l.powerEv {
-		if l.powerEv[k] {
-			b.pCol = append(b.pCol, int32(l.ncol))
-			l.ncol++
+	for g := range l.chains {
+		c := &l.chains[g]
+		c.pCol = len(b.pCol)
+		for k := range c.powerEv {
+			if c.powerEv[k] {
+				b.pCol = append(b.pCol, int32(l.ncol))
+				l.ncol++
+			}
 		}
 	}
 }
@@ -251,39 +280,48 @@ func (l *lpBuild) hullRows() {
 	}
 }
 
-// powerRows writes (12)(13) in delta form, at power events k only: P_k −
-// P_{k'} − Σ starts p_i + Σ ends p_i = 0 over the events after the
-// previous power event k' up to k, P_k ≤ cap; one-point tasks' powers move
-// to the right-hand side. It returns the most power an event draws with
-// every task at its fastest.
+// powerRows writes (12)(13) in delta form for every chain, at its power
+// events k only: P_k − P_{k'} − Σ starts p_i + Σ ends p_i = 0 over the
+// events after the previous power event k' up to k, P_k ≤ cap; one-point
+// tasks' powers move to the right-hand side. It returns the most power an
+// event draws in a chain with every task at its fastest.
 func (l *lpBuild) powerRows() (most float64) {
-	b, d := l.b, l.d
-	starts, ends := l.startsEnds()
+	for g := range l.chains {
+		most = math.Max(most, l.chainRows(g))
+	}
+	return most
+}
+
+// chainRows writes the power rows of chain g and returns the most power
+// an event draws in it with every task at its fastest.
+func (l *lpBuild) chainRows(g int) (most float64) {
+	b, d, c := l.b, l.d, &l.chains[g]
+	starts, ends := l.startsEnds(g)
 	var fast, rhs float64
 	lastPower := -1 // ends after the last power event need no row
-	for k := range l.powerEv {
-		if l.powerEv[k] {
+	for k := range c.powerEv {
+		if c.powerEv[k] {
 			lastPower = k
 		}
 	}
-	j := 0
+	j := c.pCol
 	for k := 0; k <= lastPower; k++ {
-		for _, i := range starts[l.nStart[k]:l.nStart[k+1]] {
+		for _, i := range starts[c.nStart[k]:c.nStart[k+1]] {
 			fast += d.Tasks[i].Hull[0].Power
 			rhs += l.power(i, 1)
 		}
-		for _, i := range ends[l.nEnd[k]:l.nEnd[k+1]] {
+		for _, i := range ends[c.nEnd[k]:c.nEnd[k+1]] {
 			fast -= d.Tasks[i].Hull[0].Power
 			rhs += l.power(i, -1)
 		}
-		fast += l.loadDelta[k]
-		rhs += l.loadDelta[k]
+		fast += c.loadDelta[k]
+		rhs += c.loadDelta[k]
 		most = math.Max(most, fast)
-		if !l.powerEv[k] {
+		if !c.powerEv[k] {
 			continue
 		}
 		l.ts.add(b.pCol[j], 1)
-		if j > 0 {
+		if j > c.pCol {
 			l.ts.add(b.pCol[j-1], -1)
 		}
 		l.endRow(rhs, rhs)
@@ -293,11 +331,11 @@ func (l *lpBuild) powerRows() (most float64) {
 	return most
 }
 
-// startsEnds lists the tasks that start and that end at each event, by
-// the offsets nStart and nEnd (made prefix sums here).
-func (l *lpBuild) startsEnds() (starts, ends []int32) {
-	b, d, o, nev := l.b, l.d, l.o, l.nev
-	nStart, nEnd := l.nStart, l.nEnd
+// startsEnds lists the tasks of chain g that start and that end at each
+// event, by its offsets nStart and nEnd (made prefix sums here).
+func (l *lpBuild) startsEnds(g int) (starts, ends []int32) {
+	b, d, o, nev, c := l.b, l.d, l.o, l.nev, &l.chains[g]
+	nStart, nEnd := c.nStart, c.nEnd
 	for k := 0; k < nev; k++ {
 		nStart[k+1] += nStart[k]
 		nEnd[k+1] += nEnd[k]
@@ -308,12 +346,15 @@ func (l *lpBuild) startsEnds() (starts, ends []int32) {
 	ne := append([]int32(nil), nEnd[:nev]...)
 	for _, i := range b.tasks {
 		t := &d.Tasks[i]
-		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
+		if l.s.chainOf(t.Rank) != g {
+			continue
+		}
+		if a, e := o.Event[t.Src], o.Event[t.PowerEnd()]; a < e {
 			starts[ns[a-b.lo]] = i
 			ns[a-b.lo]++
-			if c < b.hi {
-				ends[ne[c-b.lo]] = i
-				ne[c-b.lo]++
+			if e < b.hi {
+				ends[ne[e-b.lo]] = i
+				ne[e-b.lo]++
 			}
 		}
 	}

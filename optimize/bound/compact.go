@@ -19,7 +19,7 @@ import (
 //
 // st holds the slack to the cap as tasks speed up (a Solver's slackTree,
 // which keeps its buffers between calls).
-func compact(d *DAG, o *Order, b *Bound, st slackIndex) {
+func compact(d *DAG, o *Order, b *Bound, st taskSlack) {
 	K := o.Events
 	if K == 0 {
 		return
@@ -40,7 +40,7 @@ func compact(d *DAG, o *Order, b *Bound, st slackIndex) {
 		if t.OnDevice != nil {
 			continue // a faster mix may take more device time than its stretch has
 		}
-		room := st.min(a, c) * (1 - 1e-12)
+		room := st.min(i, a, c) * (1 - 1e-12)
 		if !(room > 1e-12) {
 			continue
 		}
@@ -50,10 +50,25 @@ func compact(d *DAG, o *Order, b *Bound, st slackIndex) {
 			continue
 		}
 		p = frontier.PowerAt(h, dur)
-		st.add(a, c, -(p - b.Power[i]))
+		st.add(i, a, c, -(p - b.Power[i]))
 		b.Duration[i], b.Power[i] = dur, p
 	}
 }
+
+// taskSlack is the slack to the cap that task i's power counts against
+// over the events a ≤ k < c: the job's (jobSlack) or its node's
+// (nodeSlack).
+type taskSlack interface {
+	init(d *DAG, o *Order, b *Bound)
+	min(i, a, c int) float64
+	add(i, a, c int, v float64)
+}
+
+// jobSlack is the job's slack for every task.
+type jobSlack struct{ slackIndex }
+
+func (j jobSlack) min(_, a, c int) float64    { return j.slackIndex.min(a, c) }
+func (j jobSlack) add(_, a, c int, v float64) { j.slackIndex.add(a, c, v) }
 
 // slackIndex is the slack of a schedule to its cap over the events of an
 // order, as compact reads and lowers it: init sets it from b's powers,
@@ -76,6 +91,9 @@ type slackIndex interface {
 // power at a boundary is the same sum as Order.Power's, the same deltas
 // added in the same order (the events between add zero).
 type slackTree struct {
+	// keep, when set, counts only the tasks and loads of the ranks it
+	// keeps (a node's, nodeSlack).
+	keep func(rank int) bool
 	mark []uint64 // a bit per event: a boundary
 	bnd  []int    // the boundaries, ascending
 	d    []float64
@@ -93,12 +111,18 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 	set := func(k int) { st.mark[k>>6] |= 1 << (k & 63) }
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
+		if st.keep != nil && !st.keep(t.Rank) {
+			continue
+		}
 		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 			set(a)
 			set(c)
 		}
 	}
 	for _, l := range d.Loads {
+		if st.keep != nil && !st.keep(l.Rank) {
+			continue
+		}
 		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {
 			set(a)
 			set(c)
@@ -121,12 +145,18 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 	// their running sum.
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
+		if st.keep != nil && !st.keep(t.Rank) {
+			continue
+		}
 		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
 			st.d[st.at(a)] += b.Power[i]
 			st.d[st.at(c)] -= b.Power[i]
 		}
 	}
 	for _, l := range d.Loads {
+		if st.keep != nil && !st.keep(l.Rank) {
+			continue
+		}
 		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {
 			st.d[st.at(a)] += l.W
 			st.d[st.at(c)] -= l.W

@@ -74,9 +74,9 @@ func TestCompactMatchesPerEvent(t *testing.T) {
 			}
 			b.CapW = peak * (0.9 + 0.1*float64(trial))
 			want := &Bound{CapW: b.CapW, Duration: append([]float64(nil), b.Duration...), Power: append([]float64(nil), b.Power...)}
-			compact(d, o, want, &perEvent{})
+			compact(d, o, want, jobSlack{&perEvent{}})
 			before := append([]float64(nil), b.Power...)
-			compact(d, o, b, &st)
+			compact(d, o, b, jobSlack{&st})
 			for i := range d.Tasks {
 				if !ulps(b.Duration[i], want.Duration[i]) || !ulps(b.Power[i], want.Power[i]) {
 					t.Fatalf("seed %d trial %d task %d: compact gives %v s at %v W, per event %v s at %v W",

@@ -107,6 +107,14 @@ type Options struct {
 	// Workers is how many blocks are solved at once (default GOMAXPROCS;
 	// each block is its own CLP model, so results do not depend on it).
 	Workers int
+	// NodeOf, when set, caps nodes instead of the job: rank r is on node
+	// NodeOf[r] (−1: on no capped node), and the cap a Solve is given
+	// bounds, between every two events, the power of each node's tasks
+	// and loads (its ranks' cores and devices above what the caller took
+	// off as the node's base power), one chain of power rows per node
+	// that has a rank; the job's power is then not capped. Every rank of
+	// a task or load must index it.
+	NodeOf []int
 }
 
 // cutEvery and cutAbove are Options.CutTasks' default: an engine LP of
@@ -186,7 +194,9 @@ type Solver struct {
 	stats   Stats
 	capW    float64
 	slack   slackTree // compact's, kept between solves
-	twins   int       // blocks solved from the basis of a block of their shape, over all caps
+	// nodeSlack is compact's under node caps (Options.NodeOf).
+	nodeSlack nodeSlack
+	twins     int // blocks solved from the basis of a block of their shape, over all caps
 	// lazy, for an engine LP, holds the full DAG; d is then the DAG of
 	// the rows found so far (lazy.go).
 	lazy *lazyRows
@@ -277,7 +287,10 @@ func NewSolver(d *DAG, o *Order, opt Options) (*Solver, error) {
 	}
 	start := time.Now()
 	s := &Solver{d: d, o: o, opt: opt}
-	s.minCap, s.minAt = MinFeasibleCap(d, o)
+	if err := checkNodes(d, opt.NodeOf); err != nil {
+		return nil, err
+	}
+	s.minCap, s.minAt = minFeasible(d, o, opt.NodeOf)
 	s.stats.Form = opt.Form.String()
 	s.stats.Tasks = len(d.Tasks)
 	var err error

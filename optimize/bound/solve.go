@@ -37,7 +37,12 @@ func (s *Solver) solve(ctx context.Context, capW float64) (*Bound, error) {
 	}
 	s.capW = capW
 	out.Makespan = out.Vertex[s.d.Fin]
-	compact(s.d, s.o, out, &s.slack)
+	if s.opt.NodeOf != nil {
+		s.nodeSlack.nodeOf = s.opt.NodeOf
+		compact(s.d, s.o, out, &s.nodeSlack)
+	} else {
+		compact(s.d, s.o, out, jobSlack{&s.slack})
+	}
 	st.SolveS = time.Since(start).Seconds()
 	out.Stats = st
 	return out, nil

@@ -107,7 +107,12 @@ func (f *Frontier) problem() (*clp.Problem, error) {
 			f.precedenceRow(&r, e)
 		}
 	}
-	if f.opt.CapW > 0 {
+	switch {
+	case f.opt.CapW > 0 && f.opt.NodeOf != nil:
+		if err := f.nodeCapRows(&r, first); err != nil {
+			return nil, err
+		}
+	case f.opt.CapW > 0:
 		f.capRows(&r, first)
 	}
 	for c := range p.Obj {
@@ -203,6 +208,45 @@ func (f *Frontier) capRows(r *lpRows, first []int) {
 		}
 	}
 
+}
+
+// nodeCapRows is capRows under node caps (Options.NodeOf): per node, a
+// row at each chained event where one of its tasks is active, over its
+// tasks' columns, ≤ the cap less its loads' power there.
+func (f *Frontier) nodeCapRows(r *lpRows, first []int) error {
+	d, o := f.d, f.o
+	loads, err := o.NodePower(d, f.opt.NodeOf, func(int) float64 { return 0 })
+	if err != nil {
+		return fmt.Errorf("energy: %w", err)
+	}
+	inf := math.Inf(1)
+	row := make([][]int32, len(loads)) // per node and event: its row, −1 none yet
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		n := f.opt.NodeOf[t.Rank]
+		if n < 0 {
+			continue
+		}
+		if row[n] == nil {
+			row[n] = make([]int32, o.Events)
+			for k := range row[n] {
+				row[n][k] = -1
+			}
+		}
+		for k := o.Event[t.Src]; k < o.Event[t.PowerEnd()] && k+1 < o.Events; k++ {
+			if k != 0 && !f.chained(k) {
+				continue
+			}
+			if row[n][k] < 0 {
+				row[n][k] = int32(len(r.lo))
+				r.end(-inf, f.opt.CapW-loads[n][k])
+			}
+			for g, c := range t.Hull {
+				r.ents = append(r.ents, entry{row[n][k], int32(first[i] + g), c.Power})
+			}
+		}
+	}
+	return nil
 }
 
 // timeProblem is p with the makespan as its objective and the energy as

@@ -45,6 +45,11 @@ type Options struct {
 	// between every two events (the bound's LP cap: the job cap less
 	// BaseW).
 	CapW float64
+	// NodeOf, when set, makes CapW every node's cap instead of the job's:
+	// rank r is on node NodeOf[r] (−1: on no capped node), and the power
+	// of each node's tasks and loads between every two events is at most
+	// CapW (bound.Options.NodeOf).
+	NodeOf []int
 	// LeastMakespan, when positive, is the least makespan of the order
 	// (under the cap), in seconds, where the caller knows it (the bound's
 	// LP at the same cap): New takes it for Fastest instead of solving

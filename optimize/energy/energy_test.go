@@ -138,3 +138,26 @@ func TestCap(t *testing.T) {
 		t.Errorf("E(1.8 s) = %.9g J under 120 W, want 186 J", e)
 	}
 }
+
+// TestNodeCaps: the ranks of TestCap on one node are capped as the job
+// was (1.8 s at 120 W). Each on a node of its own at 90 W, 100 − 60c_A ≤
+// 90 and 100 − 80c_B ≤ 90 give c_A ≥ 1/6, c_B ≥ 1/8, so T = 1 + 2c_B =
+// 1.25 s; there the least energy takes c_A = 0.25 (A's most within T)
+// and c_B = 1/8: E = (100 − 20·0.25) + (100 − 40/8) + 10·1.25 = 202.5 J.
+func TestNodeCaps(t *testing.T) {
+	d, o := worked(t)
+	one := newFrontier(t, d, o, Options{BaseW: 10, CapW: 120, NodeOf: []int{0, 0}})
+	if !near(one.Fastest(), 1.8) {
+		t.Errorf("one node at 120 W: fastest %.9g s, want 1.8 s", one.Fastest())
+	}
+	two := newFrontier(t, d, o, Options{BaseW: 10, CapW: 90, NodeOf: []int{0, 1}})
+	if !near(two.Fastest(), 1.25) {
+		t.Errorf("two nodes at 90 W: fastest %.9g s, want 1.25 s", two.Fastest())
+	}
+	if e, err := two.EnergyAt(1.25); err != nil || !near(e, 202.5) {
+		t.Errorf("two nodes at 90 W: E(1.25 s) = %.9g J (%v), want 202.5 J", e, err)
+	}
+	if _, err := New(d, o, Options{CapW: 90, NodeOf: []int{0}}); err == nil {
+		t.Error("nodes for 1 of 2 ranks: no error")
+	}
+}

@@ -1,0 +1,109 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/bound"
+)
+
+// Per-node caps (sweep.cap_scope = "node") in the LP and its policies.
+//
+// A sweep cap is then every node's: the LP caps each node's task power
+// (bound.Options.NodeOf), its ranks' cores and GPUs above the node's
+// share of the machine's constant power and its GPUs' idle power, and a
+// replay is over the cap while some node is (powerMetrics). Rank r is on
+// node r / ranks_per_node, as the power accounting and Conductor's
+// domains place it.
+
+// nodeScope reports whether the scenario's caps are per node.
+func (sc *Scenario) nodeScope() bool { return sc.Sweep.CapScope == CapScopeNode }
+
+// lpNodeOf is the LP's node of each rank of d under per-node caps
+// (bound.Options.NodeOf), nil where the caps are the job's.
+func (sc *Scenario) lpNodeOf(m *Machine, d *bound.DAG) []int {
+	if !sc.nodeScope() {
+		return nil
+	}
+	ranks := m.Ranks()
+	for _, t := range d.Tasks {
+		ranks = max(ranks, t.Rank+1)
+	}
+	for _, l := range d.Loads {
+		ranks = max(ranks, l.Rank+1)
+	}
+	out := make([]int, ranks)
+	for r := range out {
+		out[r] = r / m.RanksPerNode
+	}
+	return out
+}
+
+// lpOptions is opt with the scenario's node caps (lpNodeOf) for the LP
+// of d on machine m.
+func (sc *Scenario) lpOptions(m *Machine, d *bound.DAG, opt bound.Options) bound.Options {
+	opt.NodeOf = sc.lpNodeOf(m, d)
+	return opt
+}
+
+// lpCapOf is the LP's cap for sweep cap capW on machine m: the job cap
+// less the machine's base power (Machine.LPCap), or, per node, the node
+// cap less its share of it.
+func (sc *Scenario) lpCapOf(m *Machine, capW float64) float64 {
+	if sc.nodeScope() {
+		return capW - m.nodeLPBaseW()
+	}
+	return m.LPCap(capW)
+}
+
+// nodeLPBaseW is what the LP takes off a node's cap: the node's share of
+// the machine's constant power and of its GPUs' idle power.
+func (m *Machine) nodeLPBaseW() float64 { return m.lpBaseW() / float64(m.Nodes) }
+
+// lpBaseOf is what the LP took off the scope's cap (lpCapOf): the
+// machine's base power, or a node's share of it.
+func (sc *Scenario) lpBaseOf(m *Machine) float64 {
+	if sc.nodeScope() {
+		return m.nodeLPBaseW()
+	}
+	return m.lpBaseW()
+}
+
+// nodeOfUnit is the node of unit u of a JobModel of ranks ranks on
+// machine m: a rank, then its device (JobModel.DeviceIdleW), on the
+// rank's node.
+func (m *Machine) nodeOfUnit(ranks int) func(u int) int {
+	return func(u int) int {
+		if u >= ranks { // a slot's GPU
+			u -= ranks
+		}
+		return u / m.RanksPerNode
+	}
+}
+
+// overCap is the time a replay's power under jm stands over sweep cap
+// capW: the job's power over it, or some node's where the caps are per
+// node (as powerMetrics counts it).
+func (sc *Scenario) overCap(acct *power.Accountant, jm power.JobModel, makespan int64, capW float64, m *Machine) (int64, error) {
+	if sc.nodeScope() {
+		nc, err := acct.NodeCap(jm, makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), capW)
+		if err != nil {
+			return 0, fmt.Errorf("node caps: %w", err)
+		}
+		return nc.OverCapNs, nil
+	}
+	rep, err := acct.Report(jm, makespan, capW)
+	if err != nil {
+		return 0, err
+	}
+	return rep.OverCapNs, nil
+}
+
+// nodeCapW is the node cap of sweep cap capW: capW where the caps are
+// per node, else 0 (none).
+func (sc *Scenario) nodeCapW(capW float64) float64 {
+	if sc.nodeScope() {
+		return capW
+	}
+	return 0
+}
