@@ -100,3 +100,33 @@ func agreeAt(t *testing.T, name string, d *bound.DAG, full, red *Frontier, pts [
 		}
 	}
 }
+
+// TestEarliestIsLeastMakespan checks that the least makespan New takes
+// without a cap (the longest path with every task at its fastest,
+// bound.KeyRows.Earliest) is the time LP's optimum, over every event and
+// over key events with rows found on demand, and that a change of one
+// task's fastest time moves it.
+func TestEarliestIsLeastMakespan(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for n := range 30 {
+		d := randomDAG(rng, 4, 4, 3)
+		relayed(rng, d)
+		o, err := bound.InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%2 == 1 {
+			chainPower(d, o)
+		}
+		for _, opt := range []Options{{BaseW: 5, noReduce: true}, {BaseW: 5, visits: -1}, {BaseW: 5}} {
+			f := newFrontier(t, d, o, opt)
+			asap := f.Fastest()
+			if err := f.solveFastest(); err != nil {
+				t.Fatal(err)
+			}
+			if !near(asap, f.Fastest()) {
+				t.Errorf("dag %d, %+v: longest path %g s, the time LP's least makespan %g s", n, opt, asap, f.Fastest())
+			}
+		}
+	}
+}
