@@ -294,3 +294,7 @@ func (kr *KeyRows) Earliest(target int) (t float64, ok bool) {
 	}
 	return ct[target], true
 }
+
+// Back reports whether a message runs against the order (its row is
+// kept as it is, between key events).
+func (kr *KeyRows) Back() bool { return kr.back }

@@ -52,6 +52,9 @@ type Options struct {
 	LeastMakespan float64
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
+	// crashCols, when not 0, is the least number of columns whose first
+	// energy solve starts from crashBasis (tests take 1: every LP).
+	crashCols int
 	// visits, when not 0, limits ReduceOrder's first searches to
 	// max(visits, 0) events (tests make it find few rows, the others on
 	// demand).

@@ -164,8 +164,7 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 	if f.emSolved {
 		r, err = f.em.Resolve()
 	} else {
-		// The first solve, from no basis (firstSolve).
-		r, err = f.em.Solve(firstSolve)
+		r, err = f.firstEnergySolve()
 		f.emSolved = err == nil
 	}
 	if err == nil {
