@@ -68,6 +68,21 @@ type FrontierReport struct {
 	// makespan (under a cap, the least that keeps it) and at 5 % longer.
 	SavedPct0 float64 `json:"saved_pct_at_0"`
 	SavedPct5 float64 `json:"saved_pct_at_5"`
+	// LP is the size of the frontier's LP once every point is solved.
+	LP FrontierLP `json:"lp"`
+}
+
+// FrontierLP is the size of a frontier's LP (energy.Stats).
+type FrontierLP struct {
+	// TimeColumns are the events that keep a time column, Columns every
+	// column (the tasks' fractions too), Rows the energy LP's rows.
+	TimeColumns int `json:"time_columns"`
+	Columns     int `json:"columns"`
+	Rows        int `json:"rows"`
+	// RowsAdded are the rows found on demand, in Rounds solves whose
+	// solutions broke them.
+	RowsAdded int `json:"rows_added"`
+	Rounds    int `json:"rounds"`
 }
 
 // RunFrontier computes the energy–time frontier of the fixed-event-order
@@ -186,6 +201,8 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 		}
 		*s.pct = units.Pct(p)
 	}
+	st := f.Stats()
+	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds}
 	return nil
 }
 

@@ -52,6 +52,8 @@ type KeyRows struct {
 	// check's work arrays, per event.
 	ct, plen []float64
 	orig     []int32
+	// back is set where a message runs against the order.
+	back bool
 }
 
 // ReduceOrder eliminates the events of o that only pass precedence on,
@@ -108,6 +110,7 @@ func ReduceOrderWithin(d *DAG, o *Order, chained []bool, key []bool, visits int)
 		kr.at[[2]int32{e.from, e.to}] = len(kr.Rows)
 		kr.Rows = append(kr.Rows, Precedence{From: int(e.from), To: int(e.to), Len: e.w})
 	}
+	kr.back = len(back) > 0
 	for _, i := range back {
 		m := &d.Messages[i]
 		kr.Rows = append(kr.Rows, Precedence{From: o.Event[m.Src], To: o.Event[m.Dst], Len: m.Time})
@@ -268,3 +271,30 @@ func (kr *KeyRows) ToEvent(target int) []float64 {
 	}
 	return l
 }
+
+// Earliest returns the time of event target in the as-soon-as-possible
+// schedule of the chain, the messages and every task at its fastest: the
+// least makespan of the LP over every event without a cap, where target
+// is the last event (every row a fixed length or a task's least, all
+// met there, and no time sooner). ok is false where a message runs
+// against the order (its row, kept as it is, can force events together):
+// the LP must then find it.
+func (kr *KeyRows) Earliest(target int) (t float64, ok bool) {
+	if kr.back {
+		return 0, false
+	}
+	g, tg := kr.g, byTail(kr.g.n, kr.tasks)
+	ct := make([]float64, g.n)
+	for u := range int32(g.n) {
+		for _, l := range [][]fixedEdge{g.out(u), tg.out(u)} {
+			for _, e := range l {
+				ct[e.to] = math.Max(ct[e.to], ct[u]+e.w)
+			}
+		}
+	}
+	return ct[target], true
+}
+
+// Back reports whether a message runs against the order (its row is
+// kept as it is, between key events).
+func (kr *KeyRows) Back() bool { return kr.back }

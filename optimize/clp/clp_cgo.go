@@ -281,6 +281,23 @@ func (m *Model) ResolveContext(ctx context.Context) (*Result, error) {
 	return m.result()
 }
 
+// ResolvePrimal re-solves with the primal simplex from the last basis (or
+// the one SetBasis gave): where that basis is feasible and not optimal,
+// as one built from a feasible schedule is.
+func (m *Model) ResolvePrimal() (*Result, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	if !m.solved || !m.hasBasis {
+		return m.Solve(Primal)
+	}
+	p := m.p
+	if err := m.run(context.Background(), "re-solving", func(e *errBuf) C.int { return C.capsim_clp_primal(p, e.ptr()) }); err != nil {
+		return nil, err
+	}
+	return m.result()
+}
+
 // Basis returns the basis of the last solve: a status per column, then
 // per row, in CLP's encoding, for SetBasis on a model of the same shape.
 // It fails where the last solve left no basis (none yet, the barrier

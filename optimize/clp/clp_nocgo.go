@@ -43,6 +43,9 @@ func (m *Model) Solve(method Method) (*Result, error) { return nil, ErrNoSolver 
 // Resolve fails.
 func (m *Model) Resolve() (*Result, error) { return nil, ErrNoSolver }
 
+// ResolvePrimal fails: no solver is built in.
+func (m *Model) ResolvePrimal() (*Result, error) { return nil, ErrNoSolver }
+
 // Basis fails: no solver.
 func (m *Model) Basis() ([]byte, error) { return nil, ErrNoSolver }
 

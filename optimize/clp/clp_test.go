@@ -244,3 +244,43 @@ func TestSetBasis(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvePrimal checks that the primal simplex from a given basis
+// starts there: from the optimal basis of small() it takes no iteration
+// and gives the optimum; from no basis it solves from scratch.
+func TestResolvePrimal(t *testing.T) {
+	if !Available() {
+		t.Skip("built without cgo")
+	}
+	a, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	cold, err := a.ResolvePrimal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Iterations == 0 || math.Abs(cold.Objective+11) > 1e-7 {
+		t.Fatalf("from no basis: %d iterations, objective %v; want some, −11", cold.Iterations, cold.Objective)
+	}
+	basis, err := a.Basis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.SetBasis(basis); err != nil {
+		t.Fatal(err)
+	}
+	warm, err := b.ResolvePrimal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Iterations != 0 || math.Abs(warm.Objective+11) > 1e-7 {
+		t.Errorf("from the optimal basis: %d iterations, objective %v; want 0, −11", warm.Iterations, warm.Objective)
+	}
+}

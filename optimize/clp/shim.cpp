@@ -181,6 +181,10 @@ int capsim_clp_dual(capsim_clp *m, char *err) {
   return guard(err, [&] { m->model.dual(0); });
 }
 
+int capsim_clp_primal(capsim_clp *m, char *err) {
+  return guard(err, [&] { m->model.primal(0); });
+}
+
 void capsim_clp_stop(capsim_clp *m) { m->stop.store(1); }
 
 void capsim_clp_clear_stop(capsim_clp *m) { m->stop.store(0); }

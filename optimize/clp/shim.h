@@ -31,6 +31,7 @@ int capsim_clp_chg_col_upper(capsim_clp *m, const double *up, char *err);
    handler is switched off (ClpSolve special option 2). */
 int capsim_clp_initial_solve(capsim_clp *m, int method, int presolve, char *err);
 int capsim_clp_dual(capsim_clp *m, char *err);
+int capsim_clp_primal(capsim_clp *m, char *err);
 /* capsim_clp_get_status copies the basis (a status byte per column, then
    per row: numberColumns + numberRows bytes) into out;
    capsim_clp_set_status makes in the model's basis. */

@@ -57,6 +57,9 @@ type Options struct {
 	LeastMakespan float64
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
+	// crashCols, when not 0, is the least number of columns whose first
+	// energy solve starts from crashBasis (tests take 1: every LP).
+	crashCols int
 	// visits, when not 0, limits ReduceOrder's first searches to
 	// max(visits, 0) events (tests make it find few rows, the others on
 	// demand).
@@ -139,6 +142,14 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 		f.fast = opt.LeastMakespan
 		return f, nil
 	}
+	if opt.CapW == 0 {
+		// Without a cap the least makespan is the longest path with every
+		// task at its fastest: no LP needed.
+		if t, ok := f.keys.Earliest(o.Event[d.Fin]); ok {
+			f.fast = t
+			return f, nil
+		}
+	}
 	if err := f.solveFastest(); err != nil {
 		f.Close()
 		return nil, err
@@ -167,9 +178,7 @@ func (f *Frontier) FastestEnergy() float64 { return f.fastE }
 
 // solveFastest finds the least makespan with the time LP and no budget.
 func (f *Frontier) solveFastest() error {
-	// From no basis: the dual simplex below 10,000 columns, the barrier
-	// (then a basis) above (clp.Auto).
-	r, err := f.tm.Solve(clp.Auto)
+	r, err := f.tm.Solve(firstSolve)
 	if err == nil {
 		r, err = f.settle(false, r)
 	}
@@ -236,6 +245,12 @@ func (f *Frontier) Slowest() (deadline, energyJ float64, err error) {
 	return math.Max(deadline, f.fast), energyJ, nil
 }
 
+// firstSolve is how an LP is solved from no basis: CLP's dual simplex
+// from its slack basis. On the 10,240-task stencil of bench/run's tables
+// (71,682 columns, 153,558 rows) its barrier had not finished the least
+// makespan's LP after 77 s of CPU, the dual simplex took 22 s.
+const firstSolve = clp.Dual
+
 // budgetSlack is how far above the least energy, in the LP's unit of
 // energy, Slowest's budget lies.
 const budgetSlack = 1e-6
@@ -278,4 +293,21 @@ func ScheduleEnergy(d *bound.DAG, times []float64, cfg []int, baseW float64) flo
 		e += l.W * (times[l.Dst] - times[l.Src])
 	}
 	return e
+}
+
+// Stats is the size of a frontier's LP and the work of finding its rows.
+type Stats struct {
+	// TimeColumns are the LP's time columns (events kept), Columns all
+	// its columns (the tasks' fractions too), Rows its rows (the energy
+	// LP's; the time LP has one more, the budget).
+	TimeColumns, Columns, Rows int
+	// Rounds counts the solves whose solutions broke rows of the full
+	// event graph, Added the rows those rounds added or lengthened.
+	Rounds, Added int
+}
+
+// Stats returns the LP's size now: rows found on demand stay for every
+// later deadline and budget.
+func (f *Frontier) Stats() Stats {
+	return Stats{TimeColumns: f.nkey, Columns: len(f.obj), Rows: len(f.rows.lo), Rounds: f.rounds, Added: f.added}
 }

@@ -100,3 +100,69 @@ func agreeAt(t *testing.T, name string, d *bound.DAG, full, red *Frontier, pts [
 		}
 	}
 }
+
+// TestEarliestIsLeastMakespan checks that the least makespan New takes
+// without a cap (the longest path with every task at its fastest,
+// bound.KeyRows.Earliest) is the time LP's optimum, over every event and
+// over key events with rows found on demand, and that a change of one
+// task's fastest time moves it.
+func TestEarliestIsLeastMakespan(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for n := range 30 {
+		d := randomDAG(rng, 4, 4, 3)
+		relayed(rng, d)
+		o, err := bound.InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%2 == 1 {
+			chainPower(d, o)
+		}
+		for _, opt := range []Options{{BaseW: 5, noReduce: true}, {BaseW: 5, visits: -1}, {BaseW: 5}} {
+			f := newFrontier(t, d, o, opt)
+			asap := f.Fastest()
+			if err := f.solveFastest(); err != nil {
+				t.Fatal(err)
+			}
+			if !near(asap, f.Fastest()) {
+				t.Errorf("dag %d, %+v: longest path %g s, the time LP's least makespan %g s", n, opt, asap, f.Fastest())
+			}
+		}
+	}
+}
+
+// TestCrashBasisAgrees checks that the first energy solve from the
+// fastest schedule's basis (crashBasis, the primal simplex) gives the
+// frontier, the schedules and the budgets' makespans of the LP over every
+// event solved from no basis, with the rows ReduceOrder finds and with
+// every row found on demand.
+func TestCrashBasisAgrees(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	crashed := 0
+	for n := range 30 {
+		d := randomDAG(rng, 4, 4, 3)
+		relayed(rng, d)
+		o, err := bound.InitialOrder(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n%2 == 1 {
+			chainPower(d, o)
+		}
+		full := newFrontier(t, d, o, Options{BaseW: 5, noReduce: true})
+		pts, err := full.Curve(5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opt := range []Options{{BaseW: 5, noReduce: true, crashCols: 1}, {BaseW: 5, crashCols: 1}, {BaseW: 5, visits: -1, crashCols: 1}} {
+			f := newFrontier(t, d, o, opt)
+			if f.crashBasis() != nil {
+				crashed++
+			}
+			agreeAt(t, fmt.Sprintf("dag %d, %+v", n, opt), d, full, f, pts)
+		}
+	}
+	if crashed < 60 {
+		t.Errorf("%d of 90 LPs had a crash basis: the test checks too little", crashed)
+	}
+}

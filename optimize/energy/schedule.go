@@ -164,9 +164,7 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 	if f.emSolved {
 		r, err = f.em.Resolve()
 	} else {
-		// The first solve, from no basis: CLP's barrier (then a basis)
-		// where the LP is large, as for the time LP (solveFastest).
-		r, err = f.em.Solve(clp.Auto)
+		r, err = f.firstEnergySolve()
 		f.emSolved = err == nil
 	}
 	if err == nil {
