@@ -30,7 +30,7 @@ func TestIterateMovesPowerToTheCriticalUnit(t *testing.T) {
 		seen = append(seen, append([]int(nil), cfg...))
 		t0, t1 := tasks[0].Hull[cfg[0]].Time, tasks[1].Hull[cfg[1]].Time
 		end := math.Max(t0, t1)
-		return Observation{Slack: []float64{end - t0, end - t1}, Critical: []bool{t0 >= t1, t1 > t0}}, nil
+		return Observation{Slack: []float64{end - t0, end - t1}, Makespan: end}, nil
 	}
 	res, err := Iterate(tasks, []float64{200, 200}, nil, p, 6, replay)
 	if err != nil {
