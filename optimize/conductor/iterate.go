@@ -22,6 +22,13 @@ type Observation struct {
 	// the run (the wait at its next communication; 0 on the critical
 	// path): Adagio's slack (Rountree et al., ICS'09).
 	Slack []float64
+	// Wait is, per task, the time from its end to the start of its
+	// unit's next task (to the iteration's end for a unit's last task):
+	// the time the unit spent blocked, as a runtime measures it (Adagio's
+	// and Conductor's slack, Rountree et al., ICS'09; Marathe et al.,
+	// ISC'15), which unlike Slack keeps the waits of a unit that always
+	// waits.
+	Wait []float64
 	// Makespan is the iteration's length in seconds.
 	Makespan float64
 }
@@ -48,7 +55,7 @@ type IterResult struct {
 // iterations the power that non-critical units left unused goes to the
 // critical ones (Marathe et al., ISC'15; Bailey et al., SC'15, §4.2). As
 // for the ranks of an MPI trace (Schedule), a unit is critical when its
-// tasks' slack summed over the period is within p.CriticalFrac of the
+// tasks' waits summed over the period are within p.CriticalFrac of the
 // period's length (its iterations' makespans) of the least unit's: units
 // that tie, such as the GPUs of equal data-parallel ranks, are all
 // critical, whichever of them a replay's critical path runs through.
@@ -104,8 +111,8 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 	// A unit keeps the most power its tasks drew over the period (peak,
 	// over one unit of span), so that it never draws above its share.
 	peak := make([]float64, units)
-	slack := make([]float64, units) // summed over the period's tasks
-	length := 0.0                   // the period's length so far
+	wait := make([]float64, units) // summed over the period's tasks
+	length := 0.0                  // the period's length so far
 	critical := make([]bool, units)
 	for it := 0; it < iterations; it++ {
 		res.Switches += configureIteration(tasks, res, prev, prevCfg, p, realloc)
@@ -114,26 +121,26 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 		if err != nil {
 			return nil, fmt.Errorf("conductor: iteration %d: %w", it, err)
 		}
-		if len(obs.Slack) != n {
-			return nil, fmt.Errorf("conductor: iteration %d measured %d tasks of %d", it, len(obs.Slack), n)
+		if len(obs.Slack) != n || len(obs.Wait) != n {
+			return nil, fmt.Errorf("conductor: iteration %d measured %d slacks and %d waits of %d tasks", it, len(obs.Slack), len(obs.Wait), n)
 		}
 		prev = &obs
 		for i, t := range tasks {
 			peak[t.Unit] = math.Max(peak[t.Unit], t.Hull[res.Config[i]].Power)
 		}
 		for i, t := range tasks {
-			slack[t.Unit] += obs.Slack[i]
+			wait[t.Unit] += obs.Wait[i]
 		}
 		length += obs.Makespan
 		realloc = (it+1)%p.Period == 0 && it+1 < iterations
 		if realloc {
-			markCritical(critical, slack, length, p.CriticalFrac)
+			markCritical(critical, wait, length, p.CriticalFrac)
 			for _, d := range order {
 				moveAmong(groups[d], res.ShareW, peak, critical, p, need)
 			}
 			res.Reallocs++
 			for u := range peak {
-				peak[u], slack[u] = 0, 0
+				peak[u], wait[u] = 0, 0
 			}
 			length = 0
 		}
