@@ -102,8 +102,10 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 	n := len(tasks)
 	res := &IterResult{Config: make([]int, n), ExtraS: make([]float64, n), ShareW: append([]float64(nil), shareW...)}
 	need := make([]float64, units) // what each unit's fastest configuration draws
+	runs := make([]bool, units)    // the unit has tasks
 	for _, t := range tasks {
 		need[t.Unit] = math.Max(need[t.Unit], t.Hull[0].Power)
+		runs[t.Unit] = true
 	}
 	var prev *Observation
 	prevCfg := make([]int, n)
@@ -111,8 +113,19 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 	// A unit keeps the most power its tasks drew over the period (peak,
 	// over one unit of span), so that it never draws above its share.
 	peak := make([]float64, units)
-	wait := make([]float64, units) // summed over the period's tasks
-	length := 0.0                  // the period's length so far
+	// A unit's waits summed over the period's tasks; a unit without tasks
+	// waits throughout and is never the least.
+	wait := make([]float64, units)
+	resetWait := func() {
+		for u := range wait {
+			wait[u] = 0
+			if !runs[u] {
+				wait[u] = math.Inf(1)
+			}
+		}
+	}
+	resetWait()
+	length := 0.0 // the period's length so far
 	critical := make([]bool, units)
 	for it := 0; it < iterations; it++ {
 		res.Switches += configureIteration(tasks, res, prev, prevCfg, p, realloc)
@@ -140,8 +153,9 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 			}
 			res.Reallocs++
 			for u := range peak {
-				peak[u], wait[u] = 0, 0
+				peak[u] = 0
 			}
+			resetWait()
 			length = 0
 		}
 	}

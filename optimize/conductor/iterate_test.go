@@ -71,18 +71,23 @@ func TestIterateRejects(t *testing.T) {
 }
 
 // Two equal units and a light one, one task each per iteration, meeting
-// at the end of the iteration: the light unit leaves most of its share
-// unused. The equal units wait alike, so both are critical and split
-// what it leaves; with the second's task 8 s against the first's 10 s,
-// only the first is critical and takes all of it.
+// at the end of the iteration after comm seconds of communication: the
+// light unit leaves most of its share unused. The equal units wait alike,
+// so both are critical and split what it leaves; with the second's task
+// 8 s against the first's 10 s, only the first is critical and takes all
+// of it. A unit without tasks (a fourth, with no share) is never
+// critical, so it does not hide the waits the others all have.
 func TestIterateTiedUnitsShare(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		second float64 // the second unit's task, s
+		comm   float64
+		shares []float64
 		want   []float64
 	}{
-		{"tied", 10, []float64{250, 250, 100}},
-		{"one longer", 8, []float64{300, 200, 100}},
+		{"tied", 10, 0, []float64{200, 200, 200}, []float64{250, 250, 100}},
+		{"one longer", 8, 0, []float64{200, 200, 200}, []float64{300, 200, 100}},
+		{"tied, communicating, a unit without tasks", 10, 5, []float64{200, 200, 200, 0}, []float64{250, 250, 100, 0}},
 	} {
 		tasks := []Task{{Unit: 0, Hull: hull3(10)}, {Unit: 1, Hull: hull3(tc.second)}, {Unit: 2, Hull: hull3(1)}}
 		p := DefaultParams()
@@ -92,13 +97,14 @@ func TestIterateTiedUnitsShare(t *testing.T) {
 			for i, tk := range tasks {
 				obs.Makespan = math.Max(obs.Makespan, tk.Hull[cfg[i]].Time)
 			}
+			obs.Makespan += tc.comm
 			for i, tk := range tasks {
 				w := obs.Makespan - tk.Hull[cfg[i]].Time
-				obs.Slack, obs.Wait = append(obs.Slack, w), append(obs.Wait, w)
+				obs.Slack, obs.Wait = append(obs.Slack, w-tc.comm), append(obs.Wait, w)
 			}
 			return obs, nil
 		}
-		res, err := Iterate(tasks, []float64{200, 200, 200}, nil, p, 6, replay)
+		res, err := Iterate(tasks, tc.shares, nil, p, 6, replay)
 		if err != nil {
 			t.Fatal(err)
 		}
