@@ -23,8 +23,9 @@ const conductorIterations = 3
 // on the engine, each configured from what the one before measured: a
 // task's slack is the time from its end to its unit's next task beyond
 // the least such gap the exploration saw (none on the replay's critical
-// path), and the units on the critical path take the power the others
-// leave unused. It returns the last iteration's metrics.
+// path); the units whose waits for their next task over a period are
+// within p.CriticalFrac of the period's length of the least take the
+// power the others leave unused (conductor.Iterate). It returns the last iteration's metrics.
 func (sc *Scenario) replayGraphConductor(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, capW float64, p conductor.Params) (*graphRun, error) {
 	gm, err := sc.newGraphMachine(g, m)
 	if err != nil {
@@ -54,8 +55,9 @@ func (sc *Scenario) replayGraphConductor(g *graph.Graph, m *Machine, net network
 		}
 		last = run
 		next := gp.nextStarts(run)
-		obs := conductor.Observation{Slack: make([]float64, len(tasks)), Critical: run.critical}
+		obs := conductor.Observation{Slack: make([]float64, len(tasks)), Wait: make([]float64, len(tasks)), Makespan: float64(run.makespan) / 1e9}
 		for i := range tasks {
+			obs.Wait[i] = math.Max(0, float64(next[i]-run.end[i])/1e9)
 			if !run.onPath[i] {
 				obs.Slack[i] = math.Max(0, float64(next[i]-run.end[i])/1e9-ex.minGap[i])
 			}

@@ -182,7 +182,6 @@ type graphRun struct {
 	met        Metrics
 	start, end []int64 // per task: its first operation's start, its last's end (ns)
 	makespan   int64
-	critical   []bool // per unit: on the critical path (when asked for)
 	onPath     []bool // per task: on the critical path (when asked for)
 	opts       sim.Options
 	net        network.LogGOPS
@@ -203,7 +202,7 @@ func (o *opTimes) Message(send, recv int32, sent, matched int64) {}
 // (nil: none) on
 // machine gm.m under the sweep cap capW (the job's, or per node under
 // cap_scope "node"), messages priced by net and cls; path also finds the
-// critical path's units.
+// critical path's tasks.
 func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net network.LogGOPS, cls *network.Classes, capW float64, cfg []int, extraNs []int64, path bool) (*graphRun, error) {
 	g, m := gp.g, gm.m
 	if err := m.FitRanks(g.NumRanks(), false); err != nil {
@@ -247,11 +246,11 @@ func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net netw
 		if res, p, err = critpath.Run(g, net, run); err != nil {
 			return nil, err
 		}
-		out.critical, out.onPath = make([]bool, gp.units()), make([]bool, len(gp.tasks))
+		out.onPath = make([]bool, len(gp.tasks))
 		for _, s := range p.Segments {
 			if s.Kind == critpath.Compute && s.Op >= 0 {
 				if i := gp.taskOf[s.Op]; i >= 0 {
-					out.critical[gp.unit(&gp.tasks[i])], out.onPath[i] = true, true
+					out.onPath[i] = true
 				}
 			}
 		}

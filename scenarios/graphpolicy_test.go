@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // Conductor on an execution graph with GPUs: within the cap at every cap
@@ -240,5 +241,93 @@ func TestGraphPoliciesChakra(t *testing.T) {
 		if rep.Phases < 2 || rep.Result.MakespanNs <= 0 {
 			t.Errorf("%s: %d phases, makespan %d ns", pol, rep.Phases, rep.Result.MakespanNs)
 		}
+	}
+}
+
+// dataParallelStep is a data-parallel training step as an execution
+// graph: on every rank r a 1 ms host operation (CPU 0) launches a kernel
+// of kernelNs[r] on the GPU's compute stream (CPU 1), whose gradients then
+// go round a ring of all ranks on a communication channel (CPU 2: a
+// send to the next rank, a receive from the previous), after which a
+// 2 ms host operation ends the step.
+func dataParallelStep(t *testing.T, kernelNs []int64) *graph.Graph {
+	t.Helper()
+	ranks := len(kernelNs)
+	b := graph.NewBuilder(ranks)
+	on := func(op graph.Op, cpu uint8) graph.Op { op.CPU = cpu; return op }
+	for r := range ranks {
+		next, prev := int32((r+1)%ranks), int32((r+ranks-1)%ranks)
+		h1 := b.Add(r, graph.CalcOp(1e6))
+		f1 := b.Add(r, graph.CalcOp(0))
+		b.Dep(r, f1, h1, graph.Requires)
+		k := b.Add(r, on(graph.CalcOp(kernelNs[r]), 1))
+		b.Dep(r, k, f1, graph.Requires)
+		f2 := b.Add(r, on(graph.CalcOp(0), 1))
+		b.Dep(r, f2, k, graph.Requires)
+		s := b.Add(r, on(graph.SendOp(1000, next, 1), 2))
+		b.Dep(r, s, f2, graph.Requires)
+		rv := b.Add(r, on(graph.RecvOp(1000, prev, 1), 2))
+		b.Dep(r, rv, f2, graph.Requires)
+		h2 := b.Add(r, graph.CalcOp(2e6))
+		b.Dep(r, h2, rv, graph.Requires)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Causal = true
+	return g
+}
+
+// Conductor on k equal data-parallel ranks under per-node caps, at caps
+// where static's split leaves each host core more than its fastest
+// P-state draws: the ranks tie for the critical path, so no GPU gets its
+// node's unused power to run a faster clock and then wait at the ring:
+// conductor draws no higher a peak than static and uses no more energy.
+// With one rank's
+// kernel 40 % longer, the power goes to that rank's GPU and the step
+// ends sooner than static's at some cap.
+func TestGraphConductorEqualRanks(t *testing.T) {
+	const k = 4
+	text := strings.Replace(gpuMachine, "nodes = 1", "nodes = 2", 1)
+	sc := parseGPU(t, gpuScenario(text, "[sweep]\ncaps_w = [600]\ncap_scope = \"node\"\n"))
+	m := &sc.Machines[0]
+	net := sc.Net()
+	equal := make([]int64, k)
+	for r := range equal {
+		equal[r] = 1e7
+	}
+	slow := append([]int64{14e6}, equal[1:]...)
+	faster := 0
+	for capW := 580.0; capW <= 800; capW += 30 {
+		for _, tc := range []struct {
+			name    string
+			kernels []int64
+		}{{"equal", equal}, {"one slower", slow}} {
+			g := dataParallelStep(t, tc.kernels)
+			run, err := sc.replayGraphConductor(g, m, net, nil, capW, conductor.DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := sc.Replay(g, m, net, "static", capW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := run.met
+			t.Logf("%s %g W: conductor %d ns %.6g J peak %.0f W over %d; static %d ns %.6g J peak %.0f W over %d", tc.name, capW, c.MakespanNs, c.EnergyJ, c.PeakPowerW, c.OverCapNs, st.MakespanNs, st.EnergyJ, st.PeakPowerW, st.OverCapNs)
+			if st.OverCapNs != 0 || c.OverCapNs != 0 {
+				t.Errorf("%s %g W: conductor %d ns over the cap, static %d ns", tc.name, capW, c.OverCapNs, st.OverCapNs)
+			}
+			if tc.name == "equal" {
+				if c.EnergyJ > st.EnergyJ*(1+1e-9) || c.PeakPowerW > st.PeakPowerW {
+					t.Errorf("%g W: equal ranks: conductor %.6g J peak %.0f W, static %.6g J peak %.0f W: want no more", capW, c.EnergyJ, c.PeakPowerW, st.EnergyJ, st.PeakPowerW)
+				}
+			} else if c.MakespanNs < st.MakespanNs {
+				faster++
+			}
+		}
+	}
+	if faster == 0 {
+		t.Error("one slower rank: conductor never faster than static: no power moved to it")
 	}
 }

@@ -393,16 +393,28 @@ func maxPower(d *bound.DAG, tasks []int, ranks int) []float64 {
 // critical ones (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15), keeping the shares' sum at the cap.
 func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
 	ranks := len(share)
-	least, longest := math.Inf(1), 0.0
+	longest := 0.0
 	for r := 0; r < ranks; r++ {
-		least = math.Min(least, slack[r])
 		longest = math.Max(longest, span[r])
 	}
 	critical := make([]bool, ranks)
-	for r := 0; r < ranks; r++ {
-		critical[r] = slack[r] <= least+p.CriticalFrac*longest
-	}
+	markCritical(critical, slack, longest, p.CriticalFrac)
 	moveShares(share, busyE, span, critical, p, need)
+}
+
+// markCritical marks as critical the units whose slack over a period is
+// within frac × length (the period's length) of the least: the critical
+// path with a tolerance (Marathe et al., ISC'15), so that units that tie
+// for it, as equal ranks of a bulk-synchronous step do, are all critical
+// rather than whichever one a replay's path happens to run through.
+func markCritical(critical []bool, slack []float64, length, frac float64) {
+	least := math.Inf(1)
+	for _, s := range slack {
+		least = math.Min(least, s)
+	}
+	for u, s := range slack {
+		critical[u] = s <= least+frac*length
+	}
 }
 
 // moveShares moves the power that the ranks not marked critical left

@@ -41,7 +41,7 @@ func ExampleIterate() {
 	replay := func(cfg []int, extraS []float64) (conductor.Observation, error) {
 		t0, t1 := tasks[0].Hull[cfg[0]].Time, tasks[1].Hull[cfg[1]].Time
 		end := max(t0, t1)
-		return conductor.Observation{Slack: []float64{end - t0, end - t1}, Critical: []bool{t0 >= t1, t1 > t0}}, nil
+		return conductor.Observation{Slack: []float64{end - t0, end - t1}, Wait: []float64{end - t0, end - t1}, Makespan: end}, nil
 	}
 	p := conductor.DefaultParams()
 	p.Period, p.GuardW = 2, 0

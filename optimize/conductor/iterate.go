@@ -22,9 +22,15 @@ type Observation struct {
 	// the run (the wait at its next communication; 0 on the critical
 	// path): Adagio's slack (Rountree et al., ICS'09).
 	Slack []float64
-	// Critical, per unit, reports whether the iteration's critical path
-	// runs through one of the unit's tasks.
-	Critical []bool
+	// Wait is, per task, the time from its end to the start of its
+	// unit's next task (to the iteration's end for a unit's last task):
+	// the time the unit spent blocked, as a runtime measures it (Adagio's
+	// and Conductor's slack, Rountree et al., ICS'09; Marathe et al.,
+	// ISC'15), which unlike Slack keeps the waits of a unit that always
+	// waits.
+	Wait []float64
+	// Makespan is the iteration's length in seconds.
+	Makespan float64
 }
 
 // Replay runs one iteration with every task at the configuration cfg[i]
@@ -46,9 +52,14 @@ type IterResult struct {
 // each task runs the fastest configuration within its unit's power share,
 // slowed by Adagio into (1 − margin) of the time and slack its previous
 // instance (the same task one iteration earlier) saw; every p.Period
-// iterations the power that units off the critical path left unused goes
-// to the units on it (Marathe et al., ISC'15; Bailey et al., SC'15,
-// §4.2). What a unit leaves unused is its share less the most power any
+// iterations the power that non-critical units left unused goes to the
+// critical ones (Marathe et al., ISC'15; Bailey et al., SC'15, §4.2). As
+// for the ranks of an MPI trace (Schedule), a unit is critical when its
+// tasks' waits summed over the period are within p.CriticalFrac of the
+// period's length (its iterations' makespans) of the least unit's: units
+// that tie, such as the GPUs of equal data-parallel ranks, are all
+// critical, whichever of them a replay's critical path runs through.
+// What a unit leaves unused is its share less the most power any
 // of its tasks drew over the period and the guard band: a unit that
 // draws its share only in bursts keeps it, so that no instant exceeds
 // the cap. Every iteration is measured by replay; the units' power shares
@@ -91,8 +102,10 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 	n := len(tasks)
 	res := &IterResult{Config: make([]int, n), ExtraS: make([]float64, n), ShareW: append([]float64(nil), shareW...)}
 	need := make([]float64, units) // what each unit's fastest configuration draws
+	runs := make([]bool, units)    // the unit has tasks
 	for _, t := range tasks {
 		need[t.Unit] = math.Max(need[t.Unit], t.Hull[0].Power)
+		runs[t.Unit] = true
 	}
 	var prev *Observation
 	prevCfg := make([]int, n)
@@ -100,6 +113,19 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 	// A unit keeps the most power its tasks drew over the period (peak,
 	// over one unit of span), so that it never draws above its share.
 	peak := make([]float64, units)
+	// A unit's waits summed over the period's tasks; a unit without tasks
+	// waits throughout and is never the least.
+	wait := make([]float64, units)
+	resetWait := func() {
+		for u := range wait {
+			wait[u] = 0
+			if !runs[u] {
+				wait[u] = math.Inf(1)
+			}
+		}
+	}
+	resetWait()
+	length := 0.0 // the period's length so far
 	critical := make([]bool, units)
 	for it := 0; it < iterations; it++ {
 		res.Switches += configureIteration(tasks, res, prev, prevCfg, p, realloc)
@@ -108,25 +134,29 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 		if err != nil {
 			return nil, fmt.Errorf("conductor: iteration %d: %w", it, err)
 		}
-		if len(obs.Slack) != n {
-			return nil, fmt.Errorf("conductor: iteration %d measured %d tasks of %d", it, len(obs.Slack), n)
+		if len(obs.Slack) != n || len(obs.Wait) != n {
+			return nil, fmt.Errorf("conductor: iteration %d measured %d slacks and %d waits of %d tasks", it, len(obs.Slack), len(obs.Wait), n)
 		}
 		prev = &obs
 		for i, t := range tasks {
 			peak[t.Unit] = math.Max(peak[t.Unit], t.Hull[res.Config[i]].Power)
 		}
-		for u := range critical {
-			critical[u] = critical[u] || (u < len(obs.Critical) && obs.Critical[u])
+		for i, t := range tasks {
+			wait[t.Unit] += obs.Wait[i]
 		}
+		length += obs.Makespan
 		realloc = (it+1)%p.Period == 0 && it+1 < iterations
 		if realloc {
+			markCritical(critical, wait, length, p.CriticalFrac)
 			for _, d := range order {
 				moveAmong(groups[d], res.ShareW, peak, critical, p, need)
 			}
 			res.Reallocs++
 			for u := range peak {
-				peak[u], critical[u] = 0, false
+				peak[u] = 0
 			}
+			resetWait()
+			length = 0
 		}
 	}
 	return res, nil

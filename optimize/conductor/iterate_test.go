@@ -30,7 +30,7 @@ func TestIterateMovesPowerToTheCriticalUnit(t *testing.T) {
 		seen = append(seen, append([]int(nil), cfg...))
 		t0, t1 := tasks[0].Hull[cfg[0]].Time, tasks[1].Hull[cfg[1]].Time
 		end := math.Max(t0, t1)
-		return Observation{Slack: []float64{end - t0, end - t1}, Critical: []bool{t0 >= t1, t1 > t0}}, nil
+		return Observation{Slack: []float64{end - t0, end - t1}, Wait: []float64{end - t0, end - t1}, Makespan: end}, nil
 	}
 	res, err := Iterate(tasks, []float64{200, 200}, nil, p, 6, replay)
 	if err != nil {
@@ -49,7 +49,9 @@ func TestIterateMovesPowerToTheCriticalUnit(t *testing.T) {
 
 func TestIterateRejects(t *testing.T) {
 	tasks := []Task{{Unit: 0, Hull: hull3(1)}}
-	replay := func([]int, []float64) (Observation, error) { return Observation{Slack: []float64{0}}, nil }
+	replay := func([]int, []float64) (Observation, error) {
+		return Observation{Slack: []float64{0}, Wait: []float64{0}}, nil
+	}
 	for _, tc := range []struct {
 		name   string
 		tasks  []Task
@@ -64,6 +66,50 @@ func TestIterateRejects(t *testing.T) {
 	} {
 		if _, err := Iterate(tc.tasks, tc.shares, tc.domain, DefaultParams(), 3, replay); err == nil {
 			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
+
+// Two equal units and a light one, one task each per iteration, meeting
+// at the end of the iteration after comm seconds of communication: the
+// light unit leaves most of its share unused. The equal units wait alike,
+// so both are critical and split what it leaves; with the second's task
+// 8 s against the first's 10 s, only the first is critical and takes all
+// of it. A unit without tasks (a fourth, with no share) is never
+// critical, so it does not hide the waits the others all have.
+func TestIterateTiedUnitsShare(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		second float64 // the second unit's task, s
+		comm   float64
+		shares []float64
+		want   []float64
+	}{
+		{"tied", 10, 0, []float64{200, 200, 200}, []float64{250, 250, 100}},
+		{"one longer", 8, 0, []float64{200, 200, 200}, []float64{300, 200, 100}},
+		{"tied, communicating, a unit without tasks", 10, 5, []float64{200, 200, 200, 0}, []float64{250, 250, 100, 0}},
+	} {
+		tasks := []Task{{Unit: 0, Hull: hull3(10)}, {Unit: 1, Hull: hull3(tc.second)}, {Unit: 2, Hull: hull3(1)}}
+		p := DefaultParams()
+		p.Period, p.SwitchS, p.ReallocS, p.GuardW = 2, 0, 0, 0
+		replay := func(cfg []int, extra []float64) (Observation, error) {
+			var obs Observation
+			for i, tk := range tasks {
+				obs.Makespan = math.Max(obs.Makespan, tk.Hull[cfg[i]].Time)
+			}
+			obs.Makespan += tc.comm
+			for i, tk := range tasks {
+				w := obs.Makespan - tk.Hull[cfg[i]].Time
+				obs.Slack, obs.Wait = append(obs.Slack, w-tc.comm), append(obs.Wait, w)
+			}
+			return obs, nil
+		}
+		res, err := Iterate(tasks, tc.shares, nil, p, 6, replay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(res.ShareW) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: shares %v, want %v", tc.name, res.ShareW, tc.want)
 		}
 	}
 }
