@@ -700,7 +700,6 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	for k, v := range overrides {
 		p.vals[k] = v
 	}
-	_, p.imbalanceAxis = overrides["imbalance"]
 	p.axes = map[string]bool{}
 	for k := range overrides {
 		p.axes[k] = true
@@ -800,10 +799,10 @@ type params struct {
 	vals map[string]any
 	used map[string]bool
 	err  error
-	// imbalanceAxis: imbalance is a sweep.params axis, whose points
-	// without a pattern keep the other axes' balance and sigma.
-	imbalanceAxis bool
-	axes          map[string]bool // the keys whose value is a sweep.params axis's
+	// axes holds the keys whose value is a sweep.params axis's. Where
+	// imbalance is one, its points without a pattern keep the other
+	// axes' balance and sigma (needsImbalance).
+	axes map[string]bool
 }
 
 func (p *params) bad(key, msg string) error {
@@ -841,7 +840,7 @@ func (p *params) zeroIsDefault(keys ...string) {
 // patterns read (gen.ImbalanceReaders) given with a pattern that does not:
 // the points of a balance axis would all be one workload.
 func (p *params) needsImbalance(pattern string) error {
-	if p.err != nil || p.imbalanceAxis {
+	if p.err != nil || p.axes["imbalance"] {
 		return p.err
 	}
 	if pattern == "" {

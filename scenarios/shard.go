@@ -518,7 +518,8 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 	// Each split adds a part; there are at most npts. Past four parts a
 	// shard beyond one per workload, a plan splits finer than its
 	// estimates tell apart, and each deal costs a pass over the parts
-	// (a 200-cap workload over 16 shards took 27 s of refinements).
+	// (refining a 200-cap workload over 16 shards up to 4·npts parts
+	// takes 27 s).
 	for range min(4*npts, 4*n+len(parts)) {
 		shards, load := deal()
 		sc := scorePlan(load)

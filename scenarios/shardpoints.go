@@ -81,15 +81,13 @@ func (r *refiner) path(wl int, h holding) float64 {
 	return p
 }
 
-// with returns holding h with unit u added (sign 1) or taken out (−1).
-func (h holding) with(u unit, sign int) holding {
+// add adds unit u to holding h (sign 1) or takes it out (−1).
+func (h *holding) add(u unit, sign int) {
 	h.points += float64(sign) * u.cost
 	if u.k >= 0 {
-		h.atCap = slices.Clone(h.atCap)
 		h.atCap[u.k] += sign
 		h.capped += sign
 	}
-	return h
 }
 
 // newRefiner expands plan (chunks per shard, over the workloads parts
@@ -144,8 +142,7 @@ func newRefiner(parts []part, plan [][]chunk) *refiner {
 		}
 	}
 	for i, u := range r.units {
-		s := r.where[i]
-		r.hold[s][u.wl] = r.hold[s][u.wl].with(u, 1)
+		r.hold[r.where[i]][u.wl].add(u, 1)
 	}
 	for s := range plan {
 		for wl := range r.wls {
@@ -155,14 +152,16 @@ func newRefiner(parts []part, plan [][]chunk) *refiner {
 	return r
 }
 
-// move moves unit i to shard b.
+// move moves unit i to shard b (not its own).
 func (r *refiner) move(i, b int) {
 	u := r.units[i]
 	a := r.where[i]
-	ha, hb := r.hold[a][u.wl].with(u, -1), r.hold[b][u.wl].with(u, 1)
-	r.load[a] += r.cost(u.wl, ha) - r.cost(u.wl, r.hold[a][u.wl])
-	r.load[b] += r.cost(u.wl, hb) - r.cost(u.wl, r.hold[b][u.wl])
-	r.hold[a][u.wl], r.hold[b][u.wl] = ha, hb
+	ha, hb := &r.hold[a][u.wl], &r.hold[b][u.wl]
+	ca, cb := r.cost(u.wl, *ha), r.cost(u.wl, *hb)
+	ha.add(u, -1)
+	hb.add(u, 1)
+	r.load[a] += r.cost(u.wl, *ha) - ca
+	r.load[b] += r.cost(u.wl, *hb) - cb
 	r.where[i] = b
 }
 
@@ -180,17 +179,9 @@ func (r *refiner) delta(i, b int) (float64, float64) {
 // allocates nothing.
 func (r *refiner) costAfter(s int, u unit, sign int) float64 {
 	h := &r.hold[s][u.wl]
-	if u.k >= 0 {
-		h.atCap[u.k] += sign
-		h.capped += sign
-	}
-	h.points += float64(sign) * u.cost
+	h.add(u, sign)
 	c := r.cost(u.wl, *h)
-	h.points -= float64(sign) * u.cost
-	if u.k >= 0 {
-		h.atCap[u.k] -= sign
-		h.capped -= sign
-	}
+	h.add(u, -sign)
 	return c
 }
 

@@ -24,6 +24,13 @@ var (
 	nonNegative = flagRange{0, math.MaxFloat64, false, "must be a finite number ≥ 0"}
 	share       = flagRange{0, 1, false, "outside [0, 1]"}
 	workerCount = flagRange{0, 1 << 16, false, "must be a count in 0..65536 (0: the default)"}
+	// positive, frequency and threadCount are counts and sizes whose 0
+	// would silently mean their default.
+	positive    = flagRange{0, math.MaxFloat64, true, "must be a finite number > 0 (leave the flag out for its default)"}
+	frequency   = flagRange{0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"}
+	threadCount = flagRange{0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"}
+	// fraction is a fraction (0.05 is 5 %), not a percentage.
+	fraction = flagRange{0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"}
 )
 
 // flagRanges gives the numeric flags whose range is not nonNegative, by
@@ -45,17 +52,14 @@ var flagRanges = map[string]flagRange{
 	"segments":         positive,
 	"rounds":           positive,
 	"sigma":            positive,
-	"freq":             {0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"},
-	"mem":              {0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"},
-	"threads":          {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
-	"cores":            {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
-	"static-cores":     {0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"},
-	// Fractions (0.05 is 5 %), not percentages.
-	"threshold": {0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"},
-	"min-gain":  {0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"},
+	"freq":             frequency,
+	"mem":              frequency,
+	"threads":          threadCount,
+	"cores":            threadCount,
+	"static-cores":     threadCount,
+	"threshold":        fraction,
+	"min-gain":         fraction,
 }
-
-var positive = flagRange{0, math.MaxFloat64, true, "must be a finite number > 0 (leave the flag out for its default)"}
 
 // flagNeed names the flag that gives another flag its meaning: on must be
 // given (with a value other than false), or, with vals, have one of vals

@@ -79,16 +79,13 @@ over power caps, policies and machines.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		for _, check := range []func() error{
-			func() error { return checkNumberFlags(c) },
-			func() error { return checkFlagNeeds(c) },
-			func() error { return checkOutputs(c, args) },
-		} {
-			if err := check(); err != nil {
-				return err
-			}
+		if err := checkNumberFlags(c); err != nil {
+			return err
 		}
-		return nil
+		if err := checkFlagNeeds(c); err != nil {
+			return err
+		}
+		return checkOutputs(c, args)
 	}
 	root.Version = capsimVersion()
 	root.SetVersionTemplate(versionTemplate)

@@ -101,6 +101,10 @@ type slackTree struct {
 }
 
 // init sets st to the slack of b's powers to b.CapW on o's events.
+// counts reports whether the tree counts the tasks and loads of rank
+// (keep).
+func (st *slackTree) counts(rank int) bool { return st.keep == nil || st.keep(rank) }
+
 func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 	w := (o.Events + 1 + 63) / 64
 	if cap(st.mark) < w {
@@ -111,7 +115,7 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 	set := func(k int) { st.mark[k>>6] |= 1 << (k & 63) }
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		if st.keep != nil && !st.keep(t.Rank) {
+		if !st.counts(t.Rank) {
 			continue
 		}
 		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
@@ -120,7 +124,7 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 		}
 	}
 	for _, l := range d.Loads {
-		if st.keep != nil && !st.keep(l.Rank) {
+		if !st.counts(l.Rank) {
 			continue
 		}
 		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {
@@ -145,7 +149,7 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 	// their running sum.
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		if st.keep != nil && !st.keep(t.Rank) {
+		if !st.counts(t.Rank) {
 			continue
 		}
 		if a, c := o.Event[t.Src], o.Event[t.PowerEnd()]; a < c {
@@ -154,7 +158,7 @@ func (st *slackTree) init(d *DAG, o *Order, b *Bound) {
 		}
 	}
 	for _, l := range d.Loads {
-		if st.keep != nil && !st.keep(l.Rank) {
+		if !st.counts(l.Rank) {
 			continue
 		}
 		if a, c := o.Event[l.Src], o.Event[l.Dst]; a < c {

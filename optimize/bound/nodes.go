@@ -17,8 +17,14 @@ func (s *Solver) chains() int {
 	if s.opt.NodeOf == nil {
 		return 1
 	}
+	return nodeCount(s.opt.NodeOf)
+}
+
+// nodeCount is the number of nodes nodeOf (rank → node, −1: none)
+// places ranks on: one past the highest.
+func nodeCount(nodeOf []int) int {
 	n := 0
-	for _, x := range s.opt.NodeOf {
+	for _, x := range nodeOf {
 		n = max(n, x+1)
 	}
 	return n
@@ -89,11 +95,7 @@ func (o *Order) NodePower(d *DAG, nodeOf []int, power func(i int) float64) ([][]
 
 // nodePowers is NodePower for a checked nodeOf.
 func nodePowers(d *DAG, o *Order, nodeOf []int, power func(i int) float64) [][]float64 {
-	nodes := 0
-	for _, n := range nodeOf {
-		nodes = max(nodes, n+1)
-	}
-	p := make([][]float64, nodes)
+	p := make([][]float64, nodeCount(nodeOf))
 	for n := range p {
 		p[n] = make([]float64, o.Events+1)
 	}
@@ -133,16 +135,12 @@ type nodeSlack struct {
 
 func (ns *nodeSlack) init(d *DAG, o *Order, b *Bound) {
 	ns.d = d
-	nodes := 0
-	for _, n := range ns.nodeOf {
-		nodes = max(nodes, n+1)
-	}
+	nodes := nodeCount(ns.nodeOf)
 	if len(ns.trees) < nodes {
 		ns.trees = append(ns.trees, make([]slackTree, nodes-len(ns.trees))...)
 	}
 	ns.trees = ns.trees[:nodes]
 	for n := range ns.trees {
-		n := n
 		ns.trees[n].keep = func(r int) bool { return ns.nodeOf[r] == n }
 		ns.trees[n].init(d, o, b)
 	}

@@ -140,8 +140,6 @@ func Iterate(tasks []Task, shareW []float64, domain []int, p Params, iterations 
 		prev = &obs
 		for i, t := range tasks {
 			peak[t.Unit] = math.Max(peak[t.Unit], t.Hull[res.Config[i]].Power)
-		}
-		for i, t := range tasks {
 			wait[t.Unit] += obs.Wait[i]
 		}
 		length += obs.Makespan

@@ -2,7 +2,6 @@ package chakra
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -321,26 +320,18 @@ func decodeLegacy(br *bufio.Reader, name string, first []byte, s legacySchema, o
 		return nil, err
 	}
 	for {
-		n, err := binary.ReadUvarint(br)
+		// A new slice per node: its undecoded attributes keep theirs.
+		msg, err := readMessage(br, name, fmt.Sprintf("node %d", len(nodes)), &off, nil)
 		if err == io.EOF {
 			break
 		}
-		what := fmt.Sprintf("node %d", len(nodes))
 		if err != nil {
-			return nil, fmt.Errorf("%s: byte %d: length of %s: %w", name, off, what, noEOF(err))
-		}
-		if n > MaxMessage {
-			return nil, fmt.Errorf("%s: byte %d: %s is %d bytes long (limit %d)", name, off, what, n, MaxMessage)
-		}
-		off += int64(protowire.SizeVarint(n))
-		msg := make([]byte, n)
-		if _, err := io.ReadFull(br, msg); err != nil {
-			return nil, fmt.Errorf("%s: byte %d: %s: %w", name, off, what, noEOF(err))
+			return nil, err
 		}
 		if err := add(msg, off); err != nil {
 			return nil, err
 		}
-		off += int64(n)
+		off += int64(len(msg))
 	}
 	if s == schema003 && detect002(nodes) {
 		s = schema002

@@ -39,34 +39,24 @@ func Decode(r io.Reader, name string) (*File, error) {
 	var buf []byte
 	var off int64
 	for i := -1; ; i++ {
-		n, err := binary.ReadUvarint(br)
+		what := "global metadata"
+		if i >= 0 {
+			what = fmt.Sprintf("node %d", i)
+		}
+		var err error
+		buf, err = readMessage(br, name, what, &off, buf)
 		if err == io.EOF {
 			if i < 0 {
 				return nil, fmt.Errorf("%s: empty file, want a Chakra global metadata message", name)
 			}
 			return file, nil
 		}
-		what := "global metadata"
-		if i >= 0 {
-			what = fmt.Sprintf("node %d", i)
-		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: byte %d: length of %s: %w", name, off, what, noEOF(err))
-		}
-		if n > MaxMessage {
-			return nil, fmt.Errorf("%s: byte %d: %s is %d bytes long (limit %d)", name, off, what, n, MaxMessage)
-		}
-		off += int64(protowire.SizeVarint(n))
-		if uint64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, fmt.Errorf("%s: byte %d: %s: %w", name, off, what, noEOF(err))
+			return nil, err
 		}
 		if i < 0 {
 			if ls := legacyFirst(buf); ls != schemaCurrent {
-				return decodeLegacy(br, name, append([]byte(nil), buf...), ls, off+int64(n))
+				return decodeLegacy(br, name, append([]byte(nil), buf...), ls, off+int64(len(buf)))
 			}
 			file.Meta, err = decodeMetadata(buf)
 		} else {
@@ -80,8 +70,34 @@ func Decode(r io.Reader, name string) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: byte %d: %s: %w", name, off, what, err)
 		}
-		off += int64(n)
+		off += int64(len(buf))
 	}
+}
+
+// readMessage reads the next length-delimited message of file name from
+// br into buf (reused where large enough; nil: a new slice), what naming
+// it in errors, and moves *off, its byte offset, past its length. It
+// returns io.EOF itself where the file ends before the message.
+func readMessage(br *bufio.Reader, name, what string, off *int64, buf []byte) ([]byte, error) {
+	n, err := binary.ReadUvarint(br)
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: byte %d: length of %s: %w", name, *off, what, noEOF(err))
+	}
+	if n > MaxMessage {
+		return nil, fmt.Errorf("%s: byte %d: %s is %d bytes long (limit %d)", name, *off, what, n, MaxMessage)
+	}
+	*off += int64(protowire.SizeVarint(n))
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(br, buf); err != nil {
+		return nil, fmt.Errorf("%s: byte %d: %s: %w", name, *off, what, noEOF(err))
+	}
+	return buf, nil
 }
 
 func noEOF(err error) error {

@@ -75,6 +75,12 @@ const (
 	treeIdx = 1
 )
 
+// algNames names the algorithms of the latency tables by index.
+var algNames = [2]string{ringIdx: ncclRing, treeIdx: ncclTree}
+
+// linkNames names the link kinds, as ParseLink reads them.
+var linkNames = [3]string{NVLink: "nvlink", PCI: "pci", Net: "net"}
+
 func algoIndex(alg string) (int, error) {
 	switch alg {
 	case ncclRing:
@@ -208,13 +214,10 @@ func modelNs(alg string, p Protocol, steps, inter int, bytes int64, ranks, nodes
 
 // ParseLink reads a link kind by name: "nvlink", "pci" or "net".
 func ParseLink(name string) (Link, error) {
-	switch name {
-	case "nvlink":
-		return NVLink, nil
-	case "pci":
-		return PCI, nil
-	case "net":
-		return Net, nil
+	for l, n := range linkNames {
+		if n == name {
+			return Link(l), nil
+		}
 	}
 	return 0, fmt.Errorf("lower: link kind %q (want nvlink, pci or net)", name)
 }
@@ -283,7 +286,7 @@ func (w Wire) Efficiency() (float64, bool) {
 	if multi {
 		nodes = 2
 	}
-	e, _ := p.Efficiency([2]string{ncclRing, ncclTree}[a], nodes)
+	e, _ := p.Efficiency(algNames[a], nodes)
 	return e, true
 }
 
@@ -295,7 +298,7 @@ func (w Wire) String() string {
 		}
 		return fmt.Sprintf("Wire(%d)", uint8(w))
 	}
-	s := fmt.Sprintf("%s/%s/%s", [2]string{ncclRing, ncclTree}[a], p, [3]string{"nvlink", "pci", "net"}[l])
+	s := fmt.Sprintf("%s/%s/%s", algNames[a], p, linkNames[l])
 	if multi {
 		s += "/multi-node"
 	}

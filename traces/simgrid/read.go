@@ -519,11 +519,11 @@ func (p *parser) do(r int, f [][]byte) error {
 	p.action = a.name
 	st := &p.ranks[r]
 	st.seen = true
-	if want, usage := a.min, a.usage; p.legacy {
-		if want, usage = legacyUsage(a); len(f)-2 < want {
-			return p.errorf("%d arguments, want at least %d (%s)", len(f)-2, want, usage)
-		}
-	} else if len(f)-2 < want {
+	want, usage := a.min, a.usage
+	if p.legacy {
+		want, usage = legacyUsage(a)
+	}
+	if len(f)-2 < want {
 		return p.errorf("%d arguments, want at least %d (%s)", len(f)-2, want, usage)
 	}
 	switch a.kind {
