@@ -5,6 +5,7 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/policy"
 )
 
 // Per-node caps (sweep.cap_scope = "node") in the LP and its policies.
@@ -18,6 +19,31 @@ import (
 
 // nodeScope reports whether the scenario's caps are per node.
 func (sc *Scenario) nodeScope() bool { return sc.Sweep.CapScope == CapScopeNode }
+
+// capScopeFits refuses policy pol under per-node caps where the policy
+// can only hold a job cap: steering (one power budget for the job,
+// Anger's Algorithm 2), dct-dvfs (its LP bound at the job cap) and
+// Conductor on an MPI trace (its schedule on the LP's DAG, which
+// reallocates power across nodes). mpiTrace says the workload is an MPI
+// trace rather than an execution graph. Every other policy holds each
+// node's cap: static and static-rapl give every rank an equal share of
+// its node's, lp and min-energy cap each node's power in the LP
+// (lpNodeOf), and Conductor on an execution graph keeps its power
+// domains within their nodes.
+func (sc *Scenario) capScopeFits(pol string, mpiTrace bool) error {
+	if !sc.nodeScope() {
+		return nil
+	}
+	switch {
+	case pol == policy.Steering, pol == policy.DCTDVFS:
+		return fmt.Errorf("%s: sweep.cap_scope = %q: policy %s plans against the job's power cap, not each node's; "+
+			"give it the job's cap (nodes × the node cap) in a scenario with cap_scope = %q, or use the lp or min-energy policy, which holds per-node caps",
+			sc.File, CapScopeNode, pol, CapScopeJob)
+	case pol == policy.Conductor && mpiTrace:
+		return fmt.Errorf("%s: sweep.cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
+	}
+	return nil
+}
 
 // lpNodeOf is the LP's node of each rank of d under per-node caps
 // (bound.Options.NodeOf), nil where the caps are the job's.
