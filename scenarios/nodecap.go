@@ -95,15 +95,20 @@ func (sc *Scenario) lpBaseOf(m *Machine) float64 {
 	return m.lpBaseW()
 }
 
-// nodeOfUnit is the node of unit u of a JobModel of ranks ranks on
-// machine m: a rank, then its device (JobModel.DeviceIdleW), on the
-// rank's node.
-func (m *Machine) nodeOfUnit(ranks int) func(u int) int {
-	return func(u int) int {
-		if u >= ranks { // a slot's GPU
-			u -= ranks
-		}
-		return u / m.RanksPerNode
+// nodeLayout places the units of job model jm on machine m's nodes: a
+// rank, then its device (JobModel.DeviceIdleW), on the rank's node, every
+// node drawing its share of jm's base power.
+func (m *Machine) nodeLayout(jm power.JobModel) power.NodeLayout {
+	ranks := len(jm.ActiveW)
+	return power.NodeLayout{
+		Nodes: m.Nodes,
+		NodeOf: func(u int) int {
+			if u >= ranks { // a slot's GPU
+				u -= ranks
+			}
+			return u / m.RanksPerNode
+		},
+		BaseW: jm.BaseW / float64(m.Nodes),
 	}
 }
 
@@ -112,7 +117,7 @@ func (m *Machine) nodeOfUnit(ranks int) func(u int) int {
 // node (as powerMetrics counts it).
 func (sc *Scenario) overCap(acct *power.Accountant, jm power.JobModel, makespan int64, capW float64, m *Machine) (int64, error) {
 	if sc.nodeScope() {
-		nc, err := acct.NodeCap(jm, makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), capW)
+		nc, err := acct.NodeCap(jm, makespan, m.nodeLayout(jm), capW)
 		if err != nil {
 			return 0, fmt.Errorf("node caps: %w", err)
 		}
