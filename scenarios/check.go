@@ -78,8 +78,8 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	if err := sc.acceleratorsSelect(m, g); err != nil {
 		return err
 	}
-	if pol == policy.Conductor && t != nil && sc.Sweep.CapScope == CapScopeNode {
-		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
+	if err := sc.capScopeFits(pol, t != nil); err != nil {
+		return err
 	}
 	// The topology's mapping of these ranks (a mapping file read whole:
 	// every line a node of the topology, one per rank).

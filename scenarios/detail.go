@@ -112,6 +112,9 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
 		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
 	}
+	if err := sc.capScopeFits(pick.Policy, t != nil); err != nil {
+		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
+	}
 	met, rec, err := sc.replayPolicy(t, g, m, cls, pick.Policy, pick.CapW)
 	if err != nil {
 		return report.Section{}, cp, fmt.Errorf("detail: %w", err)

@@ -620,7 +620,7 @@ func (sc *Scenario) powerMetrics(acct *power.Accountant, jm power.JobModel, make
 		}
 		return metrics(rep), nil
 	}
-	rep, nc, err := acct.ReportNodes(jm, makespan, jobCapW, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), nodeCapW)
+	rep, nc, err := acct.ReportNodes(jm, makespan, jobCapW, m.nodeLayout(jm), nodeCapW)
 	if err != nil {
 		return Metrics{}, err
 	}

@@ -76,8 +76,12 @@ func FuzzParse(f *testing.F) {
 			}
 			seen[c] = true
 			for _, m := range sc.Machines {
-				if c <= m.BaseW() {
-					t.Fatalf("accepted cap %g W at or below machine %s's idle floor %g W", c, m.Name, m.BaseW())
+				floor := m.BaseW()
+				if sc.Sweep.CapScope == CapScopeNode {
+					floor /= float64(m.Nodes)
+				}
+				if c <= floor {
+					t.Fatalf("accepted cap %g W (scope %s) at or below machine %s's idle floor %g W", c, sc.Sweep.CapScope, m.Name, floor)
 				}
 			}
 		}

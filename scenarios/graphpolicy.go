@@ -46,6 +46,9 @@ func replayGraphPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Mac
 	if r.LPMessages != "" && r.LPMessages != MessagesEngine {
 		return nil, optionf("--lp-messages %s: the LP of an execution graph takes the engine's messages (engine)", r.LPMessages)
 	}
+	// The policies' caps are the job's: ReplayPolicy refuses a --cap
+	// under per-node caps, and without one the cap is the policy's own
+	// job power (steer, dctDVFS).
 	sc.Sweep.CapScope = CapScopeJob
 	if err := m.FitRanks(g.NumRanks(), false); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Trace, err)

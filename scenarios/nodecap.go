@@ -5,6 +5,7 @@ import (
 
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/optimize/bound"
+	"github.com/capsim/capsim/optimize/policy"
 )
 
 // Per-node caps (sweep.cap_scope = "node") in the LP and its policies.
@@ -18,6 +19,31 @@ import (
 
 // nodeScope reports whether the scenario's caps are per node.
 func (sc *Scenario) nodeScope() bool { return sc.Sweep.CapScope == CapScopeNode }
+
+// capScopeFits refuses policy pol under per-node caps where the policy
+// can only hold a job cap: steering (one power budget for the job,
+// Anger's Algorithm 2), dct-dvfs (its LP bound at the job cap) and
+// Conductor on an MPI trace (its schedule on the LP's DAG, which
+// reallocates power across nodes). mpiTrace says the workload is an MPI
+// trace rather than an execution graph. Every other policy holds each
+// node's cap: static and static-rapl give every rank an equal share of
+// its node's, lp and min-energy cap each node's power in the LP
+// (lpNodeOf), and Conductor on an execution graph keeps its power
+// domains within their nodes.
+func (sc *Scenario) capScopeFits(pol string, mpiTrace bool) error {
+	if !sc.nodeScope() {
+		return nil
+	}
+	switch {
+	case pol == policy.Steering, pol == policy.DCTDVFS:
+		return fmt.Errorf("%s: sweep.cap_scope = %q: policy %s plans against the job's power cap, not each node's; "+
+			"give it the job's cap (nodes × the node cap) in a scenario with cap_scope = %q, or use the lp or min-energy policy, which holds per-node caps",
+			sc.File, CapScopeNode, pol, CapScopeJob)
+	case pol == policy.Conductor && mpiTrace:
+		return fmt.Errorf("%s: sweep.cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
+	}
+	return nil
+}
 
 // lpNodeOf is the LP's node of each rank of d under per-node caps
 // (bound.Options.NodeOf), nil where the caps are the job's.
@@ -69,15 +95,20 @@ func (sc *Scenario) lpBaseOf(m *Machine) float64 {
 	return m.lpBaseW()
 }
 
-// nodeOfUnit is the node of unit u of a JobModel of ranks ranks on
-// machine m: a rank, then its device (JobModel.DeviceIdleW), on the
-// rank's node.
-func (m *Machine) nodeOfUnit(ranks int) func(u int) int {
-	return func(u int) int {
-		if u >= ranks { // a slot's GPU
-			u -= ranks
-		}
-		return u / m.RanksPerNode
+// nodeLayout places the units of job model jm on machine m's nodes: a
+// rank, then its device (JobModel.DeviceIdleW), on the rank's node, every
+// node drawing its share of jm's base power.
+func (m *Machine) nodeLayout(jm power.JobModel) power.NodeLayout {
+	ranks := len(jm.ActiveW)
+	return power.NodeLayout{
+		Nodes: m.Nodes,
+		NodeOf: func(u int) int {
+			if u >= ranks { // a slot's GPU
+				u -= ranks
+			}
+			return u / m.RanksPerNode
+		},
+		BaseW: jm.BaseW / float64(m.Nodes),
 	}
 }
 
@@ -86,7 +117,7 @@ func (m *Machine) nodeOfUnit(ranks int) func(u int) int {
 // node (as powerMetrics counts it).
 func (sc *Scenario) overCap(acct *power.Accountant, jm power.JobModel, makespan int64, capW float64, m *Machine) (int64, error) {
 	if sc.nodeScope() {
-		nc, err := acct.NodeCap(jm, makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes), capW)
+		nc, err := acct.NodeCap(jm, makespan, m.nodeLayout(jm), capW)
 		if err != nil {
 			return 0, fmt.Errorf("node caps: %w", err)
 		}

@@ -2,15 +2,18 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/traces/arrowtrace"
 )
 
 // The lp and min-energy policies under per-node caps on random
@@ -145,5 +148,105 @@ func TestRunBoundNodeCaps(t *testing.T) {
 	}
 	if _, err := sc.RunBound(context.Background(), BoundConfig{CapsW: caps[:1], Machine: m, Graph: g, OrderFree: true}); err == nil || !strings.Contains(err.Error(), "per node") {
 		t.Errorf("--order-free under node caps: %v, want an error naming the per-node caps", err)
+	}
+}
+
+// capsim policy NAME under per-node caps, on an MPI trace (a stencil on
+// two nodes of two ranks) and on an execution graph (a GOAL step on two
+// nodes of one rank): lp and min-energy give the sweep's point at every
+// cap, each node within its cap; steering and dct-dvfs, which plan
+// against the job's power, refuse a --cap naming the policy and the
+// scope, and take the job's cap (nodes × the node cap) where the
+// scenario's caps are the job's.
+func TestPolicyCommandsNodeCaps(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	dir := t.TempDir()
+	const pstates = "idle_power_w = 20.0\ncore_idle_power_w = 2.0\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.6\nactive_power_w = 30.0\n[[machine.pstate]]\nfreq_ghz = 2.0\nactive_power_w = 18.0\n[[machine.pstate]]\nfreq_ghz = 1.4\nactive_power_w = 10.0\n"
+	const mpiMachine = "[[machine]]\nname = \"m\"\nnodes = 2\ncores_per_socket = 2\nranks_per_node = 2\n" + pstates
+	gen := parseGPU(t, gpuScenario(mpiMachine, "")+"[workload.params]\nranks = 4\npx = 2\npy = 2\niterations = 4\nimbalance = \"wavefront\"\nbalance = 0.4\n")
+	tr, err := gen.Trace(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stencil := filepath.Join(dir, "stencil.arrow")
+	if err := arrowtrace.WriteMPI(stencil, tr); err != nil {
+		t.Fatal(err)
+	}
+	step := filepath.Join(dir, "step.goal")
+	if err := os.WriteFile(step, []byte(stepGOAL(rand.New(rand.NewPCG(3, 4)))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		name, machine, trace string
+		caps                 []float64 // per node
+	}{
+		{"mpi", mpiMachine, stencil, []float64{42, 50, 60, 200}},
+		{"graph", "[[machine]]\nname = \"m\"\nnodes = 2\ncores_per_socket = 2\nranks_per_node = 1\n" + pstates, step, []float64{32, 40, 100}},
+	} {
+		// scenario returns the workload's scenario with caps per scope.
+		scenario := func(t *testing.T, scope string, caps []float64) *Scenario {
+			text := strings.Replace(gpuScenario(w.machine, ""), "generator = \"stencil2d\"", fmt.Sprintf("trace = %q", w.trace), 1)
+			text = strings.Replace(text, "L_ns = 0\no_ns = 0", "L_ns = 2000\no_ns = 500", 1)
+			return parseGPU(t, text+"[bound]\ncuts = \"none\"\n"+capsTOML(caps)+fmt.Sprintf("cap_scope = %q\n", scope))
+		}
+		for _, pol := range []string{PolicyLP, PolicyMinEnergy} {
+			t.Run(w.name+" "+pol, func(t *testing.T) {
+				sweep := evaluateAll(t, scenario(t, CapScopeNode, w.caps), []string{pol}, w.caps)[pol]
+				for _, c := range w.caps {
+					rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: w.trace, Scenario: scenario(t, CapScopeNode, w.caps), CapW: c})
+					if err != nil {
+						t.Fatalf("at %g W per node: %v", c, err)
+					}
+					want, got := sweep[c], rep.Result
+					if got.MakespanNs != want.MakespanNs || got.EnergyJ != want.EnergyJ || got.PeakW != want.PeakPowerW || rep.LP.BoundNs != want.BoundNs {
+						t.Errorf("at %g W per node: policy %s %d ns %g J peak %g W bound %d ns; the sweep's %d ns %g J peak %g W bound %d ns",
+							c, pol, got.MakespanNs, got.EnergyJ, got.PeakW, rep.LP.BoundNs, want.MakespanNs, want.EnergyJ, want.PeakPowerW, want.BoundNs)
+					}
+					if got.OverCapNs != 0 || want.OverCapNs != 0 {
+						t.Errorf("at %g W per node: a node over its cap for %d ns (the sweep's point %d ns)", c, got.OverCapNs, want.OverCapNs)
+					}
+				}
+			})
+		}
+		for _, pol := range []string{PolicySteering, PolicyDCTDVFS} {
+			t.Run(w.name+" "+pol, func(t *testing.T) {
+				c := w.caps[len(w.caps)-1]
+				_, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: w.trace, Scenario: scenario(t, CapScopeNode, w.caps), CapW: c, NoBound: true})
+				if !errors.Is(err, ErrOption) || !strings.Contains(err.Error(), "policy "+pol) || !strings.Contains(err.Error(), `cap_scope = "node"`) {
+					t.Errorf("--cap %g W per node: error %v, want a refusal naming policy %s and cap_scope = \"node\"", c, err, pol)
+				}
+				if _, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: w.trace, Scenario: scenario(t, CapScopeNode, w.caps), NoBound: true}); err != nil {
+					t.Errorf("no --cap under per-node caps: %v", err)
+				}
+				job := 2 * c
+				rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: w.trace, Scenario: scenario(t, CapScopeJob, []float64{job}), CapW: job, NoBound: true})
+				if err != nil || rep.Result.MakespanNs <= 0 {
+					t.Errorf("--cap %g W of the job: %v", job, err)
+				}
+			})
+		}
+	}
+}
+
+// A report's detail of a point replays it only where the sweep could:
+// conductor on an MPI trace under per-node caps is refused (its plan
+// holds the job's cap), as the sweep refuses it, and static's point
+// replays within each node's cap.
+func TestDetailNodeCaps(t *testing.T) {
+	const m = "[[machine]]\nname = \"m\"\nnodes = 2\ncores_per_socket = 2\nranks_per_node = 2\nidle_power_w = 20.0\ncore_idle_power_w = 2.0\n" +
+		"[[machine.pstate]]\nfreq_ghz = 2.6\nactive_power_w = 30.0\n[[machine.pstate]]\nfreq_ghz = 1.4\nactive_power_w = 10.0\n"
+	sc := parseGPU(t, gpuScenario(m, "")+"[workload.params]\nranks = 4\npx = 2\npy = 2\niterations = 2\n"+
+		"[sweep]\ncaps_w = [60]\ncap_scope = \"node\"\npolicies = [\"static\", \"conductor\"]\n")
+	if _, err := sc.Detail(Pick{Policy: "conductor", CapW: 60}, "d_", ""); err == nil || !strings.Contains(err.Error(), "conductor on an MPI trace") {
+		t.Errorf("conductor's detail under per-node caps: %v, want the sweep's refusal", err)
+	}
+	if err := sc.Check(); err == nil || !strings.Contains(err.Error(), "conductor on an MPI trace") {
+		t.Errorf("check: %v, want the same refusal", err)
+	}
+	if _, err := sc.Detail(Pick{Policy: "static", CapW: 60}, "d_", ""); err != nil {
+		t.Errorf("static's detail under per-node caps: %v", err)
 	}
 }

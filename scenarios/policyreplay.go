@@ -60,10 +60,12 @@ type PolicyReplay struct {
 	Net  *network.LogGOPS
 	Coll *string
 
-	// CapW is the job power cap in W. Steering: its budget is the cap
-	// less the machine's base power (0: every core at the middle
-	// P-state); dct-dvfs: the LP bound's cap (0: the policy's peak);
-	// lp: required.
+	// CapW is the power cap in W. Steering: the job's, its budget the
+	// cap less the machine's base power (0: every core at the middle
+	// P-state); dct-dvfs: the job's, the LP bound's cap (0: the policy's
+	// peak); both refuse a cap under the scenario's per-node caps
+	// (sweep.cap_scope = node). lp and min-energy: required, the job's or
+	// each node's as the scenario's sweep.cap_scope says.
 	CapW float64
 	// Beta is the frequency-sensitive share of compute time (nil: 1 −
 	// the scenario's memory_boundness). Not for PolicyLP.
@@ -196,6 +198,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	case PolicyLP, PolicyMinEnergy:
 		return replayLPPolicy(ctx, r, sc, m, mi)
 	case PolicySteering, PolicyDCTDVFS:
+		if r.CapW > 0 {
+			if err := sc.capScopeFits(r.Policy, true); err != nil {
+				return nil, asOption(fmt.Errorf("--cap %g W: %w", r.CapW, err))
+			}
+		}
 	default:
 		return nil, optionf("unknown --policy %q (want steering, dct-dvfs, lp or min-energy)", r.Policy)
 	}

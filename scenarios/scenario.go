@@ -1109,7 +1109,7 @@ func (s *Scenario) capKey() string {
 }
 
 // checkIdleFloor refuses a cap at or below a machine's idle floor (every
-// socket idle, BaseW): no policy has a watt left to run a core there, so
+// socket idle, BaseW; under per-node caps a node's share of it): no policy has a watt left to run a core there, so
 // such a point has no schedule at all, and a sweep is refused before it
 // starts rather than stopped at its first such point. A cap between the
 // idle floor and the least power the job can run at is kept: there the
@@ -1132,6 +1132,13 @@ func (s *Scenario) checkIdleFloor() error {
 		m := s.Machines[i]
 		if from != "idle_power_w" {
 			m.IdlePowerW = idle
+		}
+		if s.nodeScope() { // every cap is each node's
+			if b := m.BaseW() / float64(m.Nodes); least <= b {
+				return bad(capKey, "cap %g W per node (sweep.cap_scope = %q) is at or below machine %s's idle floor of %g W per node (%d sockets × %s %g W): no power is left for any core",
+					least, CapScopeNode, m.Name, b, m.SocketsPerNode, from, m.IdlePowerW)
+			}
+			continue
 		}
 		if b := m.BaseW(); least <= b {
 			return bad(capKey, "cap %g W is at or below machine %s's idle floor of %g W (%d nodes × %d sockets × %s %g W): no power is left for any core",

@@ -49,6 +49,7 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"duplicate cap", strings.Replace(base, `caps = "290:380:10"`, "caps_w = [300, 320, 300]", 1), "key sweep.caps_w: cap 300 W listed twice", 63},
 		{"cap below idle floor", strings.Replace(base, `caps = "290:380:10"`, "caps_w = [10, 300]", 1), "key sweep.caps_w: cap 10 W is at or below machine pal's idle floor of 180 W (2 nodes × 2 sockets × idle_power_w 45 W)", 63},
 		{"cap range at idle floor", strings.Replace(base, `"290:380:10"`, `"180:380:10"`, 1), "key sweep.caps: cap 180 W is at or below machine pal's idle floor of 180 W", 63},
+		{"node cap below a node's idle floor", strings.Replace(base, `caps = "290:380:10"`, "caps_w = [90, 300]\ncap_scope = \"node\"", 1), `key sweep.caps_w: cap 90 W per node (sweep.cap_scope = "node") is at or below machine pal's idle floor of 90 W per node (2 sockets × idle_power_w 45 W)`, 63},
 		{"cap below axis idle floor", base + "\n[sweep.params]\n\"machine.idle_power_w\" = [45.0, 80]\n", "cap 290 W is at or below machine pal's idle floor of 320 W (2 nodes × 2 sockets × sweep.params.machine.idle_power_w up to 80 W)", 63},
 		{"wait power word", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = \"busy\"", 1), `wait power "busy": want task, idle or a number of watts`, 15},
 		{"wait power negative", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = -2.5", 1), "wait power -2.5 W: want a finite number ≥ 0", 15},

@@ -186,8 +186,7 @@ func (sc *Scenario) placeFast(run *taskRun, d *bound.DAG, jobs []bound.FastJob, 
 		bound.PlaceFast(curve, capW, jobs)
 		return curve.Over(capW) > 0, nil
 	}
-	jm := run.model
-	curves, err := run.acct.NodeCurves(jm, run.makespan, m.Nodes, m.nodeOfUnit(len(jm.ActiveW)), jm.BaseW/float64(m.Nodes))
+	curves, err := run.acct.NodeCurves(run.model, run.makespan, m.nodeLayout(run.model))
 	if err != nil {
 		return false, err
 	}

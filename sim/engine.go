@@ -1140,11 +1140,13 @@ func (e *engine) loop() error {
 				p := &classes[class[op]] // the message's parameters
 				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 			}
+			size := e.size(op, &e.ops[op])
+			wire := wireBytes(size, H)
 			if offload && !nicIn {
 				// The bytes came in over the (w-1)·G before t: the NIC
 				// takes them if it was free when they began, whatever the
 				// CPU does, and is free again g after t.
-				if in := addNs(*onic, perByte(wireBytes(e.size(op, &e.ops[op]), H), G)); in > t {
+				if in := addNs(*onic, perByte(wire, G)); in > t {
 					ev.time = in
 					e.q.push(ev)
 					continue
@@ -1163,9 +1165,6 @@ func (e *engine) loop() error {
 			if flows && !e.fl.alone {
 				e.delivered(op, rank, t)
 			}
-			rec := &e.ops[op]
-			size := e.size(op, rec)
-			wire := wireBytes(size, H)
 			busy := o + recvPerByte(size, wire, O, G)
 			gapr := gap + perByte(wire, G)
 			if loggp || flows {

@@ -81,8 +81,8 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		}
 	}
 	capHelp := map[string]string{
-		scenarios.PolicySteering:  "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state)",
-		scenarios.PolicyDCTDVFS:   "job power cap in W of the LP bound (default: the policy's peak)",
+		scenarios.PolicySteering:  "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state); refused where the scenario's sweep.cap_scope is node",
+		scenarios.PolicyDCTDVFS:   "job power cap in W of the LP bound (default: the policy's peak); refused where the scenario's sweep.cap_scope is node",
 		scenarios.PolicyLP:        "power cap in W the LP's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
 		scenarios.PolicyMinEnergy: "power cap in W the frontier's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
 	}[name]

@@ -53,12 +53,22 @@ func TestReplayPolicy(t *testing.T) {
 			}
 		})
 	}
+	node := filepath.Join(dir, "node.toml") // the default scenario under per-node caps
+	nodeText := strings.Replace(string(scenarios.Default()), `caps = "290:380:10"`, "caps = \"290:380:10\"\ncap_scope = \"node\"", 1)
+	if !strings.Contains(nodeText, "cap_scope") {
+		t.Fatal("the default scenario's caps line moved")
+	}
+	if err := os.WriteFile(node, []byte(nodeText), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
 		msg  string
 	}{
 		{[]string{"replay", tr, "--policy", "magic"}, 2, "unknown --policy"},
+		{[]string{"policy", "steering", tr, "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy steering plans against the job's power cap`},
+		{[]string{"replay", tr, "--policy", "dct-dvfs", "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy dct-dvfs plans against the job's power cap`},
 		{[]string{"replay", tr, "--policy", "steering", "--predict", "tarot"}, 2, "unknown prediction"},
 		{[]string{"replay", tr, "--policy", "steering", "--cap", "10"}, 1, "does not cover the base power"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},

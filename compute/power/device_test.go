@@ -37,7 +37,7 @@ func TestDeviceUnitsAndNodeCap(t *testing.T) {
 		t.Fatalf("spans %+v: want rank 0's core, then rank 0's device", sp)
 	}
 	nodeOf := func(u int) int { return u % 2 } // rank r and its GPU (unit 2+r) on node r
-	nc, err := a.NodeCap(m, 30, 2, nodeOf, 5, 100)
+	nc, err := a.NodeCap(m, 30, NodeLayout{Nodes: 2, NodeOf: nodeOf, BaseW: 5}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,10 @@ func TestDeviceUnitsAndNodeCap(t *testing.T) {
 	if nc.PeakW != 315 || nc.OverCapNs != 20 {
 		t.Fatalf("node cap: %+v, want peak 315 W and 20 ns over 100 W", nc)
 	}
-	if nc, err = a.NodeCap(m, 30, 2, nodeOf, 5, 320); err != nil || nc.OverCapNs != 0 {
+	if nc, err = a.NodeCap(m, 30, NodeLayout{Nodes: 2, NodeOf: nodeOf, BaseW: 5}, 320); err != nil || nc.OverCapNs != 0 {
 		t.Fatalf("node cap 320 W: %+v, %v; want never over", nc, err)
 	}
-	if _, err := a.NodeCap(m, 30, 1, nodeOf, 5, 100); err == nil {
+	if _, err := a.NodeCap(m, 30, NodeLayout{Nodes: 1, NodeOf: nodeOf, BaseW: 5}, 100); err == nil {
 		t.Fatal("a unit on a node past the count: no error")
 	}
 	if err := (JobModel{ActiveW: []float64{1}, DeviceIdleW: []float64{math.NaN()}}).Validate(1); err == nil {

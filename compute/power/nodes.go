@@ -77,10 +77,21 @@ type NodeCap struct {
 	OverCapNs int64   // time during which some node's power exceeds the cap
 }
 
+// NodeLayout places a job's power units on its nodes.
+type NodeLayout struct {
+	// Nodes is how many nodes the job runs on.
+	Nodes int
+	// NodeOf is the node of unit u (a rank, then a device, as
+	// JobModel.DeviceIdleW numbers them), in [0, Nodes).
+	NodeOf func(unit int) int
+	// BaseW is what every node draws besides its units: its sockets' and
+	// devices' constant part, as JobModel.BaseW is the job's.
+	BaseW float64
+}
+
 // NodeCurves returns each node's power under m over [0, makespan]:
-// nodeBaseW plus the power of its units, unit u (a rank, then a device,
-// as JobModel.DeviceIdleW numbers them) on node nodeOf(u) of nodes.
-func (a *Accountant) NodeCurves(m JobModel, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW float64) ([]Step, error) {
+// l.BaseW plus the power of its units, placed by l.
+func (a *Accountant) NodeCurves(m JobModel, makespan int64, l NodeLayout) ([]Step, error) {
 	if err := m.Validate(len(m.ActiveW)); err != nil {
 		return nil, err
 	}
@@ -88,33 +99,31 @@ func (a *Accountant) NodeCurves(m JobModel, makespan int64, nodes int, nodeOf fu
 	if err != nil {
 		return nil, err
 	}
-	return nodeCurves(units, makespan, nodes, nodeOf, nodeBaseW)
+	return nodeCurves(units, makespan, l)
 }
 
 // nodeCurves is NodeCurves from the units' curves (Accountant.curves).
-func nodeCurves(units []Step, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW float64) ([]Step, error) {
-	per := make([][]Step, nodes)
+func nodeCurves(units []Step, makespan int64, l NodeLayout) ([]Step, error) {
+	per := make([][]Step, l.Nodes)
 	for u, s := range units {
-		n := nodeOf(u)
-		if n < 0 || n >= nodes {
-			return nil, fmt.Errorf("power: unit %d on node %d of %d", u, n, nodes)
+		n := l.NodeOf(u)
+		if n < 0 || n >= l.Nodes {
+			return nil, fmt.Errorf("power: unit %d on node %d of %d", u, n, l.Nodes)
 		}
 		per[n] = append(per[n], s)
 	}
-	out := make([]Step, nodes)
+	out := make([]Step, l.Nodes)
 	for n, us := range per {
-		out[n] = sum(us, nodeBaseW, makespan)
+		out[n] = sum(us, l.BaseW, makespan)
 	}
 	return out, nil
 }
 
 // NodeCap returns, under m over [0, makespan], the highest node power and
-// how long some node exceeds capW watts (0: no cap). A node's power is
-// nodeBaseW (its sockets' and devices' constant part, as m.BaseW is the
-// job's) plus the power of its units: unit u (a rank, then a device, as
-// JobModel.DeviceIdleW numbers them) is on node nodeOf(u) of nodes.
-func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(unit int) int, nodeBaseW, capW float64) (NodeCap, error) {
-	curves, err := a.NodeCurves(m, makespan, nodes, nodeOf, nodeBaseW)
+// how long some node exceeds capW watts (0: no cap), a node's power as
+// NodeCurves gives it on layout l.
+func (a *Accountant) NodeCap(m JobModel, makespan int64, l NodeLayout, capW float64) (NodeCap, error) {
+	curves, err := a.NodeCurves(m, makespan, l)
 	if err != nil {
 		return NodeCap{}, err
 	}
@@ -122,9 +131,8 @@ func (a *Accountant) NodeCap(m JobModel, makespan int64, nodes int, nodeOf func(
 }
 
 // ReportNodes returns Report(m, makespan, jobCapW) and NodeCap(m,
-// makespan, nodes, nodeOf, nodeBaseW, nodeCapW) from one accounting of
-// the units' power.
-func (a *Accountant) ReportNodes(m JobModel, makespan int64, jobCapW float64, nodes int, nodeOf func(unit int) int, nodeBaseW, nodeCapW float64) (Report, NodeCap, error) {
+// makespan, l, nodeCapW) from one accounting of the units' power.
+func (a *Accountant) ReportNodes(m JobModel, makespan int64, jobCapW float64, l NodeLayout, nodeCapW float64) (Report, NodeCap, error) {
 	if err := m.Validate(len(m.ActiveW)); err != nil {
 		return Report{}, NodeCap{}, err
 	}
@@ -132,7 +140,7 @@ func (a *Accountant) ReportNodes(m JobModel, makespan int64, jobCapW float64, no
 	if err != nil {
 		return Report{}, NodeCap{}, err
 	}
-	curves, err := nodeCurves(units, makespan, nodes, nodeOf, nodeBaseW)
+	curves, err := nodeCurves(units, makespan, l)
 	if err != nil {
 		return Report{}, NodeCap{}, err
 	}

@@ -46,17 +46,17 @@ func TestReportNodesMatchesReportAndNodeCap(t *testing.T) {
 		dev[r] = 50.3
 	}
 	m := JobModel{BaseW: 240, IdleW: 1, ActiveW: active, OpW: opW, DeviceIdleW: dev}
-	nodeOf := func(u int) int { return (u % ranks) / 4 }
+	two := NodeLayout{Nodes: 2, NodeOf: func(u int) int { return (u % ranks) / 4 }, BaseW: 120}
 	for _, tc := range []struct{ jobCapW, nodeCapW float64 }{{0, 0}, {1500, 700}, {3000, 1200}} {
 		rep, err := a.Report(m, makespan, tc.jobCapW)
 		if err != nil {
 			t.Fatal(err)
 		}
-		nc, err := a.NodeCap(m, makespan, 2, nodeOf, 120, tc.nodeCapW)
+		nc, err := a.NodeCap(m, makespan, two, tc.nodeCapW)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep2, nc2, err := a.ReportNodes(m, makespan, tc.jobCapW, 2, nodeOf, 120, tc.nodeCapW)
+		rep2, nc2, err := a.ReportNodes(m, makespan, tc.jobCapW, two, tc.nodeCapW)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,9 @@ func TestReportNodesMatchesReportAndNodeCap(t *testing.T) {
 			t.Fatalf("caps %+v: ReportNodes %+v, %+v; want Report's %+v and NodeCap's %+v", tc, rep2, nc2, rep, nc)
 		}
 	}
-	if _, _, err := a.ReportNodes(m, makespan, 0, 1, nodeOf, 120, 700); err == nil {
+	one := two
+	one.Nodes = 1
+	if _, _, err := a.ReportNodes(m, makespan, 0, one, 700); err == nil {
 		t.Fatal("a unit on a node past the count: no error")
 	}
 }

@@ -2,44 +2,39 @@ package simgrid
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 )
 
-// scanLines bounds how many action lines legacyTrace reads.
+// scanLines bounds how many action lines decide the dialect.
 const scanLines = 1 << 16
 
-// legacyTrace reports whether the action file is written in the TI dialect
-// of SimGrid 3.16 and older: point-to-point actions without a tag
-// ("send dst size [datatype]", "Isend", "Irecv"), wait and test without
-// arguments (they complete the last request started), and camel-case
-// collective names ("allReduce", "waitAll"). SimGrid 3.17 added the tag,
-// gave wait and test the request's (source, destination, tag) and renamed
-// the actions in lower case. The first line that only one dialect writes
-// decides (among the first scanLines actions); a file with none is read
-// as today's.
-func legacyTrace(file string) (bool, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return false, fmt.Errorf("simgrid: %w", err)
+// dialect decides, from the lines of a trace's first action file as they
+// are read, whether the trace is written in the TI dialect of SimGrid
+// 3.16 and older: point-to-point actions without a tag ("send dst size
+// [datatype]", "Isend", "Irecv"), wait and test without arguments (they
+// complete the last request started), and camel-case collective names
+// ("allReduce", "waitAll"). SimGrid 3.17 added the tag, gave wait and
+// test the request's (source, destination, tag) and renamed the actions
+// in lower case. The first line that only one dialect writes decides
+// (among the first scanLines actions); a file with none is read as
+// today's.
+type dialect struct {
+	decided, legacy bool
+	examined        int // action lines seen undecided
+}
+
+// see examines one line, split into fields, and reports whether the
+// dialect is decided.
+func (d *dialect) see(f [][]byte) bool {
+	if d.decided || len(f) < 2 || f[0][0] == '#' {
+		return d.decided
 	}
-	defer f.Close()
-	sc := newScanner(f)
-	var fields [][]byte
-	for n := 0; n < scanLines && sc.Scan(); {
-		fields = splitFields(fields[:0], sc.Bytes())
-		if len(fields) < 2 || fields[0][0] == '#' {
-			continue
-		}
-		n++
-		if legacy, known := lineDialect(fields); known {
-			return legacy, nil
-		}
+	d.examined++
+	if legacy, known := lineDialect(f); known {
+		d.decided, d.legacy = true, legacy
+	} else if d.examined >= scanLines {
+		d.decided = true
 	}
-	if err := sc.Err(); err != nil {
-		return false, fmt.Errorf("simgrid: %s: %w", file, err)
-	}
-	return false, nil
+	return d.decided
 }
 
 // lineDialect says whether one action line is in the legacy dialect, and

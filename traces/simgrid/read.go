@@ -41,9 +41,6 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		return nil, err
 	}
 	p := &parser{speed: opt.Speed}
-	if p.legacy, err = legacyTrace(files[0]); err != nil {
-		return nil, err
-	}
 	if p.speed == 0 {
 		if p.speed, err = speedComment(files[0]); err != nil {
 			return nil, err
@@ -241,7 +238,10 @@ type parser struct {
 	compute int32 // region "compute"
 	sleep   int32 // region "sleep"
 	list    []int64
-	legacy  bool // SimGrid 3.16's dialect (legacyTrace)
+	// dl is the trace's dialect, decided while its first file is read;
+	// the lines read before are held until it is.
+	dl   dialect
+	held heldLines
 
 	// position, for errors
 	file   string
@@ -278,7 +278,8 @@ func (p *parser) finish() {
 }
 
 // readFile parses an action file; rank is the rank the index gives it, or
-// -1 for a single-file trace.
+// -1 for a single-file trace. The lines of the trace's first file are held
+// until they decide its dialect (p.dl), then parsed in their order.
 func (p *parser) readFile(file string, rank int) error {
 	f, err := os.Open(file)
 	if err != nil {
@@ -290,30 +291,34 @@ func (p *parser) readFile(file string, rank int) error {
 	var fields [][]byte
 	for sc.Scan() {
 		p.line++
-		p.action = ""
 		fields = splitFields(fields[:0], sc.Bytes())
 		if len(fields) == 0 || fields[0][0] == '#' {
 			continue
 		}
-		r, ok := parseUint(fields[0])
-		if !ok || int64(r) >= p.n {
-			if rank >= 0 {
-				return p.errorf("a line starts with the rank of its file (%d), not %q", rank, truncate(fields[0]))
+		if !p.dl.decided {
+			if !p.dl.see(fields) {
+				p.held.add(p.line, sc.Bytes())
+				continue
 			}
-			return p.errorf("a line starts with its rank (0..%d), not %q", p.n-1, truncate(fields[0]))
+			if err := p.flush(rank); err != nil {
+				return err
+			}
 		}
-		if rank >= 0 && int(r) != rank {
-			return p.errorf("line of rank %d in the file the index lists for rank %d", r, rank)
-		}
-		if len(fields) < 2 {
-			return p.errorf("rank %d with no action", r)
-		}
-		if err := p.do(int(r), fields); err != nil {
+		if err := p.parseLine(fields, rank); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if !p.dl.decided {
+			return fmt.Errorf("simgrid: %s: %w", file, err)
+		}
 		return fmt.Errorf("simgrid: %s:%d: %w", file, p.line+1, err)
+	}
+	if !p.dl.decided { // no line told: today's dialect
+		p.dl.decided = true
+		if err := p.flush(rank); err != nil {
+			return err
+		}
 	}
 	if rank >= 0 && !p.ranks[rank].seen {
 		p.line = 0
@@ -328,6 +333,65 @@ func (p *parser) readFile(file string, rank int) error {
 		}
 	}
 	return nil
+}
+
+// parseLine applies one action line of the file the index gives rank
+// (-1: a single-file trace), split into fields.
+func (p *parser) parseLine(fields [][]byte, rank int) error {
+	p.action = ""
+	r, ok := parseUint(fields[0])
+	if !ok || int64(r) >= p.n {
+		if rank >= 0 {
+			return p.errorf("a line starts with the rank of its file (%d), not %q", rank, truncate(fields[0]))
+		}
+		return p.errorf("a line starts with its rank (0..%d), not %q", p.n-1, truncate(fields[0]))
+	}
+	if rank >= 0 && int(r) != rank {
+		return p.errorf("line of rank %d in the file the index lists for rank %d", r, rank)
+	}
+	if len(fields) < 2 {
+		return p.errorf("rank %d with no action", r)
+	}
+	return p.do(int(r), fields)
+}
+
+// flush parses the held lines, each at its own line number, and empties
+// the hold.
+func (p *parser) flush(rank int) error {
+	at := p.line
+	var fields [][]byte
+	for i := range p.held.lines {
+		p.line = p.held.lines[i]
+		fields = splitFields(fields[:0], p.held.line(i))
+		if err := p.parseLine(fields, rank); err != nil {
+			return err
+		}
+	}
+	p.line = at
+	p.held = heldLines{}
+	return nil
+}
+
+// heldLines are lines read before the dialect was decided, back to back.
+type heldLines struct {
+	text  []byte
+	ends  []int // the end of each line in text
+	lines []int // its line number
+}
+
+func (h *heldLines) add(line int, text []byte) {
+	h.text = append(h.text, text...)
+	h.ends = append(h.ends, len(h.text))
+	h.lines = append(h.lines, line)
+}
+
+// line returns held line i.
+func (h *heldLines) line(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = h.ends[i-1]
+	}
+	return h.text[start:h.ends[i]]
 }
 
 // splitFields appends the space- or tab-separated fields of line to dst.
@@ -520,7 +584,7 @@ func (p *parser) do(r int, f [][]byte) error {
 	st := &p.ranks[r]
 	st.seen = true
 	want, usage := a.min, a.usage
-	if p.legacy {
+	if p.dl.legacy {
 		want, usage = legacyUsage(a)
 	}
 	if len(f)-2 < want {
@@ -592,7 +656,7 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 	// SimGrid 3.16 and older: "send dst size [datatype]", every tag 0.
 	var tag int32
 	at := 3
-	if !p.legacy {
+	if !p.dl.legacy {
 		if tag, err = p.tag(f, 3, recv); err != nil {
 			return err
 		}
@@ -637,7 +701,7 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 func (p *parser) doWait(r int, a *action, f [][]byte) error {
 	name := f[1]
 	st := &p.ranks[r]
-	if p.legacy {
+	if p.dl.legacy {
 		// SimGrid 3.16's wait completes the last request started; its
 		// test leaves it pending for a later wait.
 		if n := len(st.pending); n > 0 && name[0] == 'w' {
