@@ -60,6 +60,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		}
 	} else {
 		p.init(len(files))
+		p.files = files
 		for r, f := range files {
 			if err := p.readFile(f, r); err != nil {
 				return nil, err
@@ -241,7 +242,8 @@ type parser struct {
 	compute int32 // region "compute"
 	sleep   int32 // region "sleep"
 	list    []int64
-	legacy  bool // SimGrid 3.16's dialect (legacyTrace)
+	legacy  bool     // SimGrid 3.16's dialect (legacyTrace)
+	files   []string // the action file of each rank, where an index lists them
 
 	// position, for errors
 	file   string
@@ -303,7 +305,7 @@ func (p *parser) readFile(file string, rank int) error {
 			return p.errorf("a line starts with its rank (0..%d), not %q", p.n-1, truncate(fields[0]))
 		}
 		if rank >= 0 && int(r) != rank {
-			return p.errorf("line of rank %d in the file the index lists for rank %d", r, rank)
+			return p.errorf("line of rank %d in the file the index lists for rank %d; the index lists %s for rank %d: a rank file copied over another?", r, rank, p.files[r], r)
 		}
 		if len(fields) < 2 {
 			return p.errorf("rank %d with no action", r)
