@@ -1402,7 +1402,9 @@ func (e *engine) finish() (*Result, error) {
 	// and no message is unexpected; capsim also requires every operation to
 	// have started (which catches cycles and what waits on blocked work). A
 	// started send is not reported itself: a rendezvous send whose message
-	// was never received is, through that message and what waits on it.
+	// was never received is, through that message and what waits on it,
+	// and under Options.LogGOPSimSizes one that a receive of eager size
+	// matched is never marked complete, in LogGOPSim as here.
 	for r := 0; r < g.NumRanks(); r++ {
 		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
 			if st := e.state(id); st == stDone || st == stStarted && g.Kind[id] == graph.Send {
