@@ -298,9 +298,10 @@ func (r *boundRun) lower() error {
 }
 
 // inMPITerms names the operations of a deadlocked replay of the trace
-// (the LP's reference replay, a policy's) by their MPI calls.
+// (the LP's reference replay, a policy's), or of its truncated message,
+// by their MPI calls.
 func (r *boundRun) inMPITerms(err error) error {
-	var dl *sim.DeadlockError
+	var dl sim.OpError
 	if r.t == nil || !errors.As(err, &dl) {
 		return err
 	}
@@ -308,7 +309,7 @@ func (r *boundRun) inMPITerms(err error) error {
 	if oerr != nil {
 		return err
 	}
-	return inMPITerms(err, dl, r.t, opt)
+	return inMPITerms(err, r.t, opt)
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans

@@ -9,13 +9,13 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// inMPITerms rewrites the sim.DeadlockError dl in err, from the replay of
-// MPI trace t lowered with options opt, in the trace's
-// terms: each stuck operation is named by its rank, MPI call, peer, tag,
-// communicator and trace row, then as the lowered operation. Lowering is
-// deterministic, so the trace is lowered again here, on the error path
-// only, to map operations back to events.
-func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, opt lower.Options) error {
+// inMPITerms rewrites the sim.OpError in err (a deadlock, a truncated
+// message), from the replay of MPI trace t lowered with options opt, in
+// the trace's terms: each operation it names is named by its rank, MPI
+// call, peer, tag, communicator and trace row, then as the lowered
+// operation. Lowering is deterministic, so the trace is lowered again
+// here, on the error path only, to map operations back to events.
+func inMPITerms(err error, t *mpi.Trace, opt lower.Options) error {
 	g, em, lerr := lower.LowerMapped(t, opt)
 	if lerr != nil {
 		return err
@@ -23,19 +23,20 @@ func inMPITerms(err error, dl *sim.DeadlockError, t *mpi.Trace, opt lower.Option
 	return rewriteDeadlock(err, em.Describer(t, g))
 }
 
-// rewriteDeadlock names the operations of the sim.DeadlockError in err
-// with describe (lower.EventMap.Describer). Wrapping (fmt.Errorf's %w)
-// fixes an error's text when it is made, so the text of err is rewritten
-// too: the deadlock's part of it replaced, the context around it kept,
-// the chain unchanged.
+// rewriteDeadlock names the operations of the sim.OpError in err (a
+// deadlock, a truncated message) with describe
+// (lower.EventMap.Describer). Wrapping (fmt.Errorf's %w) fixes an error's
+// text when it is made, so the text of err is rewritten too: the replay
+// error's part of it replaced, the context around it kept, the chain
+// unchanged.
 func rewriteDeadlock(err error, describe func(op int32) string) error {
-	var dl *sim.DeadlockError
+	var dl sim.OpError
 	if !errors.As(err, &dl) {
 		return err
 	}
 	before := dl.Error()
 	dl.Rewrite(describe)
-	if err == error(dl) {
+	if err == dl {
 		return err
 	}
 	return &rewritten{msg: strings.Replace(err.Error(), before, dl.Error(), 1), err: err}
@@ -55,7 +56,7 @@ func (e *rewritten) Unwrap() error { return e.err }
 // then the trace format's own (liballprof's schedgen algorithms), so that
 // operation ids map to the events they came from.
 func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, overrides map[string]any) error {
-	var dl *sim.DeadlockError
+	var dl sim.OpError
 	if t == nil || !errors.As(err, &dl) {
 		return err
 	}
@@ -78,5 +79,5 @@ func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, overrides map[st
 	if oerr != nil {
 		return err
 	}
-	return inMPITerms(err, dl, t, opt)
+	return inMPITerms(err, t, opt)
 }

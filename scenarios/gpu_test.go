@@ -341,6 +341,7 @@ func randomStep(t *testing.T, rng *rand.Rand) *graph.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pairSizes(g)
 	g.Causal = true
 	return g
 }

@@ -53,6 +53,7 @@ func multiCPUStep(t *testing.T, rng *rand.Rand, ranks, cpus int) *graph.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pairSizes(g)
 	return g
 }
 

@@ -441,10 +441,10 @@ func copyAtomic(path string, f *os.File) error {
 }
 
 // deadlockInMPITerms names the operations of a deadlocked replay of the
-// imported trace t, lowered with algs, by their MPI calls
-// (importer.Trace.OpDescriber).
+// imported trace t, lowered with algs, or of its truncated message, by
+// their MPI calls (importer.Trace.OpDescriber).
 func deadlockInMPITerms(err error, t *importer.Trace, algs map[mpi.Kind]string) error {
-	var dl *sim.DeadlockError
+	var dl sim.OpError
 	if !errors.As(err, &dl) {
 		return err
 	}

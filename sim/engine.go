@@ -28,6 +28,16 @@
 //     matched against the posted receives in order by (source, tag), with
 //     wildcards; an unmatched message waits in the unexpected queue, where
 //     a receive posted later finds it without further cost.
+//   - A message is priced by its send's size, which also decides eager or
+//     rendezvous. A receive may be larger than the message it matches (its
+//     size is an upper bound, as in MPI); a receive smaller than it, when
+//     the receive names its source and tag, fails the replay with a
+//     *TruncationError naming both operations (MPI_ERR_TRUNCATE in an MPI
+//     run). LogGOPSim decides eager or rendezvous with the receive's size
+//     when the message arrived first, and checks no size; the two agree
+//     wherever a receive's size equals its message's, as on every schedule
+//     of the conformance set, and Options.LogGOPSimSizes replays as
+//     LogGOPSim does where they differ.
 //
 // With the LogGP variant of the network (network.LogGOPS.LogGP, taken from
 // the net passed to Run for every message class) a message arrives
@@ -168,6 +178,13 @@ type Options struct {
 	// with LogGOPSim whenever at most 16 operations are freed together, as
 	// on every schedule of the conformance set.
 	LibstdcxxOrder bool
+	// LogGOPSimSizes pairs sizes as LogGOPSim does, for schedules whose
+	// receives are not the sizes of the messages they match (random
+	// schedules, hand-written GOAL): no receive is checked against its
+	// message (see TruncationError), and a message that arrived before its
+	// receive was posted is eager or rendezvous by the receive's size.
+	// By default the message's size decides, wherever it arrived.
+	LogGOPSimSizes bool
 	// Classes, when set, gives messages their own network parameters (see
 	// network.Classify): the message of send op uses
 	// Classes.Params[Classes.Of[op]] for every charge it causes, on the
@@ -1113,7 +1130,18 @@ func (e *engine) loop() error {
 					p := &classes[class[ent.op]] // the message's parameters
 					o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 				}
-				if e.size(op, rec) > S { // rendezvous: the sender completes now
+				// The message's size decides the protocol (see checksSize
+				// and Options.LogGOPSimSizes where the receive's differs).
+				sz := e.size(ent.op, &e.ops[ent.op])
+				if rsz := e.size(op, rec); sz != rsz {
+					if sz > rsz && e.checksSize(rec.peer(), e.tag[op]) {
+						return e.truncated(ent.op, op)
+					}
+					if e.opt.LogGOPSimSizes {
+						sz = rsz
+					}
+				}
+				if sz > S { // rendezvous: the sender completes now
 					e.rendezvousDone(ent.op, int(ent.src), op, t)
 				}
 				if obs != nil {
@@ -1196,6 +1224,9 @@ func (e *engine) loop() error {
 				e.freeEntry(m)
 			}
 			if recv >= 0 {
+				if r := &e.ops[recv]; size > e.size(recv, r) && e.checksSize(r.peer(), e.tag[recv]) {
+					return e.truncated(op, recv)
+				}
 				if e.sobs != nil {
 					e.sobs.Step(Step{Kind: StepMatch, Op: op, Peer: recv, CPU: -1, NIC: -1, T: int64(t), CPUEnd: -1, NICEnd: -1})
 				}
@@ -1369,9 +1400,10 @@ func (e *engine) finish() (*Result, error) {
 	// Like LogGOPSim, a run is complete when no receive is still posted
 	// and no message is unexpected; capsim also requires every operation to
 	// have started (which catches cycles and what waits on blocked work). A
-	// rendezvous send whose message was received but which a receive of
-	// eager size matched is never marked complete, in LogGOPSim as here;
-	// that alone is no error.
+	// started send is not reported itself: a rendezvous send whose message
+	// was never received is, through that message and what waits on it,
+	// and under Options.LogGOPSimSizes one that a receive of eager size
+	// matched is never marked complete, in LogGOPSim as here.
 	for r := 0; r < g.NumRanks(); r++ {
 		for id := g.RankStart[r]; id < g.RankStart[r+1]; id++ {
 			if st := e.state(id); st == stDone || st == stStarted && g.Kind[id] == graph.Send {

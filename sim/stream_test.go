@@ -152,8 +152,9 @@ func TestRunSourceRefuses(t *testing.T) {
 // readAheadGraph is a schedule whose messages match receives without
 // dependencies that lie windows ahead of the receiver's progress, or none
 // of them: rank 1 sends n messages in reverse tag order to rank 0, which
-// posts a receive per tag (wildcard tags for the last third where any is
-// set, which take the last third of the tags), then, after a calc that
+// posts a receive per tag, of its message's size (wildcard tags for the
+// last third where any is set, which take the last third of the tags),
+// then, after a calc that
 // waits for its last receive, a receive for rank 2's message, which no
 // receive without dependencies matches (it waits unexpected).
 func readAheadGraph(t *testing.T, n int, any bool) *graph.Graph {
@@ -164,7 +165,7 @@ func readAheadGraph(t *testing.T, n int, any bool) *graph.Graph {
 		if any && k >= n-n/3 {
 			tag = graph.AnyTag
 		}
-		last = b.Add(0, graph.RecvOp(8, 1, tag))
+		last = b.Add(0, graph.RecvOp(int64(8+k%2*100000), 1, tag))
 	}
 	c := b.Add(0, graph.CalcOp(50_000_000))
 	b.Dep(0, c, last, graph.Requires)

@@ -74,12 +74,14 @@ type pending struct {
 
 // rankConv turns one rank's records into its events.
 type rankConv struct {
-	rank int
-	path string // the rank's .bin file
-	t    *mpi.Trace
-	b    *binFile
-	opt  Options
-	info *RankInfo
+	rank  int
+	path  string   // the rank's .bin file
+	files []string // every rank's .bin file, by rank
+	meta  string   // the trace's .meta file
+	t     *mpi.Trace
+	b     *binFile
+	opt   Options
+	info  *RankInfo
 
 	comms     map[uint16]int // communicator handle → local instance
 	ninst     int
@@ -119,6 +121,29 @@ func newRankConv(rank int, t *mpi.Trace, b *binFile, opt Options, info *RankInfo
 		comms: map[uint16]int{commWorld: instWorld, commSelf: instSelf}, ninst: 2,
 		cartDims: map[int][]int32{}, groups: map[uint16]*group{}, types: map[uint16]int64{},
 		reqs: map[int32]pending{}, persist: map[int32]mpi.Event{}, perParent: map[int]int{}}
+}
+
+// checkWorld checks what an MPI_Comm_rank or MPI_Comm_size on
+// MPI_COMM_WORLD returned against the file's place in the trace: the rank
+// a file records for itself is the only thing in a DUMPI file that names
+// its rank (the header holds the host, the user, the start time and the
+// node's mesh coordinates), so a rank file copied over another, or one of
+// another run, is refused here instead of replaying as a deadlock.
+func (c *rankConv) checkWorld(r *record) error {
+	v := r.v
+	if v[0] != commWorld {
+		return nil
+	}
+	n := int64(len(c.t.Ranks))
+	switch {
+	case r.id == idCommSize && v[1] != n:
+		return c.recError(r, "MPI_COMM_WORLD has %d ranks, the trace %d (%s): the file is of another run", v[1], n, c.meta)
+	case r.id == idCommRank && v[1] != int64(c.rank) && v[1] >= 0 && v[1] < n:
+		return c.recError(r, "the file records itself as rank %d of MPI_COMM_WORLD, as %s does, not as rank %d: a rank file copied over another?", v[1], c.files[v[1]], c.rank)
+	case r.id == idCommRank && v[1] != int64(c.rank):
+		return c.recError(r, "the file records itself as rank %d of MPI_COMM_WORLD, not rank %d of %d: the file is of another run", v[1], c.rank, n)
+	}
+	return nil
 }
 
 // recError is an error about one record.
@@ -610,6 +635,9 @@ func (c *rankConv) communicator(r *record) (bool, error) {
 	case idCartSub:
 		// ndims, oldcomm, remain_dims, newcomm
 		return true, c.create(r, creation{remain: append([]int32(nil), r.array(0)...)}, v[1], v[2])
+	case idCommRank, idCommSize:
+		c.skip(r)
+		return true, c.checkWorld(r)
 	case idCommFree:
 		if v[0] != commWorld && v[0] != commSelf {
 			delete(c.comms, uint16(v[0]))

@@ -44,6 +44,7 @@ func FuzzRead(f *testing.F) {
 	for _, v := range versions {
 		f.Add(oneRank(v).bytes())
 	}
+	f.Add(claims(world, 2, 1).bytes()) // a rank file of another run
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "run.meta"), []byte("numprocs=1\nfileprefix=run\n"), 0o644); err != nil {

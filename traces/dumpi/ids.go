@@ -63,6 +63,8 @@ const (
 	idGroupRangeIncl         = 78
 	idGroupRangeExcl         = 79
 	idGroupFree              = 80
+	idCommSize               = 81
+	idCommRank               = 82
 	idCommDup                = 84
 	idCommCreate             = 85
 	idCommSplit              = 86

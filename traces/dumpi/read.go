@@ -128,14 +128,14 @@ func read(path string, opt Options, perRank bool) (*mpi.Trace, *Info, error) {
 	}
 	convs := make([]*rankConv, m.numprocs)
 	regs := newRegions(t)
-	for r, f := range m.files {
+	for r := range m.files {
 		ri := &info.Ranks[0]
 		if perRank {
 			ri = &info.Ranks[r]
 		} else {
 			*ri = RankInfo{}
 		}
-		if err := readRank(r, f, t, opt, ri, convs, regs); err != nil {
+		if err := readRank(r, m, mp, t, opt, ri, convs, regs); err != nil {
 			return nil, nil, err
 		}
 		if r == 0 && ri.Version != "" {
@@ -218,7 +218,9 @@ func renumberTags(t *mpi.Trace) {
 	}
 }
 
-func readRank(r int, path string, t *mpi.Trace, opt Options, ri *RankInfo, convs []*rankConv, regs *regions) error {
+// readRank reads rank r's file of the trace whose .meta file, at mp, is m.
+func readRank(r int, m *meta, mp string, t *mpi.Trace, opt Options, ri *RankInfo, convs []*rankConv, regs *regions) error {
+	path := m.files[r]
 	b, err := openBin(path)
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
@@ -234,6 +236,7 @@ func readRank(r int, path string, t *mpi.Trace, opt Options, ri *RankInfo, convs
 		t.Ranks[r].Events = make([]mpi.Event, 0, 2*calls+1)
 	}
 	c := newRankConv(r, t, b, opt, ri, regs)
+	c.files, c.meta = m.files, mp
 	if err := c.run(); err != nil {
 		return err
 	}

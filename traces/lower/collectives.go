@@ -77,9 +77,10 @@ func (c *coll) reduce(bytes int64) {
 func (l *lowerer) collective(st *rankState, ev int, key collKey) error {
 	in := l.inst[key]
 	cm := l.comms[key.comm]
+	tag := CollectiveTagBase | key.comm<<20 | int32(key.seq&(1<<(20-partBits)-1))<<partBits
 	c := &coll{l: l, st: st, in: in, members: cm.Members, p: int32(len(cm.Members)),
 		me: l.commRank[key.comm][int32(st.rank)], first: true, forks: new(int32),
-		tag: CollectiveTagBase | key.comm<<20 | int32(key.seq&(1<<20-1))}
+		tag: tag, base: tag, tagStep: 1}
 	alg := l.opt.Algorithm[in.kind]
 	switch alg {
 	case "":

@@ -13,10 +13,12 @@
 //
 // Tags keep communicators apart, as MPI's contexts do. A point-to-point
 // message with user tag t (0 ≤ t < MaxUserTag) on communicator c carries
-// tag c·2^20 + t. Collective messages carry CollectiveTagBase + c·2^20 + s,
-// where s is the collective's sequence number on c (modulo 2^20), so
-// collectives never match user messages or each other. A receive with
-// MPI_ANY_TAG matches any tag from its source.
+// tag c·2^20 + t. Collective messages carry CollectiveTagBase + c·2^20 +
+// s·TagsPerCall + i, where s is the collective's sequence number on c
+// (modulo 2^20/TagsPerCall) and i the parallel part (channel, tree) of an
+// NCCL algorithm that sends it (0 for every other algorithm), so
+// collectives never match user messages, each other or another part of
+// themselves. A receive with MPI_ANY_TAG matches any tag from its source.
 package lower
 
 import (
@@ -34,6 +36,10 @@ const CollectiveTagBase int32 = 1 << 30
 
 // MaxUserTag bounds the tags of point-to-point calls in a trace.
 const MaxUserTag int32 = 1 << 20
+
+// partBits is log2(TagsPerCall): the tag bits of a collective's parallel
+// part.
+const partBits = 8
 
 // Algorithm names, per collective kind; the first one listed is the default.
 // Besides these, every kind takes the selectors "openmpi", "mpich" and

@@ -91,21 +91,25 @@ func TestEveryAlgorithmEverySize(t *testing.T) {
 					if root != 0 && !kind.IsRooted() {
 						continue
 					}
-					name := fmt.Sprintf("%s/%s/p%d/root%d", kind, alg, p, root)
-					t.Run(name, func(t *testing.T) {
-						tr := collTrace(p, nil, kind, 4096, root)
-						g, err := lower.Lower(tr, lower.Options{Algorithm: map[mpi.Kind]string{kind: alg}, ReduceNsPerByte: 0.5})
-						if err != nil {
-							t.Fatal(err)
-						}
-						msgs := checkMessages(t, g, nil)
-						if want, ok := expectedMessages(kind, alg, p); ok && msgs != want {
-							t.Errorf("%d messages, want %d", msgs, want)
-						}
-						if _, err := sim.Run(g, network.DefaultLogGOPS(), sim.Options{}); err != nil {
-							t.Fatalf("replay: %v", err)
-						}
-					})
+					for _, bytes := range []int64{4096, 1001} { // 1001: pieces of unequal sizes on every p
+						name := fmt.Sprintf("%s/%s/p%d/root%d/%db", kind, alg, p, root, bytes)
+						t.Run(name, func(t *testing.T) {
+							tr := collTrace(p, nil, kind, bytes, root)
+							g, err := lower.Lower(tr, lower.Options{Algorithm: map[mpi.Kind]string{kind: alg}, ReduceNsPerByte: 0.5})
+							if err != nil {
+								t.Fatal(err)
+							}
+							msgs := checkMessages(t, g, nil)
+							if want, ok := expectedMessages(kind, alg, p); ok && msgs != want {
+								t.Errorf("%d messages, want %d", msgs, want)
+							}
+							// The replay also checks that no receive is smaller
+							// than its message (sim.TruncationError).
+							if _, err := sim.Run(g, network.DefaultLogGOPS(), sim.Options{}); err != nil {
+								t.Fatalf("replay: %v", err)
+							}
+						})
+					}
 				}
 			}
 		}
@@ -272,5 +276,13 @@ func TestParseAlgorithms(t *testing.T) {
 		if _, err := lower.ParseAlgorithms(bad); err == nil {
 			t.Errorf("ParseAlgorithms(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestPartBits: a collective's parallel parts fit the tag bits the
+// lowering of MPI traces gives them.
+func TestPartBits(t *testing.T) {
+	if lower.TagsPerCall != 1<<lower.PartBits {
+		t.Errorf("TagsPerCall %d, 2^partBits %d", lower.TagsPerCall, 1<<lower.PartBits)
 	}
 }

@@ -161,6 +161,7 @@ type locState struct {
 	master bool     // the rank's first location: measures compute
 	stack  []uint32 // open regions
 	inMPI  int      // open MPI regions
+	p2p    bool     // the location has point-to-point records
 }
 
 // rankState is the reading state of one rank.
@@ -491,6 +492,7 @@ func (b *builder) handle(r *record) error {
 			rs.label = b.innermost(l)
 		}
 	case rSend, rIsend, rRecv, rIrecv:
+		l.p2p = true
 		return b.p2p(r, rank, l)
 	case rIsendComplete:
 		if _, ok := rs.isend[r.e]; !ok {

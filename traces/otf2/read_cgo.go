@@ -371,7 +371,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
 	}
 	copy(unsafe.Slice(cl, len(p.all)), p.all)
-	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted}
+	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted, all: p.all}
 	if code := C.cs_prepare(rd, cl, C.size_t(len(p.all)), &er.defsOpen); code != C.OTF2_SUCCESS {
 		return nil, libError(anchor, "opening the event files", code)
 	}
@@ -385,6 +385,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		if err := er.readRank(rank, locs, p.want[rank]); err != nil {
 			return nil, err
 		}
+	}
+	if err := er.copies(true); err != nil {
+		return nil, err
 	}
 	return b.finish(), nil
 }
@@ -481,7 +484,37 @@ type eventReader struct {
 	defsOpen C.int
 	b        *builder
 	counted  bool
+	all      []C.uint64_t // every location read
 	r        record
+}
+
+// copies refuses two locations whose event files hold the same bytes
+// (copyOf). With p2p set, only where either has point-to-point records:
+// synthetic traces give locations of collectives or computation alone
+// the same timeline, and so the same file (worker threads, ranks of
+// collectives only, as in liballprof's examples), which no check can
+// tell from a copy; a copy between locations that exchange messages
+// would replay as a deadlock instead.
+func (er *eventReader) copies(p2p bool) error {
+	locs := make([]uint64, len(er.all))
+	for i, l := range er.all {
+		locs[i] = uint64(l)
+	}
+	of, err := copyOf(er.anchor, locs)
+	if err != nil {
+		return fmt.Errorf("otf2 %s: %w", er.anchor, err)
+	}
+	for i, j := range of {
+		if j < 0 {
+			continue
+		}
+		a, b := locs[j], locs[i]
+		if p2p && !er.b.locs[a].p2p && !er.b.locs[b].p2p {
+			continue
+		}
+		return copiedError(er.anchor, a, b)
+	}
+	return nil
 }
 
 // readRank reads the events of rank's locations merged in time order,
@@ -510,6 +543,9 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 			// The library reads past the end of a truncated file
 			// without noticing (what lies beyond is stale buffer
 			// memory); the definitions' record counts catch it.
+			if err := er.copies(false); err != nil {
+				return err
+			}
 			return fmt.Errorf("otf2 %s: rank %d: its event files hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, want)
 		}
 		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
@@ -521,6 +557,9 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		}
 	}
 	if er.counted && read != want {
+		if err := er.copies(false); err != nil {
+			return err
+		}
 		return fmt.Errorf("otf2 %s: rank %d: its event files hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, read, want)
 	}
 	return nil

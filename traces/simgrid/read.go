@@ -57,6 +57,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		}
 	} else {
 		p.init(len(files))
+		p.files = files
 		for r, f := range files {
 			if err := p.readFile(f, r); err != nil {
 				return nil, err
@@ -240,8 +241,9 @@ type parser struct {
 	list    []int64
 	// dl is the trace's dialect, decided while its first file is read;
 	// the lines read before are held until it is.
-	dl   dialect
-	held heldLines
+	dl    dialect
+	held  heldLines
+	files []string // the action file of each rank, where an index lists them
 
 	// position, for errors
 	file   string
@@ -347,7 +349,7 @@ func (p *parser) parseLine(fields [][]byte, rank int) error {
 		return p.errorf("a line starts with its rank (0..%d), not %q", p.n-1, truncate(fields[0]))
 	}
 	if rank >= 0 && int(r) != rank {
-		return p.errorf("line of rank %d in the file the index lists for rank %d", r, rank)
+		return p.errorf("line of rank %d in the file the index lists for rank %d; the index lists %s for rank %d: a rank file copied over another?", r, rank, p.files[r], r)
 	}
 	if len(fields) < 2 {
 		return p.errorf("rank %d with no action", r)

@@ -1,0 +1,4 @@
+package lower
+
+// PartBits exports partBits to the tests.
+const PartBits = partBits
