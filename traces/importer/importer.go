@@ -505,7 +505,7 @@ func describeDir(path string) error {
 	if err != nil {
 		return err
 	}
-	var names []string
+	var names, empty []string
 	for _, e := range ents {
 		n := e.Name()
 		switch {
@@ -513,13 +513,22 @@ func describeDir(path string) error {
 			return &Error{Path: path, Looks: "a folder with the OTF2 anchor file " + n + " but not a readable OTF2 trace (several anchors, or its .def file or folder missing)", Hint: "pass the anchor file itself"}
 		}
 		names = append(names, n)
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
+			empty = append(empty, n)
+		}
 	}
 	sort.Strings(names)
 	if len(names) > 5 {
 		names = append(names[:5], "…")
 	}
-	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")),
-		Hint: "pass a trace file, or a liballprof folder with a NAME-0.dat file"}
+	hint := "pass a trace file, or a liballprof folder with a NAME-0.dat file"
+	if len(empty) > 0 {
+		// A trace whose files were created but never written (a copy
+		// or a run that stopped) is not told by its content.
+		sort.Strings(empty)
+		hint = fmt.Sprintf("%s is empty: was it written completely?", filepath.Join(path, empty[0]))
+	}
+	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")), Hint: hint}
 }
 
 // excerpt quotes at most 24 leading bytes of head when they are printable
