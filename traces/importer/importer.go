@@ -266,11 +266,25 @@ func Read(path string, opt Options) (*Trace, error) {
 	}
 	t, err := f.Read(path, opt)
 	if err != nil {
-		return nil, err
+		return nil, forcedOther(err, path, opt)
 	}
 	t.Path, t.Format = path, f.Name
 	t.setStarts(opt.AlignStarts)
 	return t, nil
+}
+
+// forcedOther adds to err, an error reading path in the format opt
+// forces, the format path's content has where that is another one: a
+// forced format (--format, a scenario's workload.format) wrong for the
+// trace otherwise reads as a fault of the trace.
+func forcedOther(err error, path string, opt Options) error {
+	if opt.Format == "" {
+		return err
+	}
+	if g, derr := Detect(path); derr == nil && g.Name != opt.Format {
+		return fmt.Errorf("%w (format %s was forced, but the content reads as %s)", err, opt.Format, g.Name)
+	}
+	return err
 }
 
 // setStarts starts each rank of t where the recorded run started it

@@ -170,6 +170,11 @@ func TestForcedFormat(t *testing.T) {
 	if _, err := importer.Read(p, importer.Options{Format: "liballprof"}); err == nil {
 		t.Error("GOAL read as liballprof: no error")
 	}
+	// A forced format that is not the trace's says what the content is.
+	g := write(t, dir, "t.goal", []byte("num_ranks 1\nrank 0 {\nl1: calc 5\n}\n"))
+	if _, err := importer.Read(g, importer.Options{Format: "simgrid"}); err == nil || !strings.Contains(err.Error(), "(format simgrid was forced, but the content reads as goal)") {
+		t.Errorf("GOAL read as simgrid: %v", err)
+	}
 	it, err := importer.Read(p, importer.Options{Format: "goal"})
 	if err != nil || it.Graph.NumOps() != 1 {
 		t.Fatalf("forced goal: %v", err)
