@@ -78,6 +78,13 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	if err := sc.acceleratorsSelect(m, g); err != nil {
 		return err
 	}
+	if sc.set != nil {
+		// A misspelt pattern of models.file, its region left to no
+		// model (compute.Set.CheckUnpriced).
+		if err := sc.set.CheckUnpriced(g); err != nil {
+			return sc.keyError("models.file", fmt.Sprintf("%s: %v", sc.Models.File, err))
+		}
+	}
 	if pol == policy.Conductor && t != nil && sc.Sweep.CapScope == CapScopeNode {
 		return fmt.Errorf("%s: cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
 	}

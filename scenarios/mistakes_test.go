@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -58,6 +59,12 @@ func TestMistakesRefused(t *testing.T) {
 	emptySecond := override("[[network.override]]\nregion = \"a*\"\nL_ns = 300\n\n[[network.override]]\nL_ns = 7")
 	globSecond := override("[[network.override]]\nregion = \"a*\"\nL_ns = 300\n\n[[network.override]]\nregion = \"[\"\nL_ns = 7")
 	noParam := override("[[network.override]]\nregion = \"*\"")
+	typo := filepath.Join(t.TempDir(), "typo.json")
+	if err := os.WriteFile(typo, []byte(`{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.1},
+  "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.1}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typoModels := params("memory_boundness = 0.3", "file = \""+typo+"\"")
 	for _, tc := range []struct {
 		name, text, want string
 		line             int // 0: any
@@ -73,6 +80,8 @@ func TestMistakesRefused(t *testing.T) {
 		{"recorded clock in MHz", params("generator = \"stencil2d\"", "generator = \"stencil2d\"\nrecorded_ghz = 2600"),
 			"key workload.recorded_ghz: 2600 GHz is past 100 GHz (compute.MaxGHz): a clock in MHz?", 48},
 		{"P-state clock in MHz", params("freq_ghz = 1.9", "freq_ghz = 1900"), "key machine.pstate.freq_ghz: machine pal: pstate 2: freq_ghz: 1900 GHz is past 100 GHz", 24},
+		{"model pattern misspelt", typoModels, `key models.file: ` + typo + `: model pattern "stencil.compte" prices no compute region of the trace, and no pattern (nor a default) prices its regions "stencil.compute"`,
+			lineOf(typoModels, `file = "`+typo+`"`, 1)},
 		{"topology bandwidth 0", topo("kind = \"fattree\"\nk = 4\nn = 2\nbw_GBps = 0"), `key network.topology: topology "fattree:k=4,n=2,bw=0": bw="0" is not a positive number`, 0},
 		{"topology oversubscription 0", topo("kind = \"fattree\"\nk = 4\nn = 2\noversub = 0"), `oversub="0" is not a positive number`, 0},
 		{"topology key of another kind written as 0", topo("kind = \"torus\"\ndims = [4]\noversub = 0"), `unknown parameter "oversub"`, 0},

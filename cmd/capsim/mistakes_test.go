@@ -22,6 +22,7 @@ func TestMistakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("runs.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1.2,10\n")
+	write("mhz.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2000,1.2,10\n")
 	write("faster.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,0.5,10\n")
 	write("dvfs.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
@@ -100,6 +101,8 @@ func TestMistakes(t *testing.T) {
 		{"bound's recorded clock in MHz", []string{"bound", good, "--cap", "300", "--recorded-ghz", "2600"}, 2, []string{"2600 GHz is past 100 GHz"}},
 		{"predict at 2600 GHz", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--freq", "2600"}, 2, []string{"--freq 2600", "at most 100 GHz"}},
 		{"model file recorded in MHz", []string{"replay", good, "--models", p("mhz.json")}, 1, []string{"mhz.json", "cpu_ghz", "2600 GHz is past 100 GHz"}},
+		{"fit samples in MHz", []string{"fit", p("mhz.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
+			[]string{"mhz.csv: line 3: column cpu_ghz: 2000 GHz is past 100 GHz"}},
 		{"model pattern misspelt", []string{"replay", good, "--models", p("typo.json")}, 1,
 			[]string{"typo.json", `model pattern "stencil.compte" prices no compute region`, `"stencil.compute"`, "misspelt"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
