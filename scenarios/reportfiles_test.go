@@ -95,7 +95,9 @@ func TestSweepDeadlockLiballprof(t *testing.T) {
 	}
 	// schedgen's barrier (the replay's) sends 1-byte messages, the
 	// default's 0-byte ones.
-	for _, want := range []string{"rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #2 on comm 0 of rank 1",
+	// The sweep names its scenario and trace ("machine pal, policy
+	// uncapped" alone named neither).
+	for _, want := range []string{sc.File + ": workload.trace dl-0.dat, machine ", "rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #2 on comm 0 of rank 1",
 		"lowered to rank 1 l5: recv 1b from 0"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
