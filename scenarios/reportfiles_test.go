@@ -170,3 +170,27 @@ func TestReportNoDetailChangedModel(t *testing.T) {
 		t.Errorf("report with detail after the model file changed: %v, want ErrMismatch naming it", err)
 	}
 }
+
+// A report of a folder without scenario.json refuses a point in detail
+// (it replays the scenario; the page left the point out with exit 0),
+// and a page without one says what it lacks.
+func TestReportWithoutScenario(t *testing.T) {
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n1 compute 2000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(out, SourceFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := WriteReport(out, ReportOptions{Detail: []Pick{{Policy: "static"}}})
+	if err == nil || !strings.Contains(err.Error(), "holds no scenario.json") || !strings.Contains(err.Error(), "--scenario") {
+		t.Errorf("--detail without a scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(page), "holds no scenario.json, so this page has no description of the scenario") {
+		t.Errorf("the page does not say it lacks the scenario (%v)", err)
+	}
+}

@@ -76,6 +76,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			return nil, err
 		}
 	}
+	if sc == nil && len(opt.Detail) > 0 && !opt.NoDetail {
+		// A point in detail replays the scenario; without one the
+		// page left out the point asked for, with exit 0.
+		return nil, fmt.Errorf("report: --detail: %s holds no %s (the scenario a point in detail replays): give the scenario with --scenario FILE", dir, SourceFile)
+	}
 	// What the page says of the scenario beside the table, and every
 	// section it computes again (the frontier, the points in detail),
 	// come from the inputs as they are now: where they are no longer
@@ -94,6 +99,10 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Summary = append(pg.Summary, report.Section{Heading: "Partial results", Text: partial})
 	}
 	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
+	if sc == nil {
+		pg.Summary = append(pg.Summary, report.Section{Heading: "No scenario", Text: fmt.Sprintf(
+			"The folder holds no %s, so this page has no description of the scenario, no energy–time frontier and no point in detail; give the scenario with capsim report --scenario FILE.", SourceFile)})
+	}
 	if sc != nil {
 		pg.Title = "capsim: " + sc.Title()
 		sum := sc.summary()
