@@ -62,7 +62,7 @@ func (p *policyFlags) otherPolicyFlags() error {
 			if n == "speed" || n == "replicate" || slices.Contains(policyOwnFlags[p.name], n) || !p.flags.Changed(n) {
 				continue
 			}
-			return usagef("--%s applies to --policy %s, not --policy %s", n, pol, p.name)
+			return usagef("--%s does not apply to --policy %s: it is --policy %s's", n, p.name, pol)
 		}
 	}
 	return nil
