@@ -29,6 +29,7 @@ func TestMistakes(t *testing.T) {
 	write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
 	write("mhz.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2600},
   "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
+	write("bom.json", "\xef\xbb\xbf{\"format\": \"capsim-compute-model\", \"version\": 1, \"regions\": []}")
 	write("typo.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	good := p("good.arrow")
@@ -103,6 +104,8 @@ func TestMistakes(t *testing.T) {
 		{"model file recorded in MHz", []string{"replay", good, "--models", p("mhz.json")}, 1, []string{"mhz.json", "cpu_ghz", "2600 GHz is past 100 GHz"}},
 		{"fit samples in MHz", []string{"fit", p("mhz.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
 			[]string{"mhz.csv: line 3: column cpu_ghz: 2000 GHz is past 100 GHz"}},
+		{"model file with a byte-order mark", []string{"replay", good, "--models", p("bom.json")}, 1,
+			[]string{"bom.json:1: the file starts with a UTF-8 byte-order mark"}},
 		{"model pattern misspelt", []string{"replay", good, "--models", p("typo.json")}, 1,
 			[]string{"typo.json", `model pattern "stencil.compte" prices no compute region`, `"stencil.compute"`, "misspelt"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
