@@ -194,3 +194,24 @@ func TestReportWithoutScenario(t *testing.T) {
 		t.Errorf("the page does not say it lacks the scenario (%v)", err)
 	}
 }
+
+// A comparison of two folders is of one workload: folders of two traces
+// (compared point by point as if one workload ran on two machines) and a
+// folder with itself are refused.
+func TestCompareOtherTraceRefused(t *testing.T) {
+	sweep := func(trace string) string {
+		sc, out := degenerateScenario(t, trace, `"uncapped", "static"`)
+		if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a := sweep("0 init\n1 init\n0 compute 1000\n1 compute 2000\n0 finalize\n1 finalize\n")
+	b := sweep("0 init\n1 init\n0 compute 5000\n1 compute 2000\n0 finalize\n1 finalize\n")
+	for _, tc := range []struct{ other, want string }{{b, "they swept other traces"}, {a, "they are one folder"}} {
+		_, err := WriteReport(a, ReportOptions{Compare: tc.other, NoDetail: true})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("compare with %s: %v, want %q", tc.other, err, tc.want)
+		}
+	}
+}
