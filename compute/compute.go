@@ -45,8 +45,30 @@ func (c Config) Validate() error {
 			return fmt.Errorf("configuration %s = %g: want a finite number ≥ 0", f.name, f.v)
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"cpu_ghz", c.CPUFreqGHz}, {"mem_ghz", c.MemFreqGHz}} {
+		if err := CheckGHz(f.v); err != nil {
+			return fmt.Errorf("configuration %s: %w", f.name, err)
+		}
+	}
 	if c.Threads < 0 {
 		return fmt.Errorf("configuration threads = %d: want ≥ 0", c.Threads)
+	}
+	return nil
+}
+
+// MaxGHz is the fastest clock a frequency in GHz may give. It is some
+// fifteen times the fastest CPU clocks; a larger value is a clock in MHz
+// written where GHz are read (2600 for 2.6), which would scale every
+// computation by a thousand without a word.
+const MaxGHz = 100
+
+// CheckGHz refuses a frequency in GHz above MaxGHz, naming MHz.
+func CheckGHz(ghz float64) error {
+	if ghz > MaxGHz {
+		return fmt.Errorf("%g GHz is past %d GHz (compute.MaxGHz): a clock in MHz? (2.6 GHz is 2.6, not 2600)", ghz, MaxGHz)
 	}
 	return nil
 }

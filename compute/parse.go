@@ -43,6 +43,11 @@ func ParseConfig(s string) (Config, error) {
 			if f == 0 && k != "throttle" {
 				return 0, fmt.Errorf("config %q: %s=0: want a frequency > 0 GHz (leave the key out for the recorded one)", s, k)
 			}
+			if k != "throttle" {
+				if err := CheckGHz(f); err != nil {
+					return 0, fmt.Errorf("config %q: %s=%s: %w", s, k, v, err)
+				}
+			}
 			return f, nil
 		}
 		var err error

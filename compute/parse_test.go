@@ -95,6 +95,8 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add("cpu=2.4,threads=8,mem=1.6,throttle=3,device=gpu0")
 	f.Add("threads=99999999999999999999")
 	f.Add("freq=1.6,device=gpu0")
+	f.Add("cpu=2600")
+	f.Add("mem=100.0000001")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseConfig(s)
 		if err != nil {
@@ -102,6 +104,9 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		if c.CPUFreqGHz < 0 || c.Threads < 0 || c.MemFreqGHz < 0 || c.MemThrottle < 0 {
 			t.Fatalf("accepted negative config %+v from %q", c, s)
+		}
+		if c.CPUFreqGHz > MaxGHz || c.MemFreqGHz > MaxGHz {
+			t.Fatalf("accepted a clock past MaxGHz %+v from %q", c, s)
 		}
 		// A key written is a value, never the zero that means "as
 		// recorded" (throttle's 0 is a throttle).

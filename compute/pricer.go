@@ -124,6 +124,59 @@ func (t Target) CheckRules(g *graph.Graph) error {
 	return nil
 }
 
+// CheckUnpriced refuses a set that leaves a region of g's calc operations
+// to no model (no pattern matches it and the set has no default, so its
+// recorded times pass through with no power) while one of its patterns
+// prices no calc region of g: the signature of a misspelt pattern. A set
+// with patterns for regions g lacks (a model file of a whole application,
+// a trace of part of it) is accepted, as is one without a model for a
+// region where every pattern prices one.
+func (s *Set) CheckUnpriced(g *graph.Graph) error {
+	if s.Default != nil || len(s.Rules) == 0 {
+		return nil
+	}
+	inUse := make([]bool, len(g.Regions))
+	for op := range g.Kind {
+		if r := g.Region[op]; g.Kind[op] == graph.Calc && r != graph.NoRegion {
+			inUse[r] = true
+		}
+	}
+	used := make([]bool, len(s.Rules))
+	var unpriced []string
+	for r, name := range g.Regions {
+		if !inUse[r] {
+			continue
+		}
+		matched := false
+		for i, rule := range s.Rules {
+			ok, err := path.Match(rule.Pattern, name)
+			if err != nil {
+				return fmt.Errorf("region pattern %q: %w", rule.Pattern, err)
+			}
+			if ok {
+				used[i], matched = true, true
+				break
+			}
+		}
+		if !matched {
+			unpriced = append(unpriced, strconv.Quote(name))
+		}
+	}
+	if len(unpriced) == 0 {
+		return nil
+	}
+	if len(unpriced) > 10 {
+		unpriced = append(unpriced[:10], "…")
+	}
+	for i, rule := range s.Rules {
+		if !used[i] {
+			return fmt.Errorf("model pattern %q prices no compute region of the trace, and no pattern (nor a default) prices its regions %s: is the pattern misspelt? (the first match wins)",
+				rule.Pattern, strings.Join(unpriced, ", "))
+		}
+	}
+	return nil
+}
+
 // RegionPrice is how a Pricer prices the calc operations of one region.
 type RegionPrice struct {
 	Name    string
@@ -147,6 +200,9 @@ type Pricer struct {
 // It fails if a model cannot predict a region's target.
 func NewPricer(g *graph.Graph, s *Set, t Target) (*Pricer, error) {
 	if err := t.CheckRules(g); err != nil {
+		return nil, err
+	}
+	if err := s.CheckUnpriced(g); err != nil {
 		return nil, err
 	}
 	p := &Pricer{g: g}

@@ -78,6 +78,13 @@ func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) e
 	if err := sc.acceleratorsSelect(m, g); err != nil {
 		return err
 	}
+	if sc.set != nil {
+		// A misspelt pattern of models.file, its region left to no
+		// model (compute.Set.CheckUnpriced).
+		if err := sc.set.CheckUnpriced(g); err != nil {
+			return sc.keyError("models.file", fmt.Sprintf("%s: %v", sc.Models.File, err))
+		}
+	}
 	if err := sc.capScopeFits(pol, t != nil); err != nil {
 		return err
 	}

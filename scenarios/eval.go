@@ -322,7 +322,7 @@ func (sc *Scenario) Overrides() []network.Override {
 		if o.ONsPerByte != nil {
 			p.OverheadPerByte = *o.ONsPerByte
 		}
-		out = append(out, network.Override{Comm: o.Communicator, Region: o.Region, Params: p})
+		out = append(out, network.Override{Comm: string(o.Communicator), Region: o.Region, Params: p})
 	}
 	return out
 }
@@ -369,9 +369,20 @@ func (m *Machine) Ranks() int { return m.Nodes * m.RanksPerNode }
 // number than its slots.
 func (m *Machine) FitRanks(n int, exact bool) error {
 	if n > m.Ranks() || exact && n != m.Ranks() {
-		return fmt.Errorf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", n, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
+		return &RanksError{Ranks: n, Machine: m}
 	}
 	return nil
+}
+
+// RanksError is a workload of Ranks ranks that Machine cannot run.
+type RanksError struct {
+	Ranks   int
+	Machine *Machine
+}
+
+func (e *RanksError) Error() string {
+	m := e.Machine
+	return fmt.Sprintf("the workload has %d ranks but machine %s runs %d (%d nodes × %d ranks_per_node)", e.Ranks, m.Name, m.Ranks(), m.Nodes, m.RanksPerNode)
 }
 
 // BaseW is the machine's constant power: every socket idle and every

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,10 +34,54 @@ func TestMistakesRefused(t *testing.T) {
 			"px = 4\n", "", "py = 4\n", "", "iterations = 20\n", "", "halo_bytes = 32768\n", "", "compute_ns = 2000000\n", "",
 			"imbalance = \"charged-field\"\n", "", "balance = 0.5\n", extra)
 	}
+	override := func(body string) string {
+		return strings.Replace(base, "[workload]", body+"\n\n[workload]", 1)
+	}
+	// lineOf is the line of the n-th (from 1) line of text equal to l.
+	lineOf := func(text, l string, n int) int {
+		for i, x := range strings.Split(text, "\n") {
+			if x == l {
+				if n--; n == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	twoMachines := func(second string) string {
+		i, j := strings.Index(base, "[[machine]]"), strings.Index(base, "[network]")
+		m := strings.Replace(base[i:j], `name = "pal"`, `name = "pal2"`, 1)
+		return base[:j] + strings.NewReplacer("threads_per_rank = 1", second).Replace(m) + base[j:]
+	}
+	overThreads := twoMachines("threads_per_rank = 4")
+	twoPStates := twoMachines("threads_per_rank = 1")
+	twoPStates = twoPStates[:strings.LastIndex(twoPStates, "freq_ghz = 1.4")] + "freq_ghz = 1.5" + twoPStates[strings.LastIndex(twoPStates, "freq_ghz = 1.4")+len("freq_ghz = 1.4"):]
+	emptySecond := override("[[network.override]]\nregion = \"a*\"\nL_ns = 300\n\n[[network.override]]\nL_ns = 7")
+	globSecond := override("[[network.override]]\nregion = \"a*\"\nL_ns = 300\n\n[[network.override]]\nregion = \"[\"\nL_ns = 7")
+	noParam := override("[[network.override]]\nregion = \"*\"")
+	typo := filepath.Join(t.TempDir(), "typo.json")
+	if err := os.WriteFile(typo, []byte(`{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.1},
+  "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.1}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typoModels := params("memory_boundness = 0.3", "file = \""+typo+"\"")
 	for _, tc := range []struct {
 		name, text, want string
 		line             int // 0: any
 	}{
+		{"second machine's ranks × threads", overThreads, "key machine.ranks_per_node: machine pal2: 8 ranks × 4 threads exceed 16 cores per node",
+			lineOf(overThreads, "ranks_per_node = 8", 2)},
+		{"second machine's P-state twice", twoPStates, "key machine.pstate: machine pal2: frequency 1.5 GHz listed twice", lineOf(twoPStates, "[[machine]]", 2)},
+		{"second override selects nothing", emptySecond, "override 2 selects nothing", lineOf(emptySecond, "[[network.override]]", 2)},
+		{"second override's glob", globSecond, `override 2: pattern "["`, lineOf(globSecond, `region = "["`, 1)},
+		{"override setting nothing", noParam, "override 1 sets no parameter", lineOf(noParam, "[[network.override]]", 1)},
+		{"negative communicator", override("[[network.override]]\ncommunicator = -1\nL_ns = 5"), "key network.override.communicator: communicator -1: want a name or a number ≥ 0", 0},
+		{"fractional communicator", override("[[network.override]]\ncommunicator = 1.5\nL_ns = 5"), "communicator 1.5: want a name or a number", 0},
+		{"recorded clock in MHz", params("generator = \"stencil2d\"", "generator = \"stencil2d\"\nrecorded_ghz = 2600"),
+			"key workload.recorded_ghz: 2600 GHz is past 100 GHz (compute.MaxGHz): a clock in MHz?", 48},
+		{"P-state clock in MHz", params("freq_ghz = 1.9", "freq_ghz = 1900"), "key machine.pstate.freq_ghz: machine pal: pstate 2: freq_ghz: 1900 GHz is past 100 GHz", 24},
+		{"model pattern misspelt", typoModels, `key models.file: ` + typo + `: model pattern "stencil.compte" prices no compute region of the trace, and no pattern (nor a default) prices its regions "stencil.compute"`,
+			lineOf(typoModels, `file = "`+typo+`"`, 1)},
 		{"topology bandwidth 0", topo("kind = \"fattree\"\nk = 4\nn = 2\nbw_GBps = 0"), `key network.topology: topology "fattree:k=4,n=2,bw=0": bw="0" is not a positive number`, 0},
 		{"topology oversubscription 0", topo("kind = \"fattree\"\nk = 4\nn = 2\noversub = 0"), `oversub="0" is not a positive number`, 0},
 		{"topology key of another kind written as 0", topo("kind = \"torus\"\ndims = [4]\noversub = 0"), `unknown parameter "oversub"`, 0},
@@ -87,6 +132,7 @@ func TestMistakesAccepted(t *testing.T) {
 		strings.Replace(base, "balance = 0.5", "balance = 0.5\nsigma = 0.3", 1),
 		strings.NewReplacer("charged-field\"", "random\"", "balance = 0.5", "balance = 0.5\nseed = 3").Replace(base),
 		accelScenario(t, "stencil.*"),
+		strings.Replace(base, "[workload]", "[[network.override]]\ncommunicator = 0\nL_ns = 300\n\n[workload]", 1),
 	} {
 		sc, err := Parse("my.toml", []byte(text))
 		if err == nil {

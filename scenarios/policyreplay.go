@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -399,6 +400,13 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
 	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
+			var re *RanksError
+			if errors.As(err, &re) {
+				// The uncapped replay is the first to meet it: name the
+				// trace and the scenario, not a policy not asked for.
+				return nil, fmt.Errorf("%s: %d ranks, but machine %s of %s runs %d (%d nodes × %d ranks_per_node): policy %s replays a trace as a sweep does, on a machine of as many ranks; give --scenario with one",
+					r.Trace, re.Ranks, re.Machine.Name, sc.File, re.Machine.Ranks(), re.Machine.Nodes, re.Machine.RanksPerNode, r.Policy)
+			}
 			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, rename(err))
 		}
 	}

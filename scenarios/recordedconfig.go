@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/scenarios/report"
 )
 
@@ -75,6 +76,9 @@ func (s *Scenario) recordedRef(m *Machine) float64 {
 func (s *Scenario) SetRecordedGHz(ghz float64) error {
 	if !(ghz > 0) || math.IsInf(ghz, 0) {
 		return fmt.Errorf("recorded frequency %g GHz: want a finite frequency > 0", ghz)
+	}
+	if err := compute.CheckGHz(ghz); err != nil {
+		return fmt.Errorf("recorded frequency: %w", err)
 	}
 	if s.Models.File != "" {
 		return fmt.Errorf("recorded frequency: scenario %s has a model file (%s) whose recorded section gives it", s.File, s.Models.File)

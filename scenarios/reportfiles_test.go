@@ -95,7 +95,9 @@ func TestSweepDeadlockLiballprof(t *testing.T) {
 	}
 	// schedgen's barrier (the replay's) sends 1-byte messages, the
 	// default's 0-byte ones.
-	for _, want := range []string{"rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #2 on comm 0 of rank 1",
+	// The sweep names its scenario and trace ("machine pal, policy
+	// uncapped" alone named neither).
+	for _, want := range []string{sc.File + ": workload.trace dl-0.dat, machine ", "rank 0: MPI_Recv 10 bytes from 1 tag 7", "rank 1: MPI_Barrier 0 bytes on comm world", "collective call #2 on comm 0 of rank 1",
 		"lowered to rank 1 l5: recv 1b from 0"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -166,5 +168,50 @@ func TestReportNoDetailChangedModel(t *testing.T) {
 	}
 	if _, err := WriteReport(out, ReportOptions{}); !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "models.file "+model+" changed") {
 		t.Errorf("report with detail after the model file changed: %v, want ErrMismatch naming it", err)
+	}
+}
+
+// A report of a folder without scenario.json refuses a point in detail
+// (it replays the scenario; the page left the point out with exit 0),
+// and a page without one says what it lacks.
+func TestReportWithoutScenario(t *testing.T) {
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n1 compute 2000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(out, SourceFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := WriteReport(out, ReportOptions{Detail: []Pick{{Policy: "static"}}})
+	if err == nil || !strings.Contains(err.Error(), "holds no scenario.json") || !strings.Contains(err.Error(), "--scenario") {
+		t.Errorf("--detail without a scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(page), "holds no scenario.json, so this page has no description of the scenario") {
+		t.Errorf("the page does not say it lacks the scenario (%v)", err)
+	}
+}
+
+// A comparison of two folders is of one workload: folders of two traces
+// (compared point by point as if one workload ran on two machines) and a
+// folder with itself are refused.
+func TestCompareOtherTraceRefused(t *testing.T) {
+	sweep := func(trace string) string {
+		sc, out := degenerateScenario(t, trace, `"uncapped", "static"`)
+		if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a := sweep("0 init\n1 init\n0 compute 1000\n1 compute 2000\n0 finalize\n1 finalize\n")
+	b := sweep("0 init\n1 init\n0 compute 5000\n1 compute 2000\n0 finalize\n1 finalize\n")
+	for _, tc := range []struct{ other, want string }{{b, "they swept other traces"}, {a, "they are one folder"}} {
+		_, err := WriteReport(a, ReportOptions{Compare: tc.other, NoDetail: true})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("compare with %s: %v, want %q", tc.other, err, tc.want)
+		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,6 +78,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			return nil, err
 		}
 	}
+	if sc == nil && len(opt.Detail) > 0 && !opt.NoDetail {
+		// A point in detail replays the scenario; without one the
+		// page left out the point asked for, with exit 0.
+		return nil, fmt.Errorf("report: --detail: %s holds no %s (the scenario a point in detail replays): give the scenario with --scenario FILE", dir, SourceFile)
+	}
 	// What the page says of the scenario beside the table, and every
 	// section it computes again (the frontier, the points in detail),
 	// come from the inputs as they are now: where they are no longer
@@ -94,6 +101,10 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Summary = append(pg.Summary, report.Section{Heading: "Partial results", Text: partial})
 	}
 	pg.Title = "capsim sweep: " + filepath.Base(filepath.Clean(dir))
+	if sc == nil {
+		pg.Summary = append(pg.Summary, report.Section{Heading: "No scenario", Text: fmt.Sprintf(
+			"The folder holds no %s, so this page has no description of the scenario, no energy–time frontier and no point in detail; give the scenario with capsim report --scenario FILE.", SourceFile)})
+	}
 	if sc != nil {
 		pg.Title = "capsim: " + sc.Title()
 		sum := sc.summary()
@@ -588,6 +599,9 @@ func compareMachines(s results.Schema, rows []results.Row) (report.Section, bool
 // compareFolders compares the results in dir (B) with those in other (A),
 // point by point: the same workload on another machine or model.
 func compareFolders(dir, other string) (report.Section, error) {
+	if err := sameWorkload(dir, other); err != nil {
+		return report.Section{}, err
+	}
 	sa, ra, err := results.ReadArrow(filepath.Join(other, results.ArrowFile))
 	if err != nil {
 		return report.Section{}, err
@@ -619,6 +633,42 @@ func compareFolders(dir, other string) (report.Section, error) {
 	return ratioSection(fmt.Sprintf("%s (B) compared with %s (A)", filepath.Base(filepath.Clean(dir)), filepath.Base(filepath.Clean(other))),
 		"Each point of B against the point of A with the same policy, cap and parameters: speedup T_A/T_B, energy E_B/E_A, energy-delay product (E·T)_B/(E·T)_A.",
 		"compare_speedup", rs)
+}
+
+// sameWorkload refuses to compare the results folder dir with other
+// where both record traces and their content differs (a comparison
+// point by point of two workloads reads as one workload on two machines),
+// or where they are one folder.
+func sameWorkload(dir, other string) error {
+	if a, errA := os.Stat(dir); errA == nil {
+		if b, errB := os.Stat(other); errB == nil && os.SameFile(a, b) {
+			return fmt.Errorf("compare %s with %s: they are one folder", dir, other)
+		}
+	}
+	traces := func(d string) ([]string, string) {
+		ins, err := results.ReadInputs(d)
+		if err != nil {
+			return nil, ""
+		}
+		var hashes []string
+		name := ""
+		for _, in := range ins {
+			if in.Name == "workload.trace" || strings.HasPrefix(in.Name, "workload.trace:") {
+				hashes = append(hashes, in.Hash)
+				if name == "" {
+					name = in.Path
+				}
+			}
+		}
+		sort.Strings(hashes)
+		return hashes, name
+	}
+	ha, na := traces(dir)
+	hb, nb := traces(other)
+	if len(ha) > 0 && len(hb) > 0 && !slices.Equal(ha, hb) {
+		return fmt.Errorf("compare %s with %s: they swept other traces (%s and %s, of other content): a comparison is of one workload on other machines or models", dir, other, na, nb)
+	}
+	return nil
 }
 
 func firstMachine(v view, rows []results.Row) string {

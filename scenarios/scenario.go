@@ -295,7 +295,7 @@ func (t *NetTopology) Spec() string {
 // NetOverride selects messages by communicator and/or calling region and
 // sets the LogGOPS parameters it gives (the others keep the network's).
 type NetOverride struct {
-	Communicator string           `toml:"communicator"` // name or number; "" any
+	Communicator Communicator     `toml:"communicator"` // name or number; "" any
 	Region       string           `toml:"region"`       // glob over the MPI call's region; "" any
 	LNs          *Ns              `toml:"L_ns"`
 	ONs          *Ns              `toml:"o_ns"`
@@ -304,6 +304,26 @@ type NetOverride struct {
 	ONsPerByte   *network.PerByte `toml:"O_ns_per_byte"`
 	SBytes       *int64           `toml:"S_bytes"`
 	HBytes       *int64           `toml:"H_bytes"`
+}
+
+// Communicator selects an MPI communicator by name ("world") or by
+// number, written as a string ("0") or as a TOML integer (0).
+type Communicator string
+
+// UnmarshalTOML takes a string, or an integer ≥ 0 as its decimal form.
+func (c *Communicator) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*c = Communicator(x)
+	case int64:
+		if x < 0 {
+			return fmt.Errorf("communicator %d: want a name or a number ≥ 0", x)
+		}
+		*c = Communicator(strconv.FormatInt(x, 10))
+	default:
+		return fmt.Errorf("communicator %v: want a name or a number", v)
+	}
+	return nil
 }
 
 // Workload is either a trace file or a generator with its parameters.
@@ -609,6 +629,51 @@ func arrayKeyLine(text []byte, table string, i int, sub string, j int, key strin
 	return 0
 }
 
+// atEntry gives err, a ParseError without a line for a key of the i-th
+// [[table]] entry (counted from 0), the line of that entry: where the
+// entry sets the key, else its header. Without it the error would name
+// the line where the first entry sets the key.
+func (s *Scenario) atEntry(err error, table string, i int) error {
+	pe, ok := err.(*ParseError)
+	if !ok || pe.Line != 0 || (pe.Key != table && !strings.HasPrefix(pe.Key, table+".")) {
+		return err
+	}
+	pe.Line = entryLine(s.Text, table, i, strings.TrimPrefix(strings.TrimPrefix(pe.Key, table), "."))
+	return pe
+}
+
+// entryLine finds the line of key, a dotted path below table ("" for the
+// entry itself, "pstate.freq_ghz" for a key of one of its
+// [[table.pstate]]), in the i-th [[table]] entry of text (counted from
+// 0): the first line inside the entry that sets it, else the entry's
+// header line; 0 when text has no such entry.
+func entryLine(text []byte, table string, i int, key string) int {
+	top, header := -1, 0
+	cur := ""
+	for n, line := range strings.Split(string(text), "\n") {
+		l := strings.TrimSpace(strings.SplitN(line, "#", 2)[0])
+		if strings.HasPrefix(l, "[") {
+			cur = strings.TrimSpace(strings.Trim(l, "[]"))
+			if strings.HasPrefix(l, "[[") && cur == table {
+				if top++; top == i {
+					header = n + 1
+				}
+			} else if top == i && !strings.HasPrefix(cur, table+".") {
+				return header
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(l, "=")
+		if !ok || top != i || key == "" {
+			continue
+		}
+		if cur+"."+strings.Trim(strings.TrimSpace(k), `"'`) == table+"."+key {
+			return n + 1
+		}
+	}
+	return header
+}
+
 // finite reports whether v is a finite number of at least lo (strictly
 // above lo when strict).
 func finite(v, lo float64, strict bool) bool {
@@ -637,8 +702,11 @@ func (s *Scenario) normalize() error {
 	names := map[string]bool{}
 	for i := range s.Machines {
 		if err := s.normalizeMachine(i, names); err != nil {
-			return err
+			return s.atEntry(err, "machine", i)
 		}
+	}
+	if err := s.checkRelativeFromPipe(); err != nil {
+		return err
 	}
 	for _, step := range []func() error{s.normalizeNetwork, s.normalizeBound, s.normalizeWorkload, s.normalizeSweep, s.normalizeAggregate, s.checkIdleFloor} {
 		if err := step(); err != nil {
@@ -763,6 +831,9 @@ func (s *Scenario) normalizePStates(i int) error {
 	for j, p := range m.PStates {
 		if !finite(p.FreqGHz, 0, true) {
 			return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz must be a finite number > 0, got %g", m.Name, j+1, p.FreqGHz)
+		}
+		if err := compute.CheckGHz(p.FreqGHz); err != nil {
+			return s.badAt("machine", i, "pstate", j, "freq_ghz", "machine %s: pstate %d: freq_ghz: %v", m.Name, j+1, err)
 		}
 		if err := power.CheckWatts(p.ActivePowerW, true); err != nil {
 			return s.badAt("machine", i, "pstate", j, "active_power_w", "machine %s: pstate %d: active_power_w: %v", m.Name, j+1, err)
@@ -891,10 +962,16 @@ func (s *Scenario) normalizeNetwork() error {
 	}
 	for i, o := range n.Overrides {
 		if o.Communicator == "" && o.Region == "" {
-			return bad("network.override", "override %d selects nothing: set communicator and/or region", i+1)
+			return s.atEntry(bad("network.override", "override %d selects nothing: set communicator and/or region", i+1), "network.override", i)
 		}
 		if _, err := path.Match(o.Region, ""); err != nil {
-			return bad("network.override.region", "override %d: pattern %q: %v", i+1, o.Region, err)
+			return s.atEntry(bad("network.override.region", "override %d: pattern %q: %v", i+1, o.Region, err), "network.override", i)
+		}
+		if o.LNs == nil && o.ONs == nil && o.GapNs == nil && o.GNsPerByte == nil && o.ONsPerByte == nil && o.SBytes == nil && o.HBytes == nil {
+			// It would change nothing for its messages and keep every
+			// later override from them.
+			return s.atEntry(bad("network.override", "override %d sets no parameter: give at least one of L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, H_bytes", i+1),
+				"network.override", i)
 		}
 		for _, c := range []struct {
 			key string
@@ -987,6 +1064,9 @@ func (s *Scenario) normalizeWorkload() error {
 	if g := w.RecordedGHz; !(g >= 0) || math.IsInf(g, 0) {
 		return bad("workload.recorded_ghz", "must be a finite frequency ≥ 0 GHz (0: unknown), got %g", g)
 	}
+	if err := compute.CheckGHz(w.RecordedGHz); err != nil {
+		return bad("workload.recorded_ghz", "%v", err)
+	}
 	if w.RecordedGHz != 0 && s.Models.File != "" {
 		return bad("workload.recorded_ghz", "set it in the model file's recorded section (models.file), not both")
 	}
@@ -999,6 +1079,33 @@ func (s *Scenario) normalizeWorkload() error {
 			return bad("models.file", "%v", err)
 		}
 		s.set = set
+	}
+	return nil
+}
+
+// checkRelativeFromPipe refuses a relative path in a scenario read from a
+// pipe or device (<(sed … my.toml), /dev/stdin): a relative path is taken
+// from the scenario's folder, which such a scenario does not have (it
+// would be looked for under /dev/fd).
+func (s *Scenario) checkRelativeFromPipe() error {
+	if s.File == DefaultName {
+		return nil
+	}
+	st, err := os.Stat(s.File)
+	if err != nil || st.Mode().IsRegular() && !strings.HasPrefix(s.File, "/dev/") && !strings.HasPrefix(s.File, "/proc/") {
+		return nil // /dev/stdin is a regular file where the shell redirects one
+	}
+	keys := []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}}
+	if t := s.Network.Topology; t != nil && t.Mapping != "block" && t.Mapping != "round-robin" {
+		keys = append(keys, struct{ key, path string }{"network.topology.mapping", t.Mapping})
+	}
+	if a := s.Aggregate; a != nil {
+		keys = append(keys, struct{ key, path string }{"aggregate.ipc_model", a.IPCModel}, struct{ key, path string }{"aggregate.ipc_samples", a.IPCSamples})
+	}
+	for _, k := range keys {
+		if k.path != "" && !filepath.IsAbs(k.path) {
+			return bad(k.key, "%q is relative to the scenario's folder, but the scenario was read from a pipe or device (%s), which has none: give an absolute path, or read the scenario from a file", k.path, s.File)
+		}
 	}
 	return nil
 }

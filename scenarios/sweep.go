@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -302,6 +303,21 @@ func goBuildID(path string) string {
 	return string(data[16 : 16+n])
 }
 
+// pointError names where err, met evaluating point p, arose: the
+// scenario and its trace (unless err names the scenario already), the
+// machine and the policy. A sweep's deadlock named only "machine pal,
+// policy lp".
+func (s *Scenario) pointError(p Point, err error) error {
+	where := fmt.Sprintf("machine %s, policy %s", s.Machines[p.Machine].Name, p.Policy)
+	if w := s.Workload.Trace; w != "" {
+		where = "workload.trace " + w + ", " + where
+	}
+	if s.File != "" && !strings.Contains(err.Error(), s.File) {
+		where = s.File + ": " + where
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
 // Schema returns the results table's columns for this scenario.
 func (s *Scenario) Schema() results.Schema {
 	sc := results.Schema{{Name: "machine", Type: results.String}, {Name: "wait_power", Type: results.String}, {Name: "policy", Type: results.String},
@@ -553,7 +569,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					return nil
 				}
 				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
-					fail(fmt.Errorf("machine %s, policy %s: %w", sc.Machines[g[0].Machine].Name, g[0].Policy, err))
+					fail(sc.pointError(g[0], err))
 				}
 				end()
 			}

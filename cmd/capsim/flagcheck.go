@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/power"
 )
 
@@ -27,7 +28,7 @@ var (
 	// positive, frequency and threadCount are counts and sizes whose 0
 	// would silently mean their default.
 	positive    = flagRange{0, math.MaxFloat64, true, "must be a finite number > 0 (leave the flag out for its default)"}
-	frequency   = flagRange{0, math.MaxFloat64, true, "must be a finite frequency > 0 GHz (leave the flag out for the recorded one)"}
+	frequency   = flagRange{0, compute.MaxGHz, true, "must be a finite frequency > 0 GHz and at most 100 GHz (compute.MaxGHz; a clock in MHz?), or left out for the recorded one"}
 	threadCount = flagRange{0, math.MaxFloat64, true, "must be a thread count > 0 (leave the flag out for the default)"}
 	// fraction is a fraction (0.05 is 5 %), not a percentage.
 	fraction = flagRange{0, 1, false, "outside [0, 1]: a fraction (0.05 is 5 %)"}

@@ -79,6 +79,7 @@ over power caps, policies and machines.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		stdinArgs(args)
 		if err := checkNumberFlags(c); err != nil {
 			return err
 		}
@@ -115,6 +116,18 @@ over power caps, policies and machines.`,
 	root.InitDefaultCompletionCmd()
 	noticesTo(root, stderr)
 	return root
+}
+
+// stdinArgs names standard input /dev/stdin where an argument is "-", the
+// usual name of standard input, which capsim reads as any other pipe.
+// Cobra passes the same slice to the command's RunE, so the command sees
+// the new name.
+func stdinArgs(args []string) {
+	for i, a := range args {
+		if a == "-" {
+			args[i] = "/dev/stdin"
+		}
+	}
 }
 
 // args returns a cobra argument validator that reports a usage error.

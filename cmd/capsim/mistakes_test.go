@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -21,10 +22,16 @@ func TestMistakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("runs.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1.2,10\n")
+	write("mhz.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2000,1.2,10\n")
 	write("faster.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,0.5,10\n")
 	write("dvfs.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	write("mhz.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2600},
+  "regions": [{"pattern": "stencil.*", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
+	write("bom.json", "\xef\xbb\xbf{\"format\": \"capsim-compute-model\", \"version\": 1, \"regions\": []}")
+	write("typo.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
+  "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	good := p("good.arrow")
 	if err := os.Mkdir(p("mine"), 0o755); err != nil {
 		t.Fatal(err)
@@ -79,6 +86,28 @@ func TestMistakes(t *testing.T) {
 		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "simgrid traces", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},
+		{"scenario on a plain replay", []string{"replay", good, "--scenario", p("s.toml")}, 2,
+			[]string{"--scenario applies to power-policy replays ('capsim policy NAME TRACE'), not to a plain replay"}},
+		{"machine on a plain replay", []string{"replay", good, "--machine", "nosuch"}, 2, []string{"--machine applies to power-policy replays"}},
+		{"deadline on a plain replay", []string{"replay", good, "--slowdown-pct", "5"}, 2, []string{"--slowdown-pct applies to power-policy replays"}},
+		{"LP messages on a plain replay", []string{"replay", good, "--lp-messages", "replay"}, 2, []string{"--lp-messages applies to power-policy replays"}},
+		{"dct-dvfs threads on an lp replay", []string{"replay", good, "--policy", "lp", "--cap", "300", "--threads", "4"}, 2,
+			[]string{"--threads does not apply to --policy lp: it is --policy dct-dvfs's"}},
+		{"steering's beta on a min-energy replay", []string{"replay", good, "--policy", "min-energy", "--cap", "300", "--beta", "0.5"}, 2,
+			[]string{"--beta does not apply to --policy min-energy: it is --policy steering's"}},
+		{"policy on a machine of other ranks", []string{"policy", "lp", p("two.goal"), "--cap", "300"}, 1,
+			[]string{"two.goal: 2 ranks, but machine pal of <embedded default.toml> runs 16", "give --scenario"}},
+		{"config clock in MHz", []string{"replay", good, "--models", p("dvfs.json"), "--config", "cpu=2600"}, 2, []string{"cpu=2600", "past 100 GHz", "MHz"}},
+		{"recorded clock in MHz", []string{"replay", good, "--models", p("dvfs.json"), "--recorded-ghz", "2600"}, 2, []string{"--recorded-ghz", "past 100 GHz", "MHz"}},
+		{"bound's recorded clock in MHz", []string{"bound", good, "--cap", "300", "--recorded-ghz", "2600"}, 2, []string{"2600 GHz is past 100 GHz"}},
+		{"predict at 2600 GHz", []string{"predict", p("dvfs.json"), "--region", "stencil.compute", "--freq", "2600"}, 2, []string{"--freq 2600", "at most 100 GHz"}},
+		{"model file recorded in MHz", []string{"replay", good, "--models", p("mhz.json")}, 1, []string{"mhz.json", "cpu_ghz", "2600 GHz is past 100 GHz"}},
+		{"fit samples in MHz", []string{"fit", p("mhz.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
+			[]string{"mhz.csv: line 3: column cpu_ghz: 2000 GHz is past 100 GHz"}},
+		{"model file with a byte-order mark", []string{"replay", good, "--models", p("bom.json")}, 1,
+			[]string{"bom.json:1: the file starts with a UTF-8 byte-order mark"}},
+		{"model pattern misspelt", []string{"replay", good, "--models", p("typo.json")}, 1,
+			[]string{"typo.json", `model pattern "stencil.compte" prices no compute region`, `"stencil.compute"`, "misspelt"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
 			[]string{"faster.csv", `region "a"`, "beta", "slower at a higher clock", "2 GHz 0.5 s (line 3)"}},
 	} {
@@ -135,5 +164,58 @@ func TestReportRefusesPartial(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(shard, "report.html"))
 	if err != nil || !strings.Contains(string(page), "Partial results") || !strings.Contains(string(page), "points missing") {
 		t.Errorf("report --partial does not say the results are partial (%v)", err)
+	}
+}
+
+// TestStandardInput: "-" names standard input, as for most tools; it was
+// taken as a file named "-" ("stat -: no such file or directory").
+func TestStandardInput(t *testing.T) {
+	_, p, write := badInputDir(t)
+	goal := write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	for _, args := range [][]string{{"replay", "-"}, {"inspect", "-"}, {"import", "goal", "-", "-o", p("x.arrow")}} {
+		f, err := os.Open(goal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := syscall.Dup(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Dup3(int(f.Fd()), 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := capsim(t, args...)
+		syscall.Dup3(saved, 0, 0)
+		syscall.Close(saved)
+		f.Close()
+		if code != 0 || !strings.Contains(stdout, "/dev/stdin") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestScenarioFromPipe: a scenario read from a pipe has no folder for its
+// relative paths to start from; they were looked for under /dev/fd
+// ("stat /dev/fd/dt/testtrace.meta"). They are refused naming the key.
+func TestScenarioFromPipe(t *testing.T) {
+	_, p, _ := badInputDir(t)
+	_, def, _ := capsim(t, "scenario", "default")
+	text := strings.Replace(def, "[workload]\ngenerator = \"stencil2d\"", "[workload]\ntrace = \"good.arrow\"", 1)
+	text = text[:strings.Index(text, "[workload.params]")] + text[strings.Index(text, "[models]"):]
+	fifo := p("pipe.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write([]byte(text))
+		f.Close()
+	}()
+	code, _, stderr := capsim(t, "scenario", "check", fifo)
+	if code != 1 || !strings.Contains(stderr, `pipe.toml:`) || !strings.Contains(stderr, `key workload.trace: "good.arrow" is relative to the scenario's folder, but the scenario was read from a pipe`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

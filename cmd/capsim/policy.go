@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -46,6 +47,25 @@ var policyOwnFlags = map[string][]string{
 		"coordination-pct", "wait-cap", "objective", "strategy", "granularity", "switch-penalty-ns", "replicate"},
 	scenarios.PolicyLP:        nil,
 	scenarios.PolicyMinEnergy: {"slowdown-pct"},
+}
+
+// otherPolicyFlags refuses a flag of another policy than p.name, which
+// replay's deprecated --policy defines for every policy: the replay
+// would ignore it. --speed and --replicate are left out: replay has them
+// for every trace.
+func (p *policyFlags) otherPolicyFlags() error {
+	for _, pol := range scenarios.ReplayPolicies {
+		if pol == p.name {
+			continue
+		}
+		for _, n := range policyOwnFlags[pol] {
+			if n == "speed" || n == "replicate" || slices.Contains(policyOwnFlags[p.name], n) || !p.flags.Changed(n) {
+				continue
+			}
+			return usagef("--%s does not apply to --policy %s: it is --policy %s's", n, p.name, pol)
+		}
+	}
+	return nil
 }
 
 // register defines the flags of policy name on f: the common ones (cap,
@@ -137,7 +157,7 @@ func hidePolicyFlags(f *pflag.FlagSet) {
 	_ = f.MarkDeprecated("policy", "use 'capsim policy NAME TRACE' with the same flags") // fails only for an undefined flag
 	f.VisitAll(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "scenario", "machine", "lp-messages", "no-bound", "beta", "strict-lt", "decision-ns", "predict", "threads", "serial",
+		case "scenario", "machine", "lp-messages", "slowdown-pct", "no-bound", "beta", "strict-lt", "decision-ns", "predict", "threads", "serial",
 			"thread-overhead", "tdvfs-ns", "epsilon", "coordination-pct", "wait-cap", "objective", "strategy", "granularity", "switch-penalty-ns":
 			fl.Hidden = true
 		}

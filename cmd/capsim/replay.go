@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/network"
@@ -67,6 +69,7 @@ func newReplayCmd() *cobra.Command {
 		tlOpts                     scenarios.TimelineOptions
 		mo                         scenarios.ModelOptions
 		pol                        policyFlags // deprecated --policy replays
+		policyOnly                 []string    // pol's flags but --cap and --policy: no effect without --policy
 	)
 	c := &cobra.Command{
 		Use:   "replay TRACE",
@@ -101,8 +104,18 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 						return usagef("--%s does not apply to --policy replays", f)
 					}
 				}
+				if err := pol.otherPolicyFlags(); err != nil {
+					return err
+				}
 				pol.netSpec, pol.coll, pol.format, pol.speed, pol.asJSON, pol.keepGaps, pol.alignStarts = netSpec, coll, format, speed, asJSON, keepGaps, alignStarts
 				return pol.replayPolicy(cmd, a[0])
+			}
+			for _, f := range policyOnly {
+				if cmd.Flags().Changed(f) {
+					// The plain replay would ignore it: a scenario's
+					// machine and network, a policy's parameter.
+					return usagef("--%s applies to power-policy replays ('capsim policy NAME TRACE'), not to a plain replay", f)
+				}
 			}
 			net, err := network.ParseSpec(netSpec)
 			if err != nil {
@@ -182,7 +195,14 @@ network and docs/reference/trace-formats.md). To replay under a power policy
 	c.Flags().StringVar(&tlOpts.Window, "timeline-window", "", "show only this time window in the timeline, FROM:TO with units, e.g. '2ms:3.5ms' (either side may be empty)")
 	c.Flags().IntVar(&tlOpts.RanksPerNode, "ranks-per-node", 0, "name each rank's node in the timeline (ranks placed on nodes in blocks of this many); with a per-core power model, also a power counter per node")
 	addModelFlags(c.Flags(), &mo)
+	var before []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { before = append(before, f.Name) })
 	pol.register(c.Flags(), "", true)
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "cap" && f.Name != "policy" && !slices.Contains(before, f.Name) {
+			policyOnly = append(policyOnly, f.Name)
+		}
+	})
 	hidePolicyFlags(c.Flags())
 	c.Flags().BoolVar(&libOrder, "libstdcxx-order", false, "order operations freed together exactly as LogGOPSim built with GCC (unstable beyond 16; see the sim package docs)")
 	return c

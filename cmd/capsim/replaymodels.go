@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/scenarios"
 )
 
@@ -39,6 +40,9 @@ func checkModels(f *scenarios.ModelOptions) error {
 	}
 	if f.RecordedGHz < 0 || math.IsInf(f.RecordedGHz, 0) || math.IsNaN(f.RecordedGHz) {
 		return usagef("--recorded-ghz %g: want a finite frequency > 0", f.RecordedGHz)
+	}
+	if err := compute.CheckGHz(f.RecordedGHz); err != nil {
+		return usagef("--recorded-ghz: %v", err)
 	}
 	if f.RanksPerDevice < 0 {
 		return usagef("--ranks-per-device %d: want a positive number of ranks (0: a device per rank)", f.RanksPerDevice)

@@ -80,7 +80,7 @@ func TestReplayPolicy(t *testing.T) {
 		{[]string{"replay", tr, "--policy", "lp"}, 2, "needs --cap"},
 		{[]string{"replay", tr, "--policy", "lp", "--cap", "300", "--lp-messages", "pigeon"}, 2, "want engine, replay or loggops"},
 		{[]string{"replay", tr, "--policy", "lp", "--cap", "300", "--beta", "0.5"}, 2, "does not apply to --policy lp"},
-		{[]string{"replay", tr, "--policy", "lp", "--cap", "300"}, 1, "the workload has 4 ranks but machine"},
+		{[]string{"replay", tr, "--policy", "lp", "--cap", "300"}, 1, "4 ranks, but machine pal of <embedded default.toml> runs 16"},
 	} {
 		code, _, stderr := capsim(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {

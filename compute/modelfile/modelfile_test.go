@@ -265,13 +265,14 @@ func FuzzDecode(f *testing.F) {
 func FuzzReadSamples(f *testing.F) {
 	f.Add(dvfsCSV)
 	f.Add("region,threads,seconds\na,4,1\n")
+	f.Add("region,cpu_ghz,seconds\na,2600,1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		ss, err := ReadSamples(strings.NewReader(in), "fuzz")
 		if err != nil {
 			return
 		}
 		for _, s := range ss {
-			if s.Region == "" || !(s.Seconds > 0) {
+			if s.Region == "" || !(s.Seconds > 0) || s.Config.CPUFreqGHz > compute.MaxGHz || s.Config.MemFreqGHz > compute.MaxGHz {
 				t.Fatalf("accepted bad sample %+v", s)
 			}
 		}

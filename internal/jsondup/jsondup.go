@@ -22,6 +22,15 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d: key %s given twice", e.Line, e.Path)
 }
 
+// BOMError is text that starts with a UTF-8 byte-order mark, which JSON
+// does not allow (RFC 8259 §8.1) and encoding/json reports as "invalid
+// character 'ï'", a character the file does not show.
+type BOMError struct{}
+
+func (BOMError) Error() string {
+	return "1: the file starts with a UTF-8 byte-order mark, which JSON does not allow: save it without one"
+}
+
 // frame is one open object or array.
 type frame struct {
 	object  bool
@@ -32,9 +41,13 @@ type frame struct {
 }
 
 // Check returns an *Error for the first key that text gives twice in one
-// object, and nil otherwise, also for text that is not valid JSON (its
-// decoder reports that).
+// object, a BOMError for text that starts with a byte-order mark, and nil
+// otherwise, also for text that is not valid JSON (its decoder reports
+// that).
 func Check(text []byte) error {
+	if bytes.HasPrefix(text, []byte("\xef\xbb\xbf")) {
+		return BOMError{}
+	}
 	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
 	var stack []*frame

@@ -34,3 +34,11 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// A byte-order mark is named as such; encoding/json called it "invalid
+// character 'ï'".
+func TestCheckBOM(t *testing.T) {
+	if err := Check([]byte("\xef\xbb\xbf{\"a\": 1}")); !errors.As(err, new(BOMError)) {
+		t.Errorf("BOM: %v, want a BOMError", err)
+	}
+}

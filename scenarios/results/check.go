@@ -25,6 +25,18 @@ func CheckSweep(dir string, sw Sweep) error {
 	return nil
 }
 
+// ReadInputs returns the inputs the sweep of the results directory dir
+// was computed from, as its journal records them (nil for a journal that
+// predates them), and the journal's error (fs.ErrNotExist when there is
+// none) when it cannot be read.
+func ReadInputs(dir string) ([]Input, error) {
+	h, err := readHeader(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return nil, err
+	}
+	return h.Inputs, nil
+}
+
 // ReadCoverage says which of its sweep's points the results directory dir
 // holds (a shard, a sweep stopped early or a partial merge miss some),
 // reading its journal without writing to it.

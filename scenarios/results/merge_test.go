@@ -55,7 +55,7 @@ func TestMergeCoverage(t *testing.T) {
 	}{
 		{"complete", ds, false, nil, nil, nil, nil},
 		{"missing shard", ds[:2], false, ErrIncomplete, []int{2, 5, 8}, nil, []string{"3 of 10 points missing (2, 5, 8)", "--partial"}},
-		{"shard twice", []string{ds[0], ds[1], ds[2], ds[1]}, false, ErrIncomplete, nil, []int{1, 4, 7}, []string{"3 points in more than one shard (1, 4, 7)"}},
+		{"shard twice", []string{ds[0], ds[1], ds[2], ds[1]}, false, ErrIncomplete, nil, []int{1, 4, 7}, []string{"3 points in more than one shard (1, 4, 7); " + ds[1] + " is given twice (--partial"}},
 		{"missing shard, partial", ds[:2], true, nil, []int{2, 5, 8}, nil, nil},
 		{"shard twice, partial", []string{ds[0], ds[0], ds[1], ds[2]}, true, nil, nil, []int{0, 3, 6, 9}, nil},
 	} {

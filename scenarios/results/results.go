@@ -154,7 +154,11 @@ func changes(then, now []Input) string {
 	for _, in := range then {
 		old[in.Name] = in
 	}
-	var parts []string
+	// A file read from another path with the same content (a folder
+	// moved, or a path now given from another folder) matters only when
+	// nothing else explains the mismatch: beside a changed file it would
+	// bury it under every unchanged one.
+	var parts, moved []string
 	for _, in := range now {
 		o, ok := old[in.Name]
 		delete(old, in.Name)
@@ -170,13 +174,16 @@ func changes(then, now []Input) string {
 		case o.Hash != in.Hash:
 			parts = append(parts, fmt.Sprintf("%s changed (sha256 %.12s… then, %.12s… now)", what, o.Hash, in.Hash))
 		case o.Path != in.Path:
-			parts = append(parts, fmt.Sprintf("%s was %s (same content)", in.Name, o.Path))
+			moved = append(moved, fmt.Sprintf("%s was %s (same content)", in.Name, o.Path))
 		}
 	}
 	for _, in := range then {
 		if _, gone := old[in.Name]; gone {
 			parts = append(parts, in.Name+" is no longer read")
 		}
+	}
+	if len(parts) == 0 {
+		parts = moved
 	}
 	if len(parts) == 0 {
 		return "the sweep's size or columns changed"

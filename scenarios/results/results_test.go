@@ -409,3 +409,22 @@ func TestForeignFolderRefused(t *testing.T) {
 	}
 	st.Close()
 }
+
+// TestChangesNameWhatChanged: a mismatch names the inputs whose content
+// changed; the unchanged ones read from another path (a trace given
+// relative to another folder) are named only where nothing else changed.
+// Listed beside a changed file, every rank file of a trace buried it.
+func TestChangesNameWhatChanged(t *testing.T) {
+	then := []Input{{Name: "scenario", Path: "s.toml", Hash: "a"}, {Name: "workload.trace", Path: "t/x.meta", Hash: "b"},
+		{Name: "workload.trace:x-0.bin", Path: "t/x-0.bin", Hash: "c"}, {Name: "capsim", Hash: "v1"}}
+	moved := []Input{{Name: "scenario", Path: "/w/s.toml", Hash: "a"}, {Name: "workload.trace", Path: "/w/t/x.meta", Hash: "b"},
+		{Name: "workload.trace:x-0.bin", Path: "/w/t/x-0.bin", Hash: "c"}, {Name: "capsim", Hash: "v1"}}
+	changed := append([]Input(nil), moved...)
+	changed[2].Hash = "d"
+	if got, want := changes(then, changed), "workload.trace:x-0.bin /w/t/x-0.bin changed (sha256 c… then, d… now)"; got != want {
+		t.Errorf("changed: %q, want %q", got, want)
+	}
+	if got := changes(then, moved); !strings.Contains(got, "workload.trace:x-0.bin was t/x-0.bin (same content)") {
+		t.Errorf("moved: %q", got)
+	}
+}

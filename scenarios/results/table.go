@@ -297,7 +297,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 		}
 	}
 	if !cov.Complete() && !opt.Partial {
-		return nil, cov, fmt.Errorf("merge: %w: %s (--partial merges them anyway)", ErrIncomplete, cov)
+		return nil, cov, fmt.Errorf("merge: %w: %s%s (--partial merges them anyway)", ErrIncomplete, cov, givenTwice(dirs))
 	}
 	st, err := OpenSweep(out, Sweep{Fingerprint: hdr.Fingerprint, Points: hdr.Points, Schema: hdr.Schema, Inputs: hdr.Inputs}, false)
 	if err != nil {
@@ -368,6 +368,23 @@ func ranges(idx []int) string {
 
 // sameDir reports whether out (which may not exist yet) is the directory
 // in, after resolving symbolic links.
+// givenTwice names the first directory of dirs given again (under the
+// same or another name, as through a link): ", shard1 is given twice
+// (as shard1 and link)"; "" when none is.
+func givenTwice(dirs []string) string {
+	for i, d := range dirs {
+		for _, e := range dirs[:i] {
+			if same, err := sameDir(e, d); err == nil && same {
+				if e == d {
+					return fmt.Sprintf("; %s is given twice", d)
+				}
+				return fmt.Sprintf("; %s is given twice (as %s and %s)", e, e, d)
+			}
+		}
+	}
+	return ""
+}
+
 func sameDir(out, in string) (bool, error) {
 	si, err := os.Stat(in)
 	if err != nil {

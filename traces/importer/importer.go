@@ -266,11 +266,25 @@ func Read(path string, opt Options) (*Trace, error) {
 	}
 	t, err := f.Read(path, opt)
 	if err != nil {
-		return nil, err
+		return nil, forcedOther(err, path, opt)
 	}
 	t.Path, t.Format = path, f.Name
 	t.setStarts(opt.AlignStarts)
 	return t, nil
+}
+
+// forcedOther adds to err, an error reading path in the format opt
+// forces, the format path's content has where that is another one: a
+// forced format (--format, a scenario's workload.format) wrong for the
+// trace otherwise reads as a fault of the trace.
+func forcedOther(err error, path string, opt Options) error {
+	if opt.Format == "" {
+		return err
+	}
+	if g, derr := Detect(path); derr == nil && g.Name != opt.Format {
+		return fmt.Errorf("%w (format %s was forced, but the content reads as %s)", err, opt.Format, g.Name)
+	}
+	return err
 }
 
 // setStarts starts each rank of t where the recorded run started it
@@ -505,7 +519,7 @@ func describeDir(path string) error {
 	if err != nil {
 		return err
 	}
-	var names []string
+	var names, empty []string
 	for _, e := range ents {
 		n := e.Name()
 		switch {
@@ -513,13 +527,22 @@ func describeDir(path string) error {
 			return &Error{Path: path, Looks: "a folder with the OTF2 anchor file " + n + " but not a readable OTF2 trace (several anchors, or its .def file or folder missing)", Hint: "pass the anchor file itself"}
 		}
 		names = append(names, n)
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
+			empty = append(empty, n)
+		}
 	}
 	sort.Strings(names)
 	if len(names) > 5 {
 		names = append(names[:5], "…")
 	}
-	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")),
-		Hint: "pass a trace file, or a liballprof folder with a NAME-0.dat file"}
+	hint := "pass a trace file, or a liballprof folder with a NAME-0.dat file"
+	if len(empty) > 0 {
+		// A trace whose files were created but never written (a copy
+		// or a run that stopped) is not told by its content.
+		sort.Strings(empty)
+		hint = fmt.Sprintf("%s is empty: was it written completely?", filepath.Join(path, empty[0]))
+	}
+	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")), Hint: hint}
 }
 
 // excerpt quotes at most 24 leading bytes of head when they are printable

@@ -133,6 +133,8 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 	write(t, otf2, "traces.otf2", []byte("\x03BOTF2\x00\x03"))
 	empty := filepath.Join(dir, "emptydir")
 	os.Mkdir(empty, 0o755)
+	unwritten := filepath.Join(dir, "unwritten") // a Chakra trace created but never written
+	write(t, unwritten, "chakra.0.et", nil)
 	for _, tc := range []struct{ path, want string }{
 		{write(t, dir, "t.txt.gz", gz.Bytes()), "t.txt.gz:t.txt: a file of no format capsim recognises"},
 		{write(t, dir, "t.tar", tarHead), "t.tar: read the tar archive: archive/tar: invalid tar header"},
@@ -144,6 +146,7 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
 		{otf2, "a folder with the OTF2 anchor file traces.otf2 but not a readable OTF2 trace"},
 		{empty, "a directory () holding no trace"},
+		{unwritten, "a directory (chakra.0.et) holding no trace capsim recognises: " + filepath.Join(unwritten, "chakra.0.et") + " is empty: was it written completely?"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
 		{write(t, dir, "t-1.dat", []byte("MPI_Bcast:3.0:5648928:12:13,1,1:0:5641280,0,4:4.0\n")), "a liballprof trace without its MPI_Init record"},
@@ -166,6 +169,11 @@ func TestForcedFormat(t *testing.T) {
 	p := write(t, dir, "s.goal", []byte("// not sniffed: the first statement is a comment block\nnum_ranks 1\nrank 0 {\nl1: calc 5\n}\n"))
 	if _, err := importer.Read(p, importer.Options{Format: "liballprof"}); err == nil {
 		t.Error("GOAL read as liballprof: no error")
+	}
+	// A forced format that is not the trace's says what the content is.
+	g := write(t, dir, "t.goal", []byte("num_ranks 1\nrank 0 {\nl1: calc 5\n}\n"))
+	if _, err := importer.Read(g, importer.Options{Format: "simgrid"}); err == nil || !strings.Contains(err.Error(), "(format simgrid was forced, but the content reads as goal)") {
+		t.Errorf("GOAL read as simgrid: %v", err)
 	}
 	it, err := importer.Read(p, importer.Options{Format: "goal"})
 	if err != nil || it.Graph.NumOps() != 1 {

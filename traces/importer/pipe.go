@@ -41,6 +41,15 @@ func readStreamed(path string, opt Options) (*Trace, error) {
 		return nil, renamed(err, tmp, path)
 	}
 	t, err := f.Read(tmp, opt)
+	if err != nil && f.Files != nil {
+		// The file piped may be one of a trace's several files (a
+		// rank-0 .dat, a .meta, an anchor), whose others a pipe has
+		// nowhere beside it: say so rather than only what is missing.
+		// The files it looked for beside the copy are named by their
+		// own names, not the temporary folder's.
+		err = &renamedError{err, strings.NewReplacer(tmp, path, dir+string(filepath.Separator), "")}
+		return nil, fmt.Errorf("%w (a %s trace read through a pipe is only the file piped, with no folder beside it for its other files: pipe the whole trace as an archive, <(tar c FOLDER), or give its path)", err, f.Name)
+	}
 	if err != nil {
 		return nil, renamed(err, tmp, path)
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/goal"
 )
@@ -93,5 +94,27 @@ func TestReadPipe(t *testing.T) {
 	var ie *Error
 	if err == nil || !strings.HasPrefix(err.Error(), p+": a file of no format") || !errors.As(err, &ie) {
 		t.Errorf("garbage from a pipe: %v, want an *Error naming %s", err, p)
+	}
+}
+
+// TestPipeOfOneFileOfMany: a DUMPI .meta or the rank-0 file of a
+// liballprof trace piped alone cannot be read; the error says that a pipe
+// has no folder for the trace's other files (it named a communicator's
+// size, or a temporary folder's rank files), and names no temporary path.
+func TestPipeOfOneFileOfMany(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{testenv.Shared(t, "traces/dumpi/sstmacro-testtrace/testtrace.meta"), "no per-rank files testtrace-0000.bin"},
+		{testenv.Shared(t, "traces/liballprof/barr4/trace_barr-0.dat"), "MPI_Barrier on a communicator of 4 ranks"},
+	} {
+		data, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := fifo(t, data)
+		_, err = Read(p, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "read through a pipe is only the file piped") ||
+			strings.Contains(err.Error(), "capsim-stream") {
+			t.Errorf("%s through a pipe: %v", filepath.Base(tc.file), err)
+		}
 	}
 }

@@ -169,6 +169,15 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("rank %d event %d: %s", e.Rank, e.Event, e.Msg) }
 
+// collCall names a collective call of kind k as it is told apart from
+// another: with its root for rooted kinds ("bcast (root 2)").
+func collCall(k mpi.Kind, root int32) string {
+	if k.IsRooted() {
+		return fmt.Sprintf("%s (root %d)", k, root)
+	}
+	return k.String()
+}
+
 // collKey identifies one collective call: its communicator and its
 // sequence number among that communicator's collectives.
 type collKey struct {
@@ -379,8 +388,8 @@ func (l *lowerer) matchCollectives() error {
 				}
 				l.inst[key] = in
 			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
-				return &Error{r, i, fmt.Sprintf("collective #%d on communicator %d is %s (root %d) here but %s (root %d) on another member",
-					key.seq, e.Comm, e.Kind, e.Peer, in.kind, in.root)}
+				return &Error{r, i, fmt.Sprintf("collective call #%d on communicator %d is %s here but %s on rank %d: every member makes the same call",
+					key.seq+1, e.Comm, collCall(e.Kind, e.Peer), collCall(in.kind, in.root), in.first)}
 			} else if err := in.sameSize(key, r, e); err != "" {
 				return &Error{r, i, err}
 			}
@@ -411,7 +420,7 @@ func (l *lowerer) matchCollectives() error {
 		for j, ev := range in.events {
 			if ev < 0 {
 				w := l.comms[k.comm].Members[j]
-				return &Error{int(w), len(l.t.Ranks[w].Events), fmt.Sprintf("rank never calls collective #%d (%s) on communicator %d", k.seq, in.kind, k.comm)}
+				return &Error{int(w), len(l.t.Ranks[w].Events), fmt.Sprintf("rank never calls collective call #%d on communicator %d (%s on rank %d)", k.seq+1, k.comm, collCall(in.kind, in.root), in.first)}
 			}
 		}
 	}

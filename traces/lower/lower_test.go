@@ -240,12 +240,12 @@ func TestErrors(t *testing.T) {
 			tr.Append(0, mpi.Event{Kind: mpi.Barrier})
 			tr.Append(1, mpi.Event{Kind: mpi.Allreduce, Bytes: 8})
 			return tr
-		}, "collective #0 on communicator 0 is allreduce"},
+		}, "rank 1 event 0: collective call #1 on communicator 0 is allreduce here but barrier on rank 0: every member makes the same call"},
 		{"missing collective", func() *mpi.Trace {
 			tr := mpi.NewTrace(2)
 			tr.Append(0, mpi.Event{Kind: mpi.Barrier})
 			return tr
-		}, "rank 1 event 0: rank never calls collective #0 (barrier)"},
+		}, "rank 1 event 0: rank never calls collective call #1 on communicator 0 (barrier on rank 0)"},
 		{"user tag too large", func() *mpi.Trace {
 			tr := mpi.NewTrace(2)
 			tr.Append(0, mpi.Event{Kind: mpi.Send, Peer: 1, Tag: 1 << 21})

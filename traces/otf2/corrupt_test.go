@@ -69,7 +69,7 @@ func TestCorruptedTraces(t *testing.T) {
 		{"global definitions missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "traces.def")) }, "traces.def is missing"},
 		{"global definitions truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces.def"), 0.5) }, "traces.otf2"},
 		{"location folder missing", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "traces")) }, "traces/ is missing"},
-		{"event file missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "traces", "5.evt")) }, "rank 5"},
+		{"event file missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "traces", "5.evt")) }, "/traces/5.evt is missing"},
 		{"event file truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "7.evt"), 0.5) }, "rank 7"},
 		{"event file emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "3.evt"), 0) }, "rank 3"},
 		{"local definitions truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "2.def"), 0.5) }, "rank 2"},

@@ -286,7 +286,11 @@ static OTF2_Reader* cs_open(const char* path) {
 import "C"
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -474,6 +478,20 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 	return p
 }
 
+// missingEventFile returns the first event file of locs that is missing
+// beside anchor (ANCHOR_WITHOUT_EXT/LOCATION.evt), "" when each is there.
+// The library says only that it could not get a reader.
+func missingEventFile(anchor string, locs []C.uint64_t) string {
+	base := anchor[:len(anchor)-len(filepath.Ext(anchor))]
+	for _, l := range locs {
+		f := filepath.Join(base, fmt.Sprintf("%d.evt", uint64(l)))
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+			return f
+		}
+	}
+	return ""
+}
+
 // eventReader reads the events of one rank at a time through the record
 // buffer buf into the builder.
 type eventReader struct {
@@ -526,6 +544,9 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 	var read uint64
 	ge := C.cs_open_events(rd, er.cl, C.size_t(len(locs)), er.defsOpen, buf, &code)
 	if ge == nil {
+		if f := missingEventFile(anchor, locs); f != "" {
+			return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
+		}
 		return libError(anchor, fmt.Sprintf("opening the events of rank %d", rank), code)
 	}
 	defer C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
