@@ -479,7 +479,7 @@ func TestRefinePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	pts, w := sc.Points(), sc.workloadWeights()
-	parts, runs, _ := planRuns(pts, 4, w)
+	parts, runs, _, _ := planRuns(pts, 4, w)
 	r := newRefiner(parts, runs)
 	before := slices.Max(r.load)
 	if got := slices.Max(shardLoads(runs)); math.Abs(got-before) > 1e-6*before {
