@@ -223,9 +223,8 @@ func recordedShapes(t *testing.T) []recordedShape {
 //     (whose first binding cap solves in 0.8 µs per T·B, and whose lp
 //     point at 1000 W fits the cap at its first probe);
 //   - the plans' shards priced by the recorded spans are within 1.20 of
-//     each other on the 372-point shape and on gpu-node over 4 shards
-//     (the estimate's own plan for gpu-node, which robustPlan leaves,
-//     1.57).
+//     each other on the 372-point shape over 4 shards, and within 1.30 on
+//     gpu-node (the estimate's own plan, which robustPlan leaves, 1.57).
 //
 // The other shapes' ratios are logged: gpu-node's accelerated machines
 // solve their LPs from no basis in 0.5 and 2.0 µs per T·B, where the CPU
@@ -263,7 +262,7 @@ func TestShardCostRecorded(t *testing.T) {
 			loads := rs.costs.measuredLoads(plan)
 			r := ratioOf(loads)
 			t.Logf("%s over %d shards: estimated %.3f apart, recorded %.3f", rs.name, n, ratioOf(shardLoads(plan)), r)
-			if (rs.name == "shape" || rs.name == "gpu-node") && n == 4 && r > 1.2 {
+			if n == 4 && (rs.name == "shape" && r > 1.2 || rs.name == "gpu-node" && r > 1.3) {
 				t.Errorf("%s over %d shards: recorded loads %v, %.3f apart", rs.name, n, loads, r)
 			}
 		}
