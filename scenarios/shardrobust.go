@@ -28,8 +28,8 @@ import (
 // busiest shard and total work at most robustSlack above that plan's (a
 // plan that builds more LPs than it needs costs the cluster their time).
 // On gpu-node over 4 shards, priced by the work recorded per span, the
-// estimate's plan is 1.57 apart and the one taken 1.16 (1.13 in CPU time
-// per shard process, 4 rounds). The gain asked is that much because
+// estimate's plan is 1.57 apart and the one taken 1.16 (1.17 in CPU time
+// per shard process, mean of 6 rounds). The gain asked is that much because
 // smaller ones are within how well the spread itself is known: over 5
 // shards a plan expected 3 % closer than the estimate's is 1.86 apart by
 // the recorded work, the estimate's 1.45. The 32 plans of least estimated
