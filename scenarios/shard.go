@@ -35,10 +35,13 @@ func ParseShard(s string) (Shard, error) {
 // replay 0.40–0.42, building the LP 1.0–1.3 µs per T·B. A chain's first
 // cap that binds is solved from no basis: 1.4–2.6 µs per T·B on the
 // default scenario's workloads and gpu-node's CPU machine (its other
-// caps: 0.01). Every later cap is a warm re-solve that costs by how deep
-// it binds (weight.depth): 1.1 µs per T·B at full depth, falling
-// linearly to almost nothing at the uncapped run's average power and
-// above (0.7 against 220 ms on gpu-node's CPU machine), and the lp
+// caps: 0.01). Every later cap that binds is a warm re-solve that costs
+// by how deep it binds (weight.depth): 1.1 µs per T·B at full depth,
+// falling linearly to 0.2 just below the uncapped run's average power
+// (measured 0.15–0.3 there on the default scenario's workloads and
+// stencil32, against 0.7–1.0 at three quarters depth), and almost
+// nothing at the average and above (0.7 against 220 ms on gpu-node's CPU
+// machine); the lp
 // policy's point, the largest share of a sweep (55 % of the
 // CPU), probes a binding cap at about 7.9 headrooms (each a warm
 // re-solve, a rounding and a staggered replay, 1.0 µs per operation and
@@ -47,7 +50,8 @@ const (
 	usReplayOp    = 0.18
 	usConductorOp = 0.41
 	usColdTB      = 2.0
-	usChainTB     = 1.1
+	usChainTB     = 0.9
+	usWarmTB      = 0.2
 	usFreeTB      = 0.01
 	usBuildTB     = 1.1
 	lpProbes      = 7.9
@@ -83,8 +87,9 @@ func pointCost(p Point, w weight) float64 {
 // touches, the caps from the chain's first up to its last one in the part.
 // The first cap that binds in a chain is solved from no basis; a later
 // cap costs by how deep it binds (weight.depth): the lowest caps of a
-// chain cost the most (measured 117 down to 11 ms on a 1280-task
-// workload), and caps that do not bind almost nothing.
+// chain cost the most (measured 143 down to 18 ms on a 1280-task
+// workload), a cap that binds at all a fifth of the deepest, and caps
+// that do not bind almost nothing.
 func chainCost(g []Point, lo, hi int, w weight) float64 {
 	c := 0.0
 	for _, r := range lpchain.Split(len(g)) {
@@ -97,8 +102,10 @@ func chainCost(g []Point, lo, hi int, w weight) float64 {
 			case d > 0 && cold:
 				c += usColdTB
 				cold = false
+			case d > 0:
+				c += usFreeTB + usWarmTB + usChainTB*d
 			default:
-				c += usFreeTB + usChainTB*d
+				c += usFreeTB
 			}
 		}
 	}
@@ -314,23 +321,26 @@ type Weights struct {
 // building its own LP (both counted in its cost), and the deal is
 // redone, until no split can help: the plan kept is the best dealt
 // (planScore). Where its shards are still more than planImbalance apart,
-// single points move between shards (refiner.improve). Each shard's
-// chunks come in the order it starts them (sortChunks). The result is a
-// function of the points and sizes alone, so every shard computes the
-// same plan.
+// single points move between shards (refiner.improve). Of that plan and
+// every plan dealt, the one whose shards stay closest under the
+// estimates' known spread is kept (robustPlan). Each shard's chunks come
+// in the order it starts them (sortChunks). The result is a function of
+// the points and sizes alone (the spread is sampled from a fixed seed),
+// so every shard computes the same plan.
 func PlanWeights(pts []Point, n int, w Weights) [][]chunk {
-	parts, best, sc := planRuns(pts, n, w)
-	if sc.ratio <= planImbalance {
-		return sortChunks(best)
+	parts, best, sc, cands := planRuns(pts, n, w)
+	if sc.ratio > planImbalance {
+		r := newRefiner(parts, best)
+		r.improve()
+		best = r.plan()
 	}
-	r := newRefiner(parts, best)
-	r.improve()
-	return sortChunks(r.plan())
+	return sortChunks(robustPlan(parts, best, cands))
 }
 
-// planRuns is PlanWeights before points move: the workloads as whole
-// parts, and the best plan of runs of caps dealt and its score.
-func planRuns(pts []Point, n int, w Weights) ([]part, [][]chunk, planScore) {
+// planRuns is PlanWeights before points move and before robustPlan: the
+// workloads as whole parts, the best plan of runs of caps dealt and its
+// score, and every plan dealt.
+func planRuns(pts []Point, n int, w Weights) ([]part, [][]chunk, planScore, [][][]chunk) {
 	var parts []part
 	byKey := map[string]int{}
 	var cur []Point
@@ -367,12 +377,15 @@ func planRuns(pts []Point, n int, w Weights) ([]part, [][]chunk, planScore) {
 	// of the three is taken.
 	var best [][]chunk
 	var sc planScore
+	var all [][][]chunk
 	for _, refine := range []func([]part) []part{splitLargest(part.halves), splitLargest(part.split), evenLargest} {
-		if b, bsc := explore(slices.Clone(parts), n, len(pts), refine); best == nil || bsc.better(sc) {
+		b, bsc, dealt := explore(slices.Clone(parts), n, len(pts), refine)
+		if best == nil || bsc.better(sc) {
 			best, sc = b, bsc
 		}
+		all = append(all, dealt...)
 	}
-	return parts, best, sc
+	return parts, best, sc, all
 }
 
 // caps is the number of caps of the part's workload (1 with none).
@@ -477,8 +490,8 @@ func evenRuns(groups [][]Point, n, runs int, w weight) []part {
 // explore deals parts to n shards (Graham's LPT rule), then refines them
 // (splits a part, see splitLargest and evenLargest) and deals again, for
 // at most 4·npts refinements or until refine returns nil, and returns
-// the best plan dealt and its score.
-func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, planScore) {
+// the best plan dealt, its score and every plan dealt.
+func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, planScore, [][][]chunk) {
 	deal := func() ([][]chunk, []float64) {
 		order := make([]int, len(parts))
 		for i := range order {
@@ -515,6 +528,7 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 	}
 	var best [][]chunk
 	var bestScore planScore
+	var dealt [][][]chunk
 	// Each split adds a part; there are at most npts. Past four parts a
 	// shard beyond one per workload, a plan splits finer than its
 	// estimates tell apart, and each deal costs a pass over the parts
@@ -523,6 +537,7 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 	for range min(4*npts, 4*n+len(parts)) {
 		shards, load := deal()
 		sc := scorePlan(load)
+		dealt = append(dealt, shards)
 		if best == nil || sc.better(bestScore) {
 			best, bestScore = shards, sc
 		}
@@ -535,7 +550,7 @@ func explore(parts []part, n, npts int, refine func([]part) []part) ([][]chunk, 
 			break
 		}
 	}
-	return best, bestScore
+	return best, bestScore, dealt
 }
 
 // planScore ranks the plans PlanWeights tries: those within

@@ -224,33 +224,58 @@ func TestShardCountBounded(t *testing.T) {
 	}
 }
 
-// Plan keeps the groups that share an LP (one workload's capped policies)
-// in one shard when the shards balance without splitting them: 12
-// workloads × 3 capped policies × 10 caps over 4 shards build 12 LPs in
-// all, not one per workload and shard that holds a piece of it (which
-// doubled the sweep's CPU time and left shards 1.6× apart). An LP solve's
-// weight follows its blocks: an exact LP of T tasks weighs T², one cut
-// into blocks of 64 weighs 64·T.
+// The estimate's plan keeps the groups that share an LP (one workload's
+// capped policies) in one shard when the shards balance without
+// splitting them: 12 workloads × 3 capped policies × 10 caps over 4
+// shards build 12 LPs in all, not one per workload and shard that holds
+// a piece of it (which doubled the sweep's CPU time and left shards 1.6×
+// apart). The plan taken for the estimates' spread (robustPlan) splits
+// at most a quarter of them in two or three. An LP solve's weight
+// follows its blocks: an exact LP of T tasks weighs T², one cut into
+// blocks of 64 weighs 64·T.
 func TestPlanKeepsLPTogether(t *testing.T) {
 	pts, size := sweepShape(1, []float64{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}, []string{"uncapped", "static", "conductor", "lp"}, 10)
-	plan := Plan(pts, 4, size)
-	where := map[string]map[int]bool{}
-	for k, s := range plan {
-		for _, c := range s {
-			if !capped(c.group) {
-				continue // no LP: the uncapped point goes where it balances
+	// builds returns the shards that build each workload's LP and their
+	// number in all.
+	builds := func(plan [][]chunk) (map[string]map[int]bool, int) {
+		where := map[string]map[int]bool{}
+		n := 0
+		for k, s := range plan {
+			for _, c := range s {
+				if !capped(c.group) {
+					continue // no LP: the uncapped point goes where it balances
+				}
+				key := lpKey(c.group[0])
+				if where[key] == nil {
+					where[key] = map[int]bool{}
+				}
+				if !where[key][k] {
+					n++
+				}
+				where[key][k] = true
 			}
-			key := lpKey(c.group[0])
-			if where[key] == nil {
-				where[key] = map[int]bool{}
-			}
-			where[key][k] = true
 		}
+		return where, n
 	}
+	_, runs, _, _ := planRuns(pts, 4, Weights{Replay: size, Solve: size})
+	where, _ := builds(runs)
 	for key, shards := range where {
 		if len(shards) != 1 {
 			t.Errorf("workload %s is in shards %v", key, shards)
 		}
+	}
+	where, n := builds(Plan(pts, 4, size))
+	split := 0
+	for key, shards := range where {
+		if len(shards) > 1 {
+			split++
+		}
+		if len(shards) > 3 {
+			t.Errorf("workload %s is in shards %v", key, shards)
+		}
+	}
+	if split > 3 {
+		t.Errorf("%d of 12 workloads split (%d LP builds)", split, n)
 	}
 	for _, tc := range []struct{ tasks, cut, want int }{{160, 0, 160}, {512, 0, 512}, {640, 0, 64}, {640, -1, 640}, {640, 100, 100}, {50, 100, 50}, {0, 0, 1}} {
 		if got := blockTasks(tc.tasks, tc.cut); got != tc.want {
@@ -479,7 +504,7 @@ func TestRefinePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	pts, w := sc.Points(), sc.workloadWeights()
-	parts, runs, _ := planRuns(pts, 4, w)
+	parts, runs, _, _ := planRuns(pts, 4, w)
 	r := newRefiner(parts, runs)
 	before := slices.Max(r.load)
 	if got := slices.Max(shardLoads(runs)); math.Abs(got-before) > 1e-6*before {
