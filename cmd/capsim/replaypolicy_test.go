@@ -67,8 +67,8 @@ func TestReplayPolicy(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"replay", tr, "--policy", "magic"}, 2, "unknown --policy"},
-		{[]string{"policy", "steering", tr, "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy steering plans against the job's power cap`},
-		{[]string{"replay", tr, "--policy", "dct-dvfs", "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy dct-dvfs plans against the job's power cap`},
+		{[]string{"policy", "steering", tr, "--cap", "300", "--scenario", node}, 1, `4 ranks on machine pal of 8 ranks_per_node: per-node caps`},
+		{[]string{"replay", tr, "--policy", "dct-dvfs", "--cap", "300", "--scenario", node}, 1, `need ranks that fill whole nodes`},
 		{[]string{"replay", tr, "--policy", "steering", "--predict", "tarot"}, 2, "unknown prediction"},
 		{[]string{"replay", tr, "--policy", "steering", "--cap", "10"}, 1, "does not cover the base power"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},
