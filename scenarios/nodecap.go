@@ -22,15 +22,15 @@ func (sc *Scenario) nodeScope() bool { return sc.Sweep.CapScope == CapScopeNode 
 
 // capScopeFits refuses policy pol under per-node caps where the policy
 // can only hold a job cap: steering and dct-dvfs on an execution graph
-// (their tasks' budget and LP bound are the job's) and Conductor on an
-// MPI trace (its schedule on the LP's DAG, which reallocates power
-// across nodes). mpiTrace says the workload is an MPI trace rather than
-// an execution graph. Every other policy holds each node's cap: static
-// and static-rapl give every rank an equal share of its node's, lp and
-// min-energy cap each node's power in the LP (lpNodeOf), Conductor on an
-// execution graph keeps its power domains within their nodes, and on an
-// MPI trace steering steers every node's budget among its own ranks and
-// dct-dvfs solves its LP bound with each node capped (policyNodes).
+// (their tasks' budget and LP bound are the job's). mpiTrace says the
+// workload is an MPI trace rather than an execution graph. Every other
+// policy holds each node's cap: static and static-rapl give every rank
+// an equal share of its node's, lp and min-energy cap each node's power
+// in the LP (lpNodeOf), Conductor moves power only among the ranks of a
+// node (its power domains on an execution graph,
+// conductor.ScheduleNodes on an MPI trace), and on an MPI trace steering
+// steers every node's budget among its own ranks and dct-dvfs solves its
+// LP bound with each node capped (policyNodes).
 func (sc *Scenario) capScopeFits(pol string, mpiTrace bool) error {
 	if !sc.nodeScope() {
 		return nil
@@ -40,8 +40,6 @@ func (sc *Scenario) capScopeFits(pol string, mpiTrace bool) error {
 		return fmt.Errorf("%s: sweep.cap_scope = %q: policy %s on an execution graph plans against the job's power cap, not each node's; "+
 			"give it the job's cap (nodes × the node cap) in a scenario with cap_scope = %q, replay an MPI trace, or use the lp or min-energy policy, which holds per-node caps",
 			sc.File, CapScopeNode, pol, CapScopeJob)
-	case pol == policy.Conductor && mpiTrace:
-		return fmt.Errorf("%s: sweep.cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
 	}
 	return nil
 }

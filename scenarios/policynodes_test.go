@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/arrowtrace"
 )
 
-// policyNodesTrace writes a four-rank wavefront stencil, rank 3's
-// iterations the longest, and returns its path.
-func policyNodesTrace(t *testing.T) string {
+// policyNodesTrace writes a four-rank wavefront stencil of iterations
+// iterations and returns its path.
+func policyNodesTrace(t *testing.T, iterations int) string {
 	t.Helper()
-	gen := parseGPU(t, gpuScenario(policyNodesMachine(2, 2), "")+"[workload.params]\nranks = 4\npx = 2\npy = 2\niterations = 4\nimbalance = \"wavefront\"\nbalance = 0.4\n")
+	gen := parseGPU(t, gpuScenario(policyNodesMachine(2, 2), "")+fmt.Sprintf("[workload.params]\nranks = 4\npx = 2\npy = 2\niterations = %d\nimbalance = \"wavefront\"\nbalance = 0.4\n", iterations))
 	tr, err := gen.Trace(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +42,14 @@ func policyNodesMachineWait(nodes, perNode int, wait string) string {
 
 // policyNodesScenario is the scenario replaying trace on machine m with
 // caps of the given scope.
-func policyNodesScenario(t *testing.T, m, trace, scope string) *Scenario {
+func policyNodesScenario(t *testing.T, m, trace, scope string, caps ...float64) *Scenario {
 	t.Helper()
 	text := strings.Replace(gpuScenario(m, ""), "generator = \"stencil2d\"", fmt.Sprintf("trace = %q", trace), 1)
 	text = strings.Replace(text, "L_ns = 0\no_ns = 0", "L_ns = 2000\no_ns = 500", 1)
-	return parseGPU(t, text+fmt.Sprintf("[sweep]\ncaps_w = [100]\ncap_scope = %q\n", scope))
+	if caps == nil {
+		caps = []float64{100}
+	}
+	return parseGPU(t, text+"[bound]\ncuts = \"none\"\n"+capsTOML(caps)+fmt.Sprintf("cap_scope = %q\n", scope))
 }
 
 // Steering and dct-dvfs under per-node caps on an MPI trace (a wavefront
@@ -61,7 +65,7 @@ func TestPolicyNodeCaps(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	tr := policyNodesTrace(t)
+	tr := policyNodesTrace(t, 4)
 	replay := func(t *testing.T, pol, m, scope string, capW float64) *PolicyReport {
 		t.Helper()
 		rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: tr, Scenario: policyNodesScenario(t, m, tr, scope), CapW: capW})
@@ -125,11 +129,56 @@ func sameRun(a, b PolicyRun) bool {
 // one cap for every node) and an execution graph (their graph path plans
 // against the job's power).
 func TestPolicyNodeCapsRefused(t *testing.T) {
-	tr := policyNodesTrace(t)
+	tr := policyNodesTrace(t, 4)
 	for _, pol := range []string{PolicySteering, PolicyDCTDVFS} {
 		_, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: pol, Trace: tr, Scenario: policyNodesScenario(t, policyNodesMachine(1, 8), tr, CapScopeNode), CapW: 1000, NoBound: true})
 		if err == nil || !strings.Contains(err.Error(), "4 ranks on machine m of 8 ranks_per_node") || !strings.Contains(err.Error(), "fill whole nodes") {
 			t.Errorf("%s, 4 ranks on a node of 8: %v, want a refusal naming the ranks and the node", pol, err)
 		}
+	}
+}
+
+// Conductor on an MPI trace under per-node caps (the sweep's points of
+// the wavefront stencil): every rank starts at an equal share of its
+// node's cap and power moves only among a node's ranks, so no node is
+// ever over its cap; with one node of every rank the points are the job
+// cap's, under node caps that never bind the job's at a cap that never
+// binds, and on two nodes the node caps bind where the job's cap of both
+// together does not (the slow ranks cannot take power from the other
+// node).
+func TestConductorNodeCaps(t *testing.T) {
+	tr := policyNodesTrace(t, 30)
+	scenario := func(m, scope string, caps []float64) *Scenario {
+		return policyNodesScenario(t, m, tr, scope, caps...)
+	}
+	caps := []float64{45, 50, 60, 80}
+	two, one := policyNodesMachineWait(2, 2, "idle"), policyNodesMachineWait(1, 4, "idle")
+	node := evaluateAll(t, scenario(two, CapScopeNode, caps), []string{policy.Conductor}, caps)[policy.Conductor]
+	for _, c := range caps {
+		if got := node[c]; got.OverCapNs != 0 || got.MakespanNs <= 0 {
+			t.Errorf("at %g W per node: %+v; want every node within its cap", c, got)
+		}
+	}
+	oneCaps := []float64{90, 100, 120, 160}
+	onNode := evaluateAll(t, scenario(one, CapScopeNode, oneCaps), []string{policy.Conductor}, oneCaps)[policy.Conductor]
+	onJob := evaluateAll(t, scenario(one, CapScopeJob, oneCaps), []string{policy.Conductor}, oneCaps)[policy.Conductor]
+	for _, c := range oneCaps {
+		if onNode[c] != onJob[c] {
+			t.Errorf("one node at %g W: node cap %+v, job cap %+v", c, onNode[c], onJob[c])
+		}
+	}
+	free := evaluateAll(t, scenario(two, CapScopeNode, []float64{1e4}), []string{policy.Conductor}, []float64{1e4})[policy.Conductor][1e4]
+	want := evaluateAll(t, scenario(two, CapScopeJob, []float64{2e4}), []string{policy.Conductor}, []float64{2e4})[policy.Conductor][2e4]
+	if free.MakespanNs != want.MakespanNs || free.EnergyJ != want.EnergyJ || free.PeakPowerW != want.PeakPowerW {
+		t.Errorf("node caps of 10 kW: %+v; want the job's at 20 kW %+v", free, want)
+	}
+	jobCaps := []float64{90, 100, 120, 160} // the nodes' caps together
+	job := evaluateAll(t, scenario(two, CapScopeJob, jobCaps), []string{policy.Conductor}, jobCaps)[policy.Conductor]
+	slower := false
+	for i, c := range caps {
+		slower = slower || node[c].MakespanNs > job[jobCaps[i]].MakespanNs
+	}
+	if !slower {
+		t.Errorf("node caps %v: %v; the job's at the nodes' caps together %v: want the node caps to bind somewhere", caps, node, job)
 	}
 }
