@@ -720,8 +720,9 @@ func (r *rounded) setFast(i int, fastS float64) {
 }
 
 // ReplayConductor runs the Conductor baseline (package optimize/conductor)
-// at a job cap over the LP's DAG and replays its per-task configurations
-// on the engine.
+// at a sweep cap over the LP's DAG, the job's or every node's
+// (conductor.ScheduleNodes, as the scenario's sweep.cap_scope says), and
+// replays its per-task configurations on the engine.
 func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, o *bound.Order, capW float64, p conductor.Params, m *Machine, net network.LogGOPS) (Metrics, *conductor.Result, error) {
 	met, r, _, err := sc.replayConductor(g, t, d, o, capW, p, m, net)
 	return met, r, err
@@ -730,7 +731,7 @@ func (sc *Scenario) ReplayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, 
 // replayConductor is ReplayConductor that also returns what the replay
 // recorded.
 func (sc *Scenario) replayConductor(g *graph.Graph, t *mpi.Trace, d *bound.DAG, o *bound.Order, capW float64, p conductor.Params, m *Machine, net network.LogGOPS) (Metrics, *conductor.Result, *taskRun, error) {
-	r, err := conductor.Schedule(d, o, m.LPCap(capW), p)
+	r, err := conductor.ScheduleNodes(d, o, sc.lpCapOf(m, capW), sc.lpNodeOf(m, d), p)
 	if err != nil {
 		return Metrics{}, nil, nil, err
 	}

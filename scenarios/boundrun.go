@@ -581,7 +581,7 @@ func (r *boundRun) replays(ctx context.Context, cw float64, b *bound.Bound) (Bou
 		Order: r.o.Policy, Events: r.o.Events, LP: b.Stats}
 	row.RoundedBelowBound, row.RoundedOrderChanged = r.below(rdp, bn)
 	row.StaticBelowBound, row.StaticOrderChanged = r.below(stp, bn)
-	if r.t != nil && !r.sc.nodeScope() { // Conductor on an MPI trace plans against the job's cap
+	if r.t != nil {
 		if err := r.conductor(&row, cw, bn); err != nil {
 			return BoundRow{}, err
 		}

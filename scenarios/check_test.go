@@ -34,8 +34,6 @@ func TestCheckMatchesSweep(t *testing.T) {
 		{"missing trace", machine(1, 2) + "[workload]\ntrace = \"nope.arrow\"\n", []string{"workload.trace", "nope.arrow", "no such file"}},
 		{"lp on a task graph without the engine LP", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[bound]\nmessages = \"loggops\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
 			[]string{"policy lp on an execution graph", `messages = "engine"`}},
-		{"conductor on an MPI trace under per-node caps", machine(4, 4) + "[workload]\ngenerator = \"stencil2d\"\n[sweep]\ncaps_w = [100]\ncap_scope = \"node\"\npolicies = [\"conductor\"]\n",
-			[]string{"conductor on an MPI trace plans against the job's cap"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".toml")

@@ -21,28 +21,48 @@ import (
 func (sc *Scenario) nodeScope() bool { return sc.Sweep.CapScope == CapScopeNode }
 
 // capScopeFits refuses policy pol under per-node caps where the policy
-// can only hold a job cap: steering (one power budget for the job,
-// Anger's Algorithm 2), dct-dvfs (its LP bound at the job cap) and
-// Conductor on an MPI trace (its schedule on the LP's DAG, which
-// reallocates power across nodes). mpiTrace says the workload is an MPI
-// trace rather than an execution graph. Every other policy holds each
-// node's cap: static and static-rapl give every rank an equal share of
-// its node's, lp and min-energy cap each node's power in the LP
-// (lpNodeOf), and Conductor on an execution graph keeps its power
-// domains within their nodes.
+// can only hold a job cap: steering and dct-dvfs on an execution graph
+// (their tasks' budget and LP bound are the job's). mpiTrace says the
+// workload is an MPI trace rather than an execution graph. Every other
+// policy holds each node's cap: static and static-rapl give every rank
+// an equal share of its node's, lp and min-energy cap each node's power
+// in the LP (lpNodeOf), Conductor moves power only among the ranks of a
+// node (its power domains on an execution graph,
+// conductor.ScheduleNodes on an MPI trace), and on an MPI trace steering
+// steers every node's budget among its own ranks and dct-dvfs solves its
+// LP bound with each node capped (policyNodes).
 func (sc *Scenario) capScopeFits(pol string, mpiTrace bool) error {
 	if !sc.nodeScope() {
 		return nil
 	}
 	switch {
-	case pol == policy.Steering, pol == policy.DCTDVFS:
-		return fmt.Errorf("%s: sweep.cap_scope = %q: policy %s plans against the job's power cap, not each node's; "+
-			"give it the job's cap (nodes × the node cap) in a scenario with cap_scope = %q, or use the lp or min-energy policy, which holds per-node caps",
+	case (pol == policy.Steering || pol == policy.DCTDVFS) && !mpiTrace:
+		return fmt.Errorf("%s: sweep.cap_scope = %q: policy %s on an execution graph plans against the job's power cap, not each node's; "+
+			"give it the job's cap (nodes × the node cap) in a scenario with cap_scope = %q, replay an MPI trace, or use the lp or min-energy policy, which holds per-node caps",
 			sc.File, CapScopeNode, pol, CapScopeJob)
-	case pol == policy.Conductor && mpiTrace:
-		return fmt.Errorf("%s: sweep.cap_scope = %q: conductor on an MPI trace plans against the job's cap; per-node caps take it on an execution graph only", sc.File, CapScopeNode)
 	}
 	return nil
+}
+
+// policyNodes is the node caps of steering or dct-dvfs replaying r's MPI
+// trace of ranks ranks on machine m, each rank drawing rankBaseW of the
+// policy's constant power; nil where the scenario's caps are the job's.
+// Rank k is on node k / ranks_per_node, as the sweep places it; the
+// ranks fill whole nodes, so that every node draws the same base power
+// and the LP takes one cap for every node.
+func (sc *Scenario) policyNodes(r PolicyReplay, m *Machine, ranks int, rankBaseW float64) (*policy.NodeCaps, error) {
+	if !sc.nodeScope() {
+		return nil, nil
+	}
+	if ranks%m.RanksPerNode != 0 {
+		return nil, fmt.Errorf("%s: %d ranks on machine %s of %d ranks_per_node: per-node caps (%s: sweep.cap_scope = %q) need ranks that fill whole nodes",
+			r.Trace, ranks, m.Name, m.RanksPerNode, sc.File, CapScopeNode)
+	}
+	nc := &policy.NodeCaps{Of: make([]int, ranks), BaseW: rankBaseW * float64(m.RanksPerNode)}
+	for k := range nc.Of {
+		nc.Of[k] = k / m.RanksPerNode
+	}
+	return nc, nil
 }
 
 // lpNodeOf is the LP's node of each rank of d under per-node caps

@@ -147,6 +147,9 @@ type PolicyRun struct {
 	AvgW       float64 `json:"avg_w"`
 	PeakW      float64 `json:"peak_w"`
 	OverCapNs  int64   `json:"over_cap_ns,omitempty"`
+	// NodePeakW is the highest power of any node under per-node caps
+	// (steering and dct-dvfs with a --cap where sweep.cap_scope is node).
+	NodePeakW float64 `json:"node_peak_w,omitempty"`
 }
 
 // PolicyBound is the policy's gap to the LP bound.
@@ -168,7 +171,7 @@ func (o *PolicyReport) Round() {
 	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
 	for _, r := range []*PolicyRun{&o.Baseline, o.DCT, &o.Result} {
 		if r != nil {
-			r.EnergyJ, r.AvgW, r.PeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW)
+			r.EnergyJ, r.AvgW, r.PeakW, r.NodePeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW), units.Watts(r.NodePeakW)
 		}
 	}
 }
@@ -199,11 +202,6 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	case PolicyLP, PolicyMinEnergy:
 		return replayLPPolicy(ctx, r, sc, m, mi)
 	case PolicySteering, PolicyDCTDVFS:
-		if r.CapW > 0 {
-			if err := sc.capScopeFits(r.Policy, true); err != nil {
-				return nil, asOption(fmt.Errorf("--cap %g W: %w", r.CapW, err))
-			}
-		}
 	default:
 		return nil, optionf("unknown --policy %q (want steering, dct-dvfs, lp or min-energy)", r.Policy)
 	}
@@ -243,6 +241,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
+	if r.CapW > 0 {
+		if err := sc.capScopeFits(r.Policy, it.MPI != nil); err != nil {
+			return nil, asOption(fmt.Errorf("--cap %g W: %w", r.CapW, err))
+		}
+	}
 	if it.MPI == nil {
 		g, err := it.Lower(algs)
 		if err != nil {
@@ -271,12 +274,20 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	out := &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: net.String()}
 	if r.Policy == PolicySteering {
 		s := r.Steering
+		rankBaseW := m.BaseW() / float64(m.Ranks())
 		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta, Wait: m.WaitPower, PStates: pstates,
-			BaseW: m.BaseW() / float64(m.Ranks()) * float64(len(t.Ranks))}
+			BaseW: rankBaseW * float64(len(t.Ranks))}
 		o := steering.Options{Machine: mach, Strict: s.Strict, Predict: s.Predict, NoBound: r.NoBound, Calibrate: calibrate, DecisionNs: s.DecisionNs}
 		if r.CapW > 0 {
-			if o.BudgetW = r.CapW - mach.BaseW; o.BudgetW <= 0 {
-				return nil, fmt.Errorf("--cap %g W does not cover the base power %g W of %d ranks", r.CapW, mach.BaseW, len(t.Ranks))
+			if o.Nodes, err = sc.policyNodes(r, m, len(t.Ranks), rankBaseW); err != nil {
+				return nil, err
+			}
+			baseW, of := mach.BaseW, fmt.Sprintf("%d ranks", len(t.Ranks))
+			if o.Nodes != nil {
+				baseW, of = o.Nodes.BaseW, fmt.Sprintf("a node of %d ranks", m.RanksPerNode)
+			}
+			if o.BudgetW = r.CapW - baseW; o.BudgetW <= 0 {
+				return nil, fmt.Errorf("--cap %g W does not cover the base power %g W of %s", r.CapW, baseW, of)
 			}
 		}
 		res, err := steering.Run(t, g, net, o)
@@ -284,8 +295,10 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 			return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 		}
 		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
-		out.Baseline = PolicyRun(res.Baseline)
-		out.Result = PolicyRun(res.Steered)
+		run := func(x steering.Summary) PolicyRun {
+			return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW, OverCapNs: x.OverCapNs, NodePeakW: x.NodePeakW}
+		}
+		out.Baseline, out.Result = run(res.Baseline), run(res.Steered)
 		out.RuntimeImprovementPct, out.EnergyImprovementPct = res.RuntimePct, res.EnergyPct
 		out.OverBudgetPhases = res.OverPhase
 		out.LP = policyBound(res.Gap, messages)
@@ -310,12 +323,17 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: d.Serial, Overhead: d.Overhead, Beta: beta}},
 		Strategy: d.Strategy, Objective: d.Objective, TDVFSNs: d.TDVFSNs, Epsilon: d.Epsilon, WaitCap: d.WaitCap, CapW: r.CapW, NoBound: r.NoBound,
 		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
+	if r.CapW > 0 {
+		if o.Nodes, err = sc.policyNodes(r, m, len(t.Ranks), node.IdleW); err != nil {
+			return nil, err
+		}
+	}
 	res, err := dctdvfs.Run(t, g, net, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
 	}
 	run := func(x dctdvfs.Summary) PolicyRun {
-		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW}
+		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW, OverCapNs: x.OverCapNs, NodePeakW: x.NodePeakW}
 	}
 	dct := run(res.DCT)
 	out.Phases, out.Threads = res.Groups, cmax

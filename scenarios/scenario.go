@@ -1175,7 +1175,7 @@ func (s *Scenario) normalizeSweep() error {
 	switch sw.CapScope {
 	case "", CapScopeJob:
 		sw.CapScope = CapScopeJob
-	case CapScopeNode: // conductor on an MPI trace: refused by Scenario.fits
+	case CapScopeNode: // steering and dct-dvfs on an execution graph: refused by Scenario.capScopeFits
 	default:
 		return bad("sweep.cap_scope", "unknown cap scope %q (want job or node)", sw.CapScope)
 	}

@@ -60,8 +60,9 @@ out. Caps are job power in watts, sockets' idle power included; the LP caps
 the cores' task power, cap minus the base power. Where the scenario's caps
 are per node (sweep.cap_scope = "node"), each cap is every node's: the LP
 caps each node's task power, the cap minus the node's share of the base
-power, and --order-free and the Conductor baseline of an MPI trace, which
-plan against the job's cap, are not run. A cap below the least power
+power, the Conductor baseline of an MPI trace moves power only among a
+node's ranks, and --order-free, which solves under the job's cap, is not
+run. A cap below the least power
 the fixed event order needs exits with status 1 and names that minimum;
 with --caps, each such cap is reported on the standard error with that
 minimum and marked in the output (JSON "infeasible": true), the other caps

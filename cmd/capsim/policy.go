@@ -101,8 +101,8 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 		}
 	}
 	capHelp := map[string]string{
-		scenarios.PolicySteering:  "job power cap in W: the steering budget is the cap less the machine's base power (default: every core at the middle P-state); refused where the scenario's sweep.cap_scope is node",
-		scenarios.PolicyDCTDVFS:   "job power cap in W of the LP bound (default: the policy's peak); refused where the scenario's sweep.cap_scope is node",
+		scenarios.PolicySteering:  "power cap in W: the job's, its steering budget the cap less the machine's base power, or, where the scenario's sweep.cap_scope is node, each node's, steered among the node's ranks (default: every core at the middle P-state; per-node caps need an MPI trace)",
+		scenarios.PolicyDCTDVFS:   "power cap in W of the LP bound and the replay's time above it: the job's, or each node's where the scenario's sweep.cap_scope is node (default: the policy's peak; per-node caps need an MPI trace)",
 		scenarios.PolicyLP:        "power cap in W the LP's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
 		scenarios.PolicyMinEnergy: "power cap in W the frontier's schedule holds (required): the job's, or each node's where the scenario's sweep.cap_scope is node",
 	}[name]
@@ -245,6 +245,11 @@ policy too (every core at the middle P-state) and reports the runtime and
 energy of both and the gap to the LP bound at the cap (Bailey et al.,
 SC'15). The machine's P-states and power come from the scenario.
 
+Where the scenario's sweep.cap_scope is node, --cap is each node's: every
+node steers its own budget (its cap less its share of the base power)
+among its ranks, the iteration's critical rank still the job's, and the
+LP bound caps every node (MPI traces only).
+
 On an execution graph (a Chakra trace, a GOAL file) iteration k is every
 rank's k-th phase (its computation between two communications), a rank's
 configurations are its GPU's clocks × its cores' P-states, timed by
@@ -258,6 +263,9 @@ Tech 2011, Ch. 3): per phase group each task gets the thread count that
 runs its phase fastest and then the frequencies that spend its slack,
 chosen by a multiple-choice knapsack. It reports no policy, DCT alone and
 DCT + DVFS, and the gap to the LP bound (Bailey et al., SC'15).
+Where the scenario's sweep.cap_scope is node, --cap is each node's: the LP
+bound caps every node and the replay reports the time some node stands
+above its cap (MPI traces only).
 
 On an execution graph (a Chakra trace, a GOAL file) a phase group is
 every rank's k-th phase; its operations carry no thread counts, so DCT
@@ -367,6 +375,12 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	}
 	if r.Policy == policy.Steering && r.Result.OverCapNs > 0 {
 		fmt.Fprintf(w, "time above the budget: %d ns (%d phases had no assignment within it)\n", r.Result.OverCapNs, r.OverBudgetPhases)
+	}
+	if r.Policy == policy.DCTDVFS && r.Result.OverCapNs > 0 {
+		fmt.Fprintf(w, "time above the cap: %d ns (DCT + DVFS chooses by slack, not by power)\n", r.Result.OverCapNs)
+	}
+	if r.Result.NodePeakW > 0 {
+		fmt.Fprintf(w, "node peak: %.3f W (per-node caps)\n", r.Result.NodePeakW)
 	}
 	switch r.LP.Status {
 	case "ok":

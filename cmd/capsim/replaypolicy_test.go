@@ -67,8 +67,8 @@ func TestReplayPolicy(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"replay", tr, "--policy", "magic"}, 2, "unknown --policy"},
-		{[]string{"policy", "steering", tr, "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy steering plans against the job's power cap`},
-		{[]string{"replay", tr, "--policy", "dct-dvfs", "--cap", "300", "--scenario", node}, 2, `sweep.cap_scope = "node": policy dct-dvfs plans against the job's power cap`},
+		{[]string{"policy", "steering", tr, "--cap", "300", "--scenario", node}, 1, `4 ranks on machine pal of 8 ranks_per_node: per-node caps`},
+		{[]string{"replay", tr, "--policy", "dct-dvfs", "--cap", "300", "--scenario", node}, 1, `need ranks that fill whole nodes`},
 		{[]string{"replay", tr, "--policy", "steering", "--predict", "tarot"}, 2, "unknown prediction"},
 		{[]string{"replay", tr, "--policy", "steering", "--cap", "10"}, 1, "does not cover the base power"},
 		{[]string{"replay", tr, "--policy", "dct-dvfs", "--objective", "x"}, 2, "unknown objective"},
@@ -327,4 +327,51 @@ func lpDefault(t *testing.T) (string, *scenarios.Scenario) {
 		t.Fatal(err)
 	}
 	return t.TempDir(), sc
+}
+
+// capsim policy steering|dct-dvfs under per-node caps (the default
+// scenario on two nodes of two ranks) prints what capsim replay --policy
+// prints, every node within its cap and the LP bound at the node cap.
+func TestPolicyNodeCapsCLI(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "s.arrow")
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "2x2", "--iterations", "4", "--imbalance", "random", "--balance", "0.3",
+		"--compute-ns", "2000000", "--halo-bytes", "4096", "-o", tr); code != 0 {
+		t.Fatal(stderr)
+	}
+	text := strings.Replace(string(scenarios.Default()), `caps = "290:380:10"`, "caps = \"290:380:10\"\ncap_scope = \"node\"", 1)
+	text = strings.Replace(text, "ranks_per_node = 8", "ranks_per_node = 2", 1)
+	node := filepath.Join(dir, "node.toml")
+	if err := os.WriteFile(node, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		policy string
+		capW   string // per node: 90 W of idle sockets, two ranks
+		args   []string
+	}{
+		{"steering", "110", nil},
+		{"dct-dvfs", "600", []string{"--threads", "16"}},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			args := append([]string{tr, "--cap", tc.capW, "--scenario", node, "--json"}, tc.args...)
+			code, out, stderr := capsim(t, append([]string{"policy", tc.policy}, args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if _, replayed, _ := capsim(t, append([]string{"replay", "--policy", tc.policy}, args...)...); replayed != out {
+				t.Errorf("capsim replay --policy %s printed\n%s\ncapsim policy %s\n%s", tc.policy, replayed, tc.policy, out)
+			}
+			var r scenarios.PolicyReport
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			if c := r.LP.CapW; r.Result.OverCapNs != 0 || !(r.Result.NodePeakW > 0 && r.Result.NodePeakW <= c) || fmt.Sprint(c) != tc.capW || r.LP.Status != "ok" {
+				t.Errorf("node peak %g W, %d ns over the cap, LP %+v: want every node within %s W and the bound there", r.Result.NodePeakW, r.Result.OverCapNs, r.LP, tc.capW)
+			}
+		})
+	}
 }

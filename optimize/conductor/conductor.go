@@ -80,6 +80,17 @@ type Result struct {
 // Schedule runs Conductor on d with the job cap capW (the power the
 // tasks may draw together, as for the LP) and returns its schedule.
 func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, error) {
+	return ScheduleNodes(d, o, capW, nil, p)
+}
+
+// ScheduleNodes is Schedule under per-node caps: rank r is on node
+// nodeOf[r] (nil: every rank on one node, Schedule) and capW is every
+// node's cap on its tasks' power (as the LP's node chains take it,
+// bound.Options.NodeOf). A rank starts at an equal share of its node's
+// cap, and reallocation moves power only among the ranks of one node
+// (as Iterate moves it within a power domain); which ranks are critical
+// is decided over the job.
+func ScheduleNodes(d *bound.DAG, o *bound.Order, capW float64, nodeOf []int, p Params) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,12 +101,20 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 	for _, t := range d.Tasks {
 		ranks = max(ranks, t.Rank+1)
 	}
+	if nodeOf != nil && len(nodeOf) < ranks {
+		return nil, fmt.Errorf("conductor: %d ranks placed on nodes, the DAG has %d", len(nodeOf), ranks)
+	}
+	for r, v := range nodeOf {
+		if v < 0 {
+			return nil, fmt.Errorf("conductor: rank %d on node %d", r, v)
+		}
+	}
 	n := len(d.Tasks)
 	res := &Result{Time: make([]float64, n), Power: make([]float64, n), Config: make([]int, n), ShareW: make([]float64, ranks)}
 	if ranks == 0 {
 		return res, nil
 	}
-	c := &conductor{d: d, p: p, ranks: ranks, res: res}
+	c := &conductor{d: d, p: p, ranks: ranks, res: res, nodes: nodeGroups(nodeOf, ranks)}
 	c.step, c.nSteps = bound.Steps(d, o)
 	c.index()
 	if err := c.vertexSteps(); err != nil {
@@ -108,7 +127,7 @@ func Schedule(d *bound.DAG, o *bound.Order, capW float64, p Params) (*Result, er
 		c.floats(j)
 		c.account(j)
 		if (j+1)%p.Period == 0 && j+1 < c.nSteps {
-			reallocate(c.share, c.busyE, c.span, c.rankSlack, p, maxPower(d, c.byStep[j], ranks))
+			c.reallocate(maxPower(d, c.byStep[j], ranks))
 			res.Reallocs++
 			for r := range c.overhead {
 				c.overhead[r] = p.ReallocS
@@ -138,6 +157,9 @@ type conductor struct {
 	d     *bound.DAG
 	p     Params
 	ranks int
+	// nodes lists the ranks of every node under per-node caps (nil: one
+	// job cap).
+	nodes [][]int
 	res   *Result
 	step  []int // per task, its time step
 	// byStep lists the tasks of each step by rank, in program order; pos
@@ -239,6 +261,11 @@ func (c *conductor) init(capW float64) {
 	c.share = make([]float64, ranks)
 	for r := range c.share {
 		c.share[r] = capW / float64(ranks)
+	}
+	for _, us := range c.nodes {
+		for _, r := range us {
+			c.share[r] = capW / float64(len(us))
+		}
 	}
 	c.slack = make([]float64, n)
 	c.prev = map[taskKey]int{}
@@ -387,6 +414,49 @@ func maxPower(d *bound.DAG, tasks []int, ranks int) []float64 {
 		out[t.Rank] = math.Max(out[t.Rank], t.Hull[0].Power)
 	}
 	return out
+}
+
+// nodeGroups lists the ranks below ranks of every node of nodeOf, nil
+// for nil.
+func nodeGroups(nodeOf []int, ranks int) [][]int {
+	if nodeOf == nil {
+		return nil
+	}
+	var out [][]int
+	for r := 0; r < ranks; r++ {
+		for len(out) <= nodeOf[r] {
+			out = append(out, nil)
+		}
+		out[nodeOf[r]] = append(out[nodeOf[r]], r)
+	}
+	return out
+}
+
+// reallocate moves the power the non-critical ranks left unused over the
+// period to the critical ones, within the job or, under per-node caps,
+// within every node.
+func (c *conductor) reallocate(need []float64) {
+	if c.nodes == nil {
+		reallocate(c.share, c.busyE, c.span, c.rankSlack, c.p, need)
+		return
+	}
+	longest := 0.0
+	for _, s := range c.span {
+		longest = math.Max(longest, s)
+	}
+	critical := make([]bool, c.ranks)
+	markCritical(critical, c.rankSlack, longest, c.p.CriticalFrac)
+	for _, us := range c.nodes {
+		k := len(us)
+		sh, be, sp, cr, nd := make([]float64, k), make([]float64, k), make([]float64, k), make([]bool, k), make([]float64, k)
+		for j, r := range us {
+			sh[j], be[j], sp[j], cr[j], nd[j] = c.share[r], c.busyE[r], c.span[r], critical[r], need[r]
+		}
+		moveShares(sh, be, sp, cr, c.p, nd)
+		for j, r := range us {
+			c.share[r] = sh[j]
+		}
+	}
 }
 
 // reallocate moves the power non-critical ranks left unused to the

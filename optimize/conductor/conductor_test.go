@@ -177,3 +177,53 @@ func TestConductorSlackIsFloat(t *testing.T) {
 		}
 	}
 }
+
+// ScheduleNodes on example B × 20 (Period 1, no guard): with both ranks
+// on one node it is Schedule at the node's cap (rank 1's unused 10 W
+// moves to rank 0); with each rank on a node of its own at 40 W no power
+// moves between them, so rank 0 stays slow (20 s a step) though the
+// job's 80 W would let it run fast.
+func TestScheduleNodes(t *testing.T) {
+	free := Params{Period: 1, Margin: 0.1}
+	d := repeatedB(20)
+	o, err := bound.InitialOrder(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		nodeOf []int
+		capW   float64
+		want   float64
+		shares []float64
+	}{
+		{"one node", []int{0, 0}, 80, 20 + 19*10, nil},
+		{"a node each", []int{0, 1}, 40, 20 * 20, []float64{40, 40}},
+		{"a node each, rank 0's cap fast", []int{0, 1}, 50, 20 * 10, []float64{50, 50}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ScheduleNodes(d, o, tc.capW, tc.nodeOf, free)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.Makespan-tc.want) > 1e-9 {
+				t.Errorf("makespan %v, want %v", r.Makespan, tc.want)
+			}
+			if tc.shares == nil {
+				job := run(t, d, tc.capW, free)
+				if r.Makespan != job.Makespan || r.ShareW[0] != job.ShareW[0] || r.ShareW[1] != job.ShareW[1] {
+					t.Errorf("one node: %v s, shares %v; Schedule's %v s, %v", r.Makespan, r.ShareW, job.Makespan, job.ShareW)
+				}
+				return
+			}
+			for i, w := range tc.shares {
+				if math.Abs(r.ShareW[i]-w) > 1e-9 {
+					t.Errorf("rank %d's share %v W, want %v (its node's cap)", i, r.ShareW[i], w)
+				}
+			}
+		})
+	}
+	if _, err := ScheduleNodes(d, o, 40, []int{0}, free); err == nil {
+		t.Error("one rank placed of two: want an error")
+	}
+}

@@ -168,8 +168,11 @@ type Outcome struct {
 	EnergyJ    float64
 	AvgW       float64
 	PeakW      float64
-	OverCapNs  int64 // time above the cap (0 without a cap)
-	Ranks      []sim.RankStats
+	OverCapNs  int64 // time above the cap, the job's or some node's (0 without a cap)
+	// NodePeakW is the highest power of any node at any instant under
+	// per-node caps (ReplayNodes), 0 otherwise.
+	NodePeakW float64
+	Ranks     []sim.RankStats
 	// CalcStart and CalcEnd give when every calc operation ran (indexed
 	// by op id; 0 for other operations).
 	CalcStart, CalcEnd []int64
@@ -195,6 +198,60 @@ func (r *recorder) Message(send, recv int32, sent, matched int64) {}
 // with the job power model jm (plan.W overrides jm.OpW); capW > 0 also
 // measures the time spent above that job power cap.
 func Replay(g *graph.Graph, net network.LogGOPS, plan *Plan, jm power.JobModel, capW float64) (*Outcome, error) {
+	return ReplayNodes(g, net, plan, jm, capW, nil)
+}
+
+// NodeCaps caps every node of a job rather than the job: the per-node
+// limits RAPL or a node manager enforces. Every node draws BaseW besides
+// its ranks, so a node cap leaves its ranks the cap less BaseW, as the
+// LP's node chains take it (bound.Options.NodeOf).
+type NodeCaps struct {
+	// Of is the node of every rank, nodes numbered from 0.
+	Of []int
+	// BaseW is every node's constant power: its share of the job
+	// model's BaseW.
+	BaseW float64
+}
+
+// Nodes returns how many nodes nc places ranks on.
+func (nc *NodeCaps) Nodes() int {
+	n := 0
+	for _, v := range nc.Of {
+		n = max(n, v+1)
+	}
+	return n
+}
+
+// Validate checks that nc places each of ranks ranks on a node.
+func (nc *NodeCaps) Validate(ranks int) error {
+	if len(nc.Of) != ranks {
+		return fmt.Errorf("policy: node caps place %d ranks, the job has %d", len(nc.Of), ranks)
+	}
+	for r, v := range nc.Of {
+		if v < 0 {
+			return fmt.Errorf("policy: node caps: rank %d on node %d", r, v)
+		}
+	}
+	if !(nc.BaseW >= 0) || math.IsInf(nc.BaseW, 0) {
+		return fmt.Errorf("policy: node caps: base power %g W per node: want a finite power ≥ 0", nc.BaseW)
+	}
+	return nil
+}
+
+// layout is nc as the power accountant places units: a rank on its node.
+func (nc *NodeCaps) layout() power.NodeLayout {
+	return power.NodeLayout{Nodes: nc.Nodes(), NodeOf: func(u int) int { return nc.Of[u] }, BaseW: nc.BaseW}
+}
+
+// ReplayNodes is Replay where capW is every node's cap under nc (nil:
+// the job's): the outcome's OverCapNs is then the time some node stands
+// above capW, and NodePeakW the highest node power.
+func ReplayNodes(g *graph.Graph, net network.LogGOPS, plan *Plan, jm power.JobModel, capW float64, nc *NodeCaps) (*Outcome, error) {
+	if nc != nil {
+		if err := nc.Validate(g.NumRanks()); err != nil {
+			return nil, err
+		}
+	}
 	if err := jm.Validate(g.NumRanks()); err != nil {
 		return nil, err
 	}
@@ -204,12 +261,19 @@ func Replay(g *graph.Graph, net network.LogGOPS, plan *Plan, jm power.JobModel, 
 		return nil, fmt.Errorf("policy: replay: %w", err)
 	}
 	jm.OpW = plan.W
-	rep, err := rec.acct.Report(jm, res.Makespan, capW)
+	var rep power.Report
+	var nodes power.NodeCap
+	if nc == nil {
+		rep, err = rec.acct.Report(jm, res.Makespan, capW)
+	} else {
+		rep, nodes, err = rec.acct.ReportNodes(jm, res.Makespan, 0, nc.layout(), capW)
+		rep.OverCapNs = nodes.OverCapNs
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &Outcome{MakespanNs: res.Makespan, EnergyJ: rep.EnergyJ, AvgW: rep.AvgW, PeakW: rep.PeakW, OverCapNs: rep.OverCapNs,
-		Ranks: res.Ranks, CalcStart: rec.start, CalcEnd: rec.end}, nil
+		NodePeakW: nodes.PeakW, Ranks: res.Ranks, CalcStart: rec.start, CalcEnd: rec.end}, nil
 }
 
 // Improvement returns 100·(base − x)/base, the percentage by which x
@@ -223,7 +287,7 @@ func Improvement(base, x float64) float64 {
 
 // Gap is a policy's distance to the LP bound at one cap.
 type Gap struct {
-	CapW    float64 // job power cap the LP was solved at
+	CapW    float64 // power cap the LP was solved at: the job's, or every node's
 	BoundNs int64   // the LP's optimal makespan (0 when Status is not "ok")
 	Pct     float64 // 100·(policy makespan / bound − 1)
 	// Status is "ok", "infeasible" (the cap is below what the fixed event
@@ -238,8 +302,11 @@ type Gap struct {
 // net's uncontended cost and every call as instantaneous; the LP then
 // ignores NIC serialization and collective algorithms, so a replayed
 // policy can come out below it (negative gap). A comm measured on a
-// replay (scenarios.ReplayComm) avoids that.
-func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.ConfigFunc, capW, baseW float64, makespanNs int64) (Gap, error) {
+// replay (scenarios.ReplayComm) avoids that. With nodeOf set, capW is
+// every node's cap and baseW every node's constant power: the LP caps
+// each node's task power (bound.Options.NodeOf, rank r on node
+// nodeOf[r]).
+func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.ConfigFunc, capW, baseW float64, nodeOf []int, makespanNs int64) (Gap, error) {
 	gp := Gap{CapW: capW}
 	if !clp.Available() {
 		gp.Status = "no-solver"
@@ -259,7 +326,7 @@ func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.Con
 	if err != nil {
 		return gp, fmt.Errorf("policy: LP bound: %w", err)
 	}
-	s, err := bound.NewSolver(d, o, bound.Options{})
+	s, err := bound.NewSolver(d, o, bound.Options{NodeOf: nodeOf})
 	if err != nil {
 		return gp, fmt.Errorf("policy: LP bound: %w", err)
 	}

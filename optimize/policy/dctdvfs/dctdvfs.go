@@ -208,9 +208,17 @@ type Options struct {
 	// WaitCap caps each task's slack by its wait measured in the replay
 	// of the DCT-only plan (Li, 2011, §3.6).
 	WaitCap bool
-	// CapW is the job power cap the LP bound is solved at; 0 takes the
-	// policy's own peak as the LP counts power (policy.TaskPowerPeak).
+	// CapW is the job power cap the LP bound is solved at, or every
+	// node's with Nodes; 0 takes the policy's own peak as the LP counts
+	// power (policy.TaskPowerPeak). DCT + DVFS chooses by slack, not by
+	// power: its phases draw no more than the baseline's (fewer threads,
+	// lower frequencies), and its replay reports the time it stands above
+	// the cap (Summary.OverCapNs).
 	CapW float64
+	// Nodes, when set, makes CapW (> 0) every node's cap: the LP bound
+	// caps each node's power (bound.Options.NodeOf) and the replay counts
+	// the time some node stands above CapW.
+	Nodes *policy.NodeCaps
 	// Calibrate, when set, returns the LP bound's communication measured
 	// on a replay with the given compute times (those of the LP's
 	// unconstrained schedule: every compute event at its fastest
@@ -226,6 +234,11 @@ type Summary struct {
 	EnergyJ    float64
 	AvgW       float64
 	PeakW      float64
+	// OverCapNs is the time above the cap, the job's or some node's
+	// (DCT + DVFS's replay; 0 without a cap).
+	OverCapNs int64
+	// NodePeakW is the highest node power under Options.Nodes.
+	NodePeakW float64
 }
 
 // Result is a DCT + DVFS run against its baseline, every task at c^max and
@@ -388,6 +401,14 @@ func newModel(t *mpi.Trace, o *Options) (*eventModel, error) {
 	if o.Node.IdleW < 0 || o.Node.WaitW < 0 || o.Node.CoreIdleW < 0 || o.SwitchPenaltyNs < 0 || o.Epsilon < 0 || o.TDVFSNs < 0 || o.CapW < 0 || !(o.Coordination >= 0 && o.Coordination < 1) {
 		return nil, errors.New("dctdvfs: idle and wait power, ε, t_dvfs and the cap must be ≥ 0, and the coordination overhead in [0, 1)")
 	}
+	if o.Nodes != nil {
+		if o.CapW <= 0 {
+			return nil, errors.New("dctdvfs: node caps need a cap (CapW > 0)")
+		}
+		if err := o.Nodes.Validate(len(t.Ranks)); err != nil {
+			return nil, fmt.Errorf("dctdvfs: %w", err)
+		}
+	}
 	for i, n := range t.ParamNames {
 		if n == gen.ParamIntensity {
 			m.intens = i
@@ -415,7 +436,7 @@ func (m *eventModel) busyW(c, s int) float64 {
 func ns(s float64) int64 { return graph.SatNs(s * 1e9) }
 
 func summary(o *policy.Outcome) Summary {
-	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW}
+	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW, OverCapNs: o.OverCapNs, NodePeakW: o.NodePeakW}
 }
 
 // PowersOfTwo returns 1, 2, 4, … up to cmax, and cmax itself: the default

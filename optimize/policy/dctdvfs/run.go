@@ -61,7 +61,7 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	po, err := policy.Replay(g, net, plan, x.jm, o.CapW)
+	po, err := policy.ReplayNodes(g, net, plan, x.jm, o.CapW, o.Nodes)
 	if err != nil {
 		return nil, fmt.Errorf("dctdvfs: DCT+DVFS: %w", err)
 	}
@@ -341,9 +341,9 @@ func (x *runner) place(plan *policy.Plan, prevS []int, r, k int, cs, levels []in
 	}
 }
 
-// gap sets the result's gap to the LP bound at the cap (or, uncapped,
-// at the replay's peak task power): every compute event may run at any
-// thread count and frequency.
+// gap sets the result's gap to the LP bound at the cap, the job's or
+// every node's (or, uncapped, at the replay's peak task power): every
+// compute event may run at any thread count and frequency.
 func (x *runner) gap(plan *policy.Plan, po *policy.Outcome) error {
 	m, o := x.m, x.o
 	capW := o.CapW
@@ -372,7 +372,11 @@ func (x *runner) gap(plan *policy.Plan, po *policy.Outcome) error {
 		}
 	}
 	var err error
-	x.res.Gap, err = policy.LPGap(x.t, comm, x.net, configs, capW, x.jm.BaseW, po.MakespanNs)
+	baseW, nodeOf := x.jm.BaseW, []int(nil)
+	if o.Nodes != nil {
+		baseW, nodeOf = o.Nodes.BaseW, o.Nodes.Of
+	}
+	x.res.Gap, err = policy.LPGap(x.t, comm, x.net, configs, capW, baseW, nodeOf, po.MakespanNs)
 	return err
 }
 

@@ -53,3 +53,26 @@ func ExampleAssign() {
 	fmt.Println(total, ok)
 	// Output: 2.1 1.4 1.4 1.4 53 true
 }
+
+// The same iteration on two nodes of two cores, 28 W of P-state power
+// each: the two most loaded cores share node 0, so the critical core
+// slows to 1.9 GHz for its node to fit (17 + 11 W), though the job's
+// 56 W would let it run at 2.1 GHz.
+func ExampleAssignNodes() {
+	ghz := []float64{2.1, 1.9, 1.7, 1.5, 1.4}
+	watts := []float64{20, 17, 14, 12, 11}
+	var times [][]float64
+	for _, w := range []float64{1.0, 0.6, 0.6, 0.3} {
+		var row []float64
+		for _, f := range ghz {
+			row = append(row, w*2.1/f)
+		}
+		times = append(times, row)
+	}
+	states, total, ok := steering.AssignNodes(times, watts, []int{0, 0, 1, 1}, 28, false)
+	for _, s := range states {
+		fmt.Print(ghz[s], " ")
+	}
+	fmt.Println(total, ok)
+	// Output: 1.9 1.4 1.4 1.4 50 true
+}

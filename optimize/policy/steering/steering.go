@@ -18,6 +18,7 @@ package steering
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
@@ -89,6 +90,16 @@ func (m *Machine) fastestFirst() ([]power.PState, error) {
 // power fits the budget is returned with ok = true. When none fits, every
 // core gets the slowest P-state and ok is false.
 func Assign(times [][]float64, watts []float64, budget float64, strict bool) (states []int, total float64, ok bool) {
+	return AssignNodes(times, watts, nil, budget, strict)
+}
+
+// AssignNodes is Assign where every node keeps its own budget: core i is
+// on node nodeOf[i] (nil: every core on one node, Assign), and the first
+// pm whose assignment keeps every node's summed power within budget is
+// returned. The critical core and the target time are the job's (the
+// barrier waits for the slowest core on any node); total is the job's
+// summed power.
+func AssignNodes(times [][]float64, watts []float64, nodeOf []int, budget float64, strict bool) (states []int, total float64, ok bool) {
 	n, S := len(times), len(watts)
 	states = make([]int, n)
 	if n == 0 || S == 0 {
@@ -100,9 +111,18 @@ func Assign(times [][]float64, watts []float64, budget float64, strict bool) (st
 			crit = i
 		}
 	}
+	var perNode []float64 // each node's summed power, with nodeOf
+	if nodeOf != nil {
+		nodes := 0
+		for _, v := range nodeOf {
+			nodes = max(nodes, v+1)
+		}
+		perNode = make([]float64, nodes)
+	}
 	for pm := 0; pm < S; pm++ {
 		tmax := times[crit][pm]
 		total = 0
+		clear(perNode)
 		for i := range times {
 			s := pm
 			if i != crit {
@@ -116,8 +136,11 @@ func Assign(times [][]float64, watts []float64, budget float64, strict bool) (st
 			}
 			states[i] = s
 			total += watts[s]
+			if nodeOf != nil {
+				perNode[nodeOf[i]] += watts[s]
+			}
 		}
-		if total <= budget+1e-9 {
+		if within(total, perNode, budget) {
 			return states, total, true
 		}
 	}
@@ -127,6 +150,20 @@ func Assign(times [][]float64, watts []float64, budget float64, strict bool) (st
 		total += watts[S-1]
 	}
 	return states, total, false
+}
+
+// within reports whether the job's total (perNode nil) or every node's
+// power of perNode fits budget.
+func within(total float64, perNode []float64, budget float64) bool {
+	if perNode == nil {
+		return total <= budget+1e-9
+	}
+	for _, w := range perNode {
+		if w > budget+1e-9 {
+			return false
+		}
+	}
+	return true
 }
 
 func fits(t, tmax float64, strict bool) bool {
@@ -184,7 +221,15 @@ type Options struct {
 	Machine Machine
 	// BudgetW is PWR_max, the bound on the summed P-state power of the
 	// cores; 0 means every core at the middle P-state (the thesis' setup).
+	// With Nodes it is every node's budget (> 0), its cap less
+	// Nodes.BaseW.
 	BudgetW float64
+	// Nodes, when set, gives every node its own budget: each iteration's
+	// P-states keep every node's summed power within BudgetW
+	// (AssignNodes), the baseline runs at the fastest uniform P-state
+	// that fits the fullest node, the replays count the time some node
+	// stands above Nodes.BaseW + BudgetW, and the LP bound caps each node.
+	Nodes *policy.NodeCaps
 	// Strict uses the printed "<" of Algorithm 2 step 5 instead of ≤.
 	Strict  bool
 	Predict Prediction
@@ -209,13 +254,14 @@ type Summary struct {
 	EnergyJ    float64
 	AvgW       float64
 	PeakW      float64
-	OverCapNs  int64 // time the job spent above BaseW + budget
+	OverCapNs  int64   // time the job (or, with Options.Nodes, some node) spent above its base power + budget
+	NodePeakW  float64 // the highest node power with Options.Nodes
 }
 
 // Result is a steering run against its baseline.
 type Result struct {
 	BudgetW   float64 // PWR_max used
-	CapW      float64 // BaseW + BudgetW, the job power cap it implies
+	CapW      float64 // BaseW + BudgetW, the job power cap it implies (with Options.Nodes, every node's: Nodes.BaseW + BudgetW)
 	Phases    int     // iterations (phases with compute)
 	Baseline  Summary // every core at BaseGHz
 	Steered   Summary
@@ -278,11 +324,11 @@ func Run(t *mpi.Trace, g *graph.Graph, net network.LogGOPS, o Options) (*Result,
 		active[r] = x.watts[x.S-1]
 	}
 	jm := power.JobModel{BaseW: o.Machine.BaseW, IdleW: o.Machine.SleepW, ActiveW: active, Wait: o.Machine.Wait}
-	bo, err := policy.Replay(g, net, baseline, jm, res.CapW)
+	bo, err := policy.ReplayNodes(g, net, baseline, jm, res.CapW, o.Nodes)
 	if err != nil {
 		return nil, fmt.Errorf("steering: baseline: %w", err)
 	}
-	so, err := policy.Replay(g, net, steered, jm, res.CapW)
+	so, err := policy.ReplayNodes(g, net, steered, jm, res.CapW, o.Nodes)
 	if err != nil {
 		return nil, fmt.Errorf("steering: steered: %w", err)
 	}
@@ -309,8 +355,9 @@ type steer struct {
 	ps     []power.PState // fastest first
 	watts  []float64      // per P-state
 	n, S   int            // ranks, P-states
-	budget float64
-	base   int // the uniform P-state within the budget
+	budget float64        // the job's, or every node's with nodeOf
+	nodeOf []int          // node of every rank under Options.Nodes, else nil
+	base   int            // the uniform P-state within the budget
 	md     *model
 	res    *Result
 }
@@ -345,8 +392,23 @@ func newSteer(t *mpi.Trace, g *graph.Graph, o Options) (*steer, error) {
 		return nil, fmt.Errorf("steering: budget (%g W) negative or decision cost (%d ns) outside 0..%d (graph.MaxTimeNs)", x.budget, o.DecisionNs, graph.MaxTimeNs)
 	}
 	x.md = newModel(t, o.Machine, ps)
-	x.base = Uniform(x.n, x.watts, x.budget)
-	x.res = &Result{BudgetW: x.budget, CapW: o.Machine.BaseW + x.budget, BaseGHz: ps[x.base].GHz, GHz: make([][]float64, ph.N)}
+	fullest, capW := x.n, o.Machine.BaseW+x.budget
+	if nc := o.Nodes; nc != nil {
+		if o.BudgetW <= 0 {
+			return nil, errors.New("steering: node caps need a budget (BudgetW > 0)")
+		}
+		if err := nc.Validate(x.n); err != nil {
+			return nil, fmt.Errorf("steering: %w", err)
+		}
+		x.nodeOf = nc.Of
+		per := make([]int, nc.Nodes())
+		for _, v := range nc.Of {
+			per[v]++
+		}
+		fullest, capW = slices.Max(per), nc.BaseW+x.budget
+	}
+	x.base = Uniform(fullest, x.watts, x.budget)
+	x.res = &Result{BudgetW: x.budget, CapW: capW, BaseGHz: ps[x.base].GHz, GHz: make([][]float64, ph.N)}
 	return x, nil
 }
 
@@ -404,7 +466,7 @@ func (x *steer) plans(times [][][]float64) (baseline, steered *policy.Plan) {
 				from = last
 			}
 			var ok bool
-			if states, _, ok = Assign(times[from], x.watts, x.budget, o.Strict); !ok {
+			if states, _, ok = AssignNodes(times[from], x.watts, x.nodeOf, x.budget, o.Strict); !ok {
 				res.OverPhase++
 			}
 		}
@@ -464,11 +526,15 @@ func (x *steer) gap(net network.LogGOPS, makespanNs int64) (policy.Gap, error) {
 			return policy.Gap{}, fmt.Errorf("steering: LP communication: %w", err)
 		}
 	}
-	return policy.LPGap(x.t, comm, net, configs, x.res.CapW, x.o.Machine.BaseW, makespanNs)
+	baseW := x.o.Machine.BaseW
+	if x.o.Nodes != nil {
+		baseW = x.o.Nodes.BaseW
+	}
+	return policy.LPGap(x.t, comm, net, configs, x.res.CapW, baseW, x.nodeOf, makespanNs)
 }
 
 func summary(o *policy.Outcome) Summary {
-	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW, OverCapNs: o.OverCapNs}
+	return Summary{MakespanNs: o.MakespanNs, EnergyJ: o.EnergyJ, AvgW: o.AvgW, PeakW: o.PeakW, OverCapNs: o.OverCapNs, NodePeakW: o.NodePeakW}
 }
 
 // AssignEach is Assign where every unit has configurations of its own:

@@ -3,6 +3,7 @@ package steering
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/capsim/capsim/network"
@@ -269,5 +270,41 @@ func TestAssignEachIsAssign(t *testing.T) {
 				t.Fatalf("seed %d strict %v: Assign %v %g %v, AssignEach %v %g %v", seed, strict, s1, t1, ok1, s2, t2, ok2)
 			}
 		}
+	}
+}
+
+// AssignNodes keeps every node's summed P-state power within the budget:
+// with every core on one node it is Assign; with the two loaded cores on
+// one node the critical core slows until its node fits, though the job's
+// total would fit at the fastest level.
+func TestAssignNodes(t *testing.T) {
+	watts := []float64{20, 17, 14, 12, 11}
+	times := [][]float64{{10, 11, 12, 14, 15}, {9, 10, 11, 12, 13}, {2, 3, 4, 5, 6}, {2, 3, 4, 5, 6}}
+	for _, tc := range []struct {
+		name   string
+		nodeOf []int
+		budget float64
+		want   []int
+		ok     bool
+	}{
+		{"one node is the job", []int{0, 0, 0, 0}, 60, nil, true},
+		{"loaded cores apart", []int{0, 1, 0, 1}, 31, []int{0, 1, 4, 4}, true},
+		{"loaded cores together", []int{0, 0, 1, 1}, 31, []int{1, 2, 4, 4}, true},
+		{"no level fits a node", []int{0, 0, 1, 1}, 21, []int{4, 4, 4, 4}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, total, ok := AssignNodes(times, watts, tc.nodeOf, tc.budget, false)
+			want, wantTotal, wantOK := Assign(times, watts, tc.budget, false)
+			if tc.want != nil {
+				want, wantOK = tc.want, tc.ok
+				wantTotal = 0
+				for _, s := range want {
+					wantTotal += watts[s]
+				}
+			}
+			if !slices.Equal(got, want) || total != wantTotal || ok != wantOK {
+				t.Errorf("AssignNodes = %v %g W %v, want %v %g W %v", got, total, ok, want, wantTotal, wantOK)
+			}
+		})
 	}
 }
