@@ -63,6 +63,7 @@ type Network struct {
 	art       float64 // the artificial arcs' cost
 	next      int     // where the block search resumes
 	pivots    int
+	userTol   float64
 	tol       float64 // reduced costs above −tol price out
 	unbounded bool
 	dirty     []int32
@@ -117,6 +118,11 @@ func (g *Network) in(a int) int {
 func (g *Network) artificial(a int) bool {
 	return g.built && a >= g.art0 && a < g.art0+g.n
 }
+
+// SetTolerance sets the least violation, in units of cost, of an arc's
+// optimality condition that makes it enter the tree (by default 10⁻¹³ of
+// the largest potential's magnitude, and at least 10⁻¹³).
+func (g *Network) SetTolerance(tol float64) { g.userTol = tol }
 
 // SetCost changes arc a's unit cost.
 func (g *Network) SetCost(a int, cost float64) { g.cost[g.in(a)] = cost }
@@ -225,6 +231,11 @@ func (g *Network) setTol() {
 		most = math.Max(most, math.Abs(g.pi[v]))
 	}
 	g.tol = 1e-13 * math.Max(most, 1)
+	if g.userTol > 0 {
+		// Rounding in the potentials' sums is about their magnitude
+		// times the float64 epsilon.
+		g.tol = math.Max(g.userTol, 1e-14*most)
+	}
 }
 
 // init builds the starting tree: every node a child of the root through
