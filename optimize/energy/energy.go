@@ -135,12 +135,14 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	f.obj = p.Obj
 	if opt.CapW == 0 && !opt.lp {
 		// Without a cap the least makespan is the longest path with every
-		// task at its fastest, and the flow solves every deadline.
-		if t, ok := f.keys.Earliest(o.Event[d.Fin]); ok {
+		// task at its fastest (or the caller's), and the flow solves every
+		// deadline.
+		t, ok := f.keys.Earliest(o.Event[d.Fin])
+		if opt.LeastMakespan > 0 {
+			t, ok = opt.LeastMakespan, true
+		}
+		if ok {
 			f.fast = t
-			if opt.LeastMakespan > 0 {
-				f.fast = opt.LeastMakespan
-			}
 			f.rows = lpRows{lo: f.rows.lo, up: f.rows.up} // its size only
 			f.nw = f.newFlow(p)
 			return f, nil
