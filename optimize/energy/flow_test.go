@@ -193,3 +193,32 @@ func TestFlowDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFlowDeadlines solves the frontier of a random DAG of 640 tasks
+// at deadlines that alternate between two, from the last tree each time.
+func BenchmarkFlowDeadlines(b *testing.B) {
+	rng := rand.New(rand.NewSource(3))
+	d := randomDAG(rng, 16, 40, 4)
+	relayed(rng, d)
+	o, err := bound.InitialOrder(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := New(d, o, Options{BaseW: 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	slow, _, err := f.Slowest()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		T := f.Fastest() + (slow-f.Fastest())*float64(1+i%2)/3
+		if _, err := f.EnergyAt(T); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(f.Stats().Pivots)/float64(b.N), "pivots/op")
+}
