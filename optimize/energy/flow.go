@@ -1,8 +1,10 @@
 package energy
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/frontier"
@@ -50,7 +52,14 @@ type flowNet struct {
 	t   []float64 // event times (seconds), for Check
 	x   []float64 // the LP's columns
 	end float64   // the deadline solved at last (units of f.tau)
+	// known are the deadlines solved so far, by deadline, with their
+	// energies and slopes: exact, so rows added later change none.
+	known []solved
 }
+
+// solved is one deadline's solution: the deadline t (units of f.tau), the
+// least energy e (units of f.esc) and the slope −dE/dT there.
+type solved struct{ t, e, slope float64 }
 
 // flowTol is the pricing tolerance of the flow's simplex, in the LP's
 // unit of time: a reduced cost above −flowTol prices out.
@@ -177,6 +186,10 @@ func (f *Frontier) flowAt(end float64) (e, slope float64, err error) {
 	for c, v := range nw.x {
 		e += f.obj[c] * v
 	}
+	j, found := slices.BinarySearchFunc(nw.known, end, func(p solved, t float64) int { return cmp.Compare(p.t, t) })
+	if !found {
+		nw.known = slices.Insert(nw.known, j, solved{end, e, slope})
+	}
 	return e, slope, nil
 }
 
@@ -266,7 +279,7 @@ func (f *Frontier) growFlow(changed []int) {
 const maxNewton = 200
 
 // flowTimeFor is TimeFor on the flow: Newton's method on the frontier
-// E(T) − budget from the least makespan up. E is convex and
+// E(T) − budget from the left of the answer. E is convex and
 // non-increasing, so each step, where the tangent at T meets the budget,
 // stays at or below the least deadline that meets it, and on a
 // piecewise-linear E it lands there after finitely many steps (the slope
@@ -275,13 +288,26 @@ const maxNewton = 200
 // piece, never past the answer).
 func (f *Frontier) flowTimeFor(budgetJ float64) (float64, error) {
 	b := budgetJ / f.esc
+	tol := budgetTol * math.Max(1, math.Abs(b))
+	// Start from the latest deadline solved whose energy is above the
+	// budget (its slope known), else from the least makespan.
 	t := f.fast / f.tau
-	for range maxNewton {
-		e, slope, err := f.flowAt(t)
-		if err != nil {
-			return 0, fmt.Errorf("energy: budget %g J: %w", budgetJ, err)
+	var e, slope float64
+	have := false
+	for _, p := range f.nw.known {
+		if p.e-b > tol && p.t >= t {
+			t, e, slope, have = p.t, p.e, p.slope, true
 		}
-		if e-b <= budgetTol*math.Max(1, math.Abs(b)) {
+	}
+	for range maxNewton {
+		if !have {
+			var err error
+			if e, slope, err = f.flowAt(t); err != nil {
+				return 0, fmt.Errorf("energy: budget %g J: %w", budgetJ, err)
+			}
+		}
+		have = false
+		if e-b <= tol {
 			return t * f.tau, nil
 		}
 		if !(slope > 0) {
