@@ -22,10 +22,15 @@
 // power, Bailey et al., SC'15, §2.6), so the frontier is a lower bound on
 // that model's energy too.
 //
-// The deadline is the upper bound of v_fin's column, so a sweep over
-// deadlines re-solves from the previous basis with the dual simplex; the
-// least makespan for an energy budget is the same LP with the energy as a
-// row and the makespan as the objective.
+// Without a cap the LP is solved as its dual, a minimum-cost flow (the
+// project time–cost trade-off; flow.go), by the network simplex of
+// package mcf, each deadline from the last tree, and the least makespan
+// for an energy budget by Newton's method on the convex frontier. With a
+// cap CLP solves the LP: the deadline is the upper bound of v_fin's
+// column, so a sweep over deadlines re-solves from the previous basis
+// with the dual simplex, and the least makespan for an energy budget is
+// the same LP with the energy as a row and the makespan as the
+// objective.
 package energy
 
 import (
