@@ -57,7 +57,7 @@ type FrontierReport struct {
 	Points []FrontierPoint `json:"points"`
 	// ByBudget is the frontier read the other way: at energy budgets
 	// evenly spaced from the least energy to the fastest schedule's, the
-	// least makespan (solved with the energy as a row, not interpolated).
+	// least makespan (solved, not interpolated).
 	ByBudget []FrontierPoint `json:"by_budget"`
 	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
 	// at its fastest configuration, as soon as possible.
