@@ -66,6 +66,7 @@ type Network struct {
 	userTol   float64
 	tol       float64 // reduced costs above −tol price out
 	unbounded bool
+	cheapArt  bool // the unbounded cycle passes the root
 	dirty     []int32
 }
 
@@ -162,10 +163,15 @@ func (g *Network) Solve() error {
 	for {
 		g.potentials()
 		g.setTol()
+		g.unbounded, g.cheapArt = false, false
 		for g.pivot() {
 		}
 		if g.unbounded {
-			return ErrUnbounded
+			if !g.cheapArt || g.art > 1e3*g.artLimit() {
+				return ErrUnbounded
+			}
+			g.setArt(g.art * 16)
+			continue
 		}
 		// Recomputing the potentials from the tree clears the rounding of
 		// their updates; the tree is optimal once no arc prices out then.

@@ -281,3 +281,28 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	b.ReportMetric(float64(g.Pivots())/float64(b.N), "pivots/op")
 }
+
+// TestLongNegativePath routes one unit along a path of 500 arcs of cost
+// −1, far cheaper than the first artificial arcs' cost (4 times the
+// largest arc cost, plus 1): Solve raises that cost and finds it.
+func TestLongNegativePath(t *testing.T) {
+	const n = 501
+	g := New(n)
+	for v := 0; v+1 < n; v++ {
+		g.AddArc(v, v+1, Inf, -1)
+	}
+	for v := 0; v+2 < n; v += 7 {
+		g.AddArc(v+2, v, 3, 0.5)
+	}
+	g.SetSupply(0, 1)
+	g.SetSupply(n-1, -1)
+	if err := g.Solve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTree(g); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := g.TotalCost(), lpCost(t, g); math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("cost %g, CLP's %g", got, want)
+	}
+}

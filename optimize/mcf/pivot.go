@@ -44,7 +44,17 @@ func (g *Network) pivot() bool {
 		}
 	}
 	if math.IsInf(delta, 1) {
+		// A cycle of uncapacitated arcs of negative cost: the problem's
+		// own, or one through the root whose artificial arcs are too
+		// cheap.
 		g.unbounded = true
+		for _, u := range [2]int32{first, second} {
+			for ; u != join; u = g.parent[u] {
+				if g.artificial(int(g.pred[u])) {
+					g.cheapArt = true
+				}
+			}
+		}
 		return false
 	}
 	delta = math.Max(delta, 0)
