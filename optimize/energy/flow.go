@@ -21,7 +21,7 @@ import (
 // cost curves", Management Science 7(2), 1961) and Kelley ("Critical-path
 // planning and scheduling: mathematical basis", Operations Research 9(3),
 // 1961), whose dual is a minimum-cost flow (Ahuja, Magnanti & Orlin,
-// Network Flows, 1993, §9.4 and §14.4): a node per time column whose
+// Network Flows, 1993, ch. 9 and 14): a node per time column whose
 // supply is minus its time's coefficient in the energy (the init event's
 // balances them), an uncapacitated arc of cost −len per row t_b − t_a ≥
 // len, per task one arc per segment of its hull of cost −(the segment's
