@@ -57,7 +57,7 @@ type FrontierReport struct {
 	Points []FrontierPoint `json:"points"`
 	// ByBudget is the frontier read the other way: at energy budgets
 	// evenly spaced from the least energy to the fastest schedule's, the
-	// least makespan (solved with the energy as a row, not interpolated).
+	// least makespan (solved, not interpolated).
 	ByBudget []FrontierPoint `json:"by_budget"`
 	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
 	// at its fastest configuration, as soon as possible.
@@ -83,6 +83,11 @@ type FrontierLP struct {
 	// solutions broke them.
 	RowsAdded int `json:"rows_added"`
 	Rounds    int `json:"rounds"`
+	// Arcs and Pivots, without a cap, are the minimum-cost flow's arcs
+	// and its network simplex's pivots (the LP's dual, solved in its
+	// place; Columns and Rows are the LP's size then).
+	Arcs   int `json:"arcs,omitempty"`
+	Pivots int `json:"pivots,omitempty"`
 }
 
 // RunFrontier computes the energy–time frontier of the fixed-event-order
@@ -202,7 +207,7 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 		*s.pct = units.Pct(p)
 	}
 	st := f.Stats()
-	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds}
+	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds, Arcs: st.Arcs, Pivots: st.Pivots}
 	return nil
 }
 

@@ -24,20 +24,21 @@ func newFrontierCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "frontier [TRACE]",
-		Short: "Energy–time frontier of a trace: the least energy for every deadline (the fixed-event-order LP on CLP)",
+		Short: "Energy–time frontier of a trace: the least energy for every deadline (the fixed-event-order LP)",
 		Long: `frontier computes, for deadlines from the least makespan of the trace's event
 order to the least that reaches the least energy, the least energy of any
 schedule that keeps that order and ends by the deadline: the LP of capsim bound
 (Bailey et al., SC'15) with objective and constraint exchanged, minimising
-energy subject to makespan ≤ T, solved at every deadline from the previous
-basis (docs/design/frontier.md). Energy is every task's power times its time
+energy subject to makespan ≤ T. Without --cap it is solved as its dual, a
+minimum-cost flow, by the network simplex; with --cap by CLP; either way each
+deadline from the last solution (docs/design/frontier.md). Energy is every task's power times its time
 on its P-states (a task may mix adjacent ones), a wait inside a task's power
 interval at the task's lowest P-state power, idle and waiting cores' loads,
 and the machine's base power until the job ends, in joules.
 
 The output lists the deadlines and energies (JSON "points"), the same curve
 read the other way ("by_budget": the least makespan for energy budgets from
-the least energy to the fastest schedule's, each solved as an LP), and the
+the least energy to the fastest schedule's, each solved, not interpolated), and the
 energy saved against the fastest schedule (every task at its fastest
 P-state, as soon as possible) at the least makespan and at 5 % longer.
 --cap adds a power cap that every schedule keeps too: the job's, or every

@@ -22,10 +22,15 @@
 // power, Bailey et al., SC'15, §2.6), so the frontier is a lower bound on
 // that model's energy too.
 //
-// The deadline is the upper bound of v_fin's column, so a sweep over
-// deadlines re-solves from the previous basis with the dual simplex; the
-// least makespan for an energy budget is the same LP with the energy as a
-// row and the makespan as the objective.
+// Without a cap the LP is solved as its dual, a minimum-cost flow (the
+// project time–cost trade-off; flow.go), by the network simplex of
+// package mcf, each deadline from the last tree, and the least makespan
+// for an energy budget by Newton's method on the convex frontier. With a
+// cap CLP solves the LP: the deadline is the upper bound of v_fin's
+// column, so a sweep over deadlines re-solves from the previous basis
+// with the dual simplex, and the least makespan for an energy budget is
+// the same LP with the energy as a row and the makespan as the
+// objective.
 package energy
 
 import (
@@ -55,6 +60,9 @@ type Options struct {
 	// LP at the same cap): New takes it for Fastest instead of solving
 	// the time LP, which TimeFor then solves when first asked.
 	LeastMakespan float64
+	// lp solves the LP with CLP where there is no cap too (tests compare
+	// it with the flow).
+	lp bool
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
 	// crashCols, when not 0, is the least number of columns whose first
@@ -99,6 +107,9 @@ type Frontier struct {
 	// the rows added or lengthened.
 	rounds, added int
 	emSolved      bool // the energy LP has a basis to re-solve from
+	// nw, without a cap, is the LP's dual as a minimum-cost flow (flow.go),
+	// which solves it in place of em and tm (both nil then).
+	nw *flowNet
 	// fast is the least makespan (s), fastE the energy of the fastest
 	// as-soon-as-possible schedule (J).
 	fast, fastE float64
@@ -126,12 +137,27 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.obj = p.Obj
+	if opt.CapW == 0 && !opt.lp {
+		// Without a cap the least makespan is the longest path with every
+		// task at its fastest (or the caller's), and the flow solves every
+		// deadline.
+		t, ok := f.keys.Earliest(o.Event[d.Fin])
+		if opt.LeastMakespan > 0 {
+			t, ok = opt.LeastMakespan, true
+		}
+		if ok {
+			f.fast = t
+			f.rows = lpRows{lo: f.rows.lo, up: f.rows.up} // its size only
+			f.nw = f.newFlow(p)
+			return f, nil
+		}
+	}
 	if f.em, err = clp.Load(p); err != nil {
 		return nil, fmt.Errorf("energy: loading the LP: %w", err)
 	}
 	f.up = append([]float64(nil), p.ColUp...)
 	f.up0 = p.ColUp
-	f.obj = p.Obj
 	tp := f.timeProblem(p)
 	if f.tm, err = clp.Load(tp); err != nil {
 		f.Close()
@@ -205,6 +231,9 @@ func (f *Frontier) TimeFor(budgetJ float64) (float64, error) {
 	if math.IsNaN(budgetJ) {
 		return 0, fmt.Errorf("energy: budget %g J", budgetJ)
 	}
+	if f.nw != nil {
+		return f.flowTimeFor(budgetJ)
+	}
 	f.rup[len(f.rup)-1] = budgetJ / f.esc
 	if err := f.tm.SetRowBounds(f.rlo, f.rup); err != nil {
 		return 0, fmt.Errorf("energy: budget %g J: %w", budgetJ, err)
@@ -260,6 +289,16 @@ const budgetSlack = 1e-6
 // MPS file for a peer solver; its objective is the energy in units of
 // Scale joules.
 func (f *Frontier) WriteMPS(path string, deadline float64) error {
+	if f.nw != nil {
+		opt := f.opt
+		opt.lp = true
+		g, err := New(f.d, f.o, opt)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		return g.WriteMPS(path, deadline)
+	}
 	if _, err := f.EnergyAt(deadline); err != nil {
 		return err
 	}
@@ -305,10 +344,17 @@ type Stats struct {
 	// Rounds counts the solves whose solutions broke rows of the full
 	// event graph, Added the rows those rounds added or lengthened.
 	Rounds, Added int
+	// Arcs and Pivots, without a cap, are the minimum-cost flow's arcs
+	// and the network simplex's pivots so far (the LP is not built then).
+	Arcs, Pivots int
 }
 
 // Stats returns the LP's size now: rows found on demand stay for every
 // later deadline and budget.
 func (f *Frontier) Stats() Stats {
-	return Stats{TimeColumns: f.nkey, Columns: len(f.obj), Rows: len(f.rows.lo), Rounds: f.rounds, Added: f.added}
+	s := Stats{TimeColumns: f.nkey, Columns: len(f.obj), Rows: len(f.rows.lo), Rounds: f.rounds, Added: f.added}
+	if f.nw != nil {
+		s.Arcs, s.Pivots = f.nw.g.Arcs(), f.nw.g.Pivots()
+	}
+	return s
 }

@@ -12,7 +12,8 @@ import (
 // tasks, configurations, messages, loads, base power and cap) and checks
 // the frontier's contract: its fastest end is the all-fastest replay, no
 // discrete configuration beats it at its own makespan, the curve does not
-// rise and is convex, and the time LP reads it back.
+// rise and is convex, and the time LP reads it back; without a cap, the
+// minimum-cost flow's energies are CLP's at every point of the curve.
 func FuzzFrontier(f *testing.F) {
 	f.Add(int64(1), uint8(2), uint8(2), uint8(2), uint8(10), uint8(0))
 	f.Add(int64(7), uint8(4), uint8(3), uint8(3), uint8(0), uint8(50))
@@ -53,6 +54,21 @@ func FuzzFrontier(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkCurve(t, "curve", pts)
+		if opt.CapW == 0 {
+			lpOpt := opt
+			lpOpt.lp = true
+			ref := newFrontier(t, d, o, lpOpt)
+			for _, p := range pts {
+				want, err := ref.EnergyAt(p.Deadline)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !relNear(p.Energy, want) {
+					t.Fatalf("at %.9g s the flow gives %.15g J, CLP %.15g J", p.Deadline, p.Energy, want)
+				}
+			}
+			ref.Close()
+		}
 		for _, p := range pts {
 			got, err := fr.TimeFor(p.Energy + budgetSlack*fr.Scale())
 			if err != nil {

@@ -118,7 +118,7 @@ func TestEarliestIsLeastMakespan(t *testing.T) {
 		if n%2 == 1 {
 			chainPower(d, o)
 		}
-		for _, opt := range []Options{{BaseW: 5, noReduce: true}, {BaseW: 5, visits: -1}, {BaseW: 5}} {
+		for _, opt := range []Options{{BaseW: 5, noReduce: true, lp: true}, {BaseW: 5, visits: -1, lp: true}, {BaseW: 5, lp: true}} {
 			f := newFrontier(t, d, o, opt)
 			asap := f.Fastest()
 			if err := f.solveFastest(); err != nil {
@@ -154,7 +154,7 @@ func TestCrashBasisAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, opt := range []Options{{BaseW: 5, noReduce: true, crashCols: 1}, {BaseW: 5, crashCols: 1}, {BaseW: 5, visits: -1, crashCols: 1}} {
+		for _, opt := range []Options{{BaseW: 5, noReduce: true, crashCols: 1, lp: true}, {BaseW: 5, crashCols: 1, lp: true}, {BaseW: 5, visits: -1, crashCols: 1, lp: true}} {
 			f := newFrontier(t, d, o, opt)
 			if f.crashBasis() != nil {
 				crashed++

@@ -147,6 +147,14 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
 		return 0, nil, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
 	}
+	if f.nw != nil {
+		end := math.Max(deadline, f.fast) / f.tau
+		e, _, err := f.flowAt(end)
+		if err != nil {
+			return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
+		}
+		return e * f.esc, f.nw.x, nil
+	}
 	// Every event's time is at most the deadline less its longest path
 	// to v_fin: rows the LP has the whole of imply it, and it keeps the
 	// LP bounded while it lacks some (settle).
