@@ -192,6 +192,9 @@ type Trace struct {
 	// Records reports that Rank.Pos counts records of a binary file (a
 	// DUMPI record, an OTF2 event) rather than lines of a text file.
 	Records bool
+	// Rows reports that each rank's File is an Arrow MPI-trace file
+	// whose rows are the events in Row's order (Rank.Pos is then nil).
+	Rows bool
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.
@@ -286,21 +289,19 @@ func (t *Trace) Mark(r int, pos int32) {
 
 // Source names where event i of rank r was read: "FILE:LINE" in a text
 // trace, "FILE record K" in a binary one, with the event's recorded
-// start time when known ("FILE record K, time T ns"); "FILE row N" for a
-// rank file without positions (an Arrow MPI trace: N is Row). It is ""
-// when the rank has no File.
+// start time when known ("FILE record K, time T ns"), "FILE row N" in an
+// Arrow MPI trace (Rows). It is "" when the trace does not say.
 func (t *Trace) Source(r, i int) string {
-	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" {
+	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" || i < 0 || i >= len(t.Ranks[r].Events) {
 		return ""
 	}
 	rk := &t.Ranks[r]
-	if i < 0 || i >= len(rk.Pos) {
-		if rk.Pos == nil {
-			return fmt.Sprintf("%s row %d", rk.File, t.Row(r, i))
-		}
+	switch {
+	case t.Rows:
+		return fmt.Sprintf("%s row %d", rk.File, t.Row(r, i))
+	case i >= len(rk.Pos) || rk.Pos[i] < 0:
 		return ""
-	}
-	if !t.Records {
+	case !t.Records:
 		return fmt.Sprintf("%s:%d", rk.File, rk.Pos[i])
 	}
 	s := fmt.Sprintf("%s record %d", rk.File, rk.Pos[i])
