@@ -311,6 +311,20 @@ func (t *Trace) Source(r, i int) string {
 	return s
 }
 
+// WithoutSources returns a shallow copy of t that does not say where its
+// events were read (no Rank.File, Rank.Pos, Records or Rows): to compare
+// the traces two files hold.
+func (t *Trace) WithoutSources() *Trace {
+	c := *t
+	c.Records, c.Rows = false, false
+	c.Ranks = make([]Rank, len(t.Ranks))
+	for r, rk := range t.Ranks {
+		rk.File, rk.Pos = "", nil
+		c.Ranks[r] = rk
+	}
+	return &c
+}
+
 // Stamped reports whether any rank of t has recorded times.
 func (t *Trace) Stamped() bool {
 	for _, rk := range t.Ranks {
