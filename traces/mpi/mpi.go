@@ -289,7 +289,8 @@ func (t *Trace) Mark(r int, pos int32) {
 
 // Source names where event i of rank r was read: "FILE:LINE" in a text
 // trace, "FILE record K" in a binary one, with the event's recorded
-// start time when known ("FILE record K, time T ns"), "FILE row N" in an
+// start time when known, in seconds on the trace's clock ("FILE record
+// K, time 5.000000040 s"), "FILE row N" in an
 // Arrow MPI trace (Rows). It is "" when the trace does not say.
 func (t *Trace) Source(r, i int) string {
 	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" || i < 0 || i >= len(t.Ranks[r].Events) {
@@ -306,7 +307,12 @@ func (t *Trace) Source(r, i int) string {
 	}
 	s := fmt.Sprintf("%s record %d", rk.File, rk.Pos[i])
 	if i < len(rk.Stamps) && rk.Stamps[i].Known() {
-		s += fmt.Sprintf(", time %d ns", rk.Stamps[i].Start)
+		ns := rk.Stamps[i].Start
+		sign := ""
+		if ns < 0 {
+			sign, ns = "-", -ns
+		}
+		s += fmt.Sprintf(", time %s%d.%09d s", sign, ns/1e9, ns%1e9)
 	}
 	return s
 }
