@@ -23,12 +23,14 @@ func TestCallsNamedByRecord(t *testing.T) {
 		ws[r] = w
 	}
 	meta := writeTrace(t, ws)
-	bin := func(r int) string { return filepath.Join(filepath.Dir(meta), []string{"run-0000.bin", "run-0001.bin"}[r]) }
+	bin := func(r int) string {
+		return filepath.Join(filepath.Dir(meta), []string{"run-0000.bin", "run-0001.bin"}[r])
+	}
 	for _, tc := range []struct {
-		name   string
-		opt    Options
-		event  int    // rank 1's allreduce, after the compute before it
-		at     string // what follows "record 2"
+		name  string
+		opt   Options
+		event int    // rank 1's allreduce, after the compute before it
+		at    string // what follows "record 2"
 	}{
 		{"no times", Options{}, 3, ""},
 		{"times kept", Options{Stamps: true}, 3, ", time 5.000000040 s"},
