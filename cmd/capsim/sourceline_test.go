@@ -11,8 +11,8 @@ import (
 // TestErrorsNameFileAndLine: a deadlock, a truncated receive and a
 // collective mismatch name each MPI call they are about by the file and
 // line it was read from, for every text format with per-call lines
-// (SimGrid TI, liballprof), in replay and in a sweep, so that the user
-// can open the trace at the call.
+// (SimGrid TI, liballprof; GOAL in replay), in replay and in a sweep, so
+// that the user can open the trace at the call.
 func TestErrorsNameFileAndLine(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -33,6 +33,9 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 	write("ranks/r0.txt", "0 init\n0 recv 1 7 8\n0 send 1 7 8\n0 finalize\n")
 	write("ranks/r1.txt", "1 init\n1 compute 100\n1 recv 0 7 8\n1 send 0 7 8\n1 finalize\n")
 	index := write("ranks/index.txt", filepath.Join(dir, "ranks/r0.txt")+"\n"+filepath.Join(dir, "ranks/r1.txt")+"\n")
+
+	goalDead := write("dead.goal", "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 7\nl2: send 8b to 1 tag 7\nl2 requires l1\n}\nrank 1 {\n\nl1: recv 8b from 0 tag 7\nl2: send 8b to 0 tag 7\nl2 requires l1\n}\n")
+	goalCut := write("cut.goal", "num_ranks 2\nrank 0 {\nl1: send 100000b to 1 tag 7\n}\nrank 1 {\n/* a comment */\nl1: recv 4096b from 0 tag 7\n}\n")
 
 	// liballprof: copies of the 4-rank point-to-point trace, rank 1's
 	// MPI_Recv from rank 0 (line 9) edited.
@@ -91,6 +94,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"liballprof truncation", []string{"replay", lapCut}, []string{
 			"receive: rank 1: MPI_Recv 400 bytes from 0 tag 7 on comm world (" + lapDir("lapcut", "trace_p2p-1.dat") + ":9)",
 			"message: rank 0: MPI_Send 5000 bytes to 1 tag 7 on comm world (" + lapDir("lapcut", "trace_p2p-0.dat") + ":9)"}},
+		{"goal deadlock", []string{"replay", goalDead}, []string{
+			"rank 0 l1: recv 8b from 1 tag 7 (" + goalDead + ":3): no matching message",
+			"rank 1 l1: recv 8b from 0 tag 7 (" + goalDead + ":9): no matching message"}},
+		{"goal truncation", []string{"replay", goalCut}, []string{
+			"receive: rank 1 l1: recv 4096b from 0 tag 7 (" + goalCut + ":7)",
+			"message: rank 0 l1: send 100000b to 1 tag 7 (" + goalCut + ":3)"}},
 		{"sweep deadlock", []string{"sweep", scen("dead.toml", dead), "-o", filepath.Join(dir, "res"), "--progress", "never"}, []string{
 			"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (" + dead + ":4)"}},
 	} {
