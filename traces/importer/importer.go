@@ -567,8 +567,8 @@ func excerpt(head []byte) string {
 
 // OpDescriber returns a function that names an operation of the graph
 // Lower(algs) returns by the MPI call it was lowered from (rank, call,
-// peer or root, communicator, trace row; for a collective, which call of
-// its communicator it is), then as the lowered operation: for messages
+// peer or root, communicator, where it was read as mpi.Trace.Describe
+// names it; for a collective, which call of its communicator it is), then as the lowered operation: for messages
 // such as a replay deadlock's, where the lowered point-to-point messages
 // of a collective alone ("recv 0b from 0 tag 1073741824") do not say
 // which call of the program is stuck. It is nil for an execution graph or

@@ -276,8 +276,9 @@ func (m *EventMap) Event(op int32) (r, i int, ok bool) {
 
 // Describer returns a function that names operation op of g, lowered from
 // t with this map, in MPI terms: the call it came from (rank, call, peer,
-// tag, communicator, trace row), then the lowered operation. For error
-// messages such as sim.DeadlockError's.
+// tag, communicator and where it was read, as mpi.Trace.Describe names
+// it), then the lowered operation. For error messages such as
+// sim.DeadlockError's.
 func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string {
 	return func(op int32) string {
 		r, i, ok := m.Event(op)
