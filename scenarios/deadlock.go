@@ -12,8 +12,8 @@ import (
 // inMPITerms rewrites the sim.OpError in err (a deadlock, a truncated
 // message), from the replay of MPI trace t lowered with options opt, in
 // the trace's terms: each operation it names is named by its rank, MPI
-// call, peer, tag, communicator and trace row, then as the lowered
-// operation. Lowering is deterministic, so the trace is lowered again
+// call, peer, tag, communicator and where it was read (FILE:LINE, FILE
+// record K or its trace row), then as the lowered operation. Lowering is deterministic, so the trace is lowered again
 // here, on the error path only, to map operations back to events.
 func inMPITerms(err error, t *mpi.Trace, opt lower.Options) error {
 	g, em, lerr := lower.LowerMapped(t, opt)

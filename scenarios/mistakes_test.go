@@ -99,6 +99,10 @@ func TestMistakesRefused(t *testing.T) {
 		{"parameter axis of a trace", noParams("trace = \"t.arrow\"") + "\n[sweep.params]\niterations = [3, 4]\n",
 			"key sweep.params.iterations: a workload parameter axis needs workload.generator", 0},
 		{"axis value of the wrong type", base + "\n[sweep.params]\niterations = [\"3\", \"4\"]\n", `key sweep.params.iterations: want an integer, got "3"`, 67},
+		{"empty model file", params("memory_boundness = 0.3", "file = \"\""), "key models.file: an empty string where a file's path is expected", lineOf(params("memory_boundness = 0.3", "file = \"\""), "file = \"\"", 1)},
+		{"empty trace", noParams("trace = \"\""), "key workload.trace: an empty string where a file's path is expected", 0},
+		{"empty mapping file", topo("kind = \"crossbar\"\nmapping = \"\""), "key network.topology.mapping: an empty string where a file's path is expected", lineOf(topo("kind = \"crossbar\"\nmapping = \"\""), "mapping = \"\"", 1)},
+		{"empty IPC model", base + "\n[aggregate]\nipc_model = \"\"\n", "key aggregate.ipc_model: an empty string where a file's path is expected", 0},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

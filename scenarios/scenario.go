@@ -501,6 +501,10 @@ func Parse(file string, text []byte) (*Scenario, error) {
 	}
 	s.File, s.Text = file, text
 	s.Warnings = deprecated(file, text, md)
+	if k := s.emptyPath(md); k != nil {
+		return nil, &ParseError{File: file, Line: keyLine(text, k), Key: k.String(),
+			Msg: "an empty string where a file's path is expected: give the path, or leave the key out"}
+	}
 	if err := s.normalize(); err != nil {
 		if pe, ok := err.(*ParseError); ok {
 			pe.File = file
@@ -511,6 +515,29 @@ func Parse(file string, text []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// emptyPath returns the first key that names a file but is set to the
+// empty string, which would otherwise read as the key left out (no model
+// file, no trace): nil when there is none.
+func (s *Scenario) emptyPath(md toml.MetaData) toml.Key {
+	type pathKey struct {
+		key  toml.Key
+		path string
+	}
+	keys := []pathKey{{toml.Key{"workload", "trace"}, s.Workload.Trace}, {toml.Key{"models", "file"}, s.Models.File}}
+	if t := s.Network.Topology; t != nil {
+		keys = append(keys, pathKey{toml.Key{"network", "topology", "mapping"}, t.Mapping})
+	}
+	if a := s.Aggregate; a != nil {
+		keys = append(keys, pathKey{toml.Key{"aggregate", "ipc_model"}, a.IPCModel}, pathKey{toml.Key{"aggregate", "ipc_samples"}, a.IPCSamples})
+	}
+	for _, k := range keys {
+		if k.path == "" && md.IsDefined(k.key...) {
+			return k.key
+		}
+	}
+	return nil
 }
 
 // deprecatedKeys are the keys a scenario may still set but that have no

@@ -13,7 +13,7 @@ import (
 
 // TestDeadlockInMPITerms: a deadlocked MPI trace (each rank receives from
 // the other first) is reported by its MPI calls: rank, call, peer, tag,
-// communicator and trace row. It was reported as lowered graph operations
+// communicator and where it was read. It was reported as lowered graph operations
 // ("rank 0 l2: recv 8b from 1 tag 7") before.
 func TestDeadlockInMPITerms(t *testing.T) {
 	tr := mpi.NewTrace(2)
@@ -31,8 +31,8 @@ func TestDeadlockInMPITerms(t *testing.T) {
 		t.Fatalf("exit %d, want 1; %q", code, stderr)
 	}
 	for _, part := range []string{"dead.arrow", "2 rank(s) blocked",
-		"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (trace row 1)",
-		"rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (trace row 4)",
+		"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (" + p + " row 1)",
+		"rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (" + p + " row 4)",
 		"no matching message"} {
 		if !strings.Contains(stderr, part) {
 			t.Errorf("stderr %q lacks %q", stderr, part)
@@ -80,8 +80,8 @@ func TestDeadlockNamedInEveryCommand(t *testing.T) {
 				t.Fatalf("exit %d, want 1; %q", code, stderr)
 			}
 			for _, part := range []string{args[len(args)-1] + ": ", "2 rank(s) blocked",
-				"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (trace row 0)",
-				"rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (trace row 2)"} {
+				"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (" + args[len(args)-1] + ":3)",
+				"rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (" + args[len(args)-1] + ":4)"} {
 				if !strings.Contains(stderr, part) {
 					t.Errorf("stderr %q lacks %q", stderr, part)
 				}

@@ -13,7 +13,7 @@ import (
 // TestTruncatedReceiveNamed: a receive smaller than the message it
 // matches (MPI_ERR_TRUNCATE in an MPI run) fails every command that
 // replays the trace, naming both calls in the trace's terms: rank, MPI
-// call, sizes, peer, tag, communicator and trace row (for a GOAL
+// call, sizes, peer, tag, communicator and where it was read (FILE:LINE, or the Arrow file's row; for a GOAL
 // schedule, its rank and label). It replayed the message's bytes as if
 // received before.
 func TestTruncatedReceiveNamed(t *testing.T) {
@@ -34,19 +34,19 @@ func TestTruncatedReceiveNamed(t *testing.T) {
 	if err := arrowtrace.WriteMPI(arrow, tr); err != nil {
 		t.Fatal(err)
 	}
-	mpiParts := func(recvRow, sendRow string) []string {
+	mpiParts := func(recvAt, sendAt string) []string {
 		return []string{"a receive of 8 bytes matched a message of 16 bytes", "MPI_ERR_TRUNCATE",
-			"receive: rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (trace row " + recvRow + ")",
-			"message: rank 0: MPI_Send 16 bytes to 1 tag 7 on comm world (trace row " + sendRow + ")"}
+			"receive: rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (" + recvAt + ")",
+			"message: rank 0: MPI_Send 16 bytes to 1 tag 7 on comm world (" + sendAt + ")"}
 	}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"replay", ti}, mpiParts("2", "1")},
-		{[]string{"bound", "--cap", "300", ti}, mpiParts("2", "1")},
-		{[]string{"policy", "steering", "--cap", "300", ti}, mpiParts("2", "1")},
-		{[]string{"replay", arrow}, mpiParts("2", "1")},
+		{[]string{"replay", ti}, mpiParts(ti+":5", ti+":4")},
+		{[]string{"bound", "--cap", "300", ti}, mpiParts(ti+":5", ti+":4")},
+		{[]string{"policy", "steering", "--cap", "300", ti}, mpiParts(ti+":5", ti+":4")},
+		{[]string{"replay", arrow}, mpiParts(arrow+" row 2", arrow+" row 1")},
 		{[]string{"replay", goalFile}, []string{"a receive of 4096 bytes matched a message of 100000 bytes",
 			"receive: rank 1 l1: recv 4096b from 0 tag 7", "message: rank 0 l1: send 100000b to 1 tag 7"}},
 	} {

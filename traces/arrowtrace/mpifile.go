@@ -226,6 +226,10 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 	}
 	md := sc.Metadata()
 	d.t = mpi.NewTrace(n)
+	d.t.Rows = true // rows are grouped by rank: Trace.Row is the file's row
+	for r := range d.t.Ranks {
+		d.t.Ranks[r].File = d.name
+	}
 	if d.t.Recorded, err = readRecorded(md, n, d.name); err != nil {
 		return err
 	}

@@ -154,12 +154,14 @@ func (c *rankConv) recError(r *record, format string, a ...any) error {
 // run converts the whole stream.
 func (c *rankConv) run() error {
 	s := newStream(c.b)
-	for s.next() {
+	c.t.Ranks[c.rank].File = c.path
+	for k := int32(0); s.next(); k++ {
 		r := &s.rec
 		c.info.Calls[r.id]++
 		if err := c.record(r); err != nil {
 			return err
 		}
+		c.t.Mark(c.rank, k)
 	}
 	if s.d.err != nil {
 		return fmt.Errorf("%s: %w", c.path, s.d.err)

@@ -122,6 +122,7 @@ func read(path string, opt Options, perRank bool) (*mpi.Trace, *Info, error) {
 		return nil, nil, err
 	}
 	t := mpi.NewTrace(m.numprocs)
+	t.Records = true
 	info := &Info{Meta: mp, Version: m.version, Ranks: make([]RankInfo, 1)}
 	if perRank {
 		info.Ranks = make([]RankInfo, m.numprocs)

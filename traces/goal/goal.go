@@ -154,6 +154,30 @@ type Block struct {
 	// Deps are the block's dependency lines in declaration order, by
 	// operation index within the block.
 	Deps []Dep
+	// Lines holds the line of each operation in the file, counted from 1.
+	Lines []int32
+}
+
+// OpLines returns the line, counted from 1, of each operation of the GOAL
+// file at path: OpLines(path)[r][i] for the i-th operation of rank r's
+// block, graph.Graph's operation RankStart[r]+i of the graph ReadFile
+// returns. For error messages: it reads the file again, so that a replay
+// keeps no line numbers.
+func OpLines(path string) ([][]int32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("goal: %w", err)
+	}
+	defer f.Close()
+	var lines [][]int32
+	err = Scan(f, path, func(n int) error {
+		lines = make([][]int32, n)
+		return nil
+	}, func(b *Block) error {
+		lines[b.Rank] = append([]int32(nil), b.Lines...)
+		return nil
+	})
+	return lines, err
 }
 
 // Dep is one dependency line: operation Op requires (or irequires) On.
@@ -432,6 +456,7 @@ func (p *parser) parseTokens(t [][]byte) error {
 			p.labeled, p.deps, p.names = p.labeled[:0], p.deps[:0], p.names[:0]
 			p.blk.Rank = p.rank
 			p.blk.Ops, p.blk.Labels, p.blk.Deps = p.blk.Ops[:0], p.blk.Labels[:0], p.blk.Deps[:0]
+			p.blk.Lines = p.blk.Lines[:0]
 			t = t[3:]
 			if p.idx != nil {
 				p.idx.open(p.rank, p.next, p.line+1, len(t) > 0)
@@ -505,6 +530,7 @@ func (p *parser) statement(t [][]byte) error {
 	}
 	id := int32(len(p.blk.Ops))
 	p.blk.Ops = append(p.blk.Ops, op)
+	p.blk.Lines = append(p.blk.Lines, int32(min(p.line, 1<<31-1)))
 	if label == nil {
 		p.blk.Labels = append(p.blk.Labels, "")
 		p.labeled = append(p.labeled, false)

@@ -454,5 +454,6 @@ func readArchive(path, name, kind string, opt Options) (*Trace, error) {
 		return nil, u.rename(err)
 	}
 	t.Path, t.Format = name, f.Name
+	t.renameSources(u.name)
 	return t, nil
 }

@@ -567,14 +567,22 @@ func excerpt(head []byte) string {
 
 // OpDescriber returns a function that names an operation of the graph
 // Lower(algs) returns by the MPI call it was lowered from (rank, call,
-// peer or root, communicator, trace row; for a collective, which call of
-// its communicator it is), then as the lowered operation: for messages
+// peer or root, communicator, where it was read as mpi.Trace.Describe
+// names it; for a collective, which call of its communicator it is), then as the lowered operation: for messages
 // such as a replay deadlock's, where the lowered point-to-point messages
 // of a collective alone ("recv 0b from 0 tag 1073741824") do not say
 // which call of the program is stuck. It is nil for an execution graph or
 // when lowering fails.
+//
+// For a GOAL schedule read from a file it names each operation as the
+// graph does, then by the file and line it was read from
+// ("rank 1 l1: recv 4096b from 0 tag 7 (x.goal:6)"); the file is read
+// again for its lines on the first call, so that a replay keeps none.
 func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 	if t.MPI == nil {
+		if t.Format == "goal" && t.Graph != nil && !streamed(t.Path) {
+			return goalDescriber(t.Path, t.Graph)
+		}
 		return nil
 	}
 	g, em, err := t.LowerMapped(algs)
@@ -582,6 +590,35 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 		return nil
 	}
 	return em.Describer(t.MPI, g)
+}
+
+// goalDescriber names operation op of g, read from the GOAL file at
+// path, by g.Describe and its line in path, which it reads again on its
+// first call; without the line when the file no longer gives g's
+// operations.
+func goalDescriber(path string, g *graph.Graph) func(op int32) string {
+	var lines [][]int32
+	read := false
+	return func(op int32) string {
+		if !read {
+			read = true
+			lines, _ = goal.OpLines(path)
+			if len(lines) != g.NumRanks() {
+				lines = nil
+			}
+			for r := range lines {
+				if len(lines[r]) != int(g.RankStart[r+1]-g.RankStart[r]) {
+					lines = nil
+					break
+				}
+			}
+		}
+		if op < 0 || int(op) >= g.NumOps() || lines == nil {
+			return g.Describe(op)
+		}
+		r := g.RankOf(op)
+		return fmt.Sprintf("%s (%s:%d)", g.Describe(op), path, lines[r][op-g.RankStart[r]])
+	}
 }
 
 // chakraDir reports whether the folder at path holds Chakra files: NPU 0's

@@ -54,8 +54,28 @@ func readStreamed(path string, opt Options) (*Trace, error) {
 		return nil, renamed(err, tmp, path)
 	}
 	t.Path, t.Format = path, f.Name
+	t.renameSources(func(p string) string {
+		if p == tmp {
+			return path
+		}
+		return p
+	})
 	t.setStarts(opt.AlignStarts)
 	return t, nil
+}
+
+// renameSources renames the files an MPI trace's events were read from
+// (mpi.Rank.File), so that messages name the files the user gave rather
+// than temporary copies.
+func (t *Trace) renameSources(name func(string) string) {
+	if t.MPI == nil {
+		return
+	}
+	for r := range t.MPI.Ranks {
+		if f := t.MPI.Ranks[r].File; f != "" {
+			t.MPI.Ranks[r].File = name(f)
+		}
+	}
 }
 
 // spool copies the stream at path into the file tmp.

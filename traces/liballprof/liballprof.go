@@ -329,11 +329,13 @@ func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTim
 	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}, stamps: opt.Stamps}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), MaxLine)
+	t.Ranks[r].File = name
 	for sc.Scan() {
 		rd.line++
 		if err := rd.record(sc.Text()); err != nil {
 			return usTime{}, err
 		}
+		t.Mark(r, int32(rd.line))
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {

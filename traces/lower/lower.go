@@ -165,9 +165,34 @@ func known(k mpi.Kind, alg string) bool {
 type Error struct {
 	Rank, Event int
 	Msg         string
+	// Source is where the event was read (mpi.Trace.Source: "FILE:LINE",
+	// "FILE record K"), "" when the trace does not say.
+	Source string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("rank %d event %d: %s", e.Rank, e.Event, e.Msg) }
+func (e *Error) Error() string {
+	if e.Source != "" {
+		return fmt.Sprintf("rank %d event %d (%s): %s", e.Rank, e.Event, e.Source, e.Msg)
+	}
+	return fmt.Sprintf("rank %d event %d: %s", e.Rank, e.Event, e.Msg)
+}
+
+// sourced sets the Source of the *Error err is, from t.
+func sourced(err error, t *mpi.Trace) error {
+	if e, ok := err.(*Error); ok && e.Source == "" {
+		e.Source = t.Source(e.Rank, e.Event)
+	}
+	return err
+}
+
+// at is " (FILE:LINE)" for event i of rank r of t, "" when t does not say
+// where it was read.
+func at(t *mpi.Trace, r, i int) string {
+	if s := t.Source(r, i); s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}
 
 // collCall names a collective call of kind k as it is told apart from
 // another: with its root for rooted kinds ("bcast (root 2)").
@@ -191,6 +216,7 @@ type instance struct {
 	root   int32
 	bytes  int64
 	first  int   // the world rank whose call made the instance
+	firstI int   // that call's event index on rank first
 	events []int // event index per member (communicator rank order)
 	lists  [][]int64
 }
@@ -250,8 +276,9 @@ func (m *EventMap) Event(op int32) (r, i int, ok bool) {
 
 // Describer returns a function that names operation op of g, lowered from
 // t with this map, in MPI terms: the call it came from (rank, call, peer,
-// tag, communicator, trace row), then the lowered operation. For error
-// messages such as sim.DeadlockError's.
+// tag, communicator and where it was read, as mpi.Trace.Describe names
+// it), then the lowered operation. For error messages such as
+// sim.DeadlockError's.
 func (m *EventMap) Describer(t *mpi.Trace, g *graph.Graph) func(op int32) string {
 	return func(op int32) string {
 		r, i, ok := m.Event(op)
@@ -290,7 +317,7 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 		return nil, nil, err
 	}
 	if err := l.matchCollectives(); err != nil {
-		return nil, nil, err
+		return nil, nil, sourced(err, t)
 	}
 	for _, name := range t.Regions[min(1, len(t.Regions)):] {
 		l.b.Region(name) // graph region i is trace region i+1
@@ -301,7 +328,7 @@ func LowerMapped(t *mpi.Trace, opt Options) (*graph.Graph, *EventMap, error) {
 		l.ranks[r] = rankState{rank: r, started: -1, reqs: map[int64]int32{}}
 		m.Start[r] = make([]int32, len(t.Ranks[r].Events)+1)
 		if err := l.lowerRank(r, m.Start[r]); err != nil {
-			return nil, nil, err
+			return nil, nil, sourced(err, t)
 		}
 	}
 	g, err := l.b.Build()
@@ -365,43 +392,43 @@ func (l *lowerer) matchCollectives() error {
 			}
 			c, ok := l.comms[e.Comm]
 			if !ok {
-				return &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
 			}
 			me, ok := l.commRank[e.Comm][int32(r)]
 			if !ok {
-				return &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
 			}
 			p := int32(len(c.Members))
 			if e.Kind.IsRooted() && (e.Peer < 0 || e.Peer >= p) {
-				return &Error{r, i, fmt.Sprintf("%s root %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, p)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s root %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, p)}
 			}
 			if e.Bytes < 0 {
-				return &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
 			}
 			key := collKey{e.Comm, seq[e.Comm]}
 			seq[e.Comm]++
 			in, ok := l.inst[key]
 			if !ok {
-				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, first: r, events: make([]int, p), lists: make([][]int64, p)}
+				in = &instance{kind: e.Kind, root: e.Peer, bytes: e.Bytes, first: r, firstI: i, events: make([]int, p), lists: make([][]int64, p)}
 				for j := range in.events {
 					in.events[j] = -1
 				}
 				l.inst[key] = in
 			} else if in.kind != e.Kind || (e.Kind.IsRooted() && in.root != e.Peer) {
-				return &Error{r, i, fmt.Sprintf("collective call #%d on communicator %d is %s here but %s on rank %d: every member makes the same call",
-					key.seq+1, e.Comm, collCall(e.Kind, e.Peer), collCall(in.kind, in.root), in.first)}
-			} else if err := in.sameSize(key, r, e); err != "" {
-				return &Error{r, i, err}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("collective call #%d on communicator %d is %s here but %s on rank %d%s: every member makes the same call",
+					key.seq+1, e.Comm, collCall(e.Kind, e.Peer), collCall(in.kind, in.root), in.first, at(l.t, in.first, in.firstI))}
+			} else if err := in.sameSize(key, r, e, at(l.t, in.first, in.firstI)); err != "" {
+				return &Error{Rank: r, Event: i, Msg: err}
 			}
 			in.events[me] = i
 			if e.Kind == mpi.Alltoallv {
 				list := l.t.List(r, e)
 				if int32(len(list)) != p {
-					return &Error{r, i, fmt.Sprintf("alltoallv lists %d sizes for a communicator of %d", len(list), p)}
+					return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("alltoallv lists %d sizes for a communicator of %d", len(list), p)}
 				}
 				for _, b := range list {
 					if b < 0 {
-						return &Error{r, i, "alltoallv with a negative size"}
+						return &Error{Rank: r, Event: i, Msg: "alltoallv with a negative size"}
 					}
 				}
 				in.lists[me] = list
@@ -420,7 +447,7 @@ func (l *lowerer) matchCollectives() error {
 		for j, ev := range in.events {
 			if ev < 0 {
 				w := l.comms[k.comm].Members[j]
-				return &Error{int(w), len(l.t.Ranks[w].Events), fmt.Sprintf("rank never calls collective call #%d on communicator %d (%s on rank %d)", k.seq+1, k.comm, collCall(in.kind, in.root), in.first)}
+				return &Error{Rank: int(w), Event: len(l.t.Ranks[w].Events), Msg: fmt.Sprintf("rank never calls collective call #%d on communicator %d (%s on rank %d%s)", k.seq+1, k.comm, collCall(in.kind, in.root), in.first, at(l.t, in.first, in.firstI))}
 			}
 		}
 	}
@@ -477,7 +504,7 @@ func (l *lowerer) lowerRank(r int, start []int32) error {
 		start[i] = l.b.Len(r)
 		e := &rk.Events[i]
 		if e.Region < 0 || int(e.Region) >= max(1, len(l.t.Regions)) {
-			return &Error{r, i, fmt.Sprintf("region %d out of range", e.Region)}
+			return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("region %d out of range", e.Region)}
 		}
 		st.region = graph.NoRegion
 		if e.Region != mpi.NoRegion {
@@ -486,7 +513,7 @@ func (l *lowerer) lowerRank(r int, start []int32) error {
 		switch e.Kind {
 		case mpi.Compute:
 			if e.Duration < 0 {
-				return &Error{r, i, fmt.Sprintf("compute with negative duration %d", e.Duration)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("compute with negative duration %d", e.Duration)}
 			}
 			op := graph.CalcOp(e.Duration)
 			op.Region = st.region
@@ -502,7 +529,7 @@ func (l *lowerer) lowerRank(r int, start []int32) error {
 				continue
 			}
 			if _, dup := st.reqs[e.Req]; dup {
-				return &Error{r, i, fmt.Sprintf("request %d is still pending", e.Req)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("request %d is still pending", e.Req)}
 			}
 			st.reqs[e.Req] = id
 			st.started = id
@@ -510,21 +537,21 @@ func (l *lowerer) lowerRank(r int, start []int32) error {
 			reqs := []int64{e.Req}
 			if e.Kind == mpi.Waitall {
 				if e.ListOff < 0 || e.ListLen < 0 || int(e.ListOff+e.ListLen) > len(rk.List) {
-					return &Error{r, i, "waitall request list out of range"}
+					return &Error{Rank: r, Event: i, Msg: "waitall request list out of range"}
 				}
 				reqs = l.t.List(r, e)
 			}
 			for _, q := range reqs {
 				id, ok := st.reqs[q]
 				if !ok {
-					return &Error{r, i, fmt.Sprintf("%s on unknown request %d", e.Kind, q)}
+					return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on unknown request %d", e.Kind, q)}
 				}
 				delete(st.reqs, q)
 				st.last = append(st.last, id)
 			}
 		default:
 			if !e.Kind.IsCollective() {
-				return &Error{r, i, fmt.Sprintf("unknown event kind %d", e.Kind)}
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("unknown event kind %d", e.Kind)}
 			}
 			key := collKey{e.Comm, seq[e.Comm]}
 			seq[e.Comm]++
@@ -539,29 +566,29 @@ func (l *lowerer) lowerRank(r int, start []int32) error {
 func (l *lowerer) p2p(r, i int, e *mpi.Event) (graph.Op, error) {
 	c, ok := l.comms[e.Comm]
 	if !ok {
-		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
+		return graph.Op{}, &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on unknown communicator %d", e.Kind, e.Comm)}
 	}
 	if _, ok := l.commRank[e.Comm][int32(r)]; !ok {
-		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
+		return graph.Op{}, &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r)}
 	}
 	recv := e.Kind == mpi.Recv || e.Kind == mpi.Irecv
 	peer := e.Peer
 	if recv && peer == mpi.AnySource {
 		peer = graph.AnySource
 	} else if peer < 0 || int(peer) >= len(c.Members) {
-		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s peer %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, len(c.Members))}
+		return graph.Op{}, &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s peer %d is not a rank of communicator %d (size %d)", e.Kind, e.Peer, e.Comm, len(c.Members))}
 	} else {
 		peer = c.Members[peer]
 	}
 	if e.Tag >= MaxUserTag || e.Tag < 0 && !(recv && e.Tag == mpi.AnyTag) {
-		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s tag %d outside 0..%d", e.Kind, e.Tag, MaxUserTag-1)}
+		return graph.Op{}, &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s tag %d outside 0..%d", e.Kind, e.Tag, MaxUserTag-1)}
 	}
 	tag := e.Tag
 	if tag != mpi.AnyTag {
 		tag |= e.Comm << 20 // separate communicators, as MPI's contexts do
 	}
 	if e.Bytes < 0 {
-		return graph.Op{}, &Error{r, i, fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
+		return graph.Op{}, &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
 	}
 	if recv {
 		return graph.RecvOp(e.Bytes, peer, tag), nil

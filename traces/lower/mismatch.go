@@ -26,12 +26,13 @@ func fixedSize(k mpi.Kind) bool {
 // (8 bytes on one rank, 800,000 on another) cannot come from a correct
 // MPI program, and lowering it would move as many bytes as whichever
 // rank was lowered first.
-func (in *instance) sameSize(key collKey, r int, e *mpi.Event) string {
+// at says where the first caller's call was read (" (FILE:LINE)"), or "".
+func (in *instance) sameSize(key collKey, r int, e *mpi.Event, at string) string {
 	if !fixedSize(e.Kind) || e.Bytes == in.bytes {
 		return ""
 	}
-	return fmt.Sprintf("%s #%d on communicator %d passes %d bytes on rank %d but %d bytes on rank %d: MPI requires the same size on every member",
-		e.Kind, key.seq, key.comm, e.Bytes, r, in.bytes, in.first)
+	return fmt.Sprintf("%s #%d on communicator %d passes %d bytes on rank %d but %d bytes on rank %d%s: MPI requires the same size on every member",
+		e.Kind, key.seq, key.comm, e.Bytes, r, in.bytes, in.first, at)
 }
 
 // collectiveCall names which call of its communicator's collectives event

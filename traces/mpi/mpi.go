@@ -137,6 +137,16 @@ type Rank struct {
 	// for Events[i]). Importers of formats with time fill it; Append
 	// keeps it aligned with Events.
 	Stamps []Stamp
+	// File is the file the rank's events were read from, to name them in
+	// error messages ("" when unknown or not a file).
+	File string
+	// Pos holds where each event was read in File: its line, counted from
+	// 1, in a text trace; its record's index in the rank's record list,
+	// counted from 0, in a binary one (Trace.Records). It is nil when
+	// unknown, and may be shorter than Events (the events an importer
+	// adds at a rank's end, after its last record, have none). Mark
+	// fills it.
+	Pos []int32
 }
 
 // Stamp is when a traced event ran, in ns on the trace's clock, which the
@@ -179,6 +189,12 @@ type Trace struct {
 	// every lowering of the trace (a replay, the LP bound, a deadlock's
 	// description) is the same program. nil: capsim's defaults.
 	Algorithms map[Kind]string
+	// Records reports that Rank.Pos counts records of a binary file (a
+	// DUMPI record, an OTF2 event) rather than lines of a text file.
+	Records bool
+	// Rows reports that each rank's File is an Arrow MPI-trace file
+	// whose rows are the events in Row's order (Rank.Pos is then nil).
+	Rows bool
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.
@@ -255,6 +271,66 @@ func (t *Trace) AppendStamped(r int, e Event, s Stamp) {
 	rk.Stamps = append(rk.Stamps, s)
 }
 
+// Mark records that rank r's events added since its last Mark were read
+// at pos in its File (a line, or a record index when t.Records). An
+// importer calls it after each line or record it has applied.
+func (t *Trace) Mark(r int, pos int32) {
+	rk := &t.Ranks[r]
+	if len(rk.Pos) == len(rk.Events) {
+		return
+	}
+	if rk.Pos == nil {
+		rk.Pos = make([]int32, 0, cap(rk.Events))
+	}
+	for len(rk.Pos) < len(rk.Events) {
+		rk.Pos = append(rk.Pos, pos)
+	}
+}
+
+// Source names where event i of rank r was read: "FILE:LINE" in a text
+// trace, "FILE record K" in a binary one, with the event's recorded
+// start time when known, in seconds on the trace's clock ("FILE record
+// K, time 5.000000040 s"), "FILE row N" in an
+// Arrow MPI trace (Rows). It is "" when the trace does not say.
+func (t *Trace) Source(r, i int) string {
+	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" || i < 0 || i >= len(t.Ranks[r].Events) {
+		return ""
+	}
+	rk := &t.Ranks[r]
+	switch {
+	case t.Rows:
+		return fmt.Sprintf("%s row %d", rk.File, t.Row(r, i))
+	case i >= len(rk.Pos) || rk.Pos[i] < 0:
+		return ""
+	case !t.Records:
+		return fmt.Sprintf("%s:%d", rk.File, rk.Pos[i])
+	}
+	s := fmt.Sprintf("%s record %d", rk.File, rk.Pos[i])
+	if i < len(rk.Stamps) && rk.Stamps[i].Known() {
+		ns := rk.Stamps[i].Start
+		sign := ""
+		if ns < 0 {
+			sign, ns = "-", -ns
+		}
+		s += fmt.Sprintf(", time %s%d.%09d s", sign, ns/1e9, ns%1e9)
+	}
+	return s
+}
+
+// WithoutSources returns a shallow copy of t that does not say where its
+// events were read (no Rank.File, Rank.Pos, Records or Rows): to compare
+// the traces two files hold.
+func (t *Trace) WithoutSources() *Trace {
+	c := *t
+	c.Records, c.Rows = false, false
+	c.Ranks = make([]Rank, len(t.Ranks))
+	for r, rk := range t.Ranks {
+		rk.File, rk.Pos = "", nil
+		c.Ranks[r] = rk
+	}
+	return &c
+}
+
 // Stamped reports whether any rank of t has recorded times.
 func (t *Trace) Stamped() bool {
 	for _, rk := range t.Ranks {
@@ -321,8 +397,9 @@ func (t *Trace) Row(r, i int) int64 {
 }
 
 // Describe names event i of rank r in MPI terms: the call, its peer, tag
-// and communicator, and its trace row, e.g. "rank 1: MPI_Recv from 0 tag
-// 7 on comm world (trace row 12)".
+// and communicator, and where it was read (Source, e.g. "rank 1:
+// MPI_Recv 8 bytes from 0 tag 7 on comm world (rank1.txt:12)"), or its
+// trace row when the trace does not say ("(trace row 12)").
 func (t *Trace) Describe(r, i int) string {
 	if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
 		return fmt.Sprintf("rank %d event %d", r, i)
@@ -334,7 +411,7 @@ func (t *Trace) Describe(r, i int) string {
 		if int(e.Region) < len(t.Regions) && t.Regions[e.Region] != "" {
 			s += " " + t.Regions[e.Region]
 		}
-		return s + fmt.Sprintf(" (trace row %d)", t.Row(r, i))
+		return s + t.where(r, i)
 	}
 	s += "MPI_" + mpiName(e.Kind)
 	comm := fmt.Sprint(e.Comm)
@@ -354,7 +431,7 @@ func (t *Trace) Describe(r, i int) string {
 		}
 		s += fmt.Sprintf(" %d bytes from %s tag %s", e.Bytes, from, tag)
 	case Wait, Waitall:
-		return s + fmt.Sprintf(" (trace row %d)", t.Row(r, i))
+		return s + t.where(r, i)
 	default:
 		if e.Kind.IsRooted() {
 			s += fmt.Sprintf(" %d bytes root %d", e.Bytes, e.Peer)
@@ -362,7 +439,16 @@ func (t *Trace) Describe(r, i int) string {
 			s += fmt.Sprintf(" %d bytes", e.Bytes)
 		}
 	}
-	return s + fmt.Sprintf(" on comm %s (trace row %d)", comm, t.Row(r, i))
+	return s + " on comm " + comm + t.where(r, i)
+}
+
+// where is Describe's closing parenthesis: the event's Source, or its
+// trace row.
+func (t *Trace) where(r, i int) string {
+	if src := t.Source(r, i); src != "" {
+		return " (" + src + ")"
+	}
+	return fmt.Sprintf(" (trace row %d)", t.Row(r, i))
 }
 
 // mpiName is the MPI spelling of a call kind ("Allreduce").

@@ -289,6 +289,11 @@ func (p *parser) readFile(file string, rank int) error {
 	}
 	defer f.Close()
 	p.file, p.line = file, 0
+	for r := range p.t.Ranks {
+		if r == rank || rank < 0 {
+			p.t.Ranks[r].File = file
+		}
+	}
 	sc := newScanner(f)
 	var fields [][]byte
 	for sc.Scan() {
@@ -354,7 +359,11 @@ func (p *parser) parseLine(fields [][]byte, rank int) error {
 	if len(fields) < 2 {
 		return p.errorf("rank %d with no action", r)
 	}
-	return p.do(int(r), fields)
+	if err := p.do(int(r), fields); err != nil {
+		return err
+	}
+	p.t.Mark(int(r), int32(p.line))
+	return nil
 }
 
 // flush parses the held lines, each at its own line number, and empties
