@@ -299,17 +299,20 @@ func (r *boundRun) lower() error {
 
 // inMPITerms names the operations of a deadlocked replay of the trace
 // (the LP's reference replay, a policy's), or of its truncated message,
-// by their MPI calls.
+// by their MPI calls; those of a GOAL file's graph by their lines.
 func (r *boundRun) inMPITerms(err error) error {
 	var dl sim.OpError
-	if r.t == nil || !errors.As(err, &dl) {
+	if r.t == nil {
+		return r.sc.inGraphTerms(err, r.g)
+	}
+	if !errors.As(err, &dl) {
 		return err
 	}
 	opt, oerr := r.sc.lowerOptions(r.algs)
 	if oerr != nil {
 		return err
 	}
-	return inMPITerms(err, r.t, opt)
+	return inMPITerms(err, r.sc.located(r.t), opt)
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans
@@ -317,7 +320,7 @@ func (r *boundRun) inMPITerms(err error) error {
 // machine's P-states.
 func (r *boundRun) buildLP() error {
 	if r.t == nil {
-		return r.buildGraphLP()
+		return r.inMPITerms(r.buildGraphLP())
 	}
 	return r.inMPITerms(r.buildLPs())
 }

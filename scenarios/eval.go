@@ -69,7 +69,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	if err != nil {
 		return err
 	}
-	defer func() { err = sc.deadlockInMPITerms(err, t, params) }()
+	defer func() { err = sc.deadlockInMPITerms(err, t, g, params) }()
 	if pts[0].Pattern > 0 {
 		if err := sc.fitsAggregate(m, g); err != nil {
 			return err
