@@ -302,7 +302,19 @@ func (r *boundRun) lower() error {
 		return err
 	}
 	r.g, err = lower.Lower(r.t, opt)
+	if path, imp := r.source(); err != nil && path != "" {
+		err = importer.Relowered(err, r.t, path, imp, opt)
+	}
 	return err
+}
+
+// source is the file the trace or graph was read from and how: the
+// configuration's, else the scenario's workload; "" when unknown.
+func (r *boundRun) source() (string, importer.Options) {
+	if r.cfg.Trace != nil || r.cfg.Graph != nil || r.sc.Workload.Trace == "" {
+		return r.cfg.TracePath, r.cfg.Import
+	}
+	return r.sc.path(r.sc.Workload.Trace), r.sc.Workload.importOptions()
 }
 
 // inMPITerms names the operations of a deadlocked replay of the trace
@@ -313,10 +325,7 @@ func (r *boundRun) inMPITerms(err error) error {
 	if !errors.As(err, &dl) {
 		return err
 	}
-	path, imp := r.sc.path(r.sc.Workload.Trace), r.sc.Workload.importOptions()
-	if r.cfg.Trace != nil || r.cfg.Graph != nil || r.sc.Workload.Trace == "" {
-		path, imp = r.cfg.TracePath, r.cfg.Import
-	}
+	path, imp := r.source()
 	if r.t == nil {
 		if path == "" {
 			return err

@@ -669,6 +669,9 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 		return nil, nil, err
 	}
 	g, err = lower.Lower(t, opt)
+	if err != nil && sc.Workload.Trace != "" {
+		err = importer.Relowered(err, t, sc.path(sc.Workload.Trace), sc.Workload.importOptions(), opt)
+	}
 	return t, g, err
 }
 

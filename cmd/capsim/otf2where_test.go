@@ -22,6 +22,8 @@ const (
 	owOffset = 1_000_000
 	owSend   = 0 // regions
 	owRecv   = 1
+	owBar    = 2
+	owBcast  = 3
 )
 
 // owCall is an MPI call of rank r: its region entered at tick at, rec
@@ -39,8 +41,9 @@ func writeOTF2(t *testing.T, dir, name string, calls []owCall) string {
 	t.Helper()
 	out := filepath.Join(dir, name)
 	w, err := otf2write.Create(out, otf2write.Defs{Resolution: owRes, Offset: owOffset, Ranks: 2,
-		Regions: []otf2write.Region{owSend: {Name: "MPI_Send", MPI: true}, owRecv: {Name: "MPI_Recv", MPI: true}},
-		Comms:   []otf2write.Comm{{Name: "MPI_COMM_WORLD", Members: []uint64{0, 1}}}})
+		Regions: []otf2write.Region{owSend: {Name: "MPI_Send", MPI: true}, owRecv: {Name: "MPI_Recv", MPI: true},
+			owBar: {Name: "MPI_Barrier", MPI: true}, owBcast: {Name: "MPI_Bcast", MPI: true}},
+		Comms: []otf2write.Comm{{Name: "MPI_COMM_WORLD", Members: []uint64{0, 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +66,8 @@ func writeOTF2(t *testing.T, dir, name string, calls []owCall) string {
 // owWhere matches where an OTF2 event was recorded in an error message.
 var owWhere = regexp.MustCompile(`([^\s(]+) location (\d+) \((\S+)\), time (\d+) ticks = (\d+)\.(\d{9}) s from the trace start`)
 
-// TestErrorsNameOTF2Records: a deadlock or a truncated receive of an OTF2
-// trace names each MPI call by the archive, the location and its event
+// TestErrorsNameOTF2Records: a deadlock, a truncated receive or a
+// collective mismatch of an OTF2 trace names each MPI call by the archive, the location and its event
 // file, and its record's timestamp in ticks and in seconds from the
 // trace's start, in replay, bound, a policy replay and a sweep; each
 // named record is one otf2-print lists at that location and tick.
@@ -84,6 +87,11 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 	})
 	// Rank 1 receives 8 of the 4096 bytes rank 0 sends.
 	cut := writeOTF2(t, dir, "cut", []owCall{{0, owSend, 100, send(1, 4096)}, {1, owRecv, 5000, recv(0, 8)}})
+	// Rank 0 calls MPI_Barrier where rank 1 calls MPI_Bcast.
+	kinds := writeOTF2(t, dir, "kinds", []owCall{
+		{0, owBar, 100, otf2write.Event{Kind: otf2write.CollEnd, Op: 0, Root: ^uint32(0)}},
+		{1, owBcast, 300, otf2write.Event{Kind: otf2write.CollEnd, Op: 1, Root: 0, Sent: 0, Recv: 8}},
+	})
 	named := func(anchor string, loc int, tick uint64) string {
 		ns := (tick - owOffset) * 2 / 5
 		return fmt.Sprintf("%s location %d (%s), time %d ticks = 0.%09d s from the trace start",
@@ -112,6 +120,12 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 		{"truncation", []string{"replay", cut}, []string{
 			"receive: rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm MPI_COMM_WORLD (" + named(cut, 1, owOffset+5010) + ")",
 			"message: rank 0: MPI_Send 4096 bytes to 1 tag 7 on comm MPI_COMM_WORLD (" + named(cut, 0, owOffset+110) + ")"}},
+		{"collective mismatch", []string{"replay", kinds}, []string{
+			"rank 1 event 0 (" + named(kinds, 1, owOffset+310) + "): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + named(kinds, 0, owOffset+110) + ")"}},
+		{"collective mismatch in bound", []string{"bound", "--cap", "300", kinds}, []string{
+			"(" + named(kinds, 1, owOffset+310) + "): collective call #1"}},
+		{"collective mismatch in a sweep", []string{"sweep", scen("kinds.toml", kinds), "-o", filepath.Join(dir, "kres"), "--progress", "never"}, []string{
+			"(" + named(kinds, 1, owOffset+310) + "): collective call #1"}},
 		{"deadlock in bound", []string{"bound", "--cap", "300", dead}, deadWant},
 		{"deadlock in a scenario's bound", []string{"bound", "--cap", "300", "--scenario", scen("deadbound.toml", dead)}, deadWant},
 		{"deadlock in a policy replay", []string{"policy", "dct-dvfs", dead}, deadWant},
@@ -132,8 +146,9 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 	}
 }
 
-// checkOtf2Print checks that every record msg names is an MPI_SEND or
-// MPI_RECV record otf2-print lists at that location and timestamp.
+// checkOtf2Print checks that every record msg names is an MPI_SEND,
+// MPI_RECV or MPI_COLLECTIVE_END record otf2-print lists at that
+// location and timestamp.
 func checkOtf2Print(t *testing.T, msg string) {
 	t.Helper()
 	if _, err := exec.LookPath("otf2-print"); err != nil {
@@ -152,12 +167,12 @@ func checkOtf2Print(t *testing.T, msg string) {
 		ok := false
 		for _, line := range strings.Split(string(out), "\n") {
 			f := strings.Fields(line)
-			if len(f) >= 3 && (f[0] == "MPI_SEND" || f[0] == "MPI_RECV") && f[1] == m[2] && f[2] == m[4] {
+			if len(f) >= 3 && (f[0] == "MPI_SEND" || f[0] == "MPI_RECV" || f[0] == "MPI_COLLECTIVE_END") && f[1] == m[2] && f[2] == m[4] {
 				ok = true
 			}
 		}
 		if !ok {
-			t.Errorf("otf2-print %s lists no MPI_SEND or MPI_RECV at location %s, tick %s:\n%s", m[1], m[2], m[4], out)
+			t.Errorf("otf2-print %s lists no MPI_SEND, MPI_RECV or MPI_COLLECTIVE_END at location %s, tick %s:\n%s", m[1], m[2], m[4], out)
 		}
 	}
 }

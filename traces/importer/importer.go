@@ -151,6 +151,9 @@ func (t *Trace) LowerMapped(algs map[mpi.Kind]string) (*graph.Graph, *lower.Even
 	}
 	g, em, err := lower.LowerMapped(t.MPI, lower.Options{Algorithm: all})
 	if err != nil {
+		if t.Format == "otf2" {
+			err = Relowered(err, t.MPI, t.Path, Options{Format: t.Format, OTF2: t.otf2Opt}, lower.Options{Algorithm: all})
+		}
 		return nil, nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
 	return g, em, nil
@@ -623,6 +626,27 @@ func Located(t *mpi.Trace, path string, opt Options) *mpi.Trace {
 	c := *t
 	c.Where = again.Where
 	return &c
+}
+
+// Relowered returns err, an error lowering t (read from path with opt)
+// with lo, made again from t with where each event was recorded
+// (Located) when err is a lowering error (*lower.Error, such as a
+// collective call whose members disagree) of a format that keeps that
+// only when asked; err itself otherwise.
+func Relowered(err error, t *mpi.Trace, path string, opt Options, lo lower.Options) error {
+	if _, ok := err.(*lower.Error); !ok {
+		return err
+	}
+	lt := Located(t, path, opt)
+	if lt == t {
+		return err
+	}
+	if _, lerr := lower.Lower(lt, lo); lerr != nil {
+		if _, ok := lerr.(*lower.Error); ok {
+			return lerr
+		}
+	}
+	return err
 }
 
 // sameEvents reports whether a and b have the same ranks with the same
