@@ -18,6 +18,7 @@ import (
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -42,6 +43,13 @@ type BoundConfig struct {
 	// Collectives are the trace format's own collective algorithms, used
 	// for the kinds the scenario's network.collectives leaves out.
 	Collectives map[mpi.Kind]string
+	// TracePath and Import are the file Trace or Graph was read from and
+	// how, so that an error message can read it again for where each
+	// call was recorded (an OTF2 archive's locations and timestamps, a
+	// GOAL file's lines; importer.Located, importer.GraphDescriber);
+	// "" when unknown.
+	TracePath string
+	Import    importer.Options
 	// TablePath, where set, is a configuration table (compute/table CSV)
 	// giving every compute task its configurations instead of the
 	// machine's P-states.
@@ -294,22 +302,45 @@ func (r *boundRun) lower() error {
 		return err
 	}
 	r.g, err = lower.Lower(r.t, opt)
+	if path, imp := r.source(); err != nil && path != "" {
+		err = importer.Relowered(err, r.t, path, imp, opt)
+	}
 	return err
+}
+
+// source is the file the trace or graph was read from and how: the
+// configuration's, else the scenario's workload; "" when unknown.
+func (r *boundRun) source() (string, importer.Options) {
+	if r.cfg.Trace != nil || r.cfg.Graph != nil || r.sc.Workload.Trace == "" {
+		return r.cfg.TracePath, r.cfg.Import
+	}
+	return r.sc.path(r.sc.Workload.Trace), r.sc.Workload.importOptions()
 }
 
 // inMPITerms names the operations of a deadlocked replay of the trace
 // (the LP's reference replay, a policy's), or of its truncated message,
-// by their MPI calls.
+// by their MPI calls; those of a GOAL file's graph by their lines.
 func (r *boundRun) inMPITerms(err error) error {
 	var dl sim.OpError
-	if r.t == nil || !errors.As(err, &dl) {
+	if !errors.As(err, &dl) {
 		return err
+	}
+	path, imp := r.source()
+	if r.t == nil {
+		if path == "" {
+			return err
+		}
+		return inGraphTerms(err, path, r.g)
 	}
 	opt, oerr := r.sc.lowerOptions(r.algs)
 	if oerr != nil {
 		return err
 	}
-	return inMPITerms(err, r.t, opt)
+	t := r.t
+	if path != "" {
+		t = importer.Located(t, path, imp)
+	}
+	return inMPITerms(err, t, opt)
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans
@@ -317,7 +348,7 @@ func (r *boundRun) inMPITerms(err error) error {
 // machine's P-states.
 func (r *boundRun) buildLP() error {
 	if r.t == nil {
-		return r.buildGraphLP()
+		return r.inMPITerms(r.buildGraphLP())
 	}
 	return r.inMPITerms(r.buildLPs())
 }

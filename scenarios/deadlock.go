@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -51,13 +53,53 @@ type rewritten struct {
 func (e *rewritten) Error() string { return e.msg }
 func (e *rewritten) Unwrap() error { return e.err }
 
-// deadlockInMPITerms is inMPITerms for the sweep's workload at overrides:
-// it relowers with the algorithms build lowered with, the scenario's and
-// then the trace format's own (liballprof's schedgen algorithms), so that
-// operation ids map to the events they came from.
-func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, overrides map[string]any) error {
+// located is t, the scenario's workload, with where its events were
+// recorded where the trace file keeps that only when asked (OTF2: read
+// again, importer.Located); t itself for a generated workload.
+func (sc *Scenario) located(t *mpi.Trace) *mpi.Trace {
+	if sc.Workload.Trace == "" {
+		return t
+	}
+	return importer.Located(t, sc.path(sc.Workload.Trace), sc.Workload.importOptions())
+}
+
+// inGraphTerms names the operations of the sim.OpError in err, from the
+// replay of g, the scenario's workload read from a GOAL file, by the
+// line each was read from (importer.GraphDescriber); err as it is for
+// another workload.
+func (sc *Scenario) inGraphTerms(err error, g *graph.Graph) error {
 	var dl sim.OpError
-	if t == nil || !errors.As(err, &dl) {
+	if sc.Workload.Trace == "" || g == nil || !errors.As(err, &dl) {
+		return err
+	}
+	return inGraphTerms(err, sc.path(sc.Workload.Trace), g)
+}
+
+// inGraphTerms names the operations of the sim.OpError in err, from the
+// replay of g read from the GOAL file at path, by the line each was read
+// from; err as it is when path is no GOAL file.
+func inGraphTerms(err error, path string, g *graph.Graph) error {
+	var dl sim.OpError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	if describe := importer.GraphDescriber(path, g); describe != nil {
+		return rewriteDeadlock(err, describe)
+	}
+	return err
+}
+
+// deadlockInMPITerms is inMPITerms for the sweep's workload at overrides
+// (inGraphTerms for an execution graph g): it relowers with the
+// algorithms build lowered with, the scenario's and then the trace
+// format's own (liballprof's schedgen algorithms), so that operation ids
+// map to the events they came from.
+func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, g *graph.Graph, overrides map[string]any) error {
+	var dl sim.OpError
+	if t == nil {
+		return sc.inGraphTerms(err, g)
+	}
+	if !errors.As(err, &dl) {
 		return err
 	}
 	algs, aerr := lower.ParseAlgorithms(sc.Network.Collective)
@@ -79,5 +121,5 @@ func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, overrides map[st
 	if oerr != nil {
 		return err
 	}
-	return inMPITerms(err, t, opt)
+	return inMPITerms(err, sc.located(t), opt)
 }

@@ -69,7 +69,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 	if err != nil {
 		return err
 	}
-	defer func() { err = sc.deadlockInMPITerms(err, t, params) }()
+	defer func() { err = sc.deadlockInMPITerms(err, t, g, params) }()
 	if pts[0].Pattern > 0 {
 		if err := sc.fitsAggregate(m, g); err != nil {
 			return err
@@ -669,6 +669,9 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 		return nil, nil, err
 	}
 	g, err = lower.Lower(t, opt)
+	if err != nil && sc.Workload.Trace != "" {
+		err = importer.Relowered(err, t, sc.path(sc.Workload.Trace), sc.Workload.importOptions(), opt)
+	}
 	return t, g, err
 }
 

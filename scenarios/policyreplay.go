@@ -15,8 +15,10 @@ import (
 	"github.com/capsim/capsim/optimize/policy/dctdvfs"
 	"github.com/capsim/capsim/optimize/policy/steering"
 	"github.com/capsim/capsim/sim"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
+	"github.com/capsim/capsim/traces/mpi"
 )
 
 // The policies ReplayPolicy runs: each replays one trace under the
@@ -251,7 +253,8 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		return replayGraphPolicy(ctx, r, sc, m, g, net)
+		out, err := replayGraphPolicy(ctx, r, sc, m, g, net)
+		return out, inGraphTerms(err, r.Trace, g)
 	}
 	t := it.MPI
 	g, em, err := it.LowerMapped(algs)
@@ -292,7 +295,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		}
 		res, err := steering.Run(t, g, net, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
+			return nil, fmt.Errorf("%s: %w", r.Trace, r.inMPITerms(err, t, g, em))
 		}
 		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
 		run := func(x steering.Summary) PolicyRun {
@@ -330,7 +333,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	}
 	res, err := dctdvfs.Run(t, g, net, o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Trace, rewriteDeadlock(err, em.Describer(t, g)))
+		return nil, fmt.Errorf("%s: %w", r.Trace, r.inMPITerms(err, t, g, em))
 	}
 	run := func(x dctdvfs.Summary) PolicyRun {
 		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW, OverCapNs: x.OverCapNs, NodePeakW: x.NodePeakW}
@@ -444,4 +447,16 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 		out.SlowdownPct = sc.Sweep.SlowdownPct
 	}
 	return out, nil
+}
+
+// inMPITerms names the operations of a deadlocked policy replay of t,
+// lowered to g with em, or of its truncated message, by their MPI calls
+// and where each was read (importer.Located: an OTF2 archive is read
+// again for its locations and timestamps).
+func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lower.EventMap) error {
+	var dl sim.OpError
+	if !errors.As(err, &dl) {
+		return err
+	}
+	return rewriteDeadlock(err, em.Describer(importer.Located(t, r.Trace, r.Import), g))
 }

@@ -158,8 +158,12 @@ Static (and the uncapped run) pick per task from those configurations.`,
 					return usageError{err}
 				}
 			}
-			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
+			imp := traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)
+			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, imp); err != nil {
 				return err
+			}
+			if len(a) > 0 {
+				cfg.TracePath, cfg.Import = a[0], imp
 			}
 			if cmd.Flags().Changed("slack-policy") {
 				sp, err := bound.ParseSlackPolicy(slackPolicy)

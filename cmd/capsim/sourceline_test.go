@@ -11,7 +11,7 @@ import (
 // TestErrorsNameFileAndLine: a deadlock, a truncated receive and a
 // collective mismatch name each MPI call they are about by the file and
 // line it was read from, for every text format with per-call lines
-// (SimGrid TI, liballprof; GOAL in replay), in replay and in a sweep, so
+// (SimGrid TI, liballprof, GOAL), in replay, bound, policies and a sweep, so
 // that the user can open the trace at the call.
 func TestErrorsNameFileAndLine(t *testing.T) {
 	dir := t.TempDir()
@@ -100,6 +100,17 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"goal truncation", []string{"replay", goalCut}, []string{
 			"receive: rank 1 l1: recv 4096b from 0 tag 7 (" + goalCut + ":7)",
 			"message: rank 0 l1: send 100000b to 1 tag 7 (" + goalCut + ":3)"}},
+		{"goal deadlock in bound", []string{"bound", "--cap", "300", goalDead}, []string{
+			"rank 0 l1: recv 8b from 1 tag 7 (" + goalDead + ":3): no matching message",
+			"rank 1 l1: recv 8b from 0 tag 7 (" + goalDead + ":9): no matching message"}},
+		{"goal deadlock in a policy replay", []string{"policy", "steering", goalDead}, []string{
+			"rank 0 l1: recv 8b from 1 tag 7 (" + goalDead + ":3): no matching message"}},
+		{"goal truncation in a policy replay", []string{"policy", "steering", goalCut}, []string{
+			"receive: rank 1 l1: recv 4096b from 0 tag 7 (" + goalCut + ":7)"}},
+		{"goal deadlock in a sweep", []string{"sweep", scen("goaldead.toml", goalDead), "-o", filepath.Join(dir, "goalres"), "--progress", "never"}, []string{
+			"rank 0 l1: recv 8b from 1 tag 7 (" + goalDead + ":3): no matching message"}},
+		{"goal deadlock in a sweep's bound", []string{"bound", "--cap", "300", "--scenario", scen("goalbound.toml", goalDead)}, []string{
+			"rank 1 l1: recv 8b from 0 tag 7 (" + goalDead + ":9): no matching message"}},
 		{"sweep deadlock", []string{"sweep", scen("dead.toml", dead), "-o", filepath.Join(dir, "res"), "--progress", "never"}, []string{
 			"rank 0: MPI_Recv 8 bytes from 1 tag 7 on comm world (" + dead + ":4)"}},
 	} {

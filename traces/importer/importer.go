@@ -102,6 +102,9 @@ type Trace struct {
 	// collectives Lower lowers again when the caller chooses algorithms).
 	Chakra    *chakra.Trace
 	chakraOpt chakra.Options
+	// otf2Opt are the options an OTF2 trace was read with, to read it
+	// again for where its events were recorded (Located).
+	otf2Opt otf2.Options
 }
 
 // Lower returns the trace's execution graph: Graph as it is, or MPI
@@ -148,6 +151,9 @@ func (t *Trace) LowerMapped(algs map[mpi.Kind]string) (*graph.Graph, *lower.Even
 	}
 	g, em, err := lower.LowerMapped(t.MPI, lower.Options{Algorithm: all})
 	if err != nil {
+		if t.Format == "otf2" {
+			err = Relowered(err, t.MPI, t.Path, Options{Format: t.Format, OTF2: t.otf2Opt}, lower.Options{Algorithm: all})
+		}
 		return nil, nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
 	return g, em, nil
@@ -411,7 +417,7 @@ func readSimGrid(path string, opt Options) (*Trace, error) {
 
 func readOTF2(path string, opt Options) (*Trace, error) {
 	t, err := otf2.Read(path, opt.OTF2)
-	return &Trace{MPI: t}, err
+	return &Trace{MPI: t, otf2Opt: opt.OTF2}, err
 }
 
 func readDUMPI(path string, opt Options) (*Trace, error) {
@@ -589,7 +595,93 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 	if err != nil {
 		return nil
 	}
-	return em.Describer(t.MPI, g)
+	mt := t.MPI
+	if t.Format == "otf2" {
+		mt = Located(mt, t.Path, Options{Format: t.Format, OTF2: t.otf2Opt})
+	}
+	return em.Describer(mt, g)
+}
+
+// Located returns the MPI trace t, read from path with opt, with where
+// each of its events was recorded, for a format that keeps that only when
+// asked: an OTF2 archive is read again with otf2.Options.Where, which
+// names an event by its location, event file and timestamp
+// (mpi.Trace.Where). It returns t itself for other formats, a trace read
+// from an archive or a pipe, and when the file no longer gives t's
+// events. Error messages call it: a replay that succeeds reads nothing
+// again.
+func Located(t *mpi.Trace, path string, opt Options) *mpi.Trace {
+	if t == nil || t.Where != nil || streamed(path) || archiveOf(path) != "" {
+		return t
+	}
+	if f, err := formatOf(path, opt); err != nil || f.Name != "otf2" {
+		return t
+	}
+	o := opt.OTF2
+	o.Where, o.Stamps = true, false
+	again, err := otf2.Read(path, o)
+	if err != nil || again.Where == nil || !sameEvents(t, again) {
+		return t
+	}
+	c := *t
+	c.Where = again.Where
+	return &c
+}
+
+// Relowered returns err, an error lowering t (read from path with opt)
+// with lo, made again from t with where each event was recorded
+// (Located) when err is a lowering error (*lower.Error, such as a
+// collective call whose members disagree) of a format that keeps that
+// only when asked; err itself otherwise.
+func Relowered(err error, t *mpi.Trace, path string, opt Options, lo lower.Options) error {
+	if _, ok := err.(*lower.Error); !ok {
+		return err
+	}
+	lt := Located(t, path, opt)
+	if lt == t {
+		return err
+	}
+	if _, lerr := lower.Lower(lt, lo); lerr != nil {
+		if _, ok := lerr.(*lower.Error); ok {
+			return lerr
+		}
+	}
+	return err
+}
+
+// sameEvents reports whether a and b have the same ranks with the same
+// kinds of events in the same order.
+func sameEvents(a, b *mpi.Trace) bool {
+	if len(a.Ranks) != len(b.Ranks) {
+		return false
+	}
+	for r := range a.Ranks {
+		ea, eb := a.Ranks[r].Events, b.Ranks[r].Events
+		if len(ea) != len(eb) {
+			return false
+		}
+		for i := range ea {
+			if ea[i].Kind != eb[i].Kind {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// GraphDescriber returns a function that names operation op of g, the
+// execution graph read from the GOAL file at path, by g.Describe and the
+// line it was read from ("rank 1 l1: recv 4096b from 0 tag 7
+// (x.goal:6)"), reading the file again for its lines on the first call;
+// nil when path is not a GOAL file (a pipe, an archive, another format).
+func GraphDescriber(path string, g *graph.Graph) func(op int32) string {
+	if g == nil || streamed(path) || archiveOf(path) != "" {
+		return nil
+	}
+	if f, err := Detect(path); err != nil || f.Name != "goal" {
+		return nil
+	}
+	return goalDescriber(path, g)
 }
 
 // goalDescriber names operation op of g, read from the GOAL file at

@@ -195,6 +195,12 @@ type Trace struct {
 	// Rows reports that each rank's File is an Arrow MPI-trace file
 	// whose rows are the events in Row's order (Rank.Pos is then nil).
 	Rows bool
+	// Where, when set, names where event i of rank r was recorded, for a
+	// format whose events have no line or record index to name them by
+	// (OTF2: the archive, the location and its event file, the record's
+	// timestamp); Source returns it. Importers set it only when asked
+	// (otf2.Options.Where), which error messages do after the fact.
+	Where func(r, i int) string
 }
 
 // NewTrace returns an empty trace of n ranks with MPI_COMM_WORLD defined.
@@ -291,8 +297,15 @@ func (t *Trace) Mark(r int, pos int32) {
 // trace, "FILE record K" in a binary one, with the event's recorded
 // start time when known, in seconds on the trace's clock ("FILE record
 // K, time 5.000000040 s"), "FILE row N" in an
-// Arrow MPI trace (Rows). It is "" when the trace does not say.
+// Arrow MPI trace (Rows), or what Where says. It is "" when the trace
+// does not say.
 func (t *Trace) Source(r, i int) string {
+	if t.Where != nil {
+		if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
+			return ""
+		}
+		return t.Where(r, i)
+	}
 	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" || i < 0 || i >= len(t.Ranks[r].Events) {
 		return ""
 	}
@@ -322,7 +335,7 @@ func (t *Trace) Source(r, i int) string {
 // the traces two files hold.
 func (t *Trace) WithoutSources() *Trace {
 	c := *t
-	c.Records, c.Rows = false, false
+	c.Records, c.Rows, c.Where = false, false, nil
 	c.Ranks = make([]Rank, len(t.Ranks))
 	for r, rk := range t.Ranks {
 		rk.File, rk.Pos = "", nil

@@ -201,6 +201,16 @@ type builder struct {
 	offReg  int32
 	last    *locState
 	lastLoc uint64
+	// cur is the record being applied, and at, with Options.Where, the
+	// location and tick of the record each event of each rank was made
+	// at.
+	cur *record
+	at  [][]recAt
+}
+
+// recAt is where a record was read: its location and timestamp in ticks.
+type recAt struct {
+	loc, tick uint64
 }
 
 // newBuilder resolves the definitions: ranks, communicators and regions.
@@ -426,6 +436,7 @@ func (b *builder) handle(r *record) error {
 	rank := int(l.rank)
 	rs := &b.ranks[rank]
 	t := b.ns(r.time)
+	b.cur = r
 	if !rs.seen {
 		rs.seen, rs.first = true, t
 	}
@@ -602,6 +613,11 @@ func (b *builder) initDone(rank int, t int64) {
 	rk := &b.t.Ranks[rank]
 	at := make([]int, len(rk.Events)) // old index → new
 	kept, stamps := rk.Events[:0], rk.Stamps[:0]
+	var where []recAt
+	keepAt := b.opt.Where && rank < len(b.at)
+	if keepAt {
+		where = b.at[rank][:0]
+	}
 	for i, e := range rk.Events {
 		at[i] = len(kept)
 		keep := e.Kind != mpi.Compute || e.ParamLen != 0
@@ -616,9 +632,15 @@ func (b *builder) initDone(rank int, t int64) {
 			if rk.Stamps != nil {
 				stamps = append(stamps, rk.Stamps[i])
 			}
+			if keepAt {
+				where = append(where, b.at[rank][i])
+			}
 		}
 	}
 	rk.Events, rk.Stamps = kept, stamps
+	if keepAt {
+		b.at[rank] = where
+	}
 	for _, pending := range []map[uint64]int{rs.irecv, rs.isend, rs.nbc} {
 		for req, i := range pending {
 			pending[req] = at[i]
@@ -694,6 +716,9 @@ func (b *builder) compute(rank int, region int32, from, to int64) {
 		}
 	}
 	e := mpi.Event{Kind: mpi.Compute, Region: region, Duration: to - from}
+	if b.opt.Where {
+		b.mark(rank)
+	}
 	if !b.opt.Stamps {
 		b.t.Append(rank, e)
 		return
@@ -705,6 +730,9 @@ func (b *builder) compute(rank int, region int32, from, to int64) {
 // into the rank's current MPI call (endCall sets its end), or at t when
 // no call of the master thread is open.
 func (b *builder) add(rank int, e mpi.Event, t int64) {
+	if b.opt.Where {
+		b.mark(rank)
+	}
 	if !b.opt.Stamps {
 		b.t.Append(rank, e)
 		return
@@ -714,6 +742,37 @@ func (b *builder) add(rank int, e mpi.Event, t int64) {
 		start = min(rs.mpiEnter, t)
 	}
 	b.t.AppendStamped(rank, e, mpi.Stamp{Start: start, End: t})
+}
+
+// mark records where the event rank is given next was made: at the
+// record being applied.
+func (b *builder) mark(rank int) {
+	if b.at == nil {
+		b.at = make([][]recAt, len(b.t.Ranks))
+	}
+	var a recAt
+	if b.cur != nil {
+		a = recAt{loc: b.cur.loc, tick: b.cur.time}
+	}
+	b.at[rank] = append(b.at[rank], a)
+}
+
+// where names event i of rank r by the archive, the location and event
+// file of the record it was made at, and the record's timestamp: in
+// ticks, as otf2-print prints it, and in seconds from the clock's global
+// offset (the trace's start).
+func (b *builder) where(r, i int) string {
+	if r >= len(b.at) || i >= len(b.at[r]) {
+		return ""
+	}
+	a := b.at[r][i]
+	ns := b.ns(a.tick)
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	return fmt.Sprintf("%s location %d (%s), time %d ticks = %s%d.%09d s from the trace start",
+		b.file, a.loc, evtFile(b.file, a.loc), a.tick, sign, ns/1e9, ns%1e9)
 }
 
 // endCall sets the end of the events of rank from index from on, the
@@ -927,6 +986,9 @@ func (b *builder) finish() *mpi.Trace {
 		}
 	}
 	b.sameCollectivePayloads()
+	if b.opt.Where {
+		b.t.Where = b.where
+	}
 	return b.t
 }
 

@@ -79,6 +79,13 @@ type Options struct {
 	// or its compute stretch. Off by default: they take 16 bytes per
 	// event, which only calibration needs.
 	Stamps bool
+	// Where keeps where each event was recorded, for error messages:
+	// the trace's Where (mpi.Trace.Where) then names the archive, the
+	// location and its event file, and the timestamp of the record the
+	// event was made at, in ticks as otf2-print prints it and in seconds
+	// from the trace's start. Off by default: 16 bytes per event, which
+	// only an error path needs, reading the archive again.
+	Where bool
 }
 
 // MeasurementOffRegion names the compute events that stand for time with
