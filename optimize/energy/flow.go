@@ -27,7 +27,10 @@ import (
 // len, per task one arc per segment of its hull of cost −(the segment's
 // longer duration) and capacity the step in the hull's slopes there (the
 // fastest segment's arc uncapacitated), and an arc from every event to
-// init of cost T less the event's longest path to fin (the deadline).
+// init of cost T less the event's longest path to fin (the deadline),
+// and one to fin of cost minus that path (a row of the full event graph
+// that the key events' rows into fin may fall short of: with it the
+// solutions at the least energy need fewer rounds of rows on demand).
 // The flow's potentials are the optimal times (t = π(init) − π) and the
 // flow on the deadline arcs is the frontier's slope −dE/dT.
 //
@@ -102,6 +105,12 @@ func (f *Frontier) newFlow(p *clp.Problem) *flowNet {
 			g.AddArc(nw.init, c, mcf.Inf, 0) // t_c ≥ 0
 			if !math.IsInf(f.toFin[c], -1) {
 				nw.bound[c] = g.AddArc(c, nw.init, mcf.Inf, 0)
+				if c != f.fin {
+					// t_fin − t_c ≥ the longest path from c to fin: a row
+					// of the full event graph that the searches' rows
+					// into fin may fall short of.
+					g.AddArc(c, f.fin, mcf.Inf, -f.toFin[c])
+				}
 			}
 		}
 	}

@@ -44,8 +44,11 @@ func flowCases(t *testing.T) []flowCase {
 			chainPower(d, o)
 		}
 		opt := Options{BaseW: float64(rng.Intn(40))}
-		if n%4 == 3 {
+		switch n % 4 {
+		case 3:
 			opt.visits = -1
+		case 1:
+			opt.exact = true
 		}
 		cs = append(cs, flowCase{fmt.Sprintf("dag %d", n), d, o, opt})
 	}
