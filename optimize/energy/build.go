@@ -160,16 +160,7 @@ func (f *Frontier) keyEvents() []bound.Precedence {
 			chained[k] = f.chained(k)
 		}
 	}
-	if f.opt.exact {
-		all := make([]bool, o.Events)
-		for k := range all {
-			all[k] = true
-		}
-		full := bound.ReduceOrderWithin(d, o, chained, all, 1)
-		markTaskEnds(d, o, key)
-		exactKeys(o.Events, full.Rows, key)
-		f.keys = bound.ReduceOrderWithin(d, o, chained, key, o.Events)
-	} else if f.opt.visits != 0 {
+	if f.opt.visits != 0 {
 		f.keys = bound.ReduceOrderWithin(d, o, chained, key, f.opt.visits)
 	} else {
 		f.keys = bound.ReduceOrder(d, o, chained, key)
@@ -279,13 +270,4 @@ func (f *Frontier) timeProblem(p *clp.Problem) *clp.Problem {
 // o.Chained is nil, else those it marks (where power starts or ends).
 func (f *Frontier) chained(k int) bool {
 	return f.o.Chained == nil || f.o.Chained[k] || k == f.o.Events-1
-}
-
-// markTaskEnds marks in key the first and last events and those every
-// task starts and ends at, which ReduceOrder keeps.
-func markTaskEnds(d *bound.DAG, o *bound.Order, key []bool) {
-	key[0], key[o.Events-1] = true, true
-	for i := range d.Tasks {
-		key[o.Event[d.Tasks[i].Src]], key[o.Event[d.Tasks[i].Dst]] = true, true
-	}
 }

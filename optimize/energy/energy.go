@@ -63,10 +63,6 @@ type Options struct {
 	// lp solves the LP with CLP where there is no cap too (tests compare
 	// it with the flow).
 	lp bool
-	// exact keeps the events that exactKeys does not eliminate from the
-	// whole event graph, and finds every row between them at once
-	// (tests compare it with the LP; the bench measures it).
-	exact bool
 	// noReduce keeps every event's time column (tests compare the two).
 	noReduce bool
 	// crashCols, when not 0, is the least number of columns whose first
