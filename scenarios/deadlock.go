@@ -68,8 +68,7 @@ func (sc *Scenario) located(t *mpi.Trace) *mpi.Trace {
 // line each was read from (importer.GraphDescriber); err as it is for
 // another workload.
 func (sc *Scenario) inGraphTerms(err error, g *graph.Graph) error {
-	var dl sim.OpError
-	if sc.Workload.Trace == "" || g == nil || !errors.As(err, &dl) {
+	if sc.Workload.Trace == "" || g == nil {
 		return err
 	}
 	return inGraphTerms(err, sc.path(sc.Workload.Trace), g)
@@ -95,10 +94,10 @@ func inGraphTerms(err error, path string, g *graph.Graph) error {
 // format's own (liballprof's schedgen algorithms), so that operation ids
 // map to the events they came from.
 func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, g *graph.Graph, overrides map[string]any) error {
-	var dl sim.OpError
 	if t == nil {
 		return sc.inGraphTerms(err, g)
 	}
+	var dl sim.OpError
 	if !errors.As(err, &dl) {
 		return err
 	}

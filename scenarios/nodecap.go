@@ -58,11 +58,17 @@ func (sc *Scenario) policyNodes(r PolicyReplay, m *Machine, ranks int, rankBaseW
 		return nil, fmt.Errorf("%s: %d ranks on machine %s of %d ranks_per_node: per-node caps (%s: sweep.cap_scope = %q) need ranks that fill whole nodes",
 			r.Trace, ranks, m.Name, m.RanksPerNode, sc.File, CapScopeNode)
 	}
-	nc := &policy.NodeCaps{Of: make([]int, ranks), BaseW: rankBaseW * float64(m.RanksPerNode)}
-	for k := range nc.Of {
-		nc.Of[k] = k / m.RanksPerNode
+	return &policy.NodeCaps{Of: m.nodeOfRanks(ranks), BaseW: rankBaseW * float64(m.RanksPerNode)}, nil
+}
+
+// nodeOfRanks is the node of each of ranks ranks on m, rank k on node
+// k / ranks_per_node, as the sweep places them.
+func (m *Machine) nodeOfRanks(ranks int) []int {
+	out := make([]int, ranks)
+	for k := range out {
+		out[k] = k / m.RanksPerNode
 	}
-	return nc, nil
+	return out
 }
 
 // lpNodeOf is the LP's node of each rank of d under per-node caps
@@ -78,11 +84,7 @@ func (sc *Scenario) lpNodeOf(m *Machine, d *bound.DAG) []int {
 	for _, l := range d.Loads {
 		ranks = max(ranks, l.Rank+1)
 	}
-	out := make([]int, ranks)
-	for r := range out {
-		out[r] = r / m.RanksPerNode
-	}
-	return out
+	return m.nodeOfRanks(ranks)
 }
 
 // lpOptions is opt with the scenario's node caps (lpNodeOf) for the LP

@@ -142,7 +142,8 @@ type PolicyReport struct {
 	LP          PolicyBound `json:"lp_bound"`
 }
 
-// PolicyRun is one replay's makespan and energy.
+// PolicyRun is one replay's makespan and energy. Its fields are those
+// of steering.Summary and dctdvfs.Summary, which convert to it.
 type PolicyRun struct {
 	MakespanNs int64   `json:"makespan_ns"`
 	EnergyJ    float64 `json:"energy_j"`
@@ -298,10 +299,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 			return nil, fmt.Errorf("%s: %w", r.Trace, r.inMPITerms(err, t, g, em))
 		}
 		out.Phases, out.BudgetW, out.BaseGHz = res.Phases, res.BudgetW, res.BaseGHz
-		run := func(x steering.Summary) PolicyRun {
-			return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW, OverCapNs: x.OverCapNs, NodePeakW: x.NodePeakW}
-		}
-		out.Baseline, out.Result = run(res.Baseline), run(res.Steered)
+		out.Baseline, out.Result = PolicyRun(res.Baseline), PolicyRun(res.Steered)
 		out.RuntimeImprovementPct, out.EnergyImprovementPct = res.RuntimePct, res.EnergyPct
 		out.OverBudgetPhases = res.OverPhase
 		out.LP = policyBound(res.Gap, messages)
@@ -335,12 +333,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Trace, r.inMPITerms(err, t, g, em))
 	}
-	run := func(x dctdvfs.Summary) PolicyRun {
-		return PolicyRun{MakespanNs: x.MakespanNs, EnergyJ: x.EnergyJ, AvgW: x.AvgW, PeakW: x.PeakW, OverCapNs: x.OverCapNs, NodePeakW: x.NodePeakW}
-	}
-	dct := run(res.DCT)
+	dct := PolicyRun(res.DCT)
 	out.Phases, out.Threads = res.Groups, cmax
-	out.Baseline, out.DCT, out.Result = run(res.Baseline), &dct, run(res.DCTDVFS)
+	out.Baseline, out.DCT, out.Result = PolicyRun(res.Baseline), &dct, PolicyRun(res.DCTDVFS)
 	out.RuntimeImprovementPct = policy.Improvement(float64(res.Baseline.MakespanNs), float64(res.DCTDVFS.MakespanNs))
 	out.EnergyImprovementPct = res.EnergySavedPct
 	out.SlackNs, out.KnapsackJ, out.RelaxedJ = res.SlackNs, res.KnapsackJ, res.RelaxedJ

@@ -521,23 +521,31 @@ func Parse(file string, text []byte) (*Scenario, error) {
 // empty string, which would otherwise read as the key left out (no model
 // file, no trace): nil when there is none.
 func (s *Scenario) emptyPath(md toml.MetaData) toml.Key {
-	type pathKey struct {
-		key  toml.Key
-		path string
-	}
-	keys := []pathKey{{toml.Key{"workload", "trace"}, s.Workload.Trace}, {toml.Key{"models", "file"}, s.Models.File}}
-	if t := s.Network.Topology; t != nil {
-		keys = append(keys, pathKey{toml.Key{"network", "topology", "mapping"}, t.Mapping})
-	}
-	if a := s.Aggregate; a != nil {
-		keys = append(keys, pathKey{toml.Key{"aggregate", "ipc_model"}, a.IPCModel}, pathKey{toml.Key{"aggregate", "ipc_samples"}, a.IPCSamples})
-	}
-	for _, k := range keys {
+	for _, k := range s.pathKeys() {
 		if k.path == "" && md.IsDefined(k.key...) {
 			return k.key
 		}
 	}
 	return nil
+}
+
+// pathKey is a scenario key that names a file, and its value.
+type pathKey struct {
+	key  toml.Key
+	path string
+}
+
+// pathKeys lists the scenario's keys that name a file (the topology's
+// mapping, unless it is "block" or "round-robin"), set or not.
+func (s *Scenario) pathKeys() []pathKey {
+	keys := []pathKey{{toml.Key{"workload", "trace"}, s.Workload.Trace}, {toml.Key{"models", "file"}, s.Models.File}}
+	if t := s.Network.Topology; t != nil && t.Mapping != "block" && t.Mapping != "round-robin" {
+		keys = append(keys, pathKey{toml.Key{"network", "topology", "mapping"}, t.Mapping})
+	}
+	if a := s.Aggregate; a != nil {
+		keys = append(keys, pathKey{toml.Key{"aggregate", "ipc_model"}, a.IPCModel}, pathKey{toml.Key{"aggregate", "ipc_samples"}, a.IPCSamples})
+	}
+	return keys
 }
 
 // deprecatedKeys are the keys a scenario may still set but that have no
@@ -1122,16 +1130,9 @@ func (s *Scenario) checkRelativeFromPipe() error {
 	if err != nil || st.Mode().IsRegular() && !strings.HasPrefix(s.File, "/dev/") && !strings.HasPrefix(s.File, "/proc/") {
 		return nil // /dev/stdin is a regular file where the shell redirects one
 	}
-	keys := []struct{ key, path string }{{"workload.trace", s.Workload.Trace}, {"models.file", s.Models.File}}
-	if t := s.Network.Topology; t != nil && t.Mapping != "block" && t.Mapping != "round-robin" {
-		keys = append(keys, struct{ key, path string }{"network.topology.mapping", t.Mapping})
-	}
-	if a := s.Aggregate; a != nil {
-		keys = append(keys, struct{ key, path string }{"aggregate.ipc_model", a.IPCModel}, struct{ key, path string }{"aggregate.ipc_samples", a.IPCSamples})
-	}
-	for _, k := range keys {
+	for _, k := range s.pathKeys() {
 		if k.path != "" && !filepath.IsAbs(k.path) {
-			return bad(k.key, "%q is relative to the scenario's folder, but the scenario was read from a pipe or device (%s), which has none: give an absolute path, or read the scenario from a file", k.path, s.File)
+			return bad(k.key.String(), "%q is relative to the scenario's folder, but the scenario was read from a pipe or device (%s), which has none: give an absolute path, or read the scenario from a file", k.path, s.File)
 		}
 	}
 	return nil

@@ -432,20 +432,22 @@ func nodeGroups(nodeOf []int, ranks int) [][]int {
 	return out
 }
 
-// reallocate moves the power the non-critical ranks left unused over the
-// period to the critical ones, within the job or, under per-node caps,
-// within every node.
+// reallocate moves the power non-critical ranks left unused over the
+// period to the critical ones (Bailey et al., SC'15, §4.2; Marathe et
+// al., ISC'15), keeping the shares' sum at the cap: the job's or, under
+// per-node caps, every node's. Which ranks are critical is decided over
+// the job.
 func (c *conductor) reallocate(need []float64) {
-	if c.nodes == nil {
-		reallocate(c.share, c.busyE, c.span, c.rankSlack, c.p, need)
-		return
-	}
 	longest := 0.0
 	for _, s := range c.span {
 		longest = math.Max(longest, s)
 	}
 	critical := make([]bool, c.ranks)
 	markCritical(critical, c.rankSlack, longest, c.p.CriticalFrac)
+	if c.nodes == nil {
+		moveShares(c.share, c.busyE, c.span, critical, c.p, need)
+		return
+	}
 	for _, us := range c.nodes {
 		k := len(us)
 		sh, be, sp, cr, nd := make([]float64, k), make([]float64, k), make([]float64, k), make([]bool, k), make([]float64, k)
@@ -457,19 +459,6 @@ func (c *conductor) reallocate(need []float64) {
 			c.share[r] = sh[j]
 		}
 	}
-}
-
-// reallocate moves the power non-critical ranks left unused to the
-// critical ones (Bailey et al., SC'15, §4.2; Marathe et al., ISC'15), keeping the shares' sum at the cap.
-func reallocate(share, busyE, span, slack []float64, p Params, need []float64) {
-	ranks := len(share)
-	longest := 0.0
-	for r := 0; r < ranks; r++ {
-		longest = math.Max(longest, span[r])
-	}
-	critical := make([]bool, ranks)
-	markCritical(critical, slack, longest, p.CriticalFrac)
-	moveShares(share, busyE, span, critical, p, need)
 }
 
 // markCritical marks as critical the units whose slack over a period is

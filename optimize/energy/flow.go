@@ -122,19 +122,10 @@ func (f *Frontier) newFlow(p *clp.Problem) *flowNet {
 // from col) reduced to their lower convex hull, one arc per segment.
 func (f *Frontier) taskArcs(nw *flowNet, src, dst, col int, h []frontier.Config, e []float64) {
 	first := len(nw.hv)
-	for g := range h {
-		tg := h[g].Time / f.tau
-		for len(nw.hv)-first >= 2 {
-			a, b := len(nw.hv)-2, len(nw.hv)-1
-			ea, eb := e[nw.hv[a]-int32(col)], e[nw.hv[b]-int32(col)]
-			ta, tb := nw.ht[a], nw.ht[b]
-			if (tb-ta)*(e[g]-ea)-(eb-ea)*(tg-ta) > 0 {
-				break
-			}
-			nw.hv, nw.ht = nw.hv[:b], nw.ht[:b]
-		}
-		nw.hv = append(nw.hv, int32(col+g))
-		nw.ht = append(nw.ht, tg)
+	nw.hv = lowerHull(nw.hv, len(h), func(g int) float64 { return h[g].Time / f.tau }, func(g int) float64 { return e[g] })
+	for j := first; j < len(nw.hv); j++ {
+		nw.ht = append(nw.ht, h[nw.hv[j]].Time/f.tau)
+		nw.hv[j] += int32(col)
 	}
 	nw.hs = append(nw.hs, int32(len(nw.hv)))
 	// Segment j (from vertex j−1 to j) has slope s_j < 0, rising with j.

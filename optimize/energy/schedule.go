@@ -112,17 +112,7 @@ func mix(h []frontier.Config, a, b int, frac float64) bound.Choice {
 // share of the work at the faster: the segment of the lower convex hull
 // of the (time, energy) points above dur.
 func energyBracket(h []frontier.Config, dur float64) (fast, slow int, frac float64) {
-	var low []int // the lower convex hull of (t, t·p), by time
-	for g := range h {
-		for len(low) >= 2 {
-			a, b := low[len(low)-2], low[len(low)-1]
-			if cross(h, a, b, g) > 0 {
-				break
-			}
-			low = low[:len(low)-1]
-		}
-		low = append(low, g)
-	}
+	low := lowerHull([]int(nil), len(h), func(g int) float64 { return h[g].Time }, func(g int) float64 { return h[g].Time * h[g].Power })
 	for k := 0; k+1 < len(low); k++ {
 		a, b := low[k], low[k+1]
 		if dur <= h[b].Time {
@@ -135,11 +125,24 @@ func energyBracket(h []frontier.Config, dur float64) (fast, slow int, frac float
 	return last, last, 1
 }
 
-// cross is positive where (t_g, e_g) lies above the line through a and b
-// extended: b stays on the lower hull.
-func cross(h []frontier.Config, a, b, g int) float64 {
-	ea, eb, eg := h[a].Time*h[a].Power, h[b].Time*h[b].Power, h[g].Time*h[g].Power
-	return (h[b].Time-h[a].Time)*(eg-ea) - (eb-ea)*(h[g].Time-h[a].Time)
+// lowerHull appends to low the points g < n, by time t(g), that lie on
+// the lower convex hull of the points (t(g), e(g)): a point drops the
+// last one kept while that one lies on or above the line from the one
+// before it to the new point.
+func lowerHull[I int | int32](low []I, n int, t, e func(g int) float64) []I {
+	first := len(low)
+	for g := 0; g < n; g++ {
+		for len(low)-first >= 2 {
+			a, b := int(low[len(low)-2]), int(low[len(low)-1])
+			ta, tb, ea, eb := t(a), t(b), e(a), e(b)
+			if (tb-ta)*(e(g)-ea)-(eb-ea)*(t(g)-ta) > 0 {
+				break
+			}
+			low = low[:len(low)-1]
+		}
+		low = append(low, I(g))
+	}
+	return low
 }
 
 // solveAt is EnergyAt that also returns the LP's column values.

@@ -300,17 +300,16 @@ func (t *Trace) Mark(r int, pos int32) {
 // Arrow MPI trace (Rows), or what Where says. It is "" when the trace
 // does not say.
 func (t *Trace) Source(r, i int) string {
-	if t.Where != nil {
-		if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
-			return ""
-		}
-		return t.Where(r, i)
-	}
-	if r < 0 || r >= len(t.Ranks) || t.Ranks[r].File == "" || i < 0 || i >= len(t.Ranks[r].Events) {
+	if r < 0 || r >= len(t.Ranks) || i < 0 || i >= len(t.Ranks[r].Events) {
 		return ""
+	}
+	if t.Where != nil {
+		return t.Where(r, i)
 	}
 	rk := &t.Ranks[r]
 	switch {
+	case rk.File == "":
+		return ""
 	case t.Rows:
 		return fmt.Sprintf("%s row %d", rk.File, t.Row(r, i))
 	case i >= len(rk.Pos) || rk.Pos[i] < 0:
