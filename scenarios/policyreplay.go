@@ -449,9 +449,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 // and where each was read (importer.Located: an OTF2 archive is read
 // again for its locations and timestamps).
 func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lower.EventMap) error {
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	return rewriteDeadlock(err, em.Describer(importer.Located(t, r.Trace, r.Import), g))
+	return inTraceTerms(err, func() func(op int32) string {
+		return em.Describer(importer.Located(t, r.Trace, r.Import), g)
+	})
 }
