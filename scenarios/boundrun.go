@@ -16,7 +16,6 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/conductor"
 	"github.com/capsim/capsim/optimize/policy"
-	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
@@ -321,26 +320,24 @@ func (r *boundRun) source() (string, importer.Options) {
 // (the LP's reference replay, a policy's), or of its truncated message,
 // by their MPI calls; those of a GOAL file's graph by their lines.
 func (r *boundRun) inMPITerms(err error) error {
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	path, imp := r.source()
-	if r.t == nil {
-		if path == "" {
-			return err
+	return inTraceTerms(err, func() func(op int32) string {
+		path, imp := r.source()
+		if r.t == nil {
+			if path == "" {
+				return nil
+			}
+			return importer.GraphDescriber(path, r.g)
 		}
-		return inGraphTerms(err, path, r.g)
-	}
-	opt, oerr := r.sc.lowerOptions(r.algs)
-	if oerr != nil {
-		return err
-	}
-	t := r.t
-	if path != "" {
-		t = importer.Located(t, path, imp)
-	}
-	return inMPITerms(err, t, opt)
+		opt, err := r.sc.lowerOptions(r.algs)
+		if err != nil {
+			return nil
+		}
+		t := r.t
+		if path != "" {
+			t = importer.Located(t, path, imp)
+		}
+		return mpiDescriber(t, opt)
+	})
 }
 
 // buildLP builds the LP's DAG and event order, and what Conductor plans

@@ -11,29 +11,22 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// inMPITerms rewrites the sim.OpError in err (a deadlock, a truncated
-// message), from the replay of MPI trace t lowered with options opt, in
-// the trace's terms: each operation it names is named by its rank, MPI
-// call, peer, tag, communicator and where it was read (FILE:LINE, FILE
-// record K or its trace row), then as the lowered operation. Lowering is deterministic, so the trace is lowered again
-// here, on the error path only, to map operations back to events.
-func inMPITerms(err error, t *mpi.Trace, opt lower.Options) error {
-	g, em, lerr := lower.LowerMapped(t, opt)
-	if lerr != nil {
-		return err
-	}
-	return rewriteDeadlock(err, em.Describer(t, g))
-}
-
-// rewriteDeadlock names the operations of the sim.OpError in err (a
-// deadlock, a truncated message) with describe
-// (lower.EventMap.Describer). Wrapping (fmt.Errorf's %w) fixes an error's
-// text when it is made, so the text of err is rewritten too: the replay
-// error's part of it replaced, the context around it kept, the chain
-// unchanged.
-func rewriteDeadlock(err error, describe func(op int32) string) error {
+// inTraceTerms names the operations of the sim.OpError in err (a
+// deadlock, a truncated message) in the trace's terms with the function
+// that describer makes (lower.EventMap.Describer,
+// importer.GraphDescriber); err as it is when it holds no such error or
+// describer makes nil. describer runs on this error path only, so it may
+// read or lower the trace again. Wrapping (fmt.Errorf's %w) fixes an
+// error's text when it is made, so the text of err is rewritten too: the
+// replay error's part of it replaced, the context around it kept, the
+// chain unchanged.
+func inTraceTerms(err error, describer func() func(op int32) string) error {
 	var dl sim.OpError
 	if !errors.As(err, &dl) {
+		return err
+	}
+	describe := describer()
+	if describe == nil {
 		return err
 	}
 	before := dl.Error()
@@ -42,6 +35,20 @@ func rewriteDeadlock(err error, describe func(op int32) string) error {
 		return err
 	}
 	return &rewritten{msg: strings.Replace(err.Error(), before, dl.Error(), 1), err: err}
+}
+
+// mpiDescriber names each operation of the replay of MPI trace t lowered
+// with options opt by its rank, MPI call, peer, tag, communicator and
+// where it was read (FILE:LINE, FILE record K or its trace row), then as
+// the lowered operation; nil when t does not lower. Lowering is
+// deterministic, so the trace is lowered again here, on the error path
+// only, to map operations back to events.
+func mpiDescriber(t *mpi.Trace, opt lower.Options) func(op int32) string {
+	g, em, err := lower.LowerMapped(t, opt)
+	if err != nil {
+		return nil
+	}
+	return em.Describer(t, g)
 }
 
 // rewritten is an error chain with its text rewritten.
@@ -78,47 +85,39 @@ func (sc *Scenario) inGraphTerms(err error, g *graph.Graph) error {
 // replay of g read from the GOAL file at path, by the line each was read
 // from; err as it is when path is no GOAL file.
 func inGraphTerms(err error, path string, g *graph.Graph) error {
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	if describe := importer.GraphDescriber(path, g); describe != nil {
-		return rewriteDeadlock(err, describe)
-	}
-	return err
+	return inTraceTerms(err, func() func(op int32) string { return importer.GraphDescriber(path, g) })
 }
 
-// deadlockInMPITerms is inMPITerms for the sweep's workload at overrides
-// (inGraphTerms for an execution graph g): it relowers with the
-// algorithms build lowered with, the scenario's and then the trace
+// deadlockInMPITerms names the operations of the sim.OpError in err, from
+// the replay of the sweep's workload t at overrides, by their MPI calls
+// (mpiDescriber; inGraphTerms for an execution graph g). It relowers with
+// the algorithms build lowered with, the scenario's and then the trace
 // format's own (liballprof's schedgen algorithms), so that operation ids
 // map to the events they came from.
 func (sc *Scenario) deadlockInMPITerms(err error, t *mpi.Trace, g *graph.Graph, overrides map[string]any) error {
 	if t == nil {
 		return sc.inGraphTerms(err, g)
 	}
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	algs, aerr := lower.ParseAlgorithms(sc.Network.Collective)
-	if aerr != nil {
-		return err
-	}
-	if sc.Workload.Trace != "" {
-		_, _, formatColl, werr := sc.workload(overrides)
-		if werr != nil {
-			return err
+	return inTraceTerms(err, func() func(op int32) string {
+		algs, err := lower.ParseAlgorithms(sc.Network.Collective)
+		if err != nil {
+			return nil
 		}
-		for k, a := range formatColl {
-			if _, set := algs[k]; !set {
-				algs[k] = a
+		if sc.Workload.Trace != "" {
+			_, _, formatColl, err := sc.workload(overrides)
+			if err != nil {
+				return nil
+			}
+			for k, a := range formatColl {
+				if _, set := algs[k]; !set {
+					algs[k] = a
+				}
 			}
 		}
-	}
-	opt, oerr := sc.lowerOptions(algs)
-	if oerr != nil {
-		return err
-	}
-	return inMPITerms(err, sc.located(t), opt)
+		opt, err := sc.lowerOptions(algs)
+		if err != nil {
+			return nil
+		}
+		return mpiDescriber(sc.located(t), opt)
+	})
 }

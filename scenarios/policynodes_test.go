@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestPolicyNodeCaps(t *testing.T) {
 		free, free0 float64
 	}{
 		{PolicySteering, []float64{50, 60, 70}, 1e6, 2e6},
-		{PolicyDCTDVFS, []float64{160, 200}, 1e6, 0},
+		{PolicyDCTDVFS, []float64{140, 180}, 1e6, 0},
 	} {
 		t.Run(tc.pol, func(t *testing.T) {
 			for _, c := range tc.caps {
@@ -112,8 +113,8 @@ func TestPolicyNodeCaps(t *testing.T) {
 	}
 	// dct-dvfs chooses by slack, not by power: under a node cap below its
 	// need the replay reports the time over it rather than hiding it.
-	if rep := replay(t, PolicyDCTDVFS, two, CapScopeNode, 150); rep.Result.OverCapNs <= 0 || rep.Result.NodePeakW <= 150 {
-		t.Errorf("dct-dvfs at 150 W per node: node peak %g W, %d ns over; want the time over the cap reported", rep.Result.NodePeakW, rep.Result.OverCapNs)
+	if rep := replay(t, PolicyDCTDVFS, two, CapScopeNode, 130); rep.Result.OverCapNs <= 0 || rep.Result.NodePeakW <= 130 {
+		t.Errorf("dct-dvfs at 130 W per node: node peak %g W, %d ns over; want the time over the cap reported", rep.Result.NodePeakW, rep.Result.OverCapNs)
 	}
 }
 
@@ -180,5 +181,40 @@ func TestConductorNodeCaps(t *testing.T) {
 	}
 	if !slower {
 		t.Errorf("node caps %v: %v; the job's at the nodes' caps together %v: want the node caps to bind somewhere", caps, node, job)
+	}
+}
+
+// dct-dvfs charges a node's base power once per node, not once per rank:
+// four ranks of the same work (four threads each, the same P-states) on
+// one node of four ranks and on four nodes of one rank run the same
+// schedule, and the four nodes draw three more nodes' base power (one
+// idle socket, 20 W) for the whole run, in the baseline, DCT alone and
+// DCT + DVFS alike.
+func TestDCTDVFSBasePowerPerNode(t *testing.T) {
+	tr := policyNodesTrace(t, 4)
+	run := func(nodes, perNode int) *PolicyReport {
+		t.Helper()
+		m := strings.Replace(policyNodesMachineWait(nodes, perNode, "idle"), fmt.Sprintf("cores_per_socket = %d\n", perNode), "cores_per_socket = 4\n", 1)
+		rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: PolicyDCTDVFS, Trace: tr, Scenario: policyNodesScenario(t, m, tr, CapScopeJob),
+			NoBound: true, DCTDVFS: DCTDVFSOptions{Threads: 4, Serial: 0.1}})
+		if err != nil {
+			t.Fatalf("%d nodes of %d ranks: %v", nodes, perNode, err)
+		}
+		return rep
+	}
+	one, four := run(1, 4), run(4, 1)
+	const nodeW = 20.0
+	for _, c := range []struct {
+		name      string
+		one, four PolicyRun
+	}{{"baseline", one.Baseline, four.Baseline}, {"dct", *one.DCT, *four.DCT}, {"dct-dvfs", one.Result, four.Result}} {
+		if c.one.MakespanNs != c.four.MakespanNs {
+			t.Errorf("%s: makespan %d ns on one node, %d ns on four; want the same schedule", c.name, c.one.MakespanNs, c.four.MakespanNs)
+			continue
+		}
+		want := 3 * nodeW * float64(c.one.MakespanNs) / 1e9
+		if got := c.four.EnergyJ - c.one.EnergyJ; math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s: four nodes draw %.6f J more than one (%.6f J against %.6f J); want three nodes' base power, %.6f J", c.name, got, c.four.EnergyJ, c.one.EnergyJ, want)
+		}
 	}
 }

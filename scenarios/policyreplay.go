@@ -276,9 +276,11 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		pstates[i] = power.PState{GHz: ps.FreqGHz, Watts: ps.ActivePowerW}
 	}
 	out := &PolicyReport{Trace: r.Trace, Policy: r.Policy, Machine: m.Name, Network: net.String()}
+	// A rank's share of its node's base power: ranks_per_node ranks share
+	// a node, which draws its base power once.
+	rankBaseW := m.BaseW() / float64(m.Ranks())
 	if r.Policy == PolicySteering {
 		s := r.Steering
-		rankBaseW := m.BaseW() / float64(m.Ranks())
 		mach := steering.Machine{SleepW: m.CoreIdlePowerW, Beta: beta, Wait: m.WaitPower, PStates: pstates,
 			BaseW: rankBaseW * float64(len(t.Ranks))}
 		o := steering.Options{Machine: mach, Strict: s.Strict, Predict: s.Predict, NoBound: r.NoBound, Calibrate: calibrate, DecisionNs: s.DecisionNs}
@@ -319,13 +321,13 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	if !(d.CoordinationPct >= 0 && d.CoordinationPct < 100) {
 		return nil, optionf("--coordination-pct %g outside [0, 100)", d.CoordinationPct)
 	}
-	node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: float64(m.SocketsPerNode) * m.IdlePowerW,
+	node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: rankBaseW,
 		CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower, PStates: pstates}
 	o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: d.Serial, Overhead: d.Overhead, Beta: beta}},
 		Strategy: d.Strategy, Objective: d.Objective, TDVFSNs: d.TDVFSNs, Epsilon: d.Epsilon, WaitCap: d.WaitCap, CapW: r.CapW, NoBound: r.NoBound,
 		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
 	if r.CapW > 0 {
-		if o.Nodes, err = sc.policyNodes(r, m, len(t.Ranks), node.IdleW); err != nil {
+		if o.Nodes, err = sc.policyNodes(r, m, len(t.Ranks), rankBaseW); err != nil {
 			return nil, err
 		}
 	}
@@ -449,9 +451,7 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 // and where each was read (importer.Located: an OTF2 archive is read
 // again for its locations and timestamps).
 func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lower.EventMap) error {
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	return rewriteDeadlock(err, em.Describer(importer.Located(t, r.Trace, r.Import), g))
+	return inTraceTerms(err, func() func(op int32) string {
+		return em.Describer(importer.Located(t, r.Trace, r.Import), g)
+	})
 }

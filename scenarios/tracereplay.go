@@ -444,12 +444,5 @@ func copyAtomic(path string, f *os.File) error {
 // imported trace t, lowered with algs, or of its truncated message, by
 // their MPI calls (importer.Trace.OpDescriber).
 func deadlockInMPITerms(err error, t *importer.Trace, algs map[mpi.Kind]string) error {
-	var dl sim.OpError
-	if !errors.As(err, &dl) {
-		return err
-	}
-	if describe := t.OpDescriber(algs); describe != nil {
-		dl.Rewrite(describe)
-	}
-	return err
+	return inTraceTerms(err, func() func(op int32) string { return t.OpDescriber(algs) })
 }

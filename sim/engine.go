@@ -878,53 +878,6 @@ func (e *engine) markDone(op, rank int32) {
 	}
 }
 
-// perByte returns LogGOPSim's (s-1)·X per-byte charge. LogGOPSim computes
-// it in unsigned 64-bit arithmetic, so for an empty message (s = 0) the
-// charge wraps around to −X; the receive's max((s-1)·O, (s-1)·G) is then
-// −G when O = 0 and −min(O, G) otherwise (the larger of the two wrapped
-// values). capsim reproduces those negative charges exactly.
-//
-// x is a valid network parameter (network.LogGOPS.Validate); the product
-// is rounded once to the ns (network.PerByte.Times), and one above
-// graph.MaxTimeNs saturates at MaxTimeNs+1, which the caller's check then
-// reports. An empty message's −X is −x rounded to the ns.
-func perByte(s int64, x network.PerByte) int64 {
-	if s > 0 {
-		return x.Times(s - 1)
-	}
-	return -x.Times(1)
-}
-
-// wireBytes returns the bytes a message of payload size puts on the
-// network with h header bytes (network.LogGOPS.HeaderBytes); an empty
-// message without header stays empty, so that perByte keeps LogGOPSim's
-// charge for it.
-func wireBytes(size, h int64) int64 {
-	if h == 0 {
-		return size
-	}
-	return max(size, 0) + h
-}
-
-// recvPerByte returns LogGOPSim's receive charge max((s-1)·O, (w-1)·G)
-// for a payload of s bytes carried in w wire bytes (s + H), with perByte's
-// empty messages where w = s.
-func recvPerByte(s, w int64, O, G network.PerByte) int64 {
-	if w != s {
-		return max(perByte(s, O), perByte(w, G))
-	}
-	if s > 0 {
-		return O.Max(G).Times(s - 1)
-	}
-	switch {
-	case O.Femtoseconds() == 0:
-		return -G.Times(1)
-	case G.Femtoseconds() == 0:
-		return -O.Times(1)
-	}
-	return -min(O.Times(1), G.Times(1))
-}
-
 // addNs adds a possibly negative charge to a time, stopping at 0 where
 // LogGOPSim's unsigned time would wrap around.
 func addNs(t uint64, d int64) uint64 {
@@ -1076,14 +1029,14 @@ func (e *engine) loop() error {
 			}
 			e.markStarted(op, rank)
 			size := e.size(op, &e.ops[op])
-			busy := o + perByte(size, O)
+			busy := o + O.Charge(size)
 			cpuEnd := addNs(t, busy)
-			wire := wireBytes(size, H)
+			wire := network.WireBytes(size, H)
 			inject := max(t, *onic) // t, unless the send queued on its NIC (offload)
-			nicEnd := addNs(inject, gap+perByte(wire, G))
+			nicEnd := addNs(inject, gap+G.Charge(wire))
 			arrive := inject + uint64(o) + L
 			if loggp {
-				arrive += uint64(max(0, perByte(wire, G)))
+				arrive += uint64(max(0, G.Charge(wire)))
 			}
 			if flows {
 				// The links take the bytes: the NIC only its gap, and
@@ -1169,12 +1122,12 @@ func (e *engine) loop() error {
 				o, gap, L, G, O, S, H = p.Overhead, p.Gap, uint64(p.Latency), p.GapPerByte, p.OverheadPerByte, p.EagerLimit, p.HeaderBytes
 			}
 			size := e.size(op, &e.ops[op])
-			wire := wireBytes(size, H)
+			wire := network.WireBytes(size, H)
 			if offload && !nicIn {
 				// The bytes came in over the (w-1)·G before t: the NIC
 				// takes them if it was free when they began, whatever the
 				// CPU does, and is free again g after t.
-				if in := addNs(*onic, perByte(wire, G)); in > t {
+				if in := addNs(*onic, G.Charge(wire)); in > t {
 					ev.time = in
 					e.q.push(ev)
 					continue
@@ -1193,10 +1146,10 @@ func (e *engine) loop() error {
 			if flows && !e.fl.alone {
 				e.delivered(op, rank, t)
 			}
-			busy := o + recvPerByte(size, wire, O, G)
-			gapr := gap + perByte(wire, G)
+			busy := o + network.RecvCharge(size, wire, O, G)
+			gapr := gap + G.Charge(wire)
 			if loggp || flows {
-				busy = o + max(0, perByte(size, O))
+				busy = o + max(0, O.Charge(size))
 				if flows {
 					gapr = gap
 				}

@@ -140,7 +140,7 @@ func newFlowEngine(f *FlowNetwork, ranks int) (*flowEngine, error) {
 }
 
 // sendFlow puts the message of send op (of rank) on the network at time
-// t; flight is o + L, and wire its bytes with the header (wireBytes).
+// t; flight is o + L, and wire its bytes with the header (network.WireBytes).
 func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, wire int64) {
 	fe := e.fl
 	g := e.g
@@ -157,7 +157,7 @@ func (e *engine) sendFlow(op, rank int32, t, flight uint64, G network.PerByte, w
 	hops, links := fe.routeLatency(src, dst)
 	if !links {
 		// Same node: no link, LogGP pricing of the bytes.
-		e.q.push(event{time: t + flight + uint64(max(0, perByte(wire, G))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
+		e.q.push(event{time: t + flight + uint64(max(0, G.Charge(wire))), seq: e.ts<<3 | uint64(evMsg), op: op, rank: rank})
 		e.ts++
 		return
 	}
@@ -206,7 +206,7 @@ func (fe *flowEngine) weight(lat int64) float64 {
 func (fe *flowEngine) aloneFlight(src, dst int, size, flight int64, G network.PerByte) int64 {
 	lat, links := fe.routeLatency(src, dst)
 	if !links {
-		return flight + max(0, perByte(size, G))
+		return flight + max(0, G.Charge(size))
 	}
 	if fe.hopc != nil {
 		fe.route = fe.topo.Route(fe.route[:0], src, dst)
@@ -263,7 +263,7 @@ func (e *engine) flowStart(op, rank int32, t uint64) {
 		p := &c.Params[c.Of[op]]
 		o, L, H = p.Overhead, p.Latency, p.HeaderBytes
 	}
-	fe.net.Start(int64(t), fe.route, max(0, wireBytes(g.Size[op], H)), w, op, rank, o+L)
+	fe.net.Start(int64(t), fe.route, max(0, network.WireBytes(g.Size[op], H)), w, op, rank, o+L)
 	fe.events++
 	fe.report(t)
 	e.scheduleFlows()

@@ -79,7 +79,7 @@ func TestReadyQueuesKeepOrder(t *testing.T) {
 		g := randomGraph(rng, 1+rng.IntN(4), 10+rng.IntN(120), 1+rng.IntN(3), 1+rng.IntN(2))
 		g.Causal = rng.IntN(2) == 0
 		// Some networks have o < O, so that an empty message's
-		// processing moves its CPU's clock back (see perByte).
+		// processing moves its CPU's clock back (see network.PerByte.Charge).
 		o := int64(rng.IntN(2000))
 		if rng.IntN(3) == 0 {
 			o = int64(rng.IntN(3))

@@ -141,8 +141,8 @@ func TestReadmePolicyExample(t *testing.T) {
 	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
 	r = get(args...)
 	if r.Baseline.MakespanNs != 202300482 || r.DCT.MakespanNs != 186396862 || r.Result.MakespanNs != 186396862 ||
-		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "228.19/147.63/116.31" ||
-		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "49.03" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "-0.00" {
+		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "164.47/88.91/57.60" ||
+		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "64.98" || r.LP.CapW != 309 || pct(r.LP.GapPct) != "-0.00" {
 		t.Errorf("dct-dvfs: %+v %+v", r, *r.DCT)
 	}
 	if r := get(append(args, "--lp-messages", "loggops")...); pct(r.LP.GapPct) != "0.92" {

@@ -33,3 +33,22 @@ func TestRoundsToShortDecimals(t *testing.T) {
 		t.Error("NaN changed")
 	}
 }
+
+func TestFormatNs(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want string
+	}{
+		{0, "0.000000000 s"},
+		{1, "0.000000001 s"},
+		{1500000000, "1.500000000 s"},
+		{-1500000000, "-1.500000000 s"},
+		{-999, "-0.000000999 s"},
+		{math.MaxInt64, "9223372036.854775807 s"},
+		{math.MinInt64, "-9223372036.854775808 s"},
+	} {
+		if got := FormatNs(c.ns); got != c.want {
+			t.Errorf("FormatNs(%d) = %q, want %q", c.ns, got, c.want)
+		}
+	}
+}

@@ -336,42 +336,6 @@ type fixedPricer []int64
 
 func (p fixedPricer) CalcDuration(op int32, start int64) int64 { return p[op] }
 
-// perByte and recvPerByte are the engine's per-byte charges (package sim),
-// negative for an empty message as in LogGOPSim.
-// wireBytes is the bytes a message of payload size puts on the network
-// with h header bytes, as the replay engine counts them.
-func wireBytes(size, h int64) int64 {
-	if h == 0 {
-		return size
-	}
-	return max(size, 0) + h
-}
-
-func perByte(s int64, x network.PerByte) int64 {
-	if s > 0 {
-		return x.Times(s - 1)
-	}
-	return -x.Times(1)
-}
-
-// recvPerByte is the receive's max((s-1)·O, (w-1)·G) for a payload of s
-// bytes carried in w wire bytes, as the replay engine charges it.
-func recvPerByte(s, w int64, O, G network.PerByte) int64 {
-	if w != s {
-		return max(perByte(s, O), perByte(w, G))
-	}
-	if s > 0 {
-		return O.Max(G).Times(s - 1)
-	}
-	switch {
-	case O.Femtoseconds() == 0:
-		return -G.Times(1)
-	case G.Femtoseconds() == 0:
-		return -O.Times(1)
-	}
-	return -min(O.Times(1), G.Times(1))
-}
-
 // endWait ends task i's (calc op's) wait at vertex next (the rank's next
 // task's start or Fin): in mode task its power interval runs until next,
 // unless WaitAfter gives the wait a power of its own; otherwise a load of

@@ -167,7 +167,7 @@ func (nb *netBuild) sendVertices(op int32) error {
 	B := nb.B
 	p := nb.params(op)
 	s := g.Size[op]
-	if busy := p.Overhead + perByte(s, p.OverheadPerByte); busy >= 0 {
+	if busy := p.Overhead + p.OverheadPerByte.Charge(s); busy >= 0 {
 		nb.E[op] = int32(nb.vert(op, roleCPUEnd, rec.end[op]))
 		nb.edge(int(B[op]), int(nb.E[op]), busy)
 	}
@@ -199,7 +199,7 @@ func (nb *netBuild) sendGap(op int32, p network.LogGOPS) int64 {
 	if nb.n.routes != nil {
 		return p.Gap
 	}
-	return p.Gap + perByte(wireBytes(nb.g.Size[op], p.HeaderBytes), p.GapPerByte)
+	return p.Gap + p.GapPerByte.Charge(network.WireBytes(nb.g.Size[op], p.HeaderBytes))
 }
 
 // arrival prices the message of send op, of parameters p, as the engine
@@ -213,15 +213,15 @@ func (nb *netBuild) sendGap(op int32, p network.LogGOPS) int64 {
 // w bytes (sim.RoutePrices.Flight), the CPU o + (s−1)·O and the NIC g.
 func (nb *netBuild) arrival(op int32, p network.LogGOPS) (flight, cpu, nic int64) {
 	s := nb.g.Size[op]
-	w := wireBytes(s, p.HeaderBytes)
+	w := network.WireBytes(s, p.HeaderBytes)
 	if r := nb.n.routes; r != nil {
 		flight = r.Flight(int32(nb.g.RankOf(op)), nb.g.Peer[op], w, p.Overhead+p.Latency, p.GapPerByte)
-		return flight, p.Overhead + max(0, perByte(s, p.OverheadPerByte)), p.Gap
+		return flight, p.Overhead + max(0, p.OverheadPerByte.Charge(s)), p.Gap
 	}
-	flight, cpu, nic = p.Overhead+p.Latency, p.Overhead+recvPerByte(s, w, p.OverheadPerByte, p.GapPerByte), p.Gap+perByte(w, p.GapPerByte)
+	flight, cpu, nic = p.Overhead+p.Latency, p.Overhead+network.RecvCharge(s, w, p.OverheadPerByte, p.GapPerByte), p.Gap+p.GapPerByte.Charge(w)
 	if nb.n.net.LogGP { // bytes in flight, no G at the receiver's CPU
-		flight += max(0, perByte(w, p.GapPerByte))
-		cpu = p.Overhead + max(0, perByte(s, p.OverheadPerByte))
+		flight += max(0, p.GapPerByte.Charge(w))
+		cpu = p.Overhead + max(0, p.OverheadPerByte.Charge(s))
 	}
 	return flight, cpu, nic
 }

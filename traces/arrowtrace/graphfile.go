@@ -464,12 +464,7 @@ func (gw *GraphWriter) Close() error {
 // with dictionary columns: it leaves its dictionary memo unset and panics,
 // so capsim reads through ipc.NewFileReader.)
 func ReadGraph(path string) (*graph.Graph, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	return decodeGraph(f, path)
+	return readPath(path, decodeGraph)
 }
 
 // DecodeGraph reads an execution graph from the bytes of an Arrow IPC

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,12 +177,7 @@ func EncodeMPI(w io.Writer, t *mpi.Trace) error {
 
 // ReadMPI reads an Arrow MPI-trace file, one record batch at a time.
 func ReadMPI(path string) (*mpi.Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	return decodeMPI(f, path)
+	return readPath(path, decodeMPI)
 }
 
 // DecodeMPI reads an MPI trace from the bytes of an Arrow IPC file; name is

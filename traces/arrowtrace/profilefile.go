@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -86,12 +85,7 @@ func EncodeProfiles(w io.Writer, p *taskgraph.Profiles) error {
 
 // ReadProfiles reads an Arrow task-profile file.
 func ReadProfiles(path string) (*taskgraph.Profiles, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	return decodeProfiles(f, path)
+	return readPath(path, decodeProfiles)
 }
 
 // DecodeProfiles reads task profiles from the bytes of an Arrow IPC file;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,6 +29,18 @@ type decoder interface {
 	schema(sc *arrow.Schema) error
 	batch(rec arrow.RecordBatch) error
 	rows() int64 // rows read so far, for error messages
+}
+
+// readPath decodes the Arrow IPC file at path with decode, which names
+// the file by path in its errors.
+func readPath[T any](path string, decode func(r sizer, name string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	return decode(f, path)
 }
 
 // readFile reads an Arrow IPC file batch by batch into d, turning every

@@ -117,7 +117,7 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 	case mpi.Bcast:
 		switch alg {
 		case "linear":
-			c.linearBcast(c.in.root, n)
+			c.linearFanOut(c.in.root, n)
 		case "scatter-rdb-allgather", "scatter-ring-allgather":
 			c.scatterAllgatherBcast(c.in.root, n, alg == "scatter-ring-allgather")
 		case "pipeline":
@@ -177,20 +177,20 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 		if alg == "binomial" {
 			c.binomialGather(c.in.root, n)
 		} else {
-			c.linearGather(c.in.root, n)
+			c.linearFanIn(c.in.root, n)
 		}
 	case mpi.Scatter:
 		if alg == "binomial" {
 			c.binomialScatter(c.in.root, n)
 		} else {
-			c.linearScatter(c.in.root, n)
+			c.linearFanOut(c.in.root, n)
 		}
 	case mpi.ReduceScatter:
 		chunk := ceilDiv(n, int64(c.p))
 		switch alg {
 		case "reduce-scatter":
 			c.binomialReduce(0, n)
-			c.linearScatter(0, chunk)
+			c.linearFanOut(0, chunk)
 		case "rechalving":
 			c.recHalvingReduceScatter(n)
 		case "pairwise":
@@ -284,7 +284,9 @@ func (c *coll) binomialReduce(root int32, n int64) {
 	}
 }
 
-func (c *coll) linearBcast(root int32, n int64) {
+// linearFanOut is the linear broadcast and scatter (n: one rank's
+// block): the root sends every other rank n bytes in one round.
+func (c *coll) linearFanOut(root int32, n int64) {
 	if c.me != root {
 		c.round(c.recv(root, n))
 		return
@@ -298,7 +300,9 @@ func (c *coll) linearBcast(root int32, n int64) {
 	c.round(sends...)
 }
 
-func (c *coll) linearReduce(root int32, n int64) {
+// linearFanIn is the linear gather: every other rank sends the root n
+// bytes, received in one round.
+func (c *coll) linearFanIn(root int32, n int64) {
 	if c.me != root {
 		c.round(c.send(root, n))
 		return
@@ -310,7 +314,15 @@ func (c *coll) linearReduce(root int32, n int64) {
 		}
 	}
 	c.round(recvs...)
-	c.reduce(n * int64(c.p-1))
+}
+
+// linearReduce is linearFanIn with the root combining the p−1
+// contributions.
+func (c *coll) linearReduce(root int32, n int64) {
+	c.linearFanIn(root, n)
+	if c.me == root {
+		c.reduce(n * int64(c.p-1))
+	}
 }
 
 func (c *coll) linearExchange(size func(from, to int32) int64) {
@@ -320,34 +332,6 @@ func (c *coll) linearExchange(size func(from, to int32) int64) {
 		ops = append(ops, c.send(to, size(c.me, to)), c.recv(from, size(from, c.me)))
 	}
 	c.round(ops...)
-}
-
-func (c *coll) linearGather(root int32, n int64) {
-	if c.me != root {
-		c.round(c.send(root, n))
-		return
-	}
-	var recvs []graph.Op
-	for x := int32(0); x < c.p; x++ {
-		if x != root {
-			recvs = append(recvs, c.recv(x, n))
-		}
-	}
-	c.round(recvs...)
-}
-
-func (c *coll) linearScatter(root int32, n int64) {
-	if c.me != root {
-		c.round(c.recv(root, n))
-		return
-	}
-	var sends []graph.Op
-	for x := int32(0); x < c.p; x++ {
-		if x != root {
-			sends = append(sends, c.send(x, n))
-		}
-	}
-	c.round(sends...)
 }
 
 // binomialGather sends whole subtrees up a binomial tree: a rank forwards

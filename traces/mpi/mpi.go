@@ -9,6 +9,7 @@ package mpi
 import (
 	"fmt"
 
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -319,12 +320,7 @@ func (t *Trace) Source(r, i int) string {
 	}
 	s := fmt.Sprintf("%s record %d", rk.File, rk.Pos[i])
 	if i < len(rk.Stamps) && rk.Stamps[i].Known() {
-		ns := rk.Stamps[i].Start
-		sign := ""
-		if ns < 0 {
-			sign, ns = "-", -ns
-		}
-		s += fmt.Sprintf(", time %s%d.%09d s", sign, ns/1e9, ns%1e9)
+		s += ", time " + units.FormatNs(rk.Stamps[i].Start)
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -766,13 +767,8 @@ func (b *builder) where(r, i int) string {
 		return ""
 	}
 	a := b.at[r][i]
-	ns := b.ns(a.tick)
-	sign := ""
-	if ns < 0 {
-		sign, ns = "-", -ns
-	}
-	return fmt.Sprintf("%s location %d (%s), time %d ticks = %s%d.%09d s from the trace start",
-		b.file, a.loc, evtFile(b.file, a.loc), a.tick, sign, ns/1e9, ns%1e9)
+	return fmt.Sprintf("%s location %d (%s), time %d ticks = %s from the trace start",
+		b.file, a.loc, evtFile(b.file, a.loc), a.tick, units.FormatNs(b.ns(a.tick)))
 }
 
 // endCall sets the end of the events of rank from index from on, the

@@ -84,8 +84,9 @@ func (p *Profile) lookup(region string) (Scaling, error) {
 	return p.Default, nil
 }
 
-// Node is the machine each MPI task runs on: one task per node (the
-// THREAD_MASTERONLY model of Li, 2011, §2.1).
+// Node is the part of a node each MPI task runs on: its cores and its
+// share of the node's base power; with one task per node (the
+// THREAD_MASTERONLY model of Li, 2011, §2.1) the whole node.
 type Node struct {
 	// Threads lists the concurrency configurations C; the largest is
 	// c^max, the one the trace was recorded with.
@@ -93,7 +94,9 @@ type Node struct {
 	// PStates gives the busy power of one core per frequency; the
 	// fastest is f_max, the recorded frequency.
 	PStates []power.PState
-	IdleW   float64 // node power with every core idle
+	// IdleW is the task's share of its node's power with every core
+	// idle: the node draws it once, whatever number of tasks it holds.
+	IdleW float64
 	// CoreIdleW is the power of a core the phase leaves unused, above
 	// IdleW: a phase with c threads draws IdleW + c·P(f) + (c_max − c)·
 	// CoreIdleW.
