@@ -26,6 +26,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -286,6 +287,13 @@ func jsonLine(text []byte, err error) string {
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF): // truncated: name the last line
 		off = int64(len(bytes.TrimRight(text, "\n")))
+	case strings.HasPrefix(err.Error(), `json: unknown field "`):
+		// DisallowUnknownFields says no offset: the key's first
+		// occurrence as a key (a misspelt key is rarely a value too).
+		name := strings.TrimPrefix(err.Error(), `json: unknown field `)
+		if loc := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(text); loc != nil {
+			off = int64(loc[0])
+		}
 	}
 	if off < 0 || off > int64(len(text)) {
 		return ""
