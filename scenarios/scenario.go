@@ -437,7 +437,11 @@ type ParseError struct {
 	Line int
 	Key  string
 	Msg  string
+	Err  error // the error Msg tells, if any (errors.Is and errors.As see it)
 }
+
+// Unwrap returns the error the message tells, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (e *ParseError) Error() string {
 	var b strings.Builder
@@ -622,6 +626,13 @@ func bad(key, format string, a ...any) error {
 // reading a mapping file) names the line as a parse error does.
 func (sc *Scenario) keyError(key, msg string) *ParseError {
 	return &ParseError{File: sc.File, Line: keyLine(sc.Text, strings.Split(key, ".")), Key: key, Msg: msg}
+}
+
+// keyErr is keyError telling err, which errors.Is and errors.As still see.
+func (sc *Scenario) keyErr(key string, err error) *ParseError {
+	e := sc.keyError(key, err.Error())
+	e.Err = err
+	return e
 }
 
 // badAt is bad for a key of the i-th [[table]] (or, with j ≥ 0, of the
