@@ -23,6 +23,7 @@ import (
 	"github.com/capsim/capsim/compute/gpu"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/jsondup"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
@@ -471,6 +472,10 @@ func LoadDefault() (*Scenario, error) { return Parse(DefaultName, Default()) }
 
 // Parse parses and validates scenario text; file names it in errors.
 func Parse(file string, text []byte) (*Scenario, error) {
+	if k := jsondup.Compressed(text); k != "" {
+		// The TOML decoder's "cannot contain control characters: '0x1f'".
+		return nil, &ParseError{File: file, Line: 1, Msg: "a " + k + "-compressed file, not TOML text: unpack it first"}
+	}
 	var s Scenario
 	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&s)
 	if err != nil {
