@@ -506,6 +506,14 @@ func describe(path string, head []byte) error {
 	if len(head) > 262 && string(head[257:262]) == "ustar" {
 		return &Error{Path: path, Looks: "a tar archive", Hint: archiveHint}
 	}
+	if rest, ok := bytes.CutPrefix(head, []byte("\xef\xbb\xbf")); ok {
+		for _, f := range Formats() {
+			if f.Sniff != nil && f.Sniff(rest) {
+				return &Error{Path: path, Looks: "a " + f.Name + " trace with a UTF-8 byte-order mark before its first line",
+					Hint: "save it without one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"}
+			}
+		}
+	}
 	if liballprofOther(head) {
 		return &Error{Path: path, Looks: "a liballprof trace without its MPI_Init record",
 			Hint: "pass the rank-0 file (NAME-0.dat) or the folder"}
