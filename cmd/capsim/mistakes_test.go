@@ -33,6 +33,9 @@ func TestMistakes(t *testing.T) {
 	write("typo.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	good := p("good.arrow")
+	if b, err := os.ReadFile(good); err != nil || os.WriteFile(p("copy.arrow"), b, 0o644) != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(p("mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +83,8 @@ func TestMistakes(t *testing.T) {
 		{"sweep into a folder of other files", []string{"sweep", p("s.toml"), "-o", p("mine"), "--progress", "never"}, 1,
 			[]string{"mine is not a results folder", "results.csv", "new or empty folder"}},
 		{"calibrate from one trace twice", []string{"calibrate", good, p("link.arrow")}, 2, []string{"are one trace", "give each trace once"}},
+		{"calibrate from a copy of one trace", []string{"calibrate", good, p("copy.arrow")}, 2,
+			[]string{"good.arrow and", "copy.arrow hold the same recording", "give each trace once"}},
 		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
 		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
 		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
