@@ -334,10 +334,17 @@ func (f *File) Set(extra Decoders) (*compute.Set, error) {
 		}
 		s.Default = m
 	}
+	first := map[string]int{}
 	for i, e := range f.Regions {
 		if _, err := path.Match(e.Pattern, ""); err != nil || e.Pattern == "" {
 			return nil, fmt.Errorf("regions[%d]: invalid pattern %q", i, e.Pattern)
 		}
+		if j, ok := first[e.Pattern]; ok {
+			// The first entry whose pattern matches a region prices it:
+			// a second with the same pattern would never apply.
+			return nil, fmt.Errorf("regions[%d]: pattern %q is regions[%d]'s too, which prices every region it matches first: this entry would never apply", i, e.Pattern, j)
+		}
+		first[e.Pattern] = i
 		m, err := dec(e)
 		if err == nil {
 			err = probe(m, f.Recorded)

@@ -44,6 +44,10 @@ func TestModelFileRefused(t *testing.T) {
 		{"null parameter", strings.Replace(string(good), `"beta": 0.5,`, `"beta": null,`, 1), "m.json:26: key regions[0].params.cpu.params.beta is null"},
 		{"misspelt key", strings.Replace(string(good), `"version": 1`, `"versoin": 1`, 1), `m.json:3: json: unknown field "versoin"`},
 		{"gzipped", "\x1f\x8b\x08\x00" + string(good), "m.json:1: a gzip-compressed file, not JSON text: unpack it first"},
+		// The first entry that matches prices a region: a second entry with
+		// the same pattern was accepted and never applied.
+		{"region pattern twice", strings.Replace(string(good), `"regions": [`, `"regions": [{"pattern": "triad", "kind": "measured", "params": {"scale": 2}},`, 1),
+			`m.json: regions[1]: pattern "triad" is regions[0]'s too`},
 		{"huge device power", strings.Replace(string(good), `"ratio": 0.3,`, `"ratio": 0.3, "device_watts": 1e308,`, 1), "device_watts: want a finite power ≥ 0 and at most 1e+09 W"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
