@@ -556,6 +556,9 @@ func describeDir(path string) error {
 		sort.Strings(empty)
 		hint = fmt.Sprintf("%s is empty: was it written completely?", filepath.Join(path, empty[0]))
 	}
+	if len(names) == 0 {
+		return &Error{Path: path, Looks: "an empty directory", Hint: "a copy or an unpacking that has not happened? " + hint}
+	}
 	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")), Hint: hint}
 }
 

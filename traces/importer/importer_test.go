@@ -145,7 +145,7 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{filepath.Join(otf2, "traces.otf2"), "the global definitions file traces.def is missing"},
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
 		{otf2, "a folder with the OTF2 anchor file traces.otf2 but not a readable OTF2 trace"},
-		{empty, "a directory () holding no trace"},
+		{empty, "emptydir: an empty directory: a copy or an unpacking that has not happened?"},
 		{unwritten, "a directory (chakra.0.et) holding no trace capsim recognises: " + filepath.Join(unwritten, "chakra.0.et") + " is empty: was it written completely?"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
