@@ -224,3 +224,29 @@ func TestScenarioFromPipe(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMergeKeepsScenario: merge copied scenario.json from its first shard
+// only, so a first shard that had lost it left the merged folder without
+// one (report --detail then refused it) while the other shard had it.
+func TestMergeKeepsScenario(t *testing.T) {
+	_, p, write := badInputDir(t)
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", strings.NewReplacer("iterations = 20", "iterations = 2", `"290:380:10"`, `"300:340:20"`,
+		`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`).Replace(def))
+	for _, k := range []string{"0", "1"} {
+		if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", p("shard"+k), "--shard", k+"/2", "--progress", "never"); code != 0 {
+			t.Fatalf("sweep: %d %s", code, stderr)
+		}
+	}
+	want, err := os.ReadFile(p("shard1/scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p("shard0/scenario.json"))
+	if code, _, stderr := capsim(t, "merge", p("shard0"), p("shard1"), "-o", p("all")); code != 0 {
+		t.Fatalf("merge: %d %s", code, stderr)
+	}
+	if got, err := os.ReadFile(p("all/scenario.json")); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("merged folder's scenario.json: %v (equal %v)", err, bytes.Equal(got, want))
+	}
+}
