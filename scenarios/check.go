@@ -73,6 +73,13 @@ func withParams(err error, params map[string]any) error {
 // execution-graph workload) can run on machine m under policy.
 func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) error {
 	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+		for i := range sc.Machines {
+			if &sc.Machines[i] == m {
+				e := sc.badAt("machine", i, "", -1, "ranks_per_node", "%v", err).(*ParseError)
+				e.File, e.Err = sc.File, err
+				return e
+			}
+		}
 		return fmt.Errorf("%s: %w", sc.File, err)
 	}
 	if err := sc.acceleratorsSelect(m, g); err != nil {

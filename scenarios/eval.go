@@ -700,7 +700,7 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 		o.Chakra.Lower = lo
 		t, err := importer.Read(path, o)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: workload.trace: %w", sc.File, err)
+			return nil, nil, nil, sc.keyErr("workload.trace", err)
 		}
 		if w.Replicate > 0 && t.Chakra == nil {
 			return nil, nil, nil, fmt.Errorf("%s: workload.replicate: %s is a %s trace; only Chakra traces replicate", sc.File, w.Trace, t.Format)

@@ -517,17 +517,22 @@ func (x *graphPolicy) gap(ctx context.Context, capW float64, makespanNs int64) (
 	}
 	var ie *bound.InfeasibleError
 	var se *clp.StatusError
-	if out.BoundNs, err = bd.at(ctx, capW); errors.As(err, &ie) || (errors.As(err, &se) && se.Status == clp.PrimalInfeasible) {
+	res, err := bd.solve(ctx, capW)
+	if errors.As(err, &ie) || (errors.As(err, &se) && se.Status == clp.PrimalInfeasible) || (err == nil && res == nil) {
 		out.Status = "infeasible"
 		return out, nil
 	} else if err != nil {
 		return out, fmt.Errorf("LP bound at %g W: %w", capW, err)
 	}
-	if out.BoundNs == 0 {
-		out.Status = "infeasible"
-		return out, nil
+	// A graph without work has a bound of 0 ns, its replays take none
+	// either: the gap is 0 (GapPct), not an infeasible LP.
+	if out.BoundNs, err = graph.SecondsToNs(res.Makespan); err != nil {
+		return out, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
 	}
 	out.Status = "ok"
 	out.GapPct = 100 * (float64(makespanNs)/float64(out.BoundNs) - 1)
+	if out.BoundNs == 0 {
+		out.GapPct = GapPct(makespanNs, 0)
+	}
 	return out, nil
 }

@@ -103,6 +103,10 @@ func TestMistakesRefused(t *testing.T) {
 		{"empty trace", noParams("trace = \"\""), "key workload.trace: an empty string where a file's path is expected", 0},
 		{"empty mapping file", topo("kind = \"crossbar\"\nmapping = \"\""), "key network.topology.mapping: an empty string where a file's path is expected", lineOf(topo("kind = \"crossbar\"\nmapping = \"\""), "mapping = \"\"", 1)},
 		{"empty IPC model", base + "\n[aggregate]\nipc_model = \"\"\n", "key aggregate.ipc_model: an empty string where a file's path is expected", 0},
+		// The trace's errors named the key but not its line, and a
+		// machine of other ranks neither.
+		{"trace missing", noParams("trace = \"nosuch.arrow\""), "key workload.trace: stat nosuch.arrow: no such file or directory", lineOf(noParams("trace = \"nosuch.arrow\""), "trace = \"nosuch.arrow\"", 1)},
+		{"machine of other ranks", params("ranks_per_node = 8", "ranks_per_node = 4"), "key machine.ranks_per_node: the workload has 16 ranks but machine pal runs 8", lineOf(params("ranks_per_node = 8", "ranks_per_node = 4"), "ranks_per_node = 4", 1)},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/capsim/capsim/compute/gpu"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/jsondup"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/topo"
 	"github.com/capsim/capsim/optimize/bound"
@@ -437,7 +438,11 @@ type ParseError struct {
 	Line int
 	Key  string
 	Msg  string
+	Err  error // the error Msg tells, if any (errors.Is and errors.As see it)
 }
+
+// Unwrap returns the error the message tells, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (e *ParseError) Error() string {
 	var b strings.Builder
@@ -467,6 +472,10 @@ func LoadDefault() (*Scenario, error) { return Parse(DefaultName, Default()) }
 
 // Parse parses and validates scenario text; file names it in errors.
 func Parse(file string, text []byte) (*Scenario, error) {
+	if k := jsondup.Compressed(text); k != "" {
+		// The TOML decoder's "cannot contain control characters: '0x1f'".
+		return nil, &ParseError{File: file, Line: 1, Msg: "a " + k + "-compressed file, not TOML text: unpack it first"}
+	}
 	var s Scenario
 	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&s)
 	if err != nil {
@@ -622,6 +631,13 @@ func bad(key, format string, a ...any) error {
 // reading a mapping file) names the line as a parse error does.
 func (sc *Scenario) keyError(key, msg string) *ParseError {
 	return &ParseError{File: sc.File, Line: keyLine(sc.Text, strings.Split(key, ".")), Key: key, Msg: msg}
+}
+
+// keyErr is keyError telling err, which errors.Is and errors.As still see.
+func (sc *Scenario) keyErr(key string, err error) *ParseError {
+	e := sc.keyError(key, err.Error())
+	e.Err = err
+	return e
 }
 
 // badAt is bad for a key of the i-th [[table]] (or, with j ≥ 0, of the

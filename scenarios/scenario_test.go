@@ -54,6 +54,8 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 		{"wait power word", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = \"busy\"", 1), `wait power "busy": want task, idle or a number of watts`, 15},
 		{"wait power negative", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = -2.5", 1), "wait power -2.5 W: want a finite number ≥ 0", 15},
 		{"wait power bool", strings.Replace(base, "ranks_per_node = 8", "ranks_per_node = 8\nwait_power = true", 1), "wait power true", 15},
+		// The TOML decoder said "cannot contain control characters: '0x1f'".
+		{"gzipped scenario", "\x1f\x8b\x08\x00" + base, "a gzip-compressed file, not TOML text: unpack it first", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("my.toml", []byte(tc.text))

@@ -199,11 +199,11 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 		p := s.path(w.Trace)
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
+			return nil, s.keyErr("workload.trace", err)
 		}
 		ins, err := importer.Inputs(p, w.importOptions())
 		if err != nil && st.IsDir() {
-			return nil, fmt.Errorf("%s: workload.trace: %w", s.File, err)
+			return nil, s.keyErr("workload.trace", err)
 		}
 		if err != nil {
 			// A file no format reads: its replay reports why; the

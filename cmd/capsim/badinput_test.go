@@ -121,7 +121,7 @@ func TestBadInput(t *testing.T) {
 		{"scenario wrong type", []string{"scenario", "check", p("wrongtype.toml")}, 1, []string{"wrongtype.toml:", ": key machine.nodes: incompatible types"}},
 		{"scenario syntax", []string{"scenario", "check", p("syntax.toml")}, 1, []string{"syntax.toml"}},
 		{"scenario trace missing", []string{"sweep", p("notrace.toml"), "-o", p("r-notrace"), "--progress", "never"}, 1,
-			[]string{"notrace.toml: workload.trace:", "nope.arrow", "no such file"}},
+			[]string{"notrace.toml:", ": key workload.trace:", "nope.arrow", "no such file"}},
 		{"results of another scenario", []string{"sweep", p("other.toml"), "-o", p("res"), "--progress", "never"}, 1,
 			[]string{"points.jsonl", "different sweep", "another output directory"}},
 		{"bad journal line", []string{"sweep", p("s.toml"), "-o", res3, "--progress", "never"}, 1,

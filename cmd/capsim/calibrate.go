@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,14 +44,25 @@ docs/guide/validation.md).`,
 			default:
 				return usagef("--model %q: want loggops or loggp", model)
 			}
-			if err := distinctTraces(a, traceOptions(format, 0)); err != nil {
+			// A piped trace is copied once, so that it can be compared
+			// with the others and then read.
+			copies, renames := make([]string, len(a)), make([]func(error) error, len(a))
+			for i, path := range a {
+				p, rename, done, err := importer.Reopenable(path)
+				if err != nil {
+					return err
+				}
+				defer done()
+				copies[i], renames[i] = p, rename
+			}
+			if err := distinctTraces(a, copies, traceOptions(format, 0)); err != nil {
 				return err
 			}
 			var trs []*mpi.Trace
-			for _, path := range a {
-				t, err := importer.Read(path, traceOptions(format, 0).WithStamps(true))
+			for i, path := range a {
+				t, err := importer.Read(copies[i], traceOptions(format, 0).WithStamps(true))
 				if err != nil {
-					return err
+					return renames[i](err)
 				}
 				if t.MPI == nil || !t.MPI.Stamped() {
 					return fmt.Errorf("%s: a %s trace has no recorded times to calibrate from (OTF2, DUMPI and liballprof traces have them)", path, t.Format)
@@ -78,9 +90,10 @@ docs/guide/validation.md).`,
 }
 
 // distinctTraces refuses a trace given twice (by the same or another name:
-// its folder and its anchor file, a link): its messages would count twice
-// in the fits.
-func distinctTraces(paths []string, opt importer.Options) error {
+// its folder and its anchor file, a link, a copy or a pipe of the same
+// recording): its messages would count twice in the fits. copies are the
+// paths the traces are read from (a piped trace's copy, Reopenable).
+func distinctTraces(paths, copies []string, opt importer.Options) error {
 	type read struct {
 		trace string
 		st    os.FileInfo
@@ -103,6 +116,23 @@ func distinctTraces(paths []string, opt importer.Options) error {
 			}
 			seen = append(seen, read{path, st})
 		}
+	}
+	// Every file of the trace with the same content: one recording
+	// copied (cp -r run1 run2) or piped twice.
+	content := map[string]string{}
+	for i, p := range copies {
+		ins, err := importer.Inputs(p, opt)
+		if err != nil {
+			continue // Read names the error
+		}
+		var b strings.Builder
+		for _, in := range ins {
+			fmt.Fprintf(&b, "%s %s\n", in.Rel, in.Hash)
+		}
+		if other, ok := content[b.String()]; ok {
+			return usagef("%s and %s hold the same recording (every file they read has the same content): give each trace once", other, paths[i])
+		}
+		content[b.String()] = paths[i]
 	}
 	return nil
 }

@@ -59,3 +59,20 @@ func TestDeadlockInCollectiveNamed(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// An execution graph without work (every task of 0 ns) has an LP bound of
+// 0 ns under the steering and dct-dvfs policies, as `bound` gives, and a
+// policy gap of 0: it was reported as an infeasible LP.
+func TestDegenerateGraphPolicyBound(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	p := filepath.Join(t.TempDir(), "zero.goal")
+	os.WriteFile(p, []byte("num_ranks 2\nrank 0 {\nl1: calc 0\n}\nrank 1 {\nl1: calc 0\n}\n"), 0o644)
+	for _, policy := range []string{"steering", "dct-dvfs"} {
+		code, out, stderr := capsim(t, "policy", policy, p, "--cap", "300")
+		if code != 0 || !strings.Contains(out, "LP bound at 300 W (engine messages): 0 ns, policy gap 0.00 %") || strings.Contains(out, "infeasible") {
+			t.Errorf("policy %s: exit %d:\n%s%s", policy, code, out, stderr)
+		}
+	}
+}

@@ -33,6 +33,9 @@ func TestMistakes(t *testing.T) {
 	write("typo.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
 	good := p("good.arrow")
+	if b, err := os.ReadFile(good); err != nil || os.WriteFile(p("copy.arrow"), b, 0o644) != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(p("mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +83,8 @@ func TestMistakes(t *testing.T) {
 		{"sweep into a folder of other files", []string{"sweep", p("s.toml"), "-o", p("mine"), "--progress", "never"}, 1,
 			[]string{"mine is not a results folder", "results.csv", "new or empty folder"}},
 		{"calibrate from one trace twice", []string{"calibrate", good, p("link.arrow")}, 2, []string{"are one trace", "give each trace once"}},
+		{"calibrate from a copy of one trace", []string{"calibrate", good, p("copy.arrow")}, 2,
+			[]string{"good.arrow and", "copy.arrow hold the same recording", "give each trace once"}},
 		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
 		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
 		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
@@ -217,5 +222,31 @@ func TestScenarioFromPipe(t *testing.T) {
 	code, _, stderr := capsim(t, "scenario", "check", fifo)
 	if code != 1 || !strings.Contains(stderr, `pipe.toml:`) || !strings.Contains(stderr, `key workload.trace: "good.arrow" is relative to the scenario's folder, but the scenario was read from a pipe`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMergeKeepsScenario: merge copied scenario.json from its first shard
+// only, so a first shard that had lost it left the merged folder without
+// one (report --detail then refused it) while the other shard had it.
+func TestMergeKeepsScenario(t *testing.T) {
+	_, p, write := badInputDir(t)
+	_, def, _ := capsim(t, "scenario", "default")
+	write("s.toml", strings.NewReplacer("iterations = 20", "iterations = 2", `"290:380:10"`, `"300:340:20"`,
+		`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`).Replace(def))
+	for _, k := range []string{"0", "1"} {
+		if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", p("shard"+k), "--shard", k+"/2", "--progress", "never"); code != 0 {
+			t.Fatalf("sweep: %d %s", code, stderr)
+		}
+	}
+	want, err := os.ReadFile(p("shard1/scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p("shard0/scenario.json"))
+	if code, _, stderr := capsim(t, "merge", p("shard0"), p("shard1"), "-o", p("all")); code != 0 {
+		t.Fatalf("merge: %d %s", code, stderr)
+	}
+	if got, err := os.ReadFile(p("all/scenario.json")); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("merged folder's scenario.json: %v (equal %v)", err, bytes.Equal(got, want))
 	}
 }

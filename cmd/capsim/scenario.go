@@ -79,10 +79,15 @@ The shards are only read; OUTDIR must be a new or other directory.`,
 			if !cov.Complete() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "capsim: warning: merge --partial: %s\n", cov)
 			}
-			// Keep the scenario's source for 'capsim report' (all shards ran the same one).
-			if src, err := os.ReadFile(filepath.Join(a[0], scenarios.SourceFile)); err == nil {
-				if err := atomicfile.WriteFile(filepath.Join(out, scenarios.SourceFile), src); err != nil {
-					return err
+			// Keep the scenario's source for 'capsim report' (all shards ran
+			// the same one): the first shard's that has it, so that a shard
+			// whose copy was lost does not leave the merged folder without.
+			for _, d := range a {
+				if src, err := os.ReadFile(filepath.Join(d, scenarios.SourceFile)); err == nil {
+					if err := atomicfile.WriteFile(filepath.Join(out, scenarios.SourceFile), src); err != nil {
+						return err
+					}
+					break
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d point(s) from %d shard(s) into %s\n", st.Len(), len(a), out)

@@ -26,6 +26,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -286,6 +287,13 @@ func jsonLine(text []byte, err error) string {
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF): // truncated: name the last line
 		off = int64(len(bytes.TrimRight(text, "\n")))
+	case strings.HasPrefix(err.Error(), `json: unknown field "`):
+		// DisallowUnknownFields says no offset: the key's first
+		// occurrence as a key (a misspelt key is rarely a value too).
+		name := strings.TrimPrefix(err.Error(), `json: unknown field `)
+		if loc := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(text); loc != nil {
+			off = int64(loc[0])
+		}
 	}
 	if off < 0 || off > int64(len(text)) {
 		return ""
@@ -326,10 +334,17 @@ func (f *File) Set(extra Decoders) (*compute.Set, error) {
 		}
 		s.Default = m
 	}
+	first := map[string]int{}
 	for i, e := range f.Regions {
 		if _, err := path.Match(e.Pattern, ""); err != nil || e.Pattern == "" {
 			return nil, fmt.Errorf("regions[%d]: invalid pattern %q", i, e.Pattern)
 		}
+		if j, ok := first[e.Pattern]; ok {
+			// The first entry whose pattern matches a region prices it:
+			// a second with the same pattern would never apply.
+			return nil, fmt.Errorf("regions[%d]: pattern %q is regions[%d]'s too, which prices every region it matches first: this entry would never apply", i, e.Pattern, j)
+		}
+		first[e.Pattern] = i
 		m, err := dec(e)
 		if err == nil {
 			err = probe(m, f.Recorded)

@@ -256,6 +256,10 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid([]byte(in)) {
 			t.Fatalf("accepted a file that is not one JSON value (trailing data): %q", in)
 		}
+		var v any
+		if json.Unmarshal([]byte(in), &v) == nil && hasNull(v) {
+			t.Fatalf("accepted a file with a null value (decoded as 0): %q", in)
+		}
 		for _, r := range set.Rules {
 			_, _ = r.Model.Predict(compute.Work{Seconds: 1, At: set.Recorded}, compute.Config{CPUFreqGHz: 2, MemThrottle: 10})
 		}
@@ -360,4 +364,25 @@ func TestDecodeRanges(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// hasNull reports whether a decoded JSON value holds a null anywhere.
+func hasNull(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

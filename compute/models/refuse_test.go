@@ -39,6 +39,15 @@ func TestModelFileRefused(t *testing.T) {
 		{"huge setup", strings.Replace(string(good), `"name": "fpga-hc1",`, `"name": "fpga-hc1", "setup_s": 1e300,`, 1), `setup_s = 1e+300`},
 		{"negative directions", strings.Replace(string(good), `"directions": 1`, `"directions": -1`, 1), "transfer directions = -1"},
 		{"idiom no device runs", strings.Replace(string(good), `"idiom": "stream"`, `"idiom": "streem", "cpu_s": 0.001`, 1), `idiom "streem" is run by no device of the profile (fpga-hc1: stream)`},
+		// encoding/json decoded a null as 0, and named neither line nor key
+		// of a misspelt one, nor a gzipped file ("invalid character '\x1f'").
+		{"null parameter", strings.Replace(string(good), `"beta": 0.5,`, `"beta": null,`, 1), "m.json:26: key regions[0].params.cpu.params.beta is null"},
+		{"misspelt key", strings.Replace(string(good), `"version": 1`, `"versoin": 1`, 1), `m.json:3: json: unknown field "versoin"`},
+		{"gzipped", "\x1f\x8b\x08\x00" + string(good), "m.json:1: a gzip-compressed file, not JSON text: unpack it first"},
+		// The first entry that matches prices a region: a second entry with
+		// the same pattern was accepted and never applied.
+		{"region pattern twice", strings.Replace(string(good), `"regions": [`, `"regions": [{"pattern": "triad", "kind": "measured", "params": {"scale": 2}},`, 1),
+			`m.json: regions[1]: pattern "triad" is regions[0]'s too`},
 		{"huge device power", strings.Replace(string(good), `"ratio": 0.3,`, `"ratio": 0.3, "device_watts": 1e308,`, 1), "device_watts: want a finite power ≥ 0 and at most 1e+09 W"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

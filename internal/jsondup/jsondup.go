@@ -1,7 +1,10 @@
-// Package jsondup finds a key given twice in one JSON object.
-// encoding/json keeps the last of duplicate keys without a word, so a
-// parameter pasted twice into a model file would silently take the
-// second value; readers of hand-written JSON refuse such a file instead.
+// Package jsondup finds what encoding/json accepts silently in
+// hand-written JSON: a key given twice in one object (encoding/json keeps
+// the last without a word, so a parameter pasted twice into a model file
+// would silently take the second value), a null (decoded as the zero
+// value: a parameter of 0), a byte-order mark and compressed bytes (both
+// reported as an invalid character the file does not show). Readers of
+// hand-written JSON refuse such a file instead.
 package jsondup
 
 import (
@@ -31,6 +34,38 @@ func (BOMError) Error() string {
 	return "1: the file starts with a UTF-8 byte-order mark, which JSON does not allow: save it without one"
 }
 
+// NullError is a null value, which encoding/json decodes as the zero
+// value of the field: a parameter silently 0.
+type NullError struct {
+	Line int    // 1-based line of the null
+	Path string // the value's path from the top, e.g. regions[0].params.beta
+}
+
+func (e *NullError) Error() string {
+	return fmt.Sprintf("%d: key %s is null: give a value, or leave the key out for its default", e.Line, e.Path)
+}
+
+// CompressedError is a compressed file (gzip, bzip2, xz, zstd, zip) given
+// where JSON text is read.
+type CompressedError struct{ Kind string }
+
+func (e CompressedError) Error() string {
+	return "1: a " + e.Kind + "-compressed file, not JSON text: unpack it first"
+}
+
+// Compressed names the compression of a file that starts with head
+// ("gzip", "bzip2", "xz", "zstd", "zip"), or "" for another file.
+func Compressed(head []byte) string {
+	for _, m := range []struct{ prefix, kind string }{
+		{"\x1f\x8b", "gzip"}, {"BZh", "bzip2"}, {"\xfd7zXZ\x00", "xz"}, {"\x28\xb5\x2f\xfd", "zstd"}, {"PK\x03\x04", "zip"},
+	} {
+		if bytes.HasPrefix(head, []byte(m.prefix)) {
+			return m.kind
+		}
+	}
+	return ""
+}
+
 // frame is one open object or array.
 type frame struct {
 	object  bool
@@ -41,12 +76,16 @@ type frame struct {
 }
 
 // Check returns an *Error for the first key that text gives twice in one
-// object, a BOMError for text that starts with a byte-order mark, and nil
-// otherwise, also for text that is not valid JSON (its decoder reports
-// that).
+// object, a *NullError for the first null, a BOMError for text that
+// starts with a byte-order mark, a CompressedError for compressed bytes,
+// and nil otherwise, also for text that is not valid JSON (its decoder
+// reports that).
 func Check(text []byte) error {
 	if bytes.HasPrefix(text, []byte("\xef\xbb\xbf")) {
 		return BOMError{}
+	}
+	if k := Compressed(text); k != "" {
+		return CompressedError{k}
 	}
 	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
@@ -89,6 +128,10 @@ func Check(text []byte) error {
 			stack = stack[:len(stack)-1]
 			value()
 		default:
+			if tok == nil {
+				p := strings.TrimPrefix(path(append(stack, nil)), ".") // the open containers and the null's key or index
+				return &NullError{Line: bytes.Count(text[:d.InputOffset()], []byte("\n")) + 1, Path: p}
+			}
 			value()
 		}
 	}

@@ -42,3 +42,29 @@ func TestCheckBOM(t *testing.T) {
 		t.Errorf("BOM: %v, want a BOMError", err)
 	}
 }
+
+// A null is refused naming its line and path (encoding/json decoded it as
+// 0: a parameter silently zero), and compressed bytes are named as such
+// (encoding/json called gzip's "invalid character '\x1f'").
+func TestCheckNullAndCompressed(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		line int
+		path string
+	}{
+		{`{"a": null}`, 1, "a"},
+		{"{\"regions\": [{\"params\":\n {\"beta\": null}}]}", 2, "regions[0].params.beta"},
+		{`{"a": [1, null]}`, 1, "a[1]"},
+		{`null`, 1, ""},
+	} {
+		var e *NullError
+		if err := Check([]byte(tc.text)); !errors.As(err, &e) || e.Line != tc.line || e.Path != tc.path {
+			t.Errorf("%s: %v, want null at line %d path %q", tc.text, err, tc.line, tc.path)
+		}
+	}
+	for _, head := range []string{"\x1f\x8b\x08", "BZh9", "\xfd7zXZ\x00", "\x28\xb5\x2f\xfd"} {
+		if err := Check([]byte(head + "rest")); !errors.As(err, new(CompressedError)) {
+			t.Errorf("%q: %v, want a CompressedError", head, err)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -76,17 +78,28 @@ func sniffsGOAL(path string) bool {
 }
 
 // streamGOAL converts the GOAL file in to an Arrow graph at out, streamed
-// and written atomically.
+// and written atomically. A gzipped GOAL file (x.goal.gz, or
+// <(gzip -c x.goal) through a pipe) is unpacked as it streams, as Read
+// reads one.
 func streamGOAL(in, out string) (Stats, error) {
 	f, err := os.Open(in)
 	if err != nil {
 		return Stats{}, err
 	}
 	defer f.Close()
+	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	if head, _ := r.(*bufio.Reader).Peek(2); ArchiveKind(head) == "gzip" {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return Stats{}, fmt.Errorf("%s: read the gzip archive: %w", in, err)
+		}
+		defer zr.Close()
+		r = bufio.NewReaderSize(zr, 1<<20)
+	}
 	var st Stats
 	err = atomicfile.Write(out, func(w io.Writer) error {
 		var err error
-		st, err = GOALToArrow(bufio.NewReaderSize(f, 1<<20), in, w)
+		st, err = GOALToArrow(r, in, w)
 		return err
 	})
 	return st, err

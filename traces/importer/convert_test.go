@@ -1,6 +1,8 @@
 package importer_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,6 +32,17 @@ func TestConvert(t *testing.T) {
 	if err := os.WriteFile(outOrder, []byte("num_ranks 2\nrank 1 {\nrecv 8b from 0\n}\nrank 0 {\nsend 8b to 1\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// import goal of x.goal.gz, or of <(gzip -c x.goal): GOAL forced,
+	// read as Read reads a gzipped file ("unexpected \x1f\x8b outside a
+	// rank block" before).
+	gzPath := filepath.Join(dir, "p.goal.gz")
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n"))
+	zw.Close()
+	if err := os.WriteFile(gzPath, zb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name     string
 		in       string
@@ -43,6 +56,7 @@ func TestConvert(t *testing.T) {
 		{"MPI lowered", mpiPath, importer.ConvertOptions{Lower: true, Algorithms: map[mpi.Kind]string{mpi.Allreduce: "ring"}}, 4, false, false, arrowtrace.KindGraph},
 		{"GOAL streamed", goalPath, importer.ConvertOptions{}, 2, false, true, arrowtrace.KindGraph},
 		{"GOAL out of order", outOrder, importer.ConvertOptions{}, 2, false, false, arrowtrace.KindGraph},
+		{"gzipped GOAL forced", gzPath, importer.ConvertOptions{Options: importer.Options{Format: "goal"}}, 2, false, true, arrowtrace.KindGraph},
 	} {
 		out := filepath.Join(dir, tc.name+".arrow")
 		cv, err := importer.Convert(tc.in, out, tc.o)

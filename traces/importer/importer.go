@@ -506,6 +506,14 @@ func describe(path string, head []byte) error {
 	if len(head) > 262 && string(head[257:262]) == "ustar" {
 		return &Error{Path: path, Looks: "a tar archive", Hint: archiveHint}
 	}
+	if rest, ok := bytes.CutPrefix(head, []byte("\xef\xbb\xbf")); ok {
+		for _, f := range Formats() {
+			if f.Sniff != nil && f.Sniff(rest) {
+				return &Error{Path: path, Looks: "a " + f.Name + " trace with a UTF-8 byte-order mark before its first line",
+					Hint: "save it without one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"}
+			}
+		}
+	}
 	if liballprofOther(head) {
 		return &Error{Path: path, Looks: "a liballprof trace without its MPI_Init record",
 			Hint: "pass the rank-0 file (NAME-0.dat) or the folder"}
@@ -547,6 +555,9 @@ func describeDir(path string) error {
 		// or a run that stopped) is not told by its content.
 		sort.Strings(empty)
 		hint = fmt.Sprintf("%s is empty: was it written completely?", filepath.Join(path, empty[0]))
+	}
+	if len(names) == 0 {
+		return &Error{Path: path, Looks: "an empty directory", Hint: "a copy or an unpacking that has not happened? " + hint}
 	}
 	return &Error{Path: path, Looks: fmt.Sprintf("a directory (%s) holding no trace capsim recognises", strings.Join(names, ", ")), Hint: hint}
 }

@@ -145,11 +145,15 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{filepath.Join(otf2, "traces.otf2"), "the global definitions file traces.def is missing"},
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
 		{otf2, "a folder with the OTF2 anchor file traces.otf2 but not a readable OTF2 trace"},
-		{empty, "a directory () holding no trace"},
+		{empty, "emptydir: an empty directory: a copy or an unpacking that has not happened?"},
 		{unwritten, "a directory (chakra.0.et) holding no trace capsim recognises: " + filepath.Join(unwritten, "chakra.0.et") + " is empty: was it written completely?"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
 		{write(t, dir, "t-1.dat", []byte("MPI_Bcast:3.0:5648928:12:13,1,1:0:5641280,0,4:4.0\n")), "a liballprof trace without its MPI_Init record"},
+		// A text trace saved with a byte-order mark was "a file of no
+		// format capsim recognises".
+		{write(t, dir, "bom.goal", []byte("\xef\xbb\xbfnum_ranks 1\nrank 0 {\n}\n")), "bom.goal: a goal trace with a UTF-8 byte-order mark before its first line: save it without one"},
+		{write(t, dir, "bom.txt", []byte("\xef\xbb\xbf0 init\n0 finalize\n")), "bom.txt: a simgrid trace with a UTF-8 byte-order mark"},
 	} {
 		_, err := importer.Read(tc.path, importer.Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -30,7 +30,7 @@ func readStreamed(path string, opt Options) (*Trace, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "trace")
-	if err := spool(path, tmp); err != nil {
+	if err := spool(path, tmp, opt.Archive.bytes(), opt.Format == ""); err != nil {
 		return nil, err
 	}
 	if kind := archiveOf(tmp); kind != "" {
@@ -78,18 +78,40 @@ func (t *Trace) renameSources(name func(string) string) {
 	}
 }
 
-// spool copies the stream at path into the file tmp.
-func spool(path, tmp string) error {
+// spool copies the stream at path into the file tmp, at most limit bytes
+// (a stream without end, /dev/zero, is refused past it). With judge, the
+// stream's first HeadSize bytes are sniffed before the rest is read: a
+// stream that opens as no archive and no trace format (/dev/urandom, a
+// file of another kind) is refused from them at once, as Detect refuses
+// such a file, rather than copied to an end that may never come.
+func spool(path, tmp string, limit int64, judge bool) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(in, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	head = head[:n]
+	if judge && n > 0 && ArchiveKind(head) == "" && !sniffed(head) {
+		return describe(path, head)
+	}
 	out, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	_, err = out.Write(head)
+	var m int64
+	if err == nil {
+		m, err = io.Copy(out, io.LimitReader(in, limit-int64(n)+1))
+	}
+	if err == nil && int64(n)+m > limit {
+		err = fmt.Errorf("more than %d bytes (a stream without end?)", limit)
+	}
+	if err != nil {
 		out.Close()
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -97,6 +119,16 @@ func spool(path, tmp string) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	return nil
+}
+
+// sniffed reports whether some format claims a file opening with head.
+func sniffed(head []byte) bool {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return true
+		}
+	}
+	return false
 }
 
 // renamedError is an error about temporary files, told about the paths
@@ -138,7 +170,7 @@ func Reopenable(path string) (p string, rename func(error) error, done func(), e
 	}
 	done = func() { os.RemoveAll(dir) }
 	tmp := filepath.Join(dir, filepath.Base(path))
-	if err := spool(path, tmp); err != nil {
+	if err := spool(path, tmp, DefaultArchiveBytes, false); err != nil {
 		done()
 		return "", same, func() {}, err
 	}

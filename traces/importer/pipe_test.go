@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -116,5 +117,54 @@ func TestPipeOfOneFileOfMany(t *testing.T) {
 			strings.Contains(err.Error(), "capsim-stream") {
 			t.Errorf("%s through a pipe: %v", filepath.Base(tc.file), err)
 		}
+	}
+}
+
+// A stream that opens as no trace (an endless device such as /dev/zero
+// or /dev/urandom given as the trace) is refused from its first bytes,
+// naming the pipe, rather than copied until an end that never comes.
+func TestReadPipeEndless(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		block []byte
+	}{{"zeros", make([]byte, 1<<16)}, {"noise", bytes.Repeat([]byte{0x8f, 0x11, 0xc3, 0x5a}, 1<<14)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "pipe")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				f, err := os.OpenFile(p, os.O_WRONLY, 0)
+				if err != nil {
+					return
+				}
+				defer f.Close()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := f.Write(tc.block); err != nil {
+						return
+					}
+				}
+			}()
+			done := make(chan error, 1)
+			go func() {
+				_, err := Read(p, Options{})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "no format capsim recognises") {
+					t.Errorf("err = %v, want a refusal naming %s", err, p)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("reading an endless stream did not return within 20 s")
+			}
+		})
 	}
 }

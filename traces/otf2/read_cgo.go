@@ -292,6 +292,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -492,6 +493,20 @@ func missingEventFile(anchor string, locs []C.uint64_t) string {
 	return ""
 }
 
+// eventFiles names the event files of locs, for the library's errors,
+// which name none (an emptied or truncated file: "Could not get local
+// event reader").
+func eventFiles(anchor string, locs []C.uint64_t) string {
+	var b strings.Builder
+	for i, l := range locs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(evtFile(anchor, uint64(l)))
+	}
+	return b.String()
+}
+
 // eventReader reads the events of one rank at a time through the record
 // buffer buf into the builder.
 type eventReader struct {
@@ -547,14 +562,14 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		if f := missingEventFile(anchor, locs); f != "" {
 			return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
 		}
-		return libError(anchor, fmt.Sprintf("opening the events of rank %d", rank), code)
+		return libError(anchor, fmt.Sprintf("opening the events of rank %d (%s)", rank, eventFiles(anchor, locs)), code)
 	}
 	defer C.OTF2_Reader_CloseGlobalEvtReader(rd, ge)
 	for {
 		var got C.uint64_t
 		code := C.cs_read_events(rd, ge, buf, &got)
 		if code != C.OTF2_SUCCESS {
-			return libError(anchor, fmt.Sprintf("reading the events of rank %d", rank), code)
+			return libError(anchor, fmt.Sprintf("reading the events of rank %d (%s)", rank, eventFiles(anchor, locs)), code)
 		}
 		if got == 0 {
 			break
@@ -567,7 +582,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 			if err := er.copies(false); err != nil {
 				return err
 			}
-			return fmt.Errorf("otf2 %s: rank %d: its event files hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, want)
+			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), want)
 		}
 		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
 			er.r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
@@ -581,7 +596,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		if err := er.copies(false); err != nil {
 			return err
 		}
-		return fmt.Errorf("otf2 %s: rank %d: its event files hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, read, want)
+		return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), read, want)
 	}
 	return nil
 }

@@ -192,7 +192,12 @@ func countRanks(file string) (int, error) {
 			tok = l[:i]
 		}
 		r, ok := parseUint(tok)
-		if !ok || r >= 1<<24 {
+		if ok && r >= 1<<24 {
+			// A number, but not a rank of any run: say so rather than
+			// that the line does not start with a rank.
+			return 0, &Error{File: file, Line: line, Msg: fmt.Sprintf("rank %s is past the most ranks a trace may have (%d)", truncate(tok), 1<<24)}
+		}
+		if !ok {
 			return 0, &Error{File: file, Line: line, Msg: fmt.Sprintf("a line starts with its rank, not %q", truncate(tok))}
 		}
 		n = max(n, int(r)+1)

@@ -294,6 +294,7 @@ func TestErrors(t *testing.T) {
 		{"0 init\n0 compute abc\n", ":2: compute: flops \"abc\" is not a number"},
 		{"0 init\n0 compute -5\n", ":2: compute: negative flops -5"},
 		{"x init\n", ":1: a line starts with its rank"},
+		{"0 init\n99999999 init\n", ":2: rank 99999999 is past the most ranks a trace may have (16777216)"},
 		{"0\n", ":1: the index lists \"0\", which cannot be read"},
 		{"0 init\n0\n", ":2: rank 0 with no action"},
 		{"0 init\n2 init\n", "rank 1 has no actions but rank 2 has"},
