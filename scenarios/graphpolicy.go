@@ -333,7 +333,12 @@ func front(idx []int, times, watts []float64) ([]int, []float64, []float64) {
 // --wait-cap capped by the wait measured in the baseline's replay, §3.6)
 // on slower configurations of its tasks, chosen by the knapsack under
 // the energy constraint Eq. 3.8 (dctdvfs.SelectFrequencies): a task's
-// levels are its unit's configurations, timed by replay. The rank's
+// levels are its unit's configurations, timed by replay, at its unit's
+// power above the machine's base (taskW plus floorW). With
+// --objective whole-interval the slack a rank leaves unused is charged
+// at its waiting power in the same terms: the idle power of the units
+// its tasks in the group run on (waitW), since the base power is drawn
+// whether the rank runs or waits. The rank's
 // tasks in a group may overlap (a host core and GPU streams), so their
 // summed lengthening within its slack is a conservative schedule. It
 // returns the LP's job cap: r.CapW, else the policy's peak power.
@@ -355,7 +360,6 @@ func (x *graphPolicy) dctDVFS(r PolicyReplay, out *PolicyReport) (float64, error
 	cfg := make([]int, n)
 	extra := make([]int64, n)
 	tdvfs := float64(d.TDVFSNs) / 1e9
-	waitW := float64(x.m.SocketsPerNode)*x.m.IdlePowerW + x.m.CoreIdlePowerW
 	for _, ts := range x.byPhase {
 		span := x.spans(baseRun, ts) // per rank: its phase's start and end
 		gapEnd := map[int]int64{}    // per rank: when its next phase starts
@@ -387,10 +391,12 @@ func (x *graphPolicy) dctDVFS(r PolicyReplay, out *PolicyReport) (float64, error
 			var mine []int
 			var levels [][]dctdvfs.Level
 			var items [][]dctdvfs.Item
+			var waitW float64
 			for _, i := range ts {
 				if x.gp.tasks[i].rank != rk {
 					continue
 				}
+				waitW += x.waitW(i)
 				times, watts := x.options(i)
 				lv := make([]dctdvfs.Level, len(times))
 				it := make([]dctdvfs.Item, len(times))
@@ -487,6 +493,17 @@ func (x *graphPolicy) floorW(i int) float64 {
 		return x.m.GPU.IdleW
 	}
 	return 0
+}
+
+// waitW is what task i's unit draws while its rank waits, in the terms
+// of the task's levels (above the machine's base power, which the rank
+// draws whether it runs or waits): a GPU stream's idle power (floorW), a
+// core's idle power.
+func (x *graphPolicy) waitW(i int) float64 {
+	if x.gp.tasks[i].onGPU {
+		return x.floorW(i)
+	}
+	return x.m.CoreIdlePowerW
 }
 
 // groupCritical is phase group k's critical time in run: the longest

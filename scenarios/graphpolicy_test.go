@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/conductor"
+	"github.com/capsim/capsim/optimize/policy/dctdvfs"
 	"github.com/capsim/capsim/traces/graph"
 )
 
@@ -329,5 +331,55 @@ func TestGraphConductorEqualRanks(t *testing.T) {
 	}
 	if faster == 0 {
 		t.Error("one slower rank: conductor never faster than static: no power moved to it")
+	}
+}
+
+// dct-dvfs's whole-interval objective on an execution graph charges the
+// slack a rank leaves unused at what its units draw while it waits, in
+// the terms of its tasks' levels (above the machine's base power): here
+// one core's idle power, 1 W, not the node's 40 W idle power as well.
+// Rank 1 computes 6 ms against rank 0's 10 ms in each of 3 phases, so it
+// has 4 ms of slack; at 2.0 GHz its 6 ms take 7.8 ms at 18 W (0.1404 J,
+// 1.8 ms used), at 1.6 GHz 9.75 ms at 16 W (0.156 J, 3.75 ms used).
+// Whole-interval: 0.1404 − 1·0.0018 = 0.1386 J < 0.156 − 1·0.00375 =
+// 0.15225 J, so 2.0 GHz, as phase-only picks; charging 41 W of waiting
+// would pick 1.6 GHz (0.00225 J < 0.0666 J). The machine's cores sleep
+// while they wait (wait_power = "idle", the objective's model), so the
+// replay agrees: 1.6 GHz would cost 0.15625 J per phase with its wait,
+// 2.0 GHz 0.1426 J.
+func TestGraphDCTDVFSWholeIntervalWait(t *testing.T) {
+	dir := t.TempDir()
+	goal := filepath.Join(dir, "step.goal")
+	if err := os.WriteFile(goal, []byte(phaseStepGOAL()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	machine := strings.Replace(cpuMachine, "freq_ghz = 1.4\nactive_power_w = 10.0", "freq_ghz = 1.6\nactive_power_w = 16.0", 1)
+	machine = strings.Replace(machine, "core_idle_power_w = 1.0\n", "core_idle_power_w = 1.0\nwait_power = \"idle\"\n", 1)
+	text := "name = \"goal\"\n" + machine + "[network]\nL_ns = 1000\no_ns = 100\ng_ns = 100\nG_ns_per_byte = 1\n[workload]\ntrace = \"" + goal + "\"\n"
+	var phaseOnlyJ float64
+	for _, obj := range []dctdvfs.Objective{dctdvfs.PhaseOnly, dctdvfs.WholeInterval} {
+		sc, err := Parse("goal.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := sc.Net()
+		rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: PolicyDCTDVFS, Trace: goal, Scenario: sc, Net: &net, NoBound: true,
+			DCTDVFS: DCTDVFSOptions{Objective: obj}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = 3 * 0.0078 * 18 // rank 1 at 2.0 GHz in its 3 phases
+		t.Logf("%s: knapsack %.6g J, slack %d ns; baseline %.6g J, policy %.6g J", obj, rep.KnapsackJ, rep.SlackNs, rep.Baseline.EnergyJ, rep.Result.EnergyJ)
+		if rep.SlackNs != 3*4000000 {
+			t.Errorf("%s: slack %d ns, want 3 × 4 ms", obj, rep.SlackNs)
+		}
+		if math.Abs(rep.KnapsackJ-want) > 1e-9 {
+			t.Errorf("%s: knapsack %.6g J, want %.6g J (rank 1 at 2.0 GHz)", obj, rep.KnapsackJ, want)
+		}
+		if obj == dctdvfs.PhaseOnly {
+			phaseOnlyJ = rep.Result.EnergyJ
+		} else if math.Abs(rep.Result.EnergyJ-phaseOnlyJ) > 1e-9 {
+			t.Errorf("whole-interval replays %.6g J, phase-only %.6g J: want the same choice", rep.Result.EnergyJ, phaseOnlyJ)
+		}
 	}
 }
