@@ -275,6 +275,31 @@ func (f *Frontier) growFlow(changed []int) {
 	}
 }
 
+// flowBelowSlowest solves, after the least energy, deadlines below the
+// makespan of its schedule, from a thousandth of the least makespan
+// below it and twice as far each time, until one needs more energy than
+// budgetJ (or the least makespan is reached): flowTimeFor's Newton steps
+// for a budget just above the least energy then start there, a few small
+// steps from the slowest deadline, rather than from the least makespan.
+// The least energy's schedule meets its own makespan, so the slowest
+// deadline lies at or below it.
+func (f *Frontier) flowBelowSlowest(budgetJ float64) error {
+	b := budgetJ / f.esc
+	tol := budgetTol * math.Max(1, math.Abs(b))
+	fast := f.fast / f.tau
+	m := f.nw.t[f.o.Event[f.d.Fin]] / f.tau
+	for step := 1e-3 * fast; ; step *= 2 {
+		t := m - step
+		if t <= fast {
+			return nil
+		}
+		e, _, err := f.flowAt(t)
+		if err != nil || e-b > tol {
+			return err
+		}
+	}
+}
+
 // maxNewton bounds the deadlines flowTimeFor solves for one budget.
 const maxNewton = 200
 
