@@ -18,21 +18,24 @@ var frontierSizes = boundSizes[:3]
 const frontierPoints = 11
 
 // frontierTable prints the energy–time frontier's table: `capsim
-// frontier` on the stencil of the LP table at each size up to maxTasks
-// (engine messages, no cap), each under timeout, stopping at the first
-// size that exceeds it. Points/s counts the deadlines and budgets solved
+// frontier` on the stencil of the LP table at each size from minTasks up
+// to maxTasks (engine messages, no cap), each under timeout, stopping at
+// the first size that exceeds it. Points/s counts the deadlines and budgets solved
 // (the DAG, its order and the LP's build included) per second of wall
 // and of CPU time; the LP's size is at the end (rows found on demand
 // included), with the minimum-cost flow's arcs and pivots that solve it
 // without a cap, and the load is the machine's 1-minute load average
 // when the run starts.
-func frontierTable(w io.Writer, bin, root, dir string, timeout time.Duration, maxTasks int) error {
+func frontierTable(w io.Writer, bin, root, dir string, timeout time.Duration, minTasks, maxTasks int) error {
 	fmt.Fprintf(w, "\nEnergy–time frontier (`capsim frontier --points %d` on examples/bound/stencil32.toml scaled as the LP table, engine messages, no cap: %d deadlines and %d budgets a run, the DAG, its order and the LP's build included, solved as the LP's dual min-cost flow; one run each, at most %s):\n\n",
 		frontierPoints, frontierPoints, frontierPoints, timeout)
 	fmt.Fprintf(w, "| tasks | ranks | load | points | wall | CPU | points/s (wall) | points/s (CPU) | time columns | columns | rows | rows added (rounds) | arcs | pivots | saved at 0 %% | saved at 5 %% | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range frontierSizes {
 		if s.tasks() > maxTasks {
 			break
+		}
+		if s.tasks() < minTasks {
+			continue
 		}
 		path, _, err := boundScenario(root, dir, s, "engine")
 		if err != nil {

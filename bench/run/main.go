@@ -4,6 +4,7 @@
 //	go run ./bench/run [-runs 3] [-max-events 1e7] [-scale-max 1e8] [-only SUBSTRING] [-plot docs/perf]
 //	                   [-md docs/perf/README.md]
 //	                   [-tables workloads,scale,scaling,bound,lp,sweep,frontier] [-bound-timeout 3m] [-bound-max-tasks 3e7]
+//	                   [-frontier-min-tasks 0]
 //
 // It prints the machine, CPU, commit and date, then per workload of
 // bench.Workloads the minimum and median wall time of -runs runs (each in
@@ -100,6 +101,7 @@ func main() {
 	tables := flag.String("tables", "workloads,scale,scaling,bound,lp,sweep,frontier", "the tables to print, comma-separated: workloads (with the peer comparison), scale (the scale targets: replays of 10^7 to 10^9 events from disk, LogGOPSim's ratios), scaling, bound (capsim bound on the stencil), lp (the LP alone on a synthetic DAG), sweep, frontier (capsim frontier on the stencil)")
 	boundTimeout := flag.Duration("bound-timeout", 3*time.Minute, "LP table: the longest run of one size; the table stops growing at the first size that exceeds it")
 	boundMax := flag.Float64("bound-max-tasks", 3e7, "LP tables: the largest size, in tasks (a size that would not fit in the machine's memory is not run: its row says so)")
+	frontierTasks := flag.Int("frontier-min-tasks", 0, "frontier table: skip the sizes below this many tasks (102400 runs only the 10^5 row)")
 	child := flag.String("child", "", "internal: run one workload (w:INDEX, s:INDEX or the synthetic LP l:INDEX) or a workload's setup (p:INDEX) in this process")
 	dir := flag.String("dir", "", "internal: the inputs' folder")
 	cpuProfile := flag.String("cpuprofile", "", "with -child s:INDEX: write a CPU profile of the replay (not of building the graph) to this file")
@@ -127,7 +129,7 @@ func main() {
 	if *only != "" { // a subset of the workloads alone
 		want = map[string]bool{"workloads": true}
 	}
-	o := options{runs: *runs, maxEvents: *maxEvents, only: *only, plotPath: *plotPath, tables: want, boundTimeout: *boundTimeout, boundMaxTasks: int(*boundMax), scaleMax: *scaleMax}
+	o := options{runs: *runs, maxEvents: *maxEvents, only: *only, plotPath: *plotPath, tables: want, boundTimeout: *boundTimeout, boundMaxTasks: int(*boundMax), scaleMax: *scaleMax, frontierMinTasks: *frontierTasks}
 	var page strings.Builder
 	w := io.Writer(os.Stdout)
 	if *mdPath != "" {
@@ -413,6 +415,8 @@ type options struct {
 	boundTimeout  time.Duration
 	boundMaxTasks int
 	scaleMax      float64
+	// frontierMinTasks skips the frontier table's sizes below it.
+	frontierMinTasks int
 }
 
 func run(w io.Writer, o options) error {
@@ -469,7 +473,7 @@ func run(w io.Writer, o options) error {
 		}
 	}
 	if o.tables["frontier"] {
-		if err := frontierTable(w, bin, root, tmp, o.boundTimeout, o.boundMaxTasks); err != nil {
+		if err := frontierTable(w, bin, root, tmp, o.boundTimeout, o.frontierMinTasks, o.boundMaxTasks); err != nil {
 			return err
 		}
 	}

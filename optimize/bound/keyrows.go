@@ -22,8 +22,12 @@ const orderVisits = 4096
 const orderPrune = 64
 
 // orderGrowth is how many times as far as its last search Check searches
-// again from a key event whose rows a solution broke.
-const orderGrowth = 16
+// again from a key event whose rows a solution broke: 4 (16,384 events
+// after the first search) covers about one iteration of the 512-rank
+// stencil of bench/run's frontier table, whose allreduce joins every
+// rank; farther searches find rows that others imply, at up to a third
+// more CPU (10,240 to 20,480 tasks).
+const orderGrowth = 4
 
 // Precedence is a row of fixed length between two events of an order:
 // t_To − t_From ≥ Len.
@@ -118,15 +122,23 @@ func ReduceOrderWithin(d *DAG, o *Order, chained []bool, key []bool, visits int)
 	return kr
 }
 
+// checkChunk is how many candidate rows Check searches before it prunes
+// them and adds those kept: it bounds the memory of a round that searches
+// again from many key events.
+const checkChunk = 1 << 21
+
 // Check sets, from the key events' times in t (the others are not read),
 // every other event's time as soon as the chain and the messages allow,
 // and where that passes a key event's time by more than tol, the search
-// from the key event that path starts at stopped too soon: Check searches
-// again from there, orderGrowth times as far, and adds the rows it finds
-// and the row of the path itself, less those other rows and tasks imply,
-// to Rows (or lengthens the row of their pair). It returns the places in
-// Rows of the rows it added or lengthened, in increasing order; none
-// means that t meets every row of the full LP to tol.
+// from the key event the path starts at stopped too soon; it also sets
+// every other event's time as late as the key events after it allow, and
+// where a key event's time passes that, the same holds of the key event.
+// Check searches again from every such key event, orderGrowth times as
+// far, and adds the rows it finds and the rows of the paths themselves,
+// less those other rows and tasks imply, to Rows (or lengthens the row of
+// their pair). It returns the places in Rows of the rows it added or
+// lengthened, in increasing order; none means that t meets every row of
+// the full LP to tol.
 func (kr *KeyRows) Check(t []float64, tol float64) []int {
 	// A path whose row is there, as long, broken within the solver's
 	// tolerance, needs no search.
@@ -137,23 +149,23 @@ func (kr *KeyRows) Check(t []float64, tol float64) []int {
 	if len(viol) == 0 {
 		return nil
 	}
-	origins := map[int32]bool{}
-	for _, r := range viol {
-		origins[r.from] = true
-	}
-	from := make([]int32, 0, len(origins))
-	for a := range origins {
-		from = append(from, a)
-	}
-	slices.Sort(from)
-	var cand []fixedEdge
-	at := 0 // viol's rows of the origins so far
 	// By origin, then head, longest first; one a pair.
 	slices.SortFunc(viol, func(x, y fixedEdge) int {
 		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), cmp.Compare(y.w, x.w))
 	})
 	viol = slices.CompactFunc(viol, func(x, y fixedEdge) bool { return x.from == y.from && x.to == y.to })
-	for _, a := range from {
+	// The new rows are pruned against those there, the tasks and the
+	// rows of the chunks before.
+	known := slices.Clone(kr.tasks)
+	for _, r := range kr.Rows {
+		if r.To > r.From {
+			known = append(known, fixedEdge{from: int32(r.From), to: int32(r.To), w: r.Len})
+		}
+	}
+	var changed []int
+	var cand []fixedEdge
+	for at := 0; at < len(viol); {
+		a := viol[at].from
 		v := min(max(kr.visits[a], kr.first, 1)*orderGrowth, kr.g.n)
 		kr.visits[a] = v
 		first := len(cand)
@@ -171,18 +183,14 @@ func (kr *KeyRows) Check(t []float64, tol float64) []int {
 			}
 		}
 		slices.SortFunc(cand[first:], func(x, y fixedEdge) int { return cmp.Compare(x.to, y.to) })
-	}
-	// The new rows against those there and the tasks.
-	known := slices.Clone(kr.tasks)
-	for _, r := range kr.Rows {
-		if r.To > r.From {
-			known = append(known, fixedEdge{from: int32(r.From), to: int32(r.To), w: r.Len})
-		}
-	}
-	var changed []int
-	for _, r := range pruneRows(kr.g.n, cand, known, orderPrune*kr.g.n+1<<16, 1) {
-		if j := kr.add(r.from, r.to, r.w); j >= 0 {
-			changed = append(changed, j)
+		if len(cand) >= checkChunk || at == len(viol) {
+			for _, r := range pruneRows(kr.g.n, cand, known, orderPrune*kr.g.n+1<<16, 1) {
+				if j := kr.add(r.from, r.to, r.w); j >= 0 {
+					changed = append(changed, j)
+					known = append(known, r)
+				}
+			}
+			cand = cand[:0]
 		}
 	}
 	slices.Sort(changed)
@@ -220,6 +228,42 @@ func (kr *KeyRows) broken(t []float64, tol float64) []fixedEdge {
 			case v > ct[e.to]+tol:
 				viol = append(viol, fixedEdge{from: orig[u], to: e.to, w: plen[u] + e.w})
 			}
+		}
+	}
+	if len(viol) == 0 {
+		return nil
+	}
+	return kr.brokenFrom(t, tol, viol)
+}
+
+// brokenFrom appends to viol, from the key events' times in t, for every
+// key event that a path of the full LP from it breaks by more than tol,
+// the path with the least slack: it sets every other event's time as
+// late as the key events after it allow. The forward pass of broken
+// finds, per key event a path breaks, the path from the latest key event;
+// this one finds every key event a path starts at, so that a round
+// searches again from all of them, not only from the latest.
+func (kr *KeyRows) brokenFrom(t []float64, tol float64, viol []fixedEdge) []fixedEdge {
+	g, key := kr.g, kr.key
+	lt, plen, dest := kr.ct, kr.plen, kr.orig
+	for e := range lt {
+		lt[e], plen[e], dest[e] = math.Inf(1), 0, -1
+	}
+	for u := int32(g.n) - 1; u >= 0; u-- {
+		best, bl, bd := math.Inf(1), 0.0, int32(-1)
+		for _, e := range g.out(u) {
+			v, l, d := lt[e.to]-e.w, plen[e.to]+e.w, dest[e.to]
+			if key[e.to] {
+				v, l, d = t[e.to]-e.w, e.w, e.to
+			}
+			if v < best {
+				best, bl, bd = v, l, d
+			}
+		}
+		if !key[u] {
+			lt[u], plen[u], dest[u] = best, bl, bd
+		} else if t[u] > best+tol {
+			viol = append(viol, fixedEdge{from: u, to: bd, w: bl})
 		}
 	}
 	return viol

@@ -258,6 +258,11 @@ func (f *Frontier) Slowest() (deadline, energyJ float64, err error) {
 	if energyJ, err = f.EnergyAt(math.Inf(1)); err != nil {
 		return 0, 0, err
 	}
+	if f.nw != nil {
+		if err := f.flowBelowSlowest(energyJ + 1e-9*f.esc); err != nil {
+			return 0, 0, err
+		}
+	}
 	// The budget lies a little above the least energy, which CLP found
 	// within its primal tolerance (10⁻⁷ on the energy row, in the LP's
 	// unit of energy): the least slack that fits, from 10⁻⁹ of the unit

@@ -26,15 +26,18 @@ import (
 // balances them), an uncapacitated arc of cost −len per row t_b − t_a ≥
 // len, per task one arc per segment of its hull of cost −(the segment's
 // longer duration) and capacity the step in the hull's slopes there (the
-// fastest segment's arc uncapacitated), and an arc from every event to
-// init of cost T less the event's longest path to fin (the deadline),
-// and one to fin of cost minus that path (a row of the full event graph
-// that the key events' rows into fin may fall short of: with it the
-// solutions at the least energy need fewer rounds of rows on demand).
+// fastest segment's arc uncapacitated), an arc from fin to init of cost
+// T (the deadline), and one from every other event to fin of cost minus
+// its longest path there (a row of the full event graph that the key
+// events' rows into fin may fall short of: with it the solutions at the
+// least energy need fewer rounds of rows on demand, and with the deadline
+// it bounds every event's time, t_c ≤ T − ℓ(c), as the LP's column
+// bounds do; a deadline arc from every event, the same bound, made each
+// new deadline's pivots dearer).
 // The flow's potentials are the optimal times (t = π(init) − π) and the
-// flow on the deadline arcs is the frontier's slope −dE/dT.
+// flow on the deadline arc is the frontier's slope −dE/dT.
 //
-// A sweep over deadlines changes only the deadline arcs' costs, under
+// A sweep over deadlines changes only the deadline arc's cost, under
 // which the last tree stays a feasible flow: the primal network simplex
 // (package mcf) re-solves from it. Rows found on demand (settle, as the
 // LP's) are new arcs at flow 0, feasible too.
@@ -43,9 +46,9 @@ import (
 type flowNet struct {
 	g    *mcf.Network
 	init int // the init event's node (its time column)
-	// bound is every node's arc to init (−1: none, no path to fin).
-	bound []int
-	arcOf []int32 // per f.keys.Rows: its arc, −1 none
+	// deadline is fin's arc to init, of cost the deadline.
+	deadline int
+	arcOf    []int32 // per f.keys.Rows: its arc, −1 none
 	// hv lists, per task, the configurations on the lower convex hull of
 	// its (time, energy) points (hs[i] to hs[i+1]), as their places in
 	// the LP's columns, with their times (units of f.tau).
@@ -98,19 +101,16 @@ func (f *Frontier) newFlow(p *clp.Problem) *flowNet {
 			nw.arcOf[j] = int32(g.AddArc(f.kcol[e.From], f.kcol[e.To], mcf.Inf, -e.Len/f.tau))
 		}
 	}
-	nw.bound = make([]int, n)
 	for c := range n {
-		nw.bound[c] = -1
 		if c != nw.init {
 			g.AddArc(nw.init, c, mcf.Inf, 0) // t_c ≥ 0
-			if !math.IsInf(f.toFin[c], -1) {
-				nw.bound[c] = g.AddArc(c, nw.init, mcf.Inf, 0)
-				if c != f.fin {
-					// t_fin − t_c ≥ the longest path from c to fin: a row
-					// of the full event graph that the searches' rows
-					// into fin may fall short of.
-					g.AddArc(c, f.fin, mcf.Inf, -f.toFin[c])
-				}
+			if c == f.fin {
+				nw.deadline = g.AddArc(c, nw.init, mcf.Inf, 0)
+			} else if !math.IsInf(f.toFin[c], -1) {
+				// t_fin − t_c ≥ the longest path from c to fin: a row of
+				// the full event graph that the searches' rows into fin
+				// may fall short of.
+				g.AddArc(c, f.fin, mcf.Inf, -f.toFin[c])
 			}
 		}
 	}
@@ -149,18 +149,14 @@ func (f *Frontier) taskArcs(nw *flowNet, src, dst, col int, h []frontier.Config,
 // flowAt solves the flow with the deadline end (units of f.tau; +Inf:
 // none), adding the rows its solutions break, and returns the energy in
 // the LP's unit and the slope −dE/dT there (the flow on the deadline
-// arcs); nw.x holds the LP's columns.
+// arc); nw.x holds the LP's columns.
 func (f *Frontier) flowAt(end float64) (e, slope float64, err error) {
 	if math.IsInf(end, 1) {
 		return f.flowLeast()
 	}
 	nw := f.nw
 	nw.end = end
-	for c, a := range nw.bound {
-		if a >= 0 {
-			nw.g.SetCost(a, end-f.toFin[c])
-		}
-	}
+	nw.g.SetCost(nw.deadline, end)
 	for round := 0; ; round++ {
 		if err := nw.g.Solve(); err != nil {
 			return 0, 0, err
@@ -177,11 +173,7 @@ func (f *Frontier) flowAt(end float64) (e, slope float64, err error) {
 		f.added += len(changed)
 		f.growFlow(changed)
 	}
-	for _, a := range nw.bound {
-		if a >= 0 {
-			slope += nw.g.Flow(a)
-		}
-	}
+	slope = nw.g.Flow(nw.deadline)
 	f.flowColumns()
 	for c, v := range nw.x {
 		e += f.obj[c] * v
@@ -194,9 +186,9 @@ func (f *Frontier) flowAt(end float64) (e, slope float64, err error) {
 }
 
 // flowLeast is flowAt at no deadline: at a deadline where the deadline
-// arcs carry no flow the frontier is flat from there on (it is convex and
-// non-increasing), so it doubles a deadline from 4 least makespans until
-// they carry none.
+// arc carries no flow the frontier is flat from there on (it is convex
+// and non-increasing), so it doubles a deadline from 4 least makespans
+// until it carries none.
 func (f *Frontier) flowLeast() (e, slope float64, err error) {
 	end := math.Max(4, 2*f.nw.end)
 	for k := 0; k < 64; k++ {
@@ -275,6 +267,31 @@ func (f *Frontier) growFlow(changed []int) {
 	}
 }
 
+// flowBelowSlowest solves, after the least energy, deadlines below the
+// makespan of its schedule, from a thousandth of the least makespan
+// below it and twice as far each time, until one needs more energy than
+// budgetJ (or the least makespan is reached): flowTimeFor's Newton steps
+// for a budget just above the least energy then start there, a few small
+// steps from the slowest deadline, rather than from the least makespan.
+// The least energy's schedule meets its own makespan, so the slowest
+// deadline lies at or below it.
+func (f *Frontier) flowBelowSlowest(budgetJ float64) error {
+	b := budgetJ / f.esc
+	tol := budgetTol * math.Max(1, math.Abs(b))
+	fast := f.fast / f.tau
+	m := f.nw.t[f.o.Event[f.d.Fin]] / f.tau
+	for step := 1e-3 * fast; ; step *= 2 {
+		t := m - step
+		if t <= fast {
+			return nil
+		}
+		e, _, err := f.flowAt(t)
+		if err != nil || e-b > tol {
+			return err
+		}
+	}
+}
+
 // maxNewton bounds the deadlines flowTimeFor solves for one budget.
 const maxNewton = 200
 
@@ -283,7 +300,7 @@ const maxNewton = 200
 // non-increasing, so each step, where the tangent at T meets the budget,
 // stays at or below the least deadline that meets it, and on a
 // piecewise-linear E it lands there after finitely many steps (the slope
-// is the flow on the deadline arcs: at a breakpoint, one of the slopes
+// is the flow on the deadline arc: at a breakpoint, one of the slopes
 // on either side, and a step from the left one lands short of the next
 // piece, never past the answer).
 func (f *Frontier) flowTimeFor(budgetJ float64) (float64, error) {
