@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/energy"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -138,20 +139,36 @@ func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
 	opt := energy.Options{BaseW: r.m.lpBaseW()}
 	if cfg.CapW > 0 {
-		if opt.CapW = r.sc.lpCapOf(r.m, cfg.CapW); !(opt.CapW > 0) {
-			what := "the machine's"
-			if r.sc.nodeScope() {
-				what = "a node's"
-			}
-			return nil, nil, fmt.Errorf("frontier: cap %g W is at most %s base power %g W", cfg.CapW, what, r.sc.lpBaseOf(r.m))
+		opt.CapW, opt.NodeOf = r.sc.lpCapOf(r.m, cfg.CapW), r.sc.lpNodeOf(r.m, r.d)
+		if err := r.capFits(cfg.CapW, opt.NodeOf); err != nil {
+			return nil, nil, err
 		}
-		opt.NodeOf = r.sc.lpNodeOf(r.m, r.d)
 	}
 	f, err := energy.New(r.d, r.o, opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frontier: %w", err)
 	}
 	return f, r, nil
+}
+
+// capFits checks that the order has a schedule within capW, the job's
+// cap or each node's (nodeOf), and otherwise names the least cap it needs,
+// as capsim bound does.
+func (r *boundRun) capFits(capW float64, nodeOf []int) error {
+	least, at, err := bound.MinFeasibleNodeCap(r.d, r.o, nodeOf)
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	base := r.sc.lpBaseOf(r.m)
+	if capW-base >= least-1e-9 && capW > base {
+		return nil
+	}
+	what := ""
+	if nodeOf != nil {
+		what = " on every node"
+	}
+	return fmt.Errorf("frontier: power cap %g W is below the least power the schedule needs%s: %.6g W (event %d runs %d tasks at their slowest)",
+		capW, what, least+base, at, len(r.o.Active(r.d, at)))
 }
 
 // frontierCurve fills rep from f: the curve both ways and the headline.

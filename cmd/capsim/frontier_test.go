@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,5 +67,32 @@ func TestFrontier(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.part) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr, tc.part)
 		}
+	}
+}
+
+// TestFrontierCapTooLow: a cap below the least the order needs, above
+// the base power or not, is an error naming that least cap (as capsim
+// bound's), not the LP solver's "infeasible".
+func TestFrontierCapTooLow(t *testing.T) {
+	_, p, _ := badInputDir(t)
+	code, _, stderr := capsim(t, "bound", p("good.arrow"), "--cap", "1")
+	_, least, ok := strings.Cut(stderr, "needs: ")
+	if code == 0 || !ok {
+		t.Fatalf("bound --cap 1: exit %d, stderr %q: want the least feasible cap", code, stderr)
+	}
+	least, _, _ = strings.Cut(least, " W")
+	w, err := strconv.ParseFloat(least, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, capW := range []float64{1, w - 0.5} {
+		c := strconv.FormatFloat(capW, 'g', -1, 64)
+		code, _, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", c)
+		if code != 1 || !strings.Contains(stderr, "power cap "+c+" W is below the least power the schedule needs: "+least+" W") {
+			t.Errorf("--cap %s: exit %d, stderr %q; want 1 naming the least feasible cap %s W", c, code, stderr, least)
+		}
+	}
+	if code, _, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", least); code != 0 {
+		t.Errorf("--cap %s (the least feasible): exit %d, %s", least, code, stderr)
 	}
 }

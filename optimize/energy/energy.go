@@ -118,7 +118,8 @@ type Frontier struct {
 // New builds the frontier's LP of d with the fixed order o. The events
 // o.Chained marks (every event where it is nil) are kept in order, as in
 // the bound's LP: power starts and ends only there, so the power between
-// two of them is that of the tasks and loads active at the first.
+// two of them is that of the tasks and loads active at the first. A cap
+// below the order's least feasible cap is a *bound.InfeasibleError.
 func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("energy: %w", err)
@@ -126,6 +127,17 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if !(opt.BaseW >= 0) || math.IsInf(opt.BaseW, 0) || !(opt.CapW >= 0) || math.IsInf(opt.CapW, 0) ||
 		!(opt.LeastMakespan >= 0) || math.IsInf(opt.LeastMakespan, 0) {
 		return nil, fmt.Errorf("energy: base %g W, cap %g W and least makespan %g s: want finite numbers ≥ 0", opt.BaseW, opt.CapW, opt.LeastMakespan)
+	}
+	if opt.CapW > 0 {
+		// Below the least feasible cap no schedule of the order fits: name
+		// it rather than leave CLP to report an infeasible LP.
+		least, at, err := bound.MinFeasibleNodeCap(d, o, opt.NodeOf)
+		if err != nil {
+			return nil, fmt.Errorf("energy: %w", err)
+		}
+		if opt.CapW < least-1e-9 {
+			return nil, &bound.InfeasibleError{CapW: opt.CapW, MinCapW: least, Event: at, EventTasks: o.Active(d, at)}
+		}
 	}
 	f := &Frontier{d: d, o: o, opt: opt, tau: o.Makespan}
 	if !(f.tau > 0) {

@@ -1,6 +1,7 @@
 package energy
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -136,6 +137,28 @@ func TestCap(t *testing.T) {
 	}
 	if !near(e, 186) {
 		t.Errorf("E(1.8 s) = %.9g J under 120 W, want 186 J", e)
+	}
+}
+
+// TestCapBelowLeast: below the least cap the order needs (both tasks at
+// their slowest, 40 + 20 W; one node each: A's 40 W) New says so and
+// names it. At that cap both run slow (3 s); on a node each, A slow and
+// B at 100 − 80·c_B ≤ 40, c_B = 3/4 (2.5 s).
+func TestCapBelowLeast(t *testing.T) {
+	d, o := worked(t)
+	for _, tc := range []struct {
+		capW, least, fastest float64
+		nodeOf               []int
+	}{{59, 60, 3, nil}, {30, 40, 2.5, []int{0, 1}}} {
+		_, err := New(d, o, Options{BaseW: 10, CapW: tc.capW, NodeOf: tc.nodeOf})
+		var ie *bound.InfeasibleError
+		if !errors.As(err, &ie) || !near(ie.MinCapW, tc.least) {
+			t.Errorf("cap %g W, nodes %v: error %v, want the least feasible cap %g W", tc.capW, tc.nodeOf, err, tc.least)
+		}
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: tc.least, NodeOf: tc.nodeOf})
+		if !near(f.Fastest(), tc.fastest) {
+			t.Errorf("cap %g W, nodes %v: fastest %.9g s, want %g s", tc.least, tc.nodeOf, f.Fastest(), tc.fastest)
+		}
 	}
 }
 
