@@ -61,9 +61,13 @@ type FrontierReport struct {
 	// least makespan (solved, not interpolated).
 	ByBudget []FrontierPoint `json:"by_budget"`
 	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
-	// at its fastest configuration, as soon as possible.
+	// at its fastest configuration, as soon as possible (under a cap, it
+	// may exceed the cap).
 	FastestNs      int64   `json:"fastest_ns"`
 	FastestEnergyJ float64 `json:"fastest_energy_j"`
+	// LeastNs is the least makespan of the order within the cap, where
+	// the frontier starts: FastestNs without a cap.
+	LeastNs int64 `json:"least_ns"`
 	// SavedPct0 and SavedPct5 are the energy the frontier saves against
 	// the fastest schedule, in percent of its energy, at the least
 	// makespan (under a cap, the least that keeps it) and at 5 % longer.
@@ -209,7 +213,10 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 		}
 		rep.ByBudget = append(rep.ByBudget, fp)
 	}
-	if rep.FastestNs, err = graph.SecondsToNs(f.Fastest()); err != nil {
+	if rep.FastestNs, err = graph.SecondsToNs(f.FastestMakespan()); err != nil {
+		return fmt.Errorf("frontier: fastest schedule: %w", err)
+	}
+	if rep.LeastNs, err = graph.SecondsToNs(f.Fastest()); err != nil {
 		return fmt.Errorf("frontier: least makespan: %w", err)
 	}
 	rep.FastestEnergyJ = units.Joules(f.FastestEnergy())

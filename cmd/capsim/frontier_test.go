@@ -72,7 +72,9 @@ func TestFrontier(t *testing.T) {
 
 // TestFrontierCapTooLow: a cap below the least the order needs, above
 // the base power or not, is an error naming that least cap (as capsim
-// bound's), not the LP solver's "infeasible".
+// bound's), not the LP solver's "infeasible"; at that cap the fastest
+// schedule is still the uncapped one, and the frontier starts at the
+// least makespan within the cap.
 func TestFrontierCapTooLow(t *testing.T) {
 	_, p, _ := badInputDir(t)
 	code, _, stderr := capsim(t, "bound", p("good.arrow"), "--cap", "1")
@@ -92,7 +94,26 @@ func TestFrontierCapTooLow(t *testing.T) {
 			t.Errorf("--cap %s: exit %d, stderr %q; want 1 naming the least feasible cap %s W", c, code, stderr, least)
 		}
 	}
-	if code, _, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", least); code != 0 {
-		t.Errorf("--cap %s (the least feasible): exit %d, %s", least, code, stderr)
+	code, out, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", least, "--json")
+	if code != 0 {
+		t.Fatalf("--cap %s (the least feasible): exit %d, %s", least, code, stderr)
+	}
+	code, uout, stderr := capsim(t, "frontier", p("good.arrow"), "--json")
+	if code != 0 {
+		t.Fatalf("no cap: exit %d, %s", code, stderr)
+	}
+	var capped, unc scenarios.FrontierReport
+	if err := json.Unmarshal([]byte(out), &capped); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(uout), &unc); err != nil {
+		t.Fatal(err)
+	}
+	// The fastest schedule is the same with a cap; the frontier starts
+	// later, at the least makespan within the cap.
+	if capped.FastestNs != unc.FastestNs || capped.FastestEnergyJ != unc.FastestEnergyJ || unc.LeastNs != unc.FastestNs ||
+		capped.LeastNs <= unc.LeastNs || capped.Points[0].DeadlineNs != capped.LeastNs {
+		t.Errorf("at %s W: fastest schedule %d ns, %g J, least makespan %d ns, first point %d ns; without a cap %d ns, %g J, %d ns",
+			least, capped.FastestNs, capped.FastestEnergyJ, capped.LeastNs, capped.Points[0].DeadlineNs, unc.FastestNs, unc.FastestEnergyJ, unc.LeastNs)
 	}
 }

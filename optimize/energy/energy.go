@@ -214,6 +214,11 @@ func (f *Frontier) Fastest() float64 { return f.fast }
 // task at its fastest configuration, as soon as possible (o.Times).
 func (f *Frontier) FastestEnergy() float64 { return f.fastE }
 
+// FastestMakespan is the makespan, in seconds, of the fastest schedule
+// (FastestEnergy's): Fastest without a cap; under a cap that schedule may
+// exceed it, and Fastest, the least makespan within the cap, is longer.
+func (f *Frontier) FastestMakespan() float64 { return f.o.Times[f.d.Fin] }
+
 // solveFastest finds the least makespan with the time LP and no budget.
 func (f *Frontier) solveFastest() error {
 	r, err := f.tm.Solve(firstSolve)
