@@ -72,17 +72,13 @@ func TestFrontier(t *testing.T) {
 
 // TestFrontierCapTooLow: a cap below the least the order needs, above
 // the base power or not, is an error naming that least cap (as capsim
-// bound's), not the LP solver's "infeasible"; at that cap the fastest
+// bound's), not the LP solver's "infeasible", and so is it for the
+// policies that replay the LP's schedule; at that cap the fastest
 // schedule is still the uncapped one, and the frontier starts at the
 // least makespan within the cap.
 func TestFrontierCapTooLow(t *testing.T) {
 	_, p, _ := badInputDir(t)
-	code, _, stderr := capsim(t, "bound", p("good.arrow"), "--cap", "1")
-	_, least, ok := strings.Cut(stderr, "needs: ")
-	if code == 0 || !ok {
-		t.Fatalf("bound --cap 1: exit %d, stderr %q: want the least feasible cap", code, stderr)
-	}
-	least, _, _ = strings.Cut(least, " W")
+	least := leastCap(t, p("good.arrow"))
 	w, err := strconv.ParseFloat(least, 64)
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +88,17 @@ func TestFrontierCapTooLow(t *testing.T) {
 		code, _, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", c)
 		if code != 1 || !strings.Contains(stderr, "power cap "+c+" W is below the least power the schedule needs: "+least+" W") {
 			t.Errorf("--cap %s: exit %d, stderr %q; want 1 naming the least feasible cap %s W", c, code, stderr, least)
+		}
+	}
+	// The policies replay on a machine of as many ranks as the trace.
+	if code, _, stderr := capsim(t, "gen", "stencil", "--dims", "4x4", "--iterations", "2", "-o", p("s16.arrow")); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	least16 := leastCap(t, p("s16.arrow"))
+	for _, pol := range []string{"min-energy", "lp"} {
+		code, _, stderr := capsim(t, "policy", pol, p("s16.arrow"), "--cap", "1")
+		if code != 1 || !strings.Contains(stderr, "below the least power the schedule needs, "+least16+" W") {
+			t.Errorf("policy %s --cap 1: exit %d, stderr %q; want 1 naming the least feasible cap %s W", pol, code, stderr, least16)
 		}
 	}
 	code, out, stderr := capsim(t, "frontier", p("good.arrow"), "--cap", least, "--json")
@@ -116,4 +123,17 @@ func TestFrontierCapTooLow(t *testing.T) {
 		t.Errorf("at %s W: fastest schedule %d ns, %g J, least makespan %d ns, first point %d ns; without a cap %d ns, %g J, %d ns",
 			least, capped.FastestNs, capped.FastestEnergyJ, capped.LeastNs, capped.Points[0].DeadlineNs, unc.FastestNs, unc.FastestEnergyJ, unc.LeastNs)
 	}
+}
+
+// leastCap is the least feasible cap capsim bound names for trace, as it
+// prints it.
+func leastCap(t *testing.T, trace string) string {
+	t.Helper()
+	code, _, stderr := capsim(t, "bound", trace, "--cap", "1")
+	_, least, ok := strings.Cut(stderr, "needs: ")
+	if code == 0 || !ok {
+		t.Fatalf("bound --cap 1: exit %d, stderr %q: want the least feasible cap", code, stderr)
+	}
+	least, _, _ = strings.Cut(least, " W")
+	return least
 }
