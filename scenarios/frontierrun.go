@@ -53,8 +53,10 @@ type FrontierReport struct {
 	Machine string  `json:"machine"`
 	Ranks   int     `json:"ranks"`
 	CapW    float64 `json:"cap_w,omitempty"`
-	// Points are the frontier at deadlines evenly spaced from the least
-	// makespan to the least that reaches the least energy.
+	// Points are the frontier at the least makespan and at whole
+	// nanoseconds evenly spaced from there to the least deadline that
+	// reaches the least energy: Points many, fewer where the frontier
+	// spans fewer nanoseconds, one where the least makespan reaches it.
 	Points []FrontierPoint `json:"points"`
 	// ByBudget is the frontier read the other way: at energy budgets
 	// evenly spaced from the least energy to the fastest schedule's, the
@@ -177,22 +179,28 @@ func (r *boundRun) capFits(capW float64, nodeOf []int) error {
 
 // frontierCurve fills rep from f: the curve both ways and the headline.
 func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *FrontierReport) error {
-	pts, err := f.Curve(n)
+	slow, _, err := f.Slowest()
 	if err != nil {
 		return fmt.Errorf("frontier: %w", err)
 	}
-	for _, p := range pts {
+	ts := wholeNsDeadlines(f.Fastest(), slow, n)
+	es := make([]float64, len(ts))
+	rep.Points = make([]FrontierPoint, len(ts))
+	// From the slowest down, as energy.Curve: Slowest left the basis at
+	// the least energy, and each deadline is a step from the last.
+	for j := len(ts) - 1; j >= 0; j-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fp, err := frontierPoint(p.Deadline, p.Energy)
-		if err != nil {
+		if es[j], err = f.EnergyAt(ts[j]); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if rep.Points[j], err = frontierPoint(ts[j], es[j]); err != nil {
 			return err
 		}
-		rep.Points = append(rep.Points, fp)
 	}
-	least, fastE := pts[len(pts)-1].Energy, f.FastestEnergy()
-	if start := pts[0].Energy; fastE < start {
+	least, fastE := es[len(es)-1], f.FastestEnergy()
+	if start := es[0]; fastE < start {
 		fastE = start // under a cap: the capped curve's start, the fastest schedule's energy may be less
 	}
 	for j := range n {
@@ -233,6 +241,26 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 	st := f.Stats()
 	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds, Arcs: st.Arcs, Pivots: st.Pivots}
 	return nil
+}
+
+// wholeNsDeadlines are the deadlines, in seconds, a curve of n points is
+// solved at: the least makespan fast, then whole nanoseconds evenly spaced
+// up to the slowest slow (rounded), so that no two points print the same
+// deadline; fewer where the curve spans fewer nanoseconds, and fast alone
+// where the ends meet (within energy.Curve's 10⁻⁹ of fast, or 1 ns).
+func wholeNsDeadlines(fast, slow float64, n int) []float64 {
+	fastNs, slowNs := math.Round(fast*1e9), math.Round(slow*1e9)
+	span := slowNs - fastNs
+	if !(slow > fast*(1+1e-9)) || !(span >= 1) {
+		return []float64{fast}
+	}
+	n = int(math.Min(float64(n), span+1))
+	ts := make([]float64, n)
+	ts[0] = fast
+	for j := 1; j < n; j++ {
+		ts[j] = (fastNs + math.Round(span*float64(j)/float64(n-1))) / 1e9
+	}
+	return ts
 }
 
 // frontierPoint is a deadline in seconds and an energy in joules as the

@@ -80,7 +80,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 	}
 	f := c.Flags()
 	f.Float64Var(&capW, "cap", 0, "power cap in watts that every schedule keeps too, the job's or each node's (sweep.cap_scope; default: none)")
-	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced")
+	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced on whole nanoseconds (fewer where it spans fewer; one where the least makespan already reaches the least energy)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&csvPath, "csv", "", "also write the frontier's points to this CSV file (deadline_ns,energy_j)")
