@@ -60,7 +60,8 @@ type FrontierReport struct {
 	Points []FrontierPoint `json:"points"`
 	// ByBudget is the frontier read the other way: at energy budgets
 	// evenly spaced from the least energy to the fastest schedule's, the
-	// least makespan (solved, not interpolated).
+	// least makespan (solved, not interpolated); one budget where the two
+	// energies are equal within the LP solver's tolerance.
 	ByBudget []FrontierPoint `json:"by_budget"`
 	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
 	// at its fastest configuration, as soon as possible (under a cap, it
@@ -203,13 +204,9 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 	if start := es[0]; fastE < start {
 		fastE = start // under a cap: the capped curve's start, the fastest schedule's energy may be less
 	}
-	for j := range n {
+	for _, b := range budgets(least, fastE, 1e-6*f.Scale(), n) {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		b := least + (fastE-least)*float64(j)/float64(n-1)
-		if j == 0 {
-			b = least + 1e-6*f.Scale() // the least energy within CLP's tolerance
 		}
 		t, err := f.TimeFor(b)
 		if err != nil {
@@ -241,6 +238,21 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 	st := f.Stats()
 	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds, Arcs: st.Arcs, Pivots: st.Pivots}
 	return nil
+}
+
+// budgets are the energy budgets, in joules, of the curve read the other
+// way: n evenly spaced from the least energy least to fastE, the first
+// raised by slack (the least energy within the LP solver's tolerance) and
+// those not above it left out, so that they increase; least + slack alone
+// where fastE is not above it.
+func budgets(least, fastE, slack float64, n int) []float64 {
+	bs := []float64{least + slack}
+	for j := 1; j < n; j++ {
+		if b := least + (fastE-least)*float64(j)/float64(n-1); b > bs[0] {
+			bs = append(bs, b)
+		}
+	}
+	return bs
 }
 
 // wholeNsDeadlines are the deadlines, in seconds, a curve of n points is

@@ -39,6 +39,31 @@ func TestWholeNsDeadlines(t *testing.T) {
 	}
 }
 
+// TestBudgets: the budgets increase from the least energy (raised by the
+// slack) to the fastest schedule's, one where the two meet.
+func TestBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		least, fastE, slack float64
+		n                   int
+		want                []float64
+	}{
+		{1, 2, 0.01, 3, []float64{1.01, 1.5, 2}},
+		{0.192, 0.192, 1e-6, 11, []float64{0.192001}},
+		{1, 1.000001, 1e-6, 5, []float64{1.000001}},
+		{1, 1.00001, 4e-6, 3, []float64{1.000004, 1.000005, 1.00001}},
+		{1, 1.00001, 6e-6, 3, []float64{1.000006, 1.00001}},
+	} {
+		got := budgets(tc.least, tc.fastE, tc.slack, tc.n)
+		ok := len(got) == len(tc.want)
+		for j := 0; ok && j < len(got); j++ {
+			ok = math.Abs(got[j]-tc.want[j]) < 1e-12
+		}
+		if !ok {
+			t.Errorf("budgets(%g, %g, %g, %d) = %v, want %v", tc.least, tc.fastE, tc.slack, tc.n, got, tc.want)
+		}
+	}
+}
+
 // TestFrontierDistinctDeadlines: on the default scenario with waits at
 // idle power under a 300 W cap the frontier spans 2 ns; its points print
 // distinct, increasing deadlines with non-increasing energies, not 11

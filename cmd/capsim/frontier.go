@@ -117,7 +117,11 @@ func printFrontier(w io.Writer, rep *scenarios.FrontierReport, asJSON bool) erro
 	if rep.CapW > 0 {
 		fmt.Fprintf(w, "least makespan within the cap: %d ns\n", rep.LeastNs)
 	}
-	fmt.Fprintf(w, "energy saved: %.2f %% at the least makespan, %.2f %% at 5 %% slower\n\n", rep.SavedPct0, rep.SavedPct5)
+	fmt.Fprintf(w, "energy saved: %.2f %% at the least makespan, %.2f %% at 5 %% slower\n", rep.SavedPct0, rep.SavedPct5)
+	if len(rep.Points) == 1 {
+		fmt.Fprintln(w, "the least makespan already has the least energy: no later deadline saves any")
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "deadline_ns\tenergy_j\t")
 	for _, p := range rep.Points {

@@ -137,3 +137,29 @@ func leastCap(t *testing.T, trace string) string {
 	least, _, _ = strings.Cut(least, " W")
 	return least
 }
+
+// TestFrontierOnePoint: where the least makespan already has the least
+// energy (one rank, one task: slowing it costs more base energy than it
+// saves), the frontier is one point and the text says why.
+func TestFrontierOnePoint(t *testing.T) {
+	_, _, write := badInputDir(t)
+	g := write("one.goal", "num_ranks 1\n\nrank 0 {\nl1: calc 1000000\n}\n")
+	code, out, stderr := capsim(t, "frontier", g, "--points", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	table := out[strings.Index(out, "deadline_ns"):]
+	if n := strings.Count(strings.TrimSpace(table), "\n"); n != 1 || !strings.Contains(out, "no later deadline saves any") {
+		t.Errorf("one task: %d points, output %q; want one point and why", n, out)
+	}
+	// Read the other way: one budget, the least energy's, not a first
+	// budget above ten equal ones.
+	code, out, stderr = capsim(t, "frontier", g, "--json")
+	var rep scenarios.FrontierReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	if len(rep.ByBudget) != 1 || rep.ByBudget[0].DeadlineNs != rep.LeastNs || rep.ByBudget[0].EnergyJ < rep.Points[0].EnergyJ {
+		t.Errorf("by budget %+v; want one budget at the least energy %+v", rep.ByBudget, rep.Points)
+	}
+}
