@@ -260,6 +260,9 @@ func (f *Frontier) TimeFor(budgetJ float64) (float64, error) {
 		r, err = f.settle(false, r)
 	}
 	if err != nil {
+		if least, lerr := f.EnergyAt(math.Inf(1)); lerr == nil && budgetJ < least {
+			return 0, fmt.Errorf("energy: budget %g J: no schedule of the order fits (the least energy is %.12g J)", budgetJ, least)
+		}
 		return 0, fmt.Errorf("energy: budget %g J: no schedule of the order fits: %w", budgetJ, err)
 	}
 	// No budget makes the order faster than its least makespan; CLP's

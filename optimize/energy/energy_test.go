@@ -2,7 +2,9 @@ package energy
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/bound"
@@ -158,6 +160,23 @@ func TestCapBelowLeast(t *testing.T) {
 		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: tc.least, NodeOf: tc.nodeOf})
 		if !near(f.Fastest(), tc.fastest) {
 			t.Errorf("cap %g W, nodes %v: fastest %.9g s, want %g s", tc.least, tc.nodeOf, f.Fastest(), tc.fastest)
+		}
+	}
+}
+
+// TestBudgetBelowLeast: a budget below the least energy is an error that
+// names the least energy, with and without a cap (CLP or the flow).
+func TestBudgetBelowLeast(t *testing.T) {
+	d, o := worked(t)
+	for _, capW := range []float64{0, 120} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: capW})
+		least, err := f.EnergyAt(math.Inf(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.TimeFor(least - 10)
+		if want := fmt.Sprintf("(the least energy is %.12g J)", least); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cap %g W: budget %g J: error %v, want one naming %s", capW, least-10, err, want)
 		}
 	}
 }
