@@ -181,6 +181,32 @@ func TestBudgetBelowLeast(t *testing.T) {
 	}
 }
 
+// TestDeadlineEnds: a deadline past the slowest gives the least energy, one
+// below the least makespan or NaN an error that says which.
+func TestDeadlineEnds(t *testing.T) {
+	d, o := worked(t)
+	for _, capW := range []float64{0, 120} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: capW})
+		slow, least, err := f.Slowest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, T := range []float64{slow * 2, 1e6, math.Inf(1)} {
+			if e, err := f.EnergyAt(T); err != nil || math.Abs(e-least) > 1e-9*least {
+				t.Errorf("cap %g W: E(%g s) = %g J (%v), want the least %g J", capW, T, e, err, least)
+			}
+		}
+		for _, tc := range []struct {
+			T    float64
+			want string
+		}{{f.Fastest() * 0.9, "below the least makespan"}, {-1, "below the least makespan"}, {math.NaN(), "want a number"}} {
+			if _, err := f.EnergyAt(tc.T); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("cap %g W: E(%g s): error %v, want %q", capW, tc.T, err, tc.want)
+			}
+		}
+	}
+}
+
 // TestNodeCaps: the ranks of TestCap on one node are capped as the job
 // was (1.8 s at 120 W). Each on a node of its own at 90 W, 100 − 60c_A ≤
 // 90 and 100 − 80c_B ≤ 90 give c_A ≥ 1/6, c_B ≥ 1/8, so T = 1 + 2c_B =

@@ -147,7 +147,10 @@ func lowerHull[I int | int32](low []I, n int, t, e func(g int) float64) []I {
 
 // solveAt is EnergyAt that also returns the LP's column values.
 func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
-	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
+	if math.IsNaN(deadline) {
+		return 0, nil, fmt.Errorf("energy: deadline %g s: want a number of seconds", deadline)
+	}
+	if deadline < f.fast*(1-1e-9) {
 		return 0, nil, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
 	}
 	if f.nw != nil {
