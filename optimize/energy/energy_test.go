@@ -207,6 +207,24 @@ func TestDeadlineEnds(t *testing.T) {
 	}
 }
 
+// TestAtLeastMakespanWithinTolerance: a least makespan known from another
+// LP (the bound's, Options.LeastMakespan) lies within that LP's tolerance
+// of the frontier's own, and may be a little below it; the energy there is
+// the frontier's start (186 J at 1.8 s under 120 W), not "infeasible".
+func TestAtLeastMakespanWithinTolerance(t *testing.T) {
+	d, o := worked(t)
+	for _, below := range []float64{0, 1e-9, 5e-7} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: 120, LeastMakespan: 1.8 * (1 - below)})
+		if e, err := f.EnergyAt(f.Fastest()); err != nil || math.Abs(e-186) > 1e-4 {
+			t.Errorf("least makespan %g below 1.8 s: E = %.9g J (%v), want 186 J", below, e, err)
+		}
+		s, err := f.ScheduleAt(f.Fastest())
+		if err != nil || math.Abs(s.Makespan-1.8) > 1e-5 {
+			t.Errorf("least makespan %g below 1.8 s: schedule %v (%v)", below, s, err)
+		}
+	}
+}
+
 // TestNodeCaps: the ranks of TestCap on one node are capped as the job
 // was (1.8 s at 120 W). Each on a node of its own at 90 W, 100 − 60c_A ≤
 // 90 and 100 − 80c_B ≤ 90 give c_A ≥ 1/6, c_B ≥ 1/8, so T = 1 + 2c_B =
