@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/energy"
 	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/mpi"
@@ -52,17 +53,24 @@ type FrontierReport struct {
 	Machine string  `json:"machine"`
 	Ranks   int     `json:"ranks"`
 	CapW    float64 `json:"cap_w,omitempty"`
-	// Points are the frontier at deadlines evenly spaced from the least
-	// makespan to the least that reaches the least energy.
+	// Points are the frontier at the least makespan and at whole
+	// nanoseconds evenly spaced from there to the least deadline that
+	// reaches the least energy: Points many, fewer where the frontier
+	// spans fewer nanoseconds, one where the least makespan reaches it.
 	Points []FrontierPoint `json:"points"`
 	// ByBudget is the frontier read the other way: at energy budgets
 	// evenly spaced from the least energy to the fastest schedule's, the
-	// least makespan (solved, not interpolated).
+	// least makespan (solved, not interpolated); one budget where the two
+	// energies are equal within the LP solver's tolerance.
 	ByBudget []FrontierPoint `json:"by_budget"`
 	// FastestNs and FastestEnergyJ are the fastest schedule's: every task
-	// at its fastest configuration, as soon as possible.
+	// at its fastest configuration, as soon as possible (under a cap, it
+	// may exceed the cap).
 	FastestNs      int64   `json:"fastest_ns"`
 	FastestEnergyJ float64 `json:"fastest_energy_j"`
+	// LeastNs is the least makespan of the order within the cap, where
+	// the frontier starts: FastestNs without a cap.
+	LeastNs int64 `json:"least_ns"`
 	// SavedPct0 and SavedPct5 are the energy the frontier saves against
 	// the fastest schedule, in percent of its energy, at the least
 	// makespan (under a cap, the least that keeps it) and at 5 % longer.
@@ -138,14 +146,10 @@ func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, error) {
 	opt := energy.Options{BaseW: r.m.lpBaseW()}
 	if cfg.CapW > 0 {
-		if opt.CapW = r.sc.lpCapOf(r.m, cfg.CapW); !(opt.CapW > 0) {
-			what := "the machine's"
-			if r.sc.nodeScope() {
-				what = "a node's"
-			}
-			return nil, nil, fmt.Errorf("frontier: cap %g W is at most %s base power %g W", cfg.CapW, what, r.sc.lpBaseOf(r.m))
+		opt.CapW, opt.NodeOf = r.sc.lpCapOf(r.m, cfg.CapW), r.sc.lpNodeOf(r.m, r.d)
+		if err := r.capFits(cfg.CapW, opt.NodeOf); err != nil {
+			return nil, nil, err
 		}
-		opt.NodeOf = r.sc.lpNodeOf(r.m, r.d)
 	}
 	f, err := energy.New(r.d, r.o, opt)
 	if err != nil {
@@ -154,33 +158,55 @@ func (r *boundRun) frontier(cfg FrontierConfig) (*energy.Frontier, *boundRun, er
 	return f, r, nil
 }
 
-// frontierCurve fills rep from f: the curve both ways and the headline.
-func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *FrontierReport) error {
-	pts, err := f.Curve(n)
+// capFits checks that the order has a schedule within capW, the job's
+// cap or each node's (nodeOf), and otherwise names the least cap it needs,
+// as capsim bound does.
+func (r *boundRun) capFits(capW float64, nodeOf []int) error {
+	least, at, err := bound.MinFeasibleNodeCap(r.d, r.o, nodeOf)
 	if err != nil {
 		return fmt.Errorf("frontier: %w", err)
 	}
-	for _, p := range pts {
+	base := r.sc.lpBaseOf(r.m)
+	if capW-base >= least-1e-9 && capW > base {
+		return nil
+	}
+	what := ""
+	if nodeOf != nil {
+		what = " on every node"
+	}
+	return fmt.Errorf("frontier: power cap %g W is below the least power the schedule needs%s: %.6g W (event %d runs %d tasks at their slowest)",
+		capW, what, least+base, at, len(r.o.Active(r.d, at)))
+}
+
+// frontierCurve fills rep from f: the curve both ways and the headline.
+func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *FrontierReport) error {
+	slow, _, err := f.Slowest()
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	ts := wholeNsDeadlines(f.Fastest(), slow, n)
+	es := make([]float64, len(ts))
+	rep.Points = make([]FrontierPoint, len(ts))
+	// From the slowest down, as energy.Curve: Slowest left the basis at
+	// the least energy, and each deadline is a step from the last.
+	for j := len(ts) - 1; j >= 0; j-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fp, err := frontierPoint(p.Deadline, p.Energy)
-		if err != nil {
+		if es[j], err = f.EnergyAt(ts[j]); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if rep.Points[j], err = frontierPoint(ts[j], es[j]); err != nil {
 			return err
 		}
-		rep.Points = append(rep.Points, fp)
 	}
-	least, fastE := pts[len(pts)-1].Energy, f.FastestEnergy()
-	if start := pts[0].Energy; fastE < start {
+	least, fastE := es[len(es)-1], f.FastestEnergy()
+	if start := es[0]; fastE < start {
 		fastE = start // under a cap: the capped curve's start, the fastest schedule's energy may be less
 	}
-	for j := range n {
+	for _, b := range budgets(least, fastE, 1e-6*f.Scale(), n) {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		b := least + (fastE-least)*float64(j)/float64(n-1)
-		if j == 0 {
-			b = least + 1e-6*f.Scale() // the least energy within CLP's tolerance
 		}
 		t, err := f.TimeFor(b)
 		if err != nil {
@@ -192,7 +218,10 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 		}
 		rep.ByBudget = append(rep.ByBudget, fp)
 	}
-	if rep.FastestNs, err = graph.SecondsToNs(f.Fastest()); err != nil {
+	if rep.FastestNs, err = graph.SecondsToNs(f.FastestMakespan()); err != nil {
+		return fmt.Errorf("frontier: fastest schedule: %w", err)
+	}
+	if rep.LeastNs, err = graph.SecondsToNs(f.Fastest()); err != nil {
 		return fmt.Errorf("frontier: least makespan: %w", err)
 	}
 	rep.FastestEnergyJ = units.Joules(f.FastestEnergy())
@@ -209,6 +238,41 @@ func frontierCurve(ctx context.Context, f *energy.Frontier, n int, rep *Frontier
 	st := f.Stats()
 	rep.LP = FrontierLP{TimeColumns: st.TimeColumns, Columns: st.Columns, Rows: st.Rows, RowsAdded: st.Added, Rounds: st.Rounds, Arcs: st.Arcs, Pivots: st.Pivots}
 	return nil
+}
+
+// budgets are the energy budgets, in joules, of the curve read the other
+// way: n evenly spaced from the least energy least to fastE, the first
+// raised by slack (the least energy within the LP solver's tolerance) and
+// those not above it left out, so that they increase; least + slack alone
+// where fastE is not above it.
+func budgets(least, fastE, slack float64, n int) []float64 {
+	bs := []float64{least + slack}
+	for j := 1; j < n; j++ {
+		if b := least + (fastE-least)*float64(j)/float64(n-1); b > bs[0] {
+			bs = append(bs, b)
+		}
+	}
+	return bs
+}
+
+// wholeNsDeadlines are the deadlines, in seconds, a curve of n points is
+// solved at: the least makespan fast, then whole nanoseconds evenly spaced
+// up to the slowest slow (rounded), so that no two points print the same
+// deadline; fewer where the curve spans fewer nanoseconds, and fast alone
+// where the ends meet (within energy.Curve's 10⁻⁹ of fast, or 1 ns).
+func wholeNsDeadlines(fast, slow float64, n int) []float64 {
+	fastNs, slowNs := math.Round(fast*1e9), math.Round(slow*1e9)
+	span := slowNs - fastNs
+	if !(slow > fast*(1+1e-9)) || !(span >= 1) {
+		return []float64{fast}
+	}
+	n = int(math.Min(float64(n), span+1))
+	ts := make([]float64, n)
+	ts[0] = fast
+	for j := 1; j < n; j++ {
+		ts[j] = (fastNs + math.Round(span*float64(j)/float64(n-1))) / 1e9
+	}
+	return ts
 }
 
 // frontierPoint is a deadline in seconds and an energy in joules as the

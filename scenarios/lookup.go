@@ -39,8 +39,19 @@ func (s *Scenario) MachineByName(name string) (*Machine, int, error) {
 			return &s.Machines[i], i, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("scenario has no machine %q: %w", name, ErrNoMachine)
+	names := make([]string, len(s.Machines))
+	for i := range s.Machines {
+		names[i] = strconv.Quote(s.Machines[i].Name)
+	}
+	return nil, 0, noMachineError{fmt.Sprintf("scenario %q has no machine %q; its machines are %s", s.Name, name, strings.Join(names, ", "))}
 }
+
+// noMachineError is MachineByName's error for a name it lacks: it names
+// the machines there are, and is ErrNoMachine.
+type noMachineError struct{ msg string }
+
+func (e noMachineError) Error() string        { return e.msg }
+func (e noMachineError) Is(target error) bool { return target == ErrNoMachine }
 
 // ParseCaps reads a list of power caps in watts: one value ("60"), a
 // comma-separated list ("35,60,90") or a range FROM:TO:STEP

@@ -64,8 +64,9 @@ func TestMachineByName(t *testing.T) {
 	} {
 		m, i, err := sc.MachineByName(tc.name)
 		if tc.err {
-			if !errors.Is(err, ErrNoMachine) || !strings.Contains(err.Error(), tc.name) {
-				t.Errorf("%q: error %v, want ErrNoMachine naming it", tc.name, err)
+			if !errors.Is(err, ErrNoMachine) || !strings.Contains(err.Error(), tc.name) || !strings.Contains(err.Error(), strconv.Quote(sc.Machines[0].Name)) ||
+				strings.Contains(err.Error(), ErrNoMachine.Error()) {
+				t.Errorf("%q: error %v, want ErrNoMachine naming it and the machines there are, once", tc.name, err)
 			}
 			continue
 		}

@@ -430,6 +430,13 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	}
 	base, lp := got[policy.Uncapped], got[r.Policy]
 	if lp.Infeasible {
+		if lp.LeastCapW > 0 {
+			on := ""
+			if sc.nodeScope() {
+				on = " on every node"
+			}
+			return nil, fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below the least power the schedule needs%s, %.6g W", r.Trace, r.CapW, on, lp.LeastCapW)
+		}
 		return nil, fmt.Errorf("%s: the LP has no schedule at %g W: the cap is below its least feasible cap (capsim bound prints it)", r.Trace, r.CapW)
 	}
 	run := func(x Metrics) PolicyRun {

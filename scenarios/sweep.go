@@ -58,6 +58,9 @@ type Metrics struct {
 	// Infeasible marks a point whose policy has no schedule at its cap
 	// (the LP below its least feasible cap); its metrics are null.
 	Infeasible bool
+	// LeastCapW, for an Infeasible point of the LP's policies, is the
+	// least cap the LP has a schedule at, in W (0: not known).
+	LeastCapW float64
 	// Nodes is the number of nodes an aggregation point ran on.
 	Nodes int
 	// BelowBound, for a point that finished before the LP bound, says

@@ -80,7 +80,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 	}
 	f := c.Flags()
 	f.Float64Var(&capW, "cap", 0, "power cap in watts that every schedule keeps too, the job's or each node's (sweep.cap_scope; default: none)")
-	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced")
+	f.IntVar(&points, "points", 11, "deadlines the frontier is solved at, evenly spaced on whole nanoseconds (fewer where it spans fewer; one where the least makespan already reaches the least energy)")
 	f.StringVar(&scenarioPath, "scenario", "", "scenario giving the machine, network and model (default: the embedded one)")
 	f.StringVar(&mach, "machine", "", "machine of the scenario (default: its first)")
 	f.StringVar(&csvPath, "csv", "", "also write the frontier's points to this CSV file (deadline_ns,energy_j)")
@@ -113,8 +113,15 @@ func printFrontier(w io.Writer, rep *scenarios.FrontierReport, asJSON bool) erro
 	if rep.CapW > 0 {
 		fmt.Fprintf(w, ", cap %g W", rep.CapW)
 	}
-	fmt.Fprintf(w, "\nfastest schedule: %d ns, %.6g J\nenergy saved: %.2f %% at the least makespan, %.2f %% at 5 %% slower\n\n",
-		rep.FastestNs, rep.FastestEnergyJ, rep.SavedPct0, rep.SavedPct5)
+	fmt.Fprintf(w, "\nfastest schedule: %d ns, %.6g J\n", rep.FastestNs, rep.FastestEnergyJ)
+	if rep.CapW > 0 {
+		fmt.Fprintf(w, "least makespan within the cap: %d ns\n", rep.LeastNs)
+	}
+	fmt.Fprintf(w, "energy saved: %.2f %% at the least makespan, %.2f %% at 5 %% slower\n", rep.SavedPct0, rep.SavedPct5)
+	if len(rep.Points) == 1 {
+		fmt.Fprintln(w, "the least makespan already has the least energy: no later deadline saves any")
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "deadline_ns\tenergy_j\t")
 	for _, p := range rep.Points {

@@ -63,6 +63,18 @@ func checkNodes(d *DAG, nodeOf []int) error {
 	return nil
 }
 
+// MinFeasibleNodeCap is MinFeasibleCap under node caps: with nodeOf
+// (rank → node, −1: on no capped node; nil: the job's cap) the least cap
+// under which every node's power fits at every event with every task at
+// its slowest, and an event that needs it.
+func MinFeasibleNodeCap(d *DAG, o *Order, nodeOf []int) (float64, int, error) {
+	if err := checkNodes(d, nodeOf); err != nil {
+		return 0, 0, err
+	}
+	w, at := minFeasible(d, o, nodeOf)
+	return w, at, nil
+}
+
 // minFeasible is MinFeasibleCap under node caps nodeOf (nil: the job's
 // cap): the least cap every node's power fits at every event with every
 // task at its slowest, and an event that needs it.

@@ -234,8 +234,11 @@ func (rb *rankBuild) event(i int) error {
 func (rb *rankBuild) p2p(i int, e *mpi.Event, comm *mpi.Communicator, v int) error {
 	r := rb.r
 	peer := func() (int32, error) {
+		if e.Peer == mpi.AnySource && (e.Kind == mpi.Recv || e.Kind == mpi.Irecv) {
+			return 0, fmt.Errorf("rank %d event %d: a receive from any source (MPI_ANY_SOURCE): the LP needs every message matched to its sender (capsim replay resolves wildcards; the LP does not)", r, i)
+		}
 		if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
-			return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d (the LP needs matched messages: no wildcards)", r, i, e.Peer, e.Comm)
+			return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d", r, i, e.Peer, e.Comm)
 		}
 		return comm.Members[e.Peer], nil
 	}

@@ -43,7 +43,12 @@ func TestFromTraceErrors(t *testing.T) {
 	}
 	tr = mpi.NewTrace(2)
 	tr.Append(0, mpi.Event{Kind: mpi.Recv, Peer: mpi.AnySource})
-	if _, err := FromTrace(tr, func(int64) float64 { return 0 }, nil); err == nil || !strings.Contains(err.Error(), "no wildcards") {
+	if _, err := FromTrace(tr, func(int64) float64 { return 0 }, nil); err == nil || !strings.Contains(err.Error(), "receive from any source (MPI_ANY_SOURCE)") {
+		t.Errorf("err = %v", err)
+	}
+	tr = mpi.NewTrace(2)
+	tr.Append(0, mpi.Event{Kind: mpi.Send, Peer: 2})
+	if _, err := FromTrace(tr, func(int64) float64 { return 0 }, nil); err == nil || !strings.Contains(err.Error(), "peer 2 outside communicator 0") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -118,7 +118,8 @@ type Frontier struct {
 // New builds the frontier's LP of d with the fixed order o. The events
 // o.Chained marks (every event where it is nil) are kept in order, as in
 // the bound's LP: power starts and ends only there, so the power between
-// two of them is that of the tasks and loads active at the first.
+// two of them is that of the tasks and loads active at the first. A cap
+// below the order's least feasible cap is a *bound.InfeasibleError.
 func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("energy: %w", err)
@@ -126,6 +127,17 @@ func New(d *bound.DAG, o *bound.Order, opt Options) (*Frontier, error) {
 	if !(opt.BaseW >= 0) || math.IsInf(opt.BaseW, 0) || !(opt.CapW >= 0) || math.IsInf(opt.CapW, 0) ||
 		!(opt.LeastMakespan >= 0) || math.IsInf(opt.LeastMakespan, 0) {
 		return nil, fmt.Errorf("energy: base %g W, cap %g W and least makespan %g s: want finite numbers ≥ 0", opt.BaseW, opt.CapW, opt.LeastMakespan)
+	}
+	if opt.CapW > 0 {
+		// Below the least feasible cap no schedule of the order fits: name
+		// it rather than leave CLP to report an infeasible LP.
+		least, at, err := bound.MinFeasibleNodeCap(d, o, opt.NodeOf)
+		if err != nil {
+			return nil, fmt.Errorf("energy: %w", err)
+		}
+		if opt.CapW < least-1e-9 {
+			return nil, &bound.InfeasibleError{CapW: opt.CapW, MinCapW: least, Event: at, EventTasks: o.Active(d, at)}
+		}
 	}
 	f := &Frontier{d: d, o: o, opt: opt, tau: o.Makespan}
 	if !(f.tau > 0) {
@@ -202,6 +214,11 @@ func (f *Frontier) Fastest() float64 { return f.fast }
 // task at its fastest configuration, as soon as possible (o.Times).
 func (f *Frontier) FastestEnergy() float64 { return f.fastE }
 
+// FastestMakespan is the makespan, in seconds, of the fastest schedule
+// (FastestEnergy's): Fastest without a cap; under a cap that schedule may
+// exceed it, and Fastest, the least makespan within the cap, is longer.
+func (f *Frontier) FastestMakespan() float64 { return f.o.Times[f.d.Fin] }
+
 // solveFastest finds the least makespan with the time LP and no budget.
 func (f *Frontier) solveFastest() error {
 	r, err := f.tm.Solve(firstSolve)
@@ -243,6 +260,9 @@ func (f *Frontier) TimeFor(budgetJ float64) (float64, error) {
 		r, err = f.settle(false, r)
 	}
 	if err != nil {
+		if least, lerr := f.EnergyAt(math.Inf(1)); lerr == nil && budgetJ < least {
+			return 0, fmt.Errorf("energy: budget %g J: no schedule of the order fits (the least energy is %.12g J)", budgetJ, least)
+		}
 		return 0, fmt.Errorf("energy: budget %g J: no schedule of the order fits: %w", budgetJ, err)
 	}
 	// No budget makes the order faster than its least makespan; CLP's

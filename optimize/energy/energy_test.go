@@ -1,7 +1,10 @@
 package energy
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/bound"
@@ -136,6 +139,89 @@ func TestCap(t *testing.T) {
 	}
 	if !near(e, 186) {
 		t.Errorf("E(1.8 s) = %.9g J under 120 W, want 186 J", e)
+	}
+}
+
+// TestCapBelowLeast: below the least cap the order needs (both tasks at
+// their slowest, 40 + 20 W; one node each: A's 40 W) New says so and
+// names it. At that cap both run slow (3 s); on a node each, A slow and
+// B at 100 − 80·c_B ≤ 40, c_B = 3/4 (2.5 s).
+func TestCapBelowLeast(t *testing.T) {
+	d, o := worked(t)
+	for _, tc := range []struct {
+		capW, least, fastest float64
+		nodeOf               []int
+	}{{59, 60, 3, nil}, {30, 40, 2.5, []int{0, 1}}} {
+		_, err := New(d, o, Options{BaseW: 10, CapW: tc.capW, NodeOf: tc.nodeOf})
+		var ie *bound.InfeasibleError
+		if !errors.As(err, &ie) || !near(ie.MinCapW, tc.least) {
+			t.Errorf("cap %g W, nodes %v: error %v, want the least feasible cap %g W", tc.capW, tc.nodeOf, err, tc.least)
+		}
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: tc.least, NodeOf: tc.nodeOf})
+		if !near(f.Fastest(), tc.fastest) {
+			t.Errorf("cap %g W, nodes %v: fastest %.9g s, want %g s", tc.least, tc.nodeOf, f.Fastest(), tc.fastest)
+		}
+	}
+}
+
+// TestBudgetBelowLeast: a budget below the least energy is an error that
+// names the least energy, with and without a cap (CLP or the flow).
+func TestBudgetBelowLeast(t *testing.T) {
+	d, o := worked(t)
+	for _, capW := range []float64{0, 120} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: capW})
+		least, err := f.EnergyAt(math.Inf(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.TimeFor(least - 10)
+		if want := fmt.Sprintf("(the least energy is %.12g J)", least); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cap %g W: budget %g J: error %v, want one naming %s", capW, least-10, err, want)
+		}
+	}
+}
+
+// TestDeadlineEnds: a deadline past the slowest gives the least energy, one
+// below the least makespan or NaN an error that says which.
+func TestDeadlineEnds(t *testing.T) {
+	d, o := worked(t)
+	for _, capW := range []float64{0, 120} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: capW})
+		slow, least, err := f.Slowest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, T := range []float64{slow * 2, 1e6, math.Inf(1)} {
+			if e, err := f.EnergyAt(T); err != nil || math.Abs(e-least) > 1e-9*least {
+				t.Errorf("cap %g W: E(%g s) = %g J (%v), want the least %g J", capW, T, e, err, least)
+			}
+		}
+		for _, tc := range []struct {
+			T    float64
+			want string
+		}{{f.Fastest() * 0.9, "below the least makespan"}, {-1, "below the least makespan"}, {math.NaN(), "want a number"}} {
+			if _, err := f.EnergyAt(tc.T); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("cap %g W: E(%g s): error %v, want %q", capW, tc.T, err, tc.want)
+			}
+		}
+	}
+}
+
+// TestAtLeastMakespanWithinTolerance: a least makespan known from another
+// LP (the bound's, Options.LeastMakespan) lies within that LP's tolerance
+// of the frontier's own, and may be a little below it; the energy there is
+// the frontier's start (186 J at 1.8 s under 120 W), not "infeasible".
+func TestAtLeastMakespanWithinTolerance(t *testing.T) {
+	d, o := worked(t)
+	for _, below := range []float64{0, 1e-9, 5e-7} {
+		f := newFrontier(t, d, o, Options{BaseW: 10, CapW: 120, LeastMakespan: 1.8 * (1 - below)})
+		if e, err := f.EnergyAt(f.Fastest()); err != nil || math.Abs(e-186) > 1e-4 {
+			t.Errorf("least makespan %g below 1.8 s: E = %.9g J (%v), want 186 J", below, e, err)
+		}
+		s, err := f.ScheduleAt(f.Fastest())
+		if err != nil || math.Abs(s.Makespan-1.8) > 1e-5 {
+			t.Errorf("least makespan %g below 1.8 s: schedule %v (%v)", below, s, err)
+		}
 	}
 }
 

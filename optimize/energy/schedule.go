@@ -1,6 +1,7 @@
 package energy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -147,7 +148,10 @@ func lowerHull[I int | int32](low []I, n int, t, e func(g int) float64) []I {
 
 // solveAt is EnergyAt that also returns the LP's column values.
 func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
-	if math.IsNaN(deadline) || deadline < f.fast*(1-1e-9) {
+	if math.IsNaN(deadline) {
+		return 0, nil, fmt.Errorf("energy: deadline %g s: want a number of seconds", deadline)
+	}
+	if deadline < f.fast*(1-1e-9) {
 		return 0, nil, fmt.Errorf("energy: deadline %g s is below the least makespan %g s", deadline, f.fast)
 	}
 	if f.nw != nil {
@@ -158,31 +162,55 @@ func (f *Frontier) solveAt(deadline float64) (float64, []float64, error) {
 		}
 		return e * f.esc, f.nw.x, nil
 	}
+	r, err := f.energyLP(math.Max(deadline, f.fast)/f.tau, false)
+	// At the least makespan itself, found by an LP within its tolerance,
+	// the energy LP can be primal infeasible by as little (a first solve
+	// on examples/scenarios/gpu-training-lp.toml's graph at 600 W): a
+	// deadline that much later is the same point.
+	for nudge := 1e-9; isInfeasible(err) && deadline <= f.fast*(1+leastTol) && nudge <= leastTol; nudge *= 10 {
+		r, err = f.energyLP(f.fast*(1+nudge)/f.tau, true)
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
+	}
+	return r.Objective * f.esc, r.X, nil
+}
+
+// leastTol is how far above the least makespan, relative to it, a
+// deadline at it is solved where the LP is infeasible exactly there.
+const leastTol = 1e-6
+
+// energyLP solves the energy LP with v_fin at most end (in the LP's unit
+// of time), from the last basis where there is one (or where warm, that
+// of a solve that failed) and with the rows it breaks added (settle).
+func (f *Frontier) energyLP(end float64, warm bool) (*clp.Result, error) {
 	// Every event's time is at most the deadline less its longest path
 	// to v_fin: rows the LP has the whole of imply it, and it keeps the
 	// LP bounded while it lacks some (settle).
-	end := math.Max(deadline, f.fast) / f.tau
 	for c, l := range f.toFin {
 		if !math.IsInf(l, -1) {
 			f.up[c] = math.Min(f.up0[c], end-l)
 		}
 	}
 	if err := f.em.SetColumnUpper(f.up); err != nil {
-		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
+		return nil, err
 	}
 	var r *clp.Result
 	var err error
-	if f.emSolved {
+	if f.emSolved || warm {
 		r, err = f.em.Resolve()
 	} else {
 		r, err = f.firstEnergySolve()
-		f.emSolved = err == nil
-	}
-	if err == nil {
-		r, err = f.settle(true, r)
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("energy: deadline %g s: %w", deadline, err)
+		return nil, err
 	}
-	return r.Objective * f.esc, r.X, nil
+	f.emSolved = true
+	return f.settle(true, r)
+}
+
+// isInfeasible reports whether err is CLP's "primal infeasible".
+func isInfeasible(err error) bool {
+	var se *clp.StatusError
+	return errors.As(err, &se) && se.Status == clp.PrimalInfeasible
 }
