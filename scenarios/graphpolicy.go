@@ -541,15 +541,14 @@ func (x *graphPolicy) gap(ctx context.Context, capW float64, makespanNs int64) (
 	} else if err != nil {
 		return out, fmt.Errorf("LP bound at %g W: %w", capW, err)
 	}
-	// A graph without work has a bound of 0 ns, its replays take none
-	// either: the gap is 0 (GapPct), not an infeasible LP.
 	if out.BoundNs, err = graph.SecondsToNs(res.Makespan); err != nil {
 		return out, fmt.Errorf("LP bound at %g W: makespan: %w", capW, err)
 	}
 	out.Status = "ok"
-	out.GapPct = 100 * (float64(makespanNs)/float64(out.BoundNs) - 1)
-	if out.BoundNs == 0 {
-		out.GapPct = GapPct(makespanNs, 0)
+	// A graph without work has a bound of 0 ns, its replays take none
+	// either: the gap stays 0 (as GapPct's), not an infeasible LP.
+	if out.BoundNs > 0 {
+		out.GapPct = 100 * (float64(makespanNs)/float64(out.BoundNs) - 1)
 	}
 	return out, nil
 }

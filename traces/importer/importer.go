@@ -246,12 +246,20 @@ func Detect(path string) (Format, error) {
 	if len(head) == 0 {
 		return Format{}, &Error{Path: path, Looks: "an empty file", Hint: "a trace has at least a header; was it written completely?"}
 	}
-	for _, f := range Formats() {
-		if f.Sniff != nil && f.Sniff(head) {
-			return f, nil
-		}
+	if f, ok := sniff(head); ok {
+		return f, nil
 	}
 	return Format{}, describe(path, head)
+}
+
+// sniff returns the first format that claims a file opening with head.
+func sniff(head []byte) (Format, bool) {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f, true
+		}
+	}
+	return Format{}, false
 }
 
 // Read imports the trace at path: in the format opt.Format names, or else
@@ -507,11 +515,9 @@ func describe(path string, head []byte) error {
 		return &Error{Path: path, Looks: "a tar archive", Hint: archiveHint}
 	}
 	if rest, ok := bytes.CutPrefix(head, []byte("\xef\xbb\xbf")); ok {
-		for _, f := range Formats() {
-			if f.Sniff != nil && f.Sniff(rest) {
-				return &Error{Path: path, Looks: "a " + f.Name + " trace with a UTF-8 byte-order mark before its first line",
-					Hint: "save it without one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"}
-			}
+		if f, ok := sniff(rest); ok {
+			return &Error{Path: path, Looks: "a " + f.Name + " trace with a UTF-8 byte-order mark before its first line",
+				Hint: "save it without one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"}
 		}
 	}
 	if liballprofOther(head) {

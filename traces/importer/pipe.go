@@ -96,8 +96,10 @@ func spool(path, tmp string, limit int64, judge bool) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	head = head[:n]
-	if judge && n > 0 && ArchiveKind(head) == "" && !sniffed(head) {
-		return describe(path, head)
+	if judge && n > 0 && ArchiveKind(head) == "" {
+		if _, ok := sniff(head); !ok {
+			return describe(path, head)
+		}
 	}
 	out, err := os.Create(tmp)
 	if err != nil {
@@ -119,16 +121,6 @@ func spool(path, tmp string, limit int64, judge bool) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	return nil
-}
-
-// sniffed reports whether some format claims a file opening with head.
-func sniffed(head []byte) bool {
-	for _, f := range Formats() {
-		if f.Sniff != nil && f.Sniff(head) {
-			return true
-		}
-	}
-	return false
 }
 
 // renamedError is an error about temporary files, told about the paths
