@@ -274,6 +274,18 @@ static OTF2_ErrorCode cs_read_events(OTF2_Reader* rd, OTF2_GlobalEvtReader* ge, 
 	return OTF2_Reader_ReadGlobalEvents(rd, ge, buf->cap, got);
 }
 
+// cs_event_layout returns the event chunk size, and whether the event
+// files are plain files (the POSIX substrate, uncompressed).
+static int cs_event_layout(OTF2_Reader* rd, uint64_t* chunk) {
+	uint64_t defs = 0;
+	OTF2_FileSubstrate sub = OTF2_SUBSTRATE_UNDEFINED;
+	OTF2_Compression comp = OTF2_COMPRESSION_UNDEFINED;
+	if (OTF2_Reader_GetChunkSize(rd, chunk, &defs) != OTF2_SUCCESS) return 0;
+	if (OTF2_Reader_GetFileSubstrate(rd, &sub) != OTF2_SUCCESS) return 0;
+	if (OTF2_Reader_GetCompression(rd, &comp) != OTF2_SUCCESS) return 0;
+	return sub == OTF2_SUBSTRATE_POSIX && comp == OTF2_COMPRESSION_NONE;
+}
+
 static OTF2_Reader* cs_open(const char* path) {
 	OTF2_Reader* rd = OTF2_Reader_Open(path);
 	if (rd && OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
@@ -346,6 +358,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	p := planLocations(b, nevents)
 	if len(p.all) == 0 {
 		return b.finish(), nil
+	}
+	if err := checkEventFiles(anchor, rd, p); err != nil {
+		return nil, err
 	}
 	// Size each rank's event list from its record count: a Score-P MPI
 	// call is three records (enter, the MPI record, leave) and becomes one
@@ -479,6 +494,40 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 	return p
 }
 
+// checkEventFiles walks the structure of the event files of p's
+// locations before the library reads them (checkEventFile), and checks
+// their number of events against the definitions' counts. SION
+// containers and compressed files are left to the library: their bytes
+// on disk are not the chunks the walk reads.
+func checkEventFiles(anchor string, rd *C.OTF2_Reader, p locationPlan) error {
+	var chunk C.uint64_t
+	if C.cs_event_layout(rd, &chunk) == 0 {
+		return nil
+	}
+	var buf []byte
+	for rank, locs := range p.byRank {
+		var n uint64
+		for _, l := range locs {
+			f := evtFile(anchor, uint64(l))
+			k, err := checkEventFile(f, uint64(chunk), &buf)
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
+			}
+			if err != nil {
+				return fmt.Errorf("otf2 %s: rank %d: its event file %s %w", anchor, rank, f, err)
+			}
+			n += k
+		}
+		if p.counted && n != p.want[rank] {
+			if err := anyCopy(anchor, p.all); err != nil {
+				return err
+			}
+			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), n, p.want[rank])
+		}
+	}
+	return nil
+}
+
 // missingEventFile returns the first event file of locs that is missing
 // beside anchor (ANCHOR_WITHOUT_EXT/LOCATION.evt), "" when each is there.
 // The library says only that it could not get a reader.
@@ -529,6 +578,9 @@ type eventReader struct {
 // tell from a copy; a copy between locations that exchange messages
 // would replay as a deadlock instead.
 func (er *eventReader) copies(p2p bool) error {
+	if !p2p {
+		return anyCopy(er.anchor, er.all)
+	}
 	locs := make([]uint64, len(er.all))
 	for i, l := range er.all {
 		locs[i] = uint64(l)
@@ -542,10 +594,29 @@ func (er *eventReader) copies(p2p bool) error {
 			continue
 		}
 		a, b := locs[j], locs[i]
-		if p2p && !er.b.locs[a].p2p && !er.b.locs[b].p2p {
+		if !er.b.locs[a].p2p && !er.b.locs[b].p2p {
 			continue
 		}
 		return copiedError(er.anchor, a, b)
+	}
+	return nil
+}
+
+// anyCopy refuses two of the event files of all that hold the same
+// bytes (copyOf).
+func anyCopy(anchor string, all []C.uint64_t) error {
+	locs := make([]uint64, len(all))
+	for i, l := range all {
+		locs[i] = uint64(l)
+	}
+	of, err := copyOf(anchor, locs)
+	if err != nil {
+		return fmt.Errorf("otf2 %s: %w", anchor, err)
+	}
+	for i, j := range of {
+		if j >= 0 {
+			return copiedError(anchor, locs[j], locs[i])
+		}
 	}
 	return nil
 }

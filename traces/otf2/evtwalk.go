@@ -1,0 +1,294 @@
+package otf2
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// The on-disk layout of an OTF2 event file, as the OTF2 library (3.0)
+// writes and reads it (its OTF2_Buffer.c, OTF2_EvtReader.c and the
+// generated OTF2_EvtReader_inc.c):
+//
+//   - The file is a sequence of chunks of the archive's event chunk size;
+//     the last one stops where its data stops. The library reads chunk k
+//     from byte k·size into a buffer of that size, whatever the file
+//     holds there: bytes the file lacks keep what the buffer held before.
+//   - A chunk starts with an 18-byte header: the byte 3, the endianness
+//     byte (0x42 little, 0x23 big endian: that of every multi-byte value
+//     in the chunk) and two 8-byte event numbers.
+//   - Then records, each an optional timestamp (the byte 5 and 8 bytes)
+//     and a type byte. Type 0 ends the chunk (reading goes on in the next
+//     one), type 2 ends the file (reading stops; what follows is never
+//     read), type 6 is an attribute list that belongs to the next event.
+//   - Ten event types (Enter, Leave, MpiIsendComplete, MpiIrecvRequest,
+//     MpiRequestTest, MpiRequestCancelled, OmpFork, OmpTaskCreate,
+//     OmpTaskSwitch, OmpTaskComplete) hold a single compressed integer:
+//     a size byte (0xff stands for the undefined value and has no
+//     payload) and that many bytes. Every other record, the attribute
+//     list and types the reader does not know included, has a length
+//     (one byte, or 0xff and 8 bytes) and that many bytes of payload.
+//
+// The library checks a record against the end of its chunk buffer, not
+// against the end of the file's data: a truncated file makes it read the
+// stale rest of the buffer as records, and an end-of-chunk record at the
+// file's end makes it read a chunk the file does not have.
+const (
+	evtEndOfChunk    = 0
+	evtEndOfFile     = 2
+	evtChunkHeader   = 3
+	evtTimestamp     = 5
+	evtAttributeList = 6
+	evtProgramBegin  = 83
+	evtLittleEndian  = 0x42
+	evtBigEndian     = 0x23
+	evtHeaderSize    = 18
+)
+
+// evtSingleton reports whether records of type t hold one compressed
+// integer without a length, and its largest size in bytes.
+func evtSingleton(t byte) (max int, ok bool) {
+	switch t {
+	case 12, 13, 24: // Enter, Leave (region), OmpFork (thread count): uint32
+		return 4, true
+	case 16, 17, 20, 21, 28, 29, 30: // request and task ids: uint64
+		return 8, true
+	}
+	return 0, false
+}
+
+// evtError is a structural defect of an event file.
+type evtError struct {
+	msg string
+}
+
+func (e *evtError) Error() string { return e.msg + ": a truncated or corrupted event file" }
+
+// evtWalker walks the chunks of one event file, counting its events.
+type evtWalker struct {
+	size   int64 // bytes in the file
+	events uint64
+}
+
+// walkEventBytes checks the structure of the event file data, written
+// with chunks of chunkSize bytes, and returns its number of events.
+func walkEventBytes(data []byte, chunkSize uint64) (uint64, error) {
+	var buf []byte
+	return walkEvents(bytes.NewReader(data), int64(len(data)), chunkSize, &buf)
+}
+
+// checkEventFile checks the structure of the event file at path, as
+// walkEventBytes does, reading one chunk at a time into *buf.
+func checkEventFile(path string, chunkSize uint64, buf *[]byte) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return walkEvents(f, st.Size(), chunkSize, buf)
+}
+
+// walkEvents walks the event file of size bytes read from r, one chunk
+// at a time into *buf, and returns its number of events.
+func walkEvents(r io.Reader, size int64, chunkSize uint64, buf *[]byte) (uint64, error) {
+	if chunkSize < evtHeaderSize+2 || chunkSize > math.MaxInt32 {
+		return 0, fmt.Errorf("the event chunk size %d is out of range", chunkSize)
+	}
+	if size == 0 {
+		return 0, &evtError{"is empty"}
+	}
+	if uint64(cap(*buf)) < chunkSize {
+		*buf = make([]byte, chunkSize)
+	}
+	b := (*buf)[:chunkSize]
+	w := evtWalker{size: size}
+	for base := int64(0); ; base += int64(chunkSize) {
+		n, err := io.ReadFull(r, b)
+		if n == 0 && (err == nil || err == io.EOF) {
+			return 0, &evtError{fmt.Sprintf("ends at byte %d after an end-of-chunk record, without an end-of-file record", base)}
+		}
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, err
+		}
+		eof, werr := w.chunk(b[:n], base)
+		if werr != nil {
+			return 0, werr
+		}
+		if eof {
+			return w.events, nil
+		}
+	}
+}
+
+// chunk walks the chunk c, which starts at byte base of the file: it
+// reports whether the chunk ends the file (an end-of-file record).
+func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
+	n := len(c)
+	if c[0] != evtChunkHeader {
+		return false, &evtError{fmt.Sprintf("has %#02x at byte %d where a chunk header (0x03) starts", c[0], base)}
+	}
+	if n < evtHeaderSize {
+		return false, w.short(base, base, n)
+	}
+	var order binary.ByteOrder
+	switch c[1] {
+	case evtLittleEndian:
+		order = binary.LittleEndian
+	case evtBigEndian:
+		order = binary.BigEndian
+	default:
+		return false, &evtError{fmt.Sprintf("has the endianness byte %#02x at byte %d (0x42 or 0x23 expected)", c[1], base+1)}
+	}
+	for p := evtHeaderSize; ; {
+		at := p // the record's first byte
+		if p < n && c[p] == evtTimestamp {
+			p += 9
+		}
+		if p >= n {
+			return false, w.short(base, base+int64(at), n)
+		}
+		t := c[p]
+		p++
+		switch t {
+		case evtEndOfChunk:
+			return false, nil
+		case evtEndOfFile:
+			return true, nil
+		}
+		if max, ok := evtSingleton(t); ok {
+			if p >= n {
+				return false, w.short(base, base+int64(at), n)
+			}
+			s := int(c[p])
+			if s == 0xff {
+				s = 0
+			}
+			if s > max {
+				return false, &evtError{fmt.Sprintf("has a record of type %d at byte %d whose value claims %d bytes (at most %d)", t, base+int64(at), s, max)}
+			}
+			p += 1 + s
+			if p > n {
+				return false, w.short(base, base+int64(at), n)
+			}
+			w.events++
+			continue
+		}
+		body, end, err := w.record(c, p, base, at)
+		if err != nil {
+			return false, err
+		}
+		switch t {
+		case evtAttributeList:
+			// The library reads the announced number of attributes and
+			// adds each to a list: more than the record's bytes can hold
+			// is corruption.
+			cnt, _, ok := compressed(c[body:end], order)
+			if !ok || cnt > uint64(end-body) {
+				return false, &evtError{fmt.Sprintf("has an attribute list at byte %d announcing more attributes than its %d bytes hold", base+int64(at), end-body)}
+			}
+		case evtProgramBegin:
+			// The library allocates the announced number of arguments
+			// (4 bytes each) before it reads them: they must fit in the
+			// record.
+			if !programBeginFits(c[body:end], order) {
+				return false, &evtError{fmt.Sprintf("has a ProgramBegin record at byte %d whose arguments do not fit in its %d bytes", base+int64(at), end-body)}
+			}
+			w.events++
+		default:
+			w.events++
+		}
+		p = end
+	}
+}
+
+// record reads the length of the record whose payload length starts at
+// c[p] (the record itself at byte at of the chunk), and returns where its
+// payload starts and ends in c.
+func (w *evtWalker) record(c []byte, p int, base int64, at int) (body, end int, err error) {
+	n := len(c)
+	if p >= n {
+		return 0, 0, w.short(base, base+int64(at), n)
+	}
+	l := uint64(c[p])
+	p++
+	if l == 0xff {
+		if p+8 > n {
+			return 0, 0, w.short(base, base+int64(at), n)
+		}
+		order := binary.ByteOrder(binary.LittleEndian)
+		if c[1] == evtBigEndian {
+			order = binary.BigEndian
+		}
+		l = order.Uint64(c[p:])
+		p += 8
+	}
+	if l > uint64(n-p) {
+		return 0, 0, w.short(base, base+int64(at), n)
+	}
+	return p, p + int(l), nil
+}
+
+// short is the error for the record at byte at that runs past the data of
+// its chunk (n bytes from base): past the file's end, or past a full
+// chunk.
+func (w *evtWalker) short(base, at int64, n int) error {
+	if base+int64(n) >= w.size {
+		return &evtError{fmt.Sprintf("ends inside the record at byte %d (the file has %d bytes)", at, w.size)}
+	}
+	return &evtError{fmt.Sprintf("has a record at byte %d that runs past the end of its chunk at byte %d", at, base+int64(n))}
+}
+
+// compressed decodes an OTF2 compressed unsigned integer at the start of
+// b: a size byte and that many low-order bytes (0xff alone is the
+// undefined value, all ones). It returns the value and its length in
+// bytes.
+func compressed(b []byte, order binary.ByteOrder) (uint64, int, bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	s := int(b[0])
+	if s == 0xff {
+		return math.MaxUint64, 1, true
+	}
+	if s > 8 || 1+s > len(b) {
+		return 0, 0, false
+	}
+	var v [8]byte
+	if order == binary.BigEndian {
+		copy(v[8-s:], b[1:1+s])
+	} else {
+		copy(v[:s], b[1:1+s])
+	}
+	return order.Uint64(v[:]), 1 + s, true
+}
+
+// programBeginFits reports whether the payload b of a ProgramBegin
+// record holds its program name and all the arguments it announces.
+func programBeginFits(b []byte, order binary.ByteOrder) bool {
+	_, k, ok := compressed(b, order)
+	if !ok {
+		return false
+	}
+	b = b[k:]
+	nargs, k, ok := compressed(b, order)
+	if !ok || nargs == math.MaxUint64 || nargs > uint64(len(b)) {
+		return false
+	}
+	b = b[k:]
+	for i := uint64(0); i < nargs; i++ {
+		_, k, ok := compressed(b, order)
+		if !ok {
+			return false
+		}
+		b = b[k:]
+	}
+	return true
+}
