@@ -1,9 +1,7 @@
 package otf2
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -77,8 +75,9 @@ type evtWalker struct {
 // walkEventBytes checks the structure of the event file data, written
 // with chunks of chunkSize bytes, and returns its number of events.
 func walkEventBytes(data []byte, chunkSize uint64) (uint64, error) {
-	var buf []byte
-	return walkEvents(bytes.NewReader(data), int64(len(data)), chunkSize, &buf)
+	return walkEvents(int64(len(data)), chunkSize, func(base int64) ([]byte, error) {
+		return data[base:min(base+int64(chunkSize), int64(len(data)))], nil
+	})
 }
 
 // checkEventFile checks the structure of the event file at path, as
@@ -93,34 +92,40 @@ func checkEventFile(path string, chunkSize uint64, buf *[]byte) (uint64, error) 
 	if err != nil {
 		return 0, err
 	}
-	return walkEvents(f, st.Size(), chunkSize, buf)
+	size := st.Size()
+	if chunkSize <= math.MaxInt32 && uint64(cap(*buf)) < min(chunkSize, uint64(size)) {
+		*buf = make([]byte, min(chunkSize, uint64(size)))
+	}
+	return walkEvents(size, chunkSize, func(base int64) ([]byte, error) {
+		b := (*buf)[:min(int64(chunkSize), size-base)]
+		if _, err := io.ReadFull(f, b); err != nil {
+			return nil, fmt.Errorf("reading byte %d: %w", base, err)
+		}
+		return b, nil
+	})
 }
 
-// walkEvents walks the event file of size bytes read from r, one chunk
-// at a time into *buf, and returns its number of events.
-func walkEvents(r io.Reader, size int64, chunkSize uint64, buf *[]byte) (uint64, error) {
+// walkEvents walks the event file of size bytes whose chunk at byte base
+// chunk returns, and returns its number of events.
+func walkEvents(size int64, chunkSize uint64, chunk func(base int64) ([]byte, error)) (uint64, error) {
 	if chunkSize < evtHeaderSize+2 || chunkSize > math.MaxInt32 {
 		return 0, fmt.Errorf("the event chunk size %d is out of range", chunkSize)
 	}
 	if size == 0 {
 		return 0, &evtError{"is empty"}
 	}
-	if uint64(cap(*buf)) < chunkSize {
-		*buf = make([]byte, chunkSize)
-	}
-	b := (*buf)[:chunkSize]
 	w := evtWalker{size: size}
 	for base := int64(0); ; base += int64(chunkSize) {
-		n, err := io.ReadFull(r, b)
-		if n == 0 && (err == nil || err == io.EOF) {
-			return 0, &evtError{fmt.Sprintf("ends at byte %d after an end-of-chunk record, without an end-of-file record", base)}
+		if base >= size {
+			return 0, &evtError{fmt.Sprintf("ends at byte %d after an end-of-chunk record, without an end-of-file record", size)}
 		}
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		c, err := chunk(base)
+		if err != nil {
 			return 0, err
 		}
-		eof, werr := w.chunk(b[:n], base)
-		if werr != nil {
-			return 0, werr
+		eof, err := w.chunk(c, base)
+		if err != nil {
+			return 0, err
 		}
 		if eof {
 			return w.events, nil

@@ -359,7 +359,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	if len(p.all) == 0 {
 		return b.finish(), nil
 	}
-	if err := checkEventFiles(anchor, rd, p); err != nil {
+	if err := checkEventFiles(anchor, rd, &p); err != nil {
 		return nil, err
 	}
 	// Size each rank's event list from its record count: a Score-P MPI
@@ -391,7 +391,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
 	}
 	copy(unsafe.Slice(cl, len(p.all)), p.all)
-	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted, all: p.all}
+	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted, wantFrom: p.wantFrom, all: p.all}
 	if code := C.cs_prepare(rd, cl, C.size_t(len(p.all)), &er.defsOpen); code != C.OTF2_SUCCESS {
 		return nil, libError(anchor, "opening the event files", code)
 	}
@@ -470,11 +470,14 @@ type locationPlan struct {
 	byRank  [][]C.uint64_t
 	want    []uint64
 	all     []C.uint64_t
-	counted bool // some location announces its record count
+	counted bool // want is exact: announced by the definitions, or walked
+	// wantFrom says where want comes from, for errors.
+	wantFrom string
 }
 
 func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
-	p := locationPlan{byRank: make([][]C.uint64_t, len(b.ranks)), want: make([]uint64, len(b.ranks))}
+	p := locationPlan{byRank: make([][]C.uint64_t, len(b.ranks)), want: make([]uint64, len(b.ranks)),
+		wantFrom: "the definitions announce"}
 	for _, n := range nevents {
 		p.counted = p.counted || n > 0
 	}
@@ -496,15 +499,19 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 
 // checkEventFiles walks the structure of the event files of p's
 // locations before the library reads them (checkEventFile), and checks
-// their number of events against the definitions' counts. SION
+// their number of events against the definitions' counts; where the
+// definitions announce none, the walked counts become p's (so that the
+// library, which reads a file's chunk buffers again past a truncated
+// end, never delivers more records than the files hold). SION
 // containers and compressed files are left to the library: their bytes
 // on disk are not the chunks the walk reads.
-func checkEventFiles(anchor string, rd *C.OTF2_Reader, p locationPlan) error {
+func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
 	var chunk C.uint64_t
 	if C.cs_event_layout(rd, &chunk) == 0 {
 		return nil
 	}
 	var buf []byte
+	walked := make([]uint64, len(p.byRank))
 	for rank, locs := range p.byRank {
 		var n uint64
 		for _, l := range locs {
@@ -524,6 +531,10 @@ func checkEventFiles(anchor string, rd *C.OTF2_Reader, p locationPlan) error {
 			}
 			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), n, p.want[rank])
 		}
+		walked[rank] = n
+	}
+	if !p.counted {
+		p.want, p.counted, p.wantFrom = walked, true, "the walk of its files counted"
 	}
 	return nil
 }
@@ -566,6 +577,7 @@ type eventReader struct {
 	defsOpen C.int
 	b        *builder
 	counted  bool
+	wantFrom string
 	all      []C.uint64_t // every location read
 	r        record
 }
@@ -653,7 +665,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 			if err := er.copies(false); err != nil {
 				return err
 			}
-			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), want)
+			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold more records than %s (%d): a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), er.wantFrom, want)
 		}
 		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
 			er.r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
@@ -667,7 +679,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		if err := er.copies(false); err != nil {
 			return err
 		}
-		return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), read, want)
+		return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where %s %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), read, er.wantFrom, want)
 	}
 	return nil
 }
