@@ -59,30 +59,59 @@ func evtSingleton(t byte) (max int, ok bool) {
 	return 0, false
 }
 
-// evtError is a structural defect of an event file.
+// Local definition files (LOCATION.def) have the same chunks, with the
+// archive's definition chunk size, and records without timestamps, each
+// with a length. The library sizes a MappingTable's ID map by the count
+// the record announces before it reads its entries.
+const defMappingTable = 5
+
+// evtError is a structural defect of an event or local definitions file.
 type evtError struct {
-	msg string
+	msg  string
+	defs bool
 }
 
-func (e *evtError) Error() string { return e.msg + ": a truncated or corrupted event file" }
+func (e *evtError) Error() string {
+	if e.defs {
+		return e.msg + ": a truncated or corrupted local definitions file"
+	}
+	return e.msg + ": a truncated or corrupted event file"
+}
 
-// evtWalker walks the chunks of one event file, counting its events.
+// evtWalker walks the chunks of one event file, counting its events, or
+// of one local definitions file (defs).
 type evtWalker struct {
 	size   int64 // bytes in the file
+	defs   bool
 	events uint64
+}
+
+// fail returns the structural error msg of the walked file.
+func (w *evtWalker) fail(format string, a ...any) error {
+	return &evtError{msg: fmt.Sprintf(format, a...), defs: w.defs}
 }
 
 // walkEventBytes checks the structure of the event file data, written
 // with chunks of chunkSize bytes, and returns its number of events.
 func walkEventBytes(data []byte, chunkSize uint64) (uint64, error) {
-	return walkEvents(int64(len(data)), chunkSize, func(base int64) ([]byte, error) {
+	return walkChunks(evtWalker{size: int64(len(data))}, chunkSize, func(base int64) ([]byte, error) {
 		return data[base:min(base+int64(chunkSize), int64(len(data)))], nil
 	})
 }
 
-// checkEventFile checks the structure of the event file at path, as
-// walkEventBytes does, reading one chunk at a time into *buf.
-func checkEventFile(path string, chunkSize uint64, buf *[]byte) (uint64, error) {
+// walkDefBytes checks the structure of the local definitions file data,
+// written with chunks of chunkSize bytes.
+func walkDefBytes(data []byte, chunkSize uint64) error {
+	_, err := walkChunks(evtWalker{size: int64(len(data)), defs: true}, chunkSize, func(base int64) ([]byte, error) {
+		return data[base:min(base+int64(chunkSize), int64(len(data)))], nil
+	})
+	return err
+}
+
+// checkEventFile checks the structure of the event file at path (of the
+// local definitions file with defs), as walkEventBytes does, reading one
+// chunk at a time into *buf, and returns its number of events.
+func checkEventFile(path string, defs bool, chunkSize uint64, buf *[]byte) (uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -96,7 +125,7 @@ func checkEventFile(path string, chunkSize uint64, buf *[]byte) (uint64, error) 
 	if chunkSize <= math.MaxInt32 && uint64(cap(*buf)) < min(chunkSize, uint64(size)) {
 		*buf = make([]byte, min(chunkSize, uint64(size)))
 	}
-	return walkEvents(size, chunkSize, func(base int64) ([]byte, error) {
+	return walkChunks(evtWalker{size: size, defs: defs}, chunkSize, func(base int64) ([]byte, error) {
 		b := (*buf)[:min(int64(chunkSize), size-base)]
 		if _, err := io.ReadFull(f, b); err != nil {
 			return nil, fmt.Errorf("reading byte %d: %w", base, err)
@@ -105,19 +134,19 @@ func checkEventFile(path string, chunkSize uint64, buf *[]byte) (uint64, error) 
 	})
 }
 
-// walkEvents walks the event file of size bytes whose chunk at byte base
+// walkChunks walks the file of w.size bytes whose chunk at byte base
 // chunk returns, and returns its number of events.
-func walkEvents(size int64, chunkSize uint64, chunk func(base int64) ([]byte, error)) (uint64, error) {
+func walkChunks(w evtWalker, chunkSize uint64, chunk func(base int64) ([]byte, error)) (uint64, error) {
 	if chunkSize < evtHeaderSize+2 || chunkSize > math.MaxInt32 {
-		return 0, fmt.Errorf("the event chunk size %d is out of range", chunkSize)
+		return 0, fmt.Errorf("the chunk size %d is out of range", chunkSize)
 	}
+	size := w.size
 	if size == 0 {
-		return 0, &evtError{"is empty"}
+		return 0, w.fail("is empty")
 	}
-	w := evtWalker{size: size}
 	for base := int64(0); ; base += int64(chunkSize) {
 		if base >= size {
-			return 0, &evtError{fmt.Sprintf("ends at byte %d after an end-of-chunk record, without an end-of-file record", size)}
+			return 0, w.fail("ends at byte %d after an end-of-chunk record, without an end-of-file record", size)
 		}
 		c, err := chunk(base)
 		if err != nil {
@@ -138,7 +167,7 @@ func walkEvents(size int64, chunkSize uint64, chunk func(base int64) ([]byte, er
 func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 	n := len(c)
 	if c[0] != evtChunkHeader {
-		return false, &evtError{fmt.Sprintf("has %#02x at byte %d where a chunk header (0x03) starts", c[0], base)}
+		return false, w.fail("has %#02x at byte %d where a chunk header (0x03) starts", c[0], base)
 	}
 	if n < evtHeaderSize {
 		return false, w.short(base, base, n)
@@ -150,11 +179,11 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 	case evtBigEndian:
 		order = binary.BigEndian
 	default:
-		return false, &evtError{fmt.Sprintf("has the endianness byte %#02x at byte %d (0x42 or 0x23 expected)", c[1], base+1)}
+		return false, w.fail("has the endianness byte %#02x at byte %d (0x42 or 0x23 expected)", c[1], base+1)
 	}
 	for p := evtHeaderSize; ; {
 		at := p // the record's first byte
-		if p < n && c[p] == evtTimestamp {
+		if !w.defs && p < n && c[p] == evtTimestamp {
 			p += 9
 		}
 		if p >= n {
@@ -168,7 +197,7 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 		case evtEndOfFile:
 			return true, nil
 		}
-		if max, ok := evtSingleton(t); ok {
+		if max, ok := evtSingleton(t); ok && !w.defs {
 			if p >= n {
 				return false, w.short(base, base+int64(at), n)
 			}
@@ -177,7 +206,7 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 				s = 0
 			}
 			if s > max {
-				return false, &evtError{fmt.Sprintf("has a record of type %d at byte %d whose value claims %d bytes (at most %d)", t, base+int64(at), s, max)}
+				return false, w.fail("has a record of type %d at byte %d whose value claims %d bytes (at most %d)", t, base+int64(at), s, max)
 			}
 			p += 1 + s
 			if p > n {
@@ -190,21 +219,25 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		switch t {
-		case evtAttributeList:
+		switch {
+		case w.defs:
+			if t == defMappingTable && !idMapFits(c[body:end], order) {
+				return false, w.fail("has a MappingTable record at byte %d whose entries do not fit in its %d bytes", base+int64(at), end-body)
+			}
+		case t == evtAttributeList:
 			// The library reads the announced number of attributes and
 			// adds each to a list: more than the record's bytes can hold
 			// is corruption.
 			cnt, _, ok := compressed(c[body:end], order)
 			if !ok || cnt > uint64(end-body) {
-				return false, &evtError{fmt.Sprintf("has an attribute list at byte %d announcing more attributes than its %d bytes hold", base+int64(at), end-body)}
+				return false, w.fail("has an attribute list at byte %d announcing more attributes than its %d bytes hold", base+int64(at), end-body)
 			}
-		case evtProgramBegin:
+		case t == evtProgramBegin:
 			// The library allocates the announced number of arguments
 			// (4 bytes each) before it reads them: they must fit in the
 			// record.
 			if !programBeginFits(c[body:end], order) {
-				return false, &evtError{fmt.Sprintf("has a ProgramBegin record at byte %d whose arguments do not fit in its %d bytes", base+int64(at), end-body)}
+				return false, w.fail("has a ProgramBegin record at byte %d whose arguments do not fit in its %d bytes", base+int64(at), end-body)
 			}
 			w.events++
 		default:
@@ -246,9 +279,9 @@ func (w *evtWalker) record(c []byte, p int, base int64, at int) (body, end int, 
 // chunk.
 func (w *evtWalker) short(base, at int64, n int) error {
 	if base+int64(n) >= w.size {
-		return &evtError{fmt.Sprintf("ends inside the record at byte %d (the file has %d bytes)", at, w.size)}
+		return w.fail("ends inside the record at byte %d (the file has %d bytes)", at, w.size)
 	}
-	return &evtError{fmt.Sprintf("has a record at byte %d that runs past the end of its chunk at byte %d", at, base+int64(n))}
+	return w.fail("has a record at byte %d that runs past the end of its chunk at byte %d", at, base+int64(n))
 }
 
 // compressed decodes an OTF2 compressed unsigned integer at the start of
@@ -296,4 +329,26 @@ func programBeginFits(b []byte, order binary.ByteOrder) bool {
 		b = b[k:]
 	}
 	return true
+}
+
+// idMapFits reports whether the payload b of a MappingTable record (a
+// mapping type, then an ID map: a count, a mode, and the count's entries,
+// dense, or pairs, sparse) holds the entries it announces, each at least
+// a byte.
+func idMapFits(b []byte, order binary.ByteOrder) bool {
+	if len(b) < 1 {
+		return false
+	}
+	size, k, ok := compressed(b[1:], order)
+	if !ok || 1+k >= len(b) {
+		return false
+	}
+	mode, rest := b[1+k], uint64(len(b)-2-k)
+	switch mode {
+	case 0: // dense: one global id per local one
+		return size <= rest
+	case 1: // sparse: local and global id pairs
+		return size <= rest/2
+	}
+	return false
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/capsim/capsim/internal/testenv"
 )
 
-// TestTruncatedEventFileRefused cuts one event file of a trace at every
+// TestTruncatedEventFileRefused cuts one event file (or local
+// definitions file) of a trace at every
 // byte (a dense sample of a larger one) and reads the trace: every cut
 // before the file's end-of-file record is refused by the walk, before
 // the library reads any event, with an error naming the rank and the
@@ -30,10 +31,13 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 		{"fixture", func(t *testing.T) string { return writeFixture(t) }, "1.evt", "rank 1", 1},
 		{"fixture without counts", func(t *testing.T) string {
 			return writeFixture(t, func(d *otf2write.Defs) { d.NoCounts = true })
-		}, "5.evt", "rank 1", 1},
+		}, "1.evt", "rank 1", 1},
 		{"Score-P", func(t *testing.T) string {
 			return copyTrace(t, testenv.Shared(t, "traces/otf2/tracer-stencil4d-32"))
 		}, "7.evt", "rank 7", 23},
+		{"Score-P local definitions", func(t *testing.T) string {
+			return copyTrace(t, testenv.Shared(t, "traces/otf2/tracer-stencil4d-32"))
+		}, "2.def", "rank 2", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			anchor := tc.anchor(t)
@@ -61,7 +65,8 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 				tr, err := Read(anchor, Options{})
 				cuts++
 				if cut == end {
-					if err != nil || len(tr.Ranks) != len(whole.Ranks) || len(tr.Ranks[1].Events) != len(whole.Ranks[1].Events) {
+					if err != nil || len(tr.Ranks) != len(whole.Ranks) || len(tr.Ranks[1].Events) != len(whole.Ranks[1].Events) ||
+						len(tr.Ranks[2].Events) != len(whole.Ranks[2].Events) {
 						t.Errorf("cut before the end-of-buffer byte: %v", err)
 					}
 					continue
@@ -69,8 +74,11 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 				if err == nil {
 					t.Fatalf("cut at byte %d of %d: read", cut, len(data))
 				}
-				want := tc.rank + ": its event file " + f + " "
-				if !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "a truncated or corrupted event file") {
+				want, what := tc.rank+": its event file "+f+" ", "event file"
+				if strings.HasSuffix(f, ".def") {
+					want, what = tc.rank+": its local definitions file "+f+" ", "local definitions file"
+				}
+				if !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "a truncated or corrupted "+what) {
 					t.Fatalf("cut at byte %d of %d: %v; want the walk's error naming %q", cut, len(data), err, want)
 				}
 			}

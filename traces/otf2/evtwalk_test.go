@@ -12,12 +12,12 @@ import (
 )
 
 // libRead follows how the OTF2 library (3.0) reads the event file data
-// forward, in its terms: chunk buffers of chunkSize bytes filled by one
+// (the local definitions file data with defs) forward, in its terms: chunk buffers of chunkSize bytes filled by one
 // read each, records checked against the buffer's end. It reports the
 // events it delivers, whether it reached the end-of-file record, and
 // whether it ever looked at a byte the file did not supply (stale buffer
 // memory, or past the buffer).
-func libRead(data []byte, chunkSize int) (events uint64, ok, stale bool) {
+func libRead(data []byte, chunkSize int, defs bool) (events uint64, ok, stale bool) {
 	var off, valid, pos int // chunk's file offset, bytes read into it, read position
 	touch := func(i int) bool {
 		if i >= valid || i >= chunkSize {
@@ -78,7 +78,7 @@ func libRead(data []byte, chunkSize int) (events uint64, ok, stale bool) {
 		if pos >= chunkSize || !touch(pos) {
 			return events, false, stale
 		}
-		if at(pos) == evtTimestamp {
+		if !defs && at(pos) == evtTimestamp {
 			for i := 1; i <= 8; i++ {
 				if !touch(pos + i) {
 					return events, false, stale
@@ -100,7 +100,7 @@ func libRead(data []byte, chunkSize int) (events uint64, ok, stale bool) {
 		case evtEndOfFile:
 			return events, true, false
 		}
-		if max, single := evtSingleton(t); single {
+		if max, single := evtSingleton(t); single && !defs {
 			if chunkSize-pos <= 1 || !touch(pos) {
 				return events, false, stale
 			}
@@ -125,21 +125,23 @@ func libRead(data []byte, chunkSize int) (events uint64, ok, stale bool) {
 			return events, false, stale
 		}
 		pos += l
-		if t != evtAttributeList {
+		if defs || t != evtAttributeList {
 			events++
 		}
 	}
 }
 
 // allEventFiles returns the event files of the OTF2 traces in the shared
-// traces folder and in testdata (all written with 1 MiB event chunks).
-func allEventFiles(t *testing.T) []string {
+// traces folder and in testdata (all written with 1 MiB event chunks),
+// or their local definitions files (ext ".def", each smaller than its
+// chunk).
+func allEventFiles(t *testing.T, ext string) []string {
 	shared := os.Getenv("CAPSIM_SHARED")
 	if shared == "" {
 		shared = filepath.Join(testenv.ModuleRoot(t), "..", "shared")
 	}
 	var files []string
-	for _, pat := range []string{filepath.Join(shared, "traces/otf2/*/traces/*.evt"), "testdata/dialects/*/traces/*.evt"} {
+	for _, pat := range []string{filepath.Join(shared, "traces/otf2/*/traces/*"+ext), "testdata/dialects/*/traces/*" + ext} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}
@@ -153,7 +155,7 @@ func allEventFiles(t *testing.T) []string {
 // with the events the library delivers, and each of its truncations is
 // refused as one.
 func TestWalkEventFiles(t *testing.T) {
-	for _, f := range allEventFiles(t) {
+	for _, f := range allEventFiles(t, ".evt") {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -163,11 +165,11 @@ func TestWalkEventFiles(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		want, ok, stale := libRead(data, 1<<20)
+		want, ok, stale := libRead(data, 1<<20, false)
 		if !ok || stale || n != want {
 			t.Errorf("%s: walk counts %d events, the library's reading %d (ok %v, stale %v)", f, n, want, ok, stale)
 		}
-		end := endOfFileAt(data)
+		end := endOfFileAt(data, func(b []byte) error { _, err := walkEventBytes(b, 1<<20); return err })
 		step := 1 // every cut of a small file, a dense sample of a large one
 		if len(data) > 4096 {
 			step = 7
@@ -197,17 +199,42 @@ func TestWalkEventFiles(t *testing.T) {
 }
 
 // endOfFileAt returns the offset of the end-of-file record of the
-// one-chunk event file data (the last byte 2 the walk accepts).
-func endOfFileAt(data []byte) int {
+// one-chunk file data (the last byte 2 that walk accepts data up to).
+func endOfFileAt(data []byte, walk func([]byte) error) int {
 	for i := len(data) - 1; i >= 0; i-- {
 		if data[i] != evtEndOfFile {
 			continue
 		}
-		if _, err := walkEventBytes(data[:i+1], 1<<20); err == nil {
+		if walk(data[:i+1]) == nil {
 			return i
 		}
 	}
 	return len(data)
+}
+
+// TestWalkDefFiles walks every local definitions file at hand: each is
+// accepted, and each of its cuts before its end-of-file record refused.
+func TestWalkDefFiles(t *testing.T) {
+	files := allEventFiles(t, ".def")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := walkDefBytes(data, 1<<22); err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		end := endOfFileAt(data, func(b []byte) error { return walkDefBytes(b, 1<<22) })
+		for cut := 0; cut <= end; cut++ {
+			err := walkDefBytes(data[:cut], 1<<22)
+			if err == nil || !strings.HasSuffix(err.Error(), "a truncated or corrupted local definitions file") {
+				t.Errorf("%s cut at %d of %d: %v", f, cut, len(data), err)
+				break
+			}
+		}
+	}
+	t.Logf("%d local definitions files", len(files))
 }
 
 // TestWalkEventsBroken checks the walk's refusals of broken files built
@@ -243,10 +270,22 @@ func TestWalkEventsBroken(t *testing.T) {
 		{"two chunks", append(append(file(append(enter, evtEndOfChunk, 0, 0, 0)...), head...), append(enter, evtEndOfFile)...), 34, "", 2},
 		{"second chunk without a header", append(file(append(enter, evtEndOfChunk, 0, 0, 0)...), 9, 9), 34, "has 0x09 at byte 34 where a chunk header", 0},
 		{"big endian large length", file(14, 0xff, 0, 0, 0, 0, 0, 0, 0, 2, 7, 7, 2), 64, "", 1},
+		{"defs: a dense mapping table", file(defMappingTable, 7, 1, 1, 3, 0, 0, 0, 0, 2), 64, "", 0},
+		{"defs: a mapping table of 200 in 3 bytes", file(defMappingTable, 6, 1, 1, 200, 0, 0, 0, 2), 64, "MappingTable record at byte 18 whose entries do not fit in its 6 bytes", 0},
+		{"defs: a sparse one of 2 in 3 bytes", file(defMappingTable, 6, 1, 1, 2, 1, 0, 0, 2), 64, "whose entries do not fit", 0},
+		{"defs: an undefined count", file(defMappingTable, 6, 1, 0xff, 0, 0, 0, 0, 2), 64, "whose entries do not fit", 0},
+		{"defs: a byte 5 is no timestamp", file(defMappingTable, 3, 1, 0, 0, evtEndOfFile), 64, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "big endian large length" {
 				tc.data[1] = evtBigEndian
+			}
+			if strings.HasPrefix(tc.name, "defs: ") {
+				err := walkDefBytes(tc.data, tc.chunk)
+				if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("got %v, want an error with %q", err, tc.want)
+				}
+				return
 			}
 			n, err := walkEventBytes(tc.data, tc.chunk)
 			if tc.want == "" {
@@ -256,7 +295,7 @@ func TestWalkEventsBroken(t *testing.T) {
 			} else if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
-			events, ok, stale := libRead(tc.data, int(tc.chunk))
+			events, ok, stale := libRead(tc.data, int(tc.chunk), false)
 			if err == nil && (!ok || stale || events != n) {
 				t.Errorf("the library's reading differs: %d events, ok %v, stale %v", events, ok, stale)
 			}
@@ -267,15 +306,26 @@ func TestWalkEventsBroken(t *testing.T) {
 // FuzzWalkEvents checks the walk against libRead, the library's reading:
 // it never panics, never accepts a file the library would read past its
 // end (or fail on), and counts the events the library delivers. Chunks
-// are small so that inputs span several.
+// are small so that inputs span several; chunk's bit 0x4000 walks the
+// data as a local definitions file.
 func FuzzWalkEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
 		cs := evtHeaderSize + 2 + int(chunk%512)
+		defs := chunk&0x4000 != 0
 		if chunk == 0xffff {
-			cs = 1 << 20
+			cs, defs = 1<<20, false
 		}
-		n, err := walkEventBytes(data, uint64(cs))
-		events, ok, stale := libRead(data, cs)
+		var n uint64
+		var err error
+		if defs {
+			err = walkDefBytes(data, uint64(cs))
+		} else {
+			n, err = walkEventBytes(data, uint64(cs))
+		}
+		events, ok, stale := libRead(data, cs, defs)
+		if defs {
+			n = events // the walk does not count definitions
+		}
 		if err == nil {
 			if stale || !ok || events != n {
 				t.Fatalf("accepted with %d events; the library's reading: %d events, end reached %v, stale bytes read %v", n, events, ok, stale)
@@ -286,7 +336,8 @@ func FuzzWalkEvents(f *testing.F) {
 		if !errors.As(err, &ee) {
 			t.Fatalf("not a structural error: %v", err)
 		}
-		if ok && !stale && !strings.Contains(err.Error(), "attribute") && !strings.Contains(err.Error(), "ProgramBegin") {
+		if ok && !stale && !strings.Contains(err.Error(), "attribute") && !strings.Contains(err.Error(), "ProgramBegin") &&
+			!strings.Contains(err.Error(), "MappingTable") {
 			t.Fatalf("refused (%v) what the library reads cleanly (%d events)", err, events)
 		}
 	})

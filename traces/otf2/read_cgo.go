@@ -274,13 +274,13 @@ static OTF2_ErrorCode cs_read_events(OTF2_Reader* rd, OTF2_GlobalEvtReader* ge, 
 	return OTF2_Reader_ReadGlobalEvents(rd, ge, buf->cap, got);
 }
 
-// cs_event_layout returns the event chunk size, and whether the event
-// files are plain files (the POSIX substrate, uncompressed).
-static int cs_event_layout(OTF2_Reader* rd, uint64_t* chunk) {
-	uint64_t defs = 0;
+// cs_layout returns the event and definition chunk sizes, and whether
+// the per-location files are plain files (the POSIX substrate,
+// uncompressed).
+static int cs_layout(OTF2_Reader* rd, uint64_t* chunk, uint64_t* defs) {
 	OTF2_FileSubstrate sub = OTF2_SUBSTRATE_UNDEFINED;
 	OTF2_Compression comp = OTF2_COMPRESSION_UNDEFINED;
-	if (OTF2_Reader_GetChunkSize(rd, chunk, &defs) != OTF2_SUCCESS) return 0;
+	if (OTF2_Reader_GetChunkSize(rd, chunk, defs) != OTF2_SUCCESS) return 0;
 	if (OTF2_Reader_GetFileSubstrate(rd, &sub) != OTF2_SUCCESS) return 0;
 	if (OTF2_Reader_GetCompression(rd, &comp) != OTF2_SUCCESS) return 0;
 	return sub == OTF2_SUBSTRATE_POSIX && comp == OTF2_COMPRESSION_NONE;
@@ -498,7 +498,8 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 }
 
 // checkEventFiles walks the structure of the event files of p's
-// locations before the library reads them (checkEventFile), and checks
+// locations, and of their local definitions files where they have one,
+// before the library reads them (checkEventFile), and checks
 // their number of events against the definitions' counts; where the
 // definitions announce none, the walked counts become p's (so that the
 // library, which reads a file's chunk buffers again past a truncated
@@ -506,8 +507,8 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 // containers and compressed files are left to the library: their bytes
 // on disk are not the chunks the walk reads.
 func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
-	var chunk C.uint64_t
-	if C.cs_event_layout(rd, &chunk) == 0 {
+	var chunk, defChunk C.uint64_t
+	if C.cs_layout(rd, &chunk, &defChunk) == 0 {
 		return nil
 	}
 	var buf []byte
@@ -516,12 +517,16 @@ func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
 		var n uint64
 		for _, l := range locs {
 			f := evtFile(anchor, uint64(l))
-			k, err := checkEventFile(f, uint64(chunk), &buf)
+			k, err := checkEventFile(f, false, uint64(chunk), &buf)
 			if errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
 			}
 			if err != nil {
 				return fmt.Errorf("otf2 %s: rank %d: its event file %s %w", anchor, rank, f, err)
+			}
+			f = strings.TrimSuffix(f, ".evt") + ".def"
+			if _, err := checkEventFile(f, true, uint64(defChunk), &buf); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("otf2 %s: rank %d: its local definitions file %s %w", anchor, rank, f, err)
 			}
 			n += k
 		}
