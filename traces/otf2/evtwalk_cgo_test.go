@@ -147,3 +147,29 @@ func TestEventFileOfSeveralChunks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEventWalk compares the walk of a trace's per-location files
+// (walk) with the whole import, walk included (read).
+func BenchmarkEventWalk(b *testing.B) {
+	for _, name := range []string{"tracer-stencil4d-64", "sstmacro-otf2test"} {
+		dir := testenv.Shared(b, "traces/otf2/"+name)
+		files, _ := filepath.Glob(filepath.Join(dir, "traces", "*"))
+		b.Run(name+"/walk", func(b *testing.B) {
+			var buf []byte
+			for i := 0; i < b.N; i++ {
+				for _, f := range files {
+					if _, err := checkEventFile(f, strings.HasSuffix(f, ".def"), 1<<20, &buf); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(name+"/read", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Read(dir, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -327,8 +327,10 @@ const Available = true
 //
 // The library checks what it reads and its errors are returned, but some
 // corruptions of the binary files make it abort the process (its internal
-// assertions); Anchor's checks catch the missing and truncated files it
-// can before the library opens them.
+// assertions) or read memory the file did not fill; Anchor's checks catch
+// the missing files it can, and the walk of each location's event and
+// local definitions files (checkEventFiles) the truncated and broken ones,
+// before the library opens them.
 func Read(path string, opt Options) (*mpi.Trace, error) {
 	anchor, err := Anchor(path)
 	if err != nil {
