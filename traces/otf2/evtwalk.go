@@ -197,81 +197,85 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 		case evtEndOfFile:
 			return true, nil
 		}
+		var err error
 		if max, ok := evtSingleton(t); ok && !w.defs {
-			if p >= n {
-				return false, w.short(base, base+int64(at), n)
-			}
-			s := int(c[p])
-			if s == 0xff {
-				s = 0
-			}
-			if s > max {
-				return false, w.fail("has a record of type %d at byte %d whose value claims %d bytes (at most %d)", t, base+int64(at), s, max)
-			}
-			p += 1 + s
-			if p > n {
-				return false, w.short(base, base+int64(at), n)
-			}
-			w.events++
-			continue
+			p, err = w.singleton(c, p, max, base, at)
+		} else {
+			p, err = w.record(c, p, order, base, at)
 		}
-		body, end, err := w.record(c, p, base, at)
 		if err != nil {
 			return false, err
 		}
-		switch {
-		case w.defs:
-			if t == defMappingTable && !idMapFits(c[body:end], order) {
-				return false, w.fail("has a MappingTable record at byte %d whose entries do not fit in its %d bytes", base+int64(at), end-body)
-			}
-		case t == evtAttributeList:
-			// The library reads the announced number of attributes and
-			// adds each to a list: more than the record's bytes can hold
-			// is corruption.
-			cnt, _, ok := compressed(c[body:end], order)
-			if !ok || cnt > uint64(end-body) {
-				return false, w.fail("has an attribute list at byte %d announcing more attributes than its %d bytes hold", base+int64(at), end-body)
-			}
-		case t == evtProgramBegin:
-			// The library allocates the announced number of arguments
-			// (4 bytes each) before it reads them: they must fit in the
-			// record.
-			if !programBeginFits(c[body:end], order) {
-				return false, w.fail("has a ProgramBegin record at byte %d whose arguments do not fit in its %d bytes", base+int64(at), end-body)
-			}
-			w.events++
-		default:
-			w.events++
-		}
-		p = end
 	}
 }
 
-// record reads the length of the record whose payload length starts at
-// c[p] (the record itself at byte at of the chunk), and returns where its
-// payload starts and ends in c.
-func (w *evtWalker) record(c []byte, p int, base int64, at int) (body, end int, err error) {
-	n := len(c)
+// singleton walks the value of the singleton record at byte at of the
+// chunk c (from base), of at most max bytes, which starts at c[p], and
+// returns where the record ends.
+func (w *evtWalker) singleton(c []byte, p, max int, base int64, at int) (int, error) {
+	if p >= len(c) {
+		return 0, w.short(base, base+int64(at), len(c))
+	}
+	s := int(c[p])
+	if s == 0xff {
+		s = 0
+	}
+	if s > max {
+		return 0, w.fail("has a record of type %d at byte %d whose value claims %d bytes (at most %d)", c[p-1], base+int64(at), s, max)
+	}
+	if p+1+s > len(c) {
+		return 0, w.short(base, base+int64(at), len(c))
+	}
+	w.events++
+	return p + 1 + s, nil
+}
+
+// record walks the record at byte at of the chunk c (from base), whose
+// length starts at c[p] (its type is c[p-1]), checks the counts in its
+// payload that size the library's allocations, and returns where the
+// record ends.
+func (w *evtWalker) record(c []byte, p int, order binary.ByteOrder, base int64, at int) (int, error) {
+	n, t := len(c), c[p-1]
 	if p >= n {
-		return 0, 0, w.short(base, base+int64(at), n)
+		return 0, w.short(base, base+int64(at), n)
 	}
 	l := uint64(c[p])
 	p++
 	if l == 0xff {
 		if p+8 > n {
-			return 0, 0, w.short(base, base+int64(at), n)
-		}
-		order := binary.ByteOrder(binary.LittleEndian)
-		if c[1] == evtBigEndian {
-			order = binary.BigEndian
+			return 0, w.short(base, base+int64(at), n)
 		}
 		l = order.Uint64(c[p:])
 		p += 8
 	}
 	if l > uint64(n-p) {
-		return 0, 0, w.short(base, base+int64(at), n)
+		return 0, w.short(base, base+int64(at), n)
 	}
-	return p, p + int(l), nil
+	body := c[p : p+int(l)]
+	switch {
+	case w.defs:
+		if t == defMappingTable && !idMapFits(body, order) {
+			return 0, w.fail("has a MappingTable record at byte %d whose entries do not fit in its %d bytes", base+int64(at), l)
+		}
+		return p + int(l), nil
+	case t == evtAttributeList:
+		// The library reads the announced number of attributes and adds
+		// each to a list: more than the record's bytes can hold is
+		// corruption. The list belongs to the next event.
+		cnt, _, ok := compressed(body, order)
+		if !ok || cnt > l {
+			return 0, w.fail("has an attribute list at byte %d announcing more attributes than its %d bytes hold", base+int64(at), l)
+		}
+		return p + int(l), nil
+	case t == evtProgramBegin:
+		// The library allocates the announced number of arguments (4
+		// bytes each) before it reads them: they must fit in the record.
+		if !programBeginFits(body, order) {
+			return 0, w.fail("has a ProgramBegin record at byte %d whose arguments do not fit in its %d bytes", base+int64(at), l)
+		}
+	}
+	w.events++
+	return p + int(l), nil
 }
 
 // short is the error for the record at byte at that runs past the data of
