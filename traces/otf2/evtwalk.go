@@ -59,36 +59,48 @@ func evtSingleton(t byte) (max int, ok bool) {
 	return 0, false
 }
 
-// Local definition files (LOCATION.def) have the same chunks, with the
-// archive's definition chunk size, and records without timestamps, each
-// with a length. The library sizes a MappingTable's ID map by the count
-// the record announces before it reads its entries.
-const defMappingTable = 5
+// Definition files, local (LOCATION.def) and global (the anchor's .def),
+// have the same chunks, with the archive's definition chunk size, and
+// records without timestamps, each with a length. The library sizes a
+// local MappingTable's ID map, and a global Group's member list, by the
+// count the record announces before it reads the entries.
+const (
+	defMappingTable = 5
+	defGroup        = 18
+)
 
-// evtError is a structural defect of an event or local definitions file.
+// fileKind is the kind of an OTF2 file the walk reads.
+type fileKind uint8
+
+const (
+	eventFile fileKind = iota
+	localDefFile
+	globalDefFile
+)
+
+func (k fileKind) String() string {
+	return [...]string{"event file", "local definitions file", "global definitions file"}[k]
+}
+
+// evtError is a structural defect of an event or definitions file.
 type evtError struct {
 	msg  string
-	defs bool
+	kind fileKind
 }
 
-func (e *evtError) Error() string {
-	if e.defs {
-		return e.msg + ": a truncated or corrupted local definitions file"
-	}
-	return e.msg + ": a truncated or corrupted event file"
-}
+func (e *evtError) Error() string { return e.msg + ": a truncated or corrupted " + e.kind.String() }
 
-// evtWalker walks the chunks of one event file, counting its events, or
-// of one local definitions file (defs).
+// evtWalker walks the chunks of one file of its kind, counting the
+// events of an event file.
 type evtWalker struct {
 	size   int64 // bytes in the file
-	defs   bool
+	kind   fileKind
 	events uint64
 }
 
 // fail returns the structural error msg of the walked file.
 func (w *evtWalker) fail(format string, a ...any) error {
-	return &evtError{msg: fmt.Sprintf(format, a...), defs: w.defs}
+	return &evtError{msg: fmt.Sprintf(format, a...), kind: w.kind}
 }
 
 // walkEventBytes checks the structure of the event file data, written
@@ -99,19 +111,20 @@ func walkEventBytes(data []byte, chunkSize uint64) (uint64, error) {
 	})
 }
 
-// walkDefBytes checks the structure of the local definitions file data,
-// written with chunks of chunkSize bytes.
-func walkDefBytes(data []byte, chunkSize uint64) error {
-	_, err := walkChunks(evtWalker{size: int64(len(data)), defs: true}, chunkSize, func(base int64) ([]byte, error) {
+// walkDefBytes checks the structure of the definitions file data of kind
+// (localDefFile or globalDefFile), written with chunks of chunkSize
+// bytes.
+func walkDefBytes(data []byte, kind fileKind, chunkSize uint64) error {
+	_, err := walkChunks(evtWalker{size: int64(len(data)), kind: kind}, chunkSize, func(base int64) ([]byte, error) {
 		return data[base:min(base+int64(chunkSize), int64(len(data)))], nil
 	})
 	return err
 }
 
-// checkEventFile checks the structure of the event file at path (of the
-// local definitions file with defs), as walkEventBytes does, reading one
-// chunk at a time into *buf, and returns its number of events.
-func checkEventFile(path string, defs bool, chunkSize uint64, buf *[]byte) (uint64, error) {
+// checkFile checks the structure of the file of kind at path, as
+// walkEventBytes does, reading one chunk at a time into *buf, and returns
+// its number of events.
+func checkFile(path string, kind fileKind, chunkSize uint64, buf *[]byte) (uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -125,7 +138,7 @@ func checkEventFile(path string, defs bool, chunkSize uint64, buf *[]byte) (uint
 	if chunkSize <= math.MaxInt32 && uint64(cap(*buf)) < min(chunkSize, uint64(size)) {
 		*buf = make([]byte, min(chunkSize, uint64(size)))
 	}
-	return walkChunks(evtWalker{size: size, defs: defs}, chunkSize, func(base int64) ([]byte, error) {
+	return walkChunks(evtWalker{size: size, kind: kind}, chunkSize, func(base int64) ([]byte, error) {
 		b := (*buf)[:min(int64(chunkSize), size-base)]
 		if _, err := io.ReadFull(f, b); err != nil {
 			return nil, fmt.Errorf("reading byte %d: %w", base, err)
@@ -183,7 +196,7 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 	}
 	for p := evtHeaderSize; ; {
 		at := p // the record's first byte
-		if !w.defs && p < n && c[p] == evtTimestamp {
+		if w.kind == eventFile && p < n && c[p] == evtTimestamp {
 			p += 9
 		}
 		if p >= n {
@@ -198,7 +211,7 @@ func (w *evtWalker) chunk(c []byte, base int64) (bool, error) {
 			return true, nil
 		}
 		var err error
-		if max, ok := evtSingleton(t); ok && !w.defs {
+		if max, ok := evtSingleton(t); ok && w.kind == eventFile {
 			p, err = w.singleton(c, p, max, base, at)
 		} else {
 			p, err = w.record(c, p, order, base, at)
@@ -253,9 +266,14 @@ func (w *evtWalker) record(c []byte, p int, order binary.ByteOrder, base int64, 
 	}
 	body := c[p : p+int(l)]
 	switch {
-	case w.defs:
+	case w.kind == localDefFile:
 		if t == defMappingTable && !idMapFits(body, order) {
 			return 0, w.fail("has a MappingTable record at byte %d whose entries do not fit in its %d bytes", base+int64(at), l)
+		}
+		return p + int(l), nil
+	case w.kind == globalDefFile:
+		if t == defGroup && !groupFits(body, order) {
+			return 0, w.fail("has a Group record at byte %d whose members do not fit in its %d bytes", base+int64(at), l)
 		}
 		return p + int(l), nil
 	case t == evtAttributeList:
@@ -355,4 +373,22 @@ func idMapFits(b []byte, order binary.ByteOrder) bool {
 		return size <= rest/2
 	}
 	return false
+}
+
+// groupFits reports whether the payload b of a global Group record (its
+// id, name, a type byte, then a count of members) holds the members it
+// announces, each at least a byte.
+func groupFits(b []byte, order binary.ByteOrder) bool {
+	for i := 0; i < 2; i++ { // self, name
+		_, k, ok := compressed(b, order)
+		if !ok {
+			return false
+		}
+		b = b[k:]
+	}
+	if len(b) < 1 {
+		return false
+	}
+	n, k, ok := compressed(b[1:], order)
+	return ok && n <= uint64(len(b)-1-k)
 }

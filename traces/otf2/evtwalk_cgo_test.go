@@ -12,13 +12,12 @@ import (
 	"github.com/capsim/capsim/internal/testenv"
 )
 
-// TestTruncatedEventFileRefused cuts one event file (or local
-// definitions file) of a trace at every
-// byte (a dense sample of a larger one) and reads the trace: every cut
-// before the file's end-of-file record is refused by the walk, before
-// the library reads any event, with an error naming the rank and the
-// file; a cut after it (the trailing end-of-buffer byte) reads as the
-// whole file does. The writer that announces no event counts leaves
+// TestTruncatedEventFileRefused cuts one event file (or definitions
+// file) of a trace at every byte (a dense sample of a larger one) and
+// reads the trace: every cut before the file's end-of-file record is
+// refused by the walk, before the library reads the file, with an error
+// naming the rank and the file; a cut after it (the trailing
+// end-of-buffer byte) reads as the whole file does. The writer that announces no event counts leaves
 // only the walk to catch a cut.
 func TestTruncatedEventFileRefused(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,16 +27,19 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 		rank   string
 		step   int
 	}{
-		{"fixture", func(t *testing.T) string { return writeFixture(t) }, "1.evt", "rank 1", 1},
+		{"fixture", func(t *testing.T) string { return writeFixture(t) }, "traces/1.evt", "rank 1", 1},
 		{"fixture without counts", func(t *testing.T) string {
 			return writeFixture(t, func(d *otf2write.Defs) { d.NoCounts = true })
-		}, "1.evt", "rank 1", 1},
+		}, "traces/1.evt", "rank 1", 1},
 		{"Score-P", func(t *testing.T) string {
 			return copyTrace(t, testenv.Shared(t, "traces/otf2/tracer-stencil4d-32"))
-		}, "7.evt", "rank 7", 23},
+		}, "traces/7.evt", "rank 7", 23},
 		{"Score-P local definitions", func(t *testing.T) string {
 			return copyTrace(t, testenv.Shared(t, "traces/otf2/tracer-stencil4d-32"))
-		}, "2.def", "rank 2", 1},
+		}, "traces/2.def", "rank 2", 1},
+		{"Score-P global definitions", func(t *testing.T) string {
+			return copyTrace(t, testenv.Shared(t, "traces/otf2/tracer-stencil4d-32"))
+		}, "traces.def", "", 29},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			anchor := tc.anchor(t)
@@ -45,7 +47,7 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := filepath.Join(filepath.Dir(anchor), "traces", tc.loc)
+			f := filepath.Join(filepath.Dir(anchor), tc.loc)
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -74,11 +76,16 @@ func TestTruncatedEventFileRefused(t *testing.T) {
 				if err == nil {
 					t.Fatalf("cut at byte %d of %d: read", cut, len(data))
 				}
-				want, what := tc.rank+": its event file "+f+" ", "event file"
-				if strings.HasSuffix(f, ".def") {
-					want, what = tc.rank+": its local definitions file "+f+" ", "local definitions file"
+				want, end := tc.rank+": its event file "+f+" ", "a truncated or corrupted event file"
+				switch {
+				case tc.rank == "" && cut == 0: // Anchor's check
+					want, end = "the global definitions file traces.def is missing or empty", "empty"
+				case tc.rank == "":
+					want, end = "traces.otf2: its global definitions file "+f+" ", "a truncated or corrupted global definitions file"
+				case strings.HasSuffix(f, ".def"):
+					want, end = tc.rank+": its local definitions file "+f+" ", "a truncated or corrupted local definitions file"
 				}
-				if !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "a truncated or corrupted "+what) {
+				if !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), end) {
 					t.Fatalf("cut at byte %d of %d: %v; want the walk's error naming %q", cut, len(data), err, want)
 				}
 			}
@@ -154,11 +161,12 @@ func BenchmarkEventWalk(b *testing.B) {
 	for _, name := range []string{"tracer-stencil4d-64", "sstmacro-otf2test"} {
 		dir := testenv.Shared(b, "traces/otf2/"+name)
 		files, _ := filepath.Glob(filepath.Join(dir, "traces", "*"))
+		kinds := map[bool]fileKind{false: eventFile, true: localDefFile}
 		b.Run(name+"/walk", func(b *testing.B) {
 			var buf []byte
 			for i := 0; i < b.N; i++ {
 				for _, f := range files {
-					if _, err := checkEventFile(f, strings.HasSuffix(f, ".def"), 1<<20, &buf); err != nil {
+					if _, err := checkFile(f, kinds[strings.HasSuffix(f, ".def")], 1<<20, &buf); err != nil {
 						b.Fatal(err)
 					}
 				}

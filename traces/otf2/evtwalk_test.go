@@ -131,17 +131,21 @@ func libRead(data []byte, chunkSize int, defs bool) (events uint64, ok, stale bo
 	}
 }
 
+// sharedDir is the folder of shared inputs.
+func sharedDir(t *testing.T) string {
+	if s := os.Getenv("CAPSIM_SHARED"); s != "" {
+		return s
+	}
+	return filepath.Join(testenv.ModuleRoot(t), "..", "shared")
+}
+
 // allEventFiles returns the event files of the OTF2 traces in the shared
 // traces folder and in testdata (all written with 1 MiB event chunks),
 // or their local definitions files (ext ".def", each smaller than its
 // chunk).
 func allEventFiles(t *testing.T, ext string) []string {
-	shared := os.Getenv("CAPSIM_SHARED")
-	if shared == "" {
-		shared = filepath.Join(testenv.ModuleRoot(t), "..", "shared")
-	}
 	var files []string
-	for _, pat := range []string{filepath.Join(shared, "traces/otf2/*/traces/*"+ext), "testdata/dialects/*/traces/*" + ext} {
+	for _, pat := range []string{filepath.Join(sharedDir(t), "traces/otf2/*/traces/*"+ext), "testdata/dialects/*/traces/*" + ext} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}
@@ -212,29 +216,41 @@ func endOfFileAt(data []byte, walk func([]byte) error) int {
 	return len(data)
 }
 
-// TestWalkDefFiles walks every local definitions file at hand: each is
-// accepted, and each of its cuts before its end-of-file record refused.
+// TestWalkDefFiles walks every definitions file at hand, local and
+// global: each is accepted, and each of its cuts before its end-of-file
+// record refused (a dense sample of a large one's).
 func TestWalkDefFiles(t *testing.T) {
 	files := allEventFiles(t, ".def")
-	for _, f := range files {
+	globals, _ := filepath.Glob(filepath.Join(sharedDir(t), "traces/otf2/*/traces.def"))
+	dialects, _ := filepath.Glob("testdata/dialects/*/traces.def")
+	globals = append(globals, dialects...)
+	for _, f := range append(files, globals...) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := walkDefBytes(data, 1<<22); err != nil {
+		kind := localDefFile
+		if filepath.Base(f) == "traces.def" {
+			kind = globalDefFile
+		}
+		if err := walkDefBytes(data, kind, 1<<22); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		end := endOfFileAt(data, func(b []byte) error { return walkDefBytes(b, 1<<22) })
-		for cut := 0; cut <= end; cut++ {
-			err := walkDefBytes(data[:cut], 1<<22)
-			if err == nil || !strings.HasSuffix(err.Error(), "a truncated or corrupted local definitions file") {
+		end := endOfFileAt(data, func(b []byte) error { return walkDefBytes(b, kind, 1<<22) })
+		step := 1
+		if len(data) > 4096 {
+			step = 7
+		}
+		for cut := 0; cut <= end; cut += step {
+			err := walkDefBytes(data[:cut], kind, 1<<22)
+			if err == nil || !strings.HasSuffix(err.Error(), "a truncated or corrupted "+kind.String()) {
 				t.Errorf("%s cut at %d of %d: %v", f, cut, len(data), err)
 				break
 			}
 		}
 	}
-	t.Logf("%d local definitions files", len(files))
+	t.Logf("%d local and %d global definitions files", len(files), len(globals))
 }
 
 // TestWalkEventsBroken checks the walk's refusals of broken files built
@@ -275,13 +291,16 @@ func TestWalkEventsBroken(t *testing.T) {
 		{"defs: a sparse one of 2 in 3 bytes", file(defMappingTable, 6, 1, 1, 2, 1, 0, 0, 2), 64, "whose entries do not fit", 0},
 		{"defs: an undefined count", file(defMappingTable, 6, 1, 0xff, 0, 0, 0, 0, 2), 64, "whose entries do not fit", 0},
 		{"defs: a byte 5 is no timestamp", file(defMappingTable, 3, 1, 0, 0, evtEndOfFile), 64, "", 0},
+		{"global: a group of 2", file(defGroup, 10, 1, 1, 1, 2, 0, 1, 2, 1, 1, 0, 2), 64, "", 0},
+		{"global: a group of 200 in 7 bytes", file(defGroup, 7, 1, 1, 1, 2, 0, 1, 200, 2), 64, "a Group record at byte 18 whose members do not fit in its 7 bytes", 0},
+		{"global: a group of undefined size", file(defGroup, 5, 0, 0, 0, 0xff, 0, 2), 64, "whose members do not fit", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "big endian large length" {
 				tc.data[1] = evtBigEndian
 			}
-			if strings.HasPrefix(tc.name, "defs: ") {
-				err := walkDefBytes(tc.data, tc.chunk)
+			if kind, ok := map[string]fileKind{"defs": localDefFile, "global": globalDefFile}[strings.Split(tc.name, ":")[0]]; ok {
+				err := walkDefBytes(tc.data, kind, tc.chunk)
 				if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("got %v, want an error with %q", err, tc.want)
 				}
@@ -307,18 +326,24 @@ func TestWalkEventsBroken(t *testing.T) {
 // it never panics, never accepts a file the library would read past its
 // end (or fail on), and counts the events the library delivers. Chunks
 // are small so that inputs span several; chunk's bit 0x4000 walks the
-// data as a local definitions file.
+// data as a local definitions file, 0x2000 as a global one.
 func FuzzWalkEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
 		cs := evtHeaderSize + 2 + int(chunk%512)
-		defs := chunk&0x4000 != 0
-		if chunk == 0xffff {
-			cs, defs = 1<<20, false
+		kind := eventFile
+		switch {
+		case chunk == 0xffff:
+			cs = 1 << 20
+		case chunk&0x4000 != 0:
+			kind = localDefFile
+		case chunk&0x2000 != 0:
+			kind = globalDefFile
 		}
+		defs := kind != eventFile
 		var n uint64
 		var err error
 		if defs {
-			err = walkDefBytes(data, uint64(cs))
+			err = walkDefBytes(data, kind, uint64(cs))
 		} else {
 			n, err = walkEventBytes(data, uint64(cs))
 		}
@@ -337,7 +362,7 @@ func FuzzWalkEvents(f *testing.F) {
 			t.Fatalf("not a structural error: %v", err)
 		}
 		if ok && !stale && !strings.Contains(err.Error(), "attribute") && !strings.Contains(err.Error(), "ProgramBegin") &&
-			!strings.Contains(err.Error(), "MappingTable") {
+			!strings.Contains(err.Error(), "MappingTable") && !strings.Contains(err.Error(), "Group") {
 			t.Fatalf("refused (%v) what the library reads cleanly (%d events)", err, events)
 		}
 	})

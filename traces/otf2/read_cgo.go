@@ -329,7 +329,8 @@ const Available = true
 // corruptions of the binary files make it abort the process (its internal
 // assertions) or read memory the file did not fill; Anchor's checks catch
 // the missing files it can, and the walk of each location's event and
-// local definitions files (checkEventFiles) the truncated and broken ones,
+// local definitions files (checkEventFiles), and of the global one, the
+// truncated and broken ones,
 // before the library opens them.
 func Read(path string, opt Options) (*mpi.Trace, error) {
 	anchor, err := Anchor(path)
@@ -349,6 +350,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	}
 	defer C.OTF2_Reader_Close(rd)
 
+	if err := checkGlobalDefs(anchor, rd); err != nil {
+		return nil, err
+	}
 	d, nevents, err := readDefs(anchor, rd)
 	if err != nil {
 		return nil, err
@@ -499,9 +503,25 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 	return p
 }
 
+// checkGlobalDefs walks the structure of the global definitions file
+// before the library reads it, as checkEventFiles does the per-location
+// files.
+func checkGlobalDefs(anchor string, rd *C.OTF2_Reader) error {
+	var chunk, defChunk C.uint64_t
+	if C.cs_layout(rd, &chunk, &defChunk) == 0 {
+		return nil
+	}
+	var buf []byte
+	f := strings.TrimSuffix(anchor, filepath.Ext(anchor)) + ".def"
+	if _, err := checkFile(f, globalDefFile, uint64(defChunk), &buf); err != nil {
+		return fmt.Errorf("otf2 %s: its global definitions file %s %w", anchor, f, err)
+	}
+	return nil
+}
+
 // checkEventFiles walks the structure of the event files of p's
 // locations, and of their local definitions files where they have one,
-// before the library reads them (checkEventFile), and checks
+// before the library reads them (checkFile), and checks
 // their number of events against the definitions' counts; where the
 // definitions announce none, the walked counts become p's (so that the
 // library, which reads a file's chunk buffers again past a truncated
@@ -519,7 +539,7 @@ func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
 		var n uint64
 		for _, l := range locs {
 			f := evtFile(anchor, uint64(l))
-			k, err := checkEventFile(f, false, uint64(chunk), &buf)
+			k, err := checkFile(f, eventFile, uint64(chunk), &buf)
 			if errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
 			}
@@ -527,7 +547,7 @@ func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
 				return fmt.Errorf("otf2 %s: rank %d: its event file %s %w", anchor, rank, f, err)
 			}
 			f = strings.TrimSuffix(f, ".evt") + ".def"
-			if _, err := checkEventFile(f, true, uint64(defChunk), &buf); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if _, err := checkFile(f, localDefFile, uint64(defChunk), &buf); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("otf2 %s: rank %d: its local definitions file %s %w", anchor, rank, f, err)
 			}
 			n += k
