@@ -151,7 +151,7 @@ func checkFile(path string, kind fileKind, chunkSize uint64, buf *[]byte) (uint6
 // chunk returns, and returns its number of events.
 func walkChunks(w evtWalker, chunkSize uint64, chunk func(base int64) ([]byte, error)) (uint64, error) {
 	if chunkSize < evtHeaderSize+2 || chunkSize > math.MaxInt32 {
-		return 0, fmt.Errorf("the chunk size %d is out of range", chunkSize)
+		return 0, fmt.Errorf("cannot be walked: the archive's chunk size %d is out of range", chunkSize)
 	}
 	size := w.size
 	if size == 0 {
