@@ -327,10 +327,10 @@ const Available = true
 //
 // The library checks what it reads and its errors are returned, but some
 // corruptions of the binary files make it abort the process (its internal
-// assertions) or read memory the file did not fill; Anchor's checks catch
-// the missing files it can, and the walk of each location's event and
-// local definitions files (checkEventFiles), and of the global one, the
-// truncated and broken ones,
+// assertions) or read memory the file did not fill. Anchor's checks catch
+// the missing files it can, and a walk of the global definitions file
+// and of each location's event and local definitions files
+// (checkGlobalDefs, checkEventFiles) the truncated and broken ones,
 // before the library opens them.
 func Read(path string, opt Options) (*mpi.Trace, error) {
 	anchor, err := Anchor(path)
@@ -521,8 +521,8 @@ func checkGlobalDefs(anchor string, rd *C.OTF2_Reader) error {
 
 // checkEventFiles walks the structure of the event files of p's
 // locations, and of their local definitions files where they have one,
-// before the library reads them (checkFile), and checks
-// their number of events against the definitions' counts; where the
+// before the library reads them (checkFile), and checks their number
+// of events against the definitions' counts; where the
 // definitions announce none, the walked counts become p's (so that the
 // library, which reads a file's chunk buffers again past a truncated
 // end, never delivers more records than the files hold). SION
