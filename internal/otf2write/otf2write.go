@@ -82,6 +82,9 @@ type Defs struct {
 	// NoCommLocations leaves out the MPI COMM_LOCATIONS group, so that
 	// readers number ranks by location group.
 	NoCommLocations bool
+	// NoCounts announces 0 events for every location, as writers that
+	// do not count their events do.
+	NoCounts bool
 }
 
 // Kind is an event record kind.
@@ -244,7 +247,11 @@ func (w *Writer) Close() error {
 	dw.str("")
 	dw.check(C.OTF2_GlobalDefWriter_WriteClockProperties(g, C.uint64_t(d.Resolution), C.uint64_t(d.Offset), 0, C.OTF2_UNDEFINED_TIMESTAMP))
 	dw.regions(d.Regions)
-	dw.locations(d.Ranks, w.counts)
+	counts := w.counts
+	if d.NoCounts {
+		counts = make([]uint64, len(w.counts))
+	}
+	dw.locations(d.Ranks, counts)
 	dw.comms(d)
 	dw.check(C.cw_metric_defs(g, C.uint32_t(dw.str("PAPI_TOT_CYC"))))
 	C.OTF2_Archive_CloseGlobalDefWriter(ar, g)

@@ -70,8 +70,8 @@ func TestCorruptedTraces(t *testing.T) {
 		{"global definitions truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces.def"), 0.5) }, "traces.otf2"},
 		{"location folder missing", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "traces")) }, "traces/ is missing"},
 		{"event file missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "traces", "5.evt")) }, "/traces/5.evt is missing"},
-		{"event file truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "7.evt"), 0.5) }, "/traces/7.evt)"},
-		{"event file emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "3.evt"), 0) }, "/traces/3.evt): "},
+		{"event file truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "7.evt"), 0.5) }, "/traces/7.evt ends inside the record at byte"},
+		{"event file emptied", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "3.evt"), 0) }, "/traces/3.evt is empty"},
 		{"local definitions truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "traces", "2.def"), 0.5) }, "rank 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,10 +97,13 @@ func (l *loc) call(r uint32, d uint64, es ...otf2write.Event) *loc {
 
 // writeFixture writes a 4-rank trace with two threads per rank holding
 // every record kind the importer reads, and returns its anchor file.
-func writeFixture(t *testing.T) string {
+func writeFixture(t *testing.T, opts ...func(*otf2write.Defs)) string {
 	dir := t.TempDir()
-	w, err := otf2write.Create(dir, otf2write.Defs{Resolution: fxRes, Offset: fxOffset, Ranks: 4, Threads: 2,
-		Regions: fxRegions, Comms: fxComms})
+	d := otf2write.Defs{Resolution: fxRes, Offset: fxOffset, Ranks: 4, Threads: 2, Regions: fxRegions, Comms: fxComms}
+	for _, o := range opts {
+		o(&d)
+	}
+	w, err := otf2write.Create(dir, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -274,6 +274,18 @@ static OTF2_ErrorCode cs_read_events(OTF2_Reader* rd, OTF2_GlobalEvtReader* ge, 
 	return OTF2_Reader_ReadGlobalEvents(rd, ge, buf->cap, got);
 }
 
+// cs_layout returns the event and definition chunk sizes, and whether
+// the per-location files are plain files (the POSIX substrate,
+// uncompressed).
+static int cs_layout(OTF2_Reader* rd, uint64_t* chunk, uint64_t* defs) {
+	OTF2_FileSubstrate sub = OTF2_SUBSTRATE_UNDEFINED;
+	OTF2_Compression comp = OTF2_COMPRESSION_UNDEFINED;
+	if (OTF2_Reader_GetChunkSize(rd, chunk, defs) != OTF2_SUCCESS) return 0;
+	if (OTF2_Reader_GetFileSubstrate(rd, &sub) != OTF2_SUCCESS) return 0;
+	if (OTF2_Reader_GetCompression(rd, &comp) != OTF2_SUCCESS) return 0;
+	return sub == OTF2_SUBSTRATE_POSIX && comp == OTF2_COMPRESSION_NONE;
+}
+
 static OTF2_Reader* cs_open(const char* path) {
 	OTF2_Reader* rd = OTF2_Reader_Open(path);
 	if (rd && OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
@@ -315,8 +327,11 @@ const Available = true
 //
 // The library checks what it reads and its errors are returned, but some
 // corruptions of the binary files make it abort the process (its internal
-// assertions); Anchor's checks catch the missing and truncated files it
-// can before the library opens them.
+// assertions) or read memory the file did not fill. Anchor's checks catch
+// the missing files it can, and a walk of the global definitions file
+// and of each location's event and local definitions files
+// (checkGlobalDefs, checkEventFiles) the truncated and broken ones,
+// before the library opens them.
 func Read(path string, opt Options) (*mpi.Trace, error) {
 	anchor, err := Anchor(path)
 	if err != nil {
@@ -335,6 +350,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	}
 	defer C.OTF2_Reader_Close(rd)
 
+	if err := checkGlobalDefs(anchor, rd); err != nil {
+		return nil, err
+	}
 	d, nevents, err := readDefs(anchor, rd)
 	if err != nil {
 		return nil, err
@@ -346,6 +364,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	p := planLocations(b, nevents)
 	if len(p.all) == 0 {
 		return b.finish(), nil
+	}
+	if err := checkEventFiles(anchor, rd, &p); err != nil {
+		return nil, err
 	}
 	// Size each rank's event list from its record count: a Score-P MPI
 	// call is three records (enter, the MPI record, leave) and becomes one
@@ -376,7 +397,7 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 		return nil, fmt.Errorf("otf2 %s: out of memory", anchor)
 	}
 	copy(unsafe.Slice(cl, len(p.all)), p.all)
-	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted, all: p.all}
+	er := &eventReader{anchor: anchor, rd: rd, buf: buf, cl: cl, b: b, counted: p.counted, wantFrom: p.wantFrom, all: p.all}
 	if code := C.cs_prepare(rd, cl, C.size_t(len(p.all)), &er.defsOpen); code != C.OTF2_SUCCESS {
 		return nil, libError(anchor, "opening the event files", code)
 	}
@@ -455,11 +476,14 @@ type locationPlan struct {
 	byRank  [][]C.uint64_t
 	want    []uint64
 	all     []C.uint64_t
-	counted bool // some location announces its record count
+	counted bool // want is exact: announced by the definitions, or walked
+	// wantFrom says where want comes from, for errors.
+	wantFrom string
 }
 
 func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
-	p := locationPlan{byRank: make([][]C.uint64_t, len(b.ranks)), want: make([]uint64, len(b.ranks))}
+	p := locationPlan{byRank: make([][]C.uint64_t, len(b.ranks)), want: make([]uint64, len(b.ranks)),
+		wantFrom: "the definitions announce"}
 	for _, n := range nevents {
 		p.counted = p.counted || n > 0
 	}
@@ -477,6 +501,69 @@ func planLocations(b *builder, nevents map[uint64]uint64) locationPlan {
 		}
 	}
 	return p
+}
+
+// checkGlobalDefs walks the structure of the global definitions file
+// before the library reads it, as checkEventFiles does the per-location
+// files.
+func checkGlobalDefs(anchor string, rd *C.OTF2_Reader) error {
+	var chunk, defChunk C.uint64_t
+	if C.cs_layout(rd, &chunk, &defChunk) == 0 {
+		return nil
+	}
+	var buf []byte
+	f := strings.TrimSuffix(anchor, filepath.Ext(anchor)) + ".def"
+	if _, err := checkFile(f, globalDefFile, uint64(defChunk), &buf); err != nil {
+		return fmt.Errorf("otf2 %s: its global definitions file %s %w", anchor, f, err)
+	}
+	return nil
+}
+
+// checkEventFiles walks the structure of the event files of p's
+// locations, and of their local definitions files where they have one,
+// before the library reads them (checkFile), and checks their number
+// of events against the definitions' counts; where the
+// definitions announce none, the walked counts become p's (so that the
+// library, which reads a file's chunk buffers again past a truncated
+// end, never delivers more records than the files hold). SION
+// containers and compressed files are left to the library: their bytes
+// on disk are not the chunks the walk reads.
+func checkEventFiles(anchor string, rd *C.OTF2_Reader, p *locationPlan) error {
+	var chunk, defChunk C.uint64_t
+	if C.cs_layout(rd, &chunk, &defChunk) == 0 {
+		return nil
+	}
+	var buf []byte
+	walked := make([]uint64, len(p.byRank))
+	for rank, locs := range p.byRank {
+		var n uint64
+		for _, l := range locs {
+			f := evtFile(anchor, uint64(l))
+			k, err := checkFile(f, eventFile, uint64(chunk), &buf)
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("otf2 %s: rank %d: its event file %s is missing", anchor, rank, f)
+			}
+			if err != nil {
+				return fmt.Errorf("otf2 %s: rank %d: its event file %s %w", anchor, rank, f, err)
+			}
+			f = strings.TrimSuffix(f, ".evt") + ".def"
+			if _, err := checkFile(f, localDefFile, uint64(defChunk), &buf); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("otf2 %s: rank %d: its local definitions file %s %w", anchor, rank, f, err)
+			}
+			n += k
+		}
+		if p.counted && n != p.want[rank] {
+			if err := anyCopy(anchor, p.all); err != nil {
+				return err
+			}
+			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), n, p.want[rank])
+		}
+		walked[rank] = n
+	}
+	if !p.counted {
+		p.want, p.counted, p.wantFrom = walked, true, "the walk of its files counted"
+	}
+	return nil
 }
 
 // missingEventFile returns the first event file of locs that is missing
@@ -517,6 +604,7 @@ type eventReader struct {
 	defsOpen C.int
 	b        *builder
 	counted  bool
+	wantFrom string
 	all      []C.uint64_t // every location read
 	r        record
 }
@@ -529,6 +617,9 @@ type eventReader struct {
 // tell from a copy; a copy between locations that exchange messages
 // would replay as a deadlock instead.
 func (er *eventReader) copies(p2p bool) error {
+	if !p2p {
+		return anyCopy(er.anchor, er.all)
+	}
 	locs := make([]uint64, len(er.all))
 	for i, l := range er.all {
 		locs[i] = uint64(l)
@@ -542,10 +633,29 @@ func (er *eventReader) copies(p2p bool) error {
 			continue
 		}
 		a, b := locs[j], locs[i]
-		if p2p && !er.b.locs[a].p2p && !er.b.locs[b].p2p {
+		if !er.b.locs[a].p2p && !er.b.locs[b].p2p {
 			continue
 		}
 		return copiedError(er.anchor, a, b)
+	}
+	return nil
+}
+
+// anyCopy refuses two of the event files of all that hold the same
+// bytes (copyOf).
+func anyCopy(anchor string, all []C.uint64_t) error {
+	locs := make([]uint64, len(all))
+	for i, l := range all {
+		locs[i] = uint64(l)
+	}
+	of, err := copyOf(anchor, locs)
+	if err != nil {
+		return fmt.Errorf("otf2 %s: %w", anchor, err)
+	}
+	for i, j := range of {
+		if j >= 0 {
+			return copiedError(anchor, locs[j], locs[i])
+		}
 	}
 	return nil
 }
@@ -582,7 +692,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 			if err := er.copies(false); err != nil {
 				return err
 			}
-			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold more records than the definitions announce (%d): a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), want)
+			return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold more records than %s (%d): a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), er.wantFrom, want)
 		}
 		for _, x := range unsafe.Slice(buf.recs, int(buf.n)) {
 			er.r = record{kind: recKind(x.kind), op: uint8(x.op), a: uint32(x.a), b: uint32(x.b), c: uint32(x.c),
@@ -596,7 +706,7 @@ func (er *eventReader) readRank(rank int, locs []C.uint64_t, want uint64) error 
 		if err := er.copies(false); err != nil {
 			return err
 		}
-		return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where the definitions announce %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), read, want)
+		return fmt.Errorf("otf2 %s: rank %d: its event files (%s) hold %d records where %s %d: a truncated or corrupted .evt file", anchor, rank, eventFiles(anchor, locs), read, er.wantFrom, want)
 	}
 	return nil
 }
