@@ -28,6 +28,18 @@ const (
 	anyTag    = -444
 )
 
+// SMPI's tracer records a send to MPI_PROC_NULL with the destination
+// -333 (MPI_UNDEFINED, the world rank of no process); SMPI's own
+// MPI_PROC_NULL is -666. Read takes a send to either as the no-op that
+// MPI makes of it.
+const (
+	undefinedRank = -333
+	procNull      = -666
+)
+
+// nullReq marks a pending request to MPI_PROC_NULL: its wait is a no-op.
+const nullReq = -1
+
 // Read reads the TI trace at path: an index file that lists one action
 // file per rank (relative to the index's folder), or a single action file
 // with the lines of every rank. The result has one rank per listed file, or
@@ -272,14 +284,21 @@ func (p *parser) init(n int) {
 func (p *parser) finish() {
 	for r := range p.ranks {
 		st := &p.ranks[r]
-		if len(st.pending) == 0 {
-			continue
-		}
-		p.list = p.list[:0]
-		for _, q := range st.pending {
+		p.waitPending(r, st)
+	}
+}
+
+// waitPending appends a waitall for every pending request of rank r but
+// those to MPI_PROC_NULL, and empties the pending list.
+func (p *parser) waitPending(r int, st *rankState) {
+	p.list = p.list[:0]
+	for _, q := range st.pending {
+		if q.req != nullReq {
 			p.list = append(p.list, q.req)
 		}
-		st.pending = st.pending[:0]
+	}
+	st.pending = st.pending[:0]
+	if len(p.list) > 0 {
 		p.t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: mpi.World}, p.list)
 	}
 }
@@ -523,6 +542,43 @@ func (p *parser) duration(flops float64, what string) (int64, error) {
 	return int64(ns), nil
 }
 
+// nullPeer reports whether argument i is the destination SMPI records for
+// MPI_PROC_NULL.
+func (p *parser) nullPeer(f [][]byte, i int) bool {
+	if i >= len(f) {
+		return false
+	}
+	v := string(f[i])
+	return v == strconv.Itoa(undefinedRank) || v == strconv.Itoa(procNull)
+}
+
+// doNullSend checks a send or isend to MPI_PROC_NULL and keeps an isend's
+// request pending, so that its wait finds it, without sending anything.
+func (p *parser) doNullSend(r int, f [][]byte) error {
+	st := &p.ranks[r]
+	at := 4
+	var tag int32
+	if p.dl.legacy {
+		at = 3
+	} else {
+		var err error
+		if tag, err = p.tag(f, 3, false); err != nil {
+			return err
+		}
+	}
+	if _, err := p.integer(f, at, "size", 0, maxCount); err != nil {
+		return err
+	}
+	if _, err := p.dtype(f, at+1, st.dtype); err != nil {
+		return err
+	}
+	if f[1][0] == 'i' || f[1][0] == 'I' {
+		dst, _ := strconv.ParseInt(string(f[2]), 10, 64)
+		st.pending = append(st.pending, pending{src: int64(r), dst: dst, tag: int64(tag), req: nullReq})
+	}
+	return nil
+}
+
 // peer parses a rank argument; a receive's negative rank is any source.
 func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
 	v, err := p.integer(f, i, "rank", math.MinInt32, math.MaxInt32)
@@ -539,7 +595,7 @@ func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
 		if recv {
 			return mpi.AnySource, nil
 		}
-		return 0, p.errorf("rank %d is not a rank (0..%d)", v, p.n-1)
+		return 0, p.errorf("rank %d is not a rank (0..%d), nor MPI_PROC_NULL as SMPI records it (%d or %d)", v, p.n-1, undefinedRank, procNull)
 	}
 	return int32(v), nil
 }
@@ -665,6 +721,9 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 	st := &p.ranks[r]
 	t, world := p.t, mpi.World
 	recv := name[0] == 'r' || name[0] == 'i' && name[1] == 'r'
+	if !recv && p.nullPeer(f, 2) {
+		return p.doNullSend(r, f)
+	}
 	peer, err := p.peer(f, 2, recv)
 	if err != nil {
 		return err
@@ -734,10 +793,15 @@ func (p *parser) doWait(r int, a *action, f [][]byte) error {
 		}
 		key[i] = v
 	}
+	if len(st.pending) == 0 {
+		// SimGrid's replay stops here too ("action wait not preceded by
+		// any irecv or isend").
+		return p.errorf("no request of rank %d is pending (every isend and irecv before it has been waited for): a %s for a request never started, or waited for twice", r, a.name)
+	}
 	if name[0] == 't' {
 		return nil // a test: the request stays pending until a wait
 	}
-	if req, ok := st.take(key[0], key[1], key[2]); ok {
+	if req, ok := st.take(key[0], key[1], key[2]); ok && req != nullReq {
 		p.t.Append(r, mpi.Event{Kind: mpi.Wait, Comm: mpi.World, Req: req})
 	}
 	// Like SimGrid's replay, a wait for no pending request does nothing
@@ -747,16 +811,7 @@ func (p *parser) doWait(r int, a *action, f [][]byte) error {
 
 // doWaitall appends a waitall for every pending request of rank r.
 func (p *parser) doWaitall(r int) {
-	st := &p.ranks[r]
-	if len(st.pending) == 0 {
-		return
-	}
-	p.list = p.list[:0]
-	for _, q := range st.pending {
-		p.list = append(p.list, q.req)
-	}
-	st.pending = st.pending[:0]
-	p.t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: mpi.World}, p.list)
+	p.waitPending(r, &p.ranks[r])
 }
 
 // doSendRecv appends a sendrecv as SimGrid's replay runs it: an isend and
