@@ -76,6 +76,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 			}
 		}
 	}
+	if err := p.checkTruncation(); err != nil {
+		return nil, err
+	}
 	p.finish()
 	return p.t, nil
 }
@@ -246,6 +249,8 @@ type rankState struct {
 	pending []pending
 	region  int32 // region of the next compute (named by "location")
 	seen    bool
+	colls   []collRec // its gathers, scatters, allgathers and alltoalls, for checkTruncation
+	lists   []int64   // their per-peer sizes
 }
 
 type parser struct {
@@ -253,8 +258,10 @@ type parser struct {
 	speed   float64
 	n       int64
 	ranks   []rankState
-	compute int32 // region "compute"
-	sleep   int32 // region "sleep"
+	compute int32   // region "compute"
+	cur     collRec // the collective being read
+	curRank int     // and its rank
+	sleep   int32   // region "sleep"
 	list    []int64
 	// dl is the trace's dialect, decided while its first file is read;
 	// the lines read before are held until it is.
@@ -886,6 +893,7 @@ func (st *rankState) take(src, dst, tag int64) (int64, bool) {
 func (p *parser) collective(r int, a *action, f [][]byte) error {
 	dtype := p.ranks[r].dtype
 	e := mpi.Event{Kind: a.mpi, Comm: mpi.World}
+	p.cur, p.curRank = collRec{act: a, line: int32(p.line), root: -1}, r
 	var comp float64 // flops of the reduction, run after the collective
 	var err error
 	switch a.kind {
@@ -905,6 +913,7 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 			return err
 		}
 		p.t.AppendList(r, e, p.list)
+		p.record(r, a, &e)
 		return nil
 	case actReduceScatter:
 		comp, err = p.reduceScatterArgs(f, dtype, &e)
@@ -913,6 +922,7 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 		return err
 	}
 	p.t.Append(r, e)
+	p.record(r, a, &e)
 	if comp != 0 {
 		ns, err := p.duration(comp, "flops")
 		if err != nil {
@@ -989,6 +999,7 @@ func (p *parser) gatherArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) er
 		return err
 	}
 	e.Bytes = sc * dt1
+	p.cur.send, p.cur.recv = sc*dt1, rc*dt2
 	if a.mpi == mpi.Scatter {
 		e.Bytes = rc * dt2 // what every rank receives; the root's send count is per rank too
 	}
@@ -999,8 +1010,8 @@ func (p *parser) gatherArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) er
 // send counts×n [dt1 dt2 [displs×n]].
 func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) error {
 	n := int(p.n)
-	var err error
-	if _, err = p.count(f, 2, "send count"); err != nil {
+	sc, err := p.count(f, 2, "send count")
+	if err != nil {
 		return err
 	}
 	dti := 3 + n
@@ -1012,6 +1023,10 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 	} else if len(f) <= 3+2*n && len(f) > 5+n {
 		dti = len(f) // displacements without datatypes (SimGrid's reading)
 	}
+	dt1, err := p.dtype(f, dti, dtype)
+	if err != nil {
+		return err
+	}
 	dt2, err := p.dtype(f, dti+1, dtype)
 	if err != nil {
 		return err
@@ -1020,6 +1035,10 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 	if err != nil {
 		return err
 	}
+	p.cur.send = sc * dt1
+	if !a.mpi.IsRooted() || e.Peer == int32(p.curRank) { // the receive counts are the root's
+		p.cur.recvs = p.keep(p.curRank)
+	}
 	e.Bytes = ceilDiv(sum, p.n) // capsim's gather moves one size per rank: the mean
 	return nil
 }
@@ -1027,8 +1046,8 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 // scattervArgs reads scatterv counts×n recv [root [dt1 dt2]].
 func (p *parser) scattervArgs(f [][]byte, dtype int64, e *mpi.Event) error {
 	n := int(p.n)
-	var err error
-	if _, err = p.count(f, 2+n, "receive count"); err != nil {
+	rc, err := p.count(f, 2+n, "receive count")
+	if err != nil {
 		return err
 	}
 	if e.Peer, err = p.root(f, 3+n); err != nil {
@@ -1038,9 +1057,17 @@ func (p *parser) scattervArgs(f [][]byte, dtype int64, e *mpi.Event) error {
 	if err != nil {
 		return err
 	}
+	dt2, err := p.dtype(f, 5+n, dtype)
+	if err != nil {
+		return err
+	}
 	sum, err := p.counts(f, 2, dt1, "send counts")
 	if err != nil {
 		return err
+	}
+	p.cur.recv = rc * dt2
+	if e.Peer == int32(p.curRank) { // the send counts are the root's
+		p.cur.sends = p.keep(p.curRank)
 	}
 	e.Bytes = ceilDiv(sum, p.n)
 	return nil
@@ -1069,10 +1096,12 @@ func (p *parser) alltoallvArgs(a *action, f [][]byte, dtype int64, e *mpi.Event)
 	if _, err = p.counts(f, 4+n, dt2, "receive counts"); err != nil {
 		return err
 	}
+	p.cur.recvs = p.keep(p.curRank)
 	sum, err := p.counts(f, 3, dt1, "send counts")
 	if err != nil {
 		return err
 	}
+	p.cur.sends = p.keep(p.curRank)
 	e.Bytes = sum
 	return nil
 }

@@ -195,12 +195,12 @@ func TestActions(t *testing.T) {
 0 alltoall 3 3 0 0
 1 alltoall 3 3
 0 alltoallv 5 2 3 5 2 3 0 0
-1 alltoallv 7 4 3 7 4 3 0 0
+1 alltoallv 7 3 4 7 3 4 0 0
 0 gather 1 1 0 2 2
 1 gather 1 1 0 2 2
 0 allgatherv 1 3 5 0 0
 1 allgatherv 1 3 5 0 0
-0 scatterv 4 6 2 1 4 4
+0 scatterv 4 6 4 1 4 4
 1 scatterv 4 6 2 1 4 4
 0 reducescatter 2 2 0 1
 1 reducescatter 2 2 0 1
