@@ -531,7 +531,7 @@ func (rd *rankReader) record(s string) error {
 				return err
 			}
 			if _, ok := rd.reqs[h]; ok {
-				return rd.errf("request %d started again before a wait completed it", h)
+				return rd.errf("request %d started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)", h)
 			}
 			rd.nreq++
 			rd.reqs[h], e.Req = rd.nreq, rd.nreq

@@ -179,6 +179,10 @@ func TestErrors(t *testing.T) {
 		{"j-0.dat", init + "MPI_Barrier:-2:1,0,1:3\n", `j-0.dat:2: MPI_Barrier: time "-2" is not a number of microseconds`},
 		{"k-0.dat", init + "MPI_Barrier:2:1,0,1:1e300\n", `time "1e300" is not a number`},
 		{"l-0.dat", init + "MPI_Barrier:2:1,0,1:9000000000000000000\n", "l-0.dat:2: MPI_Barrier: 9000000000000000000 µs is more than 1000000000000000 µs"},
+		// A request completed by MPI_Test and started again was said to be
+		// started before a wait completed it, with no word of the test.
+		{"m-0.dat", init + "MPI_Isend:2.0:5:250:10,4,4:0:5:0,0,1:1000:2.5\nMPI_Test:3.0:1000:1:7:3.5\nMPI_Isend:4.0:5:250:10,4,4:0:5:0,0,1:1000:4.5\n",
+			"m-0.dat:4: request 1000 started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)"},
 	} {
 		_, err := ReadFile(write(tc.name, tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
