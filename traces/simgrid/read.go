@@ -76,6 +76,9 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 			}
 		}
 	}
+	if err := p.resolveProbes(); err != nil {
+		return nil, err
+	}
 	if err := p.checkTruncation(); err != nil {
 		return nil, err
 	}
@@ -261,6 +264,7 @@ type parser struct {
 	compute int32   // region "compute"
 	cur     collRec // the collective being read
 	curRank int     // and its rank
+	probes  []probe // receives of unknown size
 	sleep   int32   // region "sleep"
 	list    []int64
 	// dl is the trace's dialect, decided while its first file is read;
@@ -744,15 +748,25 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 		}
 		at = 4
 	}
-	n, err := p.integer(f, at, "size", math.MinInt32, maxCount)
+	v, err := p.number(f, at, "size")
 	if err != nil {
 		return err
 	}
+	if v = math.Trunc(v); v > maxCount {
+		return p.errorf("size %s is past 2^40 (%d) elements", f[at], int64(maxCount))
+	}
+	n := int64(max(v, math.MinInt32))
 	if n < 0 {
 		if !recv {
 			return p.errorf("negative size %d", n)
 		}
-		n = 0 // a receive of unknown size (SimGrid probes for it)
+		if peer == mpi.AnySource || tag == mpi.AnyTag {
+			return p.errorf("a receive of unknown size (%s) from any source or with any tag: capsim cannot tell which message it receives, and so its size", f[at])
+		}
+		// A receive of unknown size, whose message SimGrid's replay
+		// probes for: sized by resolveProbes.
+		p.probes = append(p.probes, probe{rank: r, event: len(p.t.Ranks[r].Events), line: p.line, file: p.file})
+		n = 0
 	}
 	dt, err := p.dtype(f, at+1, st.dtype)
 	if err != nil {
