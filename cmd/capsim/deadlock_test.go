@@ -116,3 +116,19 @@ func TestTimeLimitInMPITerms(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyTraceErrorNamesTrace: a trace that the steering and DCT+DVFS
+// policies cannot read is named by its file and line alone; its error
+// was put down to the --policy flag ("--policy: w.ti:3: …").
+func TestPolicyTraceErrorNamesTrace(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "w.ti")
+	if err := os.WriteFile(p, []byte("0 init\n1 init\n0 wait 0 1 7\n1 compute 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"steering", "dct-dvfs"} {
+		code, _, stderr := capsim(t, "policy", name, "--cap", "300", p)
+		if code != 1 || !strings.Contains(stderr, "capsim: "+p+":3: wait: no request of rank 0 is pending") || strings.Contains(stderr, "--policy") {
+			t.Errorf("policy %s: exit %d, stderr %q; want 1 and the trace's line, not --policy", name, code, stderr)
+		}
+	}
+}
