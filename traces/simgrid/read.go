@@ -1115,7 +1115,6 @@ func (p *parser) alltoallvArgs(a *action, f [][]byte, dtype int64, e *mpi.Event)
 	if err != nil {
 		return err
 	}
-	p.cur.sends = p.keep(p.curRank)
 	e.Bytes = sum
 	return nil
 }

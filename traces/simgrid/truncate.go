@@ -17,8 +17,11 @@ type collRec struct {
 	line       int32
 	root       int32 // -1: no root
 	send, recv int64 // bytes to and from each peer, where no list is given
-	sends      span  // per-peer bytes sent (scatterv's root, alltoallv)
+	sends      span  // per-peer bytes sent (scatterv's root)
 	recvs      span  // per-peer bytes received (gatherv's root, allgatherv, alltoallv)
+	// sendList is the event's own list in the trace (alltoallv's
+	// per-peer bytes, kept once).
+	sendList span
 }
 
 // keepsRecord reports whether the checks of truncated collectives read
@@ -38,6 +41,11 @@ func (p *parser) record(r int, a *action, e *mpi.Event) {
 	}
 	if a.mpi.IsRooted() {
 		p.cur.root = e.Peer
+	}
+	if e.Kind == mpi.Alltoallv { // the event just appended, with its list
+		evs := p.t.Ranks[r].Events
+		last := &evs[len(evs)-1]
+		p.cur.sendList = span{off: last.ListOff, n: last.ListLen}
 	}
 	p.ranks[r].colls = append(p.ranks[r].colls, p.cur)
 }
@@ -60,6 +68,9 @@ func (p *parser) sendTo(i int, c *collRec, j int) (int64, bool) {
 		if i != int(c.root) {
 			return 0, false
 		}
+	}
+	if c.sendList.n > 0 {
+		return p.t.Ranks[i].List[c.sendList.off+int32(j)], true
 	}
 	if c.sends.n > 0 {
 		return p.ranks[i].lists[c.sends.off+int32(j)], true
