@@ -774,6 +774,9 @@ func (rd *rankReader) peerTag(peer, tag int, recv bool) (int32, int32, error) {
 	if recv {
 		lo = -1
 	}
+	if v, err := strconv.ParseInt(rd.toks[peer], 10, 64); err == nil && v < 0 && !recv {
+		return 0, 0, rd.errf("%s: peer %d is no rank: a send to MPI_PROC_NULL (-2 in Open MPI, -1 in MPICH)? capsim does not read those in liballprof traces", rd.toks[0], v)
+	}
 	p, err := rd.int(peer, "peer", lo, int64(len(rd.t.Ranks))-1)
 	if err != nil {
 		return 0, 0, err

@@ -181,6 +181,7 @@ func TestErrors(t *testing.T) {
 		{"l-0.dat", init + "MPI_Barrier:2:1,0,1:9000000000000000000\n", "l-0.dat:2: MPI_Barrier: 9000000000000000000 µs is more than 1000000000000000 µs"},
 		// A request completed by MPI_Test and started again was said to be
 		// started before a wait completed it, with no word of the test.
+		{"n-0.dat", init + "MPI_Send:11.0:5:50:10,4,4:-2:7:0,0,1:13.0\n", "n-0.dat:2: MPI_Send: peer -2 is no rank: a send to MPI_PROC_NULL (-2 in Open MPI, -1 in MPICH)?"},
 		{"m-0.dat", init + "MPI_Isend:2.0:5:250:10,4,4:0:5:0,0,1:1000:2.5\nMPI_Test:3.0:1000:1:7:3.5\nMPI_Isend:4.0:5:250:10,4,4:0:5:0,0,1:1000:4.5\n",
 			"m-0.dat:4: request 1000 started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)"},
 	} {
