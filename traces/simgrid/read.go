@@ -583,7 +583,7 @@ func (p *parser) doNullSend(r int, f [][]byte) error {
 	if _, err := p.dtype(f, at+1, st.dtype); err != nil {
 		return err
 	}
-	if f[1][0] == 'i' || f[1][0] == 'I' {
+	if p.action == "isend" {
 		dst, _ := strconv.ParseInt(string(f[2]), 10, 64)
 		st.pending = append(st.pending, pending{src: int64(r), dst: dst, tag: int64(tag), req: nullReq})
 	}
@@ -728,10 +728,10 @@ func (p *parser) doCompute(r int, a *action, f [][]byte) error {
 // doP2P appends a blocking or nonblocking send or receive; a nonblocking
 // one stays pending until a wait or waitall completes it.
 func (p *parser) doP2P(r int, f [][]byte) error {
-	name := f[1]
+	name := p.action // today's name, also of SimGrid 3.16's "Isend" and "Irecv"
 	st := &p.ranks[r]
 	t, world := p.t, mpi.World
-	recv := name[0] == 'r' || name[0] == 'i' && name[1] == 'r'
+	recv := name == "recv" || name == "irecv"
 	if !recv && p.nullPeer(f, 2) {
 		return p.doNullSend(r, f)
 	}
@@ -773,7 +773,7 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 		return err
 	}
 	e := mpi.Event{Comm: world, Peer: peer, Tag: tag, Bytes: n * dt}
-	switch string(name) {
+	switch name {
 	case "send":
 		e.Kind = mpi.Send
 	case "recv":
