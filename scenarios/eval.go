@@ -674,7 +674,7 @@ func (sc *Scenario) build(overrides map[string]any) (*mpi.Trace, *graph.Graph, e
 	}
 	g, err = lower.Lower(t, opt)
 	if err != nil && sc.Workload.Trace != "" {
-		err = importer.Relowered(err, t, sc.path(sc.Workload.Trace), sc.Workload.importOptions(), opt)
+		err = sc.keyErr("workload.trace", importer.Relowered(err, t, sc.path(sc.Workload.Trace), sc.Workload.importOptions(), opt))
 	}
 	return t, g, err
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,6 +66,22 @@ func TestMistakesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	typoModels := params("memory_boundness = 0.3", "file = \""+typo+"\"")
+	var ti strings.Builder // 16 ranks; rank 1 calls its collectives in another order
+	for r := range 16 {
+		fmt.Fprintf(&ti, "%d init\n", r)
+	}
+	for r := range 16 {
+		if r == 1 {
+			fmt.Fprintf(&ti, "%d bcast 8 0\n%d barrier\n", r, r)
+		} else {
+			fmt.Fprintf(&ti, "%d barrier\n%d bcast 8 0\n", r, r)
+		}
+	}
+	order := filepath.Join(t.TempDir(), "order.ti")
+	if err := os.WriteFile(order, []byte(ti.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orderTrace := noParams("trace = \"" + order + "\"")
 	for _, tc := range []struct {
 		name, text, want string
 		line             int // 0: any
@@ -107,6 +124,10 @@ func TestMistakesRefused(t *testing.T) {
 		// machine of other ranks neither.
 		{"trace missing", noParams("trace = \"nosuch.arrow\""), "key workload.trace: stat nosuch.arrow: no such file or directory", lineOf(noParams("trace = \"nosuch.arrow\""), "trace = \"nosuch.arrow\"", 1)},
 		{"machine of other ranks", params("ranks_per_node = 8", "ranks_per_node = 4"), "key machine.ranks_per_node: the workload has 16 ranks but machine pal runs 8", lineOf(params("ranks_per_node = 8", "ranks_per_node = 4"), "ranks_per_node = 4", 1)},
+		// A trace that cannot be lowered named the trace's line but not
+		// the scenario's.
+		{"collectives in another order", orderTrace, "key workload.trace: rank 1 event 0 (" + order + ":19): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + order + ":17)",
+			lineOf(orderTrace, "trace = \""+order+"\"", 1)},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -240,9 +240,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	if err != nil {
 		return nil, asOption(err)
 	}
-	it, err := importer.Read(r.Trace, r.Import)
+	it, err := importer.Read(r.Trace, r.Import) // its errors name the trace
 	if err != nil {
-		return nil, fmt.Errorf("--policy: %w", err)
+		return nil, err
 	}
 	if r.CapW > 0 {
 		if err := sc.capScopeFits(r.Policy, it.MPI != nil); err != nil {

@@ -578,9 +578,15 @@ const maxT = uint64(graph.MaxTimeNs)
 // TimeLimitError reports a replay in which a time would exceed
 // graph.MaxTimeNs.
 type TimeLimitError struct {
-	Op   string // the operation, as graph.Describe gives it
+	OpID int32  // the graph operation
+	Op   string // the operation, as graph.Describe gives it or, after Rewrite, in the trace's terms
 	What string // the time that grew too large
 }
+
+// Rewrite describes the operation again with describe (for instance in
+// the MPI terms of the trace the graph was lowered from:
+// lower.EventMap.Describer).
+func (e *TimeLimitError) Rewrite(describe func(op int32) string) { e.Op = describe(e.OpID) }
 
 func (e *TimeLimitError) Error() string {
 	return fmt.Sprintf("replay: %s: %s exceeds %d ns (graph.MaxTimeNs, about 31.7 years)", e.Op, e.What, graph.MaxTimeNs)
@@ -590,7 +596,7 @@ func (e *engine) tooLate(op int32, what string) error {
 	if e.g == nil {
 		return &WholeGraphError{Feature: "naming the operation whose time exceeds graph.MaxTimeNs"}
 	}
-	return &TimeLimitError{Op: e.g.Describe(op), What: what}
+	return &TimeLimitError{OpID: op, Op: e.g.Describe(op), What: what}
 }
 
 func newEngine(g *graph.Graph, net network.LogGOPS, opt Options) (*engine, error) {

@@ -36,7 +36,7 @@ func (e *TruncationError) Error() string {
 }
 
 // OpError is a replay error that names graph operations (*DeadlockError,
-// *TruncationError): a caller that lowered the graph from a trace names
+// *TruncationError, *TimeLimitError): a caller that lowered the graph from a trace names
 // them again in the trace's terms with Rewrite.
 type OpError interface {
 	error

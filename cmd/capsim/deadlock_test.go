@@ -89,3 +89,46 @@ func TestDeadlockNamedInEveryCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeLimitInMPITerms: a replay whose time would pass
+// graph.MaxTimeNs names the MPI call that drove it there, in every
+// command that replays; it named only the lowered message ("rank 0 l1:
+// send 2305843009213693952b to 1 tag 1073741824", the tag an internal
+// one of the collective's lowering).
+func TestTimeLimitInMPITerms(t *testing.T) {
+	tr := mpi.NewTrace(2)
+	for r := 0; r < 2; r++ {
+		tr.Append(r, mpi.Event{Kind: mpi.Allreduce, Bytes: 1 << 61})
+	}
+	p := filepath.Join(t.TempDir(), "huge.arrow")
+	if err := arrowtrace.WriteMPI(p, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"replay"}, {"bound", "--cap", "300"}, {"policy", "steering", "--cap", "300"}} {
+		code, _, stderr := capsim(t, append(args, p)...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d, want 1; %q", args, code, stderr)
+		}
+		for _, part := range []string{"rank 0: MPI_Allreduce 2305843009213693952 bytes on comm world (" + p + " row 0)", "exceeds 1000000000000000000 ns"} {
+			if !strings.Contains(stderr, part) {
+				t.Errorf("%v: stderr %q lacks %q", args, stderr, part)
+			}
+		}
+	}
+}
+
+// TestPolicyTraceErrorNamesTrace: a trace that the steering and DCT+DVFS
+// policies cannot read is named by its file and line alone; its error
+// was put down to the --policy flag ("--policy: w.ti:3: …").
+func TestPolicyTraceErrorNamesTrace(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "w.ti")
+	if err := os.WriteFile(p, []byte("0 init\n1 init\n0 wait 0 1 7\n1 compute 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"steering", "dct-dvfs"} {
+		code, _, stderr := capsim(t, "policy", name, "--cap", "300", p)
+		if code != 1 || !strings.Contains(stderr, "capsim: "+p+":3: wait: no request of rank 0 is pending") || strings.Contains(stderr, "--policy") {
+			t.Errorf("policy %s: exit %d, stderr %q; want 1 and the trace's line, not --policy", name, code, stderr)
+		}
+	}
+}

@@ -83,7 +83,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			"receive: rank 1: MPI_Recv 8 bytes from 0 tag 7 on comm world (" + cut + ":6)",
 			"message: rank 0: MPI_Send 16 bytes to 1 tag 7 on comm world (" + cut + ":4)"}},
 		{"simgrid size mismatch", []string{"replay", sized}, []string{
-			"rank 1 event 1 (" + sized + ":5): allreduce #0 on communicator 0 passes 800000 bytes on rank 1 but 8 bytes on rank 0 (" + sized + ":3)"}},
+			"rank 1 event 1 (" + sized + ":5): collective call #1 on communicator 0 (allreduce) passes 800000 bytes on rank 1 but 8 bytes on rank 0 (" + sized + ":3)"}},
 		{"simgrid call mismatch", []string{"replay", kinds}, []string{
 			"rank 1 event 0 (" + kinds + ":4): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + kinds + ":3)"}},
 		{"simgrid rank files", []string{"replay", index}, []string{

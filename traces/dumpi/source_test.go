@@ -45,7 +45,7 @@ func TestCallsNamedByRecord(t *testing.T) {
 				t.Errorf("Describe = %q, want %q", got, wantEv)
 			}
 			_, err = lower.Lower(tr, lower.Options{})
-			want := "(" + bin(1) + " record 2" + tc.at + "): allreduce #1 on communicator 0 passes 16 bytes on rank 1 but 4 bytes on rank 0 (" + bin(0) + " record 2" + tc.at + ")"
+			want := "(" + bin(1) + " record 2" + tc.at + "): collective call #2 on communicator 0 (allreduce) passes 16 bytes on rank 1 but 4 bytes on rank 0 (" + bin(0) + " record 2" + tc.at + ")"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Lower: %v, want %q", err, want)
 			}

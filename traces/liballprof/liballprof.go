@@ -479,6 +479,9 @@ func (rd *rankReader) record(s string) error {
 	if len(rd.toks) != l.n {
 		return rd.errf("%s has %d fields, want %d", call, len(rd.toks), l.n)
 	}
+	if null, err := rd.nullCall(call, l); null || err != nil {
+		return err
+	}
 	start, err := rd.time(l.start)
 	if err != nil {
 		return err
@@ -531,7 +534,7 @@ func (rd *rankReader) record(s string) error {
 				return err
 			}
 			if _, ok := rd.reqs[h]; ok {
-				return rd.errf("request %d started again before a wait completed it", h)
+				return rd.errf("request %d started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)", h)
 			}
 			rd.nreq++
 			rd.reqs[h], e.Req = rd.nreq, rd.nreq
@@ -564,6 +567,17 @@ func (rd *rankReader) record(s string) error {
 		return nil
 	case "MPI_Sendrecv":
 		send := mpi.Event{Kind: mpi.Isend, Comm: mpi.World, Bytes: e.Bytes}
+		if rd.nullPeer(l.peer) { // to MPI_PROC_NULL: the receive alone
+			recv := mpi.Event{Kind: mpi.Recv, Comm: mpi.World, Duration: e.Duration}
+			if recv.Bytes, err = rd.bytes(l.rcount, l.rsize); err != nil {
+				return err
+			}
+			if recv.Peer, recv.Tag, err = rd.peerTag(l.rpeer, l.rtag, true); err != nil {
+				return err
+			}
+			rd.t.Append(rd.rank, recv)
+			return nil
+		}
 		if send.Peer, send.Tag, err = rd.peerTag(l.peer, l.tag, false); err != nil {
 			return err
 		}
@@ -592,18 +606,23 @@ func (rd *rankReader) record(s string) error {
 }
 
 // waitall resolves the n requests an MPI_Waitall names by the address of
-// its request array: consecutive 8-byte handles, or 4-byte ones.
+// its request array: consecutive 8-byte handles, or 4-byte ones. Requests
+// to MPI_PROC_NULL complete without a wait and are left out.
 func (rd *rankReader) waitall(base uint64, n int64) ([]int64, error) {
 	for _, step := range []uint64{8, 4} {
 		ids := make([]int64, 0, n)
+		found := int64(0)
 		for i := int64(0); i < n; i++ {
 			id, ok := rd.reqs[base+uint64(i)*step]
 			if !ok {
 				break
 			}
-			ids = append(ids, id)
+			found++
+			if id != nullReq {
+				ids = append(ids, id)
+			}
 		}
-		if int64(len(ids)) == n {
+		if found == n {
 			for i := int64(0); i < n; i++ {
 				delete(rd.reqs, base+uint64(i)*step)
 			}
@@ -789,6 +808,52 @@ func (rd *rankReader) peerTag(peer, tag int, recv bool) (int32, int32, error) {
 		t = int64(mpi.AnyTag)
 	}
 	return int32(p), int32(t), nil
+}
+
+// nullReq is the request id of a send to MPI_PROC_NULL (ids start at 1).
+const nullReq = 0
+
+// nullPeer reports whether the peer field of a send is negative: the
+// value of MPI_PROC_NULL (-2 in Open MPI, -1 in MPICH), the only negative
+// destination MPI allows. A receive's negative source is left to peerTag:
+// -1 is MPI_ANY_SOURCE in Open MPI but MPI_PROC_NULL in MPICH.
+func (rd *rankReader) nullPeer(peer int) bool {
+	v, err := strconv.ParseInt(rd.toks[peer], 10, 64)
+	return err == nil && v < 0
+}
+
+// nullCall reports whether call moves no data because it sends to
+// MPI_PROC_NULL, or waits only for such a send: it is then skipped as the
+// local calls are, its time part of the compute gap, and an isend's
+// request is kept so that its wait finds it.
+func (rd *rankReader) nullCall(call string, l layout) (bool, error) {
+	switch call {
+	case "MPI_Send", "MPI_Rsend", "MPI_Isend":
+		if !rd.nullPeer(l.peer) {
+			return false, nil
+		}
+		if l.req > 0 {
+			h, err := rd.handle(l.req)
+			if err != nil {
+				return true, err
+			}
+			if _, ok := rd.reqs[h]; ok {
+				return true, rd.errf("request %d started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)", h)
+			}
+			rd.reqs[h] = nullReq
+		}
+		return true, nil
+	case "MPI_Wait":
+		h, err := rd.handle(l.req)
+		if err != nil {
+			return true, err
+		}
+		if id, ok := rd.reqs[h]; ok && id == nullReq {
+			delete(rd.reqs, h)
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func supported() string {

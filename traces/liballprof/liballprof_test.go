@@ -179,6 +179,10 @@ func TestErrors(t *testing.T) {
 		{"j-0.dat", init + "MPI_Barrier:-2:1,0,1:3\n", `j-0.dat:2: MPI_Barrier: time "-2" is not a number of microseconds`},
 		{"k-0.dat", init + "MPI_Barrier:2:1,0,1:1e300\n", `time "1e300" is not a number`},
 		{"l-0.dat", init + "MPI_Barrier:2:1,0,1:9000000000000000000\n", "l-0.dat:2: MPI_Barrier: 9000000000000000000 µs is more than 1000000000000000 µs"},
+		// A request completed by MPI_Test and started again was said to be
+		// started before a wait completed it, with no word of the test.
+		{"m-0.dat", init + "MPI_Isend:2.0:5:250:10,4,4:0:5:0,0,1:1000:2.5\nMPI_Test:3.0:1000:1:7:3.5\nMPI_Isend:4.0:5:250:10,4,4:0:5:0,0,1:1000:4.5\n",
+			"m-0.dat:4: request 1000 started again before an MPI_Wait or MPI_Waitall completed it (capsim does not follow requests that MPI_Test or MPI_Testall complete)"},
 	} {
 		_, err := ReadFile(write(tc.name, tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -221,6 +225,47 @@ func TestSkippedLocalCalls(t *testing.T) {
 	}
 	if fmt.Sprint(kinds) != "[compute barrier compute]" || compute != 4000 {
 		t.Errorf("events %v with %d ns of compute, want compute, barrier, compute and 4000 ns (2 µs before the barrier, 2 after)", kinds, compute)
+	}
+}
+
+// TestProcNullSends: a send to MPI_PROC_NULL (a negative destination,
+// -2 in Open MPI, -1 in MPICH) moves nothing, and the waits of such
+// isends wait for nothing; a trace of them was refused ("peer \"-2\" is
+// not an integer in 0..1"), so non-periodic halo exchanges could not be
+// read.
+func TestProcNullSends(t *testing.T) {
+	dir := t.TempDir()
+	const head = "# collprof 0.9 output file\nMPI_Init:-:1:2:1.0\n"
+	ranks := []string{head +
+		"MPI_Send:2.0:5:50:10,4,4:-2:7:0,0,2:3.0\n" +
+		"MPI_Isend:4.0:5:50:10,4,4:-1:7:0,0,2:1000:5.0\n" +
+		"MPI_Wait:6.0:1000:7:7.0\n" +
+		"MPI_Isend:8.0:5:250:10,4,4:1:5:0,0,2:2000:9.0\n" +
+		"MPI_Isend:10.0:5:250:10,4,4:-2:5:0,0,2:2008:11.0\n" +
+		"MPI_Waitall:12.0:2:2000:7:13.0\n" +
+		"MPI_Sendrecv:24.5:5:500:10,4,4:-2:11:6:500:10,4,4:1:11:0,0,2:7:26.5\n" +
+		"MPI_Finalize:35.5:-\n",
+		head + "MPI_Recv:2.0:5:250:10,4,4:0:5:0,0,2:7:9.0\nMPI_Send:11.0:5:500:10,4,4:0:11:0,0,2:13.0\nMPI_Finalize:35.5:-\n"}
+	for r, text := range ranks {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("pn-%d.dat", r)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := ReadFile(filepath.Join(dir, "pn-0.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range tr.Ranks[0].Events {
+		if e.Kind != mpi.Compute {
+			kinds = append(kinds, fmt.Sprintf("%v %d", e.Kind, e.Bytes))
+		}
+	}
+	if got, want := fmt.Sprint(kinds), "[isend 1000 waitall 0 recv 2000]"; got != want {
+		t.Errorf("rank 0's calls %s, want %s", got, want)
+	}
+	if l := tr.List(0, &tr.Ranks[0].Events[3]); len(l) != 1 {
+		t.Errorf("the waitall waits for %v, want the isend to rank 1 alone", l)
 	}
 }
 

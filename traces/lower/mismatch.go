@@ -31,8 +31,8 @@ func (in *instance) sameSize(key collKey, r int, e *mpi.Event, at string) string
 	if !fixedSize(e.Kind) || e.Bytes == in.bytes {
 		return ""
 	}
-	return fmt.Sprintf("%s #%d on communicator %d passes %d bytes on rank %d but %d bytes on rank %d%s: MPI requires the same size on every member",
-		e.Kind, key.seq, key.comm, e.Bytes, r, in.bytes, in.first, at)
+	return fmt.Sprintf("collective call #%d on communicator %d (%s) passes %d bytes on rank %d but %d bytes on rank %d%s: MPI requires the same size on every member",
+		key.seq+1, key.comm, e.Kind, e.Bytes, r, in.bytes, in.first, at)
 }
 
 // collectiveCall names which call of its communicator's collectives event

@@ -15,11 +15,11 @@ func TestCollectiveSizeMismatch(t *testing.T) {
 		kind mpi.Kind
 		want string
 	}{
-		{mpi.Allreduce, "rank 1 event 1: allreduce #1 on communicator 0 passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
-		{mpi.Bcast, "bcast #1 on communicator 0 passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
-		{mpi.Reduce, "reduce #1"},
-		{mpi.Alltoall, "alltoall #1"},
-		{mpi.Scan, "scan #1"},
+		{mpi.Allreduce, "rank 1 event 1: collective call #2 on communicator 0 (allreduce) passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
+		{mpi.Bcast, "collective call #2 on communicator 0 (bcast) passes 800000 bytes on rank 1 but 8 bytes on rank 0"},
+		{mpi.Reduce, "collective call #2 on communicator 0 (reduce)"},
+		{mpi.Alltoall, "collective call #2 on communicator 0 (alltoall)"},
+		{mpi.Scan, "collective call #2 on communicator 0 (scan)"},
 		{mpi.Gather, ""},
 		{mpi.Allgather, ""},
 		{mpi.ReduceScatter, ""},

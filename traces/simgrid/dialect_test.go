@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsim/capsim/network"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
 )
@@ -75,8 +77,20 @@ func TestLegacyDialect(t *testing.T) {
 	if !reflect.DeepEqual(waits, []int64{1, 0}) {
 		t.Errorf("rank 1 waits for requests %v, want 1 then 0 (last started first)", waits)
 	}
-	if _, err := lower.Lower(tr, lower.Options{}); err != nil {
-		t.Errorf("lowering: %v", err)
+	// "Irecv" is a receive; it was read as an isend.
+	if k := tr.Ranks[1].Events[1].Kind; k != mpi.Irecv {
+		t.Errorf("rank 1's first Irecv read as %v", k)
+	}
+	g, err := lower.Lower(tr, lower.Options{})
+	if err != nil {
+		t.Fatalf("lowering: %v", err)
+	}
+	net, err := network.ParseSpec("loggops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Run(g, net, sim.Options{}); err != nil {
+		t.Errorf("replay: %v", err)
 	}
 }
 

@@ -28,6 +28,18 @@ const (
 	anyTag    = -444
 )
 
+// SMPI's tracer records a send to MPI_PROC_NULL with the destination
+// -333 (MPI_UNDEFINED, the world rank of no process); SMPI's own
+// MPI_PROC_NULL is -666. Read takes a send to either as the no-op that
+// MPI makes of it.
+const (
+	undefinedRank = -333
+	procNull      = -666
+)
+
+// nullReq marks a pending request to MPI_PROC_NULL: its wait is a no-op.
+const nullReq = -1
+
 // Read reads the TI trace at path: an index file that lists one action
 // file per rank (relative to the index's folder), or a single action file
 // with the lines of every rank. The result has one rank per listed file, or
@@ -63,6 +75,12 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := p.resolveProbes(); err != nil {
+		return nil, err
+	}
+	if err := p.checkTruncation(); err != nil {
+		return nil, err
 	}
 	p.finish()
 	return p.t, nil
@@ -234,6 +252,8 @@ type rankState struct {
 	pending []pending
 	region  int32 // region of the next compute (named by "location")
 	seen    bool
+	colls   []collRec // its gathers, scatters, allgathers and alltoalls, for checkTruncation
+	lists   []int64   // their per-peer sizes
 }
 
 type parser struct {
@@ -241,8 +261,11 @@ type parser struct {
 	speed   float64
 	n       int64
 	ranks   []rankState
-	compute int32 // region "compute"
-	sleep   int32 // region "sleep"
+	compute int32   // region "compute"
+	cur     collRec // the collective being read
+	curRank int     // and its rank
+	probes  []probe // receives of unknown size
+	sleep   int32   // region "sleep"
 	list    []int64
 	// dl is the trace's dialect, decided while its first file is read;
 	// the lines read before are held until it is.
@@ -272,14 +295,21 @@ func (p *parser) init(n int) {
 func (p *parser) finish() {
 	for r := range p.ranks {
 		st := &p.ranks[r]
-		if len(st.pending) == 0 {
-			continue
-		}
-		p.list = p.list[:0]
-		for _, q := range st.pending {
+		p.waitPending(r, st)
+	}
+}
+
+// waitPending appends a waitall for every pending request of rank r but
+// those to MPI_PROC_NULL, and empties the pending list.
+func (p *parser) waitPending(r int, st *rankState) {
+	p.list = p.list[:0]
+	for _, q := range st.pending {
+		if q.req != nullReq {
 			p.list = append(p.list, q.req)
 		}
-		st.pending = st.pending[:0]
+	}
+	st.pending = st.pending[:0]
+	if len(p.list) > 0 {
 		p.t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: mpi.World}, p.list)
 	}
 }
@@ -523,6 +553,43 @@ func (p *parser) duration(flops float64, what string) (int64, error) {
 	return int64(ns), nil
 }
 
+// nullPeer reports whether argument i is the destination SMPI records for
+// MPI_PROC_NULL.
+func (p *parser) nullPeer(f [][]byte, i int) bool {
+	if i >= len(f) {
+		return false
+	}
+	v := string(f[i])
+	return v == strconv.Itoa(undefinedRank) || v == strconv.Itoa(procNull)
+}
+
+// doNullSend checks a send or isend to MPI_PROC_NULL and keeps an isend's
+// request pending, so that its wait finds it, without sending anything.
+func (p *parser) doNullSend(r int, f [][]byte) error {
+	st := &p.ranks[r]
+	at := 4
+	var tag int32
+	if p.dl.legacy {
+		at = 3
+	} else {
+		var err error
+		if tag, err = p.tag(f, 3, false); err != nil {
+			return err
+		}
+	}
+	if _, err := p.integer(f, at, "size", 0, maxCount); err != nil {
+		return err
+	}
+	if _, err := p.dtype(f, at+1, st.dtype); err != nil {
+		return err
+	}
+	if p.action == "isend" {
+		dst, _ := strconv.ParseInt(string(f[2]), 10, 64)
+		st.pending = append(st.pending, pending{src: int64(r), dst: dst, tag: int64(tag), req: nullReq})
+	}
+	return nil
+}
+
 // peer parses a rank argument; a receive's negative rank is any source.
 func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
 	v, err := p.integer(f, i, "rank", math.MinInt32, math.MaxInt32)
@@ -539,7 +606,7 @@ func (p *parser) peer(f [][]byte, i int, recv bool) (int32, error) {
 		if recv {
 			return mpi.AnySource, nil
 		}
-		return 0, p.errorf("rank %d is not a rank (0..%d)", v, p.n-1)
+		return 0, p.errorf("rank %d is not a rank (0..%d), nor MPI_PROC_NULL as SMPI records it (%d or %d)", v, p.n-1, undefinedRank, procNull)
 	}
 	return int32(v), nil
 }
@@ -661,10 +728,13 @@ func (p *parser) doCompute(r int, a *action, f [][]byte) error {
 // doP2P appends a blocking or nonblocking send or receive; a nonblocking
 // one stays pending until a wait or waitall completes it.
 func (p *parser) doP2P(r int, f [][]byte) error {
-	name := f[1]
+	name := p.action // today's name, also of SimGrid 3.16's "Isend" and "Irecv"
 	st := &p.ranks[r]
 	t, world := p.t, mpi.World
-	recv := name[0] == 'r' || name[0] == 'i' && name[1] == 'r'
+	recv := name == "recv" || name == "irecv"
+	if !recv && p.nullPeer(f, 2) {
+		return p.doNullSend(r, f)
+	}
 	peer, err := p.peer(f, 2, recv)
 	if err != nil {
 		return err
@@ -678,22 +748,32 @@ func (p *parser) doP2P(r int, f [][]byte) error {
 		}
 		at = 4
 	}
-	n, err := p.integer(f, at, "size", math.MinInt32, maxCount)
+	v, err := p.number(f, at, "size")
 	if err != nil {
 		return err
 	}
+	if v = math.Trunc(v); v > maxCount {
+		return p.errorf("size %s is past 2^40 (%d) elements", f[at], int64(maxCount))
+	}
+	n := int64(max(v, math.MinInt32))
 	if n < 0 {
 		if !recv {
 			return p.errorf("negative size %d", n)
 		}
-		n = 0 // a receive of unknown size (SimGrid probes for it)
+		if peer == mpi.AnySource || tag == mpi.AnyTag {
+			return p.errorf("a receive of unknown size (%s) from any source or with any tag: capsim cannot tell which message it receives, and so its size", f[at])
+		}
+		// A receive of unknown size, whose message SimGrid's replay
+		// probes for: sized by resolveProbes.
+		p.probes = append(p.probes, probe{rank: r, event: len(p.t.Ranks[r].Events), line: p.line, file: p.file})
+		n = 0
 	}
 	dt, err := p.dtype(f, at+1, st.dtype)
 	if err != nil {
 		return err
 	}
 	e := mpi.Event{Comm: world, Peer: peer, Tag: tag, Bytes: n * dt}
-	switch string(name) {
+	switch name {
 	case "send":
 		e.Kind = mpi.Send
 	case "recv":
@@ -737,7 +817,12 @@ func (p *parser) doWait(r int, a *action, f [][]byte) error {
 	if name[0] == 't' {
 		return nil // a test: the request stays pending until a wait
 	}
-	if req, ok := st.take(key[0], key[1], key[2]); ok {
+	if len(st.pending) == 0 {
+		// SimGrid's replay stops here too ("action wait not preceded by
+		// any irecv or isend"); a test with none pending it passes over.
+		return p.errorf("no request of rank %d is pending (every isend and irecv before it has been waited for): a wait for a request never started, or waited for twice", r)
+	}
+	if req, ok := st.take(key[0], key[1], key[2]); ok && req != nullReq {
 		p.t.Append(r, mpi.Event{Kind: mpi.Wait, Comm: mpi.World, Req: req})
 	}
 	// Like SimGrid's replay, a wait for no pending request does nothing
@@ -747,16 +832,7 @@ func (p *parser) doWait(r int, a *action, f [][]byte) error {
 
 // doWaitall appends a waitall for every pending request of rank r.
 func (p *parser) doWaitall(r int) {
-	st := &p.ranks[r]
-	if len(st.pending) == 0 {
-		return
-	}
-	p.list = p.list[:0]
-	for _, q := range st.pending {
-		p.list = append(p.list, q.req)
-	}
-	st.pending = st.pending[:0]
-	p.t.AppendList(r, mpi.Event{Kind: mpi.Waitall, Comm: mpi.World}, p.list)
+	p.waitPending(r, &p.ranks[r])
 }
 
 // doSendRecv appends a sendrecv as SimGrid's replay runs it: an isend and
@@ -831,6 +907,7 @@ func (st *rankState) take(src, dst, tag int64) (int64, bool) {
 func (p *parser) collective(r int, a *action, f [][]byte) error {
 	dtype := p.ranks[r].dtype
 	e := mpi.Event{Kind: a.mpi, Comm: mpi.World}
+	p.cur, p.curRank = collRec{act: a, line: int32(p.line), root: -1}, r
 	var comp float64 // flops of the reduction, run after the collective
 	var err error
 	switch a.kind {
@@ -850,6 +927,7 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 			return err
 		}
 		p.t.AppendList(r, e, p.list)
+		p.record(r, a, &e)
 		return nil
 	case actReduceScatter:
 		comp, err = p.reduceScatterArgs(f, dtype, &e)
@@ -858,6 +936,7 @@ func (p *parser) collective(r int, a *action, f [][]byte) error {
 		return err
 	}
 	p.t.Append(r, e)
+	p.record(r, a, &e)
 	if comp != 0 {
 		ns, err := p.duration(comp, "flops")
 		if err != nil {
@@ -934,6 +1013,7 @@ func (p *parser) gatherArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) er
 		return err
 	}
 	e.Bytes = sc * dt1
+	p.cur.send, p.cur.recv = sc*dt1, rc*dt2
 	if a.mpi == mpi.Scatter {
 		e.Bytes = rc * dt2 // what every rank receives; the root's send count is per rank too
 	}
@@ -944,8 +1024,8 @@ func (p *parser) gatherArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) er
 // send counts×n [dt1 dt2 [displs×n]].
 func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) error {
 	n := int(p.n)
-	var err error
-	if _, err = p.count(f, 2, "send count"); err != nil {
+	sc, err := p.count(f, 2, "send count")
+	if err != nil {
 		return err
 	}
 	dti := 3 + n
@@ -957,6 +1037,10 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 	} else if len(f) <= 3+2*n && len(f) > 5+n {
 		dti = len(f) // displacements without datatypes (SimGrid's reading)
 	}
+	dt1, err := p.dtype(f, dti, dtype)
+	if err != nil {
+		return err
+	}
 	dt2, err := p.dtype(f, dti+1, dtype)
 	if err != nil {
 		return err
@@ -965,6 +1049,10 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 	if err != nil {
 		return err
 	}
+	p.cur.send = sc * dt1
+	if !a.mpi.IsRooted() || e.Peer == int32(p.curRank) { // the receive counts are the root's
+		p.cur.recvs = p.keep(p.curRank)
+	}
 	e.Bytes = ceilDiv(sum, p.n) // capsim's gather moves one size per rank: the mean
 	return nil
 }
@@ -972,8 +1060,8 @@ func (p *parser) gathervArgs(a *action, f [][]byte, dtype int64, e *mpi.Event) e
 // scattervArgs reads scatterv counts×n recv [root [dt1 dt2]].
 func (p *parser) scattervArgs(f [][]byte, dtype int64, e *mpi.Event) error {
 	n := int(p.n)
-	var err error
-	if _, err = p.count(f, 2+n, "receive count"); err != nil {
+	rc, err := p.count(f, 2+n, "receive count")
+	if err != nil {
 		return err
 	}
 	if e.Peer, err = p.root(f, 3+n); err != nil {
@@ -983,9 +1071,17 @@ func (p *parser) scattervArgs(f [][]byte, dtype int64, e *mpi.Event) error {
 	if err != nil {
 		return err
 	}
+	dt2, err := p.dtype(f, 5+n, dtype)
+	if err != nil {
+		return err
+	}
 	sum, err := p.counts(f, 2, dt1, "send counts")
 	if err != nil {
 		return err
+	}
+	p.cur.recv = rc * dt2
+	if e.Peer == int32(p.curRank) { // the send counts are the root's
+		p.cur.sends = p.keep(p.curRank)
 	}
 	e.Bytes = ceilDiv(sum, p.n)
 	return nil
@@ -1014,6 +1110,7 @@ func (p *parser) alltoallvArgs(a *action, f [][]byte, dtype int64, e *mpi.Event)
 	if _, err = p.counts(f, 4+n, dt2, "receive counts"); err != nil {
 		return err
 	}
+	p.cur.recvs = p.keep(p.curRank)
 	sum, err := p.counts(f, 3, dt1, "send counts")
 	if err != nil {
 		return err

@@ -195,12 +195,12 @@ func TestActions(t *testing.T) {
 0 alltoall 3 3 0 0
 1 alltoall 3 3
 0 alltoallv 5 2 3 5 2 3 0 0
-1 alltoallv 7 4 3 7 4 3 0 0
+1 alltoallv 7 3 4 7 3 4 0 0
 0 gather 1 1 0 2 2
 1 gather 1 1 0 2 2
 0 allgatherv 1 3 5 0 0
 1 allgatherv 1 3 5 0 0
-0 scatterv 4 6 2 1 4 4
+0 scatterv 4 6 4 1 4 4
 1 scatterv 4 6 2 1 4 4
 0 reducescatter 2 2 0 1
 1 reducescatter 2 2 0 1
@@ -262,6 +262,40 @@ func TestActions(t *testing.T) {
 	}
 }
 
+// TestProcNull: SMPI records a send to MPI_PROC_NULL with destination
+// -333; it is the no-op MPI makes of it, and the wait of such an isend
+// waits for nothing. It was refused as a rank out of range.
+func TestProcNull(t *testing.T) {
+	tr, err := Read(write(t, `0 init
+1 init
+0 send -333 1 3 0
+0 isend -666 1 3 0
+0 isend 1 2 8
+0 wait 0 -666 1
+0 send 1 5 8
+1 recv 0 5 8
+1 recv 0 2 8
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	W := mpi.World
+	want0 := []mpi.Event{
+		{Kind: mpi.Isend, Comm: W, Peer: 1, Tag: 2, Bytes: 8, Req: 0},
+		{Kind: mpi.Send, Comm: W, Peer: 1, Tag: 5, Bytes: 8},
+		{Kind: mpi.Waitall, Comm: W, ListOff: 0, ListLen: 1},
+	}
+	if got := tr.Ranks[0].Events; !reflect.DeepEqual(got, want0) {
+		t.Errorf("rank 0 events\n got %+v\nwant %+v", got, want0)
+	}
+	if got := tr.Ranks[0].List; !reflect.DeepEqual(got, []int64{0}) {
+		t.Errorf("rank 0 list %v, want [0]", got)
+	}
+	if _, err := lower.Lower(tr, lower.Options{}); err != nil {
+		t.Errorf("lowering: %v", err)
+	}
+}
+
 func TestSpeed(t *testing.T) {
 	p := write(t, "0 compute 1e6\n")
 	for _, c := range []struct {
@@ -303,6 +337,12 @@ func TestErrors(t *testing.T) {
 		{"# smpi/host-speed: fast\n0 init\n", ":1: host speed \"fast\""},
 		{"", "no actions and no files listed"},
 		{"0 init\n0 send 3 0 1\n", ":2: send: rank 3 is not a rank of this one-rank trace: is this one rank's file"},
+		// A wait with no request pending was dropped; SimGrid's replay
+		// stops on it.
+		{"0 init\n1 init\n0 wait 0 1 7\n", ":3: wait: no request of rank 0 is pending"},
+		{"0 init\n1 init\n0 isend 1 7 8\n0 wait 0 1 7\n0 wait 0 1 7\n1 recv 0 7 8\n", ":5: wait: no request of rank 0 is pending"},
+		{"0 init\n1 init\n0 send -5 0 1\n", ":3: send: rank -5 is not a rank (0..1), nor MPI_PROC_NULL as SMPI records it (-333 or -666)"},
+		{"0 init\n1 init\n0 isend -333 0 -1\n", ":3: isend: size -1 outside 0.."},
 	} {
 		p := write(t, c.text)
 		_, err := Read(p, Options{})
@@ -350,5 +390,13 @@ func TestSniff(t *testing.T) {
 		if got := Sniff([]byte(c.head)); got != c.want {
 			t.Errorf("Sniff(%q) = %v, want %v", c.head, got, c.want)
 		}
+	}
+}
+
+// TestTestWithNothingPending: SimGrid's replay passes over a test when no
+// request is pending (it stops only on such a wait), and so does Read.
+func TestTestWithNothingPending(t *testing.T) {
+	if _, err := Read(write(t, "0 init\n1 init\n0 test 0 1 7\n1 compute 1\n"), Options{}); err != nil {
+		t.Error(err)
 	}
 }
