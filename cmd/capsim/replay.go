@@ -256,7 +256,7 @@ func newImportCmd() *cobra.Command {
 		}
 		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], cv.Format, cv.Ranks, cv.Events, out)
 		if spec := collSpec(cv.FormatCollectives); spec != "" {
-			fmt.Fprintf(w, "note: %s traces replay with --coll '%s' by default; pass it when replaying %s\n", cv.Format, spec, out)
+			fmt.Fprintf(w, "note: %s keeps the %s trace's collective algorithms (--coll '%s'), with which it replays\n", out, cv.Format, spec)
 		}
 		return nil
 	}

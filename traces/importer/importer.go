@@ -400,7 +400,19 @@ func readArrow(path string, _ Options) (*Trace, error) {
 		return &Trace{Graph: g}, err
 	case arrowtrace.KindMPI:
 		t, err := arrowtrace.ReadMPI(path)
-		return &Trace{MPI: t}, err
+		if err != nil || len(t.Algorithms) == 0 {
+			return &Trace{MPI: t}, err
+		}
+		// The algorithms of the format it was converted from: it
+		// replays as that trace does.
+		for _, k := range mpi.Kinds() {
+			if a, ok := t.Algorithms[k]; ok {
+				if _, err := lower.ParseAlgorithms(k.String() + "=" + a); err != nil {
+					return nil, &arrowtrace.FormatError{File: path, Row: -1, Field: arrowtrace.MetaCollectives, Msg: err.Error()}
+				}
+			}
+		}
+		return &Trace{MPI: t, Collectives: t.Algorithms}, nil
 	}
 	return nil, &Error{Path: path, Looks: "not an Arrow IPC file or stream", Hint: "pass --format for the format it is"}
 }
