@@ -80,6 +80,9 @@ over power caps, policies and machines.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		stdinArgs(args)
+		if err := stdoutOutputs(c); err != nil {
+			return err
+		}
 		if err := checkNumberFlags(c); err != nil {
 			return err
 		}

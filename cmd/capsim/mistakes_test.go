@@ -56,6 +56,10 @@ func TestMistakes(t *testing.T) {
 		{"power over the model file", []string{"replay", good, "--models", p("dvfs.json"), "--power", p("dvfs.json")}, 2, []string{"--power", "is --models"}},
 		{"two outputs in one file", []string{"replay", good, "--models", p("dvfs.json"), "--timeline", p("t.out"), "--power", p("t.out")}, 2,
 			[]string{"--timeline", "--power", "name one file"}},
+		{"sweep into standard output", []string{"sweep", p("s.toml"), "-o", "-"}, 2, []string{"--output -", "results directory, not a stream"}},
+		{"merge into standard output", []string{"merge", p("mine"), "-o", "/dev/stdout"}, 2, []string{"--output /dev/stdout", "results directory, not a stream"}},
+		{"two outputs on standard output", []string{"replay", good, "--models", p("dvfs.json"), "--timeline", "-", "--power", "-"}, 2,
+			[]string{"--timeline and --power write to standard output"}},
 		{"order-free nodes without order-free", []string{"bound", good, "--cap", "300", "--order-free-nodes", "5"}, 2, []string{"--order-free-nodes needs --order-free"}},
 		{"order-free nodes 0", []string{"bound", good, "--cap", "300", "--order-free", "--order-free-nodes", "0"}, 2, []string{"--order-free-nodes 0", "> 0"}},
 		{"switch time under lp rounding", []string{"bound", good, "--cap", "300", "--switch-us", "145"}, 2, []string{"--switch-us applies with --rounding split or staggered, not --rounding lp"}},
@@ -195,6 +199,50 @@ func TestStandardInput(t *testing.T) {
 		f.Close()
 		if code != 0 || !strings.Contains(stdout, "/dev/stdin") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestStandardOutput: an output given as "-" is standard output, as an
+// argument "-" is standard input, and what the command prints for its
+// reader goes to standard error then: gen, import and export wrote a file
+// named "-", and with -o /dev/stdout a line "wrote …" after the Arrow
+// data made it unreadable ("corrupt Arrow file footer").
+func TestStandardOutput(t *testing.T) {
+	_, p, write := badInputDir(t)
+	goal := write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	for _, tc := range []struct {
+		name, file string
+		args       []string
+	}{
+		{"gen", "g.arrow", []string{"gen", "stencil", "-o", "-"}},
+		{"import", "i.arrow", []string{"import", "trace", goal, "-o", "-"}},
+		{"export", "e.goal", []string{"export", "goal", goal, "-o", "/dev/stdout"}},
+	} {
+		f, err := os.Create(p(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := syscall.Dup(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Dup3(int(f.Fd()), 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := capsim(t, tc.args...)
+		syscall.Dup3(saved, 1, 0)
+		syscall.Close(saved)
+		f.Close()
+		if code != 0 || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, stdout, stderr)
+		}
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf("%s: wrote a file named -", tc.name)
+		}
+		if code, out, errOut := capsim(t, "replay", p(tc.file)); code != 0 || !strings.Contains(out, "makespan") {
+			t.Errorf("%s: replay of what it wrote to standard output: exit %d, %s%s", tc.name, code, out, errOut)
 		}
 	}
 }

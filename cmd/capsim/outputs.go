@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -62,6 +63,41 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 				return usagef("%s %s and %s %s name one file: one output would replace the other", p.what, p.path, o.what, o.path)
 			}
 		}
+	}
+	return nil
+}
+
+// stdoutNames are the names of standard output an output flag may give.
+var stdoutNames = map[string]bool{"-": true, "/dev/stdout": true, "/dev/fd/1": true, "/proc/self/fd/1": true}
+
+// stdoutOutputs makes an output flag given as "-" standard output, as an
+// argument "-" is standard input, and where an output goes to standard
+// output, sends what the command prints for its reader to standard error:
+// a line such as "wrote t.arrow" after an Arrow file on a pipe made it
+// unreadable. A results directory (sweep, merge) is no stream, and two
+// outputs on standard output would interleave: both are refused.
+func stdoutOutputs(cmd *cobra.Command) error {
+	var on []string
+	for _, n := range outputFlags {
+		f := cmd.Flags().Lookup(n)
+		if f == nil || !f.Changed || f.Value.Type() != "string" || !stdoutNames[f.Value.String()] {
+			continue
+		}
+		if n == "output" && (cmd.Name() == "sweep" || cmd.Name() == "merge") {
+			return usagef("--%s %s: %s writes a results directory, not a stream; name a directory", n, f.Value.String(), cmd.Name())
+		}
+		if f.Value.String() == "-" {
+			if err := f.Value.Set("/dev/stdout"); err != nil {
+				return err
+			}
+		}
+		on = append(on, "--"+n)
+	}
+	switch {
+	case len(on) > 1:
+		return usagef("%s write to standard output: one output would mix into the other; name files", strings.Join(on, " and "))
+	case len(on) == 1:
+		cmd.SetOut(cmd.ErrOrStderr())
 	}
 	return nil
 }

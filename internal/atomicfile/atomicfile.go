@@ -121,9 +121,34 @@ func special(path string) (bool, error) {
 	return !fi.Mode().IsRegular(), nil
 }
 
-// writeSpecial writes straight into a device or a named pipe.
+// destination returns the file a write of path replaces: for a symbolic
+// link, the file it points to (replacing the link would leave the file
+// linked to as it was). fd reports that path names a file descriptor of
+// the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N): it is written
+// through as it is, never renamed over, which would replace /dev/stdout
+// itself, or cut short what a shell's >> appended to.
+func destination(path string) (target string, fd bool) {
+	clean := filepath.Clean(path)
+	if strings.HasPrefix(clean, "/proc/") || strings.HasPrefix(clean, "/dev/fd/") {
+		return path, true
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, false
+	}
+	if to, err := os.Readlink(path); err == nil && (strings.HasPrefix(to, "/proc/") || strings.HasPrefix(to, "/dev/fd/")) {
+		return path, true
+	}
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t, false
+	}
+	return path, false // a link to nothing yet: replaced by the file
+}
+
+// writeSpecial writes straight into a device, a named pipe or a file
+// descriptor, appending where it is a file (a shell's > truncated it).
 func writeSpecial(path string, fill func(w io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -145,12 +170,13 @@ func writeSpecial(path string, fill func(w io.Writer) error) error {
 // writer. The file's mode is 0644. A device or a named pipe (/dev/null)
 // is written into, not replaced; a folder is an error.
 func Write(path string, fill func(w io.Writer) error) (err error) {
-	if sp, err := special(path); err != nil {
+	target, fd := destination(path)
+	if sp, err := special(target); err != nil {
 		return err
-	} else if sp {
+	} else if sp || fd {
 		return writeSpecial(path, fill)
 	}
-	dir, base := filepath.Split(path)
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
@@ -187,7 +213,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
@@ -210,9 +236,10 @@ func WriteFile(path string, data []byte) error {
 // file named tmp, in path's folder; it is then synced and renamed over
 // path. On error the temporary file is removed and path is untouched.
 func WriteVia(path string, write func(tmp string) error) (err error) {
-	if sp, err := special(path); err != nil {
+	target, fd := destination(path)
+	if sp, err := special(target); err != nil {
 		return err
-	} else if sp {
+	} else if sp || fd {
 		// Let write make a temporary file, then copy it in.
 		tmpDir, err := os.MkdirTemp("", "capsim-write-")
 		if err != nil {
@@ -233,7 +260,7 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 			return err
 		})
 	}
-	dir, base := filepath.Split(path)
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
@@ -264,7 +291,7 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {

@@ -170,3 +170,54 @@ func TestWriteSpecial(t *testing.T) {
 		t.Errorf("writing a folder: %v", err)
 	}
 }
+
+// TestWriteThroughLinks: a symbolic link is written through, the file it
+// points to replaced and the link kept; a link to a file descriptor of
+// the process (as /dev/stdout is) is written into, not renamed over:
+// `-o /dev/stdout` with standard output on a file replaced /dev/stdout
+// itself by a regular file.
+func TestWriteThroughLinks(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc here")
+	}
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "model.json")
+	if err := os.Mkdir(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fdFile, err := os.Create(filepath.Join(dir, "stdout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fdFile.Close()
+	links := []struct{ link, to, read string }{
+		{"model.json", filepath.Join("data", "model.json"), real},
+		{"stdout", "/proc/self/fd/" + strconv.Itoa(int(fdFile.Fd())), fdFile.Name()},
+	}
+	for _, l := range links {
+		p := filepath.Join(dir, l.link)
+		if err := os.Symlink(l.to, p); err != nil {
+			t.Fatal(err)
+		}
+		for _, write := range []func() error{
+			func() error { return WriteFile(p, []byte("new ")) },
+			func() error {
+				return WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, []byte("via "), 0o644) })
+			},
+		} {
+			if err := write(); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("%s: the link was replaced (%v, %v)", l.link, fi.Mode(), err)
+			}
+		}
+		b, err := os.ReadFile(l.read)
+		if want := map[string]string{"model.json": "via ", "stdout": "new via "}[l.link]; err != nil || string(b) != want {
+			t.Errorf("%s: %s holds %q (%v), want %q", l.link, l.read, b, err, want)
+		}
+	}
+}
