@@ -72,3 +72,29 @@ func TestDegenerateReportNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestReportWildcardTrace: a trace whose receives name no source sweeps
+// (its replays resolve the wildcard) and reports; the page says why it
+// has no energy–time frontier, naming the trace, where the report failed
+// with the LP's error, naming no file.
+func TestReportWildcardTrace(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000000\n1 compute 2000000\n"+
+		"1 send 0 2 64 0\n0 recv -333 2 64 0\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	files, err := WriteReport(out, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(files.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"No frontier", "workload.trace t.txt", "MPI_ANY_SOURCE"} {
+		if !strings.Contains(string(b), part) {
+			t.Errorf("page lacks %q", part)
+		}
+	}
+}
