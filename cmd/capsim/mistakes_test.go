@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // TestMistakes runs the CLI on mistakes that used to exit 0: an output
@@ -296,5 +299,36 @@ func TestMergeKeepsScenario(t *testing.T) {
 	}
 	if got, err := os.ReadFile(p("all/scenario.json")); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("merged folder's scenario.json: %v (equal %v)", err, bytes.Equal(got, want))
+	}
+}
+
+// TestExportGOALSaysStartsLost: GOAL has no start times, so a trace whose
+// ranks started apart (recorded start offsets, which replay keeps) exports
+// to a GOAL file that replays every rank from 0, a different makespan; the
+// export says so instead of silently. A trace of ranks started together
+// exports without a note.
+func TestExportGOALSaysStartsLost(t *testing.T) {
+	_, p, _ := badInputDir(t)
+	tr, err := arrowtrace.ReadMPI(p("good.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Recorded = &graph.Recorded{StartNs: []int64{0, 0, 5_000_000, 0}}
+	if err := arrowtrace.WriteMPI(p("late.arrow"), tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   string
+		note bool
+	}{{"good.arrow", false}, {"late.arrow", true}} {
+		code, _, stderr := capsim(t, "export", "goal", p(tc.in), "-o", p(tc.in+".goal"))
+		if code != 0 || strings.Contains(stderr, "starts every rank at 0") != tc.note || tc.note && !strings.Contains(stderr, "5 ms apart") {
+			t.Errorf("%s: exit %d, stderr %q, want a note: %v", tc.in, code, stderr, tc.note)
+		}
+	}
+	_, orig, _ := capsim(t, "replay", p("late.arrow"))
+	_, exported, _ := capsim(t, "replay", p("late.arrow.goal"))
+	if orig[:strings.Index(orig, "events")] == exported[:strings.Index(exported, "events")] {
+		t.Errorf("the offsets changed nothing; the test shows nothing:\n%s", orig)
 	}
 }

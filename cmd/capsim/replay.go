@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/chakra"
 	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -301,7 +302,18 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return atomicfile.Write(out, func(w io.Writer) error { return goal.Write(w, gr) })
+			if err := atomicfile.Write(out, func(w io.Writer) error { return goal.Write(w, gr) }); err != nil {
+				return err
+			}
+			if len(gr.StartNs) > 0 {
+				lo, hi := slices.Min(gr.StartNs), slices.Max(gr.StartNs)
+				if hi > lo {
+					// GOAL has no start times: LogGOPSim and capsim start
+					// every rank of the file at 0.
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s starts every rank at 0 (GOAL has no start times); the trace starts them where the recorded run did, up to %s apart, and replays so unless --align-starts\n", out, graph.FormatMs(hi-lo))
+				}
+			}
+			return nil
 		},
 	}
 	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")
