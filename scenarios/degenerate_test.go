@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios/results"
 )
 
 // degenerateScenario is a two-rank machine replaying the SimGrid trace
@@ -96,5 +98,19 @@ func TestReportWildcardTrace(t *testing.T) {
 		if !strings.Contains(string(b), part) {
 			t.Errorf("page lacks %q", part)
 		}
+	}
+}
+
+// TestReportOfRunningSweep: a report of a folder a sweep still holds is
+// refused naming the run (it said "open results.arrow: no such file").
+func TestReportOfRunningSweep(t *testing.T) {
+	dir := t.TempDir()
+	st, err := results.Open(dir, "fp", 1, results.Schema{{Name: "policy", Type: results.String}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := WriteReport(dir, ReportOptions{}); !errors.Is(err, results.ErrInUse) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("report of a held folder: %v, want ErrInUse naming it", err)
 	}
 }

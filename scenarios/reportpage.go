@@ -56,6 +56,14 @@ type ReportFiles struct {
 // every machine with the first, the comparison with another results folder
 // (opt.Compare), the points in detail, and the results table.
 func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
+	for _, d := range []string{dir, opt.Compare} {
+		if d == "" {
+			continue
+		}
+		if err := results.InUse(d); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
 	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
 	if err != nil {
 		return nil, err

@@ -254,6 +254,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 		return nil, cov, fmt.Errorf("merge: no input directories")
 	}
 	for _, d := range dirs {
+		if err := InUse(d); err != nil {
+			return nil, cov, fmt.Errorf("merge: %w", err)
+		}
 		if same, err := sameDir(out, d); err != nil {
 			return nil, cov, fmt.Errorf("merge: %w", err)
 		} else if same {
