@@ -332,3 +332,31 @@ func TestExportGOALSaysStartsLost(t *testing.T) {
 		t.Errorf("the offsets changed nothing; the test shows nothing:\n%s", orig)
 	}
 }
+
+// TestOutputsWrittenAtomically: every file a command writes goes through
+// internal/atomicfile (a temporary file renamed into place), so that a
+// full disk, an error or a kill leaves the previous file, never a part of
+// the new one; frontier --csv truncated its file first and left it empty
+// on a full disk.
+func TestOutputsWrittenAtomically(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, call := range []string{"os.WriteFile(", "os.Create(", "os.OpenFile("} {
+				if strings.Contains(line, call) {
+					t.Errorf("%s:%d: %s writes in place; use atomicfile", f, i+1, strings.TrimSuffix(call, "("))
+				}
+			}
+		}
+	}
+}
