@@ -126,7 +126,7 @@ func special(path string) (bool, error) {
 // linked to as it was). fd reports that path names a file descriptor of
 // the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N): it is written
 // through as it is, never renamed over, which would replace /dev/stdout
-// itself, or cut short what a shell's >> appended to.
+// itself.
 func destination(path string) (target string, fd bool) {
 	clean := filepath.Clean(path)
 	if strings.HasPrefix(clean, "/proc/") || strings.HasPrefix(clean, "/dev/fd/") {
@@ -145,15 +145,53 @@ func destination(path string) (target string, fd bool) {
 	return path, false // a link to nothing yet: replaced by the file
 }
 
+// descriptor returns the number of this process's file descriptor that
+// path names (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to one),
+// or -1.
+func descriptor(path string) int {
+	for range 4 {
+		clean := filepath.Clean(path)
+		for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"} {
+			if rest, ok := strings.CutPrefix(clean, dir); ok {
+				if n, err := strconv.Atoi(rest); err == nil && n >= 0 {
+					return n
+				}
+				return -1
+			}
+		}
+		to, err := os.Readlink(clean)
+		if err != nil {
+			return -1
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(clean), to)
+		}
+		path = to
+	}
+	return -1
+}
+
 // writeSpecial writes straight into a device, a named pipe or a file
-// descriptor, appending where it is a file (a shell's > truncated it).
+// descriptor of the process. A descriptor is written through a duplicate
+// of it, which shares its offset: opened again by name, a standard output
+// on a file wrote from its start, and the shell's next line wrote over
+// the output.
 func writeSpecial(path string, fill func(w io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	var f *os.File
+	if n := descriptor(path); n >= 0 {
+		d, err := syscall.Dup(n)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		f = os.NewFile(uintptr(d), path)
+	} else {
+		var err error
+		if f, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = fill(bw)
+	err := fill(bw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -175,7 +175,8 @@ func TestWriteSpecial(t *testing.T) {
 // points to replaced and the link kept; a link to a file descriptor of
 // the process (as /dev/stdout is) is written into, not renamed over:
 // `-o /dev/stdout` with standard output on a file replaced /dev/stdout
-// itself by a regular file.
+// itself by a regular file. A descriptor is written at its own offset: the
+// shell's next line wrote over the output opened again by name.
 func TestWriteThroughLinks(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("no /proc here")
@@ -197,6 +198,7 @@ func TestWriteThroughLinks(t *testing.T) {
 		{"model.json", filepath.Join("data", "model.json"), real},
 		{"stdout", "/proc/self/fd/" + strconv.Itoa(int(fdFile.Fd())), fdFile.Name()},
 	}
+	fdFile.WriteString("x") // a shell's line before the command's output
 	for _, l := range links {
 		p := filepath.Join(dir, l.link)
 		if err := os.Symlink(l.to, p); err != nil {
@@ -215,8 +217,11 @@ func TestWriteThroughLinks(t *testing.T) {
 				t.Errorf("%s: the link was replaced (%v, %v)", l.link, fi.Mode(), err)
 			}
 		}
+		if l.link == "stdout" {
+			fdFile.WriteString("y") // and after it, at the offset the output left
+		}
 		b, err := os.ReadFile(l.read)
-		if want := map[string]string{"model.json": "via ", "stdout": "new via "}[l.link]; err != nil || string(b) != want {
+		if want := map[string]string{"model.json": "via ", "stdout": "xnew via y"}[l.link]; err != nil || string(b) != want {
 			t.Errorf("%s: %s holds %q (%v), want %q", l.link, l.read, b, err, want)
 		}
 	}
