@@ -313,6 +313,9 @@ func newExportCmd() *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s starts every rank at 0 (GOAL has no start times); the trace starts them where the recorded run did, up to %s apart, and replays so unless --align-starts\n", out, graph.FormatMs(hi-lo))
 				}
 			}
+			if gr.Causal {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s replays in LogGOPSim's release order: GOAL cannot say that the trace's CPUs are streams of one device, whose dependencies hold across them (the trace's replay)\n", out)
+			}
 			return nil
 		},
 	}
