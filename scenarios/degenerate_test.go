@@ -114,3 +114,31 @@ func TestReportOfRunningSweep(t *testing.T) {
 		t.Errorf("report of a held folder: %v, want ErrInUse naming it", err)
 	}
 }
+
+// TestReportOtherScenarioRefused: report --no-detail --scenario FILE of
+// results swept from another scenario text described FILE's scenario
+// beside their table, under a note that it described "the scenario as
+// the sweep recorded it"; it is refused naming both, and the folder's own
+// scenario.json reports it.
+func TestReportOtherScenarioRefused(t *testing.T) {
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	other := filepath.Join(filepath.Dir(sc.File), "other.toml")
+	if err := os.WriteFile(other, []byte(strings.Replace(string(sc.Text), "caps_w = [300]", "caps_w = [250]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	osc, err := Load(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = WriteReport(out, ReportOptions{Scenario: osc, NoDetail: true})
+	if err == nil || !strings.Contains(err.Error(), "--scenario "+other+" is not the scenario") || !strings.Contains(err.Error(), sc.File) {
+		t.Errorf("report of another scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{Scenario: sc, NoDetail: true}); err != nil {
+		t.Errorf("report of its own scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{NoDetail: true}); err != nil {
+		t.Errorf("report by scenario.json: %v", err)
+	}
+}

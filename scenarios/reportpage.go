@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +101,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	var stale error
 	if sc != nil {
 		stale = sc.checkResults(dir)
+	}
+	if stale != nil && opt.Scenario != nil {
+		if err := sc.sameScenarioText(dir); err != nil {
+			return nil, err
+		}
 	}
 	if stale != nil && !opt.NoDetail {
 		return nil, fmt.Errorf("%w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", stale)
@@ -211,6 +218,36 @@ func (sc *Scenario) checkResults(dir string) error {
 		return fmt.Errorf("report: the inputs are no longer those of the results: %w", err)
 	}
 	return nil
+}
+
+// sameScenarioText refuses a scenario given for the results in dir
+// (report --scenario) whose text is not the one their journal records:
+// the page would describe another sweep beside the table. A journal that
+// records no scenario is not checked.
+func (sc *Scenario) sameScenarioText(dir string) error {
+	ins, err := results.ReadInputs(dir)
+	if err != nil {
+		return nil // no journal: checkResults found nothing to compare
+	}
+	sum := sha256.Sum256(sc.Text)
+	for _, in := range ins {
+		if in.Name == "scenario" && in.Hash != hex.EncodeToString(sum[:]) {
+			what := "they were swept from " + in.Path
+			if samePath(in.Path, sc.File) {
+				what = "it changed since the sweep"
+			}
+			return fmt.Errorf("report: --scenario %s is not the scenario of the results in %s (%s); leave --scenario out to describe them by %s",
+				sc.File, dir, what, filepath.Join(dir, SourceFile))
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one file, made absolute.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
 
 // requireColumns reports the columns of names that schema lacks.
