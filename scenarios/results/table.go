@@ -302,6 +302,12 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 	if !cov.Complete() && !opt.Partial {
 		return nil, cov, fmt.Errorf("merge: %w: %s%s (--partial merges them anyway)", ErrIncomplete, cov, givenTwice(dirs))
 	}
+	if h, err := readHeader(filepath.Join(out, JournalFile)); err == nil &&
+		(h.Fingerprint != hdr.Fingerprint || h.Points != hdr.Points || !sameSchema(h.Schema, hdr.Schema)) {
+		// A merge has no --restart: the remedy is another directory.
+		return nil, cov, fmt.Errorf("merge: %w: the output %s holds sweep %s (%d points), the shards sweep %s (%d points): %s; merge into a new directory",
+			ErrMismatch, out, h.Fingerprint, h.Points, hdr.Fingerprint, hdr.Points, changes(h.Inputs, hdr.Inputs))
+	}
 	st, err := OpenSweep(out, Sweep{Fingerprint: hdr.Fingerprint, Points: hdr.Points, Schema: hdr.Schema, Inputs: hdr.Inputs}, false)
 	if err != nil {
 		return nil, cov, fmt.Errorf("merge: %w", err)
