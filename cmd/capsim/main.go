@@ -89,7 +89,10 @@ over power caps, policies and machines.`,
 		if err := checkFlagNeeds(c); err != nil {
 			return err
 		}
-		return checkOutputs(c, args)
+		if err := checkOutputs(c, args); err != nil {
+			return err
+		}
+		return checkOutputFormat(c)
 	}
 	root.Version = capsimVersion()
 	root.SetVersionTemplate(versionTemplate)

@@ -102,6 +102,27 @@ func stdoutOutputs(cmd *cobra.Command) error {
 	return nil
 }
 
+// checkOutputFormat refuses an output file named for another trace format
+// than the command writes: gen and import write Arrow whatever the name,
+// so "-o x.goal" gave LogGOPSim an Arrow file, and export goal "-o
+// x.arrow" a GOAL text named as Arrow; neither compresses a ".gz".
+func checkOutputFormat(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("output")
+	if f == nil || !f.Changed || cmd.Parent() == nil {
+		return nil
+	}
+	name := strings.ToLower(f.Value.String())
+	switch parent := cmd.Parent().Name(); {
+	case (parent == "gen" || parent == "import" || parent == "export") && strings.HasSuffix(name, ".gz"):
+		return usagef("--output %s: %s %s writes an uncompressed file; name it without .gz and compress it afterwards (gzip FILE: capsim reads it so)", f.Value.String(), parent, cmd.Name())
+	case (parent == "gen" || parent == "import") && strings.HasSuffix(name, ".goal"):
+		return usagef("--output %s: %s %s writes an Arrow file; name it .arrow (capsim export goal writes GOAL)", f.Value.String(), parent, cmd.Name())
+	case parent == "export" && cmd.Name() == "goal" && strings.HasSuffix(name, ".arrow"):
+		return usagef("--output %s: export goal writes GOAL text; name it .goal (capsim import trace writes Arrow)", f.Value.String())
+	}
+	return nil
+}
+
 // sameFile reports whether path is the file st describes.
 func sameFile(st os.FileInfo, path string) bool {
 	other, err := os.Stat(path)
