@@ -102,23 +102,61 @@ func stdoutOutputs(cmd *cobra.Command) error {
 	return nil
 }
 
-// checkOutputFormat refuses an output file named for another trace format
-// than the command writes: gen and import write Arrow whatever the name,
-// so "-o x.goal" gave LogGOPSim an Arrow file, and export goal "-o
-// x.arrow" a GOAL text named as Arrow; neither compresses a ".gz".
+// outputFormats names, per output flag (as "COMMAND --FLAG", COMMAND the
+// command's path below capsim, or "* --FLAG" for every command), the
+// format the command writes there and the name endings of other formats
+// it refuses: the file is written in its own format whatever its name,
+// so "gen … -o x.goal" handed LogGOPSim an Arrow file, "replay --power
+// p.csv" a spreadsheet an Arrow file, and "-o x.goal.gz" was not gzipped.
+var outputFormats = map[string]struct {
+	format string
+	other  []string
+}{
+	"gen * --output":            {"an Arrow trace (capsim export goal writes GOAL)", []string{".goal", ".csv", ".json", ".txt", ".gz"}},
+	"import * --output":         {"an Arrow trace (capsim export goal writes GOAL)", []string{".goal", ".csv", ".json", ".txt", ".gz"}},
+	"export goal --output":      {"GOAL text (capsim import trace writes Arrow)", []string{".arrow", ".csv", ".json", ".gz"}},
+	"replay --power":            {"an Arrow table", []string{".csv", ".json", ".goal", ".gz"}},
+	"replay --timeline":         {"a Perfetto or trace-event JSON timeline", []string{".arrow", ".csv", ".goal", ".gz"}},
+	"schedule --write-profiles": {"an Arrow table", []string{".csv", ".json", ".goal", ".gz"}},
+	"schedule --timeline":       {"a CSV table", []string{".arrow", ".json", ".goal", ".gz"}},
+	"* --csv":                   {"a CSV table", []string{".arrow", ".json", ".goal", ".gz"}},
+	"fit --output-file":         {"a JSON model file", []string{".csv", ".arrow", ".goal", ".gz"}},
+}
+
+// checkOutputFormat refuses an output file whose name ends as another
+// format's (outputFormats), naming the flag, the file and what the
+// command writes there.
 func checkOutputFormat(cmd *cobra.Command) error {
-	f := cmd.Flags().Lookup("output")
-	if f == nil || !f.Changed || cmd.Parent() == nil {
-		return nil
-	}
-	name := strings.ToLower(f.Value.String())
-	switch parent := cmd.Parent().Name(); {
-	case (parent == "gen" || parent == "import" || parent == "export") && strings.HasSuffix(name, ".gz"):
-		return usagef("--output %s: %s %s writes an uncompressed file; name it without .gz and compress it afterwards (gzip FILE: capsim reads it so)", f.Value.String(), parent, cmd.Name())
-	case (parent == "gen" || parent == "import") && strings.HasSuffix(name, ".goal"):
-		return usagef("--output %s: %s %s writes an Arrow file; name it .arrow (capsim export goal writes GOAL)", f.Value.String(), parent, cmd.Name())
-	case parent == "export" && cmd.Name() == "goal" && strings.HasSuffix(name, ".arrow"):
-		return usagef("--output %s: export goal writes GOAL text; name it .goal (capsim import trace writes Arrow)", f.Value.String())
+	path := strings.Fields(cmd.CommandPath())[1:] // below "capsim"
+	for _, n := range outputFlags {
+		f := cmd.Flags().Lookup(n)
+		if f == nil || !f.Changed || f.Value.Type() != "string" {
+			continue
+		}
+		var keys []string
+		switch len(path) {
+		case 1:
+			keys = []string{path[0] + " --" + n, "* --" + n}
+		case 2:
+			keys = []string{path[0] + " " + path[1] + " --" + n, path[0] + " * --" + n, "* --" + n}
+		}
+		for _, k := range keys {
+			spec, ok := outputFormats[k]
+			if !ok {
+				continue
+			}
+			name := strings.ToLower(f.Value.String())
+			for _, ext := range spec.other {
+				if strings.HasSuffix(name, ext) {
+					what := "file"
+					if ext == ".gz" {
+						what = "compressed file (capsim writes it uncompressed; gzip it afterwards, capsim reads it so)"
+					}
+					return usagef("--%s %s: %s writes %s there, not a %s %s", n, f.Value.String(), cmd.CommandPath(), spec.format, ext, what)
+				}
+			}
+			break
+		}
 	}
 	return nil
 }
