@@ -142,3 +142,27 @@ func TestReportOtherScenarioRefused(t *testing.T) {
 		t.Errorf("report by scenario.json: %v", err)
 	}
 }
+
+// TestReportOfNoResults: report of a folder without a results table says
+// what the folder is: a sweep stopped before it wrote its table, or no
+// results folder at all ("open results.arrow: no such file" before).
+func TestReportOfNoResults(t *testing.T) {
+	empty := t.TempDir()
+	stopped := t.TempDir()
+	st, err := results.Open(stopped, "fp", 2, results.Schema{{Name: "policy", Type: results.String}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(results.Row{Index: 0, Values: []any{"static"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, tc := range []struct{ dir, want string }{
+		{empty, "is not a results folder"},
+		{stopped, "stopped before it finished: rerun it to resume"},
+	} {
+		if _, err := WriteReport(tc.dir, ReportOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.dir) {
+			t.Errorf("%s: err = %v, want %q", tc.dir, err, tc.want)
+		}
+	}
+}

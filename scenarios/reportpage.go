@@ -67,6 +67,14 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		}
 	}
 	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+			if _, jerr := os.Stat(filepath.Join(dir, results.JournalFile)); jerr == nil {
+				return nil, fmt.Errorf("report: %s holds a sweep's points but no %s: the sweep stopped before it finished: rerun it to resume (or capsim merge --partial the folder into another and report that with --partial)", dir, results.ArrowFile)
+			}
+			return nil, fmt.Errorf("report: %s is not a results folder: it holds no %s (capsim sweep and capsim merge write one)", dir, results.ArrowFile)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
