@@ -181,13 +181,13 @@ func writeSpecial(path string, fill func(w io.Writer) error) error {
 	if n := descriptor(path); n >= 0 {
 		d, err := syscall.Dup(n)
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		f = os.NewFile(uintptr(d), path)
 	} else {
 		var err error
 		if f, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
@@ -199,9 +199,27 @@ func writeSpecial(path string, fill func(w io.Writer) error) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	return nil
+}
+
+// failed is the error of a write of path that failed with err, in the
+// terms of the file asked for: a temporary file's name is left out, and
+// a missing folder is named as such ("open .x.arrow.tmp-…: no such file
+// or directory" read as if x.arrow were missing).
+func failed(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(filepath.Base(pe.Path), tmpMark) {
+		err = pe.Err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: folder %s does not exist: %w", path, dir, err)
+		}
+	}
+	return fmt.Errorf("write %s: %w", path, err)
 }
 
 // Write creates or replaces path with whatever fill writes to the given
@@ -221,7 +239,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	cleanStale(dir, base) // best effort; a failure shows up below
 	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -235,24 +253,24 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 		// fill's own errors (what it read was bad) are the caller's to
 		// name; only a failed write of the file is this one's.
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: sync: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = os.Rename(tmp, target); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync() // best effort: not every file system supports syncing a directory
@@ -281,12 +299,12 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 		// Let write make a temporary file, then copy it in.
 		tmpDir, err := os.MkdirTemp("", "capsim-write-")
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		defer os.RemoveAll(tmpDir)
 		tmp := filepath.Join(tmpDir, filepath.Base(path))
 		if err := write(tmp); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		return writeSpecial(path, func(w io.Writer) error {
 			f, err := os.Open(tmp)
@@ -305,7 +323,7 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 	cleanStale(dir, base)
 	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	tmp := f.Name()
 	f.Close()
@@ -315,10 +333,10 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 		}
 	}()
 	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if f, err = os.OpenFile(tmp, os.O_RDWR, 0); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Chmod(0o644); err == nil {
 		err = f.Sync()
@@ -327,10 +345,10 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = os.Rename(tmp, target); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync()

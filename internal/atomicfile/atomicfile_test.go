@@ -53,10 +53,19 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	assertOnlyFile(t, dir, "out.txt")
 }
 
+// TestWriteMissingDir: a write into a folder that does not exist names
+// the folder, not the temporary file ("open no/such/.f.tmp-…: no such
+// file or directory", which read as if f were the missing file).
 func TestWriteMissingDir(t *testing.T) {
-	err := WriteFile(filepath.Join(t.TempDir(), "no", "such", "f"), nil)
-	if err == nil {
-		t.Fatal("want error for missing directory")
+	dir := filepath.Join(t.TempDir(), "no", "such")
+	p := filepath.Join(dir, "f")
+	for _, err := range []error{
+		WriteFile(p, nil),
+		WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, nil, 0o644) }),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "folder "+dir+" does not exist") || strings.Contains(err.Error(), tmpMark) {
+			t.Errorf("err = %v, want one naming the missing folder and no temporary file", err)
+		}
 	}
 }
 
