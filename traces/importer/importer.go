@@ -572,6 +572,16 @@ func describeDir(path string) error {
 	if err != nil {
 		return err
 	}
+	var metas []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".meta") && e.Type().IsRegular() {
+			metas = append(metas, e.Name())
+		}
+	}
+	if len(metas) > 1 {
+		return &Error{Path: path, Looks: fmt.Sprintf("a folder of %d DUMPI traces (%s)", len(metas), strings.Join(metas, ", ")),
+			Hint: "pass the .meta file of the one meant"}
+	}
 	var names, empty []string
 	for _, e := range ents {
 		n := e.Name()
