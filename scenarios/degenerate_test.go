@@ -166,3 +166,34 @@ func TestReportOfNoResults(t *testing.T) {
 		}
 	}
 }
+
+// TestReportPathsTaken: where the page's name is a folder, or the figures
+// folder's a file, the report is refused before it writes anything (it
+// wrote the figures, then failed on the page).
+func TestReportPathsTaken(t *testing.T) {
+	for _, taken := range []string{"report.html", "figures"} {
+		sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+		sweepInto(t, sc, out)
+		p := filepath.Join(out, taken)
+		var err error
+		if taken == "figures" {
+			err = os.WriteFile(p, []byte("mine"), 0o644)
+		} else {
+			err = os.Mkdir(p, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadDir(out)
+		_, err = WriteReport(out, ReportOptions{NoDetail: true})
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s taken: err = %v, want one naming it", taken, err)
+		}
+		if after, _ := os.ReadDir(out); len(after) != len(before) {
+			t.Errorf("%s taken: the report wrote files before failing", taken)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(out, "figures")); taken == "report.html" && len(ents) > 0 {
+			t.Errorf("figures written without their page")
+		}
+	}
+}

@@ -199,6 +199,13 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	for _, f := range all {
 		written = append(written, filepath.Join(figDir, f.Name+".png"), filepath.Join(figDir, f.Name+".svg"))
 	}
+	// Refused before a file is written: figures without their page.
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("report: %s is a folder: the page cannot be written there; remove or rename it", path)
+	}
+	if st, err := os.Stat(figDir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("report: %s is a file: the figures go into a folder of that name; remove or rename it", figDir)
+	}
 	if err := recordReportFiles(dir, written); err != nil {
 		return nil, err
 	}
