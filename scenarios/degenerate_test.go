@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios/results"
 )
 
 // degenerateScenario is a two-rank machine replaying the SimGrid trace
@@ -69,6 +71,129 @@ func TestDegenerateReportNumbers(t *testing.T) {
 		}
 		if i := strings.Index(string(b), "NaN"); i >= 0 {
 			t.Errorf("%s has NaN: …%s…", filepath.Base(f), b[max(0, i-80):i+10])
+		}
+	}
+}
+
+// TestReportWildcardTrace: a trace whose receives name no source sweeps
+// (its replays resolve the wildcard) and reports; the page says why it
+// has no energy–time frontier, naming the trace, where the report failed
+// with the LP's error, naming no file.
+func TestReportWildcardTrace(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000000\n1 compute 2000000\n"+
+		"1 send 0 2 64 0\n0 recv -333 2 64 0\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	files, err := WriteReport(out, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(files.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"No frontier", "workload.trace t.txt", "MPI_ANY_SOURCE"} {
+		if !strings.Contains(string(b), part) {
+			t.Errorf("page lacks %q", part)
+		}
+	}
+}
+
+// TestReportOfRunningSweep: a report of a folder a sweep still holds is
+// refused naming the run (it said "open results.arrow: no such file").
+func TestReportOfRunningSweep(t *testing.T) {
+	dir := t.TempDir()
+	st, err := results.Open(dir, "fp", 1, results.Schema{{Name: "policy", Type: results.String}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := WriteReport(dir, ReportOptions{}); !errors.Is(err, results.ErrInUse) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("report of a held folder: %v, want ErrInUse naming it", err)
+	}
+}
+
+// TestReportOtherScenarioRefused: report --no-detail --scenario FILE of
+// results swept from another scenario text described FILE's scenario
+// beside their table, under a note that it described "the scenario as
+// the sweep recorded it"; it is refused naming both, and the folder's own
+// scenario.json reports it.
+func TestReportOtherScenarioRefused(t *testing.T) {
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	other := filepath.Join(filepath.Dir(sc.File), "other.toml")
+	if err := os.WriteFile(other, []byte(strings.Replace(string(sc.Text), "caps_w = [300]", "caps_w = [250]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	osc, err := Load(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = WriteReport(out, ReportOptions{Scenario: osc, NoDetail: true})
+	if err == nil || !strings.Contains(err.Error(), "--scenario "+other+" is not the scenario") || !strings.Contains(err.Error(), sc.File) {
+		t.Errorf("report of another scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{Scenario: sc, NoDetail: true}); err != nil {
+		t.Errorf("report of its own scenario: %v", err)
+	}
+	if _, err := WriteReport(out, ReportOptions{NoDetail: true}); err != nil {
+		t.Errorf("report by scenario.json: %v", err)
+	}
+}
+
+// TestReportOfNoResults: report of a folder without a results table says
+// what the folder is: a sweep stopped before it wrote its table, or no
+// results folder at all ("open results.arrow: no such file" before).
+func TestReportOfNoResults(t *testing.T) {
+	empty := t.TempDir()
+	stopped := t.TempDir()
+	st, err := results.Open(stopped, "fp", 2, results.Schema{{Name: "policy", Type: results.String}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(results.Row{Index: 0, Values: []any{"static"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, tc := range []struct{ dir, want string }{
+		{empty, "is not a results folder"},
+		{stopped, "stopped before it finished: rerun it to resume"},
+	} {
+		if _, err := WriteReport(tc.dir, ReportOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.dir) {
+			t.Errorf("%s: err = %v, want %q", tc.dir, err, tc.want)
+		}
+	}
+}
+
+// TestReportPathsTaken: where the page's name is a folder, or the figures
+// folder's a file, the report is refused before it writes anything (it
+// wrote the figures, then failed on the page).
+func TestReportPathsTaken(t *testing.T) {
+	for _, taken := range []string{"report.html", "figures"} {
+		sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+		sweepInto(t, sc, out)
+		p := filepath.Join(out, taken)
+		var err error
+		if taken == "figures" {
+			err = os.WriteFile(p, []byte("mine"), 0o644)
+		} else {
+			err = os.Mkdir(p, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadDir(out)
+		_, err = WriteReport(out, ReportOptions{NoDetail: true})
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s taken: err = %v, want one naming it", taken, err)
+		}
+		if after, _ := os.ReadDir(out); len(after) != len(before) {
+			t.Errorf("%s taken: the report wrote files before failing", taken)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(out, "figures")); taken == "report.html" && len(ents) > 0 {
+			t.Errorf("figures written without their page")
 		}
 	}
 }

@@ -2,12 +2,14 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/energy"
 	"github.com/capsim/capsim/scenarios/report"
@@ -89,6 +91,11 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 		fr := byMachine[mn]
 		cfg := FrontierConfig{Machine: m, Trace: t, Graph: g}
 		r, err := sc.frontierDAG(cfg)
+		if errors.Is(err, bound.ErrWildcard) {
+			// The sweep replayed the trace; only the LP cannot order it.
+			return report.Section{Heading: sec.Heading, Text: fmt.Sprintf(
+				"No frontier: the LP cannot order workload.trace %s: %v.", sc.Workload.Trace, err)}, true, nil
+		}
 		if err != nil {
 			return report.Section{}, false, err
 		}

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +58,23 @@ type ReportFiles struct {
 // every machine with the first, the comparison with another results folder
 // (opt.Compare), the points in detail, and the results table.
 func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
+	for _, d := range []string{dir, opt.Compare} {
+		if d == "" {
+			continue
+		}
+		if err := results.InUse(d); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
 	schema, rows, err := results.ReadArrow(filepath.Join(dir, results.ArrowFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+			if _, jerr := os.Stat(filepath.Join(dir, results.JournalFile)); jerr == nil {
+				return nil, fmt.Errorf("report: %s holds a sweep's points but no %s: the sweep stopped before it finished: rerun it to resume (or capsim merge --partial the folder into another and report that with --partial)", dir, results.ArrowFile)
+			}
+			return nil, fmt.Errorf("report: %s is not a results folder: it holds no %s (capsim sweep and capsim merge write one)", dir, results.ArrowFile)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +109,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	var stale error
 	if sc != nil {
 		stale = sc.checkResults(dir)
+	}
+	if stale != nil && opt.Scenario != nil {
+		if err := sc.sameScenarioText(dir); err != nil {
+			return nil, err
+		}
 	}
 	if stale != nil && !opt.NoDetail {
 		return nil, fmt.Errorf("%w; rerun the sweep (capsim sweep --restart), or leave the detail out (--no-detail)", stale)
@@ -176,6 +199,13 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	for _, f := range all {
 		written = append(written, filepath.Join(figDir, f.Name+".png"), filepath.Join(figDir, f.Name+".svg"))
 	}
+	// Refused before a file is written: figures without their page.
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("report: %s is a folder: the page cannot be written there; remove or rename it", path)
+	}
+	if st, err := os.Stat(figDir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("report: %s is a file: the figures go into a folder of that name; remove or rename it", figDir)
+	}
 	if err := recordReportFiles(dir, written); err != nil {
 		return nil, err
 	}
@@ -203,6 +233,36 @@ func (sc *Scenario) checkResults(dir string) error {
 		return fmt.Errorf("report: the inputs are no longer those of the results: %w", err)
 	}
 	return nil
+}
+
+// sameScenarioText refuses a scenario given for the results in dir
+// (report --scenario) whose text is not the one their journal records:
+// the page would describe another sweep beside the table. A journal that
+// records no scenario is not checked.
+func (sc *Scenario) sameScenarioText(dir string) error {
+	ins, err := results.ReadInputs(dir)
+	if err != nil {
+		return nil // no journal: checkResults found nothing to compare
+	}
+	sum := sha256.Sum256(sc.Text)
+	for _, in := range ins {
+		if in.Name == "scenario" && in.Hash != hex.EncodeToString(sum[:]) {
+			what := "they were swept from " + in.Path
+			if samePath(in.Path, sc.File) {
+				what = "it changed since the sweep"
+			}
+			return fmt.Errorf("report: --scenario %s is not the scenario of the results in %s (%s); leave --scenario out to describe them by %s",
+				sc.File, dir, what, filepath.Join(dir, SourceFile))
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one file, made absolute.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
 
 // requireColumns reports the columns of names that schema lacks.

@@ -237,6 +237,7 @@ func TestReportMissingColumns(t *testing.T) {
 	if err := st.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+	st.Close()
 	_, err = WriteReport(dir, ReportOptions{NoDetail: true})
 	if err == nil || !strings.Contains(err.Error(), "policy, cap_w, makespan_ns") {
 		t.Errorf("error %v, want one naming the missing columns", err)

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/scenarios"
 )
 
@@ -71,7 +71,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 				return interrupted(ctx, inTrace(a, err))
 			}
 			if csvPath != "" {
-				if err := os.WriteFile(csvPath, frontierCSV(rep), 0o644); err != nil {
+				if err := atomicfile.WriteFile(csvPath, frontierCSV(rep)); err != nil {
 					return fmt.Errorf("--csv: %w", err)
 				}
 			}

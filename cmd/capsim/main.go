@@ -80,13 +80,19 @@ over power caps, policies and machines.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		stdinArgs(args)
+		if err := stdoutOutputs(c); err != nil {
+			return err
+		}
 		if err := checkNumberFlags(c); err != nil {
 			return err
 		}
 		if err := checkFlagNeeds(c); err != nil {
 			return err
 		}
-		return checkOutputs(c, args)
+		if err := checkOutputs(c, args); err != nil {
+			return err
+		}
+		return checkOutputFormat(c)
 	}
 	root.Version = capsimVersion()
 	root.SetVersionTemplate(versionTemplate)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/capsim/capsim/traces/arrowtrace"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // TestMistakes runs the CLI on mistakes that used to exit 0: an output
@@ -56,6 +59,16 @@ func TestMistakes(t *testing.T) {
 		{"power over the model file", []string{"replay", good, "--models", p("dvfs.json"), "--power", p("dvfs.json")}, 2, []string{"--power", "is --models"}},
 		{"two outputs in one file", []string{"replay", good, "--models", p("dvfs.json"), "--timeline", p("t.out"), "--power", p("t.out")}, 2,
 			[]string{"--timeline", "--power", "name one file"}},
+		{"gen into a .goal name", []string{"gen", "pattern", "binomialtreebcast", "-o", p("x.goal")}, 2, []string{"--output", "x.goal", "writes an Arrow trace", "export goal"}},
+		{"import into a .goal name", []string{"import", "trace", good, "-o", p("x.GOAL")}, 2, []string{"x.GOAL", "writes an Arrow trace"}},
+		{"export goal into a .arrow name", []string{"export", "goal", good, "-o", p("x.arrow")}, 2, []string{"x.arrow", "writes GOAL text"}},
+		{"export goal into a .gz name", []string{"export", "goal", good, "-o", p("x.goal.gz")}, 2, []string{"x.goal.gz", "uncompressed", "gzip it afterwards"}},
+		{"power into a .csv name", []string{"replay", good, "--models", p("dvfs.json"), "--power", p("p.csv")}, 2, []string{"--power", "p.csv", "writes an Arrow table"}},
+		{"fit into a .csv name", []string{"fit", p("runs.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("model.csv")}, 2, []string{"--output-file", "model.csv", "JSON model file"}},
+		{"sweep into standard output", []string{"sweep", p("s.toml"), "-o", "-"}, 2, []string{"--output -", "results directory, not a stream"}},
+		{"merge into standard output", []string{"merge", p("mine"), "-o", "/dev/stdout"}, 2, []string{"--output /dev/stdout", "results directory, not a stream"}},
+		{"two outputs on standard output", []string{"replay", good, "--models", p("dvfs.json"), "--timeline", "-", "--power", "-"}, 2,
+			[]string{"--timeline and --power write to standard output"}},
 		{"order-free nodes without order-free", []string{"bound", good, "--cap", "300", "--order-free-nodes", "5"}, 2, []string{"--order-free-nodes needs --order-free"}},
 		{"order-free nodes 0", []string{"bound", good, "--cap", "300", "--order-free", "--order-free-nodes", "0"}, 2, []string{"--order-free-nodes 0", "> 0"}},
 		{"switch time under lp rounding", []string{"bound", good, "--cap", "300", "--switch-us", "145"}, 2, []string{"--switch-us applies with --rounding split or staggered, not --rounding lp"}},
@@ -199,6 +212,50 @@ func TestStandardInput(t *testing.T) {
 	}
 }
 
+// TestStandardOutput: an output given as "-" is standard output, as an
+// argument "-" is standard input, and what the command prints for its
+// reader goes to standard error then: gen, import and export wrote a file
+// named "-", and with -o /dev/stdout a line "wrote …" after the Arrow
+// data made it unreadable ("corrupt Arrow file footer").
+func TestStandardOutput(t *testing.T) {
+	_, p, write := badInputDir(t)
+	goal := write("two.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n")
+	for _, tc := range []struct {
+		name, file string
+		args       []string
+	}{
+		{"gen", "g.arrow", []string{"gen", "stencil", "-o", "-"}},
+		{"import", "i.arrow", []string{"import", "trace", goal, "-o", "-"}},
+		{"export", "e.goal", []string{"export", "goal", goal, "-o", "/dev/stdout"}},
+	} {
+		f, err := os.Create(p(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := syscall.Dup(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Dup3(int(f.Fd()), 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := capsim(t, tc.args...)
+		syscall.Dup3(saved, 1, 0)
+		syscall.Close(saved)
+		f.Close()
+		if code != 0 || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, stdout, stderr)
+		}
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf("%s: wrote a file named -", tc.name)
+		}
+		if code, out, errOut := capsim(t, "replay", p(tc.file)); code != 0 || !strings.Contains(out, "makespan") {
+			t.Errorf("%s: replay of what it wrote to standard output: exit %d, %s%s", tc.name, code, out, errOut)
+		}
+	}
+}
+
 // TestScenarioFromPipe: a scenario read from a pipe has no folder for its
 // relative paths to start from; they were looked for under /dev/fd
 // ("stat /dev/fd/dt/testtrace.meta"). They are refused naming the key.
@@ -248,5 +305,64 @@ func TestMergeKeepsScenario(t *testing.T) {
 	}
 	if got, err := os.ReadFile(p("all/scenario.json")); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("merged folder's scenario.json: %v (equal %v)", err, bytes.Equal(got, want))
+	}
+}
+
+// TestExportGOALSaysStartsLost: GOAL has no start times, so a trace whose
+// ranks started apart (recorded start offsets, which replay keeps) exports
+// to a GOAL file that replays every rank from 0, a different makespan; the
+// export says so instead of silently. A trace of ranks started together
+// exports without a note.
+func TestExportGOALSaysStartsLost(t *testing.T) {
+	_, p, _ := badInputDir(t)
+	tr, err := arrowtrace.ReadMPI(p("good.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Recorded = &graph.Recorded{StartNs: []int64{0, 0, 5_000_000, 0}}
+	if err := arrowtrace.WriteMPI(p("late.arrow"), tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   string
+		note bool
+	}{{"good.arrow", false}, {"late.arrow", true}} {
+		code, _, stderr := capsim(t, "export", "goal", p(tc.in), "-o", p(tc.in+".goal"))
+		if code != 0 || strings.Contains(stderr, "starts every rank at 0") != tc.note || tc.note && !strings.Contains(stderr, "5 ms apart") {
+			t.Errorf("%s: exit %d, stderr %q, want a note: %v", tc.in, code, stderr, tc.note)
+		}
+	}
+	_, orig, _ := capsim(t, "replay", p("late.arrow"))
+	_, exported, _ := capsim(t, "replay", p("late.arrow.goal"))
+	if orig[:strings.Index(orig, "events")] == exported[:strings.Index(exported, "events")] {
+		t.Errorf("the offsets changed nothing; the test shows nothing:\n%s", orig)
+	}
+}
+
+// TestOutputsWrittenAtomically: every file a command writes goes through
+// internal/atomicfile (a temporary file renamed into place), so that a
+// full disk, an error or a kill leaves the previous file, never a part of
+// the new one; frontier --csv truncated its file first and left it empty
+// on a full disk.
+func TestOutputsWrittenAtomically(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, call := range []string{"os.WriteFile(", "os.Create(", "os.OpenFile("} {
+				if strings.Contains(line, call) {
+					t.Errorf("%s:%d: %s writes in place; use atomicfile", f, i+1, strings.TrimSuffix(call, "("))
+				}
+			}
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/traces/chakra"
 	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/lower"
 	"github.com/capsim/capsim/traces/mpi"
@@ -256,7 +257,7 @@ func newImportCmd() *cobra.Command {
 		}
 		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], cv.Format, cv.Ranks, cv.Events, out)
 		if spec := collSpec(cv.FormatCollectives); spec != "" {
-			fmt.Fprintf(w, "note: %s traces replay with --coll '%s' by default; pass it when replaying %s\n", cv.Format, spec, out)
+			fmt.Fprintf(w, "note: %s keeps the %s trace's collective algorithms (--coll '%s'), with which it replays\n", out, cv.Format, spec)
 		}
 		return nil
 	}
@@ -301,7 +302,21 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return atomicfile.Write(out, func(w io.Writer) error { return goal.Write(w, gr) })
+			if err := atomicfile.Write(out, func(w io.Writer) error { return goal.Write(w, gr) }); err != nil {
+				return err
+			}
+			if len(gr.StartNs) > 0 {
+				lo, hi := slices.Min(gr.StartNs), slices.Max(gr.StartNs)
+				if hi > lo {
+					// GOAL has no start times: LogGOPSim and capsim start
+					// every rank of the file at 0.
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s starts every rank at 0 (GOAL has no start times); the trace starts them where the recorded run did, up to %s apart, and replays so unless --align-starts\n", out, graph.FormatMs(hi-lo))
+				}
+			}
+			if gr.Causal {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s replays in LogGOPSim's release order: GOAL cannot say that the trace's CPUs are streams of one device, whose dependencies hold across them (the trace's replay)\n", out)
+			}
+			return nil
 		},
 	}
 	g.Flags().StringVarP(&out, "output", "o", "", "GOAL file to write")

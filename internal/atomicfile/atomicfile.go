@@ -121,14 +121,77 @@ func special(path string) (bool, error) {
 	return !fi.Mode().IsRegular(), nil
 }
 
-// writeSpecial writes straight into a device or a named pipe.
+// destination returns the file a write of path replaces: for a symbolic
+// link, the file it points to (replacing the link would leave the file
+// linked to as it was). fd reports that path names a file descriptor of
+// the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N): it is written
+// through as it is, never renamed over, which would replace /dev/stdout
+// itself.
+func destination(path string) (target string, fd bool) {
+	clean := filepath.Clean(path)
+	if strings.HasPrefix(clean, "/proc/") || strings.HasPrefix(clean, "/dev/fd/") {
+		return path, true
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, false
+	}
+	if to, err := os.Readlink(path); err == nil && (strings.HasPrefix(to, "/proc/") || strings.HasPrefix(to, "/dev/fd/")) {
+		return path, true
+	}
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t, false
+	}
+	return path, false // a link to nothing yet: replaced by the file
+}
+
+// descriptor returns the number of this process's file descriptor that
+// path names (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to one),
+// or -1.
+func descriptor(path string) int {
+	for range 4 {
+		clean := filepath.Clean(path)
+		for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"} {
+			if rest, ok := strings.CutPrefix(clean, dir); ok {
+				if n, err := strconv.Atoi(rest); err == nil && n >= 0 {
+					return n
+				}
+				return -1
+			}
+		}
+		to, err := os.Readlink(clean)
+		if err != nil {
+			return -1
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(clean), to)
+		}
+		path = to
+	}
+	return -1
+}
+
+// writeSpecial writes straight into a device, a named pipe or a file
+// descriptor of the process. A descriptor is written through a duplicate
+// of it, which shares its offset: opened again by name, a standard output
+// on a file wrote from its start, and the shell's next line wrote over
+// the output.
 func writeSpecial(path string, fill func(w io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	var f *os.File
+	if n := descriptor(path); n >= 0 {
+		d, err := syscall.Dup(n)
+		if err != nil {
+			return failed(path, err)
+		}
+		f = os.NewFile(uintptr(d), path)
+	} else {
+		var err error
+		if f, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+			return failed(path, err)
+		}
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = fill(bw)
+	err := fill(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -136,28 +199,47 @@ func writeSpecial(path string, fill func(w io.Writer) error) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	return nil
+}
+
+// failed is the error of a write of path that failed with err, in the
+// terms of the file asked for: a temporary file's name is left out, and
+// a missing folder is named as such ("open .x.arrow.tmp-…: no such file
+// or directory" read as if x.arrow were missing).
+func failed(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(filepath.Base(pe.Path), tmpMark) {
+		err = pe.Err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: folder %s does not exist: %w", path, dir, err)
+		}
+	}
+	return fmt.Errorf("write %s: %w", path, err)
 }
 
 // Write creates or replaces path with whatever fill writes to the given
 // writer. The file's mode is 0644. A device or a named pipe (/dev/null)
 // is written into, not replaced; a folder is an error.
 func Write(path string, fill func(w io.Writer) error) (err error) {
-	if sp, err := special(path); err != nil {
+	target, fd := destination(path)
+	if sp, err := special(target); err != nil {
 		return err
-	} else if sp {
+	} else if sp || fd {
 		return writeSpecial(path, fill)
 	}
-	dir, base := filepath.Split(path)
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
 	cleanStale(dir, base) // best effort; a failure shows up below
 	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -171,24 +253,24 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 		// fill's own errors (what it read was bad) are the caller's to
 		// name; only a failed write of the file is this one's.
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == tmp {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: sync: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = os.Rename(tmp, target); err != nil {
+		return failed(path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync() // best effort: not every file system supports syncing a directory
@@ -210,18 +292,19 @@ func WriteFile(path string, data []byte) error {
 // file named tmp, in path's folder; it is then synced and renamed over
 // path. On error the temporary file is removed and path is untouched.
 func WriteVia(path string, write func(tmp string) error) (err error) {
-	if sp, err := special(path); err != nil {
+	target, fd := destination(path)
+	if sp, err := special(target); err != nil {
 		return err
-	} else if sp {
+	} else if sp || fd {
 		// Let write make a temporary file, then copy it in.
 		tmpDir, err := os.MkdirTemp("", "capsim-write-")
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		defer os.RemoveAll(tmpDir)
 		tmp := filepath.Join(tmpDir, filepath.Base(path))
 		if err := write(tmp); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return failed(path, err)
 		}
 		return writeSpecial(path, func(w io.Writer) error {
 			f, err := os.Open(tmp)
@@ -233,14 +316,14 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 			return err
 		})
 	}
-	dir, base := filepath.Split(path)
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
 	cleanStale(dir, base)
 	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	tmp := f.Name()
 	f.Close()
@@ -250,10 +333,10 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 		}
 	}()
 	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if f, err = os.OpenFile(tmp, os.O_RDWR, 0); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
 	if err = f.Chmod(0o644); err == nil {
 		err = f.Sync()
@@ -262,10 +345,10 @@ func WriteVia(path string, write func(tmp string) error) (err error) {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return failed(path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = os.Rename(tmp, target); err != nil {
+		return failed(path, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync()

@@ -53,10 +53,19 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	assertOnlyFile(t, dir, "out.txt")
 }
 
+// TestWriteMissingDir: a write into a folder that does not exist names
+// the folder, not the temporary file ("open no/such/.f.tmp-…: no such
+// file or directory", which read as if f were the missing file).
 func TestWriteMissingDir(t *testing.T) {
-	err := WriteFile(filepath.Join(t.TempDir(), "no", "such", "f"), nil)
-	if err == nil {
-		t.Fatal("want error for missing directory")
+	dir := filepath.Join(t.TempDir(), "no", "such")
+	p := filepath.Join(dir, "f")
+	for _, err := range []error{
+		WriteFile(p, nil),
+		WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, nil, 0o644) }),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "folder "+dir+" does not exist") || strings.Contains(err.Error(), tmpMark) {
+			t.Errorf("err = %v, want one naming the missing folder and no temporary file", err)
+		}
 	}
 }
 
@@ -168,5 +177,61 @@ func TestWriteSpecial(t *testing.T) {
 	}
 	if err := WriteFile(t.TempDir(), []byte("x")); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("writing a folder: %v", err)
+	}
+}
+
+// TestWriteThroughLinks: a symbolic link is written through, the file it
+// points to replaced and the link kept; a link to a file descriptor of
+// the process (as /dev/stdout is) is written into, not renamed over:
+// `-o /dev/stdout` with standard output on a file replaced /dev/stdout
+// itself by a regular file. A descriptor is written at its own offset: the
+// shell's next line wrote over the output opened again by name.
+func TestWriteThroughLinks(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc here")
+	}
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "model.json")
+	if err := os.Mkdir(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fdFile, err := os.Create(filepath.Join(dir, "stdout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fdFile.Close()
+	links := []struct{ link, to, read string }{
+		{"model.json", filepath.Join("data", "model.json"), real},
+		{"stdout", "/proc/self/fd/" + strconv.Itoa(int(fdFile.Fd())), fdFile.Name()},
+	}
+	fdFile.WriteString("x") // a shell's line before the command's output
+	for _, l := range links {
+		p := filepath.Join(dir, l.link)
+		if err := os.Symlink(l.to, p); err != nil {
+			t.Fatal(err)
+		}
+		for _, write := range []func() error{
+			func() error { return WriteFile(p, []byte("new ")) },
+			func() error {
+				return WriteVia(p, func(tmp string) error { return os.WriteFile(tmp, []byte("via "), 0o644) })
+			},
+		} {
+			if err := write(); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("%s: the link was replaced (%v, %v)", l.link, fi.Mode(), err)
+			}
+		}
+		if l.link == "stdout" {
+			fdFile.WriteString("y") // and after it, at the offset the output left
+		}
+		b, err := os.ReadFile(l.read)
+		if want := map[string]string{"model.json": "via ", "stdout": "xnew via y"}[l.link]; err != nil || string(b) != want {
+			t.Errorf("%s: %s holds %q (%v), want %q", l.link, l.read, b, err, want)
+		}
 	}
 }

@@ -1,11 +1,17 @@
 package bound
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/traces/mpi"
 )
+
+// ErrWildcard is the error of a trace with a receive from any source:
+// the LP orders every message from its sender to its receiver, and which
+// sender a wildcard receive matches is the replay's choice, not the trace's.
+var ErrWildcard = errors.New("a receive from any source (MPI_ANY_SOURCE): the LP needs every message matched to its sender (capsim replay resolves wildcards; the LP does not)")
 
 // ConfigFunc returns the configurations of compute event e of rank r, in
 // seconds and watts (FromTrace reduces them with frontier.Hull).
@@ -235,7 +241,7 @@ func (rb *rankBuild) p2p(i int, e *mpi.Event, comm *mpi.Communicator, v int) err
 	r := rb.r
 	peer := func() (int32, error) {
 		if e.Peer == mpi.AnySource && (e.Kind == mpi.Recv || e.Kind == mpi.Irecv) {
-			return 0, fmt.Errorf("rank %d event %d: a receive from any source (MPI_ANY_SOURCE): the LP needs every message matched to its sender (capsim replay resolves wildcards; the LP does not)", r, i)
+			return 0, fmt.Errorf("rank %d event %d: %w", r, i, ErrWildcard)
 		}
 		if e.Peer < 0 || int(e.Peer) >= len(comm.Members) {
 			return 0, fmt.Errorf("rank %d event %d: peer %d outside communicator %d", r, i, e.Peer, e.Comm)

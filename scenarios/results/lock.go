@@ -57,3 +57,33 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// ErrInUse is returned by InUse when a run holds the directory's lock.
+var ErrInUse = errors.New("a capsim run is writing the results directory")
+
+// InUse returns an error wrapping ErrInUse, naming the run, when another
+// process holds dir's lock (a sweep still writing its points there), and
+// nil otherwise, also when dir has no lock file. Commands that only read
+// a results directory (report, merge) check it first: what they would
+// read is not yet the sweep's, and its table not yet written.
+func InUse(dir string) error {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // no lock file: no run has written here, or it is unreadable to the reader too
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if err == nil {
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		return nil
+	}
+	who := "another process"
+	var h holder
+	if b, rerr := os.ReadFile(path); rerr == nil && json.Unmarshal(b, &h) == nil && h.PID > 0 {
+		who = fmt.Sprintf("pid %d on %s (%s), since %s", h.PID, h.Host, h.Command, h.Since)
+	}
+	return fmt.Errorf("%w: %s is held by %s; wait for it to finish", ErrInUse, dir, who)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,4 +88,43 @@ func TestLockSameProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
+}
+
+// TestInUse: a folder a sweep is still writing is not read as results: a
+// merge of it is refused naming the run, as a report is
+// (scenarios.WriteReport); merged while its sweep ran, it said "points
+// missing", and a report "open results.arrow: no such file". Once the
+// run has closed it, the folder merges.
+func TestInUse(t *testing.T) {
+	dir := t.TempDir()
+	if err := InUse(dir); err != nil {
+		t.Errorf("a folder without a lock file: %v", err)
+	}
+	st, err := Open(dir, "fp", 1, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(row(0), 0); err != nil {
+		t.Fatal(err)
+	}
+	err = InUse(dir)
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("InUse of a held folder: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	if _, _, err := Merge(out, []string{dir}, MergeOptions{}); !errors.Is(err, ErrInUse) {
+		t.Errorf("merge of a held folder: %v, want ErrInUse", err)
+	}
+	if err := st.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := InUse(dir); err != nil {
+		t.Errorf("after the run closed it: %v", err)
+	}
+	if st, _, err := Merge(out, []string{dir}, MergeOptions{}); err != nil {
+		t.Errorf("merge after the run: %v", err)
+	} else {
+		st.Close()
+	}
 }

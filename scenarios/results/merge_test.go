@@ -135,3 +135,34 @@ func TestMergeRefusesOutputOntoInput(t *testing.T) {
 		t.Error("a refused merge changed its inputs")
 	}
 }
+
+// TestMergeIntoOtherSweepRefused: a merge into a folder that holds
+// another sweep's results is refused naming the folder and both sweeps,
+// and offers the remedy a merge has (another directory), not the sweep's
+// --restart, which merge does not take; the folder is left as it was.
+func TestMergeIntoOtherSweepRefused(t *testing.T) {
+	base := t.TempDir()
+	ds := shards(t, base)
+	out := filepath.Join(base, "other")
+	st, err := Open(out, "fp2", 10, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	before := snapshot(t, out)
+	_, _, err = Merge(out, ds, MergeOptions{})
+	if !errors.Is(err, ErrMismatch) {
+		t.Fatalf("err = %v, want ErrMismatch", err)
+	}
+	for _, part := range []string{out, "fp2", "fp1", "merge into a new directory"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("message %q lacks %q", err, part)
+		}
+	}
+	if strings.Contains(err.Error(), "--restart") {
+		t.Errorf("message %q offers --restart, which merge does not take", err)
+	}
+	if after := snapshot(t, out); !maps.Equal(before, after) {
+		t.Errorf("the folder changed")
+	}
+}

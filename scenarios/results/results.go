@@ -242,6 +242,9 @@ func OpenSweep(dir string, sw Sweep, restart bool) (_ *Store, err error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if to, lerr := os.Readlink(dir); lerr == nil {
+			return nil, fmt.Errorf("results: %s is a symbolic link to %s, which is no directory: create it, or name another directory", dir, to)
+		}
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	lock, err := lockDir(dir)

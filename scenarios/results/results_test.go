@@ -428,3 +428,30 @@ func TestChangesNameWhatChanged(t *testing.T) {
 		t.Errorf("moved: %q", got)
 	}
 }
+
+// TestOpenThroughDanglingLink: a results directory named by a symbolic
+// link to nothing is refused naming the link and its target ("mkdir out:
+// file exists" before); a link to a directory is written through.
+func TestOpenThroughDanglingLink(t *testing.T) {
+	base := t.TempDir()
+	link := filepath.Join(base, "out")
+	target := filepath.Join(base, "missing")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(link, "fp", 1, testSchema)
+	if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), target) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("err = %v, want one naming the link and its target", err)
+	}
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(link, "fp", 1, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := os.Stat(filepath.Join(target, JournalFile)); err != nil {
+		t.Errorf("journal not in the link's target: %v", err)
+	}
+}

@@ -254,6 +254,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 		return nil, cov, fmt.Errorf("merge: no input directories")
 	}
 	for _, d := range dirs {
+		if err := InUse(d); err != nil {
+			return nil, cov, fmt.Errorf("merge: %w", err)
+		}
 		if same, err := sameDir(out, d); err != nil {
 			return nil, cov, fmt.Errorf("merge: %w", err)
 		} else if same {
@@ -298,6 +301,12 @@ func Merge(out string, dirs []string, opt MergeOptions) (*Store, Coverage, error
 	}
 	if !cov.Complete() && !opt.Partial {
 		return nil, cov, fmt.Errorf("merge: %w: %s%s (--partial merges them anyway)", ErrIncomplete, cov, givenTwice(dirs))
+	}
+	if h, err := readHeader(filepath.Join(out, JournalFile)); err == nil &&
+		(h.Fingerprint != hdr.Fingerprint || h.Points != hdr.Points || !sameSchema(h.Schema, hdr.Schema)) {
+		// A merge has no --restart: the remedy is another directory.
+		return nil, cov, fmt.Errorf("merge: %w: the output %s holds sweep %s (%d points), the shards sweep %s (%d points): %s; merge into a new directory",
+			ErrMismatch, out, h.Fingerprint, h.Points, hdr.Fingerprint, hdr.Points, changes(h.Inputs, hdr.Inputs))
 	}
 	st, err := OpenSweep(out, Sweep{Fingerprint: hdr.Fingerprint, Points: hdr.Points, Schema: hdr.Schema, Inputs: hdr.Inputs}, false)
 	if err != nil {

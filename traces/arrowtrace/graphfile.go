@@ -31,6 +31,12 @@ const (
 	MetaNumDeps  = "capsim.num_deps" // optional, likewise
 	MetaUnits    = "capsim.units"
 
+	// MetaCausal, "true" in an execution graph whose CPUs are
+	// concurrent streams of one device (graph.Graph.Causal, a Chakra
+	// trace's), makes every dependency hold across a rank's CPUs when
+	// it is replayed; absent or "false": LogGOPSim's release order.
+	MetaCausal = "capsim.causal"
+
 	FormatGraph = "execution-graph"
 	FormatMPI   = "mpi-trace"
 	Version     = "1"
@@ -206,6 +212,13 @@ func EncodeGraph(w io.Writer, g *graph.Graph) error {
 	sc, err := withRecorded(graphSchemaFor(g.NumRanks(), g.NumOps(), g.NumDeps(), g.Labels != nil), g.Recorded)
 	if err != nil {
 		return err
+	}
+	if g.Causal {
+		md := sc.Metadata()
+		keys := append(append([]string(nil), md.Keys()...), MetaCausal)
+		vals := append(append([]string(nil), md.Values()...), "true")
+		nmd := arrow.NewMetadata(keys, vals)
+		sc = arrow.NewSchema(sc.Fields(), &nmd)
 	}
 	gw, err := newGraphWriter(w, sc, g.Regions)
 	if err != nil {
@@ -510,6 +523,7 @@ type graphDecoder struct {
 	numRanks int
 	g        *graph.Graph
 	rec      *graph.Recorded
+	causal   bool // MetaCausal
 	row      int64
 	rank     int32 // rank of the previous row
 	regions  map[string]int32
@@ -534,6 +548,9 @@ func (d *graphDecoder) schema(sc *arrow.Schema) error {
 	d.numRanks = n
 	md := sc.Metadata()
 	if d.rec, err = readRecorded(md, n, d.name); err != nil {
+		return err
+	}
+	if d.causal, err = readCausal(md, d.name); err != nil {
 		return err
 	}
 	// Size hints; wrong or missing hints only cost reallocation.
@@ -1151,7 +1168,7 @@ func (d *graphDecoder) finish() (*graph.Graph, error) {
 	for ; d.rank < int32(d.numRanks); d.rank++ {
 		g.RankStart[d.rank+1] = n
 	}
-	g.Recorded = d.rec
+	g.Recorded, g.Causal = d.rec, d.causal
 	verr := g.Validate()
 	if verr == nil {
 		return g, nil
@@ -1173,4 +1190,17 @@ func (d *graphDecoder) finish() (*graph.Graph, error) {
 		}
 	}
 	return nil, &FormatError{File: d.name, Row: -1, Msg: verr.Error()}
+}
+
+// readCausal reads MetaCausal: true, false or absent (false).
+func readCausal(md arrow.Metadata, name string) (bool, error) {
+	v, ok := md.GetValue(MetaCausal)
+	if !ok {
+		return false, nil
+	}
+	c, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, &FormatError{File: name, Row: -1, Field: MetaCausal, Msg: fmt.Sprintf("%q is neither true nor false", v)}
+	}
+	return c, nil
 }

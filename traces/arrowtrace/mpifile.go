@@ -23,6 +23,13 @@ import (
 // world ranks in communicator rank order. MPI_COMM_WORLD (id 0) is implicit.
 const MetaComms = "capsim.communicators"
 
+// MetaCollectives holds the collective algorithms the trace's format
+// replays its collectives with (mpi.Trace.Algorithms, liballprof's:
+// schedgen's), as "KIND=ALGORITHM" items joined by commas in kind order.
+// Absent: capsim's defaults. An MPI trace converted to Arrow keeps them,
+// so that it replays as the trace it was converted from.
+const MetaCollectives = "capsim.collectives"
+
 // ParamPrefix starts the names of per-compute-event parameter columns.
 const ParamPrefix = "param."
 
@@ -65,9 +72,12 @@ func mpiSchema(t *mpi.Trace) (*arrow.Schema, error) {
 	if comms == nil {
 		cj = []byte("[]")
 	}
-	md := arrow.NewMetadata(
-		[]string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits, MetaComms},
-		[]string{FormatMPI, Version, strconv.Itoa(len(t.Ranks)), mpiUnits, string(cj)})
+	keys := []string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits, MetaComms}
+	vals := []string{FormatMPI, Version, strconv.Itoa(len(t.Ranks)), mpiUnits, string(cj)}
+	if spec := collectivesSpec(t.Algorithms); spec != "" {
+		keys, vals = append(keys, MetaCollectives), append(vals, spec)
+	}
+	md := arrow.NewMetadata(keys, vals)
 	return withRecorded(arrow.NewSchema(fields, &md), t.Recorded)
 }
 
@@ -255,6 +265,11 @@ func (d *mpiDecoder) schema(sc *arrow.Schema) error {
 			d.t.Comms = append(d.t.Comms, mpi.Communicator{ID: c.ID, Name: c.Name, Members: c.Members})
 		}
 	}
+	if spec, ok := md.GetValue(MetaCollectives); ok {
+		if d.t.Algorithms, err = parseCollectives(spec); err != nil {
+			return d.errf(-1, MetaCollectives, "%v", err)
+		}
+	}
 	d.col, err = columns(sc, d.name, []column{
 		{name: "rank", typ: arrow.INT32}, {name: "kind", typ: arrow.STRING}, {name: "region", typ: arrow.STRING},
 		{name: "comm", typ: arrow.INT32}, {name: "peer", typ: arrow.INT32}, {name: "tag", typ: arrow.INT32},
@@ -439,4 +454,37 @@ func (d *mpiDecoder) checkPeer(e *mpi.Event, size int) error {
 		}
 	}
 	return nil
+}
+
+// collectivesSpec writes algs as MetaCollectives holds them: KIND=ALGORITHM
+// items in kind order, "" for none.
+func collectivesSpec(algs map[mpi.Kind]string) string {
+	var parts []string
+	for _, k := range mpi.Kinds() {
+		if a, ok := algs[k]; ok {
+			parts = append(parts, k.String()+"="+a)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseCollectives reads MetaCollectives: KIND=ALGORITHM items, each a
+// collective given once. Which algorithms exist is lowering's to check.
+func parseCollectives(spec string) (map[mpi.Kind]string, error) {
+	m := map[mpi.Kind]string{}
+	for _, item := range strings.Split(spec, ",") {
+		k, a, ok := strings.Cut(item, "=")
+		if !ok || a == "" {
+			return nil, fmt.Errorf("item %q is not KIND=ALGORITHM", item)
+		}
+		kind, err := mpi.ParseKind(k)
+		if err != nil || !kind.IsCollective() {
+			return nil, fmt.Errorf("item %q: %q is not a collective", item, k)
+		}
+		if _, dup := m[kind]; dup {
+			return nil, fmt.Errorf("%s given twice", kind)
+		}
+		m[kind] = a
+	}
+	return m, nil
 }

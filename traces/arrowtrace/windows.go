@@ -128,6 +128,12 @@ func OpenGraphWindows(path string) (gw *GraphWindows, err error) {
 	if gw.Recorded, err = readRecorded(fr.Schema().Metadata(), gw.numRanks, path); err != nil {
 		return nil, err
 	}
+	if causal, err := readCausal(fr.Schema().Metadata(), path); err != nil {
+		return nil, err
+	} else if causal {
+		// The engine streams windows under LogGOPSim's release order.
+		return nil, fmt.Errorf("%s: a causal graph (%s): %w", path, MetaCausal, ErrNotWindowed)
+	}
 	if !windowedSchema(fr.Schema()) {
 		return nil, fmt.Errorf("%s: columns other than capsim's graph schema: %w", path, ErrNotWindowed)
 	}

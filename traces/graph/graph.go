@@ -147,7 +147,7 @@ type Graph struct {
 	// LogGOPSim does, so that on a CPU idle since before t it starts
 	// early; graphs whose CPUs are concurrent streams of one device
 	// (Chakra traces) set Causal. Single-CPU ranks never differ. Arrow
-	// and GOAL files do not store it.
+	// files store it (capsim.causal); GOAL files do not.
 	Causal bool
 
 	// Labels optionally holds a label per operation (the GOAL label such

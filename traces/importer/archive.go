@@ -455,5 +455,6 @@ func readArchive(path, name, kind string, opt Options) (*Trace, error) {
 	}
 	t.Path, t.Format = name, f.Name
 	t.renameSources(u.name)
+	t.setStarts(opt.AlignStarts)
 	return t, nil
 }

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/traces/arrowtrace"
@@ -69,5 +71,52 @@ func TestConvert(t *testing.T) {
 		if k, err := arrowtrace.Detect(out); err != nil || k != tc.kind {
 			t.Errorf("%s: wrote %v (%v), want %v", tc.name, k, err, tc.kind)
 		}
+	}
+}
+
+// TestConvertKeepsFormatCollectives: a liballprof trace converted to an
+// Arrow MPI trace keeps schedgen's collective algorithms, so that the
+// Arrow file lowers to the same program as the trace (its barrier took
+// capsim's default, 12 ns shorter per replay of barr4, before); a
+// metadata value naming no collective or no algorithm is refused naming
+// the file and the key.
+func TestConvertKeepsFormatCollectives(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join("..", "liballprof", "testdata", "colls", "trace_colls-0.dat")
+	out := filepath.Join(dir, "c.arrow")
+	if _, err := importer.Convert(in, out, importer.ConvertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := importer.Read(in, importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := importer.Read(out, importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(orig.Collectives) == 0 || !reflect.DeepEqual(orig.Collectives, conv.Collectives) || !reflect.DeepEqual(orig.MPI.Algorithms, conv.MPI.Algorithms) {
+		t.Fatalf("collectives: trace %v, Arrow %v (trace's %v)", orig.Collectives, conv.Collectives, conv.MPI.Algorithms)
+	}
+	g1, err := orig.Lower(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := conv.Lower(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g1.NumOps() != g2.NumOps() || g1.NumDeps() != g2.NumDeps() {
+		t.Errorf("lowered: trace %d ops %d deps, Arrow %d ops %d deps", g1.NumOps(), g1.NumDeps(), g2.NumOps(), g2.NumDeps())
+	}
+	bad := filepath.Join(dir, "bad.arrow")
+	tr := *orig.MPI
+	tr.Algorithms = map[mpi.Kind]string{mpi.Barrier: "nope"}
+	if err := arrowtrace.WriteMPI(bad, &tr); err != nil {
+		t.Fatal(err)
+	}
+	_, err = importer.Read(bad, importer.Options{})
+	if err == nil || !strings.Contains(err.Error(), `no algorithm "nope"`) || !strings.Contains(err.Error(), arrowtrace.MetaCollectives) || !strings.Contains(err.Error(), bad) {
+		t.Errorf("err = %v, want the file, %s and the algorithm", err, arrowtrace.MetaCollectives)
 	}
 }

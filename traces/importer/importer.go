@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -252,6 +253,26 @@ func Detect(path string) (Format, error) {
 	return Format{}, describe(path, head)
 }
 
+// entry returns the file a trace of format f is read from when path
+// names it: for a format of several files, a symbolic link to one of
+// them (an OTF2 anchor, a DUMPI .meta, a liballprof rank file) is the
+// file it points to, whose folder holds the others; the link's own folder
+// does not ("the global definitions file link.def is missing").
+func (f Format) entry(path string) string {
+	if f.Files == nil {
+		return path
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if st, err := os.Stat(real); err == nil && st.Mode().IsRegular() {
+			return real
+		}
+	}
+	return path
+}
+
 // sniff returns the first format that claims a file opening with head.
 func sniff(head []byte) (Format, bool) {
 	for _, f := range Formats() {
@@ -278,7 +299,7 @@ func Read(path string, opt Options) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := f.Read(path, opt)
+	t, err := f.Read(f.entry(path), opt)
 	if err != nil {
 		return nil, forcedOther(err, path, opt)
 	}
@@ -368,7 +389,7 @@ func Files(path string, opt Options) ([]string, error) {
 	if f.Files == nil {
 		return []string{path}, nil
 	}
-	files, err := f.Files(path)
+	files, err := f.Files(f.entry(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -400,7 +421,19 @@ func readArrow(path string, _ Options) (*Trace, error) {
 		return &Trace{Graph: g}, err
 	case arrowtrace.KindMPI:
 		t, err := arrowtrace.ReadMPI(path)
-		return &Trace{MPI: t}, err
+		if err != nil || len(t.Algorithms) == 0 {
+			return &Trace{MPI: t}, err
+		}
+		// The algorithms of the format it was converted from: it
+		// replays as that trace does.
+		for _, k := range mpi.Kinds() {
+			if a, ok := t.Algorithms[k]; ok {
+				if _, err := lower.ParseAlgorithms(k.String() + "=" + a); err != nil {
+					return nil, &arrowtrace.FormatError{File: path, Row: -1, Field: arrowtrace.MetaCollectives, Msg: err.Error()}
+				}
+			}
+		}
+		return &Trace{MPI: t, Collectives: t.Algorithms}, nil
 	}
 	return nil, &Error{Path: path, Looks: "not an Arrow IPC file or stream", Hint: "pass --format for the format it is"}
 }
@@ -538,6 +571,16 @@ func describeDir(path string) error {
 	ents, err := os.ReadDir(path)
 	if err != nil {
 		return err
+	}
+	var metas []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".meta") && e.Type().IsRegular() {
+			metas = append(metas, e.Name())
+		}
+	}
+	if len(metas) > 1 {
+		return &Error{Path: path, Looks: fmt.Sprintf("a folder of %d DUMPI traces (%s)", len(metas), strings.Join(metas, ", ")),
+			Hint: "pass the .meta file of the one meant"}
 	}
 	var names, empty []string
 	for _, e := range ents {

@@ -135,6 +135,9 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	unwritten := filepath.Join(dir, "unwritten") // a Chakra trace created but never written
 	write(t, unwritten, "chakra.0.et", nil)
+	twoDUMPI := filepath.Join(dir, "twodumpi") // said to hold no trace
+	write(t, twoDUMPI, "a.meta", []byte("hostname=x\nnumprocs=1\nfileprefix=a\n"))
+	write(t, twoDUMPI, "b.meta", []byte("hostname=x\nnumprocs=1\nfileprefix=b\n"))
 	for _, tc := range []struct{ path, want string }{
 		{write(t, dir, "t.txt.gz", gz.Bytes()), "t.txt.gz:t.txt: a file of no format capsim recognises"},
 		{write(t, dir, "t.tar", tarHead), "t.tar: read the tar archive: archive/tar: invalid tar header"},
@@ -146,6 +149,7 @@ func TestUnrecognizedFilesSayWhatTheyAre(t *testing.T) {
 		{write(t, dir, "0.evt", []byte("\x03\x42\x01\x00\x00")), "an OTF2 definition or event file"},
 		{otf2, "a folder with the OTF2 anchor file traces.otf2 but not a readable OTF2 trace"},
 		{empty, "emptydir: an empty directory: a copy or an unpacking that has not happened?"},
+		{twoDUMPI, "twodumpi: a folder of 2 DUMPI traces (a.meta, b.meta): pass the .meta file of the one meant"},
 		{unwritten, "a directory (chakra.0.et) holding no trace capsim recognises: " + filepath.Join(unwritten, "chakra.0.et") + " is empty: was it written completely?"},
 		{write(t, dir, "x.txt", []byte("hello world\n")), `it starts with "hello world\n"`},
 		{write(t, dir, "x.bin", []byte{0, 1, 2, 0xfe, 0x80, 'a', 'b', 'c', 'd', 'e'}), "it starts with bytes 00 01 02 fe 80 61 62 63"},
