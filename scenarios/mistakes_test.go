@@ -103,6 +103,13 @@ func TestMistakesRefused(t *testing.T) {
 		{"empty trace", noParams("trace = \"\""), "key workload.trace: an empty string where a file's path is expected", 0},
 		{"empty mapping file", topo("kind = \"crossbar\"\nmapping = \"\""), "key network.topology.mapping: an empty string where a file's path is expected", lineOf(topo("kind = \"crossbar\"\nmapping = \"\""), "mapping = \"\"", 1)},
 		{"empty IPC model", base + "\n[aggregate]\nipc_model = \"\"\n", "key aggregate.ipc_model: an empty string where a file's path is expected", 0},
+		// GiB past int64's bytes wrapped to a negative memory blamed on
+		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
+		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
+		{"task memory 1e308", base + "\n[aggregate]\ntask_mem_gb = 1e308\n", "key aggregate.task_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
+		{"node of 10^9 cores", params("sockets_per_node = 2", "sockets_per_node = 1024", "cores_per_socket = 8", "cores_per_socket = 1048576",
+			`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped"]`) + "\n[aggregate]\ndies_per_socket = 1024\n",
+			"1024 sockets × 1024 dies × 1024 cores has 1073741824 cores per node, more than 65536 (aggregate.MaxCores", 0},
 		// The trace's errors named the key but not its line, and a
 		// machine of other ranks neither.
 		{"trace missing", noParams("trace = \"nosuch.arrow\""), "key workload.trace: stat nosuch.arrow: no such file or directory", lineOf(noParams("trace = \"nosuch.arrow\""), "trace = \"nosuch.arrow\"", 1)},

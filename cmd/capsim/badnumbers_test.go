@@ -91,6 +91,14 @@ l2 requires l1
 		{"tiny cap step", []string{"bound", p("good.arrow"), "--caps", "290:380:1e-300"}, []string{"caps is too many"}},
 		{"huge cap flag", []string{"frontier", p("good.arrow"), "--cap", "1e300"}, []string{"--cap 1e+300: must be a positive power of at most 1e+09 W"}},
 		{"huge frontier", []string{"frontier", p("good.arrow"), "--points", "100000000"}, []string{"--points 100000000: want 2 to 10000"}},
+		// A prediction past MaxTimeNs printed +Inf s (and --json failed on
+		// it); GiB past int64's bytes wrapped to a negative memory; a node
+		// of 10^9 cores enumerated its patterns for ever.
+		{"predict huge work", []string{"predict", "../../examples/models/stencil.json", "--region", "stencil.compute", "--work", "1e308"}, []string{"--work 1e+308: must be seconds in [0, 1e9]"}},
+		{"predict past MaxTimeNs", []string{"predict", "../../examples/models/stencil.json", "--region", "stencil.compute", "--work", "1e9", "--freq", "0.1", "--json"},
+			[]string{"--work 1e+09 s", "predicts 2.1e+10 s at cpu 0.1GHz", "graph.MaxTimeNs"}},
+		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
+		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := capsim(t, tc.args...)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/aggregate"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // flagRange is the range of a numeric flag: [lo, hi], above lo when
@@ -60,6 +62,11 @@ var flagRanges = map[string]flagRange{
 	"static-cores":     threadCount,
 	"threshold":        fraction,
 	"min-gain":         fraction,
+	// Memory in GiB, whose bytes stay in int64.
+	"node-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
+	"task-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
+	// Seconds of recorded work, at most graph.MaxTimeNs.
+	"work": {0, float64(graph.MaxTimeNs) / 1e9, false, "must be seconds in [0, 1e9] (graph.MaxTimeNs, about 31.7 years)"},
 }
 
 // flagNeed names the flag that gives another flag its meaning: on must be
