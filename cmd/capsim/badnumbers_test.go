@@ -62,6 +62,22 @@ l2 requires l1
 		t.Fatal(err)
 	}
 
+	// phases is examples/models/phases.csv without its comments, with old
+	// replaced by new on data line n (the file's line n+1).
+	phases := func(n int, old, new string) string {
+		b, err := os.ReadFile("../../examples/models/phases.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		lines[n-1] = strings.Replace(lines[n-1], old, new, 1)
+		return strings.Join(lines, "")
+	}
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -97,6 +113,18 @@ l2 requires l1
 		{"predict huge work", []string{"predict", "../../examples/models/stencil.json", "--region", "stencil.compute", "--work", "1e308"}, []string{"--work 1e+308: must be seconds in [0, 1e9]"}},
 		{"predict past MaxTimeNs", []string{"predict", "../../examples/models/stencil.json", "--region", "stencil.compute", "--work", "1e9", "--freq", "0.1", "--json"},
 			[]string{"--work 1e+09 s", "predicts 2.1e+10 s at cpu 0.1GHz", "graph.MaxTimeNs"}},
+		// Measured times and powers past the limits overflowed the fits
+		// (an error without a line, or a LAPACK panic on NaN).
+		{"fit seconds past MaxSeconds", []string{"fit", write("bigs.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1e308,10\n"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("f.json")},
+			[]string{"bigs.csv: line 3: column seconds: 1e+308 s is past 1e+09 s"}},
+		{"fit watts past MaxWatts", []string{"fit", write("bigw.csv", "region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1.2,1e308\n"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("f.json")},
+			[]string{"bigw.csv: line 3: column watts: 1e+308 W is past 1e+09 W"}},
+		{"phase time past MaxSeconds", []string{"fit", write("pht.csv", phases(3, ",2.3,", ",1e308,")), "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", p("f.json")},
+			[]string{"pht.csv: line 3: column time_s: 1e+308 s is past"}},
+		{"phase watts past MaxWatts", []string{"fit", write("phw.csv", phases(3, ",228.26086956521738,", ",1e308,")), "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", p("f.json")},
+			[]string{"phw.csv: line 3: column watts: 1e+308 W is past"}},
+		{"phase event rate overflowing", []string{"fit", write("phe.csv", phases(3, ",0.2\n", ",1e308\n")), "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", p("f.json")},
+			[]string{"phe.csv: phase-mlr: target cpu 2GHz x8: least squares: a regressor overflows"}},
 		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
 		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {
@@ -112,6 +140,43 @@ l2 requires l1
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("stderr shows a panic: %q", stderr)
+			}
+		})
+	}
+}
+
+// TestByteOrderMark reads every text input a spreadsheet or editor may
+// save with a UTF-8 byte-order mark: its first column or task kept the
+// mark in its name ("\ufeffregion" an unknown column, "\ufeffPOTRF" a
+// kernel without a profile). Each now reads as the same file without it.
+func TestByteOrderMark(t *testing.T) {
+	_, p, write := badInputDir(t)
+	const mark = "\ufeff"
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mark + string(b)
+	}
+	write("dvfs.csv", mark+"region,cpu_ghz,seconds,watts\na,2.6,1,15\na,2.0,1.2,10\n")
+	write("eiger.csv", read("testdata/eiger_two_terms.csv"))
+	write("phases.csv", read("../../examples/models/phases.csv"))
+	write("ipc.csv", read("../../examples/models/ipc-training.csv"))
+	write("dag.txt", mark+"POTRF(0)\nTRSM(1,0) 0\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"dvfs samples", []string{"fit", p("dvfs.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("dvfs.json")}},
+		{"eiger samples", []string{"fit", p("eiger.csv"), "--kind", "eiger", "--region", "solve", "-o", p("eiger.json")}},
+		{"phase samples", []string{"fit", p("phases.csv"), "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", p("mlr.json")}},
+		{"IPC samples", []string{"fit", p("ipc.csv"), "--kind", "ipc-mlr", "--sample", "4", "--sample", "5", "--sockets", "2x2x2", "-o", p("ipc.json")}},
+		{"task graph", []string{"schedule", p("dag.txt"), "--cap", "60", "--policy", "fs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, stdout, stderr := capsim(t, tc.args...); code != 0 {
+				t.Errorf("exit %d; stdout %q stderr %q", code, stdout, stderr)
 			}
 		})
 	}

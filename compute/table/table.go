@@ -16,6 +16,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Row is one measured configuration of region or task Key.
@@ -157,7 +158,7 @@ var columns = []string{"key", "device", "cpu_ghz", "threads", "mem_ghz", "mem_th
 // key, device, cpu_ghz, threads, mem_ghz, mem_throttle, seconds, watts (in
 // any order). name is used in error messages.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bom.Skip(r))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
