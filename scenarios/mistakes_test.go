@@ -103,6 +103,12 @@ func TestMistakesRefused(t *testing.T) {
 		{"empty trace", noParams("trace = \"\""), "key workload.trace: an empty string where a file's path is expected", 0},
 		{"empty mapping file", topo("kind = \"crossbar\"\nmapping = \"\""), "key network.topology.mapping: an empty string where a file's path is expected", lineOf(topo("kind = \"crossbar\"\nmapping = \"\""), "mapping = \"\"", 1)},
 		{"empty IPC model", base + "\n[aggregate]\nipc_model = \"\"\n", "key aggregate.ipc_model: an empty string where a file's path is expected", 0},
+		// The decoder gives a key of an array of tables one position, the
+		// last element's: a type error in the second P-state named the fifth.
+		{"P-state with a unit", params("freq_ghz = 1.9", "freq_ghz = \"1.9 GHz\""), "key machine.pstate.freq_ghz: incompatible types: TOML value has type string",
+			lineOf(params("freq_ghz = 1.9", "freq_ghz = \"1.9 GHz\""), "freq_ghz = \"1.9 GHz\"", 1)},
+		{"P-state power as a list", params("active_power_w = 8.7", "active_power_w = [8.7]"), "key machine.pstate.active_power_w: incompatible types: TOML value has type []any",
+			lineOf(params("active_power_w = 8.7", "active_power_w = [8.7]"), "active_power_w = [8.7]", 1)},
 		// GiB past int64's bytes wrapped to a negative memory blamed on
 		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
 		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},

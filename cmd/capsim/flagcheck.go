@@ -62,6 +62,7 @@ var flagRanges = map[string]flagRange{
 	"static-cores":     threadCount,
 	"threshold":        fraction,
 	"min-gain":         fraction,
+	"points":           {2, 10000, false, "want 2 to 10000"},
 	// Memory in GiB, whose bytes stay in int64.
 	"node-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
 	"task-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
