@@ -109,6 +109,12 @@ func TestMistakesRefused(t *testing.T) {
 			lineOf(params("freq_ghz = 1.9", "freq_ghz = \"1.9 GHz\""), "freq_ghz = \"1.9 GHz\"", 1)},
 		{"P-state power as a list", params("active_power_w = 8.7", "active_power_w = [8.7]"), "key machine.pstate.active_power_w: incompatible types: TOML value has type []any",
 			lineOf(params("active_power_w = 8.7", "active_power_w = [8.7]"), "active_power_w = [8.7]", 1)},
+		// A GPU clock's error named the first clock's line whichever clock
+		// it was; a clock of 1e308 MHz (Hz or kHz) was accepted.
+		{"third GPU clock's power", gpuExample(t, "power_w = 235.0", "power_w = -1"), "key machine.gpu.clock.power_w: machine a100-node: gpu clock 3: power_w", 43},
+		{"GPU clock in Hz", gpuExample(t, "mhz = 1140", "mhz = 1140000000"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14e+09 MHz is past 100000 MHz (gpu.MaxMHz)", 42},
+		{"GPU recorded clock 1e308", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1e308"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz", 34},
+		{"GPU memory-bound share 7", gpuExample(t, "memory_boundness = 0.3", "memory_boundness = 7"), "key machine.gpu.memory_boundness: machine a100-node: gpu memory_boundness 7", 33},
 		// GiB past int64's bytes wrapped to a negative memory blamed on
 		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
 		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
@@ -175,4 +181,16 @@ func accelScenario(t *testing.T, glob string) string {
 		t.Fatal(err)
 	}
 	return strings.NewReplacer(`regions = "stencil.compute"`, `regions = "`+glob+`"`, `"../models/`, `"../examples/models/`).Replace(string(b))
+}
+
+// gpuExample is examples/scenarios/gpu-training.toml with old replaced
+// by new once, its paths made relative to this package.
+func gpuExample(t *testing.T, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile("../examples/scenarios/gpu-training.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), old, new, 1)
+	return strings.ReplaceAll(text, `"../`, `"../examples/`)
 }

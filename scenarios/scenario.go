@@ -925,14 +925,23 @@ func (s *Scenario) normalizeGPU(i int) error {
 	if len(g.Clocks) == 0 {
 		return bad("machine.gpu.clock", "machine %s: [machine.gpu] needs at least one [[machine.gpu.clock]] (mhz, power_w)", m.Name)
 	}
-	for j, c := range g.Clocks {
+	if !(g.MemoryBoundness >= 0 && g.MemoryBoundness <= 1) {
+		return s.badAt("machine", i, "gpu", -1, "memory_boundness", "machine %s: gpu memory_boundness %g: want a number in [0, 1]", m.Name, g.MemoryBoundness)
+	}
+	if err := gpu.CheckMHz(g.RecordedMHz); g.RecordedMHz != 0 && err != nil {
+		return s.badAt("machine", i, "gpu", -1, "recorded_mhz", "machine %s: gpu recorded_mhz (0: the fastest clock): %v", m.Name, err)
+	}
+	for j, c := range g.Clocks { // in the file's order, before Normalize sorts them
+		if err := gpu.CheckMHz(c.MHz); err != nil {
+			return s.badAt("machine", i, "gpu.clock", j, "mhz", "machine %s: gpu clock %d: mhz: %v", m.Name, j+1, err)
+		}
 		if err := power.CheckWatts(c.PowerW, true); err != nil {
-			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
+			return s.badAt("machine", i, "gpu.clock", j, "power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
 		}
 	}
 	md := &gpu.Model{Clocks: append([]gpu.Clock(nil), g.Clocks...), IdleW: g.IdleW, MemoryBound: g.MemoryBoundness, RecordedMHz: g.RecordedMHz}
 	if err := md.Normalize(); err != nil {
-		return bad("machine.gpu", "machine %s: %v", m.Name, err)
+		return s.badAt("machine", i, "gpu", -1, "clock", "machine %s: %v", m.Name, err)
 	}
 	allowed, err := md.Limit(g.PowerLimitW)
 	if err != nil {
