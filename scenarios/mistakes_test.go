@@ -115,6 +115,14 @@ func TestMistakesRefused(t *testing.T) {
 		{"GPU clock in Hz", gpuExample(t, "mhz = 1140", "mhz = 1140000000"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14e+09 MHz is past 100000 MHz (gpu.MaxMHz)", 42},
 		{"GPU recorded clock 1e308", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1e308"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz", 34},
 		{"GPU memory-bound share 7", gpuExample(t, "memory_boundness = 0.3", "memory_boundness = 7"), "key machine.gpu.memory_boundness: machine a100-node: gpu memory_boundness 7", 33},
+		// A generator's error named [workload.params], not the parameter's
+		// line; a negative extent was reported as a rank-count mismatch.
+		{"stencil px -1", params("px = 4", "px = -1"), "key workload.params.px: grid extent -1 is not positive", lineOf(params("px = 4", "px = -1"), "px = -1", 1)},
+		{"stencil iterations -1", params("iterations = 20", "iterations = -1"), "key workload.params.iterations: stencil: iterations -1 < 1", lineOf(params("iterations = 20", "iterations = -1"), "iterations = -1", 1)},
+		{"stencil halo_bytes -1", params("halo_bytes = 32768", "halo_bytes = -1"), "key workload.params.halo_bytes: stencil: halo_bytes -1 is negative", lineOf(params("halo_bytes = 32768", "halo_bytes = -1"), "halo_bytes = -1", 1)},
+		{"stencil balance 7", params("balance = 0.5", "balance = 7"), "key workload.params.balance: stencil: balance 7 outside [0, 1]", lineOf(params("balance = 0.5", "balance = 7"), "balance = 7", 1)},
+		{"sweep3d blocks -1", sweep3d("blocks = -1\n"), "key workload.params.blocks: sweep: blocks -1 < 1", lineOf(sweep3d("blocks = -1\n"), "blocks = -1", 1)},
+		{"collective reps -1", collective("reps = -1\n"), "key workload.params.reps: collective benchmark: reps -1 < 1", lineOf(collective("reps = -1\n"), "reps = -1", 1)},
 		// GiB past int64's bytes wrapped to a negative memory blamed on
 		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
 		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
