@@ -125,6 +125,10 @@ l2 requires l1
 			[]string{"phw.csv: line 3: column watts: 1e+308 W is past"}},
 		{"phase event rate overflowing", []string{"fit", write("phe.csv", phases(3, ",0.2\n", ",1e308\n")), "--kind", "phase-mlr", "--sample", "cpu=2.0,threads=16", "--sample", "cpu=1.0,threads=1", "-o", p("f.json")},
 			[]string{"phe.csv: phase-mlr: target cpu 2GHz x8: least squares: a regressor overflows"}},
+		// 10^8 threads per task priced a 19 GW node; an overhead share of
+		// 1e308 overflowed a calc named in lowered terms.
+		{"dct-dvfs threads past the node", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--threads", "100000000"}, []string{"--threads 100000000: more than the 16 cores of a node of machine pal"}},
+		{"dct-dvfs thread overhead 1e308", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--thread-overhead", "1e308"}, []string{"--thread-overhead 1e+308: outside [0, 1]"}},
 		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
 		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {

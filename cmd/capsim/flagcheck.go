@@ -45,6 +45,7 @@ var flagRanges = map[string]flagRange{
 	"intensity":          share,
 	"conductor-margin":   share,
 	"conductor-critical": share,
+	"thread-overhead":    share,
 	"cap":                {0, power.MaxWatts, true, "must be a positive power of at most 1e+09 W (power.MaxWatts)"},
 	"workers":            workerCount,
 	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
