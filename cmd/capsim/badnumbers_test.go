@@ -129,6 +129,10 @@ l2 requires l1
 		// 1e308 overflowed a calc named in lowered terms.
 		{"dct-dvfs threads past the node", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--threads", "100000000"}, []string{"--threads 100000000: more than the 16 cores of a node of machine pal"}},
 		{"dct-dvfs thread overhead 1e308", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--thread-overhead", "1e308"}, []string{"--thread-overhead 1e+308: outside [0, 1]"}},
+		// A flag named for its time unit had no upper bound: 9.2e18 ns
+		// of DVFS overhead wrapped sums, or failed as a lowered calc.
+		{"decision cost past MaxTimeNs", []string{"policy", "steering", p("good.arrow"), "--no-bound", "--decision-ns", "9223372036854775807"}, []string{"--decision-ns 9223372036854775807: must be a time in [0, 1e+18] ns"}},
+		{"DVFS overhead past MaxTimeNs", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--tdvfs-ns", "9223372036854775807"}, []string{"--tdvfs-ns 9223372036854775807: must be a time in [0, 1e+18] ns"}},
 		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
 		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {

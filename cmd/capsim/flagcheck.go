@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -69,6 +70,23 @@ var flagRanges = map[string]flagRange{
 	"task-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
 	// Seconds of recorded work, at most graph.MaxTimeNs.
 	"work": {0, float64(graph.MaxTimeNs) / 1e9, false, "must be seconds in [0, 1e9] (graph.MaxTimeNs, about 31.7 years)"},
+}
+
+// timeRange is the range of a flag named for its time unit (--gap-ns,
+// --switch-us, --min-task-ms): at most graph.MaxTimeNs, the longest time a
+// replay represents, so that sums of such times stay in int64. Other
+// flags are nonNegative.
+func timeRange(name string) flagRange {
+	for _, u := range []struct {
+		suffix string
+		ns     float64
+	}{{"-ns", 1}, {"-us", 1e3}, {"-ms", 1e6}} {
+		if strings.HasSuffix(name, u.suffix) {
+			hi := float64(graph.MaxTimeNs) / u.ns
+			return flagRange{0, hi, false, fmt.Sprintf("must be a time in [0, %g] %s (graph.MaxTimeNs, about 31.7 years)", hi, u.suffix[1:])}
+		}
+	}
+	return nonNegative
 }
 
 // flagNeed names the flag that gives another flag its meaning: on must be
@@ -171,7 +189,7 @@ func checkNumberFlags(cmd *cobra.Command) error {
 		}
 		r, ok := flagRanges[f.Name]
 		if !ok {
-			r = nonNegative
+			r = timeRange(f.Name)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.lo || v > r.hi || r.strict && v == r.lo {
 			err = usagef("--%s %s: %s", f.Name, f.Value.String(), r.msg)
