@@ -133,6 +133,11 @@ l2 requires l1
 		// of DVFS overhead wrapped sums, or failed as a lowered calc.
 		{"decision cost past MaxTimeNs", []string{"policy", "steering", p("good.arrow"), "--no-bound", "--decision-ns", "9223372036854775807"}, []string{"--decision-ns 9223372036854775807: must be a time in [0, 1e+18] ns"}},
 		{"DVFS overhead past MaxTimeNs", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--tdvfs-ns", "9223372036854775807"}, []string{"--tdvfs-ns 9223372036854775807: must be a time in [0, 1e+18] ns"}},
+		// --clusters 0 was taken as 1; more clusters than samples wrote
+		// no model file, failing on an adjusted R² of -Inf.
+		{"eiger clusters 0", []string{"fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "--region", "solve", "--clusters", "0", "-o", p("e.json")}, []string{"--clusters 0: must be a finite number > 0"}},
+		{"eiger clusters past the samples", []string{"fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "--region", "solve", "--clusters", "100000000", "-o", p("e.json")},
+			[]string{"100000000 clusters of 20 samples: a cluster needs at least 2 samples to fit (at most 10 clusters)"}},
 		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
 		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {

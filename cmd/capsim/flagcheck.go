@@ -52,6 +52,7 @@ var flagRanges = map[string]flagRange{
 	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
 	// Counts and sizes whose 0 would silently mean their default.
 	"order-free-nodes": positive,
+	"clusters":         positive,
 	"iterations":       positive,
 	"octants":          positive,
 	"segments":         positive,
