@@ -138,6 +138,10 @@ l2 requires l1
 		{"eiger clusters 0", []string{"fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "--region", "solve", "--clusters", "0", "-o", p("e.json")}, []string{"--clusters 0: must be a finite number > 0"}},
 		{"eiger clusters past the samples", []string{"fit", "testdata/eiger_two_terms.csv", "--kind", "eiger", "--region", "solve", "--clusters", "100000000", "-o", p("e.json")},
 			[]string{"100000000 clusters of 20 samples: a cluster needs at least 2 samples to fit (at most 10 clusters)"}},
+		// --cores 10^8 ran the static limit's knapsack for minutes; a
+		// static limit past the node failed mid-run or was taken as given.
+		{"schedule cores 10^8", []string{"schedule", "cholesky:4", "--cap", "60", "--cores", "100000000"}, []string{"--cores 100000000: want 1..65536 hardware threads"}},
+		{"schedule static cores past the node", []string{"schedule", "cholesky:4", "--cap", "60", "--policy", "fs", "--cores", "3", "--static-cores", "5"}, []string{"--static-cores 5: more than the node's 3 hardware threads"}},
 		{"aggregate node memory past int64", []string{"aggregate", p("good.arrow"), "--node-mem-gb", "1e308"}, []string{"--node-mem-gb 1e+308: must be GiB in [0, 1073741824]"}},
 		{"aggregate node of 10^9 cores", []string{"aggregate", p("good.arrow"), "--sockets", "1000x1000x1000"}, []string{"1000000000 cores per node, more than 65536 (aggregate.MaxCores"}},
 	} {
