@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,6 +124,11 @@ func TestMistakesRefused(t *testing.T) {
 		{"stencil balance 7", params("balance = 0.5", "balance = 7"), "key workload.params.balance: stencil: balance 7 outside [0, 1]", lineOf(params("balance = 0.5", "balance = 7"), "balance = 7", 1)},
 		{"sweep3d blocks -1", sweep3d("blocks = -1\n"), "key workload.params.blocks: sweep: blocks -1 < 1", lineOf(sweep3d("blocks = -1\n"), "blocks = -1", 1)},
 		{"collective reps -1", collective("reps = -1\n"), "key workload.params.reps: collective benchmark: reps -1 < 1", lineOf(collective("reps = -1\n"), "reps = -1", 1)},
+		// An axis value past gen.MaxEvents was reported at [workload.params]
+		// after a Go map: "workload parameters map[iterations:…]".
+		{"iterations axis past MaxEvents", base + "\n[sweep.params]\niterations = [9223372036854775807]\n",
+			"at the sweep point iterations = 9223372036854775807: my.toml:" + fmt.Sprint(lineOf(base+"\n[sweep.params]\niterations = [9223372036854775807]\n", "iterations = [9223372036854775807]", 1)) + ": key sweep.params.iterations: stencil: 16 ranks × 9223372036854775807 iterations",
+			lineOf(base+"\n[sweep.params]\niterations = [9223372036854775807]\n", "iterations = [9223372036854775807]", 1)},
 		// GiB past int64's bytes wrapped to a negative memory blamed on
 		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
 		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},

@@ -82,7 +82,7 @@ func (s *Stencil) validate() error {
 	case s.Iterations < 1:
 		return paramErr("stencil", "iterations", "iterations %d < 1", s.Iterations)
 	case float64(n)*float64(s.Iterations)*float64(3+4*len(s.Dims)) > MaxEvents:
-		return fmt.Errorf("stencil: %d ranks × %d iterations × up to %d events per rank and iteration exceed %d events (gen.MaxEvents)",
+		return paramErr("stencil", "iterations", "%d ranks × %d iterations × up to %d events per rank and iteration exceed %d events (gen.MaxEvents)",
 			n, s.Iterations, 3+4*len(s.Dims), MaxEvents)
 	case s.HaloBytes < 0:
 		return paramErr("stencil", "halo_bytes", "halo_bytes %d is negative", s.HaloBytes)
@@ -308,7 +308,7 @@ func (s Sweep) Generate() (*mpi.Trace, error) {
 	case s.ComputeNs > graph.MaxTimeNs:
 		return nil, paramErr("sweep", "compute_ns", "compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
 	case float64(s.Px)*float64(s.Py)*float64(s.Octants)*float64(s.Blocks)*5 > MaxEvents:
-		return nil, fmt.Errorf("sweep: %d×%d ranks × %d octants × %d blocks × up to 5 events per block exceed %d events (gen.MaxEvents)",
+		return nil, paramErr("sweep", "blocks", "%d×%d ranks × %d octants × %d blocks × up to 5 events per block exceed %d events (gen.MaxEvents)",
 			s.Px, s.Py, s.Octants, s.Blocks, MaxEvents)
 	}
 	t := mpi.NewTrace(s.Px * s.Py)
@@ -384,7 +384,7 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 		per += float64(c.Ranks) // and its list of counts
 	}
 	if float64(c.Ranks)*float64(c.Reps)*per > MaxEvents {
-		return nil, fmt.Errorf("collective benchmark: %d ranks × %d repetitions × %g events (and list entries) each exceed %d (gen.MaxEvents)",
+		return nil, paramErr(what, "reps", "%d ranks × %d repetitions × %g events (and list entries) each exceed %d (gen.MaxEvents)",
 			c.Ranks, c.Reps, per, MaxEvents)
 	}
 	t := mpi.NewTrace(c.Ranks)
