@@ -65,6 +65,11 @@ func (c Config) Validate() error {
 // computation by a thousand without a word.
 const MaxGHz = 100
 
+// MaxSeconds is the longest time a measured sample may give: graph.MaxTimeNs
+// (10^18 ns, about 31.7 years) in seconds, the longest time a replay
+// represents.
+const MaxSeconds = 1e9
+
 // CheckGHz refuses a frequency in GHz above MaxGHz, naming MHz.
 func CheckGHz(ghz float64) error {
 	if ghz > MaxGHz {

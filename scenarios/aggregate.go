@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/compute/models"
+	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/optimize/aggregate"
 	"github.com/capsim/capsim/optimize/policy"
@@ -141,11 +142,14 @@ func (s *Scenario) normalizeAggregate() error {
 		return bad("aggregate.dies_per_socket", "must be a positive integer, got %d", a.DiesPerSocket)
 	}
 	for _, c := range []struct {
-		key string
-		v   float64
-	}{{"node_mem_gb", a.NodeMemGB}, {"task_mem_gb", a.TaskMemGB}, {"sleep_power_w", a.SleepPowerW}} {
-		if !finite(c.v, 0, false) || c.v > 1e12 {
-			return bad("aggregate."+c.key, "must be a finite number ≥ 0, got %g", c.v)
+		key      string
+		v, limit float64
+		unit     string
+	}{{"node_mem_gb", a.NodeMemGB, aggregate.MaxMemoryBytes >> 30, "GiB (aggregate.MaxMemoryBytes)"},
+		{"task_mem_gb", a.TaskMemGB, aggregate.MaxMemoryBytes >> 30, "GiB (aggregate.MaxMemoryBytes)"},
+		{"sleep_power_w", a.SleepPowerW, power.MaxWatts, "W (power.MaxWatts)"}} {
+		if !finite(c.v, 0, false) || c.v > c.limit {
+			return bad("aggregate."+c.key, "must be a finite number in [0, %.10g] %s, got %g", c.limit, c.unit, c.v)
 		}
 	}
 	if a.Exhaustive < 0 {

@@ -66,7 +66,19 @@ func withParams(err error, params map[string]any) error {
 	if len(params) == 0 {
 		return err
 	}
-	return fmt.Errorf("workload parameters %v: %w", params, err)
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		v := fmt.Sprint(params[k])
+		if s, ok := params[k].(string); ok {
+			v = strconv.Quote(s)
+		}
+		keys[i] = k + " = " + v
+	}
+	return fmt.Errorf("at the sweep point %s: %w", strings.Join(keys, ", "), err)
 }
 
 // fits checks that the workload (t, its graph g; t is nil for an

@@ -30,7 +30,7 @@ func TestCheckMatchesSweep(t *testing.T) {
 		{"process grid", machine(1, 4) + "[workload]\ngenerator = \"stencil2d\"\n[sweep]\ncaps_w = [100]\npolicies = [\"static\"]\n",
 			[]string{"16 ranks", "machine m runs 4", "1 nodes × 4 ranks_per_node"}},
 		{"process grid of one axis value", machine(4, 4) + "[workload]\ngenerator = \"stencil2d\"\n[sweep]\ncaps_w = [100]\npolicies = [\"static\"]\n[sweep.params]\nranks = [16, 32]\n",
-			[]string{"ranks:32", "32 ranks", "16"}},
+			[]string{"at the sweep point ranks = 32: ", "32 ranks", "16"}},
 		{"missing trace", machine(1, 2) + "[workload]\ntrace = \"nope.arrow\"\n", []string{"workload.trace", "nope.arrow", "no such file"}},
 		{"lp on a task graph without the engine LP", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[bound]\nmessages = \"loggops\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
 			[]string{"policy lp on an execution graph", `messages = "engine"`}},

@@ -732,6 +732,9 @@ func (sc *Scenario) workload(overrides map[string]any) (*mpi.Trace, *graph.Graph
 	return t, nil, nil, nil
 }
 
+// gridParams names the extents of a stencil's process grid.
+var gridParams = []string{"px", "py", "pz"}
+
 // Generators lists the workload generators a scenario can name.
 func Generators() []string { return []string{"stencil2d", "stencil3d", "sweep3d", "collective"} }
 
@@ -758,6 +761,11 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		if name == "stencil3d" {
 			s.Dims = append(s.Dims, int(p.int("pz", 2)))
 		}
+		for i, d := range s.Dims { // before ranks, which they multiply to
+			if d < 1 {
+				return nil, p.bad(gridParams[i], fmt.Sprintf("grid extent %d is not positive", d))
+			}
+		}
 		if r := p.int("ranks", 0); p.has("ranks") {
 			n := 1
 			for _, d := range s.Dims {
@@ -775,7 +783,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		}
 		t, err := s.Generate()
 		if err != nil {
-			return nil, p.bad("", err.Error())
+			return nil, p.genErr(err)
 		}
 		return t, nil
 	case "sweep3d":
@@ -787,7 +795,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		}
 		t, err := s.Generate()
 		if err != nil {
-			return nil, p.bad("", err.Error())
+			return nil, p.genErr(err)
 		}
 		return t, nil
 	case "collective":
@@ -802,7 +810,7 @@ func (sc *Scenario) generate(name string, p *params) (*mpi.Trace, error) {
 		}
 		t, err := c.Generate()
 		if err != nil {
-			return nil, p.bad("", err.Error())
+			return nil, p.genErr(err)
 		}
 		return t, nil
 	}
@@ -835,6 +843,16 @@ func (p *params) bad(key, msg string) error {
 		}
 	}
 	return &ParseError{File: p.file, Line: line, Key: k, Msg: msg}
+}
+
+// genErr is a generator's error at the parameter it names (a
+// gen.ParamError), else at [workload.params].
+func (p *params) genErr(err error) error {
+	var pe *gen.ParamError
+	if errors.As(err, &pe) {
+		return p.bad(pe.Param, err.Error())
+	}
+	return p.bad("", err.Error())
 }
 
 // has reports whether the scenario gives key (in workload.params or as a

@@ -120,6 +120,38 @@ func TestMistakesRefused(t *testing.T) {
 		{"empty trace", noParams("trace = \"\""), "key workload.trace: an empty string where a file's path is expected", 0},
 		{"empty mapping file", topo("kind = \"crossbar\"\nmapping = \"\""), "key network.topology.mapping: an empty string where a file's path is expected", lineOf(topo("kind = \"crossbar\"\nmapping = \"\""), "mapping = \"\"", 1)},
 		{"empty IPC model", base + "\n[aggregate]\nipc_model = \"\"\n", "key aggregate.ipc_model: an empty string where a file's path is expected", 0},
+		// The decoder gives a key of an array of tables one position, the
+		// last element's: a type error in the second P-state named the fifth.
+		{"P-state with a unit", params("freq_ghz = 1.9", "freq_ghz = \"1.9 GHz\""), "key machine.pstate.freq_ghz: incompatible types: TOML value has type string",
+			lineOf(params("freq_ghz = 1.9", "freq_ghz = \"1.9 GHz\""), "freq_ghz = \"1.9 GHz\"", 1)},
+		{"P-state power as a list", params("active_power_w = 8.7", "active_power_w = [8.7]"), "key machine.pstate.active_power_w: incompatible types: TOML value has type []any",
+			lineOf(params("active_power_w = 8.7", "active_power_w = [8.7]"), "active_power_w = [8.7]", 1)},
+		// A GPU clock's error named the first clock's line whichever clock
+		// it was; a clock of 1e308 MHz (Hz or kHz) was accepted.
+		{"third GPU clock's power", gpuExample(t, "power_w = 235.0", "power_w = -1"), "key machine.gpu.clock.power_w: machine a100-node: gpu clock 3: power_w", 43},
+		{"GPU clock in Hz", gpuExample(t, "mhz = 1140", "mhz = 1140000000"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14e+09 MHz is past 100000 MHz (gpu.MaxMHz)", 42},
+		{"GPU recorded clock 1e308", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1e308"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz", 34},
+		{"GPU memory-bound share 7", gpuExample(t, "memory_boundness = 0.3", "memory_boundness = 7"), "key machine.gpu.memory_boundness: machine a100-node: gpu memory_boundness 7", 33},
+		// A generator's error named [workload.params], not the parameter's
+		// line; a negative extent was reported as a rank-count mismatch.
+		{"stencil px -1", params("px = 4", "px = -1"), "key workload.params.px: grid extent -1 is not positive", lineOf(params("px = 4", "px = -1"), "px = -1", 1)},
+		{"stencil iterations -1", params("iterations = 20", "iterations = -1"), "key workload.params.iterations: stencil: iterations -1 < 1", lineOf(params("iterations = 20", "iterations = -1"), "iterations = -1", 1)},
+		{"stencil halo_bytes -1", params("halo_bytes = 32768", "halo_bytes = -1"), "key workload.params.halo_bytes: stencil: halo_bytes -1 is negative", lineOf(params("halo_bytes = 32768", "halo_bytes = -1"), "halo_bytes = -1", 1)},
+		{"stencil balance 7", params("balance = 0.5", "balance = 7"), "key workload.params.balance: stencil: balance 7 outside [0, 1]", lineOf(params("balance = 0.5", "balance = 7"), "balance = 7", 1)},
+		{"sweep3d blocks -1", sweep3d("blocks = -1\n"), "key workload.params.blocks: sweep: blocks -1 < 1", lineOf(sweep3d("blocks = -1\n"), "blocks = -1", 1)},
+		{"collective reps -1", collective("reps = -1\n"), "key workload.params.reps: collective benchmark: reps -1 < 1", lineOf(collective("reps = -1\n"), "reps = -1", 1)},
+		// An axis value past gen.MaxEvents was reported at [workload.params]
+		// after a Go map: "workload parameters map[iterations:…]".
+		{"iterations axis past MaxEvents", base + "\n[sweep.params]\niterations = [9223372036854775807]\n",
+			"at the sweep point iterations = 9223372036854775807: my.toml:" + fmt.Sprint(lineOf(base+"\n[sweep.params]\niterations = [9223372036854775807]\n", "iterations = [9223372036854775807]", 1)) + ": key sweep.params.iterations: stencil: 16 ranks × 9223372036854775807 iterations",
+			lineOf(base+"\n[sweep.params]\niterations = [9223372036854775807]\n", "iterations = [9223372036854775807]", 1)},
+		// GiB past int64's bytes wrapped to a negative memory blamed on
+		// [aggregate]; a node of 10^9 cores enumerated its patterns for ever.
+		{"node memory past int64", base + "\n[aggregate]\nnode_mem_gb = 1e11\n", "key aggregate.node_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
+		{"task memory 1e308", base + "\n[aggregate]\ntask_mem_gb = 1e308\n", "key aggregate.task_mem_gb: must be a finite number in [0, 1073741824] GiB", 67},
+		{"node of 10^9 cores", params("sockets_per_node = 2", "sockets_per_node = 1024", "cores_per_socket = 8", "cores_per_socket = 1048576",
+			`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped"]`) + "\n[aggregate]\ndies_per_socket = 1024\n",
+			"1024 sockets × 1024 dies × 1024 cores has 1073741824 cores per node, more than 65536 (aggregate.MaxCores", 0},
 		// The trace's errors named the key but not its line, and a
 		// machine of other ranks neither.
 		{"trace missing", noParams("trace = \"nosuch.arrow\""), "key workload.trace: stat nosuch.arrow: no such file or directory", lineOf(noParams("trace = \"nosuch.arrow\""), "trace = \"nosuch.arrow\"", 1)},
@@ -183,4 +215,16 @@ func accelScenario(t *testing.T, glob string) string {
 		t.Fatal(err)
 	}
 	return strings.NewReplacer(`regions = "stencil.compute"`, `regions = "`+glob+`"`, `"../models/`, `"../examples/models/`).Replace(string(b))
+}
+
+// gpuExample is examples/scenarios/gpu-training.toml with old replaced
+// by new once, its paths made relative to this package.
+func gpuExample(t *testing.T, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile("../examples/scenarios/gpu-training.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), old, new, 1)
+	return strings.ReplaceAll(text, `"../`, `"../examples/`)
 }

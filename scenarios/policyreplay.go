@@ -318,6 +318,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	if cmax < 1 {
 		return nil, optionf("--threads %d < 1", cmax)
 	}
+	if cores := m.SocketsPerNode * m.CoresPerSocket; d.Threads > cores {
+		return nil, optionf("--threads %d: more than the %d cores of a node of machine %s (c_max is the threads an MPI task ran with)", d.Threads, cores, m.Name)
+	}
 	if !(d.CoordinationPct >= 0 && d.CoordinationPct < 100) {
 		return nil, optionf("--coordination-pct %g outside [0, 100)", d.CoordinationPct)
 	}

@@ -99,7 +99,7 @@ func TestBuildErrorsNameLine(t *testing.T) {
 		old, new, want string
 	}{
 		{"iterations = 20", "iterations = 2.5", "my.toml:53: key workload.params.iterations: want an integer, got 2.5"},
-		{"iterations = 20", "iterations = 0", "my.toml:49: key workload.params: stencil: iterations 0 < 1"},
+		{"iterations = 20", "iterations = 0", "my.toml:53: key workload.params.iterations: stencil: iterations 0 < 1"},
 		{"iterations = 20", "iterations = 20\nseed = -3", "my.toml:54: key workload.params.seed: want an integer ≥ 0, got -3"},
 		{`collectives = "allreduce=recdoub"`, `collectives = "allreduce=nosuch"`, `my.toml:44: key network.collectives: collective spec "allreduce=nosuch"`},
 	} {

@@ -488,7 +488,11 @@ func Parse(file string, text []byte) (*Scenario, error) {
 			}
 			return nil, e
 		}
-		return nil, typeError(file, err)
+		e := typeError(file, err)
+		if l := typeLine(text, strings.Split(e.Key, "."), e.Msg); l > 0 {
+			e.Line = l
+		}
+		return nil, e
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		var known []string
@@ -591,8 +595,19 @@ func typeError(file string, err error) *ParseError {
 // are not part of TOML key paths) by following table headers. It returns 0
 // when the key cannot be located.
 func keyLine(text []byte, key toml.Key) int {
+	if ls := keyLines(text, key, 1); len(ls) > 0 {
+		return ls[0]
+	}
+	return 0
+}
+
+// keyLines returns the lines that define key, up to n of them (n < 0: all):
+// a key of an array of tables ([[machine.pstate]]) is defined once per
+// element.
+func keyLines(text []byte, key toml.Key, n int) []int {
+	var out []int
 	if len(key) == 0 {
-		return 0
+		return nil
 	}
 	table := ""
 	want := strings.Join(key[:len(key)-1], ".")
@@ -602,7 +617,9 @@ func keyLine(text []byte, key toml.Key) int {
 		if strings.HasPrefix(l, "[") {
 			table = strings.Trim(strings.SplitN(l, "#", 2)[0], "[] \t")
 			if table == strings.Join(key, ".") {
-				return i + 1
+				if out = append(out, i+1); len(out) == n {
+					return out
+				}
 			}
 			continue
 		}
@@ -616,10 +633,63 @@ func keyLine(text []byte, key toml.Key) int {
 			full = table + "." + k
 		}
 		if full == strings.Join(key, ".") || (table == want && k == last) {
-			return i + 1
+			if out = append(out, i+1); len(out) == n {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// tomlValueType matches the type the decoder names in a type error.
+var tomlValueType = regexp.MustCompile(`TOML value has type (\S+);`)
+
+// typeLine picks, among the lines that define key, the first whose value
+// has the TOML type the decoder's message msg names. The decoder gives
+// one position per key, the last element's for a key of an array of
+// tables, so its line may be another element's. 0 when none matches.
+func typeLine(text []byte, key toml.Key, msg string) int {
+	m := tomlValueType.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	lines := strings.Split(string(text), "\n")
+	for _, n := range keyLines(text, key, -1) {
+		_, v, ok := strings.Cut(lines[n-1], "=")
+		if ok && tomlTypeOf(strings.TrimSpace(v)) == m[1] {
+			return n
 		}
 	}
 	return 0
+}
+
+// tomlTypeOf is the decoder's name for the type of the TOML value that
+// starts v: string, []any, map[string]any, bool, float64 or int64.
+func tomlTypeOf(v string) string {
+	switch {
+	case v == "":
+		return ""
+	case v[0] == '"' || v[0] == '\'':
+		return "string"
+	case v[0] == '[':
+		return "[]any"
+	case v[0] == '{':
+		return "map[string]any"
+	case strings.HasPrefix(v, "true") || strings.HasPrefix(v, "false"):
+		return "bool"
+	}
+	num := strings.Fields(strings.SplitN(v, "#", 2)[0])
+	if len(num) == 0 {
+		return ""
+	}
+	w := strings.TrimLeft(num[0], "+-")
+	if strings.HasPrefix(w, "0x") || strings.HasPrefix(w, "0o") || strings.HasPrefix(w, "0b") {
+		return "int64"
+	}
+	if strings.ContainsAny(w, ".eE") || w == "nan" || w == "inf" {
+		return "float64"
+	}
+	return "int64"
 }
 
 func bad(key, format string, a ...any) error {
@@ -855,14 +925,23 @@ func (s *Scenario) normalizeGPU(i int) error {
 	if len(g.Clocks) == 0 {
 		return bad("machine.gpu.clock", "machine %s: [machine.gpu] needs at least one [[machine.gpu.clock]] (mhz, power_w)", m.Name)
 	}
-	for j, c := range g.Clocks {
+	if !(g.MemoryBoundness >= 0 && g.MemoryBoundness <= 1) {
+		return s.badAt("machine", i, "gpu", -1, "memory_boundness", "machine %s: gpu memory_boundness %g: want a number in [0, 1]", m.Name, g.MemoryBoundness)
+	}
+	if err := gpu.CheckMHz(g.RecordedMHz); g.RecordedMHz != 0 && err != nil {
+		return s.badAt("machine", i, "gpu", -1, "recorded_mhz", "machine %s: gpu recorded_mhz (0: the fastest clock): %v", m.Name, err)
+	}
+	for j, c := range g.Clocks { // in the file's order, before Normalize sorts them
+		if err := gpu.CheckMHz(c.MHz); err != nil {
+			return s.badAt("machine", i, "gpu.clock", j, "mhz", "machine %s: gpu clock %d: mhz: %v", m.Name, j+1, err)
+		}
 		if err := power.CheckWatts(c.PowerW, true); err != nil {
-			return bad("machine.gpu.clock.power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
+			return s.badAt("machine", i, "gpu.clock", j, "power_w", "machine %s: gpu clock %d: power_w: %v", m.Name, j+1, err)
 		}
 	}
 	md := &gpu.Model{Clocks: append([]gpu.Clock(nil), g.Clocks...), IdleW: g.IdleW, MemoryBound: g.MemoryBoundness, RecordedMHz: g.RecordedMHz}
 	if err := md.Normalize(); err != nil {
-		return bad("machine.gpu", "machine %s: %v", m.Name, err)
+		return s.badAt("machine", i, "gpu", -1, "clock", "machine %s: %v", m.Name, err)
 	}
 	allowed, err := md.Limit(g.PowerLimitW)
 	if err != nil {

@@ -27,6 +27,11 @@ type TaskConfig struct {
 	PowerNW int64   // Power in nW: the executor sums powers exactly
 }
 
+// MaxNodeCores bounds a task node's hardware threads: the static thread
+// limit's knapsack runs over every count up to it (10^8 took minutes and
+// 800 MB); 65,536 is far past any node.
+const MaxNodeCores = 1 << 16
+
 // Node is the machine a task graph runs on.
 type Node struct {
 	// Cores is the number of hardware threads tasks may use (112 on the
@@ -153,8 +158,8 @@ func (e *TaskError) Error() string { return "task graph run with policy " + e.Po
 // then the policy is called once, if any task is pending. The run fails
 // when the node is idle, tasks are pending and the policy starts none.
 func RunTasks(w *TaskWorkload, node Node, pol TaskPolicy) (*TaskResult, error) {
-	if node.Cores < 1 {
-		return nil, fmt.Errorf("task graph run: node needs at least 1 core, has %d", node.Cores)
+	if node.Cores < 1 || node.Cores > MaxNodeCores {
+		return nil, fmt.Errorf("task graph run: node has %d cores, want 1..%d (sim.MaxNodeCores)", node.Cores, MaxNodeCores)
 	}
 	if node.Cap < 0 || math.IsNaN(node.Cap) {
 		return nil, fmt.Errorf("task graph run: power cap %g W is negative", node.Cap)

@@ -107,7 +107,8 @@ func TestRunTasksErrors(t *testing.T) {
 		{"over cores", Node{Cores: 3}, &greedy{cfg: 1, misbehave: true}, "with 2 threads and 5 W with 1 threads idle"},
 		{"starved", Node{Cores: 8, Cap: 1}, &greedy{cfg: 0}, "policy starts none"},
 		{"bad config", Node{Cores: 8}, &greedy{cfg: 7, misbehave: true}, "chose configuration 7 of 2"},
-		{"no cores", Node{}, &greedy{}, "at least 1 core"},
+		{"no cores", Node{}, &greedy{}, "node has 0 cores, want 1..65536"},
+		{"too many cores", Node{Cores: MaxNodeCores + 1}, &greedy{}, "node has 65537 cores, want 1..65536 (sim.MaxNodeCores)"},
 		{"negative cap", Node{Cores: 1, Cap: -1}, &greedy{}, "negative"},
 		{"NaN idle power", Node{Cores: 8, IdleW: math.NaN()}, &greedy{}, "idle power NaN W"},
 	} {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/optimize/aggregate"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 // flagRange is the range of a numeric flag: [lo, hi], above lo when
@@ -43,11 +46,13 @@ var flagRanges = map[string]flagRange{
 	"intensity":          share,
 	"conductor-margin":   share,
 	"conductor-critical": share,
+	"thread-overhead":    share,
 	"cap":                {0, power.MaxWatts, true, "must be a positive power of at most 1e+09 W (power.MaxWatts)"},
 	"workers":            workerCount,
 	"speed":              {0, math.MaxFloat64, true, "the host speed must be a finite positive number of flop/s"},
 	// Counts and sizes whose 0 would silently mean their default.
 	"order-free-nodes": positive,
+	"clusters":         positive,
 	"iterations":       positive,
 	"octants":          positive,
 	"segments":         positive,
@@ -60,6 +65,29 @@ var flagRanges = map[string]flagRange{
 	"static-cores":     threadCount,
 	"threshold":        fraction,
 	"min-gain":         fraction,
+	"points":           {2, 10000, false, "want 2 to 10000"},
+	// Memory in GiB, whose bytes stay in int64.
+	"node-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
+	"task-mem-gb": {0, aggregate.MaxMemoryBytes >> 30, false, "must be GiB in [0, 1073741824] (aggregate.MaxMemoryBytes, 2^60 bytes)"},
+	// Seconds of recorded work, at most graph.MaxTimeNs.
+	"work": {0, float64(graph.MaxTimeNs) / 1e9, false, "must be seconds in [0, 1e9] (graph.MaxTimeNs, about 31.7 years)"},
+}
+
+// timeRange is the range of a flag named for its time unit (--gap-ns,
+// --switch-us, --min-task-ms): at most graph.MaxTimeNs, the longest time a
+// replay represents, so that sums of such times stay in int64. Other
+// flags are nonNegative.
+func timeRange(name string) flagRange {
+	for _, u := range []struct {
+		suffix string
+		ns     float64
+	}{{"-ns", 1}, {"-us", 1e3}, {"-ms", 1e6}} {
+		if strings.HasSuffix(name, u.suffix) {
+			hi := float64(graph.MaxTimeNs) / u.ns
+			return flagRange{0, hi, false, fmt.Sprintf("must be a time in [0, %g] %s (graph.MaxTimeNs, about 31.7 years)", hi, u.suffix[1:])}
+		}
+	}
+	return nonNegative
 }
 
 // flagNeed names the flag that gives another flag its meaning: on must be
@@ -162,7 +190,7 @@ func checkNumberFlags(cmd *cobra.Command) error {
 		}
 		r, ok := flagRanges[f.Name]
 		if !ok {
-			r = nonNegative
+			r = timeRange(f.Name)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < r.lo || v > r.hi || r.strict && v == r.lo {
 			err = usagef("--%s %s: %s", f.Name, f.Value.String(), r.msg)

@@ -90,7 +90,7 @@ pattern (none, random, charged-field, wavefront) follows Anger's thesis §5.1.2.
 	f.Float64Var(&s.Intensity, "intensity", 1, "compute intensity in [0,1] (1 = compute bound), recorded for models")
 	f.Int64Var(&s.AllreduceBytes, "allreduce-bytes", 8, "bytes of the per-iteration allreduce (0 for none)")
 	f.BoolVar(&s.Periodic, "periodic", false, "wrap the process grid around")
-	f.Float64Var(&s.Sigma, "sigma", 0.15, "width of the charged-field and wavefront Gaussians")
+	f.Float64Var(&s.Sigma, "sigma", 0.15, "width of the charged-field and wavefront Gaussians, a fraction of the grid's extent (the grid spans 0 to 1)")
 	f.Uint64Var(&s.Seed, "seed", 1, "seed of the random pattern")
 	f.StringVarP(&out, "output", "o", "", "trace file to write")
 	return c

@@ -15,6 +15,7 @@ import (
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/models"
 	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/traces/graph"
 )
 
 type predictJSON struct {
@@ -110,6 +111,13 @@ measures a pattern, the measured average and Table 4.1's error rate.`,
 				return err
 			}
 			p := rp.Pred
+			if maxS := float64(graph.MaxTimeNs) / 1e9; !(p.Seconds <= maxS) || !(p.Energy() <= math.MaxFloat64) {
+				what := fmt.Sprintf("%g s", p.Seconds)
+				if math.IsInf(p.Seconds, 0) || math.IsNaN(p.Seconds) {
+					what = "no finite time"
+				}
+				return fmt.Errorf("--work %g s of region %q predicts %s at %s, past %g s (graph.MaxTimeNs, about 31.7 years)", work, region, what, rp.Config, maxS)
+			}
 			out := predictJSON{Models: a[0], Region: region, Pattern: rp.Pattern, Recorded: set.Recorded.String(), Config: rp.Config.String(), Work: work,
 				Kind: string(p.Kind), Seconds: p.Seconds, Watts: p.Watts, Energy: p.Energy(), Flags: p.Flags.String()}
 			if rp.Offload != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/capsim/capsim/optimize/sched"
 	"github.com/capsim/capsim/optimize/sched/schedplot"
 	"github.com/capsim/capsim/scenarios"
+	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/taskgraph"
 )
@@ -100,8 +101,11 @@ graph (the shape of the thesis' Fig. 25).`,
 			if cores == 0 {
 				cores = prof.Machine.Threads
 			}
-			if cores < 1 {
-				return usagef("--cores %d: need at least 1", cores)
+			if cores < 1 || cores > sim.MaxNodeCores {
+				return usagef("--cores %d: want 1..%d hardware threads (sim.MaxNodeCores)", cores, sim.MaxNodeCores)
+			}
+			if opt.StaticCores > cores {
+				return usagef("--static-cores %d: more than the node's %d hardware threads", opt.StaticCores, cores)
 			}
 			var graphs []*taskgraph.DAG
 			for _, spec := range a {

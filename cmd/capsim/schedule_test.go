@@ -117,7 +117,7 @@ func TestScheduleDAGFile(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.dag")
 	os.WriteFile(bad, []byte("POTRF\nTRSM 7\n"), 0o644)
-	if code, _, errs := capsim(t, "schedule", bad, "--cap", "45"); code != 1 || !strings.Contains(errs, "bad.dag: task 1 depends on task 7") {
+	if code, _, errs := capsim(t, "schedule", bad, "--cap", "45"); code != 1 || !strings.Contains(errs, "bad.dag:2: task 1 depends on task 7") {
 		t.Errorf("bad file: %d %s", code, errs)
 	}
 }

@@ -183,8 +183,11 @@ func Fit(names []string, X [][]float64, y []float64, opt Options) (*Model, error
 	if k <= 0 {
 		k = 1
 	}
-	if k > m {
-		k = m
+	if m < 2 {
+		return nil, fmt.Errorf("eiger: %d sample: need at least 2 to fit", m)
+	}
+	if 2*k > m {
+		return nil, fmt.Errorf("eiger: %d clusters of %d samples: a cluster needs at least 2 samples to fit (at most %d clusters)", k, m, m/2)
 	}
 	assign, centers := mod.kmeans(Z, k)
 	pool := Pool(p)
@@ -196,6 +199,9 @@ func Fit(names []string, X [][]float64, y []float64, opt Options) (*Model, error
 				zs = append(zs, Z[i])
 				ys = append(ys, y[i])
 			}
+		}
+		if len(zs) < 2 {
+			return nil, fmt.Errorf("eiger: cluster %d holds %d sample(s) of %d: too few to fit (fewer clusters?)", c, len(zs), m)
 		}
 		cl, err := selectForward(zs, ys, pool, opt)
 		if err != nil {

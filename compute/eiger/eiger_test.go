@@ -2,6 +2,7 @@ package eiger
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -119,5 +120,29 @@ func TestTwoClusters(t *testing.T) {
 	for _, c := range []struct{ x1, x2, want float64 }{{2, 2, 6}, {102, 3, 109}} {
 		v, _ := p.Predict([]float64{c.x1, c.x2})
 		near(t, "predict", v, c.want, 1e-6)
+	}
+}
+
+// TestTooFewSamplesPerCluster: a cluster of one sample has no adjusted R²
+// (its -Inf failed the model file's JSON); more clusters than half the
+// samples, or one sample, are refused naming the counts.
+func TestTooFewSamplesPerCluster(t *testing.T) {
+	X := [][]float64{{1}, {2}, {3}, {4}}
+	y := []float64{1, 2, 3, 4}
+	for _, tc := range []struct {
+		n, k int
+		want string
+	}{
+		{4, 3, "eiger: 3 clusters of 4 samples: a cluster needs at least 2 samples to fit (at most 2 clusters)"},
+		{4, 100000000, "100000000 clusters of 4 samples"},
+		{1, 1, "eiger: 1 sample: need at least 2 to fit"},
+	} {
+		_, err := Fit([]string{"x"}, X[:tc.n], y[:tc.n], Options{K: tc.k, Threshold: 1e-6})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("n %d k %d: err %v, want %q", tc.n, tc.k, err, tc.want)
+		}
+	}
+	if _, err := Fit([]string{"x"}, X, y, Options{K: 2, Threshold: 1e-6}); err != nil {
+		t.Errorf("2 clusters of 4 samples: %v", err)
 	}
 }

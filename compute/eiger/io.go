@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Samples are lwperf-style measurements: one header of column names, then one
@@ -21,7 +23,7 @@ type Samples struct {
 // ReadCSV reads lwperf-style CSV samples (header of names, then rows of
 // finite decimal numbers). name labels errors, which give line and column.
 func ReadCSV(r io.Reader, name string) (*Samples, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bom.Skip(r))
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
 	hdr, err := cr.Read()

@@ -37,6 +37,22 @@ type Clock struct {
 	PowerW float64 `json:"power_w" toml:"power_w"`
 }
 
+// MaxMHz is the fastest clock a GPU clock in MHz may give: 100 GHz, as
+// compute.MaxGHz for a CPU. A clock past it is in other units (Hz or kHz).
+const MaxMHz = 100000
+
+// CheckMHz refuses a clock that is not finite and positive or is past
+// MaxMHz.
+func CheckMHz(mhz float64) error {
+	if !(mhz > 0) || math.IsInf(mhz, 0) {
+		return fmt.Errorf("%g MHz: want a finite number > 0", mhz)
+	}
+	if mhz > MaxMHz {
+		return fmt.Errorf("%g MHz is past %d MHz (gpu.MaxMHz): a clock in Hz or kHz? (1410 MHz is 1410)", mhz, MaxMHz)
+	}
+	return nil
+}
+
 // Model is a GPU: its clocks, idle power and kernels' memory-bound share.
 type Model struct {
 	// Clocks are the SM clocks, fastest first after Normalize.
@@ -65,13 +81,15 @@ func (m *Model) Normalize() error {
 	if !(m.MemoryBound >= 0 && m.MemoryBound <= 1) {
 		return fmt.Errorf("gpu: memory-bound share %g: want a number in [0, 1]", m.MemoryBound)
 	}
-	if !(m.RecordedMHz >= 0) || math.IsInf(m.RecordedMHz, 0) {
-		return fmt.Errorf("gpu: recorded clock %g MHz: want a finite number > 0", m.RecordedMHz)
+	if m.RecordedMHz != 0 {
+		if err := CheckMHz(m.RecordedMHz); err != nil {
+			return fmt.Errorf("gpu: recorded clock %w", err)
+		}
 	}
 	sort.SliceStable(m.Clocks, func(i, j int) bool { return m.Clocks[i].MHz > m.Clocks[j].MHz })
 	for i, c := range m.Clocks {
-		if !(c.MHz > 0) || math.IsInf(c.MHz, 0) {
-			return fmt.Errorf("gpu: clock %g MHz: want a finite number > 0", c.MHz)
+		if err := CheckMHz(c.MHz); err != nil {
+			return fmt.Errorf("gpu: clock %w", err)
 		}
 		if !(c.PowerW >= m.IdleW) || math.IsInf(c.PowerW, 0) {
 			return fmt.Errorf("gpu: clock %g MHz: power %g W: want a finite number ≥ the idle power (%g W)", c.MHz, c.PowerW, m.IdleW)

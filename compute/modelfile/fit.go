@@ -15,6 +15,7 @@ import (
 	"github.com/capsim/capsim/compute/dvfs"
 	"github.com/capsim/capsim/compute/power"
 	"github.com/capsim/capsim/compute/table"
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Sample is one measured run of a region at a configuration: the input of
@@ -36,7 +37,7 @@ var sampleColumns = []string{"region", "device", "cpu_ghz", "threads", "mem_ghz"
 // region, device, cpu_ghz, threads, mem_ghz, mem_throttle, seconds, watts,
 // ts, llcm, tpi (region and seconds required; '#' starts a comment line).
 func ReadSamples(r io.Reader, name string) ([]Sample, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bom.Skip(r))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
@@ -120,6 +121,12 @@ func ReadSamples(r io.Reader, name string) ([]Sample, error) {
 		}
 		if !(s.Seconds > 0) {
 			return nil, fmt.Errorf("%s: line %d: seconds must be positive", name, line)
+		}
+		if s.Seconds > compute.MaxSeconds {
+			return nil, fmt.Errorf("%s: line %d: column seconds: %g s is past %g s (compute.MaxSeconds, about 31.7 years)", name, line, s.Seconds, float64(compute.MaxSeconds))
+		}
+		if s.Watts > power.MaxWatts {
+			return nil, fmt.Errorf("%s: line %d: column watts: %g W is past %g W (power.MaxWatts)", name, line, s.Watts, float64(power.MaxWatts))
 		}
 		out = append(out, s)
 	}

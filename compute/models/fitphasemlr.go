@@ -16,6 +16,7 @@ import (
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/arrowtab"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // PhaseRow is one measurement of an OpenMP phase (a region) at one
@@ -153,6 +154,20 @@ func parsePhaseRows(name, where string, header []string, next func() ([]string, 
 		}
 		if !(pr.Config.CPUFreqGHz > 0) {
 			return nil, nil, fmt.Errorf("%s: %s %d: cpu_ghz must be positive", name, where, line)
+		}
+		for _, c := range []struct {
+			col string
+			ghz float64
+		}{{"cpu_ghz", pr.Config.CPUFreqGHz}, {"mem_ghz", pr.Config.MemFreqGHz}} {
+			if err := compute.CheckGHz(c.ghz); err != nil {
+				return nil, nil, fmt.Errorf("%s: %s %d: column %s: %w", name, where, line, c.col, err)
+			}
+		}
+		if pr.Seconds > compute.MaxSeconds {
+			return nil, nil, fmt.Errorf("%s: %s %d: column time_s: %g s is past %g s (compute.MaxSeconds, about 31.7 years)", name, where, line, pr.Seconds, float64(compute.MaxSeconds))
+		}
+		if pr.Watts > power.MaxWatts {
+			return nil, nil, fmt.Errorf("%s: %s %d: column watts: %g W is past %g W (power.MaxWatts)", name, where, line, pr.Watts, float64(power.MaxWatts))
 		}
 		pr.Rates = make([]float64, len(events))
 		for k, j := range evCol {
@@ -408,6 +423,9 @@ func unpack(tc compute.Config, b []float64, s, n int) MLRTarget {
 // X is an error (the regressors do not determine the coefficients).
 func lstsq(X *mat.Dense, y *mat.VecDense) ([]float64, float64, error) {
 	r, c := X.Dims()
+	if !finiteMatrix(X) || !finiteMatrix(y) {
+		return nil, 0, errors.New("least squares: a regressor overflows (a measured value or event rate too large for a product of two to stay finite)")
+	}
 	var svd mat.SVD
 	if !svd.Factorize(X, mat.SVDNone) {
 		return nil, 0, errors.New("least squares: SVD failed")
@@ -440,7 +458,23 @@ func lstsq(X *mat.Dense, y *mat.VecDense) ([]float64, float64, error) {
 	if sst > 0 {
 		r2 = 1 - ssr/sst
 	}
+	if !finiteMatrix(&b) || math.IsNaN(r2) || math.IsInf(r2, 0) {
+		return nil, 0, errors.New("least squares: the fit overflows (measured values or event rates too large)")
+	}
 	return append([]float64(nil), b.RawVector().Data...), r2, nil
+}
+
+// finiteMatrix reports whether every element of m is finite.
+func finiteMatrix(m mat.Matrix) bool {
+	r, c := m.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // splitHeader indexes a CSV header's columns by name (trimmed) and lists,
@@ -468,7 +502,7 @@ func splitHeader(name string, header, fixed []string) (idx map[string]int, event
 // readHeader opens a measurement CSV ('#' starts a comment line, leading
 // spaces trimmed) and reads its header row; name is the file in errors.
 func readHeader(r io.Reader, name string) (*csv.Reader, []string, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bom.Skip(r))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/compute/power"
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Row is one measured configuration of region or task Key.
@@ -157,7 +158,7 @@ var columns = []string{"key", "device", "cpu_ghz", "threads", "mem_ghz", "mem_th
 // key, device, cpu_ghz, threads, mem_ghz, mem_throttle, seconds, watts (in
 // any order). name is used in error messages.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bom.Skip(r))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
@@ -241,6 +242,17 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		}
 		if row.Config.CPUFreqGHz < 0 || row.Config.MemFreqGHz < 0 || row.Config.MemThrottle < 0 {
 			return nil, fmt.Errorf("%s: line %d: negative frequency or throttle", name, line)
+		}
+		for _, c := range []struct {
+			col string
+			ghz float64
+		}{{"cpu_ghz", row.Config.CPUFreqGHz}, {"mem_ghz", row.Config.MemFreqGHz}} {
+			if err := compute.CheckGHz(c.ghz); err != nil {
+				return nil, fmt.Errorf("%s: line %d: column %s: %w", name, line, c.col, err)
+			}
+		}
+		if row.Seconds > compute.MaxSeconds {
+			return nil, fmt.Errorf("%s: line %d: column seconds: %g s is past %g s (compute.MaxSeconds, about 31.7 years)", name, line, row.Seconds, float64(compute.MaxSeconds))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -88,6 +88,17 @@ func TestReadCSVErrors(t *testing.T) {
 			t.Errorf("%s: error %q does not name the file", name, err)
 		}
 	}
+	// A time past 31.7 years and a clock in MHz were read as given; a
+	// byte-order mark made "\ufeffkey" an unknown column.
+	for in, want := range map[string]string{
+		"key,seconds\na,1\nb,1e308\n":       "t.csv: line 3: column seconds: 1e+308 s is past 1e+09 s",
+		"key,cpu_ghz,seconds\na,2100,1\n":   "t.csv: line 2: column cpu_ghz: 2100 GHz is past 100 GHz",
+		"\ufeffkey,seconds\na,1\nb,1e308\n": "t.csv: line 3: column seconds",
+	} {
+		if _, err := ReadCSV(strings.NewReader(in), "t.csv"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", in, err, want)
+		}
+	}
 	_, err := ReadCSV(strings.NewReader("key,seconds\na,1\nb,x\n"), "t.csv")
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("error %v should name line 3", err)

@@ -97,6 +97,13 @@ func fitLine(ss []sample) (l Line, ok bool) {
 	}
 	l.Slope = sxy / sxx
 	l.Intercept = my - l.Slope*mx
+	if l.Slope < 0 {
+		// No per-byte time is negative: the best line of slope ≥ 0 is
+		// then the flat one through the mean. Keeping the intercept of the
+		// falling line priced every size at its extrapolation to 1 byte
+		// (10^12 ns from three ~5 µs messages near 2 GB).
+		l.Slope, l.Intercept = 0, my
+	}
 	var sse float64
 	for _, p := range env {
 		r := p.ns - (l.Intercept + l.Slope*float64(max(p.bytes-1, 0)))

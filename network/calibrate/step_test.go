@@ -56,3 +56,24 @@ func TestFindStep(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLineFallingTimes: recorded times that fall with the size give no
+// negative per-byte time; the line is the flat one through their mean,
+// not the falling line's intercept extrapolated to 1 byte (which priced
+// three ~5 µs messages near 2 GB at 10^12 ns).
+func TestFitLineFallingTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		ss            []sample
+		slope, interc float64
+	}{
+		{"near 2 GB", []sample{{2147483645, 5000}, {2147483646, 4500}, {2147483647, 4000}}, 0, 4500},
+		{"small", []sample{{100, 300}, {200, 200}}, 0, 250},
+		{"rising", []sample{{1, 100}, {101, 300}}, 2, 100},
+	} {
+		l, ok := fitLine(tc.ss)
+		if !ok || l.Slope != tc.slope || l.Intercept != tc.interc {
+			t.Errorf("%s: slope %g intercept %g, want %g and %g", tc.name, l.Slope, l.Intercept, tc.slope, tc.interc)
+		}
+	}
+}

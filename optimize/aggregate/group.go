@@ -150,6 +150,13 @@ func klPass(cost [][]float64, A, B []int) bool {
 			D[x] += cost[x][y]
 		}
 	}
+	// A gain counts when it is above the rounding error of the D values
+	// it is computed from: measured against the gains alone, swaps
+	// "gaining" the roundoff of costs of 10^11 cycled for ever.
+	scale := 0.0
+	for _, d := range D {
+		scale = math.Max(scale, math.Abs(d))
+	}
 	lockA, lockB := make([]bool, m), make([]bool, m)
 	type swap struct{ i, j int }
 	var swaps []swap
@@ -187,7 +194,7 @@ func klPass(cost [][]float64, A, B []int) bool {
 	best, bestM, sum := 0.0, 0, 0.0
 	for i, g := range gains {
 		sum += g
-		if sum > best+1e-12*(1+math.Abs(best)) {
+		if sum > best+1e-12*(1+math.Abs(best)+scale) {
 			best, bestM = sum, i+1
 		}
 	}

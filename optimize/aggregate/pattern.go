@@ -31,13 +31,27 @@ func SystemG() Topology {
 	return Topology{Sockets: 2, DiesPerSocket: 2, CoresPerDie: 2, MemoryBytes: 8 << 30}
 }
 
-// Validate reports a topology without cores or with negative memory.
+// MaxCores bounds a topology's cores per node: every choice of sockets,
+// dies and cores used is a pattern to enumerate and price, so a node of
+// MaxCores cores has as many patterns (64×64×16 take about 2 s).
+const MaxCores = 1 << 16
+
+// MaxMemoryBytes bounds a node's and a task's memory: 2^60 bytes (2^30
+// GiB) keeps the byte counts and their products in int64.
+const MaxMemoryBytes = 1 << 60
+
+// Validate reports a topology without cores, with more than MaxCores, or
+// with memory outside 0..MaxMemoryBytes.
 func (t Topology) Validate() error {
 	if t.Sockets < 1 || t.DiesPerSocket < 1 || t.CoresPerDie < 1 {
 		return fmt.Errorf("aggregate: topology %d sockets × %d dies × %d cores: each must be at least 1", t.Sockets, t.DiesPerSocket, t.CoresPerDie)
 	}
-	if t.MemoryBytes < 0 {
-		return fmt.Errorf("aggregate: topology memory %d bytes is negative", t.MemoryBytes)
+	if n := float64(t.Sockets) * float64(t.DiesPerSocket) * float64(t.CoresPerDie); n > MaxCores {
+		return fmt.Errorf("aggregate: topology %d sockets × %d dies × %d cores has %.0f cores per node, more than %d (aggregate.MaxCores; each choice of cores used is a pattern to price)",
+			t.Sockets, t.DiesPerSocket, t.CoresPerDie, n, MaxCores)
+	}
+	if t.MemoryBytes < 0 || t.MemoryBytes > MaxMemoryBytes {
+		return fmt.Errorf("aggregate: topology memory %d bytes is outside 0..2^60 (aggregate.MaxMemoryBytes)", t.MemoryBytes)
 	}
 	return nil
 }

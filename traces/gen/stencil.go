@@ -69,9 +69,9 @@ func (s *Stencil) validate() error {
 		return fmt.Errorf("stencil: want a 2-D or 3-D process grid, got %d dimensions", len(s.Dims))
 	}
 	n := 1
-	for _, d := range s.Dims {
+	for i, d := range s.Dims {
 		if d < 1 {
-			return fmt.Errorf("stencil: grid extent %d is not positive", d)
+			return paramErr("stencil", gridParams[i], "grid extent %d is not positive", d)
 		}
 		n *= d
 		if n > graph.MaxRanks {
@@ -80,20 +80,24 @@ func (s *Stencil) validate() error {
 	}
 	switch {
 	case s.Iterations < 1:
-		return fmt.Errorf("stencil: iterations %d < 1", s.Iterations)
+		return paramErr("stencil", "iterations", "iterations %d < 1", s.Iterations)
 	case float64(n)*float64(s.Iterations)*float64(3+4*len(s.Dims)) > MaxEvents:
-		return fmt.Errorf("stencil: %d ranks × %d iterations × up to %d events per rank and iteration exceed %d events (gen.MaxEvents)",
+		return paramErr("stencil", "iterations", "%d ranks × %d iterations × up to %d events per rank and iteration exceed %d events (gen.MaxEvents)",
 			n, s.Iterations, 3+4*len(s.Dims), MaxEvents)
-	case s.HaloBytes < 0 || s.ComputeNs < 0 || s.AllreduceBytes < 0:
-		return fmt.Errorf("stencil: sizes and times must be ≥ 0")
+	case s.HaloBytes < 0:
+		return paramErr("stencil", "halo_bytes", "halo_bytes %d is negative", s.HaloBytes)
+	case s.ComputeNs < 0:
+		return paramErr("stencil", "compute_ns", "compute_ns %d is negative", s.ComputeNs)
+	case s.AllreduceBytes < 0:
+		return paramErr("stencil", "allreduce_bytes", "allreduce_bytes %d is negative", s.AllreduceBytes)
 	case s.ComputeNs > graph.MaxTimeNs:
-		return fmt.Errorf("stencil: compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
+		return paramErr("stencil", "compute_ns", "compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
 	case !(s.Balance >= 0 && s.Balance <= 1):
-		return fmt.Errorf("stencil: balance %g outside [0, 1]", s.Balance)
+		return paramErr("stencil", "balance", "balance %g outside [0, 1]", s.Balance)
 	case !(s.Intensity >= 0 && s.Intensity <= 1):
-		return fmt.Errorf("stencil: intensity %g outside [0, 1]", s.Intensity)
+		return paramErr("stencil", "intensity", "intensity %g outside [0, 1]", s.Intensity)
 	case !(s.Sigma >= 0) || math.IsInf(s.Sigma, 0):
-		return fmt.Errorf("stencil: sigma %g is not a finite number ≥ 0", s.Sigma)
+		return paramErr("stencil", "sigma", "sigma %g is not a finite number ≥ 0", s.Sigma)
 	}
 	switch s.Imbalance {
 	case "", ImbalanceNone, ImbalanceRandom, ImbalanceCharged, ImbalanceWavefront:
@@ -287,18 +291,24 @@ func (s Sweep) Generate() (*mpi.Trace, error) {
 		s.Octants = 8
 	}
 	switch {
-	case s.Px < 1 || s.Py < 1 || s.Px*s.Py > graph.MaxRanks:
-		return nil, fmt.Errorf("sweep: process grid %d×%d invalid", s.Px, s.Py)
+	case s.Px < 1:
+		return nil, paramErr("sweep", "px", "grid extent %d is not positive", s.Px)
+	case s.Py < 1:
+		return nil, paramErr("sweep", "py", "grid extent %d is not positive", s.Py)
+	case float64(s.Px)*float64(s.Py) > graph.MaxRanks:
+		return nil, fmt.Errorf("sweep: process grid %d×%d has more than %d ranks (graph.MaxRanks)", s.Px, s.Py, graph.MaxRanks)
 	case s.Octants < 1 || s.Octants > 8:
-		return nil, fmt.Errorf("sweep: octants %d outside 1..8", s.Octants)
+		return nil, paramErr("sweep", "octants", "octants %d outside 1..8", s.Octants)
 	case s.Blocks < 1:
-		return nil, fmt.Errorf("sweep: blocks %d < 1", s.Blocks)
-	case s.ComputeNs < 0 || s.Bytes < 0:
-		return nil, fmt.Errorf("sweep: sizes and times must be ≥ 0")
+		return nil, paramErr("sweep", "blocks", "blocks %d < 1", s.Blocks)
+	case s.ComputeNs < 0:
+		return nil, paramErr("sweep", "compute_ns", "compute_ns %d is negative", s.ComputeNs)
+	case s.Bytes < 0:
+		return nil, paramErr("sweep", "bytes", "bytes %d is negative", s.Bytes)
 	case s.ComputeNs > graph.MaxTimeNs:
-		return nil, fmt.Errorf("sweep: compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
+		return nil, paramErr("sweep", "compute_ns", "compute_ns %d exceeds %d ns (graph.MaxTimeNs)", s.ComputeNs, graph.MaxTimeNs)
 	case float64(s.Px)*float64(s.Py)*float64(s.Octants)*float64(s.Blocks)*5 > MaxEvents:
-		return nil, fmt.Errorf("sweep: %d×%d ranks × %d octants × %d blocks × up to 5 events per block exceed %d events (gen.MaxEvents)",
+		return nil, paramErr("sweep", "blocks", "%d×%d ranks × %d octants × %d blocks × up to 5 events per block exceed %d events (gen.MaxEvents)",
 			s.Px, s.Py, s.Octants, s.Blocks, MaxEvents)
 	}
 	t := mpi.NewTrace(s.Px * s.Py)
@@ -354,21 +364,27 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 	if !c.Kind.IsCollective() {
 		return nil, fmt.Errorf("collective benchmark: %s is not a collective", c.Kind)
 	}
-	if c.Ranks < 1 || c.Ranks > graph.MaxRanks || c.CommSize < 0 || c.CommSize > c.Ranks {
-		return nil, fmt.Errorf("collective benchmark: %d ranks with communicator size %d is invalid", c.Ranks, c.CommSize)
-	}
-	if c.Reps < 1 || c.Bytes < 0 || c.GapNs < 0 {
-		return nil, fmt.Errorf("collective benchmark: need reps ≥ 1 and non-negative bytes and gap")
-	}
-	if c.GapNs > graph.MaxTimeNs {
-		return nil, fmt.Errorf("collective benchmark: gap_ns %d exceeds %d ns (graph.MaxTimeNs)", c.GapNs, graph.MaxTimeNs)
+	const what = "collective benchmark"
+	switch {
+	case c.Ranks < 1 || c.Ranks > graph.MaxRanks:
+		return nil, paramErr(what, "ranks", "ranks %d outside 1..%d (graph.MaxRanks)", c.Ranks, graph.MaxRanks)
+	case c.CommSize < 0 || c.CommSize > c.Ranks:
+		return nil, paramErr(what, "comm_size", "communicator size %d outside 0..%d ranks (0: all)", c.CommSize, c.Ranks)
+	case c.Reps < 1:
+		return nil, paramErr(what, "reps", "reps %d < 1", c.Reps)
+	case c.Bytes < 0:
+		return nil, paramErr(what, "bytes", "bytes %d is negative", c.Bytes)
+	case c.GapNs < 0:
+		return nil, paramErr(what, "gap_ns", "gap_ns %d is negative", c.GapNs)
+	case c.GapNs > graph.MaxTimeNs:
+		return nil, paramErr(what, "gap_ns", "gap_ns %d exceeds %d ns (graph.MaxTimeNs)", c.GapNs, graph.MaxTimeNs)
 	}
 	per := 2.0 // the gap's calc and the call, per rank and repetition
 	if c.Kind == mpi.Alltoallv {
 		per += float64(c.Ranks) // and its list of counts
 	}
 	if float64(c.Ranks)*float64(c.Reps)*per > MaxEvents {
-		return nil, fmt.Errorf("collective benchmark: %d ranks × %d repetitions × %g events (and list entries) each exceed %d (gen.MaxEvents)",
+		return nil, paramErr(what, "reps", "%d ranks × %d repetitions × %g events (and list entries) each exceed %d (gen.MaxEvents)",
 			c.Ranks, c.Reps, per, MaxEvents)
 	}
 	t := mpi.NewTrace(c.Ranks)
@@ -381,10 +397,10 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 		comm, size = t.AddComm("bench", m), c.CommSize
 	}
 	if !c.Kind.IsRooted() && c.Root != 0 {
-		return nil, fmt.Errorf("collective benchmark: root %d: %s has no root", c.Root, c.Kind)
+		return nil, paramErr(what, "root", "root %d: %s has no root", c.Root, c.Kind)
 	}
 	if c.Kind.IsRooted() && (c.Root < 0 || int(c.Root) >= size) {
-		return nil, fmt.Errorf("collective benchmark: root %d outside 0..%d", c.Root, size-1)
+		return nil, paramErr(what, "root", "root %d outside 0..%d", c.Root, size-1)
 	}
 	for rep := 0; rep < c.Reps; rep++ {
 		for r := 0; r < size; r++ {
@@ -404,4 +420,23 @@ func (c Collective) Generate() (*mpi.Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// gridParams names the extents of a stencil's process grid, as a
+// scenario's [workload.params] does.
+var gridParams = []string{"px", "py", "pz"}
+
+// ParamError is a generator's error about one of its parameters, named as
+// in a scenario's [workload.params] (the command-line flag of the same
+// name has - for _).
+type ParamError struct {
+	Generator string // "stencil", "sweep" or "collective benchmark"
+	Param     string // e.g. "iterations", "halo_bytes"
+	Msg       string // what is wrong, naming the parameter
+}
+
+func (e *ParamError) Error() string { return e.Generator + ": " + e.Msg }
+
+func paramErr(gen, param, format string, a ...any) error {
+	return &ParamError{Generator: gen, Param: param, Msg: fmt.Sprintf(format, a...)}
 }

@@ -147,8 +147,8 @@ func MPI(t *mpi.Trace) *Report {
 			rep.Events++
 			k := &kinds[e.Kind]
 			k.Count++
-			k.Bytes += e.Bytes
-			k.TimeNs += e.Duration
+			addSat(&k.Bytes, e.Bytes)
+			addSat(&k.TimeNs, e.Duration)
 			switch {
 			case e.Kind == mpi.Compute:
 				reg := regions[e.Region]
@@ -157,7 +157,7 @@ func MPI(t *mpi.Trace) *Report {
 					regions[e.Region] = reg
 				}
 				reg.Count++
-				reg.TimeNs += e.Duration
+				addSat(&reg.TimeNs, e.Duration)
 			case e.Kind == mpi.Send || e.Kind == mpi.Isend:
 				sizes = append(sizes, e.Bytes)
 			case e.Kind.IsCollective():
@@ -168,8 +168,8 @@ func MPI(t *mpi.Trace) *Report {
 					colls[key] = c
 				}
 				c.Calls++
-				c.Bytes += e.Bytes
-				c.TimeNs += e.Duration
+				addSat(&c.Bytes, e.Bytes)
+				addSat(&c.TimeNs, e.Duration)
 			}
 		}
 	}
@@ -211,19 +211,19 @@ func Graph(g *graph.Graph) *Report {
 		kc.Count++
 		switch k {
 		case graph.Calc:
-			kc.TimeNs += g.Size[id]
+			addSat(&kc.TimeNs, g.Size[id])
 			reg := regions[g.Region[id]]
 			if reg == nil {
 				reg = &Region{Name: g.RegionName(int32(id))}
 				regions[g.Region[id]] = reg
 			}
 			reg.Count++
-			reg.TimeNs += g.Size[id]
+			addSat(&reg.TimeNs, g.Size[id])
 		case graph.Send:
-			kc.Bytes += g.Size[id]
+			addSat(&kc.Bytes, g.Size[id])
 			sizes = append(sizes, g.Size[id])
 		case graph.Recv:
-			kc.Bytes += g.Size[id]
+			addSat(&kc.Bytes, g.Size[id])
 		}
 	}
 	for k, kc := range kinds {
@@ -272,7 +272,7 @@ func summarise(sizes []int64) Sizes {
 	s.Count, s.Min, s.Max = int64(len(sizes)), sizes[0], sizes[len(sizes)-1]
 	s.Median = sizes[(len(sizes)-1)/2]
 	for _, v := range sizes {
-		s.Total += v
+		addSat(&s.Total, v)
 		le := int64(0)
 		switch n := bits.Len64(uint64(v - 1)); {
 		case v <= 0:
@@ -311,4 +311,18 @@ func recorded(rec *graph.Recorded, n int) *Recorded {
 		out.Ranks = append(out.Ranks, rr)
 	}
 	return out
+}
+
+// Saturated is the value of a count, byte or time sum that went past
+// int64 (16 ranks of 9·10^17 ns each): it stays at math.MaxInt64 rather
+// than wrapping to a negative total.
+const Saturated = math.MaxInt64
+
+// addSat adds d ≥ 0 to *x, saturating at Saturated.
+func addSat(x *int64, d int64) {
+	if d > 0 && *x > Saturated-d {
+		*x = Saturated
+		return
+	}
+	*x += d
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/traces/goal"
+	"github.com/capsim/capsim/traces/graph"
 	"github.com/capsim/capsim/traces/liballprof"
 	"github.com/capsim/capsim/traces/otf2"
 )
@@ -194,5 +195,30 @@ func TestAgainstOtf2Print(t *testing.T) {
 			}
 			t.Logf("%d messages (%d B), %d collective calls %v, recorded %d ns", want.Count, want.Total, wantCalls, colls, rep.Recorded.JobNs)
 		})
+	}
+}
+
+// TestSumsSaturate: 16 ranks of 9·10^17 ns each sum past int64; the
+// total wrapped to -4046744073709551616 ns. It stays at Saturated, which
+// the text prints as past int64.
+func TestSumsSaturate(t *testing.T) {
+	b := graph.NewBuilder(16)
+	for r := 0; r < 16; r++ {
+		b.Add(r, graph.CalcOp(9e17))
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Graph(g)
+	if len(rep.Operations) != 1 || rep.Operations[0].TimeNs != Saturated {
+		t.Fatalf("operations %+v, want one kind of time_ns %d", rep.Operations, int64(Saturated))
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); !strings.Contains(s, ">9223372036854775807") || strings.Contains(s, "-") {
+		t.Errorf("text %q: want the time past int64 and no negative number", s)
 	}
 }

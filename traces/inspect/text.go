@@ -30,11 +30,11 @@ func WriteText(w io.Writer, rep *Report) error {
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kind\tcount\tbytes\ttime_ns\t")
 	for _, k := range rep.Operations {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", k.Kind, k.Count, k.Bytes, k.TimeNs)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", k.Kind, k.Count, sum(k.Bytes), sum(k.TimeNs))
 	}
 	tw.Flush()
 	m := rep.Messages
-	bw.printf("\nmessages  %d sent, %d bytes; size min %d, median %d, max %d\n", m.Count, m.Total, m.Min, m.Median, m.Max)
+	bw.printf("\nmessages  %d sent, %s bytes; size min %d, median %d, max %d\n", m.Count, sum(m.Total), m.Min, m.Median, m.Max)
 	if len(m.Histogram) > 0 {
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "size ≤\tcount\t")
@@ -48,7 +48,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "kind\tcomm\tcalls\tinstances\tbytes\ttime_ns\t")
 		for _, c := range rep.Collectives {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t\n", c.Kind, c.Comm, c.Calls, c.Instances, c.Bytes, c.TimeNs)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", c.Kind, c.Comm, c.Calls, c.Instances, sum(c.Bytes), sum(c.TimeNs))
 		}
 		tw.Flush()
 	}
@@ -70,7 +70,7 @@ func WriteText(w io.Writer, rep *Report) error {
 			if name == "" {
 				name = "(none)"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t\n", name, r.Count, r.TimeNs)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t\n", name, r.Count, sum(r.TimeNs))
 		}
 		tw.Flush()
 	}
@@ -107,3 +107,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// sum prints a sum, a Saturated one as past int64.
+func sum(v int64) string {
+	if v == Saturated {
+		return fmt.Sprintf(">%d", int64(Saturated))
+	}
+	return strconv.FormatInt(v, 10)
+}

@@ -15,6 +15,7 @@ package taskgraph
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -97,13 +98,38 @@ func (d *DAG) Topological() ([]int32, error) {
 		}
 	}
 	if len(order) != n {
-		for t := 0; t < n; t++ {
-			if indeg[t] > 0 {
-				return nil, fmt.Errorf("task graph %s: task %d (%s) is on a dependency cycle", d.Name, t, d.Label(int32(t)))
+		t := d.onCycle(indeg)
+		return nil, &CycleError{Graph: d.Name, Task: t, Label: d.Label(t)}
+	}
+	return order, nil
+}
+
+// onCycle returns a task on a dependency cycle, given the in-degrees
+// Kahn's algorithm left: a task still waiting is on a cycle or downstream
+// of one, and it waits on a predecessor that still waits too, so n steps
+// back along such predecessors end on a cycle.
+func (d *DAG) onCycle(indeg []int32) int32 {
+	t := int32(slices.IndexFunc(indeg, func(v int32) bool { return v > 0 }))
+	for range indeg {
+		for _, p := range d.Predecessors(t) {
+			if indeg[p] > 0 {
+				t = p
+				break
 			}
 		}
 	}
-	return order, nil
+	return t
+}
+
+// CycleError is Topological's error: Task lies on a dependency cycle.
+type CycleError struct {
+	Graph string
+	Task  int32
+	Label string // the task's label, e.g. "GEMM(3,2,1)"
+}
+
+func (e *CycleError) Error() string {
+	return fmt.Sprintf("task graph %s: task %d (%s) is on a dependency cycle", e.Graph, e.Task, e.Label)
 }
 
 // LongestPath returns, for weights w per task, the heaviest path's weight

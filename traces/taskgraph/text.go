@@ -2,6 +2,7 @@ package taskgraph
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -46,12 +47,17 @@ func Parse(r io.Reader, name string) (*DAG, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
 	b := NewBuilder(name)
 	line := 0
+	var lines []int // the line of each task
 	errf := func(format string, a ...any) error {
 		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
 	}
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark
+		}
+		text = strings.TrimSpace(text)
 		if text == "" {
 			continue
 		}
@@ -70,6 +76,7 @@ func Parse(r io.Reader, name string) (*DAG, error) {
 			return nil, errf("%v", err)
 		}
 		t := b.Add(kernel, c)
+		lines = append(lines, line)
 		for _, s := range f[1:] {
 			p, err := strconv.Atoi(s)
 			if err != nil || p < 0 || p >= MaxTextTasks {
@@ -86,10 +93,18 @@ func Parse(r io.Reader, name string) (*DAG, error) {
 	}
 	for i := range b.src {
 		if int(b.src[i]) >= len(b.kernel) {
-			return nil, fmt.Errorf("%s: task %d depends on task %d, but the file has %d tasks", name, b.dst[i], b.src[i], len(b.kernel))
+			return nil, fmt.Errorf("%s:%d: task %d depends on task %d, but the file has %d tasks (ids count tasks from 0)",
+				name, lines[b.dst[i]], b.dst[i], b.src[i], len(b.kernel))
 		}
 	}
+	if len(b.kernel) == 0 {
+		return nil, fmt.Errorf("%s: %w (the file has only blank and # lines)", name, ErrEmpty)
+	}
 	d, err := b.Build()
+	var cyc *CycleError
+	if errors.As(err, &cyc) {
+		return nil, fmt.Errorf("%s:%d: task %d (%s) is on a dependency cycle", name, lines[cyc.Task], cyc.Task, cyc.Label)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,0 +1,22 @@
+// Package bom strips the UTF-8 byte-order mark some editors and
+// spreadsheet programs write at the start of a text file (Excel's "CSV
+// UTF-8"), so that a file's first header or token reads as typed.
+package bom
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+)
+
+// mark is the UTF-8 encoding of U+FEFF.
+var mark = []byte("\xef\xbb\xbf")
+
+// Skip returns a reader of r's bytes without a leading byte-order mark.
+func Skip(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(len(mark)); bytes.Equal(b, mark) {
+		br.Discard(len(mark))
+	}
+	return br
+}
