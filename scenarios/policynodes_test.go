@@ -84,7 +84,7 @@ func TestPolicyNodeCaps(t *testing.T) {
 		free, free0 float64
 	}{
 		{PolicySteering, []float64{50, 60, 70}, 1e6, 2e6},
-		{PolicyDCTDVFS, []float64{140, 180}, 1e6, 0},
+		{PolicyDCTDVFS, []float64{80, 180}, 1e6, 0},
 	} {
 		t.Run(tc.pol, func(t *testing.T) {
 			for _, c := range tc.caps {
@@ -113,8 +113,8 @@ func TestPolicyNodeCaps(t *testing.T) {
 	}
 	// dct-dvfs chooses by slack, not by power: under a node cap below its
 	// need the replay reports the time over it rather than hiding it.
-	if rep := replay(t, PolicyDCTDVFS, two, CapScopeNode, 130); rep.Result.OverCapNs <= 0 || rep.Result.NodePeakW <= 130 {
-		t.Errorf("dct-dvfs at 130 W per node: node peak %g W, %d ns over; want the time over the cap reported", rep.Result.NodePeakW, rep.Result.OverCapNs)
+	if rep := replay(t, PolicyDCTDVFS, two, CapScopeNode, 75); rep.Result.OverCapNs <= 0 || rep.Result.NodePeakW <= 75 {
+		t.Errorf("dct-dvfs at 75 W per node: node peak %g W, %d ns over; want the time over the cap reported", rep.Result.NodePeakW, rep.Result.OverCapNs)
 	}
 }
 
@@ -194,7 +194,7 @@ func TestDCTDVFSBasePowerPerNode(t *testing.T) {
 	tr := policyNodesTrace(t, 4)
 	run := func(nodes, perNode int) *PolicyReport {
 		t.Helper()
-		m := strings.Replace(policyNodesMachineWait(nodes, perNode, "idle"), fmt.Sprintf("cores_per_socket = %d\n", perNode), "cores_per_socket = 4\n", 1)
+		m := strings.Replace(policyNodesMachineWait(nodes, perNode, "idle"), fmt.Sprintf("cores_per_socket = %d\n", perNode), "cores_per_socket = 16\n", 1)
 		rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: PolicyDCTDVFS, Trace: tr, Scenario: policyNodesScenario(t, m, tr, CapScopeJob),
 			NoBound: true, DCTDVFS: DCTDVFSOptions{Threads: 4, Serial: 0.1}})
 		if err != nil {
@@ -215,6 +215,38 @@ func TestDCTDVFSBasePowerPerNode(t *testing.T) {
 		want := 3 * nodeW * float64(c.one.MakespanNs) / 1e9
 		if got := c.four.EnergyJ - c.one.EnergyJ; math.Abs(got-want) > 1e-6 {
 			t.Errorf("%s: four nodes draw %.6f J more than one (%.6f J against %.6f J); want three nodes' base power, %.6f J", c.name, got, c.four.EnergyJ, c.one.EnergyJ, want)
+		}
+	}
+}
+
+// dct-dvfs's c_max defaults to the cores each rank of a node has: a
+// default of every core of the node for each of its 8 ranks priced 128
+// threads on 16 cores.
+func TestDCTThreads(t *testing.T) {
+	for _, c := range []struct {
+		threads, perRank, perNode, sockets, cores int
+		want                                      int
+		err                                       string
+	}{
+		{0, 1, 8, 2, 8, 2, ""},  // the default machine: 16 cores, 8 ranks
+		{0, 1, 1, 2, 8, 16, ""}, // one rank per node: every core
+		{0, 4, 2, 2, 8, 4, ""},  // threads_per_rank as given
+		{0, 1, 3, 1, 8, 2, ""},  // cores shared evenly, rounded down
+		{2, 1, 8, 2, 8, 2, ""},
+		{4, 1, 8, 2, 8, 4, ""},
+		{16, 1, 1, 2, 8, 16, ""},
+		{32, 1, 1, 2, 8, 0, "--threads 32: more than the 16 cores"},
+		{-1, 1, 1, 2, 8, 0, "--threads -1 < 1"},
+	} {
+		m := &Machine{Name: "m", SocketsPerNode: c.sockets, CoresPerSocket: c.cores, RanksPerNode: c.perNode, ThreadsPerRank: c.perRank}
+		got, err := dctThreads(c.threads, m)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%+v: error %v, want %q", c, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%+v: %v", c, err)
+		case c.err == "" && got != c.want:
+			t.Errorf("%+v: c_max %d, want %d", c, got, c.want)
 		}
 	}
 }

@@ -308,18 +308,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		return out, nil
 	}
 	d := r.DCTDVFS
-	cmax := d.Threads
-	if cmax == 0 {
-		cmax = m.ThreadsPerRank
-		if cmax <= 1 {
-			cmax = m.SocketsPerNode * m.CoresPerSocket
-		}
-	}
-	if cmax < 1 {
-		return nil, optionf("--threads %d < 1", cmax)
-	}
-	if cores := m.SocketsPerNode * m.CoresPerSocket; d.Threads > cores {
-		return nil, optionf("--threads %d: more than the %d cores of a node of machine %s (c_max is the threads an MPI task ran with)", d.Threads, cores, m.Name)
+	cmax, err := dctThreads(d.Threads, m)
+	if err != nil {
+		return nil, err
 	}
 	if !(d.CoordinationPct >= 0 && d.CoordinationPct < 100) {
 		return nil, optionf("--coordination-pct %g outside [0, 100)", d.CoordinationPct)
@@ -464,4 +455,28 @@ func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lo
 	return inTraceTerms(err, func() func(op int32) string {
 		return em.Describer(importer.Located(t, r.Trace, r.Import), g)
 	})
+}
+
+// dctThreads is DCT's c_max on machine m, the OpenMP threads each MPI
+// task ran with: threads as given (--threads, at most a node's cores),
+// else the machine's threads_per_rank where above 1, else the cores of a
+// node shared evenly among its ranks_per_node ranks (every core of the
+// node where one rank runs per node): a default of more would price
+// cores the node does not have.
+func dctThreads(threads int, m *Machine) (int, error) {
+	cores := m.SocketsPerNode * m.CoresPerSocket
+	switch {
+	case threads < 0:
+		return 0, optionf("--threads %d < 1", threads)
+	case threads > cores:
+		return 0, optionf("--threads %d: more than the %d cores of a node of machine %s (c_max is the threads an MPI task ran with)", threads, cores, m.Name)
+	case threads > 0:
+		return threads, nil
+	case m.ThreadsPerRank > 1:
+		return m.ThreadsPerRank, nil
+	}
+	if per := max(m.RanksPerNode, 1); cores/per >= 1 {
+		return cores / per, nil
+	}
+	return 0, optionf("machine %s: %d ranks per node on %d cores leave no core per rank", m.Name, m.RanksPerNode, cores)
 }
