@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -256,7 +255,7 @@ func newImportCmd() *cobra.Command {
 			return nil
 		}
 		fmt.Fprintf(w, "%s: %s trace, %d ranks, %d MPI events -> %s (MPI trace)\n", a[0], cv.Format, cv.Ranks, cv.Events, out)
-		if spec := collSpec(cv.FormatCollectives); spec != "" {
+		if spec := mpi.AlgorithmsSpec(cv.FormatCollectives); spec != "" {
 			fmt.Fprintf(w, "note: %s keeps the %s trace's collective algorithms (--coll '%s'), with which it replays\n", out, cv.Format, spec)
 		}
 		return nil
@@ -325,15 +324,4 @@ func newExportCmd() *cobra.Command {
 	addKeepGaps(g.Flags(), &keepGaps)
 	c.AddCommand(g)
 	return c
-}
-
-// collSpec writes algorithms as a --coll value, kinds in order.
-func collSpec(algs map[mpi.Kind]string) string {
-	var parts []string
-	for _, k := range mpi.Kinds() {
-		if a, ok := algs[k]; ok {
-			parts = append(parts, k.String()+"="+a)
-		}
-	}
-	return strings.Join(parts, ",")
 }

@@ -46,8 +46,8 @@ func TestCollectivesRoundTrip(t *testing.T) {
 			t.Errorf("%q: err = %v, want %q", tc.spec, err, tc.want)
 		}
 	}
-	if got, err := parseCollectives(collectivesSpec(tr.Algorithms)); err != nil || !reflect.DeepEqual(got, tr.Algorithms) {
-		t.Errorf("spec %q: %v, %v", collectivesSpec(tr.Algorithms), got, err)
+	if got, err := parseCollectives(mpi.AlgorithmsSpec(tr.Algorithms)); err != nil || !reflect.DeepEqual(got, tr.Algorithms) {
+		t.Errorf("spec %q: %v, %v", mpi.AlgorithmsSpec(tr.Algorithms), got, err)
 	}
 }
 

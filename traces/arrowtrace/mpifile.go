@@ -74,7 +74,7 @@ func mpiSchema(t *mpi.Trace) (*arrow.Schema, error) {
 	}
 	keys := []string{MetaFormat, MetaVersion, MetaNumRanks, MetaUnits, MetaComms}
 	vals := []string{FormatMPI, Version, strconv.Itoa(len(t.Ranks)), mpiUnits, string(cj)}
-	if spec := collectivesSpec(t.Algorithms); spec != "" {
+	if spec := mpi.AlgorithmsSpec(t.Algorithms); spec != "" {
 		keys, vals = append(keys, MetaCollectives), append(vals, spec)
 	}
 	md := arrow.NewMetadata(keys, vals)
@@ -454,18 +454,6 @@ func (d *mpiDecoder) checkPeer(e *mpi.Event, size int) error {
 		}
 	}
 	return nil
-}
-
-// collectivesSpec writes algs as MetaCollectives holds them: KIND=ALGORITHM
-// items in kind order, "" for none.
-func collectivesSpec(algs map[mpi.Kind]string) string {
-	var parts []string
-	for _, k := range mpi.Kinds() {
-		if a, ok := algs[k]; ok {
-			parts = append(parts, k.String()+"="+a)
-		}
-	}
-	return strings.Join(parts, ",")
 }
 
 // parseCollectives reads MetaCollectives: KIND=ALGORITHM items, each a

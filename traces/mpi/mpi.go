@@ -8,6 +8,7 @@ package mpi
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/traces/graph"
@@ -71,6 +72,19 @@ func Kinds() []Kind {
 		ks[i] = Kind(i)
 	}
 	return ks
+}
+
+// AlgorithmsSpec writes algorithms per collective kind as KIND=ALGORITHM
+// items in kind order, comma-separated ("" for none): the form of
+// --coll and of an Arrow trace's collectives metadata.
+func AlgorithmsSpec(algs map[Kind]string) string {
+	var parts []string
+	for _, k := range Kinds() {
+		if a, ok := algs[k]; ok {
+			parts = append(parts, k.String()+"="+a)
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // IsCollective reports whether k is a collective operation.
