@@ -45,13 +45,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("configuration %s = %g: want a finite number ≥ 0", f.name, f.v)
 		}
 	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"cpu_ghz", c.CPUFreqGHz}, {"mem_ghz", c.MemFreqGHz}} {
-		if err := CheckGHz(f.v); err != nil {
-			return fmt.Errorf("configuration %s: %w", f.name, err)
-		}
+	if err := c.CheckClocks(); err != nil {
+		return fmt.Errorf("configuration %w", err)
 	}
 	if c.Threads < 0 {
 		return fmt.Errorf("configuration threads = %d: want ≥ 0", c.Threads)
@@ -69,6 +64,18 @@ const MaxGHz = 100
 // (10^18 ns, about 31.7 years) in seconds, the longest time a replay
 // represents.
 const MaxSeconds = 1e9
+
+// CheckClocks refuses a core or memory clock past MaxGHz (CheckGHz),
+// naming its field as measurement files name their column: "cpu_ghz: …".
+func (c Config) CheckClocks() error {
+	if err := CheckGHz(c.CPUFreqGHz); err != nil {
+		return fmt.Errorf("cpu_ghz: %w", err)
+	}
+	if err := CheckGHz(c.MemFreqGHz); err != nil {
+		return fmt.Errorf("mem_ghz: %w", err)
+	}
+	return nil
+}
 
 // CheckGHz refuses a frequency in GHz above MaxGHz, naming MHz.
 func CheckGHz(ghz float64) error {

@@ -108,13 +108,8 @@ func ReadSamples(r io.Reader, name string) ([]Sample, error) {
 		if perr != nil {
 			return nil, perr
 		}
-		for _, c := range []struct {
-			col string
-			ghz float64
-		}{{"cpu_ghz", s.Config.CPUFreqGHz}, {"mem_ghz", s.Config.MemFreqGHz}} {
-			if err := compute.CheckGHz(c.ghz); err != nil {
-				return nil, fmt.Errorf("%s: line %d: column %s: %w", name, line, c.col, err)
-			}
+		if err := s.Config.CheckClocks(); err != nil {
+			return nil, fmt.Errorf("%s: line %d: column %w", name, line, err)
 		}
 		if s.Region == "" {
 			return nil, fmt.Errorf("%s: line %d: empty region", name, line)

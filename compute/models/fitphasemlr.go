@@ -155,13 +155,8 @@ func parsePhaseRows(name, where string, header []string, next func() ([]string, 
 		if !(pr.Config.CPUFreqGHz > 0) {
 			return nil, nil, fmt.Errorf("%s: %s %d: cpu_ghz must be positive", name, where, line)
 		}
-		for _, c := range []struct {
-			col string
-			ghz float64
-		}{{"cpu_ghz", pr.Config.CPUFreqGHz}, {"mem_ghz", pr.Config.MemFreqGHz}} {
-			if err := compute.CheckGHz(c.ghz); err != nil {
-				return nil, nil, fmt.Errorf("%s: %s %d: column %s: %w", name, where, line, c.col, err)
-			}
+		if err := pr.Config.CheckClocks(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s %d: column %w", name, where, line, err)
 		}
 		if pr.Seconds > compute.MaxSeconds {
 			return nil, nil, fmt.Errorf("%s: %s %d: column time_s: %g s is past %g s (compute.MaxSeconds, about 31.7 years)", name, where, line, pr.Seconds, float64(compute.MaxSeconds))

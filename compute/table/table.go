@@ -243,13 +243,8 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		if row.Config.CPUFreqGHz < 0 || row.Config.MemFreqGHz < 0 || row.Config.MemThrottle < 0 {
 			return nil, fmt.Errorf("%s: line %d: negative frequency or throttle", name, line)
 		}
-		for _, c := range []struct {
-			col string
-			ghz float64
-		}{{"cpu_ghz", row.Config.CPUFreqGHz}, {"mem_ghz", row.Config.MemFreqGHz}} {
-			if err := compute.CheckGHz(c.ghz); err != nil {
-				return nil, fmt.Errorf("%s: line %d: column %s: %w", name, line, c.col, err)
-			}
+		if err := row.Config.CheckClocks(); err != nil {
+			return nil, fmt.Errorf("%s: line %d: column %w", name, line, err)
 		}
 		if row.Seconds > compute.MaxSeconds {
 			return nil, fmt.Errorf("%s: line %d: column seconds: %g s is past %g s (compute.MaxSeconds, about 31.7 years)", name, line, row.Seconds, float64(compute.MaxSeconds))
