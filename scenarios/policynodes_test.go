@@ -219,7 +219,8 @@ func TestDCTDVFSBasePowerPerNode(t *testing.T) {
 	}
 }
 
-// dct-dvfs's c_max defaults to the cores each rank of a node has: a
+// dct-dvfs's c_max defaults to the cores each rank of a node has, and
+// threads that the ranks of a node cannot have together are refused: a
 // default of every core of the node for each of its 8 ranks priced 128
 // threads on 16 cores.
 func TestDCTThreads(t *testing.T) {
@@ -233,9 +234,9 @@ func TestDCTThreads(t *testing.T) {
 		{0, 4, 2, 2, 8, 4, ""},  // threads_per_rank as given
 		{0, 1, 3, 1, 8, 2, ""},  // cores shared evenly, rounded down
 		{2, 1, 8, 2, 8, 2, ""},
-		{4, 1, 8, 2, 8, 4, ""},
+		{4, 1, 8, 2, 8, 0, "8 ranks per node × 4 threads exceed the 16 cores"},
 		{16, 1, 1, 2, 8, 16, ""},
-		{32, 1, 1, 2, 8, 0, "--threads 32: more than the 16 cores"},
+		{32, 1, 1, 2, 8, 0, "1 rank per node × 32 threads exceed the 16 cores"},
 		{-1, 1, 1, 2, 8, 0, "--threads -1 < 1"},
 	} {
 		m := &Machine{Name: "m", SocketsPerNode: c.sockets, CoresPerSocket: c.cores, RanksPerNode: c.perNode, ThreadsPerRank: c.perRank}

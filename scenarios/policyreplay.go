@@ -458,24 +458,30 @@ func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lo
 }
 
 // dctThreads is DCT's c_max on machine m, the OpenMP threads each MPI
-// task ran with: threads as given (--threads, at most a node's cores),
-// else the machine's threads_per_rank where above 1, else the cores of a
-// node shared evenly among its ranks_per_node ranks (every core of the
-// node where one rank runs per node): a default of more would price
-// cores the node does not have.
+// task ran with: threads as given (--threads), else the machine's
+// threads_per_rank where above 1, else the cores of a node shared evenly
+// among its ranks_per_node ranks (every core of the node where one rank
+// runs per node). The ranks of a node run on its cores, so their threads
+// together may not exceed them, as for a machine's threads_per_rank:
+// more would price cores the node does not have.
 func dctThreads(threads int, m *Machine) (int, error) {
 	cores := m.SocketsPerNode * m.CoresPerSocket
+	per := max(m.RanksPerNode, 1)
 	switch {
 	case threads < 0:
 		return 0, optionf("--threads %d < 1", threads)
-	case threads > cores:
-		return 0, optionf("--threads %d: more than the %d cores of a node of machine %s (c_max is the threads an MPI task ran with)", threads, cores, m.Name)
+	case threads*per > cores:
+		ranks := fmt.Sprintf("%d ranks", per)
+		if per == 1 {
+			ranks = "1 rank"
+		}
+		return 0, optionf("--threads %d: %s per node × %d threads exceed the %d cores of a node of machine %s (c_max is the threads an MPI task ran with; a machine of fewer ranks_per_node runs more threads per rank)", threads, ranks, threads, cores, m.Name)
 	case threads > 0:
 		return threads, nil
 	case m.ThreadsPerRank > 1:
 		return m.ThreadsPerRank, nil
 	}
-	if per := max(m.RanksPerNode, 1); cores/per >= 1 {
+	if cores/per >= 1 {
 		return cores / per, nil
 	}
 	return 0, optionf("machine %s: %d ranks per node on %d cores leave no core per rank", m.Name, m.RanksPerNode, cores)

@@ -127,7 +127,7 @@ l2 requires l1
 			[]string{"phe.csv: phase-mlr: target cpu 2GHz x8: least squares: a regressor overflows"}},
 		// 10^8 threads per task priced a 19 GW node; an overhead share of
 		// 1e308 overflowed a calc named in lowered terms.
-		{"dct-dvfs threads past the node", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--threads", "100000000"}, []string{"--threads 100000000: more than the 16 cores of a node of machine pal"}},
+		{"dct-dvfs threads past the node", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--threads", "100000000"}, []string{"--threads 100000000: 8 ranks per node × 100000000 threads exceed the 16 cores of a node of machine pal"}},
 		{"dct-dvfs thread overhead 1e308", []string{"policy", "dct-dvfs", p("good.arrow"), "--no-bound", "--thread-overhead", "1e308"}, []string{"--thread-overhead 1e+308: outside [0, 1]"}},
 		// A flag named for its time unit had no upper bound: 9.2e18 ns
 		// of DVFS overhead wrapped sums, or failed as a lowered calc.

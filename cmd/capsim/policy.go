@@ -271,7 +271,7 @@ On an execution graph (a Chakra trace, a GOAL file) a phase group is
 every rank's k-th phase; its operations carry no thread counts, so DCT
 keeps them as recorded, and DVFS spends each rank's slack on its tasks'
 GPU clocks and P-states (docs/guide/policies.md).`,
-			`  capsim policy dct-dvfs lu-mz.arrow --threads 16 --strategy combined --json`},
+			`  capsim policy dct-dvfs lu-mz.arrow --scenario examples/scenarios/hybrid.toml --threads 16 --strategy combined --json`},
 		scenarios.PolicyLP: {"The LP bound's own schedule at a cap, rounded within the cap and replayed",
 			`lp solves the fixed-event-order LP of Bailey et al. (SC'15) at --cap,
 rounds its schedule to the machine's configurations within the cap and

@@ -17,7 +17,7 @@ func TestPolicyCommandMatchesReplay(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"steering", "--cap", "200", "--predict", "previous", "--no-bound"},
-		{"dct-dvfs", "--threads", "16", "--strategy", "combined", "--no-bound", "--json"},
+		{"dct-dvfs", "--threads", "2", "--strategy", "combined", "--no-bound", "--json"},
 	} {
 		code, want, stderr := capsim(t, append([]string{"policy", args[0], tr}, args[1:]...)...)
 		if code != 0 {

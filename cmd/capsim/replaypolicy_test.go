@@ -25,9 +25,9 @@ func TestReplayPolicy(t *testing.T) {
 	for _, args := range [][]string{
 		{"--policy", "steering"},
 		{"--policy", "steering", "--cap", "200", "--predict", "previous", "--lp-messages", "replay"},
-		{"--policy", "dct-dvfs", "--threads", "16"},
-		{"--policy", "dct-dvfs", "--threads", "16", "--granularity", "per-phase", "--switch-penalty-ns", "1000", "--lp-messages", "replay"},
-		{"--policy", "dct-dvfs", "--threads", "16", "--strategy", "combined", "--objective", "whole-interval", "--wait-cap", "--epsilon", "0.1"},
+		{"--policy", "dct-dvfs", "--threads", "2"},
+		{"--policy", "dct-dvfs", "--threads", "2", "--granularity", "per-phase", "--switch-penalty-ns", "1000", "--lp-messages", "replay"},
+		{"--policy", "dct-dvfs", "--threads", "2", "--strategy", "combined", "--objective", "whole-interval", "--wait-cap", "--epsilon", "0.1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, out, stderr := capsim(t, append([]string{"replay", tr, "--json"}, args...)...)
@@ -138,11 +138,12 @@ func TestReadmePolicyExample(t *testing.T) {
 	if r := get("replay", wave, "--policy", "steering", "--lp-messages", "loggops"); r.LP.BoundNs != 40601400 || pct(r.LP.GapPct) != "6.94" {
 		t.Errorf("steering, loggops messages: bound %d ns, gap %.4f %%, want 40601400 and 6.94", r.LP.BoundNs, r.LP.GapPct)
 	}
-	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
+	hybrid := filepath.Join("..", "..", "examples", "scenarios", "hybrid.toml")
+	args := []string{"replay", hyb, "--policy", "dct-dvfs", "--scenario", hybrid, "--threads", "16", "--thread-overhead", "0.01", "--strategy", "combined", "--objective", "whole-interval"}
 	r = get(args...)
 	if r.Baseline.MakespanNs != 202300482 || r.DCT.MakespanNs != 186396862 || r.Result.MakespanNs != 186396862 ||
-		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "164.47/88.91/57.60" ||
-		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "64.98" || r.LP.CapW != 309 || pct(r.LP.GapPct) != "-0.00" {
+		fmt.Sprintf("%.2f/%.2f/%.2f", r.Baseline.EnergyJ, r.DCT.EnergyJ, r.Result.EnergyJ) != "228.19/147.63/116.31" ||
+		pct(r.RuntimeImprovementPct) != "7.86" || pct(r.EnergyImprovementPct) != "49.03" || r.LP.CapW != 624 || pct(r.LP.GapPct) != "-0.00" {
 		t.Errorf("dct-dvfs: %+v %+v", r, *r.DCT)
 	}
 	if r := get(append(args, "--lp-messages", "loggops")...); pct(r.LP.GapPct) != "0.92" {
@@ -354,7 +355,7 @@ func TestPolicyNodeCapsCLI(t *testing.T) {
 		args   []string
 	}{
 		{"steering", "110", nil},
-		{"dct-dvfs", "600", []string{"--threads", "16"}},
+		{"dct-dvfs", "600", []string{"--threads", "8"}},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
 			args := append([]string{tr, "--cap", tc.capW, "--scenario", node, "--json"}, tc.args...)
