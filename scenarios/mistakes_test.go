@@ -130,6 +130,8 @@ func TestMistakesRefused(t *testing.T) {
 		// it was; a clock of 1e308 MHz (Hz or kHz) was accepted.
 		{"third GPU clock's power", gpuExample(t, "power_w = 235.0", "power_w = -1"), "key machine.gpu.clock.power_w: machine a100-node: gpu clock 3: power_w", 43},
 		{"GPU clock in Hz", gpuExample(t, "mhz = 1140", "mhz = 1140000000"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14e+09 MHz is past 100000 MHz (gpu.MaxMHz)", 42},
+		{"GPU recorded clock in GHz", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1.41"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz (0: the fastest clock): 1.41 MHz is below 10 MHz (gpu.MinMHz): a clock in GHz?", 34},
+		{"GPU clock in GHz", gpuExample(t, "mhz = 1140", "mhz = 1.14"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14 MHz is below 10 MHz (gpu.MinMHz)", 42},
 		{"GPU recorded clock 1e308", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1e308"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz", 34},
 		{"GPU memory-bound share 7", gpuExample(t, "memory_boundness = 0.3", "memory_boundness = 7"), "key machine.gpu.memory_boundness: machine a100-node: gpu memory_boundness 7", 33},
 		// A generator's error named [workload.params], not the parameter's

@@ -41,11 +41,18 @@ type Clock struct {
 // compute.MaxGHz for a CPU. A clock past it is in other units (Hz or kHz).
 const MaxMHz = 100000
 
-// CheckMHz refuses a clock that is not finite and positive or is past
-// MaxMHz.
+// MinMHz is the slowest clock a GPU clock in MHz may give: GPUs idle at
+// a few hundred MHz, so a clock below it is in GHz (1.41 for 1410).
+const MinMHz = 10
+
+// CheckMHz refuses a clock that is not finite and positive, is below
+// MinMHz or is past MaxMHz.
 func CheckMHz(mhz float64) error {
 	if !(mhz > 0) || math.IsInf(mhz, 0) {
 		return fmt.Errorf("%g MHz: want a finite number > 0", mhz)
+	}
+	if mhz < MinMHz {
+		return fmt.Errorf("%g MHz is below %d MHz (gpu.MinMHz): a clock in GHz? (1.41 GHz is 1410)", mhz, MinMHz)
 	}
 	if mhz > MaxMHz {
 		return fmt.Errorf("%g MHz is past %d MHz (gpu.MaxMHz): a clock in Hz or kHz? (1410 MHz is 1410)", mhz, MaxMHz)
