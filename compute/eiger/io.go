@@ -74,6 +74,8 @@ func ReadCSV(r io.Reader, name string) (*Samples, error) {
 }
 
 // Split returns the input matrix of columns inputs and the output column.
+// An input given twice, or the output among the inputs, is refused: the
+// regression could not tell their coefficients apart.
 func (s *Samples) Split(inputs []string, output string) ([][]float64, []float64, error) {
 	idx := func(n string) (int, error) {
 		for i, h := range s.Names {
@@ -84,16 +86,24 @@ func (s *Samples) Split(inputs []string, output string) ([][]float64, []float64,
 		return 0, fmt.Errorf("eiger: no column %q", n)
 	}
 	in := make([]int, len(inputs))
+	seen := map[string]bool{}
 	for i, n := range inputs {
 		j, err := idx(n)
 		if err != nil {
 			return nil, nil, err
 		}
+		if seen[n] {
+			return nil, nil, fmt.Errorf("eiger: input column %q given twice (its two coefficients could not be told apart)", n)
+		}
+		seen[n] = true
 		in[i] = j
 	}
 	o, err := idx(output)
 	if err != nil {
 		return nil, nil, err
+	}
+	if seen[output] {
+		return nil, nil, fmt.Errorf("eiger: column %q is both an input and the output", output)
 	}
 	X := make([][]float64, len(s.Rows))
 	y := make([]float64, len(s.Rows))

@@ -85,3 +85,29 @@ func FuzzReadModel(f *testing.F) {
 		}
 	})
 }
+
+// An input column given twice, or the output among the inputs, is
+// refused: a regression on two copies of one column cannot tell their
+// coefficients apart, and the output among the inputs fits itself.
+func TestSplitRefusesRepeatedColumns(t *testing.T) {
+	s, err := ReadCSV(strings.NewReader("x1,x2,time\n1,2,3\n4,5,6\n"), "s.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		inputs []string
+		output string
+		want   string
+	}{
+		{[]string{"x1", "x1"}, "time", `input column "x1" given twice`},
+		{[]string{"x1", "time"}, "time", `column "time" is both an input and the output`},
+		{[]string{"x1", "x3"}, "time", `no column "x3"`},
+	} {
+		if _, _, err := s.Split(c.inputs, c.output); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v → %s: %v, want %q", c.inputs, c.output, err, c.want)
+		}
+	}
+	if _, _, err := s.Split([]string{"x1", "x2"}, "time"); err != nil {
+		t.Errorf("x1, x2 → time: %v", err)
+	}
+}

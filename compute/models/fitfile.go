@@ -232,6 +232,7 @@ func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in 
 		}
 	}
 	if o.Inputs != nil {
+		seen := map[int]bool{}
 		for _, n := range o.Inputs {
 			j, ok := col[strings.TrimSpace(n)]
 			if !ok {
@@ -240,6 +241,10 @@ func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in 
 			if j == oj || j == pj {
 				return 0, 0, nil, optionf("input %q is also an output", n)
 			}
+			if seen[j] {
+				return 0, 0, nil, optionf("--inputs: column %q given twice (a regression cannot tell its two coefficients apart)", strings.TrimSpace(n))
+			}
+			seen[j] = true
 			in = append(in, j)
 		}
 	} else {

@@ -42,6 +42,7 @@ func TestFitFile(t *testing.T) {
 		{"eiger without a region", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger}},
 		{"eiger without its time column", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", TimeColumn: "t"}},
 		{"eiger input is the output", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"time_s"}}},
+		{"eiger input given twice", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"x1", " x1"}}},
 		{"phase-mlr without samples", "testdata/dvfs_runs.csv", FitFileOptions{Kind: KindPhaseMLR}},
 	} {
 		if _, _, err := FitFile(tc.path, tc.o); !errors.Is(err, ErrOption) {
