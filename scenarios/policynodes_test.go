@@ -251,3 +251,37 @@ func TestDCTThreads(t *testing.T) {
 		}
 	}
 }
+
+// dct-dvfs takes a machine's active_power_w as a busy rank's, of its
+// threads_per_rank threads, as a replay does, and prices each thread at
+// its share: four threads of a rank drawing 120/72/40 W are priced as
+// four cores of 30/18/10 W (threads_per_rank = 1, --threads 4); taken per
+// core, they were priced four times over.
+func TestDCTDVFSPowerPerRank(t *testing.T) {
+	tr := policyNodesTrace(t, 4)
+	run := func(m string, threads int) *PolicyReport {
+		t.Helper()
+		rep, err := ReplayPolicy(context.Background(), PolicyReplay{Policy: PolicyDCTDVFS, Trace: tr, Scenario: policyNodesScenario(t, m, tr, CapScopeJob),
+			NoBound: true, DCTDVFS: DCTDVFSOptions{Threads: threads, Serial: 0.1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	core := strings.Replace(policyNodesMachineWait(2, 2, "idle"), "cores_per_socket = 2\n", "cores_per_socket = 8\n", 1)
+	rank := strings.NewReplacer("ranks_per_node = 2\n", "ranks_per_node = 2\nthreads_per_rank = 4\n",
+		"active_power_w = 30.0", "active_power_w = 120.0", "active_power_w = 18.0", "active_power_w = 72.0",
+		"active_power_w = 10.0", "active_power_w = 40.0").Replace(core)
+	a, b := run(core, 4), run(rank, 0)
+	if a.Threads != 4 || b.Threads != 4 {
+		t.Fatalf("c_max %d and %d, want 4", a.Threads, b.Threads)
+	}
+	for _, c := range []struct {
+		name string
+		a, b PolicyRun
+	}{{"baseline", a.Baseline, b.Baseline}, {"dct", *a.DCT, *b.DCT}, {"dct-dvfs", a.Result, b.Result}} {
+		if c.a.MakespanNs != c.b.MakespanNs || math.Abs(c.a.EnergyJ-c.b.EnergyJ) > 1e-9*c.a.EnergyJ {
+			t.Errorf("%s: per core %+v, per rank of 4 threads %+v; want the same run", c.name, c.a, c.b)
+		}
+	}
+}

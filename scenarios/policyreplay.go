@@ -316,7 +316,7 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 		return nil, optionf("--coordination-pct %g outside [0, 100)", d.CoordinationPct)
 	}
 	node := dctdvfs.Node{Threads: dctdvfs.PowersOfTwo(cmax), IdleW: rankBaseW,
-		CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower, PStates: pstates}
+		CoreIdleW: m.CoreIdlePowerW, WaitW: float64(cmax) * m.CoreIdlePowerW, Wait: m.WaitPower, PStates: perCore(pstates, m)}
 	o := dctdvfs.Options{Node: node, Profile: dctdvfs.Profile{Default: dctdvfs.Scaling{Serial: d.Serial, Overhead: d.Overhead, Beta: beta}},
 		Strategy: d.Strategy, Objective: d.Objective, TDVFSNs: d.TDVFSNs, Epsilon: d.Epsilon, WaitCap: d.WaitCap, CapW: r.CapW, NoBound: r.NoBound,
 		Granularity: d.Granularity, SwitchPenaltyNs: d.SwitchPenaltyNs, Calibrate: calibrate, Coordination: d.CoordinationPct / 100}
@@ -455,6 +455,21 @@ func (r PolicyReplay) inMPITerms(err error, t *mpi.Trace, g *graph.Graph, em *lo
 	return inTraceTerms(err, func() func(op int32) string {
 		return em.Describer(importer.Located(t, r.Trace, r.Import), g)
 	})
+}
+
+// perCore returns the busy power of one core per P-state, which DCT
+// multiplies by a phase's threads: a machine's active_power_w is a busy
+// rank's, of its threads_per_rank threads (docs/reference/scenarios.md,
+// "Power model"), so each core draws its share.
+func perCore(pstates []power.PState, m *Machine) []power.PState {
+	if m.ThreadsPerRank <= 1 {
+		return pstates
+	}
+	out := make([]power.PState, len(pstates))
+	for i, ps := range pstates {
+		out[i] = power.PState{GHz: ps.GHz, Watts: ps.Watts / float64(m.ThreadsPerRank)}
+	}
+	return out
 }
 
 // dctThreads is DCT's c_max on machine m, the OpenMP threads each MPI
