@@ -219,7 +219,7 @@ func TestDCTDVFSBasePowerPerNode(t *testing.T) {
 	}
 }
 
-// dct-dvfs's c_max defaults to the cores each rank of a node has, and
+// dct-dvfs's c_max defaults to the machine's threads_per_rank, and
 // threads that the ranks of a node cannot have together are refused: a
 // default of every core of the node for each of its 8 ranks priced 128
 // threads on 16 cores.
@@ -229,10 +229,10 @@ func TestDCTThreads(t *testing.T) {
 		want                                      int
 		err                                       string
 	}{
-		{0, 1, 8, 2, 8, 2, ""},  // the default machine: 16 cores, 8 ranks
-		{0, 1, 1, 2, 8, 16, ""}, // one rank per node: every core
-		{0, 4, 2, 2, 8, 4, ""},  // threads_per_rank as given
-		{0, 1, 3, 1, 8, 2, ""},  // cores shared evenly, rounded down
+		{0, 1, 8, 2, 8, 1, ""},   // the default machine: one thread per rank
+		{0, 1, 1, 2, 8, 1, ""},   // one rank per node of one thread
+		{0, 4, 2, 2, 8, 4, ""},   // threads_per_rank as given
+		{0, 16, 1, 2, 8, 16, ""}, // one rank per node of 16 threads
 		{2, 1, 8, 2, 8, 2, ""},
 		{4, 1, 8, 2, 8, 0, "8 ranks per node × 4 threads exceed the 16 cores"},
 		{16, 1, 1, 2, 8, 16, ""},

@@ -474,11 +474,10 @@ func perCore(pstates []power.PState, m *Machine) []power.PState {
 
 // dctThreads is DCT's c_max on machine m, the OpenMP threads each MPI
 // task ran with: threads as given (--threads), else the machine's
-// threads_per_rank where above 1, else the cores of a node shared evenly
-// among its ranks_per_node ranks (every core of the node where one rank
-// runs per node). The ranks of a node run on its cores, so their threads
-// together may not exceed them, as for a machine's threads_per_rank:
-// more would price cores the node does not have.
+// threads_per_rank, whose busy power its active_power_w is (perCore).
+// The ranks of a node run on its cores, so their threads together may
+// not exceed them, as for a machine's threads_per_rank: more would price
+// cores the node does not have.
 func dctThreads(threads int, m *Machine) (int, error) {
 	cores := m.SocketsPerNode * m.CoresPerSocket
 	per := max(m.RanksPerNode, 1)
@@ -493,11 +492,6 @@ func dctThreads(threads int, m *Machine) (int, error) {
 		return 0, optionf("--threads %d: %s per node × %d threads exceed the %d cores of a node of machine %s (c_max is the threads an MPI task ran with; a machine of fewer ranks_per_node runs more threads per rank)", threads, ranks, threads, cores, m.Name)
 	case threads > 0:
 		return threads, nil
-	case m.ThreadsPerRank > 1:
-		return m.ThreadsPerRank, nil
 	}
-	if cores/per >= 1 {
-		return cores / per, nil
-	}
-	return 0, optionf("machine %s: %d ranks per node on %d cores leave no core per rank", m.Name, m.RanksPerNode, cores)
+	return max(m.ThreadsPerRank, 1), nil
 }

@@ -137,7 +137,7 @@ func (p *policyFlags) register(f *pflag.FlagSet, name string, inReplay bool) {
 	}
 	d := &p.dct
 	if own["threads"] {
-		f.IntVar(&d.Threads, "threads", 0, "OpenMP threads per MPI task as recorded, c_max (default: the machine's threads_per_rank if > 1, else its cores per node over its ranks_per_node)")
+		f.IntVar(&d.Threads, "threads", 0, "OpenMP threads per MPI task as recorded, c_max (default: the machine's threads_per_rank)")
 		f.Float64Var(&d.Serial, "serial", 0.05, "Amdahl serial fraction of every phase")
 		f.Float64Var(&d.Overhead, "thread-overhead", 0, "per extra thread, share of the one-thread time lost to synchronization")
 		f.Int64Var(&d.TDVFSNs, "tdvfs-ns", 10000, "DVFS switching overhead t_dvfs in ns")
