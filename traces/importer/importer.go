@@ -791,10 +791,12 @@ func chakraDir(path string) bool {
 	paths, err := chakra.Paths(path)
 	if err != nil {
 		// A folder of NPU files that Paths refuses (a gap in the NPU
-		// numbers, two prefixes) is Chakra's to diagnose when its NPU 0
-		// file opens as one.
+		// numbers, two prefixes, no NPU 0) is Chakra's to diagnose when
+		// its NPU 0 file, or without one another NPU's, opens as one.
 		if paths, _ = filepath.Glob(filepath.Join(path, "*.0.et")); len(paths) == 0 {
-			return false
+			if paths, _ = filepath.Glob(filepath.Join(path, "*.[0-9]*.et")); len(paths) == 0 {
+				return false
+			}
 		}
 	}
 	head, err := readHead(paths[0])
