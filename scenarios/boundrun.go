@@ -410,6 +410,12 @@ func (r *boundRun) buildGraphLP() error {
 	case r.cfg.Slack != nil:
 		return fmt.Errorf("the engine LP of an execution graph keeps the order of its reference replay: no slack policy applies")
 	}
+	// The LP prices each rank on the machine's cores and GPUs: a graph
+	// of more ranks than the machine runs has no placement (frontier
+	// builds this LP without the bound's replay, which checks it too).
+	if err := r.m.FitRanks(r.g.NumRanks(), false); err != nil {
+		return err
+	}
 	start := time.Now()
 	var err error
 	if r.cls, err = r.sc.Classes(r.g, nil); err != nil {

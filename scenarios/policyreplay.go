@@ -440,11 +440,21 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 		RuntimeImprovementPct: policy.Improvement(float64(base.MakespanNs), float64(lp.MakespanNs)),
 		EnergyImprovementPct:  policy.Improvement(base.EnergyJ, lp.EnergyJ),
 		LP: PolicyBound{CapW: r.CapW, BoundNs: lp.BoundNs, Status: "ok", Messages: messages,
-			GapPct: 100 * float64(lp.MakespanNs-lp.BoundNs) / float64(lp.BoundNs)}}
+			GapPct: policyGap(lp.MakespanNs, lp.BoundNs)}}
 	if r.Policy == PolicyMinEnergy {
 		out.SlowdownPct = sc.Sweep.SlowdownPct
 	}
 	return out, nil
+}
+
+// policyGap is how much slower than its bound b a replay of ns runs, in
+// percent; a bound of 0 ns (a job without work, whose replay takes none
+// either) gives 0, never NaN.
+func policyGap(ns, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return 100 * float64(ns-b) / float64(b)
 }
 
 // inMPITerms names the operations of a deadlocked policy replay of t,

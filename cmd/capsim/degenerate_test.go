@@ -61,17 +61,39 @@ func TestDeadlockInCollectiveNamed(t *testing.T) {
 }
 
 // An execution graph without work (every task of 0 ns) has an LP bound of
-// 0 ns under the steering and dct-dvfs policies, as `bound` gives, and a
-// policy gap of 0: it was reported as an infeasible LP.
+// 0 ns under every policy, as `bound` gives, and a policy gap of 0, never
+// NaN: steering and dct-dvfs reported it as an infeasible LP, lp and
+// min-energy printed a gap of NaN %.
 func TestDegenerateGraphPolicyBound(t *testing.T) {
 	if !clp.Available() {
 		t.Skip("no LP solver")
 	}
-	p := filepath.Join(t.TempDir(), "zero.goal")
-	os.WriteFile(p, []byte("num_ranks 2\nrank 0 {\nl1: calc 0\n}\nrank 1 {\nl1: calc 0\n}\n"), 0o644)
-	for _, policy := range []string{"steering", "dct-dvfs"} {
-		code, out, stderr := capsim(t, "policy", policy, p, "--cap", "300")
-		if code != 0 || !strings.Contains(out, "LP bound at 300 W (engine messages): 0 ns, policy gap 0.00 %") || strings.Contains(out, "infeasible") {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "zero.goal")
+	os.WriteFile(p, []byte("num_ranks 1\nrank 0 {\nl1: calc 0\n}\n"), 0o644)
+	sc := filepath.Join(dir, "one.toml")
+	os.WriteFile(sc, []byte(`name = "one"
+[[machine]]
+name = "m"
+nodes = 1
+sockets_per_node = 1
+cores_per_socket = 4
+ranks_per_node = 1
+idle_power_w = 20.0
+core_idle_power_w = 1.0
+[[machine.pstate]]
+freq_ghz = 2.6
+active_power_w = 9.0
+[[machine.pstate]]
+freq_ghz = 2.0
+active_power_w = 6.0
+[workload]
+trace = "zero.goal"
+`), 0o644)
+	for _, policy := range []string{"steering", "dct-dvfs", "lp", "min-energy"} {
+		code, out, stderr := capsim(t, "policy", policy, p, "--cap", "300", "--scenario", sc)
+		if code != 0 || !strings.Contains(out, "LP bound at 300 W (engine messages): 0 ns, policy gap 0.00 %") ||
+			strings.Contains(out, "infeasible") || strings.Contains(out, "NaN") {
 			t.Errorf("policy %s: exit %d:\n%s%s", policy, code, out, stderr)
 		}
 	}

@@ -163,3 +163,22 @@ func TestFrontierOnePoint(t *testing.T) {
 		t.Errorf("by budget %+v; want one budget at the least energy %+v", rep.ByBudget, rep.Points)
 	}
 }
+
+// A graph of more ranks than the machine runs is refused by frontier as
+// by bound, naming both counts: frontier priced the 17 ranks of a GOAL
+// file on the default machine's 16 and printed a curve.
+func TestFrontierGraphTooManyRanks(t *testing.T) {
+	_, _, write := badInputDir(t)
+	var b strings.Builder
+	b.WriteString("num_ranks 17\n")
+	for r := range 17 {
+		b.WriteString("rank " + strconv.Itoa(r) + " {\nl1: calc 1000\n}\n")
+	}
+	g := write("wide.goal", b.String())
+	for _, args := range [][]string{{"frontier", g}, {"bound", g, "--cap", "3000"}} {
+		code, out, stderr := capsim(t, args...)
+		if code != 1 || !strings.Contains(stderr, "wide.goal: the workload has 17 ranks but machine") {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want the ranks refused", args[0], code, stderr, out)
+		}
+	}
+}

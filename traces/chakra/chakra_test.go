@@ -3,6 +3,7 @@ package chakra
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,6 +194,18 @@ func TestRecordedSpan(t *testing.T) {
 	}
 }
 
+// withAttr is n with attribute a in place of the one of its name.
+func withAttr(n tnode, a tattr) tnode {
+	var as []tattr
+	for _, b := range n.attrs {
+		if b.name != a.name {
+			as = append(as, b)
+		}
+	}
+	n.attrs = append(as, a)
+	return n
+}
+
 // Bad traces get errors that name the file and the node.
 func TestErrors(t *testing.T) {
 	cyc1, cyc2 := comp(1, 1, false, 2), comp(2, 1, false, 1)
@@ -211,6 +224,11 @@ func TestErrors(t *testing.T) {
 		{[][]byte{encTrace(tnode{id: 1, typ: 9})}, "unknown node type 9"},
 		{[][]byte{encTrace(comp(1, 1<<62, false))}, "duration"},
 		{[][]byte{encTrace(comp(1, 1, false))[:20]}, "unexpected EOF"},
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), strAttr("comm_size", "1048576")))},
+			"node 0: id 1: attribute comm_size is the string \"1048576\", want an integer"},
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), strAttr("comm_type", "ALL_GATHER")))}, "attribute comm_type is the string"},
+		{[][]byte{encTrace(withAttr(p2pNode(1, CommSendNode, 0, 8, 0), dblAttr("comm_dst", math.NaN())))}, "attribute comm_dst is NaN, want an integer"},
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), dblAttr("comm_size", math.Inf(1))))}, "attribute comm_size is +Inf"},
 	} {
 		_, err := Read(writeNPUs(t, tc.files...), Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "et.") {

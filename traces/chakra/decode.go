@@ -387,3 +387,30 @@ func (a *Attr) addList(num protowire.Number, typ protowire.Type, v uint64, raw [
 	}
 	return nil
 }
+
+// intAttrs are the attributes capsim reads as integers: collective
+// kinds, sizes, peers, tags, the host flag and operation counts.
+var intAttrs = map[string]bool{"comm_type": true, "comm_size": true, "tensor_size": true, "comm_src": true,
+	"comm_dst": true, "comm_tag": true, "is_cpu_op": true, "num_ops": true}
+
+// checkAttrs refuses an attribute of intAttrs whose value is no number
+// (a string, bytes or a list, which would read as 0) or a floating-point
+// number outside the integers (NaN, ±Inf, beyond ±2^63).
+func checkAttrs(nd *Node) error {
+	for _, a := range nd.Attrs {
+		if !intAttrs[a.Name] {
+			continue
+		}
+		switch {
+		case a.Kind == 29:
+			return fmt.Errorf("id %d: attribute %s is the string %q, want an integer", nd.ID, a.Name, a.Str)
+		case a.Kind == 31:
+			return fmt.Errorf("id %d: attribute %s holds bytes, want an integer", nd.ID, a.Name)
+		case a.Kind > 0 && a.Kind%2 == 0:
+			return fmt.Errorf("id %d: attribute %s is a list, want an integer", nd.ID, a.Name)
+		case (a.Kind == 3 || a.Kind == 5) && !(math.Abs(a.Float) < 1<<63):
+			return fmt.Errorf("id %d: attribute %s is %g, want an integer", nd.ID, a.Name, a.Float)
+		}
+	}
+	return nil
+}

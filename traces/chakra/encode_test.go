@@ -14,11 +14,13 @@ type tattr struct {
 	i    int64
 	s    string
 	b    *bool
+	f    *float64
 }
 
-func intAttr(name string, v int64) tattr { return tattr{name: name, i: v} }
-func strAttr(name, v string) tattr       { return tattr{name: name, s: v} }
-func boolAttr(name string, v bool) tattr { return tattr{name: name, b: &v} }
+func intAttr(name string, v int64) tattr   { return tattr{name: name, i: v} }
+func strAttr(name, v string) tattr         { return tattr{name: name, s: v} }
+func boolAttr(name string, v bool) tattr   { return tattr{name: name, b: &v} }
+func dblAttr(name string, v float64) tattr { return tattr{name: name, f: &v} }
 
 type tnode struct {
 	id         uint64
@@ -38,6 +40,9 @@ func encAttr(a tattr) []byte {
 	case a.b != nil:
 		b = protowire.AppendTag(b, 27, protowire.VarintType)
 		b = protowire.AppendVarint(b, protowire.EncodeBool(*a.b))
+	case a.f != nil:
+		b = protowire.AppendTag(b, 3, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(*a.f))
 	case a.s != "":
 		b = protowire.AppendTag(b, 29, protowire.BytesType)
 		b = protowire.AppendString(b, a.s)

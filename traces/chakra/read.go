@@ -65,6 +65,9 @@ func Decode(r io.Reader, name string) (*File, error) {
 			if err == nil && (nd.Type <= InvalidNode || nd.Type > CommCollNode) {
 				err = fmt.Errorf("id %d: unknown node type %d", nd.ID, nd.Type)
 			}
+			if err == nil {
+				err = checkAttrs(&nd)
+			}
 			file.Nodes = append(file.Nodes, nd)
 		}
 		if err != nil {

@@ -33,23 +33,33 @@ func TestLiballprofGapNamed(t *testing.T) {
 	}
 }
 
-// TestChakraGapNamed: a Chakra folder with a gap in its NPU files is
-// diagnosed by the Chakra reader (it was "a directory holding no trace
-// capsim recognises").
+// TestChakraGapNamed: a Chakra folder with a gap in its NPU files, or
+// without NPU 0's file, is diagnosed by the Chakra reader (it was "a
+// directory holding no trace capsim recognises").
 func TestChakraGapNamed(t *testing.T) {
 	src := testenv.Shared(t, "traces/chakra/pytorch-kineto-1rank/chakra.0.et")
-	b, err := os.ReadFile(src)
+	real, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, n := range []string{"chakra.0.et", "chakra.2.et"} {
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		files []string
+		body  []byte
+		want  string
+	}{
+		{[]string{"chakra.0.et", "chakra.2.et"}, real, "the file of NPU 1 is missing, but chakra.2.et is there"},
+		{[]string{"chakra.1.et"}, real, "the file of NPU 0 is missing, but chakra.1.et is there"},
+		{[]string{"step.1.et", "step.2.et"}, chakraFile(), "the file of NPU 0 is missing, but step.1.et is there"},
+	} {
+		dir := t.TempDir()
+		for _, n := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, n), tc.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	_, err = importer.Read(dir, importer.Options{})
-	if err == nil || !strings.Contains(err.Error(), "the file of NPU 1 is missing, but chakra.2.et is there") {
-		t.Errorf("Read(%s): %v, want the missing NPU named", dir, err)
+		_, err = importer.Read(dir, importer.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read(%v): %v, want the missing NPU named", tc.files, err)
+		}
 	}
 }

@@ -646,8 +646,14 @@ func excerpt(head []byte) string {
 // again for its lines on the first call, so that a replay keeps none.
 func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 	if t.MPI == nil {
-		if t.Format == "goal" && t.Graph != nil && !streamed(t.Path) {
+		if t.Graph == nil || streamed(t.Path) {
+			return nil
+		}
+		switch t.Format {
+		case "goal":
 			return goalDescriber(t.Path, t.Graph)
+		case "chakra":
+			return chakra.Describer(t.Path, t.Graph)
 		}
 		return nil
 	}
@@ -738,7 +744,13 @@ func GraphDescriber(path string, g *graph.Graph) func(op int32) string {
 	if g == nil || streamed(path) || archiveOf(path) != "" {
 		return nil
 	}
-	if f, err := Detect(path); err != nil || f.Name != "goal" {
+	f, err := Detect(path)
+	switch {
+	case err != nil:
+		return nil
+	case f.Name == "chakra":
+		return chakra.Describer(path, g)
+	case f.Name != "goal":
 		return nil
 	}
 	return goalDescriber(path, g)
@@ -779,10 +791,12 @@ func chakraDir(path string) bool {
 	paths, err := chakra.Paths(path)
 	if err != nil {
 		// A folder of NPU files that Paths refuses (a gap in the NPU
-		// numbers, two prefixes) is Chakra's to diagnose when its NPU 0
-		// file opens as one.
+		// numbers, two prefixes, no NPU 0) is Chakra's to diagnose when
+		// its NPU 0 file, or without one another NPU's, opens as one.
 		if paths, _ = filepath.Glob(filepath.Join(path, "*.0.et")); len(paths) == 0 {
-			return false
+			if paths, _ = filepath.Glob(filepath.Join(path, "*.[0-9]*.et")); len(paths) == 0 {
+				return false
+			}
 		}
 	}
 	head, err := readHead(paths[0])
