@@ -480,9 +480,30 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	var keys []key
 	over := map[string][]string{} // per machine, parameters and policy: the caps it exceeded
 	var overKeys []string
+	left := map[key][]string{}    // per cap: why each policy is not the best there
+	none := map[string][]string{} // per machine, parameters and policy: the caps it has no schedule at
+	var noneKeys []string
 	for _, r := range rows {
 		c, ok := v.num(r, v.capW)
 		t, ok2 := v.num(r, v.makespan)
+		if ok {
+			k := key{v.str(r, v.machine), v.paramKey(r), c}
+			if _, seen := left[k]; !seen {
+				keys = append(keys, k)
+				left[k] = nil
+			}
+			switch {
+			case !ok2:
+				left[k] = append(left[k], v.str(r, v.policy)+": no schedule at this cap")
+				pk := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
+				if _, seen := none[pk]; !seen {
+					noneKeys = append(noneKeys, pk)
+				}
+				none[pk] = append(none[pk], report.FormatNumber(c, 6))
+			case !v.withinCap(r):
+				left[k] = append(left[k], v.str(r, v.policy)+": over the cap")
+			}
+		}
 		if ok && ok2 && !v.withinCap(r) {
 			k := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
 			if _, seen := over[k]; !seen {
@@ -494,9 +515,6 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			continue
 		}
 		k := key{v.str(r, v.machine), v.paramKey(r), c}
-		if _, seen := best[k]; !seen {
-			keys = append(keys, k)
-		}
 		best[k] = append(best[k], entry{v.str(r, v.policy), t, v.str(r, v.below)})
 		if b, ok := v.num(r, v.bound); ok {
 			bound[k] = b
@@ -504,6 +522,12 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	}
 	for _, k := range keys {
 		es := best[k]
+		if len(es) == 0 {
+			// Every policy at this cap went over it or has no schedule:
+			// the row says so rather than the cap missing from the table.
+			sec.Rows = append(sec.Rows, []string{k.machine, k.params, report.FormatNumber(k.capW, 6), "none within the cap", "–", "–", "–", strings.Join(left[k], "; ")})
+			continue
+		}
 		sort.SliceStable(es, func(i, j int) bool { return es[i].t < es[j].t })
 		line := []string{k.machine, k.params, report.FormatNumber(k.capW, 6), es[0].pol, fmt.Sprintf("%.3f", es[0].t/ns), "–", "–", "–"}
 		if b, ok := bound[k]; ok && b > 0 {
@@ -521,6 +545,13 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			parts = append(parts, k+" at "+strings.Join(over[k], ", ")+" W")
 		}
 		sec.Text += " Schedules over their cap at some instant are never the best here, and the figures ring their points: " + strings.Join(parts, "; ") + "."
+	}
+	if len(noneKeys) > 0 {
+		var parts []string
+		for _, k := range noneKeys {
+			parts = append(parts, k+" at "+strings.Join(none[k], ", ")+" W")
+		}
+		sec.Text += " No schedule exists (the cap is below the least power the policy can run the job at; their rows in the results table are empty and the figures leave them out): " + strings.Join(parts, "; ") + "."
 	}
 	return sec
 }
