@@ -132,8 +132,8 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
-		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W, %.3f %s above the cap. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
-			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/uns, unit),
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W%s. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
+			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, overCapText(pick.CapW, float64(met.OverCapNs)/uns, unit)),
 	}
 	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
 	_, path, err := critpath.Run(g, rec.net, rec.opts)
@@ -536,4 +536,13 @@ func pathSection(g *graph.Graph, p *critpath.Path, what string, boundNs int64, u
 		sec.Rows = append(sec.Rows, line(i, r))
 	}
 	return sec
+}
+
+// overCapText is how long the detailed point's power was over its cap,
+// and nothing for an uncapped point, which has no cap to be over.
+func overCapText(capW, over float64, unit string) string {
+	if capW <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.3f %s above the cap", over, unit)
 }

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -368,7 +369,14 @@ func (s *Scenario) summary() report.Section {
 		if s.Sweep.CapScope == CapScopeNode {
 			scope = " per node"
 		}
-		add("power caps", fmt.Sprintf("%d caps, %s to %s W%s", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6), scope))
+		if !slices.ContainsFunc(s.Sweep.Policies, policy.IsCapped) {
+			scope += " (no policy of this sweep runs under them)"
+		}
+		if len(caps) == 1 {
+			add("power caps", fmt.Sprintf("1 cap, %s W%s", report.FormatNumber(caps[0], 6), scope))
+		} else {
+			add("power caps", fmt.Sprintf("%d caps, %s to %s W%s", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6), scope))
+		}
 	}
 	add("policies", strings.Join(s.Sweep.Policies, ", "))
 	for _, a := range s.paramAxes() {
@@ -538,6 +546,12 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			line[7] = nextBest(es[1].pol, es[1].t, es[0].t, ns, unit)
 		}
 		sec.Rows = append(sec.Rows, line)
+	}
+	if len(keys) == 0 {
+		// Only uncapped points: no cap to pick a best policy at.
+		sec.Text = "No point of these results ran under a power cap, so no policy is the best at one: the sweep's figures and the results table give the uncapped runs."
+		sec.Columns = nil
+		return sec
 	}
 	if len(overKeys) > 0 {
 		var parts []string

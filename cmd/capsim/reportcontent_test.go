@@ -20,15 +20,24 @@ func TestReportContentOfUnusualSweeps(t *testing.T) {
 		name string
 		edit *strings.Replacer
 		want []string // on the page
+		not  []string // not on the page
 	}{
 		// Replays on the frontier, a few nJ off it by the LP's
 		// tolerance, were shown below it (-4.8e-09 J, -0.00 %).
 		{"microsecond job", strings.NewReplacer("compute_ns = 2000000", "compute_ns = 1", "halo_bytes = 32768", "halo_bytes = 0",
-			"iterations = 2", "iterations = 1", `"300:340:20"`, `"290:310:10"`), nil},
+			"iterations = 2", "iterations = 1", `"300:340:20"`, `"290:310:10"`), nil, nil},
 		// Every cap below the least any policy runs at: the headline
 		// table was empty, saying nothing.
 		{"every cap infeasible", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [190.0, 200.0]`),
-			[]string{"none within the cap", "lp: no schedule at this cap", "No schedule exists", "pal lp at 190, 200 W"}},
+			[]string{"none within the cap", "lp: no schedule at this cap", "No schedule exists", "pal lp at 190, 200 W"}, nil},
+		// One point: the caps read "1 caps, 330 to 330 W".
+		{"one point", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [330.0]`, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["static"]`),
+			[]string{"1 cap, 330 W"}, []string{"1 caps", "330 to 330"}},
+		// Only uncapped runs: the page listed the caps as swept, drew an
+		// empty headline table and put the detailed run 0 ms above a cap
+		// it never had.
+		{"uncapped only", strings.NewReplacer(`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped"]`),
+			[]string{"(no policy of this sweep runs under them)", "No point of these results ran under a power cap"}, []string{"above the cap", "<th>best policy</th>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, p, write := badInputDir(t)
@@ -52,6 +61,11 @@ func TestReportContentOfUnusualSweeps(t *testing.T) {
 			for _, bad := range []string{"NaN", "Inf", "undefined", "<td>-0.00</td>"} {
 				if strings.Contains(page, bad) {
 					t.Errorf("page holds %q", bad)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(page, w) {
+					t.Errorf("page says %q", w)
 				}
 			}
 			for _, w := range tc.want {
