@@ -132,8 +132,8 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
-		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W%s. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
-			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, overCapText(pick.CapW, float64(met.OverCapNs)/uns, unit)),
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %s J, average power %.1f W, peak %.1f W%s. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
+			float64(met.MakespanNs)/uns, unit, energyText(met.EnergyJ), met.AvgPowerW, met.PeakPowerW, overCapText(pick.CapW, float64(met.OverCapNs)/uns, unit)),
 	}
 	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
 	_, path, err := critpath.Run(g, rec.net, rec.opts)
@@ -545,4 +545,13 @@ func overCapText(capW, over float64, unit string) string {
 		return ""
 	}
 	return fmt.Sprintf(", %.3f %s above the cap", over, unit)
+}
+
+// energyText is an energy in J to 1 mJ, or, below 1 mJ (a job of
+// nanoseconds), to 4 significant digits rather than as 0.000.
+func energyText(j float64) string {
+	if j != 0 && math.Abs(j) < 1e-3 {
+		return report.FormatNumber(j, 4)
+	}
+	return fmt.Sprintf("%.3f", j)
 }

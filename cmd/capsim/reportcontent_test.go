@@ -18,30 +18,38 @@ func TestReportContentOfUnusualSweeps(t *testing.T) {
 	negCell := regexp.MustCompile(`<td>-[0-9.]+(e-?[0-9]+)?</td>`)
 	for _, tc := range []struct {
 		name string
-		edit *strings.Replacer
+		edit func(string) string
 		want []string // on the page
 		not  []string // not on the page
 	}{
 		// Replays on the frontier, a few nJ off it by the LP's
 		// tolerance, were shown below it (-4.8e-09 J, -0.00 %).
 		{"microsecond job", strings.NewReplacer("compute_ns = 2000000", "compute_ns = 1", "halo_bytes = 32768", "halo_bytes = 0",
-			"iterations = 2", "iterations = 1", `"300:340:20"`, `"290:310:10"`), nil, nil},
+			"iterations = 2", "iterations = 1", `"300:340:20"`, `"290:310:10"`).Replace, nil, nil},
 		// Every cap below the least any policy runs at: the headline
 		// table was empty, saying nothing.
-		{"every cap infeasible", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [190.0, 200.0]`),
+		{"every cap infeasible", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [190.0, 200.0]`).Replace,
 			[]string{"none within the cap", "lp: no schedule at this cap", "No schedule exists", "pal lp at 190, 200 W"}, nil},
+		// A 1 ns job on one rank: the detail said "energy 0.000 J" of
+		// its 1.02e-07 J.
+		{"nanosecond job", func(s string) string {
+			s = strings.NewReplacer("nodes = 2\n", "nodes = 1\n", "ranks_per_node = 8", "ranks_per_node = 1", `"300:340:20"`, `"100:110:5"`).Replace(s)
+			return regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(s, "[workload]\ntrace = \"one.goal\"\n\n[models]")
+		},
+			[]string{"energy 1.02e-07 J"}, []string{"energy 0.000 J"}},
 		// One point: the caps read "1 caps, 330 to 330 W".
-		{"one point", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [330.0]`, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["static"]`),
+		{"one point", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [330.0]`, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["static"]`).Replace,
 			[]string{"1 cap, 330 W"}, []string{"1 caps", "330 to 330"}},
 		// Only uncapped runs: the page listed the caps as swept, drew an
 		// empty headline table and put the detailed run 0 ms above a cap
 		// it never had.
-		{"uncapped only", strings.NewReplacer(`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped"]`),
+		{"uncapped only", strings.NewReplacer(`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped"]`).Replace,
 			[]string{"(no policy of this sweep runs under them)", "No point of these results ran under a power cap"}, []string{"above the cap", "<th>best policy</th>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, p, write := badInputDir(t)
-			write("s.toml", tc.edit.Replace(small))
+			write("one.goal", "num_ranks 1\nrank 0 {\nl1: calc 1\n}\n")
+			write("s.toml", tc.edit(small))
 			if code, _, stderr := capsim(t, "sweep", p("s.toml"), "-o", p("out"), "--progress", "never"); code != 0 {
 				t.Fatalf("sweep: %d %s", code, stderr)
 			}
