@@ -773,7 +773,32 @@ func sameWorkload(dir, other string) error {
 	if len(ha) > 0 && len(hb) > 0 && !slices.Equal(ha, hb) {
 		return fmt.Errorf("compare %s with %s: they swept other traces (%s and %s, of other content): a comparison is of one workload on other machines or models", dir, other, na, nb)
 	}
+	sa, errA := LoadSource(dir)
+	sb, errB := LoadSource(other)
+	if errA != nil || errB != nil {
+		return nil // no scenario recorded: the traces' hashes are all there is to go by
+	}
+	if ga, gb := sa.generated(), sb.generated(); ga != "" && gb != "" && ga != gb {
+		return fmt.Errorf("compare %s with %s: they swept other workloads (%s and %s): a comparison is of one workload on other machines or models", dir, other, ga, gb)
+	}
 	return nil
+}
+
+// generated describes the scenario's generated workload: its generator
+// and the parameters every point shares (those of no sweep.params axis,
+// which the comparison matches point by point); "" for a trace.
+func (s *Scenario) generated() string {
+	if s.Workload.Generator == "" {
+		return ""
+	}
+	var kv []string
+	for k, v := range s.Workload.Params {
+		if _, axis := s.Sweep.Params[k]; !axis {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	sort.Strings(kv)
+	return "generator " + s.Workload.Generator + " (" + strings.Join(kv, ", ") + ")"
 }
 
 func firstMachine(v view, rows []results.Row) string {
