@@ -31,14 +31,16 @@ type Pick struct {
 }
 
 // DefaultPick is the point the report details when none is named: the
-// first machine, the static policy (else uncapped) and the median cap of
-// the sweep, the first point's workload parameters.
+// first machine, the static policy (else uncapped, else the sweep's first
+// policy) and the median cap of the sweep, the first point's workload
+// parameters.
 func (sc *Scenario) DefaultPick() Pick {
 	p := Pick{Machine: sc.Machines[0].Name, Policy: policy.Uncapped}
-	for _, pol := range sc.Sweep.Policies {
-		if pol == policy.Static {
-			p.Policy = policy.Static
-		}
+	if pols := sc.Sweep.Policies; len(pols) > 0 && !slices.Contains(pols, policy.Uncapped) {
+		p.Policy = pols[0]
+	}
+	if slices.Contains(sc.Sweep.Policies, policy.Static) {
+		p.Policy = policy.Static
 	}
 	if caps := sc.Sweep.CapsW; len(caps) > 0 {
 		s := append([]float64(nil), caps...)

@@ -37,6 +37,11 @@ func TestReportContentOfUnusualSweeps(t *testing.T) {
 			return regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(s, "[workload]\ntrace = \"one.goal\"\n\n[models]")
 		},
 			[]string{"energy 1.02e-07 J"}, []string{"energy 0.000 J"}},
+		// Neither static nor uncapped swept: the report failed on its
+		// default detail ("policy \"uncapped\" is not one of the
+		// sweep's policies").
+		{"conductor only", strings.NewReplacer(`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["conductor"]`).Replace,
+			[]string{"One point in detail: machine pal, policy conductor, cap 320 W"}, nil},
 		// One point: the caps read "1 caps, 330 to 330 W".
 		{"one point", strings.NewReplacer(`caps = "300:340:20"`, `caps_w = [330.0]`, `policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["static"]`).Replace,
 			[]string{"1 cap, 330 W"}, []string{"1 caps", "330 to 330"}},
