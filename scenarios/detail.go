@@ -31,14 +31,16 @@ type Pick struct {
 }
 
 // DefaultPick is the point the report details when none is named: the
-// first machine, the static policy (else uncapped) and the median cap of
-// the sweep, the first point's workload parameters.
+// first machine, the static policy (else uncapped, else the sweep's first
+// policy) and the median cap of the sweep, the first point's workload
+// parameters.
 func (sc *Scenario) DefaultPick() Pick {
 	p := Pick{Machine: sc.Machines[0].Name, Policy: policy.Uncapped}
-	for _, pol := range sc.Sweep.Policies {
-		if pol == policy.Static {
-			p.Policy = policy.Static
-		}
+	if pols := sc.Sweep.Policies; len(pols) > 0 && !slices.Contains(pols, policy.Uncapped) {
+		p.Policy = pols[0]
+	}
+	if slices.Contains(sc.Sweep.Policies, policy.Static) {
+		p.Policy = policy.Static
 	}
 	if caps := sc.Sweep.CapsW; len(caps) > 0 {
 		s := append([]float64(nil), caps...)
@@ -132,8 +134,8 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	}
 	sec := report.Section{
 		Heading: "One point in detail: " + what,
-		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %.3f J, average power %.1f W, peak %.1f W, %.3f %s above the cap. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
-			float64(met.MakespanNs)/uns, unit, met.EnergyJ, met.AvgPowerW, met.PeakPowerW, float64(met.OverCapNs)/uns, unit),
+		Text: fmt.Sprintf("Replayed again for these figures: makespan %.3f %s, energy %s J, average power %.1f W, peak %.1f W%s. The table gives where each rank's time went: computing, in the CPU overhead of its messages, and blocked in MPI calls until it finished.",
+			float64(met.MakespanNs)/uns, unit, energyText(met.EnergyJ), met.AvgPowerW, met.PeakPowerW, overCapText(pick.CapW, float64(met.OverCapNs)/uns, unit)),
 	}
 	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
 	_, path, err := critpath.Run(g, rec.net, rec.opts)
@@ -536,4 +538,22 @@ func pathSection(g *graph.Graph, p *critpath.Path, what string, boundNs int64, u
 		sec.Rows = append(sec.Rows, line(i, r))
 	}
 	return sec
+}
+
+// overCapText is how long the detailed point's power was over its cap,
+// and nothing for an uncapped point, which has no cap to be over.
+func overCapText(capW, over float64, unit string) string {
+	if capW <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.3f %s above the cap", over, unit)
+}
+
+// energyText is an energy in J to 1 mJ, or, below 1 mJ (a job of
+// nanoseconds), to 4 significant digits rather than as 0.000.
+func energyText(j float64) string {
+	if j != 0 && math.Abs(j) < 1e-3 {
+		return report.FormatNumber(j, 4)
+	}
+	return fmt.Sprintf("%.3f", j)
 }

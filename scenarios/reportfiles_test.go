@@ -215,3 +215,37 @@ func TestCompareOtherTraceRefused(t *testing.T) {
 		}
 	}
 }
+
+// Folders of two generated workloads (other compute times) were compared
+// point by point as one workload on two machines; they are refused, and
+// the same workload on another machine is still compared.
+func TestCompareOtherGeneratedWorkloadRefused(t *testing.T) {
+	dir := t.TempDir()
+	sweep := func(name string, repl ...string) string {
+		text := strings.NewReplacer(append([]string{"iterations = 20", "iterations = 2", `"290:380:10"`, `"300:340:40"`,
+			`policies = ["uncapped", "static", "conductor", "lp"]`, `policies = ["uncapped", "static"]`}, repl...)...).Replace(string(Default()))
+		file := filepath.Join(dir, name+".toml")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := Parse(file, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name)
+		if _, err := Run(t.Context(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a := sweep("a")
+	b := sweep("b", "compute_ns = 2000000", "compute_ns = 1000")
+	c := sweep("c", "active_power_w = 12.0", "active_power_w = 14.0")
+	if _, err := WriteReport(a, ReportOptions{Compare: b, NoDetail: true}); err == nil ||
+		!strings.Contains(err.Error(), "they swept other workloads") || !strings.Contains(err.Error(), "compute_ns=1000") {
+		t.Errorf("compare with another workload: %v, want it refused naming compute_ns", err)
+	}
+	if _, err := WriteReport(a, ReportOptions{Compare: c, NoDetail: true}); err != nil {
+		t.Errorf("compare with another machine: %v", err)
+	}
+}

@@ -141,9 +141,10 @@ func (sc *Scenario) frontierSection(ctx context.Context, s results.Schema, rows 
 			fs, aj, ap := "–", "–", "–"
 			if !math.IsNaN(p.frontier) {
 				fs = report.FormatNumber(p.frontier, 6)
-				aj = report.FormatNumber(p.e-p.frontier, 4)
+				above := aboveFrontier(p.e, p.frontier)
+				aj = report.FormatNumber(above, 4)
 				if p.frontier > 0 { // a job without work uses no energy
-					ap = fmt.Sprintf("%.2f", 100*(p.e-p.frontier)/p.frontier)
+					ap = fmt.Sprintf("%.2f", 100*above/p.frontier)
 				}
 			}
 			sec.Rows = append(sec.Rows, []string{mn, p.pol, capS, report.FormatCell("makespan_ns", p.t, ns), report.FormatNumber(p.e, 6), fs, aj, ap})
@@ -210,4 +211,20 @@ func frontierAt(ctx context.Context, f *energy.Frontier, fr []frontierRow, unit 
 	head := fmt.Sprintf("the fastest schedule of the order (every task at its fastest configuration) ends at %s with %s J under the frontier's pricing; the frontier saves %.2f %% of it at that makespan and %.2f %% at 5 %% slower, and reaches its least energy, %s J, at %s.",
 		at(fast), report.FormatNumber(f.FastestEnergy(), 6), s0, s5, report.FormatNumber(least, 6), at(slow))
 	return curve, head, nil
+}
+
+// frontierTol is the relative difference between a replay's energy and the
+// frontier's below which the two are the same energy: the LP's solution
+// is exact only to its tolerances (CLP's 1e-7 on each constraint), summed
+// over the tasks.
+const frontierTol = 1e-6
+
+// aboveFrontier is how much more energy e is than the frontier's f, 0
+// where the two differ by less than the LP's tolerance, so that a replay
+// on the frontier is not shown a few nanojoules below it.
+func aboveFrontier(e, f float64) float64 {
+	if math.Abs(e-f) <= frontierTol*math.Abs(f) {
+		return 0
+	}
+	return e - f
 }

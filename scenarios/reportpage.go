@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -368,7 +369,14 @@ func (s *Scenario) summary() report.Section {
 		if s.Sweep.CapScope == CapScopeNode {
 			scope = " per node"
 		}
-		add("power caps", fmt.Sprintf("%d caps, %s to %s W%s", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6), scope))
+		if !slices.ContainsFunc(s.Sweep.Policies, policy.IsCapped) {
+			scope += " (no policy of this sweep runs under them)"
+		}
+		if len(caps) == 1 {
+			add("power caps", fmt.Sprintf("1 cap, %s W%s", report.FormatNumber(caps[0], 6), scope))
+		} else {
+			add("power caps", fmt.Sprintf("%d caps, %s to %s W%s", len(caps), report.FormatNumber(caps[0], 6), report.FormatNumber(caps[len(caps)-1], 6), scope))
+		}
 	}
 	add("policies", strings.Join(s.Sweep.Policies, ", "))
 	for _, a := range s.paramAxes() {
@@ -480,9 +488,30 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	var keys []key
 	over := map[string][]string{} // per machine, parameters and policy: the caps it exceeded
 	var overKeys []string
+	left := map[key][]string{}    // per cap: why each policy is not the best there
+	none := map[string][]string{} // per machine, parameters and policy: the caps it has no schedule at
+	var noneKeys []string
 	for _, r := range rows {
 		c, ok := v.num(r, v.capW)
 		t, ok2 := v.num(r, v.makespan)
+		if ok {
+			k := key{v.str(r, v.machine), v.paramKey(r), c}
+			if _, seen := left[k]; !seen {
+				keys = append(keys, k)
+				left[k] = nil
+			}
+			switch {
+			case !ok2:
+				left[k] = append(left[k], v.str(r, v.policy)+": no schedule at this cap")
+				pk := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
+				if _, seen := none[pk]; !seen {
+					noneKeys = append(noneKeys, pk)
+				}
+				none[pk] = append(none[pk], report.FormatNumber(c, 6))
+			case !v.withinCap(r):
+				left[k] = append(left[k], v.str(r, v.policy)+": over the cap")
+			}
+		}
 		if ok && ok2 && !v.withinCap(r) {
 			k := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
 			if _, seen := over[k]; !seen {
@@ -494,9 +523,6 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			continue
 		}
 		k := key{v.str(r, v.machine), v.paramKey(r), c}
-		if _, seen := best[k]; !seen {
-			keys = append(keys, k)
-		}
 		best[k] = append(best[k], entry{v.str(r, v.policy), t, v.str(r, v.below)})
 		if b, ok := v.num(r, v.bound); ok {
 			bound[k] = b
@@ -504,6 +530,12 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	}
 	for _, k := range keys {
 		es := best[k]
+		if len(es) == 0 {
+			// Every policy at this cap went over it or has no schedule:
+			// the row says so rather than the cap missing from the table.
+			sec.Rows = append(sec.Rows, []string{k.machine, k.params, report.FormatNumber(k.capW, 6), "none within the cap", "–", "–", "–", strings.Join(left[k], "; ")})
+			continue
+		}
 		sort.SliceStable(es, func(i, j int) bool { return es[i].t < es[j].t })
 		line := []string{k.machine, k.params, report.FormatNumber(k.capW, 6), es[0].pol, fmt.Sprintf("%.3f", es[0].t/ns), "–", "–", "–"}
 		if b, ok := bound[k]; ok && b > 0 {
@@ -515,12 +547,25 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 		}
 		sec.Rows = append(sec.Rows, line)
 	}
+	if len(keys) == 0 {
+		// Only uncapped points: no cap to pick a best policy at.
+		sec.Text = "No point of these results ran under a power cap, so no policy is the best at one: the sweep's figures and the results table give the uncapped runs."
+		sec.Columns = nil
+		return sec
+	}
 	if len(overKeys) > 0 {
 		var parts []string
 		for _, k := range overKeys {
 			parts = append(parts, k+" at "+strings.Join(over[k], ", ")+" W")
 		}
 		sec.Text += " Schedules over their cap at some instant are never the best here, and the figures ring their points: " + strings.Join(parts, "; ") + "."
+	}
+	if len(noneKeys) > 0 {
+		var parts []string
+		for _, k := range noneKeys {
+			parts = append(parts, k+" at "+strings.Join(none[k], ", ")+" W")
+		}
+		sec.Text += " No schedule exists (the cap is below the least power the policy can run the job at; their rows in the results table are empty and the figures leave them out): " + strings.Join(parts, "; ") + "."
 	}
 	return sec
 }
@@ -728,7 +773,32 @@ func sameWorkload(dir, other string) error {
 	if len(ha) > 0 && len(hb) > 0 && !slices.Equal(ha, hb) {
 		return fmt.Errorf("compare %s with %s: they swept other traces (%s and %s, of other content): a comparison is of one workload on other machines or models", dir, other, na, nb)
 	}
+	sa, errA := LoadSource(dir)
+	sb, errB := LoadSource(other)
+	if errA != nil || errB != nil {
+		return nil // no scenario recorded: the traces' hashes are all there is to go by
+	}
+	if ga, gb := sa.generated(), sb.generated(); ga != "" && gb != "" && ga != gb {
+		return fmt.Errorf("compare %s with %s: they swept other workloads (%s and %s): a comparison is of one workload on other machines or models", dir, other, ga, gb)
+	}
 	return nil
+}
+
+// generated describes the scenario's generated workload: its generator
+// and the parameters every point shares (those of no sweep.params axis,
+// which the comparison matches point by point); "" for a trace.
+func (s *Scenario) generated() string {
+	if s.Workload.Generator == "" {
+		return ""
+	}
+	var kv []string
+	for k, v := range s.Workload.Params {
+		if _, axis := s.Sweep.Params[k]; !axis {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	sort.Strings(kv)
+	return "generator " + s.Workload.Generator + " (" + strings.Join(kv, ", ") + ")"
 }
 
 func firstMachine(v view, rows []results.Row) string {

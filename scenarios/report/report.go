@@ -189,6 +189,16 @@ func linePlot(title, ylabel string, names []string, pts map[string]plotter.XYs, 
 		l.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
 		p.Add(l)
 		leg.Add(boundName, l)
+		if len(b) == 1 {
+			// A line through one point draws nothing: mark the bound
+			// of a sweep with one cap.
+			sc, err := plotter.NewScatter(b)
+			if err != nil {
+				return nil, nil, fmt.Errorf("plot %s: %w", boundName, err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: l.Color, Radius: vg.Points(5), Shape: draw.BoxGlyph{}}
+			p.Add(sc)
+		}
 	}
 	for _, n := range names {
 		for _, q := range pts[n] {

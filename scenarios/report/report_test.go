@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -262,5 +264,23 @@ func TestGanttPath(t *testing.T) {
 		if _, err := GanttPath("g", "path", 2, []string{"compute"}, spans, bad, "p", "us"); err == nil {
 			t.Errorf("path %v accepted", bad)
 		}
+	}
+}
+
+// TestSingleCapBoundMarked: the LP bound of a sweep with one cap is one
+// point, through which a line draws nothing; it is marked (a filled grey
+// square) so that the figure shows it.
+func TestSingleCapBoundMarked(t *testing.T) {
+	pts := map[string]plotter.XYs{boundName: {{X: 330, Y: 12}}, "static": {{X: 330, Y: 13}}}
+	p, leg, err := linePlot("Makespan vs power cap: pal", "makespan (ms)", []string{boundName, "static"}, pts, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Render(Figure{Name: "m", Title: "m", Plot: p, Legend: leg}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "fill:#606060") {
+		t.Errorf("the bound's single point is not drawn")
 	}
 }
