@@ -130,6 +130,9 @@ func TestMistakesRefused(t *testing.T) {
 		// it was; a clock of 1e308 MHz (Hz or kHz) was accepted.
 		{"third GPU clock's power", gpuExample(t, "power_w = 235.0", "power_w = -1"), "key machine.gpu.clock.power_w: machine a100-node: gpu clock 3: power_w", 43},
 		{"GPU clock in Hz", gpuExample(t, "mhz = 1140", "mhz = 1140000000"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14e+09 MHz is past 100000 MHz (gpu.MaxMHz)", 42},
+		// The idle floor left out the GPUs' idle power: 500 W a node was
+		// taken where its 8 GPUs idle at 400 W beside 120 W of sockets.
+		{"node cap below the GPUs' idle power", gpuExample(t, `caps = "1500:5500:1000"`, `caps = "500:5500:1000"`), "key sweep.caps: cap 500 W per node (sweep.cap_scope = \"node\") is at or below machine a100-node's idle floor of 520 W per node (2 sockets × idle_power_w 60 W + GPUs' idle_w 400 W)", 104},
 		{"GPU recorded clock in GHz", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1.41"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz (0: the fastest clock): 1.41 MHz is below 10 MHz (gpu.MinMHz): a clock in GHz?", 34},
 		{"GPU clock in GHz", gpuExample(t, "mhz = 1140", "mhz = 1.14"), "key machine.gpu.clock.mhz: machine a100-node: gpu clock 3: mhz: 1.14 MHz is below 10 MHz (gpu.MinMHz)", 42},
 		{"GPU recorded clock 1e308", gpuExample(t, "recorded_mhz = 1410", "recorded_mhz = 1e308"), "key machine.gpu.recorded_mhz: machine a100-node: gpu recorded_mhz", 34},

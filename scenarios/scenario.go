@@ -1339,7 +1339,8 @@ func (s *Scenario) capKey() string {
 }
 
 // checkIdleFloor refuses a cap at or below a machine's idle floor (every
-// socket idle, BaseW; under per-node caps a node's share of it): no policy has a watt left to run a core there, so
+// socket, accelerator and GPU idle, BaseW and gpuIdleW; under per-node
+// caps a node's share of it): no policy has a watt left to run a core there, so
 // such a point has no schedule at all, and a sweep is refused before it
 // starts rather than stopped at its first such point. A cap between the
 // idle floor and the least power the job can run at is kept: there the
@@ -1363,16 +1364,23 @@ func (s *Scenario) checkIdleFloor() error {
 		if from != "idle_power_w" {
 			m.IdlePowerW = idle
 		}
+		floor, gpus := m.BaseW()+m.gpuIdleW(), ""
 		if s.nodeScope() { // every cap is each node's
-			if b := m.BaseW() / float64(m.Nodes); least <= b {
-				return bad(capKey, "cap %g W per node (sweep.cap_scope = %q) is at or below machine %s's idle floor of %g W per node (%d sockets × %s %g W): no power is left for any core",
-					least, CapScopeNode, m.Name, b, m.SocketsPerNode, from, m.IdlePowerW)
+			if g := m.gpuIdleW() / float64(m.Nodes); g > 0 {
+				gpus = fmt.Sprintf(" + GPUs' idle_w %g W", g)
+			}
+			if b := floor / float64(m.Nodes); least <= b {
+				return bad(capKey, "cap %g W per node (sweep.cap_scope = %q) is at or below machine %s's idle floor of %g W per node (%d sockets × %s %g W%s): no power is left for any core",
+					least, CapScopeNode, m.Name, b, m.SocketsPerNode, from, m.IdlePowerW, gpus)
 			}
 			continue
 		}
-		if b := m.BaseW(); least <= b {
-			return bad(capKey, "cap %g W is at or below machine %s's idle floor of %g W (%d nodes × %d sockets × %s %g W): no power is left for any core",
-				least, m.Name, b, m.Nodes, m.SocketsPerNode, from, m.IdlePowerW)
+		if g := m.gpuIdleW(); g > 0 {
+			gpus = fmt.Sprintf(" + GPUs' idle_w %g W", g)
+		}
+		if b := floor; least <= b {
+			return bad(capKey, "cap %g W is at or below machine %s's idle floor of %g W (%d nodes × %d sockets × %s %g W%s): no power is left for any core",
+				least, m.Name, b, m.Nodes, m.SocketsPerNode, from, m.IdlePowerW, gpus)
 		}
 	}
 	return nil
