@@ -152,18 +152,9 @@ func TestReadmePolicyExample(t *testing.T) {
 	// The machine's active power is a busy rank's: a sweep of the hybrid
 	// scenario (its workload is hyb.arrow's) replays dct-dvfs's baseline,
 	// every thread at the fastest P-state, to the nanosecond and joule.
-	out := filepath.Join(dir, "hybrid")
-	if code, _, stderr := capsim(t, "sweep", hybrid, "-o", out, "--progress", "never"); code != 0 {
-		t.Fatal(stderr)
-	}
-	f, err := os.Open(filepath.Join(out, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) != 2 {
-		t.Fatalf("hybrid sweep: %d rows, %v", len(rows), err)
+	rows := sweepRows(t, hybrid, filepath.Join(dir, "hybrid"))
+	if len(rows) != 2 {
+		t.Fatalf("hybrid sweep: %d rows, want a header and one point", len(rows))
 	}
 	if got, want := strings.Join(rows[1][5:7], " "), fmt.Sprintf("%d %.9f", r.Baseline.MakespanNs, r.Baseline.EnergyJ); got != want {
 		t.Errorf("hybrid sweep's uncapped point: makespan and energy %s; dct-dvfs's baseline %s", got, want)
