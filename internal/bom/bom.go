@@ -10,13 +10,16 @@ import (
 )
 
 // mark is the UTF-8 encoding of U+FEFF.
-var mark = []byte("\xef\xbb\xbf")
+const mark = "\xef\xbb\xbf"
 
 // Skip returns a reader of r's bytes without a leading byte-order mark.
 func Skip(r io.Reader) io.Reader {
 	br := bufio.NewReader(r)
-	if b, _ := br.Peek(len(mark)); bytes.Equal(b, mark) {
+	if b, _ := br.Peek(len(mark)); string(b) == mark {
 		br.Discard(len(mark))
 	}
 	return br
 }
+
+// Cut returns b without a leading byte-order mark and whether it had one.
+func Cut(b []byte) ([]byte, bool) { return bytes.CutPrefix(b, []byte(mark)) }

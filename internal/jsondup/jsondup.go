@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Error is a key given twice in one object.
@@ -81,7 +83,7 @@ type frame struct {
 // and nil otherwise, also for text that is not valid JSON (its decoder
 // reports that).
 func Check(text []byte) error {
-	if bytes.HasPrefix(text, []byte("\xef\xbb\xbf")) {
+	if _, ok := bom.Cut(text); ok {
 		return BOMError{}
 	}
 	if k := Compressed(text); k != "" {

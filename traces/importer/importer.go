@@ -26,6 +26,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/capsim/capsim/internal/bom"
 	"github.com/capsim/capsim/traces/arrowtrace"
 	"github.com/capsim/capsim/traces/chakra"
 	"github.com/capsim/capsim/traces/dumpi"
@@ -547,7 +548,7 @@ func describe(path string, head []byte) error {
 	if len(head) > 262 && string(head[257:262]) == "ustar" {
 		return &Error{Path: path, Looks: "a tar archive", Hint: archiveHint}
 	}
-	if rest, ok := bytes.CutPrefix(head, []byte("\xef\xbb\xbf")); ok {
+	if rest, ok := bom.Cut(head); ok {
 		if f, ok := sniff(rest); ok {
 			return &Error{Path: path, Looks: "a " + f.Name + " trace with a UTF-8 byte-order mark before its first line",
 				Hint: "save it without one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"}

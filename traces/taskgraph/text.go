@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // The text form of a DAG, one task per line in id order:
@@ -43,7 +45,7 @@ func Format(w io.Writer, d *DAG) error {
 // Parse reads a DAG in the text form; name is used in error messages,
 // which give the line.
 func Parse(r io.Reader, name string) (*DAG, error) {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bom.Skip(r))
 	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
 	b := NewBuilder(name)
 	line := 0
@@ -54,9 +56,6 @@ func Parse(r io.Reader, name string) (*DAG, error) {
 	for sc.Scan() {
 		line++
 		text := sc.Text()
-		if line == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark
-		}
 		text = strings.TrimSpace(text)
 		if text == "" {
 			continue
