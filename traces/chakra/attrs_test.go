@@ -63,6 +63,9 @@ func TestLegacyAttributesChecked(t *testing.T) {
 		{"runtime NaN", func(r rev) []lattr {
 			return []lattr{lint("comm_type", r.tInt, 0), lint("comm_size", r.tInt, 8), lfloat("runtime", r.tFloat, float32(math.NaN()))}
 		}, "attribute runtime is NaN, want an integer"},
+		{"comm_size fractional", func(r rev) []lattr {
+			return []lattr{lint("comm_type", r.tInt, 0), lfloat("comm_size", r.tFloat, 2.5)}
+		}, "attribute comm_size is 2.5, want an integer"},
 		{"comm_type unknown", func(r rev) []lattr {
 			return []lattr{lint("comm_type", r.tInt, 5), lint("comm_size", r.tInt, 8)}
 		}, "unknown comm_type 5"},

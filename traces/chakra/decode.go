@@ -413,8 +413,9 @@ func checkAttrs(nd *Node) error {
 // checkAttr refuses attribute a of node id when capsim reads it (asInt:
 // as an integer; strAttrs: as a string) and its value is of another
 // type: for an integer a string, bytes or a list, which would read as 0,
-// or a floating-point number outside the integers (NaN, ±Inf, beyond
-// ±2^63); for a string a number or a list, which would read as "". Legacy
+// a floating-point number that is no integer (1.5, NaN, ±Inf, beyond
+// ±2^63), which would be cut, or a bool where the attribute is no flag
+// (a comm_size of true, read as 1 byte); for a string a number or a list, which would read as "". Legacy
 // revisions' values carry the field number of the same type in Chakra
 // 0.0.4 (legacyKind), so every revision is checked here alike.
 func checkAttr(id uint64, a *Attr, asInt bool) error {
@@ -434,8 +435,10 @@ func checkAttr(id uint64, a *Attr, asInt bool) error {
 		return fmt.Errorf("id %d: attribute %s holds bytes, want an integer", id, a.Name)
 	case a.Kind > 0 && a.Kind%2 == 0:
 		return fmt.Errorf("id %d: attribute %s is a list, want an integer", id, a.Name)
-	case (a.Kind == 3 || a.Kind == 5) && !(math.Abs(a.Float) < 1<<63):
+	case (a.Kind == 3 || a.Kind == 5) && !(math.Abs(a.Float) < 1<<63 && a.Float == math.Trunc(a.Float)):
 		return fmt.Errorf("id %d: attribute %s is %g, want an integer", id, a.Name, a.Float)
+	case a.Kind == 27 && a.Name != "is_cpu_op":
+		return fmt.Errorf("id %d: attribute %s is a bool, want an integer", id, a.Name)
 	}
 	return nil
 }
