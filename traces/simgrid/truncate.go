@@ -29,7 +29,7 @@ type collRec struct {
 // the calls of action a.
 func keepsRecord(a *action) bool {
 	switch a.kind {
-	case actGather, actGatherv, actScatterv, actAlltoallv:
+	case actGather, actGatherv, actScatterv, actAlltoallv, actReduceScatter:
 		return true
 	}
 	return false
@@ -63,7 +63,9 @@ func (p *parser) keep(r int) span {
 // checkTruncation refuses a gather, scatter, allgather or alltoall (or
 // v-variant) in which a member sends another more bytes than that member
 // receives from it: MPI_ERR_TRUNCATE in an MPI run, on which SimGrid's
-// replay stops too. The check is every MPI-level format's
+// replay stops too; and a reducescatter whose members' receive counts
+// differ so that one sends another a larger block than that member
+// receives. The check is every MPI-level format's
 // (mpi.CheckSizes); the error names both actions by file and line.
 func (p *parser) checkTruncation() error {
 	calls := make([][]mpi.CollSizes, len(p.ranks))
@@ -90,9 +92,15 @@ func (p *parser) checkTruncation() error {
 		return err
 	}
 	ci, cj := &p.ranks[se.SendRank].colls[se.SendIndex], &p.ranks[se.RecvRank].colls[se.RecvIndex]
+	smpi := " (SimGrid's replay stops on it too)"
+	if cj.act.kind == actReduceScatter {
+		// Members whose receive counts differ: MPI requires the same
+		// counts on every member.
+		smpi = ": every member passes the same receive counts"
+	}
 	return &Error{File: p.t.Ranks[se.RecvRank].File, Line: int(cj.line), Action: cj.act.name,
-		Msg: fmt.Sprintf("rank %d receives at most %d bytes from rank %d, which sends it %d (%s:%d): MPI_ERR_TRUNCATE in an MPI run (SimGrid's replay stops on it too)",
-			se.RecvRank, se.Room, se.SendRank, se.Sent, p.t.Ranks[se.SendRank].File, ci.line)}
+		Msg: fmt.Sprintf("rank %d receives at most %d bytes from rank %d, which sends it %d (%s:%d): MPI_ERR_TRUNCATE in an MPI run%s",
+			se.RecvRank, se.Room, se.SendRank, se.Sent, p.t.Ranks[se.SendRank].File, ci.line, smpi)}
 }
 
 // perPeer is rank r's per-peer sizes at s, nil for none.
