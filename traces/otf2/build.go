@@ -931,8 +931,8 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 // block (sent), and its root receives at most ⌊recv/(p−1)⌋ from each
 // (recv is p blocks, p−1 with MPI_IN_PLACE); a scatter's root sends each
 // at least ⌈sent/p⌉ and a non-root receives recv; an allgather's or
-// alltoall's member sends each at least ⌈sent/p⌉ and receives at most
-// ⌊recv/(p−1)⌋ from each. These bounds hold with and without
+// alltoall's (or reduce_scatter_block's) member sends each at least
+// ⌈sent/p⌉ and receives at most ⌊recv/(p−1)⌋ from each. These bounds hold with and without
 // MPI_IN_PLACE, so only a call that truncates is refused. The totals of
 // the v-variants and reductions do not say what goes to each member:
 // they are left out.
@@ -954,7 +954,7 @@ func (b *builder) collSizes(rank, i int, op uint8, sent, recv, p int64, root boo
 		} else {
 			s.Recv = recv
 		}
-	case opAllgather, opAlltoall:
+	case opAllgather, opAlltoall, opReduceScatterBlock:
 		s.Send, s.Recv = (sent+p-1)/p, recv/(p-1)
 	default:
 		return

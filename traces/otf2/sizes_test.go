@@ -64,6 +64,9 @@ func TestCollectiveSizes(t *testing.T) {
 		{"alltoall, one rank's blocks larger", opAlltoall, none, [3]collCall{{48, 48}, {12, 12}, {12, 12}},
 			"alltoall: rank 1 receives at most 6 bytes from rank 0, which sends it 16"},
 		{"alltoall", opAlltoall, none, [3]collCall{{12, 12}, {12, 12}, {12, 12}}, ""},
+		{"reduce_scatter_block, blocks that differ", opReduceScatterBlock, none, [3]collCall{{24, 24}, {12, 12}, {12, 12}},
+			"reduce_scatter: rank 1 receives at most 6 bytes from rank 0, which sends it 8"},
+		{"reduce_scatter_block", opReduceScatterBlock, none, [3]collCall{{12, 12}, {12, 12}, {12, 12}}, ""},
 		{"alltoallv totals", opAlltoallv, none, [3]collCall{{48, 48}, {12, 12}, {12, 12}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
