@@ -56,6 +56,7 @@ package goal
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -170,8 +171,8 @@ type OpSource struct {
 }
 
 // OpSources returns where each operation of the GOAL file at path was
-// written: OpSources(path)[r][i] for the i-th operation of rank r's
-// block, graph.Graph's operation RankStart[r]+i of the graph ReadFile
+// written (the file may be gzipped): OpSources(path)[r][i] for the i-th
+// operation of rank r's block, graph.Graph's operation RankStart[r]+i of the graph ReadFile
 // returns. For error messages: it reads the file again, so that a replay
 // keeps no line numbers, and tells a label the file gives (l3 included)
 // from the implicit one graph.Graph.Label makes up for an operation
@@ -182,8 +183,17 @@ func OpSources(path string) ([][]OpSource, error) {
 		return nil, fmt.Errorf("goal: %w", err)
 	}
 	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if head, _ := r.(*bufio.Reader).Peek(2); string(head) == "\x1f\x8b" { // a gzipped GOAL file
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("goal: %s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
 	var src [][]OpSource
-	err = Scan(f, path, func(n int) error {
+	err = Scan(r, path, func(n int) error {
 		src = make([][]OpSource, n)
 		return nil
 	}, func(b *Block) error {

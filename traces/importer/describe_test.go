@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -70,10 +72,27 @@ func TestGraphDeadlockInFileTerms(t *testing.T) {
 	if err := arrowtrace.WriteGraph(labeledPath, gt.Graph); err != nil {
 		t.Fatal(err)
 	}
+	gz := func(p string) string {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(data)
+		zw.Close()
+		if err := os.WriteFile(p+".gz", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p + ".gz"
+	}
+	goalGz, arrowGz := gz(goalPath), gz(arrowPath)
 	for _, tc := range []struct {
 		path      string
 		want, not []string
 	}{
+		{goalGz, []string{"rank 0: recv 8b from 1 tag 6 (" + goalGz + ":4)"}, []string{"l2: recv"}},
+		{arrowGz, []string{"rank 1: recv 8b from 0 tag 5 (" + arrowGz + " row 2)"}, []string{"l2: recv", "l1: recv"}},
 		{goalPath, []string{"rank 0: recv 8b from 1 tag 6 (" + goalPath + ":4)", "rank 1 recvB: recv 8b from 0 tag 5 (" + goalPath + ":7)"}, []string{"l2: recv"}},
 		{arrowPath, []string{"rank 0: recv 8b from 1 tag 6 (" + arrowPath + " row 1)", "rank 1: recv 8b from 0 tag 5 (" + arrowPath + " row 2)"}, []string{"l2: recv", "l1: recv"}},
 		{labeledPath, []string{"rank 1 recvB: recv 8b from 0 tag 5 (" + labeledPath + " row 2)"}, []string{"l2: recv"}},

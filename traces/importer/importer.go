@@ -14,7 +14,9 @@
 package importer
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -746,9 +748,20 @@ func sameEvents(a, b *mpi.Trace) bool {
 // label), an Arrow execution graph's by its label and row ("rank 1: recv
 // 4096b from 0 tag 7 (x.arrow row 12)"), a Chakra one's by its node
 // (chakra.Describer). The file is read again on the first call. It is
-// nil when path is none of these (a pipe, an archive, another format).
+// nil when path is none of these (a pipe, a tar or zip archive, another
+// format); a gzipped file is read as the GOAL file it may hold.
 func GraphDescriber(path string, g *graph.Graph) func(op int32) string {
-	if g == nil || streamed(path) || archiveOf(path) != "" {
+	if g == nil || streamed(path) {
+		return nil
+	}
+	switch archiveOf(path) {
+	case "":
+	case "gzip": // one gzipped GOAL file or Arrow graph
+		if head, err := gunzipped(path, HeadSize); err == nil && arrowtrace.Sniff(head) {
+			return arrowDescriber(path, g)
+		}
+		return goalDescriber(path, g)
+	default:
 		return nil
 	}
 	f, err := Detect(path)
@@ -764,6 +777,31 @@ func GraphDescriber(path string, g *graph.Graph) func(op int32) string {
 		return arrowDescriber(path, g)
 	}
 	return nil
+}
+
+// gunzipped returns the first n bytes (all for n < 0) of the gzipped
+// file at path, unpacked: for describers, which run after the file was
+// read once within the archive limits.
+func gunzipped(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var r io.Reader = zr
+	if n >= 0 {
+		r = io.LimitReader(zr, n)
+	}
+	b, err := io.ReadAll(r)
+	if err == io.ErrUnexpectedEOF && n >= 0 {
+		err = nil
+	}
+	return b, err
 }
 
 // inFile names operation op of g as its file does: the rank, the label
@@ -811,8 +849,8 @@ func goalDescriber(path string, g *graph.Graph) func(op int32) string {
 // arrowDescriber names operation op of g, read from the Arrow execution
 // graph at path, by its label (none where the file's is null) and its
 // row, counted from 0 as the file's errors count them: row op, since the
-// file holds one row per operation in order. It reads the file again on
-// its first call to check that it still holds g's ranks and labels; as
+// file holds one row per operation in order. It reads the file (or the
+// one it gzips) again on its first call to check that it still holds g's ranks and labels; as
 // g.Describe does when not.
 func arrowDescriber(path string, g *graph.Graph) func(op int32) string {
 	var again *graph.Graph
@@ -820,7 +858,17 @@ func arrowDescriber(path string, g *graph.Graph) func(op int32) string {
 	return func(op int32) string {
 		if !read {
 			read = true
-			if a, err := arrowtrace.ReadGraph(path); err == nil && slices.Equal(a.RankStart, g.RankStart) &&
+			var a *graph.Graph
+			var err error
+			if archiveOf(path) == "gzip" {
+				var data []byte
+				if data, err = gunzipped(path, -1); err == nil {
+					a, err = arrowtrace.DecodeGraph(data, path)
+				}
+			} else {
+				a, err = arrowtrace.ReadGraph(path)
+			}
+			if err == nil && slices.Equal(a.RankStart, g.RankStart) &&
 				(a.Labels == nil || len(a.Labels) == g.NumOps()) {
 				again = a
 			}
