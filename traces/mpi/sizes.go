@@ -6,8 +6,10 @@ import (
 )
 
 // CollSizes is what one member's call of a gather, scatter, allgather,
-// alltoall (or their v-variants) or reduce_scatter says it sends to and
-// receives from each member of its communicator, in bytes, from the
+// alltoall (or their v-variants), reduce_scatter, reduce, bcast or
+// allreduce says it sends to and receives from each member of its
+// communicator (a reduce's members each send the root a block, a bcast's
+// root each member one, an allreduce's members each every other one), in bytes, from the
 // counts and datatypes of both sides that a trace records: the input of
 // CheckSizes. An Event keeps one size per call; a format that records
 // both sides gives them here so that members that disagree are found.
@@ -71,10 +73,26 @@ func (e *SizeError) Error() string {
 // sizesKind reports whether CheckSizes checks calls of kind k.
 func sizesKind(k Kind) bool {
 	switch k {
-	case Gather, Scatter, Allgather, Alltoall, Alltoallv, ReduceScatter:
+	case Gather, Scatter, Allgather, Alltoall, Alltoallv, ReduceScatter, Bcast, Reduce, Allreduce:
 		return true
 	}
 	return false
+}
+
+// shape is the kind whose pattern of blocks k moves, for CheckSizes: a
+// reduce's members each send the root a block (a gather's), a bcast's
+// root sends each member one (a scatter's), an allreduce's members each
+// send every other one (an alltoall's).
+func shape(k Kind) Kind {
+	switch k {
+	case Reduce:
+		return Gather
+	case Bcast:
+		return Scatter
+	case Allreduce:
+		return Alltoall
+	}
+	return k
 }
 
 // member is one member's call of a collective instance.
@@ -162,9 +180,9 @@ func CheckSizes(t *Trace, calls [][]CollSizes) error {
 
 // call is one collective instance being checked.
 type call struct {
-	kind Kind
-	root int
-	m    []member
+	kind, shape Kind
+	root        int
+	m           []member
 }
 
 // checkCall checks one collective instance whose members' calls are m,
@@ -181,6 +199,7 @@ func checkCall(t *Trace, comm int32, n int, m []member) error {
 		} else if e.Kind != c.kind || c.kind.IsRooted() && int(e.Peer) != c.root {
 			return nil
 		}
+		c.shape = shape(c.kind)
 		if x.c.Sends != nil && len(x.c.Sends) != len(m) || x.c.Recvs != nil && len(x.c.Recvs) != len(m) {
 			return nil
 		}
@@ -203,7 +222,7 @@ func checkCall(t *Trace, comm int32, n int, m []member) error {
 func (c *call) sendTo(i, j int) (int64, bool) {
 	x := c.m[i].c
 	switch {
-	case c.kind == Gather && j != c.root, c.kind == Scatter && i != c.root:
+	case c.shape == Gather && j != c.root, c.shape == Scatter && i != c.root:
 		return 0, false
 	case x.Sends != nil:
 		return x.Sends[j], x.Sends[j] >= 0
@@ -216,7 +235,7 @@ func (c *call) sendTo(i, j int) (int64, bool) {
 func (c *call) recvFrom(j, i int) (int64, bool) {
 	x := c.m[j].c
 	switch {
-	case c.kind == Gather && j != c.root, c.kind == Scatter && i != c.root:
+	case c.shape == Gather && j != c.root, c.shape == Scatter && i != c.root:
 		return 0, false
 	case c.kind == ReduceScatter && x.Sends != nil: // its own block of the counts
 		return x.Sends[j], x.Sends[j] >= 0
@@ -235,7 +254,7 @@ func (c *call) truncated() (i, j int, ok bool) {
 			if o == c.root {
 				continue
 			}
-			if c.kind == Gather {
+			if c.shape == Gather {
 				i, j = o, c.root
 			} else {
 				i, j = c.root, o

@@ -63,6 +63,11 @@ func TestCheckSizes(t *testing.T) {
 			"rank 0 receives at most 4 bytes from rank 1, which sends it 8"},
 		{"alltoallv", Alltoallv, [][]CollSizes{{{Event: 1, Sends: []int64{1, 2}, Recvs: []int64{1, 3}}}, {{Event: 1, Sends: []int64{3, 1}, Recvs: []int64{1, 1}}}},
 			"rank 1 receives at most 1 bytes from rank 0, which sends it 2"},
+		{"bcast: a scatter's blocks", Bcast, [][]CollSizes{{{Event: 1, Send: 9, Recv: 9}}, {{Event: 1, Send: -1, Recv: 8}}},
+			"bcast (root 0): rank 1 receives at most 8 bytes from rank 0, which sends it 9"},
+		{"reduce: a gather's blocks", Reduce, [][]CollSizes{{{Event: 1, Send: 9, Recv: 8}}, {{Event: 1, Send: 8, Recv: -1}}}, ""},
+		{"allreduce: an alltoall's blocks", Allreduce, [][]CollSizes{{{Event: 1, Send: 9, Recv: 9}}, {{Event: 1, Send: 8, Recv: 8}}},
+			"allreduce: rank 1 receives at most 8 bytes from rank 0, which sends it 9"},
 		{"a member without sizes", Gather, [][]CollSizes{{{Event: 1, Send: 9, Recv: 8}}, nil}, ""},
 		{"lists of another length", Alltoallv, [][]CollSizes{{{Event: 1, Sends: []int64{1, 9, 9}, Recvs: []int64{1, 1}}}, {{Event: 1, Sends: []int64{1, 1}, Recvs: []int64{1, 1}}}}, ""},
 	}

@@ -927,34 +927,37 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 // collSizes keeps, for mpi.CheckSizes, what the collective that is event
 // i of rank sends to and receives from each member, as far as the totals
 // Score-P records (scorep_mpi_coll_bytes_*) tell, with sent and recv the
-// totals and p the communicator's size: a gather's non-root sends its
-// block (sent), and its root receives at most ⌊recv/(p−1)⌋ from each
-// (recv is p blocks, p−1 with MPI_IN_PLACE); a scatter's root sends each
-// at least ⌈sent/p⌉ and a non-root receives recv; an allgather's or
-// alltoall's (or reduce_scatter_block's) member sends each at least
-// ⌈sent/p⌉ and receives at most ⌊recv/(p−1)⌋ from each. These bounds hold with and without
-// MPI_IN_PLACE, so only a call that truncates is refused. The totals of
-// the v-variants and reductions do not say what goes to each member:
-// they are left out.
+// totals and p the communicator's size: a gather's (or reduce's)
+// non-root sends its block (sent), and its root receives at most
+// ⌊recv/(p−1)⌋ from each (recv is p blocks, p−1 with MPI_IN_PLACE); a
+// scatter's (or bcast's) root sends each at least ⌈sent/p⌉ and a
+// non-root receives recv; an allgather's, alltoall's, allreduce's or
+// reduce_scatter_block's member sends each at least ⌈sent/p⌉ and
+// receives at most ⌊recv/(p−1)⌋ from each. These bounds hold with and
+// without MPI_IN_PLACE, so only members that disagree for certain are
+// refused; the import gives every member of a call the largest payload
+// (sameCollectivePayloads), which would hide them from the lowering's
+// check. The totals of the v-variants, scans and reduce_scatter do not
+// say what goes to each member: they are left out.
 func (b *builder) collSizes(rank, i int, op uint8, sent, recv, p int64, root bool) {
 	if p < 2 {
 		return
 	}
 	s := mpi.CollSizes{Event: int32(i), Send: -1, Recv: -1}
 	switch op {
-	case opGather:
+	case opGather, opReduce:
 		if root {
 			s.Recv = recv / (p - 1)
 		} else {
 			s.Send = sent
 		}
-	case opScatter:
+	case opScatter, opBcast:
 		if root {
 			s.Send = (sent + p - 1) / p
 		} else {
 			s.Recv = recv
 		}
-	case opAllgather, opAlltoall, opReduceScatterBlock:
+	case opAllgather, opAlltoall, opReduceScatterBlock, opAllreduce:
 		s.Send, s.Recv = (sent+p-1)/p, recv/(p-1)
 	default:
 		return

@@ -67,6 +67,17 @@ func TestCollectiveSizes(t *testing.T) {
 		{"reduce_scatter_block, blocks that differ", opReduceScatterBlock, none, [3]collCall{{24, 24}, {12, 12}, {12, 12}},
 			"reduce_scatter: rank 1 receives at most 6 bytes from rank 0, which sends it 8"},
 		{"reduce_scatter_block", opReduceScatterBlock, none, [3]collCall{{12, 12}, {12, 12}, {12, 12}}, ""},
+		// Members whose counts differ: the import gave every member the
+		// largest payload, which the lowering's size check then passed.
+		{"allreduce, counts that differ", opAllreduce, none, [3]collCall{{24, 24}, {2400, 2400}, {24, 24}},
+			"allreduce: rank 0 receives at most 12 bytes from rank 1, which sends it 800"},
+		{"allreduce, one in place", opAllreduce, none, [3]collCall{{16, 16}, {24, 24}, {24, 24}}, ""},
+		{"bcast, a leaf's count smaller", opBcast, 1, [3]collCall{{0, 8}, {24, 8}, {0, 4}},
+			"bcast (root 1): rank 2 receives at most 4 bytes from rank 1, which sends it 8"},
+		{"bcast", opBcast, 1, [3]collCall{{0, 8}, {24, 8}, {0, 8}}, ""},
+		{"reduce, a leaf's count larger", opReduce, 0, [3]collCall{{8, 24}, {8, 0}, {80, 0}},
+			"reduce (root 0): rank 0 receives at most 12 bytes from rank 2, which sends it 80"},
+		{"reduce in place", opReduce, 0, [3]collCall{{0, 16}, {8, 0}, {8, 0}}, ""},
 		{"alltoallv totals", opAlltoallv, none, [3]collCall{{48, 48}, {12, 12}, {12, 12}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
