@@ -496,6 +496,9 @@ func (c *rankConv) pointToPoint(r *record) (bool, error) {
 // collective interprets the records of collective operations; false if r
 // is none of them.
 func (c *rankConv) collective(r *record) (bool, error) {
+	if err := c.perMember(r); err != nil {
+		return true, err
+	}
 	v := r.v
 	switch r.id {
 	case idBarrier:
@@ -638,6 +641,41 @@ func (c *rankConv) rootedSizes(r *record) {
 		}
 	}
 	c.sized(s)
+}
+
+// perMember checks that each per-member array of collective record r
+// (counts, displacements, datatypes) has one entry per member of the
+// communicator, as the size the record stores says: an array of another
+// length would be read as the counts of other members. Records of other
+// calls pass.
+func (c *rankConv) perMember(r *record) error {
+	v := r.v
+	var size int64
+	var arrays []int
+	switch r.id {
+	case idGatherv: // commrank, commsize, …, root, …: the root's counts and displacements
+		if v[0] == v[4] {
+			size, arrays = v[1], []int{0, 1}
+		}
+	case idScatterv:
+		if v[0] == v[5] {
+			size, arrays = v[1], []int{0, 1}
+		}
+	case idAllgatherv:
+		size, arrays = v[0], []int{0, 1}
+	case idAlltoallv:
+		size, arrays = v[0], []int{0, 1, 2, 3}
+	case idAlltoallw:
+		size, arrays = v[0], []int{0, 1, 2, 3, 4, 5}
+	case idReduceScatter:
+		size, arrays = v[0], []int{0}
+	}
+	for _, k := range arrays {
+		if k < r.narr && int64(len(r.array(k))) != size {
+			return c.recError(r, "a per-member array of %d entries for a communicator of %d ranks (the call's size field)", len(r.array(k)), size)
+		}
+	}
+	return nil
 }
 
 // rooted converts the gathers and scatters: each rank moves its own
