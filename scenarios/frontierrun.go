@@ -9,6 +9,7 @@ import (
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/energy"
 	"github.com/capsim/capsim/traces/graph"
+	"github.com/capsim/capsim/traces/importer"
 	"github.com/capsim/capsim/traces/mpi"
 )
 
@@ -39,6 +40,11 @@ type FrontierConfig struct {
 	// Points is how many deadlines the frontier is solved at, 2 to
 	// MaxFrontierPoints.
 	Points int
+	// TracePath and Import are the file Trace or Graph was read from and
+	// how (BoundConfig's): a deadlock of the reference replay then names
+	// its operations as that file does.
+	TracePath string
+	Import    importer.Options
 }
 
 // FrontierPoint is one deadline of the frontier and the least energy of
@@ -131,7 +137,8 @@ func (sc *Scenario) newFrontier(cfg FrontierConfig) (*energy.Frontier, *boundRun
 // frontierDAG builds the DAG and order of cfg's frontier (the bound's).
 func (sc *Scenario) frontierDAG(cfg FrontierConfig) (*boundRun, error) {
 	r := &boundRun{sc: sc, m: cfg.Machine, net: sc.Net(),
-		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Graph: cfg.Graph, Collectives: cfg.Collectives, TablePath: cfg.TablePath}}
+		cfg: BoundConfig{Machine: cfg.Machine, Trace: cfg.Trace, Graph: cfg.Graph, Collectives: cfg.Collectives, TablePath: cfg.TablePath,
+			TracePath: cfg.TracePath, Import: cfg.Import}}
 	if err := r.lower(); err != nil {
 		return nil, err
 	}

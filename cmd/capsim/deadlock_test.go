@@ -132,3 +132,43 @@ func TestPolicyTraceErrorNamesTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphDeadlockNamedInEveryCommand: every command that replays an
+// execution graph names a deadlock's operations as the file does: a GOAL
+// operation by the label written on its line (none for a line without
+// one, where capsim's own l<n> is no label of the file) and the line, an
+// Arrow graph's by its row. frontier named them only as capsim does.
+func TestGraphDeadlockNamedInEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "dead.goal")
+	if err := os.WriteFile(g, []byte("num_ranks 2\nrank 0 {\n  recv 8b from 1 tag 6\n}\nrank 1 {\n  wait: recv 8b from 0 tag 5\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "dead.arrow")
+	if code, _, stderr := capsim(t, "import", "goal", g, "-o", a); code != 0 {
+		t.Fatalf("import: %s", stderr)
+	}
+	for _, tc := range []struct{ path, op0, op1 string }{
+		{g, "rank 0: recv 8b from 1 tag 6 (" + g + ":3)", "rank 1 wait: recv 8b from 0 tag 5 (" + g + ":6)"},
+		{a, "rank 0: recv 8b from 1 tag 6 (" + a + " row 0)", "rank 1 wait: recv 8b from 0 tag 5 (" + a + " row 1)"},
+	} {
+		for _, args := range [][]string{
+			{"replay"},
+			{"bound", "--cap", "300"},
+			{"frontier"},
+			{"policy", "steering", "--cap", "300"},
+		} {
+			t.Run(filepath.Ext(tc.path)+" "+strings.Join(args, " "), func(t *testing.T) {
+				code, _, stderr := capsim(t, append(args, tc.path)...)
+				if code != 1 {
+					t.Fatalf("exit %d, want 1; %q", code, stderr)
+				}
+				for _, part := range []string{"2 rank(s) blocked", tc.op0, tc.op1} {
+					if !strings.Contains(stderr, part) {
+						t.Errorf("stderr %q lacks %q", stderr, part)
+					}
+				}
+			})
+		}
+	}
+}

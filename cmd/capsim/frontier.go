@@ -63,8 +63,12 @@ over the engine's semantics, kernels at their GPU's clocks.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)); err != nil {
+			imp := traceOptions(format, 0).WithKeepGaps(keepGaps).WithAlignStarts(alignStarts)
+			if cfg.Machine, cfg.Trace, cfg.Graph, cfg.Collectives, err = lpInputs(sc, mach, a, imp); err != nil {
 				return err
+			}
+			if len(a) > 0 {
+				cfg.TracePath, cfg.Import = a[0], imp
 			}
 			rep, err := sc.RunFrontier(ctx, cfg)
 			if err != nil {

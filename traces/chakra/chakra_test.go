@@ -229,6 +229,11 @@ func TestErrors(t *testing.T) {
 		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), strAttr("comm_type", "ALL_GATHER")))}, "attribute comm_type is the string"},
 		{[][]byte{encTrace(withAttr(p2pNode(1, CommSendNode, 0, 8, 0), dblAttr("comm_dst", math.NaN())))}, "attribute comm_dst is NaN, want an integer"},
 		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), dblAttr("comm_size", math.Inf(1))))}, "attribute comm_size is +Inf"},
+		// A bool or a fractional number where an integer is read was cut
+		// to 1 byte, 1 byte and ALL_REDUCE (0).
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), boolAttr("comm_size", true)))}, "attribute comm_size is a bool, want an integer"},
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), dblAttr("comm_size", 1.5)))}, "attribute comm_size is 1.5, want an integer"},
+		{[][]byte{encTrace(withAttr(coll(1, AllReduce, 8, ""), dblAttr("comm_type", 0.5)))}, "attribute comm_type is 0.5, want an integer"},
 	} {
 		_, err := Read(writeNPUs(t, tc.files...), Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "et.") {

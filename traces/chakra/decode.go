@@ -73,7 +73,9 @@ type Attr struct {
 	Ints   []int64
 	Floats []float64
 	Strs   []string
-	// Kind is the schema's field number of the value (0: no value).
+	// Kind is the field number of the value in Chakra 0.0.4's
+	// AttributeProto (0: no value); a legacy revision's value has the
+	// number of its type there.
 	Kind protowire.Number
 }
 
@@ -393,24 +395,65 @@ func (a *Attr) addList(num protowire.Number, typ protowire.Type, v uint64, raw [
 var intAttrs = map[string]bool{"comm_type": true, "comm_size": true, "tensor_size": true, "comm_src": true,
 	"comm_dst": true, "comm_tag": true, "is_cpu_op": true, "num_ops": true}
 
-// checkAttrs refuses an attribute of intAttrs whose value is no number
-// (a string, bytes or a list, which would read as 0) or a floating-point
-// number outside the integers (NaN, ±Inf, beyond ±2^63).
+// strAttrs are the attributes capsim reads as strings: the process group
+// a collective runs on.
+var strAttrs = map[string]bool{"pg_name": true}
+
+// checkAttrs refuses an attribute capsim reads (intAttrs, strAttrs) whose
+// value is not of the type it is read as.
 func checkAttrs(nd *Node) error {
-	for _, a := range nd.Attrs {
-		if !intAttrs[a.Name] {
-			continue
-		}
-		switch {
-		case a.Kind == 29:
-			return fmt.Errorf("id %d: attribute %s is the string %q, want an integer", nd.ID, a.Name, a.Str)
-		case a.Kind == 31:
-			return fmt.Errorf("id %d: attribute %s holds bytes, want an integer", nd.ID, a.Name)
-		case a.Kind > 0 && a.Kind%2 == 0:
-			return fmt.Errorf("id %d: attribute %s is a list, want an integer", nd.ID, a.Name)
-		case (a.Kind == 3 || a.Kind == 5) && !(math.Abs(a.Float) < 1<<63):
-			return fmt.Errorf("id %d: attribute %s is %g, want an integer", nd.ID, a.Name, a.Float)
+	for i := range nd.Attrs {
+		if err := checkAttr(nd.ID, &nd.Attrs[i], intAttrs[nd.Attrs[i].Name]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkAttr refuses attribute a of node id when capsim reads it (asInt:
+// as an integer; strAttrs: as a string) and its value is of another
+// type: for an integer a string, bytes or a list, which would read as 0,
+// a floating-point number that is no integer (1.5, NaN, ±Inf, beyond
+// ±2^63), which would be cut, or a bool where the attribute is no flag
+// (a comm_size of true, read as 1 byte); for a string a number or a list, which would read as "". Legacy
+// revisions' values carry the field number of the same type in Chakra
+// 0.0.4 (legacyKind), so every revision is checked here alike.
+func checkAttr(id uint64, a *Attr, asInt bool) error {
+	if strAttrs[a.Name] {
+		if a.Kind != 0 && a.Kind != 29 {
+			return fmt.Errorf("id %d: attribute %s is %s, want a string", id, a.Name, valueType(a.Kind))
+		}
+		return nil
+	}
+	if !asInt {
+		return nil
+	}
+	switch {
+	case a.Kind == 29:
+		return fmt.Errorf("id %d: attribute %s is the string %q, want an integer", id, a.Name, a.Str)
+	case a.Kind == 31:
+		return fmt.Errorf("id %d: attribute %s holds bytes, want an integer", id, a.Name)
+	case a.Kind > 0 && a.Kind%2 == 0:
+		return fmt.Errorf("id %d: attribute %s is a list, want an integer", id, a.Name)
+	case (a.Kind == 3 || a.Kind == 5) && !(math.Abs(a.Float) < 1<<63 && a.Float == math.Trunc(a.Float)):
+		return fmt.Errorf("id %d: attribute %s is %g, want an integer", id, a.Name, a.Float)
+	case a.Kind == 27 && a.Name != "is_cpu_op":
+		return fmt.Errorf("id %d: attribute %s is a bool, want an integer", id, a.Name)
+	}
+	return nil
+}
+
+// valueType names the type of value field num of AttributeProto.
+func valueType(num protowire.Number) string {
+	switch {
+	case num == 31:
+		return "bytes"
+	case num > 0 && num%2 == 0:
+		return "a list"
+	case num == 3 || num == 5:
+		return "a floating-point number"
+	case num == 27:
+		return "a bool"
+	}
+	return "an integer"
 }

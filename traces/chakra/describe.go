@@ -12,7 +12,8 @@ import (
 // Read lowered from the trace at path, for error messages: g.Describe,
 // and for a message, the node it was lowered from (its index, id, type
 // and name; a collective's kind and process group) and the file that
-// holds it, so that a deadlock names the user's node and file rather
+// holds it, without the l<n> label capsim makes up for a collective's
+// steps, so that a deadlock names the user's node and file rather
 // than only the lowered send or receive. It returns nil when path does
 // not give as many files as g's ranks are a multiple of.
 //
@@ -37,6 +38,11 @@ func Describer(path string, g *graph.Graph) func(op int32) string {
 			return s
 		}
 		r := g.RankOf(op)
+		if g.Labels[op] == "" {
+			// A collective's step has no node of its own: its l<n> is
+			// capsim's, which no file holds.
+			s = strings.Replace(s, " "+g.Label(op)+":", ":", 1)
+		}
 		id := op
 		for id > g.RankStart[r] && g.Labels[id] == "" {
 			id--

@@ -53,6 +53,11 @@ func TestDescriber(t *testing.T) {
 		`, a step of node 2 (id 2, COMM_COLL "nccl": ALL_REDUCE on process group "2") of ` + filepath.Join(dir, "s.0.et"),
 		`, a step of node 1 (id 1, COMM_COLL "nccl": ALL_REDUCE on process group "2") of ` + filepath.Join(dir, "s.1.et"),
 	}
+	for _, s := range coll {
+		if head, _, _ := strings.Cut(s, ":"); strings.Contains(head, " l") {
+			t.Errorf("collective step %q names a label no file holds", s)
+		}
+	}
 	for _, w := range want {
 		found := false
 		for _, s := range coll {

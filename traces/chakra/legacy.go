@@ -131,7 +131,7 @@ func (ra *rawAttr) convert(s legacySchema) (Attr, error) {
 		if x.num != field {
 			continue
 		}
-		a.Kind = field
+		a.Kind = legacyKind(kind)
 		switch kind {
 		case 'b', 'i':
 			if err := want(x.num, x.typ, protowire.VarintType); err != nil {
@@ -165,6 +165,29 @@ func (ra *rawAttr) convert(s legacySchema) (Attr, error) {
 		}
 	}
 	return a, nil
+}
+
+// legacyKind is the value field of Chakra 0.0.4's AttributeProto of the
+// type a legacy AttributeType kind (legacyKinds) holds: bool_val,
+// float_val, int64_val, string_val and their lists.
+func legacyKind(kind byte) protowire.Number {
+	switch kind {
+	case 'b':
+		return 27
+	case 'f':
+		return 5
+	case 's':
+		return 29
+	case 'B':
+		return 28
+	case 'F':
+		return 6
+	case 'I':
+		return 10
+	case 'S':
+		return 30
+	}
+	return 9
 }
 
 // legacyNode is a node of a legacy revision with its attributes undecoded.
@@ -265,6 +288,9 @@ func finishLegacy(ln legacyNode, s legacySchema) (Node, error) {
 		a, err := ln.attrs[i].convert(s)
 		if err != nil {
 			return nd, fmt.Errorf("id %d: %w", nd.ID, err)
+		}
+		if err := checkAttr(nd.ID, &a, intAttrs[a.Name] || a.Name == "runtime"); err != nil {
+			return nd, err
 		}
 		switch a.Name {
 		case "runtime":

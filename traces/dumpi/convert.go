@@ -109,6 +109,10 @@ type rankConv struct {
 	wallSeen, inited, finalized             bool
 
 	vColl []int32 // events whose Bytes are averaged over the members afterwards
+	// sizes are what the rank's gathers, scatters, allgathers,
+	// alltoalls and reduce_scatters send and receive per member, for
+	// mpi.CheckSizes once the communicators are resolved.
+	sizes []mpi.CollSizes
 
 	// Buffers reused from record to record.
 	one     [1]int32
@@ -492,6 +496,9 @@ func (c *rankConv) pointToPoint(r *record) (bool, error) {
 // collective interprets the records of collective operations; false if r
 // is none of them.
 func (c *rankConv) collective(r *record) (bool, error) {
+	if err := c.perMember(r); err != nil {
+		return true, err
+	}
 	v := r.v
 	switch r.id {
 	case idBarrier:
@@ -519,7 +526,11 @@ func (c *rankConv) collective(r *record) (bool, error) {
 		}
 		return true, c.coll(r, kind, v[3], n, 0, false)
 	case idGather, idScatter, idGatherv, idScatterv:
-		return true, c.rooted(r)
+		if err := c.rooted(r); err != nil {
+			return true, err
+		}
+		c.rootedSizes(r)
+		return true, nil
 	case idAllgather, idAlltoall:
 		// sendcount, sendtype, recvcount, recvtype, comm: the receive side
 		// is what every rank gets per member, also with MPI_IN_PLACE.
@@ -531,14 +542,22 @@ func (c *rankConv) collective(r *record) (bool, error) {
 		if r.id == idAlltoall {
 			kind = mpi.Alltoall
 		}
-		return true, c.coll(r, kind, v[4], n, 0, false)
+		if err := c.coll(r, kind, v[4], n, 0, false); err != nil {
+			return true, err
+		}
+		c.sized(mpi.CollSizes{Send: c.size(v[0], v[1]), Recv: n})
+		return true, nil
 	case idAllgatherv:
 		// commsize, sendcount, sendtype, recvcounts, displs, recvtype, comm
 		n, err := c.meanBytes(r, r.array(0), v[3])
 		if err != nil {
 			return true, err
 		}
-		return true, c.coll(r, mpi.Allgather, v[4], n, 0, false)
+		if err := c.coll(r, mpi.Allgather, v[4], n, 0, false); err != nil {
+			return true, err
+		}
+		c.sized(mpi.CollSizes{Send: c.size(v[1], v[2]), Recvs: c.sizes32(r.array(0), v[3])})
+		return true, nil
 	case idReduceScatter:
 		// commsize, recvcounts, type, op, comm
 		var total int64
@@ -549,11 +568,114 @@ func (c *rankConv) collective(r *record) (bool, error) {
 			}
 			total += n
 		}
-		return true, c.coll(r, mpi.ReduceScatter, v[3], total, 0, false)
+		if err := c.coll(r, mpi.ReduceScatter, v[3], total, 0, false); err != nil {
+			return true, err
+		}
+		// Every member sends each the block its receive count names.
+		c.sized(mpi.CollSizes{Sends: c.sizes32(r.array(0), v[1])})
+		return true, nil
 	case idAlltoallv, idAlltoallw:
 		return true, c.alltoallv(r)
 	}
 	return false, nil
+}
+
+// size is count elements of datatype h in bytes, −1 where the trace does
+// not give the size (a negative count, a datatype of unknown size): for
+// the side of a call its event does not use, which only the check of
+// mpi.CheckSizes reads, and which MPI ignores in some calls (the send
+// side with MPI_IN_PLACE).
+func (c *rankConv) size(count, h int64) int64 {
+	s, ok := c.types[uint16(h)]
+	if !ok && h >= 0 && h < firstUserType && h < int64(len(c.b.typeSizes)) && c.b.typeSizes[h] >= 0 {
+		s, ok = c.b.typeSizes[h], true
+	}
+	if !ok || count < 0 {
+		return -1
+	}
+	return count * s
+}
+
+// sizes32 is size for each of counts, of datatype h.
+func (c *rankConv) sizes32(counts []int32, h int64) []int64 {
+	out := make([]int64, len(counts))
+	for i, x := range counts {
+		out[i] = c.size(int64(x), h)
+	}
+	return out
+}
+
+// sized keeps what the collective just emitted sends and receives per
+// member.
+func (c *rankConv) sized(s mpi.CollSizes) {
+	s.Event = int32(len(c.t.Ranks[c.rank].Events) - 1)
+	c.sizes = append(c.sizes, s)
+}
+
+// rootedSizes keeps what the gather or scatter just emitted sends and
+// receives: a member's own count, and on the root the count or counts
+// per member of the other side.
+func (c *rankConv) rootedSizes(r *record) {
+	v := r.v
+	s := mpi.CollSizes{Send: -1, Recv: -1}
+	switch r.id {
+	case idGather: // commrank, sendcount, sendtype, root, comm [, recvcount, recvtype]
+		s.Send = c.size(v[1], v[2])
+		if v[0] == v[3] && len(v) >= 7 {
+			s.Recv = c.size(v[5], v[6])
+		}
+	case idScatter: // commrank, recvcount, recvtype, root, comm [, sendcount, sendtype]
+		s.Recv = c.size(v[1], v[2])
+		if v[0] == v[3] && len(v) >= 7 {
+			s.Send = c.size(v[5], v[6])
+		}
+	case idGatherv: // commrank, commsize, sendcount, sendtype, root, comm [, counts, displs], recvtype
+		s.Send = c.size(v[2], v[3])
+		if v[0] == v[4] {
+			s.Recvs = c.sizes32(r.array(0), v[6])
+		}
+	default: // idScatterv: commrank, commsize, sendtype, recvcount, recvtype, root, comm [, counts, displs]
+		s.Recv = c.size(v[3], v[4])
+		if v[0] == v[5] {
+			s.Sends = c.sizes32(r.array(0), v[2])
+		}
+	}
+	c.sized(s)
+}
+
+// perMember checks that each per-member array of collective record r
+// (counts, displacements, datatypes) has one entry per member of the
+// communicator, as the size the record stores says: an array of another
+// length would be read as the counts of other members. Records of other
+// calls pass.
+func (c *rankConv) perMember(r *record) error {
+	v := r.v
+	var size int64
+	var arrays []int
+	switch r.id {
+	case idGatherv: // commrank, commsize, …, root, …: the root's counts and displacements
+		if v[0] == v[4] {
+			size, arrays = v[1], []int{0, 1}
+		}
+	case idScatterv:
+		if v[0] == v[5] {
+			size, arrays = v[1], []int{0, 1}
+		}
+	case idAllgatherv:
+		size, arrays = v[0], []int{0, 1}
+	case idAlltoallv:
+		size, arrays = v[0], []int{0, 1, 2, 3}
+	case idAlltoallw:
+		size, arrays = v[0], []int{0, 1, 2, 3, 4, 5}
+	case idReduceScatter:
+		size, arrays = v[0], []int{0}
+	}
+	for _, k := range arrays {
+		if k < r.narr && int64(len(r.array(k))) != size {
+			return c.recError(r, "a per-member array of %d entries for a communicator of %d ranks (the call's size field)", len(r.array(k)), size)
+		}
+	}
+	return nil
 }
 
 // rooted converts the gathers and scatters: each rank moves its own
@@ -983,6 +1105,18 @@ func (c *rankConv) alltoallv(r *record) error {
 		return err
 	}
 	c.emitList(r, mpi.Event{Kind: mpi.Alltoallv, Comm: inst}, list)
+	rk := &c.t.Ranks[c.rank]
+	e := &rk.Events[len(rk.Events)-1]
+	s := mpi.CollSizes{Sends: rk.List[e.ListOff : e.ListOff+e.ListLen : e.ListOff+e.ListLen]}
+	if r.id == idAlltoallv {
+		s.Recvs = c.sizes32(r.array(2), v[2])
+	} else if rc, rt := r.array(3), r.array(5); len(rc) == len(rt) {
+		s.Recvs = make([]int64, len(rc))
+		for i, x := range rc {
+			s.Recvs[i] = c.size(int64(x), int64(rt[i]))
+		}
+	}
+	c.sized(s)
 	return nil
 }
 

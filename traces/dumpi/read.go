@@ -146,9 +146,28 @@ func read(path string, opt Options, perRank bool) (*mpi.Trace, *Info, error) {
 	if err := resolve(t, convs); err != nil {
 		return nil, nil, err
 	}
+	if err := checkSizes(t, convs); err != nil {
+		return nil, nil, err
+	}
 	renumberTags(t)
 	recordStarts(t, convs)
 	return t, info, nil
+}
+
+// checkSizes refuses a collective in which a member sends another more
+// than that member receives from it (mpi.CheckSizes), naming both calls
+// by their rank's .bin file and record index.
+func checkSizes(t *mpi.Trace, convs []*rankConv) error {
+	calls := make([][]mpi.CollSizes, len(convs))
+	for r, c := range convs {
+		if c != nil {
+			calls[r], c.sizes = c.sizes, nil
+		}
+	}
+	if err := mpi.CheckSizes(t, calls); err != nil {
+		return fmt.Errorf("dumpi: %w", err)
+	}
+	return nil
 }
 
 // recordStarts keeps each rank's recorded start (graph.Recorded.StartNs):

@@ -151,8 +151,16 @@ func programCollectives(w *binWriter, r int) {
 	w.call(idAllgather, 10, 10, i32(1), h16(tInt), i32(1), h16(tInt), h16(world))
 	w.call(idAllgatherv, 10, 10, i32(4), i32(r+1), h16(tInt), ints{1, 2, 3, 4}, ints{0, 1, 3, 6}, h16(tInt), h16(world))
 	w.call(idAlltoall, 10, 10, i32(2), h16(tInt), i32(2), h16(tInt), h16(world))
-	w.call(idAlltoallv, 10, 10, i32(4), ints{0, 1, 2, int32(r)}, ints{0, 0, 1, 3}, h16(tDouble), ints{1, 1, 1, 1}, ints{0, 1, 2, 3}, h16(tDouble), h16(world))
-	w.call(idAlltoallw, 10, 10, i32(4), ints{1, 1, 1, 1}, ints{0, 4, 12, 13}, hs{tInt, tDouble, tChar, tLong}, ints{1, 1, 1, 1}, ints{0, 4, 12, 13}, hs{tInt, tDouble, tChar, tLong}, h16(world))
+	// Rank i sends rank j {0, 1, 2, i}[j] doubles, which j receives; in
+	// the alltoallw, one element of types[j], which j receives too.
+	recvs := ints{int32(r), int32(r), int32(r), int32(r)}
+	if r == 3 {
+		recvs = ints{0, 1, 2, 3}
+	}
+	w.call(idAlltoallv, 10, 10, i32(4), ints{0, 1, 2, int32(r)}, ints{0, 0, 1, 3}, h16(tDouble), recvs, ints{0, 1, 2, 3}, h16(tDouble), h16(world))
+	types := hs{tInt, tDouble, tChar, tLong}
+	mine := hs{types[r], types[r], types[r], types[r]}
+	w.call(idAlltoallw, 10, 10, i32(4), ints{1, 1, 1, 1}, ints{0, 4, 12, 13}, types, ints{1, 1, 1, 1}, ints{0, 4, 12, 13}, mine, h16(world))
 	w.call(idReduceScatter, 10, 10, i32(4), ints{1, 1, 1, 1}, h16(tDouble), u8(3), h16(world))
 	w.call(idScan, 10, 10, i32(1), h16(tInt), u8(3), h16(world))
 	w.call(idExscan, 10, 10, i32(1), h16(tInt), u8(3), h16(world))

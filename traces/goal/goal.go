@@ -56,6 +56,7 @@ package goal
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -156,28 +157,60 @@ type Block struct {
 	Deps []Dep
 	// Lines holds the line of each operation in the file, counted from 1.
 	Lines []int32
+	// Labeled reports whether each operation's line gives it a label
+	// (implicit ones included).
+	Labeled []bool
 }
 
-// OpLines returns the line, counted from 1, of each operation of the GOAL
-// file at path: OpLines(path)[r][i] for the i-th operation of rank r's
-// block, graph.Graph's operation RankStart[r]+i of the graph ReadFile
+// OpSource is where an operation of a GOAL file was written: its line,
+// counted from 1, and its label as written there ("" when the line has
+// none).
+type OpSource struct {
+	Line  int32
+	Label string
+}
+
+// OpSources returns where each operation of the GOAL file at path was
+// written (the file may be gzipped): OpSources(path)[r][i] for the i-th
+// operation of rank r's block, graph.Graph's operation RankStart[r]+i of the graph ReadFile
 // returns. For error messages: it reads the file again, so that a replay
-// keeps no line numbers.
-func OpLines(path string) ([][]int32, error) {
+// keeps no line numbers, and tells a label the file gives (l3 included)
+// from the implicit one graph.Graph.Label makes up for an operation
+// without one.
+func OpSources(path string) ([][]OpSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("goal: %w", err)
 	}
 	defer f.Close()
-	var lines [][]int32
-	err = Scan(f, path, func(n int) error {
-		lines = make([][]int32, n)
+	var r io.Reader = bufio.NewReader(f)
+	if head, _ := r.(*bufio.Reader).Peek(2); string(head) == "\x1f\x8b" { // a gzipped GOAL file
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("goal: %s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	var src [][]OpSource
+	err = Scan(r, path, func(n int) error {
+		src = make([][]OpSource, n)
 		return nil
 	}, func(b *Block) error {
-		lines[b.Rank] = append([]int32(nil), b.Lines...)
+		s := make([]OpSource, len(b.Lines))
+		for i, l := range b.Lines {
+			s[i].Line = l
+			switch {
+			case b.Labels[i] != "":
+				s[i].Label = b.Labels[i]
+			case b.Labeled[i]:
+				s[i].Label = fmt.Sprintf("l%d", i+1)
+			}
+		}
+		src[b.Rank] = s
 		return nil
 	})
-	return lines, err
+	return src, err
 }
 
 // Dep is one dependency line: operation Op requires (or irequires) On.
@@ -748,6 +781,7 @@ func (p *parser) closeRank() error {
 		p.blk.Deps = append(p.blk.Deps, Dep{Op: op, On: on, Kind: d.kind})
 	}
 	p.rank = -1
+	p.blk.Labeled = p.labeled
 	return p.onBlock(&p.blk)
 }
 

@@ -14,13 +14,16 @@
 package importer
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -638,13 +641,13 @@ func excerpt(head []byte) string {
 // names it; for a collective, which call of its communicator it is), then as the lowered operation: for messages
 // such as a replay deadlock's, where the lowered point-to-point messages
 // of a collective alone ("recv 0b from 0 tag 1073741824") do not say
-// which call of the program is stuck. It is nil for an execution graph or
-// when lowering fails.
+// which call of the program is stuck. It is nil when lowering fails.
 //
-// For a GOAL schedule read from a file it names each operation as the
-// graph does, then by the file and line it was read from
-// ("rank 1 l1: recv 4096b from 0 tag 7 (x.goal:6)"); the file is read
-// again for its lines on the first call, so that a replay keeps none.
+// For an execution graph read from a GOAL, Arrow or Chakra file it names
+// each operation in the file's terms, as GraphDescriber does ("rank 1
+// l1: recv 4096b from 0 tag 7 (x.goal:6)"); the file is read again on the
+// first call, so that a replay keeps none. It is nil for a graph from a
+// pipe or an archive.
 func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 	if t.MPI == nil {
 		if t.Graph == nil || streamed(t.Path) {
@@ -655,6 +658,8 @@ func (t *Trace) OpDescriber(algs map[mpi.Kind]string) func(op int32) string {
 			return goalDescriber(t.Path, t.Graph)
 		case "chakra":
 			return chakra.Describer(t.Path, t.Graph)
+		case "arrow":
+			return arrowDescriber(t.Path, t.Graph)
 		}
 		return nil
 	}
@@ -737,52 +742,145 @@ func sameEvents(a, b *mpi.Trace) bool {
 }
 
 // GraphDescriber returns a function that names operation op of g, the
-// execution graph read from the GOAL file at path, by g.Describe and the
-// line it was read from ("rank 1 l1: recv 4096b from 0 tag 7
-// (x.goal:6)"), reading the file again for its lines on the first call;
-// nil when path is not a GOAL file (a pipe, an archive, another format).
+// execution graph read from the file at path, in that file's terms: a
+// GOAL operation by its label as written and its line ("rank 1 l1: recv
+// 4096b from 0 tag 7 (x.goal:6)"; "rank 1: …" for a line without a
+// label), an Arrow execution graph's by its label and row ("rank 1: recv
+// 4096b from 0 tag 7 (x.arrow row 12)"), a Chakra one's by its node
+// (chakra.Describer). The file is read again on the first call. It is
+// nil when path is none of these (a pipe, a tar or zip archive, another
+// format); a gzipped file is read as the GOAL file it may hold.
 func GraphDescriber(path string, g *graph.Graph) func(op int32) string {
-	if g == nil || streamed(path) || archiveOf(path) != "" {
+	if g == nil || streamed(path) {
+		return nil
+	}
+	switch archiveOf(path) {
+	case "":
+	case "gzip": // one gzipped GOAL file or Arrow graph
+		if head, err := gunzipped(path, HeadSize); err == nil && arrowtrace.Sniff(head) {
+			return arrowDescriber(path, g)
+		}
+		return goalDescriber(path, g)
+	default:
 		return nil
 	}
 	f, err := Detect(path)
-	switch {
-	case err != nil:
-		return nil
-	case f.Name == "chakra":
-		return chakra.Describer(path, g)
-	case f.Name != "goal":
+	if err != nil {
 		return nil
 	}
-	return goalDescriber(path, g)
+	switch f.Name {
+	case "chakra":
+		return chakra.Describer(path, g)
+	case "goal":
+		return goalDescriber(path, g)
+	case "arrow":
+		return arrowDescriber(path, g)
+	}
+	return nil
+}
+
+// gunzipped returns the first n bytes (all for n < 0) of the gzipped
+// file at path, unpacked: for describers, which run after the file was
+// read once within the archive limits.
+func gunzipped(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var r io.Reader = zr
+	if n >= 0 {
+		r = io.LimitReader(zr, n)
+	}
+	b, err := io.ReadAll(r)
+	if err == io.ErrUnexpectedEOF && n >= 0 {
+		err = nil
+	}
+	return b, err
+}
+
+// inFile names operation op of g as its file does: the rank, the label
+// the file gives it ("" for none, where g.Describe would make up l<n>),
+// the operation and where the file holds it.
+func inFile(g *graph.Graph, op int32, label, where string) string {
+	r := g.RankOf(op)
+	what := strings.TrimPrefix(g.Describe(op), fmt.Sprintf("rank %d %s: ", r, g.Label(op)))
+	if label != "" {
+		return fmt.Sprintf("rank %d %s: %s (%s)", r, label, what, where)
+	}
+	return fmt.Sprintf("rank %d: %s (%s)", r, what, where)
 }
 
 // goalDescriber names operation op of g, read from the GOAL file at
-// path, by g.Describe and its line in path, which it reads again on its
-// first call; without the line when the file no longer gives g's
-// operations.
+// path, by its label as written and its line in path, which it reads
+// again on its first call; as g.Describe does when the file no longer
+// gives g's operations.
 func goalDescriber(path string, g *graph.Graph) func(op int32) string {
-	var lines [][]int32
+	var src [][]goal.OpSource
 	read := false
 	return func(op int32) string {
 		if !read {
 			read = true
-			lines, _ = goal.OpLines(path)
-			if len(lines) != g.NumRanks() {
-				lines = nil
+			src, _ = goal.OpSources(path)
+			if len(src) != g.NumRanks() {
+				src = nil
 			}
-			for r := range lines {
-				if len(lines[r]) != int(g.RankStart[r+1]-g.RankStart[r]) {
-					lines = nil
+			for r := range src {
+				if len(src[r]) != int(g.RankStart[r+1]-g.RankStart[r]) {
+					src = nil
 					break
 				}
 			}
 		}
-		if op < 0 || int(op) >= g.NumOps() || lines == nil {
+		if op < 0 || int(op) >= g.NumOps() || src == nil {
 			return g.Describe(op)
 		}
 		r := g.RankOf(op)
-		return fmt.Sprintf("%s (%s:%d)", g.Describe(op), path, lines[r][op-g.RankStart[r]])
+		s := src[r][op-g.RankStart[r]]
+		return inFile(g, op, s.Label, fmt.Sprintf("%s:%d", path, s.Line))
+	}
+}
+
+// arrowDescriber names operation op of g, read from the Arrow execution
+// graph at path, by its label (none where the file's is null) and its
+// row, counted from 0 as the file's errors count them: row op, since the
+// file holds one row per operation in order. It reads the file (or the
+// one it gzips) again on its first call to check that it still holds g's ranks and labels; as
+// g.Describe does when not.
+func arrowDescriber(path string, g *graph.Graph) func(op int32) string {
+	var again *graph.Graph
+	read := false
+	return func(op int32) string {
+		if !read {
+			read = true
+			var a *graph.Graph
+			var err error
+			if archiveOf(path) == "gzip" {
+				var data []byte
+				if data, err = gunzipped(path, -1); err == nil {
+					a, err = arrowtrace.DecodeGraph(data, path)
+				}
+			} else {
+				a, err = arrowtrace.ReadGraph(path)
+			}
+			if err == nil && slices.Equal(a.RankStart, g.RankStart) &&
+				(a.Labels == nil || len(a.Labels) == g.NumOps()) {
+				again = a
+			}
+		}
+		if op < 0 || int(op) >= g.NumOps() || again == nil {
+			return g.Describe(op)
+		}
+		label := ""
+		if again.Labels != nil {
+			label = again.Labels[op]
+		}
+		return inFile(g, op, label, fmt.Sprintf("%s row %d", path, op))
 	}
 }
 

@@ -239,30 +239,48 @@ func ReadFileWith(path string, opt Options) (*mpi.Trace, error) {
 	}
 	t := mpi.NewTrace(len(files))
 	inits := make([]usTime, len(files))
+	sizes := make([][]mpi.CollSizes, len(files))
 	for r, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		inits[r], err = readRank(t, r, f, name, opt)
+		inits[r], sizes[r], err = readRank(t, r, f, name, opt)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
 	}
+	if err := checkSizes(t, sizes); err != nil {
+		return nil, err
+	}
 	recordStarts(t, inits)
 	return t, nil
+}
+
+// checkSizes refuses an allgather or alltoall in which a rank sends
+// another more than that rank receives from it (mpi.CheckSizes), naming
+// both calls by file and line.
+func checkSizes(t *mpi.Trace, sizes [][]mpi.CollSizes) error {
+	if err := mpi.CheckSizes(t, sizes); err != nil {
+		return fmt.Errorf("liballprof: %w", err)
+	}
+	return nil
 }
 
 // Read reads one reader per rank (named by names, for errors) into a trace.
 func Read(rs []io.Reader, names []string) (*mpi.Trace, error) {
 	t := mpi.NewTrace(len(rs))
 	inits := make([]usTime, len(rs))
+	sizes := make([][]mpi.CollSizes, len(rs))
 	for r := range rs {
 		var err error
-		if inits[r], err = readRank(t, r, rs[r], names[r], Options{}); err != nil {
+		if inits[r], sizes[r], err = readRank(t, r, rs[r], names[r], Options{}); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSizes(t, sizes); err != nil {
+		return nil, err
 	}
 	recordStarts(t, inits)
 	return t, nil
@@ -314,18 +332,19 @@ type rankReader struct {
 	nreq   int64
 	ended  string // the previous call, for region names
 	stamps bool   // keep each event's recorded time (Options.Stamps)
+	sizes  []mpi.CollSizes
 }
 
 // ReadRank appends rank r's calls, read from f, to t. It keeps no
 // recorded start (graph.Recorded.StartNs): that needs every rank (Read).
 func ReadRank(t *mpi.Trace, r int, f io.Reader, name string) error {
-	_, err := readRank(t, r, f, name, Options{})
+	_, _, err := readRank(t, r, f, name, Options{})
 	return err
 }
 
 // readRank is ReadRank with options that also returns the end of the
-// rank's MPI_Init.
-func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTime, error) {
+// rank's MPI_Init and what its allgathers and alltoalls send and receive.
+func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTime, []mpi.CollSizes, error) {
 	rd := &rankReader{t: t, rank: r, name: name, reqs: map[uint64]int64{}, stamps: opt.Stamps}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), MaxLine)
@@ -333,20 +352,20 @@ func readRank(t *mpi.Trace, r int, f io.Reader, name string, opt Options) (usTim
 	for sc.Scan() {
 		rd.line++
 		if err := rd.record(sc.Text()); err != nil {
-			return usTime{}, err
+			return usTime{}, nil, err
 		}
 		t.Mark(r, int32(rd.line))
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return usTime{}, &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+			return usTime{}, nil, &Error{File: name, Line: rd.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
 		}
-		return usTime{}, fmt.Errorf("%s: %w", name, err)
+		return usTime{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !rd.init {
-		return usTime{}, &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
+		return usTime{}, nil, &Error{File: name, Msg: "no MPI_Init record: not a liballprof trace"}
 	}
-	return rd.first, nil
+	return rd.first, rd.sizes, nil
 }
 
 func (rd *rankReader) errf(format string, a ...any) error {
@@ -390,8 +409,8 @@ var layouts = map[string]layout{
 	"MPI_Bcast":     {n: 12, start: 1, end: 11, count: 3, size: 5, peer: 7, csize: 10},
 	"MPI_Reduce":    {n: 14, start: 1, end: 13, count: 4, size: 6, peer: 9, csize: 12},
 	"MPI_Allreduce": {n: 13, start: 1, end: 12, count: 4, size: 6, csize: 11},
-	"MPI_Allgather": {n: 16, start: 1, end: 15, count: 3, size: 5, csize: 14},
-	"MPI_Alltoall":  {n: 16, start: 1, end: 15, count: 3, size: 5, csize: 14},
+	"MPI_Allgather": {n: 16, start: 1, end: 15, count: 3, size: 5, rcount: 8, rsize: 10, csize: 14},
+	"MPI_Alltoall":  {n: 16, start: 1, end: 15, count: 3, size: 5, rcount: 8, rsize: 10, csize: 14},
 }
 
 var kinds = map[string]mpi.Kind{
@@ -600,6 +619,14 @@ func (rd *rankReader) record(s string) error {
 			return err
 		}
 		e.Peer = int32(root)
+	case "MPI_Allgather", "MPI_Alltoall":
+		// The send side is the event's; the receive side only checks
+		// the members' counts against each other (-1 where unreadable).
+		recv, err := rd.bytes(l.rcount, l.rsize)
+		if err != nil {
+			recv = -1
+		}
+		rd.sizes = append(rd.sizes, mpi.CollSizes{Event: int32(len(rd.t.Ranks[rd.rank].Events)), Send: e.Bytes, Recv: recv})
 	}
 	rd.t.Append(rd.rank, e)
 	return nil

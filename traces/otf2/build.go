@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -207,6 +208,9 @@ type builder struct {
 	// at.
 	cur *record
 	at  [][]recAt
+	// sizes are what each rank's collectives send to and receive from
+	// each member, as far as their recorded totals tell (collSizes).
+	sizes [][]mpi.CollSizes
 }
 
 // recAt is where a record was read: its location and timestamp in ticks.
@@ -905,6 +909,11 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 		return b.errorf(r, "%s sizes %d and %d out of range", kind, r.d, r.e)
 	}
 	e.Bytes = payload(kind, r.op, int64(r.d), int64(r.e), int64(c.size), int64(me), e.Peer == me)
+	i := at
+	if i < 0 {
+		i = len(b.t.Ranks[rank].Events)
+	}
+	b.collSizes(rank, i, r.op, int64(r.d), int64(r.e), int64(c.size), e.Peer == me)
 	if at >= 0 {
 		ev := &b.t.Ranks[rank].Events[at]
 		e.Duration, e.Region = ev.Duration, ev.Region
@@ -912,6 +921,65 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 		return nil
 	}
 	b.add(rank, e, b.ns(r.time))
+	return nil
+}
+
+// collSizes keeps, for mpi.CheckSizes, what the collective that is event
+// i of rank sends to and receives from each member, as far as the totals
+// Score-P records (scorep_mpi_coll_bytes_*) tell, with sent and recv the
+// totals and p the communicator's size: a gather's (or reduce's)
+// non-root sends its block (sent), and its root receives at most
+// ⌊recv/(p−1)⌋ from each (recv is p blocks, p−1 with MPI_IN_PLACE); a
+// scatter's (or bcast's) root sends each at least ⌈sent/p⌉ and a
+// non-root receives recv; an allgather's, alltoall's, allreduce's or
+// reduce_scatter_block's member sends each at least ⌈sent/p⌉ and
+// receives at most ⌊recv/(p−1)⌋ from each. These bounds hold with and
+// without MPI_IN_PLACE, so only members that disagree for certain are
+// refused; the import gives every member of a call the largest payload
+// (sameCollectivePayloads), which would hide them from the lowering's
+// check. The totals of the v-variants, scans and reduce_scatter do not
+// say what goes to each member: they are left out.
+func (b *builder) collSizes(rank, i int, op uint8, sent, recv, p int64, root bool) {
+	if p < 2 {
+		return
+	}
+	s := mpi.CollSizes{Event: int32(i), Send: -1, Recv: -1}
+	switch op {
+	case opGather, opReduce:
+		if root {
+			s.Recv = recv / (p - 1)
+		} else {
+			s.Send = sent
+		}
+	case opScatter, opBcast:
+		if root {
+			s.Send = (sent + p - 1) / p
+		} else {
+			s.Recv = recv
+		}
+	case opAllgather, opAlltoall, opReduceScatterBlock, opAllreduce:
+		s.Send, s.Recv = (sent+p-1)/p, recv/(p-1)
+	default:
+		return
+	}
+	if b.sizes == nil {
+		b.sizes = make([][]mpi.CollSizes, len(b.t.Ranks))
+	}
+	b.sizes[rank] = append(b.sizes[rank], s)
+}
+
+// checkSizes refuses a gather, scatter, allgather or alltoall of the
+// finished trace t in which a member sends another more than that member
+// receives from it (mpi.CheckSizes), naming both calls by rank and event
+// (and, with Options.Where, by location and time).
+func (b *builder) checkSizes(t *mpi.Trace) error {
+	for _, s := range b.sizes {
+		// A nonblocking collective's event was placed at its request.
+		slices.SortFunc(s, func(x, y mpi.CollSizes) int { return int(x.Event - y.Event) })
+	}
+	if err := mpi.CheckSizes(t, b.sizes); err != nil {
+		return fmt.Errorf("otf2 %s: %w", b.file, err)
+	}
 	return nil
 }
 

@@ -332,7 +332,26 @@ const Available = true
 // and of each location's event and local definitions files
 // (checkGlobalDefs, checkEventFiles) the truncated and broken ones,
 // before the library opens them.
+//
+// A collective in which a member sends another more than it receives
+// (mpi.CheckSizes) is refused naming both calls by rank and event; the
+// archive is then read again with Options.Where to name their locations
+// and times too.
 func Read(path string, opt Options) (*mpi.Trace, error) {
+	t, err := read(path, opt)
+	var se *mpi.SizeError
+	if err != nil && !opt.Where && errors.As(err, &se) {
+		o := opt
+		o.Where, o.Stamps = true, false
+		if _, again := read(path, o); again != nil && errors.As(again, &se) {
+			return nil, again
+		}
+	}
+	return t, err
+}
+
+// read is Read without naming a refused collective's locations.
+func read(path string, opt Options) (*mpi.Trace, error) {
 	anchor, err := Anchor(path)
 	if err != nil {
 		return nil, err
@@ -415,7 +434,11 @@ func Read(path string, opt Options) (*mpi.Trace, error) {
 	if err := er.copies(true); err != nil {
 		return nil, err
 	}
-	return b.finish(), nil
+	t := b.finish()
+	if err := b.checkSizes(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // libError is an error of the library while reading anchor: its last

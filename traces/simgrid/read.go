@@ -1133,6 +1133,7 @@ func (p *parser) reduceScatterArgs(f [][]byte, dtype int64, e *mpi.Event) (comp 
 	if e.Bytes, err = p.counts(f, 2, dt, "receive counts"); err != nil {
 		return 0, err
 	}
+	p.cur.sends = p.keep(p.curRank) // each member's block, which every member sends it
 	return comp, nil
 }
 

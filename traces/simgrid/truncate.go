@@ -15,6 +15,7 @@ type span struct{ off, n int32 }
 type collRec struct {
 	act        *action
 	line       int32
+	event      int32 // the call's index in its rank's events
 	root       int32 // -1: no root
 	send, recv int64 // bytes to and from each peer, where no list is given
 	sends      span  // per-peer bytes sent (scatterv's root)
@@ -28,7 +29,7 @@ type collRec struct {
 // the calls of action a.
 func keepsRecord(a *action) bool {
 	switch a.kind {
-	case actGather, actGatherv, actScatterv, actAlltoallv:
+	case actGather, actGatherv, actScatterv, actAlltoallv, actReduceScatter:
 		return true
 	}
 	return false
@@ -42,9 +43,10 @@ func (p *parser) record(r int, a *action, e *mpi.Event) {
 	if a.mpi.IsRooted() {
 		p.cur.root = e.Peer
 	}
-	if e.Kind == mpi.Alltoallv { // the event just appended, with its list
-		evs := p.t.Ranks[r].Events
-		last := &evs[len(evs)-1]
+	evs := p.t.Ranks[r].Events
+	last := &evs[len(evs)-1] // the event just appended
+	p.cur.event = int32(len(evs) - 1)
+	if e.Kind == mpi.Alltoallv { // with its list
 		p.cur.sendList = span{off: last.ListOff, n: last.ListLen}
 	}
 	p.ranks[r].colls = append(p.ranks[r].colls, p.cur)
@@ -58,88 +60,53 @@ func (p *parser) keep(r int) span {
 	return s
 }
 
-// sendTo is how many bytes rank i's call c sends to rank j, and whether
-// it sends to j at all.
-func (p *parser) sendTo(i int, c *collRec, j int) (int64, bool) {
-	switch c.act.mpi {
-	case mpi.Gather:
-		return c.send, j == int(c.root)
-	case mpi.Scatter:
-		if i != int(c.root) {
-			return 0, false
-		}
-	}
-	if c.sendList.n > 0 {
-		return p.t.Ranks[i].List[c.sendList.off+int32(j)], true
-	}
-	if c.sends.n > 0 {
-		return p.ranks[i].lists[c.sends.off+int32(j)], true
-	}
-	return c.send, true
-}
-
-// recvFrom is how many bytes rank j's call c receives from rank i at
-// most, and whether it receives from i at all.
-func (p *parser) recvFrom(j int, c *collRec, i int) (int64, bool) {
-	switch c.act.mpi {
-	case mpi.Gather:
-		if j != int(c.root) {
-			return 0, false
-		}
-	case mpi.Scatter:
-		if i != int(c.root) {
-			return 0, false
-		}
-	}
-	if c.recvs.n > 0 {
-		return p.ranks[j].lists[c.recvs.off+int32(i)], true
-	}
-	return c.recv, true
-}
-
 // checkTruncation refuses a gather, scatter, allgather or alltoall (or
 // v-variant) in which a member sends another more bytes than that member
 // receives from it: MPI_ERR_TRUNCATE in an MPI run, on which SimGrid's
-// replay stops too. A rank's copy to itself moves no bytes between ranks
-// and is left out, as SMPI leaves it unchecked. Calls whose members disagree on the action or root
-// are left to the lowering, which names the mismatch.
+// replay stops too; and a reducescatter whose members' receive counts
+// differ so that one sends another a larger block than that member
+// receives. The check is every MPI-level format's
+// (mpi.CheckSizes); the error names both actions by file and line.
 func (p *parser) checkTruncation() error {
-	n := len(p.ranks)
-	calls := -1
+	calls := make([][]mpi.CollSizes, len(p.ranks))
 	for r := range p.ranks {
-		if k := len(p.ranks[r].colls); calls < 0 || k < calls {
-			calls = k
-		}
-	}
-	for k := 0; k < calls; k++ {
-		first := &p.ranks[0].colls[k]
-		same := true
-		for r := 1; r < n && same; r++ {
-			c := &p.ranks[r].colls[k]
-			same = c.act.name == first.act.name && c.root == first.root
-		}
-		if !same {
+		st := &p.ranks[r]
+		if len(st.colls) == 0 {
 			continue
 		}
-		for i := range n {
-			ci := &p.ranks[i].colls[k]
-			for j := range n {
-				if j == i {
-					continue // a copy within the rank, which SMPI does not check either
-				}
-				cj := &p.ranks[j].colls[k]
-				sent, ok := p.sendTo(i, ci, j)
-				if !ok {
-					continue
-				}
-				got, ok := p.recvFrom(j, cj, i)
-				if ok && sent > got {
-					return &Error{File: p.t.Ranks[j].File, Line: int(cj.line), Action: cj.act.name,
-						Msg: fmt.Sprintf("rank %d receives at most %d bytes from rank %d, which sends it %d (%s:%d): MPI_ERR_TRUNCATE in an MPI run (SimGrid's replay stops on it too)",
-							j, got, i, sent, p.t.Ranks[i].File, ci.line)}
-				}
+		cs := make([]mpi.CollSizes, len(st.colls))
+		for k := range st.colls {
+			c := &st.colls[k]
+			cs[k] = mpi.CollSizes{Event: c.event, Send: c.send, Recv: c.recv,
+				Sends: p.perPeer(r, c.sends), Recvs: p.perPeer(r, c.recvs)}
+			if c.sendList.n > 0 {
+				l := c.sendList
+				cs[k].Sends = p.t.Ranks[r].List[l.off : l.off+l.n : l.off+l.n]
 			}
 		}
+		calls[r] = cs
 	}
-	return nil
+	err := mpi.CheckSizes(p.t, calls)
+	se, ok := err.(*mpi.SizeError)
+	if !ok {
+		return err
+	}
+	ci, cj := &p.ranks[se.SendRank].colls[se.SendIndex], &p.ranks[se.RecvRank].colls[se.RecvIndex]
+	smpi := " (SimGrid's replay stops on it too)"
+	if cj.act.kind == actReduceScatter {
+		// Members whose receive counts differ: MPI requires the same
+		// counts on every member.
+		smpi = ": every member passes the same receive counts"
+	}
+	return &Error{File: p.t.Ranks[se.RecvRank].File, Line: int(cj.line), Action: cj.act.name,
+		Msg: fmt.Sprintf("rank %d receives at most %d bytes from rank %d, which sends it %d (%s:%d): MPI_ERR_TRUNCATE in an MPI run%s",
+			se.RecvRank, se.Room, se.SendRank, se.Sent, p.t.Ranks[se.SendRank].File, ci.line, smpi)}
+}
+
+// perPeer is rank r's per-peer sizes at s, nil for none.
+func (p *parser) perPeer(r int, s span) []int64 {
+	if s.n == 0 {
+		return nil
+	}
+	return p.ranks[r].lists[s.off : s.off+s.n : s.off+s.n]
 }
