@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -515,12 +516,14 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		trace = &sweepTrace{start: start}
 		ctx = context.WithValue(ctx, traceKey{}, trace)
 	}
+	outer := ctx // the caller's: a signal cancels it
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu       sync.Mutex
 		firstErr error
 		done     = sum.Skipped
+		running  []Point // the points groups were at when outer was cancelled
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -556,6 +559,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 				}
 				end := span(ctx, "group %s %g–%g of %s", g[0].Policy, g[0].CapW, g[len(g)-1].CapW, lpKey(g[0]))
 				last := time.Now()
+				emitted := map[int]bool{}
 				emit := func(p Point, m Metrics) error {
 					now := time.Now()
 					if err := store.Commit(sc.Row(p, m), now.Sub(last)); err != nil {
@@ -563,6 +567,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					}
 					last = now
 					mu.Lock()
+					emitted[p.Index] = true
 					done++
 					sum.Computed++
 					if opts.Progress != nil {
@@ -572,7 +577,18 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					return nil
 				}
 				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
-					fail(sc.pointError(g[0], err))
+					if outer.Err() == nil {
+						fail(sc.pointError(g[0], err))
+					} else {
+						// Stopped by the caller: the error tells the
+						// evaluator's inner terms (an LP's task-power
+						// cap), the point is the user's.
+						mu.Lock()
+						if i := slices.IndexFunc(g, func(p Point) bool { return !p.Done && !emitted[p.Index] }); i >= 0 {
+							running = append(running, g[i])
+						}
+						mu.Unlock()
+					}
 				}
 				end()
 			}
@@ -586,6 +602,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	}
 	if firstErr != nil {
 		return sum, firstErr
+	}
+	if outer.Err() != nil {
+		return sum, sc.stopped(running, context.Cause(outer))
 	}
 	if err := ctx.Err(); err != nil {
 		return sum, err
@@ -884,4 +903,62 @@ func preReplays(tasks []task, workers int) []task {
 		rest = append(rest, tk)
 	}
 	return append(append(append(make([]task, 0, len(tasks)+len(early)), tasks[:n]...), early...), rest...)
+}
+
+// StoppedError is a sweep stopped by its caller (a signal): it names the
+// points, in the scenario's terms, that were being computed and are left
+// for a rerun, which resumes after the points committed.
+type StoppedError struct {
+	Running []string // "point 12 (machine pal, policy lp, cap 300 W)", by point number
+	Err     error    // the cause the caller's context was cancelled with
+}
+
+func (e *StoppedError) Error() string {
+	if len(e.Running) == 0 {
+		return "stopped between points"
+	}
+	return "stopped while computing " + strings.Join(e.Running, ", ") + " (not saved)"
+}
+
+// Unwrap returns the cause of the stop.
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// stopped is the StoppedError of a sweep stopped with cause while its
+// groups were at the points running.
+func (s *Scenario) stopped(running []Point, cause error) error {
+	slices.SortFunc(running, func(a, b Point) int { return a.Index - b.Index })
+	e := &StoppedError{Err: cause}
+	for _, p := range running {
+		e.Running = append(e.Running, fmt.Sprintf("point %d (%s)", p.Index, s.PointText(p)))
+	}
+	return e
+}
+
+// PointText names point p as the scenario does: its machine, policy,
+// cap (with its scope), workload parameters and aggregation pattern.
+func (s *Scenario) PointText(p Point) string {
+	parts := []string{"machine " + s.Machines[p.Machine].Name, "policy " + p.Policy}
+	if p.CapW > 0 {
+		c := fmt.Sprintf("cap %g W", p.CapW)
+		if s.Sweep.CapScope == CapScopeNode {
+			c += " per node"
+		}
+		parts = append(parts, c)
+	}
+	keys := make([]string, 0, len(p.Params))
+	for k := range p.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := fmt.Sprint(p.Params[k])
+		if str, ok := p.Params[k].(string); ok {
+			v = strconv.Quote(str)
+		}
+		parts = append(parts, k+" = "+v)
+	}
+	if p.Pattern > 0 {
+		parts = append(parts, fmt.Sprintf("pattern %d", p.Pattern))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -61,7 +61,7 @@ keeping every finished point, and exits with status 130 (143).`,
 			printWarnings(cmd.ErrOrStderr(), sc)
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
-			ctx, stop := signalContext()
+			ctx, stop := signalContextKeeping(fmt.Sprintf("the points finished are kept in %s; rerun the same command to resume, which removes temporary files", out))
 			defer stop()
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
