@@ -424,6 +424,12 @@ type Summary struct {
 	Skipped  int // already finished before this run
 	Computed int
 	Wall     time.Duration
+	// NoSchedule says, per machine, policy and parameter values, the
+	// caps of this run whose points have no schedule (their rows are
+	// empty) and the least cap that has one (Metrics.LeastCapW), one line
+	// each: "machine pal, policy lp: no schedule at 190, 200 W: the least
+	// feasible cap is 288.8 W".
+	NoSchedule []string
 }
 
 // Run evaluates the scenario's points (or a shard of them) into the results
@@ -524,6 +530,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		firstErr error
 		done     = sum.Skipped
 		running  []Point // the points groups were at when outer was cancelled
+		noSched  []infeasiblePoint
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -567,6 +574,9 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					}
 					last = now
 					mu.Lock()
+					if m.Infeasible && m.LeastCapW > 0 {
+						noSched = append(noSched, infeasiblePoint{p, m.LeastCapW})
+					}
 					emitted[p.Index] = true
 					done++
 					sum.Computed++
@@ -612,6 +622,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := store.Finalize(); err != nil {
 		return sum, err
 	}
+	sum.NoSchedule = sc.noScheduleLines(noSched)
 	sum.Wall = time.Since(start)
 	return sum, nil
 }
@@ -961,4 +972,34 @@ func (s *Scenario) PointText(p Point) string {
 		parts = append(parts, fmt.Sprintf("pattern %d", p.Pattern))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// infeasiblePoint is a point without a schedule at its cap and the least
+// cap that has one.
+type infeasiblePoint struct {
+	p      Point
+	leastW float64
+}
+
+// noScheduleLines is Summary.NoSchedule of the points in ps.
+func (s *Scenario) noScheduleLines(ps []infeasiblePoint) []string {
+	slices.SortFunc(ps, func(a, b infeasiblePoint) int { return a.p.Index - b.p.Index })
+	var keys []string
+	caps := map[string][]string{}
+	least := map[string]float64{}
+	for _, x := range ps {
+		q := x.p
+		q.CapW = 0
+		k := s.PointText(q)
+		if _, seen := caps[k]; !seen {
+			keys = append(keys, k)
+		}
+		caps[k] = append(caps[k], strconv.FormatFloat(x.p.CapW, 'g', -1, 64))
+		least[k] = x.leastW
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = fmt.Sprintf("%s: no schedule at %s W: the least feasible cap is %.6g W", k, strings.Join(caps[k], ", "), least[k])
+	}
+	return out
 }

@@ -74,6 +74,9 @@ keeping every finished point, and exits with status 130 (143).`,
 				}
 				return err
 			}
+			for _, l := range sum.NoSchedule {
+				fmt.Fprintf(cmd.ErrOrStderr(), "capsim: note: %s\n", l)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
 				sc.Name, sum.Points, sum.Computed, sum.Skipped, sum.Wall.Seconds(),
 				filepath.Join(out, results.ArrowFile), filepath.Join(out, results.CSVFile))

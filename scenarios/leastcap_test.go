@@ -1,0 +1,56 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsim/capsim/optimize/clp"
+)
+
+// A cap above the idle floor but below what the LP can run the job at
+// leaves the lp and min-energy points without a schedule: the sweep's
+// summary and the report name the least cap that has one: the socket's
+// 45 W and both cores at the slowest P-state (6.8 W each, the cores' idle
+// power included), 58.6 W, as capsim bound computes it.
+func TestNoScheduleNamesLeastCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1e6\n1 compute 2e6\n0 finalize\n1 finalize\n", `"lp", "min-energy", "static"`)
+	b := strings.Replace(string(sc.Text), "caps_w = [300]", "caps_w = [50, 55, 300]", 1)
+	path := filepath.Join(filepath.Dir(out), "s.toml")
+	if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: out, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"machine m, policy lp: no schedule at 50, 55 W: the least feasible cap is 58.6 W",
+		"machine m, policy min-energy: no schedule at 50, 55 W: the least feasible cap is 58.6 W",
+	}
+	if strings.Join(sum.NoSchedule, "\n") != strings.Join(want, "\n") {
+		t.Errorf("NoSchedule %q, want %q", sum.NoSchedule, want)
+	}
+	files, err := WriteReport(out, ReportOptions{NoDetail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(files.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"m lp at 50, 55 W (least feasible cap 58.6 W)", "lp: no schedule at this cap (its least feasible cap: 58.6 W)"} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("the report does not say %q", w)
+		}
+	}
+}
