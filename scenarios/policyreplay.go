@@ -218,6 +218,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	default:
 		return nil, optionf("--lp-messages %q: want loggops or replay", messages)
 	}
+	if r.NoBound && r.LPMessages != "" {
+		return nil, optionf("--lp-messages %s sets the LP bound's messages, but --no-bound skips the bound: give one of them", r.LPMessages)
+	}
 	beta := 1 - sc.Models.MemoryBoundness
 	if r.Beta != nil {
 		if !(*r.Beta >= 0 && *r.Beta <= 1) {
