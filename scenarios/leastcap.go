@@ -5,6 +5,7 @@ import (
 
 	"github.com/capsim/capsim/optimize/bound"
 	"github.com/capsim/capsim/optimize/policy"
+	"github.com/capsim/capsim/scenarios/report"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -29,8 +30,8 @@ func (sc *Scenario) leastLPCapW(d *bound.DAG, o *bound.Order, m *Machine) (float
 // machine and parameter values. A row it cannot tell (the LP cannot be
 // built now) is left out: the page then says only that no schedule
 // exists.
-func (sc *Scenario) leastCaps(v view, rows []results.Row) map[int]float64 {
-	out := map[int]float64{}
+func (sc *Scenario) leastCaps(v view, rows []results.Row) map[int]string {
+	out := map[int]string{}
 	pts := sc.Points()
 	memo := map[string]float64{}
 	for _, r := range rows {
@@ -48,7 +49,7 @@ func (sc *Scenario) leastCaps(v view, rows []results.Row) map[int]float64 {
 			memo[key] = w
 		}
 		if w > 0 {
-			out[r.Index] = w
+			out[r.Index] = report.FormatNumber(w, 6) + " W" + sc.perNode()
 		}
 	}
 	return out

@@ -54,3 +54,39 @@ func TestNoScheduleNamesLeastCap(t *testing.T) {
 		}
 	}
 }
+
+// The report's default point in detail is one with a schedule: the median
+// cap of the default policy whose row has one, or none, with a note, where
+// no point has one. Its detail failed the report ("detail: the LP has no
+// schedule at 55 W") and wrote nothing.
+func TestReportDetailsAScheduledPoint(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	for _, tc := range []struct{ caps, want string }{
+		{"[50, 55, 300]", "One point in detail: machine m, policy lp, cap 300 W"},
+		{"[50, 55]", "No point in detail"},
+	} {
+		sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1e6\n1 compute 2e6\n0 finalize\n1 finalize\n", `"lp"`)
+		path := filepath.Join(filepath.Dir(out), "s.toml")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(sc.Text), "caps_w = [300]", "caps_w = "+tc.caps, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweepInto(t, sc, out)
+		files, err := WriteReport(out, ReportOptions{})
+		if err != nil {
+			t.Fatalf("caps %s: %v", tc.caps, err)
+		}
+		page, err := os.ReadFile(files.Page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(page), tc.want) {
+			t.Errorf("caps %s: the report does not say %q", tc.caps, tc.want)
+		}
+	}
+}

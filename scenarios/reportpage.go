@@ -146,7 +146,7 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Summary = append(pg.Summary, sec)
 		opt.NoDetail = true
 	} else {
-		var least map[int]float64
+		var least map[int]string
 		if sc != nil && stale == nil {
 			least = sc.leastCaps(newView(schema), rows)
 		}
@@ -180,7 +180,12 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	if sc != nil && !opt.NoDetail {
 		picks := opt.Detail
 		if len(picks) == 0 {
-			picks = []Pick{{}}
+			if p, ok := sc.scheduledPick(newView(schema), rows); ok {
+				picks = []Pick{p}
+			} else {
+				pg.Sections = append(pg.Sections, report.Section{Heading: "No point in detail",
+					Text: "No point of these results has a schedule (every cap is below the least power its policy can run the job at), so there is no run to draw."})
+			}
 		}
 		for i, p := range picks {
 			prefix := "detail_"
@@ -474,8 +479,9 @@ func nextBest(pol string, t, best, ns float64, unit string) string {
 // with the bound and its gap.
 //
 // least holds, by point index, the least cap of a point whose policy has
-// no schedule at its cap (Scenario.leastCaps; nil where not known).
-func headline(s results.Schema, rows []results.Row, unit string, least map[int]float64) report.Section {
+// no schedule at its cap, as text (Scenario.leastCaps; nil where not
+// known).
+func headline(s results.Schema, rows []results.Row, unit string, least map[int]string) report.Section {
 	v := newView(s)
 	_, ns := report.ResultsTimeUnit(s, rows)
 	sec := report.Section{Heading: "Headline: the best policy at each cap",
@@ -495,9 +501,9 @@ func headline(s results.Schema, rows []results.Row, unit string, least map[int]f
 	var keys []key
 	over := map[string][]string{} // per machine, parameters and policy: the caps it exceeded
 	var overKeys []string
-	left := map[key][]string{}        // per cap: why each policy is not the best there
-	none := map[string][]string{}     // per machine, parameters and policy: the caps it has no schedule at
-	noneLeast := map[string]float64{} // and the least cap it has one at, where known
+	left := map[key][]string{}       // per cap: why each policy is not the best there
+	none := map[string][]string{}    // per machine, parameters and policy: the caps it has no schedule at
+	noneLeast := map[string]string{} // and the least cap it has one at, where known
 	var noneKeys []string
 	for _, r := range rows {
 		c, ok := v.num(r, v.capW)
@@ -512,7 +518,7 @@ func headline(s results.Schema, rows []results.Row, unit string, least map[int]f
 			case !ok2:
 				why := v.str(r, v.policy) + ": no schedule at this cap"
 				if w, ok := least[r.Index]; ok {
-					why += " (its least feasible cap: " + report.FormatNumber(w, 6) + " W)"
+					why += " (its least feasible cap: " + w + ")"
 				}
 				left[k] = append(left[k], why)
 				pk := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
@@ -580,7 +586,7 @@ func headline(s results.Schema, rows []results.Row, unit string, least map[int]f
 		for _, k := range noneKeys {
 			part := k + " at " + strings.Join(none[k], ", ") + " W"
 			if w, ok := noneLeast[k]; ok {
-				part += " (least feasible cap " + report.FormatNumber(w, 6) + " W)"
+				part += " (least feasible cap " + w + ")"
 			}
 			parts = append(parts, part)
 		}

@@ -950,11 +950,7 @@ func (s *Scenario) stopped(running []Point, cause error) error {
 func (s *Scenario) PointText(p Point) string {
 	parts := []string{"machine " + s.Machines[p.Machine].Name, "policy " + p.Policy}
 	if p.CapW > 0 {
-		c := fmt.Sprintf("cap %g W", p.CapW)
-		if s.Sweep.CapScope == CapScopeNode {
-			c += " per node"
-		}
-		parts = append(parts, c)
+		parts = append(parts, fmt.Sprintf("cap %g W%s", p.CapW, s.perNode()))
 	}
 	keys := make([]string, 0, len(p.Params))
 	for k := range p.Params {
@@ -999,7 +995,16 @@ func (s *Scenario) noScheduleLines(ps []infeasiblePoint) []string {
 	}
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = fmt.Sprintf("%s: no schedule at %s W: the least feasible cap is %.6g W", k, strings.Join(caps[k], ", "), least[k])
+		out[i] = fmt.Sprintf("%s: no schedule at %s W%s: the least feasible cap is %.6g W%s", k, strings.Join(caps[k], ", "), s.perNode(), least[k], s.perNode())
 	}
 	return out
+}
+
+// perNode is " per node" where the sweep's caps are every node's
+// (sweep.cap_scope = "node"), for the text after a cap's watts.
+func (s *Scenario) perNode() string {
+	if s.nodeScope() {
+		return " per node"
+	}
+	return ""
 }

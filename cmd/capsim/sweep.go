@@ -122,8 +122,10 @@ and writes OUTDIR/compare.html.
 
 The scenario comes from OUTDIR/scenario.json, which 'capsim sweep' writes
 (or --scenario); --detail picks points (default: the first machine, the
-static policy, else uncapped, else the sweep's first, and the median cap)
-and may be repeated. Where the inputs
+static policy, else uncapped, else the sweep's first, and the median cap;
+where that point has no schedule, the median cap of that policy that has
+one, else the uncapped run, else the first point with one) and may be
+repeated. Where the inputs
 (trace, model file, capsim) are no longer those of the results, the detail
 is refused, and a page --no-detail says which input changed and leaves out
 the energy–time frontier, which it would compute from the current inputs.`,
