@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,30 @@ func TestReportDetailsAScheduledPoint(t *testing.T) {
 		if !strings.Contains(string(page), tc.want) {
 			t.Errorf("caps %s: the report does not say %q", tc.caps, tc.want)
 		}
+	}
+}
+
+// capsim bound's caps stopped by their context (Ctrl-C) name the cap the
+// user gave, not the LP's task-power cap (the cap less the idle floor).
+func TestBoundStoppedNamesCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	sc, err := LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := sc.RunBound(ctx, BoundConfig{CapsW: []float64{290, 300}, Machine: &sc.Machines[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *StoppedError
+	if !errors.As(rep.Stopped, &st) || st.Error() != "stopped while computing cap 290 W (the caps before it are printed)" {
+		t.Errorf("stopped: %v, want it at cap 290 W", rep.Stopped)
+	}
+	if !errors.Is(rep.Stopped, context.Canceled) {
+		t.Errorf("stopped: %v does not wrap context.Canceled", rep.Stopped)
 	}
 }

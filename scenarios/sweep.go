@@ -916,11 +916,13 @@ func preReplays(tasks []task, workers int) []task {
 	return append(append(append(make([]task, 0, len(tasks)+len(early)), tasks[:n]...), early...), rest...)
 }
 
-// StoppedError is a sweep stopped by its caller (a signal): it names the
-// points, in the scenario's terms, that were being computed and are left
-// for a rerun, which resumes after the points committed.
+// StoppedError is a sweep (or capsim bound's caps) stopped by its caller
+// (a signal): it names the points, in the scenario's terms, that were
+// being computed and are left for a rerun, which resumes a sweep after
+// the points committed.
 type StoppedError struct {
 	Running []string // "point 12 (machine pal, policy lp, cap 300 W)", by point number
+	Kept    string   // what became of the work before them; "" for a sweep's "not saved"
 	Err     error    // the cause the caller's context was cancelled with
 }
 
@@ -928,7 +930,11 @@ func (e *StoppedError) Error() string {
 	if len(e.Running) == 0 {
 		return "stopped between points"
 	}
-	return "stopped while computing " + strings.Join(e.Running, ", ") + " (not saved)"
+	kept := e.Kept
+	if kept == "" {
+		kept = "not saved"
+	}
+	return "stopped while computing " + strings.Join(e.Running, ", ") + " (" + kept + ")"
 }
 
 // Unwrap returns the cause of the stop.

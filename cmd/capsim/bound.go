@@ -124,7 +124,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			ctx, stop := signalContext()
+			ctx, stop := signalContextKeeping("nothing was printed or written; the next run removes temporary files")
 			defer stop()
 			if err := validProgress(progress); err != nil {
 				return err

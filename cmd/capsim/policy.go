@@ -216,7 +216,7 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 			return err
 		}
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContextKeeping("nothing was printed or written; the next run removes temporary files")
 	defer stop()
 	out, err := scenarios.ReplayPolicy(ctx, r)
 	if errors.Is(err, scenarios.ErrOption) || errors.Is(err, scenarios.ErrNoMachine) {

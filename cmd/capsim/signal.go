@@ -46,26 +46,22 @@ func (e interruptedError) Error() string {
 	}
 	return e.cause.Error() + " (" + e.err.Error() + ")"
 }
+
 func (e interruptedError) Unwrap() error { return e.err }
 
 // stopGrace is how long a command may take to stop cleanly after a signal
-// before signalContext ends the process itself. Journals stay intact (each
+// before signalContextKeeping ends the process itself. Journals stay intact (each
 // point is one synced write) and temporary files left by a hard stop are
 // removed by the next run (internal/atomicfile).
 const stopGrace = time.Second
 
-// signalContext returns a context that SIGINT or SIGTERM cancels (with a
-// signalCause), for commands that must stop promptly and cleanly (long LP
-// solves, sweeps): LP solves and sweeps return at once. A command still
-// busy stopGrace after the signal (a long replay or LP build, which do not
-// poll the context), or a second signal, ends the process with the
-// signal's status.
-func signalContext() (context.Context, func()) {
-	return signalContextKeeping("finished points are kept; the next run removes temporary files")
-}
-
-// signalContextKeeping is signalContext whose hard stop says kept: what
-// the command saved and how to go on.
+// signalContextKeeping returns a context that SIGINT or SIGTERM cancels
+// (with a signalCause), for commands that must stop promptly and cleanly
+// (long LP solves, sweeps): LP solves and sweeps return at once. A
+// command still busy stopGrace after the signal (a long replay or LP
+// build, which do not poll the context), or a second signal, ends the
+// process with the signal's status, saying kept: what the command saved
+// and how to go on.
 func signalContextKeeping(kept string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)

@@ -180,7 +180,7 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 	}
 	// It says the points are kept: with their count when it stops within
 	// stopGrace, or, when a replay under load does not poll the signal in
-	// time and signalContext ends the process, in its hard-stop message.
+	// time and signalContextKeeping ends the process, in its hard-stop message.
 	if want := fmt.Sprintf("capsim: %d of", lines); !strings.Contains(stderr2.String(), "finished and kept") &&
 		!strings.Contains(stderr2.String(), "stopped at once (the points finished are kept in "+out+"; rerun the same command to resume") {
 		t.Errorf("rerun's stderr %q does not report the points kept (%s…)", stderr2.String(), want)
