@@ -165,6 +165,14 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			if len(a) > 0 {
 				cfg.TracePath, cfg.Import = a[0], imp
 			}
+			if cfg.Trace == nil {
+				// An execution graph's bound has no Conductor baseline.
+				for _, n := range []string{"conductor-period", "conductor-realloc-us", "conductor-switch-us", "conductor-min-task-ms", "conductor-margin", "conductor-guard-w", "conductor-critical"} {
+					if cmd.Flags().Changed(n) {
+						return usagef("--%s sets the Conductor baseline, which an execution graph (a Chakra, GOAL or graph-level Arrow trace) has none of (its conductor_ns is empty): drop it", n)
+					}
+				}
+			}
 			if cmd.Flags().Changed("slack-policy") {
 				sp, err := bound.ParseSlackPolicy(slackPolicy)
 				if err != nil {

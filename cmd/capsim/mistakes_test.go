@@ -134,6 +134,8 @@ func TestMistakes(t *testing.T) {
 			[]string{"--lp-messages loggops", "--no-bound skips the bound"}},
 		{"LP messages without dct-dvfs's bound", []string{"policy", "dct-dvfs", good, "--cap", "300", "--no-bound", "--lp-messages", "replay"}, 2,
 			[]string{"--lp-messages replay", "--no-bound skips the bound"}},
+		{"Conductor option on an execution graph", []string{"bound", p("two.goal"), "--cap", "300", "--conductor-period", "7"}, 2,
+			[]string{"--conductor-period sets the Conductor baseline, which an execution graph"}},
 		{"min-energy's deadline in a sweep without it", []string{"scenario", "check", p("slowdown.toml")}, 1,
 			[]string{"slowdown.toml:65: key sweep.slowdown_pct", "does not run min-energy"}},
 	} {
