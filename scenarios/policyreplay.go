@@ -161,6 +161,9 @@ type PolicyBound struct {
 	BoundNs int64   `json:"bound_ns"`
 	GapPct  float64 `json:"gap_pct"`
 	Status  string  `json:"status"`
+	// LeastCapW, where Status is "infeasible", is the least cap the LP
+	// has a schedule at (its least feasible cap), in W like CapW.
+	LeastCapW float64 `json:"least_cap_w,omitempty"`
 	// Messages is the LP's message model: engine, loggops or replay.
 	Messages string `json:"messages"`
 }
@@ -171,7 +174,7 @@ func (o *PolicyReport) Round() {
 	o.BudgetW = units.Watts(o.BudgetW)
 	o.RuntimeImprovementPct, o.EnergyImprovementPct = units.Pct(o.RuntimeImprovementPct), units.Pct(o.EnergyImprovementPct)
 	o.KnapsackJ, o.RelaxedJ = units.Joules(o.KnapsackJ), units.Joules(o.RelaxedJ)
-	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
+	o.LP.CapW, o.LP.LeastCapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Watts(o.LP.LeastCapW), units.Pct(o.LP.GapPct)
 	for _, r := range []*PolicyRun{&o.Baseline, o.DCT, &o.Result} {
 		if r != nil {
 			r.EnergyJ, r.AvgW, r.PeakW, r.NodePeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW), units.Watts(r.NodePeakW)
@@ -180,7 +183,7 @@ func (o *PolicyReport) Round() {
 }
 
 func policyBound(g policy.Gap, messages string) PolicyBound {
-	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
+	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, LeastCapW: g.LeastCapW, Messages: messages}
 }
 
 // ReplayPolicy replays r.Trace under r.Policy and under no policy on the

@@ -386,6 +386,8 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	case "ok":
 		fmt.Fprintf(w, "LP bound at %.6g W (%s messages): %d ns, policy gap %.2f %%\n", r.LP.CapW, r.LP.Messages, r.LP.BoundNs, r.LP.GapPct)
 	case "":
+	case "infeasible":
+		fmt.Fprintf(w, "LP bound at %.6g W: infeasible (the cap is below its least feasible cap, %.6g W)\n", r.LP.CapW, r.LP.LeastCapW)
 	default:
 		fmt.Fprintf(w, "LP bound at %.6g W: %s\n", r.LP.CapW, r.LP.Status)
 	}
