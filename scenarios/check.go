@@ -37,6 +37,11 @@ func (sc *Scenario) Check() error {
 	checked := map[string]bool{}
 	for _, p := range sc.Points() {
 		psc, params := sc.at(p.Params)
+		if err := psc.Machines[p.Machine].coreIdleBelowActive(); err != nil {
+			// An axis of machine.core_idle_power_w: Parse checked the
+			// file's own value.
+			return sc.keyError("sweep.params.machine.core_idle_power_w", err.Error())
+		}
 		key := fmt.Sprint(params) // fmt sorts map keys
 		w := workloads[key]
 		if w == nil {
@@ -52,6 +57,7 @@ func (sc *Scenario) Check() error {
 		}
 		if ck := fmt.Sprint(p.Machine, p.Policy, key); !checked[ck] {
 			checked[ck] = true
+
 			check := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy)
 			if p.Pattern > 0 {
 				check = psc.fitsAggregate(&psc.Machines[p.Machine], w.g)

@@ -171,6 +171,13 @@ func TestMistakesRefused(t *testing.T) {
 		{"slowdown_pct without min-energy", base + "slowdown_pct = 5\n",
 			"key sweep.slowdown_pct: the min-energy policy's deadline, but sweep.policies (uncapped, static, conductor, lp) does not run min-energy", 65},
 		{"slowdown_pct 0 without min-energy", base + "slowdown_pct = 0\n", "key sweep.slowdown_pct: the min-energy policy's deadline", 65},
+		// An idle core above a busy rank's power left the LP without a
+		// schedule at every cap the replays held (it needs the idle power
+		// of every rank at the instant the job starts).
+		{"idle core above the slowest P-state", params("core_idle_power_w = 1.5", "core_idle_power_w = 45"),
+			"key machine.core_idle_power_w: machine pal: core_idle_power_w 45 W is above the slowest P-state's active_power_w (6.8 W at 1.4 GHz)", 17},
+		{"idle core axis above the slowest P-state", base + "\n[sweep.params]\n\"machine.core_idle_power_w\" = [1.5, 7]\n",
+			"key sweep.params.machine.core_idle_power_w: machine pal: core_idle_power_w 7 W is above", 67},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := Parse("my.toml", []byte(tc.text))
