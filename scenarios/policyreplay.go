@@ -418,6 +418,15 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
 	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
+			if ctx.Err() != nil {
+				// Stopped: the solver's error names the LP's task-power
+				// cap, the user gave this one.
+				what := fmt.Sprintf("policy %s at cap %g W%s of %s", pt.Policy, pt.CapW, sc.perNode(), r.Trace)
+				if pt.Policy == policy.Uncapped {
+					what = "the uncapped replay of " + r.Trace
+				}
+				return nil, &StoppedError{Running: []string{what}, Kept: "nothing is printed", Err: context.Cause(ctx)}
+			}
 			var re *RanksError
 			if errors.As(err, &re) {
 				// The uncapped replay is the first to meet it: name the

@@ -77,3 +77,30 @@ func TestPolicyBoundInfeasibleNamesLeastCap(t *testing.T) {
 		}
 	}
 }
+
+// A policy replay stopped by its context (Ctrl-C) names the cap the user
+// gave, not the LP's task-power cap its solver's error names.
+func TestReplayPolicyStoppedNamesCap(t *testing.T) {
+	if !clp.Available() {
+		t.Skip("no LP solver")
+	}
+	st := gen.Stencil{Dims: []int{4, 4}, Iterations: 2, HaloBytes: 4096, ComputeNs: 1_000_000, Imbalance: "none", Balance: 1, Intensity: 1, Sigma: 0.15}
+	tr, err := st.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.arrow")
+	if err := arrowtrace.WriteMPI(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = ReplayPolicy(ctx, PolicyReplay{Policy: PolicyLP, Trace: path, CapW: 300})
+	var st2 *StoppedError
+	if !errors.As(err, &st2) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want a StoppedError of context.Canceled", err)
+	}
+	if want := "stopped while computing the uncapped replay of " + path + " (nothing is printed)"; err.Error() != want {
+		t.Errorf("err %q, want %q", err, want)
+	}
+}
