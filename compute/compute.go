@@ -77,9 +77,14 @@ func (c Config) CheckClocks() error {
 	return nil
 }
 
-// CheckGHz refuses a frequency in GHz above MaxGHz, naming MHz.
+// CheckGHz refuses a frequency in GHz above MaxGHz, naming the unit it
+// was likely given in: MHz (2600 for 2.6), or kHz or Hz from 10^5 GHz
+// on (2.6e6, 2.6e9), as gpu.CheckMHz names Hz or kHz past its range.
 func CheckGHz(ghz float64) error {
-	if ghz > MaxGHz {
+	switch {
+	case ghz >= 1e5:
+		return fmt.Errorf("%g GHz is past %d GHz (compute.MaxGHz): a clock in kHz or Hz? (2.6 GHz is 2.6, not 2600000 or 2.6e9)", ghz, MaxGHz)
+	case ghz > MaxGHz:
 		return fmt.Errorf("%g GHz is past %d GHz (compute.MaxGHz): a clock in MHz? (2.6 GHz is 2.6, not 2600)", ghz, MaxGHz)
 	}
 	return nil

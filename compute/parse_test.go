@@ -145,3 +145,23 @@ func FuzzParseTarget(f *testing.F) {
 		}
 	})
 }
+
+// A clock past compute.MaxGHz names the unit it was likely given in:
+// MHz below 10^5 GHz, kHz or Hz from there, as gpu.CheckMHz does.
+func TestCheckGHzNamesUnit(t *testing.T) {
+	for _, c := range []struct {
+		ghz  float64
+		want string
+	}{
+		{2.6, ""},
+		{100, ""},
+		{2600, "a clock in MHz?"},
+		{2.6e6, "a clock in kHz or Hz?"},
+		{2.6e9, "a clock in kHz or Hz?"},
+	} {
+		err := CheckGHz(c.ghz)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckGHz(%g) = %v, want %q", c.ghz, err, c.want)
+		}
+	}
+}

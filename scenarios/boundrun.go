@@ -160,7 +160,8 @@ type BoundReport struct {
 	// RecordedConfig is what the trace's compute times were taken as
 	// measured at (assumed: the machine's fastest P-state).
 	RecordedConfig RecordedConfig
-	// Stopped is the context's error where RunBound stopped early; Rows
+	// Stopped, a *StoppedError naming the cap it was at, is where RunBound
+	// stopped early because its context ended; Rows
 	// then holds the caps finished.
 	Stopped error
 }
@@ -240,7 +241,9 @@ func (sc *Scenario) RunBound(ctx context.Context, cfg BoundConfig) (*BoundReport
 		}
 		row, stop, err := r.solveCap(ctx, cw)
 		if stop != nil {
-			rep.Stopped = stop
+			// The solver's error names the LP's task-power cap: the
+			// stop is told at the cap the user gave.
+			rep.Stopped = &StoppedError{Running: []string{fmt.Sprintf("cap %g W%s", cw, sc.perNode())}, Kept: "the caps before it are printed", Err: stop}
 			break
 		}
 		if err != nil {

@@ -25,6 +25,9 @@ import (
 // the LP policies need the LP solver). Run calls it (through Replayer, a
 // Checker) before opening the results directory.
 func (sc *Scenario) Check() error {
+	if err := sc.policyKeysUsed(); err != nil {
+		return err
+	}
 	type built struct {
 		t   *mpi.Trace
 		g   *graph.Graph
@@ -34,6 +37,11 @@ func (sc *Scenario) Check() error {
 	checked := map[string]bool{}
 	for _, p := range sc.Points() {
 		psc, params := sc.at(p.Params)
+		if err := psc.Machines[p.Machine].coreIdleBelowActive(); err != nil {
+			// An axis of machine.core_idle_power_w: Parse checked the
+			// file's own value.
+			return sc.keyError("sweep.params.machine.core_idle_power_w", err.Error())
+		}
 		key := fmt.Sprint(params) // fmt sorts map keys
 		w := workloads[key]
 		if w == nil {
@@ -49,6 +57,7 @@ func (sc *Scenario) Check() error {
 		}
 		if ck := fmt.Sprint(p.Machine, p.Policy, key); !checked[ck] {
 			checked[ck] = true
+
 			check := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy)
 			if p.Pattern > 0 {
 				check = psc.fitsAggregate(&psc.Machines[p.Machine], w.g)
@@ -57,6 +66,19 @@ func (sc *Scenario) Check() error {
 				return withParams(err, params)
 			}
 		}
+	}
+	return nil
+}
+
+// policyKeysUsed refuses a key of [sweep] that only a policy the sweep
+// does not run reads: sweep.slowdown_pct is the min-energy policy's
+// deadline, and a sweep without it would run as if the key were absent.
+// 'capsim policy min-energy --scenario' reads it whatever sweep.policies
+// lists, so Parse accepts it.
+func (sc *Scenario) policyKeysUsed() error {
+	if sc.setInText("sweep", "slowdown_pct") && !slices.Contains(sc.Sweep.Policies, policy.MinEnergy) {
+		return sc.keyError("sweep.slowdown_pct", fmt.Sprintf("the min-energy policy's deadline, but sweep.policies (%s) does not run min-energy, so no point would read it: add min-energy to sweep.policies, or leave the key out",
+			strings.Join(sc.Sweep.Policies, ", ")))
 	}
 	return nil
 }

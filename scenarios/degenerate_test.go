@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,7 +59,8 @@ policies = [` + policies + `]
 // carry as provenance.
 var nanToken = regexp.MustCompile(`(^|[^A-Za-z0-9+/])[-+]?NaN($|[^A-Za-z0-9+/=])`)
 
-// A hello world (0 ns of work) sweeps and reports without NaN anywhere:
+// A hello world (0 ns of work) sweeps and reports without NaN anywhere,
+// its average power the idle floor its peak is (power.AvgW):
 // the headline's runner-up is compared in the time unit where the best
 // took 0 ns.
 func TestDegenerateReportNumbers(t *testing.T) {
@@ -69,6 +72,26 @@ func TestDegenerateReportNumbers(t *testing.T) {
 	files, err := WriteReport(out, ReportOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A run of 0 ns has no average over time: it reports the power of its
+	// one instant, the idle floor its peak is, in every row.
+	csvText, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(csvText)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, n := range rows[0] {
+		col[n] = i
+	}
+	for _, r := range rows[1:] {
+		if r[col["makespan_ns"]] != "0" || r[col["avg_power_w"]] != r[col["peak_power_w"]] || r[col["peak_power_w"]] != "48" {
+			t.Errorf("%s: makespan %s ns, avg %s W, peak %s W: want 0 ns, avg = peak = the idle floor 48 W",
+				r[col["policy"]], r[col["makespan_ns"]], r[col["avg_power_w"]], r[col["peak_power_w"]])
+		}
 	}
 	for _, f := range []string{files.Page, filepath.Join(out, "results.csv"), filepath.Join(out, "points.jsonl")} {
 		b, err := os.ReadFile(f)

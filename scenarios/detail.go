@@ -16,6 +16,7 @@ import (
 	"github.com/capsim/capsim/optimize/frontier"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/report"
+	"github.com/capsim/capsim/scenarios/results"
 	"github.com/capsim/capsim/sim"
 	"github.com/capsim/capsim/sim/critpath"
 	"github.com/capsim/capsim/traces/graph"
@@ -48,6 +49,58 @@ func (sc *Scenario) DefaultPick() Pick {
 		p.CapW = s[len(s)/2]
 	}
 	return p
+}
+
+// scheduledPick is the point the report details when none is named:
+// DefaultPick, unless its row in rows has no schedule (its cap is below
+// what its policy can run the job at, and its detail would fail); then
+// the median cap with one of the same machine and policy, else the
+// uncapped run, else the first point with one, all of the first point's
+// workload parameters, which Detail replays. ok is false where none of
+// them has a schedule.
+func (sc *Scenario) scheduledPick(v view, rows []results.Row) (Pick, bool) {
+	def := sc.DefaultPick()
+	pts := sc.Points()
+	if v.machine < 0 || v.policy < 0 || v.makespan < 0 || len(pts) == 0 {
+		return def, true
+	}
+	first := fmt.Sprint(pts[0].Params)
+	var same, others []Pick
+	defWithout := false
+	for _, r := range rows {
+		if r.Index < 0 || r.Index >= len(pts) || fmt.Sprint(pts[r.Index].Params) != first {
+			continue
+		}
+		p := Pick{Machine: v.str(r, v.machine), Policy: v.str(r, v.policy)}
+		if c, ok := v.num(r, v.capW); ok && p.Policy != policy.Uncapped {
+			p.CapW = c
+		}
+		isDef := p.Machine == def.Machine && p.Policy == def.Policy && (p.Policy == policy.Uncapped || p.CapW == def.CapW)
+		if _, ok := v.num(r, v.makespan); !ok {
+			defWithout = defWithout || isDef
+			continue
+		}
+		if p.Machine == def.Machine && p.Policy == def.Policy {
+			same = append(same, p)
+		}
+		others = append(others, p)
+	}
+	switch {
+	case !defWithout:
+		return def, true
+	case len(same) > 0:
+		sort.Slice(same, func(i, j int) bool { return same[i].CapW < same[j].CapW })
+		return same[len(same)/2], true
+	}
+	for _, p := range others {
+		if p.Policy == policy.Uncapped {
+			return p, true
+		}
+	}
+	if len(others) > 0 {
+		return others[0], true
+	}
+	return def, false
 }
 
 // Detail replays one point of the scenario (with the first point's
@@ -432,7 +485,7 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		var ok bool
 		met, run, ok, err = sc.minEnergyPoint(context.Background(), bd, g, capW, net)
 		if err == nil && !ok {
-			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
+			return Metrics{}, nil, sc.noSchedule(bd, capW)
 		}
 	} else {
 		// The bounder solves the caps of the sweep's chain before capW
@@ -443,7 +496,7 @@ func (sc *Scenario) replayPolicy(t *mpi.Trace, g *graph.Graph, m *Machine, cls *
 		var b *bound.Bound
 		met, run, b, err = sc.lpPoint(context.Background(), bd, g, capW, net)
 		if err == nil && b == nil {
-			return Metrics{}, nil, fmt.Errorf("the LP has no schedule at %g W (below its least feasible cap, or built without the LP solver)", capW)
+			return Metrics{}, nil, sc.noSchedule(bd, capW)
 		}
 	}
 	if err != nil {
@@ -556,4 +609,18 @@ func energyText(j float64) string {
 		return report.FormatNumber(j, 4)
 	}
 	return fmt.Sprintf("%.3f", j)
+}
+
+// noSchedule is the error of a point in detail whose LP has no schedule at
+// capW: below its least feasible cap (leastLPCapW), which it names, or
+// without the LP solver.
+func (sc *Scenario) noSchedule(bd *bounder, capW float64) error {
+	if bd == nil || bd.s == nil {
+		return fmt.Errorf("the LP has no schedule at %g W%s: capsim was built without the LP solver", capW, sc.perNode())
+	}
+	least, err := sc.leastLPCapW(bd.d, bd.o, bd.m)
+	if err != nil {
+		return fmt.Errorf("the LP has no schedule at %g W%s, below its least feasible cap", capW, sc.perNode())
+	}
+	return fmt.Errorf("the LP has no schedule at %g W%s: its least feasible cap is %.6g W%s", capW, sc.perNode(), least, sc.perNode())
 }

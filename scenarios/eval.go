@@ -148,8 +148,7 @@ func evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, M
 			if !ok { // below the LP's least feasible cap, or no LP solver
 				met = Metrics{Infeasible: true}
 				if bd != nil && bd.s != nil {
-					least, _ := bd.s.MinFeasibleCap()
-					met.LeastCapW = least + sc.lpBaseOf(bd.m)
+					met.LeastCapW, _ = sc.leastLPCapW(bd.d, bd.o, bd.m)
 				}
 			} else {
 				ropts, rnet = run.opts, run.net

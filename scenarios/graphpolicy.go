@@ -537,6 +537,7 @@ func (x *graphPolicy) gap(ctx context.Context, capW float64, makespanNs int64) (
 	res, err := bd.solve(ctx, capW)
 	if errors.As(err, &ie) || (errors.As(err, &se) && se.Status == clp.PrimalInfeasible) || (err == nil && res == nil) {
 		out.Status = "infeasible"
+		out.LeastCapW, _ = sc.leastLPCapW(bd.d, bd.o, bd.m)
 		return out, nil
 	} else if err != nil {
 		return out, fmt.Errorf("LP bound at %g W: %w", capW, err)

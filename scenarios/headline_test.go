@@ -22,7 +22,7 @@ func TestHeadlineNeverOverCap(t *testing.T) {
 	add("lp", 300, 1.2e6, 0)
 	add("conductor", 300, 1.5e6, 0)
 	add("static", 400, 0.9e6, 0)
-	sec := headline(s, rows, "ms")
+	sec := headline(s, rows, "ms", nil)
 	if len(sec.Rows) != 2 {
 		t.Fatalf("%d headline rows, want 2: %v", len(sec.Rows), sec.Rows)
 	}
@@ -54,7 +54,7 @@ func TestHeadlineNoPolicyWithinCap(t *testing.T) {
 		{Index: 2, Values: []any{"pal", "lp", 200.0, nil, nil, nil}},
 		{Index: 3, Values: []any{"pal", "lp", 400.0, int64(0.9e6), int64(0.9e6), int64(0)}},
 	}
-	sec := headline(s, rows, "ms")
+	sec := headline(s, rows, "ms", nil)
 	if len(sec.Rows) != 2 {
 		t.Fatalf("%d headline rows, want one per cap (2): %v", len(sec.Rows), sec.Rows)
 	}

@@ -166,6 +166,18 @@ func TestMistakesRefused(t *testing.T) {
 		{"collectives in another order", orderTrace, "key workload.trace: rank 1 event 0 (" + order + ":19): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + order + ":17)",
 			lineOf(orderTrace, "trace = \""+order+"\"", 1)},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
+		// min-energy's deadline in a sweep that does not run min-energy
+		// was ignored.
+		{"slowdown_pct without min-energy", base + "slowdown_pct = 5\n",
+			"key sweep.slowdown_pct: the min-energy policy's deadline, but sweep.policies (uncapped, static, conductor, lp) does not run min-energy", 65},
+		{"slowdown_pct 0 without min-energy", base + "slowdown_pct = 0\n", "key sweep.slowdown_pct: the min-energy policy's deadline", 65},
+		// An idle core above a busy rank's power left the LP without a
+		// schedule at every cap the replays held (it needs the idle power
+		// of every rank at the instant the job starts).
+		{"idle core above the slowest P-state", params("core_idle_power_w = 1.5", "core_idle_power_w = 45"),
+			"key machine.core_idle_power_w: machine pal: core_idle_power_w 45 W is above the slowest P-state's active_power_w (6.8 W at 1.4 GHz)", 17},
+		{"idle core axis above the slowest P-state", base + "\n[sweep.params]\n\"machine.core_idle_power_w\" = [1.5, 7]\n",
+			"key sweep.params.machine.core_idle_power_w: machine pal: core_idle_power_w 7 W is above", 67},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := Parse("my.toml", []byte(tc.text))
@@ -199,6 +211,7 @@ func TestMistakesAccepted(t *testing.T) {
 		strings.NewReplacer("charged-field\"", "random\"", "balance = 0.5", "balance = 0.5\nseed = 3").Replace(base),
 		accelScenario(t, "stencil.*"),
 		strings.Replace(base, "[workload]", "[[network.override]]\ncommunicator = 0\nL_ns = 300\n\n[workload]", 1),
+		strings.Replace(base, `"lp"]`, `"lp", "min-energy"]`+"\nslowdown_pct = 5", 1),
 	} {
 		sc, err := Parse("my.toml", []byte(text))
 		if err == nil {

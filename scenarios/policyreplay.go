@@ -161,6 +161,9 @@ type PolicyBound struct {
 	BoundNs int64   `json:"bound_ns"`
 	GapPct  float64 `json:"gap_pct"`
 	Status  string  `json:"status"`
+	// LeastCapW, where Status is "infeasible", is the least cap the LP
+	// has a schedule at (its least feasible cap), in W like CapW.
+	LeastCapW float64 `json:"least_cap_w,omitempty"`
 	// Messages is the LP's message model: engine, loggops or replay.
 	Messages string `json:"messages"`
 }
@@ -171,7 +174,7 @@ func (o *PolicyReport) Round() {
 	o.BudgetW = units.Watts(o.BudgetW)
 	o.RuntimeImprovementPct, o.EnergyImprovementPct = units.Pct(o.RuntimeImprovementPct), units.Pct(o.EnergyImprovementPct)
 	o.KnapsackJ, o.RelaxedJ = units.Joules(o.KnapsackJ), units.Joules(o.RelaxedJ)
-	o.LP.CapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Pct(o.LP.GapPct)
+	o.LP.CapW, o.LP.LeastCapW, o.LP.GapPct = units.Watts(o.LP.CapW), units.Watts(o.LP.LeastCapW), units.Pct(o.LP.GapPct)
 	for _, r := range []*PolicyRun{&o.Baseline, o.DCT, &o.Result} {
 		if r != nil {
 			r.EnergyJ, r.AvgW, r.PeakW, r.NodePeakW = units.Joules(r.EnergyJ), units.Watts(r.AvgW), units.Watts(r.PeakW), units.Watts(r.NodePeakW)
@@ -180,7 +183,7 @@ func (o *PolicyReport) Round() {
 }
 
 func policyBound(g policy.Gap, messages string) PolicyBound {
-	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, Messages: messages}
+	return PolicyBound{CapW: g.CapW, BoundNs: g.BoundNs, GapPct: g.Pct, Status: g.Status, LeastCapW: g.LeastCapW, Messages: messages}
 }
 
 // ReplayPolicy replays r.Trace under r.Policy and under no policy on the
@@ -217,6 +220,9 @@ func ReplayPolicy(ctx context.Context, r PolicyReplay) (*PolicyReport, error) {
 	case MessagesReplay, MessagesLogGOPS:
 	default:
 		return nil, optionf("--lp-messages %q: want loggops or replay", messages)
+	}
+	if r.NoBound && r.LPMessages != "" {
+		return nil, optionf("--lp-messages %s sets the LP bound's messages, but --no-bound skips the bound: give one of them", r.LPMessages)
 	}
 	beta := 1 - sc.Models.MemoryBoundness
 	if r.Beta != nil {
@@ -412,6 +418,15 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 	emit := func(pt Point, met Metrics) error { got[pt.Policy] = met; return nil }
 	for _, pt := range []Point{{Machine: mi, Policy: policy.Uncapped}, {Machine: mi, Policy: r.Policy, CapW: r.CapW}} {
 		if err := (Replayer{}).Evaluate(ctx, sc, []Point{pt}, emit); err != nil {
+			if ctx.Err() != nil {
+				// Stopped: the solver's error names the LP's task-power
+				// cap, the user gave this one.
+				what := fmt.Sprintf("policy %s at cap %g W%s of %s", pt.Policy, pt.CapW, sc.perNode(), r.Trace)
+				if pt.Policy == policy.Uncapped {
+					what = "the uncapped replay of " + r.Trace
+				}
+				return nil, &StoppedError{Running: []string{what}, Kept: "nothing is printed", Err: context.Cause(ctx)}
+			}
 			var re *RanksError
 			if errors.As(err, &re) {
 				// The uncapped replay is the first to meet it: name the

@@ -344,9 +344,7 @@ func (r *modelRun) powerCurves(makespan int64, curves bool) (*powerResult, error
 		e := &EnergyReport{Model: "sockets", Nodes: len(nodes), RanksPerNode: mc.PerNode(), IdleW: s.Idle, TotalJ: job.Energy(), PeakW: job.Peak()}
 		e.IdleJ = float64(len(nodes)) * s.Idle * T
 		e.DynamicJ = e.TotalJ - e.IdleJ
-		if T > 0 {
-			e.AvgW = e.TotalJ / T
-		}
+		e.AvgW = power.AvgW(e.TotalJ, makespan, e.PeakW)
 		return &powerResult{energy: e, unit: "node", curves: nodes, job: job}, nil
 	}
 	m := power.JobModel{BaseW: mc.BaseW, IdleW: mc.IdleW, ActiveW: make([]float64, g.NumRanks()), Wait: mc.Wait}

@@ -146,7 +146,11 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		pg.Summary = append(pg.Summary, sec)
 		opt.NoDetail = true
 	} else {
-		pg.Summary = append(pg.Summary, headline(schema, rows, unit))
+		var least map[int]string
+		if sc != nil && stale == nil {
+			least = sc.leastCaps(newView(schema), rows)
+		}
+		pg.Summary = append(pg.Summary, headline(schema, rows, unit, least))
 		if pg.Figures, err = report.Figures(schema, rows); err != nil {
 			return nil, err
 		}
@@ -176,7 +180,12 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 	if sc != nil && !opt.NoDetail {
 		picks := opt.Detail
 		if len(picks) == 0 {
-			picks = []Pick{{}}
+			if p, ok := sc.scheduledPick(newView(schema), rows); ok {
+				picks = []Pick{p}
+			} else {
+				pg.Sections = append(pg.Sections, report.Section{Heading: "No point in detail",
+					Text: "No point of these results has a schedule (every cap is below the least power its policy can run the job at), so there is no run to draw."})
+			}
 		}
 		for i, p := range picks {
 			prefix := "detail_"
@@ -468,7 +477,11 @@ func nextBest(pol string, t, best, ns float64, unit string) string {
 // headline is the best policy at every cap of every machine and parameter
 // set: the least makespan among the schedules that stayed within the cap,
 // with the bound and its gap.
-func headline(s results.Schema, rows []results.Row, unit string) report.Section {
+//
+// least holds, by point index, the least cap of a point whose policy has
+// no schedule at its cap, as text (Scenario.leastCaps; nil where not
+// known).
+func headline(s results.Schema, rows []results.Row, unit string, least map[int]string) report.Section {
 	v := newView(s)
 	_, ns := report.ResultsTimeUnit(s, rows)
 	sec := report.Section{Heading: "Headline: the best policy at each cap",
@@ -488,8 +501,9 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	var keys []key
 	over := map[string][]string{} // per machine, parameters and policy: the caps it exceeded
 	var overKeys []string
-	left := map[key][]string{}    // per cap: why each policy is not the best there
-	none := map[string][]string{} // per machine, parameters and policy: the caps it has no schedule at
+	left := map[key][]string{}       // per cap: why each policy is not the best there
+	none := map[string][]string{}    // per machine, parameters and policy: the caps it has no schedule at
+	noneLeast := map[string]string{} // and the least cap it has one at, where known
 	var noneKeys []string
 	for _, r := range rows {
 		c, ok := v.num(r, v.capW)
@@ -502,12 +516,19 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 			}
 			switch {
 			case !ok2:
-				left[k] = append(left[k], v.str(r, v.policy)+": no schedule at this cap")
+				why := v.str(r, v.policy) + ": no schedule at this cap"
+				if w, ok := least[r.Index]; ok {
+					why += " (its least feasible cap: " + w + ")"
+				}
+				left[k] = append(left[k], why)
 				pk := strings.Join(strings.Fields(v.str(r, v.machine)+" "+v.paramKey(r)+" "+v.str(r, v.policy)), " ")
 				if _, seen := none[pk]; !seen {
 					noneKeys = append(noneKeys, pk)
 				}
 				none[pk] = append(none[pk], report.FormatNumber(c, 6))
+				if w, ok := least[r.Index]; ok {
+					noneLeast[pk] = w
+				}
 			case !v.withinCap(r):
 				left[k] = append(left[k], v.str(r, v.policy)+": over the cap")
 			}
@@ -563,7 +584,11 @@ func headline(s results.Schema, rows []results.Row, unit string) report.Section 
 	if len(noneKeys) > 0 {
 		var parts []string
 		for _, k := range noneKeys {
-			parts = append(parts, k+" at "+strings.Join(none[k], ", ")+" W")
+			part := k + " at " + strings.Join(none[k], ", ") + " W"
+			if w, ok := noneLeast[k]; ok {
+				part += " (least feasible cap " + w + ")"
+			}
+			parts = append(parts, part)
 		}
 		sec.Text += " No schedule exists (the cap is below the least power the policy can run the job at; their rows in the results table are empty and the figures leave them out): " + strings.Join(parts, "; ") + "."
 	}

@@ -255,7 +255,7 @@ func TestHeadlineBelowBound(t *testing.T) {
 		{Values: []any{"m", "static", 230.0, int64(1100), int64(1000), int64(0), nil}},
 		{Values: []any{"m", "static", 300.0, int64(1100), int64(1000), int64(0), nil}},
 	}
-	sec := headline(s, rows, "ns")
+	sec := headline(s, rows, "ns", nil)
 	if len(sec.Rows) != 2 {
 		t.Fatalf("%d rows, want 2", len(sec.Rows))
 	}

@@ -981,6 +981,24 @@ func (s *Scenario) normalizePStates(i int) error {
 			return bad("machine.pstate", "machine %s: P-state %g GHz draws %g W, more than the faster %g GHz (%g W)", m.Name, p.FreqGHz, p.ActivePowerW, q.FreqGHz, q.ActivePowerW)
 		}
 	}
+	if err := m.coreIdleBelowActive(); err != nil {
+		return s.badAt("machine", i, "", -1, "core_idle_power_w", "%v", err)
+	}
+	return nil
+}
+
+// coreIdleBelowActive refuses an idle core that draws more than a busy
+// rank at the slowest P-state: a per-socket power given as
+// core_idle_power_w, or a power above idle given as active_power_w (which
+// is all a busy rank draws). The LP would need that idle power for every
+// rank at the instant the job starts, and no schedule would meet caps the
+// replays hold.
+func (m *Machine) coreIdleBelowActive() error {
+	slow := m.PStates[len(m.PStates)-1]
+	if m.CoreIdlePowerW > slow.ActivePowerW {
+		return fmt.Errorf("machine %s: core_idle_power_w %g W is above the slowest P-state's active_power_w (%g W at %g GHz): an idle core draws less than a busy one (a socket's idle power goes in idle_power_w; active_power_w is all a busy rank draws, not its power above idle)",
+			m.Name, m.CoreIdlePowerW, slow.ActivePowerW, slow.FreqGHz)
+	}
 	return nil
 }
 

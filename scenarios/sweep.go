@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -423,6 +424,12 @@ type Summary struct {
 	Skipped  int // already finished before this run
 	Computed int
 	Wall     time.Duration
+	// NoSchedule says, per machine, policy and parameter values, the
+	// caps of this run whose points have no schedule (their rows are
+	// empty) and the least cap that has one (Metrics.LeastCapW), one line
+	// each: "machine pal, policy lp: no schedule at 190, 200 W: the least
+	// feasible cap is 288.8 W".
+	NoSchedule []string
 }
 
 // Run evaluates the scenario's points (or a shard of them) into the results
@@ -515,12 +522,15 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 		trace = &sweepTrace{start: start}
 		ctx = context.WithValue(ctx, traceKey{}, trace)
 	}
+	outer := ctx // the caller's: a signal cancels it
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu       sync.Mutex
 		firstErr error
 		done     = sum.Skipped
+		running  []Point // the points groups were at when outer was cancelled
+		noSched  []infeasiblePoint
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -556,6 +566,7 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 				}
 				end := span(ctx, "group %s %g–%g of %s", g[0].Policy, g[0].CapW, g[len(g)-1].CapW, lpKey(g[0]))
 				last := time.Now()
+				emitted := map[int]bool{}
 				emit := func(p Point, m Metrics) error {
 					now := time.Now()
 					if err := store.Commit(sc.Row(p, m), now.Sub(last)); err != nil {
@@ -563,6 +574,10 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					}
 					last = now
 					mu.Lock()
+					if m.Infeasible && m.LeastCapW > 0 {
+						noSched = append(noSched, infeasiblePoint{p, m.LeastCapW})
+					}
+					emitted[p.Index] = true
 					done++
 					sum.Computed++
 					if opts.Progress != nil {
@@ -572,7 +587,18 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 					return nil
 				}
 				if err := ev.Evaluate(ctx, sc, g, emit); err != nil {
-					fail(sc.pointError(g[0], err))
+					if outer.Err() == nil {
+						fail(sc.pointError(g[0], err))
+					} else {
+						// Stopped by the caller: the error tells the
+						// evaluator's inner terms (an LP's task-power
+						// cap), the point is the user's.
+						mu.Lock()
+						if i := slices.IndexFunc(g, func(p Point) bool { return !p.Done && !emitted[p.Index] }); i >= 0 {
+							running = append(running, g[i])
+						}
+						mu.Unlock()
+					}
 				}
 				end()
 			}
@@ -587,12 +613,16 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if firstErr != nil {
 		return sum, firstErr
 	}
+	if outer.Err() != nil {
+		return sum, sc.stopped(running, context.Cause(outer))
+	}
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
 	if err := store.Finalize(); err != nil {
 		return sum, err
 	}
+	sum.NoSchedule = sc.noScheduleLines(noSched)
 	sum.Wall = time.Since(start)
 	return sum, nil
 }
@@ -884,4 +914,103 @@ func preReplays(tasks []task, workers int) []task {
 		rest = append(rest, tk)
 	}
 	return append(append(append(make([]task, 0, len(tasks)+len(early)), tasks[:n]...), early...), rest...)
+}
+
+// StoppedError is a sweep (or capsim bound's caps) stopped by its caller
+// (a signal): it names the points, in the scenario's terms, that were
+// being computed and are left for a rerun, which resumes a sweep after
+// the points committed.
+type StoppedError struct {
+	Running []string // "point 12 (machine pal, policy lp, cap 300 W)", by point number
+	Kept    string   // what became of the work before them; "" for a sweep's "not saved"
+	Err     error    // the cause the caller's context was cancelled with
+}
+
+func (e *StoppedError) Error() string {
+	if len(e.Running) == 0 {
+		return "stopped between points"
+	}
+	kept := e.Kept
+	if kept == "" {
+		kept = "not saved"
+	}
+	return "stopped while computing " + strings.Join(e.Running, ", ") + " (" + kept + ")"
+}
+
+// Unwrap returns the cause of the stop.
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// stopped is the StoppedError of a sweep stopped with cause while its
+// groups were at the points running.
+func (s *Scenario) stopped(running []Point, cause error) error {
+	slices.SortFunc(running, func(a, b Point) int { return a.Index - b.Index })
+	e := &StoppedError{Err: cause}
+	for _, p := range running {
+		e.Running = append(e.Running, fmt.Sprintf("point %d (%s)", p.Index, s.PointText(p)))
+	}
+	return e
+}
+
+// PointText names point p as the scenario does: its machine, policy,
+// cap (with its scope), workload parameters and aggregation pattern.
+func (s *Scenario) PointText(p Point) string {
+	parts := []string{"machine " + s.Machines[p.Machine].Name, "policy " + p.Policy}
+	if p.CapW > 0 {
+		parts = append(parts, fmt.Sprintf("cap %g W%s", p.CapW, s.perNode()))
+	}
+	keys := make([]string, 0, len(p.Params))
+	for k := range p.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := fmt.Sprint(p.Params[k])
+		if str, ok := p.Params[k].(string); ok {
+			v = strconv.Quote(str)
+		}
+		parts = append(parts, k+" = "+v)
+	}
+	if p.Pattern > 0 {
+		parts = append(parts, fmt.Sprintf("pattern %d", p.Pattern))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// infeasiblePoint is a point without a schedule at its cap and the least
+// cap that has one.
+type infeasiblePoint struct {
+	p      Point
+	leastW float64
+}
+
+// noScheduleLines is Summary.NoSchedule of the points in ps.
+func (s *Scenario) noScheduleLines(ps []infeasiblePoint) []string {
+	slices.SortFunc(ps, func(a, b infeasiblePoint) int { return a.p.Index - b.p.Index })
+	var keys []string
+	caps := map[string][]string{}
+	least := map[string]float64{}
+	for _, x := range ps {
+		q := x.p
+		q.CapW = 0
+		k := s.PointText(q)
+		if _, seen := caps[k]; !seen {
+			keys = append(keys, k)
+		}
+		caps[k] = append(caps[k], strconv.FormatFloat(x.p.CapW, 'g', -1, 64))
+		least[k] = x.leastW
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = fmt.Sprintf("%s: no schedule at %s W%s: the least feasible cap is %.6g W%s", k, strings.Join(caps[k], ", "), s.perNode(), least[k], s.perNode())
+	}
+	return out
+}
+
+// perNode is " per node" where the sweep's caps are every node's
+// (sweep.cap_scope = "node"), for the text after a cap's watts.
+func (s *Scenario) perNode() string {
+	if s.nodeScope() {
+		return " per node"
+	}
+	return ""
 }

@@ -324,3 +324,55 @@ func TestSweepTrace(t *testing.T) {
 		}
 	}
 }
+
+// stopEval emits the first point of each group and then waits in its
+// "LP" until the caller stops the sweep, failing in the evaluator's own
+// terms, as the LP does (a task-power cap the user never gave).
+type stopEval struct{ started chan struct{} }
+
+func (f stopEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	for i, p := range pts {
+		if p.Done {
+			continue
+		}
+		if i > 0 {
+			f.started <- struct{}{}
+			<-ctx.Done()
+			return fmt.Errorf("bound at 109.71875 W: %w", ctx.Err())
+		}
+		if err := emit(p, Metrics{MakespanNs: 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A sweep stopped by its caller (Ctrl-C) says which points were being
+// computed in the scenario's terms (machine, policy, the cap given,
+// parameters), never the LP's task-power cap, and keeps those finished.
+func TestSweepStoppedNamesPoints(t *testing.T) {
+	sc := mustParse(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	f := stopEval{started: make(chan struct{}, 64)}
+	go func() {
+		<-f.started
+		cancel(errors.New("interrupted by SIGINT"))
+	}()
+	sum, err := Run(ctx, sc, f, RunOptions{OutDir: filepath.Join(t.TempDir(), "out"), Workers: 1})
+	var st *StoppedError
+	if !errors.As(err, &st) || len(st.Running) != 1 {
+		t.Fatalf("err %v, want a StoppedError naming one point", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"point 2 (machine ", ", policy static, cap 150 W, iterations = 10)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q does not name %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "109.7") {
+		t.Errorf("%q names the evaluator's inner cap", msg)
+	}
+	if sum == nil || sum.Computed != 2 {
+		t.Errorf("summary %+v, want the 2 points finished before the stop", sum)
+	}
+}

@@ -124,7 +124,7 @@ Static (and the uncapped run) pick per task from those configurations.`,
   capsim bound stencil.arrow --caps 290:380:10 --mps lp.mps`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			ctx, stop := signalContext()
+			ctx, stop := signalContextKeeping("nothing was printed or written; the next run removes temporary files")
 			defer stop()
 			if err := validProgress(progress); err != nil {
 				return err
@@ -164,6 +164,14 @@ Static (and the uncapped run) pick per task from those configurations.`,
 			}
 			if len(a) > 0 {
 				cfg.TracePath, cfg.Import = a[0], imp
+			}
+			if cfg.Trace == nil {
+				// An execution graph's bound has no Conductor baseline.
+				for _, n := range []string{"conductor-period", "conductor-realloc-us", "conductor-switch-us", "conductor-min-task-ms", "conductor-margin", "conductor-guard-w", "conductor-critical"} {
+					if cmd.Flags().Changed(n) {
+						return usagef("--%s sets the Conductor baseline, which an execution graph (a Chakra, GOAL or graph-level Arrow trace) has none of (its conductor_ns is empty): drop it", n)
+					}
+				}
 			}
 			if cmd.Flags().Changed("slack-policy") {
 				sp, err := bound.ParseSlackPolicy(slackPolicy)

@@ -50,7 +50,7 @@ over the engine's semantics, kernels at their GPU's clocks.`,
   capsim frontier stencil.arrow --points 21 --csv frontier.csv`,
 		Args: nargs(0, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			ctx, stop := signalContext()
+			ctx, stop := signalContextKeeping("nothing was printed or written; the next run removes temporary files")
 			defer stop()
 			if c := cmd.Flags().Lookup("cap"); c.Changed && !(capW > 0 && !math.IsInf(capW, 0)) {
 				return usagef("--cap %s: want a positive number of watts", c.Value)

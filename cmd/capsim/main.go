@@ -4,7 +4,7 @@
 //
 // Run "capsim --help" for the subcommands. Exit status: 0 on success, 1 on a
 // runtime error, 2 on a usage error, 130 (143) when SIGINT (Ctrl-C) or
-// SIGTERM stopped a sweep or an LP solve (finished points are kept).
+// SIGTERM stopped a sweep or an LP solve (a sweep keeps its finished points).
 package main
 
 import (

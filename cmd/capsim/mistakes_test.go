@@ -45,6 +45,7 @@ func TestMistakes(t *testing.T) {
 	write("mine/results.csv", "my own table\n")
 	_, def, _ := capsim(t, "scenario", "default")
 	write("s.toml", def)
+	write("slowdown.toml", def+"slowdown_pct = 5\n")
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -128,6 +129,15 @@ func TestMistakes(t *testing.T) {
 			[]string{"typo.json", `model pattern "stencil.compte" prices no compute region`, `"stencil.compute"`, "misspelt"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
 			[]string{"faster.csv", `region "a"`, "beta", "slower at a higher clock", "2 GHz 0.5 s (line 3)"}},
+		// The LP's messages of a bound the replay skips were ignored.
+		{"LP messages without the bound", []string{"policy", "steering", good, "--cap", "300", "--no-bound", "--lp-messages", "loggops"}, 2,
+			[]string{"--lp-messages loggops", "--no-bound skips the bound"}},
+		{"LP messages without dct-dvfs's bound", []string{"policy", "dct-dvfs", good, "--cap", "300", "--no-bound", "--lp-messages", "replay"}, 2,
+			[]string{"--lp-messages replay", "--no-bound skips the bound"}},
+		{"Conductor option on an execution graph", []string{"bound", p("two.goal"), "--cap", "300", "--conductor-period", "7"}, 2,
+			[]string{"--conductor-period sets the Conductor baseline, which an execution graph"}},
+		{"min-energy's deadline in a sweep without it", []string{"scenario", "check", p("slowdown.toml")}, 1,
+			[]string{"slowdown.toml:65: key sweep.slowdown_pct", "does not run min-energy"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := listDir(t, dir)

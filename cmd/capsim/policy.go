@@ -216,7 +216,7 @@ func (p *policyFlags) replayPolicy(cmd *cobra.Command, path string) error {
 			return err
 		}
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContextKeeping("nothing was printed or written; the next run removes temporary files")
 	defer stop()
 	out, err := scenarios.ReplayPolicy(ctx, r)
 	if errors.Is(err, scenarios.ErrOption) || errors.Is(err, scenarios.ErrNoMachine) {
@@ -386,6 +386,8 @@ func printPolicy(w io.Writer, r scenarios.PolicyReport) {
 	case "ok":
 		fmt.Fprintf(w, "LP bound at %.6g W (%s messages): %d ns, policy gap %.2f %%\n", r.LP.CapW, r.LP.Messages, r.LP.BoundNs, r.LP.GapPct)
 	case "":
+	case "infeasible":
+		fmt.Fprintf(w, "LP bound at %.6g W: infeasible (the cap is below its least feasible cap, %.6g W)\n", r.LP.CapW, r.LP.LeastCapW)
 	default:
 		fmt.Fprintf(w, "LP bound at %.6g W: %s\n", r.LP.CapW, r.LP.Status)
 	}

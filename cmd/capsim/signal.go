@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/capsim/capsim/scenarios"
 )
 
 // signalCause is the cause of a command's context when a signal (SIGINT
@@ -37,22 +39,30 @@ type interruptedError struct {
 	err   error
 }
 
-func (e interruptedError) Error() string { return e.cause.Error() + " (" + e.err.Error() + ")" }
+func (e interruptedError) Error() string {
+	var st *scenarios.StoppedError
+	if errors.As(e.err, &st) {
+		return e.cause.Error() + ": " + st.Error() // the user's points, not the evaluator's terms
+	}
+	return e.cause.Error() + " (" + e.err.Error() + ")"
+}
+
 func (e interruptedError) Unwrap() error { return e.err }
 
 // stopGrace is how long a command may take to stop cleanly after a signal
-// before signalContext ends the process itself. Journals stay intact (each
+// before signalContextKeeping ends the process itself. Journals stay intact (each
 // point is one synced write) and temporary files left by a hard stop are
 // removed by the next run (internal/atomicfile).
 const stopGrace = time.Second
 
-// signalContext returns a context that SIGINT or SIGTERM cancels (with a
-// signalCause), for commands that must stop promptly and cleanly (long LP
-// solves, sweeps): LP solves and sweeps return at once. A command still
-// busy stopGrace after the signal (a long replay or LP build, which do not
-// poll the context), or a second signal, ends the process with the
-// signal's status.
-func signalContext() (context.Context, func()) {
+// signalContextKeeping returns a context that SIGINT or SIGTERM cancels
+// (with a signalCause), for commands that must stop promptly and cleanly
+// (long LP solves, sweeps): LP solves and sweeps return at once. A
+// command still busy stopGrace after the signal (a long replay or LP
+// build, which do not poll the context), or a second signal, ends the
+// process with the signal's status, saying kept: what the command saved
+// and how to go on.
+func signalContextKeeping(kept string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	finished := make(chan struct{})
@@ -72,7 +82,7 @@ func signalContext() (context.Context, func()) {
 		case <-ch:
 		case <-time.After(stopGrace):
 		}
-		fmt.Fprintf(os.Stderr, "capsim: %v; stopped at once (finished points are kept; the next run removes temporary files)\n", cause)
+		fmt.Fprintf(os.Stderr, "capsim: %v; stopped at once (%s)\n", cause, kept)
 		os.Exit(cause.status())
 	}()
 	return ctx, func() {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/capsim/capsim/optimize/clp"
+	"github.com/capsim/capsim/scenarios"
 	"github.com/capsim/capsim/scenarios/results"
 )
 
@@ -178,9 +180,9 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 	}
 	// It says the points are kept: with their count when it stops within
 	// stopGrace, or, when a replay under load does not poll the signal in
-	// time and signalContext ends the process, in its hard-stop message.
+	// time and signalContextKeeping ends the process, in its hard-stop message.
 	if want := fmt.Sprintf("capsim: %d of", lines); !strings.Contains(stderr2.String(), "finished and kept") &&
-		!strings.Contains(stderr2.String(), "stopped at once (finished points are kept") {
+		!strings.Contains(stderr2.String(), "stopped at once (the points finished are kept in "+out+"; rerun the same command to resume") {
 		t.Errorf("rerun's stderr %q does not report the points kept (%s…)", stderr2.String(), want)
 	}
 }
@@ -233,5 +235,16 @@ func TestSweepSIGTERM(t *testing.T) {
 	}
 	if tmp := tempFiles(dir); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// A sweep stopped by a signal is reported by the points it was computing,
+// in the scenario's terms, after the signal, not in the LP's.
+func TestInterruptedSweepMessage(t *testing.T) {
+	st := &scenarios.StoppedError{Running: []string{"point 21 (machine pal, policy lp, cap 290 W)"}, Err: context.Canceled}
+	err := interruptedError{signalCause{syscall.SIGINT}, st}
+	want := "interrupted by SIGINT: stopped while computing point 21 (machine pal, policy lp, cap 290 W) (not saved)"
+	if err.Error() != want {
+		t.Errorf("got %q, want %q", err.Error(), want)
 	}
 }

@@ -61,7 +61,7 @@ keeping every finished point, and exits with status 130 (143).`,
 			printWarnings(cmd.ErrOrStderr(), sc)
 			bar, done := newProgress(progress, cmd.ErrOrStderr(), "sweep")
 			opts.Progress = bar
-			ctx, stop := signalContext()
+			ctx, stop := signalContextKeeping(fmt.Sprintf("the points finished are kept in %s; rerun the same command to resume, which removes temporary files", out))
 			defer stop()
 			sum, err := scenarios.Run(ctx, sc, scenarios.Replayer{}, opts)
 			done()
@@ -73,6 +73,9 @@ keeping every finished point, and exits with status 130 (143).`,
 						sum.Skipped+sum.Computed, sum.Points, out)
 				}
 				return err
+			}
+			for _, l := range sum.NoSchedule {
+				fmt.Fprintf(cmd.ErrOrStderr(), "capsim: note: %s\n", l)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "scenario %q: %d point(s), %d computed, %d already done, %.2f s\nresults: %s and %s\n",
 				sc.Name, sum.Points, sum.Computed, sum.Skipped, sum.Wall.Seconds(),
@@ -119,8 +122,10 @@ and writes OUTDIR/compare.html.
 
 The scenario comes from OUTDIR/scenario.json, which 'capsim sweep' writes
 (or --scenario); --detail picks points (default: the first machine, the
-static policy, else uncapped, else the sweep's first, and the median cap)
-and may be repeated. Where the inputs
+static policy, else uncapped, else the sweep's first, and the median cap;
+where that point has no schedule, the median cap of that policy that has
+one, else the uncapped run, else the first point with one) and may be
+repeated. Where the inputs
 (trace, model file, capsim) are no longer those of the results, the detail
 is refused, and a page --no-detail says which input changed and leaves out
 the energy–time frontier, which it would compute from the current inputs.`,

@@ -160,6 +160,15 @@ func atEOF(d *json.Decoder) bool {
 	return err == io.EOF
 }
 
+// clock refuses a model parameter key in GHz whose value is past
+// compute.MaxGHz: a clock in MHz (compute.CheckGHz).
+func clock(key string, ghz float64) error {
+	if err := compute.CheckGHz(ghz); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
 func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
@@ -194,6 +203,12 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		}
 		if err := errors.Join(fin("ref_ghz", m.RefGHz, 0, true), fin("min_ghz", m.MinGHz, 0, false), fin("max_ghz", m.MaxGHz, 0, false)); err != nil {
 			return nil, err
+		}
+		if err := errors.Join(clock("ref_ghz", m.RefGHz), clock("min_ghz", m.MinGHz), clock("max_ghz", m.MaxGHz)); err != nil {
+			return nil, err
+		}
+		if m.MaxGHz > 0 && m.MinGHz > m.MaxGHz {
+			return nil, fmt.Errorf("min_ghz %g is above max_ghz %g: the fitted range is min_ghz..max_ghz", m.MinGHz, m.MaxGHz)
 		}
 		if len(m.Power) > 0 {
 			if _, err := power.NewPStates(m.Power); err != nil {
@@ -231,6 +246,9 @@ func builtin(kind compute.Kind, params json.RawMessage) (compute.Model, error) {
 		if err := errors.Join(fin("alpha_knee", m.AlphaKnee, math.Inf(-1), false), fin("c1", m.C1, math.Inf(-1), false),
 			fin("beta", m.Beta, math.Inf(-1), false), fin("c2", m.C2, math.Inf(-1), false), fin("l2m", m.L2M, 0, false),
 			fin("inst", m.Inst, 0, true), fin("clock_ghz", m.ClockGHz, 0, true), fin("max_idle", m.MaxIdle, 0, false), fin("watts", m.Watts, 0, false)); err != nil {
+			return nil, err
+		}
+		if err := clock("clock_ghz", m.ClockGHz); err != nil {
 			return nil, err
 		}
 		if err := errors.Join(fin("knee (alpha_knee·l2m/inst + c1)", m.Knee(), math.Inf(-1), false), fin("slope (beta·l2m + c2)", m.Slope(), math.Inf(-1), false)); err != nil {

@@ -358,6 +358,13 @@ func TestDecodeRanges(t *testing.T) {
 		{"cos to infinity", edit(`"alpha": [2.0, 1.5, -0.5, -1.0]`, `"alpha": [1e308, 1e308, 1e308, 1e308]`), `regions[1] "lulesh_r1" (cos): prices 1 recorded second`},
 		{"negative recorded frequency", edit(`"recorded": {"cpu_ghz": 1.2`, `"recorded": {"cpu_ghz": -1.2`), "recorded: configuration cpu_ghz = -1.2"},
 		{"negative table frequency", edit(`"config": {"cpu_ghz": 2.4`, `"config": {"cpu_ghz": -2.4`), "cpu_ghz = -2.4"},
+		// A model's own clocks in MHz were accepted: a region priced
+		// against a reference of 2000 GHz, or marked extrapolated.
+		{"dvfs reference clock in MHz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2000`), `regions[0] "solve_*" (dvfs): ref_ghz: 2000 GHz is past 100 GHz (compute.MaxGHz): a clock in MHz?`},
+		{"dvfs fitted range in MHz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "min_ghz": 1.2, "max_ghz": 2600`), "max_ghz: 2600 GHz is past 100 GHz"},
+		{"dvfs fitted range reversed", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "min_ghz": 2.6, "max_ghz": 1.2`), "min_ghz 2.6 is above max_ghz 1.2"},
+		{"dvfs power clocks in MHz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "power": [{"ghz": 2000, "watts": 10}]`), "power: P-state: 2000 GHz is past 100 GHz"},
+		{"bgq clock in MHz", edit(`"clock_ghz": 1.6`, `"clock_ghz": 1600`), `regions[2] "bgq_*" (cos-bgq): clock_ghz: 1600 GHz is past 100 GHz`},
 	} {
 		_, _, err := Decode(strings.NewReader(tc.in), "m.json", nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "m.json") {

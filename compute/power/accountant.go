@@ -147,6 +147,18 @@ type Report struct {
 	OverCapNs int64 // time spent above the cap at any instant (0 when no cap is given)
 }
 
+// AvgW is the average power of a run of energyJ over makespan ns whose
+// instantaneous power peaks at peakW: energyJ/makespan, and for a run of
+// 0 ns, whose average is undefined, the power it draws at its one
+// instant, peakW (the idle floor of a run where nothing runs), so that
+// its average never falls below its floor nor is NaN.
+func AvgW(energyJ float64, makespan int64, peakW float64) float64 {
+	if makespan <= 0 {
+		return peakW
+	}
+	return energyJ / (float64(makespan) / 1e9)
+}
+
 // Report computes the energy over [0, makespan] and the power profile; cap
 // (W) is the power cap to check, 0 for none. Peak and over-cap time come
 // from the instantaneous power (phases included), not task averages.
@@ -171,15 +183,13 @@ func report(ranks []Step, m JobModel, makespan int64, capW float64) Report {
 		rep.EnergyJ += s.Energy()
 	}
 	rep.DynamicJ = rep.EnergyJ - rep.IdleJ
-	if makespan > 0 {
-		rep.AvgW = rep.EnergyJ / T
-	}
 	sum(ranks, m.BaseW, makespan).segments(func(from, to int64, w float64) {
 		rep.PeakW = max(rep.PeakW, w)
 		if capW > 0 && w > capW+1e-9 {
 			rep.OverCapNs += to - from
 		}
 	})
+	rep.AvgW = AvgW(rep.EnergyJ, makespan, rep.PeakW)
 	return rep
 }
 

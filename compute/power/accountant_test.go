@@ -122,3 +122,23 @@ func TestRankStepsSumToJob(t *testing.T) {
 		t.Error("overlapping intervals accepted")
 	}
 }
+
+// The average power of a run of 0 ns is the power of its one instant,
+// its peak (never 0 below its floor, never NaN); otherwise energy/time.
+func TestAvgW(t *testing.T) {
+	for _, c := range []struct {
+		e    float64
+		ns   int64
+		peak float64
+		want float64
+	}{
+		{0, 0, 48, 48},
+		{0, 0, 0, 0},
+		{10, 1e9, 12, 10},
+		{1, 5e8, 2, 2},
+	} {
+		if got := AvgW(c.e, c.ns, c.peak); got != c.want {
+			t.Errorf("AvgW(%g J, %d ns, peak %g W) = %g, want %g", c.e, c.ns, c.peak, got, c.want)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/capsim/capsim/compute"
 )
 
 // MaxWatts is the largest power any one value may give: a P-state's,
@@ -51,6 +53,9 @@ func NewPStates(ps []PState) (PStates, error) {
 	for i, p := range t {
 		if !(p.GHz > 0) || math.IsInf(p.GHz, 0) || CheckWatts(p.Watts, false) != nil {
 			return nil, fmt.Errorf("power: P-state %d: invalid (%g GHz, %g W)", i+1, p.GHz, p.Watts)
+		}
+		if err := compute.CheckGHz(p.GHz); err != nil {
+			return nil, fmt.Errorf("power: P-state: %w", err)
 		}
 		if i > 0 && p.GHz == t[i-1].GHz {
 			return nil, fmt.Errorf("power: duplicate P-state %g GHz", p.GHz)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/capsim/capsim/network"
@@ -502,5 +503,39 @@ func TestReplayHandChecked(t *testing.T) {
 	// comm 2o + L = 200 ns on each rank.
 	if e := res.Estimates[1]; e.CompNs != 2000 || e.CommNs != 200 {
 		t.Errorf("P2 estimate comp %g comm %g, want 2000, 200", e.CompNs, e.CommNs)
+	}
+}
+
+// An estimate past graph.MaxTimeNs (about 31.7 years) is refused, as
+// every time a user gives is, naming what made it so long: the class of
+// the costliest messages with its network and interference factor, or the
+// IPCs that scale the computation. It was printed as a what-if of 10^20 ms.
+func TestEstimatePastMaxTime(t *testing.T) {
+	w := Workload{ComputeNs: []int64{1000, 1000, 1000, 1000}, Messages: []Message{{0, 1, 1000, 5}, {2, 3, 8, 1}}}
+	slow := network.LogGOPS{Latency: graph.MaxTimeNs / 4}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want []string
+	}{
+		{"inter-node latency", Config{Topology: SystemG(), Net: UniformIntra(slow, network.LogGOPS{})},
+			[]string{"P1 ", "past 1000000000000000000 ns (graph.MaxTimeNs", "tasks 0→1 send 5 inter-node message(s) of 1000 B at 2.5e+17 ns each under the inter-node network", "L=250000000000000000"}},
+		{"interference factor", Config{Topology: SystemG(), Net: UniformIntra(network.LogGOPS{}, network.LogGOPS{Latency: 1e12}),
+			Interference: Interference{{Class: CrossSocket, Factor: 1e6}}},
+			[]string{"cross-socket message(s)", "times the cross-socket interference factor 1e+06"}},
+		{"IPC", Config{Topology: SystemG(), IPC: map[int]float64{1: 2, 2: 1e-15, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 8: 2}},
+			[]string{"P2 ", "the computation", "(2 / 1e-15)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Evaluate(w, tc.cfg)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%q does not say %q", err, s)
+				}
+			}
+		})
 	}
 }

@@ -266,7 +266,11 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 			comp += float64(c) * ref / ipc
 		}
 		e.CompNs = comp / float64(T)
-		e.CommNs = commUpperBound(w, e, cfg.Net, cfg.Interference)
+		var big commTerm
+		e.CommNs, big = commUpperBound(w, e, cfg.Net, cfg.Interference)
+		if !(e.TotalNs() <= float64(graph.MaxTimeNs)) {
+			return Result{}, fmt.Errorf("aggregate: %v: %s", p, big.tooLong(e, cfg.Net, ref, ipc))
+		}
 		res.Estimates = append(res.Estimates, e)
 	}
 	if res.Estimates[0].Err != nil {
@@ -469,7 +473,7 @@ func pick(g, idx []int) []int {
 // time times the interference factor, under the upper-bound assumption
 // of Li, 2011, §4.3, that all other tasks of the node communicate at the same time
 // (noise: k−2 other tasks for an intra-node message, k−1 for inter-node).
-func commUpperBound(w Workload, e Estimate, net Classes, inter Interference) float64 {
+func commUpperBound(w Workload, e Estimate, net Classes, inter Interference) (float64, commTerm) {
 	node := make([]int, w.Tasks())
 	for n, g := range e.Groups {
 		for _, v := range g {
@@ -478,21 +482,55 @@ func commUpperBound(w Workload, e Estimate, net Classes, inter Interference) flo
 	}
 	k := e.Pattern.TasksPerNode()
 	per := make([]float64, w.Tasks())
+	var big commTerm
 	for _, m := range w.Messages {
 		c := ClassOf(node[m.From], e.Slots[m.From], node[m.To], e.Slots[m.To])
 		noise := k - 1
 		if c != InterNode {
 			noise = k - 2
 		}
-		t := float64(m.Count) * net.MessageNs(c, m.Bytes) * inter.Lookup(c, noise, m.Bytes)
+		one, f := net.MessageNs(c, m.Bytes), inter.Lookup(c, noise, m.Bytes)
+		t := float64(m.Count) * one * f
 		per[m.From] += t
 		per[m.To] += t
+		if t > big.ns {
+			big = commTerm{ns: t, class: c, msg: m, oneNs: one, factor: f}
+		}
 	}
 	worst := 0.0
 	for _, t := range per {
 		worst = math.Max(worst, t)
 	}
-	return worst
+	return worst, big
+}
+
+// commTerm is the messages of one pair that cost a placement the most
+// communication time: their class, the time of one message and the
+// interference factor it is multiplied by.
+type commTerm struct {
+	ns     float64
+	class  Class
+	msg    Message
+	oneNs  float64
+	factor float64
+}
+
+// tooLong says why estimate e's time is past graph.MaxTimeNs, naming the
+// inputs of its larger part: the IPCs that scale its computation (ref,
+// the reference pattern's, over ipc, its own), or its costliest
+// messages' class's network parameters and interference factor.
+func (b commTerm) tooLong(e Estimate, net Classes, ref, ipc float64) string {
+	s := fmt.Sprintf("the analytic time %.4g ns (computation %.4g ns, communication %.4g ns) is past %d ns (graph.MaxTimeNs, about 31.7 years)",
+		e.TotalNs(), e.CompNs, e.CommNs, int64(graph.MaxTimeNs))
+	if e.CompNs >= e.CommNs {
+		return s + fmt.Sprintf(": the computation, the trace's compute times scaled by the reference pattern's IPC over this pattern's (%g / %g): an IPC in the wrong unit?", ref, ipc)
+	}
+	s += fmt.Sprintf(": tasks %d→%d send %d %s message(s) of %d B at %.4g ns each under the %s network %s",
+		b.msg.From, b.msg.To, b.msg.Count, b.class, b.msg.Bytes, b.oneNs, b.class, net[b.class])
+	if b.factor != 1 {
+		s += fmt.Sprintf(", times the %s interference factor %g", b.class, b.factor)
+	}
+	return s + ": a parameter in the wrong unit?"
 }
 
 // TimeFromIPC is t = I/(IPC·f) in seconds (our reading of Li, 2011, §4.1).

@@ -293,6 +293,10 @@ type Gap struct {
 	// Status is "ok", "infeasible" (the cap is below what the fixed event
 	// order needs), or "no-solver" (capsim was built without CLP).
 	Status string
+	// LeastCapW, where Status is "infeasible", is the least cap the fixed
+	// event order has a schedule at (bound.Solver.MinFeasibleCap plus the
+	// constant power), in the terms of CapW.
+	LeastCapW float64
 }
 
 // LPGap solves the fixed-event-order LP of optimize/bound for trace t at
@@ -335,6 +339,8 @@ func LPGap(t *mpi.Trace, comm bound.Comm, net network.LogGOPS, configs bound.Con
 	var ie *bound.InfeasibleError
 	if errors.As(err, &ie) {
 		gp.Status = "infeasible"
+		least, _ := s.MinFeasibleCap()
+		gp.LeastCapW = least + baseW
 		return gp, nil
 	}
 	if err != nil {
