@@ -101,6 +101,8 @@ func TestMistakes(t *testing.T) {
 		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
 		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
 		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
+		{"timeline window after the replay's end", []string{"replay", good, "--timeline", p("w.json"), "--timeline-window", "1000s:"}, 2,
+			[]string{`--timeline-window "1000s:" starts at 1000.000000000 s`, "not before the replay's end", "would show nothing"}},
 		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "simgrid traces", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},

@@ -223,6 +223,9 @@ func TestErrors(t *testing.T) {
 			"et.1.et: node 0 (id 1, COMM_COLL \"nccl\"): collective #1 on the group of every NPU (no pg_name) is ALL_GATHER of 8 bytes here but ALL_REDUCE of 8 bytes on rank 0 ("},
 		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace(coll(1, AllReduce, 800000, ""))},
 			"et.0.et: node 0 (id 1, COMM_COLL \"nccl\")): every member makes the same call"},
+		// A gather's whole of 2^63−1 bytes was cut into blocks of a
+		// negative size ((S+p−1)/p wrapped around).
+		{[][]byte{encTrace(coll(1, Gather, math.MaxInt64, "")), encTrace(coll(1, Gather, math.MaxInt64, ""))}, "the 2 blocks together are more than 2^63−1 bytes"},
 		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace()},
 			"et.0.et: node 0 (id 1, COMM_COLL \"nccl\"): rank 1 makes 0 collectives on the group of every NPU (no pg_name) but rank 0 makes 1: rank 1 has no collective #1 to match this one"},
 		{[][]byte{encTrace(comp(1, 1, false)), encTrace(coll(1, AllReduce, 8, ""), coll(2, AllReduce, 8, "", 1))},
