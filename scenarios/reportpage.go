@@ -179,6 +179,15 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 			picks = []Pick{{}}
 		}
 		for i, p := range picks {
+			if j := sc.samePoint(picks, i); j >= 0 {
+				pt := sc.pointOf(p)
+				capText := fmt.Sprintf(", cap %g W", pt.CapW)
+				if pt.CapW == 0 {
+					capText = ""
+				}
+				return nil, fmt.Errorf("report: details %d and %d (--detail) are one point (machine %s, policy %s%s): name each point once",
+					j+1, i+1, pt.Machine, pt.Policy, capText)
+			}
 			prefix := "detail_"
 			if i > 0 {
 				prefix = fmt.Sprintf("detail%d_", i+1)
