@@ -55,6 +55,14 @@ func (e CompressedError) Error() string {
 	return "1: a " + e.Kind + "-compressed file, not JSON text: unpack it first"
 }
 
+// EmptyError is text that holds no JSON value at all (an empty file, or
+// only white space), which encoding/json reports as a bare "EOF".
+type EmptyError struct{}
+
+func (EmptyError) Error() string {
+	return "1: an empty file, not JSON text: was it written completely?"
+}
+
 // Compressed names the compression of a file that starts with head
 // ("gzip", "bzip2", "xz", "zstd", "zip"), or "" for another file.
 func Compressed(head []byte) string {
@@ -80,11 +88,14 @@ type frame struct {
 // Check returns an *Error for the first key that text gives twice in one
 // object, a *NullError for the first null, a BOMError for text that
 // starts with a byte-order mark, a CompressedError for compressed bytes,
-// and nil otherwise, also for text that is not valid JSON (its decoder
-// reports that).
+// an EmptyError for text without a value, and nil otherwise, also for
+// text that is not valid JSON (its decoder reports that).
 func Check(text []byte) error {
 	if _, ok := bom.Cut(text); ok {
 		return BOMError{}
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
+		return EmptyError{}
 	}
 	if k := Compressed(text); k != "" {
 		return CompressedError{k}
