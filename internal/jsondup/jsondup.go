@@ -47,8 +47,8 @@ func (e *NullError) Error() string {
 	return fmt.Sprintf("%d: key %s is null: give a value, or leave the key out for its default", e.Line, e.Path)
 }
 
-// CompressedError is a compressed file (gzip, bzip2, xz, zstd, zip) given
-// where JSON text is read.
+// CompressedError is a compressed file (gzip, bzip2, xz, zstd, zip)
+// given where JSON text is read.
 type CompressedError struct{ Kind string }
 
 func (e CompressedError) Error() string {
@@ -64,17 +64,8 @@ func (EmptyError) Error() string {
 }
 
 // Compressed names the compression of a file that starts with head
-// ("gzip", "bzip2", "xz", "zstd", "zip"), or "" for another file.
-func Compressed(head []byte) string {
-	for _, m := range []struct{ prefix, kind string }{
-		{"\x1f\x8b", "gzip"}, {"BZh", "bzip2"}, {"\xfd7zXZ\x00", "xz"}, {"\x28\xb5\x2f\xfd", "zstd"}, {"PK\x03\x04", "zip"},
-	} {
-		if bytes.HasPrefix(head, []byte(m.prefix)) {
-			return m.kind
-		}
-	}
-	return ""
-}
+// (bom.Compressed).
+func Compressed(head []byte) string { return bom.Compressed(head) }
 
 // frame is one open object or array.
 type frame struct {
