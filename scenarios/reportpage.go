@@ -178,7 +178,7 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 		if len(picks) == 0 {
 			picks = []Pick{{}}
 		}
-		for i, p := range picks {
+		for i, p := range picks { // before any point is replayed
 			if j := sc.samePoint(picks, i); j >= 0 {
 				pt := sc.pointOf(p)
 				capText := fmt.Sprintf(", cap %g W", pt.CapW)
@@ -188,6 +188,8 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 				return nil, fmt.Errorf("report: details %d and %d (--detail) are one point (machine %s, policy %s%s): name each point once",
 					j+1, i+1, pt.Machine, pt.Policy, capText)
 			}
+		}
+		for i, p := range picks {
 			prefix := "detail_"
 			if i > 0 {
 				prefix = fmt.Sprintf("detail%d_", i+1)
