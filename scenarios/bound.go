@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,7 +276,12 @@ func (sc *Scenario) tableLP(t *mpi.Trace, tb *table.Table, m *Machine, net netwo
 		base := rows[e.Region]
 		if base == nil {
 			if missing == nil {
-				missing = fmt.Errorf("rank %d: compute region %q has no rows in the configuration table", r, t.Regions[e.Region])
+				keys := make([]string, 0, len(byKey))
+				for k := range byKey {
+					keys = append(keys, strconv.Quote(k))
+				}
+				sort.Strings(keys)
+				missing = fmt.Errorf("rank %d: compute region %q has no rows in the configuration table (its keys: %s)", r, t.Regions[e.Region], strings.Join(keys, ", "))
 			}
 			return []frontier.Config{{Time: 1, Power: 0}}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/capsim/capsim/compute"
 	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/traces/graph"
@@ -156,23 +157,55 @@ func (Replayer) Check(sc *Scenario) error { return sc.Check() }
 // acceleratorsSelect refuses an accelerator of m whose regions glob
 // matches no compute region of the workload's graph g: a misspelt glob
 // would leave every region on the CPU, the machine silently its
-// accelerator-less twin.
+// accelerator-less twin. Each accelerator is checked, and so is each
+// matched region's model: one that cannot run on the accelerator's
+// device (a device its profile lacks, a host-only model) is refused at
+// the accelerator's name, as the sweep would refuse it at its first point.
 func (sc *Scenario) acceleratorsSelect(m *Machine, g *graph.Graph) error {
-	for k, acc := range m.Accelerators {
-		var names []string
-		for _, name := range g.Regions {
-			if ok, _ := path.Match(acc.Regions, name); ok && name != "" {
-				return nil
-			}
-			if name != "" {
-				names = append(names, strconv.Quote(name))
-			}
-		}
-		i := slices.IndexFunc(sc.Machines, func(o Machine) bool { return o.Name == m.Name })
-		pe := sc.badAt("machine", i, "accelerator", k, "regions", "machine %s: accelerator %s: regions %q matches no region of the workload (its regions: %s)",
-			m.Name, acc.Name, acc.Regions, strings.Join(names, ", "))
+	i := slices.IndexFunc(sc.Machines, func(o Machine) bool { return o.Name == m.Name })
+	bad := func(k int, key, format string, a ...any) error {
+		pe := sc.badAt("machine", i, "accelerator", k, key, format, a...)
 		pe.(*ParseError).File = sc.File
 		return pe
+	}
+	for k, acc := range m.Accelerators {
+		var names []string
+		matched := false
+		for _, name := range g.Regions {
+			if name == "" {
+				continue
+			}
+			if ok, _ := path.Match(acc.Regions, name); !ok {
+				names = append(names, strconv.Quote(name))
+				continue
+			}
+			matched = true
+			if err := sc.runsOn(m, name, acc.Name); err != nil {
+				return bad(k, "name", "machine %s: accelerator %s: region %q (regions %q): %v", m.Name, acc.Name, name, acc.Regions, err)
+			}
+		}
+		if !matched {
+			return bad(k, "regions", "machine %s: accelerator %s: regions %q matches no region of the workload (its regions: %s)",
+				m.Name, acc.Name, acc.Regions, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// runsOn says why region's model of models.file cannot price it on device
+// of machine m at its fastest P-state, or nil (also without a model file,
+// or without a model for the region, which CheckUnpriced reports).
+func (sc *Scenario) runsOn(m *Machine, region, device string) error {
+	if sc.set == nil || len(m.PStates) == 0 {
+		return nil
+	}
+	model, _, err := sc.set.Lookup(region)
+	if err != nil || model == nil {
+		return nil
+	}
+	_, err = model.Predict(compute.Work{Seconds: 1, At: sc.set.Recorded}, deviceTarget(m.PStates[0].FreqGHz, device, sc.set.Recorded))
+	if err != nil {
+		return fmt.Errorf("%s (%s model): %w", sc.path(sc.Models.File), model.Kind(), err)
 	}
 	return nil
 }

@@ -103,6 +103,42 @@ func (sc *Scenario) scheduledPick(v view, rows []results.Row) (Pick, bool) {
 	return def, false
 }
 
+// fillPick gives the zero fields of pick DefaultPick's values.
+func (sc *Scenario) fillPick(pick Pick) Pick {
+	def := sc.DefaultPick()
+	if pick.Machine == "" {
+		pick.Machine = def.Machine
+	}
+	if pick.Policy == "" {
+		pick.Policy = def.Policy
+	}
+	if pick.CapW == 0 {
+		pick.CapW = def.CapW
+	}
+	return pick
+}
+
+// pointOf is the point pick details: its zero fields filled in, and no
+// cap for the uncapped policy.
+func (sc *Scenario) pointOf(pick Pick) Pick {
+	p := sc.fillPick(pick)
+	if p.Policy == policy.Uncapped {
+		p.CapW = 0
+	}
+	return p
+}
+
+// samePoint returns the index of an earlier pick of picks that details
+// the same point as picks[i], or -1.
+func (sc *Scenario) samePoint(picks []Pick, i int) int {
+	for j := range picks[:i] {
+		if sc.pointOf(picks[j]) == sc.pointOf(picks[i]) {
+			return j
+		}
+	}
+	return -1
+}
+
 // Detail replays one point of the scenario (with the first point's
 // workload parameters) and draws it: a Gantt chart of what every rank did
 // with the point's critical path over it, each rank's power over time, the
@@ -124,16 +160,7 @@ func (sc *Scenario) Detail(pick Pick, prefix, unit string) ([]report.Section, er
 
 func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, report.Section, error) {
 	var cp report.Section
-	def := sc.DefaultPick()
-	if pick.Machine == "" {
-		pick.Machine = def.Machine
-	}
-	if pick.Policy == "" {
-		pick.Policy = def.Policy
-	}
-	if pick.CapW == 0 {
-		pick.CapW = def.CapW
-	}
+	pick = sc.fillPick(pick)
 	if err := sc.checkPick(pick); err != nil {
 		return report.Section{}, cp, err
 	}

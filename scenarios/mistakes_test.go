@@ -82,6 +82,10 @@ func TestMistakesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	orderTrace := noParams("trace = \"" + order + "\"")
+	gpuNode := accelScenario(t, "stencil.compute")
+	secondGlob := strings.Replace(gpuNode, "per_node = 8               # one device per rank (8 ranks per node)\n",
+		"per_node = 8\n\n[[machine.accelerator]]\nname = \"fpga0\"\nregions = \"stencil.compte\"\n", 1)
+	noDevice := strings.Replace(gpuNode, `name = "gpu0"              # the device`, `name = "gpu9"              # the device`, 1)
 	for _, tc := range []struct {
 		name, text, want string
 		line             int // 0: any
@@ -178,6 +182,15 @@ func TestMistakesRefused(t *testing.T) {
 			"key machine.core_idle_power_w: machine pal: core_idle_power_w 45 W is above the slowest P-state's active_power_w (6.8 W at 1.4 GHz)", 17},
 		{"idle core axis above the slowest P-state", base + "\n[sweep.params]\n\"machine.core_idle_power_w\" = [1.5, 7]\n",
 			"key sweep.params.machine.core_idle_power_w: machine pal: core_idle_power_w 7 W is above", 67},
+		// Only a machine's first accelerator's glob was checked: a
+		// second one misspelt left its regions on the CPU.
+		{"second accelerator glob that selects nothing", secondGlob,
+			`key machine.accelerator.regions: machine gpu-node: accelerator fpga0: regions "stencil.compte" matches no region`, lineOf(secondGlob, `regions = "stencil.compte"`, 1)},
+		// A device the model's profile lacks passed the check and stopped
+		// the sweep at its first point, naming no line of the scenario.
+		{"accelerator the model cannot run on", noDevice,
+			`key machine.accelerator.name: machine gpu-node: accelerator gpu9: region "stencil.compute" (regions "stencil.compute"): ../examples/models/stencil.json (accel model): accel: device "gpu9" is not in the profile`,
+			lineOf(noDevice, `name = "gpu9"`, 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := Parse("my.toml", []byte(tc.text))

@@ -187,6 +187,17 @@ func WriteReport(dir string, opt ReportOptions) (*ReportFiles, error) {
 					Text: "No point of these results has a schedule (every cap is below the least power its policy can run the job at), so there is no run to draw."})
 			}
 		}
+		for i, p := range picks { // before any point is replayed
+			if j := sc.samePoint(picks, i); j >= 0 {
+				pt := sc.pointOf(p)
+				capText := fmt.Sprintf(", cap %g W", pt.CapW)
+				if pt.CapW == 0 {
+					capText = ""
+				}
+				return nil, fmt.Errorf("report: details %d and %d (--detail) are one point (machine %s, policy %s%s): name each point once",
+					j+1, i+1, pt.Machine, pt.Policy, capText)
+			}
+		}
 		for i, p := range picks {
 			prefix := "detail_"
 			if i > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/capsim/capsim/internal/atomicfile"
+	"github.com/capsim/capsim/internal/units"
 	"github.com/capsim/capsim/network"
 	"github.com/capsim/capsim/network/flow"
 	"github.com/capsim/capsim/network/topo"
@@ -342,6 +343,7 @@ func replayGraph(r TraceReplay) (*ReplayReport, error) {
 	// or the models need it.
 	var tl *timeline.Writer
 	var tlBuf *os.File
+	var tlFrom int64 // the start of the timeline's window
 	if t := r.Timeline; t.Path != "" {
 		tlBuf, err = os.CreateTemp("", "capsim-timeline-*")
 		if err != nil {
@@ -357,6 +359,7 @@ func replayGraph(r TraceReplay) (*ReplayReport, error) {
 			if tlOpt.From, tlOpt.To, err = timeline.ParseWindow(t.Window); err != nil {
 				return nil, asOption(err)
 			}
+			tlFrom = tlOpt.From
 		}
 		if tl, err = timeline.NewWith(tlBuf, g, tlOpt); err != nil {
 			return nil, asOption(err)
@@ -384,6 +387,10 @@ func replayGraph(r TraceReplay) (*ReplayReport, error) {
 		return nil, err
 	}
 	if tl != nil {
+		if tlFrom > 0 && tlFrom >= res.Makespan {
+			return nil, asOption(fmt.Errorf("--timeline-window %q starts at %s, not before the replay's end at %s: its timeline would show nothing",
+				r.Timeline.Window, units.FormatNs(tlFrom), units.FormatNs(res.Makespan)))
+		}
 		if err := tl.Close(); err != nil {
 			return nil, err
 		}

@@ -35,6 +35,9 @@ func TestMistakes(t *testing.T) {
 	write("bom.json", "\xef\xbb\xbf{\"format\": \"capsim-compute-model\", \"version\": 1, \"regions\": []}")
 	write("typo.json", `{"format": "capsim-compute-model", "version": 1, "recorded": {"cpu_ghz": 2.6},
   "regions": [{"pattern": "stencil.compte", "kind": "dvfs", "params": {"beta": 0.8, "ref_ghz": 2.6}}]}`)
+	write("empty.json", "\n")
+	write("runs.csv.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03binary")
+	write("cfgtypo.csv", "key,cpu_ghz,threads,seconds,watts\nstencil.compte,2.6,8,1,20\nstencil.compte,2.0,8,1.2,15\n")
 	good := p("good.arrow")
 	if b, err := os.ReadFile(good); err != nil || os.WriteFile(p("copy.arrow"), b, 0o644) != nil {
 		t.Fatal(err)
@@ -102,6 +105,13 @@ func TestMistakes(t *testing.T) {
 		{"replicate an Arrow trace", []string{"replay", good, "--replicate", "8"}, 1, []string{"--replicate", "chakra traces", "format arrow"}},
 		{"roofline of an Arrow trace", []string{"replay", good, "--roofline", "ops=1e12"}, 1, []string{"--roofline", "chakra traces", "format arrow"}},
 		{"timeline ranks without a timeline", []string{"replay", good, "--timeline-ranks", "0-1"}, 2, []string{"--timeline-ranks needs --timeline"}},
+		{"fit of compressed samples", []string{"fit", p("runs.csv.gz"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
+			[]string{"runs.csv.gz: a gzip-compressed file, not text: unpack it first"}},
+		{"empty model file", []string{"replay", good, "--models", p("empty.json")}, 1, []string{"empty.json:1: an empty file, not JSON text"}},
+		{"configuration table key misspelt", []string{"bound", good, "--cap", "300", "--table", p("cfgtypo.csv")}, 1,
+			[]string{"cfgtypo.csv", `compute region "stencil.compute" has no rows in the configuration table (its keys: "stencil.compte")`}},
+		{"timeline window after the replay's end", []string{"replay", good, "--timeline", p("w.json"), "--timeline-window", "1000s:"}, 2,
+			[]string{`--timeline-window "1000s:" starts at 1000.000000000 s`, "not before the replay's end", "would show nothing"}},
 		{"host speed of an Arrow trace", []string{"replay", good, "--speed", "1e9"}, 1, []string{"good.arrow", "--speed", "simgrid traces", "format arrow"}},
 		{"collective algorithms of an execution graph", []string{"replay", p("two.goal"), "--coll", "allreduce=ring"}, 1,
 			[]string{"two.goal", "--coll", "execution graph (format goal)"}},

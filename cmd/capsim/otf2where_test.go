@@ -24,6 +24,7 @@ const (
 	owRecv   = 1
 	owBar    = 2
 	owBcast  = 3
+	owAllred = 4
 )
 
 // owCall is an MPI call of rank r: its region entered at tick at, rec
@@ -42,7 +43,8 @@ func writeOTF2(t *testing.T, dir, name string, calls []owCall) string {
 	out := filepath.Join(dir, name)
 	w, err := otf2write.Create(out, otf2write.Defs{Resolution: owRes, Offset: owOffset, Ranks: 2,
 		Regions: []otf2write.Region{owSend: {Name: "MPI_Send", MPI: true}, owRecv: {Name: "MPI_Recv", MPI: true},
-			owBar: {Name: "MPI_Barrier", MPI: true}, owBcast: {Name: "MPI_Bcast", MPI: true}},
+			owBar: {Name: "MPI_Barrier", MPI: true}, owBcast: {Name: "MPI_Bcast", MPI: true},
+			owAllred: {Name: "MPI_Allreduce", MPI: true}},
 		Comms: []otf2write.Comm{{Name: "MPI_COMM_WORLD", Members: []uint64{0, 1}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +94,12 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 		{0, owBar, 100, otf2write.Event{Kind: otf2write.CollEnd, Op: 0, Root: ^uint32(0)}},
 		{1, owBcast, 300, otf2write.Event{Kind: otf2write.CollEnd, Op: 1, Root: 0, Sent: 0, Recv: 8}},
 	})
+	// An allreduce of 8 bytes on rank 0 and 800,000 on rank 1, counted as
+	// Score-P does (both ranks' blocks).
+	sizes := writeOTF2(t, dir, "sizes", []owCall{
+		{0, owAllred, 100, otf2write.Event{Kind: otf2write.CollEnd, Op: 11, Root: ^uint32(0), Sent: 16, Recv: 16}},
+		{1, owAllred, 300, otf2write.Event{Kind: otf2write.CollEnd, Op: 11, Root: ^uint32(0), Sent: 1_600_000, Recv: 1_600_000}},
+	})
 	named := func(anchor string, loc int, tick uint64) string {
 		ns := (tick - owOffset) * 2 / 5
 		return fmt.Sprintf("%s location %d (%s), time %d ticks = 0.%09d s from the trace start",
@@ -122,6 +130,8 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 			"message: rank 0: MPI_Send 4096 bytes to 1 tag 7 on comm MPI_COMM_WORLD (" + named(cut, 0, owOffset+110) + ")"}},
 		{"collective mismatch", []string{"replay", kinds}, []string{
 			"rank 1 event 0 (" + named(kinds, 1, owOffset+310) + "): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + named(kinds, 0, owOffset+110) + ")"}},
+		{"collective sizes", []string{"replay", sizes}, []string{
+			"rank 1 event 0 (" + named(sizes, 1, owOffset+310) + "): collective call #1 on communicator 0 (allreduce) passes 800000 bytes on rank 1 but 8 bytes on rank 0 (" + named(sizes, 0, owOffset+110) + ")"}},
 		{"collective mismatch in bound", []string{"bound", "--cap", "300", kinds}, []string{
 			"(" + named(kinds, 1, owOffset+310) + "): collective call #1"}},
 		{"collective mismatch in a sweep", []string{"sweep", scen("kinds.toml", kinds), "-o", filepath.Join(dir, "kres"), "--progress", "never"}, []string{

@@ -56,4 +56,22 @@ func TestShardMergeReport(t *testing.T) {
 	if code, _, stderr := capsim(t, "report", merged, "--detail", "machine=nope"); code != 1 || !strings.Contains(stderr, `no machine "nope"`) {
 		t.Errorf("unknown machine: exit %d, %q", code, stderr)
 	}
+	// One point named twice (the second time with the defaults or the cap
+	// written otherwise, an uncapped point with another cap) was detailed
+	// twice, figures and all.
+	for _, tc := range []struct {
+		details []string
+		err     string
+	}{
+		{[]string{"policy=static,cap=300", "machine=pal,policy=static,cap=300.0"}, "details 1 and 2 (--detail) are one point (machine pal, policy static, cap 300 W)"},
+		{[]string{"cap=310", "policy=lp", "policy=uncapped,cap=300", "policy=uncapped,cap=310"}, "details 3 and 4 (--detail) are one point (machine pal, policy uncapped): name each point once"},
+	} {
+		args := []string{"report", merged}
+		for _, d := range tc.details {
+			args = append(args, "--detail", d)
+		}
+		if code, _, stderr := capsim(t, args...); code != 1 || !strings.Contains(stderr, tc.err) {
+			t.Errorf("%v: exit %d, %q", tc.details, code, stderr)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/capsim/capsim/compute"
@@ -208,6 +209,15 @@ func readEigerTable(path string) (*eigerTable, error) {
 	return et, nil
 }
 
+// quoteAll quotes names and joins them with commas.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // eigerColumns picks the time, power and input columns of t.
 func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in []int, err error) {
 	col := map[string]int{}
@@ -221,14 +231,15 @@ func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in 
 			out = "seconds"
 		}
 	}
+	has := "its columns: " + quoteAll(t.names)
 	oj, ok := col[out]
 	if !ok {
-		return 0, 0, nil, optionf("%s: no output column %q (set --time-column)", path, out)
+		return 0, 0, nil, optionf("%s: no output column %q (set --time-column; %s)", path, out, has)
 	}
 	pj = -1
 	if o.PowerColumn != "" {
 		if pj, ok = col[o.PowerColumn]; !ok {
-			return 0, 0, nil, optionf("%s: no power column %q", path, o.PowerColumn)
+			return 0, 0, nil, optionf("%s: no power column %q (%s)", path, o.PowerColumn, has)
 		}
 	}
 	if o.Inputs != nil {
@@ -236,7 +247,7 @@ func eigerColumns(path string, t *eigerTable, o FitFileOptions) (oj, pj int, in 
 		for _, n := range o.Inputs {
 			j, ok := col[strings.TrimSpace(n)]
 			if !ok {
-				return 0, 0, nil, optionf("%s: no input column %q", path, n)
+				return 0, 0, nil, optionf("%s: --inputs: no input column %q (%s)", path, n, has)
 			}
 			if j == oj || j == pj {
 				return 0, 0, nil, optionf("input %q is also an output", n)

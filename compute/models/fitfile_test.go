@@ -37,16 +37,23 @@ func TestFitFile(t *testing.T) {
 		name string
 		path string
 		o    FitFileOptions
+		want string // in the message, if not ""
 	}{
-		{"unknown kind", "testdata/dvfs_runs.csv", FitFileOptions{Kind: "nope"}},
-		{"eiger without a region", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger}},
-		{"eiger without its time column", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", TimeColumn: "t"}},
-		{"eiger input is the output", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"time_s"}}},
-		{"eiger input given twice", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"x1", " x1"}}},
-		{"phase-mlr without samples", "testdata/dvfs_runs.csv", FitFileOptions{Kind: KindPhaseMLR}},
+		{"unknown kind", "testdata/dvfs_runs.csv", FitFileOptions{Kind: "nope"}, ""},
+		{"eiger without a region", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger}, ""},
+		// A column that selects nothing names the columns there are.
+		{"eiger without its time column", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", TimeColumn: "t"},
+			`no output column "t" (set --time-column; its columns: "x1", "x2", "time_s")`},
+		{"eiger input of another case", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"X1"}},
+			`--inputs: no input column "X1" (its columns: "x1", "x2", "time_s")`},
+		{"eiger without its power column", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", PowerColumn: "watts"},
+			`no power column "watts" (its columns: "x1", "x2", "time_s")`},
+		{"eiger input is the output", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"time_s"}}, ""},
+		{"eiger input given twice", "testdata/eiger_two_terms.csv", FitFileOptions{Kind: KindEiger, Region: "r", Inputs: []string{"x1", " x1"}}, ""},
+		{"phase-mlr without samples", "testdata/dvfs_runs.csv", FitFileOptions{Kind: KindPhaseMLR}, ""},
 	} {
-		if _, _, err := FitFile(tc.path, tc.o); !errors.Is(err, ErrOption) {
-			t.Errorf("%s: error %v, want ErrOption", tc.name, err)
+		if _, _, err := FitFile(tc.path, tc.o); !errors.Is(err, ErrOption) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrOption with %q", tc.name, err, tc.want)
 		}
 	}
 	if _, _, err := FitFile("testdata/no-such.csv", FitFileOptions{Kind: compute.KindDVFS}); err == nil || errors.Is(err, ErrOption) {

@@ -47,26 +47,25 @@ func (e *NullError) Error() string {
 	return fmt.Sprintf("%d: key %s is null: give a value, or leave the key out for its default", e.Line, e.Path)
 }
 
-// CompressedError is a compressed file (gzip, bzip2, xz, zstd, zip) given
-// where JSON text is read.
+// CompressedError is a compressed file (gzip, bzip2, xz, zstd, zip)
+// given where JSON text is read.
 type CompressedError struct{ Kind string }
 
 func (e CompressedError) Error() string {
 	return "1: a " + e.Kind + "-compressed file, not JSON text: unpack it first"
 }
 
-// Compressed names the compression of a file that starts with head
-// ("gzip", "bzip2", "xz", "zstd", "zip"), or "" for another file.
-func Compressed(head []byte) string {
-	for _, m := range []struct{ prefix, kind string }{
-		{"\x1f\x8b", "gzip"}, {"BZh", "bzip2"}, {"\xfd7zXZ\x00", "xz"}, {"\x28\xb5\x2f\xfd", "zstd"}, {"PK\x03\x04", "zip"},
-	} {
-		if bytes.HasPrefix(head, []byte(m.prefix)) {
-			return m.kind
-		}
-	}
-	return ""
+// EmptyError is text that holds no JSON value at all (an empty file, or
+// only white space), which encoding/json reports as a bare "EOF".
+type EmptyError struct{}
+
+func (EmptyError) Error() string {
+	return "1: an empty file, not JSON text: was it written completely?"
 }
+
+// Compressed names the compression of a file that starts with head
+// (bom.Compressed).
+func Compressed(head []byte) string { return bom.Compressed(head) }
 
 // frame is one open object or array.
 type frame struct {
@@ -80,11 +79,14 @@ type frame struct {
 // Check returns an *Error for the first key that text gives twice in one
 // object, a *NullError for the first null, a BOMError for text that
 // starts with a byte-order mark, a CompressedError for compressed bytes,
-// and nil otherwise, also for text that is not valid JSON (its decoder
-// reports that).
+// an EmptyError for text without a value, and nil otherwise, also for
+// text that is not valid JSON (its decoder reports that).
 func Check(text []byte) error {
 	if _, ok := bom.Cut(text); ok {
 		return BOMError{}
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
+		return EmptyError{}
 	}
 	if k := Compressed(text); k != "" {
 		return CompressedError{k}

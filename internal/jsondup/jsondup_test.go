@@ -43,6 +43,19 @@ func TestCheckBOM(t *testing.T) {
 	}
 }
 
+// An empty file, or one of white space alone, is named as such;
+// encoding/json said "EOF" (a model file read from an empty pipe).
+func TestCheckEmpty(t *testing.T) {
+	for _, text := range []string{"", " \n\t\r\n"} {
+		if err := Check([]byte(text)); !errors.As(err, new(EmptyError)) {
+			t.Errorf("%q: %v, want an EmptyError", text, err)
+		}
+	}
+	if err := Check([]byte(" {}\n")); err != nil {
+		t.Errorf("{}: %v", err)
+	}
+}
+
 // A null is refused naming its line and path (encoding/json decoded it as
 // 0: a parameter silently zero), and compressed bytes are named as such
 // (encoding/json called gzip's "invalid character '\x1f'").

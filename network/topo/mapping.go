@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/capsim/capsim/internal/bom"
 )
 
 // Block maps ranks onto nodes in blocks: with ceil(ranks/nodes) ranks per
@@ -36,11 +38,11 @@ func RoundRobin(ranks, nodes int) ([]int32, error) {
 }
 
 // ReadMapping reads a mapping file: one node number per line, line r for
-// rank r; blank lines and lines starting with # are skipped. name names
-// the file in errors. It checks that there are exactly ranks entries, each
-// in [0, nodes).
+// rank r; blank lines and lines starting with # are skipped, and so is a
+// leading byte-order mark. name names the file in errors. It checks that
+// there are exactly ranks entries, each in [0, nodes).
 func ReadMapping(r io.Reader, name string, ranks, nodes int) ([]int32, error) {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bom.Skip(r))
 	m := make([]int32, 0, ranks)
 	line := 0
 	for sc.Scan() {

@@ -292,7 +292,13 @@ func TestMapping(t *testing.T) {
 	if err != nil || !slices.Equal(m, []int32{3, 1}) {
 		t.Errorf("ReadMapping = %v, %v", m, err)
 	}
+	// A spreadsheet's byte-order mark made line 1 "not a node number".
+	if m, err := ReadMapping(strings.NewReader("\ufeff3\n1\n"), "m.txt", 2, 4); err != nil || !slices.Equal(m, []int32{3, 1}) {
+		t.Errorf("ReadMapping with a byte-order mark = %v, %v", m, err)
+	}
 	for _, c := range []struct{ in, want string }{
+		// A gzip-compressed file was quoted back as binary bytes.
+		{"\x1f\x8b\x08\x00binary", "m.txt: a gzip-compressed file, not text: unpack it first"},
 		{"0\n4\n", "m.txt:2: \"4\" is not a node number"},
 		{"0\n", "1 ranks mapped, want 2"},
 		{"0\n1\n2\n", "m.txt:3: more than 2 ranks"},

@@ -408,6 +408,11 @@ func TestEvaluateHandChecked(t *testing.T) {
 			t.Errorf("Place(P%d) = %v %v %v, Evaluate %v %v %v", p.ID, e.Groups, e.Slots, e.Err, r.Groups, r.Slots, r.Err)
 		}
 	}
+	// An IPC for a pattern System G lacks priced nothing, silently.
+	cfg.IPC[9] = 1.5
+	if _, err := Evaluate(w, cfg); err == nil || err.Error() != "aggregate: IPC given for pattern 9, but the patterns are P1 to P8" {
+		t.Errorf("IPC of P9: %v", err)
+	}
 }
 
 func TestInterferenceLookup(t *testing.T) {

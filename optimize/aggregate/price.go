@@ -240,6 +240,9 @@ func Evaluate(w Workload, cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("aggregate: IPC of the reference pattern P1 is missing or not positive")
 		}
 		ref = r
+		if err := ipcPatternsExist(cfg.IPC, pats); err != nil {
+			return Result{}, err
+		}
 	}
 	pairs := pairTimes(w, cfg.Net)
 	res := Result{Chosen: -1, ByEnergy: -1}
@@ -542,4 +545,25 @@ func UniformIntra(inter, intra network.LogGOPS) Classes {
 	var c Classes
 	c[SameDie], c[SameSocket], c[CrossSocket], c[InterNode] = intra, intra, intra, inter
 	return c
+}
+
+// ipcPatternsExist refuses an IPC given for a pattern number that is none
+// of pats: it would price nothing (a 9 written for the 8 patterns of two
+// sockets of two dies of two cores).
+func ipcPatternsExist(ipc map[int]float64, pats []Pattern) error {
+	ids := make([]int, 0, len(ipc))
+	for id := range ipc {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		found := false
+		for _, p := range pats {
+			found = found || p.ID == id
+		}
+		if !found {
+			return fmt.Errorf("aggregate: IPC given for pattern %d, but the patterns are P1 to P%d", id, len(pats))
+		}
+	}
+	return nil
 }

@@ -238,7 +238,12 @@ type fileNodes struct {
 
 // nodeErr formats an error about node i of f.
 func nodeErr(f *File, i int, format string, a ...any) error {
-	return fmt.Errorf("%s: node %d (id %d, %s %q): %s", f.Path, i, f.Nodes[i].ID, f.Nodes[i].Type, f.Nodes[i].Name, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%s: %s", nodeName(f, i), fmt.Sprintf(format, a...))
+}
+
+// nodeName names node i of f by its file, index, id, type and name.
+func nodeName(f *File, i int) string {
+	return fmt.Sprintf("%s: node %d (id %d, %s %q)", f.Path, i, f.Nodes[i].ID, f.Nodes[i].Type, f.Nodes[i].Name)
 }
 
 // index resolves the dependencies of f's nodes and checks that they form
@@ -481,7 +486,7 @@ func matchCalls(nodes []*fileNodes, nm *namer) (map[callKey]call, error) {
 			got := perGroup[name][r]
 			fn := nodes[int(r)%k]
 			if len(got) != len(ref) {
-				return nil, fmt.Errorf("%s: rank %d calls %d collectives on process group %q, rank %d calls %d", fn.f.Path, r, len(got), name, first, len(ref))
+				return nil, unmatched(nodes, name, r, got, first, ref)
 			}
 			for j, i := range got {
 				c, err := collOf(fn.f, int(i))
@@ -493,8 +498,8 @@ func matchCalls(nodes []*fileNodes, nm *namer) (map[callKey]call, error) {
 				if r != first {
 					rc := calls[callKey{first, ref[j]}]
 					if rc.kind != c.kind || rc.bytes != c.bytes {
-						return nil, nodeErr(fn.f, int(i), "collective #%d on process group %q is %s of %d bytes here but %s of %d bytes on rank %d",
-							j, name, c.kind, c.bytes, rc.kind, rc.bytes, first)
+						return nil, nodeErr(fn.f, int(i), "collective #%d on %s is %s of %d bytes here but %s of %d bytes on rank %d (%s): every member makes the same call",
+							j+1, groupName(name), c.kind, c.bytes, rc.kind, rc.bytes, first, nodeName(nodes[int(first)%k].f, int(ref[j])))
 					}
 				}
 				calls[callKey{r, i}] = c
@@ -503,6 +508,28 @@ func matchCalls(nodes []*fileNodes, nm *namer) (map[callKey]call, error) {
 		inst += int64(len(ref))
 	}
 	return calls, nil
+}
+
+// groupName names process group name in a message: "" is every NPU.
+func groupName(name string) string {
+	if name == "" {
+		return "the group of every NPU (no pg_name)"
+	}
+	return fmt.Sprintf("process group %q", name)
+}
+
+// unmatched is the error for rank r, whose collectives on group name are
+// nodes got, against rank first's, ref, when they differ in number: the
+// first call one of them makes that the other does not.
+func unmatched(nodes []*fileNodes, name string, r int32, got []int32, first int32, ref []int32) error {
+	k := len(nodes)
+	more, fewer, calls := r, first, got
+	if len(got) < len(ref) {
+		more, fewer, calls = first, r, ref
+	}
+	j := min(len(got), len(ref))
+	return fmt.Errorf("%s: rank %d makes %d collectives on %s but rank %d makes %d: rank %d has no collective #%d to match this one",
+		nodeName(nodes[int(more)%k].f, int(calls[j])), r, len(got), groupName(name), first, len(ref), fewer, j+1)
 }
 
 // collOf reads the kind and size of collective node i.

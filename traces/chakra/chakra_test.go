@@ -217,8 +217,19 @@ func TestErrors(t *testing.T) {
 		{[][]byte{encTrace(cyc1, cyc2)}, "lies on a dependency cycle"},
 		{[][]byte{encTrace(comp(1, 1, false), comp(1, 1, false))}, "node 1 (id 1, COMP \"k\"): id used by node 0 too"},
 		{[][]byte{encTrace(coll(1, 12, 8, ""))}, "unknown comm_type 12"},
-		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace(coll(1, AllGather, 8, ""))}, "is ALL_GATHER of 8 bytes here but ALL_REDUCE"},
-		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace()}, "rank 1 calls 0 collectives"},
+		// A disagreement names both members' nodes, the call counted
+		// from 1 and the default group in words.
+		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace(coll(1, AllGather, 8, ""))},
+			"et.1.et: node 0 (id 1, COMM_COLL \"nccl\"): collective #1 on the group of every NPU (no pg_name) is ALL_GATHER of 8 bytes here but ALL_REDUCE of 8 bytes on rank 0 ("},
+		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace(coll(1, AllReduce, 800000, ""))},
+			"et.0.et: node 0 (id 1, COMM_COLL \"nccl\")): every member makes the same call"},
+		// A gather's whole of 2^63−1 bytes was cut into blocks of a
+		// negative size ((S+p−1)/p wrapped around).
+		{[][]byte{encTrace(coll(1, Gather, math.MaxInt64, "")), encTrace(coll(1, Gather, math.MaxInt64, ""))}, "the 2 blocks together are more than 2^63−1 bytes"},
+		{[][]byte{encTrace(coll(1, AllReduce, 8, "")), encTrace()},
+			"et.0.et: node 0 (id 1, COMM_COLL \"nccl\"): rank 1 makes 0 collectives on the group of every NPU (no pg_name) but rank 0 makes 1: rank 1 has no collective #1 to match this one"},
+		{[][]byte{encTrace(comp(1, 1, false)), encTrace(coll(1, AllReduce, 8, ""), coll(2, AllReduce, 8, "", 1))},
+			"et.1.et: node 0 (id 1, COMM_COLL \"nccl\"): rank 1 makes 2 collectives on the group of every NPU (no pg_name) but rank 0 makes 0: rank 0 has no collective #1"},
 		{[][]byte{encTrace(coll(1, AllReduce, 8, "x"))}, "process group \"x\" is not declared"},
 		{[][]byte{encTrace(p2pNode(1, CommSendNode, 5, 8, 0))}, "comm_dst 5 is not an NPU"},
 		{[][]byte{encTrace(tnode{id: 1, typ: 9})}, "unknown node type 9"},

@@ -27,7 +27,11 @@ var kinds = [...]mpi.Kind{
 func eventBytes(k mpi.Kind, s int64, p int) int64 {
 	switch k {
 	case mpi.Allgather, mpi.Gather, mpi.Scatter, mpi.Alltoall:
-		return (s + int64(p) - 1) / int64(p)
+		q := s / int64(p) // rounded up without the overflow of (s+p−1)/p
+		if s%int64(p) != 0 {
+			q++
+		}
+		return q
 	case mpi.Barrier:
 		return 0
 	}

@@ -53,6 +53,8 @@ func Append(b *graph.Builder, rank int, after []int32, call Call, alg string, op
 		return nil, fmt.Errorf("lower: %s root %d outside a group of %d", call.Kind, call.Root, p)
 	case call.Bytes < 0:
 		return nil, fmt.Errorf("lower: %s with negative size %d", call.Kind, call.Bytes)
+	case tooLarge(call.Kind, call.Bytes, p) != "":
+		return nil, fmt.Errorf("lower: %s", tooLarge(call.Kind, call.Bytes, p))
 	case call.Kind == mpi.Alltoallv && len(call.Lists) != int(p):
 		return nil, fmt.Errorf("lower: alltoallv with %d size lists for a group of %d", len(call.Lists), p)
 	}

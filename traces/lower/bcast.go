@@ -51,6 +51,12 @@ func (c *coll) scatterAllgatherBcast(root int32, n int64, ring bool) {
 	}
 }
 
+// maxSegments bounds the segments of a pipelined broadcast: a message of
+// more than maxSegments of Open MPI's segments (512 MiB of 128 KiB) gets
+// bigger segments, so that the operations of a call stay bounded whatever
+// its size.
+const maxSegments = 1 << 12
+
 // pipelineSegment is the segment size of Open MPI's pipelined broadcast
 // for p ranks and n bytes: 128, 64 or 16 KiB by the linear fits in its
 // fixed decision rule (as SimGrid's bcast-ompi-pipeline.cpp keeps them;
@@ -75,6 +81,9 @@ func pipelineSegment(p int32, n int64) int64 {
 // latency is paid once and the segments stream behind it.
 func (c *coll) pipelineBcast(root int32, n int64) {
 	seg := pipelineSegment(c.p, n)
+	if ceilDiv(n, seg) > maxSegments {
+		seg = ceilDiv(n, maxSegments)
+	}
 	nseg := max(1, ceilDiv(n, seg))
 	size := func(k int64) int64 { return min(seg, n-k*seg) }
 	v := c.rel(root)

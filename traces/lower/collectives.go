@@ -223,7 +223,15 @@ func (c *coll) run(kind mpi.Kind, alg string) {
 	}
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a ≥ 0 and b > 0, without the overflow of
+// (a+b−1)/b for sizes near the int64 limit.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}
 
 func (c *coll) dissemination() {
 	for k := int32(1); k < c.p; k <<= 1 {

@@ -23,6 +23,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -192,6 +193,28 @@ func at(t *mpi.Trace, r, i int) string {
 		return " (" + s + ")"
 	}
 	return ""
+}
+
+// perMember reports whether a collective of kind k moves its payload
+// once per member (a block each member sends or receives), so that the
+// members' blocks together are the payload times the group's size.
+func perMember(k mpi.Kind) bool {
+	switch k {
+	case mpi.Allgather, mpi.Gather, mpi.Scatter, mpi.Alltoall:
+		return true
+	}
+	return false
+}
+
+// tooLarge says what is wrong with a collective of kind k on p members
+// whose blocks of bytes each add up to more than an int64 holds ("gather
+// of N bytes per member: the 4 blocks together are more than 2^63−1
+// bytes"), or "".
+func tooLarge(k mpi.Kind, bytes int64, p int32) string {
+	if !perMember(k) || p < 1 || bytes <= math.MaxInt64/int64(p) {
+		return ""
+	}
+	return fmt.Sprintf("%s of %d bytes per member: the %d blocks together are more than 2^63−1 bytes", k, bytes, p)
 }
 
 // collCall names a collective call of kind k as it is told apart from
@@ -405,6 +428,9 @@ func (l *lowerer) matchCollectives() error {
 			if e.Bytes < 0 {
 				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s with negative size %d", e.Kind, e.Bytes)}
 			}
+			if msg := tooLarge(e.Kind, e.Bytes, p); msg != "" {
+				return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("%s on communicator %d", msg, e.Comm)}
+			}
 			key := collKey{e.Comm, seq[e.Comm]}
 			seq[e.Comm]++
 			in, ok := l.inst[key]
@@ -426,9 +452,13 @@ func (l *lowerer) matchCollectives() error {
 				if int32(len(list)) != p {
 					return &Error{Rank: r, Event: i, Msg: fmt.Sprintf("alltoallv lists %d sizes for a communicator of %d", len(list), p)}
 				}
+				var sum int64
 				for _, b := range list {
 					if b < 0 {
 						return &Error{Rank: r, Event: i, Msg: "alltoallv with a negative size"}
+					}
+					if sum += b; sum < 0 {
+						return &Error{Rank: r, Event: i, Msg: "alltoallv whose sizes add up to more than 2^63−1 bytes"}
 					}
 				}
 				in.lists[me] = list

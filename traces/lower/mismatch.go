@@ -8,13 +8,16 @@ import (
 
 // fixedSize reports whether MPI requires every member of a collective of
 // kind k to pass the same payload (the same type signature): allreduce,
-// bcast, reduce, alltoall and scan. Gather, scatter and allgather are
-// left out because importers map their v-variants (per-rank counts) onto
-// them, reduce_scatter because its per-rank counts may differ, and
-// barrier because it carries no payload.
+// bcast, reduce, alltoall, scan, allgather and reduce_scatter. Every
+// importer gives an allgatherv the mean of its receive counts and a
+// reduce_scatter the sum of them, which MPI requires to be the same
+// array on every member, so a correct program's members agree on those
+// too. Gather and scatter are left out because importers map their
+// v-variants onto them with each member's own count, and barrier because
+// it carries no payload.
 func fixedSize(k mpi.Kind) bool {
 	switch k {
-	case mpi.Allreduce, mpi.Bcast, mpi.Reduce, mpi.Alltoall, mpi.Scan:
+	case mpi.Allreduce, mpi.Bcast, mpi.Reduce, mpi.Alltoall, mpi.Scan, mpi.Allgather, mpi.ReduceScatter:
 		return true
 	}
 	return false

@@ -880,7 +880,9 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 	if err != nil {
 		return err
 	}
-	e := mpi.Event{Kind: kind, Comm: id, Region: rs.label}
+	// The Tag holds the OTF2 operation for sameCollectivePayloads, which
+	// clears it.
+	e := mpi.Event{Kind: kind, Comm: id, Region: rs.label, Tag: int32(r.op) + 1}
 	me := int32(0)
 	if !c.self {
 		cm := b.t.Comm(id)
@@ -1036,8 +1038,8 @@ func payload(kind mpi.Kind, op uint8, sent, recv, p, me int64, root bool) int64 
 const maxTag = 1 << 20
 
 // finish closes the import: requests never completed are dropped, the
-// members of every collective call get the same payload, and tags are
-// renumbered if any is beyond what the lowering accepts.
+// members of every collective call get the same payload where they agree,
+// and tags are renumbered if any is beyond what the lowering accepts.
 func (b *builder) finish() *mpi.Trace {
 	defer b.renumberTags()
 	b.t.Recorded = b.recorded()
@@ -1056,12 +1058,75 @@ func (b *builder) finish() *mpi.Trace {
 	return b.t
 }
 
+// perRank reports whether the members of a call of OTF2 operation op pass
+// counts that may differ by design: the v-variants, reduce_scatter and the
+// scans (whose counts Score-P gives per member position).
+func perRank(op uint8) bool {
+	switch op {
+	case opGatherv, opScatterv, opAllgatherv, opAlltoallv, opAlltoallw, opReduceScatter, opScan, opExscan:
+		return true
+	}
+	return false
+}
+
+// inPlace is the payload a member me of p derives from Score-P's counts
+// (scorep_mpi_coll_bytes_*) of a call of OTF2 operation op with a block of
+// b bytes passed with MPI_IN_PLACE, which leaves the member's own block
+// out of its counts; -1 where the member cannot pass it (a bcast, a
+// rooted call's non-roots) or the counts do not depend on it.
+func inPlace(op uint8, kind mpi.Kind, b, p, me int64, root bool) int64 {
+	if p < 2 || b > math.MaxInt64/p {
+		return -1
+	}
+	switch op {
+	case opAllreduce, opAllgather, opAlltoall:
+		x := (p - 1) * b
+		return payload(kind, op, x, x, p, me, root)
+	case opReduce, opGather:
+		if root {
+			return payload(kind, op, 0, (p-1)*b, p, me, root)
+		}
+	case opScatter:
+		if root {
+			return payload(kind, op, (p-1)*b, 0, p, me, root)
+		}
+	case opReduceScatterBlock:
+		if b%p == 0 {
+			return payload(kind, op, b-b/p, b-b/p, p, me, root)
+		}
+	}
+	return -1
+}
+
+// inPlaceOf is inPlace for world rank r's call e of OTF2 operation op.
+func (b *builder) inPlaceOf(op uint8, r int, e *mpi.Event, block int64) int64 {
+	c := b.t.Comm(e.Comm)
+	if c == nil {
+		return -1
+	}
+	me := int64(-1)
+	for i, w := range c.Members {
+		if w == int32(r) {
+			me = int64(i)
+			break
+		}
+	}
+	return inPlace(op, e.Kind, block, int64(len(c.Members)), me, int32(me) == e.Peer)
+}
+
 // sameCollectivePayloads gives the members of every collective call the
-// largest payload any of them derived. A call is the k-th collective on
-// its communicator in each member's program order (the order MPI requires
+// largest payload any of them derived, where the others' differ from it
+// only as MPI_IN_PLACE or per-rank counts explain; other members keep
+// their own, which the lowering refuses naming both members' records
+// (where MPI requires one size). A call is the k-th collective on its
+// communicator in each member's program order (the order MPI requires
 // collectives, blocking or not, to be started in).
 func (b *builder) sameCollectivePayloads() {
-	largest := map[int32][]int64{}
+	type call struct {
+		largest int64
+		perRank bool
+	}
+	calls := map[int32][]call{}
 	seq := make(map[int32]int)
 	for pass := 0; pass < 2; pass++ {
 		for r := range b.t.Ranks {
@@ -1074,16 +1139,21 @@ func (b *builder) sameCollectivePayloads() {
 				}
 				k := seq[e.Comm]
 				seq[e.Comm]++
-				m := largest[e.Comm]
+				m := calls[e.Comm]
 				if pass == 0 {
 					for len(m) <= k {
-						m = append(m, 0)
+						m = append(m, call{largest: -1})
 					}
-					m[k] = max(m[k], e.Bytes)
-					largest[e.Comm] = m
-				} else {
-					e.Bytes = m[k]
+					m[k].largest = max(m[k].largest, e.Bytes)
+					m[k].perRank = m[k].perRank || e.Tag > 0 && perRank(uint8(e.Tag-1))
+					calls[e.Comm] = m
+					continue
 				}
+				c := m[k]
+				if c.perRank || e.Tag > 0 && e.Bytes == b.inPlaceOf(uint8(e.Tag-1), r, e, c.largest) {
+					e.Bytes = c.largest
+				}
+				e.Tag = 0
 			}
 		}
 	}
