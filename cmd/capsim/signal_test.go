@@ -105,18 +105,19 @@ func interrupt(t *testing.T, cmd *exec.Cmd, stderr *stampedBuffer, sig syscall.S
 }
 
 // waitCPU waits until the process pid has used cpu of CPU time, so that a
-// signal reaches it at work (in its LP) however loaded the machine; where
-// /proc does not say, it waits cpu of wall time.
+// signal reaches it at work (in its LP) however loaded the machine, or
+// until it has exited (the caller then sees its exit status); where /proc
+// does not say, it waits cpu of wall time.
 func waitCPU(t *testing.T, pid int, cpu time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		used, ok := procCPU(pid)
+		used, exited, ok := procCPU(pid)
 		if !ok {
 			time.Sleep(cpu)
 			return
 		}
-		if used >= cpu {
+		if used >= cpu || exited {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -125,27 +126,28 @@ func waitCPU(t *testing.T, pid int, cpu time.Duration) {
 }
 
 // procCPU reads the user and system time of process pid from
-// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
-func procCPU(pid int) (time.Duration, bool) {
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s), and
+// whether it has exited (state Z, field 3).
+func procCPU(pid int) (used time.Duration, exited, ok bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	// The command name (field 2) is in parentheses and may hold spaces.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	f := strings.Fields(string(b[i+1:])) // from field 3 on
 	if len(f) < 13 {
-		return 0, false
+		return 0, false, false
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, false
+		return 0, false, false
 	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, true
+	return time.Duration(utime+stime) * 10 * time.Millisecond, f[0] == "Z", true
 }
 
 // lpScenario writes a sweep of the LP policy over many caps of a 32-rank
