@@ -19,11 +19,15 @@ demo: deps build
 
 ## test: install what is missing, check the tree (gofmt, go mod tidy, no
 ## binaries or large files: scripts/check-tree.sh), then vet and run every test
+## (TEST_TIMEOUT per package: go test's default of 10 minutes is a hang guard
+## that cmd/capsim's tests, some 3 minutes of CPU, outrun on a slow or shared
+## machine)
+TEST_TIMEOUT ?= 45m
 test: deps
 	GO=$(GO) scripts/check-tree.sh
 	$(GO) vet ./...
 	CGO_ENABLED=0 $(GO) build ./...
-	$(GO) test ./...
+	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
 ## check-tree: what CI rejects in the tracked tree (also the first step of test)
 check-tree:

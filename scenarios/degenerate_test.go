@@ -55,9 +55,10 @@ policies = [` + policies + `]
 }
 
 // nanToken matches NaN written as a number, not the letters inside a
-// word or a base64 build hash ("devel build 3NaNXqi…"), which the results
-// carry as provenance.
-var nanToken = regexp.MustCompile(`(^|[^A-Za-z0-9+/])[-+]?NaN($|[^A-Za-z0-9+/=])`)
+// word or a Go build ID ("devel build 3NaNXqi…", "…/x-NaN_y…": base64url,
+// with - and _, in parts joined by /), which the results carry as
+// provenance.
+var nanToken = regexp.MustCompile(`(^|[^A-Za-z0-9+/_-])[-+]?NaN($|[^A-Za-z0-9+/=_-])`)
 
 // A hello world (0 ns of work) sweeps and reports without NaN anywhere,
 // its average power the idle floor its peak is (power.AvgW):
@@ -238,6 +239,8 @@ func TestNaNToken(t *testing.T) {
 		{"a,NaN,b", true}, {`{"gap":NaN}`, true}, {"<td>NaN %</td>", true}, {"NaN", true},
 		{"-NaN\n", true}, {`"devel build 3NaNXqiIozt"`, false}, {`"h":"+NaN/x"`, false},
 		{"NaNa", false}, {"ok 0.00", false},
+		{`"hash":"devel build oUMb/x-NaN_y/a"`, false}, {"devel build a_NaN-b", false}, {"build a/NaN-b", false},
+		{"1,-NaN,2", true}, {`[NaN]`, true},
 	} {
 		if got := nanToken.MatchString(c.text); got != c.want {
 			t.Errorf("%q: %v, want %v", c.text, got, c.want)

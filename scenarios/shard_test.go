@@ -6,11 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/capsim/capsim/internal/testenv"
 	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/scenarios/results"
 )
@@ -210,14 +212,24 @@ func TestShardCountBounded(t *testing.T) {
 	}
 	n := len(sc.Points())
 	dir := t.TempDir()
-	start := time.Now()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu := testenv.CPUTime()
 	_, err = Run(context.Background(), sc, Replayer{}, RunOptions{OutDir: dir, Shard: Shard{K: 1, Of: 1000000000}})
+	cpu = testenv.CPUTime() - cpu
+	runtime.ReadMemStats(&after)
 	want := fmt.Sprintf("1000000000 shards for %d points", n)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want one containing %q", err, want)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("refusing took %v", d)
+	// What refusing costs, counted where a loaded machine cannot stretch
+	// it: the bytes allocated (a plan of 10^9 shards is gigabytes) and
+	// the CPU time.
+	if b := after.TotalAlloc - before.TotalAlloc; b > 64<<20 {
+		t.Errorf("refusing allocated %d MiB", b>>20)
+	}
+	if cpu > 5*time.Second {
+		t.Errorf("refusing took %v of CPU", cpu)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
 		t.Errorf("refused run wrote %d files", len(ents))
@@ -572,15 +584,16 @@ func TestRefinePoints(t *testing.T) {
 }
 
 // Planning a large workload stays quick: one workload of 200 caps (601
-// points) over 16 shards plans in 2 s on a loaded machine, where
-// refining up to 4 parts per point took 27 s in every shard process; its
-// plan is as balanced (estimated 1.10 apart).
+// points) over 16 shards plans in 2 s of CPU, where refining up to 4
+// parts per point took 27 s in every shard process; its plan is as
+// balanced (estimated 1.10 apart). The CPU time is counted, not the wall
+// time, which a loaded machine stretches without bound.
 func TestPlanLargeWorkloadBounded(t *testing.T) {
 	pts, size := sweepShape(1, []float64{1}, []string{"uncapped", "static", "conductor", "lp"}, 200)
-	start := time.Now()
+	cpu := testenv.CPUTime()
 	loads := shardLoads(Plan(pts, 16, size))
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("planning took %v", d)
+	if d := testenv.CPUTime() - cpu; d > 15*time.Second {
+		t.Errorf("planning took %v of CPU", d)
 	}
 	if r := slices.Max(loads) / slices.Min(loads); r > 1.15 {
 		t.Errorf("estimated loads %v: max/min %.3f", loads, r)

@@ -187,17 +187,29 @@ func TestKilledSweepResumes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// The child stalls for good after 10 points: wait for 7 of them
+	// however slowly a loaded machine starts it (the guard is only for a
+	// child that never writes).
 	journal := filepath.Join(killed, results.JournalFile)
-	deadline := time.Now().Add(20 * time.Second)
+	guard := time.After(5 * time.Minute)
+wait:
 	for {
 		b, _ := os.ReadFile(journal)
-		if bytes.Count(b, []byte("\n")) >= 8 || time.Now().After(deadline) {
+		if bytes.Count(b, []byte("\n")) >= 8 {
 			break
 		}
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case err := <-exited:
+			t.Fatalf("the child exited before the kill: %v", err)
+		case <-guard:
+			break wait
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	<-exited
 	b, _ := os.ReadFile(journal)
 	finished := bytes.Count(b, []byte("\n")) - 1
 	if finished < 7 || finished >= 20 {

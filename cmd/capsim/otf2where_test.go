@@ -65,8 +65,10 @@ func writeOTF2(t *testing.T, dir, name string, calls []owCall) string {
 	return filepath.Join(out, "traces.otf2")
 }
 
-// owWhere matches where an OTF2 event was recorded in an error message.
-var owWhere = regexp.MustCompile(`([^\s(]+) location (\d+) \((\S+)\), time (\d+) ticks = (\d+)\.(\d{9}) s from the trace start`)
+// owWhere matches where an OTF2 event was recorded in an error message,
+// in the parentheses that hold it: its paths may hold spaces (a TMPDIR
+// with them), not parentheses.
+var owWhere = regexp.MustCompile(`\(([^()]+) location (\d+) \(([^()]+)\), time (\d+) ticks = (\d+)\.(\d{9}) s from the trace start`)
 
 // TestErrorsNameOTF2Records: a deadlock, a truncated receive or a
 // collective mismatch of an OTF2 trace names each MPI call by the archive, the location and its event

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,15 +31,44 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// stopLimit is how soon a signalled capsim must have exited: it stops an LP
-// solve within milliseconds and exits by itself a second after the signal
-// whatever it is doing; the rest is slack for a loaded machine (this one
-// is shared by several test runs on two cores, where process teardown
-// alone took over a second).
+// stopLimit is how soon a signalled capsim must have stopped: it stops an
+// LP solve within milliseconds and exits by itself a second after the
+// signal whatever it is doing; the rest is slack for a loaded machine.
+// The stop is timed to capsim's last word on stderr, which it writes as it
+// stops, not to the parent reaping it: the kernel's teardown of a process
+// that holds an LP's memory took seconds on two loaded cores, and that is
+// no part of how soon capsim stops.
 const stopLimit = 3 * time.Second
 
+// stampedBuffer is a child's stderr that records when it was last written.
+type stampedBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	last time.Time
+}
+
+func (b *stampedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.last = time.Now()
+	return b.buf.Write(p)
+}
+
+func (b *stampedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// lastWrite is when b was last written.
+func (b *stampedBuffer) lastWrite() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
 // startCapsim starts capsim with args as a child process.
-func startCapsim(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
+func startCapsim(t *testing.T, stderr *stampedBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "CAPSIM_AS_MAIN=1")
@@ -50,12 +81,13 @@ func startCapsim(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// interrupt sends SIGINT to cmd and returns its exit status and how long
-// it took to exit.
-func interrupt(t *testing.T, cmd *exec.Cmd) (int, time.Duration) {
+// interrupt sends sig to cmd and returns its exit status and how long it
+// took to stop: to its last write to stderr after the signal, or to its
+// exit where it wrote nothing after the signal.
+func interrupt(t *testing.T, cmd *exec.Cmd, stderr *stampedBuffer, sig syscall.Signal) (int, time.Duration) {
 	t.Helper()
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -63,9 +95,61 @@ func interrupt(t *testing.T, cmd *exec.Cmd) (int, time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		t.Fatal("no exit 30 s after SIGINT")
+		t.Fatalf("no exit 30 s after %v", sig)
 	}
-	return cmd.ProcessState.ExitCode(), time.Since(start)
+	exited := time.Since(start)
+	end := time.Now()
+	if last := stderr.lastWrite(); last.After(start) {
+		end = last
+	}
+	t.Logf("%v: last word on stderr after %v, reaped after %v", sig, end.Sub(start), exited)
+	return cmd.ProcessState.ExitCode(), end.Sub(start)
+}
+
+// waitCPU waits until the process pid has used cpu of CPU time, so that a
+// signal reaches it at work (in its LP) however loaded the machine, or
+// until it has exited (the caller then sees its exit status); where /proc
+// does not say, it waits cpu of wall time.
+func waitCPU(t *testing.T, pid int, cpu time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		used, exited, ok := procCPU(pid)
+		if !ok {
+			time.Sleep(cpu)
+			return
+		}
+		if used >= cpu || exited {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not use %v of CPU in 2 minutes", pid, cpu)
+}
+
+// procCPU reads the user and system time of process pid from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s), and
+// whether it has exited (state Z, field 3).
+func procCPU(pid int) (used time.Duration, exited, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false, false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false, false
+	}
+	f := strings.Fields(string(b[i+1:])) // from field 3 on
+	if len(f) < 13 {
+		return 0, false, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, f[0] == "Z", true
 }
 
 // lpScenario writes a sweep of the LP policy over many caps of a 32-rank
@@ -129,7 +213,7 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 	dir := t.TempDir()
 	sc := lpScenario(t, dir)
 	out := filepath.Join(dir, "out")
-	var stderr bytes.Buffer
+	var stderr stampedBuffer
 	cmd := startCapsim(t, &stderr, "sweep", sc, "-o", out, "--progress", "never", "--workers", "2")
 	journalLines(t, out, 2) // the header and a point
 
@@ -139,7 +223,7 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 		t.Errorf("second sweep: exit %d, %q; want 1 naming %s and pid %d", code, errText, out, cmd.Process.Pid)
 	}
 
-	code, took := interrupt(t, cmd)
+	code, took := interrupt(t, cmd, &stderr, syscall.SIGINT)
 	t.Logf("sweep stopped %v after SIGINT: %s", took, strings.TrimSpace(stderr.String()))
 	if code != 130 {
 		t.Errorf("exit %d after SIGINT, want 130; stderr %q", code, stderr.String())
@@ -172,10 +256,10 @@ func TestSweepSIGINTAndLock(t *testing.T) {
 	}
 	// A rerun resumes: it skips the committed points (and is stopped
 	// again as soon as it has started).
-	var stderr2 bytes.Buffer
+	var stderr2 stampedBuffer
 	cmd2 := startCapsim(t, &stderr2, "sweep", sc, "-o", out, "--progress", "never", "--workers", "2")
 	journalLines(t, out, lines+1)
-	if code, _ := interrupt(t, cmd2); code != 130 {
+	if code, _ := interrupt(t, cmd2, &stderr2, syscall.SIGINT); code != 130 {
 		t.Errorf("rerun: exit %d, want 130; %q", code, stderr2.String())
 	}
 	// It says the points are kept: with their count when it stops within
@@ -195,11 +279,11 @@ func TestBoundSIGINT(t *testing.T) {
 	}
 	dir := t.TempDir()
 	sc := lpScenario(t, dir)
-	var stderr bytes.Buffer
+	var stderr stampedBuffer
 	cmd := startCapsim(t, &stderr, "bound", "--scenario", sc, "--caps", "900:1400:5", "--method", "primal", "--workers", "1",
 		"--mps", filepath.Join(dir, "lp.mps"))
-	time.Sleep(3 * time.Second)
-	code, took := interrupt(t, cmd)
+	waitCPU(t, cmd.Process.Pid, 3*time.Second)
+	code, took := interrupt(t, cmd, &stderr, syscall.SIGINT)
 	t.Logf("bound stopped %v after SIGINT: %s", took, strings.TrimSpace(stderr.String()))
 	if code != 130 {
 		t.Errorf("exit %d after SIGINT, want 130; stderr %q", code, stderr.String())
@@ -224,14 +308,11 @@ func TestSweepSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	sc := lpScenario(t, dir)
 	out := filepath.Join(dir, "out")
-	var stderr bytes.Buffer
+	var stderr stampedBuffer
 	cmd := startCapsim(t, &stderr, "sweep", sc, "-o", out, "--progress", "never", "--workers", "2")
 	journalLines(t, out, 1)
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 143 || time.Since(start) > stopLimit {
-		t.Errorf("exit %d after %v, want 143 within %v; %q", code, time.Since(start), stopLimit, stderr.String())
+	if code, took := interrupt(t, cmd, &stderr, syscall.SIGTERM); code != 143 || took > stopLimit {
+		t.Errorf("exit %d after %v, want 143 within %v; %q", code, took, stopLimit, stderr.String())
 	}
 	if tmp := tempFiles(dir); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)

@@ -32,7 +32,10 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 	// Per-rank SimGrid files listed by an index.
 	write("ranks/r0.txt", "0 init\n0 recv 1 7 8\n0 send 1 7 8\n0 finalize\n")
 	write("ranks/r1.txt", "1 init\n1 compute 100\n1 recv 0 7 8\n1 send 0 7 8\n1 finalize\n")
-	index := write("ranks/index.txt", filepath.Join(dir, "ranks/r0.txt")+"\n"+filepath.Join(dir, "ranks/r1.txt")+"\n")
+	// The index names its rank files relative to its folder: a TI index
+	// is one path a line, which an absolute path under a TMPDIR with
+	// spaces would break.
+	index := write("ranks/index.txt", "r0.txt\nr1.txt\n")
 
 	goalDead := write("dead.goal", "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 7\nl2: send 8b to 1 tag 7\nl2 requires l1\n}\nrank 1 {\n\nl1: recv 8b from 0 tag 7\nl2: send 8b to 0 tag 7\nl2 requires l1\n}\n")
 	goalCut := write("cut.goal", "num_ranks 2\nrank 0 {\nl1: send 100000b to 1 tag 7\n}\nrank 1 {\n/* a comment */\nl1: recv 4096b from 0 tag 7\n}\n")

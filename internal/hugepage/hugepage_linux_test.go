@@ -4,46 +4,62 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
 )
 
-// TestAdviseLinux advises a fresh 32 MiB slice, writes it, and finds huge
-// pages in its mapping (/proc/self/smaps), where the system's transparent
-// huge pages follow the advice.
+// TestAdviseLinux advises a fresh 32 MiB slice, writes it, and finds the
+// advice on its mapping (/proc/self/smaps: VmFlags hg, which a plain
+// slice's mapping lacks), where the system's transparent huge pages follow
+// the advice. Whether the kernel then finds free huge pages for it is the
+// kernel's business (a fragmented or loaded machine may have none at
+// that moment): the huge pages it holds are logged, not required.
 func TestAdviseLinux(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !strings.Contains(string(mode), "[madvise]") && !strings.Contains(string(mode), "[always]") {
 		t.Skipf("transparent huge pages off here (%q)", strings.TrimSpace(string(mode)))
+	}
+	plain := make([]int64, 4<<20) // 32 MiB
+	for i := range plain {
+		plain[i] = int64(i)
 	}
 	s := make([]int64, 4<<20) // 32 MiB
 	Advise(s)
 	for i := range s {
 		s[i] = int64(i)
 	}
-	start := uintptr(unsafe.Pointer(&s[0]))
-	kb, err := anonHuge(start, start+uintptr(len(s))*8)
+	if _, advised, err := mappings(plain); err != nil {
+		t.Fatal(err)
+	} else if advised {
+		t.Skip("the Go runtime advised a plain slice already: the advice cannot be told apart")
+	}
+	kb, advised, err := mappings(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kb == 0 {
-		t.Errorf("no huge pages in the mapping of an advised 32 MiB slice")
+	if !advised {
+		t.Errorf("the mapping of an advised 32 MiB slice is not advised for huge pages (VmFlags without hg)")
 	}
 	t.Logf("%d KiB in huge pages", kb)
+	runtime.KeepAlive(plain)
 }
 
-// anonHuge returns the AnonHugePages of the mappings that overlap
-// [lo, hi) (the advice splits a mapping where the huge pages begin).
-func anonHuge(lo, hi uintptr) (int64, error) {
+// mappings returns the AnonHugePages of the mappings that overlap s (the
+// advice splits a mapping where the huge pages begin), and whether one of
+// them is advised for huge pages (VmFlags hg).
+func mappings(s []int64) (kb int64, advised bool, err error) {
+	lo := uintptr(unsafe.Pointer(&s[0]))
+	hi := lo + uintptr(len(s))*8
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	in, found := false, false
-	var total int64
 	for sc.Scan() {
 		l := sc.Text()
 		var a, b uintptr
@@ -52,14 +68,20 @@ func anonHuge(lo, hi uintptr) (int64, error) {
 			found = found || in
 			continue
 		}
-		if rest, ok := strings.CutPrefix(l, "AnonHugePages:"); in && ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			total += kb
+		if !in {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "AnonHugePages:"); ok {
+			var n int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &n)
+			kb += n
+		}
+		if rest, ok := strings.CutPrefix(l, "VmFlags:"); ok && slices.Contains(strings.Fields(rest), "hg") {
+			advised = true
 		}
 	}
 	if !found {
-		return 0, fmt.Errorf("no mapping holds %#x-%#x", lo, hi)
+		return 0, false, fmt.Errorf("no mapping holds %#x-%#x", lo, hi)
 	}
-	return total, sc.Err()
+	return kb, advised, sc.Err()
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -75,15 +76,15 @@ func TestSIGINTDuringSolve(t *testing.T) {
 	defer model.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	time.AfterFunc(300*time.Millisecond, func() { syscall.Kill(os.Getpid(), syscall.SIGINT) })
-	start := time.Now()
+	var sent sentAt
+	time.AfterFunc(300*time.Millisecond, func() { sent.mark(); syscall.Kill(os.Getpid(), syscall.SIGINT) })
 	_, err = model.SolveContext(ctx, Dual)
-	took := time.Since(start)
+	took := sent.since()
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v after %v, want context.Canceled (SIGINT did not reach Go)", err, took)
+		t.Fatalf("err = %v %v after SIGINT, want context.Canceled (SIGINT did not reach Go)", err, took)
 	}
-	if took > 300*time.Millisecond+time.Second {
-		t.Errorf("stopped after %v, want within a second of SIGINT", took)
+	if took > time.Second {
+		t.Errorf("stopped %v after SIGINT, want within a second", took)
 	}
 	// And after a solve, SIGINT still reaches Go.
 	ch := make(chan os.Signal, 1)
@@ -121,20 +122,45 @@ func TestSolveContextStops(t *testing.T) {
 			}
 			defer model.Close()
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(300*time.Millisecond, cancel)
-			start := time.Now()
+			var sent sentAt
+			time.AfterFunc(300*time.Millisecond, func() { sent.mark(); cancel() })
 			_, err = model.SolveContext(ctx, m)
-			took := time.Since(start)
+			took := sent.since()
 			if err == nil {
-				t.Skipf("the LP solved in %v, before the cancel", took)
+				t.Skipf("the LP solved before the cancel (%v after it)", took)
 			}
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
-			if took > 300*time.Millisecond+time.Second {
-				t.Errorf("stopped after %v, want within a second of the cancel", took)
+			if took > time.Second {
+				t.Errorf("stopped %v after the cancel, want within a second", took)
 			}
-			t.Logf("%s stopped %v after the cancel", m, took-300*time.Millisecond)
+			t.Logf("%s stopped %v after the cancel", m, took)
 		})
 	}
+}
+
+// sentAt records when a test cancelled a solve, so that how soon the solve
+// stopped is measured from the cancel itself and not from a timer that a
+// loaded machine may fire late.
+type sentAt struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (s *sentAt) mark() {
+	s.mu.Lock()
+	s.at = time.Now()
+	s.mu.Unlock()
+}
+
+// since is the time from the mark to now, or 0 when there is no mark yet
+// (the solve ended before the cancel was sent).
+func (s *sentAt) since() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.at.IsZero() {
+		return 0
+	}
+	return time.Since(s.at)
 }

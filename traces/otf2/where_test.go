@@ -13,8 +13,9 @@ import (
 	"github.com/capsim/capsim/traces/mpi"
 )
 
-// whereRe parses what Options.Where names an event by.
-var whereRe = regexp.MustCompile(`^(\S+) location (\d+) \((\S+)\), time (\d+) ticks = (-?)(\d+)\.(\d{9}) s from the trace start$`)
+// whereRe parses what Options.Where names an event by; its paths may hold
+// spaces (a TMPDIR with them).
+var whereRe = regexp.MustCompile(`^(.+) location (\d+) \((.+)\), time (\d+) ticks = (-?)(\d+)\.(\d{9}) s from the trace start$`)
 
 // TestWhere: with Options.Where every event is named by the archive, a
 // location of its rank with that location's event file, and a tick; the
