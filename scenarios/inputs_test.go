@@ -323,3 +323,63 @@ func TestAggregateIPCFilesIdentity(t *testing.T) {
 		}
 	}
 }
+
+// A scenario is in a sweep's identity by what it says, not how it is
+// written: a comment, blank lines, indentation, the order of keys or of
+// tables, or another spelling of one value leaves a results folder
+// resumable, while a changed value, a key added, an integer written as a
+// float or a reordered array is another sweep, refused naming the
+// scenario file.
+func TestScenarioEditsIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to string // the first match of from in sweepTOML becomes to
+		same     bool
+	}{
+		{"comment", "[workload]", "# the workload\n[workload]", true},
+		{"trailing comment", "caps_w = [100, 150, 200, 250]", "caps_w = [100, 150, 200, 250]   # watts", true},
+		{"blank lines and indentation", "name = \"a\"\nnodes = 1", "  name   =   \"a\"\n\n\n  nodes = 1", true},
+		{"key order", "nodes = 1\ncores_per_socket = 4", "cores_per_socket = 4\nnodes = 1", true},
+		{"table order", "[sweep]\ncaps_w = [100, 150, 200, 250]\npolicies = [\"uncapped\", \"static\"]\n[sweep.params]\niterations = [10, 20]\n",
+			"[sweep.params]\niterations = [10, 20]\n[sweep]\ncaps_w = [100, 150, 200, 250]\npolicies = [\"uncapped\", \"static\"]\n", true},
+		{"literal string", `generator = "stencil2d"`, `generator = 'stencil2d'`, true},
+		{"float spelling", "freq_ghz = 2.0", "freq_ghz = 2.000", true},
+		{"integer spelling", "active_power_w = 10", "active_power_w = 1_0", true},
+		{"a number", "caps_w = [100, 150, 200, 250]", "caps_w = [100, 150, 200, 260]", false},
+		{"an integer as a float", "active_power_w = 10", "active_power_w = 10.0", false},
+		{"a key added", "[workload]", "[workload]\nrecorded_ghz = 2.0", false},
+		{"array order", `policies = ["uncapped", "static"]`, `policies = ["static", "uncapped"]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(sweepTOML, tc.from) {
+				t.Fatalf("sweepTOML lacks %q", tc.from)
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, "s.toml")
+			out := filepath.Join(dir, "out")
+			run := func(text string) (*Summary, error) {
+				t.Helper()
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sc, err := Load(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+			}
+			if _, err := run(sweepTOML); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := run(strings.Replace(sweepTOML, tc.from, tc.to, 1))
+			switch {
+			case tc.same && err != nil:
+				t.Errorf("resume after the edit: %v, want every point already done", err)
+			case tc.same && sum.Computed != 0:
+				t.Errorf("resume after the edit computed %d points, want 0", sum.Computed)
+			case !tc.same && (!errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "scenario "+p+" changed")):
+				t.Errorf("resume after the edit: err = %v, want ErrMismatch naming %s", err, p)
+			}
+		})
+	}
+}

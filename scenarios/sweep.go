@@ -154,7 +154,8 @@ func (s *Scenario) Fingerprint() string {
 	return hex.EncodeToString(h[:8])
 }
 
-// Identity returns what a sweep's results depend on: the scenario text,
+// Identity returns what a sweep's results depend on: the scenario's
+// values (its text up to comments, layout and key order: canonicalHash),
 // the content of every file it reads and the capsim version, with a
 // fingerprint over all of them. The files are every file of the workload
 // trace as the importer registry reads it (each rank file of a liballprof,
@@ -167,6 +168,10 @@ func (s *Scenario) Fingerprint() string {
 func (s *Scenario) Identity() (results.Sweep, error) {
 	sum := sha256.Sum256(s.Text)
 	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
+	canon, err := canonicalHash(s.Text)
+	if err != nil {
+		return results.Sweep{}, fmt.Errorf("%s: %w", s.File, err)
+	}
 	files, err := s.inputFiles()
 	if err != nil {
 		return results.Sweep{}, err
@@ -182,7 +187,13 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 	}
 	inputs = append(inputs, results.Input{Name: "capsim", Hash: Version()})
 	h := sha256.New()
-	for _, in := range inputs { // paths are left out: a moved file is the same input
+	for i, in := range inputs { // paths are left out: a moved file is the same input
+		if i == 0 {
+			// The scenario by what it says (canonicalHash): an edited
+			// comment or a reordered table is the same sweep. Its
+			// input keeps the text's own hash, for messages.
+			in.Hash = canon
+		}
 		fmt.Fprintf(h, "%s\x00%s\x00", in.Name, in.Hash)
 	}
 	return results.Sweep{Fingerprint: hex.EncodeToString(h.Sum(nil)[:8]), Points: len(s.Points()),
