@@ -19,6 +19,7 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/results"
@@ -247,37 +248,76 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 	return out, nil
 }
 
-// Version returns the version of the capsim build: the module version, and
-// the VCS revision when the build recorded one ("devel" when neither).
+// Version returns the version of the capsim build as a sweep's identity
+// records it: what tells whether two builds compute the same numbers
+// (version). A rebuild of the same commit from a clean tree, with the
+// same Go toolchain and code generation settings and run with the same
+// CLP library, has the same version wherever it was built; any other
+// build has another.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
+	exe, _ := os.Executable()
+	return version(bi, ok, exe, clp.Version())
+}
+
+// codegenSettings are the build settings (go help buildinfo) that change
+// the code a build runs, and so may change a number: the target, cgo
+// (which links the LP solver), the toolchain's flags and experiments.
+// Settings that change no code (-trimpath, -buildmode, the VCS time) are
+// left out, so that builds of one commit in two folders agree.
+var codegenSettings = map[string]bool{
+	"-asmflags": true, "-compiler": true, "-gcflags": true, "-ldflags": true, "-tags": true,
+	"-race": true, "-msan": true, "-asan": true, "CGO_ENABLED": true, "GOEXPERIMENT": true,
+	"GOOS": true, "GOARCH": true, "GO386": true, "GOAMD64": true, "GOARM": true, "GOARM64": true,
+	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
+}
+
+// version describes the build bi (ok false: none recorded) of the
+// executable exe, run with CLP library version clpVersion: the module
+// version, the VCS revision when the build recorded one, the Go toolchain
+// and codegenSettings, the CLP version, and, without a clean revision, the
+// executable's Go build ID (or hash).
+func version(bi *debug.BuildInfo, ok bool, exe, clpVersion string) string {
+	v := "devel"
 	var rev, dirty string
-	for _, st := range bi.Settings {
-		switch st.Key {
-		case "vcs.revision":
-			rev = st.Value
-		case "vcs.modified":
-			if st.Value == "true" {
-				dirty = "+modified"
+	var build []string
+	if ok && bi != nil {
+		if m := bi.Main.Version; m != "" && m != "(devel)" {
+			v = m
+		}
+		if bi.GoVersion != "" {
+			build = append(build, bi.GoVersion)
+		}
+		for _, st := range bi.Settings {
+			switch {
+			case st.Key == "vcs.revision":
+				rev = st.Value
+			case st.Key == "vcs.modified":
+				if st.Value == "true" {
+					dirty = "+modified"
+				}
+			case codegenSettings[st.Key]:
+				build = append(build, st.Key+"="+st.Value)
 			}
 		}
 	}
 	if rev != "" {
 		v += " " + rev + dirty
 	}
+	if len(build) > 0 {
+		v += " " + strings.Join(build, " ")
+	}
+	if clpVersion != "" {
+		// CLP is a shared library: upgraded under the same executable,
+		// its solutions of a degenerate LP may change.
+		v += " clp " + clpVersion
+	}
 	// Without a clean revision (a build with -buildvcs=false, as GOFLAGS
 	// often sets, or from a modified tree) the version alone would not
 	// change with the code, and a sweep would resume from results another
 	// capsim computed: the executable's own hash tells builds apart.
 	if rev == "" || dirty != "" {
-		if exe, err := os.Executable(); err == nil {
+		if exe != "" {
 			if id := goBuildID(exe); id != "" {
 				v += " build " + id
 			} else if h, err := importer.HashFile(exe); err == nil {
