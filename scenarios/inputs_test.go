@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/capsim/capsim/internal/testenv"
@@ -381,5 +383,66 @@ func TestScenarioEditsIdentity(t *testing.T) {
 				t.Errorf("resume after the edit: err = %v, want ErrMismatch naming %s", err, p)
 			}
 		})
+	}
+}
+
+// rewritingEval is fakeEval that calls rewrite once, after its first
+// point: a trace re-recorded into the same folder while a sweep runs.
+type rewritingEval struct {
+	fakeEval
+	once    *sync.Once
+	rewrite func()
+}
+
+func (e rewritingEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	return e.fakeEval.Evaluate(ctx, sc, pts, func(p Point, m Metrics) error {
+		err := emit(p, m)
+		e.once.Do(e.rewrite)
+		return err
+	})
+}
+
+// TestInputChangedDuringSweep: a rank file rewritten while the sweep
+// runs (its points read the trace again for every workload) fails the
+// sweep naming the file, instead of finalizing a table whose points mix
+// both recordings under the first one's identity; the points the run
+// computed are discarded, those of an earlier run kept, and the table is
+// not written again.
+func TestInputChangedDuringSweep(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	writeFiles(t, dir, liballprofRanks("first recording"))
+	sc := multiFileScenario(t, dir, "lap/t-0.dat")
+	if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Shard: Shard{K: 0, Of: 2}, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := results.ReadCoverage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(out, results.CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := rewritingEval{once: new(sync.Once), rewrite: func() { writeFiles(t, dir, liballprofRanks("second recording")) }}
+	_, err = Run(context.Background(), sc, ev, RunOptions{OutDir: out, Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "changed while the sweep ran") || !strings.Contains(err.Error(), filepath.Join(dir, "lap", "t-2.dat")) {
+		t.Fatalf("sweep whose rank 2 changed while it ran: err = %v, want one naming t-2.dat", err)
+	}
+	after, err := results.ReadCoverage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(after.Missing, before.Missing) {
+		t.Errorf("points missing after the run: %v, want those missing before it: %v", after.Missing, before.Missing)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, results.CSVFile)); err != nil || !bytes.Equal(b, table) {
+		t.Errorf("%s written again after the inputs changed (%v)", results.CSVFile, err)
+	}
+	// The first recording back: the points of the first run resume.
+	writeFiles(t, dir, liballprofRanks("first recording"))
+	sum, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+	if err != nil || sum.Skipped != before.Points-len(before.Missing) {
+		t.Errorf("rerun on the first recording: %v, %+v; want the first run's points skipped", err, sum)
 	}
 }

@@ -508,6 +508,13 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	// The points done before this run: computed from these inputs, as
+	// the journal's identity says. Those of this run are checked against
+	// the inputs once it ends (sameInputs).
+	prior := make([]bool, len(all))
+	for i := range prior {
+		prior[i] = store.Done(i)
+	}
 	var mine []chunk
 	if of := opts.Shard.Of; of > 1 {
 		mine = PlanWeights(all, of, sc.workloadWeights())[opts.Shard.K]
@@ -641,11 +648,40 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
+	if sum.Computed > 0 {
+		if err := sc.sameInputs(id, store, prior); err != nil {
+			return sum, err
+		}
+	}
 	if err := store.Finalize(); err != nil {
 		return sum, err
 	}
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// sameInputs checks that the inputs are still id, those the run began
+// with: the trace is read again for every workload, so a file rewritten
+// while the sweep ran (a trace re-recorded into the same folder) gives
+// points of both contents under id. Where they changed, the points this
+// run computed (those not prior) are discarded, and the error names the
+// files: none is resumed as id's, nor finalized.
+func (sc *Scenario) sameInputs(id results.Sweep, store *results.Store, prior []bool) error {
+	now, err := sc.Identity()
+	if err == nil && now.Fingerprint == id.Fingerprint {
+		return nil
+	}
+	what := "they cannot be read again: "
+	if err != nil {
+		what += err.Error()
+	} else {
+		what = results.Changes(id.Inputs, now.Inputs)
+	}
+	n, kerr := store.Keep(func(i int) bool { return i < len(prior) && prior[i] })
+	if kerr != nil {
+		return fmt.Errorf("sweep: the inputs changed while the sweep ran (%s), and its points could not be discarded: %w", what, kerr)
+	}
+	return fmt.Errorf("sweep: the inputs changed while the sweep ran: %s; the %d point(s) it computed may mix both contents and were discarded: rerun it (with --restart, to start from the inputs as they are now)", what, n)
 }
 
 // taskQueue hands a run's tasks to its workers: in their order, except
