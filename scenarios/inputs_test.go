@@ -446,3 +446,38 @@ func TestInputChangedDuringSweep(t *testing.T) {
 		t.Errorf("rerun on the first recording: %v, %+v; want the first run's points skipped", err, sum)
 	}
 }
+
+// TestTraceFilesThatDoNotFitNamed: a trace whose files no longer fit
+// together (one more DUMPI .bin than numprocs, a liballprof rank file
+// missing) has no identity, and its error says why, naming the file: a
+// report of results swept from it said instead that every .bin file was
+// "no longer read".
+func TestTraceFilesThatDoNotFitNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace, want string
+		files             map[string]string
+		change            func(dir string)
+	}{
+		{"a .bin past numprocs", "dt/x.meta", "x-0002.bin", dumpiTrace("dt", "v"), func(dir string) {
+			writeFiles(t, dir, map[string]string{filepath.Join("dt", "x-0002.bin"): "rank 2"})
+		}},
+		{"a rank file missing", "lap/t-0.dat", "rank 2", liballprofRanks("v"), func(dir string) {
+			os.Remove(filepath.Join(dir, "lap", "t-2.dat"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files)
+			sc := multiFileScenario(t, dir, tc.trace)
+			out := filepath.Join(dir, "out")
+			if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(dir)
+			err := sc.checkResults(out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "no longer read") {
+				t.Errorf("report check: %v, want an error naming %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,7 +218,12 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 			return nil, s.keyErr("workload.trace", err)
 		}
 		ins, err := importer.Inputs(p, w.importOptions())
-		if err != nil && st.IsDir() {
+		var unknown *importer.Error
+		if err != nil && (st.IsDir() || !errors.As(err, &unknown)) {
+			// A trace of a known format whose files do not fit (a
+			// rank file missing, one more .bin than numprocs): the
+			// files it would be read from are unknown, and a list of
+			// those "no longer read" would hide why.
 			return nil, s.keyErr("workload.trace", err)
 		}
 		if err != nil {
