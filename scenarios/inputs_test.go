@@ -451,7 +451,7 @@ func TestInputChangedDuringSweep(t *testing.T) {
 // together (one more DUMPI .bin than numprocs, a liballprof rank file
 // missing) has no identity, and its error says why, naming the file: a
 // report of results swept from it said instead that every .bin file was
-// "no longer read".
+// "no longer read". The trace is named once.
 func TestTraceFilesThatDoNotFitNamed(t *testing.T) {
 	for _, tc := range []struct {
 		name, trace, want string
@@ -477,6 +477,8 @@ func TestTraceFilesThatDoNotFitNamed(t *testing.T) {
 			err := sc.checkResults(out)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "no longer read") {
 				t.Errorf("report check: %v, want an error naming %s", err, tc.want)
+			} else if n := strings.Count(err.Error(), filepath.Join(dir, tc.trace)+":"); n != 1 {
+				t.Errorf("report check: %v names the trace %d times", err, n)
 			}
 		})
 	}
