@@ -146,6 +146,38 @@ func TestReportOfRunningSweep(t *testing.T) {
 	}
 }
 
+// TestReportCommentedScenario: report --no-detail --scenario FILE, with
+// FILE the sweep's scenario with a comment added, of results whose trace
+// changed since, describes them and says which input changed, rather than
+// refusing FILE as "not the scenario of the results": it says what the
+// sweep's scenario says.
+func TestReportCommentedScenario(t *testing.T) {
+	sc, out := degenerateScenario(t, "0 init\n1 init\n0 compute 1000\n0 finalize\n1 finalize\n", `"uncapped", "static"`)
+	sweepInto(t, sc, out)
+	trace := filepath.Join(filepath.Dir(sc.File), "t.txt")
+	if err := os.WriteFile(trace, []byte("0 init\n1 init\n0 compute 2000\n0 finalize\n1 finalize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sc.File, append([]byte("# described later\n"), sc.Text...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commented, err := Load(sc.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := WriteReport(out, ReportOptions{Scenario: commented, NoDetail: true})
+	if err != nil {
+		t.Fatalf("report --scenario of the commented scenario: %v", err)
+	}
+	b, err := os.ReadFile(files.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "workload.trace "+trace+" changed") {
+		t.Errorf("the page does not say that %s changed", trace)
+	}
+}
+
 // TestReportOtherScenarioRefused: report --no-detail --scenario FILE of
 // results swept from another scenario text described FILE's scenario
 // beside their table, under a note that it described "the scenario as

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/capsim/capsim/internal/testenv"
@@ -321,5 +323,163 @@ func TestAggregateIPCFilesIdentity(t *testing.T) {
 		} else {
 			last = b.Fingerprint
 		}
+	}
+}
+
+// A scenario is in a sweep's identity by what it says, not how it is
+// written: a comment, blank lines, indentation, the order of keys or of
+// tables, or another spelling of one value leaves a results folder
+// resumable, while a changed value, a key added, an integer written as a
+// float or a reordered array is another sweep, refused naming the
+// scenario file.
+func TestScenarioEditsIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to string // the first match of from in sweepTOML becomes to
+		same     bool
+	}{
+		{"comment", "[workload]", "# the workload\n[workload]", true},
+		{"trailing comment", "caps_w = [100, 150, 200, 250]", "caps_w = [100, 150, 200, 250]   # watts", true},
+		{"blank lines and indentation", "name = \"a\"\nnodes = 1", "  name   =   \"a\"\n\n\n  nodes = 1", true},
+		{"key order", "nodes = 1\ncores_per_socket = 4", "cores_per_socket = 4\nnodes = 1", true},
+		{"table order", "[sweep]\ncaps_w = [100, 150, 200, 250]\npolicies = [\"uncapped\", \"static\"]\n[sweep.params]\niterations = [10, 20]\n",
+			"[sweep.params]\niterations = [10, 20]\n[sweep]\ncaps_w = [100, 150, 200, 250]\npolicies = [\"uncapped\", \"static\"]\n", true},
+		{"literal string", `generator = "stencil2d"`, `generator = 'stencil2d'`, true},
+		{"float spelling", "freq_ghz = 2.0", "freq_ghz = 2.000", true},
+		{"integer spelling", "active_power_w = 10", "active_power_w = 1_0", true},
+		{"a number", "caps_w = [100, 150, 200, 250]", "caps_w = [100, 150, 200, 260]", false},
+		{"an integer as a float", "active_power_w = 10", "active_power_w = 10.0", false},
+		{"a key added", "[workload]", "[workload]\nrecorded_ghz = 2.0", false},
+		{"array order", `policies = ["uncapped", "static"]`, `policies = ["static", "uncapped"]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(sweepTOML, tc.from) {
+				t.Fatalf("sweepTOML lacks %q", tc.from)
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, "s.toml")
+			out := filepath.Join(dir, "out")
+			run := func(text string) (*Summary, error) {
+				t.Helper()
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sc, err := Load(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+			}
+			if _, err := run(sweepTOML); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := run(strings.Replace(sweepTOML, tc.from, tc.to, 1))
+			switch {
+			case tc.same && err != nil:
+				t.Errorf("resume after the edit: %v, want every point already done", err)
+			case tc.same && sum.Computed != 0:
+				t.Errorf("resume after the edit computed %d points, want 0", sum.Computed)
+			case !tc.same && (!errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "scenario "+p+" changed")):
+				t.Errorf("resume after the edit: err = %v, want ErrMismatch naming %s", err, p)
+			}
+		})
+	}
+}
+
+// rewritingEval is fakeEval that calls rewrite once, after its first
+// point: a trace re-recorded into the same folder while a sweep runs.
+type rewritingEval struct {
+	fakeEval
+	once    *sync.Once
+	rewrite func()
+}
+
+func (e rewritingEval) Evaluate(ctx context.Context, sc *Scenario, pts []Point, emit func(Point, Metrics) error) error {
+	return e.fakeEval.Evaluate(ctx, sc, pts, func(p Point, m Metrics) error {
+		err := emit(p, m)
+		e.once.Do(e.rewrite)
+		return err
+	})
+}
+
+// TestInputChangedDuringSweep: a rank file rewritten while the sweep
+// runs (its points read the trace again for every workload) fails the
+// sweep naming the file, instead of finalizing a table whose points mix
+// both recordings under the first one's identity; the points the run
+// computed are discarded, those of an earlier run kept, and the table is
+// not written again.
+func TestInputChangedDuringSweep(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	writeFiles(t, dir, liballprofRanks("first recording"))
+	sc := multiFileScenario(t, dir, "lap/t-0.dat")
+	if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Shard: Shard{K: 0, Of: 2}, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := results.ReadCoverage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(out, results.CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := rewritingEval{once: new(sync.Once), rewrite: func() { writeFiles(t, dir, liballprofRanks("second recording")) }}
+	_, err = Run(context.Background(), sc, ev, RunOptions{OutDir: out, Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "changed while the sweep ran") || !strings.Contains(err.Error(), filepath.Join(dir, "lap", "t-2.dat")) {
+		t.Fatalf("sweep whose rank 2 changed while it ran: err = %v, want one naming t-2.dat", err)
+	}
+	after, err := results.ReadCoverage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(after.Missing, before.Missing) {
+		t.Errorf("points missing after the run: %v, want those missing before it: %v", after.Missing, before.Missing)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, results.CSVFile)); err != nil || !bytes.Equal(b, table) {
+		t.Errorf("%s written again after the inputs changed (%v)", results.CSVFile, err)
+	}
+	// The first recording back: the points of the first run resume.
+	writeFiles(t, dir, liballprofRanks("first recording"))
+	sum, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2})
+	if err != nil || sum.Skipped != before.Points-len(before.Missing) {
+		t.Errorf("rerun on the first recording: %v, %+v; want the first run's points skipped", err, sum)
+	}
+}
+
+// TestTraceFilesThatDoNotFitNamed: a trace whose files no longer fit
+// together (one more DUMPI .bin than numprocs, a liballprof rank file
+// missing) has no identity, and its error says why, naming the file: a
+// report of results swept from it said instead that every .bin file was
+// "no longer read". The trace is named once.
+func TestTraceFilesThatDoNotFitNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace, want string
+		files             map[string]string
+		change            func(dir string)
+	}{
+		{"a .bin past numprocs", "dt/x.meta", "x-0002.bin", dumpiTrace("dt", "v"), func(dir string) {
+			writeFiles(t, dir, map[string]string{filepath.Join("dt", "x-0002.bin"): "rank 2"})
+		}},
+		{"a rank file missing", "lap/t-0.dat", "rank 2", liballprofRanks("v"), func(dir string) {
+			os.Remove(filepath.Join(dir, "lap", "t-2.dat"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files)
+			sc := multiFileScenario(t, dir, tc.trace)
+			out := filepath.Join(dir, "out")
+			if _, err := Run(context.Background(), sc, fakeEval{}, RunOptions{OutDir: out, Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(dir)
+			err := sc.checkResults(out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "no longer read") {
+				t.Errorf("report check: %v, want an error naming %s", err, tc.want)
+			} else if n := strings.Count(err.Error(), filepath.Join(dir, tc.trace)+":"); n != 1 {
+				t.Errorf("report check: %v names the trace %d times", err, n)
+			}
+		})
 	}
 }

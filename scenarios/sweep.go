@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/capsim/capsim/internal/atomicfile"
 	"github.com/capsim/capsim/internal/units"
+	"github.com/capsim/capsim/optimize/clp"
 	"github.com/capsim/capsim/optimize/lpchain"
 	"github.com/capsim/capsim/optimize/policy"
 	"github.com/capsim/capsim/scenarios/results"
@@ -155,7 +157,8 @@ func (s *Scenario) Fingerprint() string {
 	return hex.EncodeToString(h[:8])
 }
 
-// Identity returns what a sweep's results depend on: the scenario text,
+// Identity returns what a sweep's results depend on: the scenario's
+// values (its text up to comments, layout and key order: canonicalHash),
 // the content of every file it reads and the capsim version, with a
 // fingerprint over all of them. The files are every file of the workload
 // trace as the importer registry reads it (each rank file of a liballprof,
@@ -168,6 +171,10 @@ func (s *Scenario) Fingerprint() string {
 func (s *Scenario) Identity() (results.Sweep, error) {
 	sum := sha256.Sum256(s.Text)
 	inputs := []results.Input{{Name: "scenario", Path: s.File, Hash: hex.EncodeToString(sum[:])}}
+	canon, err := canonicalHash(s.Text)
+	if err != nil {
+		return results.Sweep{}, fmt.Errorf("%s: %w", s.File, err)
+	}
 	files, err := s.inputFiles()
 	if err != nil {
 		return results.Sweep{}, err
@@ -183,7 +190,13 @@ func (s *Scenario) Identity() (results.Sweep, error) {
 	}
 	inputs = append(inputs, results.Input{Name: "capsim", Hash: Version()})
 	h := sha256.New()
-	for _, in := range inputs { // paths are left out: a moved file is the same input
+	for i, in := range inputs { // paths are left out: a moved file is the same input
+		if i == 0 {
+			// The scenario by what it says (canonicalHash): an edited
+			// comment or a reordered table is the same sweep. Its
+			// input keeps the text's own hash, for messages.
+			in.Hash = canon
+		}
 		fmt.Fprintf(h, "%s\x00%s\x00", in.Name, in.Hash)
 	}
 	return results.Sweep{Fingerprint: hex.EncodeToString(h.Sum(nil)[:8]), Points: len(s.Points()),
@@ -206,7 +219,12 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 			return nil, s.keyErr("workload.trace", err)
 		}
 		ins, err := importer.Inputs(p, w.importOptions())
-		if err != nil && st.IsDir() {
+		var unknown *importer.Error
+		if err != nil && (st.IsDir() || !errors.As(err, &unknown)) {
+			// A trace of a known format whose files do not fit (a
+			// rank file missing, one more .bin than numprocs): the
+			// files it would be read from are unknown, and a list of
+			// those "no longer read" would hide why.
 			return nil, s.keyErr("workload.trace", err)
 		}
 		if err != nil {
@@ -237,37 +255,76 @@ func (s *Scenario) inputFiles() ([]inputFile, error) {
 	return out, nil
 }
 
-// Version returns the version of the capsim build: the module version, and
-// the VCS revision when the build recorded one ("devel" when neither).
+// Version returns the version of the capsim build as a sweep's identity
+// records it: what tells whether two builds compute the same numbers
+// (version). A rebuild of the same commit from a clean tree, with the
+// same Go toolchain and code generation settings and run with the same
+// CLP library, has the same version wherever it was built; any other
+// build has another.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
+	exe, _ := os.Executable()
+	return version(bi, ok, exe, clp.Version())
+}
+
+// codegenSettings are the build settings (go help buildinfo) that change
+// the code a build runs, and so may change a number: the target, cgo
+// (which links the LP solver), the toolchain's flags and experiments.
+// Settings that change no code (-trimpath, -buildmode, the VCS time) are
+// left out, so that builds of one commit in two folders agree.
+var codegenSettings = map[string]bool{
+	"-asmflags": true, "-compiler": true, "-gcflags": true, "-ldflags": true, "-tags": true,
+	"-race": true, "-msan": true, "-asan": true, "CGO_ENABLED": true, "GOEXPERIMENT": true,
+	"GOOS": true, "GOARCH": true, "GO386": true, "GOAMD64": true, "GOARM": true, "GOARM64": true,
+	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
+}
+
+// version describes the build bi (ok false: none recorded) of the
+// executable exe, run with CLP library version clpVersion: the module
+// version, the VCS revision when the build recorded one, the Go toolchain
+// and codegenSettings, the CLP version, and, without a clean revision, the
+// executable's Go build ID (or hash).
+func version(bi *debug.BuildInfo, ok bool, exe, clpVersion string) string {
+	v := "devel"
 	var rev, dirty string
-	for _, st := range bi.Settings {
-		switch st.Key {
-		case "vcs.revision":
-			rev = st.Value
-		case "vcs.modified":
-			if st.Value == "true" {
-				dirty = "+modified"
+	var build []string
+	if ok && bi != nil {
+		if m := bi.Main.Version; m != "" && m != "(devel)" {
+			v = m
+		}
+		if bi.GoVersion != "" {
+			build = append(build, bi.GoVersion)
+		}
+		for _, st := range bi.Settings {
+			switch {
+			case st.Key == "vcs.revision":
+				rev = st.Value
+			case st.Key == "vcs.modified":
+				if st.Value == "true" {
+					dirty = "+modified"
+				}
+			case codegenSettings[st.Key]:
+				build = append(build, st.Key+"="+st.Value)
 			}
 		}
 	}
 	if rev != "" {
 		v += " " + rev + dirty
 	}
+	if len(build) > 0 {
+		v += " " + strings.Join(build, " ")
+	}
+	if clpVersion != "" {
+		// CLP is a shared library: upgraded under the same executable,
+		// its solutions of a degenerate LP may change.
+		v += " clp " + clpVersion
+	}
 	// Without a clean revision (a build with -buildvcs=false, as GOFLAGS
 	// often sets, or from a modified tree) the version alone would not
 	// change with the code, and a sweep would resume from results another
 	// capsim computed: the executable's own hash tells builds apart.
 	if rev == "" || dirty != "" {
-		if exe, err := os.Executable(); err == nil {
+		if exe != "" {
 			if id := goBuildID(exe); id != "" {
 				v += " build " + id
 			} else if h, err := importer.HashFile(exe); err == nil {
@@ -464,6 +521,13 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := sc.saveSource(opts.OutDir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	// The points done before this run: computed from these inputs, as
+	// the journal's identity says. Those of this run are checked against
+	// the inputs once it ends (sameInputs).
+	prior := make([]bool, len(all))
+	for i := range prior {
+		prior[i] = store.Done(i)
+	}
 	var mine []chunk
 	if of := opts.Shard.Of; of > 1 {
 		mine = PlanWeights(all, of, sc.workloadWeights())[opts.Shard.K]
@@ -619,12 +683,41 @@ func Run(ctx context.Context, sc *Scenario, ev Evaluator, opts RunOptions) (*Sum
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
+	if sum.Computed > 0 {
+		if err := sc.sameInputs(id, store, prior); err != nil {
+			return sum, err
+		}
+	}
 	if err := store.Finalize(); err != nil {
 		return sum, err
 	}
 	sum.NoSchedule = sc.noScheduleLines(noSched)
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// sameInputs checks that the inputs are still id, those the run began
+// with: the trace is read again for every workload, so a file rewritten
+// while the sweep ran (a trace re-recorded into the same folder) gives
+// points of both contents under id. Where they changed, the points this
+// run computed (those not prior) are discarded, and the error names the
+// files: none is resumed as id's, nor finalized.
+func (sc *Scenario) sameInputs(id results.Sweep, store *results.Store, prior []bool) error {
+	now, err := sc.Identity()
+	if err == nil && now.Fingerprint == id.Fingerprint {
+		return nil
+	}
+	what := "they cannot be read again: "
+	if err != nil {
+		what += err.Error()
+	} else {
+		what = results.Changes(id.Inputs, now.Inputs)
+	}
+	n, kerr := store.Keep(func(i int) bool { return i < len(prior) && prior[i] })
+	if kerr != nil {
+		return fmt.Errorf("sweep: the inputs changed while the sweep ran (%s), and its points could not be discarded: %w", what, kerr)
+	}
+	return fmt.Errorf("sweep: the inputs changed while the sweep ran: %s; the %d point(s) it computed may mix both contents and were discarded: rerun it (with --restart, to start from the inputs as they are now)", what, n)
 }
 
 // taskQueue hands a run's tasks to its workers: in their order, except

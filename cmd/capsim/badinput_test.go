@@ -34,10 +34,11 @@ func TestBadInput(t *testing.T) {
 	write("run-0.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
 	write("run-1.dat", "MPI_Init:-:1:2:1.0\nMPI_Finalize:3.0:-\n")
 
-	// A sweep of the default scenario, then a scenario that differs.
+	// A sweep of the default scenario, then a scenario that says
+	// something else (another seed: a comment alone is the same sweep).
 	_, def, _ := capsim(t, "scenario", "default")
 	write("s.toml", def)
-	write("other.toml", strings.Replace(def, "seed = ", "seed = 1\n# ", 1))
+	write("other.toml", strings.Replace(def, "seed = ", "seed = 2\n# ", 1))
 	write("wrongtype.toml", strings.Replace(def, "nodes = ", "nodes = \"two\"\n# ", 1))
 	write("syntax.toml", def+"\n[sweep\n")
 	write("notrace.toml", regexp.MustCompile(`(?s)\[workload\].*?\[models\]`).ReplaceAllString(def, "[workload]\ntrace = \"nope.arrow\"\n\n[models]"))

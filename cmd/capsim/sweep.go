@@ -26,10 +26,12 @@ OUTDIR/results.csv, one row per point. Points are committed as they finish:
 rerun the same command after an interruption (even SIGKILL) and it resumes,
 skipping finished points. --shard K/N runs a deterministic share of the
 points; join shards with 'capsim merge'.
-OUTDIR is tied to the scenario text, the content of every file it reads
-(trace, model file) and the capsim version: when any of them changed, a
-rerun is refused with a message naming it (--restart discards the old
-points instead). One run at a time writes OUTDIR (a lock; a second exits
+OUTDIR is tied to what the scenario says (its comments, layout and key
+order aside), the content of every file it reads (every file of the trace,
+model file, mapping file) and the capsim version (its commit, or without a
+clean one its executable; its Go toolchain and CLP library): when any of
+them changed, a rerun is refused with a message naming it (--restart
+discards the old points instead). One run at a time writes OUTDIR (a lock; a second exits
 at once naming the holder). Ctrl-C (SIGTERM) stops within a second,
 keeping every finished point, and exits with status 130 (143).`,
 		Example: `  capsim sweep -o out/demo

@@ -6,6 +6,7 @@ package clp
 #cgo pkg-config: clp
 #cgo LDFLAGS: -lstdc++
 #include <stdlib.h>
+#include <Clp_C_Interface.h>
 #include "shim.h"
 */
 import "C"
@@ -40,6 +41,11 @@ type Model struct {
 
 // Available reports whether this build has the solver.
 func Available() bool { return true }
+
+// Version is the version of the CLP library the process runs with, as
+// the library itself reports it (a shared library upgraded under the same
+// executable tells), "" in builds without the solver.
+func Version() string { return C.GoString(C.Clp_Version()) }
 
 // errBuf is the buffer the shim writes an error message into.
 type errBuf [C.CAPSIM_CLP_ERRLEN]C.char

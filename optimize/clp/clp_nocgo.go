@@ -10,6 +10,9 @@ type Model struct{}
 // Available reports whether this build has the solver.
 func Available() bool { return false }
 
+// Version is "": builds without cgo have no solver.
+func Version() string { return "" }
+
 // Load fails: there is no solver in builds without cgo.
 func Load(p *Problem) (*Model, error) { return nil, ErrNoSolver }
 

@@ -53,3 +53,8 @@ func ReadCoverage(dir string) (Coverage, error) {
 	}
 	return cov, nil
 }
+
+// Changes says how the inputs now differ from then, naming each input
+// that changed, is new or is no longer read, e.g.
+// "workload.trace t.arrow changed (sha256 1a2b… then, 3c4d… now)".
+func Changes(then, now []Input) string { return changes(then, now) }

@@ -458,13 +458,9 @@ func (s *Store) Commit(r Row, wall time.Duration) error {
 	if r.Index < 0 || r.Index >= s.hdr.Points {
 		return fmt.Errorf("results: point %d outside 0..%d", r.Index, s.hdr.Points-1)
 	}
-	e := entry{Index: r.Index, Values: make([]json.RawMessage, len(r.Values)), WallS: wall.Seconds()}
-	for i, v := range r.Values {
-		e.Values[i] = encodeValue(v)
-	}
-	line, err := json.Marshal(e)
+	line, err := encodeEntry(r, wall.Seconds())
 	if err != nil {
-		return fmt.Errorf("results: point %d: %w", r.Index, err)
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -480,6 +476,70 @@ func (s *Store) Commit(r Row, wall time.Duration) error {
 	s.rows[r.Index] = Row{Index: r.Index, Values: append([]any(nil), r.Values...)}
 	s.wall[r.Index] = wall.Seconds()
 	return nil
+}
+
+// encodeEntry is the journal line of row r, computed in wallS seconds.
+func encodeEntry(r Row, wallS float64) ([]byte, error) {
+	e := entry{Index: r.Index, Values: make([]json.RawMessage, len(r.Values)), WallS: wallS}
+	for i, v := range r.Values {
+		e.Values[i] = encodeValue(v)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("results: point %d: %w", r.Index, err)
+	}
+	return line, nil
+}
+
+// Keep discards the committed points for which keep is false, rewriting
+// the journal atomically (a crash leaves the old journal or the new one),
+// and returns how many it discarded: the points of a run whose inputs
+// changed while it ran must not be resumed, nor finalized.
+func (s *Store) Keep(keep func(i int) bool) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errors.New("results: store is closed")
+	}
+	path := filepath.Join(s.dir, JournalFile)
+	hdr, err := json.Marshal(s.hdr)
+	if err != nil {
+		return 0, fmt.Errorf("results: %w", err)
+	}
+	var gone []int
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := w.Write(append(hdr, '\n')); err != nil {
+			return err
+		}
+		for _, r := range sortedRows(s.rows) {
+			if !keep(r.Index) {
+				gone = append(gone, r.Index)
+				continue
+			}
+			line, err := encodeEntry(r, s.wall[r.Index])
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(line, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("results: %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return 0, fmt.Errorf("results: %w", err)
+	}
+	s.f.Close()
+	s.f = f
+	for _, i := range gone {
+		delete(s.rows, i)
+		delete(s.wall, i)
+	}
+	return len(gone), nil
 }
 
 // Rows returns the committed rows sorted by point index.

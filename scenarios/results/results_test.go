@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,6 +58,37 @@ func TestResumeSkipsCommitted(t *testing.T) {
 	}
 	if err := st2.Commit(row(3), 0); err == nil {
 		t.Error("committing a point twice succeeded")
+	}
+}
+
+// TestKeepDiscardsPoints: Keep drops the points it is told to from the
+// journal and from the store, later commits append after the points it
+// kept, and a reopened store holds exactly those.
+func TestKeepDiscardsPoints(t *testing.T) {
+	dir := t.TempDir()
+	st := fill(t, dir, []int{0, 3, 5, 7})
+	n, err := st.Keep(func(i int) bool { return i == 3 || i == 7 })
+	if err != nil || n != 2 {
+		t.Fatalf("Keep = %d, %v; want 2 points discarded", n, err)
+	}
+	if st.Done(0) || !st.Done(3) {
+		t.Errorf("after Keep: Done(0) = %v, Done(3) = %v", st.Done(0), st.Done(3))
+	}
+	if err := st.Commit(row(0), time.Millisecond); err != nil {
+		t.Fatalf("commit after Keep: %v", err)
+	}
+	st.Close()
+	st2, err := Open(dir, "fp1", 10, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	var got []int
+	for _, r := range st2.Rows() {
+		got = append(got, r.Index)
+	}
+	if fmt.Sprint(got) != "[0 3 7]" {
+		t.Errorf("reopened store holds points %v, want [0 3 7]", got)
 	}
 }
 

@@ -394,10 +394,10 @@ func Files(path string, opt Options) ([]string, error) {
 		return []string{path}, nil
 	}
 	files, err := f.Files(f.entry(path))
-	if err != nil {
+	if err != nil && !strings.Contains(err.Error(), path) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return files, nil
+	return files, err
 }
 
 func readHead(path string) ([]byte, error) {

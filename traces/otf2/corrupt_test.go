@@ -48,6 +48,20 @@ func truncate(t *testing.T, path string, frac float64) {
 	}
 }
 
+// flipMiddleByte changes the byte in the middle of path, keeping its size:
+// a bit flipped in transfer, or a file rewritten in place.
+func flipMiddleByte(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCorruptedTraces damages a copy of a real Score-P trace in the ways a
 // transfer or a crashed run does and checks that the import fails with an
 // error naming the trace, instead of crashing or returning a trace. (Some
@@ -86,5 +100,19 @@ func TestCorruptedTraces(t *testing.T) {
 				t.Errorf("error %q does not name the trace and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestGarbledDefinitionsNamed: a global definitions file with one byte
+// changed that the library cannot read is named in the error, not only
+// the anchor ("reading the global definitions: Invalid or inconsistent
+// record data").
+func TestGarbledDefinitionsNamed(t *testing.T) {
+	dir := copyTree(t, testenv.Shared(t, "traces/otf2/pipit-pingpong"))
+	def := filepath.Join(dir, "traces.def")
+	flipMiddleByte(t, def)
+	_, err := Read(filepath.Join(dir, "traces.otf2"), Options{})
+	if err == nil || !strings.Contains(err.Error(), def+":") {
+		t.Errorf("read with a garbled %s: %v, want an error naming it", def, err)
 	}
 }

@@ -457,7 +457,7 @@ func readDefs(anchor string, rd *C.OTF2_Reader) (*defs, map[uint64]uint64, error
 	var cd C.cs_defs
 	defer C.cs_free_defs(&cd)
 	if code := C.cs_read_defs(rd, &cd); code != C.OTF2_SUCCESS {
-		return nil, nil, libError(anchor, "reading the global definitions", code)
+		return nil, nil, libError(anchor, "reading the global definitions "+strings.TrimSuffix(anchor, filepath.Ext(anchor))+".def", code)
 	}
 	if cd.nomem != 0 {
 		return nil, nil, fmt.Errorf("otf2 %s: out of memory reading the definitions", anchor)
