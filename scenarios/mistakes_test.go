@@ -171,7 +171,7 @@ func TestMistakesRefused(t *testing.T) {
 			lineOf(orderTrace, "trace = \""+order+"\"", 1)},
 		{"accelerator glob that selects nothing", accelScenario(t, "nosuch*"), `key machine.accelerator.regions: machine gpu-node: accelerator gpu0: regions "nosuch*" matches no region of the workload`, 0},
 		// min-energy's deadline in a sweep that does not run min-energy
-		// was ignored.
+		// would do nothing.
 		{"slowdown_pct without min-energy", base + "slowdown_pct = 5\n",
 			"key sweep.slowdown_pct: the min-energy policy's deadline, but sweep.policies (uncapped, static, conductor, lp) does not run min-energy", 65},
 		{"slowdown_pct 0 without min-energy", base + "slowdown_pct = 0\n", "key sweep.slowdown_pct: the min-energy policy's deadline", 65},

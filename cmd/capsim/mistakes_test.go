@@ -139,7 +139,7 @@ func TestMistakes(t *testing.T) {
 			[]string{"typo.json", `model pattern "stencil.compte" prices no compute region`, `"stencil.compute"`, "misspelt"}},
 		{"dvfs fit faster at a lower clock", []string{"fit", p("faster.csv"), "--kind", "dvfs", "--recorded", "cpu=2.6", "-o", p("m.json")}, 1,
 			[]string{"faster.csv", `region "a"`, "beta", "slower at a higher clock", "2 GHz 0.5 s (line 3)"}},
-		// The LP's messages of a bound the replay skips were ignored.
+		// The LP's messages of a bound the replay skips would do nothing.
 		{"LP messages without the bound", []string{"policy", "steering", good, "--cap", "300", "--no-bound", "--lp-messages", "loggops"}, 2,
 			[]string{"--lp-messages loggops", "--no-bound skips the bound"}},
 		{"LP messages without dct-dvfs's bound", []string{"policy", "dct-dvfs", good, "--cap", "300", "--no-bound", "--lp-messages", "replay"}, 2,

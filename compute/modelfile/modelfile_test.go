@@ -358,8 +358,9 @@ func TestDecodeRanges(t *testing.T) {
 		{"cos to infinity", edit(`"alpha": [2.0, 1.5, -0.5, -1.0]`, `"alpha": [1e308, 1e308, 1e308, 1e308]`), `regions[1] "lulesh_r1" (cos): prices 1 recorded second`},
 		{"negative recorded frequency", edit(`"recorded": {"cpu_ghz": 1.2`, `"recorded": {"cpu_ghz": -1.2`), "recorded: configuration cpu_ghz = -1.2"},
 		{"negative table frequency", edit(`"config": {"cpu_ghz": 2.4`, `"config": {"cpu_ghz": -2.4`), "cpu_ghz = -2.4"},
-		// A model's own clocks in MHz were accepted: a region priced
-		// against a reference of 2000 GHz, or marked extrapolated.
+		// A model's own clocks in MHz are refused: read as GHz, a region
+		// would be priced against a reference of 2000 GHz, or marked
+		// extrapolated.
 		{"dvfs reference clock in MHz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2000`), `regions[0] "solve_*" (dvfs): ref_ghz: 2000 GHz is past 100 GHz (compute.MaxGHz): a clock in MHz?`},
 		{"dvfs fitted range in MHz", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "min_ghz": 1.2, "max_ghz": 2600`), "max_ghz: 2600 GHz is past 100 GHz"},
 		{"dvfs fitted range reversed", edit(`"ref_ghz": 2.0`, `"ref_ghz": 2.0, "min_ghz": 2.6, "max_ghz": 1.2`), "min_ghz 2.6 is above max_ghz 1.2"},

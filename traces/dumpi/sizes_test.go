@@ -91,7 +91,7 @@ func TestCollectiveSizes(t *testing.T) {
 			w.call(idReduceScatter, 10, 10, i32(2), ints{int32(1 + 3*r), int32(1 + 3*r)}, h16(tInt), u8(3), h16(world))
 		}, "rank 0 receives at most 4 bytes from rank 1, which sends it 16"},
 		// A per-member array of another length than the communicator's
-		// size field was read as the counts of other members.
+		// size is refused, not read as the counts of other members.
 		{"alltoallv counts of 3 members", func(w *binWriter, r int) {
 			w.call(idAlltoallv, 10, 10, i32(2), ints{1, 1, 9}, ints{0, 1, 2}, h16(tInt), ints{1, 1}, ints{0, 1}, h16(tInt), h16(world))
 		}, "a per-member array of 3 entries for a communicator of 2 ranks"},

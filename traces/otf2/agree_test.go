@@ -7,7 +7,7 @@ import "testing"
 // only as MPI_IN_PLACE or per-rank counts explain, worked by hand for 4
 // ranks and root 0. Other disagreements are kept, for the lowering to
 // refuse naming both records: an allreduce of 8 bytes on one rank and
-// 800,000 on another was read as 800,000 on every rank.
+// 800,000 on another is not read as 800,000 on every rank.
 func TestCollectivePayloadsAgree(t *testing.T) {
 	type counts struct{ sent, recv uint64 }
 	std := func(c counts) [4]counts { return [4]counts{c, c, c, c} }
