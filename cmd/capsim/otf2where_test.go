@@ -133,7 +133,7 @@ func TestErrorsNameOTF2Records(t *testing.T) {
 		{"collective mismatch", []string{"replay", kinds}, []string{
 			"rank 1 event 0 (" + named(kinds, 1, owOffset+310) + "): collective call #1 on communicator 0 is bcast (root 0) here but barrier on rank 0 (" + named(kinds, 0, owOffset+110) + ")"}},
 		{"collective sizes", []string{"replay", sizes}, []string{
-			"rank 1 event 0 (" + named(sizes, 1, owOffset+310) + "): collective call #1 on communicator 0 (allreduce) passes 800000 bytes on rank 1 but 8 bytes on rank 0 (" + named(sizes, 0, owOffset+110) + ")"}},
+			"rank 0 event 0 (" + named(sizes, 0, owOffset+110) + "): collective call #1 on communicator 0, allreduce: rank 0 receives at most 16 bytes from rank 1, which sends it 800000 (" + named(sizes, 1, owOffset+310) + "): MPI_ERR_TRUNCATE"}},
 		{"collective mismatch in bound", []string{"bound", "--cap", "300", kinds}, []string{
 			"(" + named(kinds, 1, owOffset+310) + "): collective call #1"}},
 		{"collective mismatch in a sweep", []string{"sweep", scen("kinds.toml", kinds), "-o", filepath.Join(dir, "kres"), "--progress", "never"}, []string{
