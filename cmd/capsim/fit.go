@@ -68,10 +68,10 @@ capsim replay --models and capsim predict. It prints the fit statistics:
          IPC model file (not a compute-model file) for capsim predict,
          capsim aggregate --ipc-model and [aggregate] ipc_model. CSV columns:
          case, pattern, ipc, one column per event rate.`,
-		Example: `  capsim fit runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
-  capsim fit phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.8,threads=8 --sample cpu=1.0,threads=1 -o mlr.json
-  capsim fit spec-mpi.csv --kind ipc-mlr --sample 4 --sample 5 --sockets 2x2x2 -o ipc.json
-  capsim fit lwperf.csv --kind eiger --region stencil.compute --time-column time_s --recorded cpu=2.6 -o eiger.json`,
+		Example: `  capsim fit examples/models/dvfs-runs.csv --kind dvfs --recorded cpu=2.6 -o solve.json
+  capsim fit examples/models/phases.csv --kind phase-mlr --sample cpu=2.0,threads=16 --sample cpu=1.0,threads=1 -o mlr.json
+  capsim fit examples/models/ipc-training.csv --kind ipc-mlr --sample 4 --sample 5 --sockets 2x2x2 -o ipc.json
+  capsim fit examples/models/lwperf.csv --kind eiger --region stencil.compute --time-column time_s --recorded cpu=2.6 -o eiger.json`,
 		Args: nargs(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if f.out == "" {

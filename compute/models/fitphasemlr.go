@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -300,10 +301,48 @@ func sampleObservations(byRegion map[string]map[compute.Config]*PhaseRow, events
 		}
 	}
 	if len(regions) == 0 {
-		return nil, nil, errors.New("phase-mlr: no region is measured at every sample configuration")
+		return nil, nil, fmt.Errorf("phase-mlr: no region is measured at every sample configuration: %s", missingSamples(byRegion, samples))
 	}
 	sort.Strings(regions)
 	return regions, obs, nil
+}
+
+// missingSamples says why no region is measured at every sample: the
+// samples no row measures, with the configurations the rows do measure
+// (a --sample that names none of them), or else which sample each region
+// lacks.
+func missingSamples(byRegion map[string]map[compute.Config]*PhaseRow, samples []compute.Config) string {
+	measured := map[string]bool{}
+	for _, m := range byRegion {
+		for c := range m {
+			measured[c.String()] = true
+		}
+	}
+	var nowhere []string
+	for _, c := range samples {
+		if !measured[c.String()] {
+			nowhere = append(nowhere, c.String())
+		}
+	}
+	if len(nowhere) > 0 {
+		return fmt.Sprintf("no region is measured at sample %s (the rows measure %s)",
+			strings.Join(nowhere, ", "), strings.Join(slices.Sorted(maps.Keys(measured)), ", "))
+	}
+	names := slices.Sorted(maps.Keys(byRegion))
+	const most = 5
+	var lacks []string
+	for _, name := range names[:min(len(names), most)] {
+		for _, c := range samples {
+			if byRegion[name][c] == nil {
+				lacks = append(lacks, fmt.Sprintf("region %q lacks sample %s", name, c))
+				break
+			}
+		}
+	}
+	if len(names) > most {
+		lacks = append(lacks, fmt.Sprintf("and %d more regions", len(names)-most))
+	}
+	return strings.Join(lacks, "; ")
 }
 
 // fitTarget fits the coefficient set of target tc over the regions

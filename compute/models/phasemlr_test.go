@@ -147,6 +147,31 @@ func TestFitPhaseMLRRecovers(t *testing.T) {
 	}
 }
 
+// TestFitPhaseMLRNamesMissingSample: when no region is measured at every
+// sample, the error names the sample no row measures (a --sample that
+// matches none of the file's configurations), or else the sample each
+// region lacks.
+func TestFitPhaseMLRNamesMissingSample(t *testing.T) {
+	row := func(region string, c compute.Config) PhaseRow {
+		return PhaseRow{Region: region, Config: c, Seconds: 1, Rates: []float64{0.1}}
+	}
+	rows := []PhaseRow{row("a", cfg(2, 16)), row("a", cfg(2, 8)), row("b", cfg(1, 1)), row("b", cfg(2, 8))}
+	for _, c := range []struct {
+		samples []compute.Config
+		want    string
+	}{
+		{[]compute.Config{cfg(2, 16), cfg(1.8, 8), cfg(1, 1)},
+			"no region is measured at sample cpu 1.8GHz x8 (the rows measure cpu 1GHz x1, cpu 2GHz x16, cpu 2GHz x8)"},
+		{[]compute.Config{cfg(2, 16), cfg(1, 1)},
+			`region "a" lacks sample cpu 1GHz x1; region "b" lacks sample cpu 2GHz x16`},
+	} {
+		_, err := FitPhaseMLR(rows, []string{"l2"}, c.samples)
+		if err == nil || !strings.Contains(err.Error(), "no region is measured at every sample configuration: "+c.want) {
+			t.Errorf("samples %v: error %v, want %q", c.samples, err, c.want)
+		}
+	}
+}
+
 func TestPhaseMLRDecodeErrors(t *testing.T) {
 	good, _ := json.Marshal(handModel())
 	if _, err := DecodePhaseMLR(good); err != nil {

@@ -103,11 +103,11 @@ func layout(path string) ([]string, error) {
 		if len(l) == 0 || l[0] == '#' {
 			continue
 		}
-		if len(files) == 0 && len(bytes.Fields(l)) > 1 {
+		if len(files) == 0 && !firstIndexLine(l) {
 			return []string{path}, nil // the first action: an action file
 		}
-		if len(bytes.Fields(l)) != 1 {
-			return nil, &Error{File: path, Line: line, Msg: fmt.Sprintf("an index lists one file per line, not %q", truncate(l))}
+		if actionLine(l) {
+			return nil, &Error{File: path, Line: line, Msg: fmt.Sprintf("an index lists one file per line, not the action %q", truncate(l))}
 		}
 		name := string(l)
 		if !filepath.IsAbs(name) {
@@ -125,6 +125,30 @@ func layout(path string) ([]string, error) {
 		return nil, &Error{File: path, Msg: "no actions and no files listed: not a SimGrid time-independent trace"}
 	}
 	return files, nil
+}
+
+// An index line is a whole path, spaces included, as SimGrid's replay
+// takes each line of the index it is given.
+
+// firstIndexLine reports whether l, the first line of a file that is not
+// blank or a comment, trimmed, makes the file an index: it does not read
+// as an action, and it is one field or names a .txt file as SimGrid's
+// indexes do. Any other line starts an action file, whose parser names
+// what is wrong with it.
+func firstIndexLine(l []byte) bool {
+	return !actionLine(l) && (len(bytes.Fields(l)) == 1 || bytes.HasSuffix(l, []byte(".txt")))
+}
+
+// actionLine reports whether l, trimmed, reads as an action: a rank, then
+// an action capsim knows.
+func actionLine(l []byte) bool {
+	f := bytes.Fields(l)
+	if len(f) < 2 {
+		return false
+	}
+	_, rank := parseUint(f[0])
+	_, known := actions[string(f[1])]
+	return rank && known
 }
 
 func newScanner(r io.Reader) *bufio.Scanner {

@@ -371,6 +371,60 @@ func TestIndexErrors(t *testing.T) {
 	}
 }
 
+// TestIndexPathsWithSpaces: SimGrid's replay takes each line of an index
+// as one path, spaces included; so does Read, and Sniff takes such an index
+// for a SimGrid trace. Relative paths resolve against the index's folder,
+// whatever the working directory, and a listed file that is missing is
+// refused naming the index line and the path.
+func TestIndexPathsWithSpaces(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"my traces", "2024 runs"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, sub, "rank 0.txt"), []byte("0 init\n0 send 1 0 8\n0 finalize\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, sub, "rank1.txt"), []byte("1 init\n1 recv 0 0 8\n1 finalize\n"), 0o644)
+	}
+	abs := func(sub, f string) string { return filepath.Join(dir, sub, f) }
+	for _, c := range []struct{ name, index string }{
+		{"absolute", abs("my traces", "rank 0.txt") + "\n" + abs("my traces", "rank1.txt") + "\n"},
+		{"relative", "my traces/rank 0.txt\nmy traces/rank1.txt\n"},
+		{"relative, a folder named by a number", "2024 runs/rank 0.txt\n2024 runs/rank1.txt\n"},
+		{"commented, padded", "# ranks\n  my traces/rank 0.txt \n\n" + abs("2024 runs", "rank1.txt") + "\n"},
+	} {
+		idx := filepath.Join(dir, "index.txt")
+		if err := os.WriteFile(idx, []byte(c.index), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !Sniff([]byte(c.index)) {
+			t.Errorf("%s: Sniff = false, want true", c.name)
+		}
+		tr, err := Read(idx, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(tr.Ranks) != 2 || tr.Ranks[0].Events[0].Bytes != 8 || tr.Ranks[1].Events[0].Bytes != 8 {
+			t.Errorf("%s: %d ranks, want 2 exchanging 8 bytes", c.name, len(tr.Ranks))
+		}
+		files, err := Files(idx)
+		if err != nil || len(files) != 3 || !filepath.IsAbs(files[1]) || filepath.Base(files[1]) != "rank 0.txt" {
+			t.Errorf("%s: Files = %q, %v", c.name, files, err)
+		}
+	}
+	for _, c := range []struct{ index, want string }{
+		{"my traces/rank 0.txt\nmy traces/rank 9.txt\n", `index.txt:2: the index lists "my traces/rank 9.txt", which cannot be read`},
+		{"/no such dir/rank 0.txt\n", `index.txt:1: the index lists "/no such dir/rank 0.txt", which cannot be read`},
+		{"my traces/rank 0.txt\n1 recv 0 0 8\n", `index.txt:2: an index lists one file per line, not the action "1 recv 0 0 8"`},
+	} {
+		idx := filepath.Join(dir, "index.txt")
+		os.WriteFile(idx, []byte(c.index), 0o644)
+		if _, err := Read(idx, Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.index, err, c.want)
+		}
+	}
+}
+
 func TestSniff(t *testing.T) {
 	for _, c := range []struct {
 		head string
@@ -380,6 +434,14 @@ func TestSniff(t *testing.T) {
 		{"# smpi/host-speed: 1Gf\n12 isend 3 0 8 0\n", true},
 		{"jacobi.ti_files/1795596623.193901_rank-1.txt\njacobi.ti_files/1795596623.193901_rank-2.txt\n", true},
 		{"cg/rank-0.txt\ncg/rank-1.txt\ncg/rank-2", true},
+		{"/tmp/my traces/rank0.txt\n/tmp/my traces/rank1.txt\n", true},
+		{"my traces/rank 0.txt\n", true},
+		{"12 runs/rank-0.txt\n12 runs/rank-1.txt\n", true},
+		{"0 init trace.txt\n", true},
+		{"0 frobnicate 3\n", false},
+		{"x init\n", false},
+		{"a.txt\n0 init\n", false},
+		{"a.txt\nb\tc.txt\n", false},
 		{"num_ranks 2\nrank 0 {\n", false},
 		{"0 frobnicate\n", false},
 		{"ARROW1\x00\x00", false},

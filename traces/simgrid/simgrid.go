@@ -14,7 +14,8 @@
 //	0 finalize
 //
 // SimGrid stores a trace as an index file that lists one action file per
-// rank (paths relative to the index), or, with
+// rank, one path a line (spaces included; relative paths start from the
+// index's folder), or, with
 // tracing/smpi/format/ti-one-file, as one action file holding every rank's
 // lines. Read accepts the index, a single-file trace, and an index of one
 // file. Lines that start with '#' are comments, as in SimGrid's replay.
@@ -77,8 +78,8 @@ func (e *Error) Error() string {
 // Sniff reports whether head, the first bytes of a file, looks like a
 // SimGrid TI trace: either an action file (its first line that is not
 // blank or a comment is a rank number followed by a known action) or an
-// index (every complete line is one path, the first naming a .txt file as
-// SimGrid's do).
+// index (every complete line is one path, spaces allowed, the first naming
+// a .txt file as SimGrid's do, and none an action).
 func Sniff(head []byte) bool {
 	lines := bytes.Split(head, []byte("\n"))
 	if len(lines) > 1 {
@@ -90,20 +91,15 @@ func Sniff(head []byte) bool {
 		if len(l) == 0 || l[0] == '#' {
 			continue
 		}
-		f := bytes.Fields(l)
 		if index == 0 {
-			if len(f) >= 2 {
-				if _, ok := parseUint(f[0]); ok {
-					_, known := actions[string(f[1])]
-					return known
-				}
-				return false
+			if actionLine(l) {
+				return true
 			}
-			if !bytes.HasSuffix(f[0], []byte(".txt")) {
+			if !bytes.HasSuffix(l, []byte(".txt")) {
 				return false
 			}
 		}
-		if len(f) != 1 || !printable(f[0]) {
+		if actionLine(l) || !printable(l) {
 			return false
 		}
 		index++
