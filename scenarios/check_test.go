@@ -40,7 +40,7 @@ func TestCheckMatchesSweep(t *testing.T) {
 		{"lp on a task graph without the engine LP", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[bound]\nmessages = \"loggops\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
 			[]string{"policy lp on an execution graph", `messages = "engine"`}},
 		{"more CPUs than cores without a GPU", machine(1, 2) + "[workload]\ntrace = \"cpus.goal\"\n[sweep]\ncaps_w = [100]\npolicies = [\"static\"]\n",
-			[]string{":6: key machine.ranks_per_node: workload.trace cpus.goal: ", "run up to 3 CPUs at once", "machine m has no [machine.gpu]", "2 ranks_per_node × 3 CPUs exceed its 4 cores", "add a [machine.gpu] table"}},
+			[]string{":6: key machine.ranks_per_node: workload.trace cpus.goal: ", "run up to 3 CPUs at once", "machine m has no [machine.gpu]", "2 ranks × 3 CPUs on a node exceed its 4 cores", "add a [machine.gpu] table"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".toml")

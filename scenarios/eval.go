@@ -394,8 +394,10 @@ func (m *Machine) FitGraph(g *graph.Graph, exact bool) error {
 	for _, c := range g.CPU {
 		most = max(most, c)
 	}
-	if cpus := int(most) + 1; cpus > 1 && m.RanksPerNode*max(cpus, m.ThreadsPerRank) > m.SocketsPerNode*m.CoresPerSocket {
-		return &CoresError{CPUs: cpus, Machine: m}
+	// Ranks fill the nodes in blocks of ranks_per_node.
+	perNode := min(m.RanksPerNode, g.NumRanks())
+	if cpus := int(most) + 1; cpus > 1 && perNode*max(cpus, m.ThreadsPerRank) > m.SocketsPerNode*m.CoresPerSocket {
+		return &CoresError{CPUs: cpus, Ranks: perNode, Machine: m}
 	}
 	return nil
 }
@@ -404,14 +406,14 @@ func (m *Machine) FitGraph(g *graph.Graph, exact bool) error {
 // more than the cores of a node of Machine give its ranks, on a machine
 // without a GPU to run them on.
 type CoresError struct {
-	CPUs    int
-	Machine *Machine
+	CPUs, Ranks int // CPUs of a rank, ranks of a node
+	Machine     *Machine
 }
 
 func (e *CoresError) Error() string {
 	m := e.Machine
-	return fmt.Sprintf("the workload's ranks run up to %d CPUs at once (a Chakra trace's GPU streams, a GOAL file's cpu field) and machine %s has no [machine.gpu], so they run on cores of their node: %d ranks_per_node × %d CPUs exceed its %d cores (%d sockets_per_node × %d cores_per_socket); add a [machine.gpu] table to run CPUs other than 0 on a GPU, or give the node more cores",
-		e.CPUs, m.Name, m.RanksPerNode, e.CPUs, m.SocketsPerNode*m.CoresPerSocket, m.SocketsPerNode, m.CoresPerSocket)
+	return fmt.Sprintf("the workload's ranks run up to %d CPUs at once (a Chakra trace's GPU streams, a GOAL file's cpu field) and machine %s has no [machine.gpu], so they run on cores of their node: %d ranks × %d CPUs on a node exceed its %d cores (%d sockets_per_node × %d cores_per_socket); add a [machine.gpu] table to run CPUs other than 0 on a GPU, or give the node more cores",
+		e.CPUs, m.Name, e.Ranks, e.CPUs, m.SocketsPerNode*m.CoresPerSocket, m.SocketsPerNode, m.CoresPerSocket)
 }
 
 // RanksError is a workload of Ranks ranks that Machine cannot run.
