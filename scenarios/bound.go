@@ -799,7 +799,7 @@ func sameOps(a, b *graph.Graph) bool {
 // earlier than msgRel (sim.Options.Release, ReleaseMsg). scr, where not
 // nil, is the engine's memory, reused from the replay before.
 func (sc *Scenario) replayPlanned(g *graph.Graph, t *mpi.Trace, d *bound.DAG, times, powers []float64, parts [][]taskPart, phases [][]power.Phase, release []float64, opRel, msgRel []int64, jobCapW float64, m *Machine, net network.LogGOPS, scr *sim.Scratch) (Metrics, *taskRun, error) {
-	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+	if err := m.FitGraph(g, false); err != nil {
 		return Metrics{}, nil, err
 	}
 	var sp *speeds

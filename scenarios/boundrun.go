@@ -416,7 +416,10 @@ func (r *boundRun) buildGraphLP() error {
 	// The LP prices each rank on the machine's cores and GPUs: a graph
 	// of more ranks than the machine runs has no placement (frontier
 	// builds this LP without the bound's replay, which checks it too).
-	if err := r.m.FitRanks(r.g.NumRanks(), false); err != nil {
+	if err := r.m.FitGraph(r.g, false); err != nil {
+		if r.cfg.Trace == nil && r.cfg.Graph == nil && r.sc.Workload.Trace != "" {
+			return fmt.Errorf("%s: workload.trace %s: %w", r.sc.File, r.sc.Workload.Trace, err)
+		}
 		return err
 	}
 	start := time.Now()

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -107,7 +108,11 @@ func withParams(err error, params map[string]any) error {
 // fits checks that the workload (t, its graph g; t is nil for an
 // execution-graph workload) can run on machine m under policy.
 func (sc *Scenario) fits(m *Machine, t *mpi.Trace, g *graph.Graph, pol string) error {
-	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+	if err := m.FitGraph(g, true); err != nil {
+		var ce *CoresError
+		if errors.As(err, &ce) && sc.Workload.Trace != "" {
+			err = fmt.Errorf("workload.trace %s: %w", sc.Workload.Trace, err)
+		}
 		for i := range sc.Machines {
 			if &sc.Machines[i] == m {
 				e := sc.badAt("machine", i, "", -1, "ranks_per_node", "%v", err).(*ParseError)

@@ -19,6 +19,11 @@ func TestCheckMatchesSweep(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "two.goal"), []byte(goal), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Three CPUs a rank (a Chakra trace's host thread and GPU streams).
+	cpus := "num_ranks 2\nrank 0 {\na: calc 1000 cpu 0\nb: calc 1000 cpu 1\nc: calc 1000 cpu 2\n}\nrank 1 {\na: calc 1000\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "cpus.goal"), []byte(cpus), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	machine := func(nodes, rpn int) string {
 		return "name = \"c\"\n[[machine]]\nname = \"m\"\nnodes = " + strconv.Itoa(nodes) + "\ncores_per_socket = 4\nranks_per_node = " + strconv.Itoa(rpn) +
 			"\n[[machine.pstate]]\nfreq_ghz = 2.0\nactive_power_w = 10\n"
@@ -34,6 +39,8 @@ func TestCheckMatchesSweep(t *testing.T) {
 		{"missing trace", machine(1, 2) + "[workload]\ntrace = \"nope.arrow\"\n", []string{"workload.trace", "nope.arrow", "no such file"}},
 		{"lp on a task graph without the engine LP", machine(1, 2) + "[workload]\ntrace = \"two.goal\"\n[bound]\nmessages = \"loggops\"\n[sweep]\ncaps_w = [100]\npolicies = [\"lp\"]\n",
 			[]string{"policy lp on an execution graph", `messages = "engine"`}},
+		{"more CPUs than cores without a GPU", machine(1, 2) + "[workload]\ntrace = \"cpus.goal\"\n[sweep]\ncaps_w = [100]\npolicies = [\"static\"]\n",
+			[]string{":6: key machine.ranks_per_node: workload.trace cpus.goal: ", "run up to 3 CPUs at once", "machine m has no [machine.gpu]", "2 ranks × 3 CPUs on a node exceed its 4 cores", "add a [machine.gpu] table"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".toml")

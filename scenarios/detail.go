@@ -191,7 +191,7 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if err != nil {
 		return report.Section{}, cp, err
 	}
-	if err := m.FitRanks(g.NumRanks(), true); err != nil {
+	if err := m.FitGraph(g, true); err != nil {
 		return report.Section{}, cp, fmt.Errorf("detail: %w", err)
 	}
 	if err := sc.capScopeFits(pick.Policy, t != nil); err != nil {
@@ -218,6 +218,7 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 			float64(met.MakespanNs)/uns, unit, energyText(met.EnergyJ), met.AvgPowerW, met.PeakPowerW, overCapText(pick.CapW, float64(met.OverCapNs)/uns, unit)),
 	}
 	sec.Columns, sec.Rows = rankTable(rec.res, unit, uns)
+	sec.Text += cpusText(g, m)
 	_, path, err := critpath.Run(g, rec.net, rec.opts)
 	if err != nil {
 		return report.Section{}, cp, fmt.Errorf("detail: critical path: %w", err)
@@ -249,7 +250,7 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 	if err := add(gantt(g, rec, path, prefix+"gantt", "Gantt chart and critical path: "+what, unit)); err != nil {
 		return sec, cp, err
 	}
-	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
+	steps, err := rec.acct.RankProfiles(rec.model, rec.res.Makespan)
 	if err != nil {
 		return sec, cp, fmt.Errorf("detail: %w", err)
 	}
@@ -287,6 +288,25 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 			len(links), sc.top.NumLinks(), sc.top, report.MaxLinkBars)
 	}
 	return sec, cp, nil
+}
+
+// cpusText says, for a graph whose ranks run several CPUs at once, that
+// the rank table and the per-rank power add them up: on a machine with
+// [machine.gpu] its CPUs other than CPU 0 are the GPU's streams, else
+// more cores of the rank's host (empty where every rank has one CPU).
+func cpusText(g *graph.Graph, m *Machine) string {
+	var most uint8
+	for _, c := range g.CPU {
+		most = max(most, c)
+	}
+	if most == 0 {
+		return ""
+	}
+	what := "more cores of its host; its row of the power figure adds up their powers"
+	if m.GPU != nil {
+		what = "CPU 0 its host core, the others its GPU's streams, whose power the figure draws apart"
+	}
+	return fmt.Sprintf(" A rank here runs up to %d CPUs at once (%s): its computing and communication in the table are summed over them, so they can exceed its finish time.", int(most)+1, what)
 }
 
 // linkUse returns the links of the scenario's topology that carried

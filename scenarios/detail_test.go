@@ -78,7 +78,7 @@ func TestDetailDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := rec.acct.RankSteps(rec.model, rec.res.Makespan)
+	steps, err := rec.acct.RankProfiles(rec.model, rec.res.Makespan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,5 +253,65 @@ func checkPathSection(t *testing.T, sec report.Section, what string) {
 	}
 	if tol := 0.0005 * float64(len(sec.Rows)+1); math.Abs(sum-ms) > tol {
 		t.Errorf("critical path rows add up to %.3f, makespan %.3f", sum, ms)
+	}
+}
+
+// A rank whose CPUs run at once (a GOAL file's cpu field, a Chakra
+// trace's streams) on a machine without [machine.gpu] runs them as more
+// cores: the detail of every policy draws their powers added up, as the
+// sweep prices them (rank 0's two 5 ms computations at once: the 40 W
+// socket, two cores at 30 W and rank 1's core idle at 1 W, a 101 W peak),
+// never an internal error about its tasks overlapping, and says that its
+// compute time in the rank table adds up its CPUs'.
+func TestDetailSeveralCPUs(t *testing.T) {
+	dir := t.TempDir()
+	goal := filepath.Join(dir, "cpus.goal")
+	text := "num_ranks 2\nrank 0 {\na: calc 5000000 cpu 0\nb: calc 5000000 cpu 1\ns: send 8b to 1 tag 0\ns requires a\ns requires b\n}\n" +
+		"rank 1 {\nr: recv 8b from 0 tag 0\nc: calc 1000000\nc requires r\n}\n"
+	if err := os.WriteFile(goal, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pols := `"uncapped", "static", "static-rapl", "conductor"`
+	if clp.Available() {
+		pols += `, "lp"`
+	}
+	sc, err := Parse("cpus.toml", []byte(strings.Replace(cpuMachine, "cores_per_socket = 2", "cores_per_socket = 4", 1)+
+		"[network]\nL_ns = 1000\no_ns = 100\ng_ns = 100\nG_ns_per_byte = 1\n[workload]\ntrace = \""+goal+"\"\n[sweep]\ncaps_w = [200]\npolicies = ["+pols+"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pol := range sc.Sweep.Policies {
+		secs, err := sc.Detail(Pick{Machine: "c", Policy: pol, CapW: 200}, "d_", "ms")
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		for _, want := range []string{"peak 101.0 W", "up to 2 CPUs at once (more cores of its host", "can exceed its finish time"} {
+			if !strings.Contains(secs[0].Text, want) {
+				t.Errorf("%s: detail %q lacks %q", pol, secs[0].Text, want)
+			}
+		}
+		if got := secs[0].Rows[0][1]; got != "10.000" {
+			t.Errorf("%s: rank 0 computes %s ms, want 10.000 (two 5 ms on two CPUs)", pol, got)
+		}
+	}
+	m := &sc.Machines[0]
+	g, err := sc.Graph(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met, rec, err := sc.replay(g, m, sc.Net(), nil, "uncapped", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := rec.acct.RankProfiles(rec.model, rec.res.Makespan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := power.Job(steps)
+	if e := job.Energy() + rec.model.BaseW*float64(rec.res.Makespan)/1e9; math.Abs(e-met.EnergyJ) > 1e-9 {
+		t.Errorf("job curve integrates to %.9f J, point energy %.9f J", e, met.EnergyJ)
+	}
+	if peak := job.Peak() + rec.model.BaseW; peak != met.PeakPowerW || peak != 101 {
+		t.Errorf("job curve peak %g W, point peak %g W, want 101 W", peak, met.PeakPowerW)
 	}
 }

@@ -377,6 +377,45 @@ func (m *Machine) FitRanks(n int, exact bool) error {
 	return nil
 }
 
+// FitGraph is FitRanks for the ranks of execution graph g, and checks
+// that m has a core for every CPU of the ranks of a node: without
+// [machine.gpu] a rank's CPUs run at once on as many cores of its host
+// (a Chakra trace's GPU streams, a GOAL file's cpu field), each drawing
+// its P-state's power; with one, CPU 0 is the host core and the others
+// the GPU's streams.
+func (m *Machine) FitGraph(g *graph.Graph, exact bool) error {
+	if err := m.FitRanks(g.NumRanks(), exact); err != nil {
+		return err
+	}
+	if m.GPU != nil {
+		return nil
+	}
+	var most uint8
+	for _, c := range g.CPU {
+		most = max(most, c)
+	}
+	// Ranks fill the nodes in blocks of ranks_per_node.
+	perNode := min(m.RanksPerNode, g.NumRanks())
+	if cpus := int(most) + 1; cpus > 1 && perNode*max(cpus, m.ThreadsPerRank) > m.SocketsPerNode*m.CoresPerSocket {
+		return &CoresError{CPUs: cpus, Ranks: perNode, Machine: m}
+	}
+	return nil
+}
+
+// CoresError is a workload whose ranks run up to CPUs CPUs at once,
+// more than the cores of a node of Machine give its ranks, on a machine
+// without a GPU to run them on.
+type CoresError struct {
+	CPUs, Ranks int // CPUs of a rank, ranks of a node
+	Machine     *Machine
+}
+
+func (e *CoresError) Error() string {
+	m := e.Machine
+	return fmt.Sprintf("the workload's ranks run up to %d CPUs at once (a Chakra trace's GPU streams, a GOAL file's cpu field) and machine %s has no [machine.gpu], so they run on cores of their node: %d ranks × %d CPUs on a node exceed its %d cores (%d sockets_per_node × %d cores_per_socket); add a [machine.gpu] table to run CPUs other than 0 on a GPU, or give the node more cores",
+		e.CPUs, m.Name, e.Ranks, e.CPUs, m.SocketsPerNode*m.CoresPerSocket, m.SocketsPerNode, m.CoresPerSocket)
+}
+
 // RanksError is a workload of Ranks ranks that Machine cannot run.
 type RanksError struct {
 	Ranks   int
@@ -527,7 +566,7 @@ type recording struct {
 // replay is Replay with messages priced by network classes cls (nil: net
 // for all), returning what it recorded too.
 func (sc *Scenario) replay(g *graph.Graph, m *Machine, net network.LogGOPS, cls *network.Classes, pol string, capW float64) (Metrics, *recording, error) {
-	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+	if err := m.FitGraph(g, false); err != nil {
 		return Metrics{}, nil, err
 	}
 	nodeCapW := 0.0

@@ -65,7 +65,10 @@ func multiCPUStep(t *testing.T, rng *rand.Rand, ranks, cpus int) *graph.Graph {
 // what the LP charges), the LP is feasible and its bound at most
 // static's makespan. The uncapped replay meets every row.
 func TestGraphBoundMultiCPU(t *testing.T) {
-	for _, mt := range []string{cpuMachine, gpuMachine} {
+	// Without GPUs a rank's CPUs are cores of its node: 2 ranks × up to
+	// 3 CPUs on 6 cores.
+	cpus := strings.Replace(cpuMachine, "cores_per_socket = 2", "cores_per_socket = 6", 1)
+	for _, mt := range []string{cpus, gpuMachine} {
 		text := gpuScenario(strings.Replace(mt, "nodes = 1", "nodes = 2", 1), "") + "[bound]\nmessages = \"engine\"\n"
 		rng := rand.New(rand.NewPCG(3, 4))
 		kept := [2]int{} // not causal, causal

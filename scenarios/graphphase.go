@@ -205,7 +205,7 @@ func (o *opTimes) Message(send, recv int32, sent, matched int64) {}
 // critical path's tasks.
 func (sc *Scenario) replayPhaseTasks(gp *graphPhases, gm *graphMachine, net network.LogGOPS, cls *network.Classes, capW float64, cfg []int, extraNs []int64, path bool) (*graphRun, error) {
 	g, m := gp.g, gm.m
-	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+	if err := m.FitGraph(g, false); err != nil {
 		return nil, err
 	}
 	nodeCapW := 0.0

@@ -50,7 +50,7 @@ func replayGraphPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Mac
 	// under per-node caps, and without one the cap is the policy's own
 	// job power (steer, dctDVFS).
 	sc.Sweep.CapScope = CapScopeJob
-	if err := m.FitRanks(g.NumRanks(), false); err != nil {
+	if err := m.FitGraph(g, false); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Trace, err)
 	}
 	gm, err := sc.newGraphMachine(g, m)

@@ -434,6 +434,10 @@ func replayLPPolicy(ctx context.Context, r PolicyReplay, sc *Scenario, m *Machin
 				return nil, fmt.Errorf("%s: %d ranks, but machine %s of %s runs %d (%d nodes × %d ranks_per_node): policy %s replays a trace as a sweep does, on a machine of as many ranks; give --scenario with one",
 					r.Trace, re.Ranks, re.Machine.Name, sc.File, re.Machine.Ranks(), re.Machine.Nodes, re.Machine.RanksPerNode, r.Policy)
 			}
+			var ce *CoresError
+			if errors.As(err, &ce) {
+				return nil, fmt.Errorf("%s: %w (machine %s of %s)", r.Trace, ce, ce.Machine.Name, sc.File)
+			}
 			return nil, fmt.Errorf("%s: policy %s: %w", r.Trace, pt.Policy, rename(err))
 		}
 	}

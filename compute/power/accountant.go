@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/capsim/capsim/traces/graph"
 )
@@ -458,29 +457,4 @@ func (a *Accountant) Spans() []BusySpan {
 		}
 	}
 	return out
-}
-
-// RankSteps returns each rank's power over [0, makespan] under m (see
-// WaitPower; the base power is not included: it is the job's, not a
-// rank's). Tasks of one rank must not overlap, as they do not on one-CPU
-// ranks.
-func (a *Accountant) RankSteps(m JobModel, makespan int64) ([]Step, error) {
-	if err := m.Validate(len(m.ActiveW)); err != nil {
-		return nil, err
-	}
-	per := make([][]interval, len(m.ActiveW))
-	for _, iv := range a.busy {
-		if int(iv.rank) < len(per) && a.calc[iv.op] {
-			per[iv.rank] = append(per[iv.rank], iv)
-		}
-	}
-	for r, ivs := range per {
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i].start < ivs[j].start })
-		for i := 1; i < len(ivs); i++ {
-			if ivs[i].start < ivs[i-1].end {
-				return nil, fmt.Errorf("power: rank %d: tasks [%d, %d) and [%d, %d) overlap", r, ivs[i-1].start, ivs[i-1].end, ivs[i].start, ivs[i].end)
-			}
-		}
-	}
-	return a.curves(m, makespan)
 }

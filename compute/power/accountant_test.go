@@ -2,6 +2,7 @@ package power
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/capsim/capsim/traces/graph"
@@ -84,15 +85,16 @@ func TestOverCapAndProfile(t *testing.T) {
 }
 
 // Per-rank curves add up to the job's profile minus the base power, and
-// their energies to the report's (the DPS check above: 48.5 J).
-func TestRankStepsSumToJob(t *testing.T) {
+// their energies to the report's (the DPS check above: 48.5 J); tasks of
+// one rank that overlap (its several CPUs) add up.
+func TestRankProfilesSumToJob(t *testing.T) {
 	g := fourCores()
 	a := NewAccountant(g)
 	a.Busy(0, 0, 100)
 	a.Busy(1, 50, 150)
 	a.Busy(2, 0, 0) // empty: not recorded
 	m := JobModel{BaseW: 10, IdleW: 1, ActiveW: []float64{11, 11, 11, 11}, Wait: WaitPower{Mode: WaitIdle}}
-	steps, err := a.RankSteps(m, 200)
+	steps, err := a.RankProfiles(m, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +120,13 @@ func TestRankStepsSumToJob(t *testing.T) {
 		t.Errorf("spans %v", sp)
 	}
 	a.Busy(0, 50, 120) // overlaps rank 0's first interval
-	if _, err := a.RankSteps(m, 200); err == nil {
-		t.Error("overlapping intervals accepted")
+	steps, err = a.RankProfiles(m, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantT, wantW = []int64{0, 50, 100, 120}, []float64{11, 22, 11, 1}
+	if r0 := steps[0]; !slices.Equal(r0.Times, wantT) || !slices.Equal(r0.Watts, wantW) {
+		t.Errorf("rank 0 with overlapping tasks %v %v, want %v %v", r0.Times, r0.Watts, wantT, wantW)
 	}
 }
 
