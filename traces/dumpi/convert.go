@@ -303,13 +303,23 @@ func (c *rankConv) comm(r *record, h int64) (int32, error) {
 
 // typeSize returns the size in bytes of datatype handle h.
 func (c *rankConv) typeSize(r *record, h int64) (int64, error) {
-	if s, ok := c.types[uint16(h)]; ok {
+	if s, ok := c.knownTypeSize(h); ok {
 		return s, nil
 	}
-	if h < firstUserType && h < int64(len(c.b.typeSizes)) && c.b.typeSizes[h] >= 0 {
-		return c.b.typeSizes[h], nil
-	}
 	return 0, c.recError(r, "datatype %d has no known size", h)
+}
+
+// knownTypeSize returns the size in bytes of datatype handle h: a type
+// the trace defined, or a predefined one of known size; ok is false
+// otherwise.
+func (c *rankConv) knownTypeSize(h int64) (int64, bool) {
+	if s, ok := c.types[uint16(h)]; ok {
+		return s, true
+	}
+	if h >= 0 && h < firstUserType && h < int64(len(c.b.typeSizes)) && c.b.typeSizes[h] >= 0 {
+		return c.b.typeSizes[h], true
+	}
+	return 0, false
 }
 
 // bytes returns count elements of datatype h in bytes.
@@ -586,10 +596,7 @@ func (c *rankConv) collective(r *record) (bool, error) {
 // mpi.CheckSizes reads, and which MPI ignores in some calls (the send
 // side with MPI_IN_PLACE).
 func (c *rankConv) size(count, h int64) int64 {
-	s, ok := c.types[uint16(h)]
-	if !ok && h >= 0 && h < firstUserType && h < int64(len(c.b.typeSizes)) && c.b.typeSizes[h] >= 0 {
-		s, ok = c.b.typeSizes[h], true
-	}
+	s, ok := c.knownTypeSize(h)
 	if !ok || count < 0 {
 		return -1
 	}
