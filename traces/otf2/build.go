@@ -885,14 +885,7 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 	e := mpi.Event{Kind: kind, Comm: id, Region: rs.label, Tag: int32(r.op) + 1}
 	me := int32(0)
 	if !c.self {
-		cm := b.t.Comm(id)
-		me = -1
-		for i, w := range cm.Members {
-			if w == int32(rank) {
-				me = int32(i)
-				break
-			}
-		}
+		me = int32(slices.Index(b.t.Comm(id).Members, int32(rank)))
 		if me < 0 {
 			return b.errorf(r, "%s on communicator %s, which rank %d is not a member of", kind, c.name, rank)
 		}
@@ -937,9 +930,9 @@ func (b *builder) collective(r *record, rank int, rs *rankState, at int) error {
 // reduce_scatter_block's member sends each at least ⌈sent/p⌉ and
 // receives at most ⌊recv/(p−1)⌋ from each. These bounds hold with and
 // without MPI_IN_PLACE, so only members that disagree for certain are
-// refused; the import gives every member of a call the largest payload
-// (sameCollectivePayloads), which would hide them from the lowering's
-// check. The totals of the v-variants, scans and reduce_scatter do not
+// refused; the import evens out the differences MPI_IN_PLACE explains
+// (sameCollectivePayloads), which would hide some of them from the
+// lowering's check. The totals of the v-variants, scans and reduce_scatter do not
 // say what goes to each member: they are left out.
 func (b *builder) collSizes(rank, i int, op uint8, sent, recv, p int64, root bool) {
 	if p < 2 {
@@ -1104,13 +1097,7 @@ func (b *builder) inPlaceOf(op uint8, r int, e *mpi.Event, block int64) int64 {
 	if c == nil {
 		return -1
 	}
-	me := int64(-1)
-	for i, w := range c.Members {
-		if w == int32(r) {
-			me = int64(i)
-			break
-		}
-	}
+	me := int64(slices.Index(c.Members, int32(r)))
 	return inPlace(op, e.Kind, block, int64(len(c.Members)), me, int32(me) == e.Peer)
 }
 
