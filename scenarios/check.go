@@ -59,7 +59,6 @@ func (sc *Scenario) Check() error {
 		}
 		if ck := fmt.Sprint(p.Machine, p.Policy, key); !checked[ck] {
 			checked[ck] = true
-
 			check := psc.fits(&psc.Machines[p.Machine], w.t, w.g, p.Policy)
 			if p.Pattern > 0 {
 				check = psc.fitsAggregate(&psc.Machines[p.Machine], w.g)

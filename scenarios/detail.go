@@ -295,18 +295,15 @@ func (sc *Scenario) detail(pick Pick, prefix, unit string) (report.Section, repo
 // [machine.gpu] its CPUs other than CPU 0 are the GPU's streams, else
 // more cores of the rank's host (empty where every rank has one CPU).
 func cpusText(g *graph.Graph, m *Machine) string {
-	var most uint8
-	for _, c := range g.CPU {
-		most = max(most, c)
-	}
-	if most == 0 {
+	cpus := cpusAtOnce(g)
+	if cpus == 1 {
 		return ""
 	}
 	what := "more cores of its host; its row of the power figure adds up their powers"
 	if m.GPU != nil {
 		what = "CPU 0 its host core, the others its GPU's streams, whose power the figure draws apart"
 	}
-	return fmt.Sprintf(" A rank here runs up to %d CPUs at once (%s): its computing and communication in the table are summed over them, so they can exceed its finish time.", int(most)+1, what)
+	return fmt.Sprintf(" A rank here runs up to %d CPUs at once (%s): its computing and communication in the table are summed over them, so they can exceed its finish time.", cpus, what)
 }
 
 // linkUse returns the links of the scenario's topology that carried

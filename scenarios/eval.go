@@ -390,16 +390,22 @@ func (m *Machine) FitGraph(g *graph.Graph, exact bool) error {
 	if m.GPU != nil {
 		return nil
 	}
+	// Ranks fill the nodes in blocks of ranks_per_node.
+	perNode := min(m.RanksPerNode, g.NumRanks())
+	if cpus := cpusAtOnce(g); cpus > 1 && perNode*max(cpus, m.ThreadsPerRank) > m.SocketsPerNode*m.CoresPerSocket {
+		return &CoresError{CPUs: cpus, Ranks: perNode, Machine: m}
+	}
+	return nil
+}
+
+// cpusAtOnce is the most CPUs a rank of g runs at once: its highest CPU
+// number plus one (1 for a graph without operations).
+func cpusAtOnce(g *graph.Graph) int {
 	var most uint8
 	for _, c := range g.CPU {
 		most = max(most, c)
 	}
-	// Ranks fill the nodes in blocks of ranks_per_node.
-	perNode := min(m.RanksPerNode, g.NumRanks())
-	if cpus := int(most) + 1; cpus > 1 && perNode*max(cpus, m.ThreadsPerRank) > m.SocketsPerNode*m.CoresPerSocket {
-		return &CoresError{CPUs: cpus, Ranks: perNode, Machine: m}
-	}
-	return nil
+	return int(most) + 1
 }
 
 // CoresError is a workload whose ranks run up to CPUs CPUs at once,
